@@ -1,0 +1,148 @@
+/**
+ * The event model: one tagged union, described once as an Effect Schema.
+ *
+ * Every event of an episode's stream carries the envelope (`v`, `episode`, `seq`, `prev`) and a `type`.
+ * Inputs from outside the environment (the source of truth) are `episode.started`, `agent.acted` and
+ * `tool.returned`; every other event is derived by the environment machine and re-derived on replay.
+ */
+import { Schema } from "effect";
+
+/** Version of the event format written by this code. Journals of another version are refused. */
+export const EVENT_FORMAT_VERSION = 1 as const;
+
+/** `prev` of the first event of every episode. */
+export const GENESIS = "genesis" as const;
+
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
+const TokenIds = Schema.Array(NonNegativeInt);
+
+const Envelope = {
+  v: Schema.Literal(EVENT_FORMAT_VERSION),
+  episode: Schema.String,
+  seq: NonNegativeInt,
+  prev: Schema.String,
+  /** Wall-clock metadata (ms since epoch). Never hashed, never compared on replay. */
+  meta: Schema.optionalKey(Schema.Struct({ at: Schema.optionalKey(Schema.Finite) })),
+};
+
+export const PolicyRef = Schema.Struct({ id: Schema.String, version: NonNegativeInt });
+export type PolicyRef = typeof PolicyRef.Type;
+
+export const EpisodeStarted = Schema.Struct({
+  ...Envelope,
+  type: Schema.Literal("episode.started"),
+  env: Schema.Struct({ id: Schema.String, version: Schema.String }),
+  task: Schema.Json,
+  seed: Schema.String,
+  policy: PolicyRef,
+  tokenizer: Schema.String,
+});
+
+export const AgentActed = Schema.Struct({
+  ...Envelope,
+  type: Schema.Literal("agent.acted"),
+  turn: NonNegativeInt,
+  tokens: TokenIds,
+  text: Schema.String,
+  logprobs: Schema.Array(Schema.Finite),
+  policy: PolicyRef,
+  /**
+   * Constrained decoding: for each sampled token, the ids that were allowed at that position (absent when
+   * decoding was unconstrained). Training applies the same mask so the importance ratio stays exact.
+   */
+  allowed: Schema.optionalKey(Schema.Array(Schema.NullOr(TokenIds))),
+});
+
+export const ToolCalled = Schema.Struct({
+  ...Envelope,
+  type: Schema.Literal("tool.called"),
+  turn: NonNegativeInt,
+  call: Schema.String,
+  /** The environment machine's invocation id (the child actor id). */
+  actor: Schema.String,
+  tool: Schema.String,
+  args: Schema.Json,
+});
+
+export const ToolFailure = Schema.Struct({
+  kind: Schema.Literals(["error", "timeout", "invalid-args"]),
+  message: Schema.String,
+});
+export type ToolFailure = typeof ToolFailure.Type;
+
+export const ToolResult = Schema.Union([
+  Schema.Struct({ ok: Schema.Literal(true), content: Schema.Json }),
+  Schema.Struct({ ok: Schema.Literal(false), error: ToolFailure }),
+]);
+export type ToolResult = typeof ToolResult.Type;
+
+export const ToolReturned = Schema.Struct({
+  ...Envelope,
+  type: Schema.Literal("tool.returned"),
+  call: Schema.String,
+  result: ToolResult,
+});
+
+export const EnvObserved = Schema.Struct({
+  ...Envelope,
+  type: Schema.Literal("env.observed"),
+  turn: NonNegativeInt,
+  text: Schema.String,
+  tokens: TokenIds,
+});
+
+export const RewardKind = Schema.Literals(["process", "outcome"]);
+export type RewardKind = typeof RewardKind.Type;
+
+export const RewardAssigned = Schema.Struct({
+  ...Envelope,
+  type: Schema.Literal("reward.assigned"),
+  kind: RewardKind,
+  value: Schema.Finite,
+  turn: NonNegativeInt,
+  reason: Schema.String,
+});
+
+export const EnvTransitioned = Schema.Struct({
+  ...Envelope,
+  type: Schema.Literal("env.transitioned"),
+  state: Schema.Json,
+  hash: Schema.String,
+});
+
+export const EpisodeEnded = Schema.Struct({
+  ...Envelope,
+  type: Schema.Literal("episode.ended"),
+  reason: Schema.String,
+  return: Schema.Finite,
+  turns: NonNegativeInt,
+  /** The environment's own metrics (exact match, F1, ...), as numbers. */
+  metrics: Schema.Record(Schema.String, Schema.Finite),
+});
+
+export const EpisodeEvent = Schema.Union([
+  EpisodeStarted,
+  AgentActed,
+  ToolCalled,
+  ToolReturned,
+  EnvObserved,
+  RewardAssigned,
+  EnvTransitioned,
+  EpisodeEnded,
+]);
+export type EpisodeEvent = typeof EpisodeEvent.Type;
+export type EventType = EpisodeEvent["type"];
+export type EventOf<T extends EventType> = Extract<EpisodeEvent, { type: T }>;
+
+/** An event before the journal stamps its envelope. */
+export type EventBody<E extends EpisodeEvent = EpisodeEvent> = E extends EpisodeEvent
+  ? Omit<E, "v" | "episode" | "seq" | "prev" | "meta">
+  : never;
+
+/** Events that enter from outside the environment: the source of truth for replay. */
+export const INPUT_EVENT_TYPES: ReadonlySet<EventType> = new Set(["episode.started", "agent.acted", "tool.returned"]);
+
+export const isEventOf =
+  <T extends EventType>(type: T) =>
+  (event: EpisodeEvent): event is EventOf<T> =>
+    event.type === type;

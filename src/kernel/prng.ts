@@ -1,0 +1,53 @@
+/**
+ * Seeded, splittable randomness. A seed is a string; `splitSeed(seed, i)` names the i-th child stream
+ * ("7" -> "7:3" -> "7:3:0": run -> episode -> turn). A child stream depends only on its own name, so a
+ * result never depends on what else ran in the same batch or in which order.
+ */
+import { createHash } from "node:crypto";
+import { uniformFloat64 } from "pure-rand/distribution/uniformFloat64";
+import { uniformInt } from "pure-rand/distribution/uniformInt";
+import { xoroshiro128plusFromState } from "pure-rand/generator/xoroshiro128plus";
+import type { RandomGenerator } from "pure-rand/types/RandomGenerator";
+
+export const splitSeed = (seed: string, index: number | string): string => `${seed}:${index}`;
+
+/** The four 32-bit words of xoroshiro128+'s state, taken from the seed's SHA-256. */
+const stateOf = (seed: string): number[] => {
+  const bytes = createHash("sha256").update(seed).digest();
+  const words: number[] = [0, 1, 2, 3].map((i) => bytes.readInt32LE(i * 4));
+  // xoroshiro must not start from the all-zero state.
+  return words.some((w) => w !== 0) ? words : [1, 0, 0, 0];
+};
+
+export class Rng {
+  private constructor(private readonly generator: RandomGenerator) {}
+
+  static fromSeed(seed: string): Rng {
+    return new Rng(xoroshiro128plusFromState(stateOf(seed)));
+  }
+
+  /** Uniform in [0, 1). */
+  float(): number {
+    return uniformFloat64(this.generator);
+  }
+
+  /** Uniform integer in [from, to], both included. */
+  int(from: number, to: number): number {
+    return uniformInt(this.generator, from, to);
+  }
+
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new RangeError("cannot pick from an empty list");
+    return items[this.int(0, items.length - 1)];
+  }
+
+  /** A new array with the items in a random order (Fisher-Yates). */
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = this.int(0, i);
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
+  }
+}
