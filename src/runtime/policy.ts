@@ -36,6 +36,8 @@ export interface PolicyAction {
 
 export interface Policy {
   readonly id: string;
+  /** The current version; a learner bumps it after each update. */
+  readonly version: number;
   readonly tokenizer: Tokenizer;
   act(requests: readonly PolicyRequest[]): Promise<readonly PolicyAction[]>;
 }

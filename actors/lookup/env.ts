@@ -1,0 +1,181 @@
+/**
+ * `lookup`: find the value of a key in a store, through a `lookup(key)` tool, in one or two hops.
+ *
+ * Rewards: +0.2 (process) for a well-formed lookup that retrieves a key the task needs, the first time;
+ * -0.1 for a malformed action; -0.1 for repeating a lookup; outcome 1 for the right answer, else 0.
+ */
+import {
+  type AgentActEvent,
+  defineEnv,
+  defineTool,
+  type EnvInput,
+  end,
+  observe,
+  parseAction,
+  reward,
+  Schema,
+  type ToolResult,
+  toolActors,
+  WordTokenizer,
+} from "../../src/index.ts";
+import { setup, assign } from "xstate";
+import { drawTask, KEYS, type LookupTask, promptOf, STORE, solve, VALUES } from "./store.ts";
+
+export const MAX_TURNS = 6;
+
+export const lookupTool = defineTool({
+  name: "lookup",
+  description: "Returns the value stored under a key, or null when the key does not exist.",
+  parameters: Schema.Struct({ key: Schema.String }),
+  timeoutMs: 1000,
+  execute: ({ key }) => STORE[key] ?? null,
+});
+
+const tools = { lookup: lookupTool };
+
+interface Context {
+  task: LookupTask;
+  turn: number;
+  looked: string[];
+  lastReward: number;
+  pending: string;
+  feedback: string;
+}
+
+type Events = AgentActEvent;
+
+const machine = setup({
+  types: { context: {} as Context, events: {} as Events, input: {} as EnvInput<LookupTask> },
+  actors: toolActors(tools),
+  guards: {
+    outOfTurns: ({ context }) => context.turn >= MAX_TURNS,
+  },
+}).createMachine({
+  id: "lookup",
+  context: ({ input }) => ({ task: input.task, turn: 0, looked: [], lastReward: 0, pending: "", feedback: "" }),
+  initial: "awaiting",
+  entry: observe(({ context }) => promptOf(context.task)),
+  states: {
+    awaiting: {
+      on: {
+        "agent.act": [
+          {
+            guard: ({ event }) => parseAction(event.text, tools).kind === "answer",
+            target: "done",
+            actions: [
+              assign({ turn: ({ context }) => context.turn + 1 }),
+              reward(
+                "outcome",
+                ({ context, event }) => (answerOf(event.text) === solve(context.task).answer ? 1 : 0),
+                ({ context, event }) =>
+                  answerOf(event.text) === solve(context.task).answer ? "correct answer" : "wrong answer",
+              ),
+              end("answered", ({ context, event }) => ({
+                success: answerOf(event.text) === solve(context.task).answer ? 1 : 0,
+              })),
+            ],
+          },
+          {
+            guard: ({ event }) => parseAction(event.text, tools).kind === "call",
+            target: "calling",
+            actions: assign({
+              turn: ({ context }) => context.turn + 1,
+              pending: ({ event }) => keyOf(event.text),
+            }),
+          },
+          {
+            target: "checkTurns",
+            actions: [
+              assign({
+                turn: ({ context }) => context.turn + 1,
+                feedback: ({ event }) => {
+                  const parsed = parseAction(event.text, tools);
+                  return `error : ${parsed.kind === "malformed" ? "malformed action" : "unexpected action"} .`;
+                },
+              }),
+              reward("process", -0.1, "malformed action"),
+            ],
+          },
+        ],
+      },
+    },
+    calling: {
+      invoke: {
+        src: "lookup",
+        input: ({ context }: { context: Context }) => ({ key: context.pending }),
+        onDone: {
+          target: "checkTurns",
+          actions: [
+            reward(
+              "process",
+              ({ context }) => processReward(context),
+              ({ context }) => processReason(context),
+            ),
+            assign({
+              looked: ({ context }) => [...context.looked, context.pending],
+              feedback: ({ context, event }) => describeResult(context.pending, event.output),
+            }),
+          ],
+        },
+      },
+    },
+    checkTurns: {
+      always: [
+        { guard: "outOfTurns", target: "done", actions: [reward("outcome", 0, "turn limit"), end("turn-limit", { success: 0 })] },
+        { target: "awaiting", actions: observe(({ context }) => context.feedback) },
+      ],
+    },
+    done: { type: "final" },
+  },
+});
+
+const answerOf = (text: string) => {
+  const parsed = parseAction(text, tools);
+  return parsed.kind === "answer" ? parsed.text : "";
+};
+const keyOf = (text: string) => {
+  const parsed = parseAction(text, tools);
+  return parsed.kind === "call" ? String((parsed.args as { key: string }).key) : "";
+};
+
+const processReward = (context: Context): number => {
+  if (context.looked.includes(context.pending)) return -0.1;
+  return solve(context.task).path.includes(context.pending) ? 0.2 : 0;
+};
+const processReason = (context: Context): string => {
+  if (context.looked.includes(context.pending)) return "repeated lookup";
+  return solve(context.task).path.includes(context.pending) ? "retrieved a needed key" : "retrieved an unneeded key";
+};
+
+const describeResult = (key: string, result: ToolResult): string => {
+  if (!result.ok) return `error : lookup failed ( ${result.error.kind} ) .`;
+  return result.content === null ? `${key} : not found .` : `${key} = ${String(result.content)} .`;
+};
+
+export const tokenizer = new WordTokenizer([
+  ...KEYS,
+  ...VALUES,
+  ..."Find the value stored under The key holds another that error malformed action unexpected lookup failed not found answer timeout invalid args".split(
+    " ",
+  ),
+  "<",
+  ">",
+  "/",
+  ".",
+  ":",
+  "=",
+  "(",
+  ")",
+  "-",
+]);
+
+export const lookupEnv = defineEnv<LookupTask>({
+  id: "lookup",
+  version: "1",
+  description: "Find a key's value in a store through a lookup tool (one or two hops).",
+  machine,
+  tools,
+  tokenizer,
+  task: drawTask,
+  maxTurns: MAX_TURNS + 2,
+});

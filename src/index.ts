@@ -1,0 +1,26 @@
+/** The public API. Environments in actors/ import from here only. */
+
+export { canonicalJson, hashEvent, hashValue } from "./kernel/canonical.ts";
+export * from "./kernel/errors.ts";
+export * from "./kernel/events.ts";
+export { Rng, splitSeed } from "./kernel/prng.ts";
+export { SPECIAL_TOKENS, type Tokenizer, WordTokenizer } from "./kernel/tokenizer.ts";
+export type { Durability, EpisodeWriter, Journal } from "./journal/journal.ts";
+export { JsonlJournal, journalFilesAt, readJournalFile, repairJournalFile, streamJournalFile } from "./journal/jsonl.ts";
+export { MemoryJournal } from "./journal/memory.ts";
+export { formatAnswer, formatCall, type ParsedAction, parseAction } from "./runtime/action-format.ts";
+export {
+  type AgentActEvent,
+  defineEnv,
+  type EnvDefinition,
+  type EnvInput,
+  end,
+  observe,
+  reward,
+  toolActors,
+} from "./runtime/env.ts";
+export { type EpisodeOptions, type EpisodeRecord, runEpisode } from "./runtime/episode.ts";
+export type { Policy, PolicyAction, PolicyRequest, Turn } from "./runtime/policy.ts";
+export { PolicyActor } from "./runtime/policy-actor.ts";
+export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./runtime/tool.ts";
+export { Schema } from "effect";

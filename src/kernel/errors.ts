@@ -1,0 +1,89 @@
+/**
+ * Typed errors. Each is a value with a `_tag` and a message a user can act on; journal errors name the
+ * file, the line and the seq where the problem is.
+ */
+import { Data } from "effect";
+
+export interface JournalPlace {
+  readonly file: string;
+  /** 1-based line number in the file. */
+  readonly line: number;
+  readonly seq?: number;
+}
+
+const where = (p: JournalPlace) => `${p.file}:${p.line}${p.seq === undefined ? "" : ` (seq ${p.seq})`}`;
+
+export type JournalProblem =
+  | "unreadable" // I/O failed
+  | "parse" // not JSON
+  | "schema" // JSON, but not a valid event
+  | "version" // written by another format version
+  | "episode" // belongs to another episode
+  | "sequence" // seq not contiguous from 0
+  | "chain" // prev does not match the hash of the previous event
+  | "order" // events after episode.ended, or no episode.started first
+  | "torn-tail" // the last line is incomplete (a crash mid-write); `replay --repair` fixes it
+  | "empty"; // the file holds no event
+
+export class JournalError extends Data.TaggedError("JournalError")<{
+  readonly problem: JournalProblem;
+  readonly file: string;
+  readonly line: number;
+  readonly seq?: number;
+  readonly detail: string;
+}> {
+  override get message(): string {
+    return `${where(this)}: ${this.problem}: ${this.detail}`;
+  }
+}
+
+/** Appending out of turn: another writer appended, or an event was skipped. */
+export class JournalConflictError extends Data.TaggedError("JournalConflictError")<{
+  readonly episode: string;
+  readonly expectedSeq: number;
+  readonly actualSeq: number;
+}> {
+  override get message(): string {
+    return `episode ${this.episode}: append expected seq ${this.expectedSeq} but the journal is at seq ${this.actualSeq}`;
+  }
+}
+
+export class JournalExistsError extends Data.TaggedError("JournalExistsError")<{
+  readonly episode: string;
+  readonly file: string;
+}> {
+  override get message(): string {
+    return `episode ${this.episode} already has a journal at ${this.file}; record into a new folder or use another seed`;
+  }
+}
+
+/** Replay re-derived something other than what was recorded. */
+export class NonDeterminismError extends Data.TaggedError("NonDeterminismError")<{
+  readonly episode: string;
+  readonly seq: number;
+  readonly file?: string;
+  readonly expected: string;
+  readonly actual: string;
+}> {
+  override get message(): string {
+    const place = this.file ? `${this.file} ` : "";
+    return `${place}episode ${this.episode}, seq ${this.seq}: replay diverged\n  recorded: ${this.expected}\n  replayed: ${this.actual}`;
+  }
+}
+
+/** The environment machine broke the ToolEnv protocol (e.g. went idle without observing or ending). */
+export class EnvProtocolError extends Data.TaggedError("EnvProtocolError")<{
+  readonly env: string;
+  readonly detail: string;
+}> {
+  override get message(): string {
+    return `environment ${this.env}: ${this.detail}`;
+  }
+}
+
+/** Bad user input: unknown names, wrong values. The CLI prints the message and exits with code 2. */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail: string }> {
+  override get message(): string {
+    return this.detail;
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * Chooses the tfjs backend the policy runs on, fastest first:
+ *
+ *   tensorflow  @tensorflow/tfjs-node-gpu or @tensorflow/tfjs-node (optional; the user installs them)
+ *   webgpu      the `webgpu` npm package (Dawn) + @tensorflow/tfjs-backend-webgpu (optional), with a GPU adapter
+ *   wasm        @tensorflow/tfjs-backend-wasm, the default on CPU machines (about 20x the pure-JS cpu backend)
+ *   cpu         @tensorflow/tfjs-backend-cpu
+ *
+ * Optional packages are imported by a computed name inside try/catch, so nothing requires them. On wasm we
+ * register the one kernel training needs that the package lacks (UnsortedSegmentSum, the gradient of gather).
+ */
+import { createRequire } from "node:module";
+import path from "node:path";
+import * as tf from "@tensorflow/tfjs-core";
+
+export type BackendName = "tensorflow" | "webgpu" | "wasm" | "cpu";
+export type BackendChoice = "auto" | BackendName;
+
+export const BACKEND_ORDER: readonly BackendName[] = ["tensorflow", "webgpu", "wasm", "cpu"];
+
+export class BackendUnavailableError extends Error {
+  override readonly name = "BackendUnavailableError";
+  constructor(
+    readonly requested: BackendName,
+    readonly reason: string,
+    readonly available: readonly BackendName[],
+  ) {
+    super(
+      `tfjs backend "${requested}" is not available (${reason}); available here: ${available.join(", ") || "none"}`,
+    );
+  }
+}
+
+export interface InitBackendOptions {
+  /** Where the one line naming the chosen backend goes. Default: stderr. */
+  readonly log?: (line: string) => void;
+}
+
+/** Outcome of trying one backend: null when it is now active, else why not. */
+type Attempt = string | null;
+
+/** Imports a module by a name TypeScript and bundlers do not resolve, so it stays optional. */
+const importOptional = (name: string): Promise<Record<string, unknown>> => import(name);
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+const activate = async (name: BackendName): Promise<Attempt> => {
+  if (tf.findBackendFactory(name) === null) return `no "${name}" backend is registered with this tfjs-core`;
+  try {
+    if (!(await tf.setBackend(name))) return `the "${name}" backend failed to initialise`;
+    await tf.ready();
+    return null;
+  } catch (error) {
+    return errorText(error);
+  }
+};
+
+const tryTensorflow = async (): Promise<Attempt> => {
+  const reasons: string[] = [];
+  for (const pkg of ["@tensorflow/tfjs-node-gpu", "@tensorflow/tfjs-node"]) {
+    try {
+      await importOptional(pkg);
+    } catch {
+      reasons.push(`${pkg} is not installed`);
+      continue;
+    }
+    // A copy of tfjs-core other than ours would register the backend where we cannot see it.
+    const outcome = await activate("tensorflow");
+    if (outcome === null) return null;
+    reasons.push(`${pkg}: ${outcome} (its @tensorflow/tfjs-core must be the same copy, version ${tf.version_core})`);
+  }
+  return reasons.join("; ");
+};
+
+/** Dawn's globals and navigator.gpu, which the webgpu backend expects to find before it is imported. */
+const installWebGpuGlobals = async (): Promise<string | null> => {
+  let dawn: Record<string, unknown>;
+  try {
+    dawn = await importOptional("webgpu");
+  } catch {
+    return "the `webgpu` package is not installed";
+  }
+  const create = dawn.create as ((options: string[]) => unknown) | undefined;
+  if (typeof create !== "function") return "the `webgpu` package has no create()";
+  Object.assign(globalThis, (dawn.globals as object | undefined) ?? {});
+  const gpu = create([]) as { requestAdapter(): Promise<unknown> };
+  Object.defineProperty(globalThis, "navigator", { value: { gpu }, configurable: true, writable: true });
+  try {
+    if ((await gpu.requestAdapter()) === null) return "no GPU adapter was found";
+  } catch (error) {
+    return `no GPU adapter: ${errorText(error)}`;
+  }
+  return null;
+};
+
+const tryWebGpu = async (): Promise<Attempt> => {
+  const missing = await installWebGpuGlobals();
+  if (missing !== null) return missing;
+  try {
+    await importOptional("@tensorflow/tfjs-backend-webgpu");
+  } catch {
+    return "@tensorflow/tfjs-backend-webgpu is not installed";
+  }
+  return activate("webgpu");
+};
+
+/** The folder holding the .wasm binaries, as a file path (Node reads them with fs). */
+const wasmDirectory = (): string => {
+  const require = createRequire(import.meta.url);
+  return path.join(path.dirname(require.resolve("@tensorflow/tfjs-backend-wasm/package.json")), "dist") + path.sep;
+};
+
+const tryWasm = async (): Promise<Attempt> => {
+  let wasm: Record<string, unknown>;
+  try {
+    wasm = await import("@tensorflow/tfjs-backend-wasm");
+    (wasm.setWasmPaths as (prefix: string) => void)(wasmDirectory());
+  } catch (error) {
+    return `@tensorflow/tfjs-backend-wasm could not be loaded: ${errorText(error)}`;
+  }
+  registerMissingWasmKernels();
+  return activate("wasm");
+};
+
+const tryCpu = async (): Promise<Attempt> => {
+  try {
+    await import("@tensorflow/tfjs-backend-cpu");
+  } catch (error) {
+    return `@tensorflow/tfjs-backend-cpu could not be loaded: ${errorText(error)}`;
+  }
+  return activate("cpu");
+};
+
+const ATTEMPTS: Record<BackendName, () => Promise<Attempt>> = {
+  tensorflow: tryTensorflow,
+  webgpu: tryWebGpu,
+  wasm: tryWasm,
+  cpu: tryCpu,
+};
+
+/** Whether each backend could be used, without switching to it. */
+export const availableBackends = async (): Promise<BackendName[]> => {
+  const found: BackendName[] = [];
+  const probes: Record<BackendName, () => Promise<boolean>> = {
+    tensorflow: async () => {
+      for (const pkg of ["@tensorflow/tfjs-node-gpu", "@tensorflow/tfjs-node"]) {
+        try {
+          await importOptional(pkg);
+          return tf.findBackendFactory("tensorflow") !== null;
+        } catch {}
+      }
+      return false;
+    },
+    webgpu: async () => {
+      try {
+        if ((await installWebGpuGlobals()) !== null) return false;
+        await importOptional("@tensorflow/tfjs-backend-webgpu");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    wasm: async () => {
+      try {
+        await import("@tensorflow/tfjs-backend-wasm");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    cpu: async () => {
+      try {
+        await import("@tensorflow/tfjs-backend-cpu");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+  for (const name of BACKEND_ORDER) if (await probes[name]()) found.push(name);
+  return found;
+};
+
+let announced: BackendName | null = null;
+
+/**
+ * Makes `preferred` the active tfjs backend ("auto": the fastest that works) and returns its name. The choice
+ * is logged once per backend switch. An explicit choice that cannot be used throws BackendUnavailableError.
+ */
+export const initBackend = async (
+  preferred: BackendChoice = "auto",
+  options: InitBackendOptions = {},
+): Promise<BackendName> => {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const current = tf.getBackend() as BackendName | undefined;
+  let chosen: BackendName | null = null;
+  if (preferred !== "auto" && current === preferred && announced === preferred) chosen = preferred;
+  else if (preferred !== "auto") {
+    const reason = await ATTEMPTS[preferred]();
+    if (reason !== null) throw new BackendUnavailableError(preferred, reason, await availableBackends());
+    chosen = preferred;
+  } else if (announced !== null && current === announced) {
+    chosen = announced;
+  } else {
+    const reasons: string[] = [];
+    for (const name of BACKEND_ORDER) {
+      const reason = await ATTEMPTS[name]();
+      if (reason === null) {
+        chosen = name;
+        break;
+      }
+      reasons.push(`${name}: ${reason}`);
+    }
+    if (chosen === null) throw new Error(`no tfjs backend could be initialised (${reasons.join("; ")})`);
+  }
+  if (chosen === "wasm") registerMissingWasmKernels();
+  if (announced !== chosen) {
+    log(`tfjs backend: ${chosen}`);
+    announced = chosen;
+  }
+  return chosen;
+};
+
+interface WasmBackendLike {
+  readSync(dataId: object): ArrayLike<number>;
+  makeOutput(shape: number[], dtype: tf.DataType, memoryOffset?: number, values?: ArrayLike<number>): tf.TensorInfo;
+}
+
+/**
+ * UnsortedSegmentSum on wasm, in JS: out[segmentIds[i], ...] += x[i, ...]. It is the gradient of gather
+ * (embedding lookups) and wasm ships without it. Cheap for embedding-sized tensors.
+ */
+const unsortedSegmentSumWasm: tf.KernelFunc = ({ inputs, attrs, backend }) => {
+  const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
+  const numSegments = (attrs as { numSegments: number }).numSegments;
+  const wasm = backend as unknown as WasmBackendLike;
+  const values = wasm.readSync(x.dataId);
+  const ids = wasm.readSync(segmentIds.dataId);
+  const inner = ids.length === 0 ? 0 : values.length / ids.length;
+  const out = x.dtype === "int32" ? new Int32Array(numSegments * inner) : new Float32Array(numSegments * inner);
+  for (let i = 0; i < ids.length; i++) {
+    const segment = ids[i];
+    if (segment < 0 || segment >= numSegments) continue;
+    const from = i * inner;
+    const to = segment * inner;
+    for (let j = 0; j < inner; j++) out[to + j] += values[from + j];
+  }
+  const shape = [numSegments, ...x.shape.slice(segmentIds.shape.length)];
+  return wasm.makeOutput(shape, x.dtype, undefined, out);
+};
+
+const registerMissingWasmKernels = (): void => {
+  if (tf.getKernel("UnsortedSegmentSum", "wasm") === undefined) {
+    tf.registerKernel({ kernelName: "UnsortedSegmentSum", backendName: "wasm", kernelFunc: unsortedSegmentSumWasm });
+  }
+};

@@ -1,0 +1,532 @@
+/**
+ * A GPT-style causal transformer with a scalar value head, on tfjs-core ops and variables.
+ *
+ *   x_0 = E[token] + P[position]                     learned position embeddings
+ *   x_{l+1} = x_l + Attn(LN(x_l)),  then  + MLP(LN(.))  pre-LayerNorm blocks
+ *   logits = LN_f(x_L) E^T   (tied)  or  LN_f(x_L) W_head
+ *   value  = LN_f(x_L) w_v + b_v                     one scalar per position, for PPO
+ *
+ * No dropout: RL needs the logprobs of the sampling pass and of the training pass to agree exactly.
+ *
+ * Speed on wasm (DESIGN §7): every projection is a plain 2-D matMul on [B*T, in] x [in, out], with a
+ * gradient that transposes explicitly (matMul's own gradient uses transpose flags, measured 10-40x slower
+ * there). Embeddings are oneHot x matMul, so no gather gradient is needed. Attention uses batched 3-D
+ * matMuls, whose speed on wasm does not depend on the transpose flags.
+ *
+ * Row layout: a row may start with `leftPad[b]` pad slots; its real tokens get positions 0, 1, ... and
+ * pad slots are masked out as keys. A row's outputs therefore do not depend on its padding or on the
+ * other rows of the batch (up to float summation order).
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import { Rng } from "../kernel/prng.ts";
+
+export interface GptConfig {
+  /** Number of token ids (the tokenizer's size). */
+  readonly vocabSize: number;
+  /** Longest sequence the position embeddings cover. */
+  readonly contextLength: number;
+  readonly layers: number;
+  readonly heads: number;
+  /** Model width d; must be a multiple of `heads`. */
+  readonly width: number;
+  /** MLP hidden width = mlpRatio * width. */
+  readonly mlpRatio: number;
+  /** relu is the default: tanh (gelu) measured several times slower per element on wasm. */
+  readonly activation: "relu" | "gelu";
+  /** Output projection shares the token embedding matrix. */
+  readonly tiedEmbeddings: boolean;
+  /** Standard deviation of the initial weights (residual projections are scaled by 1/sqrt(2 layers)). */
+  readonly initStd: number;
+  readonly layerNormEps: number;
+}
+
+export const DEFAULT_GPT_CONFIG: GptConfig = {
+  vocabSize: 512,
+  contextLength: 128,
+  layers: 2,
+  heads: 4,
+  width: 64,
+  mlpRatio: 4,
+  activation: "relu",
+  tiedEmbeddings: true,
+  initStd: 0.02,
+  layerNormEps: 1e-5,
+};
+
+/** A complete, checked config from overrides of the defaults. */
+export const gptConfig = (overrides: Partial<GptConfig> = {}): GptConfig => {
+  const config = { ...DEFAULT_GPT_CONFIG, ...overrides };
+  const positiveInts = ["vocabSize", "contextLength", "layers", "heads", "width", "mlpRatio"] as const;
+  for (const key of positiveInts) {
+    if (!Number.isInteger(config[key]) || config[key] < 1) {
+      throw new RangeError(`GPT config: ${key} must be a positive integer, got ${config[key]}`);
+    }
+  }
+  if (config.width % config.heads !== 0) {
+    throw new RangeError(`GPT config: width ${config.width} is not a multiple of heads ${config.heads}`);
+  }
+  if (config.activation !== "relu" && config.activation !== "gelu") {
+    throw new RangeError(`GPT config: activation must be "relu" or "gelu", got ${config.activation}`);
+  }
+  return config;
+};
+
+/** Additive logit mask value: exp() of it underflows to exactly 0, and 0 * it stays finite (unlike -inf). */
+export const MASKED = -1e9;
+
+// ---------------------------------------------------------------------------------------------------------
+// Parameters and their deterministic initialisation
+// ---------------------------------------------------------------------------------------------------------
+
+type Init = { readonly kind: "normal"; readonly std: number } | { readonly kind: "zeros" | "ones" };
+
+/** Standard normal draws by Box-Muller from the seeded stream. */
+const normals = (rng: Rng, count: number, std: number): Float32Array => {
+  const out = new Float32Array(count);
+  for (let i = 0; i < count; i += 2) {
+    const radius = Math.sqrt(-2 * Math.log(1 - rng.float()));
+    const angle = 2 * Math.PI * rng.float();
+    out[i] = std * radius * Math.cos(angle);
+    if (i + 1 < count) out[i + 1] = std * radius * Math.sin(angle);
+  }
+  return out;
+};
+
+/** Named trainable variables, in creation order. Each is seeded by `${seed}:${name}`. */
+export class ParameterStore {
+  readonly variables = new Map<string, tf.Variable>();
+  constructor(readonly seed: string) {}
+
+  create(name: string, shape: readonly number[], init: Init): tf.Variable {
+    if (this.variables.has(name)) throw new Error(`parameter ${name} is defined twice`);
+    const size = shape.reduce((a, b) => a * b, 1);
+    const values =
+      init.kind === "normal"
+        ? normals(Rng.fromSeed(`${this.seed}:${name}`), size, init.std)
+        : new Float32Array(size).fill(init.kind === "ones" ? 1 : 0);
+    // Unnamed: tfjs names must be unique per process, and two models may coexist.
+    const variable = tf.variable(tf.tensor(values, [...shape], "float32"), true);
+    this.variables.set(name, variable);
+    return variable;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Building blocks
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * x [N, in] times w [in, out]. On wasm and cpu the gradient uses explicit transposes and plain matMuls;
+ * elsewhere tfjs's own gradient (transpose flags are free on GPUs).
+ */
+const plainGradMatMul = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: tf.GradSaveFunc) => {
+  save([x, w]);
+  return {
+    value: tf.matMul(x, w),
+    gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+      const [xs, ws] = saved as tf.Tensor2D[];
+      return [tf.matMul(dy, tf.transpose(ws)), tf.matMul(tf.transpose(xs), dy)];
+    },
+  };
+}) as unknown as tf.CustomGradientFunc<tf.Tensor2D>) as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
+
+export const matMul2d = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => {
+  const backend = tf.getBackend();
+  return backend === "wasm" || backend === "cpu" ? plainGradMatMul(x, w) : tf.matMul(x, w);
+};
+
+class Linear {
+  readonly weight: tf.Variable;
+  readonly bias: tf.Variable | null;
+  constructor(store: ParameterStore, name: string, inputs: number, outputs: number, std: number, bias = true) {
+    this.weight = store.create(`${name}.weight`, [inputs, outputs], std === 0 ? { kind: "zeros" } : { kind: "normal", std });
+    this.bias = bias ? store.create(`${name}.bias`, [outputs], { kind: "zeros" }) : null;
+  }
+
+  apply(x: tf.Tensor2D): tf.Tensor2D {
+    const y = matMul2d(x, this.weight as tf.Tensor2D);
+    return this.bias === null ? y : tf.add(y, this.bias);
+  }
+}
+
+class LayerNorm {
+  readonly gain: tf.Variable;
+  readonly bias: tf.Variable;
+  constructor(
+    store: ParameterStore,
+    name: string,
+    width: number,
+    readonly eps: number,
+  ) {
+    this.gain = store.create(`${name}.gain`, [width], { kind: "ones" });
+    this.bias = store.create(`${name}.bias`, [width], { kind: "zeros" });
+  }
+
+  apply(x: tf.Tensor2D): tf.Tensor2D {
+    const { mean, variance } = tf.moments(x, 1, true);
+    const normalised = tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, this.eps)));
+    return tf.add(tf.mul(normalised, this.gain), this.bias);
+  }
+}
+
+/** Keys and values of one layer for every slot seen so far: [B, heads, S, headWidth]. */
+export interface LayerCache {
+  readonly keys: tf.Tensor4D;
+  readonly values: tf.Tensor4D;
+}
+
+class CausalSelfAttention {
+  readonly qkv: Linear;
+  readonly proj: Linear;
+  constructor(
+    store: ParameterStore,
+    name: string,
+    readonly config: GptConfig,
+  ) {
+    const { width, initStd, layers } = config;
+    this.qkv = new Linear(store, `${name}.qkv`, width, 3 * width, initStd);
+    this.proj = new Linear(store, `${name}.proj`, width, width, initStd / Math.sqrt(2 * layers));
+  }
+
+  /**
+   * x [B*T, d] for T new slots; `mask` is additive, broadcastable to [B, heads, T, S] where S = past + T.
+   * Returns the output [B*T, d] and this layer's keys and values over all S slots.
+   */
+  apply(x: tf.Tensor2D, batch: number, mask: tf.Tensor, past?: LayerCache): { y: tf.Tensor2D; cache: LayerCache } {
+    const { width, heads } = this.config;
+    const headWidth = width / heads;
+    const time = x.shape[0] / batch;
+    const [q, k, v] = tf.split(this.qkv.apply(x), 3, 1).map((part) =>
+      tf.transpose(tf.reshape(part, [batch, time, heads, headWidth]), [0, 2, 1, 3]),
+    ) as tf.Tensor4D[];
+    const keys = past ? tf.concat([past.keys, k], 2) : k;
+    const values = past ? tf.concat([past.values, v], 2) : v;
+    const slots = keys.shape[2];
+    const scores = tf.mul(
+      tf.matMul(
+        tf.reshape(q, [batch * heads, time, headWidth]),
+        tf.reshape(keys, [batch * heads, slots, headWidth]),
+        false,
+        true,
+      ),
+      1 / Math.sqrt(headWidth),
+    );
+    const weights = tf.softmax(tf.add(tf.reshape(scores, [batch, heads, time, slots]), mask));
+    const mixed = tf.matMul(
+      tf.reshape(weights, [batch * heads, time, slots]),
+      tf.reshape(values, [batch * heads, slots, headWidth]),
+    );
+    const merged = tf.reshape(tf.transpose(tf.reshape(mixed, [batch, heads, time, headWidth]), [0, 2, 1, 3]), [
+      batch * time,
+      width,
+    ]);
+    return { y: this.proj.apply(merged), cache: { keys, values } };
+  }
+}
+
+/** GPT-2's tanh approximation of GELU, with x*x*x (pow is slow on wasm). */
+const gelu = (x: tf.Tensor2D): tf.Tensor2D => {
+  const cubic = tf.mul(tf.mul(tf.mul(x, x), x), 0.044715);
+  const inner = tf.mul(tf.add(x, cubic), Math.sqrt(2 / Math.PI));
+  return tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(inner), 1));
+};
+
+class Mlp {
+  readonly fc: Linear;
+  readonly proj: Linear;
+  constructor(
+    store: ParameterStore,
+    name: string,
+    readonly config: GptConfig,
+  ) {
+    const { width, mlpRatio, initStd, layers } = config;
+    this.fc = new Linear(store, `${name}.fc`, width, mlpRatio * width, initStd);
+    this.proj = new Linear(store, `${name}.proj`, mlpRatio * width, width, initStd / Math.sqrt(2 * layers));
+  }
+
+  apply(x: tf.Tensor2D): tf.Tensor2D {
+    const hidden = this.fc.apply(x);
+    return this.proj.apply(this.config.activation === "gelu" ? gelu(hidden) : tf.relu(hidden));
+  }
+}
+
+class Block {
+  readonly ln1: LayerNorm;
+  readonly attn: CausalSelfAttention;
+  readonly ln2: LayerNorm;
+  readonly mlp: Mlp;
+  constructor(store: ParameterStore, name: string, config: GptConfig) {
+    this.ln1 = new LayerNorm(store, `${name}.ln1`, config.width, config.layerNormEps);
+    this.attn = new CausalSelfAttention(store, `${name}.attn`, config);
+    this.ln2 = new LayerNorm(store, `${name}.ln2`, config.width, config.layerNormEps);
+    this.mlp = new Mlp(store, `${name}.mlp`, config);
+  }
+
+  apply(x: tf.Tensor2D, batch: number, mask: tf.Tensor, past?: LayerCache): { x: tf.Tensor2D; cache: LayerCache } {
+    const attended = this.attn.apply(this.ln1.apply(x), batch, mask, past);
+    const mid = tf.add(x, attended.y);
+    return { x: tf.add(mid, this.mlp.apply(this.ln2.apply(mid))), cache: attended.cache };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The model
+// ---------------------------------------------------------------------------------------------------------
+
+/** Per-token results of scoring targets, each [B, T]. */
+export interface TokenStats {
+  /** log p(target_t | inputs_<=t) under the (optionally masked) distribution at temperature 1. */
+  readonly logprobs: tf.Tensor2D;
+  /** Entropy of that same distribution. */
+  readonly entropy: tf.Tensor2D;
+  /** Value head on the state inputs_<=t, i.e. before target_t is emitted. */
+  readonly values: tf.Tensor2D;
+}
+
+export interface ForwardOptions {
+  /** Pad slots at the start of each row (default none): masked as keys, real tokens start at position 0. */
+  readonly leftPad?: readonly number[];
+}
+
+/** The KV cache of a batch being decoded. Owned by the caller: `disposeCache` it when done. */
+export interface KvCache {
+  readonly layers: readonly LayerCache[];
+  readonly leftPad: readonly number[];
+  /** Slots filled so far (pad slots included). */
+  readonly slots: number;
+}
+
+export class Gpt {
+  readonly config: GptConfig;
+  readonly store: ParameterStore;
+  readonly tokenEmbedding: tf.Variable;
+  readonly positionEmbedding: tf.Variable;
+  readonly blocks: readonly Block[];
+  readonly lnF: LayerNorm;
+  readonly head: tf.Variable | null;
+  readonly valueHead: Linear;
+
+  constructor(config: Partial<GptConfig>, seed: string) {
+    this.config = gptConfig(config);
+    const { vocabSize, contextLength, width, layers, initStd, tiedEmbeddings, layerNormEps } = this.config;
+    this.store = new ParameterStore(seed);
+    const store = this.store;
+    this.tokenEmbedding = store.create("wte", [vocabSize, width], { kind: "normal", std: initStd });
+    this.positionEmbedding = store.create("wpe", [contextLength, width], { kind: "normal", std: initStd });
+    this.blocks = Array.from({ length: layers }, (_, i) => new Block(store, `h.${i}`, this.config));
+    this.lnF = new LayerNorm(store, "lnf", width, layerNormEps);
+    this.head = tiedEmbeddings ? null : store.create("head", [width, vocabSize], { kind: "normal", std: initStd });
+    this.valueHead = new Linear(store, "value", width, 1, 0);
+  }
+
+  /** Trainable variables by name, in a fixed order. */
+  get parameters(): ReadonlyMap<string, tf.Variable> {
+    return this.store.variables;
+  }
+
+  parameterCount(): number {
+    let count = 0;
+    for (const variable of this.store.variables.values()) count += variable.size;
+    return count;
+  }
+
+  dispose(): void {
+    for (const variable of this.store.variables.values()) variable.dispose();
+  }
+
+  // --- training-time passes -----------------------------------------------------------------------------
+
+  /** Logits [B, T, V] for every position of `tokens` [B, T] (int32). */
+  logits(tokens: tf.Tensor2D, options: ForwardOptions = {}): tf.Tensor3D {
+    return tf.tidy(() => {
+      const [batch, time] = tokens.shape;
+      const { hidden } = this.trunk(tokens, options.leftPad);
+      return tf.reshape(this.project(hidden), [batch, time, this.config.vocabSize]);
+    });
+  }
+
+  /**
+   * Scores `targets` [B, T] given `inputs` [B, T] (usually targets = inputs shifted left by one). The
+   * additive `logitMask` [B, T, V] (0 allowed, MASKED forbidden) applies constrained decoding's masks.
+   */
+  tokenStats(
+    inputs: tf.Tensor2D,
+    targets: tf.Tensor2D,
+    options: ForwardOptions & { readonly logitMask?: tf.Tensor3D } = {},
+  ): TokenStats {
+    return tf.tidy(() => {
+      const [batch, time] = inputs.shape;
+      const vocab = this.config.vocabSize;
+      const { hidden } = this.trunk(inputs, options.leftPad);
+      let logits = this.project(hidden);
+      if (options.logitMask) logits = tf.add(logits, tf.reshape(options.logitMask, [batch * time, vocab]));
+      const logp = tf.logSoftmax(logits);
+      const picked = tf.sum(tf.mul(logp, tf.oneHot(tf.reshape(targets, [-1]), vocab)), 1);
+      const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), 1));
+      const values = this.valueHead.apply(hidden);
+      return {
+        logprobs: tf.reshape(picked, [batch, time]),
+        entropy: tf.reshape(entropy, [batch, time]),
+        values: tf.reshape(values, [batch, time]),
+      };
+    });
+  }
+
+  // --- incremental decoding -----------------------------------------------------------------------------
+
+  /**
+   * Runs the left-padded contexts [B][*] through the model and returns the next-token logits [B, V] and
+   * the KV cache. Every context must be non-empty.
+   */
+  prefill(contexts: readonly (readonly number[])[]): { logits: tf.Tensor2D; cache: KvCache } {
+    const longest = Math.max(...contexts.map((c) => c.length));
+    if (contexts.length === 0 || contexts.some((c) => c.length === 0)) {
+      throw new RangeError("prefill needs at least one row and a non-empty context in every row");
+    }
+    if (longest > this.config.contextLength) {
+      throw new RangeError(`a context of ${longest} tokens exceeds contextLength ${this.config.contextLength}`);
+    }
+    const leftPad = contexts.map((c) => longest - c.length);
+    const ids = new Int32Array(contexts.length * longest);
+    contexts.forEach((context, b) => ids.set(context, b * longest + leftPad[b]));
+    return tf.tidy(() => {
+      const tokens = tf.tensor2d(ids, [contexts.length, longest], "int32");
+      const { hidden, caches } = this.trunk(tokens, leftPad);
+      const last = tf.reshape(
+        tf.slice(tf.reshape(hidden, [contexts.length, longest, -1]), [0, longest - 1, 0], [-1, 1, -1]),
+        [contexts.length, -1],
+      ) as tf.Tensor2D;
+      const logits = this.project(last);
+      caches.forEach((c) => tf.keep(c.keys) && tf.keep(c.values));
+      return { logits, cache: { layers: caches, leftPad, slots: longest } };
+    });
+  }
+
+  /**
+   * Feeds one token per row and returns the next logits [B, V] and the extended cache. The old cache's
+   * tensors are disposed (the new one shares nothing with it).
+   */
+  decode(cache: KvCache, tokens: readonly number[]): { logits: tf.Tensor2D; cache: KvCache } {
+    const batch = cache.leftPad.length;
+    if (tokens.length !== batch) throw new RangeError(`decode got ${tokens.length} tokens for ${batch} rows`);
+    const positions = cache.leftPad.map((pad) => cache.slots - pad);
+    if (Math.max(...positions) >= this.config.contextLength) {
+      throw new RangeError(`decoding past contextLength ${this.config.contextLength}`);
+    }
+    const next = tf.tidy(() => {
+      let x = this.embed(tf.tensor1d(tokens, "int32"), tf.tensor1d(positions, "int32"));
+      const mask = tf.tensor4d(keyPadMask(cache.leftPad, cache.slots + 1, 1), [batch, 1, 1, cache.slots + 1]);
+      const layers: LayerCache[] = [];
+      this.blocks.forEach((block, i) => {
+        const out = block.apply(x, batch, mask, cache.layers[i]);
+        x = out.x;
+        layers.push({ keys: tf.keep(out.cache.keys), values: tf.keep(out.cache.values) });
+      });
+      const logits = this.project(this.lnF.apply(x));
+      return { logits, cache: { layers, leftPad: cache.leftPad, slots: cache.slots + 1 } };
+    });
+    disposeCache(cache);
+    return next;
+  }
+
+  // --- internals ----------------------------------------------------------------------------------------
+
+  /** Final-LayerNormed hidden states [B*T, d] and each layer's keys and values. */
+  private trunk(tokens: tf.Tensor2D, leftPad?: readonly number[]): { hidden: tf.Tensor2D; caches: LayerCache[] } {
+    const [batch, time] = tokens.shape;
+    if (time > this.config.contextLength) {
+      throw new RangeError(`sequence of ${time} tokens exceeds contextLength ${this.config.contextLength}`);
+    }
+    const padded = leftPad?.some((p) => p > 0) ?? false;
+    let x: tf.Tensor2D;
+    if (padded && leftPad) {
+      const positions = new Int32Array(batch * time);
+      for (let b = 0; b < batch; b++) {
+        for (let t = 0; t < time; t++) positions[b * time + t] = Math.max(0, t - leftPad[b]);
+      }
+      x = this.embed(tf.reshape(tokens, [-1]), tf.tensor1d(positions, "int32"));
+    } else {
+      const tokenPart = matMul2d(this.oneHot(tf.reshape(tokens, [-1])), this.tokenEmbedding as tf.Tensor2D);
+      const positionPart = tf.slice(this.positionEmbedding, [0, 0], [time, -1]);
+      x = tf.reshape(
+        tf.add(tf.reshape(tokenPart, [batch, time, this.config.width]), positionPart),
+        [batch * time, this.config.width],
+      );
+    }
+    const causal = causalMask(time);
+    const mask = padded && leftPad ? tf.add(causal, tf.tensor4d(keyPadMask(leftPad, time, 1), [batch, 1, 1, time])) : causal;
+    const caches: LayerCache[] = [];
+    for (const block of this.blocks) {
+      const out = block.apply(x, batch, mask);
+      x = out.x;
+      caches.push(out.cache);
+    }
+    return { hidden: this.lnF.apply(x), caches };
+  }
+
+  private oneHot(ids: tf.Tensor): tf.Tensor2D {
+    return tf.cast(tf.oneHot(ids as tf.Tensor1D, this.config.vocabSize), "float32") as tf.Tensor2D;
+  }
+
+  /** Token + position embeddings [N, d] from ids [N] and positions [N], both by oneHot x matMul. */
+  private embed(ids: tf.Tensor, positions: tf.Tensor1D): tf.Tensor2D {
+    const tokenPart = matMul2d(this.oneHot(ids), this.tokenEmbedding as tf.Tensor2D);
+    const positionHot = tf.cast(tf.oneHot(positions, this.config.contextLength), "float32") as tf.Tensor2D;
+    return tf.add(tokenPart, matMul2d(positionHot, this.positionEmbedding as tf.Tensor2D));
+  }
+
+  /** Hidden [N, d] to logits [N, V]. */
+  private project(hidden: tf.Tensor2D): tf.Tensor2D {
+    const weight = this.head ?? tf.transpose(this.tokenEmbedding);
+    return matMul2d(hidden, weight as tf.Tensor2D);
+  }
+}
+
+export const disposeCache = (cache: KvCache): void => {
+  for (const layer of cache.layers) {
+    layer.keys.dispose();
+    layer.values.dispose();
+  }
+};
+
+/** Additive causal mask [1, 1, T, T]: query t sees keys 0..t. */
+const causalMask = (time: number): tf.Tensor4D => {
+  const values = new Float32Array(time * time);
+  for (let i = 0; i < time; i++) for (let j = i + 1; j < time; j++) values[i * time + j] = MASKED;
+  return tf.tensor4d(values, [1, 1, time, time]);
+};
+
+/** Additive mask over key slots [B, 1, queries, S]: a row's first leftPad[b] slots are masked. */
+const keyPadMask = (leftPad: readonly number[], slots: number, queries: number): Float32Array => {
+  const values = new Float32Array(leftPad.length * queries * slots);
+  leftPad.forEach((pad, b) => {
+    for (let q = 0; q < queries; q++) values.fill(MASKED, (b * queries + q) * slots, (b * queries + q) * slots + pad);
+  });
+  return values;
+};
+
+/**
+ * The additive logit mask [B, T, V] for per-token allowed lists (null or missing = unconstrained), or
+ * null when nothing is constrained.
+ */
+export const allowedLogitMask = (
+  allowed: readonly (readonly (readonly number[] | null | undefined)[] | undefined)[],
+  time: number,
+  vocab: number,
+): tf.Tensor3D | null => {
+  if (!allowed.some((row) => row?.some((list) => list != null))) return null;
+  const values = new Float32Array(allowed.length * time * vocab);
+  allowed.forEach((row, b) => {
+    for (let t = 0; t < time; t++) {
+      const list = row?.[t];
+      if (list == null) continue;
+      const offset = (b * time + t) * vocab;
+      values.fill(MASKED, offset, offset + vocab);
+      for (const id of list) {
+        if (!Number.isInteger(id) || id < 0 || id >= vocab) throw new RangeError(`allowed token id ${id} out of range`);
+        values[offset + id] = 0;
+      }
+    }
+  });
+  return tf.tensor3d(values, [allowed.length, time, vocab]);
+};

@@ -1,0 +1,59 @@
+/**
+ * The action format, simple enough for a small model: one tool call `<name>argument</name>` or a final
+ * answer `<answer>text</answer>`. A tool whose parameters have a single string field takes the text as
+ * that field; any other tool takes a JSON object. Anything else is malformed: a normal outcome that the
+ * environment answers with a format penalty, never an exception.
+ */
+import { Result, Schema } from "effect";
+import type { Json } from "effect/Schema";
+import type { Tool } from "./tool.ts";
+
+export type ParsedAction =
+  | { readonly kind: "call"; readonly tool: string; readonly args: Json }
+  | { readonly kind: "answer"; readonly text: string }
+  | { readonly kind: "malformed"; readonly reason: string };
+
+const TAGGED = /^<([A-Za-z_][A-Za-z0-9_]*)>([\s\S]*)<\/\1>$/;
+const MAX_ACTION_CHARS = 100_000;
+
+/** The single string field of a tool's parameters, if that is their shape. */
+const singleStringField = (tool: Tool): string | undefined => {
+  const schema = tool.jsonSchema as { type?: string; properties?: Record<string, { type?: string }> };
+  const fields = Object.entries(schema.properties ?? {});
+  return schema.type === "object" && fields.length === 1 && fields[0][1].type === "string" ? fields[0][0] : undefined;
+};
+
+export const formatCall = (tool: Tool, args: Json): string => {
+  const field = singleStringField(tool);
+  const inner =
+    field !== undefined && typeof args === "object" && args !== null && !Array.isArray(args)
+      ? String((args as Record<string, Json>)[field])
+      : JSON.stringify(args);
+  return `<${tool.name}>${inner}</${tool.name}>`;
+};
+
+export const formatAnswer = (text: string): string => `<answer>${text}</answer>`;
+
+export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>): ParsedAction => {
+  if (text.length > MAX_ACTION_CHARS) return { kind: "malformed", reason: `action longer than ${MAX_ACTION_CHARS} characters` };
+  const match = TAGGED.exec(text.trim());
+  if (!match) return { kind: "malformed", reason: "expected <tool>argument</tool> or <answer>text</answer>" };
+  const [, name, inner] = match;
+  if (name === "answer") return { kind: "answer", text: inner.trim() };
+  const tool = tools[name];
+  if (!tool) return { kind: "malformed", reason: `unknown tool ${name}; tools: ${Object.keys(tools).join(", ")}` };
+  const field = singleStringField(tool);
+  let args: unknown;
+  if (field !== undefined) args = { [field]: inner.trim() };
+  else {
+    try {
+      args = JSON.parse(inner);
+    } catch {
+      return { kind: "malformed", reason: `arguments of ${name} are not JSON` };
+    }
+  }
+  const decoded = Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(args);
+  if (Result.isFailure(decoded))
+    return { kind: "malformed", reason: `arguments of ${name}: ${String(decoded.failure.message)}` };
+  return { kind: "call", tool: name, args: args as Json };
+};

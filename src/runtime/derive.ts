@@ -1,0 +1,91 @@
+/**
+ * How a ToolEnv machine's behaviour becomes journal events. Live runs and replay both go through this one
+ * class, so what replay re-derives is by construction what the runtime recorded.
+ */
+import type { Json } from "effect/Schema";
+import type { AnyMachineSnapshot } from "xstate";
+import { hashValue } from "../kernel/canonical.ts";
+import type { EventBody } from "../kernel/events.ts";
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+import type { EnvEmitted } from "./env.ts";
+import type { Turn } from "./policy.ts";
+
+/** Episode endings imposed from outside the environment (policy failure, turn limit): replay accepts them as inputs. */
+export const ABORTED = "aborted: ";
+
+export class EpisodeDerivation {
+  /** Actions taken so far. */
+  actions = 0;
+  totalReturn = 0;
+  ending: { reason: string; metrics: Record<string, number> } | undefined;
+  /** An observation was emitted since the last action: the agent acts next. */
+  awaitingAction = false;
+  readonly history: Turn[] = [];
+  readonly context: number[] = [];
+
+  constructor(
+    readonly envId: string,
+    /** Encodes observations; without one (replay of a foreign tokenizer) tokens are not derived. */
+    readonly tokenizer: Tokenizer | undefined,
+  ) {}
+
+  /** The turn that rewards and tool calls belong to: the last action's (0 before any action). */
+  get turn(): number {
+    return Math.max(0, this.actions - 1);
+  }
+
+  /** A journal event for something the machine emitted, or undefined for what the journal does not keep. */
+  emitted(event: { type: string }): EventBody | undefined {
+    const e = event as EnvEmitted;
+    switch (e.type) {
+      case "env.observe": {
+        if (typeof e.text !== "string") throw new TypeError(`${this.envId}: observe() needs a string, got ${typeof e.text}`);
+        const tokens = this.tokenizer ? this.tokenizer.encode(e.text) : [];
+        this.history.push({ role: "observation", text: e.text, tokens });
+        for (const t of tokens) this.context.push(t);
+        this.awaitingAction = true;
+        return { type: "env.observed", turn: this.actions, text: e.text, tokens };
+      }
+      case "env.reward": {
+        if (typeof e.value !== "number" || !Number.isFinite(e.value))
+          throw new TypeError(`${this.envId}: reward "${e.reason}" has value ${e.value}; rewards must be finite numbers`);
+        this.totalReturn += e.value;
+        return { type: "reward.assigned", kind: e.kind, value: e.value, turn: this.turn, reason: String(e.reason) };
+      }
+      case "env.end": {
+        const metrics: Record<string, number> = {};
+        for (const [k, v] of Object.entries(e.metrics ?? {}))
+          if (typeof v === "number" && Number.isFinite(v)) metrics[k] = v;
+          else throw new TypeError(`${this.envId}: end() metric ${k} is ${v}; metrics must be finite numbers`);
+        this.ending ??= { reason: String(e.reason), metrics };
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  acted(text: string, tokens: readonly number[]): void {
+    this.history.push({ role: "action", text, tokens });
+    for (const t of tokens) this.context.push(t);
+    this.actions += 1;
+    this.awaitingAction = false;
+  }
+
+  transitioned(snapshot: AnyMachineSnapshot): EventBody {
+    const state = snapshot.value as Json;
+    return { type: "env.transitioned", state, hash: hashValue({ value: state, context: snapshot.context ?? null }) };
+  }
+
+  /** The episode.ended event: the environment's ending, or an abort imposed from outside. */
+  ended(abort?: string): EventBody {
+    const ending = abort !== undefined ? { reason: ABORTED + abort, metrics: {} } : (this.ending ?? { reason: "done", metrics: {} });
+    return {
+      type: "episode.ended",
+      reason: ending.reason,
+      return: this.totalReturn,
+      turns: this.actions,
+      metrics: ending.metrics,
+    };
+  }
+}

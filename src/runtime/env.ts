@@ -1,0 +1,112 @@
+/**
+ * ToolEnv: the environment's author writes an XState machine; this module gives it its vocabulary.
+ *
+ * The machine receives `agent.act` events (the agent's action text and tokens) and tool results (the
+ * `onDone` of an `invoke` whose `src` is a tool's name; the output is always a ToolResult). It speaks back
+ * through three actions: `observe(text)` (the next observation: the agent acts after it), `reward(kind,
+ * value, reason)` (a process or outcome reward on the current turn) and `end(reason, metrics)`. Everything
+ * it does is recorded as events and re-derived on replay, so guards and actions must be pure: no
+ * Math.random, Date.now or timers; randomness comes from `input.seed` through `Rng`.
+ */
+import type { Json } from "effect/Schema";
+import { type AnyStateMachine, emit, fromPromise } from "xstate";
+import type { RewardKind, ToolResult } from "../kernel/events.ts";
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+import type { Policy } from "./policy.ts";
+import type { Tool } from "./tool.ts";
+
+/** The event the machine receives when the agent acts. */
+export interface AgentActEvent {
+  readonly type: "agent.act";
+  readonly turn: number;
+  readonly text: string;
+  readonly tokens: readonly number[];
+}
+
+/** What the machine is started with. */
+export interface EnvInput<Task = Json> {
+  readonly task: Task;
+  /** The episode's seed, for any randomness the environment needs (use `Rng.fromSeed`). */
+  readonly seed: string;
+}
+
+/** Events the machine emits; the runtime turns them into journal events. */
+export type EnvEmitted =
+  | { readonly type: "env.observe"; readonly text: string }
+  | { readonly type: "env.reward"; readonly kind: RewardKind; readonly value: number; readonly reason: string }
+  | { readonly type: "env.end"; readonly reason: string; readonly metrics: Readonly<Record<string, number>> };
+
+// biome-ignore lint/suspicious/noExplicitAny: an action argument of any machine
+type ActionArgs = { context: any; event: any };
+type Dynamic<T> = T | ((args: ActionArgs) => T);
+/**
+ * XState action objects that fit any machine: typed loosely on purpose, since an action creator cannot
+ * know the context and event types of the machine it is placed in.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above
+type EnvAction = any;
+
+const resolve = <T>(value: Dynamic<T>, args: ActionArgs): T =>
+  typeof value === "function" ? (value as (args: ActionArgs) => T)(args) : value;
+
+/** Shows the agent its next observation; the agent acts after it. */
+export const observe = (text: Dynamic<string>): EnvAction =>
+  emit((args: ActionArgs): EnvEmitted => ({ type: "env.observe", text: resolve(text, args) }));
+
+/** Assigns a reward on the current turn. */
+export const reward = (kind: RewardKind, value: Dynamic<number>, reason: Dynamic<string>): EnvAction =>
+  emit((args: ActionArgs): EnvEmitted => ({
+    type: "env.reward",
+    kind,
+    value: resolve(value, args),
+    reason: resolve(reason, args),
+  }));
+
+/** Ends the episode, with the environment's own metrics (exact match, F1, ...). */
+export const end = (reason: Dynamic<string>, metrics: Dynamic<Record<string, number>> = {}): EnvAction =>
+  emit((args: ActionArgs): EnvEmitted => ({
+    type: "env.end",
+    reason: resolve(reason, args),
+    metrics: resolve(metrics, args),
+  }));
+
+/**
+ * The machine's actor implementations for its tools, by name. They call the tools directly, so the
+ * machine also runs standalone (in a unit test); the runtime replaces them with recording versions and
+ * replay with the recorded results.
+ */
+export const toolActors = <const T extends Record<string, Tool>>(tools: T) =>
+  Object.fromEntries(
+    Object.entries(tools).map(([name, tool]) => [
+      name,
+      fromPromise<ToolResult, unknown>(({ input, signal }) => tool.call(input, signal)),
+    ]),
+  ) as { [K in keyof T]: ReturnType<typeof fromPromise<ToolResult, unknown>> };
+
+export interface EnvDefinition<Task extends Json = Json> {
+  readonly id: string;
+  /** Bump when behaviour changes: replays of another version are refused with a clear message. */
+  readonly version: string;
+  readonly description: string;
+  /** The ToolEnv machine; its input is `EnvInput<Task>`. */
+  readonly machine: AnyStateMachine;
+  readonly tools: Readonly<Record<string, Tool>>;
+  /** The environment's language: observations are encoded with it; learned policies start from it. */
+  readonly tokenizer: Tokenizer;
+  /** Draws a task from a seed (deterministic). */
+  readonly task: (seed: string) => Task;
+  /** Scripted policies shipped with the environment (e.g. `expert`, `random`). */
+  readonly policies?: Readonly<Record<string, () => Policy>>;
+  /** Safety net: the runtime aborts an episode that runs longer (default 64 turns). */
+  readonly maxTurns?: number;
+}
+
+export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): EnvDefinition<Task> => {
+  const actors = (definition.machine.implementations?.actors ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(definition.tools))
+    if (!(name in actors))
+      throw new TypeError(
+        `environment ${definition.id}: tool ${name} is not among the machine's actors; add \`actors: toolActors(tools)\` to its setup()`,
+      );
+  return definition;
+};

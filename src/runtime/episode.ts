@@ -1,0 +1,223 @@
+/**
+ * One episode, live: the environment machine and the agent run as XState actors; every input and every
+ * derived event is appended to the journal before any consumer sees it (write-ahead). Inputs (the
+ * agent's actions, tool results) are appended before they are delivered to the machine.
+ */
+import type { Json } from "effect/Schema";
+import { type AnyActorRef, createActor, fromPromise } from "xstate";
+import { canonicalJson } from "../kernel/canonical.ts";
+import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
+import { splitSeed } from "../kernel/prng.ts";
+import type { EpisodeWriter, Journal } from "../journal/journal.ts";
+import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
+import { type AgentEmitted, createAgentMachine } from "./agent.ts";
+import { EpisodeDerivation } from "./derive.ts";
+import type { EnvDefinition } from "./env.ts";
+import type { PolicyActor } from "./policy-actor.ts";
+import type { PolicyAction } from "./policy.ts";
+
+export interface EpisodeOptions {
+  readonly env: EnvDefinition;
+  readonly policy: PolicyActor;
+  readonly journal: Journal;
+  /** The episode's seed; turn t's policy seed is `${seed}:${t}`. */
+  readonly seed: string;
+  /** The task; drawn from the seed when absent. */
+  readonly task?: Json;
+  /** Defaults to an id derived from the seed. */
+  readonly episode?: string;
+  /** Receives every event after it is in the journal. */
+  readonly onEvent?: (event: EpisodeEvent) => void;
+}
+
+export interface EpisodeRecord {
+  readonly episode: string;
+  readonly seed: string;
+  readonly task: Json;
+  readonly events: readonly EpisodeEvent[];
+  readonly reason: string;
+  readonly return: number;
+  readonly turns: number;
+  readonly metrics: Readonly<Record<string, number>>;
+}
+
+const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
+
+/** Checks a policy's answer before it enters the journal: a broken policy aborts the episode, readably. */
+const invalidAction = (action: PolicyAction, vocabulary: number): string | undefined => {
+  if (!action || !Array.isArray(action.tokens)) return "no token ids";
+  if (typeof action.text !== "string") return "text is not a string";
+  if (!action.tokens.every((t) => Number.isInteger(t) && t >= 0 && t < vocabulary))
+    return `token ids must be integers in [0, ${vocabulary})`;
+  if (!Array.isArray(action.logprobs) || action.logprobs.length !== action.tokens.length)
+    return `${action.logprobs?.length} logprobs for ${action.tokens.length} tokens`;
+  if (!action.logprobs.every((l) => Number.isFinite(l) && l <= 1e-6)) return "logprobs must be finite and <= 0";
+  if (!Number.isInteger(action.version) || action.version < 0) return `version ${action.version} is not a natural number`;
+  if (action.allowed !== undefined && action.allowed.length !== action.tokens.length)
+    return `${action.allowed.length} allowed lists for ${action.tokens.length} tokens`;
+  return undefined;
+};
+
+export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
+  new Promise<EpisodeRecord>((resolveEpisode, rejectEpisode) => {
+    const { env, policy, journal, seed } = options;
+    const task = options.task ?? env.task(seed);
+    const episode = options.episode ?? episodeIdOf(seed);
+    const maxTurns = env.maxTurns ?? 64;
+    const tokenizer = policy.policy.tokenizer;
+    const chain = new EpisodeChain(episode);
+    const derivation = new EpisodeDerivation(env.id, tokenizer);
+    const events: EpisodeEvent[] = [];
+    let writer: EpisodeWriter | undefined;
+    let delivered: Promise<void> = Promise.resolve();
+    let journalFailure: unknown;
+    let finished = false;
+    let callCounter = 0;
+    const inFlight = new Set<string>();
+
+    /** Stamps and appends; consumers see the event only after the append. Resolves once it is appended. */
+    const record = (body: EventBody, meta?: { at: number }): Promise<void> => {
+      const event = chain.stamp(body, meta);
+      events.push(event);
+      const appended = writer!.append(event);
+      appended.catch((cause) => {
+        journalFailure ??= cause;
+      });
+      delivered = delivered.then(() => appended).then(() => options.onEvent?.(event));
+      return appended;
+    };
+
+    const recordingTools = Object.fromEntries(
+      Object.entries(env.tools).map(([name, tool]) => [
+        name,
+        fromPromise<ToolResult, unknown>(async ({ input, self, signal }) => {
+          const call = `c${callCounter++}`;
+          inFlight.add(call);
+          const args = JSON.parse(JSON.stringify(input ?? null)) as Json;
+          void record({ type: "tool.called", turn: derivation.turn, call, actor: self.id, tool: name, args });
+          const result = await tool.call(args, signal);
+          inFlight.delete(call);
+          // The machine stopped waiting for this call: nothing is delivered, so nothing is recorded.
+          if (signal.aborted || finished) return result;
+          await record({ type: "tool.returned", call, result });
+          return result;
+        }),
+      ]),
+    );
+
+    let envActor: AnyActorRef;
+    const agent = createActor(createAgentMachine(policy));
+
+    const finish = async (abort?: string) => {
+      if (finished) return;
+      finished = true;
+      try {
+        const body = derivation.ended(abort);
+        record(body, { at: Date.now() });
+        envActor?.stop();
+        agent.stop();
+        await writer!.close();
+        await delivered;
+        if (journalFailure) throw journalFailure;
+        const ended = body as Extract<EventBody, { type: "episode.ended" }>;
+        resolveEpisode({
+          episode,
+          seed,
+          task,
+          events,
+          reason: ended.reason,
+          return: ended.return,
+          turns: ended.turns,
+          metrics: ended.metrics,
+        });
+      } catch (cause) {
+        rejectEpisode(cause);
+      }
+    };
+
+    const abort = (reason: string) => void finish(reason);
+
+    const askAgent = () => {
+      if (derivation.actions >= maxTurns) return abort(`turn limit ${maxTurns} reached`);
+      const turn = derivation.actions;
+      agent.send({
+        type: "agent.observe",
+        request: {
+          episode,
+          turn,
+          seed: splitSeed(seed, turn),
+          task,
+          history: [...derivation.history],
+          context: [...derivation.context],
+        },
+      });
+    };
+
+    agent.on("agent.decided", async (e: Extract<AgentEmitted, { type: "agent.decided" }>) => {
+      if (finished) return;
+      const { action, request } = e;
+      const problem = invalidAction(action, tokenizer.size);
+      if (problem) return abort(`policy ${policy.policy.id} returned an invalid action: ${problem}`);
+      const acted: EventBody = {
+        type: "agent.acted",
+        turn: request.turn,
+        tokens: [...action.tokens],
+        text: action.text,
+        logprobs: [...action.logprobs],
+        policy: { id: policy.policy.id, version: action.version },
+        ...(action.allowed ? { allowed: action.allowed.map((a) => (a ? [...a] : null)) } : {}),
+      };
+      await record(acted);
+      if (finished) return;
+      derivation.acted(action.text, action.tokens);
+      envActor.send({ type: "agent.act", turn: request.turn, text: action.text, tokens: action.tokens });
+    });
+    agent.on("agent.failed", (e: Extract<AgentEmitted, { type: "agent.failed" }>) =>
+      abort(`policy ${policy.policy.id} failed: ${describe(e.error)}`),
+    );
+
+    const onEmitted = (emitted: { type: string }) => {
+      if (finished) return;
+      try {
+        const body = derivation.emitted(emitted);
+        if (body) void record(body);
+      } catch (cause) {
+        abort(`environment error: ${describe(cause)}`);
+      }
+    };
+
+    const onMacrostep = (snapshot: Parameters<Parameters<AnyActorRef["subscribe"]>[0]>[0]) => {
+      if (finished) return;
+      void record(derivation.transitioned(snapshot));
+      if (derivation.ending || snapshot.status === "done") return void finish();
+      if (derivation.awaitingAction && inFlight.size === 0) return askAgent();
+      if (inFlight.size === 0)
+        abort(
+          `environment error: the machine is in state ${canonicalJson(snapshot.value)} waiting for nothing (no observe(), no end(), no tool call in flight)`,
+        );
+    };
+
+    const start = async () => {
+      writer = await journal.create(episode);
+      await record(
+        {
+          type: "episode.started",
+          env: { id: env.id, version: env.version },
+          task,
+          seed,
+          policy: { id: policy.policy.id, version: policy.policy.version },
+          tokenizer: tokenizer.id,
+        },
+        { at: Date.now() },
+      );
+      agent.start();
+      envActor = createActor(env.machine.provide({ actors: recordingTools }), { input: { task, seed } });
+      envActor.on("*", onEmitted);
+      envActor.subscribe({
+        next: onMacrostep,
+        error: (cause) => abort(`environment error: ${describe(cause)}`),
+      });
+      envActor.start();
+    };
+    start().catch(rejectEpisode);
+  });

@@ -1,0 +1,64 @@
+/**
+ * The shared policy actor: one mailbox for every concurrent episode. Requests that arrive while the
+ * policy is busy (or within the same event-loop turn) are answered by one batched `act` call, at most
+ * `maxBatch` rows at a time. Rows are independent (each carries its own seed), so batching changes
+ * throughput, never results.
+ */
+import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
+
+interface Pending {
+  readonly request: PolicyRequest;
+  readonly resolve: (action: PolicyAction) => void;
+  readonly reject: (cause: unknown) => void;
+}
+
+export class PolicyActor {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private running = false;
+  /** Batches answered so far and rows in them: batching efficiency is rows / batches. */
+  batches = 0;
+  rows = 0;
+
+  constructor(
+    readonly policy: Policy,
+    readonly maxBatch = 64,
+  ) {
+    if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`maxBatch must be a positive integer, got ${maxBatch}`);
+  }
+
+  request(request: PolicyRequest): Promise<PolicyAction> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue.splice(0, this.maxBatch);
+    if (batch.length === 0) return;
+    this.running = true;
+    this.batches += 1;
+    this.rows += batch.length;
+    try {
+      const actions = await this.policy.act(batch.map((p) => p.request));
+      if (actions.length !== batch.length)
+        throw new Error(`policy ${this.policy.id} answered ${actions.length} rows for a batch of ${batch.length}`);
+      batch.forEach((p, i) => p.resolve(actions[i]));
+    } catch (cause) {
+      for (const p of batch) p.reject(cause);
+    } finally {
+      this.running = false;
+      this.schedule();
+    }
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * A policy written as a function from the request to the action's text: experts, baselines, test
+ * doubles. The text is encoded with the tokenizer; its ids are what the journal records.
+ */
+import { Rng } from "../kernel/prng.ts";
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+import type { Policy, PolicyRequest } from "./policy.ts";
+
+export interface ScriptedChoice {
+  readonly text: string;
+  /** Log-probability of the whole action under the script (0 for a deterministic script). */
+  readonly logprob?: number;
+}
+
+export const scriptedPolicy = (
+  id: string,
+  tokenizer: Tokenizer,
+  decide: (request: PolicyRequest, rng: Rng) => string | ScriptedChoice,
+): Policy => ({
+  id,
+  version: 0,
+  tokenizer,
+  act: async (requests) =>
+    requests.map((request) => {
+      const choice = decide(request, Rng.fromSeed(request.seed));
+      const { text, logprob = 0 } = typeof choice === "string" ? { text: choice } : choice;
+      const tokens = tokenizer.encode(text);
+      // Spread the action's log-probability evenly over its tokens.
+      const perToken = tokens.length > 0 ? logprob / tokens.length : 0;
+      return { tokens, text, logprobs: tokens.map(() => perToken), version: 0 };
+    }),
+});
