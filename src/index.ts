@@ -1,13 +1,20 @@
 /** The public API. Environments in actors/ import from here only. */
 
+export { Schema } from "effect";
+export type { Durability, EpisodeWriter, Journal } from "./journal/journal.ts";
+export {
+  JsonlJournal,
+  journalFilesAt,
+  readJournalFile,
+  repairJournalFile,
+  streamJournalFile,
+} from "./journal/jsonl.ts";
+export { MemoryJournal } from "./journal/memory.ts";
 export { canonicalJson, hashEvent, hashValue } from "./kernel/canonical.ts";
 export * from "./kernel/errors.ts";
 export * from "./kernel/events.ts";
 export { Rng, splitSeed } from "./kernel/prng.ts";
 export { SPECIAL_TOKENS, type Tokenizer, WordTokenizer } from "./kernel/tokenizer.ts";
-export type { Durability, EpisodeWriter, Journal } from "./journal/journal.ts";
-export { JsonlJournal, journalFilesAt, readJournalFile, repairJournalFile, streamJournalFile } from "./journal/jsonl.ts";
-export { MemoryJournal } from "./journal/memory.ts";
 export { formatAnswer, formatCall, type ParsedAction, parseAction } from "./runtime/action-format.ts";
 export {
   type AgentActEvent,
@@ -23,4 +30,3 @@ export { type EpisodeOptions, type EpisodeRecord, runEpisode } from "./runtime/e
 export type { Policy, PolicyAction, PolicyRequest, Turn } from "./runtime/policy.ts";
 export { PolicyActor } from "./runtime/policy-actor.ts";
 export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./runtime/tool.ts";
-export { Schema } from "effect";

@@ -4,6 +4,8 @@
  * Rewards: +0.2 (process) for a well-formed lookup that retrieves a key the task needs, the first time;
  * -0.1 for a malformed action; -0.1 for repeating a lookup; outcome 1 for the right answer, else 0.
  */
+
+import { assign, setup } from "xstate";
 import {
   type AgentActEvent,
   defineEnv,
@@ -18,7 +20,6 @@ import {
   toolActors,
   WordTokenizer,
 } from "../../src/index.ts";
-import { setup, assign } from "xstate";
 import { drawTask, KEYS, type LookupTask, promptOf, STORE, solve, VALUES } from "./store.ts";
 
 export const MAX_TURNS = 6;
@@ -52,7 +53,14 @@ const machine = setup({
   },
 }).createMachine({
   id: "lookup",
-  context: ({ input }) => ({ task: input.task, turn: 0, looked: [], lastReward: 0, pending: "", feedback: "" }),
+  context: ({ input }) => ({
+    task: input.task,
+    turn: 0,
+    looked: [],
+    lastReward: 0,
+    pending: "",
+    feedback: "",
+  }),
   initial: "awaiting",
   entry: observe(({ context }) => promptOf(context.task)),
   states: {
@@ -121,7 +129,11 @@ const machine = setup({
     },
     checkTurns: {
       always: [
-        { guard: "outOfTurns", target: "done", actions: [reward("outcome", 0, "turn limit"), end("turn-limit", { success: 0 })] },
+        {
+          guard: "outOfTurns",
+          target: "done",
+          actions: [reward("outcome", 0, "turn limit"), end("turn-limit", { success: 0 })],
+        },
         { target: "awaiting", actions: observe(({ context }) => context.feedback) },
       ],
     },
@@ -144,7 +156,9 @@ const processReward = (context: Context): number => {
 };
 const processReason = (context: Context): string => {
   if (context.looked.includes(context.pending)) return "repeated lookup";
-  return solve(context.task).path.includes(context.pending) ? "retrieved a needed key" : "retrieved an unneeded key";
+  return solve(context.task).path.includes(context.pending)
+    ? "retrieved a needed key"
+    : "retrieved an unneeded key";
 };
 
 const describeResult = (key: string, result: ToolResult): string => {

@@ -16,7 +16,8 @@ export const expertPolicy = () =>
     const lookups = request.history.filter((t) => t.role === "action").length;
     const value = lastValue(request);
     if (lookups === 0) return formatCall(lookupTool, { key: task.key });
-    if (task.hops === 2 && lookups === 1 && value !== undefined) return formatCall(lookupTool, { key: value });
+    if (task.hops === 2 && lookups === 1 && value !== undefined)
+      return formatCall(lookupTool, { key: value });
     return formatAnswer(value ?? "unknown");
   });
 
@@ -25,7 +26,8 @@ const WORDS = [...KEYS, ...VALUES, "<", ">", "/", "lookup", "answer", "."];
 export const randomPolicy = () =>
   scriptedPolicy("lookup-random", tokenizer, (_request, rng: Rng) => {
     const roll = rng.float();
-    if (roll < 0.4) return { text: formatCall(lookupTool, { key: rng.pick(KEYS) }), logprob: Math.log(0.4 / KEYS.length) };
+    if (roll < 0.4)
+      return { text: formatCall(lookupTool, { key: rng.pick(KEYS) }), logprob: Math.log(0.4 / KEYS.length) };
     if (roll < 0.7) return { text: formatAnswer(rng.pick(VALUES)), logprob: Math.log(0.3 / VALUES.length) };
     const length = rng.int(1, 8);
     const text = Array.from({ length }, () => rng.pick(WORDS)).join(" ");

@@ -6,7 +6,18 @@
 import { Rng } from "../../src/index.ts";
 
 export const VALUES = [
-  "red", "blue", "green", "amber", "violet", "silver", "copper", "ivory", "olive", "coral", "plum", "teal",
+  "red",
+  "blue",
+  "green",
+  "amber",
+  "violet",
+  "silver",
+  "copper",
+  "ivory",
+  "olive",
+  "coral",
+  "plum",
+  "teal",
 ] as const;
 export const KEY_COUNT = 48;
 export const keyName = (i: number) => `k${i}`;
@@ -31,7 +42,8 @@ export interface LookupTask {
 export const drawTask = (seed: string): LookupTask => {
   const rng = Rng.fromSeed(`${seed}:task`);
   const hops = rng.float() < 0.5 ? 1 : 2;
-  const key = hops === 1 ? keyName(rng.int(0, KEY_COUNT / 2 - 1)) : keyName(rng.int(KEY_COUNT / 2, KEY_COUNT - 1));
+  const key =
+    hops === 1 ? keyName(rng.int(0, KEY_COUNT / 2 - 1)) : keyName(rng.int(KEY_COUNT / 2, KEY_COUNT - 1));
   return { key, hops };
 };
 

@@ -30,7 +30,11 @@ class JsonlEpisodeWriter implements EpisodeWriter {
   ) {
     // O_EXCL: never overwrite an existing episode.
     try {
-      this.fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o644);
+      this.fd = openSync(
+        file,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND,
+        0o644,
+      );
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code === "EEXIST") throw new JournalExistsError({ episode, file });
       throw cause;
@@ -45,7 +49,11 @@ class JsonlEpisodeWriter implements EpisodeWriter {
   appendSync(event: EpisodeEvent): void {
     if (this.fd === undefined) throw new Error(`journal of episode ${this.episode} is closed`);
     if (event.seq !== this.nextSeq)
-      throw new JournalConflictError({ episode: this.episode, expectedSeq: event.seq, actualSeq: this.nextSeq });
+      throw new JournalConflictError({
+        episode: this.episode,
+        expectedSeq: event.seq,
+        actualSeq: this.nextSeq,
+      });
     const line = `${JSON.stringify(event)}\n`;
     this.nextSeq += 1;
     if (this.durability === "event") {
@@ -153,7 +161,8 @@ async function* linesOf(file: string): AsyncGenerator<{ text: string; start: num
       if (from < bytesRead) pending.push(Buffer.from(buffer.subarray(from, bytesRead)));
       position += bytesRead;
     }
-    if (pending.length > 0) yield { text: Buffer.concat(pending).toString("utf8"), start: pendingStart, complete: false };
+    if (pending.length > 0)
+      yield { text: Buffer.concat(pending).toString("utf8"), start: pendingStart, complete: false };
   } finally {
     await handle.close();
   }
@@ -177,7 +186,8 @@ export async function* streamJournalFile(file: string): AsyncGenerator<EpisodeEv
       });
     yield validator.acceptLine(text);
   }
-  if (validator.events === 0) throw new JournalError({ problem: "empty", file, line: 0, detail: "the file holds no event" });
+  if (validator.events === 0)
+    throw new JournalError({ problem: "empty", file, line: 0, detail: "the file holds no event" });
 }
 
 export const readJournalFile = async (file: string): Promise<EpisodeEvent[]> => {
@@ -228,4 +238,3 @@ export const repairJournalFile = async (file: string): Promise<RepairReport | un
   }
   return undefined;
 };
-

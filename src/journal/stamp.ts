@@ -2,7 +2,7 @@
  * The envelope of an event (`v`, `episode`, `seq`, `prev`) and the hash chain that links events.
  */
 import { hashEvent } from "../kernel/canonical.ts";
-import { EVENT_FORMAT_VERSION, type EpisodeEvent, type EventBody, GENESIS } from "../kernel/events.ts";
+import { type EpisodeEvent, EVENT_FORMAT_VERSION, type EventBody, GENESIS } from "../kernel/events.ts";
 
 /** Stamps bodies into one episode's chain: contiguous seq from 0, `prev` = hash of the previous event. */
 export class EpisodeChain {
@@ -16,17 +16,17 @@ export class EpisodeChain {
   }
 
   stamp(body: EventBody, meta?: { at?: number }): EpisodeEvent {
-    const event = {
+    const unsealed = {
       v: EVENT_FORMAT_VERSION,
       episode: this.episode,
       seq: this.seq,
       prev: this.prev,
       ...body,
-      ...(meta ? { meta } : {}),
-    } as EpisodeEvent;
-    this.prev = hashEvent(event);
+    };
+    const digest = hashEvent(unsealed);
+    this.prev = digest;
     this.seq += 1;
-    return event;
+    return { ...unsealed, digest, ...(meta ? { meta } : {}) } as EpisodeEvent;
   }
 }
 

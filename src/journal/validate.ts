@@ -5,8 +5,12 @@
 import { Result, Schema } from "effect";
 import { hashEvent } from "../kernel/canonical.ts";
 import { JournalError, type JournalProblem } from "../kernel/errors.ts";
-import { EVENT_FORMAT_VERSION, type EpisodeEvent, GENESIS } from "../kernel/events.ts";
-import { EpisodeEvent as EpisodeEventSchema } from "../kernel/events.ts";
+import {
+  type EpisodeEvent,
+  EpisodeEvent as EpisodeEventSchema,
+  EVENT_FORMAT_VERSION,
+  GENESIS,
+} from "../kernel/events.ts";
 
 const decodeEvent = Schema.decodeUnknownResult(EpisodeEventSchema, { onExcessProperty: "error" });
 
@@ -62,7 +66,8 @@ export class StreamValidator {
         seq,
       );
     const decoded = decodeEvent(raw);
-    if (Result.isFailure(decoded)) this.fail("schema", String(decoded.failure.message ?? decoded.failure), seq);
+    if (Result.isFailure(decoded))
+      this.fail("schema", String(decoded.failure.message ?? decoded.failure), seq);
     const event = decoded.success;
     if (this.ended) this.fail("order", `event ${event.type} after episode.ended`, event.seq);
     if (this.count === 0 && event.type !== "episode.started")
@@ -70,17 +75,29 @@ export class StreamValidator {
     if (this.count > 0 && event.type === "episode.started")
       this.fail("order", "a second episode.started in one stream", event.seq);
     if (this.episode !== undefined && event.episode !== this.episode)
-      this.fail("episode", `event of episode ${event.episode} in the stream of episode ${this.episode}`, event.seq);
-    if (event.seq !== this.count) this.fail("sequence", `expected seq ${this.count}, found seq ${event.seq}`, event.seq);
+      this.fail(
+        "episode",
+        `event of episode ${event.episode} in the stream of episode ${this.episode}`,
+        event.seq,
+      );
+    if (event.seq !== this.count)
+      this.fail("sequence", `expected seq ${this.count}, found seq ${event.seq}`, event.seq);
+    // Hash what was written, not what was decoded, so no edit can hide behind decoding.
+    const digest = hashEvent(raw as { meta?: unknown });
+    if (digest !== event.digest)
+      this.fail(
+        "digest",
+        `the line's content hashes to ${digest}, not to its recorded digest ${event.digest}: the line was edited`,
+        event.seq,
+      );
     if (event.prev !== this.prevHash)
       this.fail(
         "chain",
-        `prev is ${event.prev} but the previous event hashes to ${this.prevHash} (an earlier line was changed, removed or reordered)`,
+        `prev is ${event.prev} but the previous event's digest is ${this.prevHash}: a line before this one was removed, duplicated or reordered`,
         event.seq,
       );
     this.episode = event.episode;
-    // Hash what was written, not what was decoded, so no edit can hide behind decoding.
-    this.prevHash = hashEvent(raw as { meta?: unknown });
+    this.prevHash = digest;
     this.ended = event.type === "episode.ended";
     this.count += 1;
     return event;

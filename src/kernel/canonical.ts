@@ -16,9 +16,8 @@ export const digest = (text: string): string => createHash("sha256").update(text
 
 export const hashValue = (value: unknown): string => digest(canonicalJson(value));
 
-/** Hash of an event as chained by `prev`: its canonical JSON without the unhashed `meta` field. */
-export const hashEvent = (event: { readonly meta?: unknown }): string => {
-  if (event.meta === undefined) return hashValue(event);
-  const { meta: _meta, ...hashed } = event;
+/** Hash of an event (its `digest`, and the next event's `prev`): canonical JSON without `digest` and `meta`. */
+export const hashEvent = (event: object): string => {
+  const { meta: _meta, digest: _digest, ...hashed } = event as { meta?: unknown; digest?: unknown };
   return hashValue(hashed);
 };

@@ -20,7 +20,8 @@ export type JournalProblem =
   | "version" // written by another format version
   | "episode" // belongs to another episode
   | "sequence" // seq not contiguous from 0
-  | "chain" // prev does not match the hash of the previous event
+  | "digest" // the line's content does not match its own digest (edited)
+  | "chain" // prev does not match the previous event's digest (lines removed, duplicated, reordered)
   | "order" // events after episode.ended, or no episode.started first
   | "torn-tail" // the last line is incomplete (a crash mid-write); `replay --repair` fixes it
   | "empty"; // the file holds no event

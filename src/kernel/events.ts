@@ -21,6 +21,8 @@ const Envelope = {
   episode: Schema.String,
   seq: NonNegativeInt,
   prev: Schema.String,
+  /** Hash of this event's own canonical JSON (without `digest` and `meta`): an edited line is caught at its own line. */
+  digest: Schema.String,
   /** Wall-clock metadata (ms since epoch). Never hashed, never compared on replay. */
   meta: Schema.optionalKey(Schema.Struct({ at: Schema.optionalKey(Schema.Finite) })),
 };
@@ -136,11 +138,15 @@ export type EventOf<T extends EventType> = Extract<EpisodeEvent, { type: T }>;
 
 /** An event before the journal stamps its envelope. */
 export type EventBody<E extends EpisodeEvent = EpisodeEvent> = E extends EpisodeEvent
-  ? Omit<E, "v" | "episode" | "seq" | "prev" | "meta">
+  ? Omit<E, "v" | "episode" | "seq" | "prev" | "digest" | "meta">
   : never;
 
 /** Events that enter from outside the environment: the source of truth for replay. */
-export const INPUT_EVENT_TYPES: ReadonlySet<EventType> = new Set(["episode.started", "agent.acted", "tool.returned"]);
+export const INPUT_EVENT_TYPES: ReadonlySet<EventType> = new Set([
+  "episode.started",
+  "agent.acted",
+  "tool.returned",
+]);
 
 export const isEventOf =
   <T extends EventType>(type: T) =>

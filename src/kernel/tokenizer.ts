@@ -70,7 +70,8 @@ export class WordTokenizer implements Tokenizer {
       bytes = [];
     };
     for (const id of ids) {
-      if (!Number.isInteger(id) || id < 0 || id >= this.size) throw new RangeError(`token id ${id} is not in [0, ${this.size})`);
+      if (!Number.isInteger(id) || id < 0 || id >= this.size)
+        throw new RangeError(`token id ${id} is not in [0, ${this.size})`);
       if (id < BYTE_TOKENS) bytes.push(id);
       else {
         flush();

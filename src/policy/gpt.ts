@@ -128,7 +128,7 @@ const plainGradMatMul = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: tf
       return [tf.matMul(dy, tf.transpose(ws)), tf.matMul(tf.transpose(xs), dy)];
     },
   };
-}) as unknown as tf.CustomGradientFunc<tf.Tensor2D>) as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
 
 export const matMul2d = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => {
   const backend = tf.getBackend();
@@ -220,7 +220,7 @@ class CausalSelfAttention {
       batch * time,
       width,
     ]);
-    return { y: this.proj.apply(merged), cache: { keys, values } };
+    return { y: this.proj.apply(merged as tf.Tensor2D), cache: { keys, values } };
   }
 }
 
@@ -264,7 +264,7 @@ class Block {
 
   apply(x: tf.Tensor2D, batch: number, mask: tf.Tensor, past?: LayerCache): { x: tf.Tensor2D; cache: LayerCache } {
     const attended = this.attn.apply(this.ln1.apply(x), batch, mask, past);
-    const mid = tf.add(x, attended.y);
+    const mid: tf.Tensor2D = tf.add(x, attended.y);
     return { x: tf.add(mid, this.mlp.apply(this.ln2.apply(mid))), cache: attended.cache };
   }
 }
@@ -361,13 +361,13 @@ export class Gpt {
       let logits = this.project(hidden);
       if (options.logitMask) logits = tf.add(logits, tf.reshape(options.logitMask, [batch * time, vocab]));
       const logp = tf.logSoftmax(logits);
-      const picked = tf.sum(tf.mul(logp, tf.oneHot(tf.reshape(targets, [-1]), vocab)), 1);
+      const picked = tf.sum(tf.mul(logp, floatOneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, vocab)), 1);
       const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), 1));
       const values = this.valueHead.apply(hidden);
       return {
-        logprobs: tf.reshape(picked, [batch, time]),
-        entropy: tf.reshape(entropy, [batch, time]),
-        values: tf.reshape(values, [batch, time]),
+        logprobs: tf.reshape(picked, [batch, time]) as tf.Tensor2D,
+        entropy: tf.reshape(entropy, [batch, time]) as tf.Tensor2D,
+        values: tf.reshape(values, [batch, time]) as tf.Tensor2D,
       };
     });
   }
@@ -389,17 +389,15 @@ export class Gpt {
     const leftPad = contexts.map((c) => longest - c.length);
     const ids = new Int32Array(contexts.length * longest);
     contexts.forEach((context, b) => ids.set(context, b * longest + leftPad[b]));
-    return tf.tidy(() => {
+    let layers: LayerCache[] = [];
+    const logits = tf.tidy(() => {
       const tokens = tf.tensor2d(ids, [contexts.length, longest], "int32");
       const { hidden, caches } = this.trunk(tokens, leftPad);
-      const last = tf.reshape(
-        tf.slice(tf.reshape(hidden, [contexts.length, longest, -1]), [0, longest - 1, 0], [-1, 1, -1]),
-        [contexts.length, -1],
-      ) as tf.Tensor2D;
-      const logits = this.project(last);
-      caches.forEach((c) => tf.keep(c.keys) && tf.keep(c.values));
-      return { logits, cache: { layers: caches, leftPad, slots: longest } };
+      layers = caches.map((layer) => ({ keys: tf.keep(layer.keys), values: tf.keep(layer.values) }));
+      const last = tf.slice(tf.reshape(hidden, [contexts.length, longest, -1]), [0, longest - 1, 0], [-1, 1, -1]);
+      return this.project(tf.reshape(last, [contexts.length, -1]));
     });
+    return { logits, cache: { layers, leftPad, slots: longest } };
   }
 
   /**
@@ -413,20 +411,19 @@ export class Gpt {
     if (Math.max(...positions) >= this.config.contextLength) {
       throw new RangeError(`decoding past contextLength ${this.config.contextLength}`);
     }
-    const next = tf.tidy(() => {
-      let x = this.embed(tf.tensor1d(tokens, "int32"), tf.tensor1d(positions, "int32"));
+    const layers: LayerCache[] = [];
+    const logits = tf.tidy(() => {
+      let x = this.embed(tf.tensor1d([...tokens], "int32"), tf.tensor1d(positions, "int32"));
       const mask = tf.tensor4d(keyPadMask(cache.leftPad, cache.slots + 1, 1), [batch, 1, 1, cache.slots + 1]);
-      const layers: LayerCache[] = [];
       this.blocks.forEach((block, i) => {
         const out = block.apply(x, batch, mask, cache.layers[i]);
         x = out.x;
         layers.push({ keys: tf.keep(out.cache.keys), values: tf.keep(out.cache.values) });
       });
-      const logits = this.project(this.lnF.apply(x));
-      return { logits, cache: { layers, leftPad: cache.leftPad, slots: cache.slots + 1 } };
+      return this.project(this.lnF.apply(x));
     });
     disposeCache(cache);
-    return next;
+    return { logits, cache: { layers, leftPad: cache.leftPad, slots: cache.slots + 1 } };
   }
 
   // --- internals ----------------------------------------------------------------------------------------
@@ -444,9 +441,9 @@ export class Gpt {
       for (let b = 0; b < batch; b++) {
         for (let t = 0; t < time; t++) positions[b * time + t] = Math.max(0, t - leftPad[b]);
       }
-      x = this.embed(tf.reshape(tokens, [-1]), tf.tensor1d(positions, "int32"));
+      x = this.embed(tf.reshape(tokens, [-1]) as tf.Tensor1D, tf.tensor1d(positions, "int32"));
     } else {
-      const tokenPart = matMul2d(this.oneHot(tf.reshape(tokens, [-1])), this.tokenEmbedding as tf.Tensor2D);
+      const tokenPart = matMul2d(this.oneHot(tf.reshape(tokens, [-1]) as tf.Tensor1D), this.tokenEmbedding as tf.Tensor2D);
       const positionPart = tf.slice(this.positionEmbedding, [0, 0], [time, -1]);
       x = tf.reshape(
         tf.add(tf.reshape(tokenPart, [batch, time, this.config.width]), positionPart),
@@ -464,14 +461,14 @@ export class Gpt {
     return { hidden: this.lnF.apply(x), caches };
   }
 
-  private oneHot(ids: tf.Tensor): tf.Tensor2D {
-    return tf.cast(tf.oneHot(ids as tf.Tensor1D, this.config.vocabSize), "float32") as tf.Tensor2D;
+  private oneHot(ids: tf.Tensor1D): tf.Tensor2D {
+    return floatOneHot(ids, this.config.vocabSize);
   }
 
   /** Token + position embeddings [N, d] from ids [N] and positions [N], both by oneHot x matMul. */
-  private embed(ids: tf.Tensor, positions: tf.Tensor1D): tf.Tensor2D {
+  private embed(ids: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D {
     const tokenPart = matMul2d(this.oneHot(ids), this.tokenEmbedding as tf.Tensor2D);
-    const positionHot = tf.cast(tf.oneHot(positions, this.config.contextLength), "float32") as tf.Tensor2D;
+    const positionHot = floatOneHot(positions, this.config.contextLength);
     return tf.add(tokenPart, matMul2d(positionHot, this.positionEmbedding as tf.Tensor2D));
   }
 
@@ -481,6 +478,13 @@ export class Gpt {
     return matMul2d(hidden, weight as tf.Tensor2D);
   }
 }
+
+/**
+ * One-hot rows as float32. Cast from int32: wasm's OneHot kernel ignores the dtype argument and writes
+ * integer bit patterns into a float32 tensor (tfjs 4.22).
+ */
+const floatOneHot = (ids: tf.Tensor1D, depth: number): tf.Tensor2D =>
+  tf.cast(tf.oneHot(ids, depth), "float32") as tf.Tensor2D;
 
 export const disposeCache = (cache: KvCache): void => {
   for (const layer of cache.layers) {

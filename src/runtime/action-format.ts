@@ -20,7 +20,9 @@ const MAX_ACTION_CHARS = 100_000;
 const singleStringField = (tool: Tool): string | undefined => {
   const schema = tool.jsonSchema as { type?: string; properties?: Record<string, { type?: string }> };
   const fields = Object.entries(schema.properties ?? {});
-  return schema.type === "object" && fields.length === 1 && fields[0][1].type === "string" ? fields[0][0] : undefined;
+  return schema.type === "object" && fields.length === 1 && fields[0][1].type === "string"
+    ? fields[0][0]
+    : undefined;
 };
 
 export const formatCall = (tool: Tool, args: Json): string => {
@@ -35,13 +37,15 @@ export const formatCall = (tool: Tool, args: Json): string => {
 export const formatAnswer = (text: string): string => `<answer>${text}</answer>`;
 
 export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>): ParsedAction => {
-  if (text.length > MAX_ACTION_CHARS) return { kind: "malformed", reason: `action longer than ${MAX_ACTION_CHARS} characters` };
+  if (text.length > MAX_ACTION_CHARS)
+    return { kind: "malformed", reason: `action longer than ${MAX_ACTION_CHARS} characters` };
   const match = TAGGED.exec(text.trim());
   if (!match) return { kind: "malformed", reason: "expected <tool>argument</tool> or <answer>text</answer>" };
   const [, name, inner] = match;
   if (name === "answer") return { kind: "answer", text: inner.trim() };
   const tool = tools[name];
-  if (!tool) return { kind: "malformed", reason: `unknown tool ${name}; tools: ${Object.keys(tools).join(", ")}` };
+  if (!tool)
+    return { kind: "malformed", reason: `unknown tool ${name}; tools: ${Object.keys(tools).join(", ")}` };
   const field = singleStringField(tool);
   let args: unknown;
   if (field !== undefined) args = { [field]: inner.trim() };
@@ -52,7 +56,9 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
       return { kind: "malformed", reason: `arguments of ${name} are not JSON` };
     }
   }
-  const decoded = Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(args);
+  const decoded = Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(
+    args,
+  );
   if (Result.isFailure(decoded))
     return { kind: "malformed", reason: `arguments of ${name}: ${String(decoded.failure.message)}` };
   return { kind: "call", tool: name, args: args as Json };

@@ -3,8 +3,8 @@
  * token context, and emits it. It holds no randomness of its own: each turn's seed is passed in.
  */
 import { assign, emit, fromPromise, setup } from "xstate";
-import type { PolicyActor } from "./policy-actor.ts";
 import type { PolicyAction, PolicyRequest } from "./policy.ts";
+import type { PolicyActor } from "./policy-actor.ts";
 
 export type AgentEmitted =
   | { readonly type: "agent.decided"; readonly request: PolicyRequest; readonly action: PolicyAction }
@@ -27,7 +27,9 @@ export const createAgentMachine = (policy: PolicyActor) =>
     on: { "agent.stop": ".stopped" },
     states: {
       waiting: {
-        on: { "agent.observe": { target: "thinking", actions: assign({ request: ({ event }) => event.request }) } },
+        on: {
+          "agent.observe": { target: "thinking", actions: assign({ request: ({ event }) => event.request }) },
+        },
       },
       thinking: {
         invoke: {

@@ -39,7 +39,8 @@ export class EpisodeDerivation {
     const e = event as EnvEmitted;
     switch (e.type) {
       case "env.observe": {
-        if (typeof e.text !== "string") throw new TypeError(`${this.envId}: observe() needs a string, got ${typeof e.text}`);
+        if (typeof e.text !== "string")
+          throw new TypeError(`${this.envId}: observe() needs a string, got ${typeof e.text}`);
         const tokens = this.tokenizer ? this.tokenizer.encode(e.text) : [];
         this.history.push({ role: "observation", text: e.text, tokens });
         for (const t of tokens) this.context.push(t);
@@ -48,15 +49,24 @@ export class EpisodeDerivation {
       }
       case "env.reward": {
         if (typeof e.value !== "number" || !Number.isFinite(e.value))
-          throw new TypeError(`${this.envId}: reward "${e.reason}" has value ${e.value}; rewards must be finite numbers`);
+          throw new TypeError(
+            `${this.envId}: reward "${e.reason}" has value ${e.value}; rewards must be finite numbers`,
+          );
         this.totalReturn += e.value;
-        return { type: "reward.assigned", kind: e.kind, value: e.value, turn: this.turn, reason: String(e.reason) };
+        return {
+          type: "reward.assigned",
+          kind: e.kind,
+          value: e.value,
+          turn: this.turn,
+          reason: String(e.reason),
+        };
       }
       case "env.end": {
         const metrics: Record<string, number> = {};
         for (const [k, v] of Object.entries(e.metrics ?? {}))
           if (typeof v === "number" && Number.isFinite(v)) metrics[k] = v;
-          else throw new TypeError(`${this.envId}: end() metric ${k} is ${v}; metrics must be finite numbers`);
+          else
+            throw new TypeError(`${this.envId}: end() metric ${k} is ${v}; metrics must be finite numbers`);
         this.ending ??= { reason: String(e.reason), metrics };
         return undefined;
       }
@@ -74,12 +84,19 @@ export class EpisodeDerivation {
 
   transitioned(snapshot: AnyMachineSnapshot): EventBody {
     const state = snapshot.value as Json;
-    return { type: "env.transitioned", state, hash: hashValue({ value: state, context: snapshot.context ?? null }) };
+    return {
+      type: "env.transitioned",
+      state,
+      hash: hashValue({ value: state, context: snapshot.context ?? null }),
+    };
   }
 
   /** The episode.ended event: the environment's ending, or an abort imposed from outside. */
   ended(abort?: string): EventBody {
-    const ending = abort !== undefined ? { reason: ABORTED + abort, metrics: {} } : (this.ending ?? { reason: "done", metrics: {} });
+    const ending =
+      abort !== undefined
+        ? { reason: ABORTED + abort, metrics: {} }
+        : (this.ending ?? { reason: "done", metrics: {} });
     return {
       type: "episode.ended",
       reason: ending.reason,

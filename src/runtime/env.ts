@@ -33,7 +33,12 @@ export interface EnvInput<Task = Json> {
 /** Events the machine emits; the runtime turns them into journal events. */
 export type EnvEmitted =
   | { readonly type: "env.observe"; readonly text: string }
-  | { readonly type: "env.reward"; readonly kind: RewardKind; readonly value: number; readonly reason: string }
+  | {
+      readonly type: "env.reward";
+      readonly kind: RewardKind;
+      readonly value: number;
+      readonly reason: string;
+    }
   | { readonly type: "env.end"; readonly reason: string; readonly metrics: Readonly<Record<string, number>> };
 
 // biome-ignore lint/suspicious/noExplicitAny: an action argument of any machine
@@ -55,20 +60,24 @@ export const observe = (text: Dynamic<string>): EnvAction =>
 
 /** Assigns a reward on the current turn. */
 export const reward = (kind: RewardKind, value: Dynamic<number>, reason: Dynamic<string>): EnvAction =>
-  emit((args: ActionArgs): EnvEmitted => ({
-    type: "env.reward",
-    kind,
-    value: resolve(value, args),
-    reason: resolve(reason, args),
-  }));
+  emit(
+    (args: ActionArgs): EnvEmitted => ({
+      type: "env.reward",
+      kind,
+      value: resolve(value, args),
+      reason: resolve(reason, args),
+    }),
+  );
 
 /** Ends the episode, with the environment's own metrics (exact match, F1, ...). */
 export const end = (reason: Dynamic<string>, metrics: Dynamic<Record<string, number>> = {}): EnvAction =>
-  emit((args: ActionArgs): EnvEmitted => ({
-    type: "env.end",
-    reason: resolve(reason, args),
-    metrics: resolve(metrics, args),
-  }));
+  emit(
+    (args: ActionArgs): EnvEmitted => ({
+      type: "env.end",
+      reason: resolve(reason, args),
+      metrics: resolve(metrics, args),
+    }),
+  );
 
 /**
  * The machine's actor implementations for its tools, by name. They call the tools directly, so the

@@ -5,16 +5,16 @@
  */
 import type { Json } from "effect/Schema";
 import { type AnyActorRef, createActor, fromPromise } from "xstate";
+import type { EpisodeWriter, Journal } from "../journal/journal.ts";
+import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
-import type { EpisodeWriter, Journal } from "../journal/journal.ts";
-import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { type AgentEmitted, createAgentMachine } from "./agent.ts";
 import { EpisodeDerivation } from "./derive.ts";
 import type { EnvDefinition } from "./env.ts";
-import type { PolicyActor } from "./policy-actor.ts";
 import type { PolicyAction } from "./policy.ts";
+import type { PolicyActor } from "./policy-actor.ts";
 
 export interface EpisodeOptions {
   readonly env: EnvDefinition;
@@ -51,8 +51,10 @@ const invalidAction = (action: PolicyAction, vocabulary: number): string | undef
     return `token ids must be integers in [0, ${vocabulary})`;
   if (!Array.isArray(action.logprobs) || action.logprobs.length !== action.tokens.length)
     return `${action.logprobs?.length} logprobs for ${action.tokens.length} tokens`;
-  if (!action.logprobs.every((l) => Number.isFinite(l) && l <= 1e-6)) return "logprobs must be finite and <= 0";
-  if (!Number.isInteger(action.version) || action.version < 0) return `version ${action.version} is not a natural number`;
+  if (!action.logprobs.every((l) => Number.isFinite(l) && l <= 1e-6))
+    return "logprobs must be finite and <= 0";
+  if (!Number.isInteger(action.version) || action.version < 0)
+    return `version ${action.version} is not a natural number`;
   if (action.allowed !== undefined && action.allowed.length !== action.tokens.length)
     return `${action.allowed.length} allowed lists for ${action.tokens.length} tokens`;
   return undefined;

@@ -24,7 +24,8 @@ export class PolicyActor {
     readonly policy: Policy,
     readonly maxBatch = 64,
   ) {
-    if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`maxBatch must be a positive integer, got ${maxBatch}`);
+    if (!Number.isInteger(maxBatch) || maxBatch < 1)
+      throw new RangeError(`maxBatch must be a positive integer, got ${maxBatch}`);
   }
 
   request(request: PolicyRequest): Promise<PolicyAction> {
@@ -52,7 +53,9 @@ export class PolicyActor {
     try {
       const actions = await this.policy.act(batch.map((p) => p.request));
       if (actions.length !== batch.length)
-        throw new Error(`policy ${this.policy.id} answered ${actions.length} rows for a batch of ${batch.length}`);
+        throw new Error(
+          `policy ${this.policy.id} answered ${actions.length} rows for a batch of ${batch.length}`,
+        );
       batch.forEach((p, i) => p.resolve(actions[i]));
     } catch (cause) {
       for (const p of batch) p.reject(cause);

@@ -37,7 +37,11 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
 export const TRUNCATION_MARKER = "…[truncated]";
 
 const describe = (cause: unknown): string =>
-  cause instanceof Error ? cause.message || cause.name : typeof cause === "string" ? cause : JSON.stringify(cause);
+  cause instanceof Error
+    ? cause.message || cause.name
+    : typeof cause === "string"
+      ? cause
+      : JSON.stringify(cause);
 
 /** Plain JSON of whatever the tool returned (NaN, functions and class instances normalised away), cut to size. */
 const toJsonResult = (content: unknown, limit: number): Json => {
@@ -68,7 +72,10 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
       const timedOut = new Promise<ToolResult>((resolve) => {
         timer = setTimeout(() => {
           controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-          resolve({ ok: false, error: { kind: "timeout", message: `${spec.name} timed out after ${timeoutMs} ms` } });
+          resolve({
+            ok: false,
+            error: { kind: "timeout", message: `${spec.name} timed out after ${timeoutMs} ms` },
+          });
         }, timeoutMs);
       });
       const ran = (async (): Promise<ToolResult> => {

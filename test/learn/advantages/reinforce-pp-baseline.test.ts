@@ -11,8 +11,8 @@ describe("reinforce++-baseline: group mean removed, then normalised over the bat
     ];
     // A' = .5 (a, 2 tokens), -.5 (b, 1 token): token mean 1/6, sample std sqrt(1/3)
     const { advantages, degenerateGroups } = computeAdvantages("reinforce++-baseline", batch);
-    const up = (1 / 3 / (Math.sqrt(1 / 3) + 1e-6)) as number;
-    const down = (-2 / 3 / (Math.sqrt(1 / 3) + 1e-6)) as number;
+    const up = 1 / 3 / (Math.sqrt(1 / 3) + 1e-6);
+    const down = -2 / 3 / (Math.sqrt(1 / 3) + 1e-6);
     expect(advantages[0][1]).toBeCloseTo(up, 5);
     expect(advantages[0][3]).toBeCloseTo(up, 5);
     expect(advantages[0][2]).toBe(0);

@@ -1,0 +1,163 @@
+/**
+ * The `agent-r1` command line. Exit codes: 0 success, 1 a check failed (divergence, corruption), 2 bad
+ * usage (unknown names, wrong values, missing files), with a one-line message saying what is accepted.
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { DURABILITIES, type Durability } from "../journal/journal.ts";
+import { UsageError } from "../kernel/errors.ts";
+import { checkPath } from "../replay/verify-files.ts";
+import { policyFor, record } from "./record.ts";
+import { ENVIRONMENTS, envById } from "./registry.ts";
+
+const positiveInt = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+  return n;
+};
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const err = (line: string) => process.stderr.write(`${line}\n`);
+
+export const buildProgram = (setExit: (code: number) => void): Command => {
+  const program = new Command("agent-r1")
+    .description(
+      "End-to-end RL for tool-using LLM agents: record, replay and train episodes of ToolEnv environments.",
+    )
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+
+  const envOption = () =>
+    new Option("--env <id>", "environment id").choices(Object.keys(ENVIRONMENTS)).makeOptionMandatory();
+
+  program
+    .command("record")
+    .description("run episodes with a scripted policy and write one .jsonl journal per episode")
+    .addOption(envOption())
+    .requiredOption("--policy <name>", "policy shipped with the environment (e.g. expert, random)")
+    .option("--episodes <n>", "number of episodes", positiveInt("--episodes"), 20)
+    .option("--seed <seed>", "run seed: episode i uses <seed>:i", "0")
+    .requiredOption("--out <dir>", "folder for the journals (created if missing)")
+    .option("--concurrency <n>", "episodes running at once", positiveInt("--concurrency"), 16)
+    .option("--group-size <n>", "episodes per task (GRPO groups)", positiveInt("--group-size"), 1)
+    .addOption(
+      new Option("--durability <policy>", "fsync after every event, per episode, or never")
+        .choices(DURABILITIES)
+        .default("episode"),
+    )
+    .option("--json", "print the summary as JSON")
+    .action(async (opts) => {
+      const env = envById(opts.env);
+      const summary = await record({
+        env,
+        policy: policyFor(env, opts.policy),
+        episodes: opts.episodes,
+        seed: String(opts.seed),
+        out: opts.out,
+        concurrency: opts.concurrency,
+        groupSize: opts.groupSize,
+        durability: opts.durability as Durability,
+      });
+      if (opts.json) out(JSON.stringify(summary));
+      else
+        out(
+          `recorded ${summary.episodes} episodes of ${summary.env} with ${summary.policy} into ${summary.out}: ` +
+            `${summary.events} events, mean return ${summary.meanReturn.toFixed(3)}` +
+            (summary.successRate === null ? "" : `, success ${summary.successRate.toFixed(3)}`) +
+            (summary.aborted ? `, ${summary.aborted} aborted` : "") +
+            ` (${summary.seconds.toFixed(1)} s)`,
+        );
+    });
+
+  program
+    .command("replay")
+    .description(
+      "read journals (schema, seq, hash chain); --verify re-derives every event through the environment",
+    )
+    .argument("<path>", "a .jsonl journal or a folder of them")
+    .option(
+      "--verify",
+      "fold the recorded inputs through the environment machine and compare every derived event",
+    )
+    .option(
+      "--repair",
+      "truncate a torn last line (a crash mid-write) before reading, and say what was removed",
+    )
+    .option("--quiet", "print only problems and the summary")
+    .action(async (path: string, opts) => {
+      let ok = 0;
+      let bad = 0;
+      for await (const verdict of checkPath(path, {
+        verify: !!opts.verify,
+        repair: !!opts.repair,
+        envOf: envById,
+      })) {
+        if (verdict.repaired)
+          err(
+            `repaired ${verdict.repaired.file}: kept ${verdict.repaired.keptEvents} events, removed ${verdict.repaired.removedBytes} bytes: ${JSON.stringify(verdict.repaired.removedText.slice(0, 120))}`,
+          );
+        if (verdict.ok) {
+          ok += 1;
+          if (!opts.quiet && verdict.events > 0)
+            out(
+              `ok ${verdict.file}: ${verdict.events} events` +
+                (verdict.return === undefined ? "" : `, return ${verdict.return.toFixed(3)}`) +
+                `, ${verdict.reason}`,
+            );
+        } else {
+          bad += 1;
+          err(`FAIL ${verdict.problem}`);
+        }
+      }
+      out(`${opts.verify ? "verified" : "read"} ${ok} journal(s) ok, ${bad} failed`);
+      setExit(bad > 0 ? 1 : 0);
+    });
+
+  program
+    .command("start")
+    .description(
+      "the main job: record a batch of lookup episodes (expert and random), replay-verify them, summarize",
+    )
+    .option("--out <dir>", "folder for the run", "runs/start")
+    .option("--episodes <n>", "episodes per policy", positiveInt("--episodes"), 200)
+    .option("--seed <seed>", "run seed", "1")
+    .action(async (opts) => {
+      const { runStart } = await import("./start.ts");
+      setExit(await runStart({ out: opts.out, episodes: opts.episodes, seed: String(opts.seed) }));
+    });
+
+  return program;
+};
+
+export const main = async (argv: readonly string[]): Promise<number> => {
+  let code = 0;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return code;
+  } catch (cause) {
+    if (cause instanceof CommanderError) {
+      // Help and version are not errors; commander has printed the message already.
+      return cause.exitCode === 0 ||
+        cause.code === "commander.helpDisplayed" ||
+        cause.code === "commander.help"
+        ? 0
+        : 2;
+    }
+    if (cause instanceof UsageError) {
+      err(`error: ${cause.message}`);
+      return 2;
+    }
+    if (
+      (cause as NodeJS.ErrnoException)?.code === "ENOENT" ||
+      (cause as NodeJS.ErrnoException)?.code === "EACCES"
+    ) {
+      err(`error: ${(cause as Error).message}`);
+      return 2;
+    }
+    err(`error: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`);
+    return 1;
+  }
+};

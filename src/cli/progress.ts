@@ -1,0 +1,65 @@
+/**
+ * Progress for long commands: a bar with rate and ETA on a terminal, plain periodic lines otherwise
+ * (CI, pipes), always on stderr so stdout stays machine-readable.
+ */
+import cliProgress from "cli-progress";
+
+export interface Progress {
+  tick(by?: number, info?: Record<string, string | number>): void;
+  stop(): void;
+}
+
+export const progress = (
+  label: string,
+  total: number,
+  stream: NodeJS.WriteStream = process.stderr,
+): Progress => {
+  if (stream.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      {
+        stream,
+        format: `${label} [{bar}] {value}/{total} {percentage}% | {rate}/s | ETA {eta_formatted} {info}`,
+        hideCursor: true,
+        etaBuffer: 50,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    const started = Date.now();
+    bar.start(total, 0, { rate: "0", info: "" });
+    let done = 0;
+    return {
+      tick: (by = 1, info = {}) => {
+        done += by;
+        const rate = (done / Math.max(1e-3, (Date.now() - started) / 1000)).toFixed(1);
+        const text = Object.entries(info)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(" ");
+        bar.update(done, { rate, info: text });
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  const started = Date.now();
+  let done = 0;
+  let lastPrint = 0;
+  const print = (info: Record<string, string | number>) => {
+    const seconds = (Date.now() - started) / 1000;
+    const rate = done / Math.max(1e-3, seconds);
+    const eta = rate > 0 ? Math.round((total - done) / rate) : 0;
+    const text = Object.entries(info)
+      .map(([k, v]) => ` ${k} ${v}`)
+      .join("");
+    stream.write(`${label}: ${done}/${total} (${rate.toFixed(1)}/s, ETA ${eta}s)${text}\n`);
+  };
+  return {
+    tick: (by = 1, info = {}) => {
+      done += by;
+      const now = Date.now();
+      if (now - lastPrint >= 2000 || done === total) {
+        lastPrint = now;
+        print(info);
+      }
+    },
+    stop: () => {},
+  };
+};

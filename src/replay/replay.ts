@@ -1,0 +1,223 @@
+/**
+ * Replay: fold an episode's recorded inputs (the agent's actions, the tools' results) through the
+ * environment machine's pure functions `initialTransition` / `transition`. No tool and no policy is
+ * called: the machine's tool invocations are matched to recorded calls and answered with the recorded
+ * results, in the recorded order. Every derived event is re-derived by the same code the live runtime
+ * uses; with `verify`, each one must equal the record, or a NonDeterminismError names the episode, the
+ * seq, and both versions.
+ */
+import type { Json } from "effect/Schema";
+import { type AnyMachineSnapshot, initialTransition, transition } from "xstate";
+import { canonicalJson } from "../kernel/canonical.ts";
+import { NonDeterminismError } from "../kernel/errors.ts";
+import type { EpisodeEvent, EventBody, EventOf } from "../kernel/events.ts";
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+import { ABORTED, EpisodeDerivation } from "../runtime/derive.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+
+export interface ReplayOptions {
+  /** Compare every re-derived event with the record (default true). Off: derive afresh (re-reward). */
+  readonly verify?: boolean;
+  /** Tokenizer for observation tokens; defaults to the environment's when its id matches the record's. */
+  readonly tokenizer?: Tokenizer;
+  /** Named in error messages. */
+  readonly file?: string;
+}
+
+export interface ReplayResult {
+  readonly episode: string;
+  /** The replayed stream: recorded inputs and re-derived events, in order, without envelopes. */
+  readonly events: readonly EventBody[];
+  readonly rewards: readonly EventOf<"reward.assigned">[] | readonly EventBody[];
+  readonly return: number;
+  readonly reason: string;
+  readonly turns: number;
+  /** Whether observation tokens were checked (false when the record's tokenizer was not available). */
+  readonly tokensVerified: boolean;
+}
+
+const bodyOf = (event: EpisodeEvent): EventBody => {
+  const { v: _v, episode: _e, seq: _s, prev: _p, digest: _d, meta: _m, ...body } = event;
+  return body as EventBody;
+};
+
+export const replayEpisode = (
+  recorded: readonly EpisodeEvent[],
+  env: EnvDefinition,
+  options: ReplayOptions = {},
+): ReplayResult => {
+  const verify = options.verify ?? true;
+  const started = recorded[0];
+  const episode = started?.episode ?? "(empty)";
+  const diverge = (seq: number, expected: string, actual: string): never => {
+    throw new NonDeterminismError({ episode, seq, file: options.file, expected, actual });
+  };
+  if (!started || started.type !== "episode.started")
+    return diverge(0, "episode.started", "no episode.started first");
+  if (started.env.id !== env.id)
+    diverge(0, `environment ${started.env.id}`, `replayed with environment ${env.id}`);
+  if (verify && started.env.version !== env.version)
+    diverge(
+      0,
+      `environment ${env.id} version ${started.env.version}`,
+      `this build has version ${env.version}; replay the journal with the version that recorded it`,
+    );
+  const tokenizer = options.tokenizer ?? (env.tokenizer.id === started.tokenizer ? env.tokenizer : undefined);
+  const tokensVerified = tokenizer !== undefined && tokenizer.id === started.tokenizer;
+  const derivation = new EpisodeDerivation(env.id, tokensVerified ? tokenizer : undefined);
+  const out: EventBody[] = [bodyOf(started)];
+  let cursor = 1;
+  let callCounter = 0;
+  /** Tool calls in flight: call id -> the machine's child actor id. */
+  const pending = new Map<string, string>();
+  const stopped = new Set<string>();
+
+  /** A re-derived event: compared with the record (verify) and kept. */
+  const derived = (body: EventBody) => {
+    const record = recorded[cursor];
+    if (verify) {
+      if (!record) diverge(recorded.length, "(end of journal)", canonicalJson(body));
+      let actual = body;
+      if (!tokensVerified && body.type === "env.observed" && record.type === "env.observed")
+        actual = { ...body, tokens: record.tokens };
+      const expected = canonicalJson(bodyOf(record));
+      if (canonicalJson(actual) !== expected) diverge(record.seq, expected, canonicalJson(actual));
+      out.push(actual);
+      cursor += 1;
+    } else {
+      // Deriving afresh: skip the record's derived events; keep its inputs for the fold.
+      out.push(body);
+    }
+  };
+
+  let snapshot: AnyMachineSnapshot;
+  let ended = false;
+
+  const step = ([next, actions]: [AnyMachineSnapshot, { type: string; params?: unknown }[]]) => {
+    snapshot = next;
+    for (const action of actions) {
+      const params = (action.params ?? {}) as Record<string, unknown>;
+      if (action.type === "xstate.emit") {
+        const body = derivation.emitted(params.event as { type: string });
+        if (body) derived(body);
+      } else if (
+        action.type === "xstate.spawnChild" &&
+        typeof params.src === "string" &&
+        params.src in env.tools
+      ) {
+        const call = `c${callCounter++}`;
+        const actor = String(params.id);
+        pending.set(call, actor);
+        derived({
+          type: "tool.called",
+          turn: derivation.turn,
+          call,
+          actor,
+          tool: params.src,
+          args: JSON.parse(JSON.stringify(params.input ?? null)) as Json,
+        });
+      } else if (action.type === "xstate.stopChild") {
+        const ref = params.actorRef as { id?: string } | string | undefined;
+        const actor = typeof ref === "string" ? ref : ref?.id;
+        for (const [call, id] of pending) if (id === actor) stopped.add(call);
+      }
+    }
+    derived(derivation.transitioned(snapshot));
+    if (derivation.ending || snapshot.status === "done") {
+      derived(derivation.ended());
+      ended = true;
+    }
+  };
+
+  const input = { task: started.task, seed: started.seed };
+  step(initialTransition(env.machine, input) as never);
+
+  /** The next recorded input, skipping (when not verifying) the record's own derived events. */
+  const nextInput = (): EpisodeEvent | undefined => {
+    while (cursor < recorded.length) {
+      const event = recorded[cursor];
+      if (event.type === "agent.acted" || event.type === "tool.returned") return event;
+      if (event.type === "episode.ended" && event.reason.startsWith(ABORTED)) return event;
+      if (verify) return event;
+      cursor += 1;
+    }
+    return undefined;
+  };
+
+  while (!ended) {
+    const event = nextInput();
+    if (!event) {
+      if (verify)
+        diverge(
+          recorded.length,
+          "(end of journal)",
+          "the machine is still running: the journal was cut short",
+        );
+      break;
+    }
+    if (event.type === "agent.acted") {
+      if (!derivation.awaitingAction || pending.size > stopped.size)
+        diverge(event.seq, "agent.acted", "the machine was not waiting for an action here");
+      cursor += 1;
+      out.push(bodyOf(event));
+      derivation.acted(event.text, event.tokens);
+      for (const call of stopped) pending.delete(call);
+      stopped.clear();
+      step(
+        transition(env.machine, snapshot!, {
+          type: "agent.act",
+          turn: event.turn,
+          text: event.text,
+          tokens: event.tokens,
+        }) as never,
+      );
+    } else if (event.type === "tool.returned") {
+      const actor = pending.get(event.call);
+      if (actor === undefined)
+        diverge(event.seq, `tool.returned for call ${event.call}`, "no such call in flight");
+      cursor += 1;
+      out.push(bodyOf(event));
+      pending.delete(event.call);
+      // Returned after the machine stopped waiting for it: the live actor dropped it too.
+      if (stopped.delete(event.call)) continue;
+      step(
+        transition(env.machine, snapshot!, {
+          type: `xstate.done.actor.${actor}`,
+          output: event.result,
+          actorId: actor,
+        } as never) as never,
+      );
+    } else if (event.type === "episode.ended" && event.reason.startsWith(ABORTED)) {
+      cursor += 1;
+      const body = derivation.ended(event.reason.slice(ABORTED.length));
+      if (verify && canonicalJson(body) !== canonicalJson(bodyOf(event)))
+        diverge(event.seq, canonicalJson(bodyOf(event)), canonicalJson(body));
+      out.push(body);
+      ended = true;
+    } else {
+      diverge(
+        event.seq,
+        canonicalJson(bodyOf(event)),
+        "replay derived nothing here (the machine produced no such event)",
+      );
+    }
+  }
+  if (verify && cursor < recorded.length)
+    diverge(
+      recorded[cursor].seq,
+      canonicalJson(bodyOf(recorded[cursor])),
+      "replay ended the episode before this event",
+    );
+
+  const last = out[out.length - 1];
+  const endedBody = last?.type === "episode.ended" ? last : derivation.ended("journal cut short");
+  return {
+    episode,
+    events: out,
+    rewards: out.filter((e) => e.type === "reward.assigned"),
+    return: derivation.totalReturn,
+    reason: endedBody.type === "episode.ended" ? endedBody.reason : "",
+    turns: derivation.actions,
+    tokensVerified,
+  };
+};
