@@ -56,7 +56,9 @@ export class PolicyActor {
         throw new Error(
           `policy ${this.policy.id} answered ${actions.length} rows for a batch of ${batch.length}`,
         );
-      batch.forEach((p, i) => p.resolve(actions[i]));
+      batch.forEach((p, i) => {
+        p.resolve(actions[i]);
+      });
     } catch (cause) {
       for (const p of batch) p.reject(cause);
     } finally {
