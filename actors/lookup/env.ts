@@ -45,101 +45,110 @@ interface Context {
 
 type Events = AgentActEvent;
 
-const machine = setup({
-  types: { context: {} as Context, events: {} as Events, input: {} as EnvInput<LookupTask> },
-  actors: toolActors(tools),
-  guards: {
-    outOfTurns: ({ context }) => context.turn >= MAX_TURNS,
-  },
-}).createMachine({
-  id: "lookup",
-  context: ({ input }) => ({
-    task: input.task,
-    turn: 0,
-    looked: [],
-    lastReward: 0,
-    pending: "",
-    feedback: "",
-  }),
-  initial: "awaiting",
-  entry: observe(({ context }) => promptOf(context.task)),
-  states: {
-    awaiting: {
-      on: {
-        "agent.act": [
-          {
-            guard: ({ event }) => parseAction(event.text, tools).kind === "answer",
-            target: "done",
-            actions: [
-              assign({ turn: ({ context }) => context.turn + 1 }),
-              reward(
-                "outcome",
-                ({ context, event }) => (answerOf(event.text) === solve(context.task).answer ? 1 : 0),
-                ({ context, event }) =>
-                  answerOf(event.text) === solve(context.task).answer ? "correct answer" : "wrong answer",
-              ),
-              end("answered", ({ context, event }) => ({
-                success: answerOf(event.text) === solve(context.task).answer ? 1 : 0,
-              })),
-            ],
-          },
-          {
-            guard: ({ event }) => parseAction(event.text, tools).kind === "call",
-            target: "calling",
-            actions: assign({
-              turn: ({ context }) => context.turn + 1,
-              pending: ({ event }) => keyOf(event.text),
-            }),
-          },
-          {
-            target: "checkTurns",
-            actions: [
-              assign({
-                turn: ({ context }) => context.turn + 1,
-                feedback: ({ event }) => {
-                  const parsed = parseAction(event.text, tools);
-                  return `error : ${parsed.kind === "malformed" ? "malformed action" : "unexpected action"} .`;
-                },
-              }),
-              reward("process", -0.1, "malformed action"),
-            ],
-          },
-        ],
-      },
+/** The reward scheme; the defaults are the environment's. Variants exist to re-reward recorded episodes. */
+export interface LookupRewards {
+  readonly neededKey: number;
+  readonly repeated: number;
+  readonly malformed: number;
+}
+export const DEFAULT_REWARDS: LookupRewards = { neededKey: 0.2, repeated: -0.1, malformed: -0.1 };
+
+const createMachine = (rewards: LookupRewards) =>
+  setup({
+    types: { context: {} as Context, events: {} as Events, input: {} as EnvInput<LookupTask> },
+    actors: toolActors(tools),
+    guards: {
+      outOfTurns: ({ context }) => context.turn >= MAX_TURNS,
     },
-    calling: {
-      invoke: {
-        src: "lookup",
-        input: ({ context }: { context: Context }) => ({ key: context.pending }),
-        onDone: {
-          target: "checkTurns",
-          actions: [
-            reward(
-              "process",
-              ({ context }) => processReward(context),
-              ({ context }) => processReason(context),
-            ),
-            assign({
-              looked: ({ context }) => [...context.looked, context.pending],
-              feedback: ({ context, event }) => describeResult(context.pending, event.output),
-            }),
+  }).createMachine({
+    id: "lookup",
+    context: ({ input }) => ({
+      task: input.task,
+      turn: 0,
+      looked: [],
+      lastReward: 0,
+      pending: "",
+      feedback: "",
+    }),
+    initial: "awaiting",
+    entry: observe(({ context }) => promptOf(context.task)),
+    states: {
+      awaiting: {
+        on: {
+          "agent.act": [
+            {
+              guard: ({ event }) => parseAction(event.text, tools).kind === "answer",
+              target: "done",
+              actions: [
+                assign({ turn: ({ context }) => context.turn + 1 }),
+                reward(
+                  "outcome",
+                  ({ context, event }) => (answerOf(event.text) === solve(context.task).answer ? 1 : 0),
+                  ({ context, event }) =>
+                    answerOf(event.text) === solve(context.task).answer ? "correct answer" : "wrong answer",
+                ),
+                end("answered", ({ context, event }) => ({
+                  success: answerOf(event.text) === solve(context.task).answer ? 1 : 0,
+                })),
+              ],
+            },
+            {
+              guard: ({ event }) => parseAction(event.text, tools).kind === "call",
+              target: "calling",
+              actions: assign({
+                turn: ({ context }) => context.turn + 1,
+                pending: ({ event }) => keyOf(event.text),
+              }),
+            },
+            {
+              target: "checkTurns",
+              actions: [
+                assign({
+                  turn: ({ context }) => context.turn + 1,
+                  feedback: ({ event }) => {
+                    const parsed = parseAction(event.text, tools);
+                    return `error : ${parsed.kind === "malformed" ? "malformed action" : "unexpected action"} .`;
+                  },
+                }),
+                reward("process", rewards.malformed, "malformed action"),
+              ],
+            },
           ],
         },
       },
-    },
-    checkTurns: {
-      always: [
-        {
-          guard: "outOfTurns",
-          target: "done",
-          actions: [reward("outcome", 0, "turn limit"), end("turn-limit", { success: 0 })],
+      calling: {
+        invoke: {
+          src: "lookup",
+          input: ({ context }: { context: Context }) => ({ key: context.pending }),
+          onDone: {
+            target: "checkTurns",
+            actions: [
+              reward(
+                "process",
+                ({ context }) => processReward(context, rewards),
+                ({ context }) => processReason(context),
+              ),
+              assign({
+                looked: ({ context }) => [...context.looked, context.pending],
+                feedback: ({ context, event }) => describeResult(context.pending, event.output),
+              }),
+            ],
+          },
         },
-        { target: "awaiting", actions: observe(({ context }) => context.feedback) },
-      ],
+      },
+      checkTurns: {
+        always: [
+          {
+            guard: "outOfTurns",
+            target: "done",
+            actions: [reward("outcome", 0, "turn limit"), end("turn-limit", { success: 0 })],
+          },
+          { target: "awaiting", actions: observe(({ context }) => context.feedback) },
+        ],
+      },
+      done: { type: "final" },
     },
-    done: { type: "final" },
-  },
-});
+  });
 
 const answerOf = (text: string) => {
   const parsed = parseAction(text, tools);
@@ -150,9 +159,9 @@ const keyOf = (text: string) => {
   return parsed.kind === "call" ? String((parsed.args as { key: string }).key) : "";
 };
 
-const processReward = (context: Context): number => {
-  if (context.looked.includes(context.pending)) return -0.1;
-  return solve(context.task).path.includes(context.pending) ? 0.2 : 0;
+const processReward = (context: Context, rewards: LookupRewards): number => {
+  if (context.looked.includes(context.pending)) return rewards.repeated;
+  return solve(context.task).path.includes(context.pending) ? rewards.neededKey : 0;
 };
 const processReason = (context: Context): string => {
   if (context.looked.includes(context.pending)) return "repeated lookup";
@@ -183,13 +192,16 @@ export const tokenizer = new WordTokenizer([
   "-",
 ]);
 
-export const lookupEnv = defineEnv<LookupTask>({
-  id: "lookup",
-  version: "1",
-  description: "Find a key's value in a store through a lookup tool (one or two hops).",
-  machine,
-  tools,
-  tokenizer,
-  task: drawTask,
-  maxTurns: MAX_TURNS + 2,
-});
+export const createLookupEnv = (rewards: LookupRewards = DEFAULT_REWARDS) =>
+  defineEnv<LookupTask>({
+    id: "lookup",
+    version: "1",
+    description: "Find a key's value in a store through a lookup tool (one or two hops).",
+    machine: createMachine(rewards),
+    tools,
+    tokenizer,
+    task: drawTask,
+    maxTurns: MAX_TURNS + 2,
+  });
+
+export const lookupEnv = createLookupEnv();

@@ -1,7 +1,15 @@
 import { lookupEnv } from "./env.ts";
 import { expertPolicy, randomPolicy } from "./policies.ts";
 
-export { lookupEnv, lookupTool, MAX_TURNS, tokenizer } from "./env.ts";
+export {
+  createLookupEnv,
+  DEFAULT_REWARDS,
+  type LookupRewards,
+  lookupEnv,
+  lookupTool,
+  MAX_TURNS,
+  tokenizer,
+} from "./env.ts";
 export { expertPolicy, randomPolicy } from "./policies.ts";
 export * from "./store.ts";
 

@@ -23,7 +23,10 @@ const Envelope = {
   prev: Schema.String,
   /** Hash of this event's own canonical JSON (without `digest` and `meta`): an edited line is caught at its own line. */
   digest: Schema.String,
-  /** Wall-clock metadata (ms since epoch). Never hashed, never compared on replay. */
+  /**
+   * Optional wall-clock metadata (ms since epoch) for other writers. Never hashed or compared on replay,
+   * so it is not protected against edits; the runtime does not write it.
+   */
   meta: Schema.optionalKey(Schema.Struct({ at: Schema.optionalKey(Schema.Finite) })),
 };
 

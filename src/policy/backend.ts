@@ -7,11 +7,13 @@
  *   cpu         @tensorflow/tfjs-backend-cpu
  *
  * Optional packages are imported by a computed name inside try/catch, so nothing requires them. On wasm we
- * register the one kernel training needs that the package lacks (UnsortedSegmentSum, the gradient of gather).
+ * register the one kernel training needs that the package lacks (UnsortedSegmentSum, the gradient of gather),
+ * and on every backend the gradients that tfjs-core's Node build leaves out (see gradients.ts).
  */
 import { createRequire } from "node:module";
 import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
+import { registerGradients } from "./gradients.ts";
 
 export type BackendName = "tensorflow" | "webgpu" | "wasm" | "cpu";
 export type BackendChoice = "auto" | BackendName;
@@ -214,6 +216,7 @@ export const initBackend = async (
     if (chosen === null) throw new Error(`no tfjs backend could be initialised (${reasons.join("; ")})`);
   }
   if (chosen === "wasm") registerMissingWasmKernels();
+  registerGradients();
   if (announced !== chosen) {
     log(`tfjs backend: ${chosen}`);
     announced = chosen;

@@ -19,6 +19,7 @@
  */
 import * as tf from "@tensorflow/tfjs-core";
 import { Rng } from "../kernel/prng.ts";
+import { registerGradients } from "./gradients.ts";
 
 export interface GptConfig {
   /** Number of token ids (the tokenizer's size). */
@@ -176,7 +177,9 @@ export interface LayerCache {
 }
 
 class CausalSelfAttention {
-  readonly qkv: Linear;
+  readonly query: Linear;
+  readonly key: Linear;
+  readonly value: Linear;
   readonly proj: Linear;
   constructor(
     store: ParameterStore,
@@ -184,7 +187,10 @@ class CausalSelfAttention {
     readonly config: GptConfig,
   ) {
     const { width, initStd, layers } = config;
-    this.qkv = new Linear(store, `${name}.qkv`, width, 3 * width, initStd);
+    // Three projections rather than one split in three: wasm's SplitV (and its Concat gradient) is slow.
+    this.query = new Linear(store, `${name}.query`, width, width, initStd);
+    this.key = new Linear(store, `${name}.key`, width, width, initStd);
+    this.value = new Linear(store, `${name}.value`, width, width, initStd);
     this.proj = new Linear(store, `${name}.proj`, width, width, initStd / Math.sqrt(2 * layers));
   }
 
@@ -196,8 +202,8 @@ class CausalSelfAttention {
     const { width, heads } = this.config;
     const headWidth = width / heads;
     const time = x.shape[0] / batch;
-    const [q, k, v] = tf.split(this.qkv.apply(x), 3, 1).map((part) =>
-      tf.transpose(tf.reshape(part, [batch, time, heads, headWidth]), [0, 2, 1, 3]),
+    const [q, k, v] = [this.query, this.key, this.value].map((projection) =>
+      tf.transpose(tf.reshape(projection.apply(x), [batch, time, heads, headWidth]), [0, 2, 1, 3]),
     ) as tf.Tensor4D[];
     const keys = past ? tf.concat([past.keys, k], 2) : k;
     const values = past ? tf.concat([past.values, v], 2) : v;
@@ -308,6 +314,7 @@ export class Gpt {
 
   constructor(config: Partial<GptConfig>, seed: string) {
     this.config = gptConfig(config);
+    registerGradients();
     const { vocabSize, contextLength, width, layers, initStd, tiedEmbeddings, layerNormEps } = this.config;
     this.store = new ParameterStore(seed);
     const store = this.store;

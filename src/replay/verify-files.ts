@@ -55,7 +55,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
         return {
           ...verdict,
           ok: false,
-          problem: `${file}: the episode has no episode.ended (recording stopped after ${events.length} events)`,
+          problem: `${file}:${events.length + 1}: the episode has no episode.ended (the journal stops after ${events.length} events: cut short, or still recording)`,
         };
       const result = replayEpisode(events, env, { file });
       verdict = { ...verdict, return: result.return, reason: result.reason };

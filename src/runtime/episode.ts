@@ -78,8 +78,8 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     const inFlight = new Set<string>();
 
     /** Stamps and appends; consumers see the event only after the append. Resolves once it is appended. */
-    const record = (body: EventBody, meta?: { at: number }): Promise<void> => {
-      const event = chain.stamp(body, meta);
+    const record = (body: EventBody): Promise<void> => {
+      const event = chain.stamp(body);
       events.push(event);
       const appended = writer!.append(event);
       appended.catch((cause) => {
@@ -115,7 +115,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       finished = true;
       try {
         const body = derivation.ended(abort);
-        record(body, { at: Date.now() });
+        record(body);
         envActor?.stop();
         agent.stop();
         await writer!.close();
@@ -209,9 +209,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
           seed,
           policy: { id: policy.policy.id, version: policy.policy.version },
           tokenizer: tokenizer.id,
-        },
-        { at: Date.now() },
-      );
+        });
       agent.start();
       envActor = createActor(env.machine.provide({ actors: recordingTools }), { input: { task, seed } });
       envActor.on("*", onEmitted);

@@ -1,0 +1,207 @@
+/**
+ * `npm run bench`: three figures, each measured side by side in one run, medians over alternating repeats
+ * (DESIGN.md section 11). Prints a table and writes docs/bench.md (with bench/notes.md appended).
+ *
+ * Options: `--quick` (smaller workloads, for a smoke run), `--repeats N`, `--no-write` (do not touch
+ * docs/bench.md).
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, platform, release, tmpdir } from "node:os";
+import { join } from "node:path";
+import { bareFold, readAndReplay, replayVerify } from "./replay.ts";
+import { journalAppend, rawAppend } from "./journal.ts";
+import { recordLookup, restamp, scriptsOf } from "./record.ts";
+import { type PairResult, fmtRate, fmtRatio, median, pairs, rate, type Sample, spread, table } from "./stats.ts";
+import { bareSteps, runtimeSteps } from "./steps.ts";
+
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const write = !args.includes("--no-write");
+const repeatsArg = args.indexOf("--repeats");
+const REPEATS = repeatsArg >= 0 ? Number(args[repeatsArg + 1]) : 5;
+const CONCURRENCY = 32;
+/** Episodes per repeat of figure 1 (each about 2.5 steps), of figure 2 (one fsync each) and of figure 3. */
+const STEP_EPISODES = quick ? 400 : 4000;
+const JOURNAL_EPISODES = quick ? 50 : 300;
+const REPLAY_EPISODES = quick ? 400 : 4000;
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const medianRate = (samples: readonly Sample[]) => median(samples.map(rate));
+
+const main = async () => {
+  const started = Date.now();
+  const root = mkdtempSync(join(tmpdir(), "agent-r1-bench-"));
+  try {
+    const recordEpisodes = Math.max(STEP_EPISODES, REPLAY_EPISODES, JOURNAL_EPISODES);
+    log(`recording ${recordEpisodes} lookup episodes (MemoryJournal) ...`);
+    const records = await recordLookup(recordEpisodes, CONCURRENCY);
+    const stepRecords = records.slice(0, STEP_EPISODES);
+    const scripts = scriptsOf(stepRecords);
+    const expectedSteps = stepRecords.reduce((n, r) => n + r.turns, 0);
+
+    // Figure 1 ------------------------------------------------------------------------------------------
+    log(`figure 1: ${STEP_EPISODES} episodes, ${expectedSteps} steps per repeat, ${REPEATS} repeats ...`);
+    await runtimeSteps(root, Math.min(200, STEP_EPISODES), CONCURRENCY, sumTurns(stepRecords, 200)); // warm-up
+    await bareSteps(scripts.slice(0, 200), CONCURRENCY);
+    const steps = await pairs(
+      REPEATS,
+      () => runtimeSteps(root, STEP_EPISODES, CONCURRENCY, expectedSteps),
+      async () => {
+        const s = await bareSteps(scripts, CONCURRENCY);
+        if (s.units !== expectedSteps) throw new Error(`bare took ${s.units} steps, expected ${expectedSteps}`);
+        return s;
+      },
+    );
+    const overhead = median(steps.ratios.map((r) => 1 / r));
+
+    // Figure 2 ------------------------------------------------------------------------------------------
+    const journalEpisodes = records.slice(0, JOURNAL_EPISODES).map((r, i) => restamp(r.events, `j-${i}`));
+    const journalEvents = journalEpisodes.reduce((n, e) => n + e.length, 0);
+    log(`figure 2: ${JOURNAL_EPISODES} episodes, ${journalEvents} events per repeat ...`);
+    await journalAppend(join(root, "warm-journal"), journalEpisodes.slice(0, 20));
+    await rawAppend(join(root, "warm-raw"), journalEpisodes.slice(0, 20));
+    const appendDirs: string[] = [];
+    const appends = await pairs(
+      REPEATS,
+      (r) => {
+        const dir = join(root, `journal-${r}`);
+        appendDirs.push(dir);
+        return journalAppend(dir, journalEpisodes);
+      },
+      (r) => rawAppend(join(root, `raw-${r}`), journalEpisodes),
+    );
+
+    // Figure 3 ------------------------------------------------------------------------------------------
+    const replayEpisodes = records.slice(0, REPLAY_EPISODES).map((r, i) => restamp(r.events, `r-${i}`));
+    const replayEvents = replayEpisodes.reduce((n, e) => n + e.length, 0);
+    log(`figure 3: ${REPLAY_EPISODES} episodes, ${replayEvents} events per repeat ...`);
+    await replayVerify(replayEpisodes.slice(0, 200));
+    await bareFold(replayEpisodes.slice(0, 200));
+    const replays = await pairs(
+      REPEATS,
+      () => replayVerify(replayEpisodes),
+      () => bareFold(replayEpisodes),
+    );
+    const dir = appendDirs[0];
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort()
+      .map((f) => join(dir, f));
+    const disk = await pairs(
+      REPEATS,
+      () => readAndReplay(files, true),
+      () => readAndReplay(files, false),
+    );
+
+    // Report --------------------------------------------------------------------------------------------
+    const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+    const appendRatio = median(appends.ratios);
+    const summary = table(
+      ["figure", "framework", "baseline", "ratio (median of pairs)", "target"],
+      [
+        [
+          "1. env steps/s: runtime vs bare actor",
+          fmtRate(medianRate(steps.a)),
+          fmtRate(medianRate(steps.b)),
+          `${fmtRatio(overhead)} time/step`,
+          `≤ 3x: ${verdict(overhead <= 3)}`,
+        ],
+        [
+          "2. events/s appended, fsync/episode: journal vs raw",
+          fmtRate(medianRate(appends.a)),
+          fmtRate(medianRate(appends.b)),
+          `${fmtRatio(appendRatio)} throughput`,
+          `≥ 0.5x: ${verdict(appendRatio >= 0.5)}`,
+        ],
+        [
+          "3. events/s replay-verify vs bare transition fold",
+          fmtRate(medianRate(replays.a)),
+          fmtRate(medianRate(replays.b)),
+          `${fmtRatio(median(replays.ratios))} throughput`,
+          "(reported)",
+        ],
+        [
+          "3b. events/s from disk: read + replay vs read only",
+          fmtRate(medianRate(disk.a)),
+          fmtRate(medianRate(disk.b)),
+          `${fmtRatio(median(disk.ratios))} throughput`,
+          "(reported)",
+        ],
+      ],
+    );
+    const detail = table(
+      ["measurement", "work per repeat", "median /s", "min–max /s"],
+      [
+        row("runtime: rollout + JsonlJournal 'none', c=32", `${expectedSteps} steps`, steps.a),
+        row("bare: createActor + send, await tool", `${expectedSteps} steps`, steps.b),
+        row("JsonlJournal 'episode' (create/append/close)", `${journalEvents} events`, appends.a),
+        row("raw: stringify + writeSync + fsync per file", `${journalEvents} events`, appends.b),
+        row("replayEpisode (verify), in memory", `${replayEvents} events`, replays.a),
+        row("bare initialTransition/transition fold", `${replayEvents} events`, replays.b),
+        row("readJournalFile + replayEpisode", `${journalEvents} events`, disk.a),
+        row("readJournalFile only", `${journalEvents} events`, disk.b),
+      ],
+    );
+    const perRepeat = [
+      `figure 1 overhead per repeat: ${steps.ratios.map((r) => fmtRatio(1 / r)).join(", ")}`,
+      `figure 2 journal/raw per repeat: ${ratiosOf(appends)}`,
+      `figure 3 replay/bare per repeat: ${ratiosOf(replays)}`,
+      `figure 3b read+replay/read per repeat: ${ratiosOf(disk)}`,
+    ].join("\n");
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    const cpu = cpus();
+    const machine = `${cpu[0]?.model ?? "unknown CPU"} (${cpu.length} logical cores), ${platform()} ${release()}`;
+    const header = [
+      `command: npm run bench${args.length ? ` -- ${args.join(" ")}` : ""}`,
+      `date: ${new Date(started).toISOString()}`,
+      `node: ${process.version}`,
+      `cpu: ${machine}`,
+      `repeats: ${REPEATS} alternating pairs; total ${seconds} s`,
+    ].join("\n");
+    const text = `${header}\n\n${summary}\n\n${detail}\n\n${perRepeat}\n`;
+    process.stdout.write(`\n${text}`);
+
+    if (write) {
+      const notesFile = new URL("./notes.md", import.meta.url);
+      const notes = existsSync(notesFile) ? readFileSync(notesFile, "utf8") : "";
+      const doc = [
+        "# Benchmarks",
+        "",
+        "Generated by `npm run bench` (bench/index.ts); the notes at the end are bench/notes.md.",
+        "Ratios are medians of per-repeat ratios, each repeat running both sides back to back (order",
+        "alternating); rates are medians over the repeats. Shared, noisy machine: trust the ratios more than",
+        "the absolute rates (DESIGN.md section 11).",
+        "",
+        "```",
+        header,
+        "```",
+        "",
+        summary,
+        "",
+        detail,
+        "",
+        "```",
+        perRepeat,
+        "```",
+        "",
+        notes,
+      ].join("\n");
+      writeFileSync(new URL("../docs/bench.md", import.meta.url), doc);
+      log("wrote docs/bench.md");
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+};
+
+const sumTurns = (records: readonly { turns: number }[], n: number) =>
+  records.slice(0, n).reduce((s, r) => s + r.turns, 0);
+const row = (name: string, work: string, samples: readonly Sample[]) => [
+  name,
+  work,
+  fmtRate(medianRate(samples)),
+  spread(samples),
+];
+const ratiosOf = (p: PairResult) => p.ratios.map(fmtRatio).join(", ");
+
+await main();

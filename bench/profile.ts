@@ -1,0 +1,69 @@
+/**
+ * One benchmark workload alone, CPU-profiled (through node:inspector, only the timed region, not the
+ * recording that prepares it):
+ *
+ *   node bin/run-ts.js bench/profile.ts <workload> [episodes] [out.cpuprofile]
+ *   node bin/run-ts.js bench/cpuprofile-summary.ts out.cpuprofile
+ *
+ * Workloads: runtime (figure 1, framework side), bare (figure 1, baseline), journal (figure 2),
+ * replay (figure 3, in memory), read (figure 3b: readJournalFile only).
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { journalAppend } from "./journal.ts";
+import { recordLookup, restamp, scriptsOf } from "./record.ts";
+import { readAndReplay, replayVerify } from "./replay.ts";
+import { rate } from "./stats.ts";
+import { bareSteps, runtimeSteps } from "./steps.ts";
+
+const [workload = "runtime", count = "2000", out = `${tmpdir()}/bench-${workload}.cpuprofile`] =
+  process.argv.slice(2);
+const episodes = Number(count);
+const root = mkdtempSync(join(tmpdir(), "agent-r1-profile-"));
+try {
+  const records = await recordLookup(episodes, 32);
+  const steps = records.reduce((n, r) => n + r.turns, 0);
+  const stamped = () => records.map((r, i) => restamp(r.events, `p-${i}`));
+  let sample: { units: number; ms: number };
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  const dir = join(root, "j");
+  const read = workload === "read";
+  if (read) await journalAppend(dir, stamped());
+  const replayInput = workload === "replay" ? stamped() : [];
+  const scripts = scriptsOf(records);
+  await session.post("Profiler.start");
+  switch (workload) {
+    case "runtime":
+      sample = await runtimeSteps(root, episodes, 32, steps);
+      break;
+    case "bare":
+      sample = await bareSteps(scripts, 32);
+      break;
+    case "journal":
+      sample = await journalAppend(join(root, "j2"), stamped());
+      break;
+    case "replay":
+      sample = await replayVerify(replayInput);
+      break;
+    case "read":
+      sample = await readAndReplay(
+        readdirSync(dir).map((f) => join(dir, f)),
+        false,
+      );
+      break;
+    default:
+      throw new Error(`unknown workload ${workload}`);
+  }
+  const { profile } = await session.post("Profiler.stop");
+  writeFileSync(out, JSON.stringify(profile));
+  session.disconnect();
+  console.log(`profile: ${out}`);
+  console.log(`${workload}: ${sample.units} units in ${sample.ms.toFixed(0)} ms = ${rate(sample).toFixed(0)}/s`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

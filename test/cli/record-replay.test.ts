@@ -1,0 +1,88 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../support/index.ts";
+
+const cli = (...args: string[]) => {
+  const run = spawnSync(process.execPath, ["bin/agent-r1.js", ...args], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+};
+
+describe("agent-r1 record / replay, as a user runs them", () => {
+  const out = join(tempDir(), "r");
+
+  it("records 20 expert episodes and replay --verify exits 0", () => {
+    const recorded = cli(
+      "record",
+      "--env",
+      "lookup",
+      "--policy",
+      "expert",
+      "--episodes",
+      "20",
+      "--seed",
+      "7",
+      "--out",
+      out,
+    );
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(recorded.stdout).toMatch(/recorded 20 episodes of lookup .* success 1\.000/);
+    expect(readdirSync(out).filter((f) => f.endsWith(".jsonl"))).toHaveLength(20);
+    const replayed = cli("replay", out, "--verify");
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toContain("verified 20 journal(s) ok, 0 failed");
+  });
+
+  it("editing one value makes replay exit 1 naming the file and line", () => {
+    const file = join(out, readdirSync(out).sort()[3]);
+    const lines = readFileSync(file, "utf8").split("\n");
+    const k = lines.findIndex((l) => l.includes('"type":"reward.assigned"'));
+    lines[k] = lines[k].replace(/"value":[-0-9.]+/, '"value":9');
+    writeFileSync(file, lines.join("\n"));
+    const replayed = cli("replay", out, "--verify");
+    expect(replayed.code).toBe(1);
+    expect(replayed.stderr).toContain(`${file}:${k + 1}`);
+    expect(replayed.stdout).toContain("19 journal(s) ok, 1 failed");
+  });
+
+  it("a torn tail is reported, and --repair truncates it and says what it removed", () => {
+    const file = join(out, readdirSync(out).sort()[5]);
+    const bytes = readFileSync(file);
+    writeFileSync(file, bytes.subarray(0, bytes.length - 20));
+    const before = cli("replay", file);
+    expect(before.code).toBe(1);
+    expect(before.stderr).toMatch(/torn-tail.*--repair/);
+    const repaired = cli("replay", file, "--repair");
+    expect(repaired.code).toBe(0);
+    expect(repaired.stderr).toMatch(/repaired .*: kept \d+ events, removed \d+ bytes/);
+  });
+
+  it("bad usage is a one-line error with exit code 2", () => {
+    const cases = [
+      ["record", "--env", "nope", "--policy", "expert", "--out", out],
+      ["record", "--env", "lookup", "--policy", "genius", "--out", out],
+      ["record", "--env", "lookup", "--policy", "expert", "--episodes", "0", "--out", out],
+      ["replay", join(out, "missing")],
+      ["frobnicate"],
+    ];
+    for (const args of cases) {
+      const run = cli(...args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr.split("\n")[0]).toMatch(/^error: /);
+    }
+    expect(cli("record", "--env", "nope", "--policy", "x", "--out", out).stderr).toContain(
+      "Allowed choices are lookup",
+    );
+  });
+
+  it("--help documents every subcommand", () => {
+    const help = cli("--help");
+    expect(help.code).toBe(0);
+    for (const command of ["record", "replay", "start"]) expect(help.stdout).toContain(command);
+    expect(cli("record", "--help").stdout).toContain("--durability");
+  });
+});

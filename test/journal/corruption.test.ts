@@ -1,0 +1,139 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test as fcTest } from "@fast-check/vitest";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { lookupEnv } from "../../actors/lookup/index.ts";
+import { expertPolicy } from "../../actors/lookup/policies.ts";
+import {
+  JournalError,
+  JsonlJournal,
+  PolicyActor,
+  readJournalFile,
+  repairJournalFile,
+  runEpisode,
+} from "../../src/index.ts";
+import { tempDir } from "../support/index.ts";
+
+let original: Buffer;
+let lineStarts: number[];
+const dir = tempDir();
+
+/** 1-based line holding byte `offset`. */
+const lineAt = (offset: number) => lineStarts.filter((s) => s <= offset).length;
+
+const readError = async (bytes: Buffer): Promise<JournalError | undefined> => {
+  const file = join(dir, "mutated.jsonl");
+  writeFileSync(file, bytes);
+  try {
+    await readJournalFile(file);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof JournalError)) throw e; // anything but a typed error fails the test
+    expect(e.file).toBe(file);
+    expect(e.message).toContain(`${file}:${e.line}`);
+    return e;
+  }
+};
+
+beforeAll(async () => {
+  const journal = new JsonlJournal(join(dir, "rec"), "none");
+  const run = await runEpisode({
+    env: lookupEnv,
+    policy: new PolicyActor(expertPolicy()),
+    journal,
+    seed: "corrupt:1",
+  });
+  original = readFileSync(journal.fileOf(run.episode));
+  lineStarts = [0];
+  for (let i = 0; i < original.length - 1; i++) if (original[i] === 10) lineStarts.push(i + 1);
+});
+
+describe("a journal file detects every kind of damage, naming file and line", () => {
+  it("reads back an intact file", async () => {
+    expect(await readError(original)).toBeUndefined();
+  });
+
+  fcTest.prop([fc.nat(), fc.integer({ min: 1, max: 255 })], { numRuns: 300 })(
+    "any single-byte change is an error at the changed line",
+    async (at, delta) => {
+      const offset = at % original.length;
+      const bytes = Buffer.from(original);
+      bytes[offset] = (bytes[offset] + delta) % 256;
+      const error = await readError(bytes);
+      expect(error, `byte ${offset} changed`).toBeDefined();
+      // A newline turned into something else merges two lines: the error is at the first of them.
+      expect(error!.line).toBe(lineAt(offset));
+    },
+  );
+
+  fcTest.prop([fc.nat()], { numRuns: 100 })(
+    "truncation: a torn tail, or a valid prefix without episode.ended",
+    async (at) => {
+      const cut = at % original.length;
+      const error = await readError(original.subarray(0, cut));
+      if (cut === 0) expect(error?.problem).toBe("empty");
+      else if (original[cut - 1] === 10) expect(error).toBeUndefined();
+      else {
+        expect(error?.problem).toBe("torn-tail");
+        expect(error?.line).toBe(lineAt(cut - 1));
+      }
+    },
+  );
+
+  fcTest.prop([fc.nat(), fc.nat()], { numRuns: 100 })(
+    "duplicated, dropped and reordered lines",
+    async (i0, j0) => {
+      const lines = original.toString("utf8").trimEnd().split("\n");
+      const i = i0 % lines.length;
+      const j = j0 % lines.length;
+      const join = (ls: string[]) => Buffer.from(`${ls.join("\n")}\n`);
+      const duplicated = await readError(join([...lines.slice(0, i + 1), lines[i], ...lines.slice(i + 1)]));
+      expect(duplicated?.line).toBe(i + 2);
+      if (i < lines.length - 1) {
+        const dropped = await readError(join(lines.filter((_, k) => k !== i)));
+        expect(dropped?.line).toBe(i + 1);
+      }
+      if (i !== j) {
+        const swapped = [...lines];
+        [swapped[i], swapped[j]] = [swapped[j], swapped[i]];
+        const error = await readError(join(swapped));
+        expect(error?.line).toBe(Math.min(i, j) + 1);
+      }
+    },
+  );
+
+  it("valid JSON with wrong types, another version, or an unknown field is refused", async () => {
+    const lines = original.toString("utf8").trimEnd().split("\n");
+    const edit = (k: number, change: (e: Record<string, unknown>) => void) => {
+      const ls = [...lines];
+      const event = JSON.parse(ls[k]);
+      change(event);
+      ls[k] = JSON.stringify(event);
+      return Buffer.from(`${ls.join("\n")}\n`);
+    };
+    expect((await readError(edit(0, (e) => (e.v = 2))))?.problem).toBe("version");
+    expect((await readError(edit(1, (e) => (e.turn = "zero"))))?.problem).toBe("schema");
+    expect((await readError(edit(1, (e) => (e.extra = 1))))?.problem).toBe("schema");
+    expect((await readError(Buffer.from("")))?.problem).toBe("empty");
+  });
+
+  it("repair truncates a torn tail, says what it removed, and keeps every valid event", async () => {
+    const file = join(dir, "torn.jsonl");
+    writeFileSync(file, original.subarray(0, original.length - 10));
+    const report = await repairJournalFile(file);
+    const lines = original.toString("utf8").trimEnd().split("\n");
+    expect(report?.keptEvents).toBe(lines.length - 1);
+    expect(report?.removedText).toBe(lines.at(-1)!.slice(0, -9));
+    expect((await readJournalFile(file)).length).toBe(lines.length - 1);
+  });
+
+  it("repair refuses damage in the middle: that is not a crash artefact", async () => {
+    const file = join(dir, "middle.jsonl");
+    const bytes = Buffer.from(original);
+    bytes[lineStarts[2] + 5] ^= 1;
+    writeFileSync(file, bytes);
+    await expect(repairJournalFile(file)).rejects.toBeInstanceOf(JournalError);
+    expect(readFileSync(file)).toEqual(bytes);
+  });
+});

@@ -1,0 +1,65 @@
+import { test as fcTest } from "@fast-check/vitest";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalJson, hashValue, Rng, splitSeed, WordTokenizer } from "../../src/index.ts";
+
+describe("canonical JSON and hashes", () => {
+  fcTest.prop([fc.dictionary(fc.string(), fc.jsonValue())])("key order never changes the hash", (object) => {
+    const reversed = Object.fromEntries(Object.entries(object).reverse());
+    expect(canonicalJson(reversed)).toBe(canonicalJson(object));
+    expect(hashValue(reversed)).toBe(hashValue(object));
+  });
+
+  it("different values hash differently", () => {
+    expect(hashValue({ a: 1 })).not.toBe(hashValue({ a: 2 }));
+  });
+});
+
+describe("seeded splittable randomness", () => {
+  fcTest.prop([fc.string(), fc.nat(100)])("a stream depends only on its seed", (seed, index) => {
+    const a = Rng.fromSeed(splitSeed(seed, index));
+    const b = Rng.fromSeed(splitSeed(seed, index));
+    Rng.fromSeed(splitSeed(seed, index + 1)).float(); // other streams do not interfere
+    expect([a.float(), a.int(0, 9), a.float()]).toEqual([b.float(), b.int(0, 9), b.float()]);
+  });
+
+  it("child streams differ from each other and from the parent", () => {
+    const draws = ["7", "7:0", "7:1", "7:0:0"].map((s) => Rng.fromSeed(s).float());
+    expect(new Set(draws).size).toBe(4);
+  });
+
+  fcTest.prop([fc.string(), fc.integer({ min: -50, max: 50 }), fc.nat(50)])(
+    "int stays in range",
+    (seed, from, span) => {
+      const rng = Rng.fromSeed(seed);
+      for (let i = 0; i < 20; i++) {
+        const n = rng.int(from, from + span);
+        expect(n).toBeGreaterThanOrEqual(from);
+        expect(n).toBeLessThanOrEqual(from + span);
+      }
+    },
+  );
+});
+
+describe("word tokenizer with byte fallback", () => {
+  const tokenizer = new WordTokenizer(["the", "key", "k1", "<", ">", "/", "lookup"]);
+
+  fcTest.prop([fc.string({ unit: "binary" })])("decode(encode(text)) is the text, for any string", (text) => {
+    // Lone surrogates cannot be encoded as UTF-8; everything else must round-trip exactly.
+    const wellFormed = text.toWellFormed();
+    const ids = tokenizer.encode(wellFormed);
+    expect(ids.every((id) => Number.isInteger(id) && id >= 0 && id < tokenizer.size)).toBe(true);
+    expect(tokenizer.decode(ids)).toBe(wellFormed);
+  });
+
+  it("vocabulary words are one token each; unknown words fall back to bytes", () => {
+    expect(tokenizer.encode("<lookup>k1</lookup>")).toHaveLength(8);
+    expect(tokenizer.encode("zz")).toEqual([122, 122]);
+  });
+
+  it("the id names the vocabulary", () => {
+    expect(new WordTokenizer(["a", "b"]).id).toBe(new WordTokenizer(["a", "b"]).id);
+    expect(new WordTokenizer(["a", "b"]).id).not.toBe(new WordTokenizer(["a", "c"]).id);
+    expect(() => tokenizer.decode([tokenizer.size])).toThrow(/token id/);
+  });
+});

@@ -1,0 +1,108 @@
+import { test as fcTest } from "@fast-check/vitest";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { lookupEnv } from "../../actors/lookup/index.ts";
+import {
+  canonicalJson,
+  type EpisodeEvent,
+  MemoryJournal,
+  NonDeterminismError,
+  PolicyActor,
+  runEpisode,
+} from "../../src/index.ts";
+import { replayEpisode } from "../../src/replay/replay.ts";
+import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
+import { actionText, createRaceEnv, playing } from "../support/index.ts";
+
+const bodies = (events: readonly EpisodeEvent[]) =>
+  events.map(({ v: _v, episode: _e, seq: _s, prev: _p, digest: _d, ...body }) => canonicalJson(body));
+
+describe("replay folds recorded inputs through the machine's pure transitions", () => {
+  fcTest.prop([fc.array(actionText(), { minLength: 1, maxLength: 8 }), fc.string({ maxLength: 6 })], {
+    numRuns: 60,
+  })("for any agent output, the fold equals the live run", async (texts, seed) => {
+    const journal = new MemoryJournal();
+    const live = await runEpisode({
+      env: lookupEnv,
+      policy: new PolicyActor(playing(texts)),
+      journal,
+      seed: `s${seed}`,
+    });
+    const recorded = await journal.read(live.episode);
+    const replayed = replayEpisode(recorded, lookupEnv);
+    expect(replayed.return).toBe(live.return);
+    expect(replayed.turns).toBe(live.turns);
+    expect(replayed.events.map((e) => canonicalJson(e))).toEqual(bodies(recorded));
+    // Deriving afresh (no comparison) gives the same stream too.
+    const fresh = replayEpisode(recorded, lookupEnv, { verify: false });
+    expect(fresh.events.map((e) => canonicalJson(e))).toEqual(bodies(recorded));
+  });
+
+  fcTest.prop([fc.scheduler(), fc.array(fc.boolean(), { minLength: 1, maxLength: 3 })], { numRuns: 40 })(
+    "concurrent tool results: any arrival order is recorded and replays to the same events",
+    async (s, calls) => {
+      const env = createRaceEnv({
+        a: () => s.schedule(Promise.resolve("A"), "tool a"),
+        b: () => s.schedule(Promise.resolve("B"), "tool b"),
+      });
+      const texts = calls.map(() => "<a>x</a>");
+      const policy = new PolicyActor(playing(texts, env.tokenizer));
+      const journal = new MemoryJournal();
+      const live = await s.waitFor(runEpisode({ env, policy, journal, seed: "race" }));
+      const recorded = await journal.read(live.episode);
+      const replayed = replayEpisode(recorded, env);
+      expect(replayed.events.map((e) => canonicalJson(e))).toEqual(bodies(recorded));
+      // Each observation states the arrival order; it must be the recorded tool.returned order.
+      const toolOf = new Map(
+        recorded.flatMap((e) => (e.type === "tool.called" ? [[e.call, e.tool] as const] : [])),
+      );
+      const arrivals = recorded.flatMap((e) =>
+        e.type === "tool.returned" ? [`${toolOf.get(e.call)}=${JSON.stringify(e.result)}`] : [],
+      );
+      const observed = recorded.flatMap((e) => (e.type === "env.observed" && e.turn > 0 ? [e.text] : []));
+      expect(observed).toEqual(calls.slice(0, 2).map((_, k) => arrivals.slice(2 * k, 2 * k + 2).join(" ")));
+    },
+  );
+
+  it("a different reward order in the record is a NonDeterminismError naming episode and seq", async () => {
+    const env = createRaceEnv({ a: () => "A", b: () => "B" });
+    const journal = new MemoryJournal();
+    const live = await runEpisode({
+      env,
+      policy: new PolicyActor(playing(["<a>x</a>"], env.tokenizer)),
+      journal,
+      seed: "r",
+    });
+    const recorded = [...(await journal.read(live.episode))];
+    // Swap the two tool results: the machine now sees b first and derives another reward.
+    const i = recorded.findIndex((e) => e.type === "tool.returned");
+    const j = recorded.findIndex((e, k) => k > i && e.type === "tool.returned");
+    const first = recorded[i] as Extract<EpisodeEvent, { type: "tool.returned" }>;
+    const second = recorded[j] as Extract<EpisodeEvent, { type: "tool.returned" }>;
+    recorded[i] = { ...first, call: second.call, result: second.result };
+    recorded[j] = { ...second, call: first.call, result: first.result };
+    const failure = (() => {
+      try {
+        replayEpisode(recorded, env);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(failure).toBeInstanceOf(NonDeterminismError);
+    expect((failure as NonDeterminismError).episode).toBe(live.episode);
+    expect((failure as NonDeterminismError).message).toMatch(/seq \d+: replay diverged/);
+  });
+
+  it("a policy that returns garbage aborts the episode readably, and the abort replays", async () => {
+    const broken = {
+      ...scriptedPolicy("broken", lookupEnv.tokenizer, () => "x"),
+      act: async () => [{ tokens: [1e9], text: "x", logprobs: [0], version: 0 }],
+    };
+    const journal = new MemoryJournal();
+    const live = await runEpisode({ env: lookupEnv, policy: new PolicyActor(broken), journal, seed: "b" });
+    expect(live.reason).toMatch(
+      /^aborted: policy broken returned an invalid action: token ids must be integers/,
+    );
+    expect(() => replayEpisode(live.events, lookupEnv)).not.toThrow();
+  });
+});

@@ -1,0 +1,61 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createLookupEnv, DEFAULT_REWARDS, lookupEnv } from "../../actors/lookup/index.ts";
+import { NonDeterminismError, readJournalFile } from "../../src/index.ts";
+import { replayEpisode } from "../../src/replay/replay.ts";
+
+const ROOT = "replays/lookup";
+const files = readdirSync(ROOT, { recursive: true })
+  .map(String)
+  .filter((f) => f.endsWith(".jsonl"))
+  .map((f) => join(ROOT, f))
+  .sort();
+
+describe("golden journals under replays/ (regenerate with `npm run replays:record` after an intended change)", () => {
+  it("there are golden journals of both policies", () => {
+    expect(files.some((f) => f.includes("expert"))).toBe(true);
+    expect(files.some((f) => f.includes("random"))).toBe(true);
+  });
+
+  it.each(files)("%s replay-verifies against the current lookup machine", async (file) => {
+    const events = await readJournalFile(file);
+    const result = replayEpisode(events, lookupEnv, { file });
+    expect(result.tokensVerified).toBe(true);
+    const ended = events.at(-1);
+    expect(ended?.type === "episode.ended" && ended.return).toBe(result.return);
+  });
+
+  it("a change of behaviour (another process reward) fails with the divergence", async () => {
+    const changed = createLookupEnv({ ...DEFAULT_REWARDS, neededKey: 0.25 });
+    const expert = files.filter((f) => f.includes("expert"));
+    for (const file of expert) {
+      const events = await readJournalFile(file);
+      expect(() => replayEpisode(events, changed, { file })).toThrow(NonDeterminismError);
+      try {
+        replayEpisode(events, changed, { file });
+      } catch (e) {
+        expect((e as Error).message).toMatch(/"value":0\.2\b[\s\S]*"value":0\.25/);
+      }
+    }
+  });
+
+  it("re-reward: recorded episodes through another reward scheme, no tool or policy called", async () => {
+    const generous = createLookupEnv({ ...DEFAULT_REWARDS, neededKey: 0.5 });
+    // A tool that fails the test if anything calls it.
+    const guarded = {
+      ...generous,
+      tools: { lookup: { ...generous.tools.lookup, call: () => expect.fail("tool called") } },
+    };
+    for (const file of files.filter((f) => f.includes("expert"))) {
+      const events = await readJournalFile(file);
+      const original = replayEpisode(events, lookupEnv);
+      const rewarded = replayEpisode(events, guarded as never, { verify: false });
+      const needed = rewarded.events.filter(
+        (e) => e.type === "reward.assigned" && e.reason === "retrieved a needed key",
+      );
+      expect(needed.length).toBeGreaterThan(0);
+      expect(rewarded.return).toBeCloseTo(original.return + needed.length * 0.3, 10);
+    }
+  });
+});

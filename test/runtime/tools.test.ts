@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { lookupEnv } from "../../actors/lookup/index.ts";
+import { defineEnv, defineTool, MemoryJournal, PolicyActor, runEpisode, Schema } from "../../src/index.ts";
+import { replayEpisode } from "../../src/replay/replay.ts";
+import { TRUNCATION_MARKER } from "../../src/runtime/tool.ts";
+import { playing } from "../support/index.ts";
+
+const withLookup = (
+  execute: (args: { key: string }, ctx: { signal: AbortSignal }) => unknown,
+  timeoutMs = 50,
+) => {
+  const lookup = defineTool({
+    name: "lookup",
+    description: "faulty lookup",
+    parameters: Schema.Struct({ key: Schema.String }),
+    timeoutMs,
+    maxResultChars: 100,
+    execute: execute as never,
+  });
+  return defineEnv({
+    ...lookupEnv,
+    tools: { lookup },
+    machine: lookupEnv.machine.provide({}),
+  });
+};
+
+const returned = async (env: ReturnType<typeof withLookup>) => {
+  const journal = new MemoryJournal();
+  const run = await runEpisode({
+    env,
+    policy: new PolicyActor(playing(["<lookup>k1</lookup>", "<answer>red</answer>"])),
+    journal,
+    seed: "faults",
+  });
+  const events = await journal.read(run.episode);
+  // Replay never calls the tool: the recorded fault is the truth.
+  expect(() => replayEpisode(events, lookupEnv)).not.toThrow();
+  const result = events.find((e) => e.type === "tool.returned");
+  return { run, result: result?.type === "tool.returned" ? result.result : undefined };
+};
+
+describe("tool faults are recorded outcomes, never crashes", () => {
+  it("a throw becomes ok:false kind error and the episode completes", async () => {
+    const { run, result } = await returned(
+      withLookup(() => {
+        throw new Error("store offline");
+      }),
+    );
+    expect(result).toEqual({ ok: false, error: { kind: "error", message: "store offline" } });
+    expect(run.reason).toBe("answered");
+  });
+
+  it("a hang is cut by the timeout, and the tool's signal is aborted", async () => {
+    let aborted = false;
+    const { run, result } = await returned(
+      withLookup(
+        (_args, { signal }) =>
+          new Promise(() => {
+            signal.addEventListener("abort", () => {
+              aborted = true;
+            });
+          }),
+        30,
+      ),
+    );
+    expect(result).toEqual({
+      ok: false,
+      error: { kind: "timeout", message: "lookup timed out after 30 ms" },
+    });
+    expect(aborted).toBe(true);
+    expect(run.reason).toBe("answered");
+  });
+
+  it("a huge output is cut with a visible marker", async () => {
+    const { result } = await returned(withLookup(() => "x".repeat(10_000)));
+    expect(result?.ok).toBe(true);
+    const content = result?.ok ? String(result.content) : "";
+    expect(content.endsWith(TRUNCATION_MARKER)).toBe(true);
+    expect(content.length).toBe(100 + TRUNCATION_MARKER.length);
+  });
+
+  it("non-JSON results are normalised to JSON", async () => {
+    const { result } = await returned(withLookup(() => ({ n: Number.NaN, f: () => 1, ok: "yes" })));
+    expect(result).toEqual({ ok: true, content: { n: null, ok: "yes" } });
+  });
+
+  it("arguments that do not decode are refused before execute runs", async () => {
+    let ran = false;
+    const tool = defineTool({
+      name: "t",
+      description: "",
+      parameters: Schema.Struct({ n: Schema.Int }),
+      execute: () => {
+        ran = true;
+        return 1;
+      },
+    });
+    expect(await tool.call({ n: "1" })).toMatchObject({ ok: false, error: { kind: "invalid-args" } });
+    expect(ran).toBe(false);
+    expect(tool.jsonSchema).toMatchObject({ type: "object", required: ["n"] });
+  });
+});

@@ -1,0 +1,157 @@
+/** Shared test helpers: temp folders, scripted policies, and small environments for runtime properties. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { assign, setup } from "xstate";
+import { KEYS, tokenizer as lookupTokenizer, lookupTool, VALUES } from "../../actors/lookup/index.ts";
+import {
+  type AgentActEvent,
+  defineEnv,
+  defineTool,
+  type EnvInput,
+  end,
+  observe,
+  parseAction,
+  reward,
+  Schema,
+  type Tokenizer,
+  toolActors,
+  WordTokenizer,
+} from "../../src/index.ts";
+import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
+
+export const tempDir = (prefix = "agent-r1-test-") => mkdtempSync(join(tmpdir(), prefix));
+
+/** A policy that plays the given action texts in order (then answers "none"). */
+export const playing = (texts: readonly string[], tokenizer: Tokenizer = lookupTokenizer) =>
+  scriptedPolicy("script", tokenizer, (request) => texts[request.turn] ?? "<answer>none</answer>");
+
+/** Agent output a model could produce: well-formed, almost right, and hostile. */
+export const actionText = (): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.constantFrom(...KEYS).map((k) => `<lookup>${k}</lookup>`),
+    fc.constantFrom(...VALUES).map((v) => `<answer>${v}</answer>`),
+    fc.constantFrom(...KEYS).map((k) => `<lookup>${k}</lookup`),
+    fc.constantFrom(...KEYS).map((k) => `<lookup>{"key":"${k}"}</lookup>`),
+    fc.string().map((s) => `<lookup>${s}</lookup>`),
+    fc.string().map((s) => `<nosuchtool>${s}</nosuchtool>`),
+    fc.string(),
+    fc.string({ unit: "grapheme", maxLength: 40 }),
+    fc.string({ unit: "binary", maxLength: 40 }),
+    fc.string({ minLength: 5000, maxLength: 20000 }),
+  );
+
+/**
+ * `race`: each call runs two tools at once; the reward and the observation depend on which returned
+ * first, so replay must reproduce the recorded order to verify.
+ */
+export const createRaceEnv = (exec: {
+  a: () => Promise<string> | string;
+  b: () => Promise<string> | string;
+}) => {
+  const a = defineTool({
+    name: "a",
+    description: "tool a",
+    parameters: Schema.Struct({ q: Schema.String }),
+    execute: exec.a,
+  });
+  const b = defineTool({
+    name: "b",
+    description: "tool b",
+    parameters: Schema.Struct({ q: Schema.String }),
+    execute: exec.b,
+  });
+  const tools = { a, b };
+  const machine = setup({
+    types: {
+      context: {} as { order: string[]; turn: number },
+      events: {} as AgentActEvent,
+      input: {} as EnvInput<{ q: string }>,
+    },
+    actors: toolActors(tools),
+  }).createMachine({
+    context: { order: [], turn: 0 },
+    initial: "awaiting",
+    entry: observe("ask twice then answer"),
+    states: {
+      awaiting: {
+        on: {
+          "agent.act": [
+            {
+              guard: ({ context, event }) =>
+                context.turn >= 2 || parseAction(event.text, tools).kind === "answer",
+              target: "done",
+              actions: [reward("outcome", 1, "answered"), end("answered", { success: 1 })],
+            },
+            { target: "both", actions: assign({ order: [], turn: ({ context }) => context.turn + 1 }) },
+          ],
+        },
+      },
+      both: {
+        type: "parallel",
+        states: {
+          left: {
+            initial: "wait",
+            states: {
+              wait: {
+                invoke: {
+                  src: "a",
+                  input: { q: "x" },
+                  onDone: {
+                    target: "got",
+                    actions: assign({
+                      order: ({ context, event }) => [...context.order, `a=${JSON.stringify(event.output)}`],
+                    }),
+                  },
+                },
+              },
+              got: { type: "final" },
+            },
+          },
+          right: {
+            initial: "wait",
+            states: {
+              wait: {
+                invoke: {
+                  src: "b",
+                  input: { q: "y" },
+                  onDone: {
+                    target: "got",
+                    actions: assign({
+                      order: ({ context, event }) => [...context.order, `b=${JSON.stringify(event.output)}`],
+                    }),
+                  },
+                },
+              },
+              got: { type: "final" },
+            },
+          },
+        },
+        onDone: {
+          target: "awaiting",
+          actions: [
+            reward(
+              "process",
+              ({ context }) => (context.order[0].startsWith("a") ? 0.1 : 0.2),
+              "who came first",
+            ),
+            observe(({ context }) => context.order.join(" ")),
+          ],
+        },
+      },
+      done: { type: "final" },
+    },
+  });
+  return defineEnv({
+    id: "race",
+    version: "1",
+    description: "two tools at once",
+    machine,
+    tools,
+    tokenizer: new WordTokenizer(["a", "b", "ask", "twice", "then", "answer"]),
+    task: () => ({ q: "x" }),
+  });
+};
+
+export { lookupTool };
