@@ -52,8 +52,7 @@ export const replayEpisode = (
   const diverge = (seq: number, expected: string, actual: string): never => {
     throw new NonDeterminismError({ episode, seq, file: options.file, expected, actual });
   };
-  if (!started || started.type !== "episode.started")
-    return diverge(0, "episode.started", "no episode.started first");
+  if (started?.type !== "episode.started") return diverge(0, "episode.started", "no episode.started first");
   if (started.env.id !== env.id)
     diverge(0, `environment ${started.env.id}`, `replayed with environment ${env.id}`);
   if (verify && started.env.version !== env.version)

@@ -201,15 +201,14 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
 
     const start = async () => {
       writer = await journal.create(episode);
-      await record(
-        {
-          type: "episode.started",
-          env: { id: env.id, version: env.version },
-          task,
-          seed,
-          policy: { id: policy.policy.id, version: policy.policy.version },
-          tokenizer: tokenizer.id,
-        });
+      await record({
+        type: "episode.started",
+        env: { id: env.id, version: env.version },
+        task,
+        seed,
+        policy: { id: policy.policy.id, version: policy.policy.version },
+        tokenizer: tokenizer.id,
+      });
       agent.start();
       envActor = createActor(env.machine.provide({ actors: recordingTools }), { input: { task, seed } });
       envActor.on("*", onEmitted);
