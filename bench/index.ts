@@ -8,10 +8,10 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
-import { bareFold, readAndReplay, replayVerify } from "./replay.ts";
 import { journalAppend, rawAppend } from "./journal.ts";
 import { recordLookup, restamp, scriptsOf } from "./record.ts";
-import { type PairResult, fmtRate, fmtRatio, median, pairs, rate, type Sample, spread, table } from "./stats.ts";
+import { bareFold, readAndReplay, replayVerify } from "./replay.ts";
+import { fmtRate, fmtRatio, median, type PairResult, pairs, rate, type Sample, spread, table } from "./stats.ts";
 import { bareSteps, runtimeSteps } from "./steps.ts";
 
 const args = process.argv.slice(2);

@@ -18,8 +18,7 @@ import { readAndReplay, replayVerify } from "./replay.ts";
 import { rate } from "./stats.ts";
 import { bareSteps, runtimeSteps } from "./steps.ts";
 
-const [workload = "runtime", count = "2000", out = `${tmpdir()}/bench-${workload}.cpuprofile`] =
-  process.argv.slice(2);
+const [workload = "runtime", count = "2000", out = `${tmpdir()}/bench-${workload}.cpuprofile`] = process.argv.slice(2);
 const episodes = Number(count);
 const root = mkdtempSync(join(tmpdir(), "agent-r1-profile-"));
 try {

@@ -15,7 +15,14 @@ export * from "./kernel/errors.ts";
 export * from "./kernel/events.ts";
 export { Rng, splitSeed } from "./kernel/prng.ts";
 export { SPECIAL_TOKENS, type Tokenizer, WordTokenizer } from "./kernel/tokenizer.ts";
-export { formatAnswer, formatCall, type ParsedAction, parseAction } from "./runtime/action-format.ts";
+export {
+  answerOf,
+  callOf,
+  formatAnswer,
+  formatCall,
+  type ParsedAction,
+  parseAction,
+} from "./runtime/action-format.ts";
 export {
   type AgentActEvent,
   defineEnv,
@@ -29,4 +36,5 @@ export {
 export { type EpisodeOptions, type EpisodeRecord, runEpisode } from "./runtime/episode.ts";
 export type { Policy, PolicyAction, PolicyRequest, Turn } from "./runtime/policy.ts";
 export { PolicyActor } from "./runtime/policy-actor.ts";
+export { type ScriptedChoice, scriptedPolicy } from "./runtime/scripted-policy.ts";
 export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./runtime/tool.ts";

@@ -165,9 +165,7 @@ const processReward = (context: Context, rewards: LookupRewards): number => {
 };
 const processReason = (context: Context): string => {
   if (context.looked.includes(context.pending)) return "repeated lookup";
-  return solve(context.task).path.includes(context.pending)
-    ? "retrieved a needed key"
-    : "retrieved an unneeded key";
+  return solve(context.task).path.includes(context.pending) ? "retrieved a needed key" : "retrieved an unneeded key";
 };
 
 const describeResult = (key: string, result: ToolResult): string => {

@@ -16,8 +16,7 @@ export const expertPolicy = () =>
     const lookups = request.history.filter((t) => t.role === "action").length;
     const value = lastValue(request);
     if (lookups === 0) return formatCall(lookupTool, { key: task.key });
-    if (task.hops === 2 && lookups === 1 && value !== undefined)
-      return formatCall(lookupTool, { key: value });
+    if (task.hops === 2 && lookups === 1 && value !== undefined) return formatCall(lookupTool, { key: value });
     return formatAnswer(value ?? "unknown");
   });
 

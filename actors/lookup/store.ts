@@ -42,8 +42,7 @@ export interface LookupTask {
 export const drawTask = (seed: string): LookupTask => {
   const rng = Rng.fromSeed(`${seed}:task`);
   const hops = rng.float() < 0.5 ? 1 : 2;
-  const key =
-    hops === 1 ? keyName(rng.int(0, KEY_COUNT / 2 - 1)) : keyName(rng.int(KEY_COUNT / 2, KEY_COUNT - 1));
+  const key = hops === 1 ? keyName(rng.int(0, KEY_COUNT / 2 - 1)) : keyName(rng.int(KEY_COUNT / 2, KEY_COUNT - 1));
   return { key, hops };
 };
 

@@ -7,7 +7,7 @@ import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { checkPath } from "../replay/verify-files.ts";
 import { policyFor, record } from "./record.ts";
-import { ENVIRONMENTS, envById } from "./registry.ts";
+import { ENVIRONMENTS, envResolver, loadEnv } from "./registry.ts";
 
 const positiveInt = (name: string) => (value: string) => {
   const n = Number(value);
@@ -21,14 +21,15 @@ const err = (line: string) => process.stderr.write(`${line}\n`);
 
 export const buildProgram = (setExit: (code: number) => void): Command => {
   const program = new Command("agent-r1")
-    .description(
-      "End-to-end RL for tool-using LLM agents: record, replay and train episodes of ToolEnv environments.",
-    )
+    .description("End-to-end RL for tool-using LLM agents: record, replay and train episodes of ToolEnv environments.")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
 
   const envOption = () =>
-    new Option("--env <id>", "environment id").choices(Object.keys(ENVIRONMENTS)).makeOptionMandatory();
+    new Option(
+      "--env <id|path>",
+      `environment: ${Object.keys(ENVIRONMENTS).join(", ")}, or a module path (./my-env.ts)`,
+    ).makeOptionMandatory();
 
   program
     .command("record")
@@ -47,7 +48,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     )
     .option("--json", "print the summary as JSON")
     .action(async (opts) => {
-      const env = envById(opts.env);
+      const env = await loadEnv(opts.env);
       const summary = await record({
         env,
         policy: policyFor(env, opts.policy),
@@ -71,27 +72,17 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
 
   program
     .command("replay")
-    .description(
-      "read journals (schema, seq, hash chain); --verify re-derives every event through the environment",
-    )
+    .description("read journals (schema, seq, hash chain); --verify re-derives every event through the environment")
     .argument("<path>", "a .jsonl journal or a folder of them")
-    .option(
-      "--verify",
-      "fold the recorded inputs through the environment machine and compare every derived event",
-    )
-    .option(
-      "--repair",
-      "truncate a torn last line (a crash mid-write) before reading, and say what was removed",
-    )
+    .option("--verify", "fold the recorded inputs through the environment machine and compare every derived event")
+    .option("--repair", "truncate a torn last line (a crash mid-write) before reading, and say what was removed")
     .option("--quiet", "print only problems and the summary")
+    .option("--env <path>", "a module defining the environment, for journals of environments that are not built in")
     .action(async (path: string, opts) => {
       let ok = 0;
       let bad = 0;
-      for await (const verdict of checkPath(path, {
-        verify: !!opts.verify,
-        repair: !!opts.repair,
-        envOf: envById,
-      })) {
+      const envOf = envResolver(opts.env ? await loadEnv(opts.env) : undefined);
+      for await (const verdict of checkPath(path, { verify: !!opts.verify, repair: !!opts.repair, envOf })) {
         if (verdict.repaired)
           err(
             `repaired ${verdict.repaired.file}: kept ${verdict.repaired.keptEvents} events, removed ${verdict.repaired.removedBytes} bytes: ${JSON.stringify(verdict.repaired.removedText.slice(0, 120))}`,
@@ -115,9 +106,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
 
   program
     .command("start")
-    .description(
-      "the main job: record a batch of lookup episodes (expert and random), replay-verify them, summarize",
-    )
+    .description("the main job: record a batch of lookup episodes (expert and random), replay-verify them, summarize")
     .option("--out <dir>", "folder for the run", "runs/start")
     .option("--episodes <n>", "episodes per policy", positiveInt("--episodes"), 200)
     .option("--seed <seed>", "run seed", "1")
@@ -140,9 +129,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
   } catch (cause) {
     if (cause instanceof CommanderError) {
       // Help and version are not errors; commander has printed the message already.
-      return cause.exitCode === 0 ||
-        cause.code === "commander.helpDisplayed" ||
-        cause.code === "commander.help"
+      return cause.exitCode === 0 || cause.code === "commander.helpDisplayed" || cause.code === "commander.help"
         ? 0
         : 2;
     }
@@ -150,10 +137,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       err(`error: ${cause.message}`);
       return 2;
     }
-    if (
-      (cause as NodeJS.ErrnoException)?.code === "ENOENT" ||
-      (cause as NodeJS.ErrnoException)?.code === "EACCES"
-    ) {
+    if ((cause as NodeJS.ErrnoException)?.code === "ENOENT" || (cause as NodeJS.ErrnoException)?.code === "EACCES") {
       err(`error: ${(cause as Error).message}`);
       return 2;
     }

@@ -9,11 +9,7 @@ export interface Progress {
   stop(): void;
 }
 
-export const progress = (
-  label: string,
-  total: number,
-  stream: NodeJS.WriteStream = process.stderr,
-): Progress => {
+export const progress = (label: string, total: number, stream: NodeJS.WriteStream = process.stderr): Progress => {
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
       {

@@ -1,4 +1,10 @@
-/** Environments the CLI knows by id. The only place src/ imports from actors/. */
+/**
+ * Environments the CLI knows: the built-in ones by id, and any module path a user gives
+ * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { lookup } from "../../actors/lookup/index.ts";
 import { UsageError } from "../kernel/errors.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -6,11 +12,45 @@ import type { EnvDefinition } from "../runtime/env.ts";
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
 export const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>> = { lookup };
 
+const looksLikePath = (spec: string) => /[/\\]/.test(spec) || /\.(ts|js|mjs)$/.test(spec);
+
+const isEnvDefinition = (value: unknown): value is EnvDefinition => {
+  const env = value as Partial<EnvDefinition> | undefined;
+  return (
+    typeof env?.id === "string" &&
+    typeof env.version === "string" &&
+    typeof env.task === "function" &&
+    typeof env.machine === "object" &&
+    typeof env.tools === "object" &&
+    typeof env.tokenizer?.encode === "function"
+  );
+};
+
 export const envById = (id: string): EnvDefinition => {
   const env = ENVIRONMENTS[id];
   if (!env)
     throw new UsageError({
-      detail: `unknown environment "${id}"; known: ${Object.keys(ENVIRONMENTS).join(", ")}`,
+      detail: `unknown environment "${id}"; known: ${Object.keys(ENVIRONMENTS).join(", ")} (or give a module path, e.g. --env ./my-env.ts)`,
     });
   return env;
 };
+
+/** A built-in environment by id, or the default export (or `env` export) of a module path. */
+export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
+  if (!looksLikePath(spec)) return envById(spec);
+  const file = resolve(spec);
+  if (!existsSync(file)) throw new UsageError({ detail: `environment module not found: ${file}` });
+  const module = (await import(pathToFileURL(file).href)) as { default?: unknown; env?: unknown };
+  const env = module.default ?? module.env;
+  if (!isEnvDefinition(env))
+    throw new UsageError({
+      detail: `${spec} does not export an environment: make its default export \`defineEnv({ id, version, machine, tools, tokenizer, task })\``,
+    });
+  return env;
+};
+
+/** Resolves environments by the id recorded in a journal, preferring a user-given module. */
+export const envResolver =
+  (extra?: EnvDefinition) =>
+  (id: string): EnvDefinition =>
+    extra && extra.id === id ? extra : envById(id);

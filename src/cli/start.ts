@@ -37,8 +37,6 @@ export const runStart = async (options: { out: string; episodes: number; seed: s
         `replay-verified ${verified}/${summary.episodes} -> ${dir}\n`,
     );
   }
-  process.stdout.write(
-    failures === 0 ? "all journals replay-verified\n" : `${failures} journal(s) failed to verify\n`,
-  );
+  process.stdout.write(failures === 0 ? "all journals replay-verified\n" : `${failures} journal(s) failed to verify\n`);
   return failures === 0 ? 0 : 1;
 };

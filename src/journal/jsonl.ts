@@ -30,11 +30,7 @@ class JsonlEpisodeWriter implements EpisodeWriter {
   ) {
     // O_EXCL: never overwrite an existing episode.
     try {
-      this.fd = openSync(
-        file,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND,
-        0o644,
-      );
+      this.fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o644);
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code === "EEXIST") throw new JournalExistsError({ episode, file });
       throw cause;

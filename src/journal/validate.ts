@@ -66,8 +66,7 @@ export class StreamValidator {
         seq,
       );
     const decoded = decodeEvent(raw);
-    if (Result.isFailure(decoded))
-      this.fail("schema", String(decoded.failure.message ?? decoded.failure), seq);
+    if (Result.isFailure(decoded)) this.fail("schema", String(decoded.failure.message ?? decoded.failure), seq);
     const event = decoded.success;
     if (this.ended) this.fail("order", `event ${event.type} after episode.ended`, event.seq);
     if (this.count === 0 && event.type !== "episode.started")
@@ -75,11 +74,7 @@ export class StreamValidator {
     if (this.count > 0 && event.type === "episode.started")
       this.fail("order", "a second episode.started in one stream", event.seq);
     if (this.episode !== undefined && event.episode !== this.episode)
-      this.fail(
-        "episode",
-        `event of episode ${event.episode} in the stream of episode ${this.episode}`,
-        event.seq,
-      );
+      this.fail("episode", `event of episode ${event.episode} in the stream of episode ${this.episode}`, event.seq);
     if (event.seq !== this.count)
       this.fail("sequence", `expected seq ${this.count}, found seq ${event.seq}`, event.seq);
     // Hash what was written, not what was decoded, so no edit can hide behind decoding.

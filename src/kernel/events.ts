@@ -145,11 +145,7 @@ export type EventBody<E extends EpisodeEvent = EpisodeEvent> = E extends Episode
   : never;
 
 /** Events that enter from outside the environment: the source of truth for replay. */
-export const INPUT_EVENT_TYPES: ReadonlySet<EventType> = new Set([
-  "episode.started",
-  "agent.acted",
-  "tool.returned",
-]);
+export const INPUT_EVENT_TYPES: ReadonlySet<EventType> = new Set(["episode.started", "agent.acted", "tool.returned"]);
 
 export const isEventOf =
   <T extends EventType>(type: T) =>

@@ -75,8 +75,7 @@ const buildAppend = (events: readonly EpisodeEvent[], options: TrajectoryOptions
   if (started === undefined) throw new Error("episode has no episode.started event");
   const episode = started.episode;
   const ended = events.find((e): e is EventOf<"episode.ended"> => e.type === "episode.ended");
-  if (ended === undefined)
-    throw new Error(`episode ${episode} has no episode.ended event (incomplete journal)`);
+  if (ended === undefined) throw new Error(`episode ${episode} has no episode.ended event (incomplete journal)`);
   const weight = options.processRewardWeight ?? 1;
 
   const tokens: number[] = [];
@@ -184,10 +183,7 @@ const checkLength = (sequence: Sequence, maxTokens: number | undefined, what: st
 };
 
 /** One sequence per episode: prompt, actions and observations, in journal order. */
-export const episodeToSequence = (
-  events: readonly EpisodeEvent[],
-  options: TrajectoryOptions = {},
-): Sequence => {
+export const episodeToSequence = (events: readonly EpisodeEvent[], options: TrajectoryOptions = {}): Sequence => {
   const sequence = buildAppend(events, options);
   checkLength(sequence, options.maxTokens, `episode ${sequence.episode}`);
   return sequence;
@@ -200,10 +196,7 @@ export const episodeToSequence = (
  * episode in turn order gives the same reward stream as the append layout (step-level GAE does that).
  * The returns (processReturn, outcomeReturn, totalReturn) are the episode's, shared by all its steps.
  */
-export const episodeToSteps = (
-  events: readonly EpisodeEvent[],
-  options: TrajectoryOptions = {},
-): Sequence[] => {
+export const episodeToSteps = (events: readonly EpisodeEvent[], options: TrajectoryOptions = {}): Sequence[] => {
   const whole = buildAppend(events, options);
   return whole.turns.map((span) => {
     const inAction = (i: number): boolean => i >= span.start;

@@ -10,8 +10,9 @@
  *
  * Speed on wasm (DESIGN §7): every projection is a plain 2-D matMul on [B*T, in] x [in, out], with a
  * gradient that transposes explicitly (matMul's own gradient uses transpose flags, measured 10-40x slower
- * there). Embeddings are oneHot x matMul, so no gather gradient is needed. Attention uses batched 3-D
- * matMuls, whose speed on wasm does not depend on the transpose flags.
+ * there). Embeddings are gathers whose gradient is a segment sum. Log-probabilities and entropies come
+ * from the vectorised Softmax kernel, not from elementwise exp/log over [B*T, V]. Attention uses batched
+ * 3-D matMuls, whose speed on wasm does not depend on the transpose flags. ReLU by default (tanh is slow).
  *
  * Row layout: a row may start with `leftPad[b]` pad slots; its real tokens get positions 0, 1, ... and
  * pad slots are masked out as keys. A row's outputs therefore do not depend on its padding or on the
@@ -136,11 +137,60 @@ export const matMul2d = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => {
   return backend === "wasm" || backend === "cpu" ? plainGradMatMul(x, w) : tf.matMul(x, w);
 };
 
+/**
+ * Rows of `table` [R, d] picked by `ids` [N]. The gradient is a segment sum into the table (a JS kernel
+ * on wasm, see backend.ts): far cheaper than oneHot x matMul, whose gradient transposes an [N, R] matrix.
+ */
+const embedRows = (table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D => {
+  const rows = table.shape[0];
+  const lookup = tf.customGrad(((t: tf.Tensor2D, save: tf.GradSaveFunc) => {
+    save([ids]);
+    return {
+      value: tf.gather(t, ids),
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => tf.unsortedSegmentSum(dy, saved[0] as tf.Tensor1D, rows),
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (t: tf.Tensor2D) => tf.Tensor2D;
+  return lookup(table);
+};
+
+/**
+ * Per row of logits z [N, V] and one-hot targets [N, V]: [log p(target), entropy] as [N, 2], with
+ * p = softmax(z). Written to avoid elementwise exp/log over [N, V] (scalar and slow on wasm; its Softmax
+ * kernel is vectorised):
+ *
+ *   log Z = max(z) - log(max(p))     (max(p) >= 1/V, so the log is safe)
+ *   log p(t) = z_t - log Z,   H = log Z - E_p[z]
+ *   d log p(t)/dz = onehot(t) - p,   dH/dz = -p (z - E_p[z])
+ */
+const logprobAndEntropy = tf.customGrad(((z: tf.Tensor2D, hot: tf.Tensor2D, save: tf.GradSaveFunc) => {
+  const p = tf.softmax(z);
+  const logZ = tf.sub(tf.max(z, 1), tf.log(tf.max(p, 1)));
+  const expectedZ = tf.sum(tf.mul(p, z), 1);
+  const logprob = tf.sub(tf.sum(tf.mul(z, hot), 1), logZ);
+  const entropy = tf.sub(logZ, expectedZ);
+  save([p, z, hot, expectedZ]);
+  return {
+    value: tf.stack([logprob, entropy], 1),
+    gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+      const [ps, zs, hots, ez] = saved as tf.Tensor2D[];
+      const gLogprob = tf.slice(dy, [0, 0], [-1, 1]);
+      const gEntropy = tf.slice(dy, [0, 1], [-1, 1]);
+      const dLogprob = tf.mul(gLogprob, tf.sub(hots, ps));
+      const dEntropy = tf.mul(gEntropy, tf.mul(ps, tf.sub(zs, tf.reshape(ez, [-1, 1]))));
+      return [tf.sub(dLogprob, dEntropy), tf.zerosLike(hots)];
+    },
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (z: tf.Tensor2D, hot: tf.Tensor2D) => tf.Tensor2D;
+
 class Linear {
   readonly weight: tf.Variable;
   readonly bias: tf.Variable | null;
   constructor(store: ParameterStore, name: string, inputs: number, outputs: number, std: number, bias = true) {
-    this.weight = store.create(`${name}.weight`, [inputs, outputs], std === 0 ? { kind: "zeros" } : { kind: "normal", std });
+    this.weight = store.create(
+      `${name}.weight`,
+      [inputs, outputs],
+      std === 0 ? { kind: "zeros" } : { kind: "normal", std },
+    );
     this.bias = bias ? store.create(`${name}.bias`, [outputs], { kind: "zeros" }) : null;
   }
 
@@ -367,14 +417,12 @@ export class Gpt {
       const { hidden } = this.trunk(inputs, options.leftPad);
       let logits = this.project(hidden);
       if (options.logitMask) logits = tf.add(logits, tf.reshape(options.logitMask, [batch * time, vocab]));
-      const logp = tf.logSoftmax(logits);
-      const picked = tf.sum(tf.mul(logp, floatOneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, vocab)), 1);
-      const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), 1));
-      const values = this.valueHead.apply(hidden);
+      const stats = logprobAndEntropy(logits, floatOneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, vocab));
+      const column = (i: number) => tf.reshape(tf.slice(stats, [0, i], [-1, 1]), [batch, time]) as tf.Tensor2D;
       return {
-        logprobs: tf.reshape(picked, [batch, time]) as tf.Tensor2D,
-        entropy: tf.reshape(entropy, [batch, time]) as tf.Tensor2D,
-        values: tf.reshape(values, [batch, time]) as tf.Tensor2D,
+        logprobs: column(0),
+        entropy: column(1),
+        values: tf.reshape(this.valueHead.apply(hidden), [batch, time]) as tf.Tensor2D,
       };
     });
   }
@@ -450,15 +498,16 @@ export class Gpt {
       }
       x = this.embed(tf.reshape(tokens, [-1]) as tf.Tensor1D, tf.tensor1d(positions, "int32"));
     } else {
-      const tokenPart = matMul2d(this.oneHot(tf.reshape(tokens, [-1]) as tf.Tensor1D), this.tokenEmbedding as tf.Tensor2D);
+      const tokenPart = embedRows(this.tokenEmbedding as tf.Tensor2D, tf.reshape(tokens, [-1]) as tf.Tensor1D);
       const positionPart = tf.slice(this.positionEmbedding, [0, 0], [time, -1]);
-      x = tf.reshape(
-        tf.add(tf.reshape(tokenPart, [batch, time, this.config.width]), positionPart),
-        [batch * time, this.config.width],
-      );
+      x = tf.reshape(tf.add(tf.reshape(tokenPart, [batch, time, this.config.width]), positionPart), [
+        batch * time,
+        this.config.width,
+      ]);
     }
     const causal = causalMask(time);
-    const mask = padded && leftPad ? tf.add(causal, tf.tensor4d(keyPadMask(leftPad, time, 1), [batch, 1, 1, time])) : causal;
+    const mask =
+      padded && leftPad ? tf.add(causal, tf.tensor4d(keyPadMask(leftPad, time, 1), [batch, 1, 1, time])) : causal;
     const caches: LayerCache[] = [];
     for (const block of this.blocks) {
       const out = block.apply(x, batch, mask);
@@ -468,15 +517,10 @@ export class Gpt {
     return { hidden: this.lnF.apply(x), caches };
   }
 
-  private oneHot(ids: tf.Tensor1D): tf.Tensor2D {
-    return floatOneHot(ids, this.config.vocabSize);
-  }
-
-  /** Token + position embeddings [N, d] from ids [N] and positions [N], both by oneHot x matMul. */
+  /** Token + position embeddings [N, d] from ids [N] and positions [N]. */
   private embed(ids: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D {
-    const tokenPart = matMul2d(this.oneHot(ids), this.tokenEmbedding as tf.Tensor2D);
-    const positionHot = floatOneHot(positions, this.config.contextLength);
-    return tf.add(tokenPart, matMul2d(positionHot, this.positionEmbedding as tf.Tensor2D));
+    const tokenPart = embedRows(this.tokenEmbedding as tf.Tensor2D, ids);
+    return tf.add(tokenPart, embedRows(this.positionEmbedding as tf.Tensor2D, positions));
   }
 
   /** Hidden [N, d] to logits [N, V]. */

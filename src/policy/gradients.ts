@@ -92,10 +92,7 @@ const GRADIENTS: readonly tf.GradConfig[] = [
   binary(tf.Sub, (dy) => [dy, tf.neg(dy)]),
   binary(tf.Multiply, (dy, a, b) => [tf.mul(dy, b), tf.mul(dy, a)]),
   binary(tf.RealDiv, (dy, a, b) => [tf.div(dy, b), tf.neg(tf.div(tf.mul(dy, a), tf.mul(b, b)))]),
-  binary(tf.Maximum, (dy, a, b) => [
-    tf.mul(dy, asFloat(tf.greaterEqual(a, b))),
-    tf.mul(dy, asFloat(tf.less(a, b))),
-  ]),
+  binary(tf.Maximum, (dy, a, b) => [tf.mul(dy, asFloat(tf.greaterEqual(a, b))), tf.mul(dy, asFloat(tf.less(a, b)))]),
   binary(tf.Minimum, (dy, a, b) => [tf.mul(dy, asFloat(tf.lessEqual(a, b))), tf.mul(dy, asFloat(tf.greater(a, b)))]),
   binary(tf.SquaredDifference, (dy, a, b) => {
     const da = tf.mul(dy, tf.mul(tf.sub(a, b), 2));

@@ -53,8 +53,7 @@ export const replayEpisode = (
     throw new NonDeterminismError({ episode, seq, file: options.file, expected, actual });
   };
   if (started?.type !== "episode.started") return diverge(0, "episode.started", "no episode.started first");
-  if (started.env.id !== env.id)
-    diverge(0, `environment ${started.env.id}`, `replayed with environment ${env.id}`);
+  if (started.env.id !== env.id) diverge(0, `environment ${started.env.id}`, `replayed with environment ${env.id}`);
   if (verify && started.env.version !== env.version)
     diverge(
       0,
@@ -99,11 +98,7 @@ export const replayEpisode = (
       if (action.type === "xstate.emit") {
         const body = derivation.emitted(params.event as { type: string });
         if (body) derived(body);
-      } else if (
-        action.type === "xstate.spawnChild" &&
-        typeof params.src === "string" &&
-        params.src in env.tools
-      ) {
+      } else if (action.type === "xstate.spawnChild" && typeof params.src === "string" && params.src in env.tools) {
         const call = `c${callCounter++}`;
         const actor = String(params.id);
         pending.set(call, actor);
@@ -147,11 +142,7 @@ export const replayEpisode = (
     const event = nextInput();
     if (!event) {
       if (verify)
-        diverge(
-          recorded.length,
-          "(end of journal)",
-          "the machine is still running: the journal was cut short",
-        );
+        diverge(recorded.length, "(end of journal)", "the machine is still running: the journal was cut short");
       break;
     }
     if (event.type === "agent.acted") {
@@ -172,8 +163,7 @@ export const replayEpisode = (
       );
     } else if (event.type === "tool.returned") {
       const actor = pending.get(event.call);
-      if (actor === undefined)
-        diverge(event.seq, `tool.returned for call ${event.call}`, "no such call in flight");
+      if (actor === undefined) diverge(event.seq, `tool.returned for call ${event.call}`, "no such call in flight");
       cursor += 1;
       out.push(bodyOf(event));
       pending.delete(event.call);

@@ -45,9 +45,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       events: events.length,
       episode: started.episode,
       repaired,
-      ...(ended?.type === "episode.ended"
-        ? { return: ended.return, reason: ended.reason }
-        : { reason: "(not ended)" }),
+      ...(ended?.type === "episode.ended" ? { return: ended.return, reason: ended.reason } : { reason: "(not ended)" }),
     };
     if (options.verify && started.type === "episode.started") {
       const env = options.envOf(started.env.id);
@@ -64,8 +62,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
   } catch (cause) {
     if (cause instanceof NonDeterminismError)
       return { file, ok: false, events: 0, repaired, problem: `${file}:${cause.seq + 1}: ${cause.message}` };
-    if (cause instanceof JournalError)
-      return { file, ok: false, events: 0, repaired, problem: cause.message };
+    if (cause instanceof JournalError) return { file, ok: false, events: 0, repaired, problem: cause.message };
     return { file, ok: false, events: 0, repaired, problem: `${file}: ${describe(cause)}` };
   }
 };
@@ -73,7 +70,6 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
 export async function* checkPath(path: string, options: VerifyOptions): AsyncGenerator<FileVerdict> {
   if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
   const files = await journalFilesAt(path);
-  if (files.length === 0)
-    yield { file: path, ok: false, events: 0, problem: `${path}: no .jsonl journal files here` };
+  if (files.length === 0) yield { file: path, ok: false, events: 0, problem: `${path}: no .jsonl journal files here` };
   for (const file of files) yield checkFile(file, options);
 }

@@ -20,9 +20,7 @@ const MAX_ACTION_CHARS = 100_000;
 const singleStringField = (tool: Tool): string | undefined => {
   const schema = tool.jsonSchema as { type?: string; properties?: Record<string, { type?: string }> };
   const fields = Object.entries(schema.properties ?? {});
-  return schema.type === "object" && fields.length === 1 && fields[0][1].type === "string"
-    ? fields[0][0]
-    : undefined;
+  return schema.type === "object" && fields.length === 1 && fields[0][1].type === "string" ? fields[0][0] : undefined;
 };
 
 export const formatCall = (tool: Tool, args: Json): string => {
@@ -44,8 +42,7 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
   const [, name, inner] = match;
   if (name === "answer") return { kind: "answer", text: inner.trim() };
   const tool = tools[name];
-  if (!tool)
-    return { kind: "malformed", reason: `unknown tool ${name}; tools: ${Object.keys(tools).join(", ")}` };
+  if (!tool) return { kind: "malformed", reason: `unknown tool ${name}; tools: ${Object.keys(tools).join(", ")}` };
   const field = singleStringField(tool);
   let args: unknown;
   if (field !== undefined) args = { [field]: inner.trim() };
@@ -56,10 +53,24 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
       return { kind: "malformed", reason: `arguments of ${name} are not JSON` };
     }
   }
-  const decoded = Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(
-    args,
-  );
+  const decoded = Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(args);
   if (Result.isFailure(decoded))
     return { kind: "malformed", reason: `arguments of ${name}: ${String(decoded.failure.message)}` };
   return { kind: "call", tool: name, args: args as Json };
+};
+
+/** The answer's text, when the action is `<answer>...</answer>`. */
+export const answerOf = (text: string, tools: Readonly<Record<string, Tool>>): string | undefined => {
+  const action = parseAction(text, tools);
+  return action.kind === "answer" ? action.text : undefined;
+};
+
+/** The decoded arguments, when the action is a well-formed call of the named tool. */
+export const callOf = <A = Record<string, Json>>(
+  text: string,
+  tools: Readonly<Record<string, Tool>>,
+  tool: string,
+): A | undefined => {
+  const action = parseAction(text, tools);
+  return action.kind === "call" && action.tool === tool ? (action.args as A) : undefined;
 };

@@ -65,8 +65,7 @@ export class EpisodeDerivation {
         const metrics: Record<string, number> = {};
         for (const [k, v] of Object.entries(e.metrics ?? {}))
           if (typeof v === "number" && Number.isFinite(v)) metrics[k] = v;
-          else
-            throw new TypeError(`${this.envId}: end() metric ${k} is ${v}; metrics must be finite numbers`);
+          else throw new TypeError(`${this.envId}: end() metric ${k} is ${v}; metrics must be finite numbers`);
         this.ending ??= { reason: String(e.reason), metrics };
         return undefined;
       }
@@ -94,9 +93,7 @@ export class EpisodeDerivation {
   /** The episode.ended event: the environment's ending, or an abort imposed from outside. */
   ended(abort?: string): EventBody {
     const ending =
-      abort !== undefined
-        ? { reason: ABORTED + abort, metrics: {} }
-        : (this.ending ?? { reason: "done", metrics: {} });
+      abort !== undefined ? { reason: ABORTED + abort, metrics: {} } : (this.ending ?? { reason: "done", metrics: {} });
     return {
       type: "episode.ended",
       reason: ending.reason,

@@ -51,8 +51,7 @@ const invalidAction = (action: PolicyAction, vocabulary: number): string | undef
     return `token ids must be integers in [0, ${vocabulary})`;
   if (!Array.isArray(action.logprobs) || action.logprobs.length !== action.tokens.length)
     return `${action.logprobs?.length} logprobs for ${action.tokens.length} tokens`;
-  if (!action.logprobs.every((l) => Number.isFinite(l) && l <= 1e-6))
-    return "logprobs must be finite and <= 0";
+  if (!action.logprobs.every((l) => Number.isFinite(l) && l <= 1e-6)) return "logprobs must be finite and <= 0";
   if (!Number.isInteger(action.version) || action.version < 0)
     return `version ${action.version} is not a natural number`;
   if (action.allowed !== undefined && action.allowed.length !== action.tokens.length)

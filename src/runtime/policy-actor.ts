@@ -53,9 +53,7 @@ export class PolicyActor {
     try {
       const actions = await this.policy.act(batch.map((p) => p.request));
       if (actions.length !== batch.length)
-        throw new Error(
-          `policy ${this.policy.id} answered ${actions.length} rows for a batch of ${batch.length}`,
-        );
+        throw new Error(`policy ${this.policy.id} answered ${actions.length} rows for a batch of ${batch.length}`);
       batch.forEach((p, i) => {
         p.resolve(actions[i]);
       });

@@ -37,11 +37,7 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
 export const TRUNCATION_MARKER = "…[truncated]";
 
 const describe = (cause: unknown): string =>
-  cause instanceof Error
-    ? cause.message || cause.name
-    : typeof cause === "string"
-      ? cause
-      : JSON.stringify(cause);
+  cause instanceof Error ? cause.message || cause.name : typeof cause === "string" ? cause : JSON.stringify(cause);
 
 /** Plain JSON of whatever the tool returned (NaN, functions and class instances normalised away), cut to size. */
 const toJsonResult = (content: unknown, limit: number): Json => {

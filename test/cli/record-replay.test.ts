@@ -75,7 +75,7 @@ describe("agent-r1 record / replay, as a user runs them", () => {
       expect(run.stderr.split("\n")[0]).toMatch(/^error: /);
     }
     expect(cli("record", "--env", "nope", "--policy", "x", "--out", out).stderr).toContain(
-      "Allowed choices are lookup",
+      `unknown environment "nope"; known: lookup`,
     );
   });
 

@@ -81,27 +81,24 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     },
   );
 
-  fcTest.prop([fc.nat(), fc.nat()], { numRuns: 100 })(
-    "duplicated, dropped and reordered lines",
-    async (i0, j0) => {
-      const lines = original.toString("utf8").trimEnd().split("\n");
-      const i = i0 % lines.length;
-      const j = j0 % lines.length;
-      const join = (ls: string[]) => Buffer.from(`${ls.join("\n")}\n`);
-      const duplicated = await readError(join([...lines.slice(0, i + 1), lines[i], ...lines.slice(i + 1)]));
-      expect(duplicated?.line).toBe(i + 2);
-      if (i < lines.length - 1) {
-        const dropped = await readError(join(lines.filter((_, k) => k !== i)));
-        expect(dropped?.line).toBe(i + 1);
-      }
-      if (i !== j) {
-        const swapped = [...lines];
-        [swapped[i], swapped[j]] = [swapped[j], swapped[i]];
-        const error = await readError(join(swapped));
-        expect(error?.line).toBe(Math.min(i, j) + 1);
-      }
-    },
-  );
+  fcTest.prop([fc.nat(), fc.nat()], { numRuns: 100 })("duplicated, dropped and reordered lines", async (i0, j0) => {
+    const lines = original.toString("utf8").trimEnd().split("\n");
+    const i = i0 % lines.length;
+    const j = j0 % lines.length;
+    const join = (ls: string[]) => Buffer.from(`${ls.join("\n")}\n`);
+    const duplicated = await readError(join([...lines.slice(0, i + 1), lines[i], ...lines.slice(i + 1)]));
+    expect(duplicated?.line).toBe(i + 2);
+    if (i < lines.length - 1) {
+      const dropped = await readError(join(lines.filter((_, k) => k !== i)));
+      expect(dropped?.line).toBe(i + 1);
+    }
+    if (i !== j) {
+      const swapped = [...lines];
+      [swapped[i], swapped[j]] = [swapped[j], swapped[i]];
+      const error = await readError(join(swapped));
+      expect(error?.line).toBe(Math.min(i, j) + 1);
+    }
+  });
 
   it("valid JSON with wrong types, another version, or an unknown field is refused", async () => {
     const lines = original.toString("utf8").trimEnd().split("\n");

@@ -177,9 +177,7 @@ describe("episodeToSequence (append layout)", () => {
   });
 
   it("drops the outcome when the episode has no action token at all", () => {
-    const s = episodeToSequence(
-      journal({ prompt: [1, 2], turns: [{ action: [], observation: [3] }], outcome: 1 }),
-    );
+    const s = episodeToSequence(journal({ prompt: [1, 2], turns: [{ action: [], observation: [3] }], outcome: 1 }));
     expect(s.actionMask).toEqual([0, 0, 0]);
     expect(s.promptLength).toBe(2);
     expect(s.turns).toEqual([{ turn: 0, start: 2, end: 2 }]);
@@ -192,9 +190,9 @@ describe("episodeToSequence (append layout)", () => {
   it("refuses incomplete or inconsistent journals with a message that says what is wrong", () => {
     expect(() => episodeToSequence(journal(twoTurns).slice(0, -1))).toThrow(/no episode.ended/);
     expect(() => episodeToSequence(journal(twoTurns).slice(1))).toThrow(/no episode.started/);
-    expect(() =>
-      episodeToSequence(journal({ prompt: [1], turns: [{ action: [2, 3], logprobs: [-1] }] })),
-    ).toThrow(/turn 0: 2 tokens but 1 logprobs/);
+    expect(() => episodeToSequence(journal({ prompt: [1], turns: [{ action: [2, 3], logprobs: [-1] }] }))).toThrow(
+      /turn 0: 2 tokens but 1 logprobs/,
+    );
   });
 });
 
@@ -268,10 +266,7 @@ describe("token-in/token-out, for any turn lengths", () => {
     fc.assert(
       fc.property(episodeArb, (spec) => {
         const s = episodeToSequence(journal(spec));
-        const expected = [
-          ...spec.prompt,
-          ...spec.turns.flatMap((t) => [...t.action, ...(t.observation ?? [])]),
-        ];
+        const expected = [...spec.prompt, ...spec.turns.flatMap((t) => [...t.action, ...(t.observation ?? [])])];
         expect(s.tokens).toEqual(expected);
         expectAligned(s);
         expect(sum(s.actionMask)).toBe(sum(spec.turns.map((t) => t.action.length)));

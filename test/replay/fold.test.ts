@@ -53,9 +53,7 @@ describe("replay folds recorded inputs through the machine's pure transitions", 
       const replayed = replayEpisode(recorded, env);
       expect(replayed.events.map((e) => canonicalJson(e))).toEqual(bodies(recorded));
       // Each observation states the arrival order; it must be the recorded tool.returned order.
-      const toolOf = new Map(
-        recorded.flatMap((e) => (e.type === "tool.called" ? [[e.call, e.tool] as const] : [])),
-      );
+      const toolOf = new Map(recorded.flatMap((e) => (e.type === "tool.called" ? [[e.call, e.tool] as const] : [])));
       const arrivals = recorded.flatMap((e) =>
         e.type === "tool.returned" ? [`${toolOf.get(e.call)}=${JSON.stringify(e.result)}`] : [],
       );
@@ -100,9 +98,7 @@ describe("replay folds recorded inputs through the machine's pure transitions", 
     };
     const journal = new MemoryJournal();
     const live = await runEpisode({ env: lookupEnv, policy: new PolicyActor(broken), journal, seed: "b" });
-    expect(live.reason).toMatch(
-      /^aborted: policy broken returned an invalid action: token ids must be integers/,
-    );
+    expect(live.reason).toMatch(/^aborted: policy broken returned an invalid action: token ids must be integers/);
     expect(() => replayEpisode(live.events, lookupEnv)).not.toThrow();
   });
 });

@@ -80,10 +80,9 @@ describe("rollout runner", () => {
     });
     let seen = 0;
     r.events.subscribe((e) => {
-      expect(
-        appended.has(`${e.episode}:${e.seq}`),
-        `${e.episode}:${e.seq} delivered before it was appended`,
-      ).toBe(true);
+      expect(appended.has(`${e.episode}:${e.seq}`), `${e.episode}:${e.seq} delivered before it was appended`).toBe(
+        true,
+      );
       seen += 1;
     });
     await lastValueFrom(r.episodes.pipe(toArray()));
@@ -91,8 +90,7 @@ describe("rollout runner", () => {
   });
 
   it("results depend on the seed only, not on concurrency or batching", async () => {
-    const key = (eps: Awaited<ReturnType<typeof run>>["episodes"]) =>
-      eps.map((e) => canonicalJson(e.events)).sort();
+    const key = (eps: Awaited<ReturnType<typeof run>>["episodes"]) => eps.map((e) => canonicalJson(e.events)).sort();
     const a = await run(randomPolicy(), { concurrency: 1, episodes: 12, seed: "same" });
     const b = await run(randomPolicy(), { concurrency: 12, episodes: 12, seed: "same" });
     expect(key(b.episodes)).toEqual(key(a.episodes));

@@ -5,10 +5,7 @@ import { replayEpisode } from "../../src/replay/replay.ts";
 import { TRUNCATION_MARKER } from "../../src/runtime/tool.ts";
 import { playing } from "../support/index.ts";
 
-const withLookup = (
-  execute: (args: { key: string }, ctx: { signal: AbortSignal }) => unknown,
-  timeoutMs = 50,
-) => {
+const withLookup = (execute: (args: { key: string }, ctx: { signal: AbortSignal }) => unknown, timeoutMs = 50) => {
   const lookup = defineTool({
     name: "lookup",
     description: "faulty lookup",

@@ -46,10 +46,7 @@ export const actionText = (): fc.Arbitrary<string> =>
  * `race`: each call runs two tools at once; the reward and the observation depend on which returned
  * first, so replay must reproduce the recorded order to verify.
  */
-export const createRaceEnv = (exec: {
-  a: () => Promise<string> | string;
-  b: () => Promise<string> | string;
-}) => {
+export const createRaceEnv = (exec: { a: () => Promise<string> | string; b: () => Promise<string> | string }) => {
   const a = defineTool({
     name: "a",
     description: "tool a",
@@ -79,8 +76,7 @@ export const createRaceEnv = (exec: {
         on: {
           "agent.act": [
             {
-              guard: ({ context, event }) =>
-                context.turn >= 2 || parseAction(event.text, tools).kind === "answer",
+              guard: ({ context, event }) => context.turn >= 2 || parseAction(event.text, tools).kind === "answer",
               target: "done",
               actions: [reward("outcome", 1, "answered"), end("answered", { success: 1 })],
             },
@@ -131,11 +127,7 @@ export const createRaceEnv = (exec: {
         onDone: {
           target: "awaiting",
           actions: [
-            reward(
-              "process",
-              ({ context }) => (context.order[0].startsWith("a") ? 0.1 : 0.2),
-              "who came first",
-            ),
+            reward("process", ({ context }) => (context.order[0].startsWith("a") ? 0.1 : 0.2), "who came first"),
             observe(({ context }) => context.order.join(" ")),
           ],
         },

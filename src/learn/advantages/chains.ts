@@ -15,10 +15,7 @@ export interface TokenPosition {
 export const advantageMask = (sequence: ScoredSequence, maskAdvantages: boolean): readonly number[] =>
   maskAdvantages ? sequence.actionMask : sequence.responseMask;
 
-export const episodeChains = (
-  sequences: readonly ScoredSequence[],
-  maskAdvantages: boolean,
-): TokenPosition[][] => {
+export const episodeChains = (sequences: readonly ScoredSequence[], maskAdvantages: boolean): TokenPosition[][] => {
   const byEpisode = new Map<string, number[]>();
   sequences.forEach((sequence, i) => {
     const members = byEpisode.get(sequence.episode);
@@ -28,16 +25,13 @@ export const episodeChains = (
   return [...byEpisode.entries()].map(([episode, members]) => {
     const turns = members.map((i) => sequences[i].turn);
     if (members.length > 1 && (turns.some((t) => t === undefined) || new Set(turns).size !== turns.length)) {
-      throw new Error(
-        `episode ${episode} appears ${members.length} times in the batch without distinct step turns`,
-      );
+      throw new Error(`episode ${episode} appears ${members.length} times in the batch without distinct step turns`);
     }
     members.sort((a, b) => (sequences[a].turn ?? 0) - (sequences[b].turn ?? 0));
     const chain: TokenPosition[] = [];
     for (const sequence of members) {
       const mask = advantageMask(sequences[sequence], maskAdvantages);
-      for (let index = 0; index < mask.length; index++)
-        if (mask[index] === 1) chain.push({ sequence, index });
+      for (let index = 0; index < mask.length; index++) if (mask[index] === 1) chain.push({ sequence, index });
     }
     return chain;
   });

@@ -23,9 +23,7 @@ export const groupReturns = (sequences: readonly ScoredSequence[]): Map<string, 
     }
     const known = returns.get(episode);
     if (known !== undefined && known !== totalReturn) {
-      throw new Error(
-        `episode ${episode} has two different returns in the batch: ${known} and ${totalReturn}`,
-      );
+      throw new Error(`episode ${episode} has two different returns in the batch: ${known} and ${totalReturn}`);
     }
     returns.set(episode, totalReturn);
   }

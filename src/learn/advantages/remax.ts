@@ -15,9 +15,7 @@ export const remax: Estimator = (sequences, extras, options) => {
   for (const [group, returns] of groupReturns(sequences)) {
     const greedy = extras.greedyReward?.[group];
     if (greedy === undefined || !Number.isFinite(greedy)) {
-      throw new Error(
-        `remax needs extras.greedyReward["${group}"]: the greedy rollout's reward for that group`,
-      );
+      throw new Error(`remax needs extras.greedyReward["${group}"]: the greedy rollout's reward for that group`);
     }
     const rewards = [...returns.values()];
     if (rewards.every((reward) => reward === greedy)) degenerateGroups++;

@@ -7,8 +7,7 @@ import type { Sequence } from "../trajectory.ts";
 export const ALGORITHMS = ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];
 
-export const isAlgorithm = (name: string): name is Algorithm =>
-  (ALGORITHMS as readonly string[]).includes(name);
+export const isAlgorithm = (name: string): name is Algorithm => (ALGORITHMS as readonly string[]).includes(name);
 
 /** What an estimator reads from a sequence (either layout). */
 export type ScoredSequence = Pick<

@@ -17,12 +17,7 @@ const expectClose = (actual: Float32Array, expected: number[]): void => {
 
 describe("ppo: GAE over action tokens", () => {
   it("matches the hand-computed recursion, bootstrapping across the observation gap", () => {
-    const { advantages, returns } = computeAdvantages(
-      "ppo",
-      [twoTurns],
-      { values },
-      { gamma: 0.9, lambda: 0.8 },
-    );
+    const { advantages, returns } = computeAdvantages("ppo", [twoTurns], { values }, { gamma: 0.9, lambda: 0.8 });
     // k=7: d = 1 - .4 = .6                        A = .6
     // k=6: d = 0 + .9*.4 - .3 = .06                A = .06 + .72*.6 = .492
     // k=3: d = .5 + .9*.3 - .2 = .57 (V of pos 6)  A = .57 + .72*.492 = .92424
@@ -32,12 +27,7 @@ describe("ppo: GAE over action tokens", () => {
   });
 
   it("gives observation and prompt positions exactly 0", () => {
-    const { advantages, returns } = computeAdvantages(
-      "ppo",
-      [twoTurns],
-      { values },
-      { gamma: 0.9, lambda: 0.8 },
-    );
+    const { advantages, returns } = computeAdvantages("ppo", [twoTurns], { values }, { gamma: 0.9, lambda: 0.8 });
     for (const position of [0, 1, 4, 5]) {
       expect(advantages[0][position]).toBe(0);
       expect(returns![0][position]).toBe(0);
@@ -48,12 +38,7 @@ describe("ppo: GAE over action tokens", () => {
     const masked = computeAdvantages("ppo", [twoTurns], { values }, { gamma: 1, lambda: 0 });
     expectClose(masked.advantages[0], [0, 0, 0.1, 0.6, 0, 0, 0.1, 0.6]);
     // Ablation: GAE over every response token, so a_0's last token bootstraps from the observation's value.
-    const unmasked = computeAdvantages(
-      "ppo",
-      [twoTurns],
-      { values },
-      { gamma: 1, lambda: 0, maskAdvantages: false },
-    );
+    const unmasked = computeAdvantages("ppo", [twoTurns], { values }, { gamma: 1, lambda: 0, maskAdvantages: false });
     expectClose(unmasked.advantages[0], [0, 0, 0.1, 9.3, 0, -8.7, 0.1, 0.6]);
   });
 
@@ -86,9 +71,9 @@ describe("ppo: GAE over action tokens", () => {
   it("refuses missing or misaligned values", () => {
     expect(() => computeAdvantages("ppo", [twoTurns])).toThrow(/extras.values/);
     expect(() => computeAdvantages("ppo", [twoTurns], { values: [[1, 2]] })).toThrow(/8 tokens but 2 values/);
-    expect(() =>
-      computeAdvantages("ppo", [twoTurns], { values: [[0, 0, Number.NaN, 0, 0, 0, 0, 0]] }),
-    ).toThrow(/not finite|NaN/);
+    expect(() => computeAdvantages("ppo", [twoTurns], { values: [[0, 0, Number.NaN, 0, 0, 0, 0, 0]] })).toThrow(
+      /not finite|NaN/,
+    );
   });
 
   it("returns float arrays as long as the tokens", () => {

@@ -18,9 +18,7 @@ const layoutArb = fc
       maxLength: 3,
     }),
   )
-  .map(
-    ([prompt, turns]) => "p".repeat(prompt) + turns.map(([a, o]) => "a".repeat(a) + "o".repeat(o)).join(""),
-  );
+  .map(([prompt, turns]) => "p".repeat(prompt) + turns.map(([a, o]) => "a".repeat(a) + "o".repeat(o)).join(""));
 
 const quarter = fc.integer({ min: -8, max: 8 }).map((x) => x / 4);
 

@@ -22,10 +22,7 @@ describe("reinforce++-baseline: group mean removed, then normalised over the bat
   });
 
   it("counts observation tokens when maskAdvantages is false", () => {
-    const batch = [
-      scored("paoa", { episode: "a", totalReturn: 1 }),
-      scored("pao", { episode: "b", totalReturn: 0 }),
-    ];
+    const batch = [scored("paoa", { episode: "a", totalReturn: 1 }), scored("pao", { episode: "b", totalReturn: 0 })];
     // tokens: a has 3 response tokens at .5, b has 2 at -.5: mean .1, sample std sqrt(.3)
     const { advantages } = computeAdvantages("reinforce++-baseline", batch, {}, { maskAdvantages: false });
     const s = Math.sqrt(0.3) + 1e-6;

@@ -43,12 +43,7 @@ describe("reinforce++: discounted token return with KL penalty, batch-normalised
   });
 
   it("uses given policy logprobs for the KL instead of the recorded ones", () => {
-    const withRecorded = computeAdvantages(
-      "reinforce++",
-      [twoTurns],
-      { refLogprobs, klCoef: 0.1 },
-      { gamma: 0.5 },
-    );
+    const withRecorded = computeAdvantages("reinforce++", [twoTurns], { refLogprobs, klCoef: 0.1 }, { gamma: 0.5 });
     const withGiven = computeAdvantages(
       "reinforce++",
       [twoTurns],
@@ -60,12 +55,7 @@ describe("reinforce++: discounted token return with KL penalty, batch-normalised
 
   it("keeps observation tokens in the return when maskAdvantages is false", () => {
     // gamma .5 over [1, 2, 3, 4] with rewards [0, .5, 0, 1]: G = [.375, .75, .5, 1]
-    const { advantages } = computeAdvantages(
-      "reinforce++",
-      [twoTurns],
-      {},
-      { gamma: 0.5, maskAdvantages: false },
-    );
+    const { advantages } = computeAdvantages("reinforce++", [twoTurns], {}, { gamma: 0.5, maskAdvantages: false });
     const g = [0.375, 0.75, 0.5, 1];
     const m = g.reduce((a, b) => a + b) / 4;
     const s = Math.sqrt(g.reduce((a, x) => a + (x - m) ** 2, 0) / 3);

@@ -20,13 +20,9 @@ describe("remax: greedy rollout as baseline", () => {
   });
 
   it("uses a group of one normally, and counts a group equal to its greedy reward as degenerate", () => {
-    const { advantages, degenerateGroups } = computeAdvantages(
-      "remax",
-      [episode("a", 1, "x"), episode("b", 1, "y")],
-      {
-        greedyReward: { x: 0, y: 1 },
-      },
-    );
+    const { advantages, degenerateGroups } = computeAdvantages("remax", [episode("a", 1, "x"), episode("b", 1, "y")], {
+      greedyReward: { x: 0, y: 1 },
+    });
     expect(advantages.map(list)).toEqual([
       [0, 0, 1],
       [0, 0, 0],

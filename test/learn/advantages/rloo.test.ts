@@ -19,12 +19,7 @@ describe("rloo: leave-one-out baseline", () => {
   });
 
   it("writes the observation tokens too when maskAdvantages is false", () => {
-    const { advantages } = computeAdvantages(
-      "rloo",
-      [episode("a", 1), episode("b", 3)],
-      {},
-      { maskAdvantages: false },
-    );
+    const { advantages } = computeAdvantages("rloo", [episode("a", 1), episode("b", 3)], {}, { maskAdvantages: false });
     expect(list(advantages[0])).toEqual([0, -2, -2, -2]);
   });
 

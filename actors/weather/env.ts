@@ -1,0 +1,99 @@
+import { assign, setup } from "xstate";
+import * as r1 from "../../src/index.ts";
+
+// The world: a table the tool reads. A tool returns raw outcomes; the machine decides what they mean.
+const TEMPERATURES: Record<string, number> = { oslo: 4, rome: 21, cairo: 30, lima: 18, quito: 14 };
+const CITIES = Object.keys(TEMPERATURES);
+const weather = r1.defineTool({
+  name: "weather",
+  description: "Current temperature of a city, in degrees.",
+  parameters: r1.Schema.Struct({ city: r1.Schema.String }),
+  execute: ({ city }) => TEMPERATURES[city] ?? null,
+});
+const tools = { weather };
+type Task = { a: string; b: string };
+type Context = { task: Task; turns: number; seen: string[]; city: string };
+const warmer = (t: Task) => (TEMPERATURES[t.a] > TEMPERATURES[t.b] ? t.a : t.b);
+const answer = (text: string) => r1.answerOf(text, tools);
+const city = (text: string) => r1.callOf<{ city: string }>(text, tools, "weather")?.city;
+const correct = (a: { context: Context; event: r1.AgentActEvent }) =>
+  answer(a.event.text) === warmer(a.context.task) ? 1 : 0;
+// Process reward: 0.1 the first time the agent asks about a city of the question, never again.
+const fresh = ({ context: { task, seen, city } }: { context: Context }) =>
+  [task.a, task.b].includes(city) && !seen.includes(city) ? 0.1 : 0;
+const machine = setup({
+  types: { context: {} as Context, events: {} as r1.AgentActEvent, input: {} as r1.EnvInput<Task> },
+  actors: r1.toolActors(tools),
+}).createMachine({
+  context: ({ input }) => ({ task: input.task, turns: 0, seen: [], city: "" }),
+  entry: r1.observe(({ context }) => `which is warmer : ${context.task.a} or ${context.task.b} ?`),
+  initial: "waiting",
+  states: {
+    waiting: {
+      entry: assign({ turns: ({ context }) => context.turns + 1 }),
+      on: {
+        "agent.act": [
+          {
+            guard: ({ event }) => answer(event.text) !== undefined,
+            target: "done",
+            actions: [r1.reward("outcome", correct, "answer"), r1.end("answered", (a) => ({ success: correct(a) }))],
+          },
+          {
+            guard: ({ context }) => context.turns > 4,
+            target: "done",
+            actions: r1.end("turn-limit", { success: 0 }),
+          },
+          {
+            guard: ({ event }) => city(event.text) !== undefined,
+            target: "asking",
+            actions: assign({ city: ({ event }) => city(event.text)! }),
+          },
+          {
+            target: "waiting",
+            reenter: true,
+            actions: [r1.reward("process", -0.1, "malformed"), r1.observe("error : use <weather>city</weather>")],
+          },
+        ],
+      },
+    },
+    asking: {
+      invoke: {
+        src: "weather",
+        input: ({ context }: { context: Context }) => ({ city: context.city }),
+        onDone: {
+          target: "waiting",
+          actions: [
+            r1.reward("process", fresh, "asked about a city of the question"),
+            assign({ seen: ({ context }) => [...context.seen, context.city] }),
+            r1.observe(({ context, event }) => {
+              const result = event.output as r1.ToolResult;
+              return result.ok ? `${context.city} : ${result.content}` : `error : ${result.error.message}`;
+            }),
+          ],
+        },
+      },
+    },
+    done: { type: "final" },
+  },
+});
+
+const tokenizer = r1.WordTokenizer.fromCorpus([...CITIES, "which is warmer : or ? weather error use city"]);
+
+// A scripted expert: asks about both cities, then answers. `agent-r1 record --policy expert` uses it.
+const expert = () =>
+  r1.scriptedPolicy("weather-expert", tokenizer, ({ task, history }) => {
+    const { a, b } = task as Task;
+    const asked = history.filter((turn) => turn.role === "action").length;
+    return asked < 2 ? r1.formatCall(weather, { city: asked ? b : a }) : r1.formatAnswer(warmer({ a, b }));
+  });
+
+export default r1.defineEnv<Task>({
+  id: "weather",
+  version: "1",
+  description: "Which of two cities is warmer? Ask a weather tool, then answer.",
+  machine,
+  tools,
+  tokenizer,
+  task: (seed) => ((cities) => ({ a: cities[0], b: cities[1] }))(r1.Rng.fromSeed(seed).shuffle(CITIES)),
+  policies: { expert },
+});

@@ -1,0 +1,162 @@
+/**
+ * PPO's losses (Schulman et al. 2017), token-level, averaged over the loss mask m (1 on action tokens):
+ *
+ *   r_t        = exp(log pi(a_t|s_t) - log pi_old(a_t|s_t))       ratio against the *recorded* logprobs
+ *   L_clip     = mean_m[ max(-A_t r_t, -A_t clip(r_t, 1 - eps, 1 + eps)) ]
+ *   L_value    = mean_m[ 0.5 max((V_t - R_t)^2, (V_old + clip(V_t - V_old, -eps_v, eps_v) - R_t)^2) ]
+ *   KL to a frozen reference, with d_t = log pi_ref - log pi:
+ *     k1 = -d_t                         (= log pi - log pi_ref)
+ *     k3 = exp(d_t) - d_t - 1           (Schulman's unbiased, non-negative estimator)
+ *   L = L_clip + c_v L_value - c_H mean_m[H_t] + c_kl mean_m[k_t]
+ *
+ * mean_m[x] = sum(m x) / max(sum(m), 1). Log-ratios on masked tokens are replaced by 0 *before* the
+ * exponential (tf.where), so a padding token with a wild logprob can neither overflow nor send a gradient.
+ *
+ * Metrics follow CleanRL's names: approx_kl = mean_m[(r - 1) - log r], clipfrac = mean_m[|r - 1| > eps].
+ */
+import * as tf from "@tensorflow/tfjs-core";
+
+export type KlKind = "k1" | "k3";
+
+export interface PpoLossConfig {
+  /** Ratio clip range eps. */
+  readonly clipEps: number;
+  /** Value clip range eps_v (null: unclipped value loss). */
+  readonly valueClipEps: number | null;
+  /** c_v, the value loss weight. */
+  readonly valueCoef: number;
+  /** c_H, the entropy bonus weight. */
+  readonly entropyCoef: number;
+  /** c_kl, the weight of the KL penalty to the reference policy (0: off). */
+  readonly klCoef: number;
+  readonly klKind: KlKind;
+}
+
+export const DEFAULT_PPO_LOSS: PpoLossConfig = {
+  clipEps: 0.2,
+  valueClipEps: 0.2,
+  valueCoef: 0.5,
+  entropyCoef: 0,
+  klCoef: 0,
+  klKind: "k3",
+};
+
+/** Per-token inputs, each [B, T] (or any common shape). */
+export interface PpoLossInputs {
+  /** log pi(a_t|s_t) under the current parameters (differentiated). */
+  readonly logprobs: tf.Tensor;
+  /** The logprobs recorded when the tokens were sampled. */
+  readonly oldLogprobs: tf.Tensor;
+  readonly advantages: tf.Tensor;
+  /** 1 on tokens that count, 0 elsewhere. */
+  readonly mask: tf.Tensor;
+  /** Entropy of pi(.|s_t) (differentiated), for the entropy bonus. */
+  readonly entropy?: tf.Tensor;
+  /** log pi_ref(a_t|s_t) of a frozen reference, for the KL penalty. */
+  readonly refLogprobs?: tf.Tensor;
+  /** V(s_t) now (differentiated), the value before sampling (V_old) and the return target R_t. */
+  readonly values?: tf.Tensor;
+  readonly oldValues?: tf.Tensor;
+  readonly returns?: tf.Tensor;
+}
+
+/** Scalars; `loss` is the one to differentiate. */
+export interface PpoLossOutput {
+  readonly loss: tf.Scalar;
+  readonly policyLoss: tf.Scalar;
+  readonly valueLoss: tf.Scalar;
+  readonly entropy: tf.Scalar;
+  readonly kl: tf.Scalar;
+  readonly approxKl: tf.Scalar;
+  readonly clipfrac: tf.Scalar;
+}
+
+/** sum(mask * x) / max(sum(mask), 1). */
+export const maskedMean = (x: tf.Tensor, mask: tf.Tensor): tf.Scalar =>
+  tf.div(tf.sum(tf.mul(x, mask)), tf.maximum(tf.sum(mask), 1));
+
+/** a - b on tokens where mask is on, exactly 0 elsewhere (and no gradient flows there). */
+const maskedDifference = (a: tf.Tensor, b: tf.Tensor, on: tf.Tensor): tf.Tensor => {
+  const difference = tf.sub(a, b);
+  return tf.where(on, difference, tf.zerosLike(difference));
+};
+
+/** L_clip and its metrics. */
+export const clippedSurrogate = (
+  logRatio: tf.Tensor,
+  advantages: tf.Tensor,
+  mask: tf.Tensor,
+  clipEps: number,
+): { loss: tf.Scalar; approxKl: tf.Scalar; clipfrac: tf.Scalar } => {
+  const ratio = tf.exp(logRatio);
+  const unclipped = tf.mul(tf.neg(advantages), ratio);
+  const clipped = tf.mul(tf.neg(advantages), tf.clipByValue(ratio, 1 - clipEps, 1 + clipEps));
+  return {
+    loss: maskedMean(tf.maximum(unclipped, clipped), mask),
+    approxKl: maskedMean(tf.sub(tf.sub(ratio, 1), logRatio), mask),
+    clipfrac: maskedMean(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), clipEps), "float32"), mask),
+  };
+};
+
+/** L_value, clipped around the old values when `clipEps` is a number. */
+export const clippedValueLoss = (
+  values: tf.Tensor,
+  oldValues: tf.Tensor,
+  returns: tf.Tensor,
+  mask: tf.Tensor,
+  clipEps: number | null,
+): tf.Scalar => {
+  const unclipped = tf.square(tf.sub(values, returns));
+  if (clipEps === null) return tf.mul(maskedMean(unclipped, mask), 0.5);
+  const clippedValues = tf.add(oldValues, tf.clipByValue(tf.sub(values, oldValues), -clipEps, clipEps));
+  const clipped = tf.square(tf.sub(clippedValues, returns));
+  return tf.mul(maskedMean(tf.maximum(unclipped, clipped), mask), 0.5);
+};
+
+/** Per-token KL estimate to the reference, given d = log pi_ref - log pi (0 on masked tokens). */
+export const klEstimate = (refMinusLogp: tf.Tensor, kind: KlKind): tf.Tensor =>
+  kind === "k1" ? tf.neg(refMinusLogp) : tf.sub(tf.sub(tf.exp(refMinusLogp), refMinusLogp), 1);
+
+export const ppoLoss = (inputs: PpoLossInputs, config: Partial<PpoLossConfig> = {}): PpoLossOutput => {
+  const c = { ...DEFAULT_PPO_LOSS, ...config };
+  const { mask } = inputs;
+  const on = tf.greater(mask, 0);
+  const zero = tf.scalar(0);
+  const surrogate = clippedSurrogate(
+    maskedDifference(inputs.logprobs, inputs.oldLogprobs, on),
+    inputs.advantages,
+    mask,
+    c.clipEps,
+  );
+  const valueLoss =
+    inputs.values && inputs.returns
+      ? clippedValueLoss(
+          inputs.values,
+          inputs.oldValues ?? tf.stopGradient(inputs.values),
+          inputs.returns,
+          mask,
+          inputs.oldValues ? c.valueClipEps : null,
+        )
+      : zero;
+  const entropy = inputs.entropy ? maskedMean(inputs.entropy, mask) : zero;
+  const kl = inputs.refLogprobs
+    ? maskedMean(klEstimate(maskedDifference(inputs.refLogprobs, inputs.logprobs, on), c.klKind), mask)
+    : zero;
+  let loss = surrogate.loss;
+  if (c.valueCoef !== 0 && inputs.values && inputs.returns) loss = tf.add(loss, tf.mul(valueLoss, c.valueCoef));
+  if (c.entropyCoef !== 0 && inputs.entropy) loss = tf.sub(loss, tf.mul(entropy, c.entropyCoef));
+  if (c.klCoef !== 0 && inputs.refLogprobs) loss = tf.add(loss, tf.mul(kl, c.klCoef));
+  return {
+    loss,
+    policyLoss: surrogate.loss,
+    valueLoss,
+    entropy,
+    kl,
+    approxKl: surrogate.approxKl,
+    clipfrac: surrogate.clipfrac,
+  };
+};
+
+/** Behaviour cloning: -mean_m[log pi(a_t|s_t)]. */
+export const crossEntropyLoss = (logprobs: tf.Tensor, mask: tf.Tensor): tf.Scalar =>
+  tf.neg(maskedMean(logprobs, mask));
