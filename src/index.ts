@@ -15,6 +15,7 @@ export * from "./kernel/errors.ts";
 export * from "./kernel/events.ts";
 export { Rng, splitSeed } from "./kernel/prng.ts";
 export { SPECIAL_TOKENS, type Tokenizer, WordTokenizer } from "./kernel/tokenizer.ts";
+export { type ReplayOptions, type ReplayResult, replayEpisode } from "./replay/replay.ts";
 export {
   answerOf,
   callOf,
@@ -36,5 +37,6 @@ export {
 export { type EpisodeOptions, type EpisodeRecord, runEpisode } from "./runtime/episode.ts";
 export type { Policy, PolicyAction, PolicyRequest, Turn } from "./runtime/policy.ts";
 export { PolicyActor } from "./runtime/policy-actor.ts";
+export { type Rollout, type RolloutOptions, rollout } from "./runtime/rollout.ts";
 export { type ScriptedChoice, scriptedPolicy } from "./runtime/scripted-policy.ts";
 export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./runtime/tool.ts";

@@ -98,16 +98,16 @@ export const clippedSurrogate = (
   };
 };
 
-/** L_value, clipped around the old values when `clipEps` is a number. */
+/** L_value; clipped around the old values when they and `clipEps` are given. */
 export const clippedValueLoss = (
   values: tf.Tensor,
-  oldValues: tf.Tensor,
   returns: tf.Tensor,
   mask: tf.Tensor,
-  clipEps: number | null,
+  oldValues?: tf.Tensor,
+  clipEps: number | null = null,
 ): tf.Scalar => {
   const unclipped = tf.square(tf.sub(values, returns));
-  if (clipEps === null) return tf.mul(maskedMean(unclipped, mask), 0.5);
+  if (oldValues === undefined || clipEps === null) return tf.mul(maskedMean(unclipped, mask), 0.5);
   const clippedValues = tf.add(oldValues, tf.clipByValue(tf.sub(values, oldValues), -clipEps, clipEps));
   const clipped = tf.square(tf.sub(clippedValues, returns));
   return tf.mul(maskedMean(tf.maximum(unclipped, clipped), mask), 0.5);
@@ -130,13 +130,7 @@ export const ppoLoss = (inputs: PpoLossInputs, config: Partial<PpoLossConfig> = 
   );
   const valueLoss =
     inputs.values && inputs.returns
-      ? clippedValueLoss(
-          inputs.values,
-          inputs.oldValues ?? tf.stopGradient(inputs.values),
-          inputs.returns,
-          mask,
-          inputs.oldValues ? c.valueClipEps : null,
-        )
+      ? clippedValueLoss(inputs.values, inputs.returns, mask, inputs.oldValues, c.valueClipEps)
       : zero;
   const entropy = inputs.entropy ? maskedMean(inputs.entropy, mask) : zero;
   const kl = inputs.refLogprobs
