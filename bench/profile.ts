@@ -6,7 +6,7 @@
  *   node bin/run-ts.js bench/cpuprofile-summary.ts out.cpuprofile
  *
  * Workloads: runtime (figure 1, framework side), bare (figure 1, baseline), journal (figure 2),
- * replay (figure 3, in memory), read (figure 3b: readJournalFile only).
+ * replay (figure 3, in memory), fold (figure 3 baseline), read (figure 3b: readJournalFile only).
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { journalAppend } from "./journal.ts";
 import { recordLookup, restamp, scriptsOf } from "./record.ts";
-import { readAndReplay, replayVerify } from "./replay.ts";
+import { bareFold, readAndReplay, replayVerify } from "./replay.ts";
 import { rate } from "./stats.ts";
 import { bareSteps, runtimeSteps } from "./steps.ts";
 
@@ -33,7 +33,7 @@ try {
   const dir = join(root, "j");
   const read = workload === "read";
   if (read) await journalAppend(dir, stamped());
-  const replayInput = workload === "replay" ? stamped() : [];
+  const replayInput = workload === "replay" || workload === "fold" ? stamped() : [];
   const scripts = scriptsOf(records);
   await session.post("Profiler.start");
   switch (workload) {
@@ -48,6 +48,9 @@ try {
       break;
     case "replay":
       sample = await replayVerify(replayInput);
+      break;
+    case "fold":
+      sample = await bareFold(replayInput);
       break;
     case "read":
       sample = await readAndReplay(

@@ -4,7 +4,7 @@
  * bytes, (c) replay input.
  */
 import type { Json } from "effect/Schema";
-import { lastValueFrom, toArray } from "rxjs";
+import { lastValueFrom, reduce, toArray } from "rxjs";
 import { lookupEnv } from "../actors/lookup/env.ts";
 import { expertPolicy } from "../actors/lookup/policies.ts";
 import { type EpisodeEvent, type EventBody, type Journal, MemoryJournal, PolicyActor } from "../src/index.ts";
@@ -14,9 +14,8 @@ import { rollout } from "../src/runtime/rollout.ts";
 
 export const RUN_SEED = "bench";
 
-/** Every episode of a rollout of the lookup expert, through the full runtime. */
-export const runLookup = async (journal: Journal, episodes: number, concurrency: number) => {
-  const run = rollout({
+const lookupRollout = (journal: Journal, episodes: number, concurrency: number) =>
+  rollout({
     env: lookupEnv,
     policy: new PolicyActor(expertPolicy()),
     journal,
@@ -24,8 +23,19 @@ export const runLookup = async (journal: Journal, episodes: number, concurrency:
     episodes,
     concurrency,
   });
-  return lastValueFrom(run.episodes.pipe(toArray()));
-};
+
+/** Every episode of a rollout of the lookup expert, through the full runtime. */
+export const runLookup = (journal: Journal, episodes: number, concurrency: number) =>
+  lastValueFrom(lookupRollout(journal, episodes, concurrency).episodes.pipe(toArray()));
+
+/**
+ * The same rollout, keeping nothing: only the number of agent actions (steps) survives each episode, as
+ * in the bare baseline (holding every record would grow the heap and bill major GCs to the runtime).
+ */
+export const countLookupSteps = (journal: Journal, episodes: number, concurrency: number) =>
+  lastValueFrom(
+    lookupRollout(journal, episodes, concurrency).episodes.pipe(reduce((steps, r) => steps + r.turns, 0)),
+  );
 
 export interface ActionScript {
   readonly task: Json;

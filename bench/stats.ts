@@ -1,5 +1,14 @@
 /** Timing and reporting helpers for the benchmarks: medians over repeats, side-by-side pairs, tables. */
 import { performance } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+/**
+ * A full garbage collection, run before each timed sample so that the garbage one side leaves behind is
+ * not collected on the other side's clock. (`--expose-gc` set at run time, so `npm run bench` needs no flag.)
+ */
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
 
 export const median = (values: readonly number[]): number => {
   if (values.length === 0) return Number.NaN;
@@ -15,6 +24,8 @@ export interface Sample {
 }
 
 export const timed = async (run: () => Promise<number> | number): Promise<Sample> => {
+  gc();
+  await new Promise((resolve) => setImmediate(resolve));
   const t0 = performance.now();
   const units = await run();
   return { units, ms: performance.now() - t0 };

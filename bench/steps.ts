@@ -14,7 +14,7 @@ import { createActor } from "xstate";
 import { lookupEnv } from "../actors/lookup/env.ts";
 import { JsonlJournal } from "../src/index.ts";
 import type { ActionScript } from "./record.ts";
-import { runLookup } from "./record.ts";
+import { countLookupSteps } from "./record.ts";
 import type { Sample } from "./stats.ts";
 import { timed } from "./stats.ts";
 
@@ -26,10 +26,7 @@ export const runtimeSteps = async (
 ): Promise<Sample> => {
   const dir = mkdtempSync(join(root, "steps-"));
   const journal = new JsonlJournal(dir, "none");
-  const sample = await timed(async () => {
-    const records = await runLookup(journal, episodes, concurrency);
-    return records.reduce((n, r) => n + r.turns, 0);
-  });
+  const sample = await timed(() => countLookupSteps(journal, episodes, concurrency));
   if (sample.units !== expectedSteps)
     throw new Error(`runtime took ${sample.units} steps, the recording took ${expectedSteps}`);
   return sample;

@@ -3,38 +3,71 @@
  *
  * Appends are buffered in order and written with the durability policy: "event" writes and fsyncs every
  * event before append resolves; "episode" writes as the buffer fills and fsyncs on close; "none" never
- * fsyncs. A crash can leave a torn last line; readers report it and `repairJournalFile` truncates it.
+ * fsyncs. With "event" and "episode", the folder entry of a new file is made durable too (fsync of the
+ * folder), so an episode whose close returned survives a machine crash. A crash can leave a torn last
+ * line; readers report it and `repairJournalFile` truncates it.
+ *
+ * Lines are at most MAX_LINE_BYTES long, on both sides: the writer refuses a longer event and readers
+ * refuse a longer line, so reading never holds more than one line of one file in memory.
  */
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, writeSync } from "node:fs";
-import { open, readdir, rm, stat, truncate } from "node:fs/promises";
-import { join } from "node:path";
+import { type FileHandle, lstat, open, readdir, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { JournalConflictError, JournalError, JournalExistsError } from "../kernel/errors.ts";
-import type { EpisodeEvent } from "../kernel/events.ts";
+import { type EpisodeEvent, EVENT_FORMAT_VERSION, GENESIS } from "../kernel/events.ts";
 import type { Durability, EpisodeWriter, Journal } from "./journal.ts";
 import { assertEpisodeId } from "./stamp.ts";
 import { StreamValidator } from "./validate.ts";
 
 const BUFFER_LIMIT = 64 * 1024;
 export const JOURNAL_SUFFIX = ".jsonl";
+/** The longest line a journal may hold (the event and its newline), in bytes. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** fsync of a folder: makes the entries of files created in it durable. */
+const syncDir = (dir: string): void => {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/** writeSync may write less than asked (a full disk, a signal): loop, so a line is never left half-written. */
+const writeAll = (fd: number, text: string): void => {
+  const bytes = Buffer.from(text, "utf8");
+  let offset = 0;
+  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+};
 
 class JsonlEpisodeWriter implements EpisodeWriter {
   private buffer: string[] = [];
   private buffered = 0;
   private nextSeq = 0;
   private fd: number | undefined;
+  private entryDurable = false;
 
   constructor(
     readonly episode: string,
     readonly file: string,
     private readonly durability: Durability,
   ) {
-    // O_EXCL: never overwrite an existing episode.
+    // O_EXCL: never overwrite an existing episode (nor follow a link planted at its name).
     try {
       this.fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o644);
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code === "EEXIST") throw new JournalExistsError({ episode, file });
       throw cause;
     }
+    // "event": the first append is acknowledged as durable, so the file's folder entry must be durable first.
+    if (durability === "event") this.syncEntry();
+  }
+
+  private syncEntry(): void {
+    if (this.entryDurable) return;
+    syncDir(dirname(this.file));
+    this.entryDurable = true;
   }
 
   async append(event: EpisodeEvent): Promise<void> {
@@ -51,9 +84,14 @@ class JsonlEpisodeWriter implements EpisodeWriter {
         actualSeq: this.nextSeq,
       });
     const line = `${JSON.stringify(event)}\n`;
+    // A UTF-16 unit is at most 3 bytes of UTF-8: count bytes only for lines that might be too long.
+    if (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)
+      throw new RangeError(
+        `event seq ${event.seq} (${event.type}) of episode ${this.episode} is ${Buffer.byteLength(line)} bytes as JSON; a journal line holds at most ${MAX_LINE_BYTES} bytes (cut large tool results with maxResultChars)`,
+      );
     this.nextSeq += 1;
     if (this.durability === "event") {
-      writeSync(this.fd, line);
+      writeAll(this.fd, line);
       fsyncSync(this.fd);
       return;
     }
@@ -64,14 +102,17 @@ class JsonlEpisodeWriter implements EpisodeWriter {
 
   private writeBuffer(): void {
     if (this.fd === undefined || this.buffer.length === 0) return;
-    writeSync(this.fd, this.buffer.join(""));
+    const text = this.buffer.join("");
     this.buffer = [];
     this.buffered = 0;
+    writeAll(this.fd, text);
   }
 
   async flush(): Promise<void> {
     this.writeBuffer();
-    if (this.fd !== undefined) fsyncSync(this.fd);
+    if (this.fd === undefined) return;
+    fsyncSync(this.fd);
+    this.syncEntry();
   }
 
   async close(): Promise<void> {
@@ -80,10 +121,17 @@ class JsonlEpisodeWriter implements EpisodeWriter {
 
   closeSync(): void {
     if (this.fd === undefined) return;
-    this.writeBuffer();
-    if (this.durability !== "none") fsyncSync(this.fd);
-    closeSync(this.fd);
-    this.fd = undefined;
+    const fd = this.fd;
+    try {
+      this.writeBuffer();
+      if (this.durability !== "none") {
+        fsyncSync(fd);
+        this.syncEntry();
+      }
+    } finally {
+      this.fd = undefined;
+      closeSync(fd);
+    }
   }
 }
 
@@ -93,12 +141,8 @@ export class JsonlJournal implements Journal {
     readonly durability: Durability = "episode",
   ) {
     mkdirSync(location, { recursive: true });
-    if (durability !== "none") {
-      // Make the folder entry itself durable once.
-      const dirFd = openSync(location, "r");
-      fsyncSync(dirFd);
-      closeSync(dirFd);
-    }
+    // Make the folder entry itself durable once.
+    if (durability !== "none") syncDir(location);
   }
 
   fileOf(episode: string): string {
@@ -130,16 +174,36 @@ export type { JsonlEpisodeWriter };
 
 const CHUNK = 256 * 1024;
 
-/** Lines of a file with their byte offsets, read in chunks; the last item tells whether it ended with "\n". */
-async function* linesOf(file: string): AsyncGenerator<{ text: string; start: number; complete: boolean }> {
-  const handle = await open(file, "r").catch((cause: NodeJS.ErrnoException) => {
-    throw new JournalError({ problem: "unreadable", file, line: 0, detail: cause.message });
-  });
+type Line =
+  /** A complete line (without its newline), its 1-based number and its byte offset. */
+  | { readonly complete: true; readonly text: string; readonly line: number; readonly start: number }
+  /** The bytes after the last newline: a torn write, when there are any. */
+  | { readonly complete: false; readonly bytes: Buffer; readonly line: number; readonly start: number };
+
+const openForReading = async (file: string, noFollow: boolean): Promise<FileHandle> =>
+  open(file, noFollow ? constants.O_RDONLY | constants.O_NOFOLLOW : constants.O_RDONLY).catch(
+    (cause: NodeJS.ErrnoException) => {
+      throw new JournalError({ problem: "unreadable", file, line: 0, detail: cause.message });
+    },
+  );
+
+/** The lines of a file, read in chunks, in memory bounded by MAX_LINE_BYTES. */
+async function* linesOf(file: string, noFollow = false): AsyncGenerator<Line> {
+  const handle = await openForReading(file, noFollow);
   try {
     const buffer = Buffer.alloc(CHUNK);
     let pending: Buffer[] = [];
+    let pendingBytes = 0;
     let pendingStart = 0;
     let position = 0;
+    let line = 0;
+    const tooLong = () =>
+      new JournalError({
+        problem: "parse",
+        file,
+        line: line + 1,
+        detail: `the line is longer than ${MAX_LINE_BYTES} bytes, the most a journal line holds: this is not a journal, or it is damaged`,
+      });
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
       if (bytesRead === 0) break;
@@ -147,18 +211,27 @@ async function* linesOf(file: string): AsyncGenerator<{ text: string; start: num
       for (;;) {
         const nl = buffer.indexOf(10, from);
         if (nl === -1 || nl >= bytesRead) break;
-        pending.push(buffer.subarray(from, nl));
-        const text = Buffer.concat(pending).toString("utf8");
-        yield { text, start: pendingStart, complete: true };
+        if (pendingBytes + nl - from + 1 > MAX_LINE_BYTES) throw tooLong();
+        line += 1;
+        const text =
+          pending.length === 0
+            ? buffer.toString("utf8", from, nl)
+            : Buffer.concat([...pending, buffer.subarray(from, nl)]).toString("utf8");
+        yield { complete: true, text, line, start: pendingStart };
         pending = [];
+        pendingBytes = 0;
         pendingStart = position + nl + 1;
         from = nl + 1;
       }
-      if (from < bytesRead) pending.push(Buffer.from(buffer.subarray(from, bytesRead)));
+      if (from < bytesRead) {
+        pendingBytes += bytesRead - from;
+        if (pendingBytes >= MAX_LINE_BYTES) throw tooLong();
+        pending.push(Buffer.from(buffer.subarray(from, bytesRead)));
+      }
       position += bytesRead;
     }
     if (pending.length > 0)
-      yield { text: Buffer.concat(pending).toString("utf8"), start: pendingStart, complete: false };
+      yield { complete: false, bytes: Buffer.concat(pending), line: line + 1, start: pendingStart };
   } finally {
     await handle.close();
   }
@@ -170,17 +243,15 @@ async function* linesOf(file: string): AsyncGenerator<{ text: string; start: num
  */
 export async function* streamJournalFile(file: string): AsyncGenerator<EpisodeEvent> {
   const validator = new StreamValidator(file);
-  let line = 0;
-  for await (const { text, complete } of linesOf(file)) {
-    line += 1;
-    if (!complete)
+  for await (const item of linesOf(file)) {
+    if (!item.complete)
       throw new JournalError({
         problem: "torn-tail",
         file,
-        line,
-        detail: `the last line is incomplete (${Buffer.byteLength(text)} bytes without a newline): a write was cut off; run \`agent-r1 replay --repair ${file}\` to truncate it`,
+        line: item.line,
+        detail: `the last line is incomplete (${item.bytes.length} bytes without a newline): a write was cut off; run \`agent-r1 replay --repair ${file}\` to truncate it`,
       });
-    yield validator.acceptLine(text);
+    yield validator.acceptLine(item.text);
   }
   if (validator.events === 0)
     throw new JournalError({ problem: "empty", file, line: 0, detail: "the file holds no event" });
@@ -210,26 +281,91 @@ export interface RepairReport {
 }
 
 /**
- * Truncates a torn last line, keeping every valid event before it (an empty file is removed). Refuses (rethrows the JournalError)
- * when the damage is anything but a torn tail: a changed or reordered line in the middle is not a crash
- * artefact and truncating there would drop valid events.
+ * How the next event's line begins, as the writer writes it: `{"v":1,"episode":...,"seq":n,"prev":...,`.
+ * Without a complete event, the episode is the file's name.
+ */
+const nextLineStart = (file: string, last: EpisodeEvent | undefined): Buffer => {
+  const episode = last?.episode ?? basename(file, JOURNAL_SUFFIX);
+  const seq = last ? last.seq + 1 : 0;
+  const prev = last?.digest ?? GENESIS;
+  return Buffer.from(
+    `{"v":${EVENT_FORMAT_VERSION},"episode":${JSON.stringify(episode)},"seq":${seq},"prev":${JSON.stringify(prev)},`,
+  );
+};
+
+/**
+ * Whether the bytes after the last newline are what a crash leaves: the beginning of the next event's
+ * line, cut anywhere, possibly followed by NUL bytes (blocks a file system allocated but never wrote).
+ */
+const isTornWrite = (tail: Buffer, expected: Buffer): boolean => {
+  let end = tail.length;
+  while (end > 0 && tail[end - 1] === 0) end -= 1;
+  const n = Math.min(end, expected.length);
+  return tail.subarray(0, n).equals(expected.subarray(0, n));
+};
+
+const syncDirOf = async (file: string): Promise<void> => {
+  const handle = await open(dirname(file), "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+};
+
+/**
+ * Truncates a torn last line, keeping every valid event before it; a file left with no event is removed.
+ * Refuses (throws JournalError) when the damage is anything but a crash artefact: a changed or reordered
+ * line in the middle, or a last line that is not the beginning of the next event (truncating there would
+ * drop data that a crash did not produce). Only changes regular files named *.jsonl, never through a
+ * link, and makes the change durable.
  */
 export const repairJournalFile = async (file: string): Promise<RepairReport | undefined> => {
+  const refuse = (detail: string): never => {
+    throw new JournalError({ problem: "unreadable", file, line: 0, detail });
+  };
+  if (!file.endsWith(JOURNAL_SUFFIX)) refuse(`repair changes only journal files (*${JOURNAL_SUFFIX})`);
+  const info = await lstat(file).catch((cause: NodeJS.ErrnoException) => refuse(cause.message));
+  if (!info.isFile())
+    refuse(
+      `not a regular file (${info.isSymbolicLink() ? "a symbolic link" : "a special file"}): repair never follows links out of the run folder`,
+    );
   const validator = new StreamValidator(file);
+  let last: EpisodeEvent | undefined;
   let validBytes = 0;
-  let lines = 0;
-  for await (const { text, start, complete } of linesOf(file)) {
-    if (!complete) {
-      await truncate(file, validBytes);
-      return { file, keptEvents: validator.events, removedBytes: Buffer.byteLength(text), removedText: text };
+  for await (const item of linesOf(file, true)) {
+    if (item.complete) {
+      last = validator.acceptLine(item.text);
+      validBytes = item.start + Buffer.byteLength(item.text) + 1;
+      continue;
     }
-    validator.acceptLine(text);
-    validBytes = start + Buffer.byteLength(text) + 1;
-    lines += 1;
+    const expected = nextLineStart(file, last);
+    if (!isTornWrite(item.bytes, expected))
+      throw new JournalError({
+        problem: "torn-tail",
+        file,
+        line: item.line,
+        detail: `the last line is incomplete but is not the beginning of event seq ${last ? last.seq + 1 : 0} (${JSON.stringify(expected.toString("utf8", 0, 60))}...): not a crash artefact, so nothing is truncated`,
+      });
+    const removedText = item.bytes.toString("utf8");
+    if (validBytes === 0) {
+      await rm(file);
+      await syncDirOf(file);
+      return { file, keptEvents: 0, removedBytes: item.bytes.length, removedText };
+    }
+    const handle = await open(file, constants.O_WRONLY | constants.O_NOFOLLOW);
+    try {
+      await handle.truncate(validBytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return { file, keptEvents: validator.events, removedBytes: item.bytes.length, removedText };
   }
-  if (lines === 0) {
+  if (validator.events === 0) {
     // Created but never written (a crash before the first write): nothing to keep.
     await rm(file);
+    await syncDirOf(file);
     return { file, keptEvents: 0, removedBytes: 0, removedText: "(empty file removed)" };
   }
   return undefined;

@@ -33,8 +33,10 @@ export class EpisodeChain {
 /** Episode ids become file names: keep them to a safe alphabet. */
 const EPISODE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
+export const isEpisodeId = (episode: string): boolean => EPISODE_ID.test(episode);
+
 export const assertEpisodeId = (episode: string): void => {
-  if (!EPISODE_ID.test(episode))
+  if (!isEpisodeId(episode))
     throw new RangeError(
       `episode id ${JSON.stringify(episode)} is not allowed: use letters, digits, '.', '_' and '-' (at most 128, not starting with a symbol)`,
     );

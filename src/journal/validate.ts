@@ -11,6 +11,7 @@ import {
   EVENT_FORMAT_VERSION,
   GENESIS,
 } from "../kernel/events.ts";
+import { isEpisodeId } from "./stamp.ts";
 
 const decodeEvent = Schema.decodeUnknownResult(EpisodeEventSchema, { onExcessProperty: "error" });
 
@@ -20,6 +21,27 @@ const seqOf = (value: unknown): number | undefined =>
     : undefined;
 
 const firstLine = (text: string) => text.split("\n")[0].slice(0, 300);
+
+/** Deepest nesting an event may have. Deeper JSON is refused before any recursive code (decoding, hashing) sees it. */
+export const MAX_EVENT_DEPTH = 256;
+
+/** Whether a parsed JSON value nests deeper than `limit` (iterative: no stack overflow on hostile input). */
+export const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+  if (typeof value !== "object" || value === null) return false;
+  const items: object[] = [value];
+  const depths: number[] = [1];
+  while (items.length > 0) {
+    const item = items.pop()!;
+    const depth = depths.pop()!;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (typeof child === "object" && child !== null) {
+        items.push(child);
+        depths.push(depth + 1);
+      }
+  }
+  return false;
+};
 
 export class StreamValidator {
   private line = 0;
@@ -58,6 +80,12 @@ export class StreamValidator {
 
   private accept(raw: unknown): EpisodeEvent {
     const seq = seqOf(raw);
+    if (nestsDeeperThan(raw, MAX_EVENT_DEPTH))
+      this.fail(
+        "schema",
+        `the event nests deeper than ${MAX_EVENT_DEPTH} levels; no writer of this build produces that`,
+        seq,
+      );
     const version = typeof raw === "object" && raw !== null ? (raw as { v?: unknown }).v : undefined;
     if (version !== EVENT_FORMAT_VERSION)
       this.fail(
@@ -68,11 +96,25 @@ export class StreamValidator {
     const decoded = decodeEvent(raw);
     if (Result.isFailure(decoded)) this.fail("schema", String(decoded.failure.message ?? decoded.failure), seq);
     const event = decoded.success;
+    if (event.type === "agent.acted") {
+      // What the runtime checks before an action enters the journal, checked again when it comes back.
+      if (event.logprobs.length !== event.tokens.length)
+        this.fail("schema", `${event.logprobs.length} logprobs for ${event.tokens.length} tokens`, event.seq);
+      if (event.allowed !== undefined && event.allowed.length !== event.tokens.length)
+        this.fail("schema", `${event.allowed.length} allowed lists for ${event.tokens.length} tokens`, event.seq);
+      if (!event.logprobs.every((l) => l <= 1e-6)) this.fail("schema", "a logprob is above 0", event.seq);
+    }
     if (this.ended) this.fail("order", `event ${event.type} after episode.ended`, event.seq);
     if (this.count === 0 && event.type !== "episode.started")
       this.fail("order", `the first event must be episode.started, found ${event.type}`, event.seq);
     if (this.count > 0 && event.type === "episode.started")
       this.fail("order", "a second episode.started in one stream", event.seq);
+    if (this.episode === undefined && !isEpisodeId(event.episode))
+      this.fail(
+        "episode",
+        `episode id ${JSON.stringify(event.episode.slice(0, 140))} is not a safe file name (letters, digits, '.', '_', '-'; at most 128)`,
+        event.seq,
+      );
     if (this.episode !== undefined && event.episode !== this.episode)
       this.fail("episode", `event of episode ${event.episode} in the stream of episode ${this.episode}`, event.seq);
     if (event.seq !== this.count)

@@ -58,13 +58,15 @@ export class AdamW {
     config: Partial<AdamWConfig> = {},
     readonly decays: (name: string, variable: tf.Variable) => boolean = decayMatrices,
   ) {
-    this.config = { ...DEFAULT_ADAMW, ...config };
-    for (const [name, variable] of params) {
-      this.moments.set(name, {
-        m: tf.variable(tf.zerosLike(variable), false),
-        v: tf.variable(tf.zerosLike(variable), false),
-      });
-    }
+    const given = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined));
+    this.config = { ...DEFAULT_ADAMW, ...given };
+    const zeros = (like: tf.Variable) => {
+      const initial = tf.zerosLike(like);
+      const variable = tf.variable(initial, false);
+      initial.dispose();
+      return variable;
+    };
+    for (const [name, variable] of params) this.moments.set(name, { m: zeros(variable), v: zeros(variable) });
   }
 
   /**
@@ -72,7 +74,9 @@ export class AdamW {
    * the global norm before clipping, or why nothing was applied.
    */
   apply(grads: ReadonlyMap<string, tf.Tensor>, overrides: AdamWOverrides = {}): StepOutcome {
-    const { lr, weightDecay, maxGradNorm } = { ...this.config, ...overrides };
+    const lr = overrides.lr ?? this.config.lr;
+    const weightDecay = overrides.weightDecay ?? this.config.weightDecay;
+    const maxGradNorm = overrides.maxGradNorm === undefined ? this.config.maxGradNorm : overrides.maxGradNorm;
     const { beta1, beta2, eps } = this.config;
     for (const name of grads.keys()) {
       if (!this.params.has(name)) throw new Error(`AdamW: gradient for unknown parameter ${name}`);

@@ -78,7 +78,7 @@ export const maskedMean = (x: tf.Tensor, mask: tf.Tensor): tf.Scalar =>
 /** a - b on tokens where mask is on, exactly 0 elsewhere (and no gradient flows there). */
 const maskedDifference = (a: tf.Tensor, b: tf.Tensor, on: tf.Tensor): tf.Tensor => {
   const difference = tf.sub(a, b);
-  return tf.where(on, difference, tf.zerosLike(difference));
+  return tf.where(on, difference, tf.zeros(difference.shape));
 };
 
 /** L_clip and its metrics. */
@@ -117,8 +117,18 @@ export const clippedValueLoss = (
 export const klEstimate = (refMinusLogp: tf.Tensor, kind: KlKind): tf.Tensor =>
   kind === "k1" ? tf.neg(refMinusLogp) : tf.sub(tf.sub(tf.exp(refMinusLogp), refMinusLogp), 1);
 
+/** The defaults overridden by every key of `overrides` that is not undefined. */
+export const ppoLossConfig = (overrides: Partial<PpoLossConfig> = {}): PpoLossConfig => ({
+  clipEps: overrides.clipEps ?? DEFAULT_PPO_LOSS.clipEps,
+  valueClipEps: overrides.valueClipEps === undefined ? DEFAULT_PPO_LOSS.valueClipEps : overrides.valueClipEps,
+  valueCoef: overrides.valueCoef ?? DEFAULT_PPO_LOSS.valueCoef,
+  entropyCoef: overrides.entropyCoef ?? DEFAULT_PPO_LOSS.entropyCoef,
+  klCoef: overrides.klCoef ?? DEFAULT_PPO_LOSS.klCoef,
+  klKind: overrides.klKind ?? DEFAULT_PPO_LOSS.klKind,
+});
+
 export const ppoLoss = (inputs: PpoLossInputs, config: Partial<PpoLossConfig> = {}): PpoLossOutput => {
-  const c = { ...DEFAULT_PPO_LOSS, ...config };
+  const c = ppoLossConfig(config);
   const { mask } = inputs;
   const on = tf.greater(mask, 0);
   const zero = tf.scalar(0);
@@ -152,5 +162,4 @@ export const ppoLoss = (inputs: PpoLossInputs, config: Partial<PpoLossConfig> = 
 };
 
 /** Behaviour cloning: -mean_m[log pi(a_t|s_t)]. */
-export const crossEntropyLoss = (logprobs: tf.Tensor, mask: tf.Tensor): tf.Scalar =>
-  tf.neg(maskedMean(logprobs, mask));
+export const crossEntropyLoss = (logprobs: tf.Tensor, mask: tf.Tensor): tf.Scalar => tf.neg(maskedMean(logprobs, mask));

@@ -13,6 +13,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
+import { Data } from "effect";
 import { registerGradients } from "./gradients.ts";
 
 export type BackendName = "tensorflow" | "webgpu" | "wasm" | "cpu";
@@ -20,16 +21,14 @@ export type BackendChoice = "auto" | BackendName;
 
 export const BACKEND_ORDER: readonly BackendName[] = ["tensorflow", "webgpu", "wasm", "cpu"];
 
-export class BackendUnavailableError extends Error {
-  override readonly name = "BackendUnavailableError";
-  constructor(
-    readonly requested: BackendName,
-    readonly reason: string,
-    readonly available: readonly BackendName[],
-  ) {
-    super(
-      `tfjs backend "${requested}" is not available (${reason}); available here: ${available.join(", ") || "none"}`,
-    );
+export class BackendUnavailableError extends Data.TaggedError("BackendUnavailableError")<{
+  readonly requested: BackendName;
+  readonly reason: string;
+  readonly available: readonly BackendName[];
+}> {
+  override get message(): string {
+    const available = this.available.join(", ") || "none";
+    return `tfjs backend "${this.requested}" is not available (${this.reason}); available here: ${available}`;
   }
 }
 
@@ -185,42 +184,42 @@ export const availableBackends = async (): Promise<BackendName[]> => {
 
 let announced: BackendName | null = null;
 
+/** The first backend of BACKEND_ORDER that initialises. */
+const activateFastest = async (): Promise<BackendName> => {
+  const reasons: string[] = [];
+  for (const name of BACKEND_ORDER) {
+    const reason = await ATTEMPTS[name]();
+    if (reason === null) return name;
+    reasons.push(`${name}: ${reason}`);
+  }
+  throw new Error(`no tfjs backend could be initialised (${reasons.join("; ")})`);
+};
+
 /**
- * Makes `preferred` the active tfjs backend ("auto": the fastest that works) and returns its name. The choice
- * is logged once per backend switch. An explicit choice that cannot be used throws BackendUnavailableError.
+ * Makes `preferred` the active tfjs backend ("auto": the fastest that works) and returns its name. The
+ * choice is logged once (again only when it changes). An explicit choice that cannot be used throws
+ * BackendUnavailableError and leaves the active backend as it was.
  */
 export const initBackend = async (
   preferred: BackendChoice = "auto",
   options: InitBackendOptions = {},
 ): Promise<BackendName> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const current = tf.getBackend() as BackendName | undefined;
-  let chosen: BackendName | null = null;
-  if (preferred !== "auto" && current === preferred && announced === preferred) chosen = preferred;
-  else if (preferred !== "auto") {
+  const ready = announced !== null && tf.getBackend() === announced;
+  if (ready && (preferred === "auto" || preferred === announced)) return announced as BackendName;
+  let chosen: BackendName;
+  if (preferred === "auto") chosen = await activateFastest();
+  else {
     const reason = await ATTEMPTS[preferred]();
-    if (reason !== null) throw new BackendUnavailableError(preferred, reason, await availableBackends());
-    chosen = preferred;
-  } else if (announced !== null && current === announced) {
-    chosen = announced;
-  } else {
-    const reasons: string[] = [];
-    for (const name of BACKEND_ORDER) {
-      const reason = await ATTEMPTS[name]();
-      if (reason === null) {
-        chosen = name;
-        break;
-      }
-      reasons.push(`${name}: ${reason}`);
+    if (reason !== null) {
+      throw new BackendUnavailableError({ requested: preferred, reason, available: await availableBackends() });
     }
-    if (chosen === null) throw new Error(`no tfjs backend could be initialised (${reasons.join("; ")})`);
+    chosen = preferred;
   }
   if (chosen === "wasm") registerMissingWasmKernels();
   registerGradients();
-  if (announced !== chosen) {
-    log(`tfjs backend: ${chosen}`);
-    announced = chosen;
-  }
+  if (announced !== chosen) log(`tfjs backend: ${chosen}`);
+  announced = chosen;
   return chosen;
 };
 

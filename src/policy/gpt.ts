@@ -16,7 +16,8 @@
  *
  * Row layout: a row may start with `leftPad[b]` pad slots; its real tokens get positions 0, 1, ... and
  * pad slots are masked out as keys. A row's outputs therefore do not depend on its padding or on the
- * other rows of the batch (up to float summation order).
+ * other rows of the batch (up to float summation order). The outputs *at* pad slots are meaningless (every
+ * key they could see is masked): never read or train them.
  */
 import * as tf from "@tensorflow/tfjs-core";
 import { Rng } from "../kernel/prng.ts";
@@ -107,7 +108,9 @@ export class ParameterStore {
         ? normals(Rng.fromSeed(`${this.seed}:${name}`), size, init.std)
         : new Float32Array(size).fill(init.kind === "ones" ? 1 : 0);
     // Unnamed: tfjs names must be unique per process, and two models may coexist.
-    const variable = tf.variable(tf.tensor(values, [...shape], "float32"), true);
+    const initial = tf.tensor(values, [...shape], "float32");
+    const variable = tf.variable(initial, true);
+    initial.dispose();
     this.variables.set(name, variable);
     return variable;
   }
@@ -132,9 +135,22 @@ const plainGradMatMul = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: tf
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
 
+/** Set while decoding: no gradient will be taken, so the custom-gradient wrappers are skipped. */
+let gradientFree = false;
+
+const withoutGradients = <T>(run: () => T): T => {
+  const before = gradientFree;
+  gradientFree = true;
+  try {
+    return run();
+  } finally {
+    gradientFree = before;
+  }
+};
+
 export const matMul2d = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => {
   const backend = tf.getBackend();
-  return backend === "wasm" || backend === "cpu" ? plainGradMatMul(x, w) : tf.matMul(x, w);
+  return !gradientFree && (backend === "wasm" || backend === "cpu") ? plainGradMatMul(x, w) : tf.matMul(x, w);
 };
 
 /**
@@ -142,6 +158,7 @@ export const matMul2d = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => {
  * on wasm, see backend.ts): far cheaper than oneHot x matMul, whose gradient transposes an [N, R] matrix.
  */
 const embedRows = (table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D => {
+  if (gradientFree) return tf.gather(table, ids);
   const rows = table.shape[0];
   const lookup = tf.customGrad(((t: tf.Tensor2D, save: tf.GradSaveFunc) => {
     save([ids]);
@@ -350,6 +367,8 @@ export interface KvCache {
   readonly leftPad: readonly number[];
   /** Slots filled so far (pad slots included). */
   readonly slots: number;
+  /** The output projection [d, V], transposed once per decode (transposes are slow on wasm). */
+  readonly outputWeights: tf.Tensor2D;
 }
 
 export class Gpt {
@@ -443,42 +462,49 @@ export class Gpt {
     }
     const leftPad = contexts.map((c) => longest - c.length);
     const ids = new Int32Array(contexts.length * longest);
-    contexts.forEach((context, b) => ids.set(context, b * longest + leftPad[b]));
-    let layers: LayerCache[] = [];
-    const logits = tf.tidy(() => {
-      const tokens = tf.tensor2d(ids, [contexts.length, longest], "int32");
-      const { hidden, caches } = this.trunk(tokens, leftPad);
-      layers = caches.map((layer) => ({ keys: tf.keep(layer.keys), values: tf.keep(layer.values) }));
-      const last = tf.slice(tf.reshape(hidden, [contexts.length, longest, -1]), [0, longest - 1, 0], [-1, 1, -1]);
-      return this.project(tf.reshape(last, [contexts.length, -1]));
+    contexts.forEach((context, b) => {
+      ids.set(context, b * longest + leftPad[b]);
     });
-    return { logits, cache: { layers, leftPad, slots: longest } };
+    let layers: LayerCache[] = [];
+    // A copy the cache owns (for an untied head, a clone sharing the variable's data).
+    const outputWeights = tf.keep(this.head ? tf.clone(this.head as tf.Tensor2D) : this.outputWeights());
+    const logits = withoutGradients(() =>
+      tf.tidy(() => {
+        const tokens = tf.tensor2d(ids, [contexts.length, longest], "int32");
+        const { hidden, caches } = this.trunk(tokens, leftPad);
+        layers = caches.map((layer) => ({ keys: tf.keep(layer.keys), values: tf.keep(layer.values) }));
+        const last = tf.slice(tf.reshape(hidden, [contexts.length, longest, -1]), [0, longest - 1, 0], [-1, 1, -1]);
+        return tf.matMul(tf.reshape(last, [contexts.length, -1]), outputWeights) as tf.Tensor2D;
+      }),
+    );
+    return { logits, cache: { layers, leftPad, slots: longest, outputWeights } };
   }
 
   /**
    * Feeds one token per row and returns the next logits [B, V] and the extended cache. The old cache's
-   * tensors are disposed (the new one shares nothing with it).
+   * tensors are disposed (the new one shares nothing with it). A row already at contextLength keeps its
+   * last position: its logits mean nothing (a finished row riding along); callers check bounds first.
    */
   decode(cache: KvCache, tokens: readonly number[]): { logits: tf.Tensor2D; cache: KvCache } {
     const batch = cache.leftPad.length;
     if (tokens.length !== batch) throw new RangeError(`decode got ${tokens.length} tokens for ${batch} rows`);
-    const positions = cache.leftPad.map((pad) => cache.slots - pad);
-    if (Math.max(...positions) >= this.config.contextLength) {
-      throw new RangeError(`decoding past contextLength ${this.config.contextLength}`);
-    }
+    const last = this.config.contextLength - 1;
+    const positions = cache.leftPad.map((pad) => Math.min(cache.slots - pad, last));
     const layers: LayerCache[] = [];
-    const logits = tf.tidy(() => {
-      let x = this.embed(tf.tensor1d([...tokens], "int32"), tf.tensor1d(positions, "int32"));
-      const mask = tf.tensor4d(keyPadMask(cache.leftPad, cache.slots + 1, 1), [batch, 1, 1, cache.slots + 1]);
-      this.blocks.forEach((block, i) => {
-        const out = block.apply(x, batch, mask, cache.layers[i]);
-        x = out.x;
-        layers.push({ keys: tf.keep(out.cache.keys), values: tf.keep(out.cache.values) });
-      });
-      return this.project(this.lnF.apply(x));
-    });
-    disposeCache(cache);
-    return { logits, cache: { layers, leftPad: cache.leftPad, slots: cache.slots + 1 } };
+    const logits = withoutGradients(() =>
+      tf.tidy(() => {
+        let x = this.embed(tf.tensor1d([...tokens], "int32"), tf.tensor1d(positions, "int32"));
+        const mask = tf.tensor4d(keyPadMask(cache.leftPad, cache.slots + 1, 1), [batch, 1, 1, cache.slots + 1]);
+        this.blocks.forEach((block, i) => {
+          const out = block.apply(x, batch, mask, cache.layers[i]);
+          x = out.x;
+          layers.push({ keys: tf.keep(out.cache.keys), values: tf.keep(out.cache.values) });
+        });
+        return tf.matMul(this.lnF.apply(x), cache.outputWeights) as tf.Tensor2D;
+      }),
+    );
+    disposeLayers(cache);
+    return { logits, cache: { ...cache, layers, slots: cache.slots + 1 } };
   }
 
   // --- internals ----------------------------------------------------------------------------------------
@@ -523,10 +549,14 @@ export class Gpt {
     return tf.add(tokenPart, embedRows(this.positionEmbedding as tf.Tensor2D, positions));
   }
 
+  /** The output projection [d, V]. */
+  private outputWeights(): tf.Tensor2D {
+    return (this.head ?? tf.transpose(this.tokenEmbedding)) as tf.Tensor2D;
+  }
+
   /** Hidden [N, d] to logits [N, V]. */
   private project(hidden: tf.Tensor2D): tf.Tensor2D {
-    const weight = this.head ?? tf.transpose(this.tokenEmbedding);
-    return matMul2d(hidden, weight as tf.Tensor2D);
+    return matMul2d(hidden, this.outputWeights());
   }
 }
 
@@ -537,11 +567,16 @@ export class Gpt {
 const floatOneHot = (ids: tf.Tensor1D, depth: number): tf.Tensor2D =>
   tf.cast(tf.oneHot(ids, depth), "float32") as tf.Tensor2D;
 
-export const disposeCache = (cache: KvCache): void => {
+const disposeLayers = (cache: KvCache): void => {
   for (const layer of cache.layers) {
     layer.keys.dispose();
     layer.values.dispose();
   }
+};
+
+export const disposeCache = (cache: KvCache): void => {
+  disposeLayers(cache);
+  cache.outputWeights.dispose();
 };
 
 /** Additive causal mask [1, 1, T, T]: query t sees keys 0..t. */

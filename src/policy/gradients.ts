@@ -10,8 +10,6 @@
  */
 import * as tf from "@tensorflow/tfjs-core";
 
-type Grads = Record<string, () => tf.Tensor>;
-
 /**
  * Sums `dy` down to `shape`, undoing broadcasting. A bias gradient (dy [n, k] summed to [k]) is done as
  * ones[1, n] x dy: wasm's Sum over a non-innermost axis transposes first and is slow.
@@ -29,19 +27,16 @@ const unbroadcast = (dy: tf.Tensor, shape: readonly number[]): tf.Tensor => {
   return tf.reshape(summed, shape as number[]);
 };
 
-const binary = (
-  kernelName: string,
-  grads: (dy: tf.Tensor, a: tf.Tensor, b: tf.Tensor) => [tf.Tensor, tf.Tensor],
-): tf.GradConfig => ({
+type BinaryGrad = (dy: tf.Tensor, a: tf.Tensor, b: tf.Tensor) => tf.Tensor;
+
+/** A broadcasting binary op, from the gradients with respect to a and to b (each computed only if needed). */
+const binary = (kernelName: string, gradA: BinaryGrad, gradB: BinaryGrad): tf.GradConfig => ({
   kernelName,
   inputsToSave: ["a", "b"],
   gradFunc: (dy, saved) => {
     const [a, b] = saved;
     const d = dy as tf.Tensor;
-    return {
-      a: () => unbroadcast(grads(d, a, b)[0], a.shape),
-      b: () => unbroadcast(grads(d, a, b)[1], b.shape),
-    };
+    return { a: () => unbroadcast(gradA(d, a, b), a.shape), b: () => unbroadcast(gradB(d, a, b), b.shape) };
   },
 });
 
@@ -88,17 +83,51 @@ const matMulGrad: tf.GradConfig = {
 };
 
 const GRADIENTS: readonly tf.GradConfig[] = [
-  binary(tf.Add, (dy) => [dy, dy]),
-  binary(tf.Sub, (dy) => [dy, tf.neg(dy)]),
-  binary(tf.Multiply, (dy, a, b) => [tf.mul(dy, b), tf.mul(dy, a)]),
-  binary(tf.RealDiv, (dy, a, b) => [tf.div(dy, b), tf.neg(tf.div(tf.mul(dy, a), tf.mul(b, b)))]),
-  binary(tf.Maximum, (dy, a, b) => [tf.mul(dy, asFloat(tf.greaterEqual(a, b))), tf.mul(dy, asFloat(tf.less(a, b)))]),
-  binary(tf.Minimum, (dy, a, b) => [tf.mul(dy, asFloat(tf.lessEqual(a, b))), tf.mul(dy, asFloat(tf.greater(a, b)))]),
-  binary(tf.SquaredDifference, (dy, a, b) => {
-    const da = tf.mul(dy, tf.mul(tf.sub(a, b), 2));
-    return [da, tf.neg(da)];
-  }),
+  binary(
+    tf.Add,
+    (dy) => dy,
+    (dy) => dy,
+  ),
+  binary(
+    tf.Sub,
+    (dy) => dy,
+    (dy) => tf.neg(dy),
+  ),
+  binary(
+    tf.Multiply,
+    (dy, _a, b) => tf.mul(dy, b),
+    (dy, a) => tf.mul(dy, a),
+  ),
+  binary(
+    tf.RealDiv,
+    (dy, _a, b) => tf.div(dy, b),
+    (dy, a, b) => tf.neg(tf.div(tf.mul(dy, a), tf.mul(b, b))),
+  ),
+  binary(
+    tf.Maximum,
+    (dy, a, b) => tf.mul(dy, asFloat(tf.greaterEqual(a, b))),
+    (dy, a, b) => tf.mul(dy, asFloat(tf.less(a, b))),
+  ),
+  binary(
+    tf.Minimum,
+    (dy, a, b) => tf.mul(dy, asFloat(tf.lessEqual(a, b))),
+    (dy, a, b) => tf.mul(dy, asFloat(tf.greater(a, b))),
+  ),
+  binary(
+    tf.SquaredDifference,
+    (dy, a, b) => tf.mul(dy, tf.mul(tf.sub(a, b), 2)),
+    (dy, a, b) => tf.mul(dy, tf.mul(tf.sub(b, a), 2)),
+  ),
   matMulGrad,
+  // Comparisons are flat: zero gradient, so a mask computed from a differentiated tensor does not break
+  // backpropagation (tfjs-core has none for them).
+  ...[tf.Greater, tf.GreaterEqual, tf.Less, tf.LessEqual, tf.Equal, tf.NotEqual].map((kernelName) =>
+    binary(
+      kernelName,
+      (_dy, a) => tf.zerosLike(a),
+      (_dy, _a, b) => tf.zerosLike(b),
+    ),
+  ),
   unary(tf.Neg, (dy) => tf.neg(dy)),
   unary(tf.Log, (dy, x) => tf.div(dy, x)),
   unary(tf.Relu, (dy, x) => tf.mul(dy, asFloat(tf.greater(x, 0)))),
@@ -110,8 +139,14 @@ const GRADIENTS: readonly tf.GradConfig[] = [
   unary(tf.Square, (dy, x) => tf.mul(dy, tf.mul(x, 2))),
   unary(tf.Abs, (dy, x) => tf.mul(dy, tf.sign(x))),
   unary(tf.Cast, (dy) => tf.clone(dy)),
+  unary(tf.ZerosLike, (dy) => tf.zerosLike(dy)),
+  unary(tf.OnesLike, (dy) => tf.zerosLike(dy)),
   unary(tf.Identity, (dy) => tf.clone(dy)),
-  unary(tf.ExpandDims, (dy, x) => tf.reshape(dy, x.shape)),
+  {
+    kernelName: tf.ExpandDims,
+    inputsToSave: ["input"],
+    gradFunc: (dy, saved) => ({ input: () => tf.reshape(dy as tf.Tensor, saved[0].shape) }),
+  },
   unary(tf.Reshape, (dy, x) => tf.reshape(dy, x.shape)),
   fromOutput(tf.Exp, "x", (dy, y) => tf.mul(dy, y)),
   fromOutput(tf.Tanh, "x", (dy, y) => tf.mul(dy, tf.sub(1, tf.mul(y, y)))),
@@ -202,15 +237,20 @@ const GRADIENTS: readonly tf.GradConfig[] = [
     },
   },
   {
-    kernelName: tf.Tile,
-    inputsToSave: ["x"],
-    gradFunc: (dy, saved) => {
-      const [x] = saved;
-      const d = dy as tf.Tensor;
-      // Fold each tiled axis into (repeats, size) and sum the repeats away.
-      const folded = x.shape.flatMap((size, i) => [d.shape[i] / size, size]);
-      const repeatAxes = x.shape.map((_, i) => 2 * i);
-      return { x: () => tf.reshape(tf.sum(tf.reshape(d, folded), repeatAxes), x.shape) };
+    // Embedding lookups: the rows gathered are summed back into the table. Axis 0 only.
+    kernelName: tf.GatherV2,
+    inputsToSave: ["x", "indices"],
+    gradFunc: (dy, saved, attrs) => {
+      const [x, indices] = saved;
+      const { axis, batchDims } = attrs as { axis: number; batchDims: number };
+      if (tf.util.parseAxisParam(axis, x.shape)[0] !== 0 || batchDims !== 0) {
+        throw new Error("gather's gradient is implemented for axis 0 without batch dimensions only");
+      }
+      const rows = tf.reshape(dy as tf.Tensor, [indices.size, ...x.shape.slice(1)]);
+      return {
+        x: () => tf.unsortedSegmentSum(rows, tf.reshape(indices, [-1]) as tf.Tensor1D, x.shape[0]),
+        indices: () => tf.zerosLike(asFloat(indices)),
+      };
     },
   },
 ];

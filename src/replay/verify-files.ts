@@ -1,11 +1,20 @@
 /**
  * Checks journal files: each is read (schema, seq, hash chain), optionally repaired (a torn tail is
  * truncated) and optionally replay-verified against its environment. Every file gets a verdict; one bad
- * file never hides the others.
+ * file never hides the others. Reading streams (one line in memory at a time); verifying holds one
+ * episode at a time. In a folder, only regular files are read: a link cannot lead the check outside it.
  */
 import { existsSync } from "node:fs";
-import { journalFilesAt, type RepairReport, readJournalFile, repairJournalFile } from "../journal/jsonl.ts";
+import { lstat } from "node:fs/promises";
+import {
+  journalFilesAt,
+  type RepairReport,
+  readJournalFile,
+  repairJournalFile,
+  streamJournalFile,
+} from "../journal/jsonl.ts";
 import { JournalError, NonDeterminismError, UsageError } from "../kernel/errors.ts";
+import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { replayEpisode } from "./replay.ts";
 
@@ -29,6 +38,19 @@ export interface VerifyOptions {
 
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 
+/** Reads a file without keeping its events: the count, the first and the last. */
+const skim = async (file: string) => {
+  let first: EpisodeEvent | undefined;
+  let last: EpisodeEvent | undefined;
+  let count = 0;
+  for await (const event of streamJournalFile(file)) {
+    first ??= event;
+    last = event;
+    count += 1;
+  }
+  return { first: first!, last: last!, count };
+};
+
 export const checkFile = async (file: string, options: VerifyOptions): Promise<FileVerdict> => {
   let repaired: RepairReport | undefined;
   try {
@@ -36,29 +58,56 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       repaired = await repairJournalFile(file);
       if (repaired && repaired.keptEvents === 0) return { file, ok: true, events: 0, repaired };
     }
+    if (!options.verify) {
+      const { first, last, count } = await skim(file);
+      return {
+        file,
+        ok: true,
+        events: count,
+        episode: first.episode,
+        repaired,
+        ...(last.type === "episode.ended" ? { return: last.return, reason: last.reason } : { reason: "(not ended)" }),
+      };
+    }
     const events = await readJournalFile(file);
     const started = events[0];
     const ended = events.at(-1);
-    let verdict: FileVerdict = {
+    if (ended?.type !== "episode.ended")
+      return {
+        file,
+        ok: false,
+        events: events.length,
+        episode: started.episode,
+        repaired,
+        reason: "(not ended)",
+        problem: `${file}:${events.length + 1}: the episode has no episode.ended (the journal stops after ${events.length} events: cut short, or still recording)`,
+      };
+    if (started.type !== "episode.started") throw new Error("unreachable: the validator checks the first event");
+    const env = options.envOf(started.env.id);
+    let result: ReturnType<typeof replayEpisode>;
+    try {
+      result = replayEpisode(events, env, { file });
+    } catch (cause) {
+      if (cause instanceof NonDeterminismError) throw cause;
+      // The environment's own code threw on these recorded inputs: a journal it cannot have produced.
+      return {
+        file,
+        ok: false,
+        events: events.length,
+        episode: started.episode,
+        repaired,
+        problem: `${file}:1: replay failed: environment ${env.id} threw on the recorded inputs: ${describe(cause)}`,
+      };
+    }
+    return {
       file,
       ok: true,
       events: events.length,
       episode: started.episode,
       repaired,
-      ...(ended?.type === "episode.ended" ? { return: ended.return, reason: ended.reason } : { reason: "(not ended)" }),
+      return: result.return,
+      reason: result.reason,
     };
-    if (options.verify && started.type === "episode.started") {
-      const env = options.envOf(started.env.id);
-      if (ended?.type !== "episode.ended")
-        return {
-          ...verdict,
-          ok: false,
-          problem: `${file}:${events.length + 1}: the episode has no episode.ended (the journal stops after ${events.length} events: cut short, or still recording)`,
-        };
-      const result = replayEpisode(events, env, { file });
-      verdict = { ...verdict, return: result.return, reason: result.reason };
-    }
-    return verdict;
   } catch (cause) {
     if (cause instanceof NonDeterminismError)
       return { file, ok: false, events: 0, repaired, problem: `${file}:${cause.seq + 1}: ${cause.message}` };
@@ -67,9 +116,21 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
   }
 };
 
+/** Journals in a folder must be regular files: a link could point anywhere. */
+const notRegular = async (file: string): Promise<string | undefined> => {
+  const info = await lstat(file);
+  if (info.isFile()) return undefined;
+  const kind = info.isSymbolicLink() ? "a symbolic link" : info.isDirectory() ? "a folder" : "a special file";
+  return `${file}:0: unreadable: ${kind}, not a regular file; journals in a run folder are read only from regular files, so nothing outside the folder is read`;
+};
+
 export async function* checkPath(path: string, options: VerifyOptions): AsyncGenerator<FileVerdict> {
   if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
   const files = await journalFilesAt(path);
   if (files.length === 0) yield { file: path, ok: false, events: 0, problem: `${path}: no .jsonl journal files here` };
-  for (const file of files) yield checkFile(file, options);
+  const inFolder = files.length !== 1 || files[0] !== path;
+  for (const file of files) {
+    const problem = inFolder ? await notRegular(file) : undefined;
+    yield problem ? { file, ok: false, events: 0, problem } : await checkFile(file, options);
+  }
 }

@@ -45,6 +45,14 @@ export class PolicyActor {
   }
 
   private async flush(): Promise<void> {
+    // A canonical row order: what a batch computes never depends on which episode asked first.
+    this.queue.sort((a, b) =>
+      a.request.episode === b.request.episode
+        ? a.request.turn - b.request.turn
+        : a.request.episode < b.request.episode
+          ? -1
+          : 1,
+    );
     const batch = this.queue.splice(0, this.maxBatch);
     if (batch.length === 0) return;
     this.running = true;

@@ -16,17 +16,21 @@ export const scriptedPolicy = (
   id: string,
   tokenizer: Tokenizer,
   decide: (request: PolicyRequest, rng: Rng) => string | ScriptedChoice,
-): Policy => ({
-  id,
-  version: 0,
-  tokenizer,
-  act: async (requests) =>
-    requests.map((request) => {
-      const choice = decide(request, Rng.fromSeed(request.seed));
-      const { text, logprob = 0 } = typeof choice === "string" ? { text: choice } : choice;
-      const tokens = tokenizer.encode(text);
-      // Spread the action's log-probability evenly over its tokens.
-      const perToken = tokens.length > 0 ? logprob / tokens.length : 0;
-      return { tokens, text, logprobs: tokens.map(() => perToken), version: 0 };
-    }),
-});
+): Policy => {
+  const eos = tokenizer.idOf("<eos>");
+  return {
+    id,
+    version: 0,
+    tokenizer,
+    act: async (requests) =>
+      requests.map((request) => {
+        const choice = decide(request, Rng.fromSeed(request.seed));
+        const { text, logprob = 0 } = typeof choice === "string" ? { text: choice } : choice;
+        // An action ends with <eos>, as a model's does: a model cloned from these actions learns to stop.
+        const tokens = eos === undefined ? tokenizer.encode(text) : [...tokenizer.encode(text), eos];
+        // Spread the action's log-probability evenly over its tokens.
+        const perToken = tokens.length > 0 ? logprob / tokens.length : 0;
+        return { tokens, text, logprobs: tokens.map(() => perToken), version: 0 };
+      }),
+  };
+};

@@ -1,7 +1,9 @@
 /**
  * Tool: an executor that returns the raw outcome of a call (query a store, call an API). It never decides
- * rewards or state: that is the ToolEnv's job. A tool call always ends in a ToolResult: a throw, a
- * timeout or arguments that do not decode become `{ ok: false, error }`, never an exception.
+ * rewards or state: that is the ToolEnv's job. A tool call always ends in a ToolResult: a throw (of
+ * anything), a timeout, a cancellation or arguments that do not decode become `{ ok: false, error }`,
+ * never an exception. Results and error messages are plain, well-formed JSON, cut to size with a
+ * visible marker, so whatever a tool does, the journal can hold and hash it.
  */
 import { Result, Schema } from "effect";
 import type { Json } from "effect/Schema";
@@ -21,7 +23,7 @@ export interface ToolSpec<P extends Schema.Top> {
   execute(args: P["Type"], context: ToolContext): Promise<Json> | Json;
   /** Per-call time limit in milliseconds (default 10 s). */
   readonly timeoutMs?: number;
-  /** Results longer than this (in characters of JSON) are cut, with a visible marker (default 20,000). */
+  /** Results and error messages longer than this (in characters of JSON) are cut, with a visible marker (default 20,000). */
   readonly maxResultChars?: number;
 }
 
@@ -35,22 +37,64 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
 }
 
 export const TRUNCATION_MARKER = "…[truncated]";
+/** Deepest nesting of a result's content; deeper results become errors (the journal refuses deeper events). */
+export const MAX_RESULT_DEPTH = 128;
 
-const describe = (cause: unknown): string =>
-  cause instanceof Error ? cause.message || cause.name : typeof cause === "string" ? cause : JSON.stringify(cause);
+const cut = (text: string, limit: number): string =>
+  text.length <= limit ? text : text.slice(0, limit).toWellFormed() + TRUNCATION_MARKER;
+
+/** A message for whatever was thrown (an Error, a string, undefined, a cyclic object, a BigInt...). Never throws. */
+const describe = (cause: unknown): string => {
+  if (cause instanceof Error) return cause.message || cause.name || "Error";
+  if (typeof cause === "string") return cause;
+  try {
+    return JSON.stringify(cause) ?? String(cause);
+  } catch {
+    try {
+      return String(cause);
+    } catch {
+      return Object.prototype.toString.call(cause);
+    }
+  }
+};
+
+const failure = (kind: "error" | "timeout" | "invalid-args", message: string, limit: number): ToolResult => ({
+  ok: false,
+  error: { kind, message: cut(message.toWellFormed(), limit) },
+});
+
+/** Replaces lone surrogates (not valid Unicode, refused by canonical JSON) in every string and key. */
+const wellFormed = (value: Json, depth: number): Json => {
+  if (depth > MAX_RESULT_DEPTH) throw new RangeError(`the result nests deeper than ${MAX_RESULT_DEPTH} levels`);
+  if (typeof value === "string") return value.toWellFormed();
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => wellFormed(item, depth + 1));
+  const out: Record<string, Json> = {};
+  for (const [key, item] of Object.entries(value)) out[key.toWellFormed()] = wellFormed(item, depth + 1);
+  return out;
+};
 
 /** Plain JSON of whatever the tool returned (NaN, functions and class instances normalised away), cut to size. */
 const toJsonResult = (content: unknown, limit: number): Json => {
+  // A huge string is cut before it is serialised: no second copy of it.
+  if (typeof content === "string" && content.length > limit) return cut(content, limit);
   const text = JSON.stringify(content) ?? "null";
-  if (text.length <= limit) return JSON.parse(text) as Json;
+  if (text.length <= limit) return wellFormed(JSON.parse(text) as Json, 1);
   return typeof content === "string"
-    ? content.slice(0, limit) + TRUNCATION_MARKER
-    : { truncated: true, preview: text.slice(0, limit) + TRUNCATION_MARKER };
+    ? cut(content, limit).toWellFormed()
+    : { truncated: true, preview: cut(text, limit).toWellFormed() };
+};
+
+const positive = (name: string, value: number, integer: boolean) => {
+  if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value)))
+    throw new RangeError(`${name} must be a positive ${integer ? "integer" : "number"}, got ${value}`);
 };
 
 export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => {
   const timeoutMs = spec.timeoutMs ?? 10_000;
   const maxResultChars = spec.maxResultChars ?? 20_000;
+  positive(`tool ${spec.name}: timeoutMs`, timeoutMs, false);
+  positive(`tool ${spec.name}: maxResultChars`, maxResultChars, true);
   const decode = Schema.decodeUnknownResult(spec.parameters as unknown as Schema.Codec<unknown, unknown>);
   const tool: Tool<P> = {
     ...spec,
@@ -59,34 +103,37 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
     jsonSchema: Schema.toJsonSchemaDocument(spec.parameters).schema,
     call: async (args, outer) => {
       const decoded = decode(args);
-      if (Result.isFailure(decoded))
-        return { ok: false, error: { kind: "invalid-args", message: String(decoded.failure.message) } };
+      if (Result.isFailure(decoded)) return failure("invalid-args", String(decoded.failure.message), maxResultChars);
+      if (outer?.aborted)
+        return failure("error", `${spec.name} was cancelled before it ran: ${describe(outer.reason)}`, maxResultChars);
       const controller = new AbortController();
-      const onOuterAbort = () => controller.abort(outer?.reason);
-      outer?.addEventListener("abort", onOuterAbort, { once: true });
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<ToolResult>((resolve) => {
+      let onOuterAbort: (() => void) | undefined;
+      // Settles first on a timeout or a cancellation: a tool that ignores its signal is not waited for.
+      const stopped = new Promise<ToolResult>((resolve) => {
         timer = setTimeout(() => {
           controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-          resolve({
-            ok: false,
-            error: { kind: "timeout", message: `${spec.name} timed out after ${timeoutMs} ms` },
-          });
+          resolve(failure("timeout", `${spec.name} timed out after ${timeoutMs} ms`, maxResultChars));
         }, timeoutMs);
+        onOuterAbort = () => {
+          controller.abort(outer?.reason);
+          resolve(failure("error", `${spec.name} was cancelled: ${describe(outer?.reason)}`, maxResultChars));
+        };
+        outer?.addEventListener("abort", onOuterAbort, { once: true });
       });
       const ran = (async (): Promise<ToolResult> => {
         try {
           const content = await spec.execute(decoded.success as P["Type"], { signal: controller.signal });
           return { ok: true, content: toJsonResult(content, maxResultChars) };
         } catch (cause) {
-          return { ok: false, error: { kind: "error", message: describe(cause) } };
+          return failure("error", describe(cause), maxResultChars);
         }
       })();
       try {
-        return await Promise.race([ran, timedOut]);
+        return await Promise.race([ran, stopped]);
       } finally {
         clearTimeout(timer);
-        outer?.removeEventListener("abort", onOuterAbort);
+        if (onOuterAbort) outer?.removeEventListener("abort", onOuterAbort);
       }
     },
   };

@@ -12,44 +12,42 @@ import {
 } from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
-import { actionText, createRaceEnv, playing } from "../support/index.ts";
+import { episodeScriptArbitrary, playEpisode } from "../../src/testing/index.ts";
+import { createRaceEnv, lookupActionOptions, playing } from "../support/index.ts";
 
 const bodies = (events: readonly EpisodeEvent[]) =>
   events.map(({ v: _v, episode: _e, seq: _s, prev: _p, digest: _d, ...body }) => canonicalJson(body));
 
 describe("replay folds recorded inputs through the machine's pure transitions", () => {
-  fcTest.prop([fc.array(actionText(), { minLength: 1, maxLength: 8 }), fc.string({ maxLength: 6 })], {
-    numRuns: 60,
-  })("for any agent output, the fold equals the live run", async (texts, seed) => {
-    const journal = new MemoryJournal();
-    const live = await runEpisode({
-      env: lookupEnv,
-      policy: new PolicyActor(playing(texts)),
-      journal,
-      seed: `s${seed}`,
-    });
-    const recorded = await journal.read(live.episode);
-    const replayed = replayEpisode(recorded, lookupEnv);
-    expect(replayed.return).toBe(live.return);
-    expect(replayed.turns).toBe(live.turns);
-    expect(replayed.events.map((e) => canonicalJson(e))).toEqual(bodies(recorded));
-    // Deriving afresh (no comparison) gives the same stream too.
-    const fresh = replayEpisode(recorded, lookupEnv, { verify: false });
-    expect(fresh.events.map((e) => canonicalJson(e))).toEqual(bodies(recorded));
-  });
+  fcTest.prop([episodeScriptArbitrary(lookupEnv, { ...lookupActionOptions, maxActions: 8 })], { numRuns: 60 })(
+    "for any agent output and tool failure, the fold equals the live run",
+    async (script) => {
+      const journal = new MemoryJournal();
+      const live = await playEpisode(lookupEnv, script, { journal });
+      const recorded = await journal.read(live.record.episode);
+      const replayed = replayEpisode(recorded, lookupEnv);
+      expect(replayed.return).toBe(live.record.return);
+      expect(replayed.turns).toBe(live.record.turns);
+      expect(replayed.events.map((e) => canonicalJson(e))).toEqual(bodies(recorded));
+      // Deriving afresh (no comparison) gives the same stream too.
+      const fresh = replayEpisode(recorded, lookupEnv, { verify: false });
+      expect(fresh.events.map((e) => canonicalJson(e))).toEqual(bodies(recorded));
+    },
+  );
 
   fcTest.prop([fc.scheduler(), fc.array(fc.boolean(), { minLength: 1, maxLength: 3 })], { numRuns: 40 })(
     "concurrent tool results: any arrival order is recorded and replays to the same events",
     async (s, calls) => {
-      const env = createRaceEnv({
-        a: () => s.schedule(Promise.resolve("A"), "tool a"),
-        b: () => s.schedule(Promise.resolve("B"), "tool b"),
-      });
-      const texts = calls.map(() => "<a>x</a>");
-      const policy = new PolicyActor(playing(texts, env.tokenizer));
+      const env = createRaceEnv({ a: () => "A", b: () => "B" });
       const journal = new MemoryJournal();
-      const live = await s.waitFor(runEpisode({ env, policy, journal, seed: "race" }));
-      const recorded = await journal.read(live.episode);
+      const live = await s.waitFor(
+        playEpisode(
+          env,
+          { seed: "race", actions: calls.map(() => "<a>x</a>") },
+          { journal, schedule: (label, result) => s.schedule(Promise.resolve(result), label) },
+        ),
+      );
+      const recorded = await journal.read(live.record.episode);
       const replayed = replayEpisode(recorded, env);
       expect(replayed.events.map((e) => canonicalJson(e))).toEqual(bodies(recorded));
       // Each observation states the arrival order; it must be the recorded tool.returned order.

@@ -20,6 +20,7 @@ import {
   WordTokenizer,
 } from "../../src/index.ts";
 import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
+import type { ActionOptions } from "../../src/testing/index.ts";
 
 export const tempDir = (prefix = "agent-r1-test-") => mkdtempSync(join(tmpdir(), prefix));
 
@@ -27,20 +28,11 @@ export const tempDir = (prefix = "agent-r1-test-") => mkdtempSync(join(tmpdir(),
 export const playing = (texts: readonly string[], tokenizer: Tokenizer = lookupTokenizer) =>
   scriptedPolicy("script", tokenizer, (request) => texts[request.turn] ?? "<answer>none</answer>");
 
-/** Agent output a model could produce: well-formed, almost right, and hostile. */
-export const actionText = (): fc.Arbitrary<string> =>
-  fc.oneof(
-    fc.constantFrom(...KEYS).map((k) => `<lookup>${k}</lookup>`),
-    fc.constantFrom(...VALUES).map((v) => `<answer>${v}</answer>`),
-    fc.constantFrom(...KEYS).map((k) => `<lookup>${k}</lookup`),
-    fc.constantFrom(...KEYS).map((k) => `<lookup>{"key":"${k}"}</lookup>`),
-    fc.string().map((s) => `<lookup>${s}</lookup>`),
-    fc.string().map((s) => `<nosuchtool>${s}</nosuchtool>`),
-    fc.string(),
-    fc.string({ unit: "grapheme", maxLength: 40 }),
-    fc.string({ unit: "binary", maxLength: 40 }),
-    fc.string({ minLength: 5000, maxLength: 20000 }),
-  );
+/** Meaningful arguments and answers for `lookup`, for the kit's action arbitraries (`actionArbitrary(env, ...)`). */
+export const lookupActionOptions = {
+  args: { lookup: fc.constantFrom(...KEYS).map((key) => ({ key })) },
+  answers: fc.constantFrom(...VALUES),
+} satisfies ActionOptions;
 
 /**
  * `race`: each call runs two tools at once; the reward and the observation depend on which returned

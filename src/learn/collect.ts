@@ -1,0 +1,62 @@
+/**
+ * Runs a batch of episodes with a policy and hands them to the learner the way the design asks: every
+ * episode is journaled, read back from the journal (schema, seq, hash chain) and replay-verified before
+ * it becomes a trajectory. Episodes come back in seed order, whatever order they finished in.
+ */
+import { lastValueFrom, toArray } from "rxjs";
+import type { Durability, Journal } from "../journal/journal.ts";
+import { JsonlJournal } from "../journal/jsonl.ts";
+import { MemoryJournal } from "../journal/memory.ts";
+import type { EpisodeEvent } from "../kernel/events.ts";
+import { replayEpisode } from "../replay/replay.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import type { EpisodeRecord } from "../runtime/episode.ts";
+import type { Policy } from "../runtime/policy.ts";
+import { PolicyActor } from "../runtime/policy-actor.ts";
+import { rollout } from "../runtime/rollout.ts";
+
+export interface CollectOptions {
+  readonly env: EnvDefinition;
+  readonly policy: Policy;
+  readonly seed: string;
+  readonly episodes: number;
+  readonly groupSize?: number;
+  /** Folder for the journals; in memory when absent. */
+  readonly dir?: string;
+  readonly durability?: Durability;
+  readonly concurrency?: number;
+  /** Re-derive every event through the environment before use (default true). */
+  readonly verify?: boolean;
+}
+
+export interface Collected {
+  readonly record: EpisodeRecord;
+  /** The episode as read back from the journal. */
+  readonly events: readonly EpisodeEvent[];
+}
+
+const indexOf = (seed: string) => Number(seed.slice(seed.lastIndexOf(":") + 1));
+
+export const collect = async (options: CollectOptions): Promise<Collected[]> => {
+  const journal: Journal = options.dir
+    ? new JsonlJournal(options.dir, options.durability ?? "episode")
+    : new MemoryJournal();
+  const run = rollout({
+    env: options.env,
+    // One batch per turn: every running episode's request goes into one call.
+    policy: new PolicyActor(options.policy, Math.max(1, options.concurrency ?? options.episodes)),
+    journal,
+    seed: options.seed,
+    episodes: options.episodes,
+    groupSize: options.groupSize,
+    concurrency: options.concurrency ?? options.episodes,
+  });
+  const records = (await lastValueFrom(run.episodes.pipe(toArray()))).sort((a, b) => indexOf(a.seed) - indexOf(b.seed));
+  const out: Collected[] = [];
+  for (const record of records) {
+    const events = await journal.read(record.episode);
+    if (options.verify ?? true) replayEpisode(events, options.env);
+    out.push({ record, events });
+  }
+  return out;
+};

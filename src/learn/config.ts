@@ -1,0 +1,100 @@
+/**
+ * The training configuration: one Effect Schema, with a default and a one-line help for every field
+ * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
+ */
+import { Result, Schema } from "effect";
+import { UsageError } from "../kernel/errors.ts";
+import { ALGORITHMS } from "./advantages/types.ts";
+
+const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
+const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0));
+const Probability = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(1));
+
+export const TrainConfig = Schema.Struct({
+  env: Schema.String,
+  algo: Schema.Literals(ALGORITHMS),
+  /** Policy updates to run. */
+  steps: PositiveInt,
+  seed: Schema.String,
+  backend: Schema.Literals(["auto", "tensorflow", "webgpu", "wasm", "cpu"]),
+  /** Checkpoint to start from (e.g. written by `sft`); absent = a fresh model. */
+  init: Schema.NullOr(Schema.String),
+  /** Tasks per update, and episodes per task (GRPO/RLOO groups). */
+  tasksPerStep: PositiveInt,
+  groupSize: PositiveInt,
+  /** Episodes running at once; the policy actor batches their requests. */
+  concurrency: PositiveInt,
+  temperature: Schema.Finite.check(Schema.isGreaterThan(0)),
+  topP: Probability,
+  maxNewTokens: PositiveInt,
+  lr: NonNegative,
+  weightDecay: NonNegative,
+  maxGradNorm: NonNegative,
+  /** PPO clip range epsilon. */
+  clip: NonNegative,
+  /** Optimisation epochs over each batch of episodes, and minibatches per epoch. */
+  epochs: PositiveInt,
+  minibatches: PositiveInt,
+  valueCoef: NonNegative,
+  entropyCoef: NonNegative,
+  /** KL penalty to the initial (frozen reference) policy: coefficient and estimator. */
+  klCoef: NonNegative,
+  klKind: Schema.Literals(["k1", "k3"]),
+  gamma: Probability,
+  lambda: Probability,
+  /** Weight of process rewards in the return (0 = outcome reward only). */
+  processRewardWeight: NonNegative,
+  /** Ablations: advantages and the loss on action tokens only (true) or on every response token. */
+  maskAdvantages: Schema.Boolean,
+  maskLoss: Schema.Boolean,
+  /** Updates between checkpoints, and evaluation episodes at the end (greedy, unseen seeds). */
+  checkpointEvery: PositiveInt,
+  evalEpisodes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  model: Schema.Struct({
+    layers: PositiveInt,
+    heads: PositiveInt,
+    width: PositiveInt,
+    contextLength: PositiveInt,
+  }),
+});
+export type TrainConfig = typeof TrainConfig.Type;
+
+export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
+  env: "lookup",
+  algo: "grpo",
+  steps: 40,
+  seed: "0",
+  backend: "auto",
+  init: null,
+  tasksPerStep: 8,
+  groupSize: 8,
+  concurrency: 64,
+  temperature: 1,
+  topP: 1,
+  maxNewTokens: 12,
+  lr: 1e-3,
+  weightDecay: 0,
+  maxGradNorm: 1,
+  clip: 0.2,
+  epochs: 1,
+  minibatches: 1,
+  valueCoef: 0.5,
+  entropyCoef: 0,
+  klCoef: 0,
+  klKind: "k3",
+  gamma: 1,
+  lambda: 1,
+  processRewardWeight: 1,
+  maskAdvantages: true,
+  maskLoss: true,
+  checkpointEvery: 10,
+  evalEpisodes: 100,
+  model: { layers: 2, heads: 4, width: 64, contextLength: 128 },
+};
+
+/** Decodes a config from outside; a wrong field is a UsageError naming it and what is accepted. */
+export const decodeTrainConfig = (value: unknown, where: string): TrainConfig => {
+  const decoded = Schema.decodeUnknownResult(TrainConfig, { onExcessProperty: "error" })(value);
+  if (Result.isFailure(decoded)) throw new UsageError({ detail: `${where}: ${String(decoded.failure.message)}` });
+  return decoded.success;
+};

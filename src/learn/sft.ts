@@ -1,0 +1,95 @@
+/**
+ * Behaviour cloning: cross-entropy on the action tokens of recorded episodes (e.g. of the `expert`
+ * policy), never on prompt or observation tokens. Writes a checkpoint that `train --init` starts from.
+ */
+
+import { journalFilesAt, readJournalFile } from "../journal/jsonl.ts";
+import { UsageError } from "../kernel/errors.ts";
+import { Rng, splitSeed } from "../kernel/prng.ts";
+import type { WordTokenizer } from "../kernel/tokenizer.ts";
+import { initBackend } from "../policy/backend.ts";
+import { saveCheckpoint } from "../policy/checkpoint.ts";
+import { Gpt, type GptConfig } from "../policy/gpt.ts";
+import { replayEpisode } from "../replay/replay.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import { AdamW } from "./adamw.ts";
+import { supervisedStep } from "./train-step.ts";
+import { episodeToSequence, type Sequence } from "./trajectory.ts";
+
+export interface SftOptions {
+  readonly env: EnvDefinition;
+  /** Folder of recorded journals (searched recursively one level: DIR/*.jsonl and DIR/*\/*.jsonl). */
+  readonly data: string;
+  readonly out: string;
+  readonly epochs: number;
+  readonly batchSize: number;
+  readonly lr: number;
+  readonly seed: string;
+  readonly backend: "auto" | "tensorflow" | "webgpu" | "wasm" | "cpu";
+  readonly model: Partial<GptConfig>;
+  /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
+  readonly successfulOnly?: boolean;
+  readonly onEpoch?: (epoch: number, loss: number) => void;
+  readonly log?: (line: string) => void;
+}
+
+export interface SftResult {
+  readonly episodes: number;
+  readonly tokens: number;
+  readonly losses: readonly number[];
+}
+
+export const loadSequences = async (env: EnvDefinition, data: string, contextLength: number, successfulOnly = true) => {
+  const files = await journalFilesAt(data);
+  if (files.length === 0) throw new UsageError({ detail: `no .jsonl journals in ${data}` });
+  const sequences: Sequence[] = [];
+  for (const file of files) {
+    const events = await readJournalFile(file);
+    if (events[0]?.type === "episode.started" && events[0].env.id !== env.id)
+      throw new UsageError({ detail: `${file} is an episode of ${events[0].env.id}, not ${env.id}` });
+    replayEpisode(events, env, { file });
+    const ended = events.at(-1);
+    if (successfulOnly && ended?.type === "episode.ended" && "success" in ended.metrics && ended.metrics.success !== 1)
+      continue;
+    sequences.push(episodeToSequence(events, { maxTokens: contextLength }));
+  }
+  return sequences;
+};
+
+export const sft = async (options: SftOptions): Promise<SftResult> => {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  await initBackend(options.backend, { log });
+  const tokenizer = options.env.tokenizer as WordTokenizer;
+  const model = new Gpt({ vocabSize: tokenizer.size, ...options.model }, splitSeed(options.seed, "init"));
+  const sequences = await loadSequences(options.env, options.data, model.config.contextLength, options.successfulOnly);
+  if (sequences.length === 0) throw new UsageError({ detail: `no usable episodes in ${options.data}` });
+  const optimizer = new AdamW(model.parameters, { lr: options.lr, weightDecay: 0 });
+  const rng = Rng.fromSeed(splitSeed(options.seed, "sft"));
+  const losses: number[] = [];
+  let tokens = 0;
+  for (let epoch = 0; epoch < options.epochs; epoch++) {
+    const order = rng.shuffle(sequences.map((_, i) => i));
+    let total = 0;
+    let count = 0;
+    for (let start = 0; start < order.length; start += options.batchSize) {
+      const rows = order.slice(start, start + options.batchSize).map((i) => sequences[i]);
+      const result = supervisedStep(
+        model,
+        { tokens: rows.map((s) => s.tokens), lossMask: rows.map((s) => s.actionMask) },
+        { optimizer },
+      );
+      if (result.skipped) log(`sft epoch ${epoch}: a step was skipped (${result.reason})`);
+      else {
+        total += result.loss * result.tokens;
+        count += result.tokens;
+      }
+    }
+    tokens += count;
+    losses.push(total / Math.max(1, count));
+    options.onEpoch?.(epoch, losses.at(-1)!);
+  }
+  await saveCheckpoint(options.out, { model, tokenizer, version: 0 });
+  optimizer.dispose();
+  model.dispose();
+  return { episodes: sequences.length, tokens, losses };
+};

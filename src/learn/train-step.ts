@@ -1,0 +1,316 @@
+/**
+ * One optimisation step of the policy: PPO-style (any advantage estimator feeds it) or supervised
+ * cross-entropy on action tokens (behaviour cloning).
+ *
+ * Batches are token-aligned, like trajectories: index t of every per-token array refers to token t, and
+ * the logprob, value and allowed list at t are those of the distribution that produced token t from
+ * tokens 0..t-1. Rows may have different lengths; they are right-padded here (every row starts at
+ * position 0, as in sampling). Token 0 has no distribution, so its mask must be 0.
+ *
+ * Constrained decoding: when a token was sampled under an allowed list, training scores it under the same
+ * mask, so the importance ratio compares like with like.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import { allowedLogitMask, type Gpt } from "../policy/gpt.ts";
+import type { AdamW, AdamWOverrides } from "./adamw.ts";
+import { crossEntropyLoss, type PpoLossConfig, ppoLoss, ppoLossConfig } from "./losses.ts";
+
+type PerToken = readonly (readonly number[] | ArrayLike<number>)[];
+type AllowedLists = readonly (readonly (readonly number[] | null)[])[];
+
+export interface TrainBatch {
+  /** Token ids per row. */
+  readonly tokens: readonly (readonly number[])[];
+  /** 1 on tokens that are trained (sampled action tokens), 0 on prompt, observations and padding. */
+  readonly lossMask: PerToken;
+  readonly advantages: PerToken;
+  /** Logprobs recorded when the tokens were sampled (any value where the mask is 0). */
+  readonly logprobs: PerToken;
+  /** PPO's critic: value targets R_t and the values V_old(s_t) recorded before this update. */
+  readonly returns?: PerToken;
+  readonly oldValues?: PerToken;
+  /** Logprobs of a frozen reference policy, for the KL penalty. */
+  readonly refLogprobs?: PerToken;
+  /** Constrained decoding: the ids allowed at each token, null where unconstrained. */
+  readonly allowed?: AllowedLists;
+}
+
+export interface TrainStepOptions extends Partial<PpoLossConfig>, AdamWOverrides {
+  readonly optimizer: AdamW;
+  /** Whiten advantages over this batch's masked tokens first (CleanRL's norm_adv). Default false. */
+  readonly normalizeAdvantages?: boolean;
+}
+
+export interface TrainStepResult {
+  /** True when the update was not applied (NaN or infinite loss or gradient); `reason` says which. */
+  readonly skipped: boolean;
+  readonly reason?: string;
+  readonly loss: number;
+  readonly policyLoss: number;
+  readonly valueLoss: number;
+  readonly entropy: number;
+  readonly kl: number;
+  readonly approxKl: number;
+  readonly clipfrac: number;
+  /** Global gradient norm before clipping (NaN when the loss itself was not finite). */
+  readonly gradNorm: number;
+  /** Tokens under the loss mask. */
+  readonly tokens: number;
+}
+
+export interface SupervisedBatch {
+  readonly tokens: readonly (readonly number[])[];
+  readonly lossMask: PerToken;
+  readonly allowed?: AllowedLists;
+}
+
+export interface SupervisedStepResult {
+  readonly skipped: boolean;
+  readonly reason?: string;
+  /** Mean cross-entropy (nats per masked token). */
+  readonly loss: number;
+  readonly gradNorm: number;
+  readonly tokens: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Batch layout
+// ---------------------------------------------------------------------------------------------------------
+
+/** Everything shifted by one: inputs are tokens 0..T-2, targets and per-token values are 1..T-1. */
+interface Shifted {
+  readonly rows: number;
+  readonly width: number;
+  readonly inputs: tf.Tensor2D;
+  readonly targets: tf.Tensor2D;
+  readonly logitMask: tf.Tensor3D | null;
+  /** A per-token field, shifted and right-padded with 0, as [B, T-1]. */
+  field(values: PerToken | undefined, name: string): tf.Tensor2D | undefined;
+  dispose(): void;
+}
+
+const shift = (model: Gpt, tokens: readonly (readonly number[])[], allowed: AllowedLists | undefined): Shifted => {
+  if (tokens.length === 0) throw new RangeError("a training batch needs at least one row");
+  const longest = Math.max(...tokens.map((row) => row.length));
+  if (longest < 2) throw new RangeError("training rows need at least two tokens");
+  if (longest > model.config.contextLength) {
+    throw new RangeError(`a row of ${longest} tokens exceeds the model's contextLength ${model.config.contextLength}`);
+  }
+  const rows = tokens.length;
+  const width = longest - 1;
+  const inputIds = new Int32Array(rows * width);
+  const targetIds = new Int32Array(rows * width);
+  tokens.forEach((row, b) => {
+    for (let t = 0; t + 1 < row.length; t++) {
+      inputIds[b * width + t] = row[t];
+      targetIds[b * width + t] = row[t + 1];
+    }
+  });
+  const owned: tf.Tensor[] = [];
+  const own = <T extends tf.Tensor>(tensor: T): T => {
+    owned.push(tensor);
+    return tensor;
+  };
+  const logitMask = allowed
+    ? allowedLogitMask(
+        allowed.map((row) => row.slice(1)),
+        width,
+        model.config.vocabSize,
+      )
+    : null;
+  if (logitMask) owned.push(logitMask);
+  return {
+    rows,
+    width,
+    inputs: own(tf.tensor2d(inputIds, [rows, width], "int32")),
+    targets: own(tf.tensor2d(targetIds, [rows, width], "int32")),
+    logitMask,
+    field(values, name) {
+      if (values === undefined) return undefined;
+      if (values.length !== rows) throw new RangeError(`${name} has ${values.length} rows, tokens has ${rows}`);
+      const out = new Float32Array(rows * width);
+      values.forEach((row, b) => {
+        if (row.length !== tokens[b].length) {
+          throw new RangeError(`${name} row ${b} has ${row.length} values for ${tokens[b].length} tokens`);
+        }
+        for (let t = 1; t < row.length; t++) out[b * width + t - 1] = row[t];
+      });
+      return own(tf.tensor2d(out, [rows, width]));
+    },
+    dispose: () => {
+      for (const tensor of owned) tensor.dispose();
+    },
+  };
+};
+
+const checkMask = (mask: PerToken): number => {
+  let count = 0;
+  mask.forEach((row, b) => {
+    if (row.length > 0 && row[0] !== 0) {
+      throw new RangeError(`lossMask row ${b}: token 0 has no distribution to score; its mask must be 0`);
+    }
+    for (let t = 0; t < row.length; t++) count += row[t];
+  });
+  return count;
+};
+
+/** (A - mean) / (std + 1e-8) over the masked tokens. */
+const whiten = (advantages: PerToken, mask: PerToken): number[][] => {
+  let sum = 0;
+  let squares = 0;
+  let count = 0;
+  advantages.forEach((row, b) => {
+    for (let t = 0; t < row.length; t++) {
+      if (mask[b][t] === 0) continue;
+      sum += row[t];
+      squares += row[t] * row[t];
+      count += 1;
+    }
+  });
+  const mean = count > 0 ? sum / count : 0;
+  const std = count > 0 ? Math.sqrt(Math.max(squares / count - mean * mean, 0)) : 0;
+  return advantages.map((row) => Array.from(row, (a) => (a - mean) / (std + 1e-8)));
+};
+
+const variablesOf = (model: Gpt): tf.Variable[] => [...model.parameters.values()];
+
+/** Gradients by parameter name, leaving out parameters the loss does not reach. */
+const namedGrads = (model: Gpt, grads: tf.NamedTensorMap): Map<string, tf.Tensor> => {
+  const out = new Map<string, tf.Tensor>();
+  for (const [name, variable] of model.parameters) {
+    const grad = grads[variable.name];
+    if (grad) out.set(name, grad);
+  }
+  return out;
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Steps
+// ---------------------------------------------------------------------------------------------------------
+
+const METRIC_NAMES = ["policyLoss", "valueLoss", "entropy", "kl", "approxKl", "clipfrac"] as const;
+
+export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptions): TrainStepResult => {
+  const tokens = checkMask(batch.lossMask);
+  const lossConfig = ppoLossConfig(options);
+  const advantages = options.normalizeAdvantages ? whiten(batch.advantages, batch.lossMask) : batch.advantages;
+  const shifted = shift(model, batch.tokens, batch.allowed);
+  const kept: tf.Tensor[] = [];
+  try {
+    const mask = shifted.field(batch.lossMask, "lossMask")!;
+    const oldLogprobs = shifted.field(batch.logprobs, "logprobs")!;
+    const advantageTensor = shifted.field(advantages, "advantages")!;
+    const returns = shifted.field(batch.returns, "returns");
+    const oldValues = shifted.field(batch.oldValues, "oldValues");
+    const refLogprobs = shifted.field(batch.refLogprobs, "refLogprobs");
+    let metrics: tf.Tensor1D | null = null;
+    const { value, grads } = tf.variableGrads(() => {
+      const stats = model.tokenStats(shifted.inputs, shifted.targets, { logitMask: shifted.logitMask ?? undefined });
+      const out = ppoLoss(
+        {
+          logprobs: stats.logprobs,
+          oldLogprobs,
+          advantages: advantageTensor,
+          mask,
+          entropy: stats.entropy,
+          refLogprobs,
+          values: returns ? stats.values : undefined,
+          oldValues,
+          returns,
+        },
+        lossConfig,
+      );
+      metrics = tf.keep(tf.stack(METRIC_NAMES.map((name) => out[name])) as tf.Tensor1D);
+      return out.loss;
+    }, variablesOf(model));
+    kept.push(value, ...Object.values(grads).filter((g): g is tf.Tensor => g != null));
+    if (metrics) kept.push(metrics);
+    const loss = value.dataSync()[0];
+    const numbers = (metrics as tf.Tensor1D | null)?.dataSync() ?? new Float32Array(METRIC_NAMES.length);
+    const named = Object.fromEntries(METRIC_NAMES.map((name, i) => [name, numbers[i]])) as Record<
+      (typeof METRIC_NAMES)[number],
+      number
+    >;
+    const report = (skipped: boolean, gradNorm: number, reason?: string): TrainStepResult => ({
+      skipped,
+      ...(reason === undefined ? {} : { reason }),
+      loss,
+      ...named,
+      gradNorm,
+      tokens,
+    });
+    if (!Number.isFinite(loss)) return report(true, Number.NaN, `loss is ${loss}`);
+    const outcome = options.optimizer.apply(namedGrads(model, grads), options);
+    return outcome.applied ? report(false, outcome.gradNorm) : report(true, outcome.gradNorm, outcome.reason);
+  } finally {
+    for (const tensor of kept) tensor.dispose();
+    shifted.dispose();
+  }
+};
+
+/** Behaviour cloning: minimise -log pi(a_t|s_t) over the masked tokens. */
+export const supervisedStep = (
+  model: Gpt,
+  batch: SupervisedBatch,
+  options: AdamWOverrides & { readonly optimizer: AdamW },
+): SupervisedStepResult => {
+  const tokens = checkMask(batch.lossMask);
+  const shifted = shift(model, batch.tokens, batch.allowed);
+  const kept: tf.Tensor[] = [];
+  try {
+    const mask = shifted.field(batch.lossMask, "lossMask")!;
+    const { value, grads } = tf.variableGrads(() => {
+      const stats = model.tokenStats(shifted.inputs, shifted.targets, { logitMask: shifted.logitMask ?? undefined });
+      return crossEntropyLoss(stats.logprobs, mask);
+    }, variablesOf(model));
+    kept.push(value, ...Object.values(grads).filter((g): g is tf.Tensor => g != null));
+    const loss = value.dataSync()[0];
+    if (!Number.isFinite(loss)) return { skipped: true, reason: `loss is ${loss}`, loss, gradNorm: Number.NaN, tokens };
+    const outcome = options.optimizer.apply(namedGrads(model, grads), options);
+    return outcome.applied
+      ? { skipped: false, loss, gradNorm: outcome.gradNorm, tokens }
+      : { skipped: true, reason: outcome.reason, loss, gradNorm: outcome.gradNorm, tokens };
+  } finally {
+    for (const tensor of kept) tensor.dispose();
+    shifted.dispose();
+  }
+};
+
+export interface TokenScores {
+  /** Per row, per token t: log pi(token_t | tokens_<t) (0 at t = 0). */
+  readonly logprobs: Float32Array[];
+  /** Per row, per token t: V of the state before token t (0 at t = 0). */
+  readonly values: Float32Array[];
+  /** Per row, per token t: entropy of the distribution that produced token t (0 at t = 0). */
+  readonly entropy: Float32Array[];
+}
+
+/**
+ * Scores every token without training: the critic's values for GAE (V_old), a frozen reference's
+ * logprobs for KL, or a check that training reproduces the sampler's logprobs.
+ */
+export const scoreTokens = (
+  model: Gpt,
+  tokens: readonly (readonly number[])[],
+  allowed?: AllowedLists,
+): TokenScores => {
+  const shifted = shift(model, tokens, allowed);
+  try {
+    const [logprobs, values, entropy] = tf.tidy(() => {
+      const stats = model.tokenStats(shifted.inputs, shifted.targets, { logitMask: shifted.logitMask ?? undefined });
+      return [stats.logprobs, stats.values, stats.entropy];
+    });
+    const unshift = (tensor: tf.Tensor2D): Float32Array[] => {
+      const flat = tensor.dataSync();
+      tensor.dispose();
+      return tokens.map((row, b) => {
+        const out = new Float32Array(row.length);
+        for (let t = 1; t < row.length; t++) out[t] = flat[b * shifted.width + t - 1];
+        return out;
+      });
+    };
+    return { logprobs: unshift(logprobs), values: unshift(values), entropy: unshift(entropy) };
+  } finally {
+    shifted.dispose();
+  }
+};

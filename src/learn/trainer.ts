@@ -1,0 +1,385 @@
+/**
+ * Training as one stream: rollout -> journal -> replay -> trajectories -> advantages -> update, once per
+ * step. Each update bumps the policy version; every episode's journal, the metrics of every update and
+ * the checkpoints land in the run folder:
+ *
+ *   runs/NAME/config.json            the decoded TrainConfig
+ *   runs/NAME/metrics.jsonl          one line per update
+ *   runs/NAME/episodes/u00012/*.jsonl the journals of update 12's rollouts
+ *   runs/NAME/checkpoints/v00013/    weights, config, tokenizer, version; latest.json names the newest
+ *   runs/NAME/eval.json              success before and after training, on seeds training never used
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type * as tf from "@tensorflow/tfjs-core";
+import { hashValue } from "../kernel/canonical.ts";
+import { UsageError } from "../kernel/errors.ts";
+import { splitSeed } from "../kernel/prng.ts";
+import type { WordTokenizer } from "../kernel/tokenizer.ts";
+import { type BackendName, initBackend } from "../policy/backend.ts";
+import { loadCheckpoint, saveCheckpoint } from "../policy/checkpoint.ts";
+import { Gpt } from "../policy/gpt.ts";
+import { TransformerPolicy } from "../policy/transformer-policy.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import { AdamW } from "./adamw.ts";
+import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
+import { type Collected, collect } from "./collect.ts";
+import type { TrainConfig } from "./config.ts";
+import { type EvalSummary, evaluate } from "./evaluate.ts";
+import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
+import { episodeToSequence, type Sequence } from "./trajectory.ts";
+
+export interface TrainOptions {
+  readonly env: EnvDefinition;
+  readonly config: TrainConfig;
+  readonly out: string;
+  readonly resume?: boolean;
+  /** Called after each update with its metrics (progress display). */
+  readonly onUpdate?: (metrics: UpdateMetrics) => void;
+  readonly log?: (line: string) => void;
+  /** Checked before each update: true stops cleanly (checkpoint written). */
+  readonly shouldStop?: () => boolean;
+}
+
+export interface UpdateMetrics {
+  readonly step: number;
+  readonly version: number;
+  readonly episodes: number;
+  readonly meanReturn: number;
+  readonly meanProcessReward: number;
+  readonly meanOutcomeReward: number;
+  readonly successRate: number | null;
+  readonly meanTurns: number;
+  readonly aborted: number;
+  readonly droppedTooLong: number;
+  readonly degenerateGroups: number;
+  readonly loss: number;
+  readonly policyLoss: number;
+  readonly valueLoss: number;
+  readonly entropy: number;
+  readonly kl: number;
+  readonly approxKl: number;
+  readonly clipfrac: number;
+  readonly gradNorm: number;
+  readonly skippedUpdates: number;
+  readonly trainedTokens: number;
+  readonly sampledTokens: number;
+  /** Timing fields: the only ones that differ between two runs of the same seed and config. */
+  readonly tokensPerSecond: number;
+  readonly sampleSeconds: number;
+  readonly trainSeconds: number;
+}
+
+export const TIMING_FIELDS = ["tokensPerSecond", "sampleSeconds", "trainSeconds"] as const;
+
+export interface TrainResult {
+  readonly backend: BackendName;
+  readonly steps: number;
+  readonly version: number;
+  readonly before?: EvalSummary;
+  readonly after?: EvalSummary;
+  readonly stopped: boolean;
+}
+
+const pad = (n: number) => String(n).padStart(5, "0");
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+interface Latest {
+  readonly version: number;
+  readonly dir: string;
+}
+
+const writeJsonAtomically = async (file: string, value: unknown) => {
+  await writeFile(`${file}.tmp`, `${JSON.stringify(value, null, 2)}\n`);
+  await rename(`${file}.tmp`, file);
+};
+
+export const readLatest = (out: string): Latest | undefined => {
+  const file = join(out, "checkpoints", "latest.json");
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Latest) : undefined;
+};
+
+export const policyFromModel = (
+  env: EnvDefinition,
+  model: Gpt,
+  tokenizer: WordTokenizer,
+  config: TrainConfig,
+  greedy = false,
+  version = 0,
+) =>
+  new TransformerPolicy({
+    id: `${env.id}-gpt`,
+    model,
+    tokenizer,
+    version,
+    sampling: { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens, greedy },
+  });
+
+/** The model to start from: a checkpoint (`init`), or a fresh one from the seed. */
+const initialModel = async (env: EnvDefinition, config: TrainConfig) => {
+  if (config.init) {
+    const loaded = await loadCheckpoint(config.init);
+    if (loaded.tokenizer.id !== env.tokenizer.id)
+      throw new UsageError({
+        detail: `checkpoint ${config.init} has tokenizer ${loaded.tokenizer.id}, environment ${env.id} uses ${env.tokenizer.id}`,
+      });
+    return loaded;
+  }
+  const tokenizer = env.tokenizer as WordTokenizer;
+  if (!Array.isArray((tokenizer as { words?: unknown }).words))
+    throw new UsageError({
+      detail: `environment ${env.id}'s tokenizer is not a WordTokenizer; the GPT policy needs one`,
+    });
+  const model = new Gpt({ vocabSize: tokenizer.size, ...config.model }, splitSeed(config.seed, "init"));
+  return { model, tokenizer, version: 0 };
+};
+
+export const train = async (options: TrainOptions): Promise<TrainResult> => {
+  const { env, config, out } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const backend = await initBackend(config.backend, { log });
+  mkdirSync(out, { recursive: true });
+  const metricsFile = join(out, "metrics.jsonl");
+
+  // --- the policy: resumed, initialised from a checkpoint, or fresh ------------------------------------
+  let { model, tokenizer, version } = await initialModel(env, config);
+  let startStep = 0;
+  const latest = options.resume ? readLatest(out) : undefined;
+  if (options.resume && !latest) log(`no checkpoint in ${out}/checkpoints yet: starting from the beginning`);
+  if (latest) {
+    model.dispose();
+    ({ model, tokenizer, version } = await loadCheckpoint(join(out, "checkpoints", latest.dir)));
+    startStep = latest.version;
+    log(`resuming ${out} from policy version ${latest.version}`);
+  }
+  if (!options.resume) {
+    if (existsSync(join(out, "metrics.jsonl")))
+      throw new UsageError({ detail: `${out} already holds a run; use --resume to continue it, or another --out` });
+  }
+  // Work after the last checkpoint is redone: its metrics lines and journals are dropped.
+  if (existsSync(metricsFile)) {
+    const kept = readFileSync(metricsFile, "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "" && (JSON.parse(line) as UpdateMetrics).step < startStep);
+    writeFileSync(metricsFile, kept.map((l) => `${l}\n`).join(""));
+  }
+  for (let step = startStep; step < config.steps + 1; step++)
+    rmSync(join(out, "episodes", `u${pad(step)}`), { recursive: true, force: true });
+  await writeJsonAtomically(join(out, "config.json"), config);
+
+  // A frozen copy of the initial policy, for the KL penalty.
+  const reference = config.klCoef > 0 ? (await initialModel(env, config)).model : undefined;
+  const optimizer = new AdamW(model.parameters, {
+    lr: config.lr,
+    weightDecay: config.weightDecay,
+    maxGradNorm: config.maxGradNorm,
+  });
+  const policy = policyFromModel(env, model, tokenizer, config, false, version);
+  const greedy = policyFromModel(env, model, tokenizer, config, true, version);
+
+  const evalSeed = `eval:${config.seed}`;
+  const before =
+    startStep === 0 && config.evalEpisodes > 0
+      ? await evaluate(env, greedy, { episodes: config.evalEpisodes, seed: evalSeed })
+      : undefined;
+  if (before)
+    log(`before training: success ${before.successRate?.toFixed(3)}, mean return ${before.meanReturn.toFixed(3)}`);
+
+  const checkpoint = async (v: number) => {
+    const dir = `v${pad(v)}`;
+    await saveCheckpoint(join(out, "checkpoints", dir), { model, tokenizer, version: v });
+    await writeJsonAtomically(join(out, "checkpoints", "latest.json"), { version: v, dir });
+  };
+
+  let stopped = false;
+  let step = startStep;
+  for (; step < config.steps; step++) {
+    if (options.shouldStop?.()) {
+      stopped = true;
+      break;
+    }
+    policy.version = step;
+    greedy.version = step;
+    const stepSeed = splitSeed(config.seed, `u${step}`);
+    const sampleStart = performance.now();
+    const batch = await collect({
+      env,
+      policy,
+      seed: stepSeed,
+      episodes: config.tasksPerStep * config.groupSize,
+      groupSize: config.groupSize,
+      concurrency: Math.min(config.concurrency, config.tasksPerStep * config.groupSize),
+      dir: join(out, "episodes", `u${pad(step)}`),
+    });
+    const sampleSeconds = (performance.now() - sampleStart) / 1000;
+
+    // --- trajectories -----------------------------------------------------------------------------------
+    const trainStart = performance.now();
+    const sequences: Sequence[] = [];
+    let droppedTooLong = 0;
+    for (const { events } of batch) {
+      try {
+        sequences.push(
+          episodeToSequence(events, {
+            processRewardWeight: config.processRewardWeight,
+            maxTokens: model.config.contextLength,
+          }),
+        );
+      } catch {
+        droppedTooLong += 1;
+      }
+    }
+    const extras: { -readonly [K in keyof AdvantageExtras]: AdvantageExtras[K] } = {};
+    const tokens = sequences.map((s) => s.tokens);
+    const allowed = sequences.some((s) => s.allowed.some((a) => a !== null))
+      ? sequences.map((s) => s.allowed)
+      : undefined;
+    const scores = config.algo === "ppo" || !config.maskLoss ? scoreTokens(model, tokens, allowed) : undefined;
+    if (config.algo === "ppo") extras.values = scores!.values;
+    let refLogprobs: Float32Array[] | undefined;
+    if (reference) refLogprobs = scoreTokens(reference, tokens, allowed).logprobs;
+    if (config.algo === "reinforce++" && refLogprobs) {
+      extras.refLogprobs = refLogprobs;
+      extras.klCoef = config.klCoef;
+    }
+    if (config.algo === "remax") extras.greedyReward = await greedyBaseline(env, greedy, stepSeed, config, model);
+    const advantages = computeAdvantages(config.algo, sequences, extras, {
+      maskAdvantages: config.maskAdvantages,
+      gamma: config.gamma,
+      lambda: config.lambda,
+    });
+
+    // --- the update ---------------------------------------------------------------------------------------
+    const results: TrainStepResult[] = [];
+    const order = sequences.map((_, i) => i);
+    const chunk = Math.ceil(order.length / config.minibatches);
+    for (let epoch = 0; epoch < config.epochs; epoch++) {
+      for (let m = 0; m < config.minibatches && sequences.length > 0; m++) {
+        const rows = order.slice(m * chunk, (m + 1) * chunk);
+        if (rows.length === 0) continue;
+        const pick = <T>(xs: readonly T[]) => rows.map((i) => xs[i]);
+        const lossMask = pick(sequences).map((s) => (config.maskLoss ? s.actionMask : s.responseMask));
+        // Without the loss mask, non-sampled tokens have no recorded logprob: use the policy's own.
+        const logprobs = pick(sequences).map((s, k) =>
+          config.maskLoss
+            ? s.logprobs
+            : s.logprobs.map((lp, t) => (s.actionMask[t] ? lp : scores!.logprobs[rows[k]][t])),
+        );
+        results.push(
+          trainStep(
+            model,
+            {
+              tokens: pick(tokens),
+              lossMask,
+              advantages: pick(advantages.advantages),
+              logprobs,
+              ...(config.algo === "ppo" ? { returns: pick(advantages.returns!), oldValues: pick(scores!.values) } : {}),
+              ...(refLogprobs && config.algo !== "reinforce++" ? { refLogprobs: pick(refLogprobs) } : {}),
+              ...(allowed ? { allowed: pick(allowed) } : {}),
+            },
+            {
+              optimizer,
+              clipEps: config.clip,
+              valueCoef: config.algo === "ppo" ? config.valueCoef : 0,
+              entropyCoef: config.entropyCoef,
+              klCoef: config.algo === "reinforce++" ? 0 : config.klCoef,
+              klKind: config.klKind,
+            },
+          ),
+        );
+      }
+    }
+    const trainSeconds = (performance.now() - trainStart) / 1000;
+    const applied = results.filter((r) => !r.skipped);
+    for (const r of results) if (r.skipped) log(`update ${step}: skipped (${r.reason})`);
+    const records = batch.map((c) => c.record);
+    const rewardsOf = (c: Collected, kind: "process" | "outcome") =>
+      c.events.reduce((s, e) => s + (e.type === "reward.assigned" && e.kind === kind ? e.value : 0), 0);
+    const sampledTokens = batch.reduce(
+      (s, c) => s + c.events.reduce((t, e) => t + (e.type === "agent.acted" ? e.tokens.length : 0), 0),
+      0,
+    );
+    const successes = records.filter((r) => "success" in r.metrics).map((r) => r.metrics.success);
+    const metrics: UpdateMetrics = {
+      step,
+      version: step + 1,
+      episodes: records.length,
+      meanReturn: mean(records.map((r) => r.return)),
+      meanProcessReward: mean(batch.map((c) => rewardsOf(c, "process"))),
+      meanOutcomeReward: mean(batch.map((c) => rewardsOf(c, "outcome"))),
+      successRate: successes.length ? mean(successes) : null,
+      meanTurns: mean(records.map((r) => r.turns)),
+      aborted: records.filter((r) => r.reason.startsWith("aborted")).length,
+      droppedTooLong,
+      degenerateGroups: advantages.degenerateGroups,
+      loss: mean(applied.map((r) => r.loss)),
+      policyLoss: mean(applied.map((r) => r.policyLoss)),
+      valueLoss: mean(applied.map((r) => r.valueLoss)),
+      entropy: mean(applied.map((r) => r.entropy)),
+      kl: mean(applied.map((r) => r.kl)),
+      approxKl: mean(applied.map((r) => r.approxKl)),
+      clipfrac: mean(applied.map((r) => r.clipfrac)),
+      gradNorm: mean(applied.map((r) => r.gradNorm)),
+      skippedUpdates: results.length - applied.length,
+      trainedTokens: results.reduce((s, r) => s + r.tokens, 0),
+      sampledTokens,
+      tokensPerSecond: sampledTokens / Math.max(1e-9, sampleSeconds),
+      sampleSeconds,
+      trainSeconds,
+    };
+    await appendFile(metricsFile, `${JSON.stringify(metrics)}\n`);
+    options.onUpdate?.(metrics);
+    if ((step + 1) % config.checkpointEvery === 0) await checkpoint(step + 1);
+  }
+  const finalVersion = step;
+  if (readLatest(out)?.version !== finalVersion) await checkpoint(finalVersion);
+  policy.version = finalVersion;
+  greedy.version = finalVersion;
+  const after =
+    !stopped && config.evalEpisodes > 0
+      ? await evaluate(env, greedy, { episodes: config.evalEpisodes, seed: evalSeed })
+      : undefined;
+  if (after) {
+    log(`after training: success ${after.successRate?.toFixed(3)}, mean return ${after.meanReturn.toFixed(3)}`);
+    const previous = existsSync(join(out, "eval.json"))
+      ? (JSON.parse(readFileSync(join(out, "eval.json"), "utf8")) as { before?: EvalSummary })
+      : {};
+    await writeJsonAtomically(join(out, "eval.json"), {
+      before: before ?? previous.before,
+      after,
+      version: finalVersion,
+    });
+  } else if (before) await writeJsonAtomically(join(out, "eval.json"), { before });
+  reference?.dispose();
+  optimizer.dispose();
+  model.dispose();
+  return { backend, steps: step - startStep, version: finalVersion, before, after, stopped };
+};
+
+/** ReMax's baseline: the reward of one greedy rollout per task, keyed by the task's group id. */
+const greedyBaseline = async (
+  env: EnvDefinition,
+  greedy: TransformerPolicy,
+  stepSeed: string,
+  config: TrainConfig,
+  model: Gpt,
+): Promise<Record<string, number>> => {
+  const runs = await collect({ env, policy: greedy, seed: stepSeed, episodes: config.tasksPerStep, groupSize: 1 });
+  const baseline: Record<string, number> = {};
+  for (const { events, record } of runs) {
+    let value = record.return;
+    try {
+      value = episodeToSequence(events, {
+        processRewardWeight: config.processRewardWeight,
+        maxTokens: model.config.contextLength,
+      }).totalReturn;
+    } catch {
+      // Too long to train on: its return still serves as a baseline.
+    }
+    baseline[hashValue(record.task)] = value;
+  }
+  return baseline;
+};
+
+export type { tf };

@@ -1,0 +1,182 @@
+/**
+ * Speed measurements for `npm run bench` (no side effects on import). These machines are shared and
+ * noisy, so each function reports a median over repeats, and `measureTraining` puts the training step
+ * next to the backend's own plain 2-D matMul throughput, measured in the same run: the ratio is what
+ * compares across machines. They run on the active tfjs backend: call initBackend("wasm") (or another) first.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import { Rng } from "../kernel/prng.ts";
+import { AdamW } from "../learn/adamw.ts";
+import { trainStep } from "../learn/train-step.ts";
+import { Gpt, type GptConfig } from "./gpt.ts";
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+const timeMs = (run: () => void, warmup: number, repeats: number): number[] => {
+  for (let i = 0; i < warmup; i++) run();
+  const times: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const start = performance.now();
+    run();
+    times.push(performance.now() - start);
+  }
+  return times;
+};
+
+export interface MatMulMeasurement {
+  readonly backend: string;
+  readonly shape: readonly [number, number, number];
+  readonly medianMs: number;
+  readonly gflops: number;
+}
+
+interface Probe {
+  /** One timed unit of work. */
+  readonly run: () => void;
+  readonly flops: number;
+  readonly dispose: () => void;
+}
+
+/** A plain (non-transposed) 2-D matMul [m, k] x [k, n], the fastest path on wasm. */
+const matMulProbe = (m: number, k: number, n: number): Probe => {
+  const a = tf.randomNormal([m, k], 0, 1, "float32", 1);
+  const b = tf.randomNormal([k, n], 0, 1, "float32", 2);
+  return {
+    // Read back one element: enough to wait for an asynchronous backend, without timing a large copy.
+    run: () => tf.tidy(() => tf.slice(tf.matMul(a, b), [0, 0], [1, 1]).dataSync()),
+    flops: 2 * m * k * n,
+    dispose: () => tf.dispose([a, b]),
+  };
+};
+
+export const measureMatMul = (
+  options: { readonly m?: number; readonly k?: number; readonly n?: number; readonly repeats?: number } = {},
+): MatMulMeasurement => {
+  const { m = 1024, k = 64, n = 256, repeats = 30 } = options;
+  const probe = matMulProbe(m, k, n);
+  try {
+    const medianMs = median(timeMs(probe.run, 5, repeats));
+    return { backend: tf.getBackend(), shape: [m, k, n], medianMs, gflops: probe.flops / (medianMs * 1e6) };
+  } finally {
+    probe.dispose();
+  }
+};
+
+export interface TrainMeasurement {
+  readonly backend: string;
+  readonly parameters: number;
+  readonly batch: number;
+  readonly time: number;
+  readonly medianMs: number;
+  /** Approximate FLOPs of one step: 6 x (matMul parameters) x tokens + attention. */
+  readonly flopsPerStep: number;
+  readonly gflops: number;
+}
+
+/** The design's reference model: d=64, 2 layers, 4 heads, T=64, batch 16 (about 110k parameters at V=96). */
+export const REFERENCE_MODEL: Partial<GptConfig> = { vocabSize: 96, contextLength: 64, width: 64, layers: 2, heads: 4 };
+
+export interface TrainOptions {
+  readonly config?: Partial<GptConfig>;
+  readonly batch?: number;
+  readonly time?: number;
+  readonly repeats?: number;
+}
+
+/** One PPO training step (forward, backward, AdamW) on fixed random tokens. */
+const trainProbe = (options: TrainOptions): Probe & { readonly model: Gpt } => {
+  const config = { ...REFERENCE_MODEL, ...options.config };
+  const { batch = 16, time = 64 } = options;
+  const model = new Gpt(config, "measure");
+  const optimizer = new AdamW(model.parameters, { lr: 1e-4 });
+  const rng = Rng.fromSeed("measure-batch");
+  const vocab = model.config.vocabSize;
+  const rows = Array.from({ length: batch }, () => Array.from({ length: time }, () => rng.int(0, vocab - 1)));
+  const perToken = (f: (t: number) => number) => rows.map((row) => row.map((_, t) => f(t)));
+  const data = {
+    tokens: rows,
+    lossMask: perToken((t) => (t === 0 ? 0 : 1)),
+    advantages: perToken(() => rng.float() - 0.5),
+    logprobs: perToken(() => -Math.log(vocab)),
+    returns: perToken(() => rng.float()),
+    oldValues: perToken(() => 0),
+  };
+  const { width, layers, mlpRatio } = model.config;
+  const matrixParams = layers * (4 * width * width + 2 * mlpRatio * width * width) + vocab * width;
+  const tokens = batch * (time - 1);
+  const attention = layers * 4 * batch * (time - 1) * (time - 1) * width;
+  return {
+    model,
+    run: () => {
+      trainStep(model, data, { optimizer });
+    },
+    flops: 6 * matrixParams * tokens + 3 * attention,
+    dispose: () => {
+      optimizer.dispose();
+      model.dispose();
+    },
+  };
+};
+
+const trainMeasurement = (probe: ReturnType<typeof trainProbe>, options: TrainOptions, medianMs: number) => ({
+  backend: tf.getBackend(),
+  parameters: probe.model.parameterCount(),
+  batch: options.batch ?? 16,
+  time: options.time ?? 64,
+  medianMs,
+  flopsPerStep: probe.flops,
+  gflops: probe.flops / (medianMs * 1e6),
+});
+
+/** Median wall time of one training step of the reference model (or `options.config` over it). */
+export const measureTrainStep = (options: TrainOptions = {}): TrainMeasurement => {
+  const probe = trainProbe(options);
+  try {
+    return trainMeasurement(probe, options, median(timeMs(probe.run, 2, options.repeats ?? 10)));
+  } finally {
+    probe.dispose();
+  }
+};
+
+export interface TrainingRatio {
+  readonly matMul: MatMulMeasurement;
+  readonly train: TrainMeasurement;
+  /** Training step throughput as a fraction of the plain matMul's: comparable across machines. */
+  readonly efficiency: number;
+}
+
+/**
+ * Both measurements interleaved (each round: a burst of matMuls, then one training step), so that both
+ * see the same machine load; medians over the rounds.
+ */
+export const measureTraining = (options: TrainOptions = {}): TrainingRatio => {
+  const rounds = options.repeats ?? 10;
+  const matMul = matMulProbe(1024, 64, 256);
+  const train = trainProbe(options);
+  try {
+    timeMs(matMul.run, 5, 0);
+    timeMs(train.run, 2, 0);
+    const matMulMs: number[] = [];
+    const stepMs: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      matMulMs.push(median(timeMs(matMul.run, 0, 9)));
+      stepMs.push(...timeMs(train.run, 0, 1));
+    }
+    const matMulMedian = median(matMulMs);
+    const trainResult = trainMeasurement(train, options, median(stepMs));
+    const matMulResult: MatMulMeasurement = {
+      backend: tf.getBackend(),
+      shape: [1024, 64, 256],
+      medianMs: matMulMedian,
+      gflops: matMul.flops / (matMulMedian * 1e6),
+    };
+    return { matMul: matMulResult, train: trainResult, efficiency: trainResult.gflops / matMulResult.gflops };
+  } finally {
+    matMul.dispose();
+    train.dispose();
+  }
+};

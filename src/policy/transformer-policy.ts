@@ -1,0 +1,107 @@
+/**
+ * The GPT as a Policy: every request of a call goes into one batched sampler call, each row with its own
+ * seed (so an action never depends on the batch it shared). Contexts longer than the model allows are
+ * cut from the front: the last contextLength - maxNewTokens tokens are kept, so the prompt and the whole
+ * action fit the position embeddings.
+ *
+ * `version` is bumped by the learner after each update; an action carries the version current when
+ * act() was called.
+ */
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
+import type { Gpt } from "./gpt.ts";
+import { type AllowedNext, type SampleRow, sample } from "./sampler.ts";
+
+export interface SamplingConfig {
+  /** Sampling temperature (logprobs are always reported at temperature 1; see sampler.ts). */
+  readonly temperature: number;
+  readonly topP: number;
+  readonly maxNewTokens: number;
+  /** Ids that end an action (included in it). Default: the tokenizer's <eos>. */
+  readonly stopTokens: readonly number[];
+  /** Argmax decoding, for evaluation and ReMax baselines. */
+  readonly greedy: boolean;
+}
+
+export interface TransformerPolicyOptions {
+  readonly id: string;
+  readonly model: Gpt;
+  readonly tokenizer: Tokenizer;
+  readonly version?: number;
+  readonly sampling?: Partial<SamplingConfig>;
+  /** Constrained decoding: per request, a callback giving the allowed next ids (or null: unconstrained). */
+  readonly constrain?: (request: PolicyRequest) => AllowedNext | null | undefined;
+}
+
+export class TransformerPolicy implements Policy {
+  readonly id: string;
+  readonly tokenizer: Tokenizer;
+  readonly model: Gpt;
+  readonly sampling: SamplingConfig;
+  readonly constrain?: (request: PolicyRequest) => AllowedNext | null | undefined;
+  /** Bumped by the learner after each update. */
+  version: number;
+
+  constructor(options: TransformerPolicyOptions) {
+    const { model, tokenizer } = options;
+    if (tokenizer.size > model.config.vocabSize) {
+      throw new RangeError(`tokenizer has ${tokenizer.size} ids but the model only ${model.config.vocabSize}`);
+    }
+    const eos = tokenizer.idOf("<eos>");
+    this.id = options.id;
+    this.tokenizer = tokenizer;
+    this.model = model;
+    this.version = options.version ?? 0;
+    this.constrain = options.constrain;
+    this.sampling = {
+      temperature: options.sampling?.temperature ?? 1,
+      topP: options.sampling?.topP ?? 1,
+      maxNewTokens: options.sampling?.maxNewTokens ?? 32,
+      stopTokens: options.sampling?.stopTokens ?? (eos === undefined ? [] : [eos]),
+      greedy: options.sampling?.greedy ?? false,
+    };
+    if (this.sampling.maxNewTokens >= model.config.contextLength) {
+      throw new RangeError(
+        `maxNewTokens ${this.sampling.maxNewTokens} leaves no room for a context in contextLength ${model.config.contextLength}`,
+      );
+    }
+  }
+
+  /**
+   * The request's context, cut to fit. No token is ever invented (an empty context is an error): the
+   * learner must see exactly the tokens the sampler saw.
+   */
+  private contextOf(request: PolicyRequest): readonly number[] {
+    if (request.context.length === 0) {
+      throw new RangeError(`request ${request.episode} turn ${request.turn} has an empty context`);
+    }
+    return request.context.slice(-(this.model.config.contextLength - this.sampling.maxNewTokens));
+  }
+
+  async act(requests: readonly PolicyRequest[]): Promise<readonly PolicyAction[]> {
+    const version = this.version;
+    const rows = requests.map(
+      (request): SampleRow => ({
+        context: this.contextOf(request),
+        seed: request.seed,
+        maxNewTokens: this.sampling.maxNewTokens,
+        temperature: this.sampling.temperature,
+        topP: this.sampling.topP,
+        stopTokens: this.sampling.stopTokens,
+        greedy: this.sampling.greedy,
+        allowedNext: this.constrain?.(request) ?? undefined,
+      }),
+    );
+    if (rows.length === 0) return [];
+    const results = await sample(this.model, rows);
+    return results.map(
+      (result): PolicyAction => ({
+        tokens: result.tokens,
+        text: this.tokenizer.decode(result.tokens),
+        logprobs: result.logprobs,
+        version,
+        ...(result.allowed ? { allowed: result.allowed } : {}),
+      }),
+    );
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * What an agent may say: well-formed actions (tool calls whose arguments are derived from each tool's
+ * parameter schema, final answers) and hostile ones (random text, unicode, lone surrogates, huge strings,
+ * almost-right tool calls). An environment must answer every one of them with an observation, a penalty
+ * or an end, never with a crash.
+ */
+import type { Json } from "effect/Schema";
+import fc from "fast-check";
+import { formatAnswer, formatCall, parseAction } from "../runtime/action-format.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import type { Tool } from "../runtime/tool.ts";
+import { arbitraryOf } from "./arbitraries.ts";
+
+/** Anything with tools: an environment, or `{ tools }`. */
+export type WithTools = Pick<EnvDefinition, "tools">;
+
+export interface ActionOptions {
+  /**
+   * Meaningful arguments per tool name (e.g. keys that exist). They are mixed 4:1 with arguments derived
+   * from the tool's parameter schema, which are mostly meaningless but well-typed.
+   */
+  readonly args?: Readonly<Record<string, fc.Arbitrary<Json>>>;
+  /** Answer texts (default: short random strings). */
+  readonly answers?: fc.Arbitrary<string>;
+  /**
+   * Characters of a huge action (default 20,000). Over 100,000 (the action parser's limit) they test the
+   * limit too, at a cost: the runtime takes about 0.3 s to tokenize and hash such an action.
+   */
+  readonly hugeLength?: number;
+}
+
+/** Well-formed calls of one tool: `<name>argument</name>`, arguments from `args` or the parameter schema. */
+export const toolCallArbitrary = (tool: Tool, args?: fc.Arbitrary<Json>): fc.Arbitrary<string> => {
+  const tools = { [tool.name]: tool };
+  const derived = arbitraryOf(tool.parameters, { maxLength: 8 }) as fc.Arbitrary<Json>;
+  const chosen = args ? fc.oneof({ arbitrary: args, weight: 4 }, { arbitrary: derived, weight: 1 }) : derived;
+  return chosen.map((value) => formatCall(tool, value)).filter((text) => parseAction(text, tools).kind === "call");
+};
+
+/** Well-formed final answers: `<answer>text</answer>`. */
+export const answerArbitrary = (answers: fc.Arbitrary<string> = fc.string({ maxLength: 12 })): fc.Arbitrary<string> =>
+  answers.map(formatAnswer).filter((text) => parseAction(text, {}).kind === "answer");
+
+/** Actions the parser accepts: a call of one of the environment's tools, or an answer (3:1). */
+export const wellFormedActionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> => {
+  const calls = Object.values(env.tools).map((tool) => toolCallArbitrary(tool, options.args?.[tool.name]));
+  const answer = answerArbitrary(options.answers);
+  if (calls.length === 0) return answer;
+  return fc.oneof({ arbitrary: fc.oneof(...calls), weight: 3 }, { arbitrary: answer, weight: 1 });
+};
+
+/** Ways a model gets an action almost right. Each turns a well-formed action into a near miss. */
+const NEAR_MISSES: readonly [string, (text: string, name: string) => string][] = [
+  ["unclosed", (text) => text.slice(0, -1)],
+  ["no opening bracket", (text) => text.slice(1)],
+  ["shouted tool name", (text, name) => text.replaceAll(name, name.toUpperCase())],
+  [
+    "misspelled tool name",
+    (text, name) => text.replaceAll(`<${name}>`, `<${name}s>`).replaceAll(`</${name}>`, `</${name}s>`),
+  ],
+  ["mismatched closing tag", (text, name) => text.replace(`</${name}>`, name === "answer" ? "</result>" : "</answer>")],
+  ["surrounded by prose", (text) => `Sure! I will do that: ${text} Hope this helps.`],
+  ["in a code fence", (text) => `\`\`\`\n${text}\n\`\`\``],
+  ["two actions at once", (text) => `${text}${text}`],
+  [
+    "JSON instead of text",
+    (text, name) =>
+      text.replace(/^<(\w+)>([\s\S]*)<\/\w+>$/, (_, n, inner) => `<${n}>${JSON.stringify({ [name]: inner })}</${n}>`),
+  ],
+  ["wrong argument type", (text) => text.replace(/^<(\w+)>[\s\S]*<\/(\w+)>$/, "<$1>[1, null, {}]</$2>")],
+  ["empty argument", (text) => text.replace(/^<(\w+)>[\s\S]*<\/(\w+)>$/, "<$1></$2>")],
+  ["control characters inside", (text) => `${text.slice(0, 3)}\u0000\u001b[2J${text.slice(3)}`],
+  ["newline in the tag", (text) => text.replace(">", ">\n")],
+];
+
+/** Near misses of well-formed actions: an unclosed tag, a misspelled tool, prose around a call, ... */
+export const almostRightActionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> =>
+  fc
+    .tuple(wellFormedActionArbitrary(env, options), fc.constantFrom(...NEAR_MISSES))
+    .map(([text, [, miss]]) => miss(text, /^<(\w+)>/.exec(text)?.[1] ?? "answer"));
+
+/** Text no environment should trust: random, unicode, lone surrogates, huge, almost-right. */
+export const hostileActionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> => {
+  const hugeLength = options.hugeLength ?? 20_000;
+  // Huge actions cost the runtime tens of milliseconds each (tokenizing, hashing): present, but rare.
+  return fc.oneof(
+    { arbitrary: fc.string(), weight: 4 },
+    { arbitrary: fc.string({ unit: "grapheme", maxLength: 40 }), weight: 4 },
+    { arbitrary: fc.string({ unit: "binary", maxLength: 40 }), weight: 2 },
+    { arbitrary: fc.constantFrom("", " ", "\n", "\u0000", "<", "</>", "<answer>", "<>x</>"), weight: 2 },
+    { arbitrary: almostRightActionArbitrary(env, options), weight: 8 },
+    {
+      arbitrary: fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.boolean()).map(([s, tagged]) => {
+        const huge = s.repeat(Math.ceil(hugeLength / s.length));
+        return tagged ? formatAnswer(huge) : huge;
+      }),
+      weight: 2,
+    },
+  );
+};
+
+/** Agent output a model could produce: well-formed (2 in 3) or hostile (1 in 3). */
+export const actionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> =>
+  fc.oneof(
+    { arbitrary: wellFormedActionArbitrary(env, options), weight: 2 },
+    { arbitrary: hostileActionArbitrary(env, options), weight: 1 },
+  );

@@ -1,0 +1,234 @@
+/**
+ * When a property fails: the shrunk counterexample is printed as the episode it played, step by step, and
+ * written as a journal file, so `agent-r1 replay <file> --verify` re-derives it event by event; the
+ * message also gives fast-check's seed and path to rerun exactly that case.
+ */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Data } from "effect";
+import fc from "fast-check";
+import { JsonlJournal } from "../journal/jsonl.ts";
+import { EpisodeChain } from "../journal/stamp.ts";
+import type { EpisodeEvent } from "../kernel/events.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import { bodyOf } from "./arbitraries.ts";
+
+export interface CounterexampleOptions {
+  /**
+   * Folder for counterexample journals (default: $AGENT_R1_COUNTEREXAMPLES, else
+   * `<os tmpdir>/agent-r1-counterexamples`).
+   */
+  readonly counterexampleDir?: string;
+  /** Path of the module that default-exports the environment: completes the replay command (`--env`). */
+  readonly envModule?: string;
+}
+
+export interface PropertyRunOptions extends CounterexampleOptions {
+  /** Cases to try (default 50). */
+  readonly numRuns?: number;
+  /** fast-check's seed: with `path`, reruns exactly a reported counterexample. */
+  readonly seed?: number;
+  readonly path?: string;
+}
+
+/** What a failing case showed. */
+export interface Violation {
+  /** What broke, in words a user can act on. */
+  readonly message: string;
+  /** The episodes that show it, in the order they were played. */
+  readonly episodes: readonly (readonly EpisodeEvent[])[];
+  /** More lines for the report (e.g. a model run's commands). */
+  readonly details?: readonly string[];
+}
+
+export class CounterexampleError extends Data.TaggedError("CounterexampleError")<{
+  readonly property: string;
+  readonly env: string;
+  readonly violation: Violation;
+  /** The counterexample journals, one per episode. */
+  readonly files: readonly string[];
+  readonly seed: number;
+  readonly path: string;
+  readonly numRuns: number;
+  readonly numShrinks: number;
+  /** How to rerun exactly this case, as code. */
+  readonly rerun: string;
+  readonly envModule?: string;
+}> {
+  override get message(): string {
+    const { violation } = this;
+    const lines = [
+      `property "${this.property}" failed on environment ${this.env} after ${this.numRuns} case(s), shrunk ${this.numShrinks} time(s):`,
+      ...violation.message.split("\n").map((line) => `  ${line}`),
+    ];
+    for (const detail of violation.details ?? []) lines.push(`  ${detail}`);
+    violation.episodes.forEach((events, i) => {
+      lines.push("", `counterexample episode ${i + 1} of ${violation.episodes.length}:`, describeEpisode(events));
+    });
+    lines.push("");
+    const envFlag = this.envModule ? ` --env ${this.envModule}` : "";
+    for (const file of this.files) {
+      lines.push(`journal: ${file}`);
+      lines.push(`  replay it step by step: npx agent-r1 replay ${file} --verify${envFlag}`);
+    }
+    if (this.files.length > 0 && !this.envModule)
+      lines.push(
+        `  (for an environment that is not built in, add --env <path of the module that default-exports ${this.env}>)`,
+      );
+    lines.push(`rerun this case: ${this.rerun}`);
+    lines.push(`fast-check: seed ${this.seed}, path "${this.path}"`);
+    return lines.join("\n");
+  }
+}
+
+const MAX_SHOWN = 100;
+
+/** A string as JSON (escapes visible), cut to a readable length. */
+export const quote = (text: string): string => {
+  const shown = JSON.stringify(text.length > MAX_SHOWN ? text.slice(0, MAX_SHOWN) : text);
+  return text.length > MAX_SHOWN ? `${shown}… (${text.length} characters)` : shown;
+};
+
+const json = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}… (${text.length} characters)` : text;
+};
+
+const signed = (value: number) => (value >= 0 ? `+${value}` : String(value));
+
+/** An episode's events, one line each, the way a person reads an episode: turn, what happened, details. */
+export const describeEpisode = (events: readonly EpisodeEvent[]): string => {
+  const line = (turn: number | undefined, what: string, detail: string) =>
+    `  ${turn === undefined ? "    " : String(turn).padStart(4)}  ${what.padEnd(8)} ${detail}`;
+  return events
+    .map((event) => {
+      switch (event.type) {
+        case "episode.started":
+          return `  episode ${event.episode}: ${event.env.id} v${event.env.version}, seed ${quote(event.seed)}, task ${json(event.task)}`;
+        case "env.observed":
+          return line(undefined, "observe", quote(event.text));
+        case "agent.acted":
+          return line(event.turn, "act", quote(event.text));
+        case "tool.called":
+          return line(undefined, "call", `${event.call} ${event.tool} ${json(event.args)}`);
+        case "tool.returned":
+          return line(
+            undefined,
+            "result",
+            event.result.ok
+              ? `${event.call} ok ${json(event.result.content)}`
+              : `${event.call} ${event.result.error.kind}: ${quote(event.result.error.message)}`,
+          );
+        case "reward.assigned":
+          return line(undefined, "reward", `${signed(event.value)} ${event.kind} (${event.reason})`);
+        case "env.transitioned":
+          return line(undefined, "state", json(event.state));
+        case "episode.ended":
+          return line(
+            undefined,
+            "end",
+            `${event.reason}, return ${event.return}, ${event.turns} turn(s)${
+              Object.keys(event.metrics).length ? `, ${json(event.metrics)}` : ""
+            }`,
+          );
+      }
+      return "";
+    })
+    .join("\n");
+};
+
+export const defaultCounterexampleDir = (): string =>
+  process.env.AGENT_R1_COUNTEREXAMPLES ?? join(tmpdir(), "agent-r1-counterexamples");
+
+let written = 0;
+
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .slice(0, 60) || "property";
+
+/**
+ * Writes episodes as journal files (re-stamped under a new episode id, so names never clash) and returns
+ * their paths. Each replays with `agent-r1 replay <file> --verify`.
+ */
+export const writeCounterexample = async (
+  name: string,
+  episodes: readonly (readonly EpisodeEvent[])[],
+  options: CounterexampleOptions = {},
+): Promise<string[]> => {
+  const journal = new JsonlJournal(options.counterexampleDir ?? defaultCounterexampleDir(), "none");
+  const files: string[] = [];
+  for (const [i, events] of episodes.entries()) {
+    if (events.length === 0) continue;
+    const episode = `${slug(name)}-${process.pid}-${Date.now().toString(36)}-${written++}${episodes.length > 1 ? `-${i + 1}` : ""}`;
+    const chain = new EpisodeChain(episode);
+    const writer = await journal.create(episode);
+    for (const event of events) await writer.append(chain.stamp(bodyOf(event)));
+    await writer.close();
+    files.push(journal.fileOf(episode));
+  }
+  return files;
+};
+
+const describeCause = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
+
+class ViolationSignal extends Error {}
+
+/**
+ * Runs a property over an environment with fast-check. `run` plays what a case needs and returns a
+ * Violation or nothing; the last violation seen is the shrunk counterexample, which is written as
+ * journals and thrown as a CounterexampleError.
+ */
+export const checkProperty = async <T>(
+  spec: {
+    readonly name: string;
+    readonly env: EnvDefinition;
+    readonly arbitrary: fc.Arbitrary<T>;
+    readonly run: (value: T) => Promise<Violation | undefined>;
+    /** Code that reruns this exact case, given fast-check's seed and path. */
+    readonly rerun: (seed: number, path: string) => string;
+  },
+  options: PropertyRunOptions = {},
+): Promise<void> => {
+  let last: Violation | undefined;
+  // Set on failures only: the last failure fast-check saw is the shrunk counterexample it reports.
+  const property = fc.asyncProperty(spec.arbitrary, async (value) => {
+    let violation: Violation | undefined;
+    try {
+      violation = await spec.run(value);
+    } catch (cause) {
+      last = { message: `the property threw: ${describeCause(cause)}`, episodes: [] };
+      throw cause;
+    }
+    if (violation) {
+      last = violation;
+      throw new ViolationSignal(violation.message);
+    }
+  });
+  const details = await fc.check(property, {
+    numRuns: options.numRuns ?? 50,
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.path !== undefined ? { path: options.path, endOnFailure: true } : {}),
+  });
+  if (!details.failed) return;
+  const violation: Violation = last ?? {
+    message: details.errorInstance ? describeCause(details.errorInstance) : "the property failed",
+    episodes: [],
+  };
+  const files = await writeCounterexample(spec.name, violation.episodes, options);
+  const path = details.counterexamplePath ?? "";
+  throw new CounterexampleError({
+    property: spec.name,
+    env: spec.env.id,
+    violation,
+    files,
+    seed: details.seed,
+    path,
+    numRuns: details.numRuns,
+    numShrinks: details.numShrinks,
+    rerun: spec.rerun(details.seed, path),
+    ...(options.envModule ? { envModule: options.envModule } : {}),
+  });
+};

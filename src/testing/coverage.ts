@@ -1,0 +1,453 @@
+/**
+ * Path coverage of an environment machine with `xstate/graph`: from sample actions and sample tool
+ * results, explore every state the machine can reach (its value, context, and the runtime's protocol:
+ * waiting for an action, tools in flight, ended) and check that
+ *   - every atomic and final state node of the machine is reached,
+ *   - every reachable state can still end the episode, and no path loops forever,
+ *   - every state where the agent must act has been shown an observation (a string, with no "undefined",
+ *     "NaN" or "[object Object]" in it), rewards are finite, and nothing waits for nothing.
+ * The exploration folds the machine's pure `initialTransition` / `transition`, as replay does, so guards
+ * and actions run but no tool is called.
+ */
+import { Schema } from "effect";
+import type { Json } from "effect/Schema";
+import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
+import { getAdjacencyMap, getShortestPaths, getStateNodes, type StatePath } from "xstate/graph";
+import { canonicalJson } from "../kernel/canonical.ts";
+import type { ToolResult } from "../kernel/events.ts";
+import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
+import type { Tool } from "../runtime/tool.ts";
+import { quote } from "./counterexample.ts";
+import type { EpisodeScript } from "./episodes.ts";
+
+interface ToolCallInFlight {
+  readonly actor: string;
+  readonly tool: string;
+  readonly args: Json;
+}
+
+/** A state of the machine together with what the runtime knows about it. */
+export interface ProtocolSnapshot {
+  readonly status: "active" | "done";
+  readonly output: undefined;
+  readonly error: undefined;
+  readonly machine: AnyMachineSnapshot;
+  /** An observation was shown since the agent's last action: the agent acts next (once no tool is in flight). */
+  readonly awaiting: boolean;
+  /** The machine called end() or reached a final state. */
+  readonly ended: boolean;
+  readonly inFlight: readonly ToolCallInFlight[];
+  /** The latest observation shown. */
+  readonly observation: string | undefined;
+  /** What is wrong with the transition into this state. */
+  readonly problem: string | undefined;
+}
+
+export type ExplorationEvent =
+  | { readonly type: "agent.act"; readonly turn: number; readonly text: string; readonly tokens: readonly number[] }
+  | { readonly type: `xstate.done.actor.${string}`; readonly output: ToolResult; readonly actorId: string };
+
+export interface CoverageOptions {
+  /** The task to explore (default: `env.task(seed)`). */
+  readonly task?: Json;
+  readonly seed?: string;
+  /** Sample actions the agent tries in every state where it acts (a few: each multiplies the states). */
+  readonly actions: readonly string[] | ((machine: AnyMachineSnapshot) => readonly string[]);
+  /**
+   * Sample results of a tool call. Default: the tool's own result when its `execute` is synchronous (null
+   * otherwise), an error and a timeout.
+   */
+  readonly toolResults?: (tool: string, args: Json) => readonly ToolResult[];
+  /** What makes two states the same (default: the machine's value and context, and the protocol flags). */
+  readonly serialize?: (state: ProtocolSnapshot) => string;
+  /** Stop after this many visits (default 50,000). */
+  readonly limit?: number;
+  /** Allow paths that loop (default false: every loop is an endless episode the runtime must cut). */
+  readonly allowCycles?: boolean;
+  /** Observations matching this are reported (default: "undefined", "NaN", "[object Object]"). */
+  readonly suspiciousObservation?: RegExp | false;
+}
+
+export interface CoverageProblem {
+  readonly kind: "unreachable" | "dead-end" | "endless" | "silent" | "invalid";
+  readonly detail: string;
+  /** The steps that lead there, shortest first. */
+  readonly path?: readonly string[];
+}
+
+export interface CoveragePath {
+  /** The steps, in words. */
+  readonly steps: readonly string[];
+  /** The same path as an episode script: `playEpisode(env, script)` plays it live. */
+  readonly script: EpisodeScript;
+  readonly state: ProtocolSnapshot;
+}
+
+export interface CoverageReport {
+  /** Distinct states explored, and transitions between them. */
+  readonly states: number;
+  readonly transitions: number;
+  /** Atomic and final state nodes of the machine, by id; which were reached; which were not. */
+  readonly stateNodes: readonly string[];
+  readonly reached: readonly string[];
+  readonly unreachable: readonly string[];
+  /** States where the episode ended. */
+  readonly ends: number;
+  /** The shortest path to every explored state. */
+  readonly paths: readonly CoveragePath[];
+  readonly problems: readonly CoverageProblem[];
+}
+
+const SUSPICIOUS = /\bundefined\b|\bNaN\b|\[object Object\]/;
+
+const failure = (kind: "error" | "timeout", message: string): ToolResult => ({ ok: false, error: { kind, message } });
+
+/** The tool's own result when it answers synchronously; null content otherwise. */
+const ownResult = (tool: Tool, args: Json): ToolResult => {
+  const decoded = Schema.decodeUnknownExit(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(args);
+  if (decoded._tag === "Failure")
+    return { ok: false, error: { kind: "invalid-args", message: "arguments do not decode" } };
+  try {
+    const content = tool.execute(decoded.value as never, { signal: new AbortController().signal });
+    if (content instanceof Promise) {
+      content.catch(() => {});
+      return { ok: true, content: null };
+    }
+    return { ok: true, content: JSON.parse(JSON.stringify(content ?? null)) as Json };
+  } catch (cause) {
+    return failure("error", cause instanceof Error ? cause.message : String(cause));
+  }
+};
+
+const defaultToolResults =
+  (env: EnvDefinition) =>
+  (name: string, args: Json): readonly ToolResult[] => [
+    ownResult(env.tools[name], args),
+    failure("error", `${name} failed`),
+    failure("timeout", `${name} timed out`),
+  ];
+
+const defaultSerialize = (s: ProtocolSnapshot): string =>
+  canonicalJson({
+    value: s.machine.value,
+    context: s.machine.context ?? null,
+    awaiting: s.awaiting,
+    ended: s.ended,
+    inFlight: s.inFlight,
+    problem: s.problem ?? null,
+  });
+
+type Step = [AnyMachineSnapshot, { type: string; params?: unknown }[]];
+
+/** The environment machine as actor logic whose snapshots carry the runtime's protocol state. */
+const protocolLogic = (
+  env: EnvDefinition,
+  task: Json,
+  seed: string,
+  suspicious: RegExp | undefined,
+  serialize: (state: ProtocolSnapshot) => string,
+) => {
+  const fold = (before: ProtocolSnapshot | undefined, event: ExplorationEvent | undefined, step: () => Step) => {
+    let awaiting = event?.type === "agent.act" ? false : (before?.awaiting ?? false);
+    let ended = false;
+    let observation = before?.observation;
+    const problems: string[] = [];
+    let inFlight = (before?.inFlight ?? []).filter((c) => !(event && "actorId" in event && event.actorId === c.actor));
+    let machine = before?.machine;
+    try {
+      const [next, actions] = step();
+      machine = next;
+      for (const action of actions) {
+        const params = (action.params ?? {}) as Record<string, unknown>;
+        if (action.type === "xstate.emit") {
+          const emitted = params.event as EnvEmitted;
+          if (emitted.type === "env.observe") {
+            if (typeof emitted.text !== "string") problems.push(`observe() was given ${typeof emitted.text}, not text`);
+            else if (suspicious?.test(emitted.text))
+              problems.push(`the observation ${quote(emitted.text)} shows a missing value`);
+            observation = typeof emitted.text === "string" ? emitted.text : undefined;
+            awaiting = true;
+          } else if (emitted.type === "env.reward" && !Number.isFinite(emitted.value))
+            problems.push(`reward "${emitted.reason}" is ${emitted.value}, not a finite number`);
+          else if (emitted.type === "env.end") {
+            for (const [name, value] of Object.entries(emitted.metrics ?? {}))
+              if (!Number.isFinite(value)) problems.push(`end() metric ${name} is ${value}, not a finite number`);
+            ended = true;
+          }
+        } else if (action.type === "xstate.spawnChild" && typeof params.src === "string" && params.src in env.tools) {
+          const args = JSON.parse(JSON.stringify(params.input ?? null)) as Json;
+          inFlight = [...inFlight, { actor: String(params.id), tool: params.src, args }];
+        } else if (action.type === "xstate.stopChild") {
+          const ref = params.actorRef as { id?: string } | string | undefined;
+          const id = typeof ref === "string" ? ref : ref?.id;
+          inFlight = inFlight.filter((c) => c.actor !== id);
+        }
+      }
+      if (next.status === "done") ended = true;
+      if (next.status === "error") problems.push(`the machine failed: ${String(next.error)}`);
+    } catch (cause) {
+      problems.push(`the machine threw: ${cause instanceof Error ? cause.message : String(cause)}`);
+    }
+    if (problems.length === 0 && !ended && !awaiting && inFlight.length === 0)
+      problems.push("the machine waits for nothing: no observe(), no end(), no tool call in flight");
+    const snapshot: ProtocolSnapshot = {
+      status: ended || problems.length > 0 ? "done" : "active",
+      output: undefined,
+      error: undefined,
+      machine: machine as AnyMachineSnapshot,
+      awaiting,
+      ended,
+      inFlight,
+      observation,
+      problem: problems.length > 0 ? problems.join("; ") : undefined,
+    };
+    return snapshot;
+  };
+  const memo = new Map<string, ProtocolSnapshot>();
+  return {
+    config: {},
+    getInitialSnapshot: () =>
+      fold(undefined, undefined, () => initialTransition(env.machine, { task, seed }) as unknown as Step),
+    // Memoized: the shortest-path search walks the graph the adjacency map already walked.
+    transition: (snapshot: ProtocolSnapshot, event: ExplorationEvent) => {
+      const key = `${serialize(snapshot)}\n${JSON.stringify(event)}`;
+      let next = memo.get(key);
+      if (!next) {
+        next = fold(
+          snapshot,
+          event,
+          () => transition(env.machine, snapshot.machine, event as never) as unknown as Step,
+        );
+        memo.set(key, next);
+      }
+      return next;
+    },
+    getPersistedSnapshot: (snapshot: ProtocolSnapshot) => snapshot,
+  };
+};
+
+const describeEvent = (event: ExplorationEvent, before: ProtocolSnapshot | undefined): string => {
+  if (event.type === "agent.act") return `act ${quote(event.text)}`;
+  const done = event as Extract<ExplorationEvent, { actorId: string }>;
+  const call = before?.inFlight.find((c) => c.actor === done.actorId);
+  const name = call ? `${call.tool} ${JSON.stringify(call.args)}` : done.actorId;
+  return done.output.ok
+    ? `${name} returns ${JSON.stringify(done.output.content)}`
+    : `${name} fails: ${done.output.error.kind}`;
+};
+
+const toCoveragePath = (
+  path: StatePath<ProtocolSnapshot, ExplorationEvent>,
+  seed: string,
+  task: Json,
+): CoveragePath => {
+  const steps: string[] = [];
+  const actions: string[] = [];
+  const callIndex = new Map<string, number>();
+  const results: (ToolResult | null)[] = [];
+  let before: ProtocolSnapshot | undefined;
+  for (const step of path.steps) {
+    if ((step.event as { type: string }).type !== "xstate.init") {
+      steps.push(describeEvent(step.event, before));
+      if (step.event.type === "agent.act") actions.push((step.event as { text: string }).text);
+      else {
+        const done = step.event as Extract<ExplorationEvent, { actorId: string }>;
+        results[callIndex.get(done.actorId) ?? results.length] = done.output;
+      }
+    }
+    for (const call of step.state.inFlight)
+      if (!callIndex.has(call.actor)) {
+        callIndex.set(call.actor, callIndex.size);
+        results[callIndex.size - 1] ??= null;
+      }
+    before = step.state;
+  }
+  return {
+    steps,
+    script: { seed, task, actions, toolResults: results.map((r) => r ?? null) },
+    state: path.state,
+  };
+};
+
+/** Explores the machine and reports coverage and problems; throws nothing but a traversal over its limit. */
+export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): CoverageReport => {
+  const seed = options.seed ?? "coverage";
+  const task = options.task ?? (env.task(seed) as Json);
+  const suspicious =
+    options.suspiciousObservation === false ? undefined : (options.suspiciousObservation ?? SUSPICIOUS);
+  const serialize = options.serialize ?? defaultSerialize;
+  const logic = protocolLogic(env, task, seed, suspicious, serialize);
+  const toolResults = options.toolResults ?? defaultToolResults(env);
+  const events = (state: ProtocolSnapshot): ExplorationEvent[] => {
+    if (state.status === "done") return [];
+    if (state.inFlight.length > 0)
+      return state.inFlight.flatMap((call) =>
+        toolResults(call.tool, call.args).map((output) => ({
+          type: `xstate.done.actor.${call.actor}` as const,
+          output,
+          actorId: call.actor,
+        })),
+      );
+    if (!state.awaiting) return [];
+    const texts = typeof options.actions === "function" ? options.actions(state.machine) : options.actions;
+    return texts.map((text) => ({ type: "agent.act", turn: 0, text, tokens: env.tokenizer.encode(text) }));
+  };
+  const traversal = { events, serializeState: serialize, limit: options.limit ?? 50_000 };
+  let adjacency: ReturnType<typeof getAdjacencyMap<ProtocolSnapshot, ExplorationEvent, unknown>>;
+  let shortest: StatePath<ProtocolSnapshot, ExplorationEvent>[];
+  try {
+    adjacency = getAdjacencyMap(logic as never, traversal as never) as typeof adjacency;
+    shortest = getShortestPaths(logic as never, traversal as never) as typeof shortest;
+  } catch (cause) {
+    if (cause instanceof Error && /limit/i.test(cause.message))
+      throw new RangeError(
+        `${env.id}: more than ${traversal.limit} states to explore: give fewer sample actions or tool results, raise \`limit\`, or \`serialize\` fewer details of the context`,
+      );
+    throw cause;
+  }
+  const paths = shortest.map((path) => toCoveragePath(path, seed, task));
+  const pathTo = new Map(paths.map((path) => [serialize(path.state), path]));
+  const problems: CoverageProblem[] = [];
+  const keys = Object.keys(adjacency);
+
+  // The machine's state nodes, and those some state reached.
+  const stateNodes = getStateNodes(env.machine.root)
+    .filter((node) => node.type === "atomic" || node.type === "final")
+    .map((node) => node.id);
+  const reached = new Set<string>();
+  const reach = (snapshot: AnyMachineSnapshot | undefined) => {
+    for (const node of snapshot?._nodes ?? [])
+      if (node.type === "atomic" || node.type === "final") reached.add(node.id);
+  };
+  for (const key of keys) reach((adjacency[key as never].state as ProtocolSnapshot).machine);
+  // States left at once (eventless `always` transitions) show only in the microsteps of a transition.
+  if (stateNodes.some((id) => !reached.has(id))) {
+    try {
+      for (const [snapshot] of getInitialMicrosteps(env.machine, { task, seed })) reach(snapshot);
+      for (const key of keys) {
+        const from = adjacency[key as never].state as ProtocolSnapshot;
+        for (const { event } of Object.values(adjacency[key as never].transitions))
+          for (const [snapshot] of getMicrosteps(env.machine, from.machine, event as never)) reach(snapshot);
+        if (stateNodes.every((id) => reached.has(id))) break;
+      }
+    } catch {
+      // A transition that throws is reported below, on the path that leads to it.
+    }
+  }
+  const unreachable = stateNodes.filter((id) => !reached.has(id));
+  for (const id of unreachable)
+    problems.push({ kind: "unreachable", detail: `state ${id} is never reached with these actions and tool results` });
+
+  // Problems on arrival: silent states, invalid observations or rewards.
+  for (const path of paths)
+    if (path.state.problem)
+      problems.push({
+        kind: path.state.problem.startsWith("the machine waits") ? "silent" : "invalid",
+        detail: `${JSON.stringify(path.state.machine?.value)}: ${path.state.problem}`,
+        path: path.steps,
+      });
+
+  // Every state must be able to end: walk back from the states that ended.
+  const incoming = new Map<string, string[]>(keys.map((key) => [key, []]));
+  let transitions = 0;
+  for (const key of keys)
+    for (const next of Object.values(adjacency[key as never].transitions)) {
+      transitions += 1;
+      incoming.get(serialize(next.state as ProtocolSnapshot))?.push(key);
+    }
+  const canEnd = new Set(keys.filter((key) => (adjacency[key as never].state as ProtocolSnapshot).ended));
+  const queue = [...canEnd];
+  while (queue.length > 0)
+    for (const from of incoming.get(queue.pop()!) ?? [])
+      if (!canEnd.has(from)) {
+        canEnd.add(from);
+        queue.push(from);
+      }
+  for (const key of keys) {
+    const state = adjacency[key as never].state as ProtocolSnapshot;
+    if (canEnd.has(key) || state.problem) continue;
+    problems.push({
+      kind: "dead-end",
+      detail: `${JSON.stringify(state.machine.value)}: no path from here ends the episode`,
+      path: pathTo.get(key)?.steps,
+    });
+  }
+
+  // No loops: a loop is an episode the environment never ends by itself.
+  if (!options.allowCycles) {
+    const color = new Map<string, 1 | 2>();
+    const loop = (start: string): string | undefined => {
+      const stack: { key: string; next: string[] }[] = [];
+      const enter = (key: string) => {
+        color.set(key, 1);
+        stack.push({
+          key,
+          next: Object.values(adjacency[key as never].transitions).map((t) => serialize(t.state as ProtocolSnapshot)),
+        });
+      };
+      enter(start);
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1];
+        const next = top.next.pop();
+        if (next === undefined) {
+          color.set(top.key, 2);
+          stack.pop();
+        } else if (color.get(next) === 1) return next;
+        else if (!color.has(next)) enter(next);
+      }
+      return undefined;
+    };
+    for (const key of keys) {
+      if (color.has(key)) continue;
+      const entry = loop(key);
+      if (entry === undefined) continue;
+      const state = adjacency[entry as never].state as ProtocolSnapshot;
+      problems.push({
+        kind: "endless",
+        detail: `${JSON.stringify(state.machine.value)}: a path loops back to this state, so an episode can go on forever (count turns in the context and end at a limit, or pass allowCycles)`,
+        path: pathTo.get(entry)?.steps,
+      });
+      break;
+    }
+  }
+
+  return {
+    states: keys.length,
+    transitions,
+    stateNodes,
+    reached: [...reached].sort(),
+    unreachable,
+    ends: keys.filter((key) => (adjacency[key as never].state as ProtocolSnapshot).ended).length,
+    paths,
+    problems,
+  };
+};
+
+export class CoverageError extends Error {
+  constructor(
+    readonly env: string,
+    readonly report: CoverageReport,
+  ) {
+    const shown = report.problems.slice(0, 8).map((p) => {
+      const path = p.path ? `\n      path: ${p.path.length ? p.path.join(" → ") : "(the initial state)"}` : "";
+      return `  - ${p.kind}: ${p.detail}${path}`;
+    });
+    const more =
+      report.problems.length > shown.length ? [`  ... and ${report.problems.length - shown.length} more`] : [];
+    super(
+      [
+        `environment ${env}: ${report.problems.length} coverage problem(s) in ${report.states} states (${report.transitions} transitions):`,
+        ...shown,
+        ...more,
+      ].join("\n"),
+    );
+    this.name = "CoverageError";
+  }
+}
+
+/** Explores the machine and throws a CoverageError listing each problem with the shortest path to it. */
+export const checkCoverage = (env: EnvDefinition, options: CoverageOptions): CoverageReport => {
+  const report = exploreEnv(env, options);
+  if (report.problems.length > 0) throw new CoverageError(env.id, report);
+  return report;
+};

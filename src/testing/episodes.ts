@@ -1,0 +1,305 @@
+/**
+ * Whole episodes, generated and played through the real runtime: an `EpisodeScript` (seed, task, the
+ * agent's actions, tool results to inject) is what fast-check generates and shrinks; `playEpisode` runs
+ * it with `runEpisode`, so every event is journaled exactly as in a rollout and replays with `--verify`.
+ * `EpisodeDriver` plays one action at a time, for model-based tests.
+ */
+import type { Json } from "effect/Schema";
+import fc from "fast-check";
+import type { Journal } from "../journal/journal.ts";
+import { MemoryJournal } from "../journal/memory.ts";
+import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import { type EpisodeRecord, runEpisode } from "../runtime/episode.ts";
+import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
+import { PolicyActor } from "../runtime/policy-actor.ts";
+import type { Tool } from "../runtime/tool.ts";
+import { type ActionOptions, actionArbitrary } from "./actions.ts";
+import { failedToolResultArbitrary } from "./arbitraries.ts";
+
+/** An episode as fast-check generates it: everything that enters the environment from outside. */
+export interface EpisodeScript {
+  readonly seed: string;
+  /** The task; drawn from the seed by the environment when absent. */
+  readonly task?: Json;
+  /** The agent's actions, in order. When they run out first, the episode is cut short (aborted). */
+  readonly actions: readonly string[];
+  /** Results to inject, by tool call in call order; null (or past the end) calls the real tool. */
+  readonly toolResults?: readonly (ToolResult | null)[];
+}
+
+export interface PlayedEpisode {
+  readonly script: EpisodeScript;
+  readonly record: EpisodeRecord;
+  readonly events: readonly EpisodeEvent[];
+  readonly rewards: readonly EventOf<"reward.assigned">[];
+  /** The script ran out of actions before the environment ended the episode. */
+  readonly truncated: boolean;
+}
+
+/** The policy id of played scripts; its failure reason marks a truncated episode. */
+export const SCRIPT_POLICY = "script";
+const EXHAUSTED = "the script has no more actions";
+
+export interface EpisodeScriptOptions extends ActionOptions {
+  /** The agent's actions (default: `actionArbitrary(env, options)`, well-formed and hostile). */
+  readonly actions?: fc.Arbitrary<string>;
+  /** At most this many actions (default 6). */
+  readonly maxActions?: number;
+  /** Episode seeds (default "s0" to "s9999"); the environment draws the task from it. */
+  readonly seeds?: fc.Arbitrary<string>;
+  /** Tasks; when absent, `env.task(seed)`. */
+  readonly tasks?: fc.Arbitrary<Json>;
+  /** One injected result per tool call, null for the real tool (default: real 4 in 5, else a failure). */
+  readonly toolResults?: fc.Arbitrary<ToolResult | null>;
+  /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
+  readonly repeats?: boolean;
+}
+
+export const seedArbitrary = (): fc.Arbitrary<string> => fc.nat({ max: 9999 }).map((n) => `s${n}`);
+
+/** Actions with some exact repeats of earlier ones: `{ repeat: i }` copies the i-th earlier action. */
+export const actionsWithRepeatsArbitrary = (
+  actions: fc.Arbitrary<string>,
+  maxActions: number,
+  repeats = true,
+): fc.Arbitrary<string[]> => {
+  if (!repeats) return fc.array(actions, { maxLength: maxActions });
+  const item = fc.oneof(
+    { arbitrary: actions, weight: 3 },
+    { arbitrary: fc.nat({ max: maxActions }).map((repeat) => ({ repeat })), weight: 1 },
+  );
+  return fc.array(item, { maxLength: maxActions }).map((items) => {
+    const texts: string[] = [];
+    for (const it of items)
+      if (typeof it === "string") texts.push(it);
+      else if (texts.length > 0) texts.push(texts[it.repeat % texts.length]);
+    return texts;
+  });
+};
+
+/** Episode scripts for an environment. */
+export const episodeScriptArbitrary = (
+  env: EnvDefinition,
+  options: EpisodeScriptOptions = {},
+): fc.Arbitrary<EpisodeScript> => {
+  const maxActions = options.maxActions ?? 6;
+  const toolResult =
+    options.toolResults ??
+    fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: failedToolResultArbitrary(), weight: 1 });
+  return fc.record(
+    {
+      seed: options.seeds ?? seedArbitrary(),
+      ...(options.tasks ? { task: options.tasks } : {}),
+      actions: actionsWithRepeatsArbitrary(
+        options.actions ?? actionArbitrary(env, options),
+        maxActions,
+        options.repeats,
+      ),
+      toolResults: fc.array(toolResult, { maxLength: maxActions }),
+    },
+    { requiredKeys: ["seed", "actions", "toolResults"] },
+  ) as fc.Arbitrary<EpisodeScript>;
+};
+
+export interface PlayOptions {
+  /** Where the events go (default: a fresh MemoryJournal). */
+  readonly journal?: Journal;
+  /** The episode id (default: derived from the seed). */
+  readonly episode?: string;
+  /**
+   * Decides when each tool result reaches the machine: with a fast-check scheduler,
+   * `(label, result) => s.schedule(Promise.resolve(result), label)` tries every arrival order.
+   */
+  readonly schedule?: (label: string, result: ToolResult) => Promise<ToolResult>;
+}
+
+/** The environment with its tools' results injected and scheduled; its machine, id and version unchanged. */
+const withTools = (
+  env: EnvDefinition,
+  inject: (call: number) => ToolResult | null | undefined,
+  schedule: PlayOptions["schedule"],
+): EnvDefinition => {
+  let calls = 0;
+  const wrap = (name: string, tool: Tool): Tool => ({
+    ...tool,
+    call: async (args, signal) => {
+      const index = calls++;
+      const result = inject(index) ?? (await tool.call(args, signal));
+      return schedule ? schedule(`${name} call ${index}`, result) : result;
+    },
+  });
+  return {
+    ...env,
+    tools: Object.fromEntries(Object.entries(env.tools).map(([name, tool]) => [name, wrap(name, tool)])),
+  };
+};
+
+const actionOf = (env: EnvDefinition, text: string): PolicyAction => {
+  const tokens = env.tokenizer.encode(text);
+  return { tokens, text, logprobs: tokens.map(() => 0), version: 0 };
+};
+
+const rewardsOf = (events: readonly EpisodeEvent[]) =>
+  events.filter((e): e is EventOf<"reward.assigned"> => e.type === "reward.assigned");
+
+/** Plays a script through the live runtime (`runEpisode`); the journal replays with `--verify`. */
+export const playEpisode = async (
+  env: EnvDefinition,
+  script: EpisodeScript,
+  options: PlayOptions = {},
+): Promise<PlayedEpisode> => {
+  const policy: Policy = {
+    id: SCRIPT_POLICY,
+    version: 0,
+    tokenizer: env.tokenizer,
+    act: async (requests) =>
+      requests.map((request) => {
+        const text = script.actions[request.turn];
+        if (text === undefined) throw new Error(EXHAUSTED);
+        return actionOf(env, text);
+      }),
+  };
+  const record = await runEpisode({
+    env: withTools(env, (call) => script.toolResults?.[call], options.schedule),
+    policy: new PolicyActor(policy),
+    journal: options.journal ?? new MemoryJournal(),
+    seed: script.seed,
+    ...(script.task !== undefined ? { task: script.task } : {}),
+    ...(options.episode ? { episode: options.episode } : {}),
+  });
+  return {
+    script: { ...script, task: record.task },
+    record,
+    events: record.events,
+    rewards: rewardsOf(record.events),
+    truncated: record.reason.endsWith(EXHAUSTED),
+  };
+};
+
+/** What one action led to, up to the environment's next observation or the end. */
+export interface StepResult {
+  /** The events from the agent's action on. */
+  readonly events: readonly EpisodeEvent[];
+  readonly rewards: readonly EventOf<"reward.assigned">[];
+  /** The sum of the rewards. */
+  readonly reward: number;
+  /** The last observation shown after the action (undefined when none). */
+  readonly observation: string | undefined;
+  readonly done: boolean;
+}
+
+export interface DriverOptions {
+  readonly seed: string;
+  readonly task?: Json;
+  readonly journal?: Journal;
+  readonly episode?: string;
+}
+
+/**
+ * An episode played one action at a time, through the live runtime: the driver is the policy. `act`
+ * returns once the environment waits for the next action or has ended; `close` cuts a running episode
+ * short (recorded as an abort) and returns its record.
+ */
+export class EpisodeDriver {
+  readonly events: EpisodeEvent[] = [];
+  private pending: { requests: readonly PolicyRequest[]; resolve: (a: PolicyAction[]) => void } | undefined;
+  private rejectPending: ((cause: Error) => void) | undefined;
+  private wake: (() => void) | undefined;
+  private outcome: { record?: EpisodeRecord; failure?: unknown } | undefined;
+  private injected: ToolResult | undefined;
+  private readonly episode: Promise<EpisodeRecord>;
+
+  private constructor(
+    readonly env: EnvDefinition,
+    options: DriverOptions,
+  ) {
+    const policy: Policy = {
+      id: "driver",
+      version: 0,
+      tokenizer: env.tokenizer,
+      act: (requests) =>
+        new Promise<PolicyAction[]>((resolve, reject) => {
+          this.pending = { requests, resolve };
+          this.rejectPending = reject;
+          this.wake?.();
+        }),
+    };
+    this.episode = runEpisode({
+      env: withTools(env, () => this.injected, undefined),
+      policy: new PolicyActor(policy),
+      journal: options.journal ?? new MemoryJournal(),
+      seed: options.seed,
+      onEvent: (event) => this.events.push(event),
+      ...(options.task !== undefined ? { task: options.task } : {}),
+      ...(options.episode ? { episode: options.episode } : {}),
+    });
+    this.episode.then(
+      (record) => this.settle({ record }),
+      (failure) => this.settle({ failure }),
+    );
+  }
+
+  private settle(outcome: { record?: EpisodeRecord; failure?: unknown }) {
+    this.outcome = outcome;
+    this.wake?.();
+  }
+
+  /** Starts the episode and waits for its first observation. */
+  static async start(env: EnvDefinition, options: DriverOptions): Promise<EpisodeDriver> {
+    const driver = new EpisodeDriver(env, options);
+    await driver.turn();
+    return driver;
+  }
+
+  get done(): boolean {
+    return this.outcome !== undefined;
+  }
+
+  /** The task the episode runs. */
+  get task(): Json {
+    const started = this.events[0];
+    return started?.type === "episode.started" ? started.task : null;
+  }
+
+  /** The latest observation so far. */
+  get observation(): string | undefined {
+    return this.events.findLast((e) => e.type === "env.observed")?.text;
+  }
+
+  private async turn(): Promise<void> {
+    while (!this.pending && !this.outcome) await new Promise<void>((resolve) => (this.wake = resolve));
+    this.wake = undefined;
+    if (this.outcome?.failure) throw this.outcome.failure;
+  }
+
+  /** The agent acts; with `toolResult`, every tool call this action causes returns it instead. */
+  async act(text: string, options: { toolResult?: ToolResult } = {}): Promise<StepResult> {
+    const pending = this.pending;
+    if (!pending) throw new Error("the episode has ended: no more actions");
+    this.pending = undefined;
+    this.injected = options.toolResult;
+    const from = this.events.length;
+    pending.resolve(pending.requests.map(() => actionOf(this.env, text)));
+    await this.turn();
+    this.injected = undefined;
+    const events = this.events.slice(from);
+    const rewards = rewardsOf(events);
+    return {
+      events,
+      rewards,
+      reward: rewards.reduce((sum, r) => sum + r.value, 0),
+      observation: events.findLast((e) => e.type === "env.observed")?.text,
+      done: this.done,
+    };
+  }
+
+  /** Ends the episode (an abort when it is still running) and returns its record. */
+  async close(): Promise<EpisodeRecord> {
+    if (this.pending) {
+      this.pending = undefined;
+      this.rejectPending?.(new Error("the test ended the episode"));
+    }
+    return this.episode;
+  }
+}

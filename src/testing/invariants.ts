@@ -1,0 +1,333 @@
+/**
+ * Reward invariants, stated once and checked as properties against any ToolEnv: fast-check generates
+ * episodes (actions, tool results, arrival orders), plays them through the live runtime, and shrinks a
+ * failure to a short episode that is printed step by step and written as a replayable journal.
+ *
+ *   await checkRewards(env, { invariants: [rewardBounds({ min: -0.1, max: 1 }), noRewardForRepeatedCalls()] });
+ */
+import fc from "fast-check";
+import { canonicalJson } from "../kernel/canonical.ts";
+import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
+import { replayEpisode } from "../replay/replay.ts";
+import { parseAction } from "../runtime/action-format.ts";
+import { ABORTED } from "../runtime/derive.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import { actionArbitrary, answerArbitrary } from "./actions.ts";
+import {
+  CounterexampleError,
+  checkProperty,
+  type PropertyRunOptions,
+  quote,
+  type Violation,
+} from "./counterexample.ts";
+import {
+  type EpisodeScript,
+  type EpisodeScriptOptions,
+  episodeScriptArbitrary,
+  type PlayedEpisode,
+  playEpisode,
+  seedArbitrary,
+} from "./episodes.ts";
+
+/** A property of an environment's rewards: how to generate a case, and how to check it. */
+export interface RewardInvariant<Case = unknown> {
+  readonly name: string;
+  readonly arbitrary: (env: EnvDefinition, options: EpisodeScriptOptions) => fc.Arbitrary<Case>;
+  /** Plays the case; returns what broke, with the episodes that show it, or nothing. */
+  readonly check: (env: EnvDefinition, value: Case) => Promise<Violation | undefined>;
+}
+
+/** Floating-point slack when comparing sums of rewards. */
+const EPSILON = 1e-9;
+
+/**
+ * An invariant of single episodes: `check` returns a message when the played episode breaks it. Write
+ * your own with it, e.g. `episodeInvariant("never rewards a malformed action", (e) => ...)`.
+ */
+export const episodeInvariant = (
+  name: string,
+  check: (episode: PlayedEpisode, env: EnvDefinition) => string | undefined,
+): RewardInvariant<EpisodeScript> => ({
+  name,
+  arbitrary: (env, options) => episodeScriptArbitrary(env, options),
+  check: async (env, script) => {
+    const played = await playEpisode(env, script);
+    const message = check(played, env);
+    return message ? { message, episodes: [played.events] } : undefined;
+  },
+});
+
+const describeReward = (r: EventOf<"reward.assigned">) =>
+  `${r.kind} reward ${r.value} on turn ${r.turn} ("${r.reason}")`;
+
+/** Every reward (of `kind`, when given) lies in [min, max]. */
+export const rewardBounds = (bounds: {
+  readonly min: number;
+  readonly max: number;
+  readonly kind?: "process" | "outcome";
+}): RewardInvariant<EpisodeScript> =>
+  episodeInvariant(`each ${bounds.kind ? `${bounds.kind} ` : ""}reward lies in [${bounds.min}, ${bounds.max}]`, (e) => {
+    const out = e.rewards.find(
+      (r) => (!bounds.kind || r.kind === bounds.kind) && (r.value < bounds.min || r.value > bounds.max),
+    );
+    if (!out) return undefined;
+    return `${describeReward(out)} is ${out.value < bounds.min ? `below ${bounds.min}` : `above ${bounds.max}`}`;
+  });
+
+/** The episode's return (the sum of all its rewards) lies in [min, max], also for episodes cut short. */
+export const returnBounds = (bounds: { readonly min: number; readonly max: number }): RewardInvariant<EpisodeScript> =>
+  episodeInvariant(`the return lies in [${bounds.min}, ${bounds.max}]`, (e) => {
+    const total = e.record.return;
+    if (total >= bounds.min - EPSILON && total <= bounds.max + EPSILON) return undefined;
+    return `the return is ${total} (${e.rewards.map((r) => r.value).join(" + ") || "no rewards"}), ${
+      total < bounds.min ? `below ${bounds.min}` : `above ${bounds.max}`
+    }`;
+  });
+
+/** Process rewards of one episode sum to at most `cap`: more tool calls cannot farm more reward. */
+export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
+  episodeInvariant(`process rewards sum to at most ${cap}`, (e) => {
+    const process = e.rewards.filter((r) => r.kind === "process");
+    const total = process.reduce((sum, r) => sum + r.value, 0);
+    if (total <= cap + EPSILON) return undefined;
+    return `process rewards sum to ${total}, above the cap ${cap}: ${process.map(describeReward).join(", ")}`;
+  });
+
+export interface RepeatedCallOptions {
+  /** The call an action makes, as a comparable key; default: the framework's action format. */
+  readonly callOf?: (text: string, env: EnvDefinition) => string | undefined;
+  /** A repeat of a call whose tool failed (error, timeout) is a retry, not a repeat (default false). */
+  readonly allowRetryAfterFailure?: boolean;
+}
+
+const defaultCallOf = (text: string, env: EnvDefinition): string | undefined => {
+  const action = parseAction(text, env.tools);
+  return action.kind === "call" ? `${action.tool} ${canonicalJson(action.args)}` : undefined;
+};
+
+/** An action that repeats an earlier call of the same tool with the same arguments earns no positive reward. */
+export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): RewardInvariant<EpisodeScript> => {
+  const callOf = options.callOf ?? defaultCallOf;
+  const invariant = episodeInvariant("no reward for repeating a call", (e, env) => {
+    const failedTurns = new Set<number>();
+    const turnOfCall = new Map<string, number>();
+    for (const event of e.events) {
+      if (event.type === "tool.called") turnOfCall.set(event.call, event.turn);
+      if (event.type === "tool.returned" && !event.result.ok) failedTurns.add(turnOfCall.get(event.call) ?? -1);
+    }
+    const firstTurn = new Map<string, number>();
+    for (const acted of e.events.filter((x): x is EventOf<"agent.acted"> => x.type === "agent.acted")) {
+      const call = callOf(acted.text, env);
+      if (call === undefined) continue;
+      const earlier = firstTurn.get(call);
+      if (earlier === undefined || (options.allowRetryAfterFailure && failedTurns.has(earlier))) {
+        firstTurn.set(call, acted.turn);
+        continue;
+      }
+      const paid = e.rewards.filter((r) => r.turn === acted.turn && r.kind === "process");
+      const total = paid.reduce((sum, r) => sum + r.value, 0);
+      if (total > EPSILON)
+        return `turn ${acted.turn} repeats the call ${quote(acted.text)} of turn ${earlier} and earns ${total}: ${paid
+          .map(describeReward)
+          .join(", ")}`;
+    }
+    return undefined;
+  });
+  return {
+    ...invariant,
+    // Every case repeats one of its calls right after it: a repeat is what this invariant is about.
+    arbitrary: (env, scriptOptions) =>
+      fc.tuple(invariant.arbitrary(env, scriptOptions), fc.nat()).map(([script, pick]) => {
+        const calls = script.actions.flatMap((text, i) => (callOf(text, env) === undefined ? [] : [i]));
+        if (calls.length === 0) return script;
+        const at = calls[pick % calls.length];
+        return { ...script, actions: [...script.actions.slice(0, at + 1), ...script.actions.slice(at)] };
+      }),
+  };
+};
+
+/** The agent's actions that end an episode with an answer; default: `<answer>...</answer>`. */
+export interface FinalAnswerOptions {
+  /** Candidate final answers (default: short random strings; give the task's real answers too). */
+  readonly answers?: fc.Arbitrary<string>;
+  /** The answer an action gives, or undefined when it is no answer; default: the framework's format. */
+  readonly answerOf?: (text: string, env: EnvDefinition) => string | undefined;
+}
+
+const defaultAnswerOf = (text: string, env: EnvDefinition) => {
+  const action = parseAction(text, env.tools);
+  return action.kind === "answer" ? action.text : undefined;
+};
+
+interface FinalAnswerCase {
+  readonly seed: string;
+  /** Two histories (actions without an answer, injected tool results) to play before the same answer. */
+  readonly histories: readonly [EpisodeScript, EpisodeScript];
+  readonly answer: string;
+}
+
+/**
+ * Two episodes of the same task that end with the same answer, after different histories, earn the same
+ * outcome reward: the outcome rewards the answer, not the path (which is what process rewards are for).
+ */
+export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}): RewardInvariant<FinalAnswerCase> => {
+  const answerOf = options.answerOf ?? defaultAnswerOf;
+  return {
+    name: "the outcome reward depends only on the final answer",
+    arbitrary: (env, scriptOptions) => {
+      const notAnswers = (scriptOptions.actions ?? actionArbitrary(env, scriptOptions)).filter(
+        (text) => answerOf(text, env) === undefined,
+      );
+      const history = episodeScriptArbitrary(env, {
+        ...scriptOptions,
+        actions: notAnswers,
+        maxActions: (scriptOptions.maxActions ?? 6) - 1,
+      });
+      return fc.record({
+        seed: scriptOptions.seeds ?? seedArbitrary(),
+        histories: fc.tuple(history, history),
+        answer: answerArbitrary(options.answers ?? scriptOptions.answers),
+      });
+    },
+    check: async (env, c) => {
+      const played = await Promise.all(
+        c.histories.map((history) =>
+          playEpisode(env, {
+            ...history,
+            seed: c.seed,
+            task: c.histories[0].task,
+            actions: [...history.actions, c.answer],
+          }),
+        ),
+      );
+      // Compare only episodes that the answer actually ended.
+      const outcomes = played.map((p) => {
+        const last = p.events.findLast((e) => e.type === "agent.acted");
+        const endedByAnswer =
+          !p.record.reason.startsWith(ABORTED) && last?.text === c.answer && last.turn === p.script.actions.length - 1;
+        const outcome = p.rewards.filter((r) => r.kind === "outcome").reduce((sum, r) => sum + r.value, 0);
+        return endedByAnswer ? outcome : undefined;
+      });
+      const [a, b] = outcomes;
+      if (a === undefined || b === undefined || Math.abs(a - b) <= EPSILON) return undefined;
+      return {
+        message: `the same final answer ${quote(c.answer)} earned outcome ${a} after one history and ${b} after another (same task, seed ${quote(c.seed)})`,
+        episodes: played.map((p) => p.events),
+      };
+    },
+  };
+};
+
+interface OrderCase {
+  readonly script: EpisodeScript;
+  readonly scheduler: fc.Scheduler;
+}
+
+/** Releases tool results one at a time, in call order, each after the machine has taken the one before. */
+const inCallOrder = () => {
+  let previous: Promise<unknown> = Promise.resolve();
+  return (_label: string, result: ToolResult): Promise<ToolResult> => {
+    const released = previous.then(() => new Promise<ToolResult>((resolve) => setImmediate(() => resolve(result))));
+    previous = released;
+    return released;
+  };
+};
+
+const rewardKey = (r: EventOf<"reward.assigned">) => `turn ${r.turn} ${r.kind} ${Math.round(r.value * 1e9) / 1e9}`;
+
+/**
+ * Concurrent tool calls may return in any order; the rewards must not depend on it. Each case plays an
+ * episode twice, with results in call order and in an order fast-check's scheduler picks, and compares
+ * the rewards of every turn (as multisets: the order of rewards within a turn may differ).
+ */
+export const orderIndependentRewards = (): RewardInvariant<OrderCase> => ({
+  name: "rewards do not depend on the order concurrent tools return in",
+  arbitrary: (env, options) => fc.record({ script: episodeScriptArbitrary(env, options), scheduler: fc.scheduler() }),
+  check: async (env, { script, scheduler }) => {
+    const inOrder = await playEpisode(env, script, { schedule: inCallOrder() });
+    const scheduled = await scheduler.waitFor(
+      playEpisode(env, script, { schedule: (label, result) => scheduler.schedule(Promise.resolve(result), label) }),
+    );
+    const expected = inOrder.rewards.map(rewardKey).sort();
+    const actual = scheduled.rewards.map(rewardKey).sort();
+    if (canonicalJson(expected) === canonicalJson(actual)) return undefined;
+    return {
+      message: `with tool results in call order the rewards are [${expected.join("; ")}], in another arrival order [${actual.join("; ")}]`,
+      episodes: [inOrder.events, scheduled.events],
+      details: [`arrival order: ${String(scheduler)}`],
+    };
+  },
+});
+
+/** No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort). */
+export const neverCrashes = (): RewardInvariant<EpisodeScript> =>
+  episodeInvariant("no action or tool result crashes the environment", (e) =>
+    e.record.reason.startsWith(`${ABORTED}environment error`)
+      ? `the episode ended with "${e.record.reason}"`
+      : undefined,
+  );
+
+/** The recorded episode replays through the machine's pure transitions to the same events. */
+export const replaysIdentically = (): RewardInvariant<EpisodeScript> =>
+  episodeInvariant("the episode replays to the same events", (e, env) => {
+    try {
+      replayEpisode(e.events as EpisodeEvent[], env);
+      return undefined;
+    } catch (cause) {
+      return cause instanceof Error ? cause.message : String(cause);
+    }
+  });
+
+// biome-ignore lint/suspicious/noExplicitAny: a list of invariants, each with its own case type
+export type AnyRewardInvariant = RewardInvariant<any>;
+
+export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOptions {
+  readonly invariants: readonly AnyRewardInvariant[];
+  /** Check only the invariants of these names (to rerun a reported counterexample). */
+  readonly only?: string | readonly string[];
+}
+
+/** Several invariants failed: each has its own counterexample. */
+export class InvariantsFailedError extends Error {
+  constructor(readonly failures: readonly CounterexampleError[]) {
+    super(`${failures.length} reward invariants failed\n\n${failures.map((f) => f.message).join("\n\n")}`);
+    this.name = "InvariantsFailedError";
+  }
+}
+
+/**
+ * Checks reward invariants against an environment. Throws a CounterexampleError (one failure) or an
+ * InvariantsFailedError (several) whose message shows each shrunk episode and where its journal is.
+ */
+export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptions): Promise<void> => {
+  const only = options.only === undefined ? undefined : [options.only].flat();
+  const unknown = only?.filter((name) => !options.invariants.some((i) => i.name === name)) ?? [];
+  if (unknown.length > 0)
+    throw new RangeError(
+      `no invariant named ${unknown.map((n) => JSON.stringify(n)).join(", ")}; known: ${options.invariants
+        .map((i) => JSON.stringify(i.name))
+        .join(", ")}`,
+    );
+  const failures: CounterexampleError[] = [];
+  for (const invariant of options.invariants) {
+    if (only && !only.includes(invariant.name)) continue;
+    try {
+      await checkProperty(
+        {
+          name: invariant.name,
+          env,
+          arbitrary: invariant.arbitrary(env, options),
+          run: (value) => invariant.check(env, value),
+          rerun: (seed, path) =>
+            `checkRewards(env, { ...sameOptions, only: ${JSON.stringify(invariant.name)}, seed: ${seed}, path: ${JSON.stringify(path)} })`,
+        },
+        options,
+      );
+    } catch (cause) {
+      if (!(cause instanceof CounterexampleError)) throw cause;
+      failures.push(cause);
+    }
+  }
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new InvariantsFailedError(failures);
+};

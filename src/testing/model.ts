@@ -1,0 +1,162 @@
+/**
+ * Model-based testing of an environment: the user writes a simple model of what the environment should
+ * do (a plain function from the model's state and the agent's action to the expected reward, observation
+ * and end), and fast-check runs random command sequences (`fc.commands` + `fc.asyncModelRun`) against
+ * both, one action at a time, through the live runtime. A mismatch shrinks to the shortest sequence.
+ */
+import type { Json } from "effect/Schema";
+import fc from "fast-check";
+import type { ToolResult } from "../kernel/events.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import { type ActionOptions, actionArbitrary } from "./actions.ts";
+import { checkProperty, type PropertyRunOptions, quote } from "./counterexample.ts";
+import { EpisodeDriver, seedArbitrary } from "./episodes.ts";
+
+/** What the environment should do after an action. Leave out what the model does not predict. */
+export interface ModelPrediction<State> {
+  /** The model's next state. */
+  readonly state: State;
+  /** The sum of the rewards the action earns (process and outcome together). */
+  readonly reward?: number;
+  /** Whether the action ends the episode. */
+  readonly done?: boolean;
+  /** The next observation: the exact text, or a pattern it matches. */
+  readonly observation?: string | RegExp;
+}
+
+/** A simple model of an environment, written by its author. */
+export interface EnvModel<State, Task = Json> {
+  /** The model's state when an episode of `task` starts. */
+  init(task: Task): State;
+  /** The first observation, when the model predicts it. */
+  opening?(task: Task): string | RegExp;
+  /** The prediction for the agent's action; `toolResult` is what every tool call of this action returns, if injected. */
+  act(state: State, text: string, toolResult?: ToolResult): ModelPrediction<State>;
+}
+
+export interface ModelCheckOptions<State, Task> extends ActionOptions, PropertyRunOptions {
+  readonly model: EnvModel<State, Task>;
+  /** The agent's actions (default: `actionArbitrary(env, options)`). */
+  readonly actions?: fc.Arbitrary<string>;
+  /** Episode seeds; the environment draws the task from it unless `tasks` is given. */
+  readonly seeds?: fc.Arbitrary<string>;
+  readonly tasks?: fc.Arbitrary<Task>;
+  /** Longest command sequence (default 8). */
+  readonly maxCommands?: number;
+  /** Tool results to inject on some actions (1 in 5); the model sees them. Default: tools run for real. */
+  readonly toolFaults?: fc.Arbitrary<ToolResult>;
+  /** fast-check's replay path of a command sequence (printed with a failing sequence). */
+  readonly replayPath?: string;
+}
+
+interface ModelRun<State> {
+  state: State;
+  done: boolean;
+  /** Actions taken so far. */
+  turn: number;
+}
+
+class ModelMismatch extends Error {}
+
+const matches = (expected: string | RegExp, actual: string | undefined) =>
+  actual !== undefined && (typeof expected === "string" ? expected === actual : expected.test(actual));
+
+const show = (expected: string | RegExp) => (typeof expected === "string" ? quote(expected) : String(expected));
+
+/** One agent action, played against the model and the environment, compared. */
+class ActCommand<State> implements fc.AsyncCommand<ModelRun<State>, EpisodeDriver> {
+  constructor(
+    readonly model: EnvModel<State, never>,
+    readonly text: string,
+    readonly toolResult: ToolResult | undefined,
+  ) {}
+
+  check(run: Readonly<ModelRun<State>>): boolean {
+    return !run.done;
+  }
+
+  async run(run: ModelRun<State>, driver: EpisodeDriver): Promise<void> {
+    const predicted = this.model.act(run.state, this.text, this.toolResult);
+    const step = await driver.act(this.text, this.toolResult ? { toolResult: this.toolResult } : {});
+    const problems: string[] = [];
+    if (predicted.reward !== undefined && Math.abs(predicted.reward - step.reward) > 1e-9)
+      problems.push(
+        `the model expects reward ${predicted.reward}, the environment gave ${step.reward}${
+          step.rewards.length ? ` (${step.rewards.map((r) => `${r.kind} ${r.value} "${r.reason}"`).join(", ")})` : ""
+        }`,
+      );
+    if (predicted.done !== undefined && predicted.done !== step.done)
+      problems.push(
+        `the model expects the episode ${predicted.done ? "to end" : "to go on"}; it ${step.done ? "ended" : "went on"}`,
+      );
+    if (predicted.observation !== undefined && !step.done && !matches(predicted.observation, step.observation))
+      problems.push(
+        `the model expects the observation ${show(predicted.observation)}, the environment showed ${
+          step.observation === undefined ? "none" : quote(step.observation)
+        }`,
+      );
+    if (problems.length > 0)
+      throw new ModelMismatch(`turn ${run.turn}, after ${this.toString()}:\n${problems.join("\n")}`);
+    run.state = predicted.state;
+    run.done = step.done;
+    run.turn += 1;
+  }
+
+  toString(): string {
+    return `act(${quote(this.text)}${this.toolResult ? `, tools return ${JSON.stringify(this.toolResult)}` : ""})`;
+  }
+}
+
+/**
+ * Runs random action sequences against the environment and the model; throws a CounterexampleError with
+ * the shortest sequence found where they disagree, its episode, and its journal.
+ */
+export const checkModel = async <State, Task = Json>(
+  env: EnvDefinition,
+  options: ModelCheckOptions<State, Task>,
+): Promise<void> => {
+  const model = options.model as EnvModel<State, never>;
+  const fault = options.toolFaults
+    ? fc.option(options.toolFaults, { freq: 4, nil: undefined })
+    : fc.constant<ToolResult | undefined>(undefined);
+  const command = fc
+    .tuple(options.actions ?? actionArbitrary(env, options), fault)
+    .map(([text, toolResult]) => new ActCommand(model, text, toolResult));
+  const arbitrary = fc.record({
+    seed: options.seeds ?? seedArbitrary(),
+    task: options.tasks ?? fc.constant(undefined),
+    commands: fc.commands([command], {
+      maxCommands: options.maxCommands ?? 8,
+      ...(options.replayPath ? { replayPath: options.replayPath } : {}),
+    }),
+  });
+  await checkProperty(
+    {
+      name: "the environment behaves like its model",
+      env,
+      arbitrary,
+      run: async ({ seed, task, commands }) => {
+        const driver = await EpisodeDriver.start(env, { seed, ...(task !== undefined ? { task: task as Json } : {}) });
+        const run: ModelRun<State> = { state: model.init(driver.task as never), done: driver.done, turn: 0 };
+        let mismatch: string | undefined;
+        const opening = model.opening?.(driver.task as never);
+        if (opening !== undefined && !matches(opening, driver.observation))
+          mismatch = `the model expects the first observation ${show(opening)}, the environment showed ${
+            driver.observation === undefined ? "none" : quote(driver.observation)
+          }`;
+        try {
+          if (!mismatch) await fc.asyncModelRun(() => ({ model: run, real: driver }), commands);
+        } catch (cause) {
+          if (!(cause instanceof ModelMismatch)) throw cause;
+          mismatch = cause.message;
+        } finally {
+          await driver.close();
+        }
+        if (!mismatch) return undefined;
+        return { message: mismatch, episodes: [driver.events], details: [`commands: ${String(commands)}`] };
+      },
+      rerun: (seed, path) => `checkModel(env, { ...sameOptions, seed: ${seed}, path: ${JSON.stringify(path)} })`,
+    },
+    options,
+  );
+};

@@ -1,0 +1,182 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { AdamW } from "../../src/learn/adamw.ts";
+import { clippedValueLoss, klEstimate, ppoLoss } from "../../src/learn/losses.ts";
+import { trainStep } from "../../src/learn/train-step.ts";
+import { initBackend } from "../../src/policy/backend.ts";
+import { Gpt } from "../../src/policy/gpt.ts";
+
+beforeAll(async () => {
+  await initBackend("wasm", { log: () => {} });
+});
+
+const read = (t: tf.Tensor): number[] => Array.from(t.dataSync());
+
+describe("ppoLoss", () => {
+  it("sends exactly zero gradient to tokens outside the mask, even with wild logprobs there", () => {
+    const mask = tf.tensor2d([
+      [0, 1, 1, 0],
+      [1, 0, 1, 0],
+    ]);
+    // Masked tokens hold values that would overflow exp() if they were not kept out of the ratio.
+    const oldLogprobs = tf.tensor2d([
+      [-200, -1, -2, 0],
+      [-0.5, 300, -1.5, -90],
+    ]);
+    const logprobs = tf.tensor2d([
+      [0, -1.2, -1.7, -300],
+      [-0.4, -1, -1.4, 0],
+    ]);
+    const advantages = tf.tensor2d([
+      [5, 1, -1, 7],
+      [0.5, -3, 2, 1],
+    ]);
+    const refLogprobs = tf.tensor2d([
+      [-500, -1.1, -1.9, 400],
+      [-0.6, -2, -1.2, -800],
+    ]);
+    const entropy = tf.tensor2d([
+      [9, 1, 2, 9],
+      [1, 9, 2, 9],
+    ]);
+    for (const klKind of ["k1", "k3"] as const) {
+      const grad = tf.grad(
+        (lp: tf.Tensor) =>
+          ppoLoss(
+            { logprobs: lp, oldLogprobs, advantages, mask, refLogprobs, entropy },
+            { klCoef: 0.1, klKind, entropyCoef: 0.01 },
+          ).loss,
+      )(logprobs);
+      const values = read(grad);
+      const maskValues = read(mask);
+      values.forEach((g, i) => {
+        expect(Number.isFinite(g), `token ${i} (${klKind})`).toBe(true);
+        if (maskValues[i] === 0) expect(g, `token ${i} (${klKind})`).toBe(0);
+        else expect(g).not.toBe(0);
+      });
+    }
+  });
+
+  it("clips the surrogate as PPO does (hand-computed)", () => {
+    // ratios 1.5, 0.5, 1.1, 0.7; advantages 1, 1, -1, -1; eps 0.2
+    const ratios = [1.5, 0.5, 1.1, 0.7];
+    const oldLogprobs = tf.tensor1d([-1, -1, -1, -1]);
+    const logprobs = tf.tensor1d(ratios.map((r) => Math.log(r) - 1));
+    const advantages = tf.tensor1d([1, 1, -1, -1]);
+    const mask = tf.ones([4]);
+    const out = ppoLoss({ logprobs, oldLogprobs, advantages, mask }, { clipEps: 0.2 });
+    // max(-A r, -A clip(r)): -1.2 (clipped), -0.5, 1.1, 0.8 (clipped)
+    expect(out.policyLoss.dataSync()[0]).toBeCloseTo((-1.2 - 0.5 + 1.1 + 0.8) / 4, 5);
+    expect(out.clipfrac.dataSync()[0]).toBeCloseTo(0.75, 6);
+    const kl = ratios.reduce((sum, r) => sum + (r - 1 - Math.log(r)), 0) / 4;
+    expect(out.approxKl.dataSync()[0]).toBeCloseTo(kl, 5);
+    // Clipped tokens get no gradient; the others get -A r / n.
+    const grad = tf.grad((lp: tf.Tensor) => ppoLoss({ logprobs: lp, oldLogprobs, advantages, mask }).loss)(logprobs);
+    read(grad).forEach((g, i) => {
+      expect(g).toBeCloseTo([0, -0.5 / 4, 1.1 / 4, 0][i], 5);
+    });
+  });
+
+  it("clips the value loss around the old values (hand-computed)", () => {
+    const values = tf.tensor1d([1.5, 0.0, 2.0]);
+    const oldValues = tf.tensor1d([1.0, 1.0, 2.0]);
+    const returns = tf.tensor1d([3.0, 0.0, 1.0]);
+    const mask = tf.tensor1d([1, 1, 0]);
+    // token 0: max((1.5-3)^2, (1.2-3)^2) = 3.24; token 1: max(0, (0.8-0)^2) = 0.64; token 2 masked
+    const loss = clippedValueLoss(values, returns, mask, oldValues, 0.2);
+    expect(loss.dataSync()[0]).toBeCloseTo((0.5 * (3.24 + 0.64)) / 2, 5);
+    expect(clippedValueLoss(values, returns, mask).dataSync()[0]).toBeCloseTo((0.5 * (2.25 + 0)) / 2, 5);
+  });
+
+  it("estimates KL with k1 and k3", () => {
+    const d = tf.tensor1d([0.5, -0.25]); // log pi_ref - log pi
+    expect(read(klEstimate(d, "k1"))).toEqual([-0.5, 0.25]);
+    read(klEstimate(d, "k3")).forEach((k, i) => {
+      const x = [0.5, -0.25][i];
+      expect(k).toBeCloseTo(Math.exp(x) - x - 1, 6);
+    });
+  });
+});
+
+describe("AdamW", () => {
+  /** The update rule in float64, on a flat parameter list; `decayed[i]` says whether entry i is decayed. */
+  const reference = (p: number[], decayed: boolean[], grads: number[][], lr: number, wd: number, maxNorm: number) => {
+    const [b1, b2, eps] = [0.9, 0.999, 1e-8];
+    const m = p.map(() => 0);
+    const v = p.map(() => 0);
+    let params = [...p];
+    grads.forEach((g, step) => {
+      const norm = Math.hypot(...g);
+      const scale = norm > maxNorm ? maxNorm / (norm + 1e-6) : 1;
+      const t = step + 1;
+      params = params.map((x, i) => {
+        const gi = g[i] * scale;
+        m[i] = b1 * m[i] + (1 - b1) * gi;
+        v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+        const adam = m[i] / (1 - b1 ** t) / (Math.sqrt(v[i] / (1 - b2 ** t)) + eps);
+        return x - lr * (adam + (decayed[i] ? wd * x : 0));
+      });
+    });
+    return params;
+  };
+
+  it("matches the hand-computed update, with decoupled decay on matrices and global norm clipping", () => {
+    const weight = tf.variable(tf.tensor2d([[1, -2]]));
+    const bias = tf.variable(tf.tensor1d([0.5]));
+    const params = new Map<string, tf.Variable>([
+      ["weight", weight],
+      ["bias", bias],
+    ]);
+    const optimizer = new AdamW(params, { lr: 0.1, weightDecay: 0.1, maxGradNorm: 1 });
+    const steps = [
+      [3, -4, 0], // global norm 5: clipped to 1
+      [0.1, 0.2, -0.3], // below 1: unclipped
+    ];
+    for (const g of steps) {
+      const grads = new Map<string, tf.Tensor>([
+        ["weight", tf.tensor2d([[g[0], g[1]]])],
+        ["bias", tf.tensor1d([g[2]])],
+      ]);
+      expect(optimizer.apply(grads).applied).toBe(true);
+    }
+    const expected = reference([1, -2, 0.5], [true, true, false], steps, 0.1, 0.1, 1);
+    [...read(weight), ...read(bias)].forEach((x, i) => {
+      expect(x).toBeCloseTo(expected[i], 5);
+    });
+    expect(optimizer.step).toBe(2);
+    optimizer.dispose();
+    weight.dispose();
+    bias.dispose();
+  });
+
+  it("skips a non-finite gradient and changes nothing", () => {
+    const weight = tf.variable(tf.tensor2d([[1, 2]]));
+    const optimizer = new AdamW(new Map([["weight", weight]]));
+    const outcome = optimizer.apply(new Map([["weight", tf.tensor2d([[Number.NaN, 1]])]]));
+    expect(outcome.applied).toBe(false);
+    expect(read(weight)).toEqual([1, 2]);
+    expect(optimizer.step).toBe(0);
+    optimizer.dispose();
+    weight.dispose();
+  });
+});
+
+describe("trainStep", () => {
+  it("skips the update and says why when the loss is not finite", () => {
+    const model = new Gpt({ vocabSize: 16, contextLength: 8, width: 8, heads: 2, layers: 1 }, "nan");
+    const optimizer = new AdamW(model.parameters);
+    const before = read(model.parameters.get("wte")!);
+    const tokens = [[1, 2, 3, 4]];
+    const result = trainStep(
+      model,
+      { tokens, lossMask: [[0, 1, 1, 1]], advantages: [[0, Number.NaN, 1, 1]], logprobs: [[0, -1, -1, -1]] },
+      { optimizer },
+    );
+    expect(result.skipped).toBe(true);
+    expect(result.reason).toMatch(/NaN/);
+    expect(read(model.parameters.get("wte")!)).toEqual(before);
+    expect(optimizer.step).toBe(0);
+    optimizer.dispose();
+    model.dispose();
+  });
+});

@@ -1,0 +1,112 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import * as tf from "@tensorflow/tfjs-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WordTokenizer } from "../../src/kernel/tokenizer.ts";
+import { initBackend } from "../../src/policy/backend.ts";
+import { CheckpointError, loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
+import { Gpt } from "../../src/policy/gpt.ts";
+
+const tokenizer = new WordTokenizer(["alpha", "beta", "gamma"]);
+const config = { vocabSize: tokenizer.size, contextLength: 16, width: 16, heads: 2, layers: 2 };
+let folder: string;
+let model: Gpt;
+
+beforeAll(async () => {
+  await initBackend("wasm", { log: () => {} });
+  folder = await mkdtemp(path.join(tmpdir(), "checkpoint-test-"));
+  model = new Gpt(config, "saved");
+});
+
+afterAll(async () => {
+  model.dispose();
+  await rm(folder, { recursive: true, force: true });
+});
+
+const logitsOf = (m: Gpt): Float32Array =>
+  tf.tidy(() => m.logits(tf.tensor2d([[1, 2, 3, 260, 261]], [1, 5], "int32")).dataSync() as Float32Array);
+
+/** A fresh copy of the saved checkpoint, damaged by `damage`. */
+const damaged = async (name: string, damage: (dir: string) => Promise<void>): Promise<string> => {
+  const dir = path.join(folder, name);
+  await saveCheckpoint(dir, { model, tokenizer, version: 3 });
+  await damage(dir);
+  return dir;
+};
+
+const refusal = async (dir: string): Promise<CheckpointError> => {
+  const error = await loadCheckpoint(dir).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CheckpointError);
+  return error as CheckpointError;
+};
+
+describe("checkpoints", () => {
+  it("round-trip to a model with identical outputs, the version and the tokenizer", async () => {
+    const dir = path.join(folder, "ok");
+    await saveCheckpoint(dir, { model, tokenizer, version: 12 });
+    const loaded = await loadCheckpoint(dir);
+    expect(loaded.version).toBe(12);
+    expect(loaded.tokenizer.id).toBe(tokenizer.id);
+    expect(loaded.model.config).toEqual(model.config);
+    expect(Array.from(logitsOf(loaded.model))).toEqual(Array.from(logitsOf(model)));
+    loaded.model.dispose();
+  });
+
+  it("refuses flipped bits in the weights", async () => {
+    const dir = await damaged("flipped", async (d) => {
+      const bytes = await readFile(path.join(d, "weights.bin"));
+      bytes[100] ^= 0x40;
+      await writeFile(path.join(d, "weights.bin"), bytes);
+    });
+    expect((await refusal(dir)).problem).toBe("checksum");
+  });
+
+  it("refuses truncated weights", async () => {
+    const dir = await damaged("truncated", async (d) => {
+      const bytes = await readFile(path.join(d, "weights.bin"));
+      await writeFile(path.join(d, "weights.bin"), bytes.subarray(0, bytes.length - 8));
+    });
+    const error = await refusal(dir);
+    expect(error.problem).toBe("truncated");
+    expect(error.message).toMatch(/weights\.bin/);
+  });
+
+  it("refuses an edited config", async () => {
+    const dir = await damaged("config", async (d) => {
+      const text = await readFile(path.join(d, "config.json"), "utf8");
+      await writeFile(path.join(d, "config.json"), text.replace('"layers": 2', '"layers": 1'));
+    });
+    expect((await refusal(dir)).problem).toBe("checksum");
+  });
+
+  it("refuses a folder without its manifest", async () => {
+    const dir = await damaged("no-manifest", (d) => rm(path.join(d, "manifest.json")));
+    expect((await refusal(dir)).problem).toBe("missing");
+  });
+
+  it("refuses a manifest that is not a checkpoint manifest", async () => {
+    const dir = await damaged("bad-manifest", async (d) => {
+      const manifest = JSON.parse(await readFile(path.join(d, "manifest.json"), "utf8"));
+      manifest.formatVersion = 99;
+      await writeFile(path.join(d, "manifest.json"), JSON.stringify(manifest));
+    });
+    expect((await refusal(dir)).problem).toBe("schema");
+  });
+
+  it("refuses tensors that do not fit the config, without leaking a half-built model", async () => {
+    const dir = await damaged("mismatch", async (d) => {
+      const manifest = JSON.parse(await readFile(path.join(d, "manifest.json"), "utf8"));
+      manifest.tensors[1].shape = [8, 32];
+      await writeFile(path.join(d, "manifest.json"), JSON.stringify(manifest));
+    });
+    const before = tf.memory().numTensors;
+    const error = await refusal(dir);
+    expect(error.problem).toBe("mismatch");
+    expect(error.message).toMatch(/wpe/);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});

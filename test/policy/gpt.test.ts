@@ -1,0 +1,173 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { initBackend } from "../../src/policy/backend.ts";
+import { allowedLogitMask, disposeCache, Gpt, type TokenStats } from "../../src/policy/gpt.ts";
+
+const TINY = { vocabSize: 40, contextLength: 24, width: 16, heads: 2, layers: 2 } as const;
+
+beforeAll(async () => {
+  await initBackend("wasm", { log: () => {} });
+});
+
+const fullLogits = (model: Gpt, sequence: readonly number[]): number[][] =>
+  tf.tidy(() => {
+    const logits = model.logits(tf.tensor2d([[...sequence]], [1, sequence.length], "int32"));
+    return (logits.arraySync() as number[][][])[0];
+  });
+
+const maxAbsDifference = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  return worst;
+};
+
+describe("Gpt", () => {
+  it.each([true, false])("decodes with a KV cache to the same logits as a full forward pass (tied: %s)", (tied) => {
+    const model = new Gpt({ ...TINY, tiedEmbeddings: tied }, "kv");
+    const contexts = [
+      [1, 2, 3, 4, 5, 6],
+      [7, 8],
+      [9, 10, 11],
+    ];
+    const continuation = [12, 13, 14, 15];
+    const steps: number[][][] = [];
+    let { logits, cache } = model.prefill(contexts);
+    for (const token of continuation) {
+      steps.push(logits.arraySync() as number[][]);
+      logits.dispose();
+      ({ logits, cache } = model.decode(
+        cache,
+        contexts.map(() => token),
+      ));
+    }
+    logits.dispose();
+    disposeCache(cache);
+    contexts.forEach((context, row) => {
+      const reference = fullLogits(model, [...context, ...continuation]);
+      steps.forEach((step, s) => {
+        expect(maxAbsDifference(step[row], reference[context.length - 1 + s])).toBeLessThan(1e-4);
+      });
+    });
+    model.dispose();
+  });
+
+  it("gives a row the same logits whatever its left padding and batch neighbours", () => {
+    const model = new Gpt(TINY, "pad");
+    const alone = model.prefill([[3, 1, 4]]);
+    const batched = model.prefill([
+      [2, 7, 1, 8, 2, 8, 1],
+      [3, 1, 4],
+    ]);
+    const row = (batched.logits.arraySync() as number[][])[1];
+    expect(maxAbsDifference(row, (alone.logits.arraySync() as number[][])[0])).toBeLessThan(1e-5);
+    for (const r of [alone, batched]) {
+      r.logits.dispose();
+      disposeCache(r.cache);
+    }
+    model.dispose();
+  });
+
+  it("initialises deterministically from its seed", () => {
+    const a = new Gpt(TINY, "same");
+    const b = new Gpt(TINY, "same");
+    const c = new Gpt(TINY, "other");
+    const values = (m: Gpt) => m.parameters.get("h.0.attn.query.weight")!.dataSync();
+    expect(Array.from(values(a))).toEqual(Array.from(values(b)));
+    expect(Array.from(values(a))).not.toEqual(Array.from(values(c)));
+    expect(a.parameterCount()).toBe(b.parameterCount());
+    for (const m of [a, b, c]) m.dispose();
+  });
+
+  it("has gradients that agree with finite differences", () => {
+    // gelu keeps the loss smooth for finite differences (a ReLU kink between x-h and x+h spoils them).
+    const model = new Gpt({ ...TINY, layers: 1, initStd: 0.3, activation: "gelu" }, "grad");
+    const inputs = tf.tensor2d(
+      [
+        [1, 5, 9, 2, 6],
+        [3, 3, 8, 1, 0],
+      ],
+      [2, 5],
+      "int32",
+    );
+    const targets = tf.tensor2d(
+      [
+        [5, 9, 2, 6, 4],
+        [3, 8, 1, 0, 7],
+      ],
+      [2, 5],
+      "int32",
+    );
+    const weights = tf.tensor2d([
+      [0.3, -1, 0.5, 2, -0.7],
+      [1, 0.2, -0.4, 0.9, 0.6],
+    ]);
+    const logitMask = allowedLogitMask(
+      [
+        [null, [9, 2, 4]],
+        [[3, 8], null, [1, 2, 3]],
+      ],
+      5,
+      TINY.vocabSize,
+    )!;
+    // A pad slot's own outputs are meaningless (all its keys are masked) and never trained: weight 0.
+    const padWeights = tf.mul(
+      weights,
+      tf.tensor2d([
+        [1, 1, 1, 1, 1],
+        [0, 1, 1, 1, 1],
+      ]),
+    );
+    const weighted = (s: TokenStats, w: tf.Tensor) =>
+      tf.sum(tf.mul(tf.add(tf.add(s.logprobs, tf.mul(s.entropy, 0.5)), tf.mul(s.values, 0.3)), w));
+    // Every output (logprobs, entropies, values), plain and with left padding and constrained logits.
+    const loss = () =>
+      tf.tidy(() =>
+        tf.add(
+          weighted(model.tokenStats(inputs, targets), weights),
+          weighted(model.tokenStats(inputs, targets, { leftPad: [0, 1], logitMask }), padWeights),
+        ),
+      ) as tf.Scalar;
+    const variables = [...model.parameters.values()];
+    const { grads } = tf.variableGrads(loss, variables);
+    const checked = [
+      "wte",
+      "wpe",
+      "h.0.ln1.gain",
+      "h.0.attn.query.weight",
+      "h.0.attn.key.weight",
+      "h.0.attn.value.bias",
+      "h.0.attn.proj.weight",
+      "h.0.ln2.bias",
+      "h.0.mlp.fc.bias",
+      "h.0.mlp.proj.weight",
+      "lnf.gain",
+      "value.weight",
+    ];
+    for (const name of checked) {
+      const variable = model.parameters.get(name)!;
+      const analytic = grads[variable.name].dataSync();
+      // The entry with the largest gradient, checked by a central difference in float32.
+      let index = 0;
+      for (let i = 0; i < analytic.length; i++) if (Math.abs(analytic[i]) > Math.abs(analytic[index])) index = i;
+      const original = variable.dataSync().slice();
+      const at = (delta: number) => {
+        const changed = original.slice();
+        changed[index] += delta;
+        variable.assign(tf.tensor(changed, variable.shape));
+        const value = loss();
+        const number = value.dataSync()[0];
+        value.dispose();
+        return number;
+      };
+      const h = 4e-3;
+      const numeric = (at(h) - at(-h)) / (2 * h);
+      variable.assign(tf.tensor(original, variable.shape));
+      expect(Math.abs(numeric - analytic[index]), `${name}[${index}]`).toBeLessThan(
+        0.01 * Math.abs(analytic[index]) + 1e-3,
+      );
+    }
+    for (const g of Object.values(grads)) g.dispose();
+    tf.dispose([inputs, targets, weights, padWeights, logitMask]);
+    model.dispose();
+  });
+});

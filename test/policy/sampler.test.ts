@@ -1,0 +1,147 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { Rng } from "../../src/kernel/prng.ts";
+import { scoreTokens } from "../../src/learn/train-step.ts";
+import { initBackend } from "../../src/policy/backend.ts";
+import { Gpt } from "../../src/policy/gpt.ts";
+import { chooseToken, type SampleRow, sample } from "../../src/policy/sampler.ts";
+
+const VOCAB = 48;
+let model: Gpt;
+
+beforeAll(async () => {
+  await initBackend("wasm", { log: () => {} });
+  // A larger init spread than training's default, so distributions are far from uniform.
+  model = new Gpt({ vocabSize: VOCAB, contextLength: 32, width: 16, heads: 2, layers: 2, initStd: 0.2 }, "sampler");
+});
+
+const rows: SampleRow[] = [
+  { context: [1, 2, 3], seed: "a", maxNewTokens: 6 },
+  { context: [4, 5, 6, 7, 8, 9, 10, 11], seed: "b", maxNewTokens: 3, temperature: 0.7 },
+  { context: [12], seed: "c", maxNewTokens: 8, topP: 0.8 },
+  { context: [13, 14, 15, 16], seed: "d", maxNewTokens: 5, temperature: 1.5, stopTokens: [0, 1, 2, 3] },
+  { context: [17, 18], seed: "e", maxNewTokens: 7 },
+];
+
+describe("sample", () => {
+  it("gives a row the same tokens and logprobs alone and in a batch of five", async () => {
+    const batched = await sample(model, rows);
+    for (const [i, row] of rows.entries()) {
+      const [alone] = await sample(model, [row]);
+      expect(batched[i].tokens, `row ${i}`).toEqual(alone.tokens);
+      expect(batched[i].finish).toBe(alone.finish);
+      alone.logprobs.forEach((logprob, t) => {
+        expect(Math.abs(batched[i].logprobs[t] - logprob)).toBeLessThan(1e-5);
+      });
+    }
+  });
+
+  it("depends only on the row's seed", async () => {
+    const [a1] = await sample(model, [{ context: [5, 6], seed: "s1", maxNewTokens: 12 }]);
+    const [a2] = await sample(model, [{ context: [5, 6], seed: "s1", maxNewTokens: 12 }]);
+    const [b] = await sample(model, [{ context: [5, 6], seed: "s2", maxNewTokens: 12 }]);
+    expect(a1.tokens).toEqual(a2.tokens);
+    expect(a1.tokens).not.toEqual(b.tokens);
+  });
+
+  it("reports the logprobs the learner recomputes (temperature 1)", async () => {
+    const results = await sample(model, rows);
+    const sequences = rows.map((row, i) => [...row.context, ...results[i].tokens]);
+    const scores = scoreTokens(model, sequences);
+    rows.forEach((row, i) => {
+      results[i].logprobs.forEach((logprob, t) => {
+        expect(Math.abs(scores.logprobs[i][row.context.length + t] - logprob)).toBeLessThan(1e-4);
+      });
+    });
+  });
+
+  it("emits only allowed tokens under constrained decoding and reports the lists it used", async () => {
+    const lists: number[][] = [];
+    // Even ids after an even count of tokens, odd ids otherwise; unconstrained at the third token.
+    const allowedNext = (prefix: readonly number[]) => {
+      if (prefix.length === 2) return null;
+      const list = Array.from({ length: VOCAB }, (_, id) => id).filter((id) => id % 2 === prefix.length % 2);
+      lists.push(list);
+      return list;
+    };
+    const constrained: SampleRow = { context: [3, 9, 27], seed: "c1", maxNewTokens: 6, allowedNext };
+    const [result] = await sample(model, [constrained, rows[0]]);
+    expect(result.allowed).toHaveLength(6);
+    result.tokens.forEach((token, t) => {
+      const allowed = result.allowed![t];
+      if (t === 2) expect(allowed).toBeNull();
+      else {
+        expect(allowed).toEqual(lists[t < 2 ? t : t - 1]);
+        expect(allowed).toContain(token);
+      }
+    });
+    const scores = scoreTokens(
+      model,
+      [[...constrained.context, ...result.tokens]],
+      [[null, null, null, ...result.allowed!]],
+    );
+    result.logprobs.forEach((logprob, t) => {
+      expect(Math.abs(scores.logprobs[0][3 + t] - logprob)).toBeLessThan(1e-4);
+    });
+  });
+
+  it("stops at a stop token and includes it", async () => {
+    const [result] = await sample(model, [
+      {
+        context: [1],
+        seed: "stop",
+        maxNewTokens: 10,
+        stopTokens: [7],
+        allowedNext: (p) => (p.length === 3 ? [7] : null),
+      },
+    ]);
+    expect(result.tokens).toHaveLength(4);
+    expect(result.tokens[3]).toBe(7);
+    expect(result.finish).toBe("stop");
+  });
+
+  it("decodes greedily by argmax, whatever the seed", async () => {
+    const [a] = await sample(model, [{ context: [2, 4], seed: "x", maxNewTokens: 5, greedy: true }]);
+    const [b] = await sample(model, [{ context: [2, 4], seed: "y", maxNewTokens: 5, greedy: true }]);
+    expect(a.tokens).toEqual(b.tokens);
+    const sequence = [2, 4, ...a.tokens];
+    const logits = tf.tidy(
+      () => (model.logits(tf.tensor2d([sequence], [1, sequence.length], "int32")).arraySync() as number[][][])[0],
+    );
+    a.tokens.forEach((token, t) => {
+      const row = logits[1 + t];
+      expect(row.indexOf(Math.max(...row))).toBe(token);
+    });
+  });
+
+  it("refuses a row that would run past the context length", async () => {
+    await expect(sample(model, [{ context: [1, 2, 3], seed: "z", maxNewTokens: 30 }])).rejects.toThrow(/contextLength/);
+  });
+});
+
+describe("chooseToken", () => {
+  const logits = [0, Math.log(6), Math.log(3), 0]; // probabilities 1/11, 6/11, 3/11, 1/11
+
+  it("keeps only the top-p nucleus", () => {
+    for (let i = 0; i < 20; i++) {
+      const choice = chooseToken(logits, { topP: 0.5 }, Rng.fromSeed(`p${i}`), null);
+      expect(choice.token).toBe(1);
+    }
+  });
+
+  it("reports the temperature-1 logprob under the allowed mask", () => {
+    const choice = chooseToken(logits, { temperature: 0.3 }, Rng.fromSeed("t"), [0, 3]);
+    expect([0, 3]).toContain(choice.token);
+    expect(choice.logprob).toBeCloseTo(Math.log(0.5), 10);
+  });
+
+  it("samples in proportion to the probabilities", () => {
+    const counts = [0, 0, 0, 0];
+    const rng = Rng.fromSeed("counts");
+    for (let i = 0; i < 4000; i++) counts[chooseToken(logits, {}, rng, null).token]++;
+    const total = 1 + 6 + 3 + 1;
+    [1, 6, 3, 1].forEach((weight, id) => {
+      expect(Math.abs(counts[id] / 4000 - weight / total)).toBeLessThan(0.03);
+    });
+  });
+});

@@ -1,0 +1,114 @@
+import * as tf from "@tensorflow/tfjs-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { AdamW } from "../../src/learn/adamw.ts";
+import { scoreTokens, supervisedStep, trainStep } from "../../src/learn/train-step.ts";
+import { initBackend } from "../../src/policy/backend.ts";
+import { Gpt } from "../../src/policy/gpt.ts";
+import { sample } from "../../src/policy/sampler.ts";
+
+beforeAll(async () => {
+  expect(await initBackend("wasm", { log: () => {} })).toBe("wasm");
+});
+
+const config = { vocabSize: 32, contextLength: 24, width: 32, heads: 2, layers: 2 };
+
+describe("training on wasm", () => {
+  it("overfits a fixed sequence by cross-entropy on its action tokens", () => {
+    const model = new Gpt(config, "overfit");
+    const optimizer = new AdamW(model.parameters, { lr: 3e-3, weightDecay: 0 });
+    const sequence = [1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8];
+    const lossMask = sequence.map((_, t) => (t >= 4 ? 1 : 0));
+    const batch = { tokens: [sequence, sequence], lossMask: [lossMask, lossMask] };
+    const losses: number[] = [];
+    for (let step = 0; step < 60; step++) {
+      const result = supervisedStep(model, batch, { optimizer });
+      expect(result.skipped).toBe(false);
+      losses.push(result.loss);
+    }
+    expect(losses[0]).toBeGreaterThan(0.8 * Math.log(config.vocabSize));
+    expect(losses.at(-1)!).toBeLessThan(0.1 * losses[0]);
+    const memory = tf.memory().numTensors;
+    supervisedStep(model, batch, { optimizer });
+    expect(tf.memory().numTensors, "a step leaves no tensors behind").toBe(memory);
+    optimizer.dispose();
+    model.dispose();
+  });
+
+  it("moves logprobs along the advantage and values toward the returns (PPO)", () => {
+    const model = new Gpt(config, "ppo");
+    const optimizer = new AdamW(model.parameters, { lr: 1e-2, weightDecay: 0 });
+    const tokens = [
+      [1, 2, 3, 4, 5, 6],
+      [1, 2, 3, 7, 8, 9],
+    ];
+    const lossMask = tokens.map(() => [0, 0, 0, 1, 1, 1]);
+    const before = scoreTokens(model, tokens);
+    const batch = {
+      tokens,
+      lossMask,
+      advantages: [
+        [0, 0, 0, 1, 1, 1],
+        [0, 0, 0, -1, -1, -1],
+      ],
+      logprobs: before.logprobs,
+      oldValues: before.values,
+      returns: tokens.map(() => [0, 0, 0, 1, 1, 1]),
+    };
+    for (let step = 0; step < 5; step++) {
+      const result = trainStep(model, batch, { optimizer, clipEps: 0.2, valueClipEps: null });
+      expect(result.skipped).toBe(false);
+      expect(result.tokens).toBe(6);
+      if (step === 0) {
+        expect(result.approxKl).toBeCloseTo(0, 6);
+        expect(result.clipfrac).toBe(0);
+      }
+    }
+    const after = scoreTokens(model, tokens);
+    for (let t = 3; t < 6; t++) {
+      expect(after.logprobs[0][t]).toBeGreaterThan(before.logprobs[0][t]);
+      expect(after.logprobs[1][t]).toBeLessThan(before.logprobs[1][t]);
+      expect(Math.abs(after.values[0][t] - 1)).toBeLessThan(Math.abs(before.values[0][t] - 1));
+    }
+    optimizer.dispose();
+    model.dispose();
+  });
+
+  it("starts PPO at ratio 1 on what the sampler recorded, constrained decoding included", async () => {
+    const model = new Gpt({ ...config, initStd: 0.2 }, "on-policy");
+    const optimizer = new AdamW(model.parameters, { lr: 1e-3 });
+    const contexts = [
+      [1, 2, 3],
+      [4, 5, 6, 7, 8],
+    ];
+    const results = await sample(
+      model,
+      contexts.map((context, i) => ({
+        context,
+        seed: `row-${i}`,
+        maxNewTokens: 6,
+        allowedNext: i === 0 ? (prefix: readonly number[]) => (prefix.length % 2 ? [10, 11, 12] : null) : undefined,
+      })),
+    );
+    const tokens = contexts.map((context, i) => [...context, ...results[i].tokens]);
+    const perToken = (i: number, action: (t: number) => number) =>
+      tokens[i].map((_, t) => (t < contexts[i].length ? 0 : action(t - contexts[i].length)));
+    const result = trainStep(
+      model,
+      {
+        tokens,
+        lossMask: tokens.map((_, i) => perToken(i, () => 1)),
+        advantages: tokens.map((_, i) => perToken(i, () => 1)),
+        logprobs: tokens.map((_, i) => perToken(i, (t) => results[i].logprobs[t])),
+        allowed: tokens.map((row, i) =>
+          row.map((_, t) => (t < contexts[i].length ? null : (results[i].allowed?.[t - contexts[i].length] ?? null))),
+        ),
+      },
+      { optimizer },
+    );
+    expect(result.skipped).toBe(false);
+    expect(Math.abs(result.approxKl)).toBeLessThan(1e-6);
+    expect(result.clipfrac).toBe(0);
+    optimizer.dispose();
+    model.dispose();
+  });
+});

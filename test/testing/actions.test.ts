@@ -1,0 +1,57 @@
+import { test as fcTest } from "@fast-check/vitest";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { lookupEnv } from "../../actors/lookup/index.ts";
+import weather from "../../actors/weather/env.ts";
+import { parseAction } from "../../src/index.ts";
+import {
+  actionArbitrary,
+  almostRightActionArbitrary,
+  hostileActionArbitrary,
+  toolCallArbitrary,
+  wellFormedActionArbitrary,
+} from "../../src/testing/index.ts";
+
+describe("action arbitraries", () => {
+  fcTest.prop([wellFormedActionArbitrary(lookupEnv)], { numRuns: 200 })(
+    "well-formed actions parse: a call of one of the tools, or an answer",
+    (text) => {
+      expect(parseAction(text, lookupEnv.tools).kind).not.toBe("malformed");
+    },
+  );
+
+  it("tool arguments come from the tool's parameter schema, or from the meaningful ones given", () => {
+    const derived = fc.sample(toolCallArbitrary(weather.tools.weather), { numRuns: 50, seed: 1 });
+    expect(derived.every((t) => parseAction(t, weather.tools).kind === "call")).toBe(true);
+    const cities = fc.sample(toolCallArbitrary(weather.tools.weather, fc.constant({ city: "oslo" })), {
+      numRuns: 100,
+      seed: 2,
+    });
+    const oslo = cities.filter((t) => t === "<weather>oslo</weather>").length;
+    expect(oslo).toBeGreaterThan(60);
+    expect(oslo).toBeLessThan(100);
+  });
+
+  it("almost-right actions are near misses of well-formed ones, mostly refused by the parser", () => {
+    const near = fc.sample(almostRightActionArbitrary(lookupEnv), { numRuns: 300, seed: 3 });
+    const malformed = near.filter((t) => parseAction(t, lookupEnv.tools).kind === "malformed");
+    expect(malformed.length).toBeGreaterThan(near.length / 2);
+    expect(near.some((t) => t.includes("<lookup>") || t.includes("<LOOKUP>"))).toBe(true);
+  });
+
+  it("hostile actions include random text, unicode, control characters, huge strings and near misses", () => {
+    const hostile = fc.sample(hostileActionArbitrary(lookupEnv, { hugeLength: 100_001 }), { numRuns: 400, seed: 4 });
+    const codes = (t: string) => [...t].map((c) => c.codePointAt(0)!);
+    expect(hostile.some((t) => codes(t).some((c) => c > 0x7f))).toBe(true);
+    expect(hostile.some((t) => codes(t).some((c) => c < 0x09))).toBe(true);
+    expect(hostile.some((t) => t.length > 100_000 && parseAction(t, lookupEnv.tools).kind === "malformed")).toBe(true);
+    expect(hostile.some((t) => t.startsWith("Sure! I will do that: <"))).toBe(true);
+  });
+
+  it("actionArbitrary mixes well-formed (about 2 in 3) and hostile actions", () => {
+    const texts = fc.sample(actionArbitrary(lookupEnv, { hugeLength: 50 }), { numRuns: 600, seed: 5 });
+    const wellFormed = texts.filter((t) => parseAction(t, lookupEnv.tools).kind !== "malformed").length;
+    expect(wellFormed / texts.length).toBeGreaterThan(0.55);
+    expect(wellFormed / texts.length).toBeLessThan(0.85);
+  });
+});

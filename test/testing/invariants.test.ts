@@ -1,0 +1,171 @@
+import { describe, expect, it } from "vitest";
+import weather from "../../actors/weather/env.ts";
+import {
+  CounterexampleError,
+  checkRewards,
+  episodeInvariant,
+  InvariantsFailedError,
+  neverCrashes,
+  noRewardForRepeatedCalls,
+  orderIndependentRewards,
+  outcomeDependsOnlyOnFinalAnswer,
+  processRewardCap,
+  replaysIdentically,
+  returnBounds,
+  rewardBounds,
+} from "../../src/testing/index.ts";
+import { createRaceEnv, tempDir } from "../support/index.ts";
+import { createSecretEnv, secretActions, WORDS } from "./fixtures.ts";
+
+const counterexampleDir = tempDir("agent-r1-cx-");
+const options = { ...secretActions, numRuns: 30, counterexampleDir };
+
+/** The error a check throws, or a failed expectation when it passes. */
+const failureOf = async (check: Promise<void>): Promise<CounterexampleError> => {
+  const failure = await check.then(
+    () => undefined,
+    (cause: unknown) => cause,
+  );
+  expect(failure, "the property should have failed").toBeInstanceOf(CounterexampleError);
+  return failure as CounterexampleError;
+};
+
+describe("reward invariants, against a sound environment and broken variants of it", () => {
+  it("a sound environment passes every invariant", async () => {
+    await checkRewards(createSecretEnv(), {
+      ...options,
+      invariants: [
+        rewardBounds({ min: -0.05, max: 1 }),
+        returnBounds({ min: -0.25, max: 1.4 }),
+        processRewardCap(0.4),
+        noRewardForRepeatedCalls(),
+        outcomeDependsOnlyOnFinalAnswer(),
+        orderIndependentRewards(),
+        neverCrashes(),
+        replaysIdentically(),
+      ],
+    });
+  });
+
+  it("rewardBounds names the reward out of bounds", async () => {
+    const failure = await failureOf(
+      checkRewards(createSecretEnv({ outcome: ({ answer, secret }) => (answer === secret ? 2 : 0) }), {
+        ...options,
+        invariants: [rewardBounds({ min: -0.05, max: 1 })],
+      }),
+    );
+    expect(failure.violation.message).toMatch(/^outcome reward 2 on turn \d+ \("answer"\) is above 1$/);
+  });
+
+  it("returnBounds reports the return and its terms", async () => {
+    const failure = await failureOf(
+      checkRewards(createSecretEnv(), { ...options, invariants: [returnBounds({ min: 0, max: 1.4 })] }),
+    );
+    expect(failure.violation.message).toMatch(/^the return is -0\.05 \(-0\.05\), below 0$/);
+  });
+
+  it("processRewardCap catches process rewards that more calls keep raising", async () => {
+    const farmed = createSecretEnv({ process: () => 0.1 });
+    const failure = await failureOf(checkRewards(farmed, { ...options, invariants: [processRewardCap(0.2)] }));
+    expect(failure.violation.message).toMatch(/^process rewards sum to 0\.3\d*, above the cap 0\.2: /);
+  });
+
+  it("noRewardForRepeatedCalls catches a reward paid for the same call twice", async () => {
+    const farmed = createSecretEnv({ process: () => 0.1 });
+    const failure = await failureOf(checkRewards(farmed, { ...options, invariants: [noRewardForRepeatedCalls()] }));
+    expect(failure.violation.message).toMatch(
+      /^turn 1 repeats the call "<check>(\w+)<\/check>" of turn 0 and earns 0\.1: process reward 0\.1 on turn 1 \("checked a word"\)$/,
+    );
+    // Shrunk to the smallest story: two identical checks.
+    const acted = failure.violation.episodes[0].filter((e) => e.type === "agent.acted");
+    expect(acted).toHaveLength(2);
+  });
+
+  it("outcomeDependsOnlyOnFinalAnswer catches an outcome that pays for a short history", async () => {
+    const hurried = createSecretEnv({
+      outcome: ({ answer, secret, turn }) => (answer === secret ? 1 - 0.1 * turn : 0),
+    });
+    const failure = await failureOf(
+      checkRewards(hurried, { ...options, invariants: [outcomeDependsOnlyOnFinalAnswer()] }),
+    );
+    expect(failure.violation.message).toMatch(
+      /^the same final answer "<answer>\w+<\/answer>" earned outcome [\d.]+ after one history and [\d.]+ after another/,
+    );
+    expect(failure.violation.episodes).toHaveLength(2);
+    expect(failure.files).toHaveLength(2);
+  });
+
+  it("orderIndependentRewards catches rewards that depend on which concurrent tool returned first", async () => {
+    const race = createRaceEnv({ a: () => "A", b: () => "B" });
+    const failure = await failureOf(
+      checkRewards(race, { ...options, args: {}, answers: undefined, invariants: [orderIndependentRewards()] }),
+    );
+    expect(failure.violation.message).toMatch(
+      /^with tool results in call order the rewards are \[.*turn 0 process 0\.1/,
+    );
+    expect(failure.violation.details?.[0]).toMatch(/^arrival order: schedulerFor\(\)`\n/);
+    // The sound single-tool weather environment has nothing to reorder.
+    await checkRewards(weather, { numRuns: 15, invariants: [orderIndependentRewards()] });
+  });
+
+  it("neverCrashes catches a guard that throws on some text", async () => {
+    const fragile = createSecretEnv({}, { crashOn: /[^\x20-\x7e]/ });
+    const failure = await failureOf(checkRewards(fragile, { ...options, invariants: [neverCrashes()] }));
+    expect(failure.violation.message).toMatch(
+      /^the episode ended with "aborted: environment error: [\s\S]*cannot read this action"$/,
+    );
+  });
+
+  it("episodeInvariant states your own rule; several failures are reported together", async () => {
+    const noAnswerReward = episodeInvariant("a wrong answer earns nothing", (e) => {
+      const wrong = e.rewards.find((r) => r.kind === "outcome" && r.value !== 0 && r.value !== 1);
+      return wrong ? `outcome ${wrong.value}` : undefined;
+    });
+    const broken = createSecretEnv({ outcome: ({ answer, secret }) => (answer === secret ? 1 : 0.5) });
+    const failure = await checkRewards(broken, {
+      ...options,
+      invariants: [noAnswerReward, rewardBounds({ min: -0.05, max: 0.9 })],
+    }).catch((cause: unknown) => cause);
+    expect(failure).toBeInstanceOf(InvariantsFailedError);
+    expect((failure as InvariantsFailedError).failures.map((f) => f.property)).toEqual([
+      "a wrong answer earns nothing",
+      "each reward lies in [-0.05, 0.9]",
+    ]);
+    expect((failure as Error).message).toMatch(
+      /^2 reward invariants failed\n\nproperty "a wrong answer earns nothing"/,
+    );
+  });
+
+  it("`only`, `seed` and `path` rerun exactly the reported counterexample, without searching again", async () => {
+    const farmed = createSecretEnv({ process: () => 0.1 });
+    const invariants = [rewardBounds({ min: -1, max: 1 }), noRewardForRepeatedCalls()];
+    const first = await failureOf(checkRewards(farmed, { ...options, invariants }));
+    expect(first.rerun).toBe(
+      `checkRewards(env, { ...sameOptions, only: "no reward for repeating a call", seed: ${first.seed}, path: "${first.path}" })`,
+    );
+    const again = await failureOf(
+      checkRewards(farmed, { ...options, invariants, only: first.property, seed: first.seed, path: first.path }),
+    );
+    expect(again.numShrinks).toBe(0);
+    expect(again.violation.message).toBe(first.violation.message);
+    await expect(checkRewards(farmed, { ...options, invariants, only: "no such thing" })).rejects.toThrow(
+      /no invariant named "no such thing"; known: "each reward lies in \[-1, 1\]", "no reward for repeating a call"/,
+    );
+  });
+
+  it("the answers option reaches the generated episodes", async () => {
+    const seen = new Set<string>();
+    await checkRewards(createSecretEnv(), {
+      ...options,
+      numRuns: 30,
+      invariants: [
+        episodeInvariant("collects answers", (e) => {
+          for (const event of e.events) if (event.type === "agent.acted") seen.add(event.text);
+          return undefined;
+        }),
+      ],
+    });
+    expect(WORDS.some((w) => seen.has(`<answer>${w}</answer>`))).toBe(true);
+    expect(WORDS.some((w) => seen.has(`<check>${w}</check>`))).toBe(true);
+  });
+});

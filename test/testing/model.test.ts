@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { parseAction } from "../../src/index.ts";
+import {
+  CounterexampleError,
+  checkModel,
+  type EnvModel,
+  EpisodeDriver,
+  failedToolResultArbitrary,
+} from "../../src/testing/index.ts";
+import { tempDir } from "../support/index.ts";
+import { createSecretEnv, secretActions, TURN_LIMIT } from "./fixtures.ts";
+
+const env = createSecretEnv();
+type State = { secret: string; turn: number; checked: string[] };
+
+/** The secret environment, as its author would sketch it. */
+const model = (paysRepeats = false): EnvModel<State, { secret: string }> => ({
+  init: ({ secret }) => ({ secret, turn: 0, checked: [] }),
+  opening: () => "guess the secret word",
+  act: (state, text, toolResult) => {
+    const action = parseAction(text, env.tools);
+    if (action.kind === "answer") return { state, reward: action.text === state.secret ? 1 : 0, done: true };
+    if (state.turn >= TURN_LIMIT - 1) return { state, reward: 0, done: true };
+    const next = { ...state, turn: state.turn + 1 };
+    if (action.kind === "malformed") return { state: next, reward: -0.05, done: false, observation: /^error : use/ };
+    const word = String((action.args as { word: string }).word);
+    const fresh = paysRepeats || !state.checked.includes(word);
+    const shown =
+      toolResult && !toolResult.ok
+        ? `error : ${toolResult.error.kind}`
+        : `${word} : ${word === state.secret ? "yes" : "no"}`;
+    return {
+      state: { ...next, checked: [...state.checked, word] },
+      reward: fresh ? 0.1 : 0,
+      done: false,
+      observation: shown,
+    };
+  },
+});
+
+describe("model-based testing with fc.commands against a user's model", () => {
+  it("the environment behaves like a correct model, tool failures included", async () => {
+    await checkModel(env, {
+      ...secretActions,
+      model: model(),
+      numRuns: 30,
+      toolFaults: failedToolResultArbitrary(),
+    });
+  });
+
+  it("a model that disagrees gets the shortest command sequence that shows it", async () => {
+    const failure = await checkModel(env, {
+      ...secretActions,
+      model: model(true),
+      numRuns: 60,
+      counterexampleDir: tempDir("agent-r1-cx-"),
+    }).then(
+      () => expect.fail("the model should disagree"),
+      (cause: unknown) => cause as CounterexampleError,
+    );
+    expect(failure).toBeInstanceOf(CounterexampleError);
+    expect(failure.property).toBe("the environment behaves like its model");
+    expect(failure.violation.message).toMatch(
+      /^turn 1, after act\("<check>(\w+)<\/check>"\):\nthe model expects reward 0\.1, the environment gave 0 \(process 0 "checked a word"\)$/,
+    );
+    expect(failure.violation.details?.[0]).toMatch(
+      /^commands: act\("<check>(\w+)<\/check>"\),act\("<check>\1<\/check>"\)/,
+    );
+    expect(failure.message).toContain("rerun this case: checkModel(env, { ...sameOptions, seed:");
+    expect(failure.files).toHaveLength(1);
+  });
+
+  it("EpisodeDriver plays one action at a time and records the episode", async () => {
+    const driver = await EpisodeDriver.start(env, { seed: "d", task: { secret: "cat" } });
+    expect(driver.observation).toBe("guess the secret word");
+    const first = await driver.act("<check>cat</check>");
+    expect(first).toMatchObject({ reward: 0.1, observation: "cat : yes", done: false });
+    const failed = await driver.act("<check>dog</check>", {
+      toolResult: { ok: false, error: { kind: "timeout", message: "slow" } },
+    });
+    expect(failed.observation).toBe("error : timeout");
+    const last = await driver.act("<answer>cat</answer>");
+    expect(last).toMatchObject({ reward: 1, done: true });
+    const record = await driver.close();
+    expect(record.reason).toBe("answered");
+    await expect(driver.act("<answer>cat</answer>")).rejects.toThrow(/the episode has ended/);
+  });
+});
