@@ -5,7 +5,10 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import { UsageError } from "../kernel/errors.ts";
+import { BackendUnavailableError } from "../policy/backend.ts";
+import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
+import { addLearnCommands } from "./learn-commands.ts";
 import { policyFor, record } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv } from "./registry.ts";
 
@@ -115,6 +118,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       setExit(await runStart({ out: opts.out, episodes: opts.episodes, seed: String(opts.seed) }));
     });
 
+  addLearnCommands(program, setExit);
   return program;
 };
 
@@ -133,7 +137,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
         ? 0
         : 2;
     }
-    if (cause instanceof UsageError) {
+    if (cause instanceof UsageError || cause instanceof CheckpointError || cause instanceof BackendUnavailableError) {
       err(`error: ${cause.message}`);
       return 2;
     }

@@ -303,6 +303,20 @@ export const failedToolResultArbitrary = (options?: ArbitraryOptions): fc.Arbitr
   toolFailureArbitrary(options).map((error) => ({ ok: false as const, error }));
 
 /**
+ * What the journal checks beyond the schema, as the runtime guarantees it: one logprob (at most 0) and
+ * at most one allowed list per token.
+ */
+const asRecorded = (body: EventBody): EventBody => {
+  if (body.type !== "agent.acted") return body;
+  const { allowed, ...rest } = body;
+  return {
+    ...rest,
+    logprobs: body.tokens.map((_, i) => -Math.abs(body.logprobs[i] ?? 0)),
+    ...(allowed ? { allowed: body.tokens.map((_, i) => allowed[i] ?? null) } : {}),
+  };
+};
+
+/**
  * Whole journal streams that pass validation: `episode.started` first, schema-derived events in between,
  * `episode.ended` last with the return and turn count of what came before, stamped into one hash chain.
  * Structurally valid, not replayable through an environment: for that, play an `EpisodeScript`.
@@ -331,6 +345,6 @@ export const journalEpisodeArbitrary = (
       const turns = events.filter((e) => e.type === "agent.acted").length;
       const total = rewards.reduce((sum, value) => sum + value, 0);
       const end = { ...ended, return: Number.isFinite(total) ? total : 0, turns };
-      return [started, ...events, end].map((body) => chain.stamp(body as EventBody));
+      return [started, ...events.map(asRecorded), end].map((body) => chain.stamp(body as EventBody));
     });
 };

@@ -135,8 +135,10 @@ const withTools = (
   };
 };
 
+/** The action a model would emit for this text: its tokens, then <eos> when the tokenizer has one. */
 const actionOf = (env: EnvDefinition, text: string): PolicyAction => {
-  const tokens = env.tokenizer.encode(text);
+  const eos = env.tokenizer.idOf("<eos>");
+  const tokens = eos === undefined ? env.tokenizer.encode(text) : [...env.tokenizer.encode(text), eos];
   return { tokens, text, logprobs: tokens.map(() => 0), version: 0 };
 };
 

@@ -235,10 +235,9 @@ export const runTrial = async (trial: CrashTrial, root: string): Promise<TrialOu
     const data = withoutNuls(bytes);
     expect(data.length < bytes.length ? trial.powerLoss : true, `${where}: ${name} ends with NULs`).toBe(true);
     expect(data.length <= reference.length, `${where}: ${name} is longer than its reference`).toBe(true);
-    expect(
-      data.equals(reference.subarray(0, data.length)),
-      `${where}: ${name} is not a prefix of its reference`,
-    ).toBe(true);
+    expect(data.equals(reference.subarray(0, data.length)), `${where}: ${name} is not a prefix of its reference`).toBe(
+      true,
+    );
     const kind = kindOf(bytes, reference);
     kinds.set(name, kind);
     const completeLines = bytes.subarray(0, bytes.lastIndexOf(10) + 1).toString("utf8");

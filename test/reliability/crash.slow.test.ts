@@ -16,7 +16,11 @@ describe("crash safety: record killed with SIGKILL at random moments", () => {
     timeout: 1_800_000,
   }, async () => {
     const root = tempDir("agent-r1-crash-slow-");
-    const trials = planTrials(TRIALS, process.env.CRASH_SEED ?? "slow", { bulkyEvery: 5, cliRepairEvery: 4, powerLossEvery: 2 });
+    const trials = planTrials(TRIALS, process.env.CRASH_SEED ?? "slow", {
+      bulkyEvery: 5,
+      cliRepairEvery: 4,
+      powerLossEvery: 2,
+    });
     const outcomes: TrialOutcome[] = [];
     for (let i = 0; i < trials.length; i += AT_ONCE)
       outcomes.push(...(await Promise.all(trials.slice(i, i + AT_ONCE).map((trial) => runTrial(trial, root)))));

@@ -22,9 +22,9 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { expect } from "vitest";
 import { canonicalJson, hashEvent, JournalError, NonDeterminismError, readJournalFile } from "../../src/index.ts";
-import type { EnvDefinition } from "../../src/runtime/env.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 import { checkFile } from "../../src/replay/verify-files.ts";
+import type { EnvDefinition } from "../../src/runtime/env.ts";
 
 export interface Source {
   readonly name: string;
@@ -150,7 +150,8 @@ export const resealedEdit = (line: number, choice: number, valueChoice: number):
       // A value of another JSON type; for integer fields also a negative or fractional number.
       const intField = path.some((p) => typeof p === "string" && INT_FIELDS.has(p)) && typeof old === "number";
       const candidates = VALUES.filter((v) => jsonType(v) !== jsonType(old));
-      parent[key] = intField && valueChoice % 3 === 0 ? pick([-1, 0.5, 1e21], valueChoice) : pick(candidates, valueChoice);
+      parent[key] =
+        intField && valueChoice % 3 === 0 ? pick([-1, 0.5, 1e21], valueChoice) : pick(candidates, valueChoice);
     } else if (kind === 2) {
       // A required field removed.
       if (Array.isArray(parent) || OPTIONAL_FIELDS.has(String(key)) || path.length === 0) return bytes;
@@ -159,12 +160,13 @@ export const resealedEdit = (line: number, choice: number, valueChoice: number):
       // An unknown field added next to a typed one (inside a record of metrics it is a new metric).
       const value = pick(VALUES, valueChoice);
       if (Array.isArray(parent)) parent.push(value);
-      else Object.defineProperty(parent, pick(["extra", "__proto__", "constructor", "digest2", "Type"], valueChoice), {
-        value,
-        enumerable: true,
-        configurable: true,
-        writable: true,
-      });
+      else
+        Object.defineProperty(parent, pick(["extra", "__proto__", "constructor", "digest2", "Type"], valueChoice), {
+          value,
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
     }
     return joinLines(reseal(lines, i, event));
   },
@@ -411,7 +413,11 @@ export const recordSources = async (dir: string): Promise<Source[]> => {
   const { defineEnv, defineTool, JsonlJournal, PolicyActor, runEpisode, Schema } = await import("../../src/index.ts");
   const journal = new JsonlJournal(dir, "none");
   const recorded = async (name: string, env: EnvDefinition, replayEnv: EnvDefinition, options: object) => {
-    const run = await runEpisode({ env, journal, ...(options as { policy: InstanceType<typeof PolicyActor>; seed: string }) });
+    const run = await runEpisode({
+      env,
+      journal,
+      ...(options as { policy: InstanceType<typeof PolicyActor>; seed: string }),
+    });
     const { readFileSync } = await import("node:fs");
     return { name, bytes: readFileSync(journal.fileOf(run.episode)), env: replayEnv };
   };
@@ -438,7 +444,10 @@ export const recordSources = async (dir: string): Promise<Source[]> => {
       policy: new PolicyActor(playing(["<lookup>k1</lookup>", "<lookup>k2</lookup>", "<lookup>k3</lookup>", "oops"])),
       seed: "fuzz:faults",
     }),
-    await recorded("weather", weather, weather, { policy: new PolicyActor(weather.policies!.expert()), seed: "fuzz:w" }),
+    await recorded("weather", weather, weather, {
+      policy: new PolicyActor(weather.policies!.expert()),
+      seed: "fuzz:w",
+    }),
     await recorded("race", race, race, {
       policy: new PolicyActor(playing(["go", "go", "<answer>done</answer>"], race.tokenizer)),
       seed: "fuzz:race",

@@ -122,7 +122,12 @@ describe("a run where 10% of tool calls fail", () => {
     let longestLine = 0;
     for (const episode of await journal.episodes()) {
       const file = journal.fileOf(episode);
-      longestLine = Math.max(longestLine, ...readFileSync(file, "utf8").split("\n").map((l) => l.length));
+      longestLine = Math.max(
+        longestLine,
+        ...readFileSync(file, "utf8")
+          .split("\n")
+          .map((l) => l.length),
+      );
       const events: EpisodeEvent[] = await readJournalFile(file);
       for (const event of events)
         if (event.type === "tool.returned") {

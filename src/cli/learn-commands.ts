@@ -1,0 +1,221 @@
+/** `agent-r1 train`, `sft` and `eval`: the learner's commands. */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { UsageError } from "../kernel/errors.ts";
+import { ALGORITHMS } from "../learn/advantages/types.ts";
+import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../learn/config.ts";
+import { evaluate } from "../learn/evaluate.ts";
+import { sft } from "../learn/sft.ts";
+import { policyFromModel, train } from "../learn/trainer.ts";
+import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
+import { loadCheckpoint } from "../policy/checkpoint.ts";
+import { progress } from "./progress.ts";
+import { loadEnv } from "./registry.ts";
+
+const BACKENDS = ["auto", ...BACKEND_ORDER];
+
+const int = (name: string, min: number) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
+  return n;
+};
+const num = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number >= 0, got "${value}"`);
+  return n;
+};
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Ctrl-C: finish the current update, write a checkpoint, say how to resume. */
+const stopOnInterrupt = () => {
+  let stop = false;
+  const handler = () => {
+    if (stop) process.exit(130);
+    stop = true;
+    process.stderr.write("\ninterrupted: finishing this update and writing a checkpoint (Ctrl-C again to quit now)\n");
+  };
+  process.on("SIGINT", handler);
+  return { shouldStop: () => stop, dispose: () => process.off("SIGINT", handler) };
+};
+
+export const runTrain = async (config: TrainConfig, runDir: string, resume: boolean) => {
+  const env = await loadEnv(config.env);
+  const bar = progress(`train ${config.algo}`, config.steps);
+  const interrupt = stopOnInterrupt();
+  try {
+    const result = await train({
+      env,
+      config,
+      out: runDir,
+      resume,
+      shouldStop: interrupt.shouldStop,
+      onUpdate: (m) =>
+        bar.tick(1, {
+          return: m.meanReturn.toFixed(3),
+          ...(m.successRate === null ? {} : { success: m.successRate.toFixed(3) }),
+          "tok/s": m.tokensPerSecond.toFixed(0),
+        }),
+    });
+    bar.stop();
+    if (result.stopped)
+      process.stderr.write(
+        `stopped at policy version ${result.version}; resume with: npx agent-r1 train --out ${runDir} --resume\n`,
+      );
+    return result;
+  } finally {
+    interrupt.dispose();
+  }
+};
+
+export const addLearnCommands = (program: Command, setExit: (code: number) => void) => {
+  const d = DEFAULT_TRAIN_CONFIG;
+  program
+    .command("train")
+    .description("train a GPT policy with RL: rollout -> journal -> replay -> update, as one stream")
+    .option("--env <id|path>", "environment", d.env)
+    .addOption(new Option("--algo <name>", "advantage estimator / algorithm").choices(ALGORITHMS).default(d.algo))
+    .option("--steps <n>", "policy updates", int("--steps", 1), d.steps)
+    .option("--seed <seed>", "run seed", d.seed)
+    .requiredOption("--out <dir>", "run folder (config.json, metrics.jsonl, checkpoints/, episodes/)")
+    .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default(d.backend))
+    .option("--init <dir>", "start from this checkpoint (e.g. written by sft)")
+    .option("--resume", "continue the run in --out from its last checkpoint")
+    .option("--tasks <n>", "tasks per update", int("--tasks", 1), d.tasksPerStep)
+    .option("--group-size <n>", "episodes per task", int("--group-size", 1), d.groupSize)
+    .option("--lr <x>", "learning rate", num("--lr"), d.lr)
+    .option("--temperature <x>", "sampling temperature", num("--temperature"), d.temperature)
+    .option("--kl <x>", "KL coefficient to the initial policy", num("--kl"), d.klCoef)
+    .option("--entropy <x>", "entropy bonus coefficient", num("--entropy"), d.entropyCoef)
+    .option("--epochs <n>", "optimisation epochs per batch", int("--epochs", 1), d.epochs)
+    .option(
+      "--process-reward-weight <x>",
+      "weight of process rewards (0 = outcome only)",
+      num("--process-reward-weight"),
+      d.processRewardWeight,
+    )
+    .option("--no-advantage-mask", "ablation: advantages on every response token, not actions only")
+    .option("--no-loss-mask", "ablation: loss on every response token, not actions only")
+    .option(
+      "--eval-episodes <n>",
+      "greedy evaluation episodes before and after (0 = none)",
+      int("--eval-episodes", 0),
+      d.evalEpisodes,
+    )
+    .option("--checkpoint-every <n>", "updates between checkpoints", int("--checkpoint-every", 1), d.checkpointEvery)
+    .option("--json", "print the result as JSON")
+    .action(async (opts) => {
+      const runDir = opts.out as string;
+      let config: TrainConfig;
+      if (opts.resume && existsSync(join(runDir, "config.json"))) {
+        const saved = decodeTrainConfig(
+          JSON.parse(readFileSync(join(runDir, "config.json"), "utf8")),
+          `${runDir}/config.json`,
+        );
+        // --steps may extend a resumed run; everything else comes from the run's own config.
+        config = { ...saved, steps: Math.max(saved.steps, opts.steps === d.steps ? saved.steps : opts.steps) };
+      } else {
+        config = decodeTrainConfig(
+          {
+            ...d,
+            env: opts.env,
+            algo: opts.algo,
+            steps: opts.steps,
+            seed: String(opts.seed),
+            backend: opts.backend,
+            init: opts.init ?? null,
+            tasksPerStep: opts.tasks,
+            groupSize: opts.groupSize,
+            lr: opts.lr,
+            temperature: opts.temperature,
+            klCoef: opts.kl,
+            entropyCoef: opts.entropy,
+            epochs: opts.epochs,
+            processRewardWeight: opts.processRewardWeight,
+            maskAdvantages: opts.advantageMask,
+            maskLoss: opts.lossMask,
+            evalEpisodes: opts.evalEpisodes,
+            checkpointEvery: opts.checkpointEvery,
+            model: { ...d.model, contextLength: 192 },
+          },
+          "train options",
+        );
+      }
+      const result = await runTrain(config, runDir, !!opts.resume);
+      const summary = {
+        out: runDir,
+        algo: config.algo,
+        backend: result.backend,
+        version: result.version,
+        before: result.before,
+        after: result.after,
+      };
+      if (opts.json) out(JSON.stringify(summary));
+      else
+        out(
+          `trained ${config.algo} on ${config.env} for ${result.steps} updates (policy version ${result.version}, backend ${result.backend}) -> ${runDir}` +
+            (result.before
+              ? `\n  before: success ${result.before.successRate?.toFixed(3)}, return ${result.before.meanReturn.toFixed(3)}`
+              : "") +
+            (result.after
+              ? `\n  after:  success ${result.after.successRate?.toFixed(3)}, return ${result.after.meanReturn.toFixed(3)}`
+              : ""),
+        );
+      setExit(0);
+    });
+
+  program
+    .command("sft")
+    .description("behaviour cloning from recorded journals: cross-entropy on action tokens only")
+    .option("--env <id|path>", "environment", d.env)
+    .requiredOption("--data <dir>", "folder of recorded journals (e.g. from `record --policy expert`)")
+    .requiredOption("--out <dir>", "checkpoint folder to write")
+    .option("--epochs <n>", "passes over the data", int("--epochs", 1), 40)
+    .option("--batch-size <n>", "episodes per step", int("--batch-size", 1), 16)
+    .option("--lr <x>", "learning rate", num("--lr"), 3e-3)
+    .option("--seed <seed>", "seed for initialisation and shuffling", "0")
+    .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
+    .action(async (opts) => {
+      const env = await loadEnv(opts.env);
+      const bar = progress("sft", opts.epochs);
+      const result = await sft({
+        env,
+        data: opts.data,
+        out: opts.out,
+        epochs: opts.epochs,
+        batchSize: opts.batchSize,
+        lr: opts.lr,
+        seed: String(opts.seed),
+        backend: opts.backend,
+        model: { ...d.model, contextLength: 192 },
+        onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
+      });
+      bar.stop();
+      out(
+        `cloned ${result.episodes} episodes (${result.tokens} action tokens seen), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
+      );
+      setExit(0);
+    });
+
+  program
+    .command("eval")
+    .description("evaluate a checkpoint on seeds of your choice; prints a JSON summary")
+    .option("--env <id|path>", "environment", d.env)
+    .requiredOption("--checkpoint <dir>", "checkpoint folder")
+    .option("--episodes <n>", "episodes", int("--episodes", 1), 100)
+    .option("--seed <seed>", "evaluation seed (keep it apart from training seeds)", "eval")
+    .option("--sample", "sample at temperature 1 instead of greedy decoding")
+    .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
+    .action(async (opts) => {
+      const env = await loadEnv(opts.env);
+      if (!existsSync(opts.checkpoint)) throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}` });
+      await initBackend(opts.backend);
+      const { model, tokenizer, version } = await loadCheckpoint(opts.checkpoint);
+      const policy = policyFromModel(env, model, tokenizer, DEFAULT_TRAIN_CONFIG, !opts.sample, version);
+      const summary = await evaluate(env, policy, { episodes: opts.episodes, seed: String(opts.seed) });
+      out(JSON.stringify({ env: env.id, checkpoint: opts.checkpoint, version, seed: String(opts.seed), ...summary }));
+      setExit(0);
+    });
+};
