@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: three figures, each measured side by side in one run, medians over alternating repeats
+ * `npm run bench`: three figures, each measured side by side in one run, medians over repeats
  * (DESIGN.md section 11). Prints a table and writes docs/bench.md (with bench/notes.md appended).
  *
  * Options: `--quick` (smaller workloads, for a smoke run), `--repeats N`, `--no-write` (do not touch
@@ -8,11 +8,21 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
-import { journalAppend, rawAppend } from "./journal.ts";
-import { recordLookup, restamp, scriptsOf } from "./record.ts";
+import { interleavedAppend, journalWriter, rawWriter } from "./journal.ts";
+import { type ActionScript, recordLookup, restamp, scriptsOf } from "./record.ts";
 import { bareFold, readAndReplay, replayVerify } from "./replay.ts";
-import { fmtRate, fmtRatio, median, type PairResult, pairs, rate, type Sample, spread, table } from "./stats.ts";
-import { bareSteps, runtimeSteps } from "./steps.ts";
+import {
+  fmtRate,
+  fmtRatio,
+  interleavedPairs,
+  median,
+  type PairResult,
+  rate,
+  type Sample,
+  spread,
+  table,
+} from "./stats.ts";
+import { bareSteps, expectSteps, freshJournal, runtimeSteps } from "./steps.ts";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -21,9 +31,13 @@ const repeatsArg = args.indexOf("--repeats");
 const REPEATS = repeatsArg >= 0 ? Number(args[repeatsArg + 1]) : 5;
 const CONCURRENCY = 32;
 /** Episodes per repeat of figure 1 (each about 2.5 steps), of figure 2 (one fsync each) and of figure 3. */
-const STEP_EPISODES = quick ? 400 : 4000;
-const JOURNAL_EPISODES = quick ? 50 : 300;
-const REPLAY_EPISODES = quick ? 400 : 4000;
+const STEP_EPISODES = quick ? 400 : 1600;
+const JOURNAL_EPISODES = quick ? 50 : 250;
+const REPLAY_EPISODES = quick ? 200 : 800;
+/** Both sides of a figure run chunk by chunk (episodes per chunk), interleaved. */
+const STEP_CHUNK = quick ? 100 : 400;
+const REPLAY_CHUNK = quick ? 50 : 200;
+const FILE_CHUNK = quick ? 25 : 50;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const medianRate = (samples: readonly Sample[]) => median(samples.map(rate));
@@ -41,35 +55,38 @@ const main = async () => {
 
     // Figure 1 ------------------------------------------------------------------------------------------
     log(`figure 1: ${STEP_EPISODES} episodes, ${expectedSteps} steps per repeat, ${REPEATS} repeats ...`);
-    await runtimeSteps(root, Math.min(200, STEP_EPISODES), CONCURRENCY, sumTurns(stepRecords, 200)); // warm-up
-    await bareSteps(scripts.slice(0, 200), CONCURRENCY);
-    const steps = await pairs(
-      REPEATS,
-      () => runtimeSteps(root, STEP_EPISODES, CONCURRENCY, expectedSteps),
-      async () => {
-        const s = await bareSteps(scripts, CONCURRENCY);
-        if (s.units !== expectedSteps) throw new Error(`bare took ${s.units} steps, expected ${expectedSteps}`);
-        return s;
-      },
-    );
+    let journal = freshJournal(root);
+    const runtimeSide = async (slice: readonly ActionScript[], start: number) =>
+      expectSteps(slice, await runtimeSteps(journal, start, slice.length, CONCURRENCY), "runtime");
+    const bareSide = async (slice: readonly ActionScript[]) =>
+      expectSteps(slice, await bareSteps(slice, CONCURRENCY), "bare");
+    await interleavedPairs(1, scripts.slice(0, 200), STEP_CHUNK, runtimeSide, bareSide); // warm-up
+    const steps = await interleavedPairs(REPEATS, scripts, STEP_CHUNK, runtimeSide, bareSide, () => {
+      journal = freshJournal(root);
+    });
     const overhead = median(steps.ratios.map((r) => 1 / r));
 
     // Figure 2 ------------------------------------------------------------------------------------------
     const journalEpisodes = records.slice(0, JOURNAL_EPISODES).map((r, i) => restamp(r.events, `j-${i}`));
     const journalEvents = journalEpisodes.reduce((n, e) => n + e.length, 0);
     log(`figure 2: ${JOURNAL_EPISODES} episodes, ${journalEvents} events per repeat ...`);
-    await journalAppend(join(root, "warm-journal"), journalEpisodes.slice(0, 20));
-    await rawAppend(join(root, "warm-raw"), journalEpisodes.slice(0, 20));
-    const appendDirs: string[] = [];
-    const appends = await pairs(
-      REPEATS,
-      (r) => {
-        const dir = join(root, `journal-${r}`);
-        appendDirs.push(dir);
-        return journalAppend(dir, journalEpisodes);
-      },
-      (r) => rawAppend(join(root, `raw-${r}`), journalEpisodes),
-    );
+    const writers = (tag: string) => [
+      journalWriter(join(root, `journal-${tag}`)),
+      rawWriter(join(root, `raw-${tag}`), false),
+      rawWriter(join(root, `rawdir-${tag}`), true),
+    ];
+    await interleavedAppend(writers("warm"), journalEpisodes.slice(0, 20));
+    const appends: PairResult = { a: [], b: [], ratios: [] };
+    const appendsDir: PairResult = { a: [], b: [], ratios: [] };
+    for (let r = 0; r < REPEATS; r++) {
+      const [journal, raw, rawDir] = await interleavedAppend(writers(String(r)), journalEpisodes);
+      appends.a.push(journal);
+      appends.b.push(raw);
+      appends.ratios.push(rate(journal) / rate(raw));
+      appendsDir.a.push(journal);
+      appendsDir.b.push(rawDir);
+      appendsDir.ratios.push(rate(journal) / rate(rawDir));
+    }
 
     // Figure 3 ------------------------------------------------------------------------------------------
     const replayEpisodes = records.slice(0, REPLAY_EPISODES).map((r, i) => restamp(r.events, `r-${i}`));
@@ -77,20 +94,18 @@ const main = async () => {
     log(`figure 3: ${REPLAY_EPISODES} episodes, ${replayEvents} events per repeat ...`);
     await replayVerify(replayEpisodes.slice(0, 200));
     await bareFold(replayEpisodes.slice(0, 200));
-    const replays = await pairs(
-      REPEATS,
-      () => replayVerify(replayEpisodes),
-      () => bareFold(replayEpisodes),
-    );
-    const dir = appendDirs[0];
+    const replays = await interleavedPairs(REPEATS, replayEpisodes, REPLAY_CHUNK, replayVerify, bareFold);
+    const dir = join(root, "journal-0");
     const files = readdirSync(dir)
       .filter((f) => f.endsWith(".jsonl"))
       .sort()
       .map((f) => join(dir, f));
-    const disk = await pairs(
+    const disk = await interleavedPairs(
       REPEATS,
-      () => readAndReplay(files, true),
-      () => readAndReplay(files, false),
+      files,
+      FILE_CHUNK,
+      (slice) => readAndReplay(slice, true),
+      (slice) => readAndReplay(slice, false),
     );
 
     // Report --------------------------------------------------------------------------------------------
@@ -112,6 +127,13 @@ const main = async () => {
           fmtRate(medianRate(appends.b)),
           `${fmtRatio(appendRatio)} throughput`,
           `≥ 0.5x: ${verdict(appendRatio >= 0.5)}`,
+        ],
+        [
+          "2b. same, raw also fsyncs the folder (journal's guarantee)",
+          fmtRate(medianRate(appendsDir.a)),
+          fmtRate(medianRate(appendsDir.b)),
+          `${fmtRatio(median(appendsDir.ratios))} throughput`,
+          "(reported)",
         ],
         [
           "3. events/s replay-verify vs bare transition fold",
@@ -136,6 +158,7 @@ const main = async () => {
         row("bare: createActor + send, await tool", `${expectedSteps} steps`, steps.b),
         row("JsonlJournal 'episode' (create/append/close)", `${journalEvents} events`, appends.a),
         row("raw: stringify + writeSync + fsync per file", `${journalEvents} events`, appends.b),
+        row("raw + fsync of the folder per file", `${journalEvents} events`, appendsDir.b),
         row("replayEpisode (verify), in memory", `${replayEvents} events`, replays.a),
         row("bare initialTransition/transition fold", `${replayEvents} events`, replays.b),
         row("readJournalFile + replayEpisode", `${journalEvents} events`, disk.a),
@@ -145,6 +168,7 @@ const main = async () => {
     const perRepeat = [
       `figure 1 overhead per repeat: ${steps.ratios.map((r) => fmtRatio(1 / r)).join(", ")}`,
       `figure 2 journal/raw per repeat: ${ratiosOf(appends)}`,
+      `figure 2b journal/(raw + folder fsync) per repeat: ${ratiosOf(appendsDir)}`,
       `figure 3 replay/bare per repeat: ${ratiosOf(replays)}`,
       `figure 3b read+replay/read per repeat: ${ratiosOf(disk)}`,
     ].join("\n");
@@ -156,7 +180,7 @@ const main = async () => {
       `date: ${new Date(started).toISOString()}`,
       `node: ${process.version}`,
       `cpu: ${machine}`,
-      `repeats: ${REPEATS} alternating pairs; total ${seconds} s`,
+      `repeats: ${REPEATS}, each side by side, interleaved in chunks (episodes: ${STEP_CHUNK} fig. 1, 1 fig. 2, ${REPLAY_CHUNK} fig. 3, ${FILE_CHUNK} files fig. 3b); total ${seconds} s`,
     ].join("\n");
     const text = `${header}\n\n${summary}\n\n${detail}\n\n${perRepeat}\n`;
     process.stdout.write(`\n${text}`);
@@ -168,9 +192,9 @@ const main = async () => {
         "# Benchmarks",
         "",
         "Generated by `npm run bench` (bench/index.ts); the notes at the end are bench/notes.md.",
-        "Ratios are medians of per-repeat ratios, each repeat running both sides back to back (order",
-        "alternating); rates are medians over the repeats. Shared, noisy machine: trust the ratios more than",
-        "the absolute rates (DESIGN.md section 11).",
+        "Ratios are medians of per-repeat ratios; in each repeat the sides take turns chunk by chunk over the",
+        "same work (the order rotating), so load drift hits both alike; rates are medians over the repeats.",
+        "Shared, noisy machine: trust the ratios more than the absolute rates (DESIGN.md section 11).",
         "",
         "```",
         header,
@@ -194,8 +218,6 @@ const main = async () => {
   }
 };
 
-const sumTurns = (records: readonly { turns: number }[], n: number) =>
-  records.slice(0, n).reduce((s, r) => s + r.turns, 0);
 const row = (name: string, work: string, samples: readonly Sample[]) => [
   name,
   work,

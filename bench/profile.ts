@@ -12,7 +12,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { journalAppend } from "./journal.ts";
+import { JsonlJournal } from "../src/index.ts";
+import { appendAll, journalWriter } from "./journal.ts";
 import { recordLookup, restamp, scriptsOf } from "./record.ts";
 import { bareFold, readAndReplay, replayVerify } from "./replay.ts";
 import { rate } from "./stats.ts";
@@ -23,7 +24,6 @@ const episodes = Number(count);
 const root = mkdtempSync(join(tmpdir(), "agent-r1-profile-"));
 try {
   const records = await recordLookup(episodes, 32);
-  const steps = records.reduce((n, r) => n + r.turns, 0);
   const stamped = () => records.map((r, i) => restamp(r.events, `p-${i}`));
   let sample: { units: number; ms: number };
   const session = new Session();
@@ -32,19 +32,20 @@ try {
   await session.post("Profiler.setSamplingInterval", { interval: 200 });
   const dir = join(root, "j");
   const read = workload === "read";
-  if (read) await journalAppend(dir, stamped());
+  if (read) await appendAll(journalWriter(dir), stamped());
   const replayInput = workload === "replay" || workload === "fold" ? stamped() : [];
+  const journalInput = workload === "journal" ? stamped() : [];
   const scripts = scriptsOf(records);
   await session.post("Profiler.start");
   switch (workload) {
     case "runtime":
-      sample = await runtimeSteps(root, episodes, 32, steps);
+      sample = await runtimeSteps(new JsonlJournal(join(root, "steps"), "none"), 0, episodes, 32);
       break;
     case "bare":
       sample = await bareSteps(scripts, 32);
       break;
     case "journal":
-      sample = await journalAppend(join(root, "j2"), stamped());
+      sample = await appendAll(journalWriter(join(root, "j2")), journalInput);
       break;
     case "replay":
       sample = await replayVerify(replayInput);

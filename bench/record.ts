@@ -14,7 +14,8 @@ import { rollout } from "../src/runtime/rollout.ts";
 
 export const RUN_SEED = "bench";
 
-const lookupRollout = (journal: Journal, episodes: number, concurrency: number) =>
+/** Episodes `start`..`start + episodes - 1` of the run (the same episodes whatever the slicing). */
+const lookupRollout = (journal: Journal, episodes: number, concurrency: number, start = 0) =>
   rollout({
     env: lookupEnv,
     policy: new PolicyActor(expertPolicy()),
@@ -22,6 +23,7 @@ const lookupRollout = (journal: Journal, episodes: number, concurrency: number) 
     seed: RUN_SEED,
     episodes,
     concurrency,
+    start,
   });
 
 /** Every episode of a rollout of the lookup expert, through the full runtime. */
@@ -32,9 +34,9 @@ export const runLookup = (journal: Journal, episodes: number, concurrency: numbe
  * The same rollout, keeping nothing: only the number of agent actions (steps) survives each episode, as
  * in the bare baseline (holding every record would grow the heap and bill major GCs to the runtime).
  */
-export const countLookupSteps = (journal: Journal, episodes: number, concurrency: number) =>
+export const countLookupSteps = (journal: Journal, episodes: number, concurrency: number, start = 0) =>
   lastValueFrom(
-    lookupRollout(journal, episodes, concurrency).episodes.pipe(reduce((steps, r) => steps + r.turns, 0)),
+    lookupRollout(journal, episodes, concurrency, start).episodes.pipe(reduce((steps, r) => steps + r.turns, 0)),
   );
 
 export interface ActionScript {

@@ -40,35 +40,6 @@ export interface PairResult {
   readonly ratios: number[];
 }
 
-/**
- * Runs a and b side by side, `repeats` times, alternating which goes first (a b, b a, a b, ...) so a drift
- * in machine load or heap size does not favour one side. Each run gets a fresh `repeat` index.
- */
-export const pairs = async (
-  repeats: number,
-  a: (repeat: number) => Promise<Sample>,
-  b: (repeat: number) => Promise<Sample>,
-): Promise<PairResult> => {
-  const as: Sample[] = [];
-  const bs: Sample[] = [];
-  const ratios: number[] = [];
-  for (let r = 0; r < repeats; r++) {
-    let sa: Sample;
-    let sb: Sample;
-    if (r % 2 === 0) {
-      sa = await a(r);
-      sb = await b(r);
-    } else {
-      sb = await b(r);
-      sa = await a(r);
-    }
-    as.push(sa);
-    bs.push(sb);
-    ratios.push(rate(sa) / rate(sb));
-  }
-  return { a: as, b: bs, ratios };
-};
-
 export const fmtRate = (perSecond: number): string =>
   perSecond >= 100_000
     ? `${Math.round(perSecond / 1000).toLocaleString("en-US")}k`
@@ -89,4 +60,48 @@ export const table = (header: readonly string[], rows: readonly (readonly string
 export const spread = (samples: readonly Sample[]): string => {
   const rates = samples.map(rate);
   return `${fmtRate(Math.min(...rates))}–${fmtRate(Math.max(...rates))}`;
+};
+
+/**
+ * One repeat of a side-by-side measurement, interleaved: the items in chunks, each chunk run by every side
+ * back to back (the order rotating from chunk to chunk and repeat to repeat), each side's samples summed.
+ * The machine's load drifts within seconds; interleaving puts every side under the same drift.
+ */
+export const interleaved = async <T>(
+  items: readonly T[],
+  chunk: number,
+  repeat: number,
+  sides: readonly ((slice: readonly T[], start: number) => Promise<Sample>)[],
+): Promise<Sample[]> => {
+  const sums = sides.map(() => ({ units: 0, ms: 0 }));
+  for (let start = 0, c = 0; start < items.length; start += chunk, c++) {
+    const slice = items.slice(start, start + chunk);
+    for (let k = 0; k < sides.length; k++) {
+      const side = (repeat + c + k) % sides.length;
+      const s = await sides[side](slice, start);
+      sums[side].units += s.units;
+      sums[side].ms += s.ms;
+    }
+  }
+  return sums;
+};
+
+/** `repeats` interleaved repeats of two sides: per repeat one sample each and the ratio rate(a) / rate(b). */
+export const interleavedPairs = async <T>(
+  repeats: number,
+  items: readonly T[],
+  chunk: number,
+  a: (slice: readonly T[], start: number) => Promise<Sample>,
+  b: (slice: readonly T[], start: number) => Promise<Sample>,
+  setup?: (repeat: number) => void,
+): Promise<PairResult> => {
+  const result: PairResult = { a: [], b: [], ratios: [] };
+  for (let r = 0; r < repeats; r++) {
+    setup?.(r);
+    const [sa, sb] = await interleaved(items, chunk, r, [a, b]);
+    result.a.push(sa);
+    result.b.push(sb);
+    result.ratios.push(rate(sa) / rate(sb));
+  }
+  return result;
 };

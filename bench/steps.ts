@@ -12,25 +12,15 @@ import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { createActor } from "xstate";
 import { lookupEnv } from "../actors/lookup/env.ts";
-import { JsonlJournal } from "../src/index.ts";
+import { type Journal, JsonlJournal } from "../src/index.ts";
 import type { ActionScript } from "./record.ts";
 import { countLookupSteps } from "./record.ts";
 import type { Sample } from "./stats.ts";
 import { timed } from "./stats.ts";
 
-export const runtimeSteps = async (
-  root: string,
-  episodes: number,
-  concurrency: number,
-  expectedSteps: number,
-): Promise<Sample> => {
-  const dir = mkdtempSync(join(root, "steps-"));
-  const journal = new JsonlJournal(dir, "none");
-  const sample = await timed(() => countLookupSteps(journal, episodes, concurrency));
-  if (sample.units !== expectedSteps)
-    throw new Error(`runtime took ${sample.units} steps, the recording took ${expectedSteps}`);
-  return sample;
-};
+/** Episodes `start`..`start + count - 1` through the full runtime. */
+export const runtimeSteps = (journal: Journal, start: number, count: number, concurrency: number): Promise<Sample> =>
+  timed(() => countLookupSteps(journal, count, concurrency, start));
 
 /** One episode on the bare machine; resolves with the number of actions processed. */
 const bareEpisode = (script: ActionScript): Promise<number> => {
@@ -69,6 +59,7 @@ const bareEpisode = (script: ActionScript): Promise<number> => {
   })();
 };
 
+/** The scripts' episodes on bare actors, at most `concurrency` at a time. */
 export const bareSteps = (scripts: readonly ActionScript[], concurrency: number): Promise<Sample> =>
   timed(async () => {
     let next = 0;
@@ -83,3 +74,13 @@ export const bareSteps = (scripts: readonly ActionScript[], concurrency: number)
     await Promise.all(Array.from({ length: Math.min(concurrency, scripts.length) }, worker));
     return steps;
   });
+
+/** Checks a side's step count against the recording (the same episodes must take the same steps). */
+export const expectSteps = (scripts: readonly ActionScript[], sample: Sample, side: string): Sample => {
+  const expected = scripts.reduce((n, s) => n + s.actions.length, 0);
+  if (sample.units !== expected) throw new Error(`${side} took ${sample.units} steps, the recording took ${expected}`);
+  return sample;
+};
+
+/** A fresh JsonlJournal with durability "none" in a new temp folder under root. */
+export const freshJournal = (root: string): Journal => new JsonlJournal(mkdtempSync(join(root, "steps-")), "none");

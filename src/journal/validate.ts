@@ -94,7 +94,8 @@ export class StreamValidator {
         seq,
       );
     const decoded = decodeEvent(raw);
-    if (Result.isFailure(decoded)) this.fail("schema", String(decoded.failure.message ?? decoded.failure), seq);
+    if (Result.isFailure(decoded))
+      this.fail("schema", String(decoded.failure.message ?? decoded.failure).replace(/\s*\n\s*/g, " "), seq);
     const event = decoded.success;
     if (event.type === "agent.acted") {
       // What the runtime checks before an action enters the journal, checked again when it comes back.

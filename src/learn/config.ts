@@ -47,6 +47,11 @@ export const TrainConfig = Schema.Struct({
   /** Ablations: advantages and the loss on action tokens only (true) or on every response token. */
   maskAdvantages: Schema.Boolean,
   maskLoss: Schema.Boolean,
+  /**
+   * How token losses are averaged: over all tokens of the batch, or per episode first (each episode
+   * weighs the same, however long; long failing episodes cannot drown the format of short good ones).
+   */
+  lossAggregation: Schema.Literals(["token-mean", "seq-mean-token-mean"]),
   /** Updates between checkpoints, and evaluation episodes at the end (greedy, unseen seeds). */
   checkpointEvery: PositiveInt,
   evalEpisodes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
@@ -87,6 +92,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   processRewardWeight: 1,
   maskAdvantages: true,
   maskLoss: true,
+  lossAggregation: "seq-mean-token-mean",
   checkpointEvery: 10,
   evalEpisodes: 100,
   model: { layers: 2, heads: 4, width: 64, contextLength: 128 },

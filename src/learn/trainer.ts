@@ -259,7 +259,10 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
         const rows = order.slice(m * chunk, (m + 1) * chunk);
         if (rows.length === 0) continue;
         const pick = <T>(xs: readonly T[]) => rows.map((i) => xs[i]);
-        const lossMask = pick(sequences).map((s) => (config.maskLoss ? s.actionMask : s.responseMask));
+        const lossMask = aggregate(
+          pick(sequences).map((s) => (config.maskLoss ? s.actionMask : s.responseMask)),
+          config.lossAggregation,
+        );
         // Without the loss mask, non-sampled tokens have no recorded logprob: use the policy's own.
         const logprobs = pick(sequences).map((s, k) =>
           config.maskLoss
@@ -355,6 +358,21 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   optimizer.dispose();
   model.dispose();
   return { backend, steps: step - startStep, version: finalVersion, before, after, stopped };
+};
+
+/**
+ * Loss weights per token. token-mean: the 0/1 mask. seq-mean-token-mean: each row's tokens share one
+ * row's weight, scaled so the weights still sum to the number of masked tokens.
+ */
+const aggregate = (
+  masks: readonly (readonly number[])[],
+  how: TrainConfig["lossAggregation"],
+): (readonly number[])[] => {
+  if (how === "token-mean") return [...masks];
+  const lengths = masks.map((m) => m.reduce((a, b) => a + b, 0));
+  const rows = lengths.filter((n) => n > 0).length;
+  const total = lengths.reduce((a, b) => a + b, 0);
+  return masks.map((m, i) => (lengths[i] > 0 ? m.map((x) => (x * total) / (rows * lengths[i])) : m));
 };
 
 /** ReMax's baseline: the reward of one greedy rollout per task, keyed by the task's group id. */

@@ -12,7 +12,7 @@ import { canonicalJson } from "../kernel/canonical.ts";
 import { NonDeterminismError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, EventOf } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import { ABORTED, EpisodeDerivation } from "../runtime/derive.ts";
+import { ABORTED, EpisodeDerivation, waitingForTools } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 
 export interface ReplayOptions {
@@ -146,7 +146,7 @@ export const replayEpisode = (
       break;
     }
     if (event.type === "agent.acted") {
-      if (!derivation.awaitingAction || pending.size > stopped.size)
+      if (!derivation.awaitingAction || waitingForTools(snapshot!, env.tools))
         diverge(event.seq, "agent.acted", "the machine was not waiting for an action here");
       cursor += 1;
       out.push(bodyOf(event));

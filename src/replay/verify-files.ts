@@ -4,8 +4,7 @@
  * file never hides the others. Reading streams (one line in memory at a time); verifying holds one
  * episode at a time. In a folder, only regular files are read: a link cannot lead the check outside it.
  */
-import { existsSync } from "node:fs";
-import { lstat } from "node:fs/promises";
+import { existsSync, lstatSync } from "node:fs";
 import {
   journalFilesAt,
   type RepairReport,
@@ -117,8 +116,8 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
 };
 
 /** Journals in a folder must be regular files: a link could point anywhere. */
-const notRegular = async (file: string): Promise<string | undefined> => {
-  const info = await lstat(file);
+const notRegular = (file: string): string | undefined => {
+  const info = lstatSync(file);
   if (info.isFile()) return undefined;
   const kind = info.isSymbolicLink() ? "a symbolic link" : info.isDirectory() ? "a folder" : "a special file";
   return `${file}:0: unreadable: ${kind}, not a regular file; journals in a run folder are read only from regular files, so nothing outside the folder is read`;
@@ -127,10 +126,11 @@ const notRegular = async (file: string): Promise<string | undefined> => {
 export async function* checkPath(path: string, options: VerifyOptions): AsyncGenerator<FileVerdict> {
   if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
   const files = await journalFilesAt(path);
-  if (files.length === 0) yield { file: path, ok: false, events: 0, problem: `${path}: no .jsonl journal files here` };
+  // A folder without journals is a wrong path, not a failed check.
+  if (files.length === 0) throw new UsageError({ detail: `no .jsonl journal files in ${path}` });
   const inFolder = files.length !== 1 || files[0] !== path;
   for (const file of files) {
-    const problem = inFolder ? await notRegular(file) : undefined;
+    const problem = inFolder ? notRegular(file) : undefined;
     yield problem ? { file, ok: false, events: 0, problem } : await checkFile(file, options);
   }
 }

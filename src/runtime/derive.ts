@@ -10,6 +10,16 @@ import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvEmitted } from "./env.ts";
 import type { Turn } from "./policy.ts";
 
+/**
+ * Whether the machine is waiting for a tool: one of its children is a tool invocation. A child stays
+ * until the machine has taken its result (or stopped it), so this holds in the live actor and in the
+ * pure replay fold alike, also while a result is on its way.
+ */
+export const waitingForTools = (snapshot: AnyMachineSnapshot, tools: Readonly<Record<string, unknown>>): boolean =>
+  Object.values((snapshot.children ?? {}) as Record<string, { src?: unknown } | undefined>).some(
+    (child) => typeof child?.src === "string" && child.src in tools,
+  );
+
 /** Episode endings imposed from outside the environment (policy failure, turn limit): replay accepts them as inputs. */
 export const ABORTED = "aborted: ";
 

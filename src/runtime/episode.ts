@@ -4,14 +4,14 @@
  * agent's actions, tool results) are appended before they are delivered to the machine.
  */
 import type { Json } from "effect/Schema";
-import { type AnyActorRef, createActor, fromPromise } from "xstate";
+import { type AnyActorRef, createActor, fromPromise, type InspectionEvent } from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { type AgentEmitted, createAgentMachine } from "./agent.ts";
-import { EpisodeDerivation } from "./derive.ts";
+import { EpisodeDerivation, waitingForTools } from "./derive.ts";
 import type { EnvDefinition } from "./env.ts";
 import type { PolicyAction } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
@@ -40,6 +40,8 @@ export interface EpisodeRecord {
   readonly turns: number;
   readonly metrics: Readonly<Record<string, number>>;
 }
+
+const DONE_PREFIX = "xstate.done.actor.";
 
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 
@@ -74,7 +76,6 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     let journalFailure: unknown;
     let finished = false;
     let callCounter = 0;
-    const inFlight = new Set<string>();
 
     /** Stamps and appends; consumers see the event only after the append. Resolves once it is appended. */
     const record = (body: EventBody): Promise<void> => {
@@ -88,23 +89,35 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       return appended;
     };
 
+    /** The call each tool child is running, by the machine's child id. */
+    const callOfChild = new Map<string, string>();
     const recordingTools = Object.fromEntries(
       Object.entries(env.tools).map(([name, tool]) => [
         name,
-        fromPromise<ToolResult, unknown>(async ({ input, self, signal }) => {
+        fromPromise<ToolResult, unknown>(({ input, self, signal }) => {
           const call = `c${callCounter++}`;
-          inFlight.add(call);
+          callOfChild.set(self.id, call);
           const args = JSON.parse(JSON.stringify(input ?? null)) as Json;
           void record({ type: "tool.called", turn: derivation.turn, call, actor: self.id, tool: name, args });
-          const result = await tool.call(args, signal);
-          inFlight.delete(call);
-          // The machine stopped waiting for this call: nothing is delivered, so nothing is recorded.
-          if (signal.aborted || finished) return result;
-          await record({ type: "tool.returned", call, result });
-          return result;
+          return tool.call(args, signal);
         }),
       ]),
     );
+
+    /**
+     * A tool result is recorded when it is delivered to the machine, not when the tool finishes: results
+     * that arrive together are then recorded in the order the machine takes them, which replay follows.
+     * The append happens before delivery (write-ahead). A result the machine stopped waiting for is
+     * never delivered, so never recorded.
+     */
+    const onInspect = (inspection: InspectionEvent) => {
+      if (finished || inspection.type !== "@xstate.event" || inspection.actorRef !== envActor) return;
+      const event = inspection.event as { type: string; output?: unknown };
+      if (!event.type.startsWith(DONE_PREFIX)) return;
+      const call = callOfChild.get(event.type.slice(DONE_PREFIX.length));
+      if (call === undefined) return;
+      void record({ type: "tool.returned", call, result: event.output as ToolResult });
+    };
 
     let envActor: AnyActorRef;
     const agent = createActor(createAgentMachine(policy));
@@ -191,8 +204,9 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       if (finished) return;
       void record(derivation.transitioned(snapshot));
       if (derivation.ending || snapshot.status === "done") return void finish();
-      if (derivation.awaitingAction && inFlight.size === 0) return askAgent();
-      if (inFlight.size === 0)
+      const waiting = waitingForTools(snapshot, env.tools);
+      if (derivation.awaitingAction && !waiting) return askAgent();
+      if (!waiting)
         abort(
           `environment error: the machine is in state ${canonicalJson(snapshot.value)} waiting for nothing (no observe(), no end(), no tool call in flight)`,
         );
@@ -209,7 +223,10 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
         tokenizer: tokenizer.id,
       });
       agent.start();
-      envActor = createActor(env.machine.provide({ actors: recordingTools }), { input: { task, seed } });
+      envActor = createActor(env.machine.provide({ actors: recordingTools }), {
+        input: { task, seed },
+        inspect: onInspect,
+      });
       envActor.on("*", onEmitted);
       envActor.subscribe({
         next: onMacrostep,

@@ -83,9 +83,13 @@ export class CounterexampleError extends Data.TaggedError("CounterexampleError")
 
 const MAX_SHOWN = 100;
 
-/** A string as JSON (escapes visible), cut to a readable length. */
+/** Characters that look like nothing or like a plain space: shown as escapes. */
+const INVISIBLE = /(?! )[\p{Z}\p{Cf}\p{Co}\p{Cn}\u007f-\u009f]/gu;
+
+/** A string as JSON, with every invisible character escaped, cut to a readable length. */
 export const quote = (text: string): string => {
-  const shown = JSON.stringify(text.length > MAX_SHOWN ? text.slice(0, MAX_SHOWN) : text);
+  const cut = text.length > MAX_SHOWN ? text.slice(0, MAX_SHOWN) : text;
+  const shown = JSON.stringify(cut).replace(INVISIBLE, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`);
   return text.length > MAX_SHOWN ? `${shown}… (${text.length} characters)` : shown;
 };
 

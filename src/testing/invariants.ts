@@ -108,7 +108,11 @@ const defaultCallOf = (text: string, env: EnvDefinition): string | undefined => 
 /** An action that repeats an earlier call of the same tool with the same arguments earns no positive reward. */
 export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): RewardInvariant<EpisodeScript> => {
   const callOf = options.callOf ?? defaultCallOf;
-  const invariant = episodeInvariant("no reward for repeating a call", (e, env) => {
+  const processOn = (e: PlayedEpisode, turn: number) =>
+    e.rewards.filter((r) => r.turn === turn && r.kind === "process");
+  const sum = (rewards: readonly EventOf<"reward.assigned">[]) => rewards.reduce((total, r) => total + r.value, 0);
+  /** The first paid repeat in an episode, in words. */
+  const paidRepeat = (e: PlayedEpisode, env: EnvDefinition): string | undefined => {
     const failedTurns = new Set<number>();
     const turnOfCall = new Map<string, number>();
     for (const event of e.events) {
@@ -124,25 +128,36 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
         firstTurn.set(call, acted.turn);
         continue;
       }
-      const paid = e.rewards.filter((r) => r.turn === acted.turn && r.kind === "process");
-      const total = paid.reduce((sum, r) => sum + r.value, 0);
-      if (total > EPSILON)
-        return `turn ${acted.turn} repeats the call ${quote(acted.text)} of turn ${earlier} and earns ${total}: ${paid
+      const paid = processOn(e, acted.turn);
+      if (sum(paid) > EPSILON)
+        return `turn ${acted.turn} repeats the call ${quote(acted.text)} of turn ${earlier} and earns ${sum(paid)}: ${paid
           .map(describeReward)
           .join(", ")}`;
     }
     return undefined;
-  });
+  };
   return {
-    ...invariant,
-    // Every case repeats one of its calls right after it: a repeat is what this invariant is about.
-    arbitrary: (env, scriptOptions) =>
-      fc.tuple(invariant.arbitrary(env, scriptOptions), fc.nat()).map(([script, pick]) => {
-        const calls = script.actions.flatMap((text, i) => (callOf(text, env) === undefined ? [] : [i]));
-        if (calls.length === 0) return script;
-        const at = calls[pick % calls.length];
-        return { ...script, actions: [...script.actions.slice(0, at + 1), ...script.actions.slice(at)] };
-      }),
+    name: "no reward for repeating a call",
+    arbitrary: (env, scriptOptions) => episodeScriptArbitrary(env, scriptOptions),
+    check: async (env, script) => {
+      const played = await playEpisode(env, script);
+      const found = paidRepeat(played, env);
+      if (found) return { message: found, episodes: [played.events] };
+      // Then repeat, right away, each call that earned a reward: the repeat is where farming happens.
+      const paidCalls = played.events.filter(
+        (e): e is EventOf<"agent.acted"> =>
+          e.type === "agent.acted" && callOf(e.text, env) !== undefined && sum(processOn(played, e.turn)) > EPSILON,
+      );
+      for (const acted of paidCalls.slice(0, 2)) {
+        const repeated = await playEpisode(env, {
+          ...script,
+          actions: [...script.actions.slice(0, acted.turn + 1), acted.text],
+        });
+        const message = paidRepeat(repeated, env);
+        if (message) return { message, episodes: [repeated.events] };
+      }
+      return undefined;
+    },
   };
 };
 

@@ -45,7 +45,7 @@ describe("lookup's rewards", () => {
   it("hold their invariants on generated episodes, hostile actions and tool failures included", async () => {
     await checkRewards(lookupEnv, {
       ...generators,
-      numRuns: 30,
+      numRuns: 20,
       invariants: [
         rewardBounds({ min: -0.1, max: 1 }),
         // At worst a penalty on each of the 6 turns; at best both needed keys and the right answer.
@@ -114,7 +114,8 @@ describe("lookup's machine, explored with xstate/graph", () => {
     const { path, answer } = solve(task);
     const report = checkCoverage(lookupEnv, {
       task,
-      actions: [`<lookup>${path[0]}</lookup>`, `<lookup>${path[1]}</lookup>`, `<answer>${answer}</answer>`, "hello"],
+      // A few samples: each one multiplies the states (here 141; with the second key as well, 1,304).
+      actions: [`<lookup>${path[0]}</lookup>`, `<answer>${answer}</answer>`, "hello"],
       toolResults: (_tool, args) => [
         { ok: true, content: STORE[(args as { key: string }).key] ?? null },
         { ok: false, error: { kind: "timeout", message: "lookup timed out after 1000 ms" } },

@@ -33,7 +33,7 @@ describe("weather's rewards", () => {
   it("hold their invariants", async () => {
     await checkRewards(weather, {
       ...generators,
-      numRuns: 25,
+      numRuns: 20,
       invariants: [
         rewardBounds({ min: -0.1, max: 1 }),
         // Four malformed actions before the turn limit; at best both cities and the right answer.

@@ -73,7 +73,6 @@ describe("hostile files", () => {
   it("lines longer than the limit are refused without reading them whole", async () => {
     const before = process.memoryUsage().rss;
     await refused("long-torn", Buffer.alloc(MAX_LINE_BYTES + 4096, "a"), "parse", 1);
-    await refused("long-line", Buffer.concat([Buffer.alloc(MAX_LINE_BYTES + 10, "{"), Buffer.from("\n")]), "parse", 1);
     const first = sources[0].bytes.subarray(0, sources[0].bytes.indexOf(10) + 1);
     await refused("long-second", Buffer.concat([first, Buffer.alloc(MAX_LINE_BYTES * 2, " ")]), "parse", 2);
     expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
@@ -146,6 +145,6 @@ describe("agent-r1 replay --verify over a folder of mutated journals", () => {
     const fails = run.stderr.split("\n").filter((l) => l.startsWith("FAIL "));
     expect(fails).toHaveLength(bad);
     for (const line of fails) expect(line).toMatch(new RegExp(`^FAIL ${folder}/m\\d+\\.jsonl:\\d+`));
-    expect(run.stderr).not.toMatch(/^\s+at /m); // no stack trace
+    expect(run.stderr).not.toMatch(/^\s+at .*:\d+:\d+\)?$/m); // no stack trace
   });
 });

@@ -97,3 +97,21 @@ describe("tool faults are recorded outcomes, never crashes", () => {
     expect(tool.jsonSchema).toMatchObject({ type: "object", required: ["n"] });
   });
 });
+
+describe("concurrent tool results", () => {
+  it("results arriving in the same tick are recorded in the order the machine takes them, and replay", async () => {
+    const { createRaceEnv, playing: play } = await import("../support/index.ts");
+    const env = createRaceEnv({ a: () => "A", b: () => "B" });
+    const journal = new MemoryJournal();
+    const run = await runEpisode({
+      env,
+      policy: new PolicyActor(play(["<a>x</a>", "<a>x</a>"], env.tokenizer)),
+      journal,
+      seed: "same-tick",
+    });
+    expect(run.reason).toBe("answered");
+    const events = await journal.read(run.episode);
+    expect(events.filter((e) => e.type === "tool.returned")).toHaveLength(4);
+    expect(() => replayEpisode(events, env)).not.toThrow();
+  });
+});

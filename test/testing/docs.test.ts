@@ -18,8 +18,8 @@ describe('the "Property-test your reward logic" section', () => {
     expect(block).toBe(readFileSync("test/testing/readme-example.test.ts", "utf8"));
   });
 
-  it("names every invariant the kit exports", async () => {
-    const kit = await import("../../src/testing/index.ts");
+  it("names every invariant the kit exports", () => {
+    const exported = readFileSync("src/testing/index.ts", "utf8");
     const doc = documentOf()!;
     for (const name of [
       "rewardBounds",
@@ -32,7 +32,7 @@ describe('the "Property-test your reward logic" section', () => {
       "replaysIdentically",
       "episodeInvariant",
     ]) {
-      expect(kit).toHaveProperty(name);
+      expect(exported).toMatch(new RegExp(`\\b${name},`));
       expect(doc).toContain(`\`${name}(`);
     }
   });

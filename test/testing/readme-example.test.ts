@@ -101,7 +101,7 @@ const createQuiz = (processReward: ProcessReward) => {
 const generators = {
   args: { capital: fc.constantFrom("peru", "chad", "fiji", "mars").map((country) => ({ country })) },
   answers: fc.constantFrom(...Object.values(CAPITALS)),
-  numRuns: 30,
+  numRuns: 25,
 };
 
 describe("the quiz's reward function", () => {
@@ -125,7 +125,7 @@ describe("the quiz's reward function", () => {
       ...generators,
       invariants: [kit.noRewardForRepeatedCalls()],
     });
-    await expect(check).rejects.toThrow(/turn 1 repeats the call "<capital>(\w+)<\/capital>" of turn 0 and earns 0.2/);
+    await expect(check).rejects.toThrow(/turn 1 repeats the call "<capital>\w*<\/capital>" of turn 0 and earns 0.2/);
     await expect(check).rejects.toThrow(/replay it step by step: npx agent-r1 replay \S+\.jsonl --verify/);
   });
 

@@ -1,0 +1,115 @@
+/**
+ * Bad CLI input (test/cli/record-replay.test.ts covers a few cases through a real process): every wrong
+ * name, value, flag or path is one line on stderr, starting with "error:", that says what is wrong and
+ * what is accepted, and exit code 2. Run in process through `main`, the function bin/agent-r1.js calls,
+ * so that many cases stay fast.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { tempDir } from "../support/index.ts";
+
+const dir = tempDir("agent-r1-cli-input-");
+const aFile = join(dir, "a-file");
+const emptyFolder = join(dir, "empty");
+writeFileSync(aFile, "not a folder\n");
+mkdirSync(emptyFolder);
+
+let stderr = "";
+beforeEach(() => {
+  stderr = "";
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+});
+afterEach(() => vi.restoreAllMocks());
+
+const out = join(dir, "out");
+const record = (...args: string[]) => ["record", "--env", "lookup", "--policy", "expert", "--out", out, ...args];
+
+/** [arguments, what the first line must say] */
+const CASES: [string[], RegExp][] = [
+  [["record", "--env", "nope", "--policy", "expert", "--out", out], /unknown environment "nope"; known: lookup/],
+  [["record", "--env", "./no-such-env.ts", "--policy", "expert", "--out", out], /environment module not found/],
+  [
+    ["record", "--env", "./actors/lookup/store.ts", "--policy", "expert", "--out", out],
+    /does not export an environment: make its default export `defineEnv/,
+  ],
+  [
+    ["record", "--env", "lookup", "--policy", "genius", "--out", out],
+    /has no policy "genius"; its policies: expert, random/,
+  ],
+  [record("--episodes", "0"), /--episodes must be a positive integer, got "0"/],
+  [record("--episodes", "abc"), /--episodes must be a positive integer, got "abc"/],
+  [record("--episodes", "1.5"), /--episodes must be a positive integer/],
+  [record("--episodes", "-3"), /--episodes/],
+  [record("--concurrency", "0"), /--concurrency must be a positive integer/],
+  [record("--group-size", "x"), /--group-size must be a positive integer/],
+  [record("--durability", "sometimes"), /Allowed choices are event, episode, none/],
+  [["record", "--env", "lookup", "--policy", "expert"], /required option '--out <dir>' not specified/],
+  [["record", "--policy", "expert", "--out", out], /required option '--env <id\|path>' not specified/],
+  [record("--bogus"), /unknown option '--bogus'/],
+  [["replay"], /missing required argument 'path'/],
+  [["replay", join(dir, "missing")], /no such file or folder/],
+  [["replay", emptyFolder], /no \.jsonl journal files in/],
+  [["replay", emptyFolder, "--env", "nope"], /unknown environment "nope"/],
+  [["replay", emptyFolder, "--env", "./missing.ts"], /environment module not found/],
+  [["frobnicate"], /unknown command 'frobnicate'/],
+];
+
+/** Known gaps in src/cli (reported to the lead): each gives exit 1 and a stack trace today. */
+const GAPS: [string, string[], RegExp][] = [
+  [
+    "a module path that cannot be imported",
+    ["record", "--env", "./README.md", "--policy", "expert", "--out", out],
+    /./,
+  ],
+  [
+    "an environment id that is an Object.prototype member",
+    ["record", "--env", "constructor", "--policy", "expert", "--out", out],
+    /unknown environment "constructor"/,
+  ],
+  ["a policy name that is an Object.prototype member", record("--policy", "toString"), /has no policy "toString"/],
+  [
+    "--out naming an existing file",
+    ["record", "--env", "lookup", "--policy", "expert", "--out", aFile],
+    /--out|not a folder/,
+  ],
+  ["a seed too long for an episode id", record("--seed", "s".repeat(300), "--episodes", "1"), /--seed/],
+];
+
+const run = async (args: string[]) => {
+  const code = await main(args);
+  const lines = stderr.split("\n").filter((l) => l !== "" && !l.startsWith("(run with --help"));
+  return { code, lines };
+};
+
+describe("bad CLI input: one line saying what is wrong and what is accepted, exit code 2", () => {
+  it.each(CASES)("%j", async (args, says) => {
+    const { code, lines } = await run(args);
+    expect(code, stderr).toBe(2);
+    expect(lines, stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: /);
+    expect(lines[0]).toMatch(says);
+  });
+
+  it("recording twice into the same folder names the clash (exit 2 wanted; see GAPS)", async () => {
+    const folder = join(dir, "twice");
+    expect(await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", folder])).toBe(0);
+    stderr = "";
+    const { code } = await run(["record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", folder]);
+    expect(code).toBeGreaterThan(0);
+    expect(stderr).toMatch(/already has a journal at .*; record into a new folder or use another seed/);
+  });
+
+  // These pass once src/cli handles them; until then each is expected to fail (it.fails).
+  it.fails.each(GAPS)("KNOWN GAP in src/cli: %s", async (_what, args, says) => {
+    const { code, lines } = await run(args);
+    expect(code, stderr).toBe(2);
+    expect(lines, stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(says);
+  });
+});
