@@ -144,6 +144,12 @@ try {
       ["replay", journals, "--verify", "--quiet"],
       dir,
     ),
+    measure(
+      `replay <dir> --verify, node --max-old-space-size=128: ${events} events in ${files} files`,
+      ["replay", journals, "--verify", "--quiet"],
+      dir,
+      ["--max-old-space-size=128"],
+    ),
     measure(`replay <file>: ${target} events in one file`, ["replay", single, "--quiet"], dir),
   ];
   console.log("\n| run | seconds | events/s | peak RSS (MB) | result |\n| --- | ---: | ---: | ---: | --- |");
