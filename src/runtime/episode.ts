@@ -4,7 +4,7 @@
  * agent's actions, tool results) are appended before they are delivered to the machine.
  */
 import type { Json } from "effect/Schema";
-import { type AnyActorRef, createActor, fromPromise, type InspectionEvent } from "xstate";
+import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type InspectionEvent } from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
@@ -42,6 +42,46 @@ export interface EpisodeRecord {
 }
 
 const DONE_PREFIX = "xstate.done.actor.";
+
+/** Records a tool call and returns its arguments as plain JSON. */
+type ToolCallRecorder = (child: string, tool: string, input: unknown) => Json;
+
+/** Each running episode's recorder, found by the tool actors through their actor system. */
+const recorderOfSystem = new WeakMap<object, ToolCallRecorder>();
+
+/**
+ * The environment's machine with recording tool actors, built once per environment (building a machine
+ * is costly): each tool actor finds its episode through the actor system it runs in.
+ */
+const recordingMachines = new WeakMap<EnvDefinition, AnyStateMachine>();
+const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
+  let machine = recordingMachines.get(env);
+  if (!machine) {
+    const actors = Object.fromEntries(
+      Object.entries(env.tools).map(([name, tool]) => [
+        name,
+        fromPromise<ToolResult, unknown>(({ input, self, signal, system }) => {
+          const recordCall = recorderOfSystem.get(system);
+          const args = recordCall ? recordCall(self.id, name, input) : (input as Json);
+          return tool.call(args, signal);
+        }),
+      ]),
+    );
+    machine = env.machine.provide({ actors });
+    recordingMachines.set(env, machine);
+  }
+  return machine;
+};
+
+const agentMachines = new WeakMap<PolicyActor, ReturnType<typeof createAgentMachine>>();
+const agentMachineFor = (policy: PolicyActor) => {
+  let machine = agentMachines.get(policy);
+  if (!machine) {
+    machine = createAgentMachine(policy);
+    agentMachines.set(policy, machine);
+  }
+  return machine;
+};
 
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 
@@ -91,18 +131,13 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
 
     /** The call each tool child is running, by the machine's child id. */
     const callOfChild = new Map<string, string>();
-    const recordingTools = Object.fromEntries(
-      Object.entries(env.tools).map(([name, tool]) => [
-        name,
-        fromPromise<ToolResult, unknown>(({ input, self, signal }) => {
-          const call = `c${callCounter++}`;
-          callOfChild.set(self.id, call);
-          const args = JSON.parse(JSON.stringify(input ?? null)) as Json;
-          void record({ type: "tool.called", turn: derivation.turn, call, actor: self.id, tool: name, args });
-          return tool.call(args, signal);
-        }),
-      ]),
-    );
+    const toolCalled: ToolCallRecorder = (child, tool, input) => {
+      const call = `c${callCounter++}`;
+      callOfChild.set(child, call);
+      const args = JSON.parse(JSON.stringify(input ?? null)) as Json;
+      void record({ type: "tool.called", turn: derivation.turn, call, actor: child, tool, args });
+      return args;
+    };
 
     /**
      * A tool result is recorded when it is delivered to the machine, not when the tool finishes: results
@@ -120,7 +155,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     };
 
     let envActor: AnyActorRef;
-    const agent = createActor(createAgentMachine(policy));
+    const agent = createActor(agentMachineFor(policy));
 
     const finish = async (abort?: string) => {
       if (finished) return;
@@ -223,10 +258,8 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
         tokenizer: tokenizer.id,
       });
       agent.start();
-      envActor = createActor(env.machine.provide({ actors: recordingTools }), {
-        input: { task, seed },
-        inspect: onInspect,
-      });
+      envActor = createActor(recordingMachineFor(env), { input: { task, seed }, inspect: onInspect });
+      recorderOfSystem.set(envActor.system, toolCalled);
       envActor.on("*", onEmitted);
       envActor.subscribe({
         next: onMacrostep,
