@@ -109,13 +109,15 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
 
   program
     .command("start")
-    .description("the main job: record a batch of lookup episodes (expert and random), replay-verify them, summarize")
-    .option("--out <dir>", "folder for the run", "runs/start")
-    .option("--episodes <n>", "episodes per policy", positiveInt("--episodes"), 200)
+    .description(
+      "the main job: warm-start a GPT on lookup from expert demonstrations, train it with GRPO, report before/after",
+    )
+    .option("--out <dir>", "run folder", "runs/start")
     .option("--seed <seed>", "run seed", "1")
+    .option("--quick", "a one-minute smoke run of the same stages")
     .action(async (opts) => {
       const { runStart } = await import("./start.ts");
-      setExit(await runStart({ out: opts.out, episodes: opts.episodes, seed: String(opts.seed) }));
+      setExit(await runStart({ out: opts.out, seed: String(opts.seed), quick: !!opts.quick }));
     });
 
   addLearnCommands(program, setExit);
