@@ -10,7 +10,17 @@
  * Lines are at most MAX_LINE_BYTES long, on both sides: the writer refuses a longer event and readers
  * refuse a longer line, so reading never holds more than one line of one file in memory.
  */
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  writeSync,
+} from "node:fs";
 import { lstat, open, readdir, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { JournalConflictError, JournalError, JournalExistsError } from "../kernel/errors.ts";
@@ -46,6 +56,7 @@ class JsonlEpisodeWriter implements EpisodeWriter {
   private buffered = 0;
   private nextSeq = 0;
   private fd: number | undefined;
+  private closed = false;
   private entryDurable = false;
 
   constructor(
@@ -53,15 +64,30 @@ class JsonlEpisodeWriter implements EpisodeWriter {
     readonly file: string,
     private readonly durability: Durability,
   ) {
-    // O_EXCL: never overwrite an existing episode (nor follow a link planted at its name).
+    if (durability === "event") {
+      this.openFile();
+      // "event": the first append is acknowledged as durable, so the file's folder entry must be durable first.
+      this.syncEntry();
+    } else if (existsSync(file)) throw new JournalExistsError({ episode, file });
+    // "episode" and "none" open the file at the first write: creating a file costs more than a whole
+    // short episode's appends, and a crash before that write loses nothing those policies promise.
+  }
+
+  /** O_EXCL: never overwrite an existing episode (nor follow a link planted at its name). */
+  private openFile(): number {
+    if (this.fd !== undefined) return this.fd;
     try {
-      this.fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o644);
+      this.fd = openSync(
+        this.file,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND,
+        0o644,
+      );
     } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code === "EEXIST") throw new JournalExistsError({ episode, file });
+      if ((cause as NodeJS.ErrnoException).code === "EEXIST")
+        throw new JournalExistsError({ episode: this.episode, file: this.file });
       throw cause;
     }
-    // "event": the first append is acknowledged as durable, so the file's folder entry must be durable first.
-    if (durability === "event") this.syncEntry();
+    return this.fd;
   }
 
   private syncEntry(): void {
@@ -76,7 +102,7 @@ class JsonlEpisodeWriter implements EpisodeWriter {
 
   /** Synchronous append, used by the runtime's write-ahead sink on its hot path. */
   appendSync(event: EpisodeEvent): void {
-    if (this.fd === undefined) throw new Error(`journal of episode ${this.episode} is closed`);
+    if (this.closed) throw new Error(`journal of episode ${this.episode} is closed`);
     if (event.seq !== this.nextSeq)
       throw new JournalConflictError({
         episode: this.episode,
@@ -91,8 +117,9 @@ class JsonlEpisodeWriter implements EpisodeWriter {
       );
     this.nextSeq += 1;
     if (this.durability === "event") {
-      writeAll(this.fd, line);
-      fsyncSync(this.fd);
+      const fd = this.openFile();
+      writeAll(fd, line);
+      fsyncSync(fd);
       return;
     }
     this.buffer.push(line);
@@ -101,11 +128,12 @@ class JsonlEpisodeWriter implements EpisodeWriter {
   }
 
   private writeBuffer(): void {
-    if (this.fd === undefined || this.buffer.length === 0) return;
+    if (this.closed || this.buffer.length === 0) return;
+    const fd = this.openFile();
     const text = this.buffer.join("");
     this.buffer = [];
     this.buffered = 0;
-    writeAll(this.fd, text);
+    writeAll(fd, text);
   }
 
   async flush(): Promise<void> {
@@ -120,17 +148,17 @@ class JsonlEpisodeWriter implements EpisodeWriter {
   }
 
   closeSync(): void {
-    if (this.fd === undefined) return;
-    const fd = this.fd;
+    if (this.closed) return;
     try {
       this.writeBuffer();
-      if (this.durability !== "none") {
-        fsyncSync(fd);
+      if (this.fd !== undefined && this.durability !== "none") {
+        fsyncSync(this.fd);
         this.syncEntry();
       }
     } finally {
+      this.closed = true;
+      if (this.fd !== undefined) closeSync(this.fd);
       this.fd = undefined;
-      closeSync(fd);
     }
   }
 }

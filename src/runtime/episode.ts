@@ -119,14 +119,27 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
 
     /** Stamps and appends; consumers see the event only after the append. Resolves once it is appended. */
     const record = (body: EventBody): Promise<void> => {
+      if (journalFailure) return Promise.reject(journalFailure);
       const event = chain.stamp(body);
       events.push(event);
       const appended = writer!.append(event);
-      appended.catch((cause) => {
-        journalFailure ??= cause;
-      });
+      appended.catch(failJournal);
       delivered = delivered.then(() => appended).then(() => options.onEvent?.(event));
       return appended;
+    };
+
+    /** The journal refused an event: nothing more can be recorded, so the episode stops now, rejected. */
+    const failJournal = (cause: unknown) => {
+      if (journalFailure) return;
+      journalFailure = cause;
+      if (finished) return;
+      finished = true;
+      envActor?.stop();
+      agent.stop();
+      writer
+        ?.close()
+        .catch(() => {})
+        .finally(() => rejectEpisode(cause));
     };
 
     /** The call each tool child is running, by the machine's child id. */
