@@ -82,12 +82,10 @@ export const runStart = async (options: StartOptions): Promise<number> => {
   const rate = (x: number | null | undefined) => (x === null || x === undefined ? "-" : x.toFixed(3));
   say("");
   say(`lookup, success rate on ${plan.evalEpisodes} unseen episodes (greedy decoding):`);
-  say(
-    `  warm start (behaviour cloning):  ${rate(result.before?.successRate)}   mean return ${rate(result.before?.meanReturn)}`,
-  );
-  say(
-    `  after GRPO (${plan.steps} updates):        ${rate(result.after?.successRate)}   mean return ${rate(result.after?.meanReturn)}`,
-  );
+  const row = (label: string, summary: typeof result.before) =>
+    say(`  ${label.padEnd(34)} success ${rate(summary?.successRate)}   mean return ${rate(summary?.meanReturn)}`);
+  row("warm start (behaviour cloning):", result.before);
+  row(`after GRPO (${plan.steps} updates):`, result.after);
   say(
     `backend ${result.backend}, ${minutes} min in all; run folder ${options.out} (metrics.jsonl, checkpoints/, episodes/)`,
   );
