@@ -342,6 +342,7 @@ export const summarize = (outcomes: readonly TrialOutcome[]) => {
     ended: sum((o) => o.complete),
     inFlightPrefix: sum((o) => o.prefix),
     torn: sum((o) => o.torn),
+    tornByKillAlone: outcomes.filter((o) => !o.trial.powerLoss).reduce((s, o) => s + o.torn, 0),
     empty: sum((o) => o.empty),
     repaired: sum((o) => o.repaired),
     removed: sum((o) => o.removed),
