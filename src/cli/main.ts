@@ -2,12 +2,14 @@
  * The `agent-r1` command line. Exit codes: 0 success, 1 a check failed (divergence, corruption), 2 bad
  * usage (unknown names, wrong values, missing files), with a one-line message saying what is accepted.
  */
+import { existsSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
+import { inspectPath } from "./inspect.ts";
 import { addLearnCommands } from "./learn-commands.ts";
 import { policyFor, record } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv } from "./registry.ts";
@@ -105,6 +107,16 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       }
       out(`${opts.verify ? "verified" : "read"} ${ok} journal(s) ok, ${bad} failed`);
       setExit(bad > 0 ? 1 : 0);
+    });
+
+  program
+    .command("inspect")
+    .description("print an episode as a readable timeline: turns, actions, tool calls and results, rewards, states")
+    .argument("<path>", "a .jsonl journal or a folder of them")
+    .action(async (path: string) => {
+      if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
+      await inspectPath(path, out);
+      setExit(0);
     });
 
   program

@@ -69,7 +69,8 @@ export class CounterexampleError extends Data.TaggedError("CounterexampleError")
     const envFlag = this.envModule ? ` --env ${this.envModule}` : "";
     for (const file of this.files) {
       lines.push(`journal: ${file}`);
-      lines.push(`  replay it step by step: npx agent-r1 replay ${file} --verify${envFlag}`);
+      lines.push(`  see it step by step: npx agent-r1 inspect ${file}`);
+      lines.push(`  replay-verify it: npx agent-r1 replay ${file} --verify${envFlag}`);
     }
     if (this.files.length > 0 && !this.envModule)
       lines.push(

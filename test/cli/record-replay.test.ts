@@ -86,3 +86,15 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     expect(cli("record", "--help").stdout).toContain("--durability");
   });
 });
+
+describe("agent-r1 inspect", () => {
+  it("prints an episode as a timeline with actions, tool calls, results, rewards and the ending", () => {
+    const run = cli("inspect", "replays/lookup/expert/ep-golden-1.jsonl");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('action  turn 0 (9 tokens, logprob 0.00, policy v0): "<lookup>k35</lookup>"');
+    expect(run.stdout).toContain('call  c0 lookup({"key":"k35"})');
+    expect(run.stdout).toContain("reward +0.2 (process, turn 0): retrieved a needed key");
+    expect(run.stdout).toMatch(/ended: answered; return 1\.4, 3 turns/);
+    expect(cli("inspect", "no/such/file.jsonl").code).toBe(2);
+  });
+});

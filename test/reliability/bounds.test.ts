@@ -10,21 +10,16 @@ import { describe, expect, it } from "vitest";
 import { lookupEnv } from "../../actors/lookup/index.ts";
 import { randomPolicy } from "../../actors/lookup/policies.ts";
 import {
-  defineEnv,
-  defineTool,
   type EpisodeEvent,
   type Journal,
   JsonlJournal,
   MemoryJournal,
   type Policy,
   PolicyActor,
-  readJournalFile,
-  runEpisode,
-  Schema,
 } from "../../src/index.ts";
 import { MAX_LINE_BYTES } from "../../src/journal/jsonl.ts";
 import { rollout } from "../../src/runtime/rollout.ts";
-import { playing, tempDir } from "../support/index.ts";
+import { tempDir } from "../support/index.ts";
 
 /** A journal that counts open episode streams. */
 const gauged = () => {

@@ -49,7 +49,7 @@ describe("a failing property prints its counterexample and writes it as a journa
     );
     expect(failure.message).toMatch(/\n {8}reward {3}\+0\.1 process \(checked a word\)\n/);
     expect(failure.message).toContain(
-      `journal: ${file}\n  replay it step by step: npx agent-r1 replay ${file} --verify --env ./my-env.ts`,
+      `journal: ${file}\n  see it step by step: npx agent-r1 inspect ${file}\n  replay-verify it: npx agent-r1 replay ${file} --verify --env ./my-env.ts`,
     );
     expect(failure.message).toContain(`fast-check: seed ${failure.seed}, path "${failure.path}"`);
     expect(failure.message).toContain(`only: "no reward for repeating a call", seed: ${failure.seed}`);

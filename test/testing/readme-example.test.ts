@@ -126,7 +126,7 @@ describe("the quiz's reward function", () => {
       invariants: [kit.noRewardForRepeatedCalls()],
     });
     await expect(check).rejects.toThrow(/turn 1 repeats the call "<capital>\w*<\/capital>" of turn 0 and earns 0.2/);
-    await expect(check).rejects.toThrow(/replay it step by step: npx agent-r1 replay \S+\.jsonl --verify/);
+    await expect(check).rejects.toThrow(/replay-verify it: npx agent-r1 replay \S+\.jsonl --verify/);
   });
 
   it("every state of the machine is reachable, every path ends, every waiting state is observed", () => {

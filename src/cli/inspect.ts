@@ -1,0 +1,74 @@
+/**
+ * `agent-r1 inspect <journal|dir>`: an episode as a readable terminal timeline: turns, actions, tool
+ * calls and results, rewards with their reasons, state transitions, the ending.
+ */
+
+import { journalFilesAt, readJournalFile } from "../journal/jsonl.ts";
+import type { EpisodeEvent } from "../kernel/events.ts";
+
+const clip = (text: string, max = 160) => {
+  const flat = text.replace(/\n/g, "⏎");
+  return flat.length > max ? `${flat.slice(0, max)}… (${flat.length} chars)` : flat;
+};
+
+export const timeline = (events: readonly EpisodeEvent[]): string[] => {
+  const lines: string[] = [];
+  const toolOf = new Map<string, string>();
+  for (const e of events) {
+    const at = `${String(e.seq).padStart(4)} `;
+    switch (e.type) {
+      case "episode.started":
+        lines.push(
+          `${at}episode ${e.episode}: env ${e.env.id} v${e.env.version}, seed ${e.seed}, policy ${e.policy.id} v${e.policy.version}`,
+        );
+        lines.push(`${" ".repeat(5)}task ${clip(JSON.stringify(e.task))}`);
+        break;
+      case "env.observed":
+        lines.push(`${at}── turn ${e.turn} ── observation (${e.tokens.length} tokens): ${clip(e.text)}`);
+        break;
+      case "agent.acted": {
+        const logprob = e.logprobs.reduce((a, b) => a + b, 0);
+        lines.push(
+          `${at}action  turn ${e.turn} (${e.tokens.length} tokens, logprob ${logprob.toFixed(2)}, policy v${e.policy.version}${e.allowed ? ", constrained" : ""}): ${clip(JSON.stringify(e.text))}`,
+        );
+        break;
+      }
+      case "tool.called":
+        toolOf.set(e.call, e.tool);
+        lines.push(`${at}  call  ${e.call} ${e.tool}(${clip(JSON.stringify(e.args), 120)})`);
+        break;
+      case "tool.returned":
+        lines.push(
+          `${at}  ${e.result.ok ? "result" : "FAILED"} ${e.call} ${toolOf.get(e.call) ?? "?"}: ${
+            e.result.ok
+              ? clip(JSON.stringify(e.result.content), 120)
+              : `${e.result.error.kind}: ${e.result.error.message}`
+          }`,
+        );
+        break;
+      case "reward.assigned":
+        lines.push(`${at}  reward ${e.value >= 0 ? "+" : ""}${e.value} (${e.kind}, turn ${e.turn}): ${e.reason}`);
+        break;
+      case "env.transitioned":
+        lines.push(`${at}  state  ${clip(JSON.stringify(e.state), 80)}  #${e.hash.slice(0, 8)}`);
+        break;
+      case "episode.ended":
+        lines.push(
+          `${at}ended: ${e.reason}; return ${e.return}, ${e.turns} turns${
+            Object.keys(e.metrics).length ? `, ${JSON.stringify(e.metrics)}` : ""
+          }`,
+        );
+        break;
+    }
+  }
+  return lines;
+};
+
+export const inspectPath = async (path: string, write: (line: string) => void): Promise<void> => {
+  const files = await journalFilesAt(path);
+  for (const [i, file] of files.entries()) {
+    if (i > 0) write("");
+    write(`# ${file}`);
+    for (const line of timeline(await readJournalFile(file))) write(line);
+  }
+};
