@@ -10,6 +10,7 @@ import { sft } from "../learn/sft.ts";
 import { policyFromModel, train } from "../learn/trainer.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
+import { seedArg } from "./args.ts";
 import { progress } from "./progress.ts";
 import { loadEnv } from "./registry.ts";
 
@@ -78,7 +79,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--env <id|path>", "environment", d.env)
     .addOption(new Option("--algo <name>", "advantage estimator / algorithm").choices(ALGORITHMS).default(d.algo))
     .option("--steps <n>", "policy updates", int("--steps", 1), d.steps)
-    .option("--seed <seed>", "run seed", d.seed)
+    .option("--seed <seed>", "run seed", seedArg, d.seed)
     .requiredOption("--out <dir>", "run folder (config.json, metrics.jsonl, checkpoints/, episodes/)")
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default(d.backend))
     .option("--init <dir>", "start from this checkpoint (e.g. written by sft)")
@@ -175,7 +176,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--epochs <n>", "passes over the data", int("--epochs", 1), 40)
     .option("--batch-size <n>", "episodes per step", int("--batch-size", 1), 16)
     .option("--lr <x>", "learning rate", num("--lr"), 3e-3)
-    .option("--seed <seed>", "seed for initialisation and shuffling", "0")
+    .option("--seed <seed>", "seed for initialisation and shuffling", seedArg, "0")
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts) => {
       const env = await loadEnv(opts.env);
@@ -205,7 +206,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--env <id|path>", "environment", d.env)
     .requiredOption("--checkpoint <dir>", "checkpoint folder")
     .option("--episodes <n>", "episodes", int("--episodes", 1), 100)
-    .option("--seed <seed>", "evaluation seed (keep it apart from training seeds)", "eval")
+    .option("--seed <seed>", "evaluation seed (keep it apart from training seeds)", seedArg, "eval")
     .option("--sample", "sample at temperature 1 instead of greedy decoding")
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts) => {

@@ -9,6 +9,7 @@ import { UsageError } from "../kernel/errors.ts";
 import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
+import { seedArg } from "./args.ts";
 import { inspectPath } from "./inspect.ts";
 import { addLearnCommands } from "./learn-commands.ts";
 import { policyFor, record } from "./record.ts";
@@ -42,7 +43,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     .addOption(envOption())
     .requiredOption("--policy <name>", "policy shipped with the environment (e.g. expert, random)")
     .option("--episodes <n>", "number of episodes", positiveInt("--episodes"), 20)
-    .option("--seed <seed>", "run seed: episode i uses <seed>:i", "0")
+    .option("--seed <seed>", "run seed: episode i uses <seed>:i (letters, digits, '.', '_', '-', ':')", seedArg, "0")
     .requiredOption("--out <dir>", "folder for the journals (created if missing)")
     .option("--concurrency <n>", "episodes running at once", positiveInt("--concurrency"), 16)
     .option("--group-size <n>", "episodes per task (GRPO groups)", positiveInt("--group-size"), 1)
@@ -125,7 +126,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       "the main job: warm-start a GPT on lookup from expert demonstrations, train it with GRPO, report before/after",
     )
     .option("--out <dir>", "run folder", "runs/start")
-    .option("--seed <seed>", "run seed", "1")
+    .option("--seed <seed>", "run seed", seedArg, "1")
     .option("--quick", "a one-minute smoke run of the same stages")
     .action(async (opts) => {
       const { runStart } = await import("./start.ts");

@@ -1,4 +1,5 @@
 /** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
+import { existsSync, statSync } from "node:fs";
 import { lastValueFrom, tap, toArray } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
@@ -49,7 +50,8 @@ export const summarize = (records: readonly EpisodeRecord[]) => {
 };
 
 export const policyFor = (env: EnvDefinition, name: string): Policy => {
-  const make = env.policies?.[name];
+  const policies = env.policies ?? {};
+  const make = Object.hasOwn(policies, name) ? policies[name] : undefined;
   if (!make)
     throw new UsageError({
       detail: `environment ${env.id} has no policy "${name}"; its policies: ${Object.keys(env.policies ?? {}).join(", ") || "(none)"}`,
@@ -59,6 +61,8 @@ export const policyFor = (env: EnvDefinition, name: string): Policy => {
 
 export const record = async (options: RecordOptions): Promise<RecordSummary> => {
   const started = Date.now();
+  if (existsSync(options.out) && !statSync(options.out).isDirectory())
+    throw new UsageError({ detail: `--out ${options.out} is a file, not a folder` });
   const journal = new JsonlJournal(options.out, options.durability);
   const bar = options.quiet ? undefined : progress(`record ${options.env.id}`, options.episodes);
   const run = rollout({

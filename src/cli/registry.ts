@@ -27,7 +27,7 @@ const isEnvDefinition = (value: unknown): value is EnvDefinition => {
 };
 
 export const envById = (id: string): EnvDefinition => {
-  const env = ENVIRONMENTS[id];
+  const env = Object.hasOwn(ENVIRONMENTS, id) ? ENVIRONMENTS[id] : undefined;
   if (!env)
     throw new UsageError({
       detail: `unknown environment "${id}"; known: ${Object.keys(ENVIRONMENTS).join(", ")} (or give a module path, e.g. --env ./my-env.ts)`,
@@ -40,7 +40,13 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
   if (!looksLikePath(spec)) return envById(spec);
   const file = resolve(spec);
   if (!existsSync(file)) throw new UsageError({ detail: `environment module not found: ${file}` });
-  const module = (await import(pathToFileURL(file).href)) as { default?: unknown; env?: unknown };
+  let module: { default?: unknown; env?: unknown };
+  try {
+    module = (await import(pathToFileURL(file).href)) as { default?: unknown; env?: unknown };
+  } catch (cause) {
+    const reason = (cause instanceof Error ? cause.message : String(cause)).split("\n")[0];
+    throw new UsageError({ detail: `cannot load environment module ${spec}: ${reason}` });
+  }
   const env = module.default ?? module.env;
   if (!isEnvDefinition(env))
     throw new UsageError({

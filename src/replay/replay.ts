@@ -123,8 +123,24 @@ export const replayEpisode = (
     }
   };
 
+  /** Runs one pure transition; a machine that throws on a recorded input diverges at that input's seq. */
+  const guarded = (seq: number, run: () => unknown) => {
+    let result: unknown;
+    try {
+      result = run();
+    } catch (cause) {
+      if (cause instanceof NonDeterminismError) throw cause;
+      diverge(
+        seq,
+        "the machine took this input when it was recorded",
+        `the machine threw: ${(cause as Error)?.message ?? String(cause)}`,
+      );
+    }
+    step(result as never);
+  };
+
   const input = { task: started.task, seed: started.seed };
-  step(initialTransition(env.machine, input) as never);
+  guarded(0, () => initialTransition(env.machine, input));
 
   /** The next recorded input, skipping (when not verifying) the record's own derived events. */
   const nextInput = (): EpisodeEvent | undefined => {
@@ -153,13 +169,13 @@ export const replayEpisode = (
       derivation.acted(event.text, event.tokens);
       for (const call of stopped) pending.delete(call);
       stopped.clear();
-      step(
+      guarded(event.seq, () =>
         transition(env.machine, snapshot!, {
           type: "agent.act",
           turn: event.turn,
           text: event.text,
           tokens: event.tokens,
-        }) as never,
+        }),
       );
     } else if (event.type === "tool.returned") {
       const actor = pending.get(event.call);
@@ -169,12 +185,12 @@ export const replayEpisode = (
       pending.delete(event.call);
       // Returned after the machine stopped waiting for it: the live actor dropped it too.
       if (stopped.delete(event.call)) continue;
-      step(
+      guarded(event.seq, () =>
         transition(env.machine, snapshot!, {
           type: `xstate.done.actor.${actor}`,
           output: event.result,
           actorId: actor,
-        } as never) as never,
+        } as never),
       );
     } else if (event.type === "episode.ended" && event.reason.startsWith(ABORTED)) {
       cursor += 1;

@@ -109,6 +109,7 @@ export const runJavaScript = (code: string, options: SandboxOptions = {}): Promi
   const nodeArgs = [
     PERMISSION_FLAG,
     `--allow-fs-read=${program}`,
+    "--no-addons",
     "--no-warnings",
     `--max-old-space-size=${memoryMb}`,
     program,

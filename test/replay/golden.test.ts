@@ -59,3 +59,30 @@ describe("golden journals under replays/ (regenerate with `npm run replays:recor
     }
   });
 });
+
+describe("a machine that throws on a recorded input", () => {
+  it("diverges at that input's seq instead of crashing", async () => {
+    const file = files.find((f) => f.includes("expert"))!;
+    const events = await readJournalFile(file);
+    const throwing = {
+      ...lookupEnv,
+      machine: lookupEnv.machine.provide({
+        guards: {
+          outOfTurns: () => {
+            throw new Error("guard exploded");
+          },
+        },
+      }),
+    };
+    const failure = (() => {
+      try {
+        replayEpisode(events, throwing, { file });
+      } catch (e) {
+        return e as NonDeterminismError;
+      }
+    })();
+    expect(failure).toBeInstanceOf(NonDeterminismError);
+    expect(failure?.message).toContain("the machine threw");
+    expect(events[failure!.seq].type).toMatch(/agent.acted|tool.returned/);
+  });
+});
