@@ -1,6 +1,6 @@
 /** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
 import { existsSync, statSync } from "node:fs";
-import { lastValueFrom, tap, toArray } from "rxjs";
+import { lastValueFrom, tap } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { UsageError } from "../kernel/errors.ts";
@@ -35,20 +35,6 @@ export interface RecordSummary {
   readonly seconds: number;
 }
 
-export const summarize = (records: readonly EpisodeRecord[]) => {
-  const n = Math.max(1, records.length);
-  const withSuccess = records.filter((r) => "success" in r.metrics);
-  return {
-    episodes: records.length,
-    events: records.reduce((s, r) => s + r.events.length, 0),
-    meanReturn: records.reduce((s, r) => s + r.return, 0) / n,
-    successRate: withSuccess.length
-      ? withSuccess.reduce((s, r) => s + r.metrics.success, 0) / withSuccess.length
-      : null,
-    aborted: records.filter((r) => r.reason.startsWith("aborted")).length,
-  };
-};
-
 export const policyFor = (env: EnvDefinition, name: string): Policy => {
   const policies = env.policies ?? {};
   const make = Object.hasOwn(policies, name) ? policies[name] : undefined;
@@ -76,22 +62,37 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   });
   let returns = 0;
   let done = 0;
-  const records = await lastValueFrom(
+  // A running summary: the episodes themselves are in the journal, not kept in memory.
+  let events = 0;
+  let aborted = 0;
+  let successes = 0;
+  let withSuccess = 0;
+  await lastValueFrom(
     run.episodes.pipe(
       tap((r) => {
         done += 1;
         returns += r.return;
+        events += r.events.length;
+        if (r.reason.startsWith("aborted")) aborted += 1;
+        if ("success" in r.metrics) {
+          withSuccess += 1;
+          successes += r.metrics.success;
+        }
         bar?.tick(1, { "mean return": (returns / done).toFixed(3) });
       }),
-      toArray(),
     ),
+    { defaultValue: undefined },
   );
   bar?.stop();
   return {
     env: options.env.id,
     policy: options.policy.id,
     out: options.out,
-    ...summarize(records),
+    episodes: done,
+    events,
+    meanReturn: returns / Math.max(1, done),
+    successRate: withSuccess ? successes / withSuccess : null,
+    aborted,
     seconds: (Date.now() - started) / 1000,
   };
 };
