@@ -21,8 +21,8 @@ export interface StartOptions {
 
 /** The schedule of the main job; `--quick` is a smoke run of the same stages. */
 export const START_PLAN = {
-  full: { demos: 400, sftEpochs: 12, steps: 80, evalEpisodes: 200 },
-  quick: { demos: 64, sftEpochs: 2, steps: 3, evalEpisodes: 32 },
+  full: { demos: 400, sftEpochs: 12, steps: 60, epochs: 4, evalEpisodes: 200 },
+  quick: { demos: 64, sftEpochs: 2, steps: 3, epochs: 1, evalEpisodes: 32 },
 } as const;
 
 export const runStart = async (options: StartOptions): Promise<number> => {
@@ -71,6 +71,8 @@ export const runStart = async (options: StartOptions): Promise<number> => {
       algo: "grpo",
       seed: options.seed,
       steps: plan.steps,
+      // Four clipped passes over each batch: the most improvement per sampled episode we measured.
+      epochs: plan.epochs,
       init: join(options.out, "warm-start"),
       evalEpisodes: plan.evalEpisodes,
       model,
