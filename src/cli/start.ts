@@ -21,8 +21,8 @@ export interface StartOptions {
 
 /** The schedule of the main job; `--quick` is a smoke run of the same stages. */
 export const START_PLAN = {
-  full: { demos: 400, sftEpochs: 12, steps: 60, epochs: 4, evalEpisodes: 200 },
-  quick: { demos: 64, sftEpochs: 2, steps: 3, epochs: 1, evalEpisodes: 32 },
+  full: { demos: 400, sftEpochs: 12, steps: 40, tasks: 16, epochs: 4, evalEpisodes: 200 },
+  quick: { demos: 64, sftEpochs: 2, steps: 3, tasks: 8, epochs: 1, evalEpisodes: 32 },
 } as const;
 
 export const runStart = async (options: StartOptions): Promise<number> => {
@@ -63,7 +63,7 @@ export const runStart = async (options: StartOptions): Promise<number> => {
   bar.stop();
   say(`    final loss ${cloned.losses.at(-1)?.toFixed(3)} -> ${join(options.out, "warm-start")}`);
 
-  say(`3/3 GRPO for ${plan.steps} updates (8 tasks x 8 episodes each), evaluated greedily on unseen seeds`);
+  say(`3/3 GRPO for ${plan.steps} updates (${plan.tasks} tasks x 8 episodes each), evaluated greedily on unseen seeds`);
   const config = decodeTrainConfig(
     {
       ...DEFAULT_TRAIN_CONFIG,
@@ -73,6 +73,7 @@ export const runStart = async (options: StartOptions): Promise<number> => {
       steps: plan.steps,
       // Four clipped passes over each batch: the most improvement per sampled episode we measured.
       epochs: plan.epochs,
+      tasksPerStep: plan.tasks,
       init: join(options.out, "warm-start"),
       evalEpisodes: plan.evalEpisodes,
       model,
