@@ -68,7 +68,6 @@ export const replayEpisode = (
   let callCounter = 0;
   /** Tool calls in flight: call id -> the machine's child actor id. */
   const pending = new Map<string, string>();
-  const stopped = new Set<string>();
 
   /** A re-derived event: compared with the record (verify) and kept. */
   const derived = (body: EventBody) => {
@@ -113,7 +112,8 @@ export const replayEpisode = (
       } else if (action.type === "xstate.stopChild") {
         const ref = params.actorRef as { id?: string } | string | undefined;
         const actor = typeof ref === "string" ? ref : ref?.id;
-        for (const [call, id] of pending) if (id === actor) stopped.add(call);
+        // A stopped call's result is never delivered, so the live runtime never records it.
+        for (const [call, id] of pending) if (id === actor) pending.delete(call);
       }
     }
     derived(derivation.transitioned(snapshot));
@@ -167,8 +167,6 @@ export const replayEpisode = (
       cursor += 1;
       out.push(bodyOf(event));
       derivation.acted(event.text, event.tokens);
-      for (const call of stopped) pending.delete(call);
-      stopped.clear();
       guarded(event.seq, () =>
         transition(env.machine, snapshot!, {
           type: "agent.act",
@@ -183,8 +181,6 @@ export const replayEpisode = (
       cursor += 1;
       out.push(bodyOf(event));
       pending.delete(event.call);
-      // Returned after the machine stopped waiting for it: the live actor dropped it too.
-      if (stopped.delete(event.call)) continue;
       guarded(event.seq, () =>
         transition(env.machine, snapshot!, {
           type: `xstate.done.actor.${actor}`,
