@@ -14,7 +14,7 @@ export { canonicalJson, hashEvent, hashValue } from "./kernel/canonical.ts";
 export * from "./kernel/errors.ts";
 export * from "./kernel/events.ts";
 export { Rng, splitSeed } from "./kernel/prng.ts";
-export { SPECIAL_TOKENS, type Tokenizer, WordTokenizer } from "./kernel/tokenizer.ts";
+export { SPECIAL_TOKENS, type Tokenizer, WordTokenizer, type WordTokenizerOptions } from "./kernel/tokenizer.ts";
 export { type ReplayOptions, type ReplayResult, replayEpisode } from "./replay/replay.ts";
 export {
   answerOf,

@@ -5,12 +5,13 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { UsageError } from "../kernel/errors.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
-export const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>> = { lookup };
+export const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>> = { lookup, hopqa };
 
 const looksLikePath = (spec: string) => /[/\\]/.test(spec) || /\.(ts|js|mjs)$/.test(spec);
 
@@ -26,37 +27,52 @@ const isEnvDefinition = (value: unknown): value is EnvDefinition => {
   );
 };
 
-export const envById = (id: string): EnvDefinition => {
+/** A built-in environment by id, with options: `hopqa?split=test&world-seed=7`. */
+export const envById = (spec: string): EnvDefinition => {
+  const [id, query] = spec.split("?", 2);
   const env = Object.hasOwn(ENVIRONMENTS, id) ? ENVIRONMENTS[id] : undefined;
   if (!env)
     throw new UsageError({
       detail: `unknown environment "${id}"; known: ${Object.keys(ENVIRONMENTS).join(", ")} (or give a module path, e.g. --env ./my-env.ts)`,
     });
-  return env;
+  return query === undefined ? env : configureEnv(env, query);
+};
+
+/** Applies `key=value&key=value` options through the environment's `configure`. */
+export const configureEnv = (env: EnvDefinition, query: string): EnvDefinition => {
+  const options = Object.fromEntries(new URLSearchParams(query));
+  if (Object.keys(options).length === 0) return env;
+  if (!env.configure) throw new UsageError({ detail: `environment ${env.id} takes no options, got "?${query}"` });
+  try {
+    return env.configure(options);
+  } catch (cause) {
+    throw new UsageError({ detail: cause instanceof Error ? cause.message : String(cause) });
+  }
 };
 
 /** A built-in environment by id, or the default export (or `env` export) of a module path. */
 export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
-  if (!looksLikePath(spec)) return envById(spec);
-  const file = resolve(spec);
+  const [path, query] = spec.split("?", 2);
+  if (!looksLikePath(path)) return envById(spec);
+  const file = resolve(path);
   if (!existsSync(file)) throw new UsageError({ detail: `environment module not found: ${file}` });
   let module: { default?: unknown; env?: unknown };
   try {
     module = (await import(pathToFileURL(file).href)) as { default?: unknown; env?: unknown };
   } catch (cause) {
     const reason = (cause instanceof Error ? cause.message : String(cause)).split("\n")[0];
-    throw new UsageError({ detail: `cannot load environment module ${spec}: ${reason}` });
+    throw new UsageError({ detail: `cannot load environment module ${path}: ${reason}` });
   }
   const env = module.default ?? module.env;
   if (!isEnvDefinition(env))
     throw new UsageError({
-      detail: `${spec} does not export an environment: make its default export \`defineEnv({ id, version, machine, tools, tokenizer, task })\``,
+      detail: `${path} does not export an environment: make its default export \`defineEnv({ id, version, machine, tools, tokenizer, task })\``,
     });
-  return env;
+  return query === undefined ? env : configureEnv(env, query);
 };
 
 /** Resolves environments by the id recorded in a journal, preferring a user-given module. */
 export const envResolver =
   (extra?: EnvDefinition) =>
   (id: string): EnvDefinition =>
-    extra && extra.id === id ? extra : envById(id);
+    extra && extra.id === id ? extra : envById(id.split("?")[0]);

@@ -4,6 +4,7 @@
  * Ids: 0..255 are raw UTF-8 bytes (used for pieces outside the vocabulary), then the special tokens, then
  * the vocabulary's words. Text is cut into pieces: runs of letters/digits, single spaces, newlines and
  * single other characters. A piece in the vocabulary is one token; any other piece is spelled in bytes.
+ * A vocabulary word that spans several pieces (a tag such as `<search>`) is matched whole, before that cut.
  */
 import { digest } from "./canonical.ts";
 
@@ -20,6 +21,17 @@ export interface Tokenizer {
 const BYTE_TOKENS = 256;
 /** Special tokens every tokenizer has, in id order after the bytes. */
 export const SPECIAL_TOKENS = ["<pad>", "<bos>", "<eos>", "<obs>", "<act>"] as const;
+/** In implicit-space mode: marks two words written together (`a,b`), where a space is otherwise implied. */
+const GLUE = "<glue>";
+
+export interface WordTokenizerOptions {
+  /**
+   * `explicit` (default): a space is a token. `implicit`: one space between two vocabulary words costs no
+   * token (texts written as space-separated words take about half the tokens), words written together
+   * get a `<glue>` token; decoding still gives any text back exactly.
+   */
+  readonly spaces?: "explicit" | "implicit";
+}
 
 const PIECE = /[\p{L}\p{N}_]+|\n| |[^\p{L}\p{N}_\n ]/gu;
 
@@ -31,14 +43,33 @@ export class WordTokenizer implements Tokenizer {
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
 
-  constructor(readonly words: readonly string[]) {
-    for (const piece of [...SPECIAL_TOKENS, " ", "\n", ...words]) {
+  readonly spaces: "explicit" | "implicit";
+  /** Cuts text into pieces: multi-piece vocabulary words first (longest first), then PIECE. */
+  private readonly cutter: RegExp;
+  /** Ids of vocabulary words (not bytes, specials, space or newline): the pieces an implicit space joins. */
+  private readonly wordIds = new Set<number>();
+
+  constructor(
+    readonly words: readonly string[],
+    options: WordTokenizerOptions = {},
+  ) {
+    this.spaces = options.spaces ?? "explicit";
+    const specials: string[] = [...SPECIAL_TOKENS, ...(this.spaces === "implicit" ? [GLUE] : [])];
+    for (const piece of [...specials, " ", "\n", ...words]) {
       if (this.ids.has(piece)) continue;
       this.ids.set(piece, BYTE_TOKENS + this.pieces.length);
       this.pieces.push(piece);
     }
     this.size = BYTE_TOKENS + this.pieces.length;
-    this.id = `words-v1:${digest(JSON.stringify(this.pieces)).slice(0, 16)}`;
+    const escapeRegex = (w: string) => w.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+    const whole = words.filter((w) => w.length > 0 && w.match(PIECE)?.[0] !== w).sort((a, b) => b.length - a.length);
+    this.cutter =
+      whole.length === 0 ? PIECE : new RegExp(`${whole.map(escapeRegex).join("|")}|${PIECE.source}`, PIECE.flags);
+    for (const [piece, id] of this.ids)
+      if (!specials.includes(piece) && piece !== " " && piece !== "\n") this.wordIds.add(id);
+    // The explicit mode keeps its v1 ids: recorded journals and checkpoints stay valid.
+    const version = this.spaces === "implicit" ? "words-v2-implicit" : "words-v1";
+    this.id = `${version}:${digest(JSON.stringify(this.pieces)).slice(0, 16)}`;
   }
 
   /** A tokenizer whose vocabulary is every word piece found in the given texts, sorted. */
@@ -54,10 +85,42 @@ export class WordTokenizer implements Tokenizer {
 
   encode(text: string): number[] {
     const out: number[] = [];
-    for (const [piece] of text.matchAll(PIECE)) {
+    if (this.spaces === "implicit") return this.encodeImplicit(text);
+    for (const [piece] of text.matchAll(this.cutter)) {
       const id = this.ids.get(piece);
       if (id !== undefined) out.push(id);
       else for (const byte of this.encoder.encode(piece)) out.push(byte);
+    }
+    return out;
+  }
+
+  private encodeImplicit(text: string): number[] {
+    const pieces = Array.from(text.matchAll(this.cutter), (m) => m[0]);
+    const isWord = (piece: string | undefined) => {
+      const id = piece === undefined ? undefined : this.ids.get(piece);
+      return id !== undefined && this.wordIds.has(id);
+    };
+    const glue = this.ids.get(GLUE) as number;
+    const out: number[] = [];
+    let lastWasWord = false;
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i];
+      // A single space between two words is implied.
+      if (piece === " " && isWord(pieces[i - 1]) && isWord(pieces[i + 1])) {
+        out.push(this.ids.get(pieces[++i]) as number);
+        lastWasWord = true;
+        continue;
+      }
+      const id = this.ids.get(piece);
+      if (id !== undefined) {
+        const word = this.wordIds.has(id);
+        if (word && lastWasWord) out.push(glue);
+        out.push(id);
+        lastWasWord = word;
+      } else {
+        for (const byte of this.encoder.encode(piece)) out.push(byte);
+        lastWasWord = false;
+      }
     }
     return out;
   }
@@ -69,6 +132,8 @@ export class WordTokenizer implements Tokenizer {
       if (bytes.length > 0) text += this.decoder.decode(new Uint8Array(bytes));
       bytes = [];
     };
+    const implicit = this.spaces === "implicit";
+    let previous = -1;
     for (const id of ids) {
       if (!Number.isInteger(id) || id < 0 || id >= this.size)
         throw new RangeError(`token id ${id} is not in [0, ${this.size})`);
@@ -76,9 +141,12 @@ export class WordTokenizer implements Tokenizer {
       else {
         flush();
         const piece = this.pieces[id - BYTE_TOKENS];
+        // Two words in a row had a space between them (implicit mode).
+        if (implicit && this.wordIds.has(id) && this.wordIds.has(previous)) text += " ";
         // Special tokens mark structure; they carry no text.
-        if (!(SPECIAL_TOKENS as readonly string[]).includes(piece)) text += piece;
+        if (!(SPECIAL_TOKENS as readonly string[]).includes(piece) && piece !== GLUE) text += piece;
       }
+      previous = id;
     }
     flush();
     return text;

@@ -2,7 +2,8 @@
  * The action format, simple enough for a small model: one tool call `<name>argument</name>` or a final
  * answer `<answer>text</answer>`. A tool whose parameters have a single string field takes the text as
  * that field; any other tool takes a JSON object. Anything else is malformed: a normal outcome that the
- * environment answers with a format penalty, never an exception.
+ * environment answers with a format penalty, never an exception. (A tool with one required string field and
+ * optional others also takes the text: the environment fills the rest when it calls the tool.)
  */
 import { Result, Schema } from "effect";
 import type { Json } from "effect/Schema";
@@ -16,11 +17,19 @@ export type ParsedAction =
 const TAGGED = /^<([A-Za-z_][A-Za-z0-9_]*)>([\s\S]*)<\/\1>$/;
 const MAX_ACTION_CHARS = 100_000;
 
-/** The single string field of a tool's parameters, if that is their shape. */
+/**
+ * The single string field of a tool's parameters, if that is their shape: exactly one required field, a
+ * string (optional fields are the environment's to fill, e.g. which index to search).
+ */
 const singleStringField = (tool: Tool): string | undefined => {
-  const schema = tool.jsonSchema as { type?: string; properties?: Record<string, { type?: string }> };
-  const fields = Object.entries(schema.properties ?? {});
-  return schema.type === "object" && fields.length === 1 && fields[0][1].type === "string" ? fields[0][0] : undefined;
+  const schema = tool.jsonSchema as {
+    type?: string;
+    properties?: Record<string, { type?: string }>;
+    required?: readonly string[];
+  };
+  const required = schema.required ?? Object.keys(schema.properties ?? {});
+  if (schema.type !== "object" || required.length !== 1) return undefined;
+  return schema.properties?.[required[0]]?.type === "string" ? required[0] : undefined;
 };
 
 export const formatCall = (tool: Tool, args: Json): string => {

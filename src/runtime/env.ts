@@ -108,6 +108,16 @@ export interface EnvDefinition<Task extends Json = Json> {
   readonly policies?: Readonly<Record<string, () => Policy>>;
   /** Safety net: the runtime aborts an episode that runs longer (default 64 turns). */
   readonly maxTurns?: number;
+  /**
+   * A variant drawing other tasks (another split, other worlds...), from `key=value` options: the CLI's
+   * `--env "id?key=value&key=value"`. The machine must not change: replay finds an environment by id.
+   * Throws a RangeError naming a wrong option.
+   */
+  readonly configure?: (options: Readonly<Record<string, string>>) => EnvDefinition<Task>;
+  /** Tokens a whole episode can take: learned policies size their context to it (default 192). */
+  readonly contextLength?: number;
+  /** The variant training evaluates on (held-out tasks); default: this environment, on unseen seeds. */
+  readonly evaluation?: EnvDefinition<Task>;
 }
 
 export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): EnvDefinition<Task> => {

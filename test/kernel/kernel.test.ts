@@ -62,4 +62,33 @@ describe("word tokenizer with byte fallback", () => {
     expect(new WordTokenizer(["a", "b"]).id).not.toBe(new WordTokenizer(["a", "c"]).id);
     expect(() => tokenizer.decode([tokenizer.size])).toThrow(/token id/);
   });
+
+  describe("implicit spaces", () => {
+    const words = ["the", "key", "k1", "<", ">", "/", "lookup", ",", ".", "<lookup>", "</lookup>"];
+    const implicit = new WordTokenizer(words, { spaces: "implicit" });
+    const piece = fc.constantFrom(...words, " ", "  ", "\n", "zz", "é", ",", "<eos>");
+
+    fcTest.prop([fc.oneof(fc.string({ unit: "binary" }), fc.array(piece).map((p) => p.join("")))])(
+      "decode(encode(text)) is the text, for any string and any mix of words, spaces and bytes",
+      (text) => {
+        const wellFormed = text.toWellFormed();
+        expect(implicit.decode(implicit.encode(wellFormed))).toBe(wellFormed);
+      },
+    );
+
+    it("one space between words costs no token; words written together get a glue token", () => {
+      expect(implicit.encode("the key k1 .")).toHaveLength(4);
+      expect(tokenizer.encode("the key k1 .")).toHaveLength(7);
+      expect(implicit.encode("k1.")).toHaveLength(3);
+      expect(implicit.decode(implicit.encode("k1.the , key"))).toBe("k1.the , key");
+      // A tag in the vocabulary is one token: <lookup> glue k1 glue </lookup>.
+      expect(implicit.encode("<lookup>k1</lookup>")).toHaveLength(5);
+      expect(implicit.decode(implicit.encode("<lookup>k1</lookup>"))).toBe("<lookup>k1</lookup>");
+    });
+
+    it("has its own id: a checkpoint of one mode never loads as the other", () => {
+      expect(implicit.id).not.toBe(new WordTokenizer(words).id);
+      expect(new WordTokenizer(words).id).toMatch(/^words-v1:/);
+    });
+  });
 });

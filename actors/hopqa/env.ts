@@ -1,0 +1,403 @@
+/**
+ * `hopqa`: answer a multi-hop question about a synthetic world through a BM25 `search` tool.
+ *
+ * Actions: `<search>query</search>` or `<answer>text</answer>`. Rewards (the defaults; see `HopqaRewards`):
+ * - process +0.2 the first time a passage on the question's gold path is retrieved (once per passage:
+ *   searching more cannot farm it), -0.05 per search, -0.1 for repeating a query (and no gold reward),
+ *   -0.1 for a failed search, -0.1 for a malformed action;
+ * - outcome 1 for an exact-match answer that appeared in some search result, else 0: a right guess of an
+ *   entity the agent never saw earns nothing (it is still counted in the `em` metric).
+ * Metrics at the end: em, f1, success (= em), grounded, searches, recall of gold passages.
+ */
+import { assign, setup } from "xstate";
+import {
+  type AgentActEvent,
+  defineEnv,
+  defineTool,
+  type EnvDefinition,
+  type EnvInput,
+  end,
+  observe,
+  parseAction,
+  reward,
+  Schema,
+  type ToolResult,
+  toolActors,
+  WordTokenizer,
+} from "../../src/index.ts";
+import { worldOf } from "./search.ts";
+import { drawQuestion, type HopqaTask, questionText, SPLITS, type Split, solveQuestion, VOCABULARY } from "./world.ts";
+
+/** Turns per episode: enough for 4 searches and an answer, plus one slip. */
+export const MAX_TURNS = 6;
+/** Passages per search (top-k), and the words shown of each. */
+export const DEFAULT_TOP_K = 2;
+export const PASSAGE_WORDS = 40;
+
+/**
+ * `search(query)`: BM25 over the passages of a world, returning the raw top-k passages. The agent writes
+ * `<search>query</search>`; the environment adds which world and how many passages when it calls it.
+ */
+export const searchTool = defineTool({
+  name: "search",
+  description: "BM25 search over the world's passages; returns the top-k passages with their ids.",
+  parameters: Schema.Struct({
+    query: Schema.String,
+    world: Schema.optionalKey(Schema.String),
+    k: Schema.optionalKey(Schema.Int),
+  }),
+  timeoutMs: 2000,
+  execute: ({ query, world, k }) => {
+    if (world === undefined) throw new Error("search needs a world: the hopqa environment passes it");
+    return worldOf(world)
+      .search(query, Math.max(1, Math.min(k ?? DEFAULT_TOP_K, 10)))
+      .map((p) => ({ id: p.id, text: p.text }));
+  },
+});
+const tools = { search: searchTool };
+
+export interface HopqaRewards {
+  readonly goldPassage: number;
+  readonly searchCost: number;
+  readonly repeated: number;
+  readonly toolFailure: number;
+  readonly malformed: number;
+}
+export const DEFAULT_REWARDS: HopqaRewards = {
+  goldPassage: 0.2,
+  searchCost: -0.05,
+  repeated: -0.1,
+  toolFailure: -0.1,
+  malformed: -0.1,
+};
+
+interface Context {
+  task: HopqaTask;
+  topK: number;
+  turn: number;
+  queries: string[];
+  /** Passage ids seen so far, and the text of every observation (for grounding the answer). */
+  seen: number[];
+  observed: string;
+  pending: string;
+  feedback: string;
+}
+
+/** Lower case, single spaces, no surrounding punctuation: how answers and queries are compared. */
+export const normalize = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s]/gu, " ")
+    .split(/\s+/)
+    .filter(Boolean)
+    .join(" ");
+
+export const exactMatch = (prediction: string, gold: string): number =>
+  normalize(prediction) === normalize(gold) ? 1 : 0;
+
+/** Token-level F1 between the normalised prediction and the gold answer (SQuAD style). */
+export const f1Score = (prediction: string, gold: string): number => {
+  const p = normalize(prediction).split(" ").filter(Boolean);
+  const g = normalize(gold).split(" ").filter(Boolean);
+  if (p.length === 0 || g.length === 0) return p.length === g.length ? 1 : 0;
+  const counts = new Map<string, number>();
+  for (const w of g) counts.set(w, (counts.get(w) ?? 0) + 1);
+  let common = 0;
+  for (const w of p) {
+    const n = counts.get(w) ?? 0;
+    if (n > 0) {
+      common++;
+      counts.set(w, n - 1);
+    }
+  }
+  if (common === 0) return 0;
+  const precision = common / p.length;
+  const recall = common / g.length;
+  return (2 * precision * recall) / (precision + recall);
+};
+
+/** Whether the answer occurs, as whole words, in what the agent was shown. */
+export const grounded = (answer: string, observed: string): boolean => {
+  const a = normalize(answer);
+  return a.length > 0 && ` ${normalize(observed)} `.includes(` ${a} `);
+};
+
+const cutWords = (text: string, words: number) => {
+  const parts = text.split(" ");
+  return parts.length <= words ? text : `${parts.slice(0, words).join(" ")} …`;
+};
+
+/** The observation for a search result: numbered passages, each cut to PASSAGE_WORDS words. */
+export const describeResult = (result: ToolResult): string => {
+  if (!result.ok) return `error : search failed ( ${result.error.kind} ) .`;
+  const passages = Array.isArray(result.content) ? (result.content as { text?: unknown }[]) : [];
+  if (passages.length === 0) return "results : none .";
+  return `results : ${passages.map((p, i) => `[ ${i + 1} ] ${cutWords(String(p.text), PASSAGE_WORDS)}`).join(" ")}`;
+};
+
+const idsOf = (result: ToolResult): number[] =>
+  result.ok && Array.isArray(result.content)
+    ? (result.content as { id?: unknown }[]).map((p) => Number(p.id)).filter(Number.isInteger)
+    : [];
+
+const parsed = (text: string) => parseAction(text, tools);
+const answerText = (text: string) => {
+  const action = parsed(text);
+  return action.kind === "answer" ? action.text : "";
+};
+const queryText = (text: string) => {
+  const action = parsed(text);
+  return action.kind === "call" ? String((action.args as { query: string }).query) : "";
+};
+
+const goldOf = (task: HopqaTask) => solveQuestion(worldOf(task.world).world, task);
+
+/** Rewards are sums of a few decimals: rounded, so that -0.05 + -0.1 is -0.15 exactly. */
+const round = (x: number) => Math.round(x * 1e9) / 1e9;
+
+/** The process reward of a search result, and its reason. */
+const searchReward = (context: Context, result: ToolResult, rewards: HopqaRewards): [number, string] => {
+  const [value, reason] = searchRewardRaw(context, result, rewards);
+  return [round(value), reason];
+};
+const searchRewardRaw = (context: Context, result: ToolResult, rewards: HopqaRewards): [number, string] => {
+  if (!result.ok) return [rewards.searchCost + rewards.toolFailure, "search failed"];
+  const query = normalize(context.pending);
+  if (context.queries.includes(query)) return [rewards.searchCost + rewards.repeated, "repeated query"];
+  const gold = goldOf(context.task).gold;
+  const fresh = idsOf(result).filter((id) => gold.includes(id) && !context.seen.includes(id));
+  if (fresh.length === 0) return [rewards.searchCost, "search found no new gold passage"];
+  return [rewards.searchCost + rewards.goldPassage * fresh.length, `retrieved ${fresh.length} new gold passage(s)`];
+};
+
+const outcome = (context: Context, text: string) => {
+  const answer = answerText(text);
+  const gold = goldOf(context.task);
+  const em = exactMatch(answer, gold.answer);
+  const isGrounded = grounded(answer, context.observed) ? 1 : 0;
+  const recall = gold.gold.filter((id) => context.seen.includes(id)).length / gold.gold.length;
+  return { answer, em, f1: f1Score(answer, gold.answer), grounded: isGrounded, recall };
+};
+
+const createMachine = (rewards: HopqaRewards) =>
+  setup({
+    types: {
+      context: {} as Context,
+      events: {} as AgentActEvent,
+      input: {} as EnvInput<HopqaTask>,
+    },
+    actors: toolActors(tools),
+    guards: { outOfTurns: ({ context }) => context.turn >= MAX_TURNS },
+  }).createMachine({
+    id: "hopqa",
+    context: ({ input }) => ({
+      task: input.task,
+      topK: Number(input.task.topK ?? DEFAULT_TOP_K),
+      turn: 0,
+      queries: [],
+      seen: [],
+      observed: "",
+      pending: "",
+      feedback: "",
+    }),
+    initial: "awaiting",
+    entry: observe(({ context }) => `question : ${questionText(context.task)}`),
+    states: {
+      awaiting: {
+        on: {
+          "agent.act": [
+            {
+              guard: ({ event }) => parsed(event.text).kind === "answer",
+              target: "done",
+              actions: [
+                assign({ turn: ({ context }) => context.turn + 1 }),
+                reward(
+                  "outcome",
+                  ({ context, event }) => {
+                    const o = outcome(context, event.text);
+                    return o.em * o.grounded;
+                  },
+                  ({ context, event }) => {
+                    const o = outcome(context, event.text);
+                    if (o.em === 0) return "wrong answer";
+                    return o.grounded
+                      ? "correct answer, found by search"
+                      : "correct answer never seen in a result: a guess";
+                  },
+                ),
+                end("answered", ({ context, event }) => {
+                  const o = outcome(context, event.text);
+                  return {
+                    em: o.em,
+                    f1: o.f1,
+                    success: o.em,
+                    grounded: o.grounded,
+                    recall: o.recall,
+                    searches: context.queries.length,
+                  };
+                }),
+              ],
+            },
+            {
+              guard: ({ event }) => parsed(event.text).kind === "call",
+              target: "searching",
+              actions: assign({
+                turn: ({ context }) => context.turn + 1,
+                pending: ({ event }) => queryText(event.text),
+              }),
+            },
+            {
+              target: "checkTurns",
+              actions: [
+                assign({
+                  turn: ({ context }) => context.turn + 1,
+                  feedback: () => "error : malformed action . use <search>query</search> or <answer>text</answer> .",
+                }),
+                reward("process", rewards.malformed, "malformed action"),
+              ],
+            },
+          ],
+        },
+      },
+      searching: {
+        invoke: {
+          src: "search",
+          input: ({ context }: { context: Context }) => ({
+            world: context.task.world,
+            query: context.pending,
+            k: context.topK,
+          }),
+          onDone: {
+            target: "checkTurns",
+            actions: [
+              reward(
+                "process",
+                ({ context, event }) => searchReward(context, event.output as ToolResult, rewards)[0],
+                ({ context, event }) => searchReward(context, event.output as ToolResult, rewards)[1],
+              ),
+              assign(({ context, event }) => {
+                const result = event.output as ToolResult;
+                const feedback = describeResult(result);
+                return {
+                  queries: [...context.queries, normalize(context.pending)],
+                  seen: [...context.seen, ...idsOf(result).filter((id) => !context.seen.includes(id))],
+                  observed: `${context.observed} ${feedback}`,
+                  feedback,
+                };
+              }),
+            ],
+          },
+        },
+      },
+      checkTurns: {
+        always: [
+          {
+            guard: "outOfTurns",
+            target: "done",
+            actions: [
+              reward("outcome", 0, "turn limit"),
+              end("turn-limit", ({ context }) => ({
+                em: 0,
+                f1: 0,
+                success: 0,
+                grounded: 0,
+                recall:
+                  goldOf(context.task).gold.filter((id) => context.seen.includes(id)).length /
+                  goldOf(context.task).gold.length,
+                searches: context.queries.length,
+              })),
+            ],
+          },
+          { target: "awaiting", actions: observe(({ context }) => context.feedback) },
+        ],
+      },
+      done: { type: "final" },
+    },
+  });
+
+export const tokenizer = new WordTokenizer([...VOCABULARY], { spaces: "implicit" });
+
+/** Which worlds and questions an environment draws tasks from. */
+export interface HopqaOptions {
+  readonly split: Split;
+  /** World seeds, as an inclusive integer range: each task picks one. */
+  readonly worlds: readonly [number, number];
+  readonly topK: number;
+  readonly rewards: HopqaRewards;
+}
+/** Training draws from worlds 1-1000; evaluation on new worlds uses seeds from 1,000,001 up. */
+export const TRAIN_WORLDS: readonly [number, number] = [1, 1000];
+export const NEW_WORLDS: readonly [number, number] = [1_000_001, 1_000_200];
+export const DEFAULT_OPTIONS: HopqaOptions = {
+  split: "train",
+  worlds: TRAIN_WORLDS,
+  topK: DEFAULT_TOP_K,
+  rewards: DEFAULT_REWARDS,
+};
+
+const machines = new Map<string, ReturnType<typeof createMachine>>();
+const machineFor = (rewards: HopqaRewards) => {
+  const key = JSON.stringify(rewards);
+  let machine = machines.get(key);
+  if (!machine) {
+    machine = createMachine(rewards);
+    machines.set(key, machine);
+  }
+  return machine;
+};
+
+/** Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K` (the CLI's `--env hopqa?split=test&...`). */
+export const parseOptions = (options: Readonly<Record<string, string>>, base = DEFAULT_OPTIONS): HopqaOptions => {
+  let { split, worlds, topK } = base;
+  for (const [key, value] of Object.entries(options)) {
+    if (key === "split") {
+      if (!(SPLITS as readonly string[]).includes(value))
+        throw new RangeError(`hopqa: split must be one of ${SPLITS.join(", ")}, got "${value}"`);
+      split = value as Split;
+    } else if (key === "world-seed" || key === "worlds") {
+      const match = /^(\d+)(?:-(\d+))?$/.exec(value);
+      const from = Number(match?.[1]);
+      const to = Number(match?.[2] ?? match?.[1]);
+      if (!match || !Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from)
+        throw new RangeError(`hopqa: ${key} must be an integer or a range a-b (a <= b), got "${value}"`);
+      worlds = [from, to];
+    } else if (key === "top-k") {
+      const k = Number(value);
+      if (!Number.isInteger(k) || k < 1 || k > 10)
+        throw new RangeError(`hopqa: top-k must be an integer in [1, 10], got "${value}"`);
+      topK = k;
+    } else throw new RangeError(`hopqa: unknown option "${key}"; known: split, world-seed, worlds, top-k`);
+  }
+  return { ...base, split, worlds, topK };
+};
+
+/** Draws the task of a seed: a world from the range, then a question of the split. */
+export const drawTask =
+  (options: HopqaOptions) =>
+  (seed: string): HopqaTask => {
+    const [from, to] = options.worlds;
+    const span = to - from + 1;
+    // A hash of the seed picks the world: FNV-1a, stable across runs and platforms.
+    let h = 2166136261;
+    for (const ch of `${seed}:world`) {
+      h ^= ch.charCodeAt(0);
+      h = Math.imul(h, 16777619) >>> 0;
+    }
+    const world = String(from + (h % span));
+    const task = drawQuestion(worldOf(world).world, options.split, seed);
+    return options.topK === DEFAULT_TOP_K ? task : { ...task, topK: options.topK };
+  };
+
+export const createHopqaEnv = (options: HopqaOptions = DEFAULT_OPTIONS): EnvDefinition<HopqaTask> =>
+  defineEnv<HopqaTask>({
+    id: "hopqa",
+    version: "1",
+    description: `Multi-hop questions over a synthetic world with a BM25 search tool (split ${options.split}, worlds ${options.worlds.join("-")}, top-${options.topK}).`,
+    machine: machineFor(options.rewards),
+    tools,
+    tokenizer,
+    task: drawTask(options),
+    maxTurns: MAX_TURNS + 2,
+    // A 4-hop episode takes about 270 tokens.
+    contextLength: 320,
+  });

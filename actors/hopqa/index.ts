@@ -1,0 +1,28 @@
+import { createHopqaEnv, DEFAULT_OPTIONS, NEW_WORLDS, parseOptions } from "./env.ts";
+import { expertPolicy, ragPolicy, randomPolicy } from "./policies.ts";
+
+export * from "./env.ts";
+export { expertPolicy, expertQueries, ragPolicy, randomPolicy } from "./policies.ts";
+export { worldOf } from "./search.ts";
+export * from "./world.ts";
+
+const policies = { expert: expertPolicy, rag: ragPolicy, random: randomPolicy };
+
+/**
+ * A hopqa environment drawing from the given options; `configure` makes variants (`--env
+ * "hopqa?split=test&world-seed=7"`), and `evaluation` is the held-out variant training reports on:
+ * test questions in worlds training never draws from.
+ */
+const variant = (options = DEFAULT_OPTIONS) => {
+  const env = createHopqaEnv(options);
+  return {
+    ...env,
+    policies,
+    configure: (more: Readonly<Record<string, string>>) => variant(parseOptions(more, options)),
+    get evaluation() {
+      return createHopqaEnv({ ...options, split: "test", worlds: NEW_WORLDS });
+    },
+  };
+};
+
+export const hopqa = variant();

@@ -1,0 +1,69 @@
+/**
+ * Scripted policies for `hopqa`:
+ * - `expert`: reads the world graph; per hop it searches `<entity> <relation keyword>` (or a fallback
+ *   query when that misses the gold passage), then answers. Its demonstrations feed the warm start.
+ * - `rag`: naive RAG, the paper's baseline: one search with the whole question, then an answer: the first
+ *   entity of the answer's type in the results.
+ * - `random`: random queries and answers, for tests.
+ */
+import { formatAnswer, formatCall, type PolicyRequest, type Rng } from "../../src/index.ts";
+import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
+import { DEFAULT_TOP_K, searchTool, tokenizer } from "./env.ts";
+import { worldOf } from "./search.ts";
+import { type HopqaTask, NAME_POOLS, questionText, RELATIONS, type Relation, solveQuestion } from "./world.ts";
+
+const search = (query: string) => formatCall(searchTool, { query });
+const actionsSoFar = (request: PolicyRequest) => request.history.filter((t) => t.role === "action").length;
+
+/** The expert's queries for a task: per hop, the first candidate whose top-k holds the gold passage. */
+export const expertQueries = (task: HopqaTask): string[] => {
+  const indexed = worldOf(task.world);
+  const solved = solveQuestion(indexed.world, task);
+  const k = Number(task.topK ?? DEFAULT_TOP_K);
+  return task.chain.map((relation, hop) => {
+    const entity = solved.path[hop];
+    const keyword = RELATIONS[relation as Relation].keyword;
+    const candidates = [`${entity} ${keyword}`, entity, `${entity} ${keyword} ${keyword}`];
+    return candidates.find((q) => indexed.search(q, k).some((p) => p.id === solved.gold[hop])) ?? candidates[0];
+  });
+};
+
+export const expertPolicy = () =>
+  scriptedPolicy("hopqa-expert", tokenizer, (request) => {
+    const task = request.task as unknown as HopqaTask;
+    const queries = expertQueries(task);
+    const done = actionsSoFar(request);
+    if (done < queries.length) return search(queries[done]);
+    return formatAnswer(solveQuestion(worldOf(task.world).world, task).answer);
+  });
+
+/** The first entity of a type named in a text (by position), other than the excluded one. */
+const firstOfType = (task: HopqaTask, text: string, type: string, exclude: string): string | undefined => {
+  let best: { at: number; name: string } | undefined;
+  for (const e of worldOf(task.world).world.entities) {
+    if (e.type !== type || e.name === exclude) continue;
+    const at = ` ${text} `.indexOf(` ${e.name} `);
+    if (at >= 0 && (best === undefined || at < best.at)) best = { at, name: e.name };
+  }
+  return best?.name;
+};
+
+export const ragPolicy = () =>
+  scriptedPolicy("hopqa-rag", tokenizer, (request) => {
+    const task = request.task as unknown as HopqaTask;
+    if (actionsSoFar(request) === 0) return search(questionText(task));
+    const last = request.history.at(-1);
+    const type = RELATIONS[task.chain.at(-1) as Relation].to;
+    return formatAnswer(firstOfType(task, last?.text ?? "", type, task.start) ?? "unknown");
+  });
+
+const WORDS = [...NAME_POOLS.city, ...NAME_POOLS.film, "born", "director", "the", "of"];
+
+export const randomPolicy = () =>
+  scriptedPolicy("hopqa-random", tokenizer, (_request, rng: Rng) => {
+    const roll = rng.float();
+    const words = Array.from({ length: rng.int(1, 4) }, () => rng.pick(WORDS)).join(" ");
+    if (roll < 0.5) return search(words);
+    if (roll < 0.8) return formatAnswer(words);
+    return words;
+  });

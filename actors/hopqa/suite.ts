@@ -1,0 +1,41 @@
+/**
+ * The benchmark's evaluation suite: exact match (and F1) of a policy on three columns, the shape of the
+ * paper's table. "test, seen worlds": held-out questions of the worlds training draws from; "test, new
+ * worlds": 2-3 hop questions in worlds training never saw; "ood, new worlds": 4-hop questions (relation
+ * chains never seen in training) in unseen worlds, Musique's role. Greedy decoding, fixed seeds.
+ */
+import { evaluate } from "../../src/learn/evaluate.ts";
+import type { Policy } from "../../src/runtime/policy.ts";
+import { hopqa } from "./index.ts";
+
+export const COLUMNS = [
+  { id: "test-seen", label: "test (seen worlds)", options: { split: "test", worlds: "1-1000" } },
+  { id: "test-new", label: "test (new worlds)", options: { split: "test", worlds: "1000001-1000200" } },
+  { id: "ood-new", label: "ood 4-hop (new worlds)", options: { split: "ood", worlds: "1000001-1000200" } },
+] as const;
+export type ColumnId = (typeof COLUMNS)[number]["id"];
+
+export interface SuiteScore {
+  readonly em: number;
+  readonly f1: number;
+  readonly grounded: number;
+  readonly episodes: number;
+}
+export type SuiteResult = Record<ColumnId, SuiteScore> & { readonly average: number };
+
+export const evaluateSuite = async (policy: () => Policy, episodes: number, seed = "suite"): Promise<SuiteResult> => {
+  const out: Partial<Record<ColumnId, SuiteScore>> = {};
+  for (const column of COLUMNS) {
+    const env = hopqa.configure(column.options);
+    const summary = await evaluate(env, policy(), { episodes, seed: `${seed}:${column.id}` });
+    out[column.id] = {
+      em: summary.metrics.em ?? 0,
+      f1: summary.metrics.f1 ?? 0,
+      grounded: summary.metrics.grounded ?? 0,
+      episodes: summary.episodes,
+    };
+  }
+  const scores = out as Record<ColumnId, SuiteScore>;
+  const average = COLUMNS.reduce((sum, c) => sum + scores[c.id].em, 0) / COLUMNS.length;
+  return { ...scores, average };
+};

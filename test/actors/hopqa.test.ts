@@ -1,0 +1,251 @@
+/** hopqa: the world generator, BM25 search, the environment's rewards, and its baselines. */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  chainsOf,
+  DEFAULT_SIZES,
+  drawQuestion,
+  exactMatch,
+  expertQueries,
+  f1Score,
+  generateWorld,
+  grounded,
+  type HopqaTask,
+  hopqa,
+  MAX_TURNS,
+  normalize,
+  parseOptions,
+  questionText,
+  RELATIONS,
+  type Relation,
+  solveQuestion,
+  splitOf,
+  worldOf,
+} from "../../actors/hopqa/index.ts";
+import { collect } from "../../src/learn/collect.ts";
+import { evaluate } from "../../src/learn/evaluate.ts";
+import { replayEpisode } from "../../src/replay/replay.ts";
+import {
+  checkRewards,
+  episodeInvariant,
+  neverCrashes,
+  noRewardForRepeatedCalls,
+  orderIndependentRewards,
+  playEpisode,
+  processRewardCap,
+  replaysIdentically,
+  returnBounds,
+  rewardBounds,
+} from "../../src/testing/index.ts";
+
+describe("the world generator", () => {
+  it("is deterministic per seed; another seed keeps the kinds of entities and relations, not the facts", () => {
+    const a = generateWorld("7");
+    expect(generateWorld("7")).toEqual(a);
+    const b = generateWorld("8");
+    const count = (w: typeof a, type: string) => w.entities.filter((e) => e.type === type).length;
+    for (const type of ["person", "city", "country", "film", "company"]) expect(count(b, type)).toBe(count(a, type));
+    expect(b.passages.map((p) => p.text)).not.toEqual(a.passages.map((p) => p.text));
+  });
+
+  it("every relation is functional and type-correct, and each fact is stated in its entity's passage", () => {
+    for (const seed of ["1", "2", "1000001"]) {
+      const world = generateWorld(seed);
+      for (const e of world.entities)
+        for (const [relation, target] of Object.entries(world.facts[e.id]) as [Relation, number][]) {
+          expect(RELATIONS[relation].from).toBe(e.type);
+          expect(world.entities[target].type).toBe(RELATIONS[relation].to);
+          expect(world.passages[world.passageOf[e.id]].text).toContain(world.entities[target].name);
+        }
+      // A capital lies in its own country.
+      for (const c of world.entities.filter((e) => e.type === "country"))
+        expect(world.facts[world.facts[c.id].capital as number].country).toBe(c.id);
+      expect(world.passages.filter((p) => p.about === -1)).toHaveLength(DEFAULT_SIZES.distractors);
+    }
+  });
+
+  it("refuses impossible sizes with a message naming the field", () => {
+    expect(() => generateWorld("1", { ...DEFAULT_SIZES, country: 0 })).toThrow(/country must be an integer/);
+    expect(() => generateWorld("1", { ...DEFAULT_SIZES, film: 10_000 })).toThrow(/film/);
+  });
+
+  it("splits: train and test never share a question; ood has 4 hops and chains training never uses", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 50 }), fc.string({ maxLength: 8 }), (world, seed) => {
+        const w = worldOf(String(world)).world;
+        const train = drawQuestion(w, "train", seed);
+        const test = drawQuestion(w, "test", seed);
+        const ood = drawQuestion(w, "ood", seed);
+        expect(splitOf(train.start, train.chain)).toBe("train");
+        expect(splitOf(test.start, test.chain)).toBe("test");
+        expect([2, 3]).toContain(train.chain.length);
+        expect(ood.chain).toHaveLength(4);
+      }),
+      { numRuns: 60 },
+    );
+    const trainingChains = new Set([...chainsOf(2), ...chainsOf(3)].map((c) => c.join(">")));
+    for (const chain of chainsOf(4)) expect(trainingChains.has(chain.join(">"))).toBe(false);
+  });
+
+  it("phrases a question from its chain, in several ways per relation", () => {
+    const task: HopqaTask = {
+      world: "1",
+      split: "test",
+      start: "x",
+      chain: ["director", "birthplace"],
+      phrasing: [0, 1, 0],
+    };
+    expect(questionText(task)).toBe("what is the city where the director of x was born ?");
+    expect(questionText({ ...task, phrasing: [1, 0, 1] })).toBe("name the birthplace of the person who directed x .");
+  });
+});
+
+describe("BM25 search", () => {
+  it("finds each hop's gold passage with the expert's query; copying the question often does not", () => {
+    let expert = 0;
+    let question = 0;
+    let hops = 0;
+    for (let i = 0; i < 100; i++) {
+      const indexed = worldOf(String(1 + (i % 10)));
+      const task = drawQuestion(indexed.world, "train", `q${i}`);
+      const solved = solveQuestion(indexed.world, task);
+      const queries = expertQueries(task);
+      task.chain.forEach((_, hop) => {
+        hops++;
+        if (indexed.search(queries[hop], 2).some((p) => p.id === solved.gold[hop])) expert++;
+      });
+      if (indexed.search(questionText(task), 2).some((p) => p.id === solved.gold[0])) question++;
+    }
+    expect(expert / hops).toBeGreaterThan(0.97);
+    expect(question / 100).toBeLessThan(0.5);
+  });
+
+  it("returns the same passages in the same order every time", () => {
+    const indexed = worldOf("3");
+    const query = indexed.world.entities[0].name;
+    expect(indexed.search(query, 5)).toEqual(indexed.search(query, 5));
+  });
+});
+
+describe("answers are scored by exact match and F1", () => {
+  it("normalises case, spaces and punctuation", () => {
+    expect(exactMatch("  Ada  Berg. ", "ada berg")).toBe(1);
+    expect(exactMatch("ada", "ada berg")).toBe(0);
+    expect(f1Score("ada", "ada berg")).toBeCloseTo(2 / 3);
+    expect(f1Score("", "ada")).toBe(0);
+    expect(grounded("ada berg", "results : ada berg was born")).toBe(true);
+    expect(grounded("ada", "results : adamant")).toBe(false);
+  });
+
+  it("F1 lies in [0, 1], is 1 exactly on a normalised match, and EM implies F1 = 1", () => {
+    const word = fc.constantFrom("ada", "berg", "lo", "x", "Ada", ".", " ");
+    const text = fc.array(word, { maxLength: 5 }).map((w) => w.join(" "));
+    fc.assert(
+      fc.property(text, text, (p, g) => {
+        const f1 = f1Score(p, g);
+        expect(f1).toBeGreaterThanOrEqual(0);
+        expect(f1).toBeLessThanOrEqual(1);
+        if (exactMatch(p, g) === 1) expect(f1).toBe(1);
+        expect(exactMatch(p, g)).toBe(normalize(p) === normalize(g) ? 1 : 0);
+      }),
+    );
+  });
+});
+
+// Tasks in one world, and the queries and answers that matter to them, so random episodes often hit gold.
+const TASKS = Array.from({ length: 4 }, (_, i) => drawQuestion(worldOf("1").world, "train", `t${i}`));
+const names = worldOf("1").world.entities.map((e) => e.name);
+const generators = {
+  tasks: fc.constantFrom(...TASKS),
+  args: {
+    search: fc
+      .oneof(fc.constantFrom(...TASKS.flatMap(expertQueries)), fc.constantFrom(...names))
+      .map((query) => ({ query })),
+  },
+  answers: fc.constantFrom(...TASKS.map((t) => solveQuestion(worldOf("1").world, t).answer), ...names.slice(0, 5)),
+};
+
+describe("hopqa's rewards", () => {
+  it("hold their invariants on generated episodes, hostile actions and tool failures included", async () => {
+    await checkRewards(hopqa, {
+      ...generators,
+      numRuns: 15,
+      invariants: [
+        // A search costs 0.05 and may add 0.2 per new gold passage (top-2); a repeat or failure costs 0.15.
+        rewardBounds({ min: -0.15, max: 1 }),
+        returnBounds({ min: -0.15 * MAX_TURNS, max: 1 + 0.2 * 3 }),
+        // Three gold passages at most (3 hops): searching more cannot farm more.
+        processRewardCap(0.2 * 3),
+        noRewardForRepeatedCalls(),
+        orderIndependentRewards(),
+        episodeInvariant("the outcome is exact match, and only for an answer some result showed", (e) => {
+          const outcome = e.rewards.find((r) => r.kind === "outcome");
+          if (!outcome || outcome.value === 0) return undefined;
+          const observed = e.events.flatMap((ev) => (ev.type === "env.observed" ? [ev.text] : [])).join(" ");
+          const acted = e.events.flatMap((ev) => (ev.type === "agent.acted" ? [ev.text] : []));
+          const answer = /<answer>([\s\S]*)<\/answer>/.exec(acted.at(-1) ?? "")?.[1] ?? "";
+          return e.record.metrics.em === 1 && grounded(answer, observed)
+            ? undefined
+            : `outcome ${outcome.value} for "${answer}" (em ${e.record.metrics.em})`;
+        }),
+        neverCrashes(),
+        replaysIdentically(),
+      ],
+    });
+  }, 60_000);
+
+  it("a right answer the agent never saw earns no outcome reward but counts as exact match", async () => {
+    const task = TASKS[0];
+    const answer = solveQuestion(worldOf("1").world, task).answer;
+    const played = await playEpisode(hopqa, { task, seed: "g", actions: [`<answer>${answer}</answer>`] });
+    expect(played.record.metrics).toMatchObject({ em: 1, grounded: 0 });
+    expect(played.rewards.find((r) => r.kind === "outcome")).toMatchObject({ value: 0 });
+  });
+
+  it("a repeated query is penalised and earns no gold reward", async () => {
+    const task = TASKS[0];
+    const query = expertQueries(task)[0];
+    const played = await playEpisode(hopqa, {
+      task,
+      seed: "r",
+      actions: [`<search>${query}</search>`, `<search>${query}</search>`, "<answer>x</answer>"],
+    });
+    const process = played.rewards.filter((r) => r.kind === "process").map((r) => r.value);
+    expect(process[0]).toBeGreaterThan(0);
+    expect(process[1]).toBe(-0.15);
+  });
+});
+
+describe("hopqa's policies", () => {
+  it("the expert answers every split right, and its journals replay-verify", async () => {
+    const variants: Record<string, string>[] = [{}, { split: "ood", worlds: "1000001-1000010" }];
+    for (const options of variants) {
+      const env = hopqa.configure(options);
+      const collected = await collect({ env, policy: hopqa.policies.expert(), seed: "x", episodes: 12 });
+      for (const c of collected) {
+        expect(c.record.metrics).toMatchObject({ em: 1, grounded: 1, recall: 1 });
+        expect(replayEpisode(c.events, hopqa, { verify: true }).return).toBeCloseTo(c.record.return);
+      }
+    }
+  });
+
+  it("naive RAG (one search with the question) is a weak baseline", async () => {
+    const summary = await evaluate(hopqa.configure({ split: "test" }), hopqa.policies.rag(), {
+      episodes: 60,
+      seed: "rag",
+    });
+    expect(summary.metrics.em).toBeLessThan(0.4);
+    expect(summary.metrics.searches).toBe(1);
+  });
+});
+
+describe("options", () => {
+  it("select split, worlds and top-k; a wrong one is refused by name", () => {
+    expect(parseOptions({ split: "ood", "world-seed": "9" })).toMatchObject({ split: "ood", worlds: [9, 9] });
+    expect(() => parseOptions({ split: "dev" })).toThrow(/split must be one of train, test, ood/);
+    expect(() => parseOptions({ worlds: "5-2" })).toThrow(/range/);
+    expect(() => parseOptions({ colour: "red" })).toThrow(/unknown option "colour"/);
+    const task = hopqa.configure({ "world-seed": "42", split: "test" }).task("s");
+    expect(task).toMatchObject({ world: "42", split: "test" });
+  });
+});
