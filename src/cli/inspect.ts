@@ -1,10 +1,15 @@
 /**
  * `agent-r1 inspect <journal|dir>`: an episode as a readable terminal timeline: turns, actions, tool
- * calls and results, rewards with their reasons, state transitions, the ending.
+ * calls and results, rewards with their reasons, state transitions, the ending. `--html FILE` writes the
+ * same as a self-contained page (src/observe/viewer.ts), with a run folder's metric charts.
  */
 
-import { journalFilesAt, readJournalFile } from "../journal/jsonl.ts";
+import { readJournalFile } from "../journal/jsonl.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+import { findJournals } from "../observe/journals.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import { envResolver } from "./registry.ts";
 
 const clip = (text: string, max = 160) => {
   const flat = text.replace(/\n/g, "⏎");
@@ -64,11 +69,43 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
   return lines;
 };
 
+/** Journals of a file, a folder of journals, or a run folder (the journals under its episodes folder). */
 export const inspectPath = async (path: string, write: (line: string) => void): Promise<void> => {
-  const files = await journalFilesAt(path);
+  const files = await findJournals(path);
+  if (files.length === 0) write(`no journals (.jsonl) in ${path}`);
   for (const [i, file] of files.entries()) {
     if (i > 0) write("");
     write(`# ${file}`);
     for (const line of timeline(await readJournalFile(file))) write(line);
   }
+};
+
+/** The environment's tokenizer for a journal, when the environment is known and its tokenizer is the recorded one. */
+export const tokenizerResolver =
+  (extra?: EnvDefinition) =>
+  (envId: string, tokenizerId: string): Tokenizer | undefined => {
+    try {
+      const tokenizer = envResolver(extra)(envId).tokenizer;
+      return tokenizer.id === tokenizerId ? tokenizer : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+/** `inspect --html FILE`: the viewer page of a journal, a folder of journals or a run folder. */
+export const inspectHtml = async (
+  path: string,
+  file: string,
+  options: { readonly env?: EnvDefinition; readonly maxEpisodes?: number; readonly warn?: (line: string) => void },
+) => {
+  const [{ writeViewer }, { metricCharts }] = await Promise.all([
+    import("../observe/viewer.ts"),
+    import("../observe/plot.ts"),
+  ]);
+  return writeViewer(path, file, {
+    tokenizerFor: tokenizerResolver(options.env),
+    maxEpisodes: options.maxEpisodes,
+    charts: (dir) => metricCharts([dir], options.warn, { width: 300, height: 150 }),
+    warn: options.warn,
+  });
 };

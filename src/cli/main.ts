@@ -10,7 +10,7 @@ import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
 import { seedArg } from "./args.ts";
-import { inspectPath } from "./inspect.ts";
+import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands } from "./learn-commands.ts";
 import { policyFor, record } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv } from "./registry.ts";
@@ -113,24 +113,54 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
   program
     .command("inspect")
     .description("print an episode as a readable timeline: turns, actions, tool calls and results, rewards, states")
-    .argument("<path>", "a .jsonl journal or a folder of them")
-    .action(async (path: string) => {
+    .argument("<path>", "a .jsonl journal, a folder of them, or a run folder (train --out)")
+    .option("--html <file>", "write a self-contained HTML page instead: timelines, token masks, a run's metric charts")
+    .option(
+      "--max-episodes <n>",
+      "with --html: most episodes on the page (more are sampled evenly)",
+      positiveInt("--max-episodes"),
+      200,
+    )
+    .option("--env <path>", "a module defining the environment, to decode the tokens of environments not built in")
+    .action(async (path: string, opts) => {
       if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
-      await inspectPath(path, out);
+      if (opts.html) {
+        const env = opts.env ? await loadEnv(opts.env) : undefined;
+        const page = await inspectHtml(path, opts.html, { env, maxEpisodes: opts.maxEpisodes, warn: err });
+        out(`wrote ${opts.html}: ${page.shown} of ${page.episodes} episode(s)`);
+      } else {
+        // `inspect ... | head`: a closed pipe ends the listing quietly.
+        process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+          if (e.code === "EPIPE") process.exit(0);
+        });
+        await inspectPath(path, out);
+      }
+      setExit(0);
+    });
+
+  program
+    .command("plot")
+    .description("SVG charts of runs' metrics.jsonl over updates (reward, success, KL, entropy, tokens/s...)")
+    .argument("<runs...>", "run folders (train --out); several are overlaid, one colour per run")
+    .option("--out <dir>", "folder for the charts (default: <first run>/plots)")
+    .action(async (runs: string[], opts) => {
+      const { plotCommand } = await import("./plot.ts");
+      await plotCommand(runs, opts.out, out, err);
       setExit(0);
     });
 
   program
     .command("start")
     .description(
-      "the main job: warm-start a GPT on lookup from expert demonstrations, train it with GRPO, report before/after",
+      "the main job: warm-start a GPT on hopqa from a few expert demonstrations, train it with GRPO, report exact match before/after",
     )
     .option("--out <dir>", "run folder", "runs/start")
     .option("--seed <seed>", "run seed", seedArg, "1")
     .option("--quick", "a one-minute smoke run of the same stages")
+    .addOption(new Option("--env <id>", "the environment of the job").choices(["hopqa", "lookup"]).default("hopqa"))
     .action(async (opts) => {
       const { runStart } = await import("./start.ts");
-      setExit(await runStart({ out: opts.out, seed: String(opts.seed), quick: !!opts.quick }));
+      setExit(await runStart({ out: opts.out, seed: String(opts.seed), quick: !!opts.quick, env: opts.env }));
     });
 
   addLearnCommands(program, setExit);

@@ -38,7 +38,10 @@ export const progress = (label: string, total: number, stream: NodeJS.WriteStrea
   const started = Date.now();
   let done = 0;
   let lastPrint = 0;
+  let printed = 0;
+  let lastInfo: Record<string, string | number> = {};
   const print = (info: Record<string, string | number>) => {
+    printed = done;
     const seconds = (Date.now() - started) / 1000;
     const rate = done / Math.max(1e-3, seconds);
     const eta = rate > 0 ? Math.round((total - done) / rate) : 0;
@@ -50,12 +53,16 @@ export const progress = (label: string, total: number, stream: NodeJS.WriteStrea
   return {
     tick: (by = 1, info = {}) => {
       done += by;
+      lastInfo = info;
       const now = Date.now();
       if (now - lastPrint >= 2000 || done === total) {
         lastPrint = now;
         print(info);
       }
     },
-    stop: () => {},
+    // A run that stops early (Ctrl-C, a resumed run) still ends on a line with its last count.
+    stop: () => {
+      if (done !== printed) print(lastInfo);
+    },
   };
 };

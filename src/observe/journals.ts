@@ -1,0 +1,50 @@
+/**
+ * Where the journals of a path are: a journal file, a folder of journals (`record --out`), or a run
+ * folder (`train --out`: metrics.jsonl, and the journals under episodes/u00012/).
+ */
+import { existsSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { JOURNAL_SUFFIX } from "../journal/jsonl.ts";
+import { UsageError } from "../kernel/errors.ts";
+
+/** Files in a run folder that end in .jsonl but are not journals, and folders that hold none. */
+const NOT_JOURNALS = new Set(["metrics.jsonl"]);
+const SKIPPED_FOLDERS = new Set(["checkpoints", "plots", "node_modules"]);
+
+/** A run folder: written by `agent-r1 train` (metrics.jsonl, episodes/). */
+export const isRunFolder = (dir: string): boolean =>
+  existsSync(join(dir, "metrics.jsonl")) || existsSync(join(dir, "episodes"));
+
+/**
+ * The journal files at `path`, sorted: the file itself, or the .jsonl files of a folder and of its
+ * subfolders (at most `depth` levels down), skipping metrics.jsonl and checkpoint folders.
+ */
+export const findJournals = async (path: string, depth = 3): Promise<string[]> => {
+  const info = await stat(path).catch(() => {
+    throw new UsageError({ detail: `no such file or folder: ${path}` });
+  });
+  if (!info.isDirectory()) return [path];
+  const files: string[] = [];
+  const walk = async (dir: string, level: number) => {
+    // Natural order: ep-1-2 before ep-1-10.
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+      a.name.localeCompare(b.name, "en", { numeric: true }),
+    );
+    for (const e of entries)
+      if (e.isFile() && e.name.endsWith(JOURNAL_SUFFIX) && !NOT_JOURNALS.has(e.name)) files.push(join(dir, e.name));
+    if (level >= depth) return;
+    for (const e of entries)
+      if (e.isDirectory() && !SKIPPED_FOLDERS.has(e.name) && !e.name.startsWith("."))
+        await walk(join(dir, e.name), level + 1);
+  };
+  await walk(path, 0);
+  return files;
+};
+
+/** `n` of `items`, evenly spaced, always with the first and the last; all of them when there are no more. */
+export const evenlySpaced = <T>(items: readonly T[], n: number): T[] => {
+  if (items.length <= n) return [...items];
+  if (n <= 1) return items.slice(0, Math.max(0, n));
+  return Array.from({ length: n }, (_, i) => items[Math.round((i * (items.length - 1)) / (n - 1))]);
+};

@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { progress } from "../../src/cli/progress.ts";
+
+/** A stream that is not a terminal (CI, a pipe): progress writes plain lines to it. */
+const pipe = () => {
+  const lines: string[] = [];
+  const stream = { isTTY: false, write: (text: string) => lines.push(text) !== 0 } as unknown as NodeJS.WriteStream;
+  return { stream, lines };
+};
+
+describe("progress off a terminal", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("prints plain lines with count, rate, ETA and the latest info, at most every 2 s, and always the last", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const { stream, lines } = pipe();
+    const bar = progress("train grpo", 10, stream);
+    bar.tick(1, { return: "0.100", "tok/s": 900 }); // the first tick prints
+    vi.advanceTimersByTime(1000);
+    bar.tick(1, { return: "0.200" }); // 1 s later: quiet
+    vi.advanceTimersByTime(1000);
+    bar.tick(2, { return: "0.300" }); // 2 s after the last line: prints
+    vi.advanceTimersByTime(500);
+    bar.tick(6, { return: "0.400" }); // done: prints
+    expect(lines).toEqual([
+      "train grpo: 1/10 (1000.0/s, ETA 0s) return 0.100 tok/s 900\n",
+      "train grpo: 4/10 (2.0/s, ETA 3s) return 0.300\n",
+      "train grpo: 10/10 (4.0/s, ETA 0s) return 0.400\n",
+    ]);
+    bar.stop();
+    expect(lines).toHaveLength(3);
+  });
+
+  it("a run stopped early (Ctrl-C) ends on a line with its last count", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const { stream, lines } = pipe();
+    const bar = progress("train grpo", 30, stream);
+    vi.advanceTimersByTime(2000);
+    bar.tick(1, { return: "0.1" });
+    vi.advanceTimersByTime(1000);
+    bar.tick(1, { return: "0.2" });
+    bar.stop();
+    expect(lines).toEqual([
+      "train grpo: 1/30 (0.5/s, ETA 58s) return 0.1\n",
+      "train grpo: 2/30 (0.7/s, ETA 42s) return 0.2\n",
+    ]);
+  });
+});

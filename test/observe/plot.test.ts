@@ -1,0 +1,116 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { UsageError } from "../../src/kernel/errors.ts";
+import { chartedFields, lineChartSvg, plotRuns, readRunMetrics } from "../../src/observe/plot.ts";
+import { tempDir } from "../support/index.ts";
+import { metricsLine } from "./fixtures.ts";
+
+const runWith = (lines: readonly string[], dir = join(tempDir(), "run")) => {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "metrics.jsonl"), lines.map((l) => `${l}\n`).join(""));
+  return dir;
+};
+
+describe("lineChartSvg", () => {
+  it("draws rows as an SVG line chart, one coloured line per series, text escaped", async () => {
+    const rows = [1, 2, 3].flatMap((x) => [
+      { x, y: x * 2, run: "a" },
+      { x, y: x * 3, run: "<script>b</script>" },
+      { x, y: Number.NaN, run: "a" },
+    ]);
+    const svg = await lineChartSvg({ title: "reward & more", rows, x: "x", y: "y", series: "run", yTitle: "reward" });
+    expect(svg.startsWith("<svg")).toBe(true);
+    expect(svg).toContain("reward &amp; more");
+    expect(svg).toContain("&lt;script&gt;b&lt;/script&gt;");
+    expect(svg).not.toContain("<script");
+    expect(svg.match(/role-legend-symbol/g)?.length ?? 0).toBeGreaterThan(0);
+  });
+
+  it("reads fields with dots or brackets as names, not paths", async () => {
+    const rows = [
+      { "a.b": 1, "c[0]": 2 },
+      { "a.b": 2, "c[0]": 3 },
+    ];
+    const svg = await lineChartSvg({ title: "t", rows, x: "a.b", y: "c[0]" });
+    expect(svg).toContain("a.b");
+    expect(svg).toContain("c[0]");
+  });
+});
+
+describe("plotRuns", () => {
+  it("writes one SVG per metric into <run>/plots, skipping malformed lines with a warning naming them", async () => {
+    const run = runWith([metricsLine(0), "{not json", metricsLine(1), "[1,2]", "", metricsLine(2)]);
+    const warnings: string[] = [];
+    const files = await plotRuns([run], undefined, { warn: (line) => warnings.push(line) });
+    expect(files.map((f) => f.slice(run.length + 1))).toEqual([
+      "plots/meanReturn.svg",
+      "plots/successRate.svg",
+      "plots/meanProcessReward.svg",
+      "plots/kl.svg",
+      "plots/entropy.svg",
+      "plots/tokensPerSecond.svg",
+      "plots/gradNorm.svg",
+    ]);
+    expect(warnings).toEqual([
+      `${join(run, "metrics.jsonl")}:2: skipped a malformed line (not JSON): "{not json"`,
+      `${join(run, "metrics.jsonl")}:4: skipped a line that is not a JSON object`,
+    ]);
+    const svg = readFileSync(files[1], "utf8");
+    expect(svg).toContain("success rate");
+    expect(svg).toContain("policy version (updates)");
+  });
+
+  it("overlays several runs, one colour per run, and tells apart runs of the same name", async () => {
+    const root = tempDir();
+    const a = runWith([metricsLine(0), metricsLine(1)], join(root, "a", "grpo"));
+    const b = runWith([metricsLine(0, { meanReturn: 0.9 }), metricsLine(1)], join(root, "b", "grpo"));
+    const out = join(root, "charts");
+    const files = await plotRuns([a, b], out);
+    expect(files[0]).toBe(join(out, "meanReturn.svg"));
+    const svg = readFileSync(files[0], "utf8");
+    expect(svg).toContain("a/grpo");
+    expect(svg).toContain("b/grpo");
+  });
+
+  it("charts headline fields always, other fields when they vary, nested metrics too", () => {
+    const run = readRunMetrics(
+      runWith([metricsLine(0, { metrics: { exactMatch: 0.1 } }), metricsLine(1, { metrics: { exactMatch: 0.3 } })]),
+    );
+    const fields = chartedFields([run]).map((f) => f.field);
+    expect(fields.slice(0, 3)).toEqual(["meanReturn", "successRate", "metrics.exactMatch"]);
+    expect(fields).not.toContain("valueLoss"); // always 0
+    expect(fields).not.toContain("version");
+  });
+
+  it("refuses a missing folder and a folder without metrics.jsonl with a usage error", async () => {
+    const empty = tempDir();
+    await expect(plotRuns([join(empty, "nope")])).rejects.toThrow(UsageError);
+    await expect(plotRuns([empty])).rejects.toThrow(/has no metrics\.jsonl/);
+    expect(existsSync(join(empty, "plots"))).toBe(false);
+  });
+
+  it("agent-r1 plot prints the written files", () => {
+    const run = runWith([metricsLine(0), metricsLine(1)]);
+    const done = spawnSync(process.execPath, ["bin/agent-r1.js", "plot", run], { encoding: "utf8", timeout: 60_000 });
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.stdout.split("\n")[0]).toBe(join(run, "plots", "meanReturn.svg"));
+  });
+
+  it("agent-r1 plot of a missing folder, or of one without metrics.jsonl, exits 2 with one line", async () => {
+    const run = runWith([metricsLine(0)]);
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(await main(["plot", run, join(run, "missing")])).toBe(2);
+      expect(await main(["plot", join(run, "..")])).toBe(2);
+      expect(stderr.mock.calls.map((c) => String(c[0]))).toEqual([
+        `error: no such run folder: ${join(run, "missing")}\n`,
+        `error: ${join(run, "..")} has no metrics.jsonl (a run folder written by \`agent-r1 train\` has one)\n`,
+      ]);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});

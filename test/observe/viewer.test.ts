@@ -1,0 +1,135 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { lookup } from "../../actors/lookup/index.ts";
+import { inspectPath, tokenizerResolver } from "../../src/cli/inspect.ts";
+import { main } from "../../src/cli/main.ts";
+import { episodeToSequence } from "../../src/learn/trajectory.ts";
+import { evenlySpaced, findJournals } from "../../src/observe/journals.ts";
+import { episodeHtml, esc, readEpisodeFile, viewerHtml } from "../../src/observe/viewer.ts";
+import { tempDir } from "../support/index.ts";
+import { HOSTILE, makeRunFolder } from "./fixtures.ts";
+
+const GOLDEN = "replays/lookup/expert/ep-golden-1.jsonl";
+const tokenizerFor = tokenizerResolver();
+const count = (html: string, what: string) => html.split(what).length - 1;
+
+const cli = (...args: string[]) => {
+  const run = spawnSync(process.execPath, ["bin/agent-r1.js", ...args], { encoding: "utf8", timeout: 60_000 });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+};
+
+describe("the episode viewer page", () => {
+  let run: string;
+  beforeAll(async () => {
+    run = await makeRunFolder();
+  });
+
+  it("escapes everything it shows", () => {
+    expect(esc(`<a href="x" title='y'>&</a>`)).toBe("&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+  });
+
+  it("shades exactly the tokens the learner trains on: the action mask of the episode's sequence", async () => {
+    const episode = await readEpisodeFile(GOLDEN);
+    const html = episodeHtml(episode, "ep-0", { tokenizerFor });
+    const mask = episodeToSequence(episode.events).actionMask;
+    expect(count(html, 'class="tok mask-1"')).toBe(mask.filter((m) => m === 1).length);
+    expect(count(html, 'class="tok mask-0"')).toBe(mask.filter((m) => m === 0).length);
+    expect(html).toContain("decoded with the environment's tokenizer");
+    expect(count(html, '<li class="turn acted"')).toBe(3);
+    expect(html).toContain('<span class="reason">retrieved a needed key</span>');
+    expect(html).toMatch(/class="ev reward outcome positive".*<b class="value">\+1<\/b>/);
+    expect(html).toContain('<b class="tool">lookup</b>(<code>{&quot;key&quot;:&quot;k35&quot;}</code>)');
+  });
+
+  it("without the environment's tokenizer, shows the recorded ids and the recorded text", async () => {
+    const html = episodeHtml(await readEpisodeFile(GOLDEN), "ep-0", {});
+    expect(html).toContain("token ids as recorded");
+    expect(html).toContain('<pre class="text">&lt;lookup&gt;k35&lt;/lookup&gt;</pre>');
+    expect(html).toContain('class="tok mask-1 id"');
+  });
+
+  it("a tokenizer other than the recorded one is not used", () => {
+    expect(tokenizerFor("lookup", lookup.tokenizer.id)).toBe(lookup.tokenizer);
+    expect(tokenizerFor("lookup", "words-v1:another")).toBeUndefined();
+    expect(tokenizerFor("no-such-env", lookup.tokenizer.id)).toBeUndefined();
+  });
+
+  it("a run folder: charts, config, every episode listed; hostile text stays text", async () => {
+    const warnings: string[] = [];
+    const page = await viewerHtml(run, {
+      tokenizerFor,
+      charts: async () => [{ title: "mean return", svg: "<svg></svg>" }],
+      warn: (line) => warnings.push(line),
+    });
+    expect(page.episodes).toBe(9);
+    expect(page.shown).toBe(9);
+    expect(page.html).toContain('<section id="metrics">');
+    expect(page.html).toContain('<section id="config">');
+    expect(page.html).toContain("<h3>episodes/u00000</h3>");
+    expect(page.html).toContain("<h3>episodes/u00001</h3>");
+    expect(count(page.html, '<details class="episode')).toBe(9);
+    // The page's own script is the only one; no element comes from a journal.
+    expect(count(page.html.toLowerCase(), "<script")).toBe(1);
+    expect(page.html).not.toContain("<img");
+    const plain = await viewerHtml(join(run, "episodes", "u00001", "ep-hostile-0.jsonl"));
+    expect(plain.html).toContain(`<pre class="text">${esc(HOSTILE[0])}</pre>`);
+    expect(count(plain.html.toLowerCase(), "<script")).toBe(1);
+    expect(warnings).toEqual([]);
+  });
+
+  it("a damaged journal is shown up to the damage, with the problem", async () => {
+    const dir = tempDir();
+    const lines = readFileSync(GOLDEN, "utf8").split("\n");
+    lines[5] = lines[5].replace('"digest":"', '"digest":"0');
+    writeFileSync(join(dir, "bad.jsonl"), lines.join("\n"));
+    const warnings: string[] = [];
+    const page = await viewerHtml(dir, { warn: (line) => warnings.push(line) });
+    expect(page.html).toContain('class="episode broken"');
+    expect(page.html).toMatch(/class="error">[^<]*bad\.jsonl:6/);
+    expect(count(page.html, 'data-seq="')).toBe(5);
+    expect(warnings.join("\n")).toMatch(/bad\.jsonl:6/);
+  });
+
+  it("samples a large folder evenly, keeping the first and the last", () => {
+    expect(evenlySpaced([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 4)).toEqual([1, 4, 7, 10]);
+    expect(evenlySpaced([1, 2, 3], 5)).toEqual([1, 2, 3]);
+  });
+
+  it("finds a run's journals under episodes/, in natural order, and never metrics.jsonl", async () => {
+    const files = await findJournals(run);
+    expect(files).toHaveLength(9);
+    expect(files.some((f) => f.endsWith("metrics.jsonl"))).toBe(false);
+    expect(files[0]).toMatch(/episodes\/u00000\/ep-golden-0\.jsonl$/);
+    const lines: string[] = [];
+    await inspectPath(run, (line) => lines.push(line));
+    expect(lines.filter((l) => l.startsWith("# "))).toHaveLength(9);
+    expect(lines.join("\n")).toContain("reward -0.1 (process, turn 0)");
+  });
+
+  it("agent-r1 inspect --html writes the page", () => {
+    const file = join(tempDir(), "page.html");
+    const done = cli("inspect", run, "--html", file, "--max-episodes", "4");
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain(`wrote ${file}: 4 of 9 episode(s)`);
+    const html = readFileSync(file, "utf8");
+    expect(html).toContain('<figure class="chart" data-title="success rate">');
+    expect(html).toContain("4 shown (evenly spaced)");
+    expect(done.stderr).toMatch(/metrics\.jsonl:3: skipped a malformed line/);
+  });
+
+  it("agent-r1 inspect of a missing path exits 2 with one line", async () => {
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      const file = join(tempDir(), "page.html");
+      expect(await main(["inspect", join(run, "nope"), "--html", file])).toBe(2);
+      expect(stderr.mock.calls.map((c) => String(c[0]))).toEqual([
+        `error: no such file or folder: ${join(run, "nope")}\n`,
+      ]);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});
