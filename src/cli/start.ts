@@ -1,13 +1,18 @@
 /**
- * The main job, on the built-in `lookup` environment: record expert demonstrations, clone them briefly
- * (a warm start that is deliberately short), then train with GRPO, and print the success rate on seeds
- * training never used, before and after RL. Every training episode is journaled under the run folder and
- * replay-verified before the learner uses it.
+ * The main job. On `hopqa` (the default): record expert demonstrations from a few worlds, clone them (a
+ * warm start limited by construction), train with GRPO on questions from many worlds, and print exact
+ * match on held-out questions and on worlds training never saw, before and after RL. `--env lookup` runs
+ * the same stages on the lookup environment. Every training episode is journaled under the run folder
+ * and replay-verified before the learner uses it.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { hopqa } from "../../actors/hopqa/index.ts";
+import { COLUMNS, evaluateSuite, type SuiteResult } from "../../actors/hopqa/suite.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
 import { sft } from "../learn/sft.ts";
+import { policyFromModel, readLatest } from "../learn/trainer.ts";
+import { loadCheckpoint } from "../policy/checkpoint.ts";
 import { runTrain } from "./learn-commands.ts";
 import { progress } from "./progress.ts";
 import { policyFor, record } from "./record.ts";
@@ -17,15 +22,19 @@ export interface StartOptions {
   readonly out: string;
   readonly seed: string;
   readonly quick: boolean;
+  readonly env?: "hopqa" | "lookup";
 }
 
-/** The schedule of the main job; `--quick` is a smoke run of the same stages. */
+/** The schedule of the lookup job; `--quick` is a smoke run of the same stages. */
 export const START_PLAN = {
   full: { demos: 400, sftEpochs: 12, steps: 40, tasks: 16, epochs: 4, evalEpisodes: 200 },
   quick: { demos: 64, sftEpochs: 2, steps: 3, tasks: 8, epochs: 1, evalEpisodes: 32 },
 } as const;
 
-export const runStart = async (options: StartOptions): Promise<number> => {
+export const runStart = (options: StartOptions): Promise<number> =>
+  options.env === "lookup" ? runLookupStart(options) : runHopqaStart(options);
+
+const runLookupStart = async (options: StartOptions): Promise<number> => {
   const plan = options.quick ? START_PLAN.quick : START_PLAN.full;
   const env = envById("lookup");
   const started = Date.now();
@@ -94,6 +103,115 @@ export const runStart = async (options: StartOptions): Promise<number> => {
   );
   say(
     `every training episode was journaled and replay-verified; check again with: npx agent-r1 replay ${join(options.out, "grpo", "episodes")}/u00000 --verify`,
+  );
+  return 0;
+};
+
+/** The schedule of the hopqa job; `--quick` is a smoke run of the same stages. */
+export const HOPQA_PLAN = {
+  full: {
+    demos: 300,
+    demoWorlds: "1-5",
+    sftEpochs: 12,
+    batchSize: 8,
+    steps: 30,
+    tasks: 8,
+    epochs: 2,
+    evalEpisodes: 100,
+  },
+  quick: { demos: 24, demoWorlds: "1-2", sftEpochs: 1, batchSize: 8, steps: 2, tasks: 2, epochs: 1, evalEpisodes: 8 },
+} as const;
+
+const runHopqaStart = async (options: StartOptions): Promise<number> => {
+  const plan = options.quick ? HOPQA_PLAN.quick : HOPQA_PLAN.full;
+  const started = Date.now();
+  rmSync(options.out, { recursive: true, force: true });
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const model = { ...DEFAULT_TRAIN_CONFIG.model, contextLength: hopqa.contextLength ?? 320 };
+
+  say(`1/5 recording ${plan.demos} expert demonstrations of hopqa, from worlds ${plan.demoWorlds} only`);
+  const demos = await record({
+    env: hopqa.configure({ worlds: plan.demoWorlds }),
+    policy: hopqa.policies.expert(),
+    episodes: plan.demos,
+    seed: `${options.seed}:demos`,
+    out: join(options.out, "demos"),
+    concurrency: 32,
+    durability: "episode",
+  });
+  say(`    ${demos.episodes} episodes, ${demos.events} events -> ${join(options.out, "demos")}`);
+
+  say(`2/5 warm start: behaviour cloning for ${plan.sftEpochs} epochs (limited on purpose: RL has to close the gap)`);
+  const bar = progress("sft", plan.sftEpochs);
+  const warm = join(options.out, "warm-start");
+  const cloned = await sft({
+    env: hopqa,
+    data: join(options.out, "demos"),
+    out: warm,
+    epochs: plan.sftEpochs,
+    batchSize: plan.batchSize,
+    lr: 3e-3,
+    seed: options.seed,
+    backend: "auto",
+    model,
+    onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
+    log: () => {},
+  });
+  bar.stop();
+  say(`    final loss ${cloned.losses.at(-1)?.toFixed(3)} -> ${warm}`);
+
+  const evaluateCheckpoint = async (dir: string) => {
+    const { model: gpt, tokenizer, version } = await loadCheckpoint(dir);
+    const score = await evaluateSuite(
+      () => policyFromModel(hopqa, gpt, tokenizer, DEFAULT_TRAIN_CONFIG, true, version),
+      plan.evalEpisodes,
+      `start:${options.seed}`,
+    );
+    gpt.dispose();
+    return score;
+  };
+  say(`3/5 evaluating the warm start (${plan.evalEpisodes} questions per column, greedy)`);
+  const before = await evaluateCheckpoint(warm);
+
+  say(`4/5 GRPO for ${plan.steps} updates (${plan.tasks} questions x 8 episodes each, from worlds 1-1000)`);
+  const config = decodeTrainConfig(
+    {
+      ...DEFAULT_TRAIN_CONFIG,
+      env: "hopqa",
+      algo: "grpo",
+      seed: options.seed,
+      steps: plan.steps,
+      epochs: plan.epochs,
+      tasksPerStep: plan.tasks,
+      init: warm,
+      evalEpisodes: 0,
+      model,
+    },
+    "start",
+  );
+  const result = await runTrain(config, join(options.out, "grpo"), false);
+  const latest = readLatest(join(options.out, "grpo"));
+  if (!latest) throw new Error("training wrote no checkpoint");
+  say("5/5 evaluating the trained policy");
+  const after = await evaluateCheckpoint(join(options.out, "grpo", "checkpoints", latest.dir));
+
+  const minutes = ((Date.now() - started) / 60000).toFixed(1);
+  say("");
+  say(`hopqa, exact match (${plan.evalEpisodes} questions per column, greedy decoding):`);
+  const header = ["", ...COLUMNS.map((c) => c.label), "avg"];
+  const widths = header.map((h, i) => (i === 0 ? 30 : Math.max(8, h.length)));
+  const line = (cells: string[]) =>
+    say(`  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")}`);
+  line(header);
+  const scores = (label: string, s: SuiteResult) =>
+    line([label, ...COLUMNS.map((c) => s[c.id].em.toFixed(3)), s.average.toFixed(3)]);
+  scores("warm start (cloning)", before);
+  scores(`after GRPO (${plan.steps} updates)`, after);
+  say(
+    `backend ${result.backend}, ${minutes} min in all; run folder ${options.out} (metrics.jsonl, checkpoints/, episodes/)`,
+  );
+  say(
+    `evaluate any checkpoint on any world: npx agent-r1 eval --env hopqa --checkpoint ${join(options.out, "grpo", "checkpoints", latest.dir)} --world-seed 2000123 --split ood --episodes 100`,
   );
   return 0;
 };

@@ -3,7 +3,7 @@
  * episode is journaled, read back from the journal (schema, seq, hash chain) and replay-verified before
  * it becomes a trajectory. Episodes come back in seed order, whatever order they finished in.
  */
-import { lastValueFrom, toArray } from "rxjs";
+import { lastValueFrom, tap, toArray } from "rxjs";
 import type { Durability, Journal } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { MemoryJournal } from "../journal/memory.ts";
@@ -27,6 +27,8 @@ export interface CollectOptions {
   readonly concurrency?: number;
   /** Re-derive every event through the environment before use (default true). */
   readonly verify?: boolean;
+  /** Called as each episode ends (progress display). */
+  readonly onEpisode?: (record: EpisodeRecord) => void;
 }
 
 export interface Collected {
@@ -51,7 +53,14 @@ export const collect = async (options: CollectOptions): Promise<Collected[]> => 
     groupSize: options.groupSize,
     concurrency: options.concurrency ?? options.episodes,
   });
-  const records = (await lastValueFrom(run.episodes.pipe(toArray()))).sort((a, b) => indexOf(a.seed) - indexOf(b.seed));
+  const records = (
+    await lastValueFrom(
+      run.episodes.pipe(
+        tap((r) => options.onEpisode?.(r)),
+        toArray(),
+      ),
+    )
+  ).sort((a, b) => indexOf(a.seed) - indexOf(b.seed));
   const out: Collected[] = [];
   for (const record of records) {
     const events = await journal.read(record.episode);

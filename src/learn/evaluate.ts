@@ -40,9 +40,16 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummar
 export const evaluate = async (
   env: EnvDefinition,
   policy: Policy,
-  options: { episodes: number; seed: string; dir?: string },
+  options: { episodes: number; seed: string; dir?: string; onEpisode?: (record: EpisodeRecord) => void },
 ): Promise<EvalSummary> => {
   if (options.episodes === 0) return summarizeEpisodes([]);
-  const collected = await collect({ env, policy, seed: options.seed, episodes: options.episodes, dir: options.dir });
+  const collected = await collect({
+    env,
+    policy,
+    seed: options.seed,
+    episodes: options.episodes,
+    dir: options.dir,
+    onEpisode: options.onEpisode,
+  });
   return summarizeEpisodes(collected.map((c) => c.record));
 };

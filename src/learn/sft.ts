@@ -29,7 +29,8 @@ export interface SftOptions {
   readonly model: Partial<GptConfig>;
   /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
   readonly successfulOnly?: boolean;
-  readonly onEpoch?: (epoch: number, loss: number) => void;
+  /** After each epoch; `save(dir)` writes a checkpoint of the model as it is now (e.g. to compare epochs). */
+  readonly onEpoch?: (epoch: number, loss: number, save: (dir: string) => Promise<void>) => void | Promise<void>;
   readonly log?: (line: string) => void;
 }
 
@@ -86,7 +87,7 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
     }
     tokens += count;
     losses.push(total / Math.max(1, count));
-    options.onEpoch?.(epoch, losses.at(-1)!);
+    await options.onEpoch?.(epoch, losses.at(-1)!, (dir) => saveCheckpoint(dir, { model, tokenizer, version: 0 }));
   }
   await saveCheckpoint(options.out, { model, tokenizer, version: 0 });
   optimizer.dispose();

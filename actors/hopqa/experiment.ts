@@ -1,0 +1,393 @@
+/**
+ * The paper's experiment on hopqa: every algorithm trained from the same warm start with the same budget,
+ * over several seeds, plus the mask and process-reward ablations and the baselines; results in
+ * docs/results.md (a table shaped like the paper's) with curves as SVG.
+ *
+ *   npm run experiment                          # everything; resumable: finished runs are kept and skipped
+ *   npm run experiment -- --only grpo,ppo --seeds 1
+ *   npm run experiment -- --report              # rewrite docs/results.md from what has finished
+ *
+ * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
+ * interrupted half-way resumes from its last checkpoint.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import { runTrain } from "../../src/cli/learn-commands.ts";
+import { progress } from "../../src/cli/progress.ts";
+import { record } from "../../src/cli/record.ts";
+import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
+import { sft } from "../../src/learn/sft.ts";
+import { policyFromModel, readLatest } from "../../src/learn/trainer.ts";
+import { lineChartSvg } from "../../src/observe/plot.ts";
+import { initBackend } from "../../src/policy/backend.ts";
+import { loadCheckpoint } from "../../src/policy/checkpoint.ts";
+import type { Policy } from "../../src/runtime/policy.ts";
+import { hopqa } from "./index.ts";
+import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
+
+/** The plan: one warm start, then the same training budget for every run. */
+export const PLAN = {
+  warm: { demos: 300, demoWorlds: "1-5", sftEpochs: 10, lr: 3e-3, batchSize: 32 },
+  train: { steps: 30, tasksPerStep: 8, groupSize: 8, epochs: 2, lr: 1e-3 },
+  evalEpisodes: 200,
+  algos: ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"] as const,
+  ablations: [
+    { name: "grpo-no-advantage-mask", label: "GRPO, no advantage mask", change: { maskAdvantages: false } },
+    { name: "grpo-no-loss-mask", label: "GRPO, no loss mask", change: { maskLoss: false } },
+    { name: "grpo-no-process-reward", label: "GRPO, no process rewards", change: { processRewardWeight: 0 } },
+  ],
+};
+
+const LABELS: Record<string, string> = {
+  ppo: "PPO",
+  grpo: "GRPO",
+  "reinforce++": "REINFORCE++",
+  "reinforce++-baseline": "REINFORCE++-baseline",
+  rloo: "RLOO",
+  remax: "ReMax",
+};
+
+export interface RunSpec {
+  readonly name: string;
+  readonly group: string;
+  readonly label: string;
+  readonly seed: number;
+  readonly config: Partial<TrainConfig>;
+}
+
+export const runSpecs = (seeds: number): RunSpec[] => {
+  const specs: RunSpec[] = [];
+  // Seed-major order: one seed of everything first, so a partial experiment already fills the table.
+  for (let seed = 0; seed < seeds; seed++) {
+    for (const algo of PLAN.algos)
+      specs.push({ name: `${algo}-s${seed}`, group: algo, label: LABELS[algo], seed, config: { algo } });
+    for (const a of PLAN.ablations)
+      specs.push({
+        name: `${a.name}-s${seed}`,
+        group: a.name,
+        label: a.label,
+        seed,
+        config: { algo: "grpo", ...a.change },
+      });
+  }
+  return specs;
+};
+
+const readJson = <T>(file: string): T | undefined =>
+  existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as T) : undefined;
+const writeJson = (file: string, value: unknown) => {
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(value, null, 2)}\n`);
+  // rename is atomic: a killed experiment never leaves half a result.
+  renameSync(`${file}.tmp`, file);
+};
+
+const policyOf = async (checkpoint: string): Promise<() => Policy> => {
+  const { model, tokenizer, version } = await loadCheckpoint(checkpoint);
+  return () => policyFromModel(hopqa, model, tokenizer, DEFAULT_TRAIN_CONFIG, true, version);
+};
+
+/** The shared warm start and the baselines (naive RAG; the warm start itself = "base tool call"). */
+const warmStart = async (root: string, say: (line: string) => void) => {
+  const dir = join(root, "warm-start");
+  const done = join(root, "baselines.json");
+  if (existsSync(done)) return;
+  await initBackend("auto");
+  const w = PLAN.warm;
+  say(`warm start: ${w.demos} expert demonstrations from worlds ${w.demoWorlds}, ${w.sftEpochs} epochs of cloning`);
+  rmSync(join(root, "demos"), { recursive: true, force: true });
+  await record({
+    env: hopqa.configure({ worlds: w.demoWorlds }),
+    policy: hopqa.policies.expert(),
+    episodes: w.demos,
+    seed: "experiment:demos",
+    out: join(root, "demos"),
+    concurrency: 32,
+    durability: "episode",
+  });
+  const bar = progress("sft", w.sftEpochs);
+  await sft({
+    env: hopqa,
+    data: join(root, "demos"),
+    out: dir,
+    epochs: w.sftEpochs,
+    batchSize: w.batchSize,
+    lr: w.lr,
+    seed: "experiment",
+    backend: "auto",
+    model: { ...DEFAULT_TRAIN_CONFIG.model, contextLength: hopqa.contextLength ?? 320 },
+    onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
+    log: () => {},
+  });
+  bar.stop();
+  say("evaluating the baselines");
+  const started = Date.now();
+  const base = await evaluateSuite(await policyOf(dir), PLAN.evalEpisodes);
+  const rag = await evaluateSuite(() => hopqa.policies.rag(), PLAN.evalEpisodes);
+  writeJson(done, { base, rag, evalSeconds: (Date.now() - started) / 1000 });
+};
+
+/** One run: train (resuming if it was interrupted), then evaluate its last checkpoint on the suite. */
+export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
+  const dir = join(root, spec.name);
+  if (existsSync(join(dir, "suite.json"))) return;
+  const t = PLAN.train;
+  const config = decodeTrainConfig(
+    {
+      ...DEFAULT_TRAIN_CONFIG,
+      env: "hopqa",
+      seed: String(spec.seed),
+      steps: t.steps,
+      tasksPerStep: t.tasksPerStep,
+      groupSize: t.groupSize,
+      epochs: t.epochs,
+      lr: t.lr,
+      init: join(root, "warm-start"),
+      evalEpisodes: 0,
+      checkpointEvery: 5,
+      model: { ...DEFAULT_TRAIN_CONFIG.model, contextLength: hopqa.contextLength ?? 320 },
+      ...spec.config,
+    },
+    spec.name,
+  );
+  const started = Date.now();
+  const resume = existsSync(join(dir, "config.json"));
+  const previous = readJson<{ trainSeconds: number }>(join(dir, "timing.json"))?.trainSeconds ?? 0;
+  await runTrain(config, dir, resume);
+  const trainSeconds = previous + (Date.now() - started) / 1000;
+  writeJson(join(dir, "timing.json"), { trainSeconds });
+  const latest = readLatest(dir);
+  if (!latest) throw new Error(`${spec.name}: no checkpoint after training`);
+  const suite = await evaluateSuite(await policyOf(join(dir, "checkpoints", latest.dir)), PLAN.evalEpisodes);
+  writeJson(join(dir, "suite.json"), { ...suite, trainSeconds, steps: config.steps });
+};
+
+const runChild = (root: string, name: string, seeds: number) =>
+  new Promise<number>((resolve) => {
+    mkdirSync(join(root, name), { recursive: true });
+    const log = join(root, name, "log.txt");
+    const child = spawn(
+      process.execPath,
+      ["bin/run-ts.js", "actors/hopqa/experiment.ts", "--out", root, "--seeds", String(seeds), "--run", name],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => chunks.push(c));
+    child.stderr.on("data", (c: Buffer) => chunks.push(c));
+    child.on("close", (code) => {
+      writeFileSync(log, Buffer.concat(chunks));
+      resolve(code ?? 1);
+    });
+  });
+
+interface Finished {
+  readonly spec: RunSpec;
+  readonly suite: SuiteResult & { trainSeconds: number; steps: number };
+}
+
+const meanStd = (xs: readonly number[]) => {
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const s = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)) : 0;
+  return { m, s };
+};
+const cell = (xs: readonly number[]) => {
+  if (xs.length === 0) return "–";
+  const { m, s } = meanStd(xs);
+  return xs.length > 1 ? `${m.toFixed(3)} ± ${s.toFixed(3)}` : m.toFixed(3);
+};
+
+/** Writes docs/results.md (and curves) from the finished runs. */
+export const writeReport = async (root: string, seeds: number, docs: string, command: string) => {
+  const baselines = readJson<{ base: SuiteResult; rag: SuiteResult }>(join(root, "baselines.json"));
+  const finished: Finished[] = runSpecs(seeds).flatMap((spec) => {
+    const suite = readJson<Finished["suite"]>(join(root, spec.name, "suite.json"));
+    return suite ? [{ spec, suite }] : [];
+  });
+  const groups = [...new Set(runSpecs(seeds).map((s) => s.group))];
+  const row = (label: string, results: readonly SuiteResult[], extra: string) =>
+    `| ${label} | ${COLUMNS.map((c) => cell(results.map((r) => r[c.id].em))).join(" | ")} | ${cell(results.map((r) => r.average))} | ${extra} |`;
+  const lines: string[] = [];
+  lines.push("# hopqa results: exact match per algorithm");
+  lines.push("");
+  lines.push(
+    `Generated by \`${command}\` on ${new Date().toISOString().slice(0, 10)} (2-core machine, tfjs wasm backend). ` +
+      "Exact match, greedy decoding, " +
+      `${PLAN.evalEpisodes} questions per column; mean ± sample std over the seeds that finished (n).`,
+  );
+  lines.push("");
+  lines.push(
+    "Columns: **test (seen worlds)**: held-out 2-3 hop questions of the worlds training draws from (1-1000); " +
+      "**test (new worlds)**: 2-3 hop questions in worlds training never saw (1000001-1000200); " +
+      "**ood 4-hop (new worlds)**: 4-hop questions, relation chains never seen in training, in unseen worlds (Musique's role).",
+  );
+  lines.push("");
+  lines.push(`| Method | ${COLUMNS.map((c) => c.label).join(" | ")} | Avg | runs, train time |`);
+  lines.push(`|---|${COLUMNS.map(() => "---").join("|")}|---|---|`);
+  if (baselines) {
+    lines.push(row("Base tool call (warm start, no RL)", [baselines.base], "–"));
+    lines.push(row("Naive RAG (one search with the question)", [baselines.rag], "–"));
+  }
+  for (const group of groups) {
+    const runs = finished.filter((f) => f.spec.group === group);
+    const label = runSpecs(1).find((s) => s.group === group)?.label ?? group;
+    const minutes = runs.map((r) => r.suite.trainSeconds / 60);
+    const time = runs.length ? `n=${runs.length}, ${cell(minutes)} min` : "n=0 (not run yet)";
+    lines.push(
+      row(
+        label,
+        runs.map((r) => r.suite),
+        time,
+      ),
+    );
+  }
+  lines.push("");
+  const w = PLAN.warm;
+  const t = PLAN.train;
+  lines.push("## Setup");
+  lines.push("");
+  lines.push(
+    `- Warm start (limited by construction): ${w.demos} expert demonstrations from worlds ${w.demoWorlds} only, ` +
+      `${w.sftEpochs} epochs of behaviour cloning (lr ${w.lr}, batch ${w.batchSize}), GPT ${JSON.stringify(DEFAULT_TRAIN_CONFIG.model)} with a ${hopqa.contextLength}-token context.`,
+  );
+  lines.push(
+    `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature 1), ` +
+      `${t.epochs} optimisation epochs per batch, lr ${t.lr}, from the same warm start; training questions from worlds 1-1000.`,
+  );
+  lines.push(
+    "- Rewards: +0.2 per gold passage retrieved the first time, -0.05 per search, -0.1 repeated query / failed search / malformed action, " +
+      "outcome 1 for an exact-match answer that some search result showed (a right guess earns 0).",
+  );
+  lines.push(
+    "- Ablations: GRPO without the advantage mask, without the loss mask (observation tokens trained too), and without process rewards.",
+  );
+  lines.push("");
+  lines.push("## Runs");
+  lines.push("");
+  lines.push(`| Run | ${COLUMNS.map((c) => c.label).join(" | ")} | Avg | train min |`);
+  lines.push(`|---|${COLUMNS.map(() => "---").join("|")}|---|---|`);
+  for (const f of finished)
+    lines.push(
+      `| ${f.spec.name} | ${COLUMNS.map((c) => f.suite[c.id].em.toFixed(3)).join(" | ")} | ${f.suite.average.toFixed(3)} | ${(f.suite.trainSeconds / 60).toFixed(1)} |`,
+    );
+  const missing = runSpecs(seeds).filter((s) => !finished.some((f) => f.spec.name === s.name));
+  if (missing.length > 0) {
+    lines.push("");
+    lines.push(
+      `Not finished yet (${missing.length}): ${missing.map((s) => s.name).join(", ")}. Run the command again to continue.`,
+    );
+  }
+  mkdirSync(docs, { recursive: true });
+  const curves = await writeCurves(root, finished, docs);
+  if (curves.length > 0) {
+    lines.push("");
+    lines.push("## Curves");
+    lines.push("");
+    for (const file of curves) lines.push(`![${file}](${file})`);
+  }
+  writeFileSync(join(docs, "results.md"), `${lines.join("\n")}\n`);
+  return { finished: finished.length, total: runSpecs(seeds).length };
+};
+
+/** Mean return and training success per update, one line per run of seed 0. */
+const writeCurves = async (root: string, finished: readonly Finished[], docs: string): Promise<string[]> => {
+  const rows: Record<string, unknown>[] = [];
+  for (const f of finished.filter((f) => f.spec.seed === 0)) {
+    const file = join(root, f.spec.name, "metrics.jsonl");
+    if (!existsSync(file)) continue;
+    for (const line of readFileSync(file, "utf8").split("\n").filter(Boolean)) {
+      const m = JSON.parse(line) as { step: number; meanReturn: number; successRate: number | null };
+      rows.push({ run: f.spec.label, update: m.step, return: m.meanReturn, em: m.successRate ?? 0 });
+    }
+  }
+  if (rows.length === 0) return [];
+  const files: string[] = [];
+  for (const [y, title] of [
+    ["return", "mean return per update (training episodes, seed 0)"],
+    ["em", "exact match per update (training episodes, seed 0)"],
+  ] as const) {
+    const name = `results-${y}.svg`;
+    writeFileSync(
+      join(docs, name),
+      await lineChartSvg({ title, rows, x: "update", y, series: "run", xTitle: "update" }),
+    );
+    files.push(name);
+  }
+  return files;
+};
+
+const main = async () => {
+  const positive = (name: string) => (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1)
+      throw new InvalidArgumentError(`${name} must be an integer >= 1, got "${value}"`);
+    return n;
+  };
+  const program = new Command("experiment")
+    .description("hopqa: every algorithm from one warm start, several seeds, ablations -> docs/results.md")
+    .option("--out <dir>", "experiment folder (runs are kept and skipped when finished)", "runs/hopqa-experiment")
+    .option("--seeds <n>", "seeds per algorithm", positive("--seeds"), 3)
+    .option("--jobs <n>", "runs at a time", positive("--jobs"), 2)
+    .option("--only <names>", "comma-separated groups to run (e.g. grpo,ppo,grpo-no-loss-mask)")
+    .option("--docs <dir>", "where results.md and the curves go", "docs")
+    .option("--report", "only rewrite the report from finished runs")
+    .option("--run <name>", "(internal) run one named run in this process");
+  program.parse();
+  const opts = program.opts<{
+    out: string;
+    seeds: number;
+    jobs: number;
+    only?: string;
+    docs: string;
+    report?: boolean;
+    run?: string;
+  }>();
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const specs = runSpecs(opts.seeds);
+  if (opts.run) {
+    const spec = specs.find((s) => s.name === opts.run);
+    if (!spec) throw new InvalidArgumentError(`no run named ${opts.run}`);
+    await initBackend("auto");
+    await runOne(opts.out, spec);
+    return;
+  }
+  const command = `npm run experiment${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
+  mkdirSync(opts.out, { recursive: true });
+  if (!opts.report) {
+    await warmStart(opts.out, say);
+    const only = opts.only?.split(",").map((s) => s.trim());
+    const unknown = only?.filter((g) => !specs.some((s) => s.group === g)) ?? [];
+    if (unknown.length > 0)
+      throw new InvalidArgumentError(
+        `unknown group(s) ${unknown.join(", ")}; known: ${[...new Set(specs.map((s) => s.group))].join(", ")}`,
+      );
+    const todo = specs.filter(
+      (s) => (!only || only.includes(s.group)) && !existsSync(join(opts.out, s.name, "suite.json")),
+    );
+    say(`${todo.length} run(s) to do, ${opts.jobs} at a time (finished runs are kept and skipped)`);
+    const bar = progress("runs", todo.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < todo.length) {
+        const spec = todo[next++];
+        const started = Date.now();
+        const code = await runChild(opts.out, spec.name, opts.seeds);
+        const suite = readJson<SuiteResult>(join(opts.out, spec.name, "suite.json"));
+        const minutes = ((Date.now() - started) / 60000).toFixed(1);
+        say(
+          code === 0 && suite
+            ? `  ${spec.name}: avg EM ${suite.average.toFixed(3)} (${minutes} min)`
+            : `  ${spec.name}: FAILED (exit ${code}); see ${join(opts.out, spec.name, "log.txt")}`,
+        );
+        bar.tick(1);
+        await writeReport(opts.out, opts.seeds, opts.docs, command);
+      }
+    };
+    await Promise.all(Array.from({ length: opts.jobs }, worker));
+    bar.stop();
+  }
+  const { finished, total } = await writeReport(opts.out, opts.seeds, opts.docs, command);
+  say(`${finished}/${total} runs finished; wrote ${join(opts.docs, "results.md")}`);
+};
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("experiment.ts")) await main();
