@@ -1,0 +1,53 @@
+/** The main job and hopqa's evaluation command, run the way a user runs them. */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../support/index.ts";
+
+const cli = (...args: string[]) => {
+  const run = spawnSync(process.execPath, ["bin/agent-r1.js", ...args], { encoding: "utf8", timeout: 180_000 });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+};
+
+describe("npm start -- --quick, then eval on any world", () => {
+  const out = join(tempDir(), "start");
+
+  it("runs every stage of the main job and prints exact match per column before and after RL", () => {
+    const run = cli("start", "--quick", "--out", out);
+    expect(run.code, run.stderr).toBe(0);
+    for (const stage of ["1/5 recording", "2/5 warm start", "3/5 evaluating", "4/5 GRPO", "5/5 evaluating"])
+      expect(run.stdout).toContain(stage);
+    expect(run.stdout).toMatch(/warm start \(cloning\)\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}/);
+    expect(run.stdout).toMatch(/after GRPO \(2 updates\)\s+\d\.\d{3}/);
+    expect(existsSync(join(out, "grpo", "checkpoints", "latest.json"))).toBe(true);
+  }, 180_000);
+
+  it("eval --world-seed --split prints exact match and F1 as JSON; a wrong split is a one-line error, exit 2", () => {
+    const checkpoint = join(out, "grpo", "checkpoints", "v00002");
+    const run = cli(
+      "eval",
+      "--env",
+      "hopqa",
+      "--checkpoint",
+      checkpoint,
+      "--world-seed",
+      "2000123",
+      "--split",
+      "ood",
+      "--episodes",
+      "4",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(summary).toMatchObject({ env: "hopqa", split: "ood", "world-seed": "2000123", episodes: 4 });
+    expect(summary.exactMatch).toBeGreaterThanOrEqual(0);
+    expect(summary.f1).toBeGreaterThanOrEqual(summary.exactMatch);
+    const bad = cli("eval", "--env", "hopqa", "--checkpoint", checkpoint, "--split", "dev");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/split must be one of train, test, ood, got "dev"/);
+    const unknown = cli("eval", "--env", "hopqa?colour=red", "--checkpoint", checkpoint);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown option "colour"/);
+  }, 120_000);
+});
