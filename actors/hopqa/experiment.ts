@@ -14,7 +14,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { runTrain } from "../../src/cli/learn-commands.ts";
+import { modelFor, runTrain } from "../../src/cli/learn-commands.ts";
 import { progress } from "../../src/cli/progress.ts";
 import { record } from "../../src/cli/record.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
@@ -116,7 +116,7 @@ const warmStart = async (root: string, say: (line: string) => void) => {
     lr: w.lr,
     seed: "experiment",
     backend: "auto",
-    model: { ...DEFAULT_TRAIN_CONFIG.model, contextLength: hopqa.contextLength ?? 320 },
+    model: modelFor(hopqa),
     onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
     log: () => {},
   });
@@ -146,7 +146,7 @@ export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
       init: join(root, "warm-start"),
       evalEpisodes: 0,
       checkpointEvery: 5,
-      model: { ...DEFAULT_TRAIN_CONFIG.model, contextLength: hopqa.contextLength ?? 320 },
+      model: modelFor(hopqa),
       ...spec.config,
     },
     spec.name,
@@ -248,7 +248,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push("");
   lines.push(
     `- Warm start (limited by construction): ${w.demos} expert demonstrations from worlds ${w.demoWorlds} only, ` +
-      `${w.sftEpochs} epochs of behaviour cloning (lr ${w.lr}, batch ${w.batchSize}), GPT ${JSON.stringify(DEFAULT_TRAIN_CONFIG.model)} with a ${hopqa.contextLength}-token context.`,
+      `${w.sftEpochs} epochs of behaviour cloning (lr ${w.lr}, batch ${w.batchSize}), GPT ${JSON.stringify(modelFor(hopqa))}.`,
   );
   lines.push(
     `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature 1), ` +

@@ -1,18 +1,28 @@
 /** `agent-r1 train`, `sft` and `eval`: the learner's commands. */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../learn/config.ts";
 import { evaluate } from "../learn/evaluate.ts";
 import { sft } from "../learn/sft.ts";
-import { policyFromModel, train } from "../learn/trainer.ts";
+import { policyFromModel, readRunConfig, train } from "../learn/trainer.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
 import { seedArg } from "./args.ts";
 import { progress } from "./progress.ts";
-import { loadEnv } from "./registry.ts";
+import { configureEnv, loadEnv } from "./registry.ts";
+
+/** A fresh model's context when neither the user nor the environment says. */
+const DEFAULT_CONTEXT = 192;
+/** A fresh model's shape: the train config's, then the environment's, then the user's context length. */
+export const modelFor = (env: EnvDefinition, contextLength?: number) => ({
+  ...DEFAULT_TRAIN_CONFIG.model,
+  contextLength: DEFAULT_CONTEXT,
+  ...env.model,
+  ...(contextLength === undefined ? {} : { contextLength }),
+});
 
 const BACKENDS = ["auto", ...BACKEND_ORDER];
 
@@ -105,16 +115,18 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       int("--eval-episodes", 0),
       d.evalEpisodes,
     )
+    .option(
+      "--context-length <n>",
+      "a fresh model's context in tokens (default: the environment's)",
+      int("--context-length", 16),
+    )
     .option("--checkpoint-every <n>", "updates between checkpoints", int("--checkpoint-every", 1), d.checkpointEvery)
     .option("--json", "print the result as JSON")
     .action(async (opts) => {
       const runDir = opts.out as string;
       let config: TrainConfig;
-      if (opts.resume && existsSync(join(runDir, "config.json"))) {
-        const saved = decodeTrainConfig(
-          JSON.parse(readFileSync(join(runDir, "config.json"), "utf8")),
-          `${runDir}/config.json`,
-        );
+      const saved = opts.resume ? readRunConfig(runDir) : undefined;
+      if (saved) {
         // --steps may extend a resumed run; everything else comes from the run's own config.
         config = { ...saved, steps: Math.max(saved.steps, opts.steps === d.steps ? saved.steps : opts.steps) };
       } else {
@@ -139,7 +151,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             maskLoss: opts.lossMask,
             evalEpisodes: opts.evalEpisodes,
             checkpointEvery: opts.checkpointEvery,
-            model: { ...d.model, contextLength: 192 },
+            model: modelFor(await loadEnv(opts.env), opts.contextLength),
           },
           "train options",
         );
@@ -177,6 +189,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--batch-size <n>", "episodes per step", int("--batch-size", 1), 16)
     .option("--lr <x>", "learning rate", num("--lr"), 3e-3)
     .option("--seed <seed>", "seed for initialisation and shuffling", seedArg, "0")
+    .option(
+      "--context-length <n>",
+      "the model's context in tokens (default: the environment's)",
+      int("--context-length", 16),
+    )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts) => {
       const env = await loadEnv(opts.env);
@@ -190,7 +207,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         lr: opts.lr,
         seed: String(opts.seed),
         backend: opts.backend,
-        model: { ...d.model, contextLength: 192 },
+        model: modelFor(env, opts.contextLength),
         onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
       });
       bar.stop();
@@ -208,15 +225,38 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--episodes <n>", "episodes", int("--episodes", 1), 100)
     .option("--seed <seed>", "evaluation seed (keep it apart from training seeds)", seedArg, "eval")
     .option("--sample", "sample at temperature 1 instead of greedy decoding")
+    .option("--split <name>", "the environment's split to draw tasks from (e.g. hopqa: train, test, ood)")
+    .option("--world-seed <s>", "the world to draw tasks from (hopqa: an integer, or a range a-b)")
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts) => {
-      const env = await loadEnv(opts.env);
+      const base = await loadEnv(opts.env);
+      const options = new URLSearchParams();
+      if (opts.split !== undefined) options.set("split", opts.split);
+      if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
+      const env = configureEnv(base, options.toString());
       if (!existsSync(opts.checkpoint)) throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}` });
       await initBackend(opts.backend);
       const { model, tokenizer, version } = await loadCheckpoint(opts.checkpoint);
       const policy = policyFromModel(env, model, tokenizer, DEFAULT_TRAIN_CONFIG, !opts.sample, version);
-      const summary = await evaluate(env, policy, { episodes: opts.episodes, seed: String(opts.seed) });
-      out(JSON.stringify({ env: env.id, checkpoint: opts.checkpoint, version, seed: String(opts.seed), ...summary }));
+      const bar = progress("eval", opts.episodes);
+      const summary = await evaluate(env, policy, {
+        episodes: opts.episodes,
+        seed: String(opts.seed),
+        onEpisode: (r) => bar.tick(1, "em" in r.metrics ? { em: r.metrics.em } : { return: r.return.toFixed(2) }),
+      });
+      bar.stop();
+      const variant = Object.fromEntries(options);
+      out(
+        JSON.stringify({
+          env: env.id,
+          ...variant,
+          checkpoint: opts.checkpoint,
+          version,
+          seed: String(opts.seed),
+          ...summary,
+          ...("em" in summary.metrics ? { exactMatch: summary.metrics.em, f1: summary.metrics.f1 } : {}),
+        }),
+      );
       setExit(0);
     });
 };

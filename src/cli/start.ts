@@ -13,7 +13,7 @@ import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
 import { sft } from "../learn/sft.ts";
 import { policyFromModel, readLatest } from "../learn/trainer.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
-import { runTrain } from "./learn-commands.ts";
+import { modelFor, runTrain } from "./learn-commands.ts";
 import { progress } from "./progress.ts";
 import { policyFor, record } from "./record.ts";
 import { envById } from "./registry.ts";
@@ -127,7 +127,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const started = Date.now();
   rmSync(options.out, { recursive: true, force: true });
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  const model = { ...DEFAULT_TRAIN_CONFIG.model, contextLength: hopqa.contextLength ?? 320 };
+  const model = modelFor(hopqa);
 
   say(`1/5 recording ${plan.demos} expert demonstrations of hopqa, from worlds ${plan.demoWorlds} only`);
   const demos = await record({

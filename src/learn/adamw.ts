@@ -9,8 +9,12 @@
  *
  * Weight decay applies to matrices only by default (not to biases and LayerNorm gains), as in nanoGPT.
  * A gradient that is NaN or infinite anywhere skips the whole update: nothing changes, t included.
+ *
+ * `state()` and `restore()` carry t and the moments through a checkpoint, so a resumed run continues
+ * exactly as an uninterrupted one.
  */
 import * as tf from "@tensorflow/tfjs-core";
+import type { OptimizerState } from "../policy/checkpoint.ts";
 
 export interface AdamWConfig {
   readonly lr: number;
@@ -101,6 +105,41 @@ export class AdamW {
     });
     this.step = t;
     return { applied: true, gradNorm };
+  }
+
+  /** t and a copy of every moment, by parameter name. */
+  async state(): Promise<OptimizerState> {
+    const moments = new Map<string, { m: Float32Array; v: Float32Array }>();
+    for (const [name, { m, v }] of this.moments)
+      moments.set(name, { m: new Float32Array(await m.data()), v: new Float32Array(await v.data()) });
+    return { step: this.step, moments };
+  }
+
+  /**
+   * Sets t and the moments from a saved state. Everything is checked first (a moment for every parameter,
+   * of its size, and nothing else): a state that does not fit throws a RangeError and changes nothing.
+   */
+  restore(state: OptimizerState): void {
+    if (!Number.isInteger(state.step) || state.step < 0)
+      throw new RangeError(`AdamW: step must be an integer >= 0, got ${state.step}`);
+    for (const name of state.moments.keys())
+      if (!this.params.has(name)) throw new RangeError(`AdamW: saved moments for unknown parameter ${name}`);
+    for (const [name, param] of this.params) {
+      const saved = state.moments.get(name);
+      if (!saved) throw new RangeError(`AdamW: no saved moments for parameter ${name}`);
+      if (saved.m.length !== param.size || saved.v.length !== param.size)
+        throw new RangeError(
+          `AdamW: moments of ${name} hold ${saved.m.length} and ${saved.v.length} values, the parameter ${param.size}`,
+        );
+    }
+    for (const [name, { m, v }] of this.moments) {
+      const saved = state.moments.get(name)!;
+      tf.tidy(() => {
+        m.assign(tf.tensor(saved.m, m.shape, "float32"));
+        v.assign(tf.tensor(saved.v, v.shape, "float32"));
+      });
+    }
+    this.step = state.step;
   }
 
   dispose(): void {

@@ -6,11 +6,12 @@
  *   runs/NAME/config.json            the decoded TrainConfig
  *   runs/NAME/metrics.jsonl          one line per update
  *   runs/NAME/episodes/u00012/*.jsonl the journals of update 12's rollouts
- *   runs/NAME/checkpoints/v00013/    weights, config, tokenizer, version; latest.json names the newest
+ *   runs/NAME/checkpoints/v00013/    weights, optimizer state, config, tokenizer, version; latest.json names
+ *                                    the newest (each written atomically: a kill never leaves half of one)
  *   runs/NAME/eval.json              success before and after training, on seeds training never used
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { appendFile, rename, writeFile } from "node:fs/promises";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
 import { hashValue } from "../kernel/canonical.ts";
@@ -18,14 +19,25 @@ import { UsageError } from "../kernel/errors.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { type BackendName, initBackend } from "../policy/backend.ts";
-import { loadCheckpoint, saveCheckpoint } from "../policy/checkpoint.ts";
-import { Gpt } from "../policy/gpt.ts";
+import {
+  CheckpointError,
+  type LatestCheckpoint,
+  loadCheckpoint,
+  MAX_PARAMETERS,
+  minimumParameters,
+  type OptimizerState,
+  readLatestCheckpoint,
+  removeUnfinishedSaves,
+  saveCheckpoint,
+  writeLatestCheckpoint,
+} from "../policy/checkpoint.ts";
+import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
-import type { TrainConfig } from "./config.ts";
+import { decodeTrainConfig, type TrainConfig } from "./config.ts";
 import { type EvalSummary, evaluate } from "./evaluate.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -85,19 +97,35 @@ export interface TrainResult {
 const pad = (n: number) => String(n).padStart(5, "0");
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
-interface Latest {
-  readonly version: number;
-  readonly dir: string;
-}
-
-const writeJsonAtomically = async (file: string, value: unknown) => {
-  await writeFile(`${file}.tmp`, `${JSON.stringify(value, null, 2)}\n`);
+const writeTextAtomically = async (file: string, text: string) => {
+  await writeFile(`${file}.tmp`, text);
   await rename(`${file}.tmp`, file);
 };
+const writeJsonAtomically = (file: string, value: unknown) =>
+  writeTextAtomically(file, `${JSON.stringify(value, null, 2)}\n`);
 
-export const readLatest = (out: string): Latest | undefined => {
-  const file = join(out, "checkpoints", "latest.json");
-  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Latest) : undefined;
+/** The run's newest checkpoint (checkpoints/latest.json); a damaged latest.json is a CheckpointError. */
+export const readLatest = (out: string): LatestCheckpoint | undefined => readLatestCheckpoint(join(out, "checkpoints"));
+
+/** A run folder's config.json (undefined if absent); a damaged one is a UsageError naming the file and field. */
+export const readRunConfig = (out: string): TrainConfig | undefined => {
+  const file = join(out, "config.json");
+  if (!existsSync(file)) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(readFileSync(file)));
+  } catch (error) {
+    throw new UsageError({ detail: `${file}: not valid JSON (${(error as Error).message.replace(/\s*\n\s*/g, " ")})` });
+  }
+  let config: TrainConfig;
+  try {
+    config = decodeTrainConfig(json, file);
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError({ detail: error.detail.replace(/\s*\n\s*/g, " ") });
+    throw error;
+  }
+  freshModelConfig(config, 1, file); // the vocabulary's share is checked when the environment is known
+  return config;
 };
 
 export const policyFromModel = (
@@ -131,8 +159,23 @@ const initialModel = async (env: EnvDefinition, config: TrainConfig) => {
     throw new UsageError({
       detail: `environment ${env.id}'s tokenizer is not a WordTokenizer; the GPT policy needs one`,
     });
-  const model = new Gpt({ vocabSize: tokenizer.size, ...config.model }, splitSeed(config.seed, "init"));
+  const model = new Gpt(freshModelConfig(config, tokenizer.size), splitSeed(config.seed, "init"));
   return { model, tokenizer, version: 0 };
+};
+
+/** A fresh model's GptConfig; one that cannot be built (heads not dividing width, too large) is a UsageError. */
+export const freshModelConfig = (config: TrainConfig, vocabSize: number, where = "config"): GptConfig => {
+  let model: GptConfig;
+  try {
+    model = gptConfig({ vocabSize, ...config.model });
+  } catch (error) {
+    throw new UsageError({ detail: `${where}: model: ${(error as Error).message}` });
+  }
+  if (minimumParameters(model) > MAX_PARAMETERS)
+    throw new UsageError({
+      detail: `${where}: model: ${JSON.stringify(config.model)} needs at least ${minimumParameters(model)} parameters, over the limit of ${MAX_PARAMETERS}`,
+    });
+  return model;
 };
 
 export const train = async (options: TrainOptions): Promise<TrainResult> => {
@@ -145,11 +188,24 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   // --- the policy: resumed, initialised from a checkpoint, or fresh ------------------------------------
   let { model, tokenizer, version } = await initialModel(env, config);
   let startStep = 0;
+  let savedOptimizer: OptimizerState | undefined;
+  await removeUnfinishedSaves(join(out, "checkpoints"));
   const latest = options.resume ? readLatest(out) : undefined;
   if (options.resume && !latest) log(`no checkpoint in ${out}/checkpoints yet: starting from the beginning`);
   if (latest) {
     model.dispose();
-    ({ model, tokenizer, version } = await loadCheckpoint(join(out, "checkpoints", latest.dir)));
+    const loaded = await loadCheckpoint(join(out, "checkpoints", latest.dir));
+    if (loaded.version !== latest.version) {
+      loaded.model.dispose();
+      throw new CheckpointError({
+        problem: "mismatch",
+        file: join(out, "checkpoints", "latest.json"),
+        detail: `names ${latest.dir} as policy version ${latest.version}, its manifest says ${loaded.version}`,
+      });
+    }
+    ({ model, tokenizer, version } = loaded);
+    savedOptimizer = loaded.optimizer;
+    if (!savedOptimizer) log(`${latest.dir} holds no optimizer state: AdamW restarts from zero moments`);
     startStep = latest.version;
     log(`resuming ${out} from policy version ${latest.version}`);
   }
@@ -159,10 +215,19 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   }
   // Work after the last checkpoint is redone: its metrics lines and journals are dropped.
   if (existsSync(metricsFile)) {
-    const kept = readFileSync(metricsFile, "utf8")
-      .split("\n")
-      .filter((line) => line.trim() !== "" && (JSON.parse(line) as UpdateMetrics).step < startStep);
-    writeFileSync(metricsFile, kept.map((l) => `${l}\n`).join(""));
+    const text = readFileSync(metricsFile, "utf8");
+    const lines = text.split("\n");
+    // A line without its newline is an append cut by a crash: dropped with the rest of the redone work.
+    lines.pop();
+    const kept = lines.filter((line, i) => {
+      try {
+        return line.trim() !== "" && (JSON.parse(line) as UpdateMetrics).step < startStep;
+      } catch {
+        throw new UsageError({ detail: `${metricsFile}:${i + 1}: not a JSON line; the file is damaged` });
+      }
+    });
+    await writeTextAtomically(metricsFile, kept.map((l) => `${l}\n`).join(""));
+    if (kept.length !== startStep) log(`${metricsFile} holds ${kept.length} updates before version ${startStep}`);
   }
   for (let step = startStep; step < config.steps + 1; step++)
     rmSync(join(out, "episodes", `u${pad(step)}`), { recursive: true, force: true });
@@ -175,21 +240,32 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     weightDecay: config.weightDecay,
     maxGradNorm: config.maxGradNorm,
   });
+  if (savedOptimizer) optimizer.restore(savedOptimizer);
   const policy = policyFromModel(env, model, tokenizer, config, false, version);
   const greedy = policyFromModel(env, model, tokenizer, config, true, version);
 
   const evalSeed = `eval:${config.seed}`;
   const before =
     startStep === 0 && config.evalEpisodes > 0
-      ? await evaluate(env, greedy, { episodes: config.evalEpisodes, seed: evalSeed })
+      ? await evaluate(env.evaluation ?? env, greedy, { episodes: config.evalEpisodes, seed: evalSeed })
       : undefined;
-  if (before)
+  if (before) {
     log(`before training: success ${before.successRate?.toFixed(3)}, mean return ${before.meanReturn.toFixed(3)}`);
+    // Written now: a run killed later and resumed does not evaluate the initial policy again.
+    await writeJsonAtomically(join(out, "eval.json"), { before });
+  }
 
   const checkpoint = async (v: number) => {
     const dir = `v${pad(v)}`;
-    await saveCheckpoint(join(out, "checkpoints", dir), { model, tokenizer, version: v });
-    await writeJsonAtomically(join(out, "checkpoints", "latest.json"), { version: v, dir });
+    // The metrics of the updates before v reach the disk before the checkpoint that a resume starts after.
+    if (existsSync(metricsFile)) {
+      const metrics = await open(metricsFile, "r");
+      await metrics.sync();
+      await metrics.close();
+    }
+    const state = await optimizer.state();
+    await saveCheckpoint(join(out, "checkpoints", dir), { model, tokenizer, version: v, optimizer: state });
+    await writeLatestCheckpoint(join(out, "checkpoints"), { version: v, dir });
   };
 
   let stopped = false;
@@ -341,7 +417,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   greedy.version = finalVersion;
   const after =
     !stopped && config.evalEpisodes > 0
-      ? await evaluate(env, greedy, { episodes: config.evalEpisodes, seed: evalSeed })
+      ? await evaluate(env.evaluation ?? env, greedy, { episodes: config.evalEpisodes, seed: evalSeed })
       : undefined;
   if (after) {
     log(`after training: success ${after.successRate?.toFixed(3)}, mean return ${after.meanReturn.toFixed(3)}`);

@@ -1,35 +1,43 @@
 /**
  * A checkpoint is a folder:
  *
- *   manifest.json   format, policy version, tensor names/shapes/offsets, SHA-256 of every other file
+ *   manifest.json   format, policy version, tensor names/shapes/offsets/SHA-256, checksums of the other
+ *                   files, the optimizer's step; its own digest (SHA-256 of its canonical JSON)
  *   weights.bin     every parameter as float32 little-endian, concatenated in manifest order
+ *   optimizer.bin   AdamW's first moments in manifest order, then its second moments (when saved)
  *   config.json     the GptConfig
  *   tokenizer.json  the WordTokenizer's word list and id
  *
- * The manifest is written last, so a save interrupted half-way leaves a folder whose checksums do not
- * match. Loading checks everything (presence, JSON shape, sizes, checksums, names and shapes) before it
- * builds a model: a damaged checkpoint is refused with a CheckpointError, never half-loaded.
- * Optimizer state is not part of a checkpoint.
+ * Saving is atomic: the files are written and fsynced in a temporary folder next to the target, manifest
+ * last, and the folder is renamed into place. A kill at any moment leaves the previous folder (or none)
+ * and a `NAME.tmp-*` folder that `removeUnfinishedSaves` clears; never a half-written checkpoint under its
+ * name. Loading checks everything (presence, JSON shape, sizes, checksums, names and shapes) before it
+ * fills a model: a damaged or incomplete checkpoint is refused with a CheckpointError naming the file and
+ * the place (a field, a tensor, a byte position), never half-loaded. Format version 1 (no digest, no
+ * optimizer state) is still read.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { endianness } from "node:os";
 import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
-import { Data, Schema } from "effect";
+import { Data, Result, Schema } from "effect";
+import { canonicalJson } from "../kernel/canonical.ts";
+import { UsageError } from "../kernel/errors.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { Gpt, type GptConfig, gptConfig } from "./gpt.ts";
 
 export const CHECKPOINT_FORMAT = "agent-r1/gpt-checkpoint" as const;
-export const CHECKPOINT_FORMAT_VERSION = 1 as const;
+export const CHECKPOINT_FORMAT_VERSION = 2 as const;
 
 export type CheckpointProblem =
-  | "missing" // a file is absent or unreadable
+  | "missing" // a file is absent or unreadable (a save that never finished has no manifest.json)
   | "parse" // a JSON file is not JSON
-  | "schema" // JSON of the wrong shape (or another format version)
-  | "truncated" // weights.bin has the wrong size
-  | "checksum" // a file's SHA-256 differs from the manifest's
-  | "mismatch"; // the tensors do not fit the config, or the tokenizer id does not match its words
+  | "schema" // JSON of the wrong shape (a wrong type, a missing or unknown field, another format version)
+  | "truncated" // weights.bin or optimizer.bin has the wrong size
+  | "checksum" // a file's or a tensor's SHA-256 differs from the manifest's, or the manifest's own digest
+  | "mismatch"; // the tensors do not fit the config, the tokenizer id does not match its words...
 
 export class CheckpointError extends Data.TaggedError("CheckpointError")<{
   readonly problem: CheckpointProblem;
@@ -44,10 +52,9 @@ export class CheckpointError extends Data.TaggedError("CheckpointError")<{
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
 const Sha256 = Schema.String.check(Schema.isPattern(/^[0-9a-f]{64}$/));
 
-const Manifest = Schema.Struct({
+const ManifestV1 = Schema.Struct({
   format: Schema.Literal(CHECKPOINT_FORMAT),
-  formatVersion: Schema.Literal(CHECKPOINT_FORMAT_VERSION),
-  /** The policy version these weights are. */
+  formatVersion: Schema.Literal(1),
   version: NonNegativeInt,
   tensors: Schema.Array(
     Schema.Struct({ name: Schema.String, shape: Schema.Array(NonNegativeInt), offset: NonNegativeInt }),
@@ -57,6 +64,33 @@ const Manifest = Schema.Struct({
     config: Schema.Struct({ sha256: Sha256 }),
     tokenizer: Schema.Struct({ sha256: Sha256 }),
   }),
+});
+
+const Manifest = Schema.Struct({
+  format: Schema.Literal(CHECKPOINT_FORMAT),
+  formatVersion: Schema.Literal(CHECKPOINT_FORMAT_VERSION),
+  /** The policy version these weights are. */
+  version: NonNegativeInt,
+  /** Offsets count float32 values; every tensor has its own checksum, so damage names its tensor. */
+  tensors: Schema.Array(
+    Schema.Struct({
+      name: Schema.String,
+      shape: Schema.Array(NonNegativeInt),
+      offset: NonNegativeInt,
+      sha256: Sha256,
+    }),
+  ),
+  files: Schema.Struct({
+    weights: Schema.Struct({ bytes: NonNegativeInt }),
+    config: Schema.Struct({ sha256: Sha256 }),
+    tokenizer: Schema.Struct({ sha256: Sha256 }),
+  }),
+  /** AdamW's update count t and optimizer.bin, or null (saved without optimizer state). */
+  optimizer: Schema.NullOr(
+    Schema.Struct({ kind: Schema.Literal("adamw"), step: NonNegativeInt, bytes: NonNegativeInt, sha256: Sha256 }),
+  ),
+  /** SHA-256 of the canonical JSON of every other field. */
+  digest: Sha256,
 });
 type Manifest = typeof Manifest.Type;
 
@@ -77,16 +111,33 @@ const TokenizerFile = Schema.Struct({
   kind: Schema.Literal("words"),
   id: Schema.String,
   words: Schema.Array(Schema.String),
+  /** Absent in checkpoints written before the implicit-space mode: explicit. */
+  spaces: Schema.optional(Schema.Literals(["explicit", "implicit"])),
 });
+
+/** A safe folder name: no separator, not `.` or `..`. */
+const LatestFile = Schema.Struct({
+  version: NonNegativeInt,
+  dir: Schema.String.check(Schema.isPattern(/^(?!\.\.?$)[A-Za-z0-9._-]+$/)),
+});
+export type LatestCheckpoint = typeof LatestFile.Type;
 
 const FILES = {
   manifest: "manifest.json",
   weights: "weights.bin",
+  optimizer: "optimizer.bin",
   config: "config.json",
   tokenizer: "tokenizer.json",
 } as const;
+const KNOWN_FILES = new Set<string>(Object.values(FILES));
 
-const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+const sha256 = (bytes: Uint8Array | string): string => createHash("sha256").update(bytes).digest("hex");
+
+/** A manifest's digest: SHA-256 of the canonical JSON of every field but `digest`. */
+export const manifestDigest = (manifest: object): string => {
+  const { digest: _digest, ...rest } = manifest as { digest?: unknown };
+  return sha256(canonicalJson(rest));
+};
 
 const littleEndian = endianness() === "LE";
 
@@ -107,30 +158,77 @@ const fromLittleEndian = (bytes: Uint8Array, offset: number, count: number): Flo
   return out;
 };
 
-/** Writes to a temporary name, then renames: a reader never sees half a file. */
-const writeAtomically = async (file: string, data: Uint8Array | string): Promise<void> => {
-  const temporary = `${file}.tmp-${process.pid}`;
-  await writeFile(temporary, data);
-  await rename(temporary, file);
+/** Writes a new file and fsyncs it. */
+const writeSynced = async (file: string, data: Uint8Array | string): Promise<void> => {
+  const handle = await open(file, "wx");
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 };
+
+/** fsyncs a folder, so the names in it survive a machine crash (where the file system allows it). */
+const syncFolder = async (folder: string): Promise<void> => {
+  const handle = await open(folder, "r");
+  try {
+    await handle.sync();
+  } catch {
+    // Some file systems refuse fsync on a folder; the rename is still atomic for a process kill.
+  } finally {
+    await handle.close();
+  }
+};
+
+/** Writes to a temporary name, fsyncs, renames: a reader never sees half a file. */
+const writeFileAtomically = async (file: string, data: Uint8Array | string): Promise<void> => {
+  const temporary = `${file}.tmp-${process.pid}`;
+  await rm(temporary, { force: true });
+  await writeSynced(temporary, data);
+  await rename(temporary, file);
+  await syncFolder(path.dirname(file));
+};
+
+/** The optimizer's state: its update count and both moments of every parameter, by parameter name. */
+export interface OptimizerState {
+  readonly step: number;
+  readonly moments: ReadonlyMap<string, { readonly m: Float32Array; readonly v: Float32Array }>;
+}
 
 export interface CheckpointContents {
   readonly model: Gpt;
   readonly tokenizer: WordTokenizer;
   /** Policy version of the weights. */
   readonly version: number;
+  /** AdamW's state, when the checkpoint holds it (a training run's do; `sft`'s do not). */
+  readonly optimizer?: OptimizerState;
 }
 
+let saves = 0;
+
+/**
+ * Saves atomically: into `FOLDER.tmp-*`, then renamed to FOLDER. An existing checkpoint at FOLDER is
+ * replaced; an existing folder that holds anything else is refused (UsageError), never deleted.
+ */
 export const saveCheckpoint = async (folder: string, contents: CheckpointContents): Promise<void> => {
-  const { model, tokenizer, version } = contents;
+  const { model, tokenizer, version, optimizer } = contents;
   if (!Number.isInteger(version) || version < 0) throw new RangeError(`policy version must be >= 0, got ${version}`);
-  await mkdir(folder, { recursive: true });
+  const target = path.resolve(folder);
+  if (existsSync(target)) {
+    const info = await stat(target);
+    const foreign = info.isDirectory() ? (await readdir(target)).filter((name) => !KNOWN_FILES.has(name)) : [];
+    if (!info.isDirectory() || foreign.length > 0)
+      throw new UsageError({
+        detail: `${folder} exists and is not a checkpoint folder (${info.isDirectory() ? `it holds ${foreign[0]}` : "a file"}); choose another folder`,
+      });
+  }
   const tensors: Manifest["tensors"][number][] = [];
   const parts: Float32Array[] = [];
   let offset = 0;
   for (const [name, variable] of model.parameters) {
     const values = (await variable.data()) as Float32Array;
-    tensors.push({ name, shape: [...variable.shape], offset });
+    tensors.push({ name, shape: [...variable.shape], offset, sha256: sha256(toLittleEndian(values)) });
     parts.push(values);
     offset += values.length;
   }
@@ -139,135 +237,342 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
     all.set(part, tensors[i].offset);
   });
   const weights = toLittleEndian(all);
+  let moments: Uint8Array | undefined;
+  if (optimizer) {
+    if (!Number.isInteger(optimizer.step) || optimizer.step < 0)
+      throw new RangeError(`optimizer step must be >= 0, got ${optimizer.step}`);
+    const values = new Float32Array(offset * 2);
+    for (const { name, shape, offset: at } of tensors) {
+      const size = shape.reduce((a, b) => a * b, 1);
+      const saved = optimizer.moments.get(name);
+      if (!saved || saved.m.length !== size || saved.v.length !== size)
+        throw new RangeError(`optimizer state has no moments of ${size} values for parameter ${name}`);
+      values.set(saved.m, at);
+      values.set(saved.v, offset + at);
+    }
+    if (optimizer.moments.size !== tensors.length)
+      throw new RangeError("optimizer state has moments of non-parameters");
+    moments = toLittleEndian(values);
+  }
   const config = JSON.stringify(model.config, null, 2);
-  const tokenizerJson = JSON.stringify({ kind: "words", id: tokenizer.id, words: tokenizer.words });
-  const encoder = new TextEncoder();
-  await writeAtomically(path.join(folder, FILES.weights), weights);
-  await writeAtomically(path.join(folder, FILES.config), config);
-  await writeAtomically(path.join(folder, FILES.tokenizer), tokenizerJson);
-  const manifest: Manifest = {
+  const tokenizerJson = JSON.stringify({
+    kind: "words",
+    id: tokenizer.id,
+    words: tokenizer.words,
+    ...(tokenizer.spaces === "implicit" ? { spaces: "implicit" } : {}),
+  });
+  const body: Omit<Manifest, "digest"> = {
     format: CHECKPOINT_FORMAT,
     formatVersion: CHECKPOINT_FORMAT_VERSION,
     version,
     tensors,
     files: {
-      weights: { bytes: weights.byteLength, sha256: sha256(weights) },
-      config: { sha256: sha256(encoder.encode(config)) },
-      tokenizer: { sha256: sha256(encoder.encode(tokenizerJson)) },
+      weights: { bytes: weights.byteLength },
+      config: { sha256: sha256(config) },
+      tokenizer: { sha256: sha256(tokenizerJson) },
     },
+    optimizer:
+      optimizer && moments
+        ? { kind: "adamw", step: optimizer.step, bytes: moments.byteLength, sha256: sha256(moments) }
+        : null,
   };
-  await writeAtomically(path.join(folder, FILES.manifest), JSON.stringify(manifest, null, 2));
+  const manifest: Manifest = { ...body, digest: manifestDigest(body) };
+
+  await mkdir(path.dirname(target), { recursive: true });
+  saves += 1;
+  const temporary = `${target}.tmp-${process.pid}-${saves}`;
+  await rm(temporary, { recursive: true, force: true });
+  await mkdir(temporary);
+  await writeSynced(path.join(temporary, FILES.weights), weights);
+  if (moments) await writeSynced(path.join(temporary, FILES.optimizer), moments);
+  await writeSynced(path.join(temporary, FILES.config), config);
+  await writeSynced(path.join(temporary, FILES.tokenizer), tokenizerJson);
+  await writeSynced(path.join(temporary, FILES.manifest), JSON.stringify(manifest, null, 2));
+  await syncFolder(temporary);
+  if (existsSync(target)) {
+    // rename() cannot replace a folder that has files: move the old one aside first. A kill between the
+    // two renames leaves no folder under the name (a `missing` manifest when loading), never a mixed one.
+    const old = `${target}.old-${process.pid}-${saves}`;
+    await rename(target, old);
+    await rename(temporary, target);
+    await rm(old, { recursive: true, force: true });
+  } else await rename(temporary, target);
+  await syncFolder(path.dirname(target));
 };
 
-const readBytes = async (folder: string, name: string): Promise<Uint8Array> => {
-  const file = path.join(folder, name);
+/** Removes the leftovers of saves killed mid-way (`*.tmp-*`, `*.old-*` folders) in a folder of checkpoints. */
+export const removeUnfinishedSaves = async (folder: string): Promise<string[]> => {
+  if (!existsSync(folder)) return [];
+  const removed: string[] = [];
+  for (const name of await readdir(folder)) {
+    if (!/\.(tmp|old)-\d+(-\d+)?$/.test(name)) continue;
+    await rm(path.join(folder, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+};
+
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ");
+
+const readBytes = async (file: string): Promise<Uint8Array> => {
   try {
     return new Uint8Array(await readFile(file));
   } catch (error) {
-    throw new CheckpointError({ problem: "missing", file, detail: (error as Error).message });
-  }
-};
-
-const decodeJson = <S extends Schema.Top>(schema: S, bytes: Uint8Array, file: string): S["Type"] => {
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch (error) {
-    throw new CheckpointError({ problem: "parse", file, detail: (error as Error).message });
-  }
-  try {
-    return Schema.decodeUnknownSync(schema as never)(json) as S["Type"];
-  } catch (error) {
-    throw new CheckpointError({ problem: "schema", file, detail: String((error as Error).message ?? error) });
-  }
-};
-
-const checkSum = (bytes: Uint8Array, expected: string, file: string): void => {
-  const actual = sha256(bytes);
-  if (actual !== expected) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     throw new CheckpointError({
-      problem: "checksum",
+      problem: "missing",
       file,
-      detail: `SHA-256 is ${actual}, the manifest says ${expected}`,
+      detail:
+        missing && path.basename(file) === FILES.manifest
+          ? "no manifest.json: not a checkpoint, or one whose save never finished"
+          : (error as Error).message,
     });
   }
 };
+
+const parseJson = (bytes: Uint8Array, file: string): unknown => {
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (error) {
+    throw new CheckpointError({
+      problem: "parse",
+      file,
+      detail: `not valid JSON (${oneLine((error as Error).message)})`,
+    });
+  }
+};
+
+/** Decodes JSON against a schema, refusing unknown fields; the error names the field. */
+const decode = <S extends Schema.Top>(schema: S, json: unknown, file: string): S["Type"] => {
+  const decoded = Schema.decodeUnknownResult(schema as unknown as Schema.Codec<unknown, unknown>, {
+    onExcessProperty: "error",
+  })(json);
+  if (Result.isFailure(decoded))
+    throw new CheckpointError({ problem: "schema", file, detail: oneLine(String(decoded.failure.message)) });
+  return decoded.success as S["Type"];
+};
+
+const checkSum = (bytes: Uint8Array, expected: string, file: string, what = "the file"): void => {
+  const actual = sha256(bytes);
+  if (actual !== expected)
+    throw new CheckpointError({
+      problem: "checksum",
+      file,
+      detail: `SHA-256 of ${what} is ${actual}, the manifest says ${expected}`,
+    });
+};
+
+/** The manifest of either format version, as one shape. */
+interface Layout {
+  readonly version: number;
+  readonly tensors: readonly {
+    name: string;
+    shape: readonly number[];
+    offset: number;
+    size: number;
+    sha256?: string;
+  }[];
+  readonly weightsBytes: number;
+  readonly weightsSha256?: string;
+  readonly configSha256: string;
+  readonly tokenizerSha256: string;
+  readonly optimizer: Manifest["optimizer"];
+}
+
+const readManifest = async (file: string): Promise<Layout> => {
+  const json = parseJson(await readBytes(file), file);
+  const formatVersion = (json as { formatVersion?: unknown } | null)?.formatVersion;
+  if (formatVersion === 1) {
+    const v1 = decode(ManifestV1, json, file);
+    return {
+      version: v1.version,
+      tensors: v1.tensors.map((t) => ({ ...t, size: sizeOf(t.shape, t.name, file) })),
+      weightsBytes: v1.files.weights.bytes,
+      weightsSha256: v1.files.weights.sha256,
+      configSha256: v1.files.config.sha256,
+      tokenizerSha256: v1.files.tokenizer.sha256,
+      optimizer: null,
+    };
+  }
+  const manifest = decode(Manifest, json, file);
+  const actual = manifestDigest(manifest);
+  if (actual !== manifest.digest)
+    throw new CheckpointError({
+      problem: "checksum",
+      file,
+      detail: `the manifest's content hashes to ${actual}, its digest says ${manifest.digest} (edited or damaged)`,
+    });
+  return {
+    version: manifest.version,
+    tensors: manifest.tensors.map((t) => ({ ...t, size: sizeOf(t.shape, t.name, file) })),
+    weightsBytes: manifest.files.weights.bytes,
+    configSha256: manifest.files.config.sha256,
+    tokenizerSha256: manifest.files.tokenizer.sha256,
+    optimizer: manifest.optimizer,
+  };
+};
+
+const MAX_TENSOR_VALUES = 2 ** 30;
+/** The largest model a config may ask for (weights, gradients and two moments: 2 GiB of float32). */
+export const MAX_PARAMETERS = 2 ** 27;
+
+const sizeOf = (shape: readonly number[], name: string, file: string): number => {
+  const size = shape.reduce((a, b) => a * b, 1);
+  if (size > MAX_TENSOR_VALUES)
+    throw new CheckpointError({ problem: "mismatch", file, detail: `tensor ${name} has ${size} values, too many` });
+  return size;
+};
+
+/** The tensors tile weights.bin: names unique, each starting where the previous ended, covering every byte. */
+const checkTiling = (layout: Layout, file: string): void => {
+  const fail = (detail: string) => new CheckpointError({ problem: "mismatch", file, detail });
+  const names = new Set<string>();
+  let expected = 0;
+  for (const { name, offset, size } of layout.tensors) {
+    if (names.has(name)) throw fail(`tensor ${name} appears twice`);
+    names.add(name);
+    if (offset !== expected) throw fail(`tensor ${name} starts at ${offset}, expected ${expected}`);
+    expected += size;
+  }
+  if (expected * 4 !== layout.weightsBytes)
+    throw fail(`tensors hold ${expected * 4} bytes, files.weights.bytes says ${layout.weightsBytes}`);
+  if (layout.optimizer && layout.optimizer.bytes !== 2 * layout.weightsBytes)
+    throw fail(
+      `optimizer.bytes is ${layout.optimizer.bytes}, two moments of every weight take ${2 * layout.weightsBytes}`,
+    );
+};
+
+/**
+ * Parameters any GPT of this config has at least (embeddings, attention and MLP matrices): checked against
+ * the manifest before a model is built, so a config edited to be huge is refused, not allocated.
+ */
+export const minimumParameters = (c: GptConfig): number =>
+  (c.vocabSize + c.contextLength) * c.width + c.layers * (4 + 2 * c.mlpRatio) * c.width * c.width;
 
 /** Loads and verifies a checkpoint folder; throws CheckpointError if anything is off. */
 export const loadCheckpoint = async (folder: string): Promise<CheckpointContents> => {
   const at = (name: string) => path.join(folder, name);
-  const manifest = decodeJson(Manifest, await readBytes(folder, FILES.manifest), at(FILES.manifest));
-  const weights = await readBytes(folder, FILES.weights);
-  if (weights.byteLength !== manifest.files.weights.bytes) {
-    throw new CheckpointError({
-      problem: "truncated",
-      file: at(FILES.weights),
-      detail: `${weights.byteLength} bytes, the manifest says ${manifest.files.weights.bytes}`,
-    });
-  }
-  checkSum(weights, manifest.files.weights.sha256, at(FILES.weights));
-  const configBytes = await readBytes(folder, FILES.config);
-  checkSum(configBytes, manifest.files.config.sha256, at(FILES.config));
-  const tokenizerBytes = await readBytes(folder, FILES.tokenizer);
-  checkSum(tokenizerBytes, manifest.files.tokenizer.sha256, at(FILES.tokenizer));
+  const layout = await readManifest(at(FILES.manifest));
+  checkTiling(layout, at(FILES.manifest));
 
+  const configBytes = await readBytes(at(FILES.config));
   let config: GptConfig;
   try {
-    config = gptConfig(decodeJson(ConfigFile, configBytes, at(FILES.config)));
+    config = gptConfig(decode(ConfigFile, parseJson(configBytes, at(FILES.config)), at(FILES.config)));
   } catch (error) {
     if (error instanceof CheckpointError) throw error;
     throw new CheckpointError({ problem: "schema", file: at(FILES.config), detail: (error as Error).message });
   }
-  const tokenizerFile = decodeJson(TokenizerFile, tokenizerBytes, at(FILES.tokenizer));
-  const tokenizer = new WordTokenizer(tokenizerFile.words);
-  if (tokenizer.id !== tokenizerFile.id) {
+  checkSum(configBytes, layout.configSha256, at(FILES.config));
+  const tokenizerBytes = await readBytes(at(FILES.tokenizer));
+  const tokenizerFile = decode(TokenizerFile, parseJson(tokenizerBytes, at(FILES.tokenizer)), at(FILES.tokenizer));
+  checkSum(tokenizerBytes, layout.tokenizerSha256, at(FILES.tokenizer));
+
+  const weights = await readBytes(at(FILES.weights));
+  if (weights.byteLength !== layout.weightsBytes)
+    throw new CheckpointError({
+      problem: "truncated",
+      file: at(FILES.weights),
+      detail: `${weights.byteLength} bytes, the manifest says ${layout.weightsBytes}`,
+    });
+  if (layout.weightsSha256) checkSum(weights, layout.weightsSha256, at(FILES.weights));
+  for (const { name, offset, size, sha256: expected } of layout.tensors)
+    if (expected)
+      checkSum(
+        weights.subarray(offset * 4, (offset + size) * 4),
+        expected,
+        at(FILES.weights),
+        `tensor ${name} (bytes ${offset * 4} to ${(offset + size) * 4})`,
+      );
+  let moments: Uint8Array | undefined;
+  if (layout.optimizer) {
+    moments = await readBytes(at(FILES.optimizer));
+    if (moments.byteLength !== layout.optimizer.bytes)
+      throw new CheckpointError({
+        problem: "truncated",
+        file: at(FILES.optimizer),
+        detail: `${moments.byteLength} bytes, the manifest says ${layout.optimizer.bytes}`,
+      });
+    checkSum(moments, layout.optimizer.sha256, at(FILES.optimizer));
+  }
+
+  const tokenizer = new WordTokenizer(tokenizerFile.words, { spaces: tokenizerFile.spaces ?? "explicit" });
+  if (tokenizer.id !== tokenizerFile.id)
     throw new CheckpointError({
       problem: "mismatch",
       file: at(FILES.tokenizer),
       detail: `the words give tokenizer id ${tokenizer.id}, the file says ${tokenizerFile.id}`,
     });
-  }
-  if (tokenizer.size > config.vocabSize) {
+  if (tokenizer.size > config.vocabSize)
     throw new CheckpointError({
       problem: "mismatch",
       file: at(FILES.tokenizer),
       detail: `${tokenizer.size} token ids do not fit vocabSize ${config.vocabSize}`,
     });
-  }
+  const values = layout.weightsBytes / 4;
+  if (minimumParameters(config) > values)
+    throw new CheckpointError({
+      problem: "mismatch",
+      file: at(FILES.config),
+      detail: `this config needs at least ${minimumParameters(config)} parameters, weights.bin holds ${values}`,
+    });
 
   const model = new Gpt(config, "checkpoint");
   try {
-    checkTensors(model, manifest, at(FILES.manifest));
+    checkTensors(model, layout, at(FILES.manifest));
     tf.tidy(() => {
-      for (const { name, shape, offset } of manifest.tensors) {
-        const size = shape.reduce((a, b) => a * b, 1);
+      for (const { name, shape, offset, size } of layout.tensors)
         model.parameters.get(name)!.assign(tf.tensor(fromLittleEndian(weights, offset, size), [...shape]));
-      }
     });
   } catch (error) {
     model.dispose();
     throw error;
   }
-  return { model, tokenizer, version: manifest.version };
+  const optimizer =
+    layout.optimizer && moments
+      ? {
+          step: layout.optimizer.step,
+          moments: new Map(
+            layout.tensors.map(({ name, offset, size }) => [
+              name,
+              { m: fromLittleEndian(moments, offset, size), v: fromLittleEndian(moments, values + offset, size) },
+            ]),
+          ),
+        }
+      : undefined;
+  return { model, tokenizer, version: layout.version, ...(optimizer ? { optimizer } : {}) };
 };
 
-/** The manifest's tensors are exactly the model's parameters, with their shapes, tiling weights.bin. */
-const checkTensors = (model: Gpt, manifest: Manifest, file: string): void => {
+/** The manifest's tensors are exactly the model's parameters, with their shapes. */
+const checkTensors = (model: Gpt, layout: Layout, file: string): void => {
   const fail = (detail: string) => new CheckpointError({ problem: "mismatch", file, detail });
-  const names = new Set(manifest.tensors.map((t) => t.name));
-  if (names.size !== manifest.tensors.length) throw fail("a tensor name appears twice");
+  const names = new Set(layout.tensors.map((t) => t.name));
   for (const name of model.parameters.keys()) if (!names.has(name)) throw fail(`tensor ${name} is missing`);
-  let expectedOffset = 0;
-  for (const { name, shape, offset } of manifest.tensors) {
+  for (const { name, shape } of layout.tensors) {
     const variable = model.parameters.get(name);
     if (!variable) throw fail(`tensor ${name} is not a parameter of this model`);
-    if (!tf.util.arraysEqual([...shape], variable.shape)) {
+    if (!tf.util.arraysEqual([...shape], variable.shape))
       throw fail(`tensor ${name} has shape [${shape}], the config gives [${variable.shape}]`);
-    }
-    if (offset !== expectedOffset) throw fail(`tensor ${name} starts at ${offset}, expected ${expectedOffset}`);
-    expectedOffset += variable.size;
-  }
-  if (expectedOffset * 4 !== manifest.files.weights.bytes) {
-    throw fail(`tensors hold ${expectedOffset * 4} bytes, weights.bin has ${manifest.files.weights.bytes}`);
   }
 };
+
+// ---------------------------------------------------------------------------------------------------------
+// latest.json: which checkpoint of a run folder is the newest
+// ---------------------------------------------------------------------------------------------------------
+
+/** Reads `checkpoints/latest.json` of a run (undefined when there is none); a damaged one is a CheckpointError. */
+export const readLatestCheckpoint = (checkpoints: string): LatestCheckpoint | undefined => {
+  const file = path.join(checkpoints, "latest.json");
+  if (!existsSync(file)) return undefined;
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new CheckpointError({ problem: "missing", file, detail: (error as Error).message });
+  }
+  return decode(LatestFile, parseJson(bytes, file), file);
+};
+
+/** Points `checkpoints/latest.json` at a checkpoint folder, atomically (written, fsynced, renamed). */
+export const writeLatestCheckpoint = (checkpoints: string, latest: LatestCheckpoint): Promise<void> =>
+  writeFileAtomically(path.join(checkpoints, "latest.json"), `${JSON.stringify(latest, null, 2)}\n`);

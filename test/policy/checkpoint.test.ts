@@ -5,7 +5,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WordTokenizer } from "../../src/kernel/tokenizer.ts";
 import { initBackend } from "../../src/policy/backend.ts";
-import { CheckpointError, loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
+import { CheckpointError, loadCheckpoint, manifestDigest, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import { Gpt } from "../../src/policy/gpt.ts";
 
 const tokenizer = new WordTokenizer(["alpha", "beta", "gamma"]);
@@ -101,6 +101,7 @@ describe("checkpoints", () => {
     const dir = await damaged("mismatch", async (d) => {
       const manifest = JSON.parse(await readFile(path.join(d, "manifest.json"), "utf8"));
       manifest.tensors[1].shape = [8, 32];
+      manifest.digest = manifestDigest(manifest); // resealed: only the shape check can object
       await writeFile(path.join(d, "manifest.json"), JSON.stringify(manifest));
     });
     const before = tf.memory().numTensors;
