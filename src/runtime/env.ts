@@ -118,7 +118,12 @@ export interface EnvDefinition<Task extends Json = Json> {
    * The GPT a learned policy needs (its context must hold a whole episode; a world with many names needs a
    * wider model to copy them). Defaults: the train config's model, with a 192-token context.
    */
-  readonly model?: { readonly layers?: number; readonly heads?: number; readonly width?: number; readonly contextLength?: number };
+  readonly model?: {
+    readonly layers?: number;
+    readonly heads?: number;
+    readonly width?: number;
+    readonly contextLength?: number;
+  };
   /** The variant training evaluates on (held-out tasks); default: this environment, on unseen seeds. */
   readonly evaluation?: EnvDefinition<Task>;
 }

@@ -68,13 +68,15 @@ describe("word tokenizer with byte fallback", () => {
     const implicit = new WordTokenizer(words, { spaces: "implicit" });
     const piece = fc.constantFrom(...words, " ", "  ", "\n", "zz", "é", ",", "<eos>");
 
-    fcTest.prop([fc.oneof(fc.string({ unit: "binary" }), fc.array(piece).map((p) => p.join("")))])(
-      "decode(encode(text)) is the text, for any string and any mix of words, spaces and bytes",
-      (text) => {
-        const wellFormed = text.toWellFormed();
-        expect(implicit.decode(implicit.encode(wellFormed))).toBe(wellFormed);
-      },
-    );
+    fcTest.prop([
+      fc.oneof(
+        fc.string({ unit: "binary" }),
+        fc.array(piece).map((p) => p.join("")),
+      ),
+    ])("decode(encode(text)) is the text, for any string and any mix of words, spaces and bytes", (text) => {
+      const wellFormed = text.toWellFormed();
+      expect(implicit.decode(implicit.encode(wellFormed))).toBe(wellFormed);
+    });
 
     it("one space between words costs no token; words written together get a glue token", () => {
       expect(implicit.encode("the key k1 .")).toHaveLength(4);
