@@ -29,7 +29,7 @@ import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
 
 /** The plan: one warm start, then the same training budget for every run. */
 export const PLAN = {
-  warm: { demos: 300, demoWorlds: "1-5", sftEpochs: 10, lr: 3e-3, batchSize: 32 },
+  warm: { demos: 800, demoWorlds: "1-200", demoSeed: "0", sftSeed: "p", sftEpochs: 8, lr: 3e-3, batchSize: 16 },
   train: { steps: 30, tasksPerStep: 8, groupSize: 8, epochs: 2, lr: 1e-3 },
   evalEpisodes: 200,
   algos: ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"] as const,
@@ -101,7 +101,7 @@ const warmStart = async (root: string, say: (line: string) => void) => {
     env: hopqa.configure({ worlds: w.demoWorlds }),
     policy: hopqa.policies.expert(),
     episodes: w.demos,
-    seed: "experiment:demos",
+    seed: w.demoSeed,
     out: join(root, "demos"),
     concurrency: 32,
     durability: "episode",
@@ -114,7 +114,7 @@ const warmStart = async (root: string, say: (line: string) => void) => {
     epochs: w.sftEpochs,
     batchSize: w.batchSize,
     lr: w.lr,
-    seed: "experiment",
+    seed: w.sftSeed,
     backend: "auto",
     model: modelFor(hopqa),
     onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),

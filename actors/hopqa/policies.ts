@@ -15,6 +15,9 @@ import { type HopqaTask, NAME_POOLS, questionText, RELATIONS, type Relation, sol
 const search = (query: string) => formatCall(searchTool, { query });
 const actionsSoFar = (request: PolicyRequest) => request.history.filter((t) => t.role === "action").length;
 
+/** A word every passage about an entity of a type has (and few others do). */
+const TYPE_WORD = { film: "film", city: "city", company: "company", country: "whose", person: "was" } as const;
+
 /** The expert's queries for a task: per hop, the first candidate whose top-k holds the gold passage. */
 export const expertQueries = (task: HopqaTask): string[] => {
   const indexed = worldOf(task.world);
@@ -23,7 +26,15 @@ export const expertQueries = (task: HopqaTask): string[] => {
   return task.chain.map((relation, hop) => {
     const entity = solved.path[hop];
     const keyword = RELATIONS[relation as Relation].keyword;
-    const candidates = [`${entity} ${keyword}`, entity, `${entity} ${keyword} ${keyword}`];
+    const last = entity.split(" ").at(-1) as string;
+    const candidates = [
+      `${entity} ${keyword}`,
+      `${entity} ${TYPE_WORD[RELATIONS[relation as Relation].from]} ${keyword}`,
+      `${entity} ${entity} ${keyword}`,
+      `${entity} ${last} ${keyword}`,
+      entity,
+      `${entity} ${keyword} ${keyword}`,
+    ];
     return candidates.find((q) => indexed.search(q, k).some((p) => p.id === solved.gold[hop])) ?? candidates[0];
   });
 };
