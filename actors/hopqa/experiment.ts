@@ -28,7 +28,7 @@ import { hopqa } from "./index.ts";
 import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
 
 /** The plan: one warm start, then the same training budget for every run. */
-export const PLAN = {
+export const FULL_PLAN = {
   warm: { demos: 800, demoWorlds: "1-200", demoSeed: "0", sftSeed: "p", sftEpochs: 8, lr: 3e-3, batchSize: 16 },
   train: { steps: 30, tasksPerStep: 8, groupSize: 8, epochs: 2, lr: 1e-3 },
   evalEpisodes: 200,
@@ -39,6 +39,15 @@ export const PLAN = {
     { name: "grpo-no-process-reward", label: "GRPO, no process rewards", change: { processRewardWeight: 0 } },
   ],
 };
+
+/** `--quick`: the same stages at toy sizes, to check the pipeline (its numbers mean nothing). */
+const QUICK_PLAN: typeof FULL_PLAN = {
+  ...FULL_PLAN,
+  warm: { ...FULL_PLAN.warm, demos: 16, sftEpochs: 1 },
+  train: { ...FULL_PLAN.train, steps: 1, tasksPerStep: 2, groupSize: 2, epochs: 1 },
+  evalEpisodes: 4,
+};
+let PLAN = FULL_PLAN;
 
 const LABELS: Record<string, string> = {
   ppo: "PPO",
@@ -169,7 +178,17 @@ const runChild = (root: string, name: string, seeds: number) =>
     const log = join(root, name, "log.txt");
     const child = spawn(
       process.execPath,
-      ["bin/run-ts.js", "actors/hopqa/experiment.ts", "--out", root, "--seeds", String(seeds), "--run", name],
+      [
+        "bin/run-ts.js",
+        "actors/hopqa/experiment.ts",
+        "--out",
+        root,
+        "--seeds",
+        String(seeds),
+        "--run",
+        name,
+        ...(PLAN === QUICK_PLAN ? ["--quick"] : []),
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     const chunks: Buffer[] = [];
@@ -331,6 +350,7 @@ const main = async () => {
     .option("--only <names>", "comma-separated groups to run (e.g. grpo,ppo,grpo-no-loss-mask)")
     .option("--docs <dir>", "where results.md and the curves go", "docs")
     .option("--report", "only rewrite the report from finished runs")
+    .option("--quick", "toy sizes, to check the pipeline end to end in a minute or two")
     .option("--run <name>", "(internal) run one named run in this process");
   program.parse();
   const opts = program.opts<{
@@ -340,8 +360,10 @@ const main = async () => {
     only?: string;
     docs: string;
     report?: boolean;
+    quick?: boolean;
     run?: string;
   }>();
+  if (opts.quick) PLAN = QUICK_PLAN;
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const specs = runSpecs(opts.seeds);
   if (opts.run) {
