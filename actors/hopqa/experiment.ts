@@ -11,14 +11,12 @@
  * interrupted half-way resumes from its last checkpoint.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { modelFor, runTrain } from "../../src/cli/learn-commands.ts";
 import { progress } from "../../src/cli/progress.ts";
-import { record } from "../../src/cli/record.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
-import { sft } from "../../src/learn/sft.ts";
 import { policyFromModel, readLatest } from "../../src/learn/trainer.ts";
 import { lineChartSvg } from "../../src/observe/plot.ts";
 import { initBackend } from "../../src/policy/backend.ts";
@@ -26,10 +24,11 @@ import { loadCheckpoint } from "../../src/policy/checkpoint.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
 import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
+import { buildWarmStart, describeRecipe, WARM_START } from "./warm-start.ts";
 
 /** The plan: one warm start, then the same training budget for every run. */
 export const FULL_PLAN = {
-  warm: { demos: 800, demoWorlds: "1-200", demoSeed: "0", sftSeed: "p", sftEpochs: 8, lr: 3e-3, batchSize: 16 },
+  warm: WARM_START,
   train: { steps: 30, tasksPerStep: 8, groupSize: 8, epochs: 2, lr: 1e-3 },
   evalEpisodes: 200,
   algos: ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"] as const,
@@ -98,38 +97,20 @@ const policyOf = async (checkpoint: string): Promise<() => Policy> => {
 };
 
 /** The shared warm start and the baselines (naive RAG; the warm start itself = "base tool call"). */
-const warmStart = async (root: string, say: (line: string) => void) => {
+const warmStart = async (root: string, say: (line: string) => void, from?: string) => {
   const dir = join(root, "warm-start");
   const done = join(root, "baselines.json");
   if (existsSync(done)) return;
   await initBackend("auto");
   const w = PLAN.warm;
-  say(`warm start: ${w.demos} expert demonstrations from worlds ${w.demoWorlds}, ${w.sftEpochs} epochs of cloning`);
-  rmSync(join(root, "demos"), { recursive: true, force: true });
-  await record({
-    env: hopqa.configure({ worlds: w.demoWorlds }),
-    policy: hopqa.policies.expert(),
-    episodes: w.demos,
-    seed: w.demoSeed,
-    out: join(root, "demos"),
-    concurrency: 32,
-    durability: "episode",
-  });
-  const bar = progress("sft", w.sftEpochs);
-  await sft({
-    env: hopqa,
-    data: join(root, "demos"),
-    out: dir,
-    epochs: w.sftEpochs,
-    batchSize: w.batchSize,
-    lr: w.lr,
-    seed: w.sftSeed,
-    backend: "auto",
-    model: modelFor(hopqa),
-    onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
-    log: () => {},
-  });
-  bar.stop();
+  if (from) {
+    say(`warm start: copied from ${from} (it must have been built with this recipe: ${describeRecipe(w)})`);
+    cpSync(from, dir, { recursive: true });
+    writeJson(join(root, "warm-start-source.json"), { from });
+  } else {
+    say(`warm start: ${describeRecipe(w)}`);
+    await buildWarmStart(root, dir, w);
+  }
   say("evaluating the baselines");
   const started = Date.now();
   const base = await evaluateSuite(await policyOf(dir), PLAN.evalEpisodes);
@@ -265,10 +246,12 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   const t = PLAN.train;
   lines.push("## Setup");
   lines.push("");
-  lines.push(
-    `- Warm start (limited by construction): ${w.demos} expert demonstrations from worlds ${w.demoWorlds} only, ` +
-      `${w.sftEpochs} epochs of behaviour cloning (lr ${w.lr}, batch ${w.batchSize}), GPT ${JSON.stringify(modelFor(hopqa))}.`,
-  );
+  lines.push(`- Warm start (limited by construction): ${describeRecipe(w)}; GPT ${JSON.stringify(modelFor(hopqa))}.`);
+  const source = readJson<{ from: string }>(join(root, "warm-start-source.json"));
+  if (source)
+    lines.push(
+      `- The warm start checkpoint was copied from \`${source.from}\` (a probe run of the same recipe and seeds), not rebuilt by this command.`,
+    );
   lines.push(
     `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature 1), ` +
       `${t.epochs} optimisation epochs per batch, lr ${t.lr}, from the same warm start; training questions from worlds 1-1000.`,
@@ -351,6 +334,7 @@ const main = async () => {
     .option("--docs <dir>", "where results.md and the curves go", "docs")
     .option("--report", "only rewrite the report from finished runs")
     .option("--quick", "toy sizes, to check the pipeline end to end in a minute or two")
+    .option("--warm-start <dir>", "use this checkpoint (built with the same recipe) instead of building the warm start")
     .option("--run <name>", "(internal) run one named run in this process");
   program.parse();
   const opts = program.opts<{
@@ -361,6 +345,7 @@ const main = async () => {
     docs: string;
     report?: boolean;
     quick?: boolean;
+    warmStart?: string;
     run?: string;
   }>();
   if (opts.quick) PLAN = QUICK_PLAN;
@@ -376,7 +361,7 @@ const main = async () => {
   const command = `npm run experiment${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
   mkdirSync(opts.out, { recursive: true });
   if (!opts.report) {
-    await warmStart(opts.out, say);
+    await warmStart(opts.out, say, opts.warmStart);
     const only = opts.only?.split(",").map((s) => s.trim());
     const unknown = only?.filter((g) => !specs.some((s) => s.group === g)) ?? [];
     if (unknown.length > 0)

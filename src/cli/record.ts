@@ -5,7 +5,6 @@ import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { UsageError } from "../kernel/errors.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout } from "../runtime/rollout.ts";

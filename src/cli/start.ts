@@ -5,10 +5,17 @@
  * the same stages on the lookup environment. Every training episode is journaled under the run folder
  * and replay-verified before the learner uses it.
  */
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { COLUMNS, evaluateSuite, type SuiteResult } from "../../actors/hopqa/suite.ts";
+import {
+  buildWarmStart,
+  describeRecipe,
+  SHIPPED_WARM_START,
+  WARM_START,
+  type WarmStartRecipe,
+} from "../../actors/hopqa/warm-start.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
 import { sft } from "../learn/sft.ts";
 import { policyFromModel, readLatest } from "../learn/trainer.ts";
@@ -23,6 +30,8 @@ export interface StartOptions {
   readonly seed: string;
   readonly quick: boolean;
   readonly env?: "hopqa" | "lookup";
+  /** hopqa: build the warm start instead of using the shipped one. */
+  readonly rebuildWarmStart?: boolean;
 }
 
 /** The schedule of the lookup job; `--quick` is a smoke run of the same stages. */
@@ -109,18 +118,10 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
 
 /** The schedule of the hopqa job; `--quick` is a smoke run of the same stages. */
 export const HOPQA_PLAN = {
-  full: {
-    demos: 300,
-    demoWorlds: "1-5",
-    sftEpochs: 12,
-    batchSize: 8,
-    steps: 30,
-    tasks: 8,
-    epochs: 2,
-    evalEpisodes: 100,
-  },
-  quick: { demos: 24, demoWorlds: "1-2", sftEpochs: 1, batchSize: 8, steps: 2, tasks: 2, epochs: 1, evalEpisodes: 8 },
+  full: { steps: 16, tasks: 8, epochs: 2, evalEpisodes: 100 },
+  quick: { steps: 2, tasks: 2, epochs: 1, evalEpisodes: 8 },
 } as const;
+const QUICK_WARM_START: WarmStartRecipe = { ...WARM_START, demos: 24, sftEpochs: 1 };
 
 const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const plan = options.quick ? HOPQA_PLAN.quick : HOPQA_PLAN.full;
@@ -129,36 +130,19 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const model = modelFor(hopqa);
 
-  say(`1/5 recording ${plan.demos} expert demonstrations of hopqa, from worlds ${plan.demoWorlds} only`);
-  const demos = await record({
-    env: hopqa.configure({ worlds: plan.demoWorlds }),
-    policy: hopqa.policies.expert(),
-    episodes: plan.demos,
-    seed: `${options.seed}:demos`,
-    out: join(options.out, "demos"),
-    concurrency: 32,
-    durability: "episode",
-  });
-  say(`    ${demos.episodes} episodes, ${demos.events} events -> ${join(options.out, "demos")}`);
-
-  say(`2/5 warm start: behaviour cloning for ${plan.sftEpochs} epochs (limited on purpose: RL has to close the gap)`);
-  const bar = progress("sft", plan.sftEpochs);
-  const warm = join(options.out, "warm-start");
-  const cloned = await sft({
-    env: hopqa,
-    data: join(options.out, "demos"),
-    out: warm,
-    epochs: plan.sftEpochs,
-    batchSize: plan.batchSize,
-    lr: 3e-3,
-    seed: options.seed,
-    backend: "auto",
-    model,
-    onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
-    log: () => {},
-  });
-  bar.stop();
-  say(`    final loss ${cloned.losses.at(-1)?.toFixed(3)} -> ${warm}`);
+  let warm = join(options.out, "warm-start");
+  const shipped = !options.quick && !options.rebuildWarmStart && existsSync(join(SHIPPED_WARM_START, "manifest.json"));
+  if (shipped) {
+    warm = SHIPPED_WARM_START;
+    say(`1/4 warm start: the shipped checkpoint ${SHIPPED_WARM_START}`);
+    say(`    built by \`npm run experiment\`'s first stage: ${describeRecipe(WARM_START)}`);
+    say("    (about 13 minutes on 2 cores; rebuild it with: npm start -- --rebuild-warm-start)");
+  } else {
+    const recipe = options.quick ? QUICK_WARM_START : WARM_START;
+    say(`1/4 warm start: ${describeRecipe(recipe)} (limited on purpose: RL has to close the gap)`);
+    const cloned = await buildWarmStart(options.out, warm, recipe);
+    say(`    final loss ${cloned.losses.at(-1)?.toFixed(3)} -> ${warm}`);
+  }
 
   const evaluateCheckpoint = async (dir: string) => {
     const { model: gpt, tokenizer, version } = await loadCheckpoint(dir);
@@ -170,10 +154,10 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
     gpt.dispose();
     return score;
   };
-  say(`3/5 evaluating the warm start (${plan.evalEpisodes} questions per column, greedy)`);
+  say(`2/4 evaluating the warm start (${plan.evalEpisodes} questions per column, greedy)`);
   const before = await evaluateCheckpoint(warm);
 
-  say(`4/5 GRPO for ${plan.steps} updates (${plan.tasks} questions x 8 episodes each, from worlds 1-1000)`);
+  say(`3/4 GRPO for ${plan.steps} updates (${plan.tasks} questions x 8 episodes each, from worlds 1-1000)`);
   const config = decodeTrainConfig(
     {
       ...DEFAULT_TRAIN_CONFIG,
@@ -192,7 +176,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const result = await runTrain(config, join(options.out, "grpo"), false);
   const latest = readLatest(join(options.out, "grpo"));
   if (!latest) throw new Error("training wrote no checkpoint");
-  say("5/5 evaluating the trained policy");
+  say("4/4 evaluating the trained policy");
   const after = await evaluateCheckpoint(join(options.out, "grpo", "checkpoints", latest.dir));
 
   const minutes = ((Date.now() - started) / 60000).toFixed(1);

@@ -16,7 +16,7 @@ describe("npm start -- --quick, then eval on any world", () => {
   it("runs every stage of the main job and prints exact match per column before and after RL", () => {
     const run = cli("start", "--quick", "--out", out);
     expect(run.code, run.stderr).toBe(0);
-    for (const stage of ["1/5 recording", "2/5 warm start", "3/5 evaluating", "4/5 GRPO", "5/5 evaluating"])
+    for (const stage of ["1/4 warm start", "2/4 evaluating", "3/4 GRPO", "4/4 evaluating"])
       expect(run.stdout).toContain(stage);
     expect(run.stdout).toMatch(/warm start \(cloning\)\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}/);
     expect(run.stdout).toMatch(/after GRPO \(2 updates\)\s+\d\.\d{3}/);
