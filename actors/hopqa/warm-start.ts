@@ -18,6 +18,8 @@ export interface WarmStartRecipe {
   readonly demoSeed: string;
   readonly sftSeed: string;
   readonly sftEpochs: number;
+  /** Cloning first on episodes cut after their first actions (see `sft`'s curriculum). */
+  readonly curriculum: readonly { readonly actions: number; readonly steps: number }[];
   readonly lr: number;
   readonly batchSize: number;
 }
@@ -27,6 +29,10 @@ export const WARM_START: WarmStartRecipe = {
   demoWorlds: "1-200",
   demoSeed: "0",
   sftSeed: "p",
+  curriculum: [
+    { actions: 1, steps: 300 },
+    { actions: 2, steps: 200 },
+  ],
   sftEpochs: 8,
   lr: 3e-3,
   batchSize: 16,
@@ -36,7 +42,8 @@ export const WARM_START: WarmStartRecipe = {
 export const SHIPPED_WARM_START = "docs/checkpoints/hopqa-warm-start";
 
 export const describeRecipe = (w: WarmStartRecipe) =>
-  `${w.demos} expert demonstrations from worlds ${w.demoWorlds}, ${w.sftEpochs} epochs of cloning (lr ${w.lr}, batch ${w.batchSize})`;
+  `${w.demos} expert demonstrations from worlds ${w.demoWorlds}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
+  `actions (${w.curriculum.map((c) => `${c.steps} steps on ${c.actions}`).join(", ")}), then ${w.sftEpochs} epochs of whole episodes`;
 
 /** Records the demonstrations into `root/demos` and clones them into `out`. */
 export const buildWarmStart = async (root: string, out: string, w: WarmStartRecipe = WARM_START) => {
@@ -50,7 +57,7 @@ export const buildWarmStart = async (root: string, out: string, w: WarmStartReci
     concurrency: 32,
     durability: "episode",
   });
-  const bar = progress("sft", w.sftEpochs);
+  const bar = progress("sft", w.curriculum.length + w.sftEpochs);
   const result = await sft({
     env: hopqa,
     data: join(root, "demos"),
@@ -61,6 +68,8 @@ export const buildWarmStart = async (root: string, out: string, w: WarmStartReci
     seed: w.sftSeed,
     backend: "auto",
     model: modelFor(hopqa),
+    curriculum: w.curriculum,
+    onStage: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
     onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
     log: () => {},
   });

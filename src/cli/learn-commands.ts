@@ -190,6 +190,17 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--lr <x>", "learning rate", num("--lr"), 3e-3)
     .option("--seed <seed>", "seed for initialisation and shuffling", seedArg, "0")
     .option(
+      "--curriculum <stages>",
+      "clone first on episodes cut after their first actions: ACTIONS:STEPS,... (e.g. 1:300,2:200)",
+      (value: string) =>
+        value.split(",").map((part) => {
+          const match = /^(\d+):(\d+)$/.exec(part.trim());
+          if (!match || Number(match[1]) < 1)
+            throw new InvalidArgumentError(`--curriculum wants ACTIONS:STEPS pairs like 1:300,2:200, got "${part}"`);
+          return { actions: Number(match[1]), steps: Number(match[2]) };
+        }),
+    )
+    .option(
       "--context-length <n>",
       "the model's context in tokens (default: the environment's)",
       int("--context-length", 16),
@@ -208,6 +219,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         seed: String(opts.seed),
         backend: opts.backend,
         model: modelFor(env, opts.contextLength),
+        curriculum: opts.curriculum,
         onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
       });
       bar.stop();
