@@ -29,8 +29,8 @@ import { buildWarmStart, describeRecipe, WARM_START } from "./warm-start.ts";
 /** The plan: one warm start, then the same training budget for every run. */
 export const FULL_PLAN = {
   warm: WARM_START,
-  train: { steps: 30, tasksPerStep: 8, groupSize: 8, epochs: 2, lr: 1e-3 },
-  evalEpisodes: 200,
+  train: { steps: 15, tasksPerStep: 8, groupSize: 8, epochs: 2, lr: 1e-3 },
+  evalEpisodes: 100,
   algos: ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"] as const,
   ablations: [
     { name: "grpo-no-advantage-mask", label: "GRPO, no advantage mask", change: { maskAdvantages: false } },

@@ -33,7 +33,7 @@ export const WARM_START: WarmStartRecipe = {
     { actions: 1, steps: 300 },
     { actions: 2, steps: 200 },
   ],
-  sftEpochs: 8,
+  sftEpochs: 10,
   lr: 3e-3,
   batchSize: 16,
 };
