@@ -42,7 +42,7 @@ export const FULL_PLAN = {
 /** `--quick`: the same stages at toy sizes, to check the pipeline (its numbers mean nothing). */
 const QUICK_PLAN: typeof FULL_PLAN = {
   ...FULL_PLAN,
-  warm: { ...FULL_PLAN.warm, demos: 16, sftEpochs: 1 },
+  warm: { ...FULL_PLAN.warm, demos: 16, sftEpochs: 1, curriculum: [{ actions: 1, steps: 2 }] },
   train: { ...FULL_PLAN.train, steps: 1, tasksPerStep: 2, groupSize: 2, epochs: 1 },
   evalEpisodes: 4,
 };

@@ -121,7 +121,12 @@ export const HOPQA_PLAN = {
   full: { steps: 16, tasks: 8, epochs: 2, evalEpisodes: 100 },
   quick: { steps: 2, tasks: 2, epochs: 1, evalEpisodes: 8 },
 } as const;
-const QUICK_WARM_START: WarmStartRecipe = { ...WARM_START, demos: 24, sftEpochs: 1 };
+const QUICK_WARM_START: WarmStartRecipe = {
+  ...WARM_START,
+  demos: 24,
+  sftEpochs: 1,
+  curriculum: [{ actions: 1, steps: 4 }],
+};
 
 const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const plan = options.quick ? HOPQA_PLAN.quick : HOPQA_PLAN.full;

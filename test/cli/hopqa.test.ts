@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
 
 const cli = (...args: string[]) => {
-  const run = spawnSync(process.execPath, ["bin/agent-r1.js", ...args], { encoding: "utf8", timeout: 180_000 });
+  const run = spawnSync(process.execPath, ["bin/agent-r1.js", ...args], { encoding: "utf8", timeout: 400_000 });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 };
 
@@ -21,7 +21,7 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(run.stdout).toMatch(/warm start \(cloning\)\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}/);
     expect(run.stdout).toMatch(/after GRPO \(2 updates\)\s+\d\.\d{3}/);
     expect(existsSync(join(out, "grpo", "checkpoints", "latest.json"))).toBe(true);
-  }, 180_000);
+  }, 420_000);
 
   it("eval --world-seed --split prints exact match and F1 as JSON; a wrong split is a one-line error, exit 2", () => {
     const checkpoint = join(out, "grpo", "checkpoints", "v00002");
