@@ -158,7 +158,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     .option("--seed <seed>", "run seed", seedArg, "1")
     .option("--quick", "a one-minute smoke run of the same stages")
     .addOption(new Option("--env <id>", "the environment of the job").choices(["hopqa", "lookup"]).default("hopqa"))
-    .option("--rebuild-warm-start", "hopqa: build the warm start (about 13 minutes) instead of using the shipped one")
+    .option("--rebuild-warm-start", "hopqa: build the warm start (about 16 minutes) instead of using the shipped one")
     .action(async (opts) => {
       const { runStart } = await import("./start.ts");
       setExit(
