@@ -6,7 +6,7 @@ import { ALGORITHMS } from "../learn/advantages/types.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../learn/config.ts";
 import { evaluate } from "../learn/evaluate.ts";
 import { sft } from "../learn/sft.ts";
-import { policyFromModel, readRunConfig, train } from "../learn/trainer.ts";
+import { policyFromModel, readLatest, readRunConfig, train } from "../learn/trainer.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -55,6 +55,9 @@ const stopOnInterrupt = () => {
 export const runTrain = async (config: TrainConfig, runDir: string, resume: boolean) => {
   const env = await loadEnv(config.env);
   const bar = progress(`train ${config.algo}`, config.steps);
+  // A resumed run's bar starts where its last checkpoint left off.
+  const resumedAt = resume ? (readLatest(runDir)?.version ?? 0) : 0;
+  if (resumedAt > 0) bar.tick(Math.min(resumedAt, config.steps), { resumed: `at update ${resumedAt}` });
   const interrupt = stopOnInterrupt();
   try {
     const result = await train({
