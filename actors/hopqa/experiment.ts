@@ -24,7 +24,7 @@ import { loadCheckpoint } from "../../src/policy/checkpoint.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
 import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
-import { buildWarmStart, describeRecipe, WARM_START } from "./warm-start.ts";
+import { buildWarmStart, describeRecipe, SHIPPED_WARM_START, WARM_START } from "./warm-start.ts";
 
 /** The plan: one warm start, then the same training budget for every run. */
 export const FULL_PLAN = {
@@ -250,7 +250,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   const source = readJson<{ from: string }>(join(root, "warm-start-source.json"));
   if (source)
     lines.push(
-      `- The warm start checkpoint was copied from \`${source.from}\` (a probe run of the same recipe and seeds), not rebuilt by this command.`,
+      `- The warm start was not rebuilt by this command: it was copied from \`${source.from}\`, a run of the same recipe and seeds made just before; the same checkpoint ships as \`${SHIPPED_WARM_START}\`.`,
     );
   lines.push(
     `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature 1), ` +
