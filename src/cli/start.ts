@@ -176,7 +176,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
       epochs: plan.epochs,
       tasksPerStep: plan.tasks,
       // From this weak warm start, lr 1e-3 without KL collapsed the policy (average exact match 0.067 ->
-      // 0.007); lr 3e-4 with a KL penalty lost less (0.077 -> 0.053). Neither gains: docs/hopqa.md.
+      // 0.007); with lr 3e-4 and a KL penalty this job measured 0.067 -> 0.073: no real gain (docs/hopqa.md).
       lr: 3e-4,
       klCoef: 0.05,
       init: warm,
