@@ -26,7 +26,16 @@ import {
   WordTokenizer,
 } from "../../src/index.ts";
 import { worldOf } from "./search.ts";
-import { drawQuestion, type HopqaTask, questionText, SPLITS, type Split, solveQuestion, VOCABULARY } from "./world.ts";
+import {
+  drawQuestion,
+  fnv1a,
+  type HopqaTask,
+  questionText,
+  SPLITS,
+  type Split,
+  solveQuestion,
+  VOCABULARY,
+} from "./world.ts";
 
 /** Turns per episode: enough for 4 searches and an answer, plus one slip. */
 export const MAX_TURNS = 6;
@@ -81,6 +90,10 @@ interface Context {
   observed: string;
   pending: string;
   feedback: string;
+  /** The last search's process reward and its reason, computed once when its result arrives. */
+  process: [number, string];
+  /** The answer's scores, computed once when the agent answers. */
+  scored: Outcome | null;
 }
 
 /** Lower case, single spaces, no surrounding punctuation: how answers and queries are compared. */
@@ -170,7 +183,16 @@ const searchRewardRaw = (context: Context, result: ToolResult, rewards: HopqaRew
   return [rewards.searchCost + rewards.goldPassage * fresh.length, `retrieved ${fresh.length} new gold passage(s)`];
 };
 
-const outcome = (context: Context, text: string) => {
+interface Outcome {
+  answer: string;
+  em: number;
+  f1: number;
+  grounded: number;
+  recall: number;
+}
+const scoredOf = (context: Context): Outcome => context.scored as Outcome;
+
+const outcome = (context: Context, text: string): Outcome => {
   const answer = answerText(text);
   const gold = goldOf(context.task);
   const em = exactMatch(answer, gold.answer);
@@ -199,6 +221,8 @@ const createMachine = (rewards: HopqaRewards) =>
       observed: "",
       pending: "",
       feedback: "",
+      process: [0, ""],
+      scored: null,
     }),
     initial: "awaiting",
     entry: observe(({ context }) => `question : ${questionText(context.task)}`),
@@ -210,23 +234,23 @@ const createMachine = (rewards: HopqaRewards) =>
               guard: ({ event }) => parsed(event.text).kind === "answer",
               target: "done",
               actions: [
-                assign({ turn: ({ context }) => context.turn + 1 }),
+                assign({
+                  turn: ({ context }) => context.turn + 1,
+                  scored: ({ context, event }) => outcome(context, event.text),
+                }),
                 reward(
                   "outcome",
-                  ({ context, event }) => {
-                    const o = outcome(context, event.text);
-                    return o.em * o.grounded;
-                  },
-                  ({ context, event }) => {
-                    const o = outcome(context, event.text);
+                  ({ context }) => scoredOf(context).em * scoredOf(context).grounded,
+                  ({ context }) => {
+                    const o = scoredOf(context);
                     if (o.em === 0) return "wrong answer";
                     return o.grounded
                       ? "correct answer, found by search"
                       : "correct answer never seen in a result: a guess";
                   },
                 ),
-                end("answered", ({ context, event }) => {
-                  const o = outcome(context, event.text);
+                end("answered", ({ context }) => {
+                  const o = scoredOf(context);
                   return {
                     em: o.em,
                     f1: o.f1,
@@ -270,21 +294,23 @@ const createMachine = (rewards: HopqaRewards) =>
           onDone: {
             target: "checkTurns",
             actions: [
-              reward(
-                "process",
-                ({ context, event }) => searchReward(context, event.output as ToolResult, rewards)[0],
-                ({ context, event }) => searchReward(context, event.output as ToolResult, rewards)[1],
-              ),
+              // One pass over the result: its reward is judged against what was seen before it.
               assign(({ context, event }) => {
                 const result = event.output as ToolResult;
                 const feedback = describeResult(result);
                 return {
+                  process: searchReward(context, result, rewards),
                   queries: [...context.queries, normalize(context.pending)],
                   seen: [...context.seen, ...idsOf(result).filter((id) => !context.seen.includes(id))],
                   observed: `${context.observed} ${feedback}`,
                   feedback,
                 };
               }),
+              reward(
+                "process",
+                ({ context }) => context.process[0],
+                ({ context }) => context.process[1],
+              ),
             ],
           },
         },
@@ -377,13 +403,8 @@ export const drawTask =
   (seed: string): HopqaTask => {
     const [from, to] = options.worlds;
     const span = to - from + 1;
-    // A hash of the seed picks the world: FNV-1a, stable across runs and platforms.
-    let h = 2166136261;
-    for (const ch of `${seed}:world`) {
-      h ^= ch.charCodeAt(0);
-      h = Math.imul(h, 16777619) >>> 0;
-    }
-    const world = String(from + (h % span));
+    // A hash of the seed picks the world.
+    const world = String(from + (fnv1a(`${seed}:world`) % span));
     const task = drawQuestion(worldOf(world).world, options.split, seed);
     return options.topK === DEFAULT_TOP_K ? task : { ...task, topK: options.topK };
   };
@@ -391,7 +412,7 @@ export const drawTask =
 export const createHopqaEnv = (options: HopqaOptions = DEFAULT_OPTIONS): EnvDefinition<HopqaTask> =>
   defineEnv<HopqaTask>({
     id: "hopqa",
-    version: "1",
+    version: "2",
     description: `Multi-hop questions over a synthetic world with a BM25 search tool (split ${options.split}, worlds ${options.worlds.join("-")}, top-${options.topK}).`,
     machine: machineFor(options.rewards),
     tools,

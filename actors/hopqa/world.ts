@@ -272,15 +272,19 @@ export interface HopqaTask {
   readonly [field: string]: string | number | readonly string[] | readonly number[];
 }
 
-/** A stable hash in [0, 1) of a question's identity (start entity and chain): decides train vs test. */
-const questionHash = (start: string, chain: readonly string[]): number => {
+/** FNV-1a of a string's UTF-16 code units: a stable 32-bit hash, the same on every run and platform. */
+export const fnv1a = (text: string): number => {
   let h = 2166136261;
-  for (const ch of `${start}|${chain.join(">")}`) {
-    h ^= ch.charCodeAt(0);
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
     h = Math.imul(h, 16777619) >>> 0;
   }
-  return h / 2 ** 32;
+  return h;
 };
+
+/** A stable hash in [0, 1) of a question's identity (start entity and chain): decides train vs test. */
+const questionHash = (start: string, chain: readonly string[]): number =>
+  fnv1a(`${start}|${chain.join(">")}`) / 2 ** 32;
 /** Share of 2-3 hop questions held out for test. */
 export const TEST_SHARE = 0.2;
 export const splitOf = (start: string, chain: readonly string[]): Split =>

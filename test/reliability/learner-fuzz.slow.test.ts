@@ -5,13 +5,11 @@
  * --resume` and `eval`): exit 2, one `error:` line naming the file, no stack trace. LEARNER_FUZZ_SCALE
  * multiplies the counts; LEARNER_FUZZ_SEED fixes fast-check's seed.
  */
-import { spawn } from "node:child_process";
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
-import { ROOT } from "./crash-harness.ts";
 import {
   checkCheckpointMutation,
   checkConfigMutation,
@@ -22,24 +20,13 @@ import {
   newTally,
   type Tally,
 } from "./learner-mutations.ts";
-import { CHECKPOINT_FILES, JSON_CHECKPOINT_FILES, makeSources } from "./learner-sources.ts";
+import { CHECKPOINT_FILES, cliStderr, JSON_CHECKPOINT_FILES, makeSources } from "./learner-sources.ts";
 
 const SCALE = Number(process.env.LEARNER_FUZZ_SCALE ?? 1);
 const SEED = process.env.LEARNER_FUZZ_SEED ? Number(process.env.LEARNER_FUZZ_SEED) : undefined;
 const CLI_CASES = 6;
 
-const cli = (args: readonly string[]) =>
-  new Promise<{ status: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["bin/agent-r1.js", ...args], {
-      cwd: ROOT,
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on("exit", (status) => resolve({ status, stderr }));
-  });
+const cli = cliStderr;
 
 describe("fuzzed learner files, at length", () => {
   it(`${12_000 * SCALE} mutations: a typed error naming file and place, or exactly what the files say`, async () => {

@@ -5,13 +5,11 @@
  * and the field or place, never half-loaded, or provably what the files say. Then two through the CLI
  * (`train --resume`; the slow version adds `eval`): exit 2, one `error:` line naming the file, no stack trace.
  */
-import { spawn } from "node:child_process";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test as fcTest } from "@fast-check/vitest";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
-import { ROOT } from "./crash-harness.ts";
 import {
   checkCheckpointMutation,
   checkConfigMutation,
@@ -19,7 +17,7 @@ import {
   fileMutations,
   newTally,
 } from "./learner-mutations.ts";
-import { CHECKPOINT_FILES, JSON_CHECKPOINT_FILES, makeSources, type Sources } from "./learner-sources.ts";
+import { CHECKPOINT_FILES, cliStderr, JSON_CHECKPOINT_FILES, makeSources, type Sources } from "./learner-sources.ts";
 
 const dir = tempDir("agent-r1-learner-fuzz-");
 let sources: Sources;
@@ -61,18 +59,7 @@ describe("fuzzed learner files: a typed error naming file and place, or exactly 
 });
 
 describe("damaged learner files through the CLI", () => {
-  const cli = (args: readonly string[]) =>
-    new Promise<{ status: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ["bin/agent-r1.js", ...args], {
-        cwd: ROOT,
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-      let stderr = "";
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-      });
-      child.on("exit", (status) => resolve({ status, stderr }));
-    });
+  const cli = cliStderr;
   const refusedBy = (run: { status: number | null; stderr: string }, file: RegExp) => {
     expect(run.status, run.stderr).toBe(2);
     const errors = run.stderr.split("\n").filter((l) => l.startsWith("error:"));

@@ -3,6 +3,7 @@
  * each), its config.json, its last checkpoint (with optimizer state) and latest.json; and a checkpoint of
  * another model shape and tokenizer, whose files replace ours in the `foreign` mutations.
  */
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadEnv } from "../../src/cli/registry.ts";
@@ -13,6 +14,7 @@ import { train } from "../../src/learn/trainer.ts";
 import { initBackend } from "../../src/policy/backend.ts";
 import { saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import { Gpt } from "../../src/policy/gpt.ts";
+import { ROOT } from "./crash-harness.ts";
 import type { Files } from "./learner-mutations.ts";
 
 export const CHECKPOINT_FILES = ["manifest.json", "weights.bin", "optimizer.bin", "config.json", "tokenizer.json"];
@@ -66,3 +68,17 @@ export const makeSources = async (dir: string): Promise<Sources> => {
     vocabSize: (env.tokenizer as WordTokenizer).size,
   };
 };
+
+/** Runs the CLI from the repository root; resolves with its exit status and stderr. */
+export const cliStderr = (args: readonly string[]) =>
+  new Promise<{ status: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["bin/agent-r1.js", ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("exit", (status) => resolve({ status, stderr }));
+  });
