@@ -15,6 +15,7 @@ export * from "./kernel/errors.ts";
 export * from "./kernel/events.ts";
 export { Rng, splitSeed } from "./kernel/prng.ts";
 export { SPECIAL_TOKENS, type Tokenizer, WordTokenizer, type WordTokenizerOptions } from "./kernel/tokenizer.ts";
+export { ActionTrie, actionTokens, allowedForAction, constrainTo, legalTrie } from "./policy/legal.ts";
 export { type ReplayOptions, type ReplayResult, replayEpisode } from "./replay/replay.ts";
 export {
   answerOf,
@@ -30,6 +31,7 @@ export {
   type EnvDefinition,
   type EnvInput,
   end,
+  type LegalView,
   observe,
   reward,
   toolActors,

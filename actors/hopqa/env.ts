@@ -17,6 +17,9 @@ import {
   type EnvDefinition,
   type EnvInput,
   end,
+  formatAnswer,
+  formatCall,
+  type LegalView,
   observe,
   parseAction,
   reward,
@@ -28,13 +31,19 @@ import {
 import { worldOf } from "./search.ts";
 import {
   drawQuestion,
+  type Entity,
+  type EntityType,
   fnv1a,
   type HopqaTask,
   questionText,
+  RELATION_NAMES,
+  RELATIONS,
+  type Relation,
   SPLITS,
   type Split,
   solveQuestion,
   VOCABULARY,
+  type World,
 } from "./world.ts";
 
 /** Turns per episode: enough for 4 searches and an answer, plus one slip. */
@@ -161,6 +170,57 @@ const answerText = (text: string) => {
 const queryText = (text: string) => {
   const action = parsed(text);
   return action.kind === "call" ? String((action.args as { query: string }).query) : "";
+};
+
+/** A word every passage about an entity of a type has (and few others do): a query's fallback. */
+export const TYPE_WORD: Readonly<Record<EntityType, string>> = {
+  film: "film",
+  city: "city",
+  company: "company",
+  country: "whose",
+  person: "was",
+};
+
+/**
+ * The queries worth trying for one hop (the entity and the relation to follow), best first: the entity
+ * with the relation's word, then fallbacks for when BM25 ranks another passage first.
+ */
+export const hopQueries = (entity: string, type: EntityType, relation: Relation): string[] => {
+  const keyword = RELATIONS[relation].keyword;
+  const last = entity.split(" ").at(-1) as string;
+  return [
+    `${entity} ${keyword}`,
+    `${entity} ${TYPE_WORD[type]} ${keyword}`,
+    `${entity} ${entity} ${keyword}`,
+    `${entity} ${last} ${keyword}`,
+    entity,
+    `${entity} ${keyword} ${keyword}`,
+  ];
+};
+
+/** The world's entities named in a text (whole words), in the world's order. */
+const entitiesIn = (world: World, text: string): Entity[] => {
+  const padded = ` ${text} `;
+  return world.entities.filter((e) => padded.includes(` ${e.name} `));
+};
+
+/**
+ * Constrained decoding's legal actions: a search for an entity seen so far (in the question or a result)
+ * with the word of a relation that applies to it (the forms of `hopQueries`), or an answer naming an
+ * entity some result showed. Anything else is legal for the machine too, but never needed.
+ */
+export const legalActions = ({ task, history }: LegalView<HopqaTask>): string[] => {
+  const world = worldOf(task.world).world;
+  const observations = history.filter((t) => t.role === "observation").map((t) => t.text);
+  const named = entitiesIn(world, observations.join(" \n "));
+  const inResults = entitiesIn(world, observations.slice(1).join(" \n "));
+  const searches = new Set<string>();
+  for (const entity of named)
+    for (const relation of RELATION_NAMES)
+      if (RELATIONS[relation].from === entity.type)
+        for (const query of hopQueries(entity.name, entity.type, relation))
+          searches.add(formatCall(searchTool, { query }));
+  return [...searches, ...inResults.map((e) => formatAnswer(e.name))];
 };
 
 const goldOf = (task: HopqaTask) => solveQuestion(worldOf(task.world).world, task);
@@ -422,4 +482,5 @@ export const createHopqaEnv = (options: HopqaOptions = DEFAULT_OPTIONS): EnvDefi
     // A 4-hop episode takes about 270 tokens; at width 64 the model never learned to copy names (measured:
     // no progress in 600 steps), at 128 it does.
     model: { width: 128, contextLength: 320 },
+    legalActions,
   });

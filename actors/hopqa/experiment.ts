@@ -29,7 +29,7 @@ import { buildWarmStart, describeRecipe, SHIPPED_WARM_START, WARM_START } from "
 /** The plan: one warm start, then the same training budget for every run. */
 export const FULL_PLAN = {
   warm: WARM_START,
-  train: { steps: 15, tasksPerStep: 8, groupSize: 8, epochs: 2, lr: 1e-3 },
+  train: { steps: 15, tasksPerStep: 8, groupSize: 8, epochs: 2, lr: 1e-3, constrained: true },
   evalEpisodes: 100,
   algos: ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"] as const,
   ablations: [
@@ -91,9 +91,10 @@ const writeJson = (file: string, value: unknown) => {
   renameSync(`${file}.tmp`, file);
 };
 
-const policyOf = async (checkpoint: string): Promise<() => Policy> => {
+/** Greedy decoding of a checkpoint; constrained to the legal actions like the RL runs unless told otherwise. */
+const policyOf = async (checkpoint: string, constrained = PLAN.train.constrained): Promise<() => Policy> => {
   const { model, tokenizer, version } = await loadCheckpoint(checkpoint);
-  return () => policyFromModel(hopqa, model, tokenizer, DEFAULT_TRAIN_CONFIG, true, version);
+  return () => policyFromModel(hopqa, model, tokenizer, { ...DEFAULT_TRAIN_CONFIG, constrained }, true, version);
 };
 
 /** The shared warm start and the baselines (naive RAG; the warm start itself = "base tool call"). */
@@ -114,8 +115,9 @@ const warmStart = async (root: string, say: (line: string) => void, from?: strin
   say("evaluating the baselines");
   const started = Date.now();
   const base = await evaluateSuite(await policyOf(dir), PLAN.evalEpisodes);
+  const free = PLAN.train.constrained ? await evaluateSuite(await policyOf(dir, false), PLAN.evalEpisodes) : undefined;
   const rag = await evaluateSuite(() => hopqa.policies.rag(), PLAN.evalEpisodes);
-  writeJson(done, { base, rag, evalSeconds: (Date.now() - started) / 1000 });
+  writeJson(done, { base, free, rag, evalSeconds: (Date.now() - started) / 1000 });
 };
 
 /** One run: train (resuming if it was interrupted), then evaluate its last checkpoint on the suite. */
@@ -133,6 +135,7 @@ export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
       groupSize: t.groupSize,
       epochs: t.epochs,
       lr: t.lr,
+      constrained: t.constrained,
       init: join(root, "warm-start"),
       evalEpisodes: 0,
       checkpointEvery: 5,
@@ -199,7 +202,7 @@ const cell = (xs: readonly number[]) => {
 
 /** Writes docs/results.md (and curves) from the finished runs. */
 export const writeReport = async (root: string, seeds: number, docs: string, command: string) => {
-  const baselines = readJson<{ base: SuiteResult; rag: SuiteResult }>(join(root, "baselines.json"));
+  const baselines = readJson<{ base: SuiteResult; free?: SuiteResult; rag: SuiteResult }>(join(root, "baselines.json"));
   const finished: Finished[] = runSpecs(seeds).flatMap((spec) => {
     const suite = readJson<Finished["suite"]>(join(root, spec.name, "suite.json"));
     return suite ? [{ spec, suite }] : [];
@@ -226,7 +229,9 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push(`| Method | ${COLUMNS.map((c) => c.label).join(" | ")} | Avg | runs, train time |`);
   lines.push(`|---|${COLUMNS.map(() => "---").join("|")}|---|---|`);
   if (baselines) {
-    lines.push(row("Base tool call (warm start, no RL)", [baselines.base], "–"));
+    const decoding = PLAN.train.constrained ? ", constrained decoding" : "";
+    lines.push(row(`Base tool call (warm start, no RL${decoding})`, [baselines.base], "–"));
+    if (baselines.free) lines.push(row("Warm start, unconstrained decoding", [baselines.free], "–"));
     lines.push(row("Naive RAG (one search with the question)", [baselines.rag], "–"));
   }
   for (const group of groups) {
@@ -260,7 +265,10 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     );
   lines.push(
     `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature 1), ` +
-      `${t.epochs} optimisation epochs per batch, lr ${t.lr}, from the same warm start; training questions from worlds 1-1000.`,
+      `${t.epochs} optimisation epochs per batch, lr ${t.lr}, from the same warm start; training questions from worlds 1-1000` +
+      (t.constrained
+        ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far with one of its relation words, or an answer naming an entity some result showed (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
+        : "."),
   );
   lines.push(
     "- Rewards: +0.2 per gold passage retrieved the first time, -0.05 per search, -0.1 repeated query / failed search / malformed action, " +

@@ -8,15 +8,12 @@
  */
 import { formatAnswer, formatCall, type PolicyRequest, type Rng } from "../../src/index.ts";
 import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
-import { DEFAULT_TOP_K, searchTool, tokenizer } from "./env.ts";
+import { DEFAULT_TOP_K, hopQueries, searchTool, tokenizer } from "./env.ts";
 import { worldOf } from "./search.ts";
 import { type HopqaTask, NAME_POOLS, questionText, RELATIONS, type Relation, solveQuestion } from "./world.ts";
 
 const search = (query: string) => formatCall(searchTool, { query });
 const actionsSoFar = (request: PolicyRequest) => request.history.filter((t) => t.role === "action").length;
-
-/** A word every passage about an entity of a type has (and few others do). */
-const TYPE_WORD = { film: "film", city: "city", company: "company", country: "whose", person: "was" } as const;
 
 /** The expert's queries for a task: per hop, the first candidate whose top-k holds the gold passage. */
 export const expertQueries = (task: HopqaTask): string[] => {
@@ -25,16 +22,7 @@ export const expertQueries = (task: HopqaTask): string[] => {
   const k = Number(task.topK ?? DEFAULT_TOP_K);
   return task.chain.map((relation, hop) => {
     const entity = solved.path[hop];
-    const keyword = RELATIONS[relation as Relation].keyword;
-    const last = entity.split(" ").at(-1) as string;
-    const candidates = [
-      `${entity} ${keyword}`,
-      `${entity} ${TYPE_WORD[RELATIONS[relation as Relation].from]} ${keyword}`,
-      `${entity} ${entity} ${keyword}`,
-      `${entity} ${last} ${keyword}`,
-      entity,
-      `${entity} ${keyword} ${keyword}`,
-    ];
+    const candidates = hopQueries(entity, RELATIONS[relation as Relation].from, relation as Relation);
     return candidates.find((q) => indexed.search(q, k).some((p) => p.id === solved.gold[hop])) ?? candidates[0];
   });
 };

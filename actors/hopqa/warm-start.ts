@@ -22,6 +22,8 @@ export interface WarmStartRecipe {
   readonly curriculum: readonly { readonly actions: number; readonly steps: number }[];
   readonly lr: number;
   readonly batchSize: number;
+  /** Clone under the masks of the environment's legal actions (for a policy sampled with --constrained). */
+  readonly constrained?: boolean;
 }
 
 export const WARM_START: WarmStartRecipe = {
@@ -69,6 +71,7 @@ export const buildWarmStart = async (root: string, out: string, w: WarmStartReci
     backend: "auto",
     model: modelFor(hopqa),
     curriculum: w.curriculum,
+    constrained: w.constrained ?? false,
     onStage: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
     onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
     log: () => {},

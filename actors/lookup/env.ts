@@ -12,6 +12,9 @@ import {
   defineTool,
   type EnvInput,
   end,
+  formatAnswer,
+  formatCall,
+  type LegalView,
   observe,
   parseAction,
   reward,
@@ -190,6 +193,21 @@ export const tokenizer = new WordTokenizer([
   "-",
 ]);
 
+/**
+ * Constrained decoding's legal actions: a lookup of a key the prompt or a result named, or an answer naming
+ * a value some result showed.
+ */
+export const legalActions = ({ history }: LegalView<LookupTask>): string[] => {
+  const words = (turns: readonly { text: string }[]) => new Set(turns.flatMap((t) => t.text.split(/\s+/)));
+  const observations = history.filter((t) => t.role === "observation");
+  const named = words(observations);
+  const shown = words(observations.slice(1));
+  return [
+    ...KEYS.filter((k) => named.has(k)).map((key) => formatCall(lookupTool, { key })),
+    ...VALUES.filter((v) => shown.has(v)).map((v) => formatAnswer(v)),
+  ];
+};
+
 export const createLookupEnv = (rewards: LookupRewards = DEFAULT_REWARDS) =>
   defineEnv<LookupTask>({
     id: "lookup",
@@ -200,6 +218,7 @@ export const createLookupEnv = (rewards: LookupRewards = DEFAULT_REWARDS) =>
     tokenizer,
     task: drawTask,
     maxTurns: MAX_TURNS + 2,
+    legalActions,
   });
 
 export const lookupEnv = createLookupEnv();

@@ -110,6 +110,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       num("--process-reward-weight"),
       d.processRewardWeight,
     )
+    .option("--constrained", "constrained decoding: sample only the environment's legal actions")
     .option("--no-advantage-mask", "ablation: advantages on every response token, not actions only")
     .option("--no-loss-mask", "ablation: loss on every response token, not actions only")
     .option(
@@ -152,6 +153,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             processRewardWeight: opts.processRewardWeight,
             maskAdvantages: opts.advantageMask,
             maskLoss: opts.lossMask,
+            constrained: !!opts.constrained,
             evalEpisodes: opts.evalEpisodes,
             checkpointEvery: opts.checkpointEvery,
             model: modelFor(await loadEnv(opts.env), opts.contextLength),
@@ -192,6 +194,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--batch-size <n>", "episodes per step", int("--batch-size", 1), 16)
     .option("--lr <x>", "learning rate", num("--lr"), 3e-3)
     .option("--seed <seed>", "seed for initialisation and shuffling", seedArg, "0")
+    .option("--constrained", "clone under the masks of the environment's legal actions (for constrained decoding)")
+    .option("--init <dir>", "continue cloning from this checkpoint instead of a fresh model")
     .option(
       "--curriculum <stages>",
       "clone first on episodes cut after their first actions: ACTIONS:STEPS,... (e.g. 1:300,2:200)",
@@ -223,6 +227,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         backend: opts.backend,
         model: modelFor(env, opts.contextLength),
         curriculum: opts.curriculum,
+        constrained: !!opts.constrained,
+        ...(opts.init ? { init: opts.init } : {}),
         onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
       });
       bar.stop();
@@ -240,6 +246,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--episodes <n>", "episodes", int("--episodes", 1), 100)
     .option("--seed <seed>", "evaluation seed (keep it apart from training seeds)", seedArg, "eval")
     .option("--sample", "sample at temperature 1 instead of greedy decoding")
+    .option("--constrained", "constrained decoding: only the environment's legal actions")
     .option("--split <name>", "the environment's split to draw tasks from (e.g. hopqa: train, test, ood)")
     .option("--world-seed <s>", "the world to draw tasks from (hopqa: an integer, or a range a-b)")
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
@@ -252,7 +259,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (!existsSync(opts.checkpoint)) throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}` });
       await initBackend(opts.backend);
       const { model, tokenizer, version } = await loadCheckpoint(opts.checkpoint);
-      const policy = policyFromModel(env, model, tokenizer, DEFAULT_TRAIN_CONFIG, !opts.sample, version);
+      if (opts.constrained && !env.legalActions)
+        throw new UsageError({ detail: `--constrained: environment ${env.id} declares no legal actions` });
+      const config = { ...DEFAULT_TRAIN_CONFIG, constrained: !!opts.constrained };
+      const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
       const bar = progress("eval", opts.episodes);
       const summary = await evaluate(env, policy, {
         episodes: opts.episodes,
@@ -265,6 +275,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         JSON.stringify({
           env: env.id,
           ...variant,
+          ...(opts.constrained ? { constrained: true } : {}),
           checkpoint: opts.checkpoint,
           version,
           seed: String(opts.seed),

@@ -58,6 +58,11 @@ export interface PpoLossInputs {
   readonly values?: tf.Tensor;
   readonly oldValues?: tf.Tensor;
   readonly returns?: tf.Tensor;
+  /**
+   * The denominator of every token mean, when this is one slice of a larger batch (gradient
+   * accumulation): the mask's sum over the whole batch. Default: this mask's own sum.
+   */
+  readonly normalizer?: number;
 }
 
 /** Scalars; `loss` is the one to differentiate. */
@@ -71,9 +76,9 @@ export interface PpoLossOutput {
   readonly clipfrac: tf.Scalar;
 }
 
-/** sum(mask * x) / max(sum(mask), 1). */
-export const maskedMean = (x: tf.Tensor, mask: tf.Tensor): tf.Scalar =>
-  tf.div(tf.sum(tf.mul(x, mask)), tf.maximum(tf.sum(mask), 1));
+/** sum(mask * x) / max(sum(mask), 1); with `normalizer`, sum(mask * x) / max(normalizer, 1). */
+export const maskedMean = (x: tf.Tensor, mask: tf.Tensor, normalizer?: number): tf.Scalar =>
+  tf.div(tf.sum(tf.mul(x, mask)), normalizer === undefined ? tf.maximum(tf.sum(mask), 1) : Math.max(normalizer, 1));
 
 /** a - b on tokens where mask is on, exactly 0 elsewhere (and no gradient flows there). */
 const maskedDifference = (a: tf.Tensor, b: tf.Tensor, on: tf.Tensor): tf.Tensor => {
@@ -87,14 +92,15 @@ export const clippedSurrogate = (
   advantages: tf.Tensor,
   mask: tf.Tensor,
   clipEps: number,
+  normalizer?: number,
 ): { loss: tf.Scalar; approxKl: tf.Scalar; clipfrac: tf.Scalar } => {
   const ratio = tf.exp(logRatio);
   const unclipped = tf.mul(tf.neg(advantages), ratio);
   const clipped = tf.mul(tf.neg(advantages), tf.clipByValue(ratio, 1 - clipEps, 1 + clipEps));
   return {
-    loss: maskedMean(tf.maximum(unclipped, clipped), mask),
-    approxKl: maskedMean(tf.sub(tf.sub(ratio, 1), logRatio), mask),
-    clipfrac: maskedMean(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), clipEps), "float32"), mask),
+    loss: maskedMean(tf.maximum(unclipped, clipped), mask, normalizer),
+    approxKl: maskedMean(tf.sub(tf.sub(ratio, 1), logRatio), mask, normalizer),
+    clipfrac: maskedMean(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), clipEps), "float32"), mask, normalizer),
   };
 };
 
@@ -105,12 +111,13 @@ export const clippedValueLoss = (
   mask: tf.Tensor,
   oldValues?: tf.Tensor,
   clipEps: number | null = null,
+  normalizer?: number,
 ): tf.Scalar => {
   const unclipped = tf.square(tf.sub(values, returns));
-  if (oldValues === undefined || clipEps === null) return tf.mul(maskedMean(unclipped, mask), 0.5);
+  if (oldValues === undefined || clipEps === null) return tf.mul(maskedMean(unclipped, mask, normalizer), 0.5);
   const clippedValues = tf.add(oldValues, tf.clipByValue(tf.sub(values, oldValues), -clipEps, clipEps));
   const clipped = tf.square(tf.sub(clippedValues, returns));
-  return tf.mul(maskedMean(tf.maximum(unclipped, clipped), mask), 0.5);
+  return tf.mul(maskedMean(tf.maximum(unclipped, clipped), mask, normalizer), 0.5);
 };
 
 /** Per-token KL estimate to the reference, given d = log pi_ref - log pi (0 on masked tokens). */
@@ -129,7 +136,7 @@ export const ppoLossConfig = (overrides: Partial<PpoLossConfig> = {}): PpoLossCo
 
 export const ppoLoss = (inputs: PpoLossInputs, config: Partial<PpoLossConfig> = {}): PpoLossOutput => {
   const c = ppoLossConfig(config);
-  const { mask } = inputs;
+  const { mask, normalizer } = inputs;
   const on = tf.greater(mask, 0);
   const zero = tf.scalar(0);
   const surrogate = clippedSurrogate(
@@ -137,14 +144,15 @@ export const ppoLoss = (inputs: PpoLossInputs, config: Partial<PpoLossConfig> = 
     inputs.advantages,
     mask,
     c.clipEps,
+    normalizer,
   );
   const valueLoss =
     inputs.values && inputs.returns
-      ? clippedValueLoss(inputs.values, inputs.returns, mask, inputs.oldValues, c.valueClipEps)
+      ? clippedValueLoss(inputs.values, inputs.returns, mask, inputs.oldValues, c.valueClipEps, normalizer)
       : zero;
-  const entropy = inputs.entropy ? maskedMean(inputs.entropy, mask) : zero;
+  const entropy = inputs.entropy ? maskedMean(inputs.entropy, mask, normalizer) : zero;
   const kl = inputs.refLogprobs
-    ? maskedMean(klEstimate(maskedDifference(inputs.refLogprobs, inputs.logprobs, on), c.klKind), mask)
+    ? maskedMean(klEstimate(maskedDifference(inputs.refLogprobs, inputs.logprobs, on), c.klKind), mask, normalizer)
     : zero;
   let loss = surrogate.loss;
   if (c.valueCoef !== 0 && inputs.values && inputs.returns) loss = tf.add(loss, tf.mul(valueLoss, c.valueCoef));
@@ -162,4 +170,5 @@ export const ppoLoss = (inputs: PpoLossInputs, config: Partial<PpoLossConfig> = 
 };
 
 /** Behaviour cloning: -mean_m[log pi(a_t|s_t)]. */
-export const crossEntropyLoss = (logprobs: tf.Tensor, mask: tf.Tensor): tf.Scalar => tf.neg(maskedMean(logprobs, mask));
+export const crossEntropyLoss = (logprobs: tf.Tensor, mask: tf.Tensor, normalizer?: number): tf.Scalar =>
+  tf.neg(maskedMean(logprobs, mask, normalizer));

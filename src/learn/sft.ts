@@ -5,13 +5,16 @@
 
 import { journalFilesAt, readJournalFile } from "../journal/jsonl.ts";
 import { UsageError } from "../kernel/errors.ts";
+import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { initBackend } from "../policy/backend.ts";
-import { saveCheckpoint } from "../policy/checkpoint.ts";
+import { loadCheckpoint, saveCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
+import { allowedForAction, legalTrie } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
+import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
 import { supervisedStep } from "./train-step.ts";
 import { episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -27,6 +30,8 @@ export interface SftOptions {
   readonly seed: string;
   readonly backend: "auto" | "tensorflow" | "webgpu" | "wasm" | "cpu";
   readonly model: Partial<GptConfig>;
+  /** Continue cloning from this checkpoint (its model replaces `model`); the optimizer starts afresh. */
+  readonly init?: string;
   /**
    * Before the epochs, a curriculum by length: for each stage, `steps` batches of episodes cut after their
    * first `actions` actions. A model that must copy names from its context learns it far sooner on short
@@ -34,6 +39,12 @@ export interface SftOptions {
    * only, against no progress in 600 steps on whole episodes).
    */
   readonly curriculum?: readonly { readonly actions: number; readonly steps: number }[];
+  /**
+   * Clone under the masks of the environment's legal actions (`EnvDefinition.legalActions`): each action's
+   * tokens are scored against the ids the constrained sampler would allow, so the clone is the policy that
+   * `train --constrained` samples from. A demonstrated action that is not legal stays unconstrained.
+   */
+  readonly constrained?: boolean;
   /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
   readonly successfulOnly?: boolean;
   /** After each curriculum stage (its index and last batch loss). */
@@ -49,7 +60,41 @@ export interface SftResult {
   readonly losses: readonly number[];
 }
 
-export const loadSequences = async (env: EnvDefinition, data: string, contextLength: number, successfulOnly = true) => {
+/**
+ * The episode's events with each action's allowed ids filled in, as constrained decoding would have
+ * recorded them: the legal actions the environment declares for the history before that action. Returns
+ * how many actions were not legal (left unconstrained).
+ */
+export const withLegalMasks = (env: EnvDefinition, events: readonly EpisodeEvent[]) => {
+  const started = events.find((e) => e.type === "episode.started");
+  const history: Turn[] = [];
+  let illegal = 0;
+  const annotated = events.map((event): EpisodeEvent => {
+    if (event.type === "env.observed") history.push({ role: "observation", text: event.text, tokens: event.tokens });
+    if (event.type !== "agent.acted" || started?.type !== "episode.started") return event;
+    const trie = legalTrie(env, { task: started.task, history: [...history] });
+    history.push({ role: "action", text: event.text, tokens: event.tokens });
+    const allowed = allowedForAction(trie, event.tokens);
+    if (allowed === undefined) {
+      if (trie !== null) illegal++;
+      return event;
+    }
+    return { ...event, allowed };
+  });
+  return { events: annotated, illegal };
+};
+
+export const loadSequences = async (
+  env: EnvDefinition,
+  data: string,
+  contextLength: number,
+  successfulOnly = true,
+  constrained = false,
+  log: (line: string) => void = () => {},
+) => {
+  if (constrained && !env.legalActions)
+    throw new UsageError({ detail: `--constrained: environment ${env.id} declares no legal actions` });
+  let illegal = 0;
   const files = await journalFilesAt(data);
   if (files.length === 0) throw new UsageError({ detail: `no .jsonl journals in ${data}` });
   const sequences: Sequence[] = [];
@@ -61,8 +106,13 @@ export const loadSequences = async (env: EnvDefinition, data: string, contextLen
     const ended = events.at(-1);
     if (successfulOnly && ended?.type === "episode.ended" && "success" in ended.metrics && ended.metrics.success !== 1)
       continue;
-    sequences.push(episodeToSequence(events, { maxTokens: contextLength }));
+    if (constrained) {
+      const masked = withLegalMasks(env, events);
+      illegal += masked.illegal;
+      sequences.push(episodeToSequence(masked.events, { maxTokens: contextLength }));
+    } else sequences.push(episodeToSequence(events, { maxTokens: contextLength }));
   }
+  if (illegal > 0) log(`sft: ${illegal} demonstrated actions are not among the legal ones; cloned unconstrained`);
   return sequences;
 };
 
@@ -88,8 +138,26 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   await initBackend(options.backend, { log });
   const tokenizer = options.env.tokenizer as WordTokenizer;
-  const model = new Gpt({ vocabSize: tokenizer.size, ...options.model }, splitSeed(options.seed, "init"));
-  const sequences = await loadSequences(options.env, options.data, model.config.contextLength, options.successfulOnly);
+  let model: Gpt;
+  if (options.init) {
+    const loaded = await loadCheckpoint(options.init);
+    if (loaded.tokenizer.id !== tokenizer.id) {
+      loaded.model.dispose();
+      throw new UsageError({
+        detail: `checkpoint ${options.init} has tokenizer ${loaded.tokenizer.id}, environment ${options.env.id} uses ${tokenizer.id}`,
+      });
+    }
+    model = loaded.model;
+  } else model = new Gpt({ vocabSize: tokenizer.size, ...options.model }, splitSeed(options.seed, "init"));
+  const sequences = await loadSequences(
+    options.env,
+    options.data,
+    model.config.contextLength,
+    options.successfulOnly,
+    options.constrained,
+    log,
+  );
+  const allowedOf = (rows: readonly Sequence[]) => (options.constrained ? { allowed: rows.map((s) => s.allowed) } : {});
   if (sequences.length === 0) throw new UsageError({ detail: `no usable episodes in ${options.data}` });
   const optimizer = new AdamW(model.parameters, { lr: options.lr, weightDecay: 0 });
   const rng = Rng.fromSeed(splitSeed(options.seed, "sft"));
@@ -106,7 +174,7 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
       const rows = Array.from({ length: options.batchSize }, () => cut[rng.int(0, cut.length - 1)]);
       const result = supervisedStep(
         model,
-        { tokens: rows.map((s) => s.tokens), lossMask: rows.map((s) => s.actionMask) },
+        { tokens: rows.map((s) => s.tokens), lossMask: rows.map((s) => s.actionMask), ...allowedOf(rows) },
         { optimizer },
       );
       if (result.skipped) log(`sft curriculum stage ${index + 1}: a step was skipped (${result.reason})`);
@@ -125,7 +193,7 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
       const rows = order.slice(start, start + options.batchSize).map((i) => sequences[i]);
       const result = supervisedStep(
         model,
-        { tokens: rows.map((s) => s.tokens), lossMask: rows.map((s) => s.actionMask) },
+        { tokens: rows.map((s) => s.tokens), lossMask: rows.map((s) => s.actionMask), ...allowedOf(rows) },
         { optimizer },
       );
       if (result.skipped) log(`sft epoch ${epoch}: a step was skipped (${result.reason})`);

@@ -39,6 +39,8 @@ export interface TrainStepOptions extends Partial<PpoLossConfig>, AdamWOverrides
   readonly optimizer: AdamW;
   /** Whiten advantages over this batch's masked tokens first (CleanRL's norm_adv). Default false. */
   readonly normalizeAdvantages?: boolean;
+  /** Padded tokens per forward pass; a larger batch is cut into slices whose gradients are summed. */
+  readonly tokensPerPass?: number;
 }
 
 export interface TrainStepResult {
@@ -190,44 +192,110 @@ const namedGrads = (model: Gpt, grads: tf.NamedTensorMap): Map<string, tf.Tensor
 
 const METRIC_NAMES = ["policyLoss", "valueLoss", "entropy", "kl", "approxKl", "clipfrac"] as const;
 
+/**
+ * Rows per forward pass. A pass holds the activations of rows x width tokens (attention: x width again),
+ * and tfjs-backend-wasm's heap cannot grow past 4 GiB: a batch of 64 episodes of 320 tokens at width 128
+ * came close and some batches died with "memory access out of bounds". Larger batches are cut into
+ * slices of at most this many tokens (after padding) whose gradients are summed: the same update.
+ */
+export const DEFAULT_TOKENS_PER_PASS = 8192;
+
+/** Row indices cut into slices of at most `budget` padded tokens (one row at least). */
+export const passSlices = (tokens: readonly (readonly number[])[], budget = DEFAULT_TOKENS_PER_PASS): number[][] => {
+  const width = Math.max(1, ...tokens.map((row) => row.length));
+  const rowsPerPass = Math.max(1, Math.floor(budget / width));
+  const slices: number[][] = [];
+  for (let i = 0; i < tokens.length; i += rowsPerPass)
+    slices.push(Array.from({ length: Math.min(rowsPerPass, tokens.length - i) }, (_, k) => i + k));
+  return slices;
+};
+
+const pickRows = <T>(values: readonly T[] | undefined, rows: readonly number[]): T[] | undefined =>
+  values === undefined ? undefined : rows.map((i) => values[i]);
+
+const sumMask = (mask: PerToken, rows: readonly number[]): number => {
+  let total = 0;
+  for (const b of rows) for (let t = 0; t < mask[b].length; t++) total += mask[b][t];
+  return total;
+};
+
+/**
+ * Gradients summed over slices: `sliceLoss(rows)` builds one slice's loss (already divided by the whole
+ * batch's normaliser, so the slices' losses add up to the batch's); `keep` saves a tensor from the tape's
+ * clean-up.
+ */
+const accumulate = (
+  model: Gpt,
+  slices: readonly number[][],
+  sliceLoss: (rows: readonly number[], keep: (t: tf.Tensor) => void) => tf.Scalar,
+): { loss: number; grads: Map<string, tf.Tensor>; dispose: () => void } => {
+  const summed = new Map<string, tf.Tensor>();
+  let loss = 0;
+  for (const rows of slices) {
+    const { value, grads } = tf.variableGrads(() => sliceLoss(rows, (t) => tf.keep(t)), variablesOf(model));
+    loss += value.dataSync()[0];
+    value.dispose();
+    for (const [name, grad] of namedGrads(model, grads)) {
+      const before = summed.get(name);
+      summed.set(name, before ? tf.add(before, grad) : grad);
+      if (before) {
+        before.dispose();
+        grad.dispose();
+      }
+    }
+  }
+  return {
+    loss,
+    grads: summed,
+    dispose: () => {
+      for (const grad of summed.values()) grad.dispose();
+    },
+  };
+};
+
 export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptions): TrainStepResult => {
   const tokens = checkMask(batch.lossMask);
   const lossConfig = ppoLossConfig(options);
   const advantages = options.normalizeAdvantages ? whiten(batch.advantages, batch.lossMask) : batch.advantages;
-  const shifted = shift(model, batch.tokens, batch.allowed);
-  const kept: tf.Tensor[] = [];
-  try {
-    const mask = shifted.field(batch.lossMask, "lossMask")!;
-    const oldLogprobs = shifted.field(batch.logprobs, "logprobs")!;
-    const advantageTensor = shifted.field(advantages, "advantages")!;
-    const returns = shifted.field(batch.returns, "returns");
-    const oldValues = shifted.field(batch.oldValues, "oldValues");
-    const refLogprobs = shifted.field(batch.refLogprobs, "refLogprobs");
-    let metrics: tf.Tensor1D | null = null;
-    const { value, grads } = tf.variableGrads(() => {
+  const metricSums = new Float64Array(METRIC_NAMES.length);
+  const slices = passSlices(batch.tokens, options.tokensPerPass);
+  const normalizer = sumMask(batch.lossMask, slices.flat());
+  const accumulated = accumulate(model, slices, (rows, keep) => {
+    const shifted = shift(model, pickRows(batch.tokens, rows)!, pickRows(batch.allowed, rows));
+    try {
+      const field = (values: PerToken | undefined, name: string) => shifted.field(pickRows(values, rows), name);
+      const returns = field(batch.returns, "returns");
       const stats = model.tokenStats(shifted.inputs, shifted.targets, { logitMask: shifted.logitMask ?? undefined });
       const out = ppoLoss(
         {
           logprobs: stats.logprobs,
-          oldLogprobs,
-          advantages: advantageTensor,
-          mask,
+          oldLogprobs: field(batch.logprobs, "logprobs")!,
+          advantages: field(advantages, "advantages")!,
+          mask: field(batch.lossMask, "lossMask")!,
           entropy: stats.entropy,
-          refLogprobs,
+          refLogprobs: field(batch.refLogprobs, "refLogprobs"),
           values: returns ? stats.values : undefined,
-          oldValues,
+          oldValues: field(batch.oldValues, "oldValues"),
           returns,
+          normalizer,
         },
         lossConfig,
       );
-      metrics = tf.keep(tf.stack(METRIC_NAMES.map((name) => out[name])) as tf.Tensor1D);
+      const metrics = tf.stack(METRIC_NAMES.map((name) => out[name]));
+      keep(metrics);
+      const values = metrics.dataSync();
+      metrics.dispose();
+      METRIC_NAMES.forEach((_, i) => {
+        metricSums[i] += values[i];
+      });
       return out.loss;
-    }, variablesOf(model));
-    kept.push(value, ...Object.values(grads).filter((g): g is tf.Tensor => g != null));
-    if (metrics) kept.push(metrics);
-    const loss = value.dataSync()[0];
-    const numbers = (metrics as tf.Tensor1D | null)?.dataSync() ?? new Float32Array(METRIC_NAMES.length);
-    const named = Object.fromEntries(METRIC_NAMES.map((name, i) => [name, numbers[i]])) as Record<
+    } finally {
+      shifted.dispose();
+    }
+  });
+  try {
+    const loss = accumulated.loss;
+    const named = Object.fromEntries(METRIC_NAMES.map((name, i) => [name, metricSums[i]])) as Record<
       (typeof METRIC_NAMES)[number],
       number
     >;
@@ -240,11 +308,10 @@ export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptio
       tokens,
     });
     if (!Number.isFinite(loss)) return report(true, Number.NaN, `loss is ${loss}`);
-    const outcome = options.optimizer.apply(namedGrads(model, grads), options);
+    const outcome = options.optimizer.apply(accumulated.grads, options);
     return outcome.applied ? report(false, outcome.gradNorm) : report(true, outcome.gradNorm, outcome.reason);
   } finally {
-    for (const tensor of kept) tensor.dispose();
-    shifted.dispose();
+    accumulated.dispose();
   }
 };
 
@@ -252,27 +319,30 @@ export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptio
 export const supervisedStep = (
   model: Gpt,
   batch: SupervisedBatch,
-  options: AdamWOverrides & { readonly optimizer: AdamW },
+  options: AdamWOverrides & { readonly optimizer: AdamW; readonly tokensPerPass?: number },
 ): SupervisedStepResult => {
   const tokens = checkMask(batch.lossMask);
-  const shifted = shift(model, batch.tokens, batch.allowed);
-  const kept: tf.Tensor[] = [];
-  try {
-    const mask = shifted.field(batch.lossMask, "lossMask")!;
-    const { value, grads } = tf.variableGrads(() => {
+  const slices = passSlices(batch.tokens, options.tokensPerPass);
+  const normalizer = sumMask(batch.lossMask, slices.flat());
+  const accumulated = accumulate(model, slices, (rows) => {
+    const shifted = shift(model, pickRows(batch.tokens, rows)!, pickRows(batch.allowed, rows));
+    try {
+      const mask = shifted.field(pickRows(batch.lossMask, rows), "lossMask")!;
       const stats = model.tokenStats(shifted.inputs, shifted.targets, { logitMask: shifted.logitMask ?? undefined });
-      return crossEntropyLoss(stats.logprobs, mask);
-    }, variablesOf(model));
-    kept.push(value, ...Object.values(grads).filter((g): g is tf.Tensor => g != null));
-    const loss = value.dataSync()[0];
+      return crossEntropyLoss(stats.logprobs, mask, normalizer);
+    } finally {
+      shifted.dispose();
+    }
+  });
+  try {
+    const loss = accumulated.loss;
     if (!Number.isFinite(loss)) return { skipped: true, reason: `loss is ${loss}`, loss, gradNorm: Number.NaN, tokens };
-    const outcome = options.optimizer.apply(namedGrads(model, grads), options);
+    const outcome = options.optimizer.apply(accumulated.grads, options);
     return outcome.applied
       ? { skipped: false, loss, gradNorm: outcome.gradNorm, tokens }
       : { skipped: true, reason: outcome.reason, loss, gradNorm: outcome.gradNorm, tokens };
   } finally {
-    for (const tensor of kept) tensor.dispose();
-    shifted.dispose();
+    accumulated.dispose();
   }
 };
 
@@ -293,24 +363,32 @@ export const scoreTokens = (
   model: Gpt,
   tokens: readonly (readonly number[])[],
   allowed?: AllowedLists,
+  tokensPerPass = DEFAULT_TOKENS_PER_PASS,
 ): TokenScores => {
-  const shifted = shift(model, tokens, allowed);
-  try {
-    const [logprobs, values, entropy] = tf.tidy(() => {
-      const stats = model.tokenStats(shifted.inputs, shifted.targets, { logitMask: shifted.logitMask ?? undefined });
-      return [stats.logprobs, stats.values, stats.entropy];
-    });
-    const unshift = (tensor: tf.Tensor2D): Float32Array[] => {
-      const flat = tensor.dataSync();
-      tensor.dispose();
-      return tokens.map((row, b) => {
-        const out = new Float32Array(row.length);
-        for (let t = 1; t < row.length; t++) out[t] = flat[b * shifted.width + t - 1];
-        return out;
+  const out: TokenScores = { logprobs: [], values: [], entropy: [] };
+  for (const rows of passSlices(tokens, tokensPerPass)) {
+    const sliceTokens = pickRows(tokens, rows)!;
+    const shifted = shift(model, sliceTokens, pickRows(allowed, rows));
+    try {
+      const [logprobs, values, entropy] = tf.tidy(() => {
+        const stats = model.tokenStats(shifted.inputs, shifted.targets, { logitMask: shifted.logitMask ?? undefined });
+        return [stats.logprobs, stats.values, stats.entropy];
       });
-    };
-    return { logprobs: unshift(logprobs), values: unshift(values), entropy: unshift(entropy) };
-  } finally {
-    shifted.dispose();
+      const unshift = (tensor: tf.Tensor2D, into: Float32Array[]) => {
+        const flat = tensor.dataSync();
+        tensor.dispose();
+        sliceTokens.forEach((row, b) => {
+          const values = new Float32Array(row.length);
+          for (let t = 1; t < row.length; t++) values[t] = flat[b * shifted.width + t - 1];
+          into.push(values);
+        });
+      };
+      unshift(logprobs, out.logprobs);
+      unshift(values, out.values);
+      unshift(entropy, out.entropy);
+    } finally {
+      shifted.dispose();
+    }
   }
+  return out;
 };

@@ -12,7 +12,7 @@ import type { Json } from "effect/Schema";
 import { type AnyStateMachine, emit, fromPromise } from "xstate";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import type { Policy } from "./policy.ts";
+import type { Policy, Turn } from "./policy.ts";
 import type { Tool } from "./tool.ts";
 
 /** The event the machine receives when the agent acts. */
@@ -92,6 +92,12 @@ export const toolActors = <const T extends Record<string, Tool>>(tools: T) =>
     ]),
   ) as { [K in keyof T]: ReturnType<typeof fromPromise<ToolResult, unknown>> };
 
+/** What `legalActions` sees: the task and the history so far (a PolicyRequest is one). */
+export interface LegalView<Task = Json> {
+  readonly task: Task;
+  readonly history: readonly Turn[];
+}
+
 export interface EnvDefinition<Task extends Json = Json> {
   readonly id: string;
   /** Bump when behaviour changes: replays of another version are refused with a clear message. */
@@ -124,6 +130,13 @@ export interface EnvDefinition<Task extends Json = Json> {
     readonly width?: number;
     readonly contextLength?: number;
   };
+  /**
+   * Constrained decoding: the complete action texts this environment accepts as sensible in the state the
+   * history shows (e.g. "a search or an answer, naming an entity seen so far"), or null for no constraint.
+   * Used only when a run asks for it (`train --constrained`); the sampler then masks every token that
+   * cannot start or continue one of them, and training scores actions under the same masks. Must be pure.
+   */
+  legalActions?(view: LegalView<Task>): readonly string[] | null;
   /** The variant training evaluates on (held-out tasks); default: this environment, on unseen seeds. */
   readonly evaluation?: EnvDefinition<Task>;
 }

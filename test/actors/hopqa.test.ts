@@ -12,6 +12,7 @@ import {
   grounded,
   type HopqaTask,
   hopqa,
+  legalActions,
   MAX_TURNS,
   normalize,
   parseOptions,
@@ -24,6 +25,7 @@ import {
 } from "../../actors/hopqa/index.ts";
 import { collect } from "../../src/learn/collect.ts";
 import { evaluate } from "../../src/learn/evaluate.ts";
+import { withLegalMasks } from "../../src/learn/sft.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 import {
   checkRewards,
@@ -239,6 +241,37 @@ describe("hopqa's policies", () => {
     });
     expect(summary.metrics.em).toBeLessThan(0.4);
     expect(summary.metrics.searches).toBe(1);
+  });
+});
+
+describe("hopqa's legal actions (constrained decoding)", () => {
+  it("cover the expert's searches and grounded answers, and name only entities the agent has seen", async () => {
+    const collected = await collect({ env: hopqa, policy: hopqa.policies.expert(), seed: "legal", episodes: 40 });
+    let illegal = 0;
+    for (const { events } of collected) {
+      const { events: masked, illegal: n } = withLegalMasks(hopqa, events);
+      illegal += n;
+      const task = (events[0] as unknown as { task: HopqaTask }).task;
+      const world = worldOf(task.world).world;
+      const shown: string[] = [];
+      for (const e of masked) {
+        if (e.type === "env.observed") shown.push(e.text);
+        if (e.type !== "agent.acted") continue;
+        const legal = legalActions({ task, history: shown.map((text) => ({ role: "observation", text, tokens: [] })) });
+        for (const action of legal) {
+          const name = normalize(action.replace(/<\/?(search|answer)>/g, " "));
+          // Every legal action starts with an entity of this world that some observation named.
+          const entity = world.entities.find((x) => name === x.name || name.startsWith(`${x.name} `));
+          expect(entity, action).toBeDefined();
+          expect(shown.join(" ")).toContain(entity?.name);
+          if (action.startsWith("<answer>")) expect(shown.slice(1).join(" ")).toContain(entity?.name);
+        }
+        // Legal: its allowed ids were filled in; the expert's only illegal actions are answers no result showed.
+        if (e.allowed === undefined) expect(e.text.startsWith("<answer>")).toBe(true);
+        else expect(legal).toContain(e.text);
+      }
+    }
+    expect(illegal).toBeLessThanOrEqual(4);
   });
 });
 

@@ -2,9 +2,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  expertPolicy,
   KEYS,
   type LookupTask,
   lookupEnv,
+  lookupTool,
   MAX_TURNS,
   promptOf,
   STORE,
@@ -12,6 +14,8 @@ import {
   VALUES,
 } from "../../actors/lookup/index.ts";
 import { parseAction } from "../../src/index.ts";
+import { collect } from "../../src/learn/collect.ts";
+import { withLegalMasks } from "../../src/learn/sft.ts";
 import {
   checkCoverage,
   checkModel,
@@ -122,5 +126,31 @@ describe("lookup's machine, explored with xstate/graph", () => {
       ],
     });
     expect(report.reached).toEqual(["lookup.awaiting", "lookup.calling", "lookup.checkTurns", "lookup.done"]);
+  });
+});
+
+describe("lookup's legal actions (constrained decoding)", () => {
+  it("the expert's actions are all legal; lookups name keys seen, answers values shown", async () => {
+    const collected = await collect({ env: lookupEnv, policy: expertPolicy(), seed: "legal", episodes: 30 });
+    for (const { events } of collected) {
+      const { events: masked, illegal } = withLegalMasks(lookupEnv, events);
+      expect(illegal).toBe(0);
+      const shown: string[] = [];
+      for (const e of masked) {
+        if (e.type === "env.observed") shown.push(e.text);
+        if (e.type !== "agent.acted") continue;
+        expect(e.allowed).toHaveLength(e.tokens.length);
+        const legal = lookupEnv.legalActions!({
+          task: (events[0] as unknown as { task: LookupTask }).task,
+          history: shown.map((text) => ({ role: "observation" as const, text, tokens: [] })),
+        });
+        for (const action of legal) {
+          const parsed = parseAction(action, { lookup: lookupTool });
+          const word = action.replace(/<\/?\w+>/g, "");
+          if (parsed.kind === "answer") expect(shown.slice(1).join(" ").split(" ")).toContain(word);
+          else expect(shown.join(" ").split(" ")).toContain(word);
+        }
+      }
+    }
   });
 });

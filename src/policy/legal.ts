@@ -1,0 +1,112 @@
+/**
+ * Constrained decoding from an environment's legal actions.
+ *
+ * An environment declares, for the state a request shows, the complete action texts it would accept
+ * (`EnvDefinition.legalActions`). They are encoded exactly as a policy's action is (the text's ids, then
+ * `<eos>`) into a prefix tree; at each sampled token the sampler may only pick a child of the node the
+ * tokens so far lead to, so every action sampled under the constraint is one of the declared texts. The
+ * allowed ids of every token are recorded with the action (agent.acted.allowed) and training scores the
+ * action under the same lists, so PPO's ratio stays exact.
+ *
+ * `allowedForAction` walks a recorded action (e.g. an expert's demonstration) through the same tree, so
+ * behaviour cloning can learn under the mask the sampler will later use.
+ */
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+import type { EnvDefinition, LegalView } from "../runtime/env.ts";
+import type { PolicyRequest } from "../runtime/policy.ts";
+import type { AllowedNext } from "./sampler.ts";
+
+interface Node {
+  readonly next: Map<number, Node>;
+  /** A legal action ends here. */
+  end: boolean;
+}
+
+/** A prefix tree over token sequences. */
+export class ActionTrie {
+  private readonly root: Node = { next: new Map(), end: false };
+  /** Distinct legal action token sequences. */
+  size = 0;
+
+  constructor(sequences: Iterable<readonly number[]>) {
+    for (const sequence of sequences) this.add(sequence);
+  }
+
+  private add(sequence: readonly number[]): void {
+    if (sequence.length === 0) throw new RangeError("a legal action has no tokens");
+    let node = this.root;
+    for (const id of sequence) {
+      let child = node.next.get(id);
+      if (!child) {
+        child = { next: new Map(), end: false };
+        node.next.set(id, child);
+      }
+      node = child;
+    }
+    if (!node.end) this.size += 1;
+    node.end = true;
+  }
+
+  /** The ids that may follow `prefix` (sorted), or undefined when `prefix` leaves the tree. */
+  allowedAfter(prefix: readonly number[]): number[] | undefined {
+    let node: Node | undefined = this.root;
+    for (const id of prefix) {
+      node = node.next.get(id);
+      if (!node) return undefined;
+    }
+    return [...node.next.keys()].sort((a, b) => a - b);
+  }
+
+  /** Whether `tokens` is a whole legal action. */
+  has(tokens: readonly number[]): boolean {
+    let node: Node | undefined = this.root;
+    for (const id of tokens) {
+      node = node.next.get(id);
+      if (!node) return false;
+    }
+    return node.end;
+  }
+}
+
+/** The token ids of an action text as a policy emits it: the encoded text, then `<eos>` when there is one. */
+export const actionTokens = (tokenizer: Tokenizer, text: string): number[] => {
+  const eos = tokenizer.idOf("<eos>");
+  const ids = tokenizer.encode(text);
+  return eos === undefined ? ids : [...ids, eos];
+};
+
+/** The tree of the legal actions an environment declares for a state, or null when it declares none. */
+export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | null => {
+  const legal = env.legalActions?.(view);
+  if (legal == null) return null;
+  if (legal.length === 0)
+    throw new RangeError(`environment ${env.id} declared no legal action for turn ${view.history.length}`);
+  return new ActionTrie(legal.map((text) => actionTokens(env.tokenizer, text)));
+};
+
+/**
+ * The sampler's constraint for a request: the legal actions' tree, walked along the tokens sampled so
+ * far. Null when the environment declares nothing for this state.
+ */
+export const constrainTo =
+  (env: EnvDefinition) =>
+  (request: PolicyRequest): AllowedNext | null => {
+    const trie = legalTrie(env, request);
+    if (trie === null) return null;
+    return (prefix) => {
+      const allowed = trie.allowedAfter(prefix);
+      // The sampler only picks allowed ids and stops at <eos>, so a prefix never leaves the tree.
+      if (allowed === undefined || allowed.length === 0)
+        throw new Error(`constrained decoding left the legal actions after ${prefix.length} tokens`);
+      return allowed;
+    };
+  };
+
+/**
+ * Per token of a recorded action, the ids the constrained sampler would have allowed; undefined when the
+ * action is not one of the legal ones (it then stays unconstrained) or the state declares none.
+ */
+export const allowedForAction = (trie: ActionTrie | null, tokens: readonly number[]): number[][] | undefined => {
+  if (trie === null || !trie.has(tokens)) return undefined;
+  return tokens.map((_, i) => trie.allowedAfter(tokens.slice(0, i)) as number[]);
+};

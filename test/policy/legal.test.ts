@@ -1,0 +1,157 @@
+/** Constrained decoding from an environment's legal actions: the prefix tree, the sampler, SFT's masks. */
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { WordTokenizer } from "../../src/kernel/tokenizer.ts";
+import { withLegalMasks } from "../../src/learn/sft.ts";
+import { scoreTokens } from "../../src/learn/train-step.ts";
+import { initBackend } from "../../src/policy/backend.ts";
+import { Gpt } from "../../src/policy/gpt.ts";
+import { ActionTrie, actionTokens, allowedForAction, constrainTo, legalTrie } from "../../src/policy/legal.ts";
+import { TransformerPolicy } from "../../src/policy/transformer-policy.ts";
+import type { EnvDefinition } from "../../src/runtime/env.ts";
+import type { PolicyRequest } from "../../src/runtime/policy.ts";
+
+const sequences = fc.uniqueArray(fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 6 }), {
+  minLength: 1,
+  maxLength: 12,
+  selector: (s) => s.join(","),
+});
+
+describe("ActionTrie", () => {
+  it("allows exactly the next tokens of its sequences, and knows its whole sequences", () => {
+    fc.assert(
+      fc.property(sequences, (seqs) => {
+        const trie = new ActionTrie(seqs);
+        expect(trie.size).toBe(seqs.length);
+        for (const seq of seqs) {
+          expect(trie.has(seq)).toBe(true);
+          for (let i = 0; i < seq.length; i++) {
+            const expected = [
+              ...new Set(
+                seqs.filter((s) => s.length > i && s.slice(0, i).join() === seq.slice(0, i).join()).map((s) => s[i]),
+              ),
+            ].sort((a, b) => a - b);
+            expect(trie.allowedAfter(seq.slice(0, i))).toEqual(expected);
+          }
+        }
+      }),
+    );
+  });
+
+  it("a walk that follows the allowed ids to a dead end has produced one of the sequences", () => {
+    fc.assert(
+      fc.property(sequences, fc.array(fc.nat(), { minLength: 6, maxLength: 6 }), (seqs, picks) => {
+        // Prefix-free sets, as actions ending in <eos> are.
+        const ended = seqs.map((s) => [...s, 99]);
+        const trie = new ActionTrie(ended);
+        const walk: number[] = [];
+        for (let i = 0; ; i++) {
+          const allowed = trie.allowedAfter(walk) as number[];
+          if (allowed.length === 0) break;
+          walk.push(allowed[(picks[i % picks.length] ?? 0) % allowed.length]);
+        }
+        expect(ended.map((s) => s.join())).toContain(walk.join());
+        expect(trie.has(walk)).toBe(true);
+      }),
+    );
+  });
+
+  it("leaves a prefix it does not hold, and refuses an empty action", () => {
+    const trie = new ActionTrie([[1, 2, 3]]);
+    expect(trie.allowedAfter([2])).toBeUndefined();
+    expect(trie.has([1, 2])).toBe(false);
+    expect(allowedForAction(trie, [1, 3, 3])).toBeUndefined();
+    expect(allowedForAction(trie, [1, 2, 3])).toEqual([[1], [2], [3]]);
+    expect(() => new ActionTrie([[]])).toThrow(/no tokens/);
+  });
+});
+
+// A toy environment: only its legal actions matter here.
+const tokenizer = new WordTokenizer(["search", "answer", "paris", "london", "rome", "capital", "of", "france"]);
+const toyEnv = {
+  id: "toy",
+  tokenizer,
+  legalActions: ({ history }: { history: readonly { text: string }[] }) => {
+    const seen = ["paris", "london", "rome"].filter((city) => history.some((t) => t.text.includes(city)));
+    return [...seen.map((c) => `search ${c} capital`), ...seen.map((c) => `answer ${c}`)];
+  },
+} as unknown as EnvDefinition;
+
+const request = (episode: string, text: string): PolicyRequest => {
+  const tokens = tokenizer.encode(text);
+  return {
+    episode,
+    turn: 0,
+    seed: `${episode}:0`,
+    task: null,
+    history: [{ role: "observation", text, tokens }],
+    context: tokens,
+  };
+};
+
+describe("constrained decoding", () => {
+  let model: Gpt;
+  beforeAll(async () => {
+    await initBackend("wasm", { log: () => {} });
+    model = new Gpt(
+      { vocabSize: tokenizer.size, contextLength: 32, width: 16, heads: 2, layers: 1, initStd: 0.5 },
+      "c",
+    );
+  });
+
+  it("samples only legal actions, records each token's allowed ids, and training rescores them exactly", async () => {
+    const policy = new TransformerPolicy({
+      id: "toy-gpt",
+      model,
+      tokenizer,
+      sampling: { maxNewTokens: 8 },
+      constrain: constrainTo(toyEnv),
+    });
+    const requests = Array.from({ length: 24 }, (_, i) =>
+      request(`e${i}`, i % 2 ? "paris or rome" : "capital of london"),
+    );
+    const actions = await policy.act(requests);
+    const seenTexts = new Set<string>();
+    actions.forEach((action, i) => {
+      const legal = toyEnv.legalActions?.(requests[i]) ?? [];
+      expect(legal).toContain(action.text);
+      seenTexts.add(action.text);
+      expect(action.allowed).toHaveLength(action.tokens.length);
+      for (const [t, ids] of (action.allowed ?? []).entries()) expect(ids).toContain(action.tokens[t]);
+    });
+    // Sampling is not collapsed onto one action: the constraint leaves the model's choice among legal ones.
+    expect(seenTexts.size).toBeGreaterThan(1);
+    // The learner's logprobs under the recorded masks are the sampler's.
+    const tokens = requests.map((r, i) => [...r.context, ...actions[i].tokens]);
+    const allowed = requests.map((r, i) => [...r.context.map(() => null), ...(actions[i].allowed ?? [])]);
+    const scores = scoreTokens(model, tokens, allowed);
+    for (const [i, r] of requests.entries())
+      for (const [t, lp] of actions[i].logprobs.entries())
+        expect(scores.logprobs[i][r.context.length + t]).toBeCloseTo(lp, 4);
+  });
+
+  it("an environment that declares no legal action for a state is an error naming it", () => {
+    const none = { ...toyEnv, legalActions: () => [] } as unknown as EnvDefinition;
+    expect(() => legalTrie(none, request("x", "paris"))).toThrow(/toy declared no legal action/);
+    const unconstrained = { ...toyEnv, legalActions: () => null } as unknown as EnvDefinition;
+    expect(constrainTo(unconstrained)(request("x", "paris"))).toBeNull();
+  });
+
+  it("SFT masks: a demonstrated legal action gets the sampler's allowed ids, an illegal one none", () => {
+    const observed = (text: string) => ({ type: "env.observed", text, tokens: tokenizer.encode(text) });
+    const acted = (text: string) => ({ type: "agent.acted", text, tokens: actionTokens(tokenizer, text) });
+    const events = [
+      { type: "episode.started", task: null },
+      observed("capital of paris"),
+      acted("search paris capital"),
+      observed("rome"),
+      acted("answer london"), // london was never shown: not legal
+    ] as never[];
+    const { events: masked, illegal } = withLegalMasks(toyEnv, events);
+    expect(illegal).toBe(1);
+    const first = masked[2] as unknown as { allowed: number[][]; tokens: number[] };
+    expect(first.allowed).toHaveLength(first.tokens.length);
+    expect(first.allowed[0]).toEqual([tokenizer.idOf("answer"), tokenizer.idOf("search")].sort((a, b) => a! - b!));
+    expect((masked[4] as unknown as { allowed?: unknown }).allowed).toBeUndefined();
+  });
+});
