@@ -207,7 +207,8 @@ const entitiesIn = (world: World, text: string): Entity[] => {
 /**
  * Constrained decoding's legal actions: a search for an entity seen so far (in the question or a result)
  * with the word of a relation that applies to it (the forms of `hopQueries`), or an answer naming an
- * entity some result showed. Anything else is legal for the machine too, but never needed.
+ * entity some result showed, of the type the question asks for. The machine accepts any other action too
+ * (and penalises or scores it); these are the ones a sensible agent picks from.
  */
 export const legalActions = ({ task, history }: LegalView<HopqaTask>): string[] => {
   const world = worldOf(task.world).world;
@@ -220,7 +221,9 @@ export const legalActions = ({ task, history }: LegalView<HopqaTask>): string[] 
       if (RELATIONS[relation].from === entity.type)
         for (const query of hopQueries(entity.name, entity.type, relation))
           searches.add(formatCall(searchTool, { query }));
-  return [...searches, ...inResults.map((e) => formatAnswer(e.name))];
+  // The question says what kind of thing it asks for ("name the city where ..."): answers are of that type.
+  const asked = RELATIONS[task.chain.at(-1) as Relation].to;
+  return [...searches, ...inResults.filter((e) => e.type === asked).map((e) => formatAnswer(e.name))];
 };
 
 const goldOf = (task: HopqaTask) => solveQuestion(worldOf(task.world).world, task);

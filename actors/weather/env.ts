@@ -96,4 +96,7 @@ export default r1.defineEnv<Task>({
   tokenizer,
   task: (seed) => ((cities) => ({ a: cities[0], b: cities[1] }))(r1.Rng.fromSeed(seed).shuffle(CITIES)),
   policies: { expert },
+  // For constrained decoding (`--constrained`): ask about a city of the task or answer one, nothing else.
+  legalActions: ({ task }) =>
+    [task.a, task.b].flatMap((city) => [r1.formatCall(weather, { city }), r1.formatAnswer(city)]),
 });

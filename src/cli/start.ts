@@ -155,14 +155,16 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const evaluateCheckpoint = async (dir: string) => {
     const { model: gpt, tokenizer, version } = await loadCheckpoint(dir);
     const score = await evaluateSuite(
-      () => policyFromModel(hopqa, gpt, tokenizer, DEFAULT_TRAIN_CONFIG, true, version),
+      () => policyFromModel(hopqa, gpt, tokenizer, { ...DEFAULT_TRAIN_CONFIG, constrained: true }, true, version),
       plan.evalEpisodes,
       `start:${options.seed}`,
     );
     gpt.dispose();
     return score;
   };
-  say(`2/4 evaluating the warm start (${plan.evalEpisodes} questions per column, greedy)`);
+  say(
+    `2/4 evaluating the warm start (${plan.evalEpisodes} questions per column, greedy, constrained to the legal actions)`,
+  );
   const before = await evaluateCheckpoint(warm);
 
   say(`3/4 GRPO for ${plan.steps} updates (${plan.tasks} questions x 8 episodes each, from worlds 1-1000)`);

@@ -245,7 +245,7 @@ describe("hopqa's policies", () => {
 });
 
 describe("hopqa's legal actions (constrained decoding)", () => {
-  it("cover the expert's searches and grounded answers, and name only entities the agent has seen", async () => {
+  it("cover the expert's searches and grounded answers, name only entities the agent has seen, answers of the asked type", async () => {
     const collected = await collect({ env: hopqa, policy: hopqa.policies.expert(), seed: "legal", episodes: 40 });
     let illegal = 0;
     for (const { events } of collected) {
@@ -264,7 +264,11 @@ describe("hopqa's legal actions (constrained decoding)", () => {
           const entity = world.entities.find((x) => name === x.name || name.startsWith(`${x.name} `));
           expect(entity, action).toBeDefined();
           expect(shown.join(" ")).toContain(entity?.name);
-          if (action.startsWith("<answer>")) expect(shown.slice(1).join(" ")).toContain(entity?.name);
+          if (action.startsWith("<answer>")) {
+            // An answer names an entity some result showed, of the type the question asks for.
+            expect(shown.slice(1).join(" ")).toContain(entity?.name);
+            expect(entity?.type).toBe(RELATIONS[task.chain.at(-1) as Relation].to);
+          }
         }
         // Legal: its allowed ids were filled in; the expert's only illegal actions are answers no result showed.
         if (e.allowed === undefined) expect(e.text.startsWith("<answer>")).toBe(true);

@@ -144,7 +144,8 @@ describe("lookup's legal actions (constrained decoding)", () => {
           task: (events[0] as unknown as { task: LookupTask }).task,
           history: shown.map((text) => ({ role: "observation" as const, text, tokens: [] })),
         });
-        for (const action of legal) {
+        expect(legal?.length).toBeGreaterThan(0);
+        for (const action of legal ?? []) {
           const parsed = parseAction(action, { lookup: lookupTool });
           const word = action.replace(/<\/?\w+>/g, "");
           if (parsed.kind === "answer") expect(shown.slice(1).join(" ").split(" ")).toContain(word);
