@@ -9,7 +9,7 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { initBackend } from "../policy/backend.ts";
-import { loadCheckpoint, saveCheckpoint } from "../policy/checkpoint.ts";
+import { saveCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
 import { allowedForAction, legalTrie } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
@@ -17,6 +17,7 @@ import type { EnvDefinition } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
 import { supervisedStep } from "./train-step.ts";
+import { loadCheckpointFor } from "./trainer.ts";
 import { episodeToSequence, type Sequence } from "./trajectory.ts";
 
 export interface SftOptions {
@@ -138,17 +139,9 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   await initBackend(options.backend, { log });
   const tokenizer = options.env.tokenizer as WordTokenizer;
-  let model: Gpt;
-  if (options.init) {
-    const loaded = await loadCheckpoint(options.init);
-    if (loaded.tokenizer.id !== tokenizer.id) {
-      loaded.model.dispose();
-      throw new UsageError({
-        detail: `checkpoint ${options.init} has tokenizer ${loaded.tokenizer.id}, environment ${options.env.id} uses ${tokenizer.id}`,
-      });
-    }
-    model = loaded.model;
-  } else model = new Gpt({ vocabSize: tokenizer.size, ...options.model }, splitSeed(options.seed, "init"));
+  const model = options.init
+    ? (await loadCheckpointFor(options.env, options.init)).model
+    : new Gpt({ vocabSize: tokenizer.size, ...options.model }, splitSeed(options.seed, "init"));
   const sequences = await loadSequences(
     options.env,
     options.data,

@@ -221,18 +221,18 @@ const sumMask = (mask: PerToken, rows: readonly number[]): number => {
 
 /**
  * Gradients summed over slices: `sliceLoss(rows)` builds one slice's loss (already divided by the whole
- * batch's normaliser, so the slices' losses add up to the batch's); `keep` saves a tensor from the tape's
- * clean-up.
+ * batch's normaliser, so the slices' losses add up to the batch's). Tensors a slice disposes are safe to
+ * dispose: the tape keeps its own copies of what the backward pass needs.
  */
 const accumulate = (
   model: Gpt,
   slices: readonly number[][],
-  sliceLoss: (rows: readonly number[], keep: (t: tf.Tensor) => void) => tf.Scalar,
+  sliceLoss: (rows: readonly number[]) => tf.Scalar,
 ): { loss: number; grads: Map<string, tf.Tensor>; dispose: () => void } => {
   const summed = new Map<string, tf.Tensor>();
   let loss = 0;
   for (const rows of slices) {
-    const { value, grads } = tf.variableGrads(() => sliceLoss(rows, (t) => tf.keep(t)), variablesOf(model));
+    const { value, grads } = tf.variableGrads(() => sliceLoss(rows), variablesOf(model));
     loss += value.dataSync()[0];
     value.dispose();
     for (const [name, grad] of namedGrads(model, grads)) {
@@ -260,7 +260,7 @@ export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptio
   const metricSums = new Float64Array(METRIC_NAMES.length);
   const slices = passSlices(batch.tokens, options.tokensPerPass);
   const normalizer = sumMask(batch.lossMask, slices.flat());
-  const accumulated = accumulate(model, slices, (rows, keep) => {
+  const accumulated = accumulate(model, slices, (rows) => {
     const shifted = shift(model, pickRows(batch.tokens, rows)!, pickRows(batch.allowed, rows));
     try {
       const field = (values: PerToken | undefined, name: string) => shifted.field(pickRows(values, rows), name);
@@ -281,13 +281,11 @@ export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptio
         },
         lossConfig,
       );
+      // Each metric is a token mean with the batch's normaliser: the slices' values add up.
       const metrics = tf.stack(METRIC_NAMES.map((name) => out[name]));
-      keep(metrics);
       const values = metrics.dataSync();
       metrics.dispose();
-      METRIC_NAMES.forEach((_, i) => {
-        metricSums[i] += values[i];
-      });
+      for (let i = 0; i < METRIC_NAMES.length; i++) metricSums[i] += values[i];
       return out.loss;
     } finally {
       shifted.dispose();

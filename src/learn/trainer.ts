@@ -146,16 +146,21 @@ export const policyFromModel = (
     ...(config.constrained ? { constrain: constrainTo(env) } : {}),
   });
 
+/** A checkpoint to start from; one written for another tokenizer is a UsageError naming both. */
+export const loadCheckpointFor = async (env: EnvDefinition, dir: string) => {
+  const loaded = await loadCheckpoint(dir);
+  if (loaded.tokenizer.id !== env.tokenizer.id) {
+    loaded.model.dispose();
+    throw new UsageError({
+      detail: `checkpoint ${dir} has tokenizer ${loaded.tokenizer.id}, environment ${env.id} uses ${env.tokenizer.id}`,
+    });
+  }
+  return loaded;
+};
+
 /** The model to start from: a checkpoint (`init`), or a fresh one from the seed. */
 const initialModel = async (env: EnvDefinition, config: TrainConfig) => {
-  if (config.init) {
-    const loaded = await loadCheckpoint(config.init);
-    if (loaded.tokenizer.id !== env.tokenizer.id)
-      throw new UsageError({
-        detail: `checkpoint ${config.init} has tokenizer ${loaded.tokenizer.id}, environment ${env.id} uses ${env.tokenizer.id}`,
-      });
-    return loaded;
-  }
+  if (config.init) return loadCheckpointFor(env, config.init);
   const tokenizer = env.tokenizer as WordTokenizer;
   if (!Array.isArray((tokenizer as { words?: unknown }).words))
     throw new UsageError({

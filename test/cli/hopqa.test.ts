@@ -50,4 +50,35 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown option "colour"/);
   }, 120_000);
+
+  it("eval --constrained decodes under the legal actions; an environment that declares none is refused, exit 2", () => {
+    const checkpoint = join(out, "grpo", "checkpoints", "v00002");
+    const run = cli(
+      "eval",
+      "--env",
+      "hopqa",
+      "--checkpoint",
+      checkpoint,
+      "--split",
+      "test",
+      "--episodes",
+      "4",
+      "--constrained",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(summary).toMatchObject({ env: "hopqa", constrained: true, episodes: 4 });
+    const refused = cli(
+      "train",
+      "--env",
+      "./test/reliability/fixtures/bulky-env.ts",
+      "--constrained",
+      "--steps",
+      "1",
+      "--out",
+      join(tempDir(), "refused"),
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--constrained: environment \S+ declares no legal actions/);
+  }, 120_000);
 });
