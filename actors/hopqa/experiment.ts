@@ -253,6 +253,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     );
   }
   lines.push("");
+  if (baselines) lines.push(...targetLines(baselines.base, finished), "");
   const w = PLAN.warm;
   const t = PLAN.train;
   lines.push("## Setup");
@@ -307,6 +308,33 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   }
   writeFileSync(join(docs, "results.md"), `${lines.join("\n")}\n`);
   return { finished: finished.length, total: runSpecs(seeds).length };
+};
+
+/** The issue's targets, checked against the finished runs (means over seeds). */
+const targetLines = (base: SuiteResult, finished: readonly Finished[]): string[] => {
+  const test = (r: SuiteResult) => (r["test-seen"].em + r["test-new"].em) / 2;
+  const groups = PLAN.algos.map((algo) => {
+    const runs = finished.filter((f) => f.spec.group === algo).map((f) => f.suite);
+    const mean = (f: (r: SuiteResult) => number) => runs.reduce((a, r) => a + f(r), 0) / Math.max(1, runs.length);
+    return { algo, n: runs.length, test: mean(test), ood: mean((r) => r["ood-new"].em) };
+  });
+  const ran = groups.filter((g) => g.n > 0);
+  if (ran.length === 0) return [];
+  const best = ran.reduce((a, b) => (b.test > a.test ? b : a));
+  const yes = (ok: boolean) => (ok ? "**met**" : "**not met**");
+  const improved = ran.filter((g) => g.test > test(base) && g.ood > base["ood-new"].em);
+  return [
+    "## Targets",
+    "",
+    `Test = mean of the two test columns. Warm start: test ${test(base).toFixed(3)}, ood ${base["ood-new"].em.toFixed(3)} ` +
+      `(${test(base) <= 0.4 ? "a weak warm start, at most 0.4 on test: the issue's stretch case" : "a moderate warm start"}).`,
+    "",
+    `- Every RL algorithm improves on test and on ood: ${yes(improved.length === PLAN.algos.length)} ` +
+      `(${improved.length} of ${PLAN.algos.length}${ran.length < PLAN.algos.length ? `; ${ran.length} have results` : ""}).`,
+    `- Best algorithm (${LABELS[best.algo]}, test ${best.test.toFixed(3)}, ood ${best.ood.toFixed(3)}) gains at least 0.2 on test: ` +
+      `${yes(best.test - test(base) >= 0.2)} (${(best.test - test(base) >= 0 ? "+" : "") + (best.test - test(base)).toFixed(3)}); ` +
+      `reaches 0.9 on test: ${yes(best.test >= 0.9)}; 0.7 on ood: ${yes(best.ood >= 0.7)}.`,
+  ];
 };
 
 /** Mean return and training success per update, one line per run of seed 0. */

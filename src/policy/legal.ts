@@ -27,6 +27,8 @@ export class ActionTrie {
   private readonly root: Node = { next: new Map(), end: false };
   /** Distinct legal action token sequences. */
   size = 0;
+  /** Tokens in the longest one. */
+  longest = 0;
 
   constructor(sequences: Iterable<readonly number[]>) {
     for (const sequence of sequences) this.add(sequence);
@@ -34,6 +36,7 @@ export class ActionTrie {
 
   private add(sequence: readonly number[]): void {
     if (sequence.length === 0) throw new RangeError("a legal action has no tokens");
+    this.longest = Math.max(this.longest, sequence.length);
     let node = this.root;
     for (const id of sequence) {
       let child = node.next.get(id);
@@ -84,22 +87,26 @@ export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | nul
   return new ActionTrie(legal.map((text) => actionTokens(env.tokenizer, text)));
 };
 
+/** A constraint that also says how many tokens its longest legal action takes. */
+export type LegalNext = AllowedNext & { readonly longest: number };
+
 /**
  * The sampler's constraint for a request: the legal actions' tree, walked along the tokens sampled so
  * far. Null when the environment declares nothing for this state.
  */
 export const constrainTo =
   (env: EnvDefinition) =>
-  (request: PolicyRequest): AllowedNext | null => {
+  (request: PolicyRequest): LegalNext | null => {
     const trie = legalTrie(env, request);
     if (trie === null) return null;
-    return (prefix) => {
+    const next = (prefix: readonly number[]) => {
       const allowed = trie.allowedAfter(prefix);
       // The sampler only picks allowed ids and stops at <eos>, so a prefix never leaves the tree.
       if (allowed === undefined || allowed.length === 0)
         throw new Error(`constrained decoding left the legal actions after ${prefix.length} tokens`);
       return allowed;
     };
+    return Object.assign(next, { longest: trie.longest });
   };
 
 /**

@@ -80,8 +80,15 @@ export class TransformerPolicy implements Policy {
 
   async act(requests: readonly PolicyRequest[]): Promise<readonly PolicyAction[]> {
     const version = this.version;
-    const rows = requests.map(
-      (request): SampleRow => ({
+    const rows = requests.map((request): SampleRow => {
+      const allowedNext = this.constrain?.(request) ?? undefined;
+      const longest = (allowedNext as { longest?: number } | undefined)?.longest ?? 0;
+      // A legal action cut short by the token limit would come out malformed: say so instead.
+      if (longest > this.sampling.maxNewTokens)
+        throw new RangeError(
+          `a legal action of ${request.episode} turn ${request.turn} takes ${longest} tokens, more than maxNewTokens ${this.sampling.maxNewTokens}; raise maxNewTokens in the train config`,
+        );
+      return {
         context: this.contextOf(request),
         seed: request.seed,
         maxNewTokens: this.sampling.maxNewTokens,
@@ -89,9 +96,9 @@ export class TransformerPolicy implements Policy {
         topP: this.sampling.topP,
         stopTokens: this.sampling.stopTokens,
         greedy: this.sampling.greedy,
-        allowedNext: this.constrain?.(request) ?? undefined,
-      }),
-    );
+        allowedNext,
+      };
+    });
     if (rows.length === 0) return [];
     const results = await sample(this.model, rows);
     return results.map(

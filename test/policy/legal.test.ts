@@ -130,6 +130,17 @@ describe("constrained decoding", () => {
         expect(scores.logprobs[i][r.context.length + t]).toBeCloseTo(lp, 4);
   });
 
+  it("a legal action longer than the token limit is an error, not a malformed action", async () => {
+    const policy = new TransformerPolicy({
+      id: "toy-gpt",
+      model,
+      tokenizer,
+      sampling: { maxNewTokens: 2 },
+      constrain: constrainTo(toyEnv),
+    });
+    await expect(policy.act([request("long", "paris")])).rejects.toThrow(/takes 6 tokens, more than maxNewTokens 2/);
+  });
+
   it("an environment that declares no legal action for a state is an error naming it", () => {
     const none = { ...toyEnv, legalActions: () => [] } as unknown as EnvDefinition;
     expect(() => legalTrie(none, request("x", "paris"))).toThrow(/toy declared no legal action/);
