@@ -86,7 +86,6 @@ const expert = () =>
     const asked = history.filter((turn) => turn.role === "action").length;
     return asked < 2 ? r1.formatCall(weather, { city: asked ? b : a }) : r1.formatAnswer(warmer({ a, b }));
   });
-
 export default r1.defineEnv<Task>({
   id: "weather",
   version: "1",
@@ -96,7 +95,5 @@ export default r1.defineEnv<Task>({
   tokenizer,
   task: (seed) => ((cities) => ({ a: cities[0], b: cities[1] }))(r1.Rng.fromSeed(seed).shuffle(CITIES)),
   policies: { expert },
-  // For constrained decoding (`--constrained`): ask about a city of the task or answer one, nothing else.
-  legalActions: ({ task }) =>
-    [task.a, task.b].flatMap((city) => [r1.formatCall(weather, { city }), r1.formatAnswer(city)]),
+  legalActions: ({ task }) => [task.a, task.b].flatMap((c) => [r1.formatCall(weather, { city: c }), r1.formatAnswer(c)]),
 });
