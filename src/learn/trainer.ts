@@ -384,6 +384,13 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     const applied = results.filter((r) => !r.skipped);
     for (const r of results) if (r.skipped) log(`update ${step}: skipped (${r.reason})`);
     const records = batch.map((c) => c.record);
+    const abortedRecords = records.filter((r) => r.reason.startsWith("aborted"));
+    if (abortedRecords.length > 0)
+      log(`update ${step}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}`);
+    if (abortedRecords.length === records.length && records.length > 0)
+      throw new UsageError({
+        detail: `every episode of update ${step} was ${abortedRecords[0].reason}; nothing to learn from`,
+      });
     const rewardsOf = (c: Collected, kind: "process" | "outcome") =>
       c.events.reduce((s, e) => s + (e.type === "reward.assigned" && e.kind === kind ? e.value : 0), 0);
     const sampledTokens = batch.reduce(
@@ -400,7 +407,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       meanOutcomeReward: mean(batch.map((c) => rewardsOf(c, "outcome"))),
       successRate: successes.length ? mean(successes) : null,
       meanTurns: mean(records.map((r) => r.turns)),
-      aborted: records.filter((r) => r.reason.startsWith("aborted")).length,
+      aborted: abortedRecords.length,
       droppedTooLong,
       degenerateGroups: advantages.degenerateGroups,
       loss: mean(applied.map((r) => r.loss)),

@@ -71,27 +71,28 @@ export class TransformerPolicy implements Policy {
    * The request's context, cut to fit. No token is ever invented (an empty context is an error): the
    * learner must see exactly the tokens the sampler saw.
    */
-  private contextOf(request: PolicyRequest): readonly number[] {
+  private contextOf(request: PolicyRequest, maxNewTokens: number): readonly number[] {
     if (request.context.length === 0) {
       throw new RangeError(`request ${request.episode} turn ${request.turn} has an empty context`);
     }
-    return request.context.slice(-(this.model.config.contextLength - this.sampling.maxNewTokens));
+    return request.context.slice(-(this.model.config.contextLength - maxNewTokens));
   }
 
   async act(requests: readonly PolicyRequest[]): Promise<readonly PolicyAction[]> {
     const version = this.version;
     const rows = requests.map((request): SampleRow => {
       const allowedNext = this.constrain?.(request) ?? undefined;
+      // Under a constraint the longest legal action sets the budget: cut short, it would come out malformed.
       const longest = (allowedNext as { longest?: number } | undefined)?.longest ?? 0;
-      // A legal action cut short by the token limit would come out malformed: say so instead.
-      if (longest > this.sampling.maxNewTokens)
+      const maxNewTokens = Math.max(this.sampling.maxNewTokens, longest);
+      if (maxNewTokens >= this.model.config.contextLength)
         throw new RangeError(
-          `a legal action of ${request.episode} turn ${request.turn} takes ${longest} tokens, more than maxNewTokens ${this.sampling.maxNewTokens}; raise maxNewTokens in the train config`,
+          `a legal action of ${request.episode} turn ${request.turn} takes ${longest} tokens, which leaves no room for a context in contextLength ${this.model.config.contextLength}`,
         );
       return {
-        context: this.contextOf(request),
+        context: this.contextOf(request, maxNewTokens),
         seed: request.seed,
-        maxNewTokens: this.sampling.maxNewTokens,
+        maxNewTokens,
         temperature: this.sampling.temperature,
         topP: this.sampling.topP,
         stopTokens: this.sampling.stopTokens,

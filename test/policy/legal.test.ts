@@ -130,7 +130,7 @@ describe("constrained decoding", () => {
         expect(scores.logprobs[i][r.context.length + t]).toBeCloseTo(lp, 4);
   });
 
-  it("a legal action longer than the token limit is an error, not a malformed action", async () => {
+  it("a legal action longer than maxNewTokens is sampled whole, not cut into a malformed one", async () => {
     const policy = new TransformerPolicy({
       id: "toy-gpt",
       model,
@@ -138,7 +138,16 @@ describe("constrained decoding", () => {
       sampling: { maxNewTokens: 2 },
       constrain: constrainTo(toyEnv),
     });
-    await expect(policy.act([request("long", "paris")])).rejects.toThrow(/takes 6 tokens, more than maxNewTokens 2/);
+    const [action] = await policy.act([request("long", "paris")]);
+    expect(["search paris capital", "answer paris"]).toContain(action.text);
+    const tiny = new TransformerPolicy({
+      id: "toy-gpt",
+      model: new Gpt({ vocabSize: tokenizer.size, contextLength: 6, width: 16, heads: 2, layers: 1 }, "t"),
+      tokenizer,
+      sampling: { maxNewTokens: 2 },
+      constrain: constrainTo(toyEnv),
+    });
+    await expect(tiny.act([request("long", "paris")])).rejects.toThrow(/takes 6 tokens, which leaves no room/);
   });
 
   it("an environment that declares no legal action for a state is an error naming it", () => {
