@@ -193,15 +193,18 @@ const namedGrads = (model: Gpt, grads: tf.NamedTensorMap): Map<string, tf.Tensor
 const METRIC_NAMES = ["policyLoss", "valueLoss", "entropy", "kl", "approxKl", "clipfrac"] as const;
 
 /**
- * Rows per forward pass. A pass holds the activations of rows x width tokens (attention: x width again),
- * and tfjs-backend-wasm's heap cannot grow past 4 GiB: a batch of 64 episodes of 320 tokens at width 128
- * came close and some batches died with "memory access out of bounds". Larger batches are cut into
- * slices of at most this many tokens (after padding) whose gradients are summed: the same update.
+ * Padded tokens per forward pass. A pass holds the activations of all its tokens (and attention's, per
+ * token times the row length), and tfjs-backend-wasm's heap cannot grow past 4 GiB: a batch of 64 episodes
+ * of 320 tokens at width 128 (2 layers) came close and some batches died with "memory access out of
+ * bounds"; at width 256 and 4 layers, 8,192 tokens in one pass aborted. Larger batches are cut into
+ * slices whose gradients are summed (the same update). The default budget is 8,192 tokens for 2 layers
+ * of width 128 and shrinks in proportion to layers x width.
  */
-export const DEFAULT_TOKENS_PER_PASS = 8192;
+export const defaultTokensPerPass = (model: Gpt): number =>
+  Math.max(256, Math.floor((8192 * 2 * 128) / (model.config.layers * model.config.width)));
 
 /** Row indices cut into slices of at most `budget` padded tokens (one row at least). */
-export const passSlices = (tokens: readonly (readonly number[])[], budget = DEFAULT_TOKENS_PER_PASS): number[][] => {
+export const passSlices = (tokens: readonly (readonly number[])[], budget: number): number[][] => {
   const width = Math.max(1, ...tokens.map((row) => row.length));
   const rowsPerPass = Math.max(1, Math.floor(budget / width));
   const slices: number[][] = [];
@@ -258,7 +261,7 @@ export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptio
   const lossConfig = ppoLossConfig(options);
   const advantages = options.normalizeAdvantages ? whiten(batch.advantages, batch.lossMask) : batch.advantages;
   const metricSums = new Float64Array(METRIC_NAMES.length);
-  const slices = passSlices(batch.tokens, options.tokensPerPass);
+  const slices = passSlices(batch.tokens, options.tokensPerPass ?? defaultTokensPerPass(model));
   const normalizer = sumMask(batch.lossMask, slices.flat());
   const accumulated = accumulate(model, slices, (rows) => {
     const shifted = shift(model, pickRows(batch.tokens, rows)!, pickRows(batch.allowed, rows));
@@ -320,7 +323,7 @@ export const supervisedStep = (
   options: AdamWOverrides & { readonly optimizer: AdamW; readonly tokensPerPass?: number },
 ): SupervisedStepResult => {
   const tokens = checkMask(batch.lossMask);
-  const slices = passSlices(batch.tokens, options.tokensPerPass);
+  const slices = passSlices(batch.tokens, options.tokensPerPass ?? defaultTokensPerPass(model));
   const normalizer = sumMask(batch.lossMask, slices.flat());
   const accumulated = accumulate(model, slices, (rows) => {
     const shifted = shift(model, pickRows(batch.tokens, rows)!, pickRows(batch.allowed, rows));
@@ -361,7 +364,7 @@ export const scoreTokens = (
   model: Gpt,
   tokens: readonly (readonly number[])[],
   allowed?: AllowedLists,
-  tokensPerPass = DEFAULT_TOKENS_PER_PASS,
+  tokensPerPass = defaultTokensPerPass(model),
 ): TokenScores => {
   const out: TokenScores = { logprobs: [], values: [], entropy: [] };
   for (const rows of passSlices(tokens, tokensPerPass)) {

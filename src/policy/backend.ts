@@ -97,16 +97,24 @@ const installWebGpuGlobals = async (): Promise<string | null> => {
 const tryWebGpu = async (): Promise<Attempt> => {
   const missing = await installWebGpuGlobals();
   if (missing !== null) return missing;
-  try {
-    await importOptional("@tensorflow/tfjs-backend-webgpu");
-  } catch {
-    return "@tensorflow/tfjs-backend-webgpu is not installed";
+  // A host that bundles the backend with its own copy of tfjs-core has registered it already.
+  if (tf.findBackendFactory("webgpu") === null) {
+    try {
+      await importOptional("@tensorflow/tfjs-backend-webgpu");
+    } catch {
+      return "@tensorflow/tfjs-backend-webgpu is not installed";
+    }
   }
   return activate("webgpu");
 };
 
-/** The folder holding the .wasm binaries, as a file path (Node reads them with fs). */
+/**
+ * The folder holding the .wasm binaries, as a file path (Node reads them with fs); TFJS_WASM_PATH overrides
+ * it (a bundled copy of the project, e.g. scripts/gpu-check.sh's, ships them beside itself).
+ */
 const wasmDirectory = (): string => {
+  const override = process.env.TFJS_WASM_PATH;
+  if (override) return override.endsWith(path.sep) ? override : override + path.sep;
   const require = createRequire(import.meta.url);
   return path.join(path.dirname(require.resolve("@tensorflow/tfjs-backend-wasm/package.json")), "dist") + path.sep;
 };

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The GPU check: one training step of a larger GPT on WebGPU, and the same step on wasm (scripts/gpu-step.ts).
+#
+#   bash scripts/gpu-check.sh prepare   # here (npm and Debian registries): builds .device/gpu/pkg (ignored, < 64 MiB)
+#   bash scripts/gpu-check.sh run       # on the GPU machine (no Node, no network), from the repository root,
+#                                       # with .device/gpu/pkg carried: the device tool's carry [".device/gpu/pkg"]
+#
+# pkg holds: node (xz -9 of this machine's binary), gpu-step.mjs (the project bundled with esbuild, together
+# with @tensorflow/tfjs-backend-webgpu and one copy of tfjs-core), the `webgpu` package (Dawn) with its
+# linux-x64 binary only, tfjs-backend-wasm's .wasm files, and the Vulkan loader (Debian's libvulkan1); the
+# GPU driver provides the rest. Prints one JSON line per backend: backend, parameters, stepMs, tokensPerSecond
+# (or error). docs/gpu.md records what it printed.
+set -euo pipefail
+ROOT=.device/gpu
+PKG=$ROOT/pkg
+
+prepare() {
+  mkdir -p "$ROOT/build" "$PKG/lib" "$PKG/wasm" "$PKG/node_modules/webgpu/dist"
+  (
+    cd "$ROOT/build"
+    [ -f package.json ] || echo '{ "name": "gpu-build", "private": true }' >package.json
+    npm install --no-audit --no-fund --ignore-scripts --save-exact @tensorflow/tfjs-backend-webgpu@4.22.0 webgpu@0.6.2
+  )
+  # The entry registers the webgpu backend on the project's own tfjs-core before the step runs.
+  printf 'import "@tensorflow/tfjs-backend-webgpu";\nimport "../../scripts/gpu-step.ts";\n' >"$ROOT/entry.ts"
+  NODE_PATH="$ROOT/build/node_modules" node_modules/.bin/esbuild "$ROOT/entry.ts" --bundle --platform=node \
+    --format=esm --outfile="$PKG/gpu-step.mjs" --external:webgpu --log-level=warning \
+    --alias:@tensorflow/tfjs-core=./node_modules/@tensorflow/tfjs-core \
+    --banner:js="import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; import { dirname as __dn } from 'node:path'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __dn(__filename);"
+  local dawn="$ROOT/build/node_modules/webgpu"
+  cp "$dawn/package.json" "$dawn/index.js" "$PKG/node_modules/webgpu/"
+  rm -rf "$PKG/node_modules/webgpu/dist/linux-x64"
+  cp -r "$dawn/dist/linux-x64" "$PKG/node_modules/webgpu/dist/"
+  cp node_modules/@tensorflow/tfjs-backend-wasm/dist/*.wasm "$PKG/wasm/"
+  [ -f "$PKG/node.xz" ] || xz -9 -c "$(command -v node)" >"$PKG/node.xz"
+  if [ ! -e "$PKG/lib/libvulkan.so.1" ]; then
+    (cd "$ROOT/build" && rm -f libvulkan1_*.deb && apt-get download libvulkan1 && rm -rf vk && dpkg-deb -x libvulkan1_*.deb vk)
+    cp -L "$ROOT"/build/vk/usr/lib/x86_64-linux-gnu/libvulkan.so.1 "$PKG/lib/"
+  fi
+  du -sh "$PKG"
+}
+
+run() {
+  # The binary is unpacked beside pkg, not in it: pkg stays small enough to carry.
+  [ -x "$ROOT/node" ] || { xz -dc "$PKG/node.xz" >"$ROOT/node" && chmod +x "$ROOT/node"; }
+  echo "node $("$ROOT/node" --version); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'nvidia-smi not found')"
+  LD_LIBRARY_PATH="$PWD/$PKG/lib:${LD_LIBRARY_PATH:-}" TFJS_WASM_PATH="$PWD/$PKG/wasm/" "$ROOT/node" "$PKG/gpu-step.mjs" "$@"
+}
+
+case "${1:-}" in
+  prepare) prepare ;;
+  run) shift; run "$@" ;;
+  *) echo "usage: bash scripts/gpu-check.sh prepare | run [backend ...]" >&2; exit 2 ;;
+esac
