@@ -80,5 +80,27 @@ describe("npm start -- --quick, then eval on any world", () => {
     );
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--constrained: environment \S+ declares no legal actions/);
+    // weather's legal actions take 19 tokens: a 16-token context has no room for them. Every episode
+    // aborts, and training says why instead of learning from nothing.
+    const cramped = cli(
+      "train",
+      "--env",
+      "./actors/weather/env.ts",
+      "--constrained",
+      "--context-length",
+      "16",
+      "--steps",
+      "1",
+      "--tasks",
+      "2",
+      "--group-size",
+      "2",
+      "--eval-episodes",
+      "0",
+      "--out",
+      join(tempDir(), "cramped"),
+    );
+    expect(cramped.code).toBe(2);
+    expect(cramped.stderr).toMatch(/every episode of update 0 was aborted: .*leaves no room for a context/);
   }, 120_000);
 });
