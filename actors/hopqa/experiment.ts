@@ -11,7 +11,7 @@
  * interrupted half-way resumes from its last checkpoint.
  */
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { modelFor, runTrain } from "../../src/cli/learn-commands.ts";
@@ -20,7 +20,7 @@ import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../..
 import { policyFromModel, readLatest } from "../../src/learn/trainer.ts";
 import { lineChartSvg } from "../../src/observe/plot.ts";
 import { initBackend } from "../../src/policy/backend.ts";
-import { loadCheckpoint } from "../../src/policy/checkpoint.ts";
+import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
 import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
@@ -299,6 +299,25 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     );
   }
   mkdirSync(docs, { recursive: true });
+  if (finished.length > 0) {
+    // The best run's last checkpoint ships with the results (it is small), so anyone can evaluate it.
+    const best = finished.reduce((a, b) => (b.suite.average > a.suite.average ? b : a));
+    const latest = readLatest(join(root, best.spec.name));
+    if (latest) {
+      const target = join(docs, "checkpoints", "hopqa-best");
+      // Weights, config and tokenizer only: the optimizer's moments would triple the size.
+      await initBackend("auto", { log: () => {} });
+      const loaded = await loadCheckpoint(join(root, best.spec.name, "checkpoints", latest.dir));
+      rmSync(target, { recursive: true, force: true });
+      await saveCheckpoint(target, { model: loaded.model, tokenizer: loaded.tokenizer, version: loaded.version });
+      loaded.model.dispose();
+      lines.push("");
+      lines.push(
+        `The best run, \`${best.spec.name}\` (average ${best.suite.average.toFixed(3)}), ships as \`${target}\`: ` +
+          `\`npx agent-r1 eval --env hopqa --checkpoint ${target} --constrained --split ood --world-seed 2000123 --episodes 100\`.`,
+      );
+    }
+  }
   const curves = await writeCurves(root, finished, docs);
   if (curves.length > 0) {
     lines.push("");
