@@ -46,7 +46,12 @@ const timeStep = async (backend: BackendName) => {
   const parameters = [...model.parameters.values()].reduce((n, v) => n + v.size, 0);
   optimizer.dispose();
   model.dispose();
-  return { backend: tf.getBackend(), parameters, stepMs: Math.round(ms), tokensPerSecond: Math.round((ROWS * CONFIG.contextLength) / (ms / 1000)) };
+  return {
+    backend: tf.getBackend(),
+    parameters,
+    stepMs: Math.round(ms),
+    tokensPerSecond: Math.round((ROWS * CONFIG.contextLength) / (ms / 1000)),
+  };
 };
 
 for (const backend of backends) {

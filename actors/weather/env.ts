@@ -95,6 +95,5 @@ export default r1.defineEnv<Task>({
   tokenizer,
   task: (seed) => ((cities) => ({ a: cities[0], b: cities[1] }))(r1.Rng.fromSeed(seed).shuffle(CITIES)),
   policies: { expert },
-  legalActions: ({ task }) =>
-    [task.a, task.b].flatMap((c) => [r1.formatCall(weather, { city: c }), r1.formatAnswer(c)]),
+  legalActions: ({ task: t }) => [t.a, t.b].flatMap((c) => [r1.formatCall(weather, { city: c }), r1.formatAnswer(c)]),
 });
