@@ -221,6 +221,12 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   );
   lines.push("");
   lines.push(
+    "Regenerate everything with `npm run experiment` (it builds the warm start first, about 16 minutes here) or " +
+      `\`npm run experiment -- --warm-start ${SHIPPED_WARM_START}\` (the shipped copy of the same recipe); finished runs ` +
+      "are kept under runs/hopqa-experiment and skipped, so it can be completed over several sittings; `--report` only rewrites this page.",
+  );
+  lines.push("");
+  lines.push(
     "Columns: **test (seen worlds)**: held-out 2-3 hop questions of the worlds training draws from (1-1000); " +
       "**test (new worlds)**: 2-3 hop questions in worlds training never saw (1000001-1000200); " +
       "**ood 4-hop (new worlds)**: 4-hop questions, relation chains never seen in training, in unseen worlds (Musique's role).",
@@ -268,7 +274,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature 1), ` +
       `${t.epochs} optimisation epochs per batch, lr ${t.lr}, from the same warm start; training questions from worlds 1-1000` +
       (t.constrained
-        ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far with one of its relation words, or an answer naming an entity some result showed (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
+        ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far with one of its relation words, or an answer naming an entity some result showed, of the type the question asks for (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
         : "."),
   );
   lines.push(
