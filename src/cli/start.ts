@@ -211,7 +211,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
     `backend ${result.backend}, ${minutes} min in all; run folder ${options.out} (metrics.jsonl, checkpoints/, episodes/)`,
   );
   say(
-    `evaluate any checkpoint on any world: npx agent-r1 eval --env hopqa --checkpoint ${join(options.out, "grpo", "checkpoints", latest.dir)} --world-seed 2000123 --split ood --episodes 100`,
+    `evaluate any checkpoint on any world: npx agent-r1 eval --env hopqa --checkpoint ${join(options.out, "grpo", "checkpoints", latest.dir)} --constrained --world-seed 2000123 --split ood --episodes 100`,
   );
   return 0;
 };
