@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
 
+const words = (text: string) => text.split(" ");
 const cli = (...args: string[]) => {
   const run = spawnSync(process.execPath, ["bin/agent-r1.js", ...args], { encoding: "utf8", timeout: 400_000 });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
@@ -55,27 +56,15 @@ describe("npm start -- --quick, then eval on any world", () => {
     const checkpoint = join(out, "grpo", "checkpoints", "v00002");
     const run = cli(
       "eval",
-      "--env",
-      "hopqa",
       "--checkpoint",
       checkpoint,
-      "--split",
-      "test",
-      "--episodes",
-      "4",
-      "--constrained",
+      ...words("--env hopqa --split test --episodes 4 --constrained"),
     );
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
     expect(summary).toMatchObject({ env: "hopqa", constrained: true, episodes: 4 });
     const refused = cli(
-      "train",
-      "--env",
-      "./test/reliability/fixtures/bulky-env.ts",
-      "--constrained",
-      "--steps",
-      "1",
-      "--out",
+      ...words("train --env ./test/reliability/fixtures/bulky-env.ts --constrained --steps 1 --out"),
       join(tempDir(), "refused"),
     );
     expect(refused.code).toBe(2);
@@ -83,21 +72,8 @@ describe("npm start -- --quick, then eval on any world", () => {
     // weather's legal actions take 19 tokens: a 16-token context has no room for them. Every episode
     // aborts, and training says why instead of learning from nothing.
     const cramped = cli(
-      "train",
-      "--env",
-      "./actors/weather/env.ts",
-      "--constrained",
-      "--context-length",
-      "16",
-      "--steps",
-      "1",
-      "--tasks",
-      "2",
-      "--group-size",
-      "2",
-      "--eval-episodes",
-      "0",
-      "--out",
+      ...words("train --env ./actors/weather/env.ts --constrained --context-length 16 --steps 1 --tasks 2"),
+      ...words("--group-size 2 --eval-episodes 0 --out"),
       join(tempDir(), "cramped"),
     );
     expect(cramped.code).toBe(2);

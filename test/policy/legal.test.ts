@@ -99,14 +99,18 @@ describe("constrained decoding", () => {
     );
   });
 
-  it("samples only legal actions, records each token's allowed ids, and training rescores them exactly", async () => {
-    const policy = new TransformerPolicy({
+  /** A GPT policy sampling under the toy environment's legal actions. */
+  const constrained = (maxNewTokens: number, gpt = model) =>
+    new TransformerPolicy({
       id: "toy-gpt",
-      model,
+      model: gpt,
       tokenizer,
-      sampling: { maxNewTokens: 8 },
+      sampling: { maxNewTokens },
       constrain: constrainTo(toyEnv),
     });
+
+  it("samples only legal actions, records each token's allowed ids, and training rescores them exactly", async () => {
+    const policy = constrained(8);
     const requests = Array.from({ length: 24 }, (_, i) =>
       request(`e${i}`, i % 2 ? "paris or rome" : "capital of london"),
     );
@@ -131,22 +135,12 @@ describe("constrained decoding", () => {
   });
 
   it("a legal action longer than maxNewTokens is sampled whole, not cut into a malformed one", async () => {
-    const policy = new TransformerPolicy({
-      id: "toy-gpt",
-      model,
-      tokenizer,
-      sampling: { maxNewTokens: 2 },
-      constrain: constrainTo(toyEnv),
-    });
-    const [action] = await policy.act([request("long", "paris")]);
+    const [action] = await constrained(2).act([request("long", "paris")]);
     expect(["search paris capital", "answer paris"]).toContain(action.text);
-    const tiny = new TransformerPolicy({
-      id: "toy-gpt",
-      model: new Gpt({ vocabSize: tokenizer.size, contextLength: 6, width: 16, heads: 2, layers: 1 }, "t"),
-      tokenizer,
-      sampling: { maxNewTokens: 2 },
-      constrain: constrainTo(toyEnv),
-    });
+    const tiny = constrained(
+      2,
+      new Gpt({ vocabSize: tokenizer.size, contextLength: 6, width: 16, heads: 2, layers: 1 }, "t"),
+    );
     await expect(tiny.act([request("long", "paris")])).rejects.toThrow(/takes 6 tokens, which leaves no room/);
   });
 
