@@ -47,8 +47,8 @@ export const TrainConfig = Schema.Struct({
   /** Ablations: advantages and the loss on action tokens only (true) or on every response token. */
   maskAdvantages: Schema.Boolean,
   maskLoss: Schema.Boolean,
-  /** Constrained decoding from the environment's legal actions (`EnvDefinition.legalActions`). */
-  constrained: Schema.Boolean,
+  /** Constrained decoding from the environment's legal actions (`EnvDefinition.legalActions`); absent: off. */
+  constrained: Schema.optionalKey(Schema.Boolean),
   /**
    * How token losses are averaged: over all tokens of the batch, or per episode first (each episode
    * weighs the same, however long; long failing episodes cannot drown the format of short good ones).
@@ -103,12 +103,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
 
 /** Decodes a config from outside; a wrong field is a UsageError naming it and what is accepted. */
 export const decodeTrainConfig = (value: unknown, where: string): TrainConfig => {
-  // Runs written before constrained decoding existed were unconstrained.
-  const withDefaults =
-    typeof value === "object" && value !== null && !Array.isArray(value) && !("constrained" in value)
-      ? { ...value, constrained: false }
-      : value;
-  const decoded = Schema.decodeUnknownResult(TrainConfig, { onExcessProperty: "error" })(withDefaults);
+  const decoded = Schema.decodeUnknownResult(TrainConfig, { onExcessProperty: "error" })(value);
   if (Result.isFailure(decoded)) throw new UsageError({ detail: `${where}: ${String(decoded.failure.message)}` });
   return decoded.success;
 };
