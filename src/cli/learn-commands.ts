@@ -9,6 +9,7 @@ import { sft } from "../learn/sft.ts";
 import { policyFromModel, readLatest, readRunConfig, train } from "../learn/trainer.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
+import { requireLegalActions } from "../policy/legal.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { seedArg } from "./args.ts";
 import { progress } from "./progress.ts";
@@ -259,8 +260,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (!existsSync(opts.checkpoint)) throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}` });
       await initBackend(opts.backend);
       const { model, tokenizer, version } = await loadCheckpoint(opts.checkpoint);
-      if (opts.constrained && !env.legalActions)
-        throw new UsageError({ detail: `--constrained: environment ${env.id} declares no legal actions` });
+      if (opts.constrained) requireLegalActions(env);
       const config = { ...DEFAULT_TRAIN_CONFIG, constrained: !!opts.constrained };
       const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
       const bar = progress("eval", opts.episodes);

@@ -11,7 +11,7 @@ import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { initBackend } from "../policy/backend.ts";
 import { saveCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
-import { allowedForAction, legalTrie } from "../policy/legal.ts";
+import { allowedForAction, legalTrie, requireLegalActions } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
@@ -93,8 +93,7 @@ export const loadSequences = async (
   constrained = false,
   log: (line: string) => void = () => {},
 ) => {
-  if (constrained && !env.legalActions)
-    throw new UsageError({ detail: `--constrained: environment ${env.id} declares no legal actions` });
+  if (constrained) requireLegalActions(env);
   let illegal = 0;
   const files = await journalFilesAt(data);
   if (files.length === 0) throw new UsageError({ detail: `no .jsonl journals in ${data}` });
@@ -150,9 +149,19 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
     options.constrained,
     log,
   );
-  const allowedOf = (rows: readonly Sequence[]) => (options.constrained ? { allowed: rows.map((s) => s.allowed) } : {});
   if (sequences.length === 0) throw new UsageError({ detail: `no usable episodes in ${options.data}` });
   const optimizer = new AdamW(model.parameters, { lr: options.lr, weightDecay: 0 });
+  /** One cross-entropy step on these rows' action tokens (under their legal-action masks when constrained). */
+  const cloneStep = (rows: readonly Sequence[]) =>
+    supervisedStep(
+      model,
+      {
+        tokens: rows.map((s) => s.tokens),
+        lossMask: rows.map((s) => s.actionMask),
+        ...(options.constrained ? { allowed: rows.map((s) => s.allowed) } : {}),
+      },
+      { optimizer },
+    );
   const rng = Rng.fromSeed(splitSeed(options.seed, "sft"));
   const losses: number[] = [];
   let tokens = 0;
@@ -164,12 +173,7 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
     const cut = sequences.map((s) => firstActions(s, stage.actions));
     let loss = Number.NaN;
     for (let step = 0; step < stage.steps; step++) {
-      const rows = Array.from({ length: options.batchSize }, () => cut[rng.int(0, cut.length - 1)]);
-      const result = supervisedStep(
-        model,
-        { tokens: rows.map((s) => s.tokens), lossMask: rows.map((s) => s.actionMask), ...allowedOf(rows) },
-        { optimizer },
-      );
+      const result = cloneStep(Array.from({ length: options.batchSize }, () => cut[rng.int(0, cut.length - 1)]));
       if (result.skipped) log(`sft curriculum stage ${index + 1}: a step was skipped (${result.reason})`);
       else {
         loss = result.loss;
@@ -183,12 +187,7 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
     let total = 0;
     let count = 0;
     for (let start = 0; start < order.length; start += options.batchSize) {
-      const rows = order.slice(start, start + options.batchSize).map((i) => sequences[i]);
-      const result = supervisedStep(
-        model,
-        { tokens: rows.map((s) => s.tokens), lossMask: rows.map((s) => s.actionMask), ...allowedOf(rows) },
-        { optimizer },
-      );
+      const result = cloneStep(order.slice(start, start + options.batchSize).map((i) => sequences[i]));
       if (result.skipped) log(`sft epoch ${epoch}: a step was skipped (${result.reason})`);
       else {
         total += result.loss * result.tokens;

@@ -32,7 +32,7 @@ import {
   writeLatestCheckpoint,
 } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
-import { constrainTo } from "../policy/legal.ts";
+import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { AdamW } from "./adamw.ts";
@@ -188,10 +188,7 @@ export const freshModelConfig = (config: TrainConfig, vocabSize: number, where =
 export const train = async (options: TrainOptions): Promise<TrainResult> => {
   const { env, config, out } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  if (config.constrained && !env.legalActions)
-    throw new UsageError({
-      detail: `--constrained: environment ${env.id} declares no legal actions (EnvDefinition.legalActions)`,
-    });
+  if (config.constrained) requireLegalActions(env);
   const backend = await initBackend(config.backend, { log });
   mkdirSync(out, { recursive: true });
   const metricsFile = join(out, "metrics.jsonl");

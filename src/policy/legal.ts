@@ -11,6 +11,7 @@
  * `allowedForAction` walks a recorded action (e.g. an expert's demonstration) through the same tree, so
  * behaviour cloning can learn under the mask the sampler will later use.
  */
+import { UsageError } from "../kernel/errors.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvDefinition, LegalView } from "../runtime/env.ts";
 import type { PolicyRequest } from "../runtime/policy.ts";
@@ -76,6 +77,14 @@ export const actionTokens = (tokenizer: Tokenizer, text: string): number[] => {
   const eos = tokenizer.idOf("<eos>");
   const ids = tokenizer.encode(text);
   return eos === undefined ? ids : [...ids, eos];
+};
+
+/** `--constrained` needs an environment that declares its legal actions; anything else is a UsageError. */
+export const requireLegalActions = (env: EnvDefinition): void => {
+  if (!env.legalActions)
+    throw new UsageError({
+      detail: `--constrained: environment ${env.id} declares no legal actions (EnvDefinition.legalActions)`,
+    });
 };
 
 /** The tree of the legal actions an environment declares for a state, or null when it declares none. */

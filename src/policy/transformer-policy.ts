@@ -23,6 +23,9 @@ export interface SamplingConfig {
   readonly greedy: boolean;
 }
 
+/** Constrained decoding: the allowed next ids, and (when known) how many tokens the longest legal action takes. */
+export type Constraint = AllowedNext & { readonly longest?: number };
+
 export interface TransformerPolicyOptions {
   readonly id: string;
   readonly model: Gpt;
@@ -30,7 +33,7 @@ export interface TransformerPolicyOptions {
   readonly version?: number;
   readonly sampling?: Partial<SamplingConfig>;
   /** Constrained decoding: per request, a callback giving the allowed next ids (or null: unconstrained). */
-  readonly constrain?: (request: PolicyRequest) => AllowedNext | null | undefined;
+  readonly constrain?: (request: PolicyRequest) => Constraint | null | undefined;
 }
 
 export class TransformerPolicy implements Policy {
@@ -38,7 +41,7 @@ export class TransformerPolicy implements Policy {
   readonly tokenizer: Tokenizer;
   readonly model: Gpt;
   readonly sampling: SamplingConfig;
-  readonly constrain?: (request: PolicyRequest) => AllowedNext | null | undefined;
+  readonly constrain?: (request: PolicyRequest) => Constraint | null | undefined;
   /** Bumped by the learner after each update. */
   version: number;
 
@@ -83,7 +86,7 @@ export class TransformerPolicy implements Policy {
     const rows = requests.map((request): SampleRow => {
       const allowedNext = this.constrain?.(request) ?? undefined;
       // Under a constraint the longest legal action sets the budget: cut short, it would come out malformed.
-      const longest = (allowedNext as { longest?: number } | undefined)?.longest ?? 0;
+      const longest = allowedNext?.longest ?? 0;
       const maxNewTokens = Math.max(this.sampling.maxNewTokens, longest);
       if (maxNewTokens >= this.model.config.contextLength)
         throw new RangeError(
