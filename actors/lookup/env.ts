@@ -219,6 +219,11 @@ export const createLookupEnv = (rewards: LookupRewards = DEFAULT_REWARDS) =>
     task: drawTask,
     maxTurns: MAX_TURNS + 2,
     legalActions,
+    // The copy head: a key named in the prompt or a value shown in a result is one pointer away.
+    model: { copy: true },
+    // A fresh policy never samples a well-formed <lookup>...</lookup> (RL would see no reward): clone a few
+    // expert episodes first. `train --no-warm-start` skips it.
+    warmStart: { episodes: 400, epochs: 5 },
   });
 
 export const lookupEnv = createLookupEnv();

@@ -7,6 +7,7 @@ import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../le
 import { evaluate } from "../learn/evaluate.ts";
 import { sft } from "../learn/sft.ts";
 import { policyFromModel, readLatest, readRunConfig, train } from "../learn/trainer.ts";
+import { describeWarmStart } from "../learn/warm-start.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
 import { requireLegalActions } from "../policy/legal.ts";
@@ -97,6 +98,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .requiredOption("--out <dir>", "run folder (config.json, metrics.jsonl, checkpoints/, episodes/)")
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default(d.backend))
     .option("--init <dir>", "start from this checkpoint (e.g. written by sft)")
+    .option("--no-warm-start", "start RL from a fresh model, without the environment's default warm start")
     .option("--resume", "continue the run in --out from its last checkpoint")
     .option("--tasks <n>", "tasks per update", int("--tasks", 1), d.tasksPerStep)
     .option("--group-size <n>", "episodes per task", int("--group-size", 1), d.groupSize)
@@ -135,6 +137,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         // --steps may extend a resumed run; everything else comes from the run's own config.
         config = { ...saved, steps: Math.max(saved.steps, opts.steps === d.steps ? saved.steps : opts.steps) };
       } else {
+        const env = await loadEnv(opts.env);
         config = decodeTrainConfig(
           {
             ...d,
@@ -157,7 +160,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             constrained: !!opts.constrained,
             evalEpisodes: opts.evalEpisodes,
             checkpointEvery: opts.checkpointEvery,
-            model: modelFor(await loadEnv(opts.env), opts.contextLength),
+            model: modelFor(env, opts.contextLength),
+            ...(opts.init || !opts.warmStart || !env.warmStart ? {} : { warmStart: env.warmStart }),
           },
           "train options",
         );
@@ -176,7 +180,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         out(
           `trained ${config.algo} on ${config.env} for ${result.steps} updates (policy version ${result.version}, backend ${result.backend}) -> ${runDir}` +
             (result.before
-              ? `\n  before: success ${result.before.successRate?.toFixed(3)}, return ${result.before.meanReturn.toFixed(3)}`
+              ? `\n  before: success ${result.before.successRate?.toFixed(3)}, return ${result.before.meanReturn.toFixed(3)}${config.warmStart ? ` (after the warm start: ${describeWarmStart(config.warmStart)})` : ""}`
               : "") +
             (result.after
               ? `\n  after:  success ${result.after.successRate?.toFixed(3)}, return ${result.after.meanReturn.toFixed(3)}`

@@ -10,6 +10,9 @@ const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
 const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0));
 const Probability = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(1));
 
+export const WarmStartConfig = Schema.Struct({ episodes: PositiveInt, epochs: PositiveInt });
+export type WarmStartConfig = typeof WarmStartConfig.Type;
+
 export const TrainConfig = Schema.Struct({
   env: Schema.String,
   algo: Schema.Literals(ALGORITHMS),
@@ -57,11 +60,18 @@ export const TrainConfig = Schema.Struct({
   /** Updates between checkpoints, and evaluation episodes at the end (greedy, unseen seeds). */
   checkpointEvery: PositiveInt,
   evalEpisodes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  /**
+   * Before RL, when starting from a fresh model: clone this many episodes of the environment's expert for
+   * this many epochs (`EnvDefinition.warmStart` gives an environment's default); absent or null: none.
+   */
+  warmStart: Schema.optionalKey(Schema.NullOr(WarmStartConfig)),
   model: Schema.Struct({
     layers: PositiveInt,
     heads: PositiveInt,
     width: PositiveInt,
     contextLength: PositiveInt,
+    /** The copy (pointer) head; absent = off. */
+    copy: Schema.optionalKey(Schema.Boolean),
   }),
 });
 export type TrainConfig = typeof TrainConfig.Type;

@@ -42,6 +42,7 @@ import { decodeTrainConfig, type TrainConfig } from "./config.ts";
 import { type EvalSummary, evaluate } from "./evaluate.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { episodeToSequence, type Sequence } from "./trajectory.ts";
+import { runWarmStart } from "./warm-start.ts";
 
 export interface TrainOptions {
   readonly env: EnvDefinition;
@@ -186,11 +187,18 @@ export const freshModelConfig = (config: TrainConfig, vocabSize: number, where =
 };
 
 export const train = async (options: TrainOptions): Promise<TrainResult> => {
-  const { env, config, out } = options;
+  const { env, out } = options;
+  let config = options.config;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);
+  if (!options.resume && existsSync(join(out, "metrics.jsonl")))
+    throw new UsageError({ detail: `${out} already holds a run; use --resume to continue it, or another --out` });
   const backend = await initBackend(config.backend, { log });
   mkdirSync(out, { recursive: true });
+  // A warm start replaces a fresh model: RL (and its KL reference) start from the cloned checkpoint.
+  if (config.warmStart && !config.init) {
+    config = { ...config, init: await runWarmStart(env, config, config.warmStart, out, log) };
+  }
   const metricsFile = join(out, "metrics.jsonl");
 
   // --- the policy: resumed, initialised from a checkpoint, or fresh ------------------------------------
@@ -216,10 +224,6 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     if (!savedOptimizer) log(`${latest.dir} holds no optimizer state: AdamW restarts from zero moments`);
     startStep = latest.version;
     log(`resuming ${out} from policy version ${latest.version}`);
-  }
-  if (!options.resume) {
-    if (existsSync(join(out, "metrics.jsonl")))
-      throw new UsageError({ detail: `${out} already holds a run; use --resume to continue it, or another --out` });
   }
   // Work after the last checkpoint is redone: its metrics lines and journals are dropped.
   if (existsSync(metricsFile)) {
@@ -258,7 +262,9 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       ? await evaluate(env.evaluation ?? env, greedy, { episodes: config.evalEpisodes, seed: evalSeed })
       : undefined;
   if (before) {
-    log(`before training: success ${before.successRate?.toFixed(3)}, mean return ${before.meanReturn.toFixed(3)}`);
+    const what =
+      options.config.warmStart && !options.config.init ? "after the warm start, before RL" : "before training";
+    log(`${what}: success ${before.successRate?.toFixed(3)}, mean return ${before.meanReturn.toFixed(3)}`);
     // Written now: a run killed later and resumed does not evaluate the initial policy again.
     await writeJsonAtomically(join(out, "eval.json"), { before });
   }

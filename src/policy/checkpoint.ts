@@ -105,6 +105,8 @@ const ConfigFile = Schema.Struct({
   tiedEmbeddings: Schema.Boolean,
   initStd: Schema.Finite,
   layerNormEps: Schema.Finite,
+  /** Absent in checkpoints written before the copy head existed: off. */
+  copy: Schema.optionalKey(Schema.Boolean),
 });
 
 const TokenizerFile = Schema.Struct({
@@ -254,7 +256,9 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
       throw new RangeError("optimizer state has moments of non-parameters");
     moments = toLittleEndian(values);
   }
-  const config = JSON.stringify(model.config, null, 2);
+  // `copy` is written only when on, so a checkpoint without the copy head reads as it did before it existed.
+  const { copy, ...withoutCopy } = model.config;
+  const config = JSON.stringify(copy ? model.config : withoutCopy, null, 2);
   const tokenizerJson = JSON.stringify({
     kind: "words",
     id: tokenizer.id,

@@ -6,6 +6,14 @@
  *   logits = LN_f(x_L) E^T   (tied)  or  LN_f(x_L) W_head
  *   value  = LN_f(x_L) w_v + b_v                     one scalar per position, for PPO
  *
+ * With `copy` on, a pointer head lets the model copy from its context: position t scores every earlier
+ * slot s < t (q_t . k_s over the final hidden states), and one softmax runs jointly over the vocabulary
+ * logits and these copy scores; choosing slot s emits the token that followed it (id[s + 1]). The token's
+ * probability is its vocabulary share plus the shares of every slot it followed, and the model returns
+ * log p in place of logits (a normalised distribution, so every sampler and loss works unchanged). Copying
+ * a name from a retrieved passage then needs one attention pattern ("the slot after `studio is`"), not an
+ * attention pattern plus a value path that carries the name's identity to the output.
+ *
  * No dropout: RL needs the logprobs of the sampling pass and of the training pass to agree exactly.
  *
  * Speed on wasm (DESIGN §7): every projection is a plain 2-D matMul on [B*T, in] x [in, out], with a
@@ -41,6 +49,8 @@ export interface GptConfig {
   /** Standard deviation of the initial weights (residual projections are scaled by 1/sqrt(2 layers)). */
   readonly initStd: number;
   readonly layerNormEps: number;
+  /** A pointer head that copies tokens from the context (see the top of this file); off by default. */
+  readonly copy: boolean;
 }
 
 export const DEFAULT_GPT_CONFIG: GptConfig = {
@@ -54,6 +64,7 @@ export const DEFAULT_GPT_CONFIG: GptConfig = {
   tiedEmbeddings: true,
   initStd: 0.02,
   layerNormEps: 1e-5,
+  copy: false,
 };
 
 /** A complete, checked config from overrides of the defaults. */
@@ -71,6 +82,8 @@ export const gptConfig = (overrides: Partial<GptConfig> = {}): GptConfig => {
   if (config.activation !== "relu" && config.activation !== "gelu") {
     throw new RangeError(`GPT config: activation must be "relu" or "gelu", got ${config.activation}`);
   }
+  if (typeof config.copy !== "boolean")
+    throw new RangeError(`GPT config: copy must be true or false, got ${config.copy}`);
   return config;
 };
 
@@ -198,6 +211,75 @@ const logprobAndEntropy = tf.customGrad(((z: tf.Tensor2D, hot: tf.Tensor2D, save
     },
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (z: tf.Tensor2D, hot: tf.Tensor2D) => tf.Tensor2D;
+
+/** Added to probabilities before their log: log(0) would be -Infinity (and NaN in 0 * log 0). */
+const COPY_EPS = 1e-30;
+
+/**
+ * The copy head's output. z [N, V] vocabulary logits, c [N, S] copy scores (masked slots at MASKED),
+ * `seg` [N * S] int32: the flat index n * V + id of the token that slot s emits. One softmax q over the
+ * V + S entries; p(v) = q_z(v) + sum of q_c(s) over slots s that emit v; returns log p [N, V].
+ *
+ * The normalisers come from each part's own softmax (log Z = max(u) - log(max(softmax(u)))), so no
+ * elementwise exp runs over [N, V] (slow on wasm) and no concat/split. Gradient, with r = g / p:
+ *   dz = q_z (r - k),  dc = q_c (r[seg] - k),  k = sum(q_z r) + sum(q_c r[seg])   (per row)
+ */
+const copyMixture = (z: tf.Tensor2D, c: tf.Tensor2D, seg: tf.Tensor1D): tf.Tensor2D => {
+  const [rows, vocab] = z.shape;
+  const slots = c.shape[1];
+  const op = tf.customGrad(((zIn: tf.Tensor2D, cIn: tf.Tensor2D, save: tf.GradSaveFunc) => {
+    const logNormaliser = (u: tf.Tensor2D, p: tf.Tensor2D) => tf.sub(tf.max(u, 1), tf.log(tf.max(p, 1)));
+    const pz = tf.softmax(zIn);
+    const pc = tf.softmax(cIn);
+    const logZz = logNormaliser(zIn, pz);
+    const logZc = logNormaliser(cIn, pc);
+    const top = tf.maximum(logZz, logZc);
+    const logZ = tf.add(top, tf.log(tf.add(tf.exp(tf.sub(logZz, top)), tf.exp(tf.sub(logZc, top)))));
+    const qz = tf.mul(pz, tf.reshape(tf.exp(tf.sub(logZz, logZ)), [rows, 1]));
+    const qc = tf.mul(pc, tf.reshape(tf.exp(tf.sub(logZc, logZ)), [rows, 1]));
+    const copied = tf.reshape(tf.unsortedSegmentSum(tf.reshape(qc, [-1]), seg, rows * vocab), [rows, vocab]);
+    const p = tf.add(tf.add(qz, copied), COPY_EPS);
+    save([qz, qc, p, seg]);
+    return {
+      value: tf.log(p),
+      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+        const [sqz, sqc, sp] = saved as tf.Tensor2D[];
+        const r = tf.div(dy, sp);
+        const rc = tf.reshape(tf.gather(tf.reshape(r, [-1]), saved[3] as tf.Tensor1D), [rows, slots]);
+        const k = tf.reshape(tf.add(tf.sum(tf.mul(sqz, r), 1), tf.sum(tf.mul(sqc, rc), 1)), [rows, 1]);
+        return [tf.mul(sqz, tf.sub(r, k)), tf.mul(sqc, tf.sub(rc, k))];
+      },
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (z: tf.Tensor2D, c: tf.Tensor2D) => tf.Tensor2D;
+  return op(z, c);
+};
+
+/**
+ * The copy head's inputs for query rows over key slots: the additive mask [Q, S] and the flat segment ids
+ * [Q * S] of `copyMixture`. `allowed(q, s)` says whether query row q may copy from slot s; `emits(q, s)` is
+ * the id slot s emits for row q (ignored where not allowed).
+ */
+const copyTargets = (
+  queries: number,
+  slots: number,
+  vocab: number,
+  allowed: (q: number, s: number) => boolean,
+  emits: (q: number, s: number) => number,
+): { mask: tf.Tensor2D; seg: tf.Tensor1D } => {
+  const mask = new Float32Array(queries * slots);
+  const seg = new Int32Array(queries * slots);
+  for (let q = 0; q < queries; q++) {
+    for (let s = 0; s < slots; s++) {
+      const i = q * slots + s;
+      if (allowed(q, s)) seg[i] = q * vocab + emits(q, s);
+      else {
+        mask[i] = MASKED;
+        seg[i] = q * vocab;
+      }
+    }
+  }
+  return { mask: tf.tensor2d(mask, [queries, slots]), seg: tf.tensor1d(seg, "int32") };
+};
 
 class Linear {
   readonly weight: tf.Variable;
@@ -369,6 +451,15 @@ export interface KvCache {
   readonly slots: number;
   /** The output projection [d, V], transposed once per decode (transposes are slow on wasm). */
   readonly outputWeights: tf.Tensor2D;
+  /** With the copy head: its keys for every slot [B, S, dc], and each row's ids slot by slot (pads included). */
+  readonly copy?: { readonly keys: tf.Tensor3D; readonly ids: readonly (readonly number[])[] };
+}
+
+/** The copy head's query and key projections (final hidden state to dc = width / heads). */
+interface CopyHead {
+  readonly query: Linear;
+  readonly key: Linear;
+  readonly width: number;
 }
 
 export class Gpt {
@@ -380,6 +471,7 @@ export class Gpt {
   readonly lnF: LayerNorm;
   readonly head: tf.Variable | null;
   readonly valueHead: Linear;
+  readonly copyHead: CopyHead | null;
 
   constructor(config: Partial<GptConfig>, seed: string) {
     this.config = gptConfig(config);
@@ -393,6 +485,15 @@ export class Gpt {
     this.lnF = new LayerNorm(store, "lnf", width, layerNormEps);
     this.head = tiedEmbeddings ? null : store.create("head", [width, vocabSize], { kind: "normal", std: initStd });
     this.valueHead = new Linear(store, "value", width, 1, 0);
+    // Created last, so a model without the copy head initialises exactly as before it existed.
+    const copyWidth = width / this.config.heads;
+    this.copyHead = this.config.copy
+      ? {
+          query: new Linear(store, "copy.query", width, copyWidth, initStd, false),
+          key: new Linear(store, "copy.key", width, copyWidth, initStd, false),
+          width: copyWidth,
+        }
+      : null;
   }
 
   /** Trainable variables by name, in a fixed order. */
@@ -417,7 +518,7 @@ export class Gpt {
     return tf.tidy(() => {
       const [batch, time] = tokens.shape;
       const { hidden } = this.trunk(tokens, options.leftPad);
-      return tf.reshape(this.project(hidden), [batch, time, this.config.vocabSize]);
+      return tf.reshape(this.outputs(hidden, tokens, options.leftPad), [batch, time, this.config.vocabSize]);
     });
   }
 
@@ -434,7 +535,7 @@ export class Gpt {
       const [batch, time] = inputs.shape;
       const vocab = this.config.vocabSize;
       const { hidden } = this.trunk(inputs, options.leftPad);
-      let logits = this.project(hidden);
+      let logits = this.outputs(hidden, inputs, options.leftPad);
       if (options.logitMask) logits = tf.add(logits, tf.reshape(options.logitMask, [batch * time, vocab]));
       const stats = logprobAndEntropy(logits, floatOneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, vocab));
       const column = (i: number) => tf.reshape(tf.slice(stats, [0, i], [-1, 1]), [batch, time]) as tf.Tensor2D;
@@ -466,18 +567,34 @@ export class Gpt {
       ids.set(context, b * longest + leftPad[b]);
     });
     let layers: LayerCache[] = [];
+    let copyKeys: tf.Tensor3D | null = null;
+    const batch = contexts.length;
     // A copy the cache owns (for an untied head, a clone sharing the variable's data).
     const outputWeights = tf.keep(this.head ? tf.clone(this.head as tf.Tensor2D) : this.outputWeights());
     const logits = withoutGradients(() =>
       tf.tidy(() => {
-        const tokens = tf.tensor2d(ids, [contexts.length, longest], "int32");
+        const tokens = tf.tensor2d(ids, [batch, longest], "int32");
         const { hidden, caches } = this.trunk(tokens, leftPad);
         layers = caches.map((layer) => ({ keys: tf.keep(layer.keys), values: tf.keep(layer.values) }));
-        const last = tf.slice(tf.reshape(hidden, [contexts.length, longest, -1]), [0, longest - 1, 0], [-1, 1, -1]);
-        return tf.matMul(tf.reshape(last, [contexts.length, -1]), outputWeights) as tf.Tensor2D;
+        const last = tf.reshape(tf.slice(tf.reshape(hidden, [batch, longest, -1]), [0, longest - 1, 0], [-1, 1, -1]), [
+          batch,
+          -1,
+        ]) as tf.Tensor2D;
+        const vocabLogits = tf.matMul(last, outputWeights) as tf.Tensor2D;
+        if (!this.copyHead) return vocabLogits;
+        const keys = tf.reshape(this.copyHead.key.apply(hidden), [batch, longest, this.copyHead.width]) as tf.Tensor3D;
+        copyKeys = tf.keep(keys);
+        // The last slot is the query itself: what follows it is what we are predicting.
+        return this.copyStep(last, vocabLogits, keys, leftPad, (b, s) => ids[b * longest + s + 1], longest - 1);
       }),
     );
-    return { logits, cache: { layers, leftPad, slots: longest, outputWeights } };
+    const copy = copyKeys
+      ? {
+          keys: copyKeys as tf.Tensor3D,
+          ids: contexts.map((_, b) => Array.from(ids.subarray(b * longest, (b + 1) * longest))),
+        }
+      : undefined;
+    return { logits, cache: { layers, leftPad, slots: longest, outputWeights, ...(copy ? { copy } : {}) } };
   }
 
   /**
@@ -491,6 +608,8 @@ export class Gpt {
     const last = this.config.contextLength - 1;
     const positions = cache.leftPad.map((pad) => Math.min(cache.slots - pad, last));
     const layers: LayerCache[] = [];
+    const ids = cache.copy?.ids.map((row, b) => [...row, tokens[b]]);
+    let copyKeys: tf.Tensor3D | null = null;
     const logits = withoutGradients(() =>
       tf.tidy(() => {
         let x = this.embed(tf.tensor1d([...tokens], "int32"), tf.tensor1d(positions, "int32"));
@@ -500,11 +619,18 @@ export class Gpt {
           x = out.x;
           layers.push({ keys: tf.keep(out.cache.keys), values: tf.keep(out.cache.values) });
         });
-        return tf.matMul(this.lnF.apply(x), cache.outputWeights) as tf.Tensor2D;
+        const hidden = this.lnF.apply(x);
+        const vocabLogits = tf.matMul(hidden, cache.outputWeights) as tf.Tensor2D;
+        if (!this.copyHead || !cache.copy || !ids) return vocabLogits;
+        const fresh = tf.reshape(this.copyHead.key.apply(hidden), [batch, 1, this.copyHead.width]);
+        const keys = tf.concat([cache.copy.keys, fresh], 1) as tf.Tensor3D;
+        copyKeys = tf.keep(keys);
+        return this.copyStep(hidden, vocabLogits, keys, cache.leftPad, (b, s) => ids[b][s + 1], cache.slots);
       }),
     );
     disposeLayers(cache);
-    return { logits, cache: { ...cache, layers, slots: cache.slots + 1 } };
+    const copy = copyKeys && ids ? { keys: copyKeys as tf.Tensor3D, ids } : undefined;
+    return { logits, cache: { ...cache, layers, slots: cache.slots + 1, ...(copy ? { copy } : {}) } };
   }
 
   // --- internals ----------------------------------------------------------------------------------------
@@ -543,6 +669,59 @@ export class Gpt {
     return { hidden: this.lnF.apply(x), caches };
   }
 
+  /**
+   * Output logits [B*T, V] for hidden [B*T, d] of `tokens` [B, T]: the vocabulary logits, or with the copy
+   * head log p of the mixture (position t may copy from slots leftPad <= s < t).
+   */
+  private outputs(hidden: tf.Tensor2D, tokens: tf.Tensor2D, leftPad?: readonly number[]): tf.Tensor2D {
+    const vocabLogits = this.project(hidden);
+    if (!this.copyHead) return vocabLogits;
+    const [batch, time] = tokens.shape;
+    const vocab = this.config.vocabSize;
+    const ids = tokens.dataSync();
+    const head = this.copyHead;
+    const queries = tf.reshape(head.query.apply(hidden), [batch, time, head.width]);
+    const keys = tf.reshape(head.key.apply(hidden), [batch, time, head.width]);
+    const scores = tf.reshape(tf.mul(tf.matMul(queries, keys, false, true), 1 / Math.sqrt(head.width)), [
+      batch * time,
+      time,
+    ]);
+    const { mask, seg } = copyTargets(
+      batch * time,
+      time,
+      vocab,
+      (row, s) => s < row % time && s >= (leftPad?.[Math.floor(row / time)] ?? 0),
+      (row, s) => ids[Math.floor(row / time) * time + s + 1],
+    );
+    return copyMixture(vocabLogits, tf.add(scores, mask), seg);
+  }
+
+  /**
+   * One decoding position per row: hidden [B, d], its vocabulary logits [B, V], the copy keys of every
+   * slot [B, S, dc]; row b may copy from slots leftPad[b] <= s < `before`, emitting `emits(b, s)`.
+   */
+  private copyStep(
+    hidden: tf.Tensor2D,
+    vocabLogits: tf.Tensor2D,
+    keys: tf.Tensor3D,
+    leftPad: readonly number[],
+    emits: (b: number, s: number) => number,
+    before: number,
+  ): tf.Tensor2D {
+    const head = this.copyHead as CopyHead;
+    const [batch, slots] = keys.shape;
+    const query = tf.reshape(head.query.apply(hidden), [batch, 1, head.width]);
+    const scores = tf.reshape(tf.mul(tf.matMul(query, keys, false, true), 1 / Math.sqrt(head.width)), [batch, slots]);
+    const { mask, seg } = copyTargets(
+      batch,
+      slots,
+      this.config.vocabSize,
+      (b, s) => s < before && s >= leftPad[b],
+      emits,
+    );
+    return copyMixture(vocabLogits, tf.add(scores, mask) as tf.Tensor2D, seg);
+  }
+
   /** Token + position embeddings [N, d] from ids [N] and positions [N]. */
   private embed(ids: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D {
     const tokenPart = embedRows(this.tokenEmbedding as tf.Tensor2D, ids);
@@ -572,6 +751,7 @@ const disposeLayers = (cache: KvCache): void => {
     layer.keys.dispose();
     layer.values.dispose();
   }
+  cache.copy?.keys.dispose();
 };
 
 export const disposeCache = (cache: KvCache): void => {

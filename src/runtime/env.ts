@@ -129,7 +129,15 @@ export interface EnvDefinition<Task extends Json = Json> {
     readonly heads?: number;
     readonly width?: number;
     readonly contextLength?: number;
+    /** A pointer head that copies tokens from the context (names from passages); off by default. */
+    readonly copy?: boolean;
   };
+  /**
+   * The warm start `train` runs by default when it starts from a fresh model: this many episodes of the
+   * `expert` policy, cloned for this many epochs. For environments whose action format a fresh policy never
+   * finds by sampling (RL would see no reward at all). Absent: RL starts from the fresh model.
+   */
+  readonly warmStart?: { readonly episodes: number; readonly epochs: number };
   /**
    * Constrained decoding: the complete action texts this environment accepts as sensible in the state the
    * history shows (e.g. "a search or an answer, naming an entity seen so far"), or null for no constraint.

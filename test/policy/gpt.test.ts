@@ -22,8 +22,12 @@ const maxAbsDifference = (a: ArrayLike<number>, b: ArrayLike<number>): number =>
 };
 
 describe("Gpt", () => {
-  it.each([true, false])("decodes with a KV cache to the same logits as a full forward pass (tied: %s)", (tied) => {
-    const model = new Gpt({ ...TINY, tiedEmbeddings: tied }, "kv");
+  it.each([
+    [true, false],
+    [false, false],
+    [true, true],
+  ])("decodes with a KV cache to the same logits as a full forward pass (tied: %s, copy head: %s)", (tied, copy) => {
+    const model = new Gpt({ ...TINY, tiedEmbeddings: tied, copy }, "kv");
     const contexts = [
       [1, 2, 3, 4, 5, 6],
       [7, 8],
@@ -51,21 +55,24 @@ describe("Gpt", () => {
     model.dispose();
   });
 
-  it("gives a row the same logits whatever its left padding and batch neighbours", () => {
-    const model = new Gpt(TINY, "pad");
-    const alone = model.prefill([[3, 1, 4]]);
-    const batched = model.prefill([
-      [2, 7, 1, 8, 2, 8, 1],
-      [3, 1, 4],
-    ]);
-    const row = (batched.logits.arraySync() as number[][])[1];
-    expect(maxAbsDifference(row, (alone.logits.arraySync() as number[][])[0])).toBeLessThan(1e-5);
-    for (const r of [alone, batched]) {
-      r.logits.dispose();
-      disposeCache(r.cache);
-    }
-    model.dispose();
-  });
+  it.each([false, true])(
+    "gives a row the same logits whatever its left padding and batch neighbours (copy head: %s)",
+    (copy) => {
+      const model = new Gpt({ ...TINY, copy }, "pad");
+      const alone = model.prefill([[3, 1, 4]]);
+      const batched = model.prefill([
+        [2, 7, 1, 8, 2, 8, 1],
+        [3, 1, 4],
+      ]);
+      const row = (batched.logits.arraySync() as number[][])[1];
+      expect(maxAbsDifference(row, (alone.logits.arraySync() as number[][])[0])).toBeLessThan(1e-5);
+      for (const r of [alone, batched]) {
+        r.logits.dispose();
+        disposeCache(r.cache);
+      }
+      model.dispose();
+    },
+  );
 
   it("initialises deterministically from its seed", () => {
     const a = new Gpt(TINY, "same");
@@ -78,9 +85,9 @@ describe("Gpt", () => {
     for (const m of [a, b, c]) m.dispose();
   });
 
-  it("has gradients that agree with finite differences", () => {
+  it.each([false, true])("has gradients that agree with finite differences (copy head: %s)", (copy) => {
     // gelu keeps the loss smooth for finite differences (a ReLU kink between x-h and x+h spoils them).
-    const model = new Gpt({ ...TINY, layers: 1, initStd: 0.3, activation: "gelu" }, "grad");
+    const model = new Gpt({ ...TINY, layers: 1, initStd: 0.3, activation: "gelu", copy }, "grad");
     const inputs = tf.tensor2d(
       [
         [1, 5, 9, 2, 6],
@@ -142,6 +149,7 @@ describe("Gpt", () => {
       "h.0.mlp.proj.weight",
       "lnf.gain",
       "value.weight",
+      ...(copy ? ["copy.query.weight", "copy.key.weight"] : []),
     ];
     for (const name of checked) {
       const variable = model.parameters.get(name)!;
@@ -168,6 +176,34 @@ describe("Gpt", () => {
     }
     for (const g of Object.values(grads)) g.dispose();
     tf.dispose([inputs, targets, weights, padWeights, logitMask]);
+    model.dispose();
+  });
+
+  it("with the copy head, puts the probability of copying a slot on the token that followed it", () => {
+    // A model whose vocabulary logits are flat (zero output weights) can only prefer a token by copying:
+    // position t may copy slot s < t, which emits the token at s + 1.
+    const model = new Gpt({ ...TINY, tiedEmbeddings: false, copy: true, initStd: 0.5 }, "copy");
+    model.parameters.get("head")!.assign(tf.zeros([TINY.width, TINY.vocabSize]));
+    const logits = fullLogits(model, [5, 9, 5, 7]);
+    const probabilities = logits.map((row) => row.map(Math.exp));
+    for (const row of probabilities) expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 4);
+    // Position 0 has nothing to copy: uniform.
+    expect(Math.max(...probabilities[0]) - Math.min(...probabilities[0])).toBeLessThan(1e-6);
+    // Position 1 may copy slot 0, which emits 9; position 3 slots 0, 1, 2, which emit 9, 5, 7.
+    const others = (row: number[], boosted: number[]) => row.filter((_, id) => !boosted.includes(id));
+    const flat = (xs: number[]) => Math.max(...xs) - Math.min(...xs);
+    expect(flat(others(probabilities[1], [9]))).toBeLessThan(1e-6);
+    expect(probabilities[1][9]).toBeGreaterThan(probabilities[1][0]);
+    expect(flat(others(probabilities[3], [9, 5, 7]))).toBeLessThan(1e-6);
+    expect(probabilities[3][5]).toBeGreaterThan(probabilities[3][0]);
+    model.dispose();
+  });
+
+  it("loads a config without the copy key as a model without the copy head", () => {
+    const model = new Gpt(TINY, "plain");
+    expect(model.config.copy).toBe(false);
+    expect(model.copyHead).toBeNull();
+    expect([...model.parameters.keys()].some((name) => name.startsWith("copy."))).toBe(false);
     model.dispose();
   });
 });

@@ -1,0 +1,74 @@
+/**
+ * A short warm start before RL: record a few episodes of the environment's `expert` policy and clone them
+ * (cross-entropy on action tokens). An environment whose fresh policy cannot find the action format by
+ * sampling (RL then sees no reward at all) declares one as its default (`EnvDefinition.warmStart`);
+ * `train` runs it when it starts from a fresh model and says so, and `--no-warm-start` skips it.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { record } from "../cli/record.ts";
+import { UsageError } from "../kernel/errors.ts";
+import { splitSeed } from "../kernel/prng.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import type { TrainConfig, WarmStartConfig } from "./config.ts";
+import { sft } from "./sft.ts";
+
+/** Where a run keeps its warm start: the demonstrations and the cloned checkpoint RL starts from. */
+export const warmStartDir = (runDir: string) => join(runDir, "warm-start");
+export const warmStartCheckpoint = (runDir: string) => join(warmStartDir(runDir), "checkpoint");
+
+export const describeWarmStart = (w: WarmStartConfig) =>
+  `${w.episodes} expert episodes cloned for ${w.epochs} epoch${w.epochs === 1 ? "" : "s"}`;
+
+/**
+ * Records and clones into `warmStartDir(runDir)`; returns the checkpoint. A checkpoint already there (a
+ * run interrupted after its warm start) is reused.
+ */
+export const runWarmStart = async (
+  env: EnvDefinition,
+  config: TrainConfig,
+  warm: WarmStartConfig,
+  runDir: string,
+  log: (line: string) => void,
+): Promise<string> => {
+  const checkpoint = warmStartCheckpoint(runDir);
+  if (existsSync(join(checkpoint, "manifest.json"))) {
+    log(`warm start: reusing ${checkpoint}`);
+    return checkpoint;
+  }
+  const expert = env.policies?.expert;
+  if (!expert)
+    throw new UsageError({
+      detail: `the warm start records the environment's "expert" policy, and ${env.id} has none: use --no-warm-start or --init DIR`,
+    });
+  const started = performance.now();
+  const seed = splitSeed(config.seed, "warm-start");
+  const demos = join(warmStartDir(runDir), "demos");
+  const recorded = await record({
+    env,
+    policy: expert(),
+    episodes: warm.episodes,
+    seed,
+    out: demos,
+    concurrency: 32,
+    durability: "episode",
+    quiet: true,
+  });
+  const cloned = await sft({
+    env,
+    data: demos,
+    out: checkpoint,
+    epochs: warm.epochs,
+    batchSize: 16,
+    lr: 3e-3,
+    seed,
+    backend: config.backend,
+    model: config.model,
+    constrained: config.constrained ?? false,
+    log,
+  });
+  log(
+    `warm start: ${describeWarmStart(warm)} (expert success ${recorded.successRate?.toFixed(3) ?? "n/a"}, final loss ${cloned.losses.at(-1)?.toFixed(3)}) in ${((performance.now() - started) / 1000).toFixed(0)} s -> ${checkpoint}`,
+  );
+  return checkpoint;
+};

@@ -1,0 +1,49 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { lookup } from "../../actors/lookup/index.ts";
+import { UsageError } from "../../src/kernel/errors.ts";
+import { DEFAULT_TRAIN_CONFIG, type TrainConfig } from "../../src/learn/config.ts";
+import { train } from "../../src/learn/trainer.ts";
+import { warmStartCheckpoint } from "../../src/learn/warm-start.ts";
+import { tempDir } from "../support/index.ts";
+
+const config = (warmStart: TrainConfig["warmStart"]): TrainConfig => ({
+  ...DEFAULT_TRAIN_CONFIG,
+  backend: "wasm",
+  steps: 1,
+  tasksPerStep: 2,
+  groupSize: 2,
+  evalEpisodes: 0,
+  model: { layers: 1, heads: 2, width: 16, contextLength: 192, copy: true },
+  warmStart,
+});
+
+describe("the warm start before RL", () => {
+  it("clones expert episodes into the run folder, starts RL from them, and reuses them on resume", async () => {
+    const out = join(tempDir(), "run");
+    const lines: string[] = [];
+    await train({ env: lookup, config: config({ episodes: 6, epochs: 1 }), out, log: (l) => lines.push(l) });
+    expect(readdirSync(join(out, "warm-start", "demos")).filter((f) => f.endsWith(".jsonl"))).toHaveLength(6);
+    expect(existsSync(join(warmStartCheckpoint(out), "manifest.json"))).toBe(true);
+    const saved = JSON.parse(readFileSync(join(out, "config.json"), "utf8")) as TrainConfig;
+    // The run's config says where RL started: a resume (and the KL reference) load the same weights.
+    expect(saved.init).toBe(warmStartCheckpoint(out));
+    expect(saved.warmStart).toEqual({ episodes: 6, epochs: 1 });
+    expect(lines.some((l) => l.startsWith("warm start: 6 expert episodes cloned for 1 epoch"))).toBe(true);
+
+    const resumed: string[] = [];
+    await train({ env: lookup, config: { ...saved, steps: 2 }, out, resume: true, log: (l) => resumed.push(l) });
+    expect(resumed.some((l) => l.startsWith("warm start"))).toBe(false);
+    expect(readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n")).toHaveLength(2);
+  });
+
+  it("refuses, before any work, an environment without an expert policy", async () => {
+    const { policies: _, ...withoutExpert } = lookup;
+    const out = join(tempDir(), "run");
+    const run = train({ env: withoutExpert, config: config({ episodes: 4, epochs: 1 }), out, log: () => {} });
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(run).rejects.toThrow(/"expert" policy.*--no-warm-start/);
+    expect(existsSync(join(out, "metrics.jsonl"))).toBe(false);
+  });
+});
