@@ -19,11 +19,12 @@ import { configureEnv, loadEnv } from "./registry.ts";
 /** A fresh model's context when neither the user nor the environment says. */
 const DEFAULT_CONTEXT = 192;
 /** A fresh model's shape: the train config's, then the environment's, then the user's context length. */
-export const modelFor = (env: EnvDefinition, contextLength?: number) => ({
+export const modelFor = (env: EnvDefinition, contextLength?: number, copy?: boolean) => ({
   ...DEFAULT_TRAIN_CONFIG.model,
   contextLength: DEFAULT_CONTEXT,
   ...env.model,
   ...(contextLength === undefined ? {} : { contextLength }),
+  ...(copy === undefined ? {} : { copy }),
 });
 
 const BACKENDS = ["auto", ...BACKEND_ORDER];
@@ -127,6 +128,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       "a fresh model's context in tokens (default: the environment's)",
       int("--context-length", 16),
     )
+    .option("--copy-head", "a fresh model gets the copy (pointer) head (default: the environment's)")
+    .option("--no-copy-head", "a fresh model without the copy head")
     .option("--checkpoint-every <n>", "updates between checkpoints", int("--checkpoint-every", 1), d.checkpointEvery)
     .option("--json", "print the result as JSON")
     .action(async (opts) => {
@@ -160,7 +163,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             constrained: !!opts.constrained,
             evalEpisodes: opts.evalEpisodes,
             checkpointEvery: opts.checkpointEvery,
-            model: modelFor(env, opts.contextLength),
+            model: modelFor(env, opts.contextLength, opts.copyHead),
             ...(opts.init || !opts.warmStart || !env.warmStart ? {} : { warmStart: env.warmStart }),
           },
           "train options",
@@ -217,6 +220,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       "the model's context in tokens (default: the environment's)",
       int("--context-length", 16),
     )
+    .option("--copy-head", "a fresh model gets the copy (pointer) head (default: the environment's)")
+    .option("--no-copy-head", "a fresh model without the copy head")
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts) => {
       const env = await loadEnv(opts.env);
@@ -230,7 +235,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         lr: opts.lr,
         seed: String(opts.seed),
         backend: opts.backend,
-        model: modelFor(env, opts.contextLength),
+        model: modelFor(env, opts.contextLength, opts.copyHead),
         curriculum: opts.curriculum,
         constrained: !!opts.constrained,
         ...(opts.init ? { init: opts.init } : {}),

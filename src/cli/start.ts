@@ -37,7 +37,8 @@ export interface StartOptions {
 
 /** The schedule of the lookup job; `--quick` is a smoke run of the same stages. */
 export const START_PLAN = {
-  full: { demos: 400, sftEpochs: 12, steps: 40, tasks: 16, epochs: 4, evalEpisodes: 200 },
+  // The warm start lookup declares (400 x 5 with the copy head), then `train`'s defaults.
+  full: { demos: 400, sftEpochs: 5, steps: 40, tasks: 8, epochs: 1, evalEpisodes: 200 },
   quick: { demos: 64, sftEpochs: 2, steps: 3, tasks: 8, epochs: 1, evalEpisodes: 32 },
 } as const;
 
@@ -50,7 +51,7 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
   const started = Date.now();
   rmSync(options.out, { recursive: true, force: true });
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  const model = { ...DEFAULT_TRAIN_CONFIG.model, contextLength: 192 };
+  const model = modelFor(env);
 
   say(`1/3 recording ${plan.demos} expert demonstrations of lookup`);
   const demos = await record({
@@ -64,14 +65,16 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
   });
   say(`    ${demos.episodes} episodes, ${demos.events} events -> ${join(options.out, "demos")}`);
 
-  say(`2/3 warm start: behaviour cloning for ${plan.sftEpochs} epochs (short on purpose: RL has to finish the job)`);
+  say(
+    `2/3 warm start: behaviour cloning for ${plan.sftEpochs} epochs (the model copies keys and values with its copy head)`,
+  );
   const bar = progress("sft", plan.sftEpochs);
   const cloned = await sft({
     env,
     data: join(options.out, "demos"),
     out: join(options.out, "warm-start"),
     epochs: plan.sftEpochs,
-    batchSize: 32,
+    batchSize: 16,
     lr: 3e-3,
     seed: options.seed,
     backend: "auto",
@@ -90,7 +93,6 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
       algo: "grpo",
       seed: options.seed,
       steps: plan.steps,
-      // Four clipped passes over each batch: the most improvement per sampled episode we measured.
       epochs: plan.epochs,
       tasksPerStep: plan.tasks,
       init: join(options.out, "warm-start"),

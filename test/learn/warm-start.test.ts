@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -45,5 +46,22 @@ describe("the warm start before RL", () => {
     await expect(run).rejects.toThrow(UsageError);
     await expect(run).rejects.toThrow(/"expert" policy.*--no-warm-start/);
     expect(existsSync(join(out, "metrics.jsonl"))).toBe(false);
+  });
+
+  it("train's command line: lookup's default warm start and copy head, each switched off by its flag", () => {
+    const out = join(tempDir(), "cli");
+    const args = ["--env", "lookup", "--steps", "1", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0"];
+    const run = spawnSync(
+      process.execPath,
+      ["bin/agent-r1.js", "train", ...args, "--no-warm-start", "--no-copy-head", "--out", out],
+      { encoding: "utf8", timeout: 120_000 },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const saved = JSON.parse(readFileSync(join(out, "config.json"), "utf8")) as TrainConfig;
+    expect(saved.warmStart).toBeUndefined();
+    expect(saved.init).toBeNull();
+    expect(saved.model.copy).toBe(false);
+    expect(existsSync(join(out, "warm-start"))).toBe(false);
+    expect(run.stderr).not.toContain("warm start");
   });
 });
