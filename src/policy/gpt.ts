@@ -49,8 +49,8 @@ export interface GptConfig {
   /** Standard deviation of the initial weights (residual projections are scaled by 1/sqrt(2 layers)). */
   readonly initStd: number;
   readonly layerNormEps: number;
-  /** A pointer head that copies tokens from the context (see the top of this file); off by default. */
-  readonly copy: boolean;
+  /** A pointer head that copies tokens from the context (see the top of this file); absent = off. */
+  readonly copy?: boolean;
 }
 
 export const DEFAULT_GPT_CONFIG: GptConfig = {
@@ -64,7 +64,6 @@ export const DEFAULT_GPT_CONFIG: GptConfig = {
   tiedEmbeddings: true,
   initStd: 0.02,
   layerNormEps: 1e-5,
-  copy: false,
 };
 
 /** A complete, checked config from overrides of the defaults. */
@@ -82,7 +81,7 @@ export const gptConfig = (overrides: Partial<GptConfig> = {}): GptConfig => {
   if (config.activation !== "relu" && config.activation !== "gelu") {
     throw new RangeError(`GPT config: activation must be "relu" or "gelu", got ${config.activation}`);
   }
-  if (typeof config.copy !== "boolean")
+  if (config.copy !== undefined && typeof config.copy !== "boolean")
     throw new RangeError(`GPT config: copy must be true or false, got ${config.copy}`);
   return config;
 };

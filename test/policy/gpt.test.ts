@@ -201,7 +201,7 @@ describe("Gpt", () => {
 
   it("loads a config without the copy key as a model without the copy head", () => {
     const model = new Gpt(TINY, "plain");
-    expect(model.config.copy).toBe(false);
+    expect(model.config.copy).toBeUndefined();
     expect(model.copyHead).toBeNull();
     expect([...model.parameters.keys()].some((name) => name.startsWith("copy."))).toBe(false);
     model.dispose();
