@@ -14,7 +14,7 @@ import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { modelFor, runTrain } from "../../src/cli/learn-commands.ts";
+import { runTrain } from "../../src/cli/learn-commands.ts";
 import { progress } from "../../src/cli/progress.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
 import { policyFromModel, readLatest } from "../../src/learn/trainer.ts";
@@ -24,7 +24,15 @@ import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
 import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
-import { buildWarmStart, describeRecipe, SHIPPED_WARM_START, WARM_START } from "./warm-start.ts";
+import {
+  buildWarmStart,
+  COPY_WARM_START,
+  describeRecipe,
+  recipeModel,
+  SHIPPED_COPY_WARM_START,
+  SHIPPED_WARM_START,
+  WARM_START,
+} from "./warm-start.ts";
 
 /** The plan: one warm start, then the same training budget for every run. */
 export const FULL_PLAN = {
@@ -47,6 +55,8 @@ const QUICK_PLAN: typeof FULL_PLAN = {
   evalEpisodes: 4,
 };
 let PLAN = FULL_PLAN;
+/** The plan's switches, passed on to the runs' child processes. */
+const CHILD_FLAGS: string[] = [];
 
 const LABELS: Record<string, string> = {
   ppo: "PPO",
@@ -139,7 +149,7 @@ export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
       init: join(root, "warm-start"),
       evalEpisodes: 0,
       checkpointEvery: 5,
-      model: modelFor(hopqa),
+      model: recipeModel(PLAN.warm),
       ...spec.config,
     },
     spec.name,
@@ -171,7 +181,7 @@ const runChild = (root: string, name: string, seeds: number) =>
         String(seeds),
         "--run",
         name,
-        ...(PLAN === QUICK_PLAN ? ["--quick"] : []),
+        ...CHILD_FLAGS,
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -264,11 +274,11 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   const t = PLAN.train;
   lines.push("## Setup");
   lines.push("");
-  lines.push(`- Warm start (limited by construction): ${describeRecipe(w)}; GPT ${JSON.stringify(modelFor(hopqa))}.`);
+  lines.push(`- Warm start (limited by construction): ${describeRecipe(w)}; GPT ${JSON.stringify(recipeModel(w))}.`);
   const source = readJson<{ from: string }>(join(root, "warm-start-source.json"));
   if (source)
     lines.push(
-      `- The warm start was not rebuilt by this command: it was copied from \`${source.from}\`, a run of the same recipe and seeds made just before; the same checkpoint ships as \`${SHIPPED_WARM_START}\`.`,
+      `- The warm start was not rebuilt by this command: it was copied from \`${source.from}\`, a run of the same recipe and seeds made just before; the same checkpoint ships as \`${w.copy ? SHIPPED_COPY_WARM_START : SHIPPED_WARM_START}\`.`,
     );
   lines.push(
     `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature 1), ` +
@@ -406,6 +416,10 @@ const main = async () => {
     .option("--report", "only rewrite the report from finished runs")
     .option("--quick", "toy sizes, to check the pipeline end to end in a minute or two")
     .option("--warm-start <dir>", "use this checkpoint (built with the same recipe) instead of building the warm start")
+    .option(
+      "--copy-head",
+      `the warm start with the GPT's copy head (${SHIPPED_COPY_WARM_START}); use another --out and --docs`,
+    )
     .option("--run <name>", "(internal) run one named run in this process");
   program.parse();
   const opts = program.opts<{
@@ -417,9 +431,17 @@ const main = async () => {
     report?: boolean;
     quick?: boolean;
     warmStart?: string;
+    copyHead?: boolean;
     run?: string;
   }>();
-  if (opts.quick) PLAN = QUICK_PLAN;
+  if (opts.quick) {
+    PLAN = QUICK_PLAN;
+    CHILD_FLAGS.push("--quick");
+  }
+  if (opts.copyHead) {
+    PLAN = { ...PLAN, warm: { ...(opts.quick ? QUICK_PLAN.warm : COPY_WARM_START), copy: true } };
+    CHILD_FLAGS.push("--copy-head");
+  }
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const specs = runSpecs(opts.seeds);
   if (opts.run) {
