@@ -12,6 +12,7 @@ import { COLUMNS, evaluateSuite, type SuiteResult } from "../../actors/hopqa/sui
 import {
   buildWarmStart,
   describeRecipe,
+  recipeModel,
   SHIPPED_WARM_START,
   WARM_START,
   type WarmStartRecipe,
@@ -136,7 +137,8 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const started = Date.now();
   rmSync(options.out, { recursive: true, force: true });
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  const model = modelFor(hopqa);
+  // The model the warm start was cloned into (the recipe pins it); RL loads it from the checkpoint.
+  const model = recipeModel(WARM_START);
 
   // The backend first: with the shipped warm start nothing else would pick one before evaluation.
   await initBackend("auto");
