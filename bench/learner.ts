@@ -3,7 +3,8 @@
  *   4. training throughput (tokens/s and GFLOP/s of a full PPO step) against the same backend's plain
  *      2-D matMul peak, interleaved round by round (target: at least 0.3 of the peak on wasm);
  *   5. sampling tokens/s with the KV cache against recomputing the whole context for every new token,
- *      at context 128 (target: at least 5x).
+ *      at context 128 (target: at least 5x);
+ *   6. what the copy head costs: the same training step with and without it.
  * Writes docs/bench-learner.md with the command that produced it.
  */
 
@@ -13,7 +14,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { Rng } from "../src/kernel/prng.ts";
 import { initBackend } from "../src/policy/backend.ts";
 import { Gpt } from "../src/policy/gpt.ts";
-import { measureTraining } from "../src/policy/measure.ts";
+import { measureCopyHead, measureTraining } from "../src/policy/measure.ts";
 import { sample } from "../src/policy/sampler.ts";
 
 const args = process.argv.slice(2);
@@ -75,6 +76,10 @@ const cacheRate = tokens / (median(cacheMs) / 1000);
 const recomputeRate = tokens / (median(recomputeMs) / 1000);
 model.dispose();
 
+// --- figure 6: the copy head's cost --------------------------------------------------------------------
+log("figure 6: training step with and without the copy head ...");
+const copyCost = measureCopyHead({ repeats: quick ? 4 : 10 });
+
 const trainTokensPerSecond = (training.train.batch * (training.train.time - 1)) / (training.train.medianMs / 1000);
 const lines = [
   "# Learner benchmarks",
@@ -92,6 +97,7 @@ const lines = [
   "|---|---:|---:|---:|---|",
   `| 4. PPO training step (${training.train.parameters.toLocaleString("en")} parameters, batch ${training.train.batch} x T ${training.train.time}) vs plain 2-D matMul [1024,64]x[64,256] | ${training.train.gflops.toFixed(2)} GFLOP/s (${Math.round(trainTokensPerSecond).toLocaleString("en")} tokens/s, ${training.train.medianMs.toFixed(0)} ms/step) | ${training.matMul.gflops.toFixed(2)} GFLOP/s | ${training.efficiency.toFixed(2)} of peak | >= 0.3: ${training.efficiency >= 0.3 ? "met" : "MISSED"} |`,
   `| 5. sampling, context ${CONTEXT}, batch ${BATCH}, ${NEW_TOKENS} new tokens: KV cache vs recomputing the context | ${Math.round(cacheRate).toLocaleString("en")} tokens/s | ${Math.round(recomputeRate).toLocaleString("en")} tokens/s | ${(cacheRate / recomputeRate).toFixed(1)}x | >= 5x: ${cacheRate / recomputeRate >= 5 ? "met" : "MISSED"} |`,
+  `| 6. PPO training step of the same model with the copy head vs without | ${copyCost.withCopy.medianMs.toFixed(0)} ms/step (${copyCost.withCopy.parameters.toLocaleString("en")} parameters) | ${copyCost.without.medianMs.toFixed(0)} ms/step | ${copyCost.slowdown.toFixed(2)}x the time | none (a cost to know) |`,
   "",
   "Figure 4 counts 6 x (matrix parameters) x tokens + the attention products per step; the reference model",
   "is DESIGN.md's (d=64, 2 layers, 4 heads, T=64, batch 16). On wasm only the plain non-transposed 2-D",

@@ -180,3 +180,33 @@ export const measureTraining = (options: TrainOptions = {}): TrainingRatio => {
     train.dispose();
   }
 };
+
+export interface CopyHeadCost {
+  readonly without: TrainMeasurement;
+  readonly withCopy: TrainMeasurement;
+  /** Step time with the copy head over step time without it. */
+  readonly slowdown: number;
+}
+
+/** A training step of the same model with and without the copy head, interleaved round by round. */
+export const measureCopyHead = (options: TrainOptions = {}): CopyHeadCost => {
+  const rounds = options.repeats ?? 10;
+  const plain = trainProbe({ ...options, config: { ...options.config, copy: false } });
+  const copy = trainProbe({ ...options, config: { ...options.config, copy: true } });
+  try {
+    timeMs(plain.run, 2, 0);
+    timeMs(copy.run, 2, 0);
+    const plainMs: number[] = [];
+    const copyMs: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      plainMs.push(...timeMs(plain.run, 0, 1));
+      copyMs.push(...timeMs(copy.run, 0, 1));
+    }
+    const without = trainMeasurement(plain, options, median(plainMs));
+    const withCopy = trainMeasurement(copy, options, median(copyMs));
+    return { without, withCopy, slowdown: withCopy.medianMs / without.medianMs };
+  } finally {
+    plain.dispose();
+    copy.dispose();
+  }
+};
