@@ -4,7 +4,7 @@
  * sampling (RL then sees no reward at all) declares one as its default (`EnvDefinition.warmStart`);
  * `train` runs it when it starts from a fresh model and says so, and `--no-warm-start` skips it.
  */
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { record } from "../cli/record.ts";
 import { UsageError } from "../kernel/errors.ts";
@@ -44,6 +44,8 @@ export const runWarmStart = async (
   const started = performance.now();
   const seed = splitSeed(config.seed, "warm-start");
   const demos = join(warmStartDir(runDir), "demos");
+  // Demonstrations left by a run killed before its clone was saved are recorded again from scratch.
+  rmSync(demos, { recursive: true, force: true });
   const recorded = await record({
     env,
     policy: expert(),

@@ -117,7 +117,8 @@ export const planTrainTrials = (
 const flags = (trial: TrainTrial, out: string) => [
   "train",
   ...["--env", "lookup", "--algo", trial.algo, "--seed", trial.seed, "--steps", String(trial.steps)],
-  ...["--tasks", "2", "--group-size", "2", "--entropy", "0.01", "--backend", "wasm"],
+  // RL from a fresh model: the trials kill and resume updates, not lookup's default warm start.
+  ...["--tasks", "2", "--group-size", "2", "--entropy", "0.01", "--backend", "wasm", "--no-warm-start"],
   ...["--eval-episodes", String(trial.evalEpisodes), "--checkpoint-every", String(trial.checkpointEvery)],
   ...["--out", out],
 ];
