@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -37,6 +37,15 @@ describe("the warm start before RL", () => {
     await train({ env: lookup, config: { ...saved, steps: 2 }, out, resume: true, log: (l) => resumed.push(l) });
     expect(resumed.some((l) => l.startsWith("warm start"))).toBe(false);
     expect(readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n")).toHaveLength(2);
+  });
+
+  it("records again the demonstrations a killed run left without a saved clone", async () => {
+    const out = join(tempDir(), "run");
+    mkdirSync(join(out, "warm-start", "demos"), { recursive: true });
+    writeFileSync(join(out, "warm-start", "demos", "ep-cut.jsonl"), '{"v":1,"episode":"ep-cut","seq":0');
+    await train({ env: lookup, config: config({ episodes: 4, epochs: 1 }), out, log: () => {} });
+    expect(readdirSync(join(out, "warm-start", "demos")).sort()).not.toContain("ep-cut.jsonl");
+    expect(existsSync(join(warmStartCheckpoint(out), "manifest.json"))).toBe(true);
   });
 
   it("refuses, before any work, an environment without an expert policy", async () => {
