@@ -232,9 +232,14 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   );
   lines.push("");
   lines.push(
-    "Regenerate everything with `npm run experiment` (it builds the warm start first, about 16 minutes here) or " +
-      `\`npm run experiment -- --warm-start ${SHIPPED_WARM_START}\` (the shipped copy of the same recipe); finished runs ` +
-      "are kept under runs/hopqa-experiment and skipped, so it can be completed over several sittings; `--report` only rewrites this page.",
+    PLAN.warm.copy
+      ? "Regenerate everything with `npm run experiment -- --copy-head --out runs/hopqa-experiment-copy --docs docs/copy` " +
+          "(it builds the copy-head warm start first, about 15 minutes here) or add " +
+          `\`--warm-start ${SHIPPED_COPY_WARM_START}\` (the shipped copy of the same recipe); finished runs are kept under ` +
+          "the --out folder and skipped, so it can be completed over several sittings; `--report` only rewrites this page."
+      : "Regenerate everything with `npm run experiment` (it builds the warm start first, about 16 minutes here) or " +
+          `\`npm run experiment -- --warm-start ${SHIPPED_WARM_START}\` (the shipped copy of the same recipe); finished runs ` +
+          "are kept under runs/hopqa-experiment and skipped, so it can be completed over several sittings; `--report` only rewrites this page.",
   );
   lines.push("");
   lines.push(
