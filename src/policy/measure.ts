@@ -142,6 +142,20 @@ export const measureTrainStep = (options: TrainOptions = {}): TrainMeasurement =
   }
 };
 
+/**
+ * Two timings taken in turn for `rounds` rounds (each callback times one unit of its work), so that both
+ * see the same machine load; the median of each.
+ */
+const interleave = (rounds: number, a: () => number, b: () => number): [number, number] => {
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    as.push(a());
+    bs.push(b());
+  }
+  return [median(as), median(bs)];
+};
+
 export interface TrainingRatio {
   readonly matMul: MatMulMeasurement;
   readonly train: TrainMeasurement;
@@ -160,14 +174,12 @@ export const measureTraining = (options: TrainOptions = {}): TrainingRatio => {
   try {
     timeMs(matMul.run, 5, 0);
     timeMs(train.run, 2, 0);
-    const matMulMs: number[] = [];
-    const stepMs: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      matMulMs.push(median(timeMs(matMul.run, 0, 9)));
-      stepMs.push(...timeMs(train.run, 0, 1));
-    }
-    const matMulMedian = median(matMulMs);
-    const trainResult = trainMeasurement(train, options, median(stepMs));
+    const [matMulMedian, stepMedian] = interleave(
+      rounds,
+      () => median(timeMs(matMul.run, 0, 9)),
+      () => timeMs(train.run, 0, 1)[0],
+    );
+    const trainResult = trainMeasurement(train, options, stepMedian);
     const matMulResult: MatMulMeasurement = {
       backend: tf.getBackend(),
       shape: [1024, 64, 256],
@@ -196,14 +208,13 @@ export const measureCopyHead = (options: TrainOptions = {}): CopyHeadCost => {
   try {
     timeMs(plain.run, 2, 0);
     timeMs(copy.run, 2, 0);
-    const plainMs: number[] = [];
-    const copyMs: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      plainMs.push(...timeMs(plain.run, 0, 1));
-      copyMs.push(...timeMs(copy.run, 0, 1));
-    }
-    const without = trainMeasurement(plain, options, median(plainMs));
-    const withCopy = trainMeasurement(copy, options, median(copyMs));
+    const [plainMedian, copyMedian] = interleave(
+      rounds,
+      () => timeMs(plain.run, 0, 1)[0],
+      () => timeMs(copy.run, 0, 1)[0],
+    );
+    const without = trainMeasurement(plain, options, plainMedian);
+    const withCopy = trainMeasurement(copy, options, copyMedian);
     return { without, withCopy, slowdown: withCopy.medianMs / without.medianMs };
   } finally {
     plain.dispose();
