@@ -17,6 +17,7 @@ import {
   SHIPPED_COPY_WARM_START,
   type WarmStartRecipe,
 } from "../../actors/hopqa/warm-start.ts";
+import { lookupEnv } from "../../actors/lookup/env.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
 import { sft } from "../learn/sft.ts";
 import { policyFromModel, readLatest } from "../learn/trainer.ts";
@@ -38,8 +39,15 @@ export interface StartOptions {
 
 /** The schedule of the lookup job; `--quick` is a smoke run of the same stages. */
 export const START_PLAN = {
-  // The warm start lookup declares (400 x 5 with the copy head), then `train`'s defaults.
-  full: { demos: 400, sftEpochs: 5, steps: 40, tasks: 8, epochs: 1, evalEpisodes: 200 },
+  // The warm start lookup declares (its `warmStart`), then `train`'s defaults.
+  full: {
+    demos: lookupEnv.warmStart?.episodes ?? 400,
+    sftEpochs: lookupEnv.warmStart?.epochs ?? 5,
+    steps: 40,
+    tasks: 8,
+    epochs: 1,
+    evalEpisodes: 200,
+  },
   quick: { demos: 64, sftEpochs: 2, steps: 3, tasks: 8, epochs: 1, evalEpisodes: 32 },
 } as const;
 
