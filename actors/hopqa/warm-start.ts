@@ -26,6 +26,8 @@ export interface WarmStartRecipe {
   readonly constrained?: boolean;
   /** The model's copy head (absent: without it, as the committed experiment was run). */
   readonly copy?: boolean;
+  /** The model's positions (absent: learned, as the committed experiment was run). */
+  readonly positions?: "learned" | "alibi";
 }
 
 export const WARM_START: WarmStartRecipe = {
@@ -54,11 +56,15 @@ export const COPY_WARM_START: WarmStartRecipe = { ...WARM_START, sftEpochs: 8, c
 export const SHIPPED_COPY_WARM_START = "docs/checkpoints/hopqa-copy-warm-start";
 
 export const describeRecipe = (w: WarmStartRecipe) =>
-  `${w.copy ? "(copy head) " : ""}${w.demos} expert demonstrations from worlds ${w.demoWorlds}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
+  `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.demos} expert demonstrations from worlds ${w.demoWorlds}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
   `actions (${w.curriculum.map((c) => `${c.steps} steps on ${c.actions}`).join(", ")}), then ${w.sftEpochs} epochs of whole episodes`;
 
 /** The GPT a recipe clones into: hopqa's, with the recipe's own choice of copy head. */
-export const recipeModel = (w: WarmStartRecipe) => ({ ...modelFor(hopqa), copy: w.copy ?? false });
+export const recipeModel = (w: WarmStartRecipe) => ({
+  ...modelFor(hopqa),
+  copy: w.copy ?? false,
+  positions: w.positions ?? "learned",
+});
 
 /** Records the demonstrations into `root/demos` and clones them into `out`. */
 export const buildWarmStart = async (root: string, out: string, w: WarmStartRecipe = WARM_START) => {

@@ -18,14 +18,29 @@ import { configureEnv, loadEnv } from "./registry.ts";
 
 /** A fresh model's context when neither the user nor the environment says. */
 const DEFAULT_CONTEXT = 192;
-/** A fresh model's shape: the train config's, then the environment's, then the user's context length. */
-export const modelFor = (env: EnvDefinition, contextLength?: number, copy?: boolean) => ({
+/** What the user may say about a fresh model's shape on the command line. */
+export interface ModelOverrides {
+  readonly contextLength?: number;
+  readonly copy?: boolean;
+  readonly positions?: "learned" | "alibi";
+}
+/** A fresh model's shape: the train config's, then the environment's, then the user's overrides. */
+export const modelFor = (env: EnvDefinition, overrides: ModelOverrides = {}) => ({
   ...DEFAULT_TRAIN_CONFIG.model,
   contextLength: DEFAULT_CONTEXT,
   ...env.model,
-  ...(contextLength === undefined ? {} : { contextLength }),
-  ...(copy === undefined ? {} : { copy }),
+  ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
 });
+const modelOverrides = (opts: { contextLength?: number; copyHead?: boolean; positions?: "learned" | "alibi" }) => ({
+  contextLength: opts.contextLength,
+  copy: opts.copyHead,
+  positions: opts.positions,
+});
+const positionsOption = () =>
+  new Option(
+    "--positions <kind>",
+    "a fresh model's positions: learned embeddings or ALiBi (default: the environment's)",
+  ).choices(["learned", "alibi"]);
 
 const BACKENDS = ["auto", ...BACKEND_ORDER];
 
@@ -130,6 +145,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     )
     .option("--copy-head", "a fresh model gets the copy (pointer) head (default: the environment's)")
     .option("--no-copy-head", "a fresh model without the copy head")
+    .addOption(positionsOption())
     .option("--checkpoint-every <n>", "updates between checkpoints", int("--checkpoint-every", 1), d.checkpointEvery)
     .option("--json", "print the result as JSON")
     .action(async (opts) => {
@@ -163,7 +179,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             constrained: !!opts.constrained,
             evalEpisodes: opts.evalEpisodes,
             checkpointEvery: opts.checkpointEvery,
-            model: modelFor(env, opts.contextLength, opts.copyHead),
+            model: modelFor(env, modelOverrides(opts)),
             ...(opts.init || !opts.warmStart || !env.warmStart ? {} : { warmStart: env.warmStart }),
           },
           "train options",
@@ -222,6 +238,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     )
     .option("--copy-head", "a fresh model gets the copy (pointer) head (default: the environment's)")
     .option("--no-copy-head", "a fresh model without the copy head")
+    .addOption(positionsOption())
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts) => {
       const env = await loadEnv(opts.env);
@@ -235,7 +252,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         lr: opts.lr,
         seed: String(opts.seed),
         backend: opts.backend,
-        model: modelFor(env, opts.contextLength, opts.copyHead),
+        model: modelFor(env, modelOverrides(opts)),
         curriculum: opts.curriculum,
         constrained: !!opts.constrained,
         ...(opts.init ? { init: opts.init } : {}),

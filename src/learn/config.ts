@@ -72,6 +72,8 @@ export const TrainConfig = Schema.Struct({
     contextLength: PositiveInt,
     /** The copy (pointer) head; absent = off. */
     copy: Schema.optionalKey(Schema.Boolean),
+    /** Learned position embeddings or ALiBi; absent = learned. */
+    positions: Schema.optionalKey(Schema.Literals(["learned", "alibi"])),
   }),
 });
 export type TrainConfig = typeof TrainConfig.Type;

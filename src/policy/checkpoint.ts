@@ -107,6 +107,8 @@ const ConfigFile = Schema.Struct({
   layerNormEps: Schema.Finite,
   /** Absent in checkpoints written before the copy head existed: off. */
   copy: Schema.optionalKey(Schema.Boolean),
+  /** Absent in checkpoints written before ALiBi existed: learned. */
+  positions: Schema.optionalKey(Schema.Literals(["learned", "alibi"])),
 });
 
 const TokenizerFile = Schema.Struct({
@@ -256,9 +258,14 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
       throw new RangeError("optimizer state has moments of non-parameters");
     moments = toLittleEndian(values);
   }
-  // `copy` is written only when on, so a checkpoint without the copy head reads as it did before it existed.
-  const { copy, ...withoutCopy } = model.config;
-  const config = JSON.stringify(copy ? model.config : withoutCopy, null, 2);
+  // `copy` and `positions` are written only when not the default, so a checkpoint without them reads as it
+  // did before they existed.
+  const { copy, positions, ...rest } = model.config;
+  const config = JSON.stringify(
+    { ...rest, ...(copy ? { copy } : {}), ...(positions === "alibi" ? { positions } : {}) },
+    null,
+    2,
+  );
   const tokenizerJson = JSON.stringify({
     kind: "words",
     id: tokenizer.id,

@@ -1,7 +1,7 @@
 /**
  * A GPT-style causal transformer with a scalar value head, on tfjs-core ops and variables.
  *
- *   x_0 = E[token] + P[position]                     learned position embeddings
+ *   x_0 = E[token] + P[position]                     learned position embeddings (or ALiBi, below)
  *   x_{l+1} = x_l + Attn(LN(x_l)),  then  + MLP(LN(.))  pre-LayerNorm blocks
  *   logits = LN_f(x_L) E^T   (tied)  or  LN_f(x_L) W_head
  *   value  = LN_f(x_L) w_v + b_v                     one scalar per position, for PPO
@@ -13,6 +13,10 @@
  * log p in place of logits (a normalised distribution, so every sampler and loss works unchanged). Copying
  * a name from a retrieved passage then needs one attention pattern ("the slot after `studio is`"), not an
  * attention pattern plus a value path that carries the name's identity to the output.
+ *
+ * With `positions: "alibi"` there is no P: each head h adds -m_h * (t - s) to the score of query t on key
+ * s (slopes m_h = 2^(-8(h+1)/heads), Press et al.'s ALiBi). Nothing then depends on where a sequence sits,
+ * only on distances, so a model trained on short episodes meets no untrained position in a longer one.
  *
  * No dropout: RL needs the logprobs of the sampling pass and of the training pass to agree exactly.
  *
@@ -51,6 +55,8 @@ export interface GptConfig {
   readonly layerNormEps: number;
   /** A pointer head that copies tokens from the context (see the top of this file); absent = off. */
   readonly copy?: boolean;
+  /** Learned absolute position embeddings (absent: the default) or ALiBi's distance biases. */
+  readonly positions?: "learned" | "alibi";
 }
 
 export const DEFAULT_GPT_CONFIG: GptConfig = {
@@ -83,6 +89,8 @@ export const gptConfig = (overrides: Partial<GptConfig> = {}): GptConfig => {
   }
   if (config.copy !== undefined && typeof config.copy !== "boolean")
     throw new RangeError(`GPT config: copy must be true or false, got ${config.copy}`);
+  if (config.positions !== undefined && config.positions !== "learned" && config.positions !== "alibi")
+    throw new RangeError(`GPT config: positions must be "learned" or "alibi", got ${config.positions}`);
   return config;
 };
 
@@ -465,7 +473,10 @@ export class Gpt {
   readonly config: GptConfig;
   readonly store: ParameterStore;
   readonly tokenEmbedding: tf.Variable;
-  readonly positionEmbedding: tf.Variable;
+  /** Null with ALiBi. */
+  readonly positionEmbedding: tf.Variable | null;
+  /** ALiBi's slope per head; null with learned positions. */
+  readonly slopes: readonly number[] | null;
   readonly blocks: readonly Block[];
   readonly lnF: LayerNorm;
   readonly head: tf.Variable | null;
@@ -479,7 +490,13 @@ export class Gpt {
     this.store = new ParameterStore(seed);
     const store = this.store;
     this.tokenEmbedding = store.create("wte", [vocabSize, width], { kind: "normal", std: initStd });
-    this.positionEmbedding = store.create("wpe", [contextLength, width], { kind: "normal", std: initStd });
+    const alibi = this.config.positions === "alibi";
+    this.positionEmbedding = alibi
+      ? null
+      : store.create("wpe", [contextLength, width], { kind: "normal", std: initStd });
+    this.slopes = alibi
+      ? Array.from({ length: this.config.heads }, (_, h) => 2 ** ((-8 * (h + 1)) / this.config.heads))
+      : null;
     this.blocks = Array.from({ length: layers }, (_, i) => new Block(store, `h.${i}`, this.config));
     this.lnF = new LayerNorm(store, "lnf", width, layerNormEps);
     this.head = tiedEmbeddings ? null : store.create("head", [width, vocabSize], { kind: "normal", std: initStd });
@@ -612,7 +629,8 @@ export class Gpt {
     const logits = withoutGradients(() =>
       tf.tidy(() => {
         let x = this.embed(tf.tensor1d([...tokens], "int32"), tf.tensor1d(positions, "int32"));
-        const mask = tf.tensor4d(keyPadMask(cache.leftPad, cache.slots + 1, 1), [batch, 1, 1, cache.slots + 1]);
+        const padMask = tf.tensor4d(keyPadMask(cache.leftPad, cache.slots + 1, 1), [batch, 1, 1, cache.slots + 1]);
+        const mask = this.slopes ? tf.add(padMask, alibiBias(this.slopes, cache.slots, 1, cache.slots + 1)) : padMask;
         this.blocks.forEach((block, i) => {
           const out = block.apply(x, batch, mask, cache.layers[i]);
           x = out.x;
@@ -650,13 +668,17 @@ export class Gpt {
       x = this.embed(tf.reshape(tokens, [-1]) as tf.Tensor1D, tf.tensor1d(positions, "int32"));
     } else {
       const tokenPart = embedRows(this.tokenEmbedding as tf.Tensor2D, tf.reshape(tokens, [-1]) as tf.Tensor1D);
-      const positionPart = tf.slice(this.positionEmbedding, [0, 0], [time, -1]);
-      x = tf.reshape(tf.add(tf.reshape(tokenPart, [batch, time, this.config.width]), positionPart), [
-        batch * time,
-        this.config.width,
-      ]);
+      x = this.positionEmbedding
+        ? tf.reshape(
+            tf.add(
+              tf.reshape(tokenPart, [batch, time, this.config.width]),
+              tf.slice(this.positionEmbedding, [0, 0], [time, -1]),
+            ),
+            [batch * time, this.config.width],
+          )
+        : tokenPart;
     }
-    const causal = causalMask(time);
+    const causal = this.slopes ? tf.add(causalMask(time), alibiBias(this.slopes, 0, time, time)) : causalMask(time);
     const mask =
       padded && leftPad ? tf.add(causal, tf.tensor4d(keyPadMask(leftPad, time, 1), [batch, 1, 1, time])) : causal;
     const caches: LayerCache[] = [];
@@ -724,6 +746,7 @@ export class Gpt {
   /** Token + position embeddings [N, d] from ids [N] and positions [N]. */
   private embed(ids: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D {
     const tokenPart = embedRows(this.tokenEmbedding as tf.Tensor2D, ids);
+    if (!this.positionEmbedding) return tokenPart;
     return tf.add(tokenPart, embedRows(this.positionEmbedding as tf.Tensor2D, positions));
   }
 
@@ -763,6 +786,20 @@ const causalMask = (time: number): tf.Tensor4D => {
   const values = new Float32Array(time * time);
   for (let i = 0; i < time; i++) for (let j = i + 1; j < time; j++) values[i * time + j] = MASKED;
   return tf.tensor4d(values, [1, 1, time, time]);
+};
+
+/**
+ * ALiBi's additive bias [1, heads, queries, slots]: query i sits at slot first + i and scores key slot s
+ * with -slope * (first + i - s). Keys after a query get a positive bias here; the causal mask hides them.
+ * Distances are slot differences, which left padding does not change.
+ */
+const alibiBias = (slopes: readonly number[], first: number, queries: number, slots: number): tf.Tensor4D => {
+  const values = new Float32Array(slopes.length * queries * slots);
+  slopes.forEach((slope, h) => {
+    for (let i = 0; i < queries; i++)
+      for (let s = 0; s < slots; s++) values[(h * queries + i) * slots + s] = -slope * (first + i - s);
+  });
+  return tf.tensor4d(values, [1, slopes.length, queries, slots]);
 };
 
 /** Additive mask over key slots [B, 1, queries, S]: a row's first leftPad[b] slots are masked. */

@@ -57,12 +57,12 @@ describe("the warm start before RL", () => {
     expect(existsSync(join(out, "metrics.jsonl"))).toBe(false);
   });
 
-  it("train's command line: lookup's default warm start and copy head, each switched off by its flag", () => {
+  it("train's command line: lookup's default warm start and copy head, each switched off by its flag; --positions", () => {
     const out = join(tempDir(), "cli");
     const args = ["--env", "lookup", "--steps", "1", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0"];
     const run = spawnSync(
       process.execPath,
-      ["bin/agent-r1.js", "train", ...args, "--no-warm-start", "--no-copy-head", "--out", out],
+      ["bin/agent-r1.js", "train", ...args, "--no-warm-start", "--no-copy-head", "--positions", "alibi", "--out", out],
       { encoding: "utf8", timeout: 120_000 },
     );
     expect(run.status, run.stderr).toBe(0);
@@ -70,6 +70,7 @@ describe("the warm start before RL", () => {
     expect(saved.warmStart).toBeUndefined();
     expect(saved.init).toBeNull();
     expect(saved.model.copy).toBe(false);
+    expect(saved.model.positions).toBe("alibi");
     expect(existsSync(join(out, "warm-start"))).toBe(false);
     expect(run.stderr).not.toContain("warm start");
   });

@@ -56,6 +56,20 @@ describe("checkpoints", () => {
     loaded.model.dispose();
   });
 
+  it("round-trip a model with the copy head and ALiBi, and write neither key for a plain model", async () => {
+    const special = new Gpt({ ...config, copy: true, positions: "alibi" }, "special");
+    const dir = path.join(folder, "special");
+    await saveCheckpoint(dir, { model: special, tokenizer, version: 1 });
+    const loaded = await loadCheckpoint(dir);
+    expect(loaded.model.config).toEqual(special.config);
+    expect(Array.from(logitsOf(loaded.model))).toEqual(Array.from(logitsOf(special)));
+    for (const m of [special, loaded.model]) m.dispose();
+    await saveCheckpoint(path.join(folder, "plain"), { model, tokenizer, version: 1 });
+    const written = JSON.parse(await readFile(path.join(folder, "plain", "config.json"), "utf8"));
+    expect(Object.keys(written)).not.toContain("copy");
+    expect(Object.keys(written)).not.toContain("positions");
+  });
+
   it("refuses flipped bits in the weights", async () => {
     const dir = await damaged("flipped", async (d) => {
       const bytes = await readFile(path.join(d, "weights.bin"));

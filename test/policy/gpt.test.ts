@@ -23,42 +23,51 @@ const maxAbsDifference = (a: ArrayLike<number>, b: ArrayLike<number>): number =>
 
 describe("Gpt", () => {
   it.each([
-    [true, false],
-    [false, false],
-    [true, true],
-  ])("decodes with a KV cache to the same logits as a full forward pass (tied: %s, copy head: %s)", (tied, copy) => {
-    const model = new Gpt({ ...TINY, tiedEmbeddings: tied, copy }, "kv");
-    const contexts = [
-      [1, 2, 3, 4, 5, 6],
-      [7, 8],
-      [9, 10, 11],
-    ];
-    const continuation = [12, 13, 14, 15];
-    const steps: number[][][] = [];
-    let { logits, cache } = model.prefill(contexts);
-    for (const token of continuation) {
-      steps.push(logits.arraySync() as number[][]);
+    [true, false, "learned"],
+    [false, false, "learned"],
+    [true, true, "learned"],
+    [true, false, "alibi"],
+    [false, true, "alibi"],
+  ] as const)(
+    "decodes with a KV cache to the same logits as a full forward pass (tied: %s, copy head: %s, positions: %s)",
+    (tied, copy, positions) => {
+      const model = new Gpt({ ...TINY, tiedEmbeddings: tied, copy, positions }, "kv");
+      const contexts = [
+        [1, 2, 3, 4, 5, 6],
+        [7, 8],
+        [9, 10, 11],
+      ];
+      const continuation = [12, 13, 14, 15];
+      const steps: number[][][] = [];
+      let { logits, cache } = model.prefill(contexts);
+      for (const token of continuation) {
+        steps.push(logits.arraySync() as number[][]);
+        logits.dispose();
+        ({ logits, cache } = model.decode(
+          cache,
+          contexts.map(() => token),
+        ));
+      }
       logits.dispose();
-      ({ logits, cache } = model.decode(
-        cache,
-        contexts.map(() => token),
-      ));
-    }
-    logits.dispose();
-    disposeCache(cache);
-    contexts.forEach((context, row) => {
-      const reference = fullLogits(model, [...context, ...continuation]);
-      steps.forEach((step, s) => {
-        expect(maxAbsDifference(step[row], reference[context.length - 1 + s])).toBeLessThan(1e-4);
+      disposeCache(cache);
+      contexts.forEach((context, row) => {
+        const reference = fullLogits(model, [...context, ...continuation]);
+        steps.forEach((step, s) => {
+          expect(maxAbsDifference(step[row], reference[context.length - 1 + s])).toBeLessThan(1e-4);
+        });
       });
-    });
-    model.dispose();
-  });
+      model.dispose();
+    },
+  );
 
-  it.each([false, true])(
-    "gives a row the same logits whatever its left padding and batch neighbours (copy head: %s)",
-    (copy) => {
-      const model = new Gpt({ ...TINY, copy }, "pad");
+  it.each([
+    [false, "learned"],
+    [true, "learned"],
+    [true, "alibi"],
+  ] as const)(
+    "gives a row the same logits whatever its left padding and batch neighbours (copy head: %s, positions: %s)",
+    (copy, positions) => {
+      const model = new Gpt({ ...TINY, copy, positions }, "pad");
       const alone = model.prefill([[3, 1, 4]]);
       const batched = model.prefill([
         [2, 7, 1, 8, 2, 8, 1],
@@ -85,9 +94,13 @@ describe("Gpt", () => {
     for (const m of [a, b, c]) m.dispose();
   });
 
-  it.each([false, true])("has gradients that agree with finite differences (copy head: %s)", (copy) => {
+  it.each([
+    [false, "learned"],
+    [true, "learned"],
+    [false, "alibi"],
+  ] as const)("has gradients that agree with finite differences (copy head: %s, positions: %s)", (copy, positions) => {
     // gelu keeps the loss smooth for finite differences (a ReLU kink between x-h and x+h spoils them).
-    const model = new Gpt({ ...TINY, layers: 1, initStd: 0.3, activation: "gelu", copy }, "grad");
+    const model = new Gpt({ ...TINY, layers: 1, initStd: 0.3, activation: "gelu", copy, positions }, "grad");
     const inputs = tf.tensor2d(
       [
         [1, 5, 9, 2, 6],
@@ -138,7 +151,7 @@ describe("Gpt", () => {
     const { grads } = tf.variableGrads(loss, variables);
     const checked = [
       "wte",
-      "wpe",
+      ...(positions === "learned" ? ["wpe"] : []),
       "h.0.ln1.gain",
       "h.0.attn.query.weight",
       "h.0.attn.key.weight",
@@ -205,5 +218,29 @@ describe("Gpt", () => {
     expect(model.copyHead).toBeNull();
     expect([...model.parameters.keys()].some((name) => name.startsWith("copy."))).toBe(false);
     model.dispose();
+  });
+
+  it("with ALiBi, has no position embeddings and sees only distances: a run of one token looks the same everywhere", () => {
+    const run = Array.from({ length: 12 }, () => 7);
+    const spread = (positions: "learned" | "alibi") => {
+      const model = new Gpt({ ...TINY, positions, initStd: 0.5 }, "alibi");
+      const logits = fullLogits(model, run);
+      const names = [...model.parameters.keys()];
+      model.dispose();
+      return { worst: Math.max(...logits.map((row) => maxAbsDifference(row, logits[0]))), names };
+    };
+    const alibi = spread("alibi");
+    expect(alibi.names).not.toContain("wpe");
+    expect(alibi.worst).toBeLessThan(1e-5);
+    // The same check fails with learned positions: each position adds its own embedding.
+    const learned = spread("learned");
+    expect(learned.names).toContain("wpe");
+    expect(learned.worst).toBeGreaterThan(1e-3);
+  });
+
+  it("rejects an unknown kind of positions", () => {
+    expect(() => new Gpt({ ...TINY, positions: "rope" as never }, "x")).toThrow(
+      /positions must be "learned" or "alibi"/,
+    );
   });
 });
