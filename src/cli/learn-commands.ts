@@ -72,10 +72,15 @@ const stopOnInterrupt = () => {
 
 export const runTrain = async (config: TrainConfig, runDir: string, resume: boolean) => {
   const env = await loadEnv(config.env);
-  const bar = progress(`train ${config.algo}`, config.steps);
-  // A resumed run's bar starts where its last checkpoint left off.
+  // The bar starts with the first update, after any warm start and the evaluation before training (its
+  // ETA then measures updates only); a resumed run's bar starts where its last checkpoint left off.
   const resumedAt = resume ? (readLatest(runDir)?.version ?? 0) : 0;
-  if (resumedAt > 0) bar.tick(Math.min(resumedAt, config.steps), { resumed: `at update ${resumedAt}` });
+  let bar = null as ReturnType<typeof progress> | null;
+  const startBar = () => {
+    const started = progress(`train ${config.algo}`, config.steps);
+    if (resumedAt > 0) started.tick(Math.min(resumedAt, config.steps), { resumed: `at update ${resumedAt}` });
+    return started;
+  };
   const interrupt = stopOnInterrupt();
   try {
     const result = await train({
@@ -84,14 +89,19 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
       out: runDir,
       resume,
       shouldStop: interrupt.shouldStop,
-      onUpdate: (m) =>
+      onUpdatesStart: () => {
+        bar = startBar();
+      },
+      onUpdate: (m) => {
+        bar ??= startBar();
         bar.tick(1, {
           return: m.meanReturn.toFixed(3),
           ...(m.successRate === null ? {} : { success: m.successRate.toFixed(3) }),
           "tok/s": m.tokensPerSecond.toFixed(0),
-        }),
+        });
+      },
     });
-    bar.stop();
+    bar?.stop();
     if (result.stopped)
       process.stderr.write(
         `stopped at policy version ${result.version}; resume with: npx agent-r1 train --out ${runDir} --resume\n`,

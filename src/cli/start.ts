@@ -19,13 +19,11 @@ import {
 } from "../../actors/hopqa/warm-start.ts";
 import { lookupEnv } from "../../actors/lookup/env.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
-import { sft } from "../learn/sft.ts";
 import { policyFromModel, readLatest } from "../learn/trainer.ts";
+import { describeWarmStart } from "../learn/warm-start.ts";
 import { initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
 import { modelFor, runTrain } from "./learn-commands.ts";
-import { progress } from "./progress.ts";
-import { policyFor, record } from "./record.ts";
 import { envById } from "./registry.ts";
 
 export interface StartOptions {
@@ -60,41 +58,14 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
   const started = Date.now();
   rmSync(options.out, { recursive: true, force: true });
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  const model = modelFor(env);
+  const warmStart = { episodes: plan.demos, epochs: plan.sftEpochs };
 
-  say(`1/3 recording ${plan.demos} expert demonstrations of lookup`);
-  const demos = await record({
-    env,
-    policy: policyFor(env, "expert"),
-    episodes: plan.demos,
-    seed: `${options.seed}:demos`,
-    out: join(options.out, "demos"),
-    concurrency: 32,
-    durability: "episode",
-  });
-  say(`    ${demos.episodes} episodes, ${demos.events} events -> ${join(options.out, "demos")}`);
-
+  // `train`'s own default warm start: the same stages `npx agent-r1 train --env lookup` runs.
   say(
-    `2/3 warm start: behaviour cloning for ${plan.sftEpochs} epochs (the model copies keys and values with its copy head)`,
+    `1/2 warm start: ${describeWarmStart(warmStart)} (the model copies keys and values with its copy head), ` +
+      "then a greedy evaluation on unseen seeds",
   );
-  const bar = progress("sft", plan.sftEpochs);
-  const cloned = await sft({
-    env,
-    data: join(options.out, "demos"),
-    out: join(options.out, "warm-start"),
-    epochs: plan.sftEpochs,
-    batchSize: 16,
-    lr: 3e-3,
-    seed: options.seed,
-    backend: "auto",
-    model,
-    onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
-    log: () => {},
-  });
-  bar.stop();
-  say(`    final loss ${cloned.losses.at(-1)?.toFixed(3)} -> ${join(options.out, "warm-start")}`);
-
-  say(`3/3 GRPO for ${plan.steps} updates (${plan.tasks} tasks x 8 episodes each), evaluated greedily on unseen seeds`);
+  say(`2/2 GRPO for ${plan.steps} updates (${plan.tasks} tasks x 8 episodes each), evaluated greedily again`);
   const config = decodeTrainConfig(
     {
       ...DEFAULT_TRAIN_CONFIG,
@@ -104,13 +75,13 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
       steps: plan.steps,
       epochs: plan.epochs,
       tasksPerStep: plan.tasks,
-      init: join(options.out, "warm-start"),
       evalEpisodes: plan.evalEpisodes,
-      model,
+      model: modelFor(env),
+      warmStart,
     },
     "start",
   );
-  const result = await runTrain(config, join(options.out, "grpo"), false);
+  const result = await runTrain(config, options.out, false);
   const minutes = ((Date.now() - started) / 60000).toFixed(1);
   const rate = (x: number | null | undefined) => (x === null || x === undefined ? "-" : x.toFixed(3));
   say("");
@@ -120,10 +91,10 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
   row("warm start (behaviour cloning):", result.before);
   row(`after GRPO (${plan.steps} updates):`, result.after);
   say(
-    `backend ${result.backend}, ${minutes} min in all; run folder ${options.out} (metrics.jsonl, checkpoints/, episodes/)`,
+    `backend ${result.backend}, ${minutes} min in all; run folder ${options.out} (warm-start/, metrics.jsonl, checkpoints/, episodes/)`,
   );
   say(
-    `every training episode was journaled and replay-verified; check again with: npx agent-r1 replay ${join(options.out, "grpo", "episodes")}/u00000 --verify`,
+    `every training episode was journaled and replay-verified; check again with: npx agent-r1 replay ${join(options.out, "episodes")}/u00000 --verify`,
   );
   return 0;
 };

@@ -49,6 +49,8 @@ export interface TrainOptions {
   readonly config: TrainConfig;
   readonly out: string;
   readonly resume?: boolean;
+  /** Called once before the first update, after any warm start and evaluation (progress display). */
+  readonly onUpdatesStart?: () => void;
   /** Called after each update with its metrics (progress display). */
   readonly onUpdate?: (metrics: UpdateMetrics) => void;
   readonly log?: (line: string) => void;
@@ -284,6 +286,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
 
   let stopped = false;
   let step = startStep;
+  options.onUpdatesStart?.();
   for (; step < config.steps; step++) {
     if (options.shouldStop?.()) {
       stopped = true;

@@ -6,6 +6,7 @@
  */
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { progress } from "../cli/progress.ts";
 import { record } from "../cli/record.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { splitSeed } from "../kernel/prng.ts";
@@ -54,8 +55,8 @@ export const runWarmStart = async (
     out: demos,
     concurrency: 32,
     durability: "episode",
-    quiet: true,
   });
+  const bar = progress("warm start (cloning)", warm.epochs);
   const cloned = await sft({
     env,
     data: demos,
@@ -67,8 +68,10 @@ export const runWarmStart = async (
     backend: config.backend,
     model: config.model,
     constrained: config.constrained ?? false,
+    onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
     log,
   });
+  bar.stop();
   log(
     `warm start: ${describeWarmStart(warm)} (expert success ${recorded.successRate?.toFixed(3) ?? "n/a"}, final loss ${cloned.losses.at(-1)?.toFixed(3)}) in ${((performance.now() - started) / 1000).toFixed(0)} s -> ${checkpoint}`,
   );

@@ -458,7 +458,8 @@ const checkTiling = (layout: Layout, file: string): void => {
  * the manifest before a model is built, so a config edited to be huge is refused, not allocated.
  */
 export const minimumParameters = (c: GptConfig): number =>
-  (c.vocabSize + (c.positions === "alibi" ? 0 : c.contextLength)) * c.width + c.layers * (4 + 2 * c.mlpRatio) * c.width * c.width;
+  (c.vocabSize + (c.positions === "alibi" ? 0 : c.contextLength)) * c.width +
+  c.layers * (4 + 2 * c.mlpRatio) * c.width * c.width;
 
 /** Loads and verifies a checkpoint folder; throws CheckpointError if anything is off. */
 export const loadCheckpoint = async (folder: string): Promise<CheckpointContents> => {

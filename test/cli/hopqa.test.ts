@@ -11,6 +11,20 @@ const cli = (...args: string[]) => {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 };
 
+describe("npm start -- --env lookup --quick", () => {
+  it("runs train's own warm start, then GRPO, and prints the success rate before and after", () => {
+    const out = join(tempDir(), "start-lookup");
+    const run = cli("start", "--env", "lookup", "--quick", "--out", out);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("1/2 warm start: 64 expert episodes cloned for 2 epochs");
+    expect(run.stderr).toMatch(/warm start: 64 expert episodes cloned for 2 epochs \(expert success 1\.000/);
+    expect(run.stdout).toMatch(/warm start \(behaviour cloning\):\s+success \d\.\d{3}/);
+    expect(run.stdout).toMatch(/after GRPO \(3 updates\):\s+success \d\.\d{3}/);
+    expect(existsSync(join(out, "warm-start", "checkpoint", "manifest.json"))).toBe(true);
+    expect(existsSync(join(out, "checkpoints", "latest.json"))).toBe(true);
+  }, 120_000);
+});
+
 describe("npm start -- --quick, then eval on any world", () => {
   const out = join(tempDir(), "start");
 
