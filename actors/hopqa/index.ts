@@ -1,12 +1,12 @@
 import { createHopqaEnv, DEFAULT_OPTIONS, NEW_WORLDS, parseOptions } from "./env.ts";
-import { expertPolicy, ragPolicy, randomPolicy } from "./policies.ts";
+import { expertPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
 
 export * from "./env.ts";
-export { expertPolicy, expertQueries, ragPolicy, randomPolicy } from "./policies.ts";
+export { expertPolicy, expertQueries, lazyPolicy, lazyQueries, ragPolicy, randomPolicy } from "./policies.ts";
 export { worldOf } from "./search.ts";
 export * from "./world.ts";
 
-const policies = { expert: expertPolicy, rag: ragPolicy, random: randomPolicy };
+const policies = { expert: expertPolicy, lazy: lazyPolicy, rag: ragPolicy, random: randomPolicy };
 
 /**
  * A hopqa environment drawing from the given options; `configure` makes variants (`--env

@@ -2,6 +2,11 @@
  * Scripted policies for `hopqa`:
  * - `expert`: reads the world graph; per hop it searches `<entity> <relation keyword>` (or a fallback
  *   query when that misses the gold passage), then answers. Its demonstrations feed the warm start.
+ * - `lazy`: the expert's weaker twin, a demonstrator that is often wrong in a way it cannot see: per hop it
+ *   searches the bare entity name whenever that happens to retrieve the gold passage (it reads the world
+ *   graph, so it knows), and the expert's query otherwise. A policy cloned from it cannot know when the bare
+ *   name works (about 2 hops in 3), so it learns to search bare names, and misses the passage the rest of
+ *   the time: a weak warm start whose gap is a choice (which query) that RL can find.
  * - `rag`: naive RAG, the paper's baseline: one search with the whole question, then an answer: the first
  *   entity of the answer's type in the results.
  * - `random`: random queries and answers, for tests.
@@ -27,14 +32,27 @@ export const expertQueries = (task: HopqaTask): string[] => {
   });
 };
 
-export const expertPolicy = () =>
-  scriptedPolicy("hopqa-expert", tokenizer, (request) => {
+/** The lazy demonstrator's queries: the bare entity name where it retrieves the gold passage. */
+export const lazyQueries = (task: HopqaTask): string[] => {
+  const indexed = worldOf(task.world);
+  const solved = solveQuestion(indexed.world, task);
+  const k = Number(task.topK ?? DEFAULT_TOP_K);
+  return expertQueries(task).map((query, hop) =>
+    indexed.search(solved.path[hop], k).some((p) => p.id === solved.gold[hop]) ? solved.path[hop] : query,
+  );
+};
+
+const scriptedExpert = (id: string, queriesOf: (task: HopqaTask) => string[]) =>
+  scriptedPolicy(id, tokenizer, (request) => {
     const task = request.task as unknown as HopqaTask;
-    const queries = expertQueries(task);
+    const queries = queriesOf(task);
     const done = actionsSoFar(request);
     if (done < queries.length) return search(queries[done]);
     return formatAnswer(solveQuestion(worldOf(task.world).world, task).answer);
   });
+
+export const expertPolicy = () => scriptedExpert("hopqa-expert", expertQueries);
+export const lazyPolicy = () => scriptedExpert("hopqa-lazy", lazyQueries);
 
 /** The first entity of a type named in a text (by position), other than the excluded one. */
 const firstOfType = (task: HopqaTask, text: string, type: string, exclude: string): string | undefined => {
