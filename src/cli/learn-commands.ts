@@ -93,8 +93,7 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
         bar = startBar();
       },
       onUpdate: (m) => {
-        bar ??= startBar();
-        bar.tick(1, {
+        bar?.tick(1, {
           return: m.meanReturn.toFixed(3),
           ...(m.successRate === null ? {} : { success: m.successRate.toFixed(3) }),
           "tok/s": m.tokensPerSecond.toFixed(0),
