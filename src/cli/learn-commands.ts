@@ -76,11 +76,8 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
   // ETA then measures updates only); a resumed run's bar starts where its last checkpoint left off.
   const resumedAt = resume ? (readLatest(runDir)?.version ?? 0) : 0;
   let bar = null as ReturnType<typeof progress> | null;
-  const startBar = () => {
-    const started = progress(`train ${config.algo}`, config.steps);
-    if (resumedAt > 0) started.tick(Math.min(resumedAt, config.steps), { resumed: `at update ${resumedAt}` });
-    return started;
-  };
+  const startBar = () =>
+    progress(`train ${config.algo}`, config.steps, process.stderr, Math.min(resumedAt, config.steps));
   const interrupt = stopOnInterrupt();
   try {
     const result = await train({

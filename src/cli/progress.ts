@@ -9,7 +9,16 @@ export interface Progress {
   stop(): void;
 }
 
-export const progress = (label: string, total: number, stream: NodeJS.WriteStream = process.stderr): Progress => {
+/**
+ * `already`: work done before this bar started (a resumed run's updates): counted in the total shown, not
+ * in the rate or the ETA.
+ */
+export const progress = (
+  label: string,
+  total: number,
+  stream: NodeJS.WriteStream = process.stderr,
+  already = 0,
+): Progress => {
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
       {
@@ -21,12 +30,12 @@ export const progress = (label: string, total: number, stream: NodeJS.WriteStrea
       cliProgress.Presets.shades_classic,
     );
     const started = Date.now();
-    bar.start(total, 0, { rate: "0", info: "" });
-    let done = 0;
+    bar.start(total, already, { rate: "0", info: "" });
+    let done = already;
     return {
       tick: (by = 1, info = {}) => {
         done += by;
-        const rate = (done / Math.max(1e-3, (Date.now() - started) / 1000)).toFixed(1);
+        const rate = ((done - already) / Math.max(1e-3, (Date.now() - started) / 1000)).toFixed(1);
         const text = Object.entries(info)
           .map(([k, v]) => `${k} ${v}`)
           .join(" ");
@@ -36,14 +45,14 @@ export const progress = (label: string, total: number, stream: NodeJS.WriteStrea
     };
   }
   const started = Date.now();
-  let done = 0;
+  let done = already;
   let lastPrint = 0;
-  let printed = 0;
+  let printed = already;
   let lastInfo: Record<string, string | number> = {};
   const print = (info: Record<string, string | number>) => {
     printed = done;
     const seconds = (Date.now() - started) / 1000;
-    const rate = done / Math.max(1e-3, seconds);
+    const rate = (done - already) / Math.max(1e-3, seconds);
     const eta = rate > 0 ? Math.round((total - done) / rate) : 0;
     const text = Object.entries(info)
       .map(([k, v]) => ` ${k} ${v}`)

@@ -47,4 +47,14 @@ describe("progress off a terminal", () => {
       "train grpo: 2/30 (0.7/s, ETA 42s) return 0.2\n",
     ]);
   });
+
+  it("a resumed run's bar starts at its count, and its rate and ETA measure only the work done since", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const { stream, lines } = pipe();
+    const bar = progress("train grpo", 30, stream, 20);
+    vi.advanceTimersByTime(4000);
+    bar.tick(2, { return: "0.5" });
+    bar.stop();
+    expect(lines).toEqual(["train grpo: 22/30 (0.5/s, ETA 16s) return 0.5\n"]);
+  });
 });
