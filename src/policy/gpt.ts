@@ -630,7 +630,9 @@ export class Gpt {
       tf.tidy(() => {
         let x = this.embed(tf.tensor1d([...tokens], "int32"), tf.tensor1d(positions, "int32"));
         const padMask = tf.tensor4d(keyPadMask(cache.leftPad, cache.slots + 1, 1), [batch, 1, 1, cache.slots + 1]);
-        const mask = this.slopes ? tf.add(padMask, alibiBias(this.slopes, cache.slots, 1, cache.slots + 1)) : padMask;
+        const mask = this.slopes
+          ? tf.add(padMask, alibiCausalMask(this.slopes, cache.slots, 1, cache.slots + 1))
+          : padMask;
         this.blocks.forEach((block, i) => {
           const out = block.apply(x, batch, mask, cache.layers[i]);
           x = out.x;
@@ -678,7 +680,7 @@ export class Gpt {
           )
         : tokenPart;
     }
-    const causal = this.slopes ? tf.add(causalMask(time), alibiBias(this.slopes, 0, time, time)) : causalMask(time);
+    const causal = this.slopes ? alibiCausalMask(this.slopes, 0, time, time) : causalMask(time);
     const mask =
       padded && leftPad ? tf.add(causal, tf.tensor4d(keyPadMask(leftPad, time, 1), [batch, 1, 1, time])) : causal;
     const caches: LayerCache[] = [];
@@ -789,15 +791,16 @@ const causalMask = (time: number): tf.Tensor4D => {
 };
 
 /**
- * ALiBi's additive bias [1, heads, queries, slots]: query i sits at slot first + i and scores key slot s
- * with -slope * (first + i - s). Keys after a query get a positive bias here; the causal mask hides them.
+ * ALiBi's causal mask [1, heads, queries, slots]: query i sits at slot first + i, scores key slot s with
+ * -slope * (first + i - s), and cannot see keys after it (one tensor in place of causalMask plus a bias).
  * Distances are slot differences, which left padding does not change.
  */
-const alibiBias = (slopes: readonly number[], first: number, queries: number, slots: number): tf.Tensor4D => {
+const alibiCausalMask = (slopes: readonly number[], first: number, queries: number, slots: number): tf.Tensor4D => {
   const values = new Float32Array(slopes.length * queries * slots);
   slopes.forEach((slope, h) => {
     for (let i = 0; i < queries; i++)
-      for (let s = 0; s < slots; s++) values[(h * queries + i) * slots + s] = -slope * (first + i - s);
+      for (let s = 0; s < slots; s++)
+        values[(h * queries + i) * slots + s] = s > first + i ? MASKED : -slope * (first + i - s);
   });
   return tf.tensor4d(values, [1, slopes.length, queries, slots]);
 };
