@@ -206,7 +206,7 @@ const entitiesIn = (world: World, text: string): Entity[] => {
 
 /**
  * Constrained decoding's legal actions: a search for an entity seen so far (in the question or a result)
- * with the word of a relation that applies to it (the forms of `hopQueries`), or an answer naming an
+ * with the word of a relation that applies to it (the forms of `hopQueries`; none already made), or an answer naming an
  * entity some result showed, of the type the question asks for. The machine accepts any other action too
  * (and penalises or scores it); these are the ones a sensible agent picks from.
  */
@@ -215,6 +215,8 @@ export const legalActions = ({ task, history }: LegalView<HopqaTask>): string[] 
   const observations = history.filter((t) => t.role === "observation").map((t) => t.text);
   const named = entitiesIn(world, observations.join(" \n "));
   const inResults = entitiesIn(world, observations.slice(1).join(" \n "));
+  // A query already made returns the same results again (and costs a repeat penalty): never legal twice.
+  const made = new Set(history.filter((t) => t.role === "action").map((t) => normalize(t.text)));
   const searches = new Set<string>();
   for (const entity of named)
     for (const relation of RELATION_NAMES)
@@ -223,7 +225,10 @@ export const legalActions = ({ task, history }: LegalView<HopqaTask>): string[] 
           searches.add(formatCall(searchTool, { query }));
   // The question says what kind of thing it asks for ("name the city where ..."): answers are of that type.
   const asked = RELATIONS[task.chain.at(-1) as Relation].to;
-  return [...searches, ...inResults.filter((e) => e.type === asked).map((e) => formatAnswer(e.name))];
+  return [
+    ...[...searches].filter((call) => !made.has(normalize(call))),
+    ...inResults.filter((e) => e.type === asked).map((e) => formatAnswer(e.name)),
+  ];
 };
 
 const goldOf = (task: HopqaTask) => solveQuestion(worldOf(task.world).world, task);

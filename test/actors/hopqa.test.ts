@@ -301,6 +301,24 @@ describe("hopqa's legal actions (constrained decoding)", () => {
     }
     expect(illegal).toBeLessThanOrEqual(4);
   });
+  it("never offer a query already made (it would return the same results and cost a repeat penalty)", () => {
+    const task = hopqa.configure({ split: "test" }).task("repeat") as HopqaTask;
+    const [first] = expertQueries(task);
+    const question = { role: "observation" as const, text: questionText(task), tokens: [] };
+    const search = `<search>${first}</search>`;
+    expect(legalActions({ task, history: [question] })).toContain(search);
+    const after = legalActions({
+      task,
+      history: [
+        question,
+        { role: "action", text: search, tokens: [] },
+        { role: "observation", text: "results : none", tokens: [] },
+      ],
+    });
+    expect(after).not.toContain(search);
+    // The hop's other query forms stay legal.
+    expect(after).toContain(`<search>${first.replace(/ (\S+)$/, " $1 $1")}</search>`);
+  });
 });
 
 describe("options", () => {
