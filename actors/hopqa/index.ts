@@ -1,12 +1,29 @@
 import { createHopqaEnv, DEFAULT_OPTIONS, NEW_WORLDS, parseOptions } from "./env.ts";
-import { expertPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
+import { carelessPolicy, expertPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
 
 export * from "./env.ts";
-export { expertPolicy, expertQueries, lazyPolicy, lazyQueries, ragPolicy, randomPolicy } from "./policies.ts";
+export {
+  CONFUSED,
+  carelessPolicy,
+  carelessQueries,
+  expertPolicy,
+  expertQueries,
+  lazyPolicy,
+  lazyQueries,
+  ragPolicy,
+  randomPolicy,
+  SLIP_RATE,
+} from "./policies.ts";
 export { worldOf } from "./search.ts";
 export * from "./world.ts";
 
-const policies = { expert: expertPolicy, lazy: lazyPolicy, rag: ragPolicy, random: randomPolicy };
+const policies = {
+  expert: expertPolicy,
+  lazy: lazyPolicy,
+  careless: carelessPolicy,
+  rag: ragPolicy,
+  random: randomPolicy,
+};
 
 /**
  * A hopqa environment drawing from the given options; `configure` makes variants (`--env

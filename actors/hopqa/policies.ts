@@ -7,15 +7,20 @@
  *   graph, so it knows), and the expert's query otherwise. A policy cloned from it cannot know when the bare
  *   name works (about 2 hops in 3), so it learns to search bare names, and misses the passage the rest of
  *   the time: a weak warm start whose gap is a choice (which query) that RL can find.
+ * - `careless`: the expert with a habit that costs it turns: per hop, with probability 0.7 it first searches
+ *   the entity with the word of another of its relations (director for studio, born for works, ...), then
+ *   with the right one. It always answers right (it slips only while the turn limit leaves room), but a
+ *   policy cloned from it slips on most hops, runs out of turns on longer chains, and must learn from
+ *   reward to search the right relation first: a weak warm start whose gap is a choice RL can see.
  * - `rag`: naive RAG, the paper's baseline: one search with the whole question, then an answer: the first
  *   entity of the answer's type in the results.
  * - `random`: random queries and answers, for tests.
  */
 import { formatAnswer, formatCall, type PolicyRequest, type Rng } from "../../src/index.ts";
 import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
-import { DEFAULT_TOP_K, hopQueries, searchTool, tokenizer } from "./env.ts";
+import { DEFAULT_TOP_K, hopQueries, MAX_TURNS, searchTool, tokenizer } from "./env.ts";
 import { worldOf } from "./search.ts";
-import { type HopqaTask, NAME_POOLS, questionText, RELATIONS, type Relation, solveQuestion } from "./world.ts";
+import { fnv1a, type HopqaTask, NAME_POOLS, questionText, RELATIONS, type Relation, solveQuestion } from "./world.ts";
 
 const search = (query: string) => formatCall(searchTool, { query });
 const actionsSoFar = (request: PolicyRequest) => request.history.filter((t) => t.role === "action").length;
@@ -42,6 +47,43 @@ export const lazyQueries = (task: HopqaTask): string[] => {
   );
 };
 
+/** The relation the careless demonstrator searches by mistake: another relation of the same entity type. */
+export const CONFUSED: Readonly<Partial<Record<Relation, Relation>>> = {
+  director: "studio",
+  studio: "director",
+  birthplace: "employer",
+  employer: "mentor",
+  mentor: "birthplace",
+  headquarters: "founder",
+  founder: "headquarters",
+};
+/** How often the careless demonstrator slips on a hop whose relation has a confusable twin. */
+export const SLIP_RATE = 0.7;
+
+/**
+ * The careless demonstrator's queries: the expert's, each preceded (with probability SLIP_RATE, decided by
+ * a hash of the task and hop, so the same task always gets the same episode) by the entity with a confused
+ * relation's word. It slips only while the turn limit leaves room for the whole chain and the answer, and
+ * never repeats a query.
+ */
+export const carelessQueries = (task: HopqaTask): string[] => {
+  const solved = solveQuestion(worldOf(task.world).world, task);
+  const right = expertQueries(task);
+  let spare = MAX_TURNS - 1 - right.length;
+  const out: string[] = [];
+  const identity = JSON.stringify([task.world, task.start, task.chain, task.phrasing]);
+  task.chain.forEach((relation, hop) => {
+    const confused = CONFUSED[relation as Relation];
+    const slip = confused && `${solved.path[hop]} ${RELATIONS[confused].keyword}`;
+    if (slip && spare > 0 && !out.includes(slip) && fnv1a(`careless:${identity}:${hop}`) / 2 ** 32 < SLIP_RATE) {
+      out.push(slip);
+      spare--;
+    }
+    out.push(right[hop]);
+  });
+  return out;
+};
+
 const scriptedExpert = (id: string, queriesOf: (task: HopqaTask) => string[]) =>
   scriptedPolicy(id, tokenizer, (request) => {
     const task = request.task as unknown as HopqaTask;
@@ -53,6 +95,7 @@ const scriptedExpert = (id: string, queriesOf: (task: HopqaTask) => string[]) =>
 
 export const expertPolicy = () => scriptedExpert("hopqa-expert", expertQueries);
 export const lazyPolicy = () => scriptedExpert("hopqa-lazy", lazyQueries);
+export const carelessPolicy = () => scriptedExpert("hopqa-careless", carelessQueries);
 
 /** The first entity of a type named in a text (by position), other than the excluded one. */
 const firstOfType = (task: HopqaTask, text: string, type: string, exclude: string): string | undefined => {

@@ -2,6 +2,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  CONFUSED,
+  carelessQueries,
   chainsOf,
   DEFAULT_SIZES,
   drawQuestion,
@@ -20,6 +22,7 @@ import {
   questionText,
   RELATIONS,
   type Relation,
+  SLIP_RATE,
   solveQuestion,
   splitOf,
   worldOf,
@@ -256,6 +259,39 @@ describe("hopqa's policies", () => {
     // Often enough that a clone prefers bare names, rarely enough that they cost it dearly.
     expect(bare / searches).toBeGreaterThan(0.5);
     expect(bare / searches).toBeLessThan(0.9);
+  });
+
+  it("the careless demonstrator is always right, but first searches a confused relation on most hops", async () => {
+    const collected = await collect({ env: hopqa, policy: hopqa.policies.careless(), seed: "careless", episodes: 60 });
+    let confusable = 0;
+    let slips = 0;
+    for (const { record, events } of collected) {
+      expect(record.metrics.em).toBe(1);
+      const task = (events[0] as unknown as { task: HopqaTask }).task;
+      const solved = solveQuestion(worldOf(task.world).world, task);
+      const careless = carelessQueries(task);
+      const expert = expertQueries(task);
+      // The expert's queries in order, each hop's possibly preceded by the entity with its confused twin's word.
+      let at = 0;
+      task.chain.forEach((relation, hop) => {
+        const twin = CONFUSED[relation as Relation];
+        if (twin) confusable++;
+        if (twin && careless[at] === `${solved.path[hop]} ${RELATIONS[twin].keyword}`) {
+          slips++;
+          at++;
+        }
+        expect(careless[at]).toBe(expert[hop]);
+        at++;
+      });
+      expect(at).toBe(careless.length);
+      // It never repeats a query and always leaves itself the turn to answer.
+      expect(new Set(careless).size).toBe(careless.length);
+      expect(careless.length + 1).toBeLessThanOrEqual(MAX_TURNS);
+      expect(events.filter((e) => e.type === "agent.acted").length).toBe(careless.length + 1);
+    }
+    // SLIP_RATE per confusable hop, less where the turn limit leaves no room.
+    expect(slips / confusable).toBeGreaterThan(0.5);
+    expect(slips / confusable).toBeLessThanOrEqual(SLIP_RATE + 0.1);
   });
 
   it("naive RAG (one search with the question) is a weak baseline", async () => {
