@@ -75,7 +75,13 @@ export const carelessQueries = (task: HopqaTask): string[] => {
   task.chain.forEach((relation, hop) => {
     const confused = CONFUSED[relation as Relation];
     const slip = confused && `${solved.path[hop]} ${RELATIONS[confused].keyword}`;
-    if (slip && spare > 0 && !out.includes(slip) && fnv1a(`careless:${identity}:${hop}`) / 2 ** 32 < SLIP_RATE) {
+    if (
+      slip &&
+      spare > 0 &&
+      !out.includes(slip) &&
+      !right.includes(slip) &&
+      fnv1a(`careless:${identity}:${hop}`) / 2 ** 32 < SLIP_RATE
+    ) {
       out.push(slip);
       spare--;
     }

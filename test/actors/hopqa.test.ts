@@ -284,8 +284,9 @@ describe("hopqa's policies", () => {
         at++;
       });
       expect(at).toBe(careless.length);
-      // It never repeats a query and always leaves itself the turn to answer.
-      expect(new Set(careless).size).toBe(careless.length);
+      // Its slips repeat no query (the expert itself repeats one only on a chain that comes back to an
+      // entity), and it always leaves itself the turn to answer.
+      expect(careless.length - new Set(careless).size).toBe(expert.length - new Set(expert).size);
       expect(careless.length + 1).toBeLessThanOrEqual(MAX_TURNS);
       expect(events.filter((e) => e.type === "agent.acted").length).toBe(careless.length + 1);
     }
