@@ -628,7 +628,7 @@ export class Gpt {
     let copyKeys: tf.Tensor3D | null = null;
     const logits = withoutGradients(() =>
       tf.tidy(() => {
-        let x = this.embed(tf.tensor1d([...tokens], "int32"), tf.tensor1d(positions, "int32"));
+        let x = this.embed(tf.tensor1d([...tokens], "int32"), positions);
         const padMask = tf.tensor4d(keyPadMask(cache.leftPad, cache.slots + 1, 1), [batch, 1, 1, cache.slots + 1]);
         const mask = this.slopes
           ? tf.add(padMask, alibiCausalMask(this.slopes, cache.slots, 1, cache.slots + 1))
@@ -667,7 +667,7 @@ export class Gpt {
       for (let b = 0; b < batch; b++) {
         for (let t = 0; t < time; t++) positions[b * time + t] = Math.max(0, t - leftPad[b]);
       }
-      x = this.embed(tf.reshape(tokens, [-1]) as tf.Tensor1D, tf.tensor1d(positions, "int32"));
+      x = this.embed(tf.reshape(tokens, [-1]) as tf.Tensor1D, positions);
     } else {
       const tokenPart = embedRows(this.tokenEmbedding as tf.Tensor2D, tf.reshape(tokens, [-1]) as tf.Tensor1D);
       x = this.positionEmbedding
@@ -745,11 +745,14 @@ export class Gpt {
     return copyMixture(vocabLogits, tf.add(scores, mask) as tf.Tensor2D, seg);
   }
 
-  /** Token + position embeddings [N, d] from ids [N] and positions [N]. */
-  private embed(ids: tf.Tensor1D, positions: tf.Tensor1D): tf.Tensor2D {
+  /** Token + position embeddings [N, d] from ids [N] and positions [N] (unused, and not uploaded, with ALiBi). */
+  private embed(ids: tf.Tensor1D, positions: Int32Array | readonly number[]): tf.Tensor2D {
     const tokenPart = embedRows(this.tokenEmbedding as tf.Tensor2D, ids);
     if (!this.positionEmbedding) return tokenPart;
-    return tf.add(tokenPart, embedRows(this.positionEmbedding as tf.Tensor2D, positions));
+    return tf.add(
+      tokenPart,
+      embedRows(this.positionEmbedding as tf.Tensor2D, tf.tensor1d(positions as number[], "int32")),
+    );
   }
 
   /** The output projection [d, V]. */
