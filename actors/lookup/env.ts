@@ -208,6 +208,9 @@ export const legalActions = ({ history }: LegalView<LookupTask>): string[] => {
   ];
 };
 
+/** The warm start lookup declares: expert episodes cloned, and cloning epochs (`train` and `npm start`). */
+export const LOOKUP_WARM_START = { episodes: 400, epochs: 5 } as const;
+
 export const createLookupEnv = (rewards: LookupRewards = DEFAULT_REWARDS) =>
   defineEnv<LookupTask>({
     id: "lookup",
@@ -223,7 +226,7 @@ export const createLookupEnv = (rewards: LookupRewards = DEFAULT_REWARDS) =>
     model: { copy: true },
     // A fresh policy never samples a well-formed <lookup>...</lookup> (RL would see no reward): clone a few
     // expert episodes first. `train --no-warm-start` skips it.
-    warmStart: { episodes: 400, epochs: 5 },
+    warmStart: LOOKUP_WARM_START,
   });
 
 export const lookupEnv = createLookupEnv();

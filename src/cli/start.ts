@@ -17,7 +17,7 @@ import {
   SHIPPED_COPY_WARM_START,
   type WarmStartRecipe,
 } from "../../actors/hopqa/warm-start.ts";
-import { lookupEnv } from "../../actors/lookup/env.ts";
+import { LOOKUP_WARM_START } from "../../actors/lookup/env.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
 import { policyFromModel, readLatest } from "../learn/trainer.ts";
 import { describeWarmStart } from "../learn/warm-start.ts";
@@ -39,8 +39,8 @@ export interface StartOptions {
 export const START_PLAN = {
   // The warm start lookup declares (its `warmStart`), then `train`'s defaults.
   full: {
-    demos: lookupEnv.warmStart?.episodes ?? 400,
-    sftEpochs: lookupEnv.warmStart?.epochs ?? 5,
+    demos: LOOKUP_WARM_START.episodes,
+    sftEpochs: LOOKUP_WARM_START.epochs,
     steps: 40,
     tasks: 8,
     epochs: 1,
