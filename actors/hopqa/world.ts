@@ -190,10 +190,13 @@ export const generateWorld = (seed: string, sizes: WorldSizes = DEFAULT_SIZES): 
         break;
       case "person": {
         const directed = reverse("director", e.id).slice(0, 2);
+        // Every fact sentence names its subject in full, as a list of facts would. With the surname alone in
+        // the second sentence (env version 2), "x mentor" also retrieved the passages of people x trained
+        // ("... has the mentor x"), ahead of x's own on 19% of hops, and the 2-layer clone copied the mentor
+        // out of the wrong passage: its exact match stopped near 0.6 (docs/hopqa.md).
         text =
-          // The second sentence calls the person by surname, as encyclopedias do.
-          `${x} was born in ${of(e.id, "birthplace")} . ${x.split(" ")[1]} works for ${of(e.id, "employer")} , ` +
-          `has the mentor ${of(e.id, "mentor")}${directed.length > 0 ? ` , and directed ${list(directed)}` : ""} .`;
+          `${x} was born in ${of(e.id, "birthplace")} . ${x} works for ${of(e.id, "employer")} . ` +
+          `${x} has the mentor ${of(e.id, "mentor")}${directed.length > 0 ? ` . ${x} directed ${list(directed)}` : ""} .`;
         break;
       }
       case "company": {

@@ -127,8 +127,8 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   if (shipped) {
     warm = SHIPPED_COPY_WARM_START;
     say(`1/4 warm start: the shipped checkpoint ${SHIPPED_COPY_WARM_START}`);
-    say(`    built by \`npm run experiment -- --copy-head\`'s first stage: ${describeRecipe(COPY_WARM_START)}`);
-    say("    (about 15 minutes on 2 cores; rebuild it with: npm start -- --rebuild-warm-start)");
+    say(`    built by \`npm run experiment\`'s first stage: ${describeRecipe(COPY_WARM_START)}`);
+    say("    (about 6 minutes on 2 cores; rebuild it with: npm start -- --rebuild-warm-start)");
   } else {
     const recipe = options.quick ? QUICK_WARM_START : COPY_WARM_START;
     say(`1/4 warm start: ${describeRecipe(recipe)} (limited on purpose: RL has to close the gap)`);
@@ -163,7 +163,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
       steps: plan.steps,
       epochs: plan.epochs,
       tasksPerStep: plan.tasks,
-      // `npm run experiment -- --copy-head`'s settings: from this warm start lr 1e-3 lost 0.08 in 15
+      // `npm run experiment`'s settings: from this warm start lr 1e-3 lost 0.08 in 15
       // updates, lr 3e-4 with a KL term to the warm start kept it (docs/hopqa.md).
       lr: 3e-4,
       klCoef: 0.05,
