@@ -31,6 +31,7 @@ import { collect } from "../../src/learn/collect.ts";
 import { evaluate } from "../../src/learn/evaluate.ts";
 import { withLegalMasks } from "../../src/learn/sft.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
+import type { Policy } from "../../src/runtime/policy.ts";
 import {
   checkRewards,
   episodeInvariant,
@@ -238,15 +239,19 @@ describe("hopqa's policies", () => {
     }
   });
 
-  it("the lazy demonstrator is always right, but searches the bare name wherever that happens to work", async () => {
-    const collected = await collect({ env: hopqa, policy: hopqa.policies.lazy(), seed: "lazy", episodes: 40 });
-    let searches = 0;
-    let bare = 0;
-    for (const { record, events } of collected) {
+  /** Episodes of a scripted demonstrator, each checked to end with the right answer, with its task solved. */
+  const rightEpisodes = async (policy: Policy, seed: string, episodes: number) =>
+    (await collect({ env: hopqa, policy, seed, episodes })).map(({ record, events }) => {
       expect(record.metrics.em).toBe(1);
       const task = (events[0] as unknown as { task: HopqaTask }).task;
       const indexed = worldOf(task.world);
-      const solved = solveQuestion(indexed.world, task);
+      return { task, indexed, solved: solveQuestion(indexed.world, task), events };
+    });
+
+  it("the lazy demonstrator is always right, but searches the bare name wherever that happens to work", async () => {
+    let searches = 0;
+    let bare = 0;
+    for (const { task, indexed, solved } of await rightEpisodes(hopqa.policies.lazy(), "lazy", 40)) {
       const lazy = lazyQueries(task);
       const expert = expertQueries(task);
       lazy.forEach((query, hop) => {
@@ -262,13 +267,9 @@ describe("hopqa's policies", () => {
   });
 
   it("the careless demonstrator is always right, but first searches a confused relation on most hops", async () => {
-    const collected = await collect({ env: hopqa, policy: hopqa.policies.careless(), seed: "careless", episodes: 60 });
     let confusable = 0;
     let slips = 0;
-    for (const { record, events } of collected) {
-      expect(record.metrics.em).toBe(1);
-      const task = (events[0] as unknown as { task: HopqaTask }).task;
-      const solved = solveQuestion(worldOf(task.world).world, task);
+    for (const { task, solved, events } of await rightEpisodes(hopqa.policies.careless(), "careless", 60)) {
       const careless = carelessQueries(task);
       const expert = expertQueries(task);
       // The expert's queries in order, each hop's possibly preceded by the entity with its confused twin's word.
