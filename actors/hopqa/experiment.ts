@@ -292,7 +292,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature 1), ` +
       `${t.epochs} optimisation epochs per batch, lr ${t.lr}${t.klCoef > 0 ? `, KL ${t.klCoef} (k3) to the warm start` : ""}, from the same warm start; training questions from worlds 1-1000` +
       (t.constrained
-        ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far with one of its relation words, or an answer naming an entity some result showed, of the type the question asks for (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
+        ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far with one of its relation words (never a query already made), or an answer naming an entity some result showed, of the type the question asks for (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
         : "."),
   );
   lines.push(

@@ -67,7 +67,7 @@ const taken = new Set<string>();
 /**
  * Small pools on purpose: a world draws most of each pool, so worlds share names and differ in facts. With
  * 5x more names (224) the 2-layer GPT did not learn to copy a name from its context within 600 cloning
- * steps; with these 78 it does (docs/results.md).
+ * steps; with these 78 it does (docs/hopqa.md).
  */
 export const NAME_POOLS = {
   first: wordPool("hopqa-first-v1", 8, 2, taken),
