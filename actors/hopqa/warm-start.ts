@@ -44,14 +44,10 @@ export const WARM_START: WarmStartRecipe = {
   batchSize: 16,
 };
 
-/** Where the repository ships the warm start built with WARM_START. */
-export const SHIPPED_WARM_START = "docs/checkpoints/hopqa-warm-start";
-
 /**
  * The same recipe with the copy head, stopped after 2 epochs of whole episodes so that it leaves RL a gap
  * (hopqa v3: 0.71 / 0.76 / 0.10 on the suite; 8 epochs reach 0.90 / 0.94 / 0.16 at 50 questions per column,
- * docs/hopqa.md). Shipped in docs/checkpoints/hopqa-copy-warm-start; `npm start` and `npm run experiment --
- * --copy-head` start from it.
+ * docs/hopqa.md). Shipped in docs/checkpoints/hopqa-copy-warm-start; `npm start` and `npm run experiment` start from it.
  */
 export const COPY_WARM_START: WarmStartRecipe = { ...WARM_START, sftEpochs: 2, copy: true };
 export const SHIPPED_COPY_WARM_START = "docs/checkpoints/hopqa-copy-warm-start";
