@@ -63,8 +63,8 @@ export const SLIP_RATE = 0.7;
 /**
  * The careless demonstrator's queries: the expert's, each preceded (with probability SLIP_RATE, decided by
  * a hash of the task and hop, so the same task always gets the same episode) by the entity with a confused
- * relation's word. It slips only while the turn limit leaves room for the whole chain and the answer, and
- * never repeats a query.
+ * relation's word. It slips only while the turn limit leaves room for the whole chain and the answer, and a
+ * slip never repeats a query.
  */
 export const carelessQueries = (task: HopqaTask): string[] => {
   const solved = solveQuestion(worldOf(task.world).world, task);
