@@ -130,6 +130,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--entropy <x>", "entropy bonus coefficient", num("--entropy"), d.entropyCoef)
     .option("--epochs <n>", "optimisation epochs per batch", int("--epochs", 1), d.epochs)
     .option(
+      "--minibatches <n>",
+      "gradient steps per epoch: the batch is cut into this many minibatches",
+      int("--minibatches", 1),
+      d.minibatches,
+    )
+    .option(
       "--process-reward-weight <x>",
       "weight of process rewards (0 = outcome only)",
       num("--process-reward-weight"),
@@ -179,6 +185,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             klCoef: opts.kl,
             entropyCoef: opts.entropy,
             epochs: opts.epochs,
+            minibatches: opts.minibatches,
             processRewardWeight: opts.processRewardWeight,
             maskAdvantages: opts.advantageMask,
             maskLoss: opts.lossMask,

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
 import { hashValue } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
-import { splitSeed } from "../kernel/prng.ts";
+import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { type BackendName, initBackend } from "../policy/backend.ts";
 import {
@@ -345,9 +345,12 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
 
     // --- the update ---------------------------------------------------------------------------------------
     const results: TrainStepResult[] = [];
-    const order = sequences.map((_, i) => i);
-    const chunk = Math.ceil(order.length / config.minibatches);
+    const rows0 = sequences.map((_, i) => i);
+    const chunk = Math.ceil(rows0.length / config.minibatches);
     for (let epoch = 0; epoch < config.epochs; epoch++) {
+      // One minibatch: the batch in order. Several: a fresh order each epoch, seeded by the update.
+      const order =
+        config.minibatches > 1 ? Rng.fromSeed(splitSeed(stepSeed, `minibatches:${epoch}`)).shuffle(rows0) : rows0;
       for (let m = 0; m < config.minibatches && sequences.length > 0; m++) {
         const rows = order.slice(m * chunk, (m + 1) * chunk);
         if (rows.length === 0) continue;

@@ -58,6 +58,7 @@ const CASES: [string[], RegExp][] = [
   [["replay", emptyFolder, "--env", "nope"], /unknown environment "nope"/],
   [["replay", emptyFolder, "--env", "./missing.ts"], /environment module not found/],
   [["frobnicate"], /unknown command 'frobnicate'/],
+  [["train", "--env", "lookup", "--out", out, "--minibatches", "0"], /--minibatches must be an integer >= 1, got "0"/],
 ];
 
 /** Known gaps in src/cli (reported to the lead): each gives exit 1 and a stack trace today. */
