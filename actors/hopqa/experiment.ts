@@ -40,7 +40,17 @@ import {
  */
 export const FULL_PLAN = {
   warm: COPY_WARM_START,
-  train: { steps: 15, tasksPerStep: 8, groupSize: 8, epochs: 1, lr: 3e-4, klCoef: 0.05, constrained: true },
+  train: {
+    steps: 15,
+    tasksPerStep: 8,
+    groupSize: 8,
+    temperature: 1,
+    epochs: 1,
+    minibatches: 1,
+    lr: 3e-4,
+    klCoef: 0.05,
+    constrained: true,
+  },
   evalEpisodes: 100,
   algos: ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"] as const,
   ablations: [
@@ -49,6 +59,13 @@ export const FULL_PLAN = {
     { name: "grpo-no-process-reward", label: "GRPO, no process rewards", change: { processRewardWeight: 0 } },
   ],
 };
+
+/**
+ * `--explore`: the same budget, sampled at temperature 2 (constrained decoding keeps every sample a legal
+ * action) so that fewer groups are all-fail or all-success, and each batch cut into 4 minibatches (4 AdamW
+ * steps per update instead of 1).
+ */
+export const EXPLORE = { temperature: 2, minibatches: 4 } as const;
 
 /** `--quick`: the same stages at toy sizes, to check the pipeline (its numbers mean nothing). */
 const QUICK_PLAN: typeof FULL_PLAN = {
@@ -146,7 +163,9 @@ export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
       steps: t.steps,
       tasksPerStep: t.tasksPerStep,
       groupSize: t.groupSize,
+      temperature: t.temperature,
       epochs: t.epochs,
+      minibatches: t.minibatches,
       lr: t.lr,
       klCoef: t.klCoef,
       constrained: t.constrained,
@@ -289,8 +308,8 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
       `- The warm start was not rebuilt by this command: it was copied from \`${source.from}\`, a run of the same recipe and seeds${w.copy ? `; the same checkpoint ships as \`${SHIPPED_COPY_WARM_START}\`` : ""}.`,
     );
   lines.push(
-    `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature 1), ` +
-      `${t.epochs} optimisation epochs per batch, lr ${t.lr}${t.klCoef > 0 ? `, KL ${t.klCoef} (k3) to the warm start` : ""}, from the same warm start; training questions from worlds 1-1000` +
+    `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature ${t.temperature}), ` +
+      `${t.epochs} optimisation epochs of ${t.minibatches} minibatch${t.minibatches === 1 ? "" : "es"} per batch, lr ${t.lr}${t.klCoef > 0 ? `, KL ${t.klCoef} (k3) to the warm start` : ""}, from the same warm start; training questions from worlds 1-1000` +
       (t.constrained
         ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far with one of its relation words (never a query already made), or an answer naming an entity some result showed, of the type the question asks for (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
         : "."),
@@ -429,6 +448,10 @@ const main = async () => {
       "--no-copy-head",
       "the warm start without the copy head (hopqa v2's main table); use another --out and --docs",
     )
+    .option(
+      "--explore",
+      `sample at temperature ${EXPLORE.temperature} and take ${EXPLORE.minibatches} gradient steps per batch (docs/hopqa.md); use another --out and --docs`,
+    )
     .option("--run <name>", "(internal) run one named run in this process");
   program.parse();
   const opts = program.opts<{
@@ -441,6 +464,7 @@ const main = async () => {
     quick?: boolean;
     warmStart?: string;
     copyHead?: boolean;
+    explore?: boolean;
     run?: string;
   }>();
   if (opts.quick) {
@@ -452,6 +476,10 @@ const main = async () => {
     const train = opts.quick ? PLAN.train : { ...PLAN.train, epochs: 2, lr: 1e-3, klCoef: 0 };
     PLAN = { ...PLAN, train, warm: { ...(opts.quick ? QUICK_PLAN.warm : WARM_START), copy: false } };
     CHILD_FLAGS.push("--no-copy-head");
+  }
+  if (opts.explore) {
+    PLAN = { ...PLAN, train: { ...PLAN.train, ...EXPLORE } };
+    CHILD_FLAGS.push("--explore");
   }
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const specs = runSpecs(opts.seeds);
