@@ -243,6 +243,11 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   const groups = [...new Set(runSpecs(seeds).map((s) => s.group))];
   const row = (label: string, results: readonly SuiteResult[], extra: string) =>
     `| ${label} | ${COLUMNS.map((c) => cell(results.map((r) => r[c.id].em))).join(" | ")} | ${cell(results.map((r) => r.average))} | ${extra} |`;
+  // The command that redoes it all: this one without --report and without a borrowed warm start.
+  const regenerate = command
+    .replace(/ --report\b/, "")
+    .replace(/ --warm-start \S+/, "")
+    .replace(/ --$/, "");
   const lines: string[] = [];
   lines.push("# hopqa results: exact match per algorithm");
   lines.push("");
@@ -255,9 +260,9 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push("");
   lines.push(
     PLAN.warm.copy
-      ? "Regenerate everything with `npm run experiment` (it builds the warm start first, about 6 minutes here) or add " +
+      ? `Regenerate everything with \`${regenerate}\` (it builds the warm start first, about 6 minutes here) or add ` +
           `\`--warm-start ${SHIPPED_COPY_WARM_START}\` (the shipped copy of the same recipe); finished runs are kept under ` +
-          "the --out folder (runs/hopqa-experiment) and skipped, so it can be completed over several sittings; `--report` only rewrites this page."
+          `${root} and skipped, so it can be completed over several sittings; \`--report\` only rewrites this page.`
       : "Regenerate everything with `npm run experiment -- --no-copy-head --out runs/hopqa-experiment-plain --docs docs/plain` " +
           "(it builds the warm start first, about 16 minutes here); finished runs are kept under the --out folder and " +
           "skipped, so it can be completed over several sittings; `--report` only rewrites this page.",
