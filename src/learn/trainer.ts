@@ -345,12 +345,12 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
 
     // --- the update ---------------------------------------------------------------------------------------
     const results: TrainStepResult[] = [];
-    const rows0 = sequences.map((_, i) => i);
-    const chunk = Math.ceil(rows0.length / config.minibatches);
+    const inOrder = sequences.map((_, i) => i);
+    const chunk = Math.ceil(inOrder.length / config.minibatches);
     for (let epoch = 0; epoch < config.epochs; epoch++) {
       // One minibatch: the batch in order. Several: a fresh order each epoch, seeded by the update.
       const order =
-        config.minibatches > 1 ? Rng.fromSeed(splitSeed(stepSeed, `minibatches:${epoch}`)).shuffle(rows0) : rows0;
+        config.minibatches > 1 ? Rng.fromSeed(splitSeed(stepSeed, `minibatches:${epoch}`)).shuffle(inOrder) : inOrder;
       for (let m = 0; m < config.minibatches && sequences.length > 0; m++) {
         const rows = order.slice(m * chunk, (m + 1) * chunk);
         if (rows.length === 0) continue;
