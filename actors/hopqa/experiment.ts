@@ -23,6 +23,7 @@ import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
+import { EXPLORE } from "./rl-recipe.ts";
 import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
 import {
   buildWarmStart,
@@ -59,13 +60,6 @@ export const FULL_PLAN = {
     { name: "grpo-no-process-reward", label: "GRPO, no process rewards", change: { processRewardWeight: 0 } },
   ],
 };
-
-/**
- * `--explore`: the same budget, sampled at temperature 2 (constrained decoding keeps every sample a legal
- * action) so that fewer groups are all-fail or all-success, and each batch cut into 4 minibatches (4 AdamW
- * steps per update instead of 1).
- */
-export const EXPLORE = { temperature: 2, minibatches: 4 } as const;
 
 /** `--quick`: the same stages at toy sizes, to check the pipeline (its numbers mean nothing). */
 const QUICK_PLAN: typeof FULL_PLAN = {
