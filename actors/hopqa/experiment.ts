@@ -23,7 +23,7 @@ import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
-import { EXPLORE } from "./rl-recipe.ts";
+import { EXPLORE, RL_STEP } from "./rl-recipe.ts";
 import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
 import {
   buildWarmStart,
@@ -48,8 +48,7 @@ export const FULL_PLAN = {
     temperature: 1,
     epochs: 1,
     minibatches: 1,
-    lr: 3e-4,
-    klCoef: 0.05,
+    ...RL_STEP,
     constrained: true,
   },
   evalEpisodes: 100,
@@ -356,7 +355,8 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
       lines.push("");
       lines.push(
         `The best run, \`${best.spec.name}\` (average ${best.suite.average.toFixed(3)}), ships as \`${target}\`: ` +
-          `\`npx agent-r1 eval --env hopqa --checkpoint ${target} --constrained --split ood --world-seed 2000123 --episodes 100\`.`,
+          `\`npx agent-r1 eval --env hopqa --checkpoint ${target} --constrained --suite\` scores it on the table's three columns ` +
+          `(100 questions each, the same seeds), \`--split ood --world-seed 2000123\` instead of \`--suite\` on any world.`,
       );
     }
   }

@@ -1,4 +1,11 @@
 /**
+ * The RL step size both `npm start` and `npm run experiment` use from the copy-head warm start: lr 3e-4
+ * with a KL term (0.05, k3) to the warm start. From that clone lr 1e-3 without KL lost exact match, and
+ * lr 1e-3 at temperature 2 lost 0.05 (docs/hopqa.md).
+ */
+export const RL_STEP: { readonly lr: number; readonly klCoef: number } = { lr: 3e-4, klCoef: 0.05 };
+
+/**
  * RL settings that `npm run experiment -- --explore` and `npm start` share: sample at temperature 2
  * (constrained decoding keeps every sample a legal action) so that fewer groups are all-fail or
  * all-success, and cut each batch into 4 minibatches (4 AdamW steps per update instead of 1). Over the

@@ -5,6 +5,7 @@
  * chains never seen in training) in unseen worlds, Musique's role. Greedy decoding, fixed seeds.
  */
 import { evaluate } from "../../src/learn/evaluate.ts";
+import type { EpisodeRecord } from "../../src/runtime/episode.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
 
@@ -23,11 +24,20 @@ export interface SuiteScore {
 }
 export type SuiteResult = Record<ColumnId, SuiteScore> & { readonly average: number };
 
-export const evaluateSuite = async (policy: () => Policy, episodes: number, seed = "suite"): Promise<SuiteResult> => {
+export const evaluateSuite = async (
+  policy: () => Policy,
+  episodes: number,
+  seed = "suite",
+  onEpisode?: (column: ColumnId, record: EpisodeRecord) => void,
+): Promise<SuiteResult> => {
   const out: Partial<Record<ColumnId, SuiteScore>> = {};
   for (const column of COLUMNS) {
     const env = hopqa.configure(column.options);
-    const summary = await evaluate(env, policy(), { episodes, seed: `${seed}:${column.id}` });
+    const summary = await evaluate(env, policy(), {
+      episodes,
+      seed: `${seed}:${column.id}`,
+      ...(onEpisode ? { onEpisode: (r: EpisodeRecord) => onEpisode(column.id, r) } : {}),
+    });
     out[column.id] = {
       em: summary.metrics.em ?? 0,
       f1: summary.metrics.f1 ?? 0,

@@ -8,7 +8,7 @@ import { evaluate } from "../learn/evaluate.ts";
 import { sft } from "../learn/sft.ts";
 import { policyFromModel, readLatest, readRunConfig, train } from "../learn/trainer.ts";
 import { describeWarmStart } from "../learn/warm-start.ts";
-import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
+import { BACKEND_ORDER, type BackendChoice, initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -284,13 +284,27 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--env <id|path>", "environment", d.env)
     .requiredOption("--checkpoint <dir>", "checkpoint folder")
     .option("--episodes <n>", "episodes", int("--episodes", 1), 100)
-    .option("--seed <seed>", "evaluation seed (keep it apart from training seeds)", seedArg, "eval")
+    .option(
+      "--seed <seed>",
+      "evaluation seed (keep it apart from training seeds; --suite: default suite)",
+      seedArg,
+      "eval",
+    )
     .option("--sample", "sample at temperature 1 instead of greedy decoding")
     .option("--constrained", "constrained decoding: only the environment's legal actions")
     .option("--split <name>", "the environment's split to draw tasks from (e.g. hopqa: train, test, ood)")
     .option("--world-seed <s>", "the world to draw tasks from (hopqa: an integer, or a range a-b)")
+    .option(
+      "--suite",
+      "hopqa only: the benchmark's three columns (test seen worlds, test new worlds, ood new worlds), --episodes each, as docs/results.md scores them",
+    )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts) => {
+      if (opts.suite) {
+        await evalSuite(opts);
+        setExit(0);
+        return;
+      }
       const base = await loadEnv(opts.env);
       const options = new URLSearchParams();
       if (opts.split !== undefined) options.set("split", opts.split);
@@ -324,4 +338,54 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       );
       setExit(0);
     });
+};
+
+/**
+ * `eval --suite`: hopqa's three-column evaluation (actors/hopqa/suite.ts), the one the experiment's table
+ * and `npm start` print, on any checkpoint. Its columns fix split and worlds, so --split and --world-seed
+ * are refused rather than ignored; the seed defaults to the experiment's ("suite").
+ */
+const evalSuite = async (opts: {
+  env: string;
+  checkpoint: string;
+  episodes: number;
+  seed: string;
+  sample?: boolean;
+  constrained?: boolean;
+  split?: string;
+  worldSeed?: string;
+  backend: BackendChoice;
+}) => {
+  if (opts.env !== "hopqa")
+    throw new UsageError({ detail: `--suite: only hopqa has an evaluation suite, got --env ${opts.env}` });
+  if (opts.split !== undefined || opts.worldSeed !== undefined)
+    throw new UsageError({ detail: "--suite fixes each column's split and worlds: drop --split / --world-seed" });
+  if (!existsSync(opts.checkpoint)) throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}` });
+  const { hopqa } = await import("../../actors/hopqa/index.ts");
+  const { COLUMNS, evaluateSuite } = await import("../../actors/hopqa/suite.ts");
+  await initBackend(opts.backend);
+  const { model, tokenizer, version } = await loadCheckpoint(opts.checkpoint);
+  const config = { ...DEFAULT_TRAIN_CONFIG, constrained: !!opts.constrained };
+  const seed = opts.seed === "eval" ? "suite" : String(opts.seed);
+  const bar = progress("suite", opts.episodes * COLUMNS.length);
+  const result = await evaluateSuite(
+    () => policyFromModel(hopqa, model, tokenizer, config, !opts.sample, version),
+    opts.episodes,
+    seed,
+    (column, r) => bar.tick(1, { column, em: r.metrics.em ?? 0 }),
+  );
+  bar.stop();
+  model.dispose();
+  out(
+    JSON.stringify({
+      env: "hopqa",
+      suite: true,
+      ...(opts.constrained ? { constrained: true } : {}),
+      checkpoint: opts.checkpoint,
+      version,
+      seed,
+      episodesPerColumn: opts.episodes,
+      ...result,
+    }),
+  );
 };

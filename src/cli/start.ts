@@ -8,7 +8,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { hopqa } from "../../actors/hopqa/index.ts";
-import { EXPLORE } from "../../actors/hopqa/rl-recipe.ts";
+import { EXPLORE, RL_STEP } from "../../actors/hopqa/rl-recipe.ts";
 import { COLUMNS, evaluateSuite, type SuiteResult } from "../../actors/hopqa/suite.ts";
 import {
   buildWarmStart,
@@ -168,8 +168,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
       // EXPLORE says printed 0.523 -> 0.563 here (0.523 -> 0.523 without); see rl-recipe.ts for the caveat.
       temperature: plan.temperature,
       minibatches: plan.minibatches,
-      lr: 3e-4,
-      klCoef: 0.05,
+      ...RL_STEP,
       constrained: true,
       init: warm,
       evalEpisodes: 0,

@@ -66,6 +66,30 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(unknown.stderr).toMatch(/unknown option "colour"/);
   }, 120_000);
 
+  it("eval --suite scores the benchmark's three columns as the results table does; --split with it is refused", () => {
+    const checkpoint = join(out, "grpo", "checkpoints", "v00002");
+    const run = cli("eval", "--checkpoint", checkpoint, ...words("--env hopqa --suite --constrained --episodes 3"));
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(summary).toMatchObject({
+      env: "hopqa",
+      suite: true,
+      constrained: true,
+      seed: "suite",
+      episodesPerColumn: 3,
+    });
+    const columns = ["test-seen", "test-new", "ood-new"].map((id) => summary[id]);
+    for (const column of columns) expect(column).toMatchObject({ episodes: 3 });
+    const mean = columns.reduce((sum, c) => sum + c.em, 0) / 3;
+    expect(summary.average).toBeCloseTo(mean, 12);
+    const mixed = cli("eval", "--checkpoint", checkpoint, ...words("--env hopqa --suite --split ood"));
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/--suite fixes each column's split and worlds/);
+    const other = cli("eval", "--checkpoint", checkpoint, ...words("--env lookup --suite"));
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/only hopqa has an evaluation suite, got --env lookup/);
+  }, 120_000);
+
   it("eval --constrained decodes under the legal actions; an environment that declares none is refused, exit 2", () => {
     const checkpoint = join(out, "grpo", "checkpoints", "v00002");
     const run = cli(
