@@ -3,8 +3,9 @@
  * JSON lines. scripts/gpu-check.sh bundles it with @tensorflow/tfjs-backend-webgpu for the GPU machine;
  * here it runs with `node bin/run-ts.js scripts/gpu-step.ts wasm`.
  *
- * Model: 4 layers, 8 heads, width 256, context 256; batch 32 rows of 256 tokens; PPO loss with every
- * token trained (cut into passes as training does). Two warm-up steps, then the median of five.
+ * Models: a larger GPT (4 layers, 8 heads, width 256, context 256) and hopqa's (2 layers, 4 heads, width
+ * 128, context 384, copy head); batch 32 full rows; PPO loss with every token trained (cut into passes as
+ * training does). Two warm-up steps, then the median of the rest (GPU_STEP_REPEATS, default 7 steps).
  */
 import * as tf from "@tensorflow/tfjs-core";
 import "@tensorflow/tfjs-backend-wasm";
@@ -13,32 +14,42 @@ import { trainStep } from "../src/learn/train-step.ts";
 import { type BackendName, initBackend } from "../src/policy/backend.ts";
 import { Gpt } from "../src/policy/gpt.ts";
 
-const CONFIG = { vocabSize: 512, layers: 4, heads: 8, width: 256, contextLength: 256 };
+/** The models timed: a larger GPT, and hopqa's own (2 layers, width 128, context 384, copy head). */
+const MODELS = {
+  large: { vocabSize: 512, layers: 4, heads: 8, width: 256, contextLength: 256 },
+  hopqa: { vocabSize: 437, layers: 2, heads: 4, width: 128, contextLength: 384, copy: true },
+} as const;
 const ROWS = 32;
+/** Steps per model and backend: the first two warm up, the rest are timed (GPU_STEP_REPEATS, default 7). */
+const REPEATS = Math.max(3, Number(process.env.GPU_STEP_REPEATS ?? 7));
 const backends = (process.argv.slice(2).length ? process.argv.slice(2) : ["webgpu", "wasm"]) as BackendName[];
 
 // Bundled into one file, wasm's pthreads would start workers from the bundle itself: one thread, as in Node.
 tf.env().set("WASM_HAS_MULTITHREAD_SUPPORT", false);
 
-const timeStep = async (backend: BackendName) => {
+const timeStep = async (backend: BackendName, name: keyof typeof MODELS) => {
+  const config = MODELS[name];
   await initBackend(backend, { log: () => {} });
-  const model = new Gpt(CONFIG, "gpu-step");
+  const model = new Gpt(config, "gpu-step");
   const optimizer = new AdamW(model.parameters, { lr: 1e-4 });
   const tokens = Array.from({ length: ROWS }, (_, b) =>
-    Array.from({ length: CONFIG.contextLength }, (_, t) => (b * 131 + t * 17) % CONFIG.vocabSize),
+    Array.from({ length: config.contextLength }, (_, t) => (b * 131 + t * 17) % config.vocabSize),
   );
   const perToken = (f: (t: number) => number) => tokens.map((row) => row.map((_, t) => f(t)));
   const batch = {
     tokens,
     lossMask: perToken((t) => (t === 0 ? 0 : 1)),
     advantages: perToken((t) => Math.sin(t)),
-    logprobs: perToken(() => -Math.log(CONFIG.vocabSize)),
+    logprobs: perToken(() => -Math.log(config.vocabSize)),
   };
   const times: number[] = [];
-  for (let i = 0; i < 7; i++) {
+  // The same seeded weights and batch on every backend: the first step's loss should agree across them.
+  let firstLoss = Number.NaN;
+  for (let i = 0; i < REPEATS; i++) {
     const started = performance.now();
     const result = trainStep(model, batch, { optimizer });
     if (result.skipped) throw new Error(`step skipped: ${result.reason}`);
+    if (i === 0) firstLoss = result.loss;
     if (i >= 2) times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -48,16 +59,22 @@ const timeStep = async (backend: BackendName) => {
   model.dispose();
   return {
     backend: tf.getBackend(),
+    model: name,
     parameters,
     stepMs: Math.round(ms),
-    tokensPerSecond: Math.round((ROWS * CONFIG.contextLength) / (ms / 1000)),
+    tokensPerSecond: Math.round((ROWS * config.contextLength) / (ms / 1000)),
+    firstLoss,
+    timedSteps: times.length,
   };
 };
 
-for (const backend of backends) {
-  try {
-    console.log(JSON.stringify(await timeStep(backend)));
-  } catch (error) {
-    console.log(JSON.stringify({ backend, error: error instanceof Error ? error.message : String(error) }));
+for (const backend of backends)
+  for (const name of Object.keys(MODELS) as (keyof typeof MODELS)[]) {
+    try {
+      console.log(JSON.stringify(await timeStep(backend, name)));
+    } catch (error) {
+      console.log(
+        JSON.stringify({ backend, model: name, error: error instanceof Error ? error.message : String(error) }),
+      );
+    }
   }
-}
