@@ -21,8 +21,15 @@ prepare() {
     [ -f package.json ] || echo '{ "name": "gpu-build", "private": true }' >package.json
     npm install --no-audit --no-fund --ignore-scripts --save-exact @tensorflow/tfjs-backend-webgpu@4.22.0 webgpu@0.6.2
   )
-  # The entry registers the webgpu backend on the project's own tfjs-core before the step runs.
-  printf 'import "@tensorflow/tfjs-backend-webgpu";\nimport "../../scripts/gpu-step.ts";\n' >"$ROOT/entry.ts"
+  # The entry registers the webgpu backend on the project's own tfjs-core before the step runs. The backend
+  # registers itself only if navigator.gpu exists when it is imported: Dawn's globals come first.
+  cat >"$ROOT/entry.ts" <<'ENTRY'
+import * as dawn from "webgpu";
+Object.assign(globalThis, dawn.globals);
+Object.defineProperty(globalThis, "navigator", { value: { gpu: dawn.create([]) }, configurable: true, writable: true });
+await import("@tensorflow/tfjs-backend-webgpu");
+await import("../../scripts/gpu-step.ts");
+ENTRY
   NODE_PATH="$ROOT/build/node_modules" node_modules/.bin/esbuild "$ROOT/entry.ts" --bundle --platform=node \
     --format=esm --outfile="$PKG/gpu-step.mjs" --external:webgpu --log-level=warning \
     --alias:@tensorflow/tfjs-core=./node_modules/@tensorflow/tfjs-core \

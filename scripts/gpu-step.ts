@@ -68,13 +68,56 @@ const timeStep = async (backend: BackendName, name: keyof typeof MODELS) => {
   };
 };
 
+/**
+ * A forward pass alone (logits of the whole batch, read back with `await data()`): the path that needs no
+ * synchronous read, so it also runs where the train step's `dataSync` cannot (WebGPU under Node, docs/gpu.md).
+ */
+const timeForward = async (backend: BackendName, name: keyof typeof MODELS) => {
+  const config = MODELS[name];
+  await initBackend(backend, { log: () => {} });
+  const model = new Gpt(config, "gpu-step");
+  const rows = Array.from({ length: ROWS }, (_, b) =>
+    Array.from({ length: config.contextLength }, (_, t) => (b * 131 + t * 17) % config.vocabSize),
+  );
+  const times: number[] = [];
+  let checksum = Number.NaN;
+  for (let i = 0; i < REPEATS; i++) {
+    const started = performance.now();
+    const tokens = tf.tensor2d(rows, [ROWS, config.contextLength], "int32");
+    const logits = model.logits(tokens);
+    const sum = tf.sum(logits);
+    const value = (await sum.data())[0];
+    tf.dispose([tokens, logits, sum]);
+    if (i === 0) checksum = value;
+    if (i >= 2) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const ms = times[Math.floor(times.length / 2)];
+  model.dispose();
+  return {
+    backend: tf.getBackend(),
+    model: name,
+    pass: "forward",
+    forwardMs: Math.round(ms),
+    tokensPerSecond: Math.round((ROWS * config.contextLength) / (ms / 1000)),
+    logitSum: checksum,
+    timedPasses: times.length,
+  };
+};
+
+const report = async (run: () => Promise<object>, backend: string, name: string, pass: string) => {
+  try {
+    console.log(JSON.stringify(await run()));
+  } catch (error) {
+    console.log(
+      JSON.stringify({ backend, model: name, pass, error: error instanceof Error ? error.message : String(error) }),
+    );
+  }
+};
+
 for (const backend of backends)
   for (const name of Object.keys(MODELS) as (keyof typeof MODELS)[]) {
-    try {
-      console.log(JSON.stringify(await timeStep(backend, name)));
-    } catch (error) {
-      console.log(
-        JSON.stringify({ backend, model: name, error: error instanceof Error ? error.message : String(error) }),
-      );
-    }
+    await report(() => timeForward(backend, name), backend, name, "forward");
+    if (process.env.GPU_STEP_FORWARD_ONLY !== "1")
+      await report(() => timeStep(backend, name), backend, name, "train step");
   }
