@@ -12,7 +12,7 @@ import "@tensorflow/tfjs-backend-wasm";
 import { AdamW } from "../src/learn/adamw.ts";
 import { trainStep } from "../src/learn/train-step.ts";
 import { type BackendName, initBackend } from "../src/policy/backend.ts";
-import { Gpt } from "../src/policy/gpt.ts";
+import { disposeCache, Gpt } from "../src/policy/gpt.ts";
 
 /** The models timed: a larger GPT, and hopqa's own (2 layers, width 128, context 384, copy head). */
 const MODELS = {
@@ -105,6 +105,57 @@ const timeForward = async (backend: BackendName, name: keyof typeof MODELS) => {
   };
 };
 
+/**
+ * Rollout decoding as the sampler does it: a prefill of 32 prompts (context minus 32 slots), then 32 steps
+ * of one token per row through the KV cache, each step's logits read back with `await data()` and the
+ * greedy token picked on the CPU.
+ */
+const NEW_TOKENS = 32;
+const timeDecode = async (backend: BackendName, name: keyof typeof MODELS) => {
+  const config = MODELS[name];
+  await initBackend(backend, { log: () => {} });
+  const model = new Gpt(config, "gpu-step");
+  const prompts = Array.from({ length: ROWS }, (_, b) =>
+    Array.from({ length: config.contextLength - NEW_TOKENS }, (_, t) => (b * 131 + t * 17) % config.vocabSize),
+  );
+  const argmax = (values: Float32Array | Int32Array | Uint8Array, row: number) => {
+    let best = 0;
+    for (let v = 1; v < config.vocabSize; v++)
+      if (values[row * config.vocabSize + v] > values[row * config.vocabSize + best]) best = v;
+    return best;
+  };
+  const times: number[] = [];
+  let generated: number[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const started = performance.now();
+    let { logits, cache } = model.prefill(prompts);
+    const out: number[] = [];
+    for (let step = 0; step < NEW_TOKENS; step++) {
+      const values = await logits.data();
+      logits.dispose();
+      const next = Array.from({ length: ROWS }, (_, b) => argmax(values, b));
+      out.push(next[0]);
+      if (step === NEW_TOKENS - 1) break;
+      ({ logits, cache } = model.decode(cache, next));
+    }
+    disposeCache(cache);
+    if (i === 0) generated = out;
+    if (i >= 2) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const ms = times[Math.floor(times.length / 2)];
+  model.dispose();
+  return {
+    backend: tf.getBackend(),
+    model: name,
+    pass: "decode",
+    decodeMs: Math.round(ms),
+    newTokensPerSecond: Math.round((ROWS * NEW_TOKENS) / (ms / 1000)),
+    firstRowTokens: generated.join(","),
+    timedRuns: times.length,
+  };
+};
+
 const report = async (run: () => Promise<object>, backend: string, name: string, pass: string) => {
   try {
     console.log(JSON.stringify(await run()));
@@ -118,6 +169,7 @@ const report = async (run: () => Promise<object>, backend: string, name: string,
 for (const backend of backends)
   for (const name of Object.keys(MODELS) as (keyof typeof MODELS)[]) {
     await report(() => timeForward(backend, name), backend, name, "forward");
+    await report(() => timeDecode(backend, name), backend, name, "decode");
     if (process.env.GPU_STEP_FORWARD_ONLY !== "1")
       await report(() => timeStep(backend, name), backend, name, "train step");
   }
