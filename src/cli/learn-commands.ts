@@ -8,10 +8,11 @@ import { evaluate } from "../learn/evaluate.ts";
 import { sft } from "../learn/sft.ts";
 import { policyFromModel, readLatest, readRunConfig, train } from "../learn/trainer.ts";
 import { describeWarmStart } from "../learn/warm-start.ts";
-import { BACKEND_ORDER, type BackendChoice, initBackend } from "../policy/backend.ts";
+import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
+import type { Policy } from "../runtime/policy.ts";
 import { seedArg } from "./args.ts";
 import { progress } from "./progress.ts";
 import { configureEnv, loadEnv } from "./registry.ts";
@@ -299,12 +300,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       "hopqa only: the benchmark's three columns (test seen worlds, test new worlds, ood new worlds), --episodes each, as docs/results.md scores them",
     )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
-    .action(async (opts) => {
-      if (opts.suite) {
-        await evalSuite(opts);
-        setExit(0);
-        return;
-      }
+    .action(async (opts, command: Command) => {
+      if (opts.suite) checkSuiteOptions(opts);
       const base = await loadEnv(opts.env);
       const options = new URLSearchParams();
       if (opts.split !== undefined) options.set("split", opts.split);
@@ -315,6 +312,17 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       const { model, tokenizer, version } = await loadCheckpoint(opts.checkpoint);
       if (opts.constrained) requireLegalActions(env);
       const config = { ...DEFAULT_TRAIN_CONFIG, constrained: !!opts.constrained };
+      if (opts.suite) {
+        // The suite's own seed unless --seed was given: its numbers are then the results table's.
+        const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);
+        await evalSuite(() => policyFromModel(env, model, tokenizer, config, !opts.sample, version), {
+          ...opts,
+          seed,
+          version,
+        });
+        setExit(0);
+        return;
+      }
       const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
       const bar = progress("eval", opts.episodes);
       const summary = await evaluate(env, policy, {
@@ -343,47 +351,33 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
 /**
  * `eval --suite`: hopqa's three-column evaluation (actors/hopqa/suite.ts), the one the experiment's table
  * and `npm start` print, on any checkpoint. Its columns fix split and worlds, so --split and --world-seed
- * are refused rather than ignored; the seed defaults to the experiment's ("suite").
+ * are refused rather than ignored.
  */
-const evalSuite = async (opts: {
-  env: string;
-  checkpoint: string;
-  episodes: number;
-  seed: string;
-  sample?: boolean;
-  constrained?: boolean;
-  split?: string;
-  worldSeed?: string;
-  backend: BackendChoice;
-}) => {
+const checkSuiteOptions = (opts: { env: string; split?: string; worldSeed?: string }) => {
   if (opts.env !== "hopqa")
     throw new UsageError({ detail: `--suite: only hopqa has an evaluation suite, got --env ${opts.env}` });
   if (opts.split !== undefined || opts.worldSeed !== undefined)
     throw new UsageError({ detail: "--suite fixes each column's split and worlds: drop --split / --world-seed" });
-  if (!existsSync(opts.checkpoint)) throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}` });
-  const { hopqa } = await import("../../actors/hopqa/index.ts");
+};
+
+const evalSuite = async (
+  policy: () => Policy,
+  opts: { checkpoint: string; episodes: number; seed: string; constrained?: boolean; version: number },
+) => {
   const { COLUMNS, evaluateSuite } = await import("../../actors/hopqa/suite.ts");
-  await initBackend(opts.backend);
-  const { model, tokenizer, version } = await loadCheckpoint(opts.checkpoint);
-  const config = { ...DEFAULT_TRAIN_CONFIG, constrained: !!opts.constrained };
-  const seed = opts.seed === "eval" ? "suite" : String(opts.seed);
   const bar = progress("suite", opts.episodes * COLUMNS.length);
-  const result = await evaluateSuite(
-    () => policyFromModel(hopqa, model, tokenizer, config, !opts.sample, version),
-    opts.episodes,
-    seed,
-    (column, r) => bar.tick(1, { column, em: r.metrics.em ?? 0 }),
+  const result = await evaluateSuite(policy, opts.episodes, opts.seed, (column, r) =>
+    bar.tick(1, { column, em: r.metrics.em ?? 0 }),
   );
   bar.stop();
-  model.dispose();
   out(
     JSON.stringify({
       env: "hopqa",
       suite: true,
       ...(opts.constrained ? { constrained: true } : {}),
       checkpoint: opts.checkpoint,
-      version,
-      seed,
+      version: opts.version,
+      seed: opts.seed,
       episodesPerColumn: opts.episodes,
       ...result,
     }),
