@@ -26,7 +26,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 // --- figure 4: a training step against the matMul peak ---------------------------------------------------
 log("figure 4: training step vs matMul peak ...");
-const training = measureTraining({ repeats: quick ? 4 : 10 });
+const training = await measureTraining({ repeats: quick ? 4 : 10 });
 
 // --- figure 5: KV-cache sampling against recomputing the context ------------------------------------------
 const CONTEXT = 128;
@@ -78,7 +78,7 @@ model.dispose();
 
 // --- figure 6: the copy head's cost --------------------------------------------------------------------
 log("figure 6: training step with and without the copy head ...");
-const copyCost = measureCopyHead({ repeats: quick ? 4 : 10 });
+const copyCost = await measureCopyHead({ repeats: quick ? 4 : 10 });
 
 const trainTokensPerSecond = (training.train.batch * (training.train.time - 1)) / (training.train.medianMs / 1000);
 const lines = [

@@ -6,7 +6,8 @@
  *
  * Models: a larger GPT (4 layers, 8 heads, width 256, context 256) and hopqa's (2 layers, 4 heads, width
  * 128, context 384, copy head); batch 32 rows. Each pass runs GPU_STEP_REPEATS times (default 7): two warm
- * up, the median of the rest is reported. GPU_STEP_FORWARD_ONLY=1 skips the training step.
+ * up, the median of the rest is reported. GPU_STEP_FORWARD_ONLY=1 skips the training step;
+ * GPU_STEP_MODELS=hopqa (or large) times one model.
  */
 import * as tf from "@tensorflow/tfjs-core";
 import "@tensorflow/tfjs-backend-wasm";
@@ -76,8 +77,8 @@ const timeStep = async (backend: BackendName, name: ModelName) => {
     advantages: perToken((t) => Math.sin(t)),
     logprobs: perToken(() => -Math.log(config.vocabSize)),
   };
-  const { ms, first, runs } = await timed(() => {
-    const result = trainStep(model, batch, { optimizer });
+  const { ms, first, runs } = await timed(async () => {
+    const result = await trainStep(model, batch, { optimizer });
     if (result.skipped) throw new Error(`step skipped: ${result.reason}`);
     return result.loss;
   });
@@ -94,14 +95,15 @@ const timeStep = async (backend: BackendName, name: ModelName) => {
 };
 
 /**
- * A forward pass alone (logits of the whole batch, read back with `await data()`): no synchronous read, so
- * it also runs where the train step's `dataSync` cannot (WebGPU under Node, docs/gpu.md).
+ * A forward pass alone (logits of the whole batch, read back with `await data()`). The ids go along as
+ * numbers: the copy head needs them on the CPU, and WebGPU under Node cannot read the tensor back
+ * synchronously (docs/gpu.md).
  */
 const timeForward = async (backend: BackendName, name: ModelName) => {
   const { config, model, rows } = await setUp(backend, name, MODELS[name].contextLength);
   const { ms, first, runs } = await timed(async () => {
     const tokens = tf.tensor2d(rows, [ROWS, config.contextLength], "int32");
-    const logits = model.logits(tokens);
+    const logits = model.logits(tokens, { ids: rows.flat() });
     const sum = tf.sum(logits);
     const value = (await sum.data())[0];
     tf.dispose([tokens, logits, sum]);
@@ -162,8 +164,11 @@ const report = async (run: () => Promise<object>, backend: string, name: string,
   }
 };
 
+/** GPU_STEP_MODELS (comma-separated, default all) picks the models. */
+const models = (process.env.GPU_STEP_MODELS?.split(",") ?? Object.keys(MODELS)) as ModelName[];
+for (const name of models) if (!(name in MODELS)) throw new Error(`GPU_STEP_MODELS: unknown model ${name}`);
 for (const backend of backends)
-  for (const name of Object.keys(MODELS) as ModelName[]) {
+  for (const name of models) {
     await report(() => timeForward(backend, name), backend, name, "forward");
     await report(() => timeDecode(backend, name), backend, name, "decode");
     if (process.env.GPU_STEP_FORWARD_ONLY !== "1")

@@ -42,11 +42,18 @@ export type StepOutcome =
   | { readonly applied: true; readonly gradNorm: number }
   | { readonly applied: false; readonly gradNorm: number; readonly reason: string };
 
-/** ||g||_2 over all the gradients together (reads one number back). */
-export const globalGradNorm = (grads: Iterable<tf.Tensor>): number => {
+/** ||g||_2 over all the gradients together (reads one number back, asynchronously: WebGPU needs it). */
+export const globalGradNorm = async (grads: Iterable<tf.Tensor>): Promise<number> => {
   const list = [...grads];
   if (list.length === 0) return 0;
-  return tf.tidy(() => tf.sqrt(tf.addN(list.map((g) => tf.sum(tf.square(g))))).dataSync()[0]);
+  // Added two at a time rather than with addN: a kernel with one buffer per input exceeds WebGPU's limit
+  // of storage buffers per shader stage (8 by default) for a model's 40-odd gradients.
+  const norm = tf.tidy(() => tf.sqrt(list.map((g) => tf.sum(tf.square(g))).reduce((a, b) => tf.add(a, b))));
+  try {
+    return (await norm.data())[0];
+  } finally {
+    norm.dispose();
+  }
 };
 
 const decayMatrices = (_name: string, variable: tf.Variable): boolean => variable.rank >= 2;
@@ -77,7 +84,7 @@ export class AdamW {
    * One update from gradients by parameter name (a parameter without a gradient is left alone). Returns
    * the global norm before clipping, or why nothing was applied.
    */
-  apply(grads: ReadonlyMap<string, tf.Tensor>, overrides: AdamWOverrides = {}): StepOutcome {
+  async apply(grads: ReadonlyMap<string, tf.Tensor>, overrides: AdamWOverrides = {}): Promise<StepOutcome> {
     const lr = overrides.lr ?? this.config.lr;
     const weightDecay = overrides.weightDecay ?? this.config.weightDecay;
     const maxGradNorm = overrides.maxGradNorm === undefined ? this.config.maxGradNorm : overrides.maxGradNorm;
@@ -85,7 +92,7 @@ export class AdamW {
     for (const name of grads.keys()) {
       if (!this.params.has(name)) throw new Error(`AdamW: gradient for unknown parameter ${name}`);
     }
-    const gradNorm = globalGradNorm(grads.values());
+    const gradNorm = await globalGradNorm(grads.values());
     if (!Number.isFinite(gradNorm)) return { applied: false, gradNorm, reason: `gradient norm is ${gradNorm}` };
     const scale = maxGradNorm !== null && gradNorm > maxGradNorm ? maxGradNorm / (gradNorm + 1e-6) : 1;
     const t = this.step + 1;

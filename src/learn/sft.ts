@@ -173,7 +173,7 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
     const cut = sequences.map((s) => firstActions(s, stage.actions));
     let loss = Number.NaN;
     for (let step = 0; step < stage.steps; step++) {
-      const result = cloneStep(Array.from({ length: options.batchSize }, () => cut[rng.int(0, cut.length - 1)]));
+      const result = await cloneStep(Array.from({ length: options.batchSize }, () => cut[rng.int(0, cut.length - 1)]));
       if (result.skipped) log(`sft curriculum stage ${index + 1}: a step was skipped (${result.reason})`);
       else {
         loss = result.loss;
@@ -187,7 +187,7 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
     let total = 0;
     let count = 0;
     for (let start = 0; start < order.length; start += options.batchSize) {
-      const result = cloneStep(order.slice(start, start + options.batchSize).map((i) => sequences[i]));
+      const result = await cloneStep(order.slice(start, start + options.batchSize).map((i) => sequences[i]));
       if (result.skipped) log(`sft epoch ${epoch}: a step was skipped (${result.reason})`);
       else {
         total += result.loss * result.tokens;

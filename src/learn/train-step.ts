@@ -86,6 +86,8 @@ interface Shifted {
   readonly inputs: tf.Tensor2D;
   readonly targets: tf.Tensor2D;
   readonly logitMask: tf.Tensor3D | null;
+  /** The options of the model's pass: the logit mask, and the input ids on the CPU (the copy head's). */
+  readonly forward: { readonly logitMask?: tf.Tensor3D; readonly ids: Int32Array };
   /** A per-token field, shifted and right-padded with 0, as [B, T-1]. */
   field(values: PerToken | undefined, name: string): tf.Tensor2D | undefined;
   dispose(): void;
@@ -127,6 +129,7 @@ const shift = (model: Gpt, tokens: readonly (readonly number[])[], allowed: Allo
     inputs: own(tf.tensor2d(inputIds, [rows, width], "int32")),
     targets: own(tf.tensor2d(targetIds, [rows, width], "int32")),
     logitMask,
+    forward: { ...(logitMask ? { logitMask } : {}), ids: inputIds },
     field(values, name) {
       if (values === undefined) return undefined;
       if (values.length !== rows) throw new RangeError(`${name} has ${values.length} rows, tokens has ${rows}`);
@@ -222,22 +225,41 @@ const sumMask = (mask: PerToken, rows: readonly number[]): number => {
   return total;
 };
 
+/** A slice's loss and, optionally, metrics to read back once its gradients are taken. */
+interface SliceLoss {
+  readonly loss: tf.Scalar;
+  readonly metrics?: tf.Tensor1D;
+}
+
 /**
  * Gradients summed over slices: `sliceLoss(rows)` builds one slice's loss (already divided by the whole
- * batch's normaliser, so the slices' losses add up to the batch's). Tensors a slice disposes are safe to
- * dispose: the tape keeps its own copies of what the backward pass needs.
+ * batch's normaliser, so the slices' losses add up to the batch's) and optional metrics, summed too. Tensors
+ * a slice disposes are safe to dispose: the tape keeps its own copies of what the backward pass needs.
+ * Values are read back asynchronously: WebGPU under Node has no synchronous read (docs/gpu.md).
  */
-const accumulate = (
+const accumulate = async (
   model: Gpt,
   slices: readonly number[][],
-  sliceLoss: (rows: readonly number[]) => tf.Scalar,
-): { loss: number; grads: Map<string, tf.Tensor>; dispose: () => void } => {
+  sliceLoss: (rows: readonly number[]) => SliceLoss,
+): Promise<{ loss: number; metrics: Float64Array; grads: Map<string, tf.Tensor>; dispose: () => void }> => {
   const summed = new Map<string, tf.Tensor>();
   let loss = 0;
+  let metricSums = new Float64Array(0);
   for (const rows of slices) {
-    const { value, grads } = tf.variableGrads(() => sliceLoss(rows), variablesOf(model));
-    loss += value.dataSync()[0];
+    let metrics: tf.Tensor1D | undefined;
+    const { value, grads } = tf.variableGrads(() => {
+      const out = sliceLoss(rows);
+      metrics = out.metrics ? tf.keep(out.metrics) : undefined;
+      return out.loss;
+    }, variablesOf(model));
+    loss += (await value.data())[0];
     value.dispose();
+    if (metrics) {
+      const values = await metrics.data();
+      metrics.dispose();
+      if (metricSums.length === 0) metricSums = new Float64Array(values.length);
+      for (let i = 0; i < values.length; i++) metricSums[i] += values[i];
+    }
     for (const [name, grad] of namedGrads(model, grads)) {
       const before = summed.get(name);
       summed.set(name, before ? tf.add(before, grad) : grad);
@@ -249,6 +271,7 @@ const accumulate = (
   }
   return {
     loss,
+    metrics: metricSums,
     grads: summed,
     dispose: () => {
       for (const grad of summed.values()) grad.dispose();
@@ -256,19 +279,18 @@ const accumulate = (
   };
 };
 
-export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptions): TrainStepResult => {
+export const trainStep = async (model: Gpt, batch: TrainBatch, options: TrainStepOptions): Promise<TrainStepResult> => {
   const tokens = checkMask(batch.lossMask);
   const lossConfig = ppoLossConfig(options);
   const advantages = options.normalizeAdvantages ? whiten(batch.advantages, batch.lossMask) : batch.advantages;
-  const metricSums = new Float64Array(METRIC_NAMES.length);
   const slices = passSlices(batch.tokens, options.tokensPerPass ?? defaultTokensPerPass(model));
   const normalizer = sumMask(batch.lossMask, slices.flat());
-  const accumulated = accumulate(model, slices, (rows) => {
+  const accumulated = await accumulate(model, slices, (rows) => {
     const shifted = shift(model, pickRows(batch.tokens, rows)!, pickRows(batch.allowed, rows));
     try {
       const field = (values: PerToken | undefined, name: string) => shifted.field(pickRows(values, rows), name);
       const returns = field(batch.returns, "returns");
-      const stats = model.tokenStats(shifted.inputs, shifted.targets, { logitMask: shifted.logitMask ?? undefined });
+      const stats = model.tokenStats(shifted.inputs, shifted.targets, shifted.forward);
       const out = ppoLoss(
         {
           logprobs: stats.logprobs,
@@ -285,18 +307,14 @@ export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptio
         lossConfig,
       );
       // Each metric is a token mean with the batch's normaliser: the slices' values add up.
-      const metrics = tf.stack(METRIC_NAMES.map((name) => out[name]));
-      const values = metrics.dataSync();
-      metrics.dispose();
-      for (let i = 0; i < METRIC_NAMES.length; i++) metricSums[i] += values[i];
-      return out.loss;
+      return { loss: out.loss, metrics: tf.stack(METRIC_NAMES.map((name) => out[name])) as tf.Tensor1D };
     } finally {
       shifted.dispose();
     }
   });
   try {
     const loss = accumulated.loss;
-    const named = Object.fromEntries(METRIC_NAMES.map((name, i) => [name, metricSums[i]])) as Record<
+    const named = Object.fromEntries(METRIC_NAMES.map((name, i) => [name, accumulated.metrics[i]])) as Record<
       (typeof METRIC_NAMES)[number],
       number
     >;
@@ -309,7 +327,7 @@ export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptio
       tokens,
     });
     if (!Number.isFinite(loss)) return report(true, Number.NaN, `loss is ${loss}`);
-    const outcome = options.optimizer.apply(accumulated.grads, options);
+    const outcome = await options.optimizer.apply(accumulated.grads, options);
     return outcome.applied ? report(false, outcome.gradNorm) : report(true, outcome.gradNorm, outcome.reason);
   } finally {
     accumulated.dispose();
@@ -317,20 +335,20 @@ export const trainStep = (model: Gpt, batch: TrainBatch, options: TrainStepOptio
 };
 
 /** Behaviour cloning: minimise -log pi(a_t|s_t) over the masked tokens. */
-export const supervisedStep = (
+export const supervisedStep = async (
   model: Gpt,
   batch: SupervisedBatch,
   options: AdamWOverrides & { readonly optimizer: AdamW; readonly tokensPerPass?: number },
-): SupervisedStepResult => {
+): Promise<SupervisedStepResult> => {
   const tokens = checkMask(batch.lossMask);
   const slices = passSlices(batch.tokens, options.tokensPerPass ?? defaultTokensPerPass(model));
   const normalizer = sumMask(batch.lossMask, slices.flat());
-  const accumulated = accumulate(model, slices, (rows) => {
+  const accumulated = await accumulate(model, slices, (rows) => {
     const shifted = shift(model, pickRows(batch.tokens, rows)!, pickRows(batch.allowed, rows));
     try {
       const mask = shifted.field(pickRows(batch.lossMask, rows), "lossMask")!;
-      const stats = model.tokenStats(shifted.inputs, shifted.targets, { logitMask: shifted.logitMask ?? undefined });
-      return crossEntropyLoss(stats.logprobs, mask, normalizer);
+      const stats = model.tokenStats(shifted.inputs, shifted.targets, shifted.forward);
+      return { loss: crossEntropyLoss(stats.logprobs, mask, normalizer) };
     } finally {
       shifted.dispose();
     }
@@ -338,7 +356,7 @@ export const supervisedStep = (
   try {
     const loss = accumulated.loss;
     if (!Number.isFinite(loss)) return { skipped: true, reason: `loss is ${loss}`, loss, gradNorm: Number.NaN, tokens };
-    const outcome = options.optimizer.apply(accumulated.grads, options);
+    const outcome = await options.optimizer.apply(accumulated.grads, options);
     return outcome.applied
       ? { skipped: false, loss, gradNorm: outcome.gradNorm, tokens }
       : { skipped: true, reason: outcome.reason, loss, gradNorm: outcome.gradNorm, tokens };
@@ -360,23 +378,23 @@ export interface TokenScores {
  * Scores every token without training: the critic's values for GAE (V_old), a frozen reference's
  * logprobs for KL, or a check that training reproduces the sampler's logprobs.
  */
-export const scoreTokens = (
+export const scoreTokens = async (
   model: Gpt,
   tokens: readonly (readonly number[])[],
   allowed?: AllowedLists,
   tokensPerPass = defaultTokensPerPass(model),
-): TokenScores => {
+): Promise<TokenScores> => {
   const out: TokenScores = { logprobs: [], values: [], entropy: [] };
   for (const rows of passSlices(tokens, tokensPerPass)) {
     const sliceTokens = pickRows(tokens, rows)!;
     const shifted = shift(model, sliceTokens, pickRows(allowed, rows));
     try {
       const [logprobs, values, entropy] = tf.tidy(() => {
-        const stats = model.tokenStats(shifted.inputs, shifted.targets, { logitMask: shifted.logitMask ?? undefined });
+        const stats = model.tokenStats(shifted.inputs, shifted.targets, shifted.forward);
         return [stats.logprobs, stats.values, stats.entropy];
       });
-      const unshift = (tensor: tf.Tensor2D, into: Float32Array[]) => {
-        const flat = tensor.dataSync();
+      const unshift = async (tensor: tf.Tensor2D, into: Float32Array[]) => {
+        const flat = await tensor.data();
         tensor.dispose();
         sliceTokens.forEach((row, b) => {
           const values = new Float32Array(row.length);
@@ -384,9 +402,9 @@ export const scoreTokens = (
           into.push(values);
         });
       };
-      unshift(logprobs, out.logprobs);
-      unshift(values, out.values);
-      unshift(entropy, out.entropy);
+      await unshift(logprobs, out.logprobs);
+      await unshift(values, out.values);
+      await unshift(entropy, out.entropy);
     } finally {
       shifted.dispose();
     }

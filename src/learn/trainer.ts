@@ -328,10 +328,10 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     const allowed = sequences.some((s) => s.allowed.some((a) => a !== null))
       ? sequences.map((s) => s.allowed)
       : undefined;
-    const scores = config.algo === "ppo" || !config.maskLoss ? scoreTokens(model, tokens, allowed) : undefined;
+    const scores = config.algo === "ppo" || !config.maskLoss ? await scoreTokens(model, tokens, allowed) : undefined;
     if (config.algo === "ppo") extras.values = scores!.values;
     let refLogprobs: Float32Array[] | undefined;
-    if (reference) refLogprobs = scoreTokens(reference, tokens, allowed).logprobs;
+    if (reference) refLogprobs = (await scoreTokens(reference, tokens, allowed)).logprobs;
     if (config.algo === "reinforce++" && refLogprobs) {
       extras.refLogprobs = refLogprobs;
       extras.klCoef = config.klCoef;
@@ -366,7 +366,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
             : s.logprobs.map((lp, t) => (s.actionMask[t] ? lp : scores!.logprobs[rows[k]][t])),
         );
         results.push(
-          trainStep(
+          await trainStep(
             model,
             {
               tokens: pick(tokens),

@@ -448,6 +448,11 @@ export interface TokenStats {
 export interface ForwardOptions {
   /** Pad slots at the start of each row (default none): masked as keys, real tokens start at position 0. */
   readonly leftPad?: readonly number[];
+  /**
+   * The ids of `tokens`, row-major, on the CPU. The copy head needs them to know what each slot would
+   * copy; without them it reads the tensor back synchronously, which WebGPU under Node cannot do.
+   */
+  readonly ids?: ArrayLike<number>;
 }
 
 /** The KV cache of a batch being decoded. Owned by the caller: `disposeCache` it when done. */
@@ -534,7 +539,7 @@ export class Gpt {
     return tf.tidy(() => {
       const [batch, time] = tokens.shape;
       const { hidden } = this.trunk(tokens, options.leftPad);
-      return tf.reshape(this.outputs(hidden, tokens, options.leftPad), [batch, time, this.config.vocabSize]);
+      return tf.reshape(this.outputs(hidden, tokens, options), [batch, time, this.config.vocabSize]);
     });
   }
 
@@ -551,7 +556,7 @@ export class Gpt {
       const [batch, time] = inputs.shape;
       const vocab = this.config.vocabSize;
       const { hidden } = this.trunk(inputs, options.leftPad);
-      let logits = this.outputs(hidden, inputs, options.leftPad);
+      let logits = this.outputs(hidden, inputs, options);
       if (options.logitMask) logits = tf.add(logits, tf.reshape(options.logitMask, [batch * time, vocab]));
       const stats = logprobAndEntropy(logits, floatOneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, vocab));
       const column = (i: number) => tf.reshape(tf.slice(stats, [0, i], [-1, 1]), [batch, time]) as tf.Tensor2D;
@@ -696,12 +701,15 @@ export class Gpt {
    * Output logits [B*T, V] for hidden [B*T, d] of `tokens` [B, T]: the vocabulary logits, or with the copy
    * head log p of the mixture (position t may copy from slots leftPad <= s < t).
    */
-  private outputs(hidden: tf.Tensor2D, tokens: tf.Tensor2D, leftPad?: readonly number[]): tf.Tensor2D {
+  private outputs(hidden: tf.Tensor2D, tokens: tf.Tensor2D, options: ForwardOptions): tf.Tensor2D {
     const vocabLogits = this.project(hidden);
     if (!this.copyHead) return vocabLogits;
     const [batch, time] = tokens.shape;
     const vocab = this.config.vocabSize;
-    const ids = tokens.dataSync();
+    const { leftPad } = options;
+    if (options.ids && options.ids.length !== batch * time)
+      throw new RangeError(`ids has ${options.ids.length} values for tokens of shape [${batch}, ${time}]`);
+    const ids = options.ids ?? tokens.dataSync();
     const head = this.copyHead;
     const queries = tf.reshape(head.query.apply(hidden), [batch, time, head.width]);
     const keys = tf.reshape(head.key.apply(hidden), [batch, time, head.width]);

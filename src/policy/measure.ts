@@ -16,12 +16,12 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-const timeMs = (run: () => void, warmup: number, repeats: number): number[] => {
-  for (let i = 0; i < warmup; i++) run();
+const timeMs = async (run: () => Promise<unknown>, warmup: number, repeats: number): Promise<number[]> => {
+  for (let i = 0; i < warmup; i++) await run();
   const times: number[] = [];
   for (let i = 0; i < repeats; i++) {
     const start = performance.now();
-    run();
+    await run();
     times.push(performance.now() - start);
   }
   return times;
@@ -35,8 +35,8 @@ export interface MatMulMeasurement {
 }
 
 interface Probe {
-  /** One timed unit of work. */
-  readonly run: () => void;
+  /** One timed unit of work (resolves when its result has been read back). */
+  readonly run: () => Promise<unknown>;
   readonly flops: number;
   readonly dispose: () => void;
 }
@@ -47,19 +47,23 @@ const matMulProbe = (m: number, k: number, n: number): Probe => {
   const b = tf.randomNormal([k, n], 0, 1, "float32", 2);
   return {
     // Read back one element: enough to wait for an asynchronous backend, without timing a large copy.
-    run: () => tf.tidy(() => tf.slice(tf.matMul(a, b), [0, 0], [1, 1]).dataSync()),
+    run: async () => {
+      const corner = tf.tidy(() => tf.slice(tf.matMul(a, b), [0, 0], [1, 1]));
+      await corner.data();
+      corner.dispose();
+    },
     flops: 2 * m * k * n,
     dispose: () => tf.dispose([a, b]),
   };
 };
 
-export const measureMatMul = (
+export const measureMatMul = async (
   options: { readonly m?: number; readonly k?: number; readonly n?: number; readonly repeats?: number } = {},
-): MatMulMeasurement => {
+): Promise<MatMulMeasurement> => {
   const { m = 1024, k = 64, n = 256, repeats = 30 } = options;
   const probe = matMulProbe(m, k, n);
   try {
-    const medianMs = median(timeMs(probe.run, 5, repeats));
+    const medianMs = median(await timeMs(probe.run, 5, repeats));
     return { backend: tf.getBackend(), shape: [m, k, n], medianMs, gflops: probe.flops / (medianMs * 1e6) };
   } finally {
     probe.dispose();
@@ -111,9 +115,7 @@ const trainProbe = (options: TrainOptions): Probe & { readonly model: Gpt } => {
   const attention = layers * 4 * batch * (time - 1) * (time - 1) * width;
   return {
     model,
-    run: () => {
-      trainStep(model, data, { optimizer });
-    },
+    run: () => trainStep(model, data, { optimizer }),
     flops: 6 * matrixParams * tokens + 3 * attention,
     dispose: () => {
       optimizer.dispose();
@@ -133,10 +135,10 @@ const trainMeasurement = (probe: ReturnType<typeof trainProbe>, options: TrainOp
 });
 
 /** Median wall time of one training step of the reference model (or `options.config` over it). */
-export const measureTrainStep = (options: TrainOptions = {}): TrainMeasurement => {
+export const measureTrainStep = async (options: TrainOptions = {}): Promise<TrainMeasurement> => {
   const probe = trainProbe(options);
   try {
-    return trainMeasurement(probe, options, median(timeMs(probe.run, 2, options.repeats ?? 10)));
+    return trainMeasurement(probe, options, median(await timeMs(probe.run, 2, options.repeats ?? 10)));
   } finally {
     probe.dispose();
   }
@@ -146,12 +148,16 @@ export const measureTrainStep = (options: TrainOptions = {}): TrainMeasurement =
  * Two timings taken in turn for `rounds` rounds (each callback times one unit of its work), so that both
  * see the same machine load; the median of each.
  */
-const interleave = (rounds: number, a: () => number, b: () => number): [number, number] => {
+const interleave = async (
+  rounds: number,
+  a: () => Promise<number>,
+  b: () => Promise<number>,
+): Promise<[number, number]> => {
   const as: number[] = [];
   const bs: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    as.push(a());
-    bs.push(b());
+    as.push(await a());
+    bs.push(await b());
   }
   return [median(as), median(bs)];
 };
@@ -167,17 +173,17 @@ export interface TrainingRatio {
  * Both measurements interleaved (each round: a burst of matMuls, then one training step), so that both
  * see the same machine load; medians over the rounds.
  */
-export const measureTraining = (options: TrainOptions = {}): TrainingRatio => {
+export const measureTraining = async (options: TrainOptions = {}): Promise<TrainingRatio> => {
   const rounds = options.repeats ?? 10;
   const matMul = matMulProbe(1024, 64, 256);
   const train = trainProbe(options);
   try {
-    timeMs(matMul.run, 5, 0);
-    timeMs(train.run, 2, 0);
-    const [matMulMedian, stepMedian] = interleave(
+    await timeMs(matMul.run, 5, 0);
+    await timeMs(train.run, 2, 0);
+    const [matMulMedian, stepMedian] = await interleave(
       rounds,
-      () => median(timeMs(matMul.run, 0, 9)),
-      () => timeMs(train.run, 0, 1)[0],
+      async () => median(await timeMs(matMul.run, 0, 9)),
+      async () => (await timeMs(train.run, 0, 1))[0],
     );
     const trainResult = trainMeasurement(train, options, stepMedian);
     const matMulResult: MatMulMeasurement = {
@@ -201,17 +207,17 @@ export interface CopyHeadCost {
 }
 
 /** A training step of the same model with and without the copy head, interleaved round by round. */
-export const measureCopyHead = (options: TrainOptions = {}): CopyHeadCost => {
+export const measureCopyHead = async (options: TrainOptions = {}): Promise<CopyHeadCost> => {
   const rounds = options.repeats ?? 10;
   const plain = trainProbe({ ...options, config: { ...options.config, copy: false } });
   const copy = trainProbe({ ...options, config: { ...options.config, copy: true } });
   try {
-    timeMs(plain.run, 2, 0);
-    timeMs(copy.run, 2, 0);
-    const [plainMedian, copyMedian] = interleave(
+    await timeMs(plain.run, 2, 0);
+    await timeMs(copy.run, 2, 0);
+    const [plainMedian, copyMedian] = await interleave(
       rounds,
-      () => timeMs(plain.run, 0, 1)[0],
-      () => timeMs(copy.run, 0, 1)[0],
+      async () => (await timeMs(plain.run, 0, 1))[0],
+      async () => (await timeMs(copy.run, 0, 1))[0],
     );
     const without = trainMeasurement(plain, options, plainMedian);
     const withCopy = trainMeasurement(copy, options, copyMedian);

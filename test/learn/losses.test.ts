@@ -120,7 +120,7 @@ describe("AdamW", () => {
     return params;
   };
 
-  it("matches the hand-computed update, with decoupled decay on matrices and global norm clipping", () => {
+  it("matches the hand-computed update, with decoupled decay on matrices and global norm clipping", async () => {
     const weight = tf.variable(tf.tensor2d([[1, -2]]));
     const bias = tf.variable(tf.tensor1d([0.5]));
     const params = new Map<string, tf.Variable>([
@@ -137,7 +137,7 @@ describe("AdamW", () => {
         ["weight", tf.tensor2d([[g[0], g[1]]])],
         ["bias", tf.tensor1d([g[2]])],
       ]);
-      expect(optimizer.apply(grads).applied).toBe(true);
+      expect((await optimizer.apply(grads)).applied).toBe(true);
     }
     const expected = reference([1, -2, 0.5], [true, true, false], steps, 0.1, 0.1, 1);
     [...read(weight), ...read(bias)].forEach((x, i) => {
@@ -149,10 +149,10 @@ describe("AdamW", () => {
     bias.dispose();
   });
 
-  it("skips a non-finite gradient and changes nothing", () => {
+  it("skips a non-finite gradient and changes nothing", async () => {
     const weight = tf.variable(tf.tensor2d([[1, 2]]));
     const optimizer = new AdamW(new Map([["weight", weight]]));
-    const outcome = optimizer.apply(new Map([["weight", tf.tensor2d([[Number.NaN, 1]])]]));
+    const outcome = await optimizer.apply(new Map([["weight", tf.tensor2d([[Number.NaN, 1]])]]));
     expect(outcome.applied).toBe(false);
     expect(read(weight)).toEqual([1, 2]);
     expect(optimizer.step).toBe(0);
@@ -162,12 +162,12 @@ describe("AdamW", () => {
 });
 
 describe("trainStep", () => {
-  it("skips the update and says why when the loss is not finite", () => {
+  it("skips the update and says why when the loss is not finite", async () => {
     const model = new Gpt({ vocabSize: 16, contextLength: 8, width: 8, heads: 2, layers: 1 }, "nan");
     const optimizer = new AdamW(model.parameters);
     const before = read(model.parameters.get("wte")!);
     const tokens = [[1, 2, 3, 4]];
-    const result = trainStep(
+    const result = await trainStep(
       model,
       { tokens, lossMask: [[0, 1, 1, 1]], advantages: [[0, Number.NaN, 1, 1]], logprobs: [[0, -1, -1, -1]] },
       { optimizer },

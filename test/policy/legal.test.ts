@@ -128,7 +128,7 @@ describe("constrained decoding", () => {
     // The learner's logprobs under the recorded masks are the sampler's.
     const tokens = requests.map((r, i) => [...r.context, ...actions[i].tokens]);
     const allowed = requests.map((r, i) => [...r.context.map(() => null), ...(actions[i].allowed ?? [])]);
-    const scores = scoreTokens(model, tokens, allowed);
+    const scores = await scoreTokens(model, tokens, allowed);
     for (const [i, r] of requests.entries())
       for (const [t, lp] of actions[i].logprobs.entries())
         expect(scores.logprobs[i][r.context.length + t]).toBeCloseTo(lp, 4);

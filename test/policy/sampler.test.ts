@@ -47,7 +47,7 @@ describe("sample", () => {
   it("reports the logprobs the learner recomputes (temperature 1)", async () => {
     const results = await sample(model, rows);
     const sequences = rows.map((row, i) => [...row.context, ...results[i].tokens]);
-    const scores = scoreTokens(model, sequences);
+    const scores = await scoreTokens(model, sequences);
     rows.forEach((row, i) => {
       results[i].logprobs.forEach((logprob, t) => {
         expect(Math.abs(scores.logprobs[i][row.context.length + t] - logprob)).toBeLessThan(1e-4);
@@ -75,7 +75,7 @@ describe("sample", () => {
         expect(allowed).toContain(token);
       }
     });
-    const scores = scoreTokens(
+    const scores = await scoreTokens(
       model,
       [[...constrained.context, ...result.tokens]],
       [[null, null, null, ...result.allowed!]],

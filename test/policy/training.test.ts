@@ -1,5 +1,5 @@
 import * as tf from "@tensorflow/tfjs-core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { AdamW } from "../../src/learn/adamw.ts";
 import { scoreTokens, supervisedStep, trainStep } from "../../src/learn/train-step.ts";
 import { initBackend } from "../../src/policy/backend.ts";
@@ -13,7 +13,7 @@ beforeAll(async () => {
 const config = { vocabSize: 32, contextLength: 24, width: 32, heads: 2, layers: 2 };
 
 describe("training on wasm", () => {
-  it("overfits a fixed sequence by cross-entropy on its action tokens", () => {
+  it("overfits a fixed sequence by cross-entropy on its action tokens", async () => {
     const model = new Gpt(config, "overfit");
     const optimizer = new AdamW(model.parameters, { lr: 3e-3, weightDecay: 0 });
     const sequence = [1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8];
@@ -21,14 +21,14 @@ describe("training on wasm", () => {
     const batch = { tokens: [sequence, sequence], lossMask: [lossMask, lossMask] };
     const losses: number[] = [];
     for (let step = 0; step < 60; step++) {
-      const result = supervisedStep(model, batch, { optimizer });
+      const result = await supervisedStep(model, batch, { optimizer });
       expect(result.skipped).toBe(false);
       losses.push(result.loss);
     }
     expect(losses[0]).toBeGreaterThan(0.8 * Math.log(config.vocabSize));
     expect(losses.at(-1)!).toBeLessThan(0.1 * losses[0]);
     const memory = tf.memory().numTensors;
-    supervisedStep(model, batch, { optimizer });
+    await supervisedStep(model, batch, { optimizer });
     expect(tf.memory().numTensors, "a step leaves no tensors behind").toBe(memory);
     optimizer.dispose();
     model.dispose();
@@ -36,7 +36,7 @@ describe("training on wasm", () => {
 
   it.each([false, true])(
     "moves logprobs along the advantage and values toward the returns (PPO; copy head: %s)",
-    (copy) => {
+    async (copy) => {
       const model = new Gpt({ ...config, copy }, "ppo");
       const optimizer = new AdamW(model.parameters, { lr: 1e-2, weightDecay: 0 });
       const tokens = [
@@ -44,7 +44,7 @@ describe("training on wasm", () => {
         [1, 2, 3, 7, 8, 9],
       ];
       const lossMask = tokens.map(() => [0, 0, 0, 1, 1, 1]);
-      const before = scoreTokens(model, tokens);
+      const before = await scoreTokens(model, tokens);
       const batch = {
         tokens,
         lossMask,
@@ -57,7 +57,7 @@ describe("training on wasm", () => {
         returns: tokens.map(() => [0, 0, 0, 1, 1, 1]),
       };
       for (let step = 0; step < 5; step++) {
-        const result = trainStep(model, batch, { optimizer, clipEps: 0.2, valueClipEps: null });
+        const result = await trainStep(model, batch, { optimizer, clipEps: 0.2, valueClipEps: null });
         expect(result.skipped).toBe(false);
         expect(result.tokens).toBe(6);
         if (step === 0) {
@@ -65,7 +65,7 @@ describe("training on wasm", () => {
           expect(result.clipfrac).toBe(0);
         }
       }
-      const after = scoreTokens(model, tokens);
+      const after = await scoreTokens(model, tokens);
       for (let t = 3; t < 6; t++) {
         expect(after.logprobs[0][t]).toBeGreaterThan(before.logprobs[0][t]);
         expect(after.logprobs[1][t]).toBeLessThan(before.logprobs[1][t]);
@@ -97,7 +97,7 @@ describe("training on wasm", () => {
       const tokens = contexts.map((context, i) => [...context, ...results[i].tokens]);
       const perToken = (i: number, action: (t: number) => number) =>
         tokens[i].map((_, t) => (t < contexts[i].length ? 0 : action(t - contexts[i].length)));
-      const result = trainStep(
+      const result = await trainStep(
         model,
         {
           tokens,
@@ -119,7 +119,7 @@ describe("training on wasm", () => {
   );
   it.each([false, true])(
     "cuts a large batch into passes whose summed gradients make the same update, leaving no tensors (copy head: %s)",
-    (copy) => {
+    async (copy) => {
       // Rows of different lengths, masks, a reference and values: everything a PPO step uses.
       const rows = Array.from({ length: 7 }, (_, b) => Array.from({ length: 10 + b }, (_, t) => (3 * b + 5 * t) % 32));
       const lossMask = rows.map((row, b) => row.map((_, t) => (t >= 3 && (t + b) % 4 !== 0 ? 1 : 0)));
@@ -133,10 +133,10 @@ describe("training on wasm", () => {
         returns: perToken((b) => b / 7),
         oldValues: perToken(() => 0),
       };
-      const run = (tokensPerPass: number) => {
+      const run = async (tokensPerPass: number) => {
         const model = new Gpt({ ...config, copy }, "slices");
         const optimizer = new AdamW(model.parameters, { lr: 1e-2, weightDecay: 0 });
-        const result = trainStep(model, batch, {
+        const result = await trainStep(model, batch, {
           optimizer,
           klCoef: 0.1,
           valueCoef: 0.5,
@@ -148,9 +148,9 @@ describe("training on wasm", () => {
         model.dispose();
         return { result, weights };
       };
-      const whole = run(1_000_000);
+      const whole = await run(1_000_000);
       const before = tf.memory().numTensors;
-      const sliced = run(40); // 2 rows of 17 padded tokens per pass: 4 passes
+      const sliced = await run(40); // 2 rows of 17 padded tokens per pass: 4 passes
       expect(tf.memory().numTensors).toBe(before);
       for (const key of [
         "loss",
@@ -169,11 +169,52 @@ describe("training on wasm", () => {
         for (const [j, x] of w.entries()) expect(sliced.weights[i][j]).toBeCloseTo(x, 4);
       // Scoring cuts the same way and returns the same numbers.
       const model = new Gpt(config, "score");
-      const a = scoreTokens(model, rows, undefined, 1_000_000);
-      const b = scoreTokens(model, rows, undefined, 40);
+      const a = await scoreTokens(model, rows, undefined, 1_000_000);
+      const b = await scoreTokens(model, rows, undefined, 40);
       for (const [i, row] of a.logprobs.entries())
         for (const [t, x] of row.entries()) expect(b.logprobs[i][t]).toBeCloseTo(x, 5);
       model.dispose();
+    },
+  );
+
+  it.each([false, true])(
+    "reads nothing back synchronously, as WebGPU under Node requires (copy head: %s)",
+    async (copy) => {
+      // WebGPU in Node has no synchronous read (tfjs-backend-webgpu's dataSync needs OffscreenCanvas): a
+      // step, a clone step or scoring that called dataSync or arraySync would fail there. (wasm's own kernels
+      // read their inputs directly; that is the backend's business, not a read the learner asks for.)
+      const refuse = () => {
+        throw new Error("synchronous read");
+      };
+      const spies = [
+        vi.spyOn(tf.Tensor.prototype, "dataSync").mockImplementation(refuse),
+        vi.spyOn(tf.Tensor.prototype, "arraySync").mockImplementation(refuse),
+      ];
+      const model = new Gpt({ ...config, copy }, "async");
+      const optimizer = new AdamW(model.parameters);
+      try {
+        const tokens = [
+          [1, 2, 3, 4, 5, 6],
+          [1, 2, 7, 8],
+        ];
+        const lossMask = tokens.map((row) => row.map((_, t) => (t >= 2 ? 1 : 0)));
+        const allowed = tokens.map((row) => row.map((token, t) => (t === 3 ? [token, 9, 10] : null)));
+        const scores = await scoreTokens(model, tokens, allowed, 8);
+        const step = await trainStep(
+          model,
+          { tokens, lossMask, advantages: lossMask, logprobs: scores.logprobs, allowed, refLogprobs: scores.logprobs },
+          { optimizer, klCoef: 0.1, tokensPerPass: 8 },
+        );
+        expect(step.skipped).toBe(false);
+        expect(step.gradNorm).toBeGreaterThan(0);
+        const clone = await supervisedStep(model, { tokens, lossMask }, { optimizer });
+        expect(clone.loss).toBeGreaterThan(0);
+        for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+      } finally {
+        for (const spy of spies) spy.mockRestore();
+        optimizer.dispose();
+        model.dispose();
+      }
     },
   );
 });
