@@ -73,8 +73,18 @@ const tryTensorflow = async (): Promise<Attempt> => {
   return reasons.join("; ");
 };
 
-/** Dawn's globals and navigator.gpu, which the webgpu backend expects to find before it is imported. */
-const installWebGpuGlobals = async (): Promise<string | null> => {
+interface AdapterLike {
+  readonly isFallbackAdapter?: boolean;
+  readonly info?: { readonly isFallbackAdapter?: boolean; readonly description?: string; readonly device?: string };
+}
+
+/**
+ * Dawn's globals and navigator.gpu, which the webgpu backend expects to find before it is imported. A
+ * software adapter (Mesa's llvmpipe through lavapipe, SwiftShader) counts only when `allowSoftware`: it
+ * computes the same numbers as a GPU, slower than wasm, so "auto" passes it by and `--backend webgpu`
+ * takes it (this is how the WebGPU path is checked on a machine without a GPU, docs/gpu.md).
+ */
+const installWebGpuGlobals = async (allowSoftware: boolean): Promise<string | null> => {
   let dawn: Record<string, unknown>;
   try {
     dawn = await importOptional("webgpu");
@@ -84,18 +94,25 @@ const installWebGpuGlobals = async (): Promise<string | null> => {
   const create = dawn.create as ((options: string[]) => unknown) | undefined;
   if (typeof create !== "function") return "the `webgpu` package has no create()";
   Object.assign(globalThis, (dawn.globals as object | undefined) ?? {});
-  const gpu = create([]) as { requestAdapter(): Promise<unknown> };
+  const gpu = create([]) as { requestAdapter(): Promise<AdapterLike | null> };
   Object.defineProperty(globalThis, "navigator", { value: { gpu }, configurable: true, writable: true });
+  let adapter: AdapterLike | null;
   try {
-    if ((await gpu.requestAdapter()) === null) return "no GPU adapter was found";
+    adapter = await gpu.requestAdapter();
   } catch (error) {
     return `no GPU adapter: ${errorText(error)}`;
+  }
+  if (adapter === null) return "no GPU adapter was found";
+  const software = adapter.isFallbackAdapter === true || adapter.info?.isFallbackAdapter === true;
+  if (software && !allowSoftware) {
+    const name = adapter.info?.description || adapter.info?.device || "unnamed";
+    return `only a software adapter was found (${name}); --backend webgpu uses it anyway`;
   }
   return null;
 };
 
-const tryWebGpu = async (): Promise<Attempt> => {
-  const missing = await installWebGpuGlobals();
+const tryWebGpu = async (allowSoftware: boolean): Promise<Attempt> => {
+  const missing = await installWebGpuGlobals(allowSoftware);
   if (missing !== null) return missing;
   // A host that bundles the backend with its own copy of tfjs-core has registered it already.
   if (tf.findBackendFactory("webgpu") === null) {
@@ -140,7 +157,8 @@ const tryCpu = async (): Promise<Attempt> => {
   return activate("cpu");
 };
 
-const ATTEMPTS: Record<BackendName, () => Promise<Attempt>> = {
+/** Each backend's attempt; `explicit` when the user named it (not "auto"). */
+const ATTEMPTS: Record<BackendName, (explicit: boolean) => Promise<Attempt>> = {
   tensorflow: tryTensorflow,
   webgpu: tryWebGpu,
   wasm: tryWasm,
@@ -162,7 +180,7 @@ export const availableBackends = async (): Promise<BackendName[]> => {
     },
     webgpu: async () => {
       try {
-        if ((await installWebGpuGlobals()) !== null) return false;
+        if ((await installWebGpuGlobals(true)) !== null) return false;
         await importOptional("@tensorflow/tfjs-backend-webgpu");
         return true;
       } catch {
@@ -196,7 +214,7 @@ let announced: BackendName | null = null;
 const activateFastest = async (): Promise<BackendName> => {
   const reasons: string[] = [];
   for (const name of BACKEND_ORDER) {
-    const reason = await ATTEMPTS[name]();
+    const reason = await ATTEMPTS[name](false);
     if (reason === null) return name;
     reasons.push(`${name}: ${reason}`);
   }
@@ -218,7 +236,7 @@ export const initBackend = async (
   let chosen: BackendName;
   if (preferred === "auto") chosen = await activateFastest();
   else {
-    const reason = await ATTEMPTS[preferred]();
+    const reason = await ATTEMPTS[preferred](true);
     if (reason !== null) {
       throw new BackendUnavailableError({ requested: preferred, reason, available: await availableBackends() });
     }
