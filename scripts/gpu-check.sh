@@ -4,15 +4,26 @@
 #   bash scripts/gpu-check.sh prepare   # here (npm and Debian registries): builds .device/gpu/pkg (ignored, < 64 MiB)
 #   bash scripts/gpu-check.sh run       # on the GPU machine (no Node, no network), from the repository root,
 #                                       # with .device/gpu/pkg carried: the device tool's carry [".device/gpu/pkg"]
+#   bash scripts/gpu-check.sh cli train --env hopqa ... --backend webgpu   # the whole CLI, bundled the same way
 #
-# pkg holds: node (xz -9 of this machine's binary), gpu-step.mjs (the project bundled with esbuild, together
-# with @tensorflow/tfjs-backend-webgpu and one copy of tfjs-core), the `webgpu` package (Dawn) with its
-# linux-x64 binary only, tfjs-backend-wasm's .wasm files, and the Vulkan loader (Debian's libvulkan1); the
+# pkg holds: node (xz -9 of this machine's binary; unpacked beside pkg on first use), gpu-step.mjs and agent-r1.mjs (scripts/gpu-step.ts and
+# the CLI bundled with esbuild, together with @tensorflow/tfjs-backend-webgpu and one copy of tfjs-core), the `webgpu` package (Dawn) with its
+# linux-x64 binary only (xz -9 too, unpacked beside pkg on first use), tfjs-backend-wasm's .wasm files, and the Vulkan loader (Debian's libvulkan1); the
 # GPU driver provides the rest. Prints one JSON line per backend: backend, parameters, stepMs, tokensPerSecond
 # (or error). docs/gpu.md records what it printed.
 set -euo pipefail
 ROOT=.device/gpu
 PKG=$ROOT/pkg
+
+# One ESM file: the entry, the project and its dependencies (one tfjs-core: the project's), Dawn left out.
+bundle() {
+  local entry=$1 out=$2
+  shift 2
+  NODE_PATH="$ROOT/build/node_modules" node_modules/.bin/esbuild "$entry" --bundle --platform=node \
+    --format=esm --outfile="$out" --external:webgpu --log-level=warning "$@" \
+    --alias:@tensorflow/tfjs-core=./node_modules/@tensorflow/tfjs-core \
+    --banner:js="import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; import { dirname as __dn } from 'node:path'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __dn(__filename);"
+}
 
 prepare() {
   mkdir -p "$ROOT/build" "$PKG/lib" "$PKG/wasm" "$PKG/node_modules/webgpu/dist"
@@ -30,14 +41,23 @@ Object.defineProperty(globalThis, "navigator", { value: { gpu: dawn.create([]) }
 await import("@tensorflow/tfjs-backend-webgpu");
 await import("../../scripts/gpu-step.ts");
 ENTRY
-  NODE_PATH="$ROOT/build/node_modules" node_modules/.bin/esbuild "$ROOT/entry.ts" --bundle --platform=node \
-    --format=esm --outfile="$PKG/gpu-step.mjs" --external:webgpu --log-level=warning \
-    --alias:@tensorflow/tfjs-core=./node_modules/@tensorflow/tfjs-core \
-    --banner:js="import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; import { dirname as __dn } from 'node:path'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __dn(__filename);"
+  # The same start for the whole CLI (agent-r1 train/sft/eval/record ... --backend webgpu).
+  cat >"$ROOT/entry-cli.ts" <<'ENTRY'
+import * as dawn from "webgpu";
+Object.assign(globalThis, dawn.globals);
+Object.defineProperty(globalThis, "navigator", { value: { gpu: dawn.create([]) }, configurable: true, writable: true });
+await import("@tensorflow/tfjs-backend-webgpu");
+const { main } = await import("../../src/cli/main.ts");
+process.exitCode = await main(process.argv.slice(2));
+ENTRY
+  bundle "$ROOT/entry.ts" "$PKG/gpu-step.mjs" --minify
+  bundle "$ROOT/entry-cli.ts" "$PKG/agent-r1.mjs" --minify
   local dawn="$ROOT/build/node_modules/webgpu"
   cp "$dawn/package.json" "$dawn/index.js" "$PKG/node_modules/webgpu/"
+  # Dawn's binary packed like Node's (21 MB -> about 6): pkg and the working tree must fit the carry's 64 MiB.
   rm -rf "$PKG/node_modules/webgpu/dist/linux-x64"
-  cp -r "$dawn/dist/linux-x64" "$PKG/node_modules/webgpu/dist/"
+  mkdir -p "$PKG/node_modules/webgpu/dist/linux-x64"
+  xz -9 -c "$dawn/dist/linux-x64/dawn.node" >"$PKG/node_modules/webgpu/dist/linux-x64/dawn.node.xz"
   cp node_modules/@tensorflow/tfjs-backend-wasm/dist/*.wasm "$PKG/wasm/"
   [ -f "$PKG/node.xz" ] || xz -9 -c "$(command -v node)" >"$PKG/node.xz"
   if [ ! -e "$PKG/lib/libvulkan.so.1" ]; then
@@ -47,15 +67,29 @@ ENTRY
   du -sh "$PKG"
 }
 
+# Runs one of pkg's bundles from $ROOT/rt, beside pkg, where Node and Dawn are unpacked on first use (not in
+# pkg: it stays small enough to carry). The bundle is copied there so that `import "webgpu"` finds rt's copy.
+node_run() {
+  local bundle=$1 rt=$ROOT/rt
+  shift
+  local dawn=$rt/node_modules/webgpu/dist/linux-x64
+  [ -x "$ROOT/node" ] || { xz -dc "$PKG/node.xz" >"$ROOT/node" && chmod +x "$ROOT/node"; }
+  mkdir -p "$dawn"
+  cp "$PKG/node_modules/webgpu/package.json" "$PKG/node_modules/webgpu/index.js" "$rt/node_modules/webgpu/"
+  [ -f "$dawn/dawn.node" ] || xz -dc "$PKG/node_modules/webgpu/dist/linux-x64/dawn.node.xz" >"$dawn/dawn.node"
+  cp "$PKG/$bundle" "$rt/"
+  LD_LIBRARY_PATH="$PWD/$PKG/lib:${LD_LIBRARY_PATH:-}" TFJS_WASM_PATH="$PWD/$PKG/wasm/" "$ROOT/node" "$rt/$bundle" "$@"
+}
+
 run() {
-  # The binary is unpacked beside pkg, not in it: pkg stays small enough to carry.
   [ -x "$ROOT/node" ] || { xz -dc "$PKG/node.xz" >"$ROOT/node" && chmod +x "$ROOT/node"; }
   echo "node $("$ROOT/node" --version); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'nvidia-smi not found')"
-  LD_LIBRARY_PATH="$PWD/$PKG/lib:${LD_LIBRARY_PATH:-}" TFJS_WASM_PATH="$PWD/$PKG/wasm/" "$ROOT/node" "$PKG/gpu-step.mjs" "$@"
+  node_run gpu-step.mjs "$@"
 }
 
 case "${1:-}" in
   prepare) prepare ;;
   run) shift; run "$@" ;;
-  *) echo "usage: bash scripts/gpu-check.sh prepare | run [backend ...]" >&2; exit 2 ;;
+  cli) shift; node_run agent-r1.mjs "$@" ;;
+  *) echo "usage: bash scripts/gpu-check.sh prepare | run [backend ...] | cli <agent-r1 arguments>" >&2; exit 2 ;;
 esac
