@@ -474,6 +474,18 @@ interface CopyHead {
   readonly width: number;
 }
 
+/** The ids of a token tensor, read synchronously: what the copy head does when the caller gives none. */
+const readIds = (tokens: tf.Tensor2D): ArrayLike<number> => {
+  try {
+    return tokens.dataSync();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `the copy head could not read its input ids back on backend "${tf.getBackend()}" (${reason}); pass them as options.ids`,
+    );
+  }
+};
+
 export class Gpt {
   readonly config: GptConfig;
   readonly store: ParameterStore;
@@ -709,7 +721,7 @@ export class Gpt {
     const { leftPad } = options;
     if (options.ids && options.ids.length !== batch * time)
       throw new RangeError(`ids has ${options.ids.length} values for tokens of shape [${batch}, ${time}]`);
-    const ids = options.ids ?? tokens.dataSync();
+    const ids = options.ids ?? readIds(tokens);
     const head = this.copyHead;
     const queries = tf.reshape(head.query.apply(hidden), [batch, time, head.width]);
     const keys = tf.reshape(head.key.apply(hidden), [batch, time, head.width]);

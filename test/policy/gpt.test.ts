@@ -212,6 +212,28 @@ describe("Gpt", () => {
     model.dispose();
   });
 
+  it("with the copy head, takes the input ids from the caller (WebGPU's path) and checks their count", () => {
+    const model = new Gpt({ ...TINY, copy: true, initStd: 0.5 }, "copy-ids");
+    const rows = [
+      [5, 9, 5, 7, 1],
+      [2, 2, 3, 9, 5],
+    ];
+    const tokens = tf.tensor2d(rows, [2, 5], "int32");
+    const read = (options: { ids?: number[] }) => {
+      const logits = model.logits(tokens, options);
+      const values = Array.from(logits.dataSync());
+      logits.dispose();
+      return values;
+    };
+    // The same logits whether the head reads the ids back or is given them.
+    expect(read({ ids: rows.flat() })).toEqual(read({}));
+    // Ids that do not belong to the tensor change what may be copied: they are used, not ignored.
+    expect(read({ ids: rows.flat().map((id) => (id + 1) % TINY.vocabSize) })).not.toEqual(read({}));
+    expect(() => model.logits(tokens, { ids: [1, 2, 3] })).toThrow(/ids has 3 values for tokens of shape \[2, 5\]/);
+    tokens.dispose();
+    model.dispose();
+  });
+
   it("loads a config without the copy key as a model without the copy head", () => {
     const model = new Gpt(TINY, "plain");
     expect(model.config.copy).toBeUndefined();
