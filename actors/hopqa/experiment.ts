@@ -6,6 +6,7 @@
  *   npm run experiment                          # everything; resumable: finished runs are kept and skipped
  *   npm run experiment -- --only grpo,ppo --seeds 1
  *   npm run experiment -- --report              # rewrite docs/results.md from what has finished
+ *   npm run experiment -- --long --out runs/hopqa-long --docs docs/long   # 45 updates of 16 x 8 per run
  *
  * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
  * interrupted half-way resumes from its last checkpoint.
@@ -23,7 +24,7 @@ import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
-import { EXPLORE, RL_STEP } from "./rl-recipe.ts";
+import { EXPLORE, LONG, RL_STEP } from "./rl-recipe.ts";
 import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
 import {
   buildWarmStart,
@@ -180,6 +181,37 @@ export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
   if (!latest) throw new Error(`${spec.name}: no checkpoint after training`);
   const suite = await evaluateSuite(await policyOf(join(dir, "checkpoints", latest.dir)), PLAN.evalEpisodes);
   writeJson(join(dir, "suite.json"), { ...suite, trainSeconds, steps: config.steps });
+};
+
+/** The plan's settings a run folder's config.json records; a folder made with other values is refused. */
+const PLAN_KEYS = [
+  "steps",
+  "tasksPerStep",
+  "groupSize",
+  "temperature",
+  "epochs",
+  "minibatches",
+  "lr",
+  "klCoef",
+  "constrained",
+] as const;
+
+/**
+ * Refuses an experiment folder whose runs were trained with another plan (say `--long` pointed at the
+ * 15-update table's folder): its finished runs would be skipped and reported as this plan's.
+ */
+export const checkPlanMatches = (root: string, specs: readonly RunSpec[]): void => {
+  for (const spec of specs) {
+    const saved = readJson<Record<string, unknown>>(join(root, spec.name, "config.json"));
+    if (!saved) continue;
+    const differ = PLAN_KEYS.filter((key) => key in saved && saved[key] !== PLAN.train[key]);
+    if (differ.length > 0)
+      throw new InvalidArgumentError(
+        `${join(root, spec.name)} was trained with another plan (${differ
+          .map((key) => `${key} ${String(saved[key])}, not ${String(PLAN.train[key])}`)
+          .join("; ")}): give this experiment its own --out (and --docs)`,
+      );
+  }
 };
 
 const runChild = (root: string, name: string, seeds: number) =>
@@ -451,6 +483,10 @@ const main = async () => {
       "--explore",
       `sample at temperature ${EXPLORE.temperature} and take ${EXPLORE.minibatches} gradient steps per batch (docs/hopqa.md); use another --out and --docs`,
     )
+    .option(
+      "--long",
+      `the larger budget: ${LONG.steps} updates of ${LONG.tasksPerStep} questions, sampled as --explore (about 8 hours for the table here); use another --out and --docs`,
+    )
     .option("--run <name>", "(internal) run one named run in this process");
   program.parse();
   const opts = program.opts<{
@@ -464,6 +500,7 @@ const main = async () => {
     warmStart?: string;
     copyHead?: boolean;
     explore?: boolean;
+    long?: boolean;
     run?: string;
   }>();
   if (opts.quick) {
@@ -476,9 +513,13 @@ const main = async () => {
     PLAN = { ...PLAN, train, warm: { ...(opts.quick ? QUICK_PLAN.warm : WARM_START), copy: false } };
     CHILD_FLAGS.push("--no-copy-head");
   }
-  if (opts.explore) {
+  if (opts.explore || opts.long) {
     PLAN = { ...PLAN, train: { ...PLAN.train, ...EXPLORE } };
-    CHILD_FLAGS.push("--explore");
+    if (opts.explore) CHILD_FLAGS.push("--explore");
+  }
+  if (opts.long) {
+    if (!opts.quick) PLAN = { ...PLAN, train: { ...PLAN.train, ...LONG } };
+    CHILD_FLAGS.push("--long");
   }
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const specs = runSpecs(opts.seeds);
@@ -492,13 +533,14 @@ const main = async () => {
   const command = `npm run experiment${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
   mkdirSync(opts.out, { recursive: true });
   if (!opts.report) {
-    await warmStart(opts.out, say, opts.warmStart);
     const only = opts.only?.split(",").map((s) => s.trim());
     const unknown = only?.filter((g) => !specs.some((s) => s.group === g)) ?? [];
     if (unknown.length > 0)
       throw new InvalidArgumentError(
         `unknown group(s) ${unknown.join(", ")}; known: ${[...new Set(specs.map((s) => s.group))].join(", ")}`,
       );
+    checkPlanMatches(opts.out, specs);
+    await warmStart(opts.out, say, opts.warmStart);
     const todo = specs.filter(
       (s) => (!only || only.includes(s.group)) && !existsSync(join(opts.out, s.name, "suite.json")),
     );
@@ -528,4 +570,13 @@ const main = async () => {
   say(`${finished}/${total} runs finished; wrote ${join(opts.docs, "results.md")}`);
 };
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("experiment.ts")) await main();
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("experiment.ts")) {
+  try {
+    await main();
+  } catch (error) {
+    // A wrong flag or folder is the user's to fix: one line, no stack.
+    if (!(error instanceof InvalidArgumentError)) throw error;
+    process.stderr.write(`experiment: ${error.message}\n`);
+    process.exitCode = 2;
+  }
+}
