@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
-import { UsageError } from "../kernel/errors.ts";
+import { JournalError, JournalExistsError, NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
@@ -173,7 +173,29 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     });
 
   addLearnCommands(program, setExit);
+  for (const command of program.commands) preferUnknownOption(command);
   return program;
+};
+
+/** The two commander methods that report these errors (present on every Command, absent from its types). */
+interface CommanderReports {
+  missingMandatoryOptionValue(option: Option): void;
+  unknownOption(flag: string): void;
+}
+
+/**
+ * Commander checks required options before unknown ones, so a misspelt required option (`--polciy expert`)
+ * was reported as "required option '--policy <name>' not specified". Report the unknown option first, with
+ * commander's own "Did you mean --policy?".
+ */
+const preferUnknownOption = (command: Command): void => {
+  const reports = command as unknown as CommanderReports;
+  const missing = reports.missingMandatoryOptionValue.bind(command);
+  reports.missingMandatoryOptionValue = (option) => {
+    const unknown = command.args.find((arg) => /^--?[A-Za-z]/.test(arg));
+    if (unknown !== undefined) reports.unknownOption(unknown.split("=")[0]);
+    missing(option);
+  };
 };
 
 export const main = async (argv: readonly string[]): Promise<number> => {
@@ -191,7 +213,14 @@ export const main = async (argv: readonly string[]): Promise<number> => {
         ? 0
         : 2;
     }
-    if (cause instanceof UsageError || cause instanceof CheckpointError || cause instanceof BackendUnavailableError) {
+    if (
+      cause instanceof UsageError ||
+      cause instanceof CheckpointError ||
+      cause instanceof BackendUnavailableError ||
+      cause instanceof JournalError ||
+      cause instanceof JournalExistsError ||
+      cause instanceof NonDeterminismError
+    ) {
       err(`error: ${cause.message}`);
       return 2;
     }

@@ -3,8 +3,9 @@
  * policy), never on prompt or observation tokens. Writes a checkpoint that `train --init` starts from.
  */
 
+import { existsSync } from "node:fs";
 import { journalFilesAt, readJournalFile } from "../journal/jsonl.ts";
-import { UsageError } from "../kernel/errors.ts";
+import { NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
@@ -18,7 +19,7 @@ import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
-import { episodeToSequence, type Sequence } from "./trajectory.ts";
+import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
 
 export interface SftOptions {
   readonly env: EnvDefinition;
@@ -102,15 +103,32 @@ export const loadSequences = async (
     const events = await readJournalFile(file);
     if (events[0]?.type === "episode.started" && events[0].env.id !== env.id)
       throw new UsageError({ detail: `${file} is an episode of ${events[0].env.id}, not ${env.id}` });
-    replayEpisode(events, env, { file });
+    try {
+      replayEpisode(events, env, { file });
+    } catch (error) {
+      if (!(error instanceof NonDeterminismError)) throw error;
+      throw new UsageError({
+        detail: `${error.message}\n${file} does not replay under this environment (recorded with another version of it?); record the demonstrations again`,
+      });
+    }
     const ended = events.at(-1);
     if (successfulOnly && ended?.type === "episode.ended" && "success" in ended.metrics && ended.metrics.success !== 1)
       continue;
-    if (constrained) {
-      const masked = withLegalMasks(env, events);
-      illegal += masked.illegal;
-      sequences.push(episodeToSequence(masked.events, { maxTokens: contextLength }));
-    } else sequences.push(episodeToSequence(events, { maxTokens: contextLength }));
+    try {
+      if (constrained) {
+        const masked = withLegalMasks(env, events);
+        illegal += masked.illegal;
+        sequences.push(episodeToSequence(masked.events, { maxTokens: contextLength }));
+      } else sequences.push(episodeToSequence(events, { maxTokens: contextLength }));
+    } catch (error) {
+      if (!(error instanceof EpisodeTooLongError)) throw error;
+      throw new UsageError({
+        detail:
+          `${file}: ${error.what} has ${error.tokens} tokens, more than the model's context of ${contextLength}; ` +
+          `clone into a new model with --context-length ${error.tokens} or more (not with --init, whose context is ` +
+          "fixed), or record shorter episodes",
+      });
+    }
   }
   if (illegal > 0) log(`sft: ${illegal} demonstrated actions are not among the legal ones; cloned unconstrained`);
   return sequences;
@@ -136,6 +154,10 @@ export const firstActions = (sequence: Sequence, n: number): Sequence => {
 
 export const sft = async (options: SftOptions): Promise<SftResult> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // A wrong --data folder is reported before anything starts (loading a backend takes a while).
+  if (!existsSync(options.data)) throw new UsageError({ detail: `--data ${options.data}: no such file or folder` });
+  if ((await journalFilesAt(options.data)).length === 0)
+    throw new UsageError({ detail: `no .jsonl journals in ${options.data}` });
   await initBackend(options.backend, { log });
   const tokenizer = options.env.tokenizer as WordTokenizer;
   const model = options.init

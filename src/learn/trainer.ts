@@ -41,7 +41,7 @@ import { type Collected, collect } from "./collect.ts";
 import { decodeTrainConfig, type TrainConfig } from "./config.ts";
 import { type EvalSummary, evaluate } from "./evaluate.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
-import { episodeToSequence, type Sequence } from "./trajectory.ts";
+import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
 import { runWarmStart } from "./warm-start.ts";
 
 export interface TrainOptions {
@@ -319,10 +319,17 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
             maxTokens: model.config.contextLength,
           }),
         );
-      } catch {
+      } catch (error) {
+        if (!(error instanceof EpisodeTooLongError)) throw error;
         droppedTooLong += 1;
       }
     }
+    if (droppedTooLong > 0)
+      log(
+        `update ${step}: ${droppedTooLong} of ${batch.length} episodes are longer than the model's context ` +
+          `(${model.config.contextLength} tokens) and were not trained on; a longer --context-length (for a new ` +
+          "model) or shorter episodes keep them",
+      );
     const extras: { -readonly [K in keyof AdvantageExtras]: AdvantageExtras[K] } = {};
     const tokens = sequences.map((s) => s.tokens);
     const allowed = sequences.some((s) => s.allowed.some((a) => a !== null))
@@ -495,8 +502,9 @@ const greedyBaseline = async (
         processRewardWeight: config.processRewardWeight,
         maxTokens: model.config.contextLength,
       }).totalReturn;
-    } catch {
+    } catch (error) {
       // Too long to train on: its return still serves as a baseline.
+      if (!(error instanceof EpisodeTooLongError)) throw error;
     }
     baseline[hashValue(record.task)] = value;
   }

@@ -11,6 +11,7 @@
  * last action token of the episode. A reward whose action has no token (empty action, or no such turn)
  * cannot be placed: it is dropped and counted in `droppedRewards`.
  */
+import { Data } from "effect";
 import { hashValue } from "../kernel/canonical.ts";
 import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
 
@@ -173,13 +174,23 @@ const buildAppend = (events: readonly EpisodeEvent[], options: TrajectoryOptions
   };
 };
 
-const checkLength = (sequence: Sequence, maxTokens: number | undefined, what: string): void => {
-  if (maxTokens !== undefined && sequence.tokens.length > maxTokens) {
-    throw new Error(
-      `${what} has ${sequence.tokens.length} tokens, more than maxTokens = ${maxTokens}; ` +
-        "raise maxTokens or bound the environment's context (step layout)",
+/** An episode (or step) longer than the model's context: the trainer drops it, cloning refuses it. */
+export class EpisodeTooLongError extends Data.TaggedError("EpisodeTooLongError")<{
+  readonly what: string;
+  readonly tokens: number;
+  readonly maxTokens: number;
+}> {
+  override get message(): string {
+    return (
+      `${this.what} has ${this.tokens} tokens, more than the model's context of ${this.maxTokens}; ` +
+      "give the model a longer context or bound the environment's episodes (fewer turns, shorter observations)"
     );
   }
+}
+
+const checkLength = (sequence: Sequence, maxTokens: number | undefined, what: string): void => {
+  if (maxTokens !== undefined && sequence.tokens.length > maxTokens)
+    throw new EpisodeTooLongError({ what, tokens: sequence.tokens.length, maxTokens });
 };
 
 /** One sequence per episode: prompt, actions and observations, in journal order. */

@@ -150,7 +150,7 @@ describe("episodeToSequence (append layout)", () => {
 
   it("refuses a sequence longer than maxTokens, naming the episode and its length", () => {
     expect(() => episodeToSequence(journal({ ...twoTurns, id: "e-long" }), { maxTokens: 9 })).toThrow(
-      /episode e-long has 10 tokens, more than maxTokens = 9/,
+      /episode e-long has 10 tokens, more than the model's context of 9/,
     );
     expect(episodeToSequence(journal(twoTurns), { maxTokens: 10 }).tokens).toHaveLength(10);
   });
@@ -225,7 +225,7 @@ describe("episodeToSteps (step layout)", () => {
   it("checks maxTokens per step, naming the episode and turn", () => {
     expect(episodeToSteps(journal(twoTurns), { maxTokens: 9 })).toHaveLength(2);
     expect(() => episodeToSteps(journal(twoTurns), { maxTokens: 8 })).toThrow(
-      /episode e-1 turn 1 has 9 tokens, more than maxTokens = 8/,
+      /episode e-1 turn 1 has 9 tokens, more than the model's context of 8/,
     );
   });
 });
