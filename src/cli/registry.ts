@@ -60,7 +60,9 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
   try {
     module = (await import(pathToFileURL(file).href)) as { default?: unknown; env?: unknown };
   } catch (cause) {
-    const reason = (cause instanceof Error ? cause.message : String(cause)).split("\n")[0];
+    // A syntax error's first line is only "Transform failed with 1 error:"; the place and the error follow.
+    const lines = (cause instanceof Error ? cause.message : String(cause)).split("\n").filter((l) => l.trim());
+    const reason = lines.slice(0, lines[0]?.startsWith("Transform failed") ? 3 : 1).join(" ");
     throw new UsageError({ detail: `cannot load environment module ${path}: ${reason}` });
   }
   const env = module.default ?? module.env;

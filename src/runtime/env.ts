@@ -149,7 +149,32 @@ export interface EnvDefinition<Task extends Json = Json> {
   readonly evaluation?: EnvDefinition<Task>;
 }
 
+/** What defineEnv checks first: each required field, and what it must be. */
+const REQUIRED_FIELDS: readonly [keyof EnvDefinition, string, (value: unknown) => boolean][] = [
+  ["id", "a non-empty string", (v) => typeof v === "string" && v.length > 0],
+  ["version", "a string", (v) => typeof v === "string"],
+  ["description", "a string", (v) => typeof v === "string"],
+  [
+    "machine",
+    "an XState machine (setup({ actors: toolActors(tools), ... }).createMachine({ ... }))",
+    (v) => typeof v === "object" && v !== null && typeof (v as { transition?: unknown }).transition === "function",
+  ],
+  ["tools", "an object of tools by name (defineTool(...))", (v) => typeof v === "object" && v !== null],
+  [
+    "tokenizer",
+    "a tokenizer (e.g. WordTokenizer.fromTexts([...]))",
+    (v) => typeof v === "object" && v !== null && typeof (v as { encode?: unknown }).encode === "function",
+  ],
+  ["task", "a function from a seed to a task", (v) => typeof v === "function"],
+];
+
 export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): EnvDefinition<Task> => {
+  if (typeof definition !== "object" || definition === null)
+    throw new TypeError("defineEnv takes one object: { id, version, description, machine, tools, tokenizer, task }");
+  const name = typeof definition.id === "string" && definition.id ? `environment ${definition.id}` : "defineEnv";
+  for (const [field, what, ok] of REQUIRED_FIELDS)
+    if (!ok((definition as unknown as Record<string, unknown>)[field]))
+      throw new TypeError(`${name}: \`${field}\` ${field in definition ? "is not" : "is missing; it must be"} ${what}`);
   const actors = (definition.machine.implementations?.actors ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(definition.tools))
     if (!(name in actors))

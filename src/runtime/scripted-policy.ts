@@ -24,7 +24,12 @@ export const scriptedPolicy = (
     tokenizer,
     act: async (requests) =>
       requests.map((request) => {
-        const choice = decide(request, Rng.fromSeed(request.seed));
+        const choice = decide(request, Rng.fromSeed(request.seed)) as string | ScriptedChoice | undefined | null;
+        if (typeof choice !== "string" && typeof choice?.text !== "string")
+          throw new TypeError(
+            `scripted policy ${id} returned ${choice === undefined ? "nothing" : JSON.stringify(choice)} at turn ${request.turn}; ` +
+              "it must return the action's text (a string or { text, logprob }) for every turn the episode reaches",
+          );
         const { text, logprob = 0 } = typeof choice === "string" ? { text: choice } : choice;
         // An action ends with <eos>, as a model's does: a model cloned from these actions learns to stop.
         const tokens = eos === undefined ? tokenizer.encode(text) : [...tokenizer.encode(text), eos];

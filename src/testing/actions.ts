@@ -100,6 +100,29 @@ export const hostileActionArbitrary = (env: WithTools, options: ActionOptions = 
 };
 
 /** Agent output a model could produce: well-formed (2 in 3) or hostile (1 in 3). */
+const isArbitrary = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && typeof (value as { generate?: unknown }).generate === "function";
+
+/**
+ * The kit's options that must be fast-check arbitraries (`tasks: [a, b]` instead of
+ * `fc.constantFrom(a, b)` failed deep inside fast-check with "generate is not a function").
+ */
+export const checkArbitraryOptions = (options: object): void => {
+  const record = options as Record<string, unknown>;
+  const wrong = (name: string, value: unknown) =>
+    new TypeError(
+      `option ${name} must be a fast-check arbitrary (for example fc.constantFrom(...values)), got ${
+        Array.isArray(value) ? "an array" : typeof value
+      }`,
+    );
+  for (const name of ["actions", "answers", "seeds", "tasks", "toolResults", "toolFaults"])
+    if (record[name] !== undefined && !isArbitrary(record[name])) throw wrong(name, record[name]);
+  const args = record.args;
+  if (args !== undefined)
+    for (const [tool, value] of Object.entries(args as object))
+      if (!isArbitrary(value)) throw wrong(`args.${tool}`, value);
+};
+
 export const actionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> =>
   fc.oneof(
     { arbitrary: wellFormedActionArbitrary(env, options), weight: 2 },

@@ -14,7 +14,7 @@ import { type EpisodeRecord, runEpisode } from "../runtime/episode.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
 import type { Tool } from "../runtime/tool.ts";
-import { type ActionOptions, actionArbitrary } from "./actions.ts";
+import { type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
 import { failedToolResultArbitrary } from "./arbitraries.ts";
 
 /** An episode as fast-check generates it: everything that enters the environment from outside. */
@@ -83,6 +83,7 @@ export const episodeScriptArbitrary = (
   env: EnvDefinition,
   options: EpisodeScriptOptions = {},
 ): fc.Arbitrary<EpisodeScript> => {
+  checkArbitraryOptions(options);
   const maxActions = options.maxActions ?? 6;
   const toolResult =
     options.toolResults ??

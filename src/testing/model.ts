@@ -8,7 +8,7 @@ import type { Json } from "effect/Schema";
 import fc from "fast-check";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { type ActionOptions, actionArbitrary } from "./actions.ts";
+import { type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
 import { checkProperty, type PropertyRunOptions, quote } from "./counterexample.ts";
 import { EpisodeDriver, seedArbitrary } from "./episodes.ts";
 
@@ -115,6 +115,7 @@ export const checkModel = async <State, Task = Json>(
   env: EnvDefinition,
   options: ModelCheckOptions<State, Task>,
 ): Promise<void> => {
+  checkArbitraryOptions(options);
   const model = options.model as EnvModel<State, never>;
   const fault = options.toolFaults
     ? fc.option(options.toolFaults, { freq: 4, nil: undefined })

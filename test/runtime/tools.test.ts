@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { lookupEnv } from "../../actors/lookup/index.ts";
-import { defineEnv, defineTool, MemoryJournal, PolicyActor, runEpisode, Schema } from "../../src/index.ts";
+import {
+  defineEnv,
+  defineTool,
+  MemoryJournal,
+  PolicyActor,
+  runEpisode,
+  Schema,
+  scriptedPolicy,
+} from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 import { TRUNCATION_MARKER } from "../../src/runtime/tool.ts";
 import { playing } from "../support/index.ts";
@@ -113,5 +121,34 @@ describe("concurrent tool results", () => {
     const events = await journal.read(run.episode);
     expect(events.filter((e) => e.type === "tool.returned")).toHaveLength(4);
     expect(() => replayEpisode(events, env)).not.toThrow();
+  });
+});
+
+describe("defineEnv and scriptedPolicy name what a user left out", () => {
+  it.each([
+    ["machine", { machine: undefined }, /environment lookup: `machine` is not an XState machine/],
+    ["tokenizer", { tokenizer: {} }, /environment lookup: `tokenizer` is not a tokenizer/],
+    ["task", { task: "t" }, /`task` is not a function from a seed to a task/],
+    ["id", { id: "" }, /^defineEnv: `id` is not a non-empty string/],
+  ])("a wrong or missing %s", (_field, change, says) => {
+    expect(() => defineEnv({ ...lookupEnv, ...(change as object) } as typeof lookupEnv)).toThrow(says);
+  });
+
+  it("a required field left out is called missing", () => {
+    const { description: _, ...rest } = lookupEnv;
+    expect(() => defineEnv(rest as typeof lookupEnv)).toThrow(
+      "environment lookup: `description` is missing; it must be a string",
+    );
+  });
+
+  it("a script that returns nothing aborts the episode with a message saying so", async () => {
+    const journal = new MemoryJournal();
+    const script = scriptedPolicy("short", lookupEnv.tokenizer, ({ history }) =>
+      history.length < 2 ? "<lookup>k1</lookup>" : (undefined as unknown as string),
+    );
+    const run = await runEpisode({ env: lookupEnv, policy: new PolicyActor(script), journal, seed: "short" });
+    expect(run.reason).toMatch(
+      /aborted: policy short failed: scripted policy short returned nothing at turn 1; it must return the action's text/,
+    );
   });
 });

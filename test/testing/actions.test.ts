@@ -55,3 +55,24 @@ describe("action arbitraries", () => {
     expect(wellFormed / texts.length).toBeLessThan(0.85);
   });
 });
+
+describe("options that must be arbitraries", () => {
+  it("a plain array or value is refused with the option's name and how to make one", async () => {
+    const { checkRewards, returnBounds } = await import("../../src/testing/index.ts");
+    const bounds = [returnBounds({ min: -10, max: 10 })];
+    await expect(
+      checkRewards(lookupEnv, { invariants: bounds, tasks: [{ key: "k1" }] as never, numRuns: 2 }),
+    ).rejects.toThrow(
+      "option tasks must be a fast-check arbitrary (for example fc.constantFrom(...values)), got an array",
+    );
+    await expect(
+      checkRewards(lookupEnv, { invariants: bounds, args: { lookup: "k1" } as never, numRuns: 2 }),
+    ).rejects.toThrow("option args.lookup must be a fast-check arbitrary");
+    // The arbitrary itself is accepted.
+    await checkRewards(lookupEnv, {
+      invariants: bounds,
+      seeds: fc.constantFrom("s1", "s2"),
+      numRuns: 2,
+    });
+  });
+});
