@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { UsageError } from "../kernel/errors.ts";
@@ -61,8 +62,12 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
     module = (await import(pathToFileURL(file).href)) as { default?: unknown; env?: unknown };
   } catch (cause) {
     // A syntax error's first line is only "Transform failed with 1 error:"; the place and the error follow.
-    const lines = (cause instanceof Error ? cause.message : String(cause)).split("\n").filter((l) => l.trim());
-    const reason = lines.slice(0, lines[0]?.startsWith("Transform failed") ? 3 : 1).join(" ");
+    const text = stripVTControlCharacters(cause instanceof Error ? cause.message : String(cause));
+    const lines = text.split("\n").filter((l) => l.trim());
+    const reason = lines
+      .slice(0, lines[0]?.startsWith("Transform failed") ? 3 : 1)
+      .join(" ")
+      .replace(/\s+/g, " ");
     throw new UsageError({ detail: `cannot load environment module ${path}: ${reason}` });
   }
   const env = module.default ?? module.env;

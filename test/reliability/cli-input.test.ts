@@ -14,6 +14,8 @@ const dir = tempDir("agent-r1-cli-input-");
 const aFile = join(dir, "a-file");
 const emptyFolder = join(dir, "empty");
 writeFileSync(aFile, "not a folder\n");
+const syntaxError = join(dir, "syntax-error.ts");
+writeFileSync(syntaxError, "export const x: number = ;\n");
 mkdirSync(emptyFolder);
 
 let stderr = "";
@@ -37,6 +39,11 @@ const CASES: [string[], RegExp][] = [
   [
     ["record", "--env", "./actors/lookup/store.ts", "--policy", "expert", "--out", out],
     /does not export an environment: make its default export `defineEnv/,
+  ],
+  [
+    ["record", "--env", syntaxError, "--policy", "expert", "--out", out],
+    // tsx (the CLI) and vite (this test) word it differently; both give the place.
+    /cannot load environment module .*syntax-error\.ts: Transform failed with 1 error: .*syntax-error\.ts:1:\d+/,
   ],
   [
     ["record", "--env", "lookup", "--policy", "genius", "--out", out],
