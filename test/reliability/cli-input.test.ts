@@ -116,20 +116,10 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
   });
 
   it("recording twice into the same folder names the clash", async () => {
-    const folder = join(dir, "twice");
-    expect(await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", folder])).toBe(0);
+    const args = ["record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", join(dir, "twice")];
+    expect(await main(args)).toBe(0);
     stderr = "";
-    const { code, lines } = await run([
-      "record",
-      "--env",
-      "lookup",
-      "--policy",
-      "expert",
-      "--episodes",
-      "1",
-      "--out",
-      folder,
-    ]);
+    const { code, lines } = await run(args);
     expect(code, stderr).toBe(2);
     expect(lines, stderr).toHaveLength(1);
     expect(lines[0]).toMatch(
