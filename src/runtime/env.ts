@@ -162,7 +162,7 @@ const REQUIRED_FIELDS: readonly [keyof EnvDefinition, string, (value: unknown) =
   ["tools", "an object of tools by name (defineTool(...))", (v) => typeof v === "object" && v !== null],
   [
     "tokenizer",
-    "a tokenizer (e.g. WordTokenizer.fromTexts([...]))",
+    "a tokenizer (e.g. WordTokenizer.fromCorpus([...]))",
     (v) => typeof v === "object" && v !== null && typeof (v as { encode?: unknown }).encode === "function",
   ],
   ["task", "a function from a seed to a task", (v) => typeof v === "function"],

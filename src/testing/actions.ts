@@ -99,7 +99,6 @@ export const hostileActionArbitrary = (env: WithTools, options: ActionOptions = 
   );
 };
 
-/** Agent output a model could produce: well-formed (2 in 3) or hostile (1 in 3). */
 const isArbitrary = (value: unknown): boolean =>
   typeof value === "object" && value !== null && typeof (value as { generate?: unknown }).generate === "function";
 
@@ -123,6 +122,7 @@ export const checkArbitraryOptions = (options: object): void => {
       if (!isArbitrary(value)) throw wrong(`args.${tool}`, value);
 };
 
+/** Agent output a model could produce: well-formed (2 in 3) or hostile (1 in 3). */
 export const actionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> =>
   fc.oneof(
     { arbitrary: wellFormedActionArbitrary(env, options), weight: 2 },
