@@ -8,9 +8,9 @@
  *   npm run check:webgpu
  *
  * It needs a WebGPU adapter: a GPU with its Vulkan driver, or without one Mesa's software Vulkan driver
- * (lavapipe; Debian: `apt-get install -t bookworm-backports mesa-vulkan-drivers`, then
- * VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.json), which the check takes because it asks for
- * webgpu by name.
+ * (lavapipe; on Debian bookworm from bookworm-backports, docs/gpu.md has the four lines), with
+ * VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.json; the check takes a software adapter because it asks
+ * for webgpu by name.
  */
 import { AdamW } from "../src/learn/adamw.ts";
 import { scoreTokens, supervisedStep, trainStep } from "../src/learn/train-step.ts";
