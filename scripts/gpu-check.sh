@@ -32,24 +32,17 @@ prepare() {
     [ -f package.json ] || echo '{ "name": "gpu-build", "private": true }' >package.json
     npm install --no-audit --no-fund --ignore-scripts --save-exact @tensorflow/tfjs-backend-webgpu@4.22.0 webgpu@0.6.2
   )
-  # The entry registers the webgpu backend on the project's own tfjs-core before the step runs. The backend
-  # registers itself only if navigator.gpu exists when it is imported: Dawn's globals come first.
-  cat >"$ROOT/entry.ts" <<'ENTRY'
+  # Both entries first register the webgpu backend on the project's own tfjs-core (bundled: the project
+  # imports it by a computed name, which esbuild does not follow). The backend registers itself only if
+  # navigator.gpu exists when it is imported: Dawn's globals come first.
+  cat >"$ROOT/dawn.ts" <<'ENTRY'
 import * as dawn from "webgpu";
 Object.assign(globalThis, dawn.globals);
 Object.defineProperty(globalThis, "navigator", { value: { gpu: dawn.create([]) }, configurable: true, writable: true });
 await import("@tensorflow/tfjs-backend-webgpu");
-await import("../../scripts/gpu-step.ts");
 ENTRY
-  # The same start for the whole CLI (agent-r1 train/sft/eval/record ... --backend webgpu).
-  cat >"$ROOT/entry-cli.ts" <<'ENTRY'
-import * as dawn from "webgpu";
-Object.assign(globalThis, dawn.globals);
-Object.defineProperty(globalThis, "navigator", { value: { gpu: dawn.create([]) }, configurable: true, writable: true });
-await import("@tensorflow/tfjs-backend-webgpu");
-const { main } = await import("../../src/cli/main.ts");
-process.exitCode = await main(process.argv.slice(2));
-ENTRY
+  printf 'import "./dawn.ts";\nawait import("../../scripts/gpu-step.ts");\n' >"$ROOT/entry.ts"
+  printf 'import "./dawn.ts";\nconst { main } = await import("../../src/cli/main.ts");\nprocess.exitCode = await main(process.argv.slice(2));\n' >"$ROOT/entry-cli.ts"
   bundle "$ROOT/entry.ts" "$PKG/gpu-step.mjs" --minify
   bundle "$ROOT/entry-cli.ts" "$PKG/agent-r1.mjs" --minify
   local dawn="$ROOT/build/node_modules/webgpu"

@@ -86,9 +86,17 @@ export const withLegalMasks = (env: EnvDefinition, events: readonly EpisodeEvent
   return { events: annotated, illegal };
 };
 
+/** The journal files of --data, checked before anything slow starts (loading a backend takes a while). */
+const demonstrationFiles = async (data: string): Promise<string[]> => {
+  if (!existsSync(data)) throw new UsageError({ detail: `--data ${data}: no such file or folder` });
+  const files = await journalFilesAt(data);
+  if (files.length === 0) throw new UsageError({ detail: `no .jsonl journals in ${data}` });
+  return files;
+};
+
 export const loadSequences = async (
   env: EnvDefinition,
-  data: string,
+  files: readonly string[],
   contextLength: number,
   successfulOnly = true,
   constrained = false,
@@ -96,8 +104,6 @@ export const loadSequences = async (
 ) => {
   if (constrained) requireLegalActions(env);
   let illegal = 0;
-  const files = await journalFilesAt(data);
-  if (files.length === 0) throw new UsageError({ detail: `no .jsonl journals in ${data}` });
   const sequences: Sequence[] = [];
   for (const file of files) {
     const events = await readJournalFile(file);
@@ -154,10 +160,7 @@ export const firstActions = (sequence: Sequence, n: number): Sequence => {
 
 export const sft = async (options: SftOptions): Promise<SftResult> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  // A wrong --data folder is reported before anything starts (loading a backend takes a while).
-  if (!existsSync(options.data)) throw new UsageError({ detail: `--data ${options.data}: no such file or folder` });
-  if ((await journalFilesAt(options.data)).length === 0)
-    throw new UsageError({ detail: `no .jsonl journals in ${options.data}` });
+  const files = await demonstrationFiles(options.data);
   await initBackend(options.backend, { log });
   const tokenizer = options.env.tokenizer as WordTokenizer;
   const model = options.init
@@ -165,7 +168,7 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
     : new Gpt({ vocabSize: tokenizer.size, ...options.model }, splitSeed(options.seed, "init"));
   const sequences = await loadSequences(
     options.env,
-    options.data,
+    files,
     model.config.contextLength,
     options.successfulOnly,
     options.constrained,
