@@ -11,12 +11,11 @@ export interface IndexedWorld {
 }
 
 const CACHE_SIZE = 64;
-export const TITLE_BOOST = Number(process.env.TB ?? 1);
 const cache = new Map<string, IndexedWorld>();
 
 const index = (world: World): IndexedWorld => {
-  // Text only, no title field: a passage names its entity once, like the passages that mention it, so a
-  // bare name is ambiguous and a good query needs the relation's word too.
+  // Text only, no title field: the passages that mention an entity hold its name too, so a bare name is
+  // ambiguous and a good query needs the relation's word as well (docs/hopqa.md, "Retrieval").
   const engine = new MiniSearch<Passage>({ fields: ["text"], idField: "id" });
   engine.addAll(world.passages);
   return {
