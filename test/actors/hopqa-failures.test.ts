@@ -1,0 +1,67 @@
+/** hopqa's failure diagnosis: the first step of an episode that leaves the question's gold chain. */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { diagnose } from "../../actors/hopqa/failures.ts";
+import {
+  drawQuestion,
+  expertQueries,
+  RELATION_NAMES,
+  RELATIONS,
+  type Relation,
+  solveQuestion,
+  worldOf,
+} from "../../actors/hopqa/index.ts";
+
+const search = (q: string) => `<search>${q}</search>`;
+const answer = (a: string) => `<answer>${a}</answer>`;
+const tasks = fc
+  .tuple(fc.constantFrom("test", "ood" as const), fc.integer({ min: 1, max: 50 }), fc.nat({ max: 999 }))
+  .map(([split, world, seed]) => drawQuestion(worldOf(String(world)).world, split, `d${seed}`));
+
+describe("diagnose", () => {
+  it("the expert's episode is right, or a wrong answer after the chain when its answer did not match", () => {
+    fc.assert(
+      fc.property(tasks, (task) => {
+        const gold = solveQuestion(worldOf(task.world).world, task);
+        const actions = [...expertQueries(task).map(search), answer(gold.answer)];
+        expect(diagnose(task, actions, 1)).toEqual({ kind: "right" });
+        expect(diagnose(task, actions, 0)).toEqual({ kind: "wrong answer after the chain" });
+        expect(diagnose(task, [...expertQueries(task).map(search), search("x")], 0).kind).toBe(
+          "searched past the chain",
+        );
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("names the first search that leaves the chain, and what was wrong in it", () => {
+    fc.assert(
+      fc.property(tasks, fc.nat(), (task, pick) => {
+        const world = worldOf(task.world).world;
+        const gold = solveQuestion(world, task);
+        const hop = pick % task.chain.length;
+        const relation = task.chain[hop] as Relation;
+        const before = expertQueries(task).slice(0, hop).map(search);
+        const entity = gold.path[hop];
+        // Another entity, or another relation word of the same entity type.
+        const other = world.entities.find((e) => e.name !== entity && !e.name.includes(entity))?.name as string;
+        const otherRelation = RELATION_NAMES.find(
+          (r) => r !== relation && RELATIONS[r].from === RELATIONS[relation].from,
+        );
+        expect(diagnose(task, [...before, search(`${other} ${RELATIONS[relation].keyword}`)], 0)).toEqual({
+          kind: "wrong entity",
+          at: hop + 1,
+        });
+        if (otherRelation)
+          expect(diagnose(task, [...before, search(`${entity} ${RELATIONS[otherRelation].keyword}`)], 0)).toEqual({
+            kind: "wrong relation",
+            at: hop + 1,
+          });
+        expect(diagnose(task, [...before, answer(entity)], 0)).toEqual({ kind: "answered early", at: hop + 1 });
+        expect(diagnose(task, [...before, "gibberish"], 0)).toEqual({ kind: "malformed or ended early", at: hop + 1 });
+        expect(diagnose(task, before, 0)).toEqual({ kind: "malformed or ended early", at: hop + 1 });
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
