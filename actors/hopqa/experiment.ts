@@ -268,9 +268,10 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   const groups = [...new Set(runSpecs(seeds).map((s) => s.group))];
   const row = (label: string, results: readonly SuiteResult[], extra: string) =>
     `| ${label} | ${COLUMNS.map((c) => cell(results.map((r) => r[c.id].em))).join(" | ")} | ${cell(results.map((r) => r.average))} | ${extra} |`;
-  // The command that redoes it all: this one without --report and without a borrowed warm start.
+  // The command that redoes it all: this one without --report, --only and a borrowed warm start.
   const regenerate = command
     .replace(/ --report\b/, "")
+    .replace(/ --only[ =]\S+/, "")
     .replace(/ --warm-start \S+/, "")
     .replace(/ --$/, "");
   const lines: string[] = [];
