@@ -8,10 +8,9 @@
 
 import { diagnose } from "../actors/hopqa/failures.ts";
 import { hopqa } from "../actors/hopqa/index.ts";
-import { COLUMNS } from "../actors/hopqa/suite.ts";
+import { COLUMNS, type ColumnId, evaluateSuite } from "../actors/hopqa/suite.ts";
 import type { HopqaTask } from "../actors/hopqa/world.ts";
 import { DEFAULT_TRAIN_CONFIG } from "../src/learn/config.ts";
-import { evaluate } from "../src/learn/evaluate.ts";
 import { policyFromModel } from "../src/learn/trainer.ts";
 import { initBackend } from "../src/policy/backend.ts";
 import { loadCheckpoint } from "../src/policy/checkpoint.ts";
@@ -27,28 +26,28 @@ if (!dir || !Number.isInteger(episodes) || episodes < 1) {
 await initBackend("auto");
 const { model, tokenizer, version } = await loadCheckpoint(dir);
 const config = { ...DEFAULT_TRAIN_CONFIG, constrained: true };
+const counts = new Map<ColumnId, Map<string, number>>(COLUMNS.map((c) => [c.id, new Map()]));
+const shown = new Map<ColumnId, string[]>(COLUMNS.map((c) => [c.id, []]));
+// The suite itself (its seeds, its environments), so the questions are those of `eval --suite` and the table.
+const result = await evaluateSuite(
+  () => policyFromModel(hopqa, model, tokenizer, config, true, version),
+  episodes,
+  "suite",
+  (column, record) => {
+    const task = record.task as unknown as HopqaTask;
+    const actions = record.events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []));
+    const d = diagnose(task, actions, record.metrics.em ?? 0);
+    const key = `${task.chain.length} hops: ${d.kind}${d.at ? ` at search ${d.at}` : ""}`;
+    const byKey = counts.get(column) as Map<string, number>;
+    byKey.set(key, (byKey.get(key) ?? 0) + 1);
+    const lines = shown.get(column) as string[];
+    if (examples && d.kind !== "right" && lines.length < 5)
+      lines.push(`  ${key}: [${task.chain.join(", ")}] from ${task.start}: ${actions.join(" ")}`);
+  },
+);
 for (const column of COLUMNS) {
-  const env = hopqa.configure?.(column.options) ?? hopqa;
-  const counts = new Map<string, number>();
-  const shown: string[] = [];
-  const summary = await evaluate(env, policyFromModel(env, model, tokenizer, config, true, version), {
-    episodes,
-    // The suite's seeds: the same questions as `eval --suite` and the results table.
-    seed: `suite:${column.id}`,
-    onEpisode: (record) => {
-      const task = record.task as unknown as HopqaTask;
-      const actions = record.events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []));
-      const d = diagnose(task, actions, record.metrics.em ?? 0);
-      const key = `${task.chain.length} hops: ${d.kind}${d.at ? ` at search ${d.at}` : ""}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-      if (examples && d.kind !== "right" && shown.length < 5)
-        shown.push(`  ${key}: [${task.chain.join(", ")}] from ${task.start}: ${actions.join(" ")}`);
-    },
-  });
-  process.stdout.write(
-    `${column.label}: exact match ${(summary.metrics.em ?? 0).toFixed(2)} (${episodes} questions)\n`,
-  );
-  for (const [key, n] of [...counts].sort((a, b) => b[1] - a[1]))
+  process.stdout.write(`${column.label}: exact match ${result[column.id].em.toFixed(2)} (${episodes} questions)\n`);
+  for (const [key, n] of [...(counts.get(column.id) as Map<string, number>)].sort((a, b) => b[1] - a[1]))
     process.stdout.write(`  ${String(n).padStart(3)}  ${key}\n`);
-  for (const line of shown) process.stdout.write(`${line}\n`);
+  for (const line of shown.get(column.id) as string[]) process.stdout.write(`${line}\n`);
 }

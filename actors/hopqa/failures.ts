@@ -44,7 +44,7 @@ export const diagnose = (task: HopqaTask, actions: readonly string[], em: number
     if (action.kind !== "call") return { kind: "malformed or ended early", at: hop + 1 };
     const query = normalize(String((action.args as { query?: unknown }).query ?? ""));
     const relation = task.chain[hop] as Relation;
-    const entity = world.entities.find((e) => e.name === solved.path[hop]) as Entity;
+    const entity = world.byName.get(solved.path[hop]) as Entity;
     if (hopQueries(entity.name, entity.type, relation).some((q) => normalize(q) === query)) continue;
     if (!` ${query} `.includes(` ${entity.name} `)) return { kind: "wrong entity", at: hop + 1 };
     return { kind: "wrong relation", at: hop + 1 };
