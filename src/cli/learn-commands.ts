@@ -24,24 +24,35 @@ export interface ModelOverrides {
   readonly contextLength?: number;
   readonly copy?: boolean;
   readonly positions?: "learned" | "alibi";
+  readonly layers?: number;
+  readonly heads?: number;
+  readonly width?: number;
 }
 /** A fresh model's shape: the train config's, then the environment's, then the user's overrides. */
-export const modelFor = (env: EnvDefinition, overrides: ModelOverrides = {}) => ({
-  ...DEFAULT_TRAIN_CONFIG.model,
-  contextLength: DEFAULT_CONTEXT,
-  ...env.model,
-  ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
-});
-const modelOverrides = (opts: { contextLength?: number; copyHead?: boolean; positions?: "learned" | "alibi" }) => ({
+export const modelFor = (env: EnvDefinition, overrides: ModelOverrides = {}) => {
+  const model = {
+    ...DEFAULT_TRAIN_CONFIG.model,
+    contextLength: DEFAULT_CONTEXT,
+    ...env.model,
+    ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
+  };
+  if (model.width % model.heads !== 0) {
+    const said = (key: "width" | "heads") => (overrides[key] === undefined ? `(the environment's)` : `(--${key})`);
+    throw new UsageError({
+      detail: `a model's width must be a multiple of its heads: width ${model.width} ${said("width")}, heads ${model.heads} ${said("heads")}`,
+    });
+  }
+  return model;
+};
+type ShapeOptions = Omit<ModelOverrides, "copy"> & { copyHead?: boolean };
+const modelOverrides = (opts: ShapeOptions): ModelOverrides => ({
   contextLength: opts.contextLength,
   copy: opts.copyHead,
   positions: opts.positions,
+  layers: opts.layers,
+  heads: opts.heads,
+  width: opts.width,
 });
-const positionsOption = () =>
-  new Option(
-    "--positions <kind>",
-    "a fresh model's positions: learned embeddings or ALiBi (default: the environment's)",
-  ).choices(["learned", "alibi"]);
 
 const BACKENDS = ["auto", ...BACKEND_ORDER];
 
@@ -51,6 +62,25 @@ const int = (name: string, min: number) => (value: string) => {
     throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
   return n;
 };
+/** The options that shape a fresh model (ignored with --init: a checkpoint keeps its own shape). */
+const addShapeOptions = (command: Command, contextHelp: string) =>
+  command
+    .option("--context-length <n>", contextHelp, int("--context-length", 16))
+    .option("--copy-head", "a fresh model gets the copy (pointer) head (default: the environment's)")
+    .option("--no-copy-head", "a fresh model without the copy head")
+    .addOption(
+      new Option(
+        "--positions <kind>",
+        "a fresh model's positions: learned embeddings or ALiBi (default: the environment's)",
+      ).choices(["learned", "alibi"]),
+    )
+    .option("--layers <n>", "a fresh model's transformer layers (default: the environment's)", int("--layers", 1))
+    .option("--heads <n>", "a fresh model's attention heads (default: the environment's)", int("--heads", 1))
+    .option(
+      "--width <n>",
+      "a fresh model's width, a multiple of --heads (default: the environment's)",
+      int("--width", 1),
+    );
 const num = (name: string) => (value: string) => {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number >= 0, got "${value}"`);
@@ -111,54 +141,49 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
 
 export const addLearnCommands = (program: Command, setExit: (code: number) => void) => {
   const d = DEFAULT_TRAIN_CONFIG;
-  program
-    .command("train")
-    .description("train a GPT policy with RL: rollout -> journal -> replay -> update, as one stream")
-    .option("--env <id|path>", "environment", d.env)
-    .addOption(new Option("--algo <name>", "advantage estimator / algorithm").choices(ALGORITHMS).default(d.algo))
-    .option("--steps <n>", "policy updates", int("--steps", 1), d.steps)
-    .option("--seed <seed>", "run seed", seedArg, d.seed)
-    .requiredOption("--out <dir>", "run folder (config.json, metrics.jsonl, checkpoints/, episodes/)")
-    .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default(d.backend))
-    .option("--init <dir>", "start from this checkpoint (e.g. written by sft)")
-    .option("--no-warm-start", "start RL from a fresh model, without the environment's default warm start")
-    .option("--resume", "continue the run in --out from its last checkpoint")
-    .option("--tasks <n>", "tasks per update", int("--tasks", 1), d.tasksPerStep)
-    .option("--group-size <n>", "episodes per task", int("--group-size", 1), d.groupSize)
-    .option("--lr <x>", "learning rate", num("--lr"), d.lr)
-    .option("--temperature <x>", "sampling temperature", num("--temperature"), d.temperature)
-    .option("--kl <x>", "KL coefficient to the initial policy", num("--kl"), d.klCoef)
-    .option("--entropy <x>", "entropy bonus coefficient", num("--entropy"), d.entropyCoef)
-    .option("--epochs <n>", "optimisation epochs per batch", int("--epochs", 1), d.epochs)
-    .option(
-      "--minibatches <n>",
-      "gradient steps per epoch: the batch is cut into this many minibatches",
-      int("--minibatches", 1),
-      d.minibatches,
-    )
-    .option(
-      "--process-reward-weight <x>",
-      "weight of process rewards (0 = outcome only)",
-      num("--process-reward-weight"),
-      d.processRewardWeight,
-    )
-    .option("--constrained", "constrained decoding: sample only the environment's legal actions")
-    .option("--no-advantage-mask", "ablation: advantages on every response token, not actions only")
-    .option("--no-loss-mask", "ablation: loss on every response token, not actions only")
-    .option(
-      "--eval-episodes <n>",
-      "greedy evaluation episodes before and after (0 = none)",
-      int("--eval-episodes", 0),
-      d.evalEpisodes,
-    )
-    .option(
-      "--context-length <n>",
-      "a fresh model's context in tokens (default: the environment's)",
-      int("--context-length", 16),
-    )
-    .option("--copy-head", "a fresh model gets the copy (pointer) head (default: the environment's)")
-    .option("--no-copy-head", "a fresh model without the copy head")
-    .addOption(positionsOption())
+  addShapeOptions(
+    program
+      .command("train")
+      .description("train a GPT policy with RL: rollout -> journal -> replay -> update, as one stream")
+      .option("--env <id|path>", "environment", d.env)
+      .addOption(new Option("--algo <name>", "advantage estimator / algorithm").choices(ALGORITHMS).default(d.algo))
+      .option("--steps <n>", "policy updates", int("--steps", 1), d.steps)
+      .option("--seed <seed>", "run seed", seedArg, d.seed)
+      .requiredOption("--out <dir>", "run folder (config.json, metrics.jsonl, checkpoints/, episodes/)")
+      .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default(d.backend))
+      .option("--init <dir>", "start from this checkpoint (e.g. written by sft)")
+      .option("--no-warm-start", "start RL from a fresh model, without the environment's default warm start")
+      .option("--resume", "continue the run in --out from its last checkpoint")
+      .option("--tasks <n>", "tasks per update", int("--tasks", 1), d.tasksPerStep)
+      .option("--group-size <n>", "episodes per task", int("--group-size", 1), d.groupSize)
+      .option("--lr <x>", "learning rate", num("--lr"), d.lr)
+      .option("--temperature <x>", "sampling temperature", num("--temperature"), d.temperature)
+      .option("--kl <x>", "KL coefficient to the initial policy", num("--kl"), d.klCoef)
+      .option("--entropy <x>", "entropy bonus coefficient", num("--entropy"), d.entropyCoef)
+      .option("--epochs <n>", "optimisation epochs per batch", int("--epochs", 1), d.epochs)
+      .option(
+        "--minibatches <n>",
+        "gradient steps per epoch: the batch is cut into this many minibatches",
+        int("--minibatches", 1),
+        d.minibatches,
+      )
+      .option(
+        "--process-reward-weight <x>",
+        "weight of process rewards (0 = outcome only)",
+        num("--process-reward-weight"),
+        d.processRewardWeight,
+      )
+      .option("--constrained", "constrained decoding: sample only the environment's legal actions")
+      .option("--no-advantage-mask", "ablation: advantages on every response token, not actions only")
+      .option("--no-loss-mask", "ablation: loss on every response token, not actions only")
+      .option(
+        "--eval-episodes <n>",
+        "greedy evaluation episodes before and after (0 = none)",
+        int("--eval-episodes", 0),
+        d.evalEpisodes,
+      ),
+    "a fresh model's context in tokens (default: the environment's)",
+  )
     .option("--checkpoint-every <n>", "updates between checkpoints", int("--checkpoint-every", 1), d.checkpointEvery)
     .option("--json", "print the result as JSON")
     .action(async (opts) => {
@@ -222,37 +247,32 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       setExit(0);
     });
 
-  program
-    .command("sft")
-    .description("behaviour cloning from recorded journals: cross-entropy on action tokens only")
-    .option("--env <id|path>", "environment", d.env)
-    .requiredOption("--data <dir>", "folder of recorded journals (e.g. from `record --policy expert`)")
-    .requiredOption("--out <dir>", "checkpoint folder to write")
-    .option("--epochs <n>", "passes over the data", int("--epochs", 1), 40)
-    .option("--batch-size <n>", "episodes per step", int("--batch-size", 1), 16)
-    .option("--lr <x>", "learning rate", num("--lr"), 3e-3)
-    .option("--seed <seed>", "seed for initialisation and shuffling", seedArg, "0")
-    .option("--constrained", "clone under the masks of the environment's legal actions (for constrained decoding)")
-    .option("--init <dir>", "continue cloning from this checkpoint instead of a fresh model")
-    .option(
-      "--curriculum <stages>",
-      "clone first on episodes cut after their first actions: ACTIONS:STEPS,... (e.g. 1:300,2:200)",
-      (value: string) =>
-        value.split(",").map((part) => {
-          const match = /^(\d+):(\d+)$/.exec(part.trim());
-          if (!match || Number(match[1]) < 1)
-            throw new InvalidArgumentError(`--curriculum wants ACTIONS:STEPS pairs like 1:300,2:200, got "${part}"`);
-          return { actions: Number(match[1]), steps: Number(match[2]) };
-        }),
-    )
-    .option(
-      "--context-length <n>",
-      "the model's context in tokens (default: the environment's)",
-      int("--context-length", 16),
-    )
-    .option("--copy-head", "a fresh model gets the copy (pointer) head (default: the environment's)")
-    .option("--no-copy-head", "a fresh model without the copy head")
-    .addOption(positionsOption())
+  addShapeOptions(
+    program
+      .command("sft")
+      .description("behaviour cloning from recorded journals: cross-entropy on action tokens only")
+      .option("--env <id|path>", "environment", d.env)
+      .requiredOption("--data <dir>", "folder of recorded journals (e.g. from `record --policy expert`)")
+      .requiredOption("--out <dir>", "checkpoint folder to write")
+      .option("--epochs <n>", "passes over the data", int("--epochs", 1), 40)
+      .option("--batch-size <n>", "episodes per step", int("--batch-size", 1), 16)
+      .option("--lr <x>", "learning rate", num("--lr"), 3e-3)
+      .option("--seed <seed>", "seed for initialisation and shuffling", seedArg, "0")
+      .option("--constrained", "clone under the masks of the environment's legal actions (for constrained decoding)")
+      .option("--init <dir>", "continue cloning from this checkpoint instead of a fresh model")
+      .option(
+        "--curriculum <stages>",
+        "clone first on episodes cut after their first actions: ACTIONS:STEPS,... (e.g. 1:300,2:200)",
+        (value: string) =>
+          value.split(",").map((part) => {
+            const match = /^(\d+):(\d+)$/.exec(part.trim());
+            if (!match || Number(match[1]) < 1)
+              throw new InvalidArgumentError(`--curriculum wants ACTIONS:STEPS pairs like 1:300,2:200, got "${part}"`);
+            return { actions: Number(match[1]), steps: Number(match[2]) };
+          }),
+      ),
+    "the model's context in tokens (default: the environment's)",
+  )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts) => {
       const env = await loadEnv(opts.env);

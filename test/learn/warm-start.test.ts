@@ -57,12 +57,24 @@ describe("the warm start before RL", () => {
     expect(existsSync(join(out, "metrics.jsonl"))).toBe(false);
   });
 
-  it("train's command line: lookup's default warm start and copy head, each switched off by its flag; --positions", () => {
+  it("train's command line: lookup's default warm start and copy head, each switched off by its flag; the model's shape", () => {
     const out = join(tempDir(), "cli");
+    const shape = ["--layers", "3", "--heads", "2", "--width", "32"];
     const args = ["--env", "lookup", "--steps", "1", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0"];
     const run = spawnSync(
       process.execPath,
-      ["bin/agent-r1.js", "train", ...args, "--no-warm-start", "--no-copy-head", "--positions", "alibi", "--out", out],
+      [
+        "bin/agent-r1.js",
+        "train",
+        ...args,
+        "--no-warm-start",
+        "--no-copy-head",
+        "--positions",
+        "alibi",
+        ...shape,
+        "--out",
+        out,
+      ],
       { encoding: "utf8", timeout: 120_000 },
     );
     expect(run.status, run.stderr).toBe(0);
@@ -71,6 +83,10 @@ describe("the warm start before RL", () => {
     expect(saved.init).toBeNull();
     expect(saved.model.copy).toBe(false);
     expect(saved.model.positions).toBe("alibi");
+    expect(saved.model).toMatchObject({ layers: 3, heads: 2, width: 32 });
+    const latest = JSON.parse(readFileSync(join(out, "checkpoints", "latest.json"), "utf8")) as { dir: string };
+    const model = JSON.parse(readFileSync(join(out, "checkpoints", latest.dir, "config.json"), "utf8"));
+    expect(model).toMatchObject({ layers: 3, heads: 2, width: 32, positions: "alibi" });
     expect(existsSync(join(out, "warm-start"))).toBe(false);
     expect(run.stderr).not.toContain("warm start");
   });

@@ -71,6 +71,15 @@ const CASES: [string[], RegExp][] = [
   [["replay", emptyFolder, "--env", "./missing.ts"], /environment module not found/],
   [["frobnicate"], /unknown command 'frobnicate'/],
   [["train", "--env", "lookup", "--out", out, "--minibatches", "0"], /--minibatches must be an integer >= 1, got "0"/],
+  [["train", "--env", "lookup", "--out", out, "--layers", "0"], /--layers must be an integer >= 1, got "0"/],
+  [
+    ["train", "--env", "lookup", "--out", out, "--heads", "3"],
+    /width must be a multiple of its heads: width \d+ \(the environment's\), heads 3 \(--heads\)/,
+  ],
+  [
+    ["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--width", "50", "--heads", "4"],
+    /width 50 \(--width\), heads 4 \(--heads\)/,
+  ],
 ];
 
 /** Known gaps in src/cli (reported to the lead): each gives exit 1 and a stack trace today. */
