@@ -10,6 +10,7 @@ import { policyFromModel, readLatest, readRunConfig, train } from "../learn/trai
 import { describeWarmStart } from "../learn/warm-start.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
+import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Policy } from "../runtime/policy.ts";
@@ -36,11 +37,16 @@ export const modelFor = (env: EnvDefinition, overrides: ModelOverrides = {}) => 
     ...env.model,
     ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
   };
-  if (model.width % model.heads !== 0) {
-    const said = (key: "width" | "heads") => (overrides[key] === undefined ? `(the environment's)` : `(--${key})`);
-    throw new UsageError({
-      detail: `a model's width must be a multiple of its heads: width ${model.width} ${said("width")}, heads ${model.heads} ${said("heads")}`,
-    });
+  // The model's own checks (gptConfig), as a usage error that says which numbers the user gave.
+  try {
+    gptConfig(model);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    const given = (["contextLength", "layers", "heads", "width"] as const)
+      .filter((key) => overrides[key] !== undefined)
+      .map((key) => `--${key === "contextLength" ? "context-length" : key} ${overrides[key]}`);
+    const source = given.length > 0 ? `from ${given.join(", ")} and the environment` : "the environment's";
+    throw new UsageError({ detail: `${error.message.replace(/^GPT config: /, "a fresh model: ")} (${source})` });
   }
   return model;
 };

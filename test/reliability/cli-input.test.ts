@@ -74,11 +74,11 @@ const CASES: [string[], RegExp][] = [
   [["train", "--env", "lookup", "--out", out, "--layers", "0"], /--layers must be an integer >= 1, got "0"/],
   [
     ["train", "--env", "lookup", "--out", out, "--heads", "3"],
-    /width must be a multiple of its heads: width \d+ \(the environment's\), heads 3 \(--heads\)/,
+    /a fresh model: width \d+ is not a multiple of heads 3 \(from --heads 3 and the environment\)/,
   ],
   [
     ["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--width", "50", "--heads", "4"],
-    /width 50 \(--width\), heads 4 \(--heads\)/,
+    /a fresh model: width 50 is not a multiple of heads 4 \(from --heads 4, --width 50 and the environment\)/,
   ],
 ];
 
