@@ -1,5 +1,6 @@
 /** `agent-r1 train`, `sft` and `eval`: the learner's commands. */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
@@ -60,6 +61,45 @@ const modelOverrides = (opts: ShapeOptions): ModelOverrides => ({
   width: opts.width,
 });
 
+/** A shape option as the user typed it. */
+const flagOf = (key: keyof ModelOverrides, value: unknown) =>
+  key === "copy"
+    ? value
+      ? "--copy-head"
+      : "--no-copy-head"
+    : `--${key === "contextLength" ? "context-length" : key} ${value}`;
+/**
+ * With --init the checkpoint keeps its own shape, so a shape option that asks for another one is refused
+ * (before anything runs) rather than silently ignored. A folder that is no checkpoint is left to the
+ * checkpoint loader, whose error says what is wrong with it.
+ */
+export const checkInitShape = (init: string, overrides: ModelOverrides) => {
+  let saved: Record<string, unknown>;
+  try {
+    saved = JSON.parse(readFileSync(join(init, "config.json"), "utf8"));
+  } catch {
+    return;
+  }
+  const shape: Record<keyof ModelOverrides, unknown> = {
+    contextLength: saved.contextLength,
+    layers: saved.layers,
+    heads: saved.heads,
+    width: saved.width,
+    copy: saved.copy === true,
+    positions: saved.positions === "alibi" ? "alibi" : "learned",
+  };
+  const clashes = (Object.keys(shape) as (keyof ModelOverrides)[]).filter(
+    (key) => overrides[key] !== undefined && overrides[key] !== shape[key],
+  );
+  if (clashes.length === 0) return;
+  const has = `${shape.layers} layers, ${shape.heads} heads, width ${shape.width}, context ${shape.contextLength}, ${shape.copy ? "a" : "no"} copy head, ${shape.positions} positions`;
+  throw new UsageError({
+    detail:
+      `${clashes.map((key) => flagOf(key, overrides[key])).join(", ")} cannot apply with --init ${init}: ` +
+      `a checkpoint keeps its own shape (${has}); drop ${clashes.length > 1 ? "them" : "it"}, or leave out --init for a fresh model`,
+  });
+};
+
 const BACKENDS = ["auto", ...BACKEND_ORDER];
 
 const int = (name: string, min: number) => (value: string) => {
@@ -68,7 +108,7 @@ const int = (name: string, min: number) => (value: string) => {
     throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
   return n;
 };
-/** The options that shape a fresh model (ignored with --init: a checkpoint keeps its own shape). */
+/** The options that shape a fresh model (with --init, refused if they contradict the checkpoint's shape). */
 const addShapeOptions = (command: Command, contextHelp: string) =>
   command
     .option("--context-length <n>", contextHelp, int("--context-length", 16))
@@ -200,6 +240,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         // --steps may extend a resumed run; everything else comes from the run's own config.
         config = { ...saved, steps: Math.max(saved.steps, opts.steps === d.steps ? saved.steps : opts.steps) };
       } else {
+        if (opts.init) checkInitShape(opts.init, modelOverrides(opts));
         const env = await loadEnv(opts.env);
         config = decodeTrainConfig(
           {
@@ -281,6 +322,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
   )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts) => {
+      if (opts.init) checkInitShape(opts.init, modelOverrides(opts));
       const env = await loadEnv(opts.env);
       const bar = progress("sft", opts.epochs);
       const result = await sft({

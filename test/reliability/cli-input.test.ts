@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { checkInitShape } from "../../src/cli/learn-commands.ts";
 import { main } from "../../src/cli/main.ts";
 import { tempDir } from "../support/index.ts";
 
@@ -30,6 +31,8 @@ beforeEach(() => {
 afterEach(() => vi.restoreAllMocks());
 
 const out = join(dir, "out");
+/** A shipped checkpoint (2 layers, 4 heads, width 128, context 384, copy head). */
+const WARM = "docs/checkpoints/hopqa-copy-warm-start";
 const record = (...args: string[]) => ["record", "--env", "lookup", "--policy", "expert", "--out", out, ...args];
 
 /** [arguments, what the first line must say] */
@@ -80,6 +83,27 @@ const CASES: [string[], RegExp][] = [
     ["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--width", "50", "--heads", "4"],
     /a fresh model: width 50 is not a multiple of heads 4 \(from --heads 4, --width 50 and the environment\)/,
   ],
+  [
+    ["train", "--env", "hopqa", "--init", WARM, "--out", out, "--layers", "4"],
+    /--layers 4 cannot apply with --init .*hopqa-copy-warm-start: a checkpoint keeps its own shape \(2 layers, 4 heads, width 128, context 384, a copy head, learned positions\); drop it/,
+  ],
+  [
+    [
+      "sft",
+      "--env",
+      "hopqa",
+      "--init",
+      WARM,
+      "--data",
+      emptyFolder,
+      "--out",
+      out,
+      "--no-copy-head",
+      "--positions",
+      "alibi",
+    ],
+    /--no-copy-head, --positions alibi cannot apply with --init .*; drop them, or leave out --init for a fresh model/,
+  ],
 ];
 
 /** Known gaps in src/cli (reported to the lead): each gives exit 1 and a stack trace today. */
@@ -116,6 +140,14 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(lines, stderr).toHaveLength(1);
     expect(lines[0]).toMatch(/^error: /);
     expect(lines[0]).toMatch(says);
+  });
+
+  it("--init with shape options that match the checkpoint (or a folder that is no checkpoint) is not refused here", () => {
+    expect(() =>
+      checkInitShape(WARM, { layers: 2, heads: 4, width: 128, contextLength: 384, copy: true }),
+    ).not.toThrow();
+    expect(() => checkInitShape(WARM, { positions: "learned" })).not.toThrow();
+    expect(() => checkInitShape(emptyFolder, { layers: 7 })).not.toThrow(); // the loader reports that folder
   });
 
   it("a misspelt required option is reported as unknown, with the right spelling (not as missing)", async () => {
