@@ -298,9 +298,22 @@ export const toolResultArbitrary = (
 export const toolFailureArbitrary = (options?: ArbitraryOptions): fc.Arbitrary<ToolFailure> =>
   arbitraryOf(ToolFailure, options);
 
-/** Failed tool results only: `{ ok: false, error }`. */
-export const failedToolResultArbitrary = (options?: ArbitraryOptions): fc.Arbitrary<ToolResult> =>
-  toolFailureArbitrary(options).map((error) => ({ ok: false as const, error }));
+/** What an injected failure says it is, so an environment that shows the message shows something. */
+const INJECTED: Readonly<Record<ToolFailure["kind"], string>> = {
+  error: "tool error (injected by the test kit)",
+  timeout: "timed out (injected by the test kit)",
+  "invalid-args": "invalid arguments (injected by the test kit)",
+};
+
+/**
+ * Failed tool results only, `{ ok: false, error }`, of every kind, as the kit injects them: each message
+ * says what the failure is (for any message, `toolFailureArbitrary`).
+ */
+export const failedToolResultArbitrary = (): fc.Arbitrary<ToolResult> =>
+  arbitraryOf(ToolFailure.fields.kind).map((kind) => ({
+    ok: false as const,
+    error: { kind, message: INJECTED[kind] },
+  }));
 
 /**
  * What the journal checks beyond the schema, as the runtime guarantees it: one logprob (at most 0) and

@@ -4,7 +4,8 @@
  * message also gives fast-check's seed and path to rerun exactly that case.
  */
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Data } from "effect";
 import fc from "fast-check";
 import { JsonlJournal } from "../journal/jsonl.ts";
@@ -19,7 +20,10 @@ export interface CounterexampleOptions {
    * `<os tmpdir>/agent-r1-counterexamples`).
    */
   readonly counterexampleDir?: string;
-  /** Path of the module that default-exports the environment: completes the replay command (`--env`). */
+  /**
+   * Path of the module that default-exports the environment: completes the replay command (`--env`), which
+   * replays against that export, so it is printed only when the environment under test is that export.
+   */
   readonly envModule?: string;
 }
 
@@ -54,6 +58,8 @@ export class CounterexampleError extends Data.TaggedError("CounterexampleError")
   /** How to rerun exactly this case, as code. */
   readonly rerun: string;
   readonly envModule?: string;
+  /** Why `--env envModule` would not replay these journals: the command is left out. */
+  readonly envModuleProblem?: string;
 }> {
   override get message(): string {
     const { violation } = this;
@@ -70,8 +76,12 @@ export class CounterexampleError extends Data.TaggedError("CounterexampleError")
     for (const file of this.files) {
       lines.push(`journal: ${file}`);
       lines.push(`  see it step by step: npx agent-r1 inspect ${file}`);
-      lines.push(`  replay-verify it: npx agent-r1 replay ${file} --verify${envFlag}`);
+      if (!this.envModuleProblem) lines.push(`  replay-verify it: npx agent-r1 replay ${file} --verify${envFlag}`);
     }
+    if (this.files.length > 0 && this.envModuleProblem)
+      lines.push(
+        `  (no replay-verify command: \`--env ${this.envModule}\` replays against that module's default export, and ${this.envModuleProblem}; verify it in code: replayEpisode(await readJournalFile(journal), env))`,
+      );
     if (this.files.length > 0 && !this.envModule)
       lines.push(
         `  (for an environment that is not built in, add --env <path of the module that default-exports ${this.env}>)`,
@@ -99,7 +109,14 @@ const json = (value: unknown): string => {
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}… (${text.length} characters)` : text;
 };
 
-const signed = (value: number) => (value >= 0 ? `+${value}` : String(value));
+/** A reward or return as the report shows it: up to 6 significant digits, so 0.1 + 0.2 shows as 0.3. */
+export const formatNumber = (value: number): string => String(Number(value.toPrecision(6)));
+
+/** A value compared with a limit: rounded, unless rounding would make it look like the limit. */
+export const formatBeside = (value: number, limit: number): string =>
+  formatNumber(value) === formatNumber(limit) ? String(value) : formatNumber(value);
+
+const signed = (value: number) => (value >= 0 ? `+${formatNumber(value)}` : formatNumber(value));
 
 /** An episode's events, one line each, the way a person reads an episode: turn, what happened, details. */
 export const describeEpisode = (events: readonly EpisodeEvent[]): string => {
@@ -132,7 +149,7 @@ export const describeEpisode = (events: readonly EpisodeEvent[]): string => {
           return line(
             undefined,
             "end",
-            `${event.reason}, return ${event.return}, ${event.turns} turn(s)${
+            `${event.reason}, return ${formatNumber(event.return)}, ${event.turns} turn(s)${
               Object.keys(event.metrics).length ? `, ${json(event.metrics)}` : ""
             }`,
           );
@@ -182,6 +199,25 @@ const describeCause = (cause: unknown) => (cause instanceof Error ? cause.messag
 class ViolationSignal extends Error {}
 
 /**
+ * Why `agent-r1 replay --env <module>` would not replay the environment under test, or nothing. The CLI
+ * replays against the module's default export (or its `env` export), so the environment under test must be
+ * that export, or share its machine; a variant (say a broken reward a factory builds) diverges.
+ */
+const envModuleProblem = async (module: string, env: EnvDefinition): Promise<string | undefined> => {
+  let exported: Partial<EnvDefinition> | undefined;
+  try {
+    // As the CLI reads `--env path?key=value`: a configured variant keeps its machine.
+    const file = resolve(module.split("?")[0]);
+    const loaded = (await import(pathToFileURL(file).href)) as Record<string, Partial<EnvDefinition>>;
+    exported = loaded.default ?? loaded.env;
+  } catch (cause) {
+    return `it cannot be loaded: ${describeCause(cause).split("\n")[0]}`;
+  }
+  const same = exported?.machine === env.machine && exported.id === env.id && exported.version === env.version;
+  return same ? undefined : "the environment under test is not that export, so a replay against it would diverge";
+};
+
+/**
  * Runs a property over an environment with fast-check. `run` plays what a case needs and returns a
  * Violation or nothing; the last violation seen is the shrunk counterexample, which is written as
  * journals and thrown as a CounterexampleError.
@@ -224,6 +260,7 @@ export const checkProperty = async <T>(
   };
   const files = await writeCounterexample(spec.name, violation.episodes, options);
   const path = details.counterexamplePath ?? "";
+  const problem = options.envModule ? await envModuleProblem(options.envModule, spec.env) : undefined;
   throw new CounterexampleError({
     property: spec.name,
     env: spec.env.id,
@@ -235,5 +272,6 @@ export const checkProperty = async <T>(
     numShrinks: details.numShrinks,
     rerun: spec.rerun(details.seed, path),
     ...(options.envModule ? { envModule: options.envModule } : {}),
+    ...(problem ? { envModuleProblem: problem } : {}),
   });
 };

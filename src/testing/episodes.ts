@@ -88,19 +88,13 @@ export const episodeScriptArbitrary = (
   const toolResult =
     options.toolResults ??
     fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: failedToolResultArbitrary(), weight: 1 });
-  return fc.record(
-    {
-      seed: options.seeds ?? seedArbitrary(),
-      ...(options.tasks ? { task: options.tasks } : {}),
-      actions: actionsWithRepeatsArbitrary(
-        options.actions ?? actionArbitrary(env, options),
-        maxActions,
-        options.repeats,
-      ),
-      toolResults: fc.array(toolResult, { maxLength: maxActions }),
-    },
-    { requiredKeys: ["seed", "actions", "toolResults"] },
-  ) as fc.Arbitrary<EpisodeScript>;
+  const script = {
+    seed: options.seeds ?? seedArbitrary(),
+    actions: actionsWithRepeatsArbitrary(options.actions ?? actionArbitrary(env, options), maxActions, options.repeats),
+    toolResults: fc.array(toolResult, { maxLength: maxActions }),
+  };
+  // Every key required: an optional `task` let fast-check drop the user's task, and shrinking always did.
+  return options.tasks ? fc.record({ ...script, task: options.tasks }) : fc.record(script);
 };
 
 export interface PlayOptions {

@@ -16,6 +16,8 @@ import { actionArbitrary, answerArbitrary } from "./actions.ts";
 import {
   CounterexampleError,
   checkProperty,
+  formatBeside,
+  formatNumber,
   type PropertyRunOptions,
   quote,
   type Violation,
@@ -57,8 +59,8 @@ export const episodeInvariant = (
   },
 });
 
-const describeReward = (r: EventOf<"reward.assigned">) =>
-  `${r.kind} reward ${r.value} on turn ${r.turn} ("${r.reason}")`;
+const describeReward = (r: EventOf<"reward.assigned">, value = formatNumber(r.value)) =>
+  `${r.kind} reward ${value} on turn ${r.turn} ("${r.reason}")`;
 
 /** Every reward (of `kind`, when given) lies in [min, max]. */
 export const rewardBounds = (bounds: {
@@ -71,7 +73,9 @@ export const rewardBounds = (bounds: {
       (r) => (!bounds.kind || r.kind === bounds.kind) && (r.value < bounds.min || r.value > bounds.max),
     );
     if (!out) return undefined;
-    return `${describeReward(out)} is ${out.value < bounds.min ? `below ${bounds.min}` : `above ${bounds.max}`}`;
+    const below = out.value < bounds.min;
+    const limit = below ? bounds.min : bounds.max;
+    return `${describeReward(out, formatBeside(out.value, limit))} is ${below ? "below" : "above"} ${limit}`;
   });
 
 /** The episode's return (the sum of all its rewards) lies in [min, max], also for episodes cut short. */
@@ -79,9 +83,10 @@ export const returnBounds = (bounds: { readonly min: number; readonly max: numbe
   episodeInvariant(`the return lies in [${bounds.min}, ${bounds.max}]`, (e) => {
     const total = e.record.return;
     if (total >= bounds.min - EPSILON && total <= bounds.max + EPSILON) return undefined;
-    return `the return is ${total} (${e.rewards.map((r) => r.value).join(" + ") || "no rewards"}), ${
-      total < bounds.min ? `below ${bounds.min}` : `above ${bounds.max}`
-    }`;
+    const below = total < bounds.min;
+    const limit = below ? bounds.min : bounds.max;
+    const terms = e.rewards.map((r) => formatNumber(r.value)).join(" + ") || "no rewards";
+    return `the return is ${formatBeside(total, limit)} (${terms}), ${below ? "below" : "above"} ${limit}`;
   });
 
 /** Process rewards of one episode sum to at most `cap`: more tool calls cannot farm more reward. */
@@ -90,7 +95,9 @@ export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
     const process = e.rewards.filter((r) => r.kind === "process");
     const total = process.reduce((sum, r) => sum + r.value, 0);
     if (total <= cap + EPSILON) return undefined;
-    return `process rewards sum to ${total}, above the cap ${cap}: ${process.map(describeReward).join(", ")}`;
+    return `process rewards sum to ${formatBeside(total, cap)}, above the cap ${cap}: ${process
+      .map((r) => describeReward(r))
+      .join(", ")}`;
   });
 
 export interface RepeatedCallOptions {
@@ -129,10 +136,14 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
         continue;
       }
       const paid = processOn(e, acted.turn);
-      if (sum(paid) > EPSILON)
-        return `turn ${acted.turn} repeats the call ${quote(acted.text)} of turn ${earlier} and earns ${sum(paid)}: ${paid
-          .map(describeReward)
-          .join(", ")}`;
+      if (sum(paid) <= EPSILON) continue;
+      const repeat = `turn ${acted.turn} repeats the call ${quote(acted.text)} of turn ${earlier} and earns ${formatNumber(
+        sum(paid),
+      )}: ${paid.map((r) => describeReward(r)).join(", ")}`;
+      // A retry after a failure may be what the author meant to pay for: say how to allow it.
+      return failedTurns.has(earlier)
+        ? `${repeat}; the earlier identical call failed; if a retry after a failure may earn the reward, use noRewardForRepeatedCalls({ allowRetryAfterFailure: true })`
+        : repeat;
     }
     return undefined;
   };
@@ -226,7 +237,7 @@ export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}
       const [a, b] = outcomes;
       if (a === undefined || b === undefined || Math.abs(a - b) <= EPSILON) return undefined;
       return {
-        message: `the same final answer ${quote(c.answer)} earned outcome ${a} after one history and ${b} after another (same task, seed ${quote(c.seed)})`,
+        message: `the same final answer ${quote(c.answer)} earned outcome ${formatBeside(a, b)} after one history and ${formatBeside(b, a)} after another (same task, seed ${quote(c.seed)})`,
         episodes: played.map((p) => p.events),
       };
     },

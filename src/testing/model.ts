@@ -9,7 +9,7 @@ import fc from "fast-check";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
-import { checkProperty, type PropertyRunOptions, quote } from "./counterexample.ts";
+import { checkProperty, formatBeside, formatNumber, type PropertyRunOptions, quote } from "./counterexample.ts";
 import { EpisodeDriver, seedArbitrary } from "./episodes.ts";
 
 /** What the environment should do after an action. Leave out what the model does not predict. */
@@ -81,8 +81,13 @@ class ActCommand<State> implements fc.AsyncCommand<ModelRun<State>, EpisodeDrive
     const problems: string[] = [];
     if (predicted.reward !== undefined && Math.abs(predicted.reward - step.reward) > 1e-9)
       problems.push(
-        `the model expects reward ${predicted.reward}, the environment gave ${step.reward}${
-          step.rewards.length ? ` (${step.rewards.map((r) => `${r.kind} ${r.value} "${r.reason}"`).join(", ")})` : ""
+        `the model expects reward ${formatBeside(predicted.reward, step.reward)}, the environment gave ${formatBeside(
+          step.reward,
+          predicted.reward,
+        )}${
+          step.rewards.length
+            ? ` (${step.rewards.map((r) => `${r.kind} ${formatNumber(r.value)} "${r.reason}"`).join(", ")})`
+            : ""
         }`,
       );
     if (predicted.done !== undefined && predicted.done !== step.done)

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { lookupEnv } from "../../actors/lookup/index.ts";
-import { envResolver } from "../../src/cli/registry.ts";
+import { envResolver, loadEnv } from "../../src/cli/registry.ts";
 import { readJournalFile } from "../../src/index.ts";
 import { checkFile, checkPath } from "../../src/replay/verify-files.ts";
 import {
@@ -10,10 +10,15 @@ import {
   describeEpisode,
   noRewardForRepeatedCalls,
   playEpisode,
+  returnBounds,
   rewardBounds,
 } from "../../src/testing/index.ts";
 import { tempDir } from "../support/index.ts";
 import { createSecretEnv, secretActions } from "./fixtures.ts";
+import secretEnv from "./secret-env.ts";
+
+/** A module whose default export is the sound `secret` environment. */
+const SECRET_MODULE = "test/testing/secret-env.ts";
 
 const failureOf = (check: Promise<void>) =>
   check.then(
@@ -31,7 +36,6 @@ describe("a failing property prints its counterexample and writes it as a journa
         invariants: [noRewardForRepeatedCalls()],
         numRuns: 100,
         counterexampleDir: dir,
-        envModule: "./my-env.ts",
       }),
     );
     expect(failure).toBeInstanceOf(CounterexampleError);
@@ -49,7 +53,7 @@ describe("a failing property prints its counterexample and writes it as a journa
     );
     expect(failure.message).toMatch(/\n {8}reward {3}\+0\.1 process \(checked a word\)\n/);
     expect(failure.message).toContain(
-      `journal: ${file}\n  see it step by step: npx agent-r1 inspect ${file}\n  replay-verify it: npx agent-r1 replay ${file} --verify --env ./my-env.ts`,
+      `journal: ${file}\n  see it step by step: npx agent-r1 inspect ${file}\n  replay-verify it: npx agent-r1 replay ${file} --verify\n`,
     );
     expect(failure.message).toContain(`fast-check: seed ${failure.seed}, path "${failure.path}"`);
     expect(failure.message).toContain(`only: "no reward for repeating a call", seed: ${failure.seed}`);
@@ -76,6 +80,77 @@ describe("a failing property prints its counterexample and writes it as a journa
     for await (const verdict of checkPath(failure.files[0], { verify: true, repair: false, envOf: envResolver() }))
       verdicts.push(verdict);
     expect(verdicts).toMatchObject([{ ok: true, episode: expect.stringMatching(/^each-reward-lies-in-0-1-/) }]);
+  });
+
+  it("with envModule, the --env replay command is printed only when the environment under test is its default export", async () => {
+    // The module's own default export: the printed command replays it, as the CLI loads it.
+    const exported = await failureOf(
+      checkRewards(secretEnv, {
+        ...secretActions,
+        invariants: [returnBounds({ min: 0, max: 1 })],
+        counterexampleDir: tempDir("agent-r1-cx-"),
+        envModule: SECRET_MODULE,
+      }),
+    );
+    const [file] = exported.files;
+    expect(exported.message).toContain(
+      `  replay-verify it: npx agent-r1 replay ${file} --verify --env ${SECRET_MODULE}\n`,
+    );
+    const fromCli = await loadEnv(SECRET_MODULE);
+    expect((await checkFile(file, { verify: true, repair: false, envOf: () => fromCli })).ok).toBe(true);
+
+    // A variant a factory builds (same id and version, another reward): that command would diverge, so it is
+    // left out, and the message says why.
+    const variant = createSecretEnv({ process: () => 0.1 });
+    const failure = await failureOf(
+      checkRewards(variant, {
+        ...secretActions,
+        invariants: [noRewardForRepeatedCalls()],
+        numRuns: 100,
+        counterexampleDir: tempDir("agent-r1-cx-"),
+        envModule: SECRET_MODULE,
+      }),
+    );
+    expect(failure.message).not.toContain("replay-verify it:");
+    expect(failure.message).toContain(
+      `  (no replay-verify command: \`--env ${SECRET_MODULE}\` replays against that module's default export, and the environment under test is not that export, so a replay against it would diverge; verify it in code: replayEpisode(await readJournalFile(journal), env))`,
+    );
+    const diverged = await checkFile(failure.files[0], { verify: true, repair: false, envOf: () => fromCli });
+    expect(diverged.ok).toBe(false);
+    expect((await checkFile(failure.files[0], { verify: true, repair: false, envOf: () => variant })).ok).toBe(true);
+
+    // A module that cannot be loaded: no command either, and the reason.
+    const missing = await failureOf(
+      checkRewards(secretEnv, {
+        ...secretActions,
+        invariants: [returnBounds({ min: 0, max: 1 })],
+        counterexampleDir: tempDir("agent-r1-cx-"),
+        envModule: "./no-such-env.ts",
+      }),
+    );
+    expect(missing.message).not.toContain("replay-verify it:");
+    expect(missing.message).toMatch(
+      /`--env \.\/no-such-env\.ts` replays against that module's default export, and it cannot be loaded: /,
+    );
+  });
+
+  it("rewards and returns are printed rounded; the journal keeps the exact values", async () => {
+    const played = await playEpisode(createSecretEnv({ process: () => 0.1 }), {
+      seed: "s1",
+      actions: ["<check>ant</check>", "<check>bee</check>", "<check>cat</check>"],
+      toolResults: [],
+    });
+    expect(played.record.return).toBe(0.1 + 0.1 + 0.1);
+    expect(played.record.return).not.toBe(0.3);
+    const text = describeEpisode(played.events);
+    expect(text).toMatch(/\n {8}reward {3}\+0\.1 process \(checked a word\)\n/);
+    expect(text).toMatch(/end {6}aborted: .*, return 0\.3, 3 turn\(s\)$/);
+    const thirds = await playEpisode(createSecretEnv({ process: () => 1 / 3 }), {
+      seed: "s1",
+      actions: ["<check>ant</check>"],
+      toolResults: [],
+    });
+    expect(describeEpisode(thirds.events)).toContain("reward   +0.333333 process");
   });
 
   it("describeEpisode shows hidden characters and cuts long text", async () => {

@@ -1,9 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
 import {
   CounterexampleError,
   checkRewards,
+  type EpisodeScript,
   episodeInvariant,
+  episodeScriptArbitrary,
+  failedToolResultArbitrary,
   InvariantsFailedError,
   neverCrashes,
   noRewardForRepeatedCalls,
@@ -70,7 +74,8 @@ describe("reward invariants, against a sound environment and broken variants of 
   it("processRewardCap catches process rewards that more calls keep raising", async () => {
     const farmed = createSecretEnv({ process: () => 0.1 });
     const failure = await failureOf(checkRewards(farmed, { ...failing, invariants: [processRewardCap(0.2)] }));
-    expect(failure.violation.message).toMatch(/^process rewards sum to 0\.3\d*, above the cap 0\.2: /);
+    // 0.1 + 0.1 + 0.1 is 0.30000000000000004: the report rounds it.
+    expect(failure.violation.message).toMatch(/^process rewards sum to 0\.3, above the cap 0\.2: /);
   });
 
   it("noRewardForRepeatedCalls catches a reward paid for the same call twice", async () => {
@@ -170,5 +175,72 @@ describe("reward invariants, against a sound environment and broken variants of 
     });
     expect(WORDS.some((w) => seen.has(`<answer>${w}</answer>`))).toBe(true);
     expect(WORDS.some((w) => seen.has(`<check>${w}</check>`))).toBe(true);
+  });
+});
+
+describe("the tasks option", () => {
+  /** A task `env.task(seed)` never draws: the secret is no word of WORDS. */
+  const TASK = { secret: "yak" };
+
+  it("every generated script runs a task from it", () => {
+    const scripts = fc.sample(
+      episodeScriptArbitrary(createSecretEnv(), { ...secretActions, tasks: fc.constant(TASK) }),
+      {
+        numRuns: 200,
+        seed: 1,
+      },
+    );
+    expect(scripts.filter((s) => JSON.stringify(s.task) === JSON.stringify(TASK))).toHaveLength(200);
+  });
+
+  it("a shrunk counterexample keeps a task from it", async () => {
+    const farmed = createSecretEnv({ process: () => 0.1 });
+    const failure = await failureOf(
+      checkRewards(farmed, { ...failing, tasks: fc.constant(TASK), invariants: [noRewardForRepeatedCalls()] }),
+    );
+    expect(failure.violation.episodes[0][0]).toMatchObject({ type: "episode.started", task: TASK });
+    expect(failure.message).toContain('task {"secret":"yak"}');
+  });
+});
+
+describe("injected tool failures", () => {
+  it("say what they are, for every kind", () => {
+    const failures = fc.sample(failedToolResultArbitrary(), { numRuns: 100, seed: 1 });
+    const messages = failures.map((r) => (r.ok ? ["ok", "(not a failure)"] : [r.error.kind, r.error.message]));
+    expect(Object.fromEntries(messages)).toEqual({
+      error: "tool error (injected by the test kit)",
+      timeout: "timed out (injected by the test kit)",
+      "invalid-args": "invalid arguments (injected by the test kit)",
+    });
+  });
+});
+
+describe("noRewardForRepeatedCalls and retries", () => {
+  const paysEveryCheck = createSecretEnv({ process: () => 0.1 });
+  const failed = { ok: false, error: { kind: "invalid-args", message: "bad word" } } as const;
+  const twice = (toolResults: EpisodeScript["toolResults"]): EpisodeScript => ({
+    seed: "s1",
+    actions: ["<check>ant</check>", "<check>ant</check>"],
+    toolResults,
+  });
+
+  it("a paid retry after a failed call names the option that allows it", async () => {
+    const violation = await noRewardForRepeatedCalls().check(paysEveryCheck, twice([failed, null]));
+    expect(violation?.message).toBe(
+      'turn 1 repeats the call "<check>ant</check>" of turn 0 and earns 0.1: process reward 0.1 on turn 1 ("checked a word"); the earlier identical call failed; if a retry after a failure may earn the reward, use noRewardForRepeatedCalls({ allowRetryAfterFailure: true })',
+    );
+    const allowed = await noRewardForRepeatedCalls({ allowRetryAfterFailure: true }).check(
+      paysEveryCheck,
+      twice([failed, null]),
+    );
+    // The retry is allowed; repeating it once more is not.
+    expect(allowed?.message).toMatch(/^turn 2 repeats the call "<check>ant<\/check>" of turn 1 and earns 0\.1: [^;]*$/);
+  });
+
+  it("a paid repeat of a call that succeeded does not mention the option", async () => {
+    const violation = await noRewardForRepeatedCalls().check(paysEveryCheck, twice([null, null]));
+    expect(violation?.message).toBe(
+      'turn 1 repeats the call "<check>ant</check>" of turn 0 and earns 0.1: process reward 0.1 on turn 1 ("checked a word")',
+    );
   });
 });
