@@ -74,6 +74,16 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
             (summary.aborted ? `, ${summary.aborted} aborted` : "") +
             ` (${summary.seconds.toFixed(1)} s)`,
         );
+      // Journals of aborted episodes are written all the same; a run of nothing else is a failed run.
+      const { firstAbort } = summary;
+      if (firstAbort) {
+        const all = summary.aborted === summary.episodes;
+        err(
+          `${all ? `error: all ${summary.episodes}` : `${summary.aborted} of ${summary.episodes}`} episodes aborted; ` +
+            `the first, ${firstAbort.episode}: ${firstAbort.reason}`,
+        );
+        if (all) setExit(1);
+      }
     });
 
   program
@@ -87,6 +97,9 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     .action(async (path: string, opts) => {
       let ok = 0;
       let bad = 0;
+      let unverified = 0;
+      /** Unknown environments, said once each, not once per journal. */
+      const said = new Set<string>();
       const envOf = envResolver(opts.env ? await loadEnv(opts.env) : undefined);
       for await (const verdict of checkPath(path, { verify: !!opts.verify, repair: !!opts.repair, envOf })) {
         if (verdict.repaired)
@@ -101,13 +114,22 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
                 (verdict.return === undefined ? "" : `, return ${verdict.return.toFixed(3)}`) +
                 `, ${verdict.reason}`,
             );
+        } else if (verdict.unverified) {
+          unverified += 1;
+          if (!said.has(verdict.unverified)) err(`error: ${verdict.unverified}`);
+          said.add(verdict.unverified);
+          err(`skip ${verdict.problem}`);
         } else {
           bad += 1;
           err(`FAIL ${verdict.problem}`);
         }
       }
-      out(`${opts.verify ? "verified" : "read"} ${ok} journal(s) ok, ${bad} failed`);
-      setExit(bad > 0 ? 1 : 0);
+      out(
+        `${opts.verify ? "verified" : "read"} ${ok} journal(s) ok, ${bad} failed` +
+          (unverified ? `, ${unverified} not verified (unknown environment)` : ""),
+      );
+      // A journal that could not be checked for want of --env is bad usage, unless a check failed too.
+      setExit(bad > 0 ? 1 : unverified > 0 ? 2 : 0);
     });
 
   program
@@ -218,11 +240,15 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       cause instanceof CheckpointError ||
       cause instanceof BackendUnavailableError ||
       cause instanceof JournalError ||
-      cause instanceof JournalExistsError ||
-      cause instanceof NonDeterminismError
+      cause instanceof JournalExistsError
     ) {
       err(`error: ${cause.message}`);
       return 2;
+    }
+    // An episode that does not replay (an impure environment, say) is a failed check, as in `replay`: exit 1.
+    if (cause instanceof NonDeterminismError) {
+      err(`error: ${cause.message}`);
+      return 1;
     }
     if ((cause as NodeJS.ErrnoException)?.code === "ENOENT" || (cause as NodeJS.ErrnoException)?.code === "EACCES") {
       err(`error: ${(cause as Error).message}`);

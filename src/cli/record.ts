@@ -4,6 +4,7 @@ import { lastValueFrom, tap } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { UsageError } from "../kernel/errors.ts";
+import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
@@ -31,6 +32,8 @@ export interface RecordSummary {
   readonly meanReturn: number;
   readonly successRate: number | null;
   readonly aborted: number;
+  /** The aborted episode with the lowest index (the same one at any concurrency), and why it aborted. */
+  readonly firstAbort?: { readonly episode: string; readonly reason: string };
   readonly seconds: number;
 }
 
@@ -64,6 +67,7 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   // A running summary: the episodes themselves are in the journal, not kept in memory.
   let events = 0;
   let aborted = 0;
+  let firstAbort: { index: number; episode: string; reason: string } | undefined;
   let successes = 0;
   let withSuccess = 0;
   await lastValueFrom(
@@ -72,7 +76,13 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
         done += 1;
         returns += r.return;
         events += r.events.length;
-        if (r.reason.startsWith("aborted")) aborted += 1;
+        if (r.reason.startsWith(ABORTED)) {
+          aborted += 1;
+          // Episode i has seed `<run seed>:i`.
+          const index = Number(r.seed.slice(r.seed.lastIndexOf(":") + 1));
+          if (!firstAbort || index < firstAbort.index)
+            firstAbort = { index, episode: r.episode, reason: r.reason.slice(ABORTED.length) };
+        }
         if ("success" in r.metrics) {
           withSuccess += 1;
           successes += r.metrics.success;
@@ -92,6 +102,7 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
     meanReturn: returns / Math.max(1, done),
     successRate: withSuccess ? successes / withSuccess : null,
     aborted,
+    ...(firstAbort ? { firstAbort: { episode: firstAbort.episode, reason: firstAbort.reason } } : {}),
     seconds: (Date.now() - started) / 1000,
   };
 };

@@ -2,9 +2,9 @@
  * Environments the CLI knows: the built-in ones by id, and any module path a user gives
  * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -51,12 +51,83 @@ export const configureEnv = (env: EnvDefinition, query: string): EnvDefinition =
   }
 };
 
+/** What a module path without its extension (or a folder) may have meant. */
+const MODULE_ENDINGS = [".ts", ".js", ".mts", ".mjs", "/index.ts", "/index.js"];
+
+/** `; did you mean ./my-env.ts?` when `path` plus a module ending names a file, else "". */
+const didYouMean = (path: string, query: string | undefined): string => {
+  const found = MODULE_ENDINGS.map((ending) => path.replace(/[/\\]+$/, "") + ending).find((guess) => {
+    const file = resolve(guess);
+    return existsSync(file) && statSync(file).isFile();
+  });
+  return found === undefined ? "" : `; did you mean ${found}${query === undefined ? "" : `?${query}`}?`;
+};
+
+/** A path as a user reads it: relative to the working folder when inside it. */
+const shown = (file: string) => {
+  const path = relative(process.cwd(), file);
+  return path.startsWith("..") || isAbsolute(path) ? file : path;
+};
+
+/** This module: the importer, whose frame is in every import error's stack. */
+const IMPORTER = fileURLToPath(import.meta.url);
+
+/**
+ * Where an error raised while importing `file` was thrown: the first stack frame outside Node,
+ * node_modules and this importer, and, when that is in another file, the first frame in `file` too (the
+ * user's line that led there: a helper's call, or `defineEnv`).
+ */
+const thrownAt = (cause: unknown, file: string): string | undefined => {
+  const stack = cause instanceof Error ? (cause.stack ?? "") : "";
+  const frames = [...stack.matchAll(/^\s+at (?:.*?\()?(.+?):(\d+):(\d+)\)?$/gm)].map(([, path, line, column]) => {
+    const local = path.startsWith("file://") ? fileURLToPath(path) : path;
+    return { file: local, place: `${shown(local)}:${line}:${column}` };
+  });
+  const thrown = frames.find(
+    (f) => isAbsolute(f.file) && !/[/\\]node_modules[/\\]/.test(f.file) && f.file !== IMPORTER,
+  );
+  const mine = frames.find((f) => f.file === file);
+  if (!thrown || !mine || thrown === mine) return (thrown ?? mine)?.place;
+  return `${thrown.place}, from ${mine.place}`;
+};
+
+/**
+ * Node loads a `.ts` file as CommonJS unless the nearest package.json says `"type": "module"`, and an
+ * environment module written with `import` then fails in ways that do not say so (a require() of ESM, an
+ * unexpected token, a package without a CommonJS export): name the fix.
+ */
+const commonJsHint = (file: string, reason: string): string => {
+  if (!file.endsWith(".ts") || !/require\(\)|ES Module|import statement|Unexpected token|"exports"/.test(reason))
+    return "";
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const manifest = join(dir, "package.json");
+    if (existsSync(manifest)) {
+      try {
+        if ((JSON.parse(readFileSync(manifest, "utf8")) as { type?: unknown }).type === "module") return "";
+      } catch {}
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  return (
+    `; note: ${shown(file)} has no package.json with "type": "module" above it, so Node loads it as CommonJS: ` +
+    'rename it to .mts, or add a package.json with {"type": "module"} to its folder'
+  );
+};
+
 /** A built-in environment by id, or the default export (or `env` export) of a module path. */
 export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
   const [path, query] = spec.split("?", 2);
-  if (!looksLikePath(path)) return envById(spec);
+  if (!looksLikePath(path)) {
+    const guess = Object.hasOwn(ENVIRONMENTS, path) ? "" : didYouMean(`./${path}`, query);
+    if (guess) throw new UsageError({ detail: `unknown environment "${path}"${guess}` });
+    return envById(spec);
+  }
   const file = resolve(path);
-  if (!existsSync(file)) throw new UsageError({ detail: `environment module not found: ${file}` });
+  if (!existsSync(file))
+    throw new UsageError({ detail: `environment module not found: ${file}${didYouMean(path, query)}` });
+  if (statSync(file).isDirectory())
+    throw new UsageError({ detail: `environment module ${file} is a folder, not a module${didYouMean(path, query)}` });
   let module: { default?: unknown; env?: unknown };
   try {
     module = (await import(pathToFileURL(file).href)) as { default?: unknown; env?: unknown };
@@ -68,7 +139,10 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
       .slice(0, lines[0]?.startsWith("Transform failed") ? 3 : 1)
       .join(" ")
       .replace(/\s+/g, " ");
-    throw new UsageError({ detail: `cannot load environment module ${path}: ${reason}` });
+    const at = thrownAt(cause, file);
+    throw new UsageError({
+      detail: `cannot load environment module ${path}: ${reason}${at ? ` (thrown at ${at})` : ""}${commonJsHint(file, reason)}`,
+    });
   }
   const env = module.default ?? module.env;
   if (!isEnvDefinition(env))
@@ -78,8 +152,20 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
   return query === undefined ? env : configureEnv(env, query);
 };
 
-/** Resolves environments by the id recorded in a journal, preferring a user-given module. */
+/**
+ * Resolves environments by the id recorded in a journal, preferring a user-given module. An unknown id
+ * is a UsageError whose text depends only on the id and `extra`, so a folder of such journals can say it once.
+ */
 export const envResolver =
   (extra?: EnvDefinition) =>
-  (id: string): EnvDefinition =>
-    extra && extra.id === id ? extra : envById(id.split("?")[0]);
+  (id: string): EnvDefinition => {
+    if (extra && extra.id === id) return extra;
+    const builtIn = id.split("?")[0];
+    if (Object.hasOwn(ENVIRONMENTS, builtIn)) return envById(builtIn);
+    const given = extra ? `, and --env defines ${JSON.stringify(extra.id)}` : "";
+    throw new UsageError({
+      detail:
+        `environment ${JSON.stringify(id)} is not built in (built in: ${Object.keys(ENVIRONMENTS).join(", ")})${given}; ` +
+        "to verify its journals, pass the module that defines it: --env ./path/to/env.ts",
+    });
+  };

@@ -65,10 +65,13 @@ export class NonDeterminismError extends Data.TaggedError("NonDeterminismError")
   readonly file?: string;
   readonly expected: string;
   readonly actual: string;
+  /** The usual cause of such a divergence, said after both versions. */
+  readonly hint?: string;
 }> {
   override get message(): string {
     const place = this.file ? `${this.file} ` : "";
-    return `${place}episode ${this.episode}, seq ${this.seq}: replay diverged\n  recorded: ${this.expected}\n  replayed: ${this.actual}`;
+    const hint = this.hint ? `\n  hint: ${this.hint}` : "";
+    return `${place}episode ${this.episode}, seq ${this.seq}: replay diverged\n  recorded: ${this.expected}\n  replayed: ${this.actual}${hint}`;
   }
 }
 

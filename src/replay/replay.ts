@@ -4,7 +4,7 @@
  * called: the machine's tool invocations are matched to recorded calls and answered with the recorded
  * results, in the recorded order. Every derived event is re-derived by the same code the live runtime
  * uses; with `verify`, each one must equal the record, or a NonDeterminismError names the episode, the
- * seq, and both versions.
+ * seq, both versions and the usual cause.
  */
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, initialTransition, transition } from "xstate";
@@ -36,6 +36,14 @@ export interface ReplayResult {
   readonly tokensVerified: boolean;
 }
 
+/**
+ * Said with each divergence: the machine took the recorded inputs to other events. In a journal whose
+ * digests and chain hold, that is code the environment runs that is not pure, or a changed environment.
+ */
+const IMPURE =
+  "the usual cause is a guard, action, observe, reward or end function that is not pure (Math.random, " +
+  "Date.now, timers, or reading outside state that changes); or the environment changed without a new version";
+
 const bodyOf = (event: EpisodeEvent): EventBody => {
   const { v: _v, episode: _e, seq: _s, prev: _p, digest: _d, meta: _m, ...body } = event;
   return body as EventBody;
@@ -49,13 +57,18 @@ export const replayEpisode = (
   const verify = options.verify ?? true;
   const started = recorded[0];
   const episode = started?.episode ?? "(empty)";
-  const diverge = (seq: number, expected: string, actual: string): never => {
+  /** A journal that cannot be replayed here at all: the message says why, no hint is needed. */
+  const refuse = (seq: number, expected: string, actual: string): never => {
     throw new NonDeterminismError({ episode, seq, file: options.file, expected, actual });
   };
-  if (started?.type !== "episode.started") return diverge(0, "episode.started", "no episode.started first");
-  if (started.env.id !== env.id) diverge(0, `environment ${started.env.id}`, `replayed with environment ${env.id}`);
+  /** The machine derived something else from the same inputs. */
+  const diverge = (seq: number, expected: string, actual: string): never => {
+    throw new NonDeterminismError({ episode, seq, file: options.file, expected, actual, hint: IMPURE });
+  };
+  if (started?.type !== "episode.started") return refuse(0, "episode.started", "no episode.started first");
+  if (started.env.id !== env.id) refuse(0, `environment ${started.env.id}`, `replayed with environment ${env.id}`);
   if (verify && started.env.version !== env.version)
-    diverge(
+    refuse(
       0,
       `environment ${env.id} version ${started.env.version}`,
       `this build has version ${env.version}; replay the journal with the version that recorded it`,
@@ -158,7 +171,7 @@ export const replayEpisode = (
     const event = nextInput();
     if (!event) {
       if (verify)
-        diverge(recorded.length, "(end of journal)", "the machine is still running: the journal was cut short");
+        refuse(recorded.length, "(end of journal)", "the machine is still running: the journal was cut short");
       break;
     }
     if (event.type === "agent.acted") {

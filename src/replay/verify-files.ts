@@ -27,6 +27,11 @@ export interface FileVerdict {
   readonly repaired?: RepairReport;
   /** What is wrong, naming file and line. */
   readonly problem?: string;
+  /**
+   * Set when the file was read but could not be verified: its environment is unknown here. The same text
+   * for every journal of that environment, so a caller can say it once.
+   */
+  readonly unverified?: string;
 }
 
 export interface VerifyOptions {
@@ -82,10 +87,25 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
         problem: `${file}:${events.length + 1}: the episode has no episode.ended (the journal stops after ${events.length} events: cut short, or still recording)`,
       };
     if (started.type !== "episode.started") throw new Error("unreachable: the validator checks the first event");
-    const env = options.envOf(started.env.id);
+    let env: EnvDefinition;
+    try {
+      env = options.envOf(started.env.id);
+    } catch (cause) {
+      if (!(cause instanceof UsageError)) throw cause;
+      return {
+        file,
+        ok: false,
+        events: events.length,
+        episode: started.episode,
+        repaired,
+        unverified: cause.message,
+        problem: `${file}: ${events.length} events read; not verified: environment ${JSON.stringify(started.env.id)} is unknown`,
+      };
+    }
     let result: ReturnType<typeof replayEpisode>;
     try {
-      result = replayEpisode(events, env, { file });
+      // No file for the error to name: the verdict's problem starts with the file and line.
+      result = replayEpisode(events, env);
     } catch (cause) {
       if (cause instanceof NonDeterminismError) throw cause;
       // The environment's own code threw on these recorded inputs: a journal it cannot have produced.

@@ -115,6 +115,13 @@ export interface EnvDefinition<Task extends Json = Json> {
   /** Safety net: the runtime aborts an episode that runs longer (default 64 turns). */
   readonly maxTurns?: number;
   /**
+   * The most tokens one action of this environment takes: a learned policy's sampling budget per action
+   * (default 12; `--max-new-tokens` overrides it). A longer action is cut and comes out malformed, so set it
+   * when actions are long (a JSON call of several parameters). Constrained decoding sizes its budget from
+   * the longest legal action instead.
+   */
+  readonly maxActionTokens?: number;
+  /**
    * A variant drawing other tasks (another split, other worlds...), from `key=value` options: the CLI's
    * `--env "id?key=value&key=value"`. The machine must not change: replay finds an environment by id.
    * Throws a RangeError naming a wrong option.
@@ -149,10 +156,27 @@ export interface EnvDefinition<Task extends Json = Json> {
   readonly evaluation?: EnvDefinition<Task>;
 }
 
+/**
+ * An environment's id: journals record it, replay finds the environment by it, and the CLI takes it as
+ * `--env ID` (or `--env "ID?key=value"`), where anything with a slash or a module extension is a path. So
+ * no spaces, slashes or `?`, and a letter first (never read as a flag or a relative path).
+ */
+const ID = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
+/** A version is compared as text on replay and printed after a `v`: a short word, no spaces. */
+const VERSION = /^[A-Za-z0-9._+-]{1,64}$/;
+
 /** What defineEnv checks first: each required field, and what it must be. */
 const REQUIRED_FIELDS: readonly [keyof EnvDefinition, string, (value: unknown) => boolean][] = [
-  ["id", "a non-empty string", (v) => typeof v === "string" && v.length > 0],
-  ["version", "a string", (v) => typeof v === "string"],
+  [
+    "id",
+    "an id: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter (e.g. \"my-env\")",
+    (v) => typeof v === "string" && ID.test(v),
+  ],
+  [
+    "version",
+    "a version: 1 to 64 letters, digits, '.', '_', '-' or '+' (e.g. \"1\" or \"2.0.1\")",
+    (v) => typeof v === "string" && VERSION.test(v),
+  ],
   ["description", "a string", (v) => typeof v === "string"],
   [
     "machine",
@@ -168,13 +192,28 @@ const REQUIRED_FIELDS: readonly [keyof EnvDefinition, string, (value: unknown) =
   ["task", "a function from a seed to a task", (v) => typeof v === "function"],
 ];
 
+/** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and by the CLI before sampling). */
+export const checkMaxActionTokens = (env: Pick<EnvDefinition, "id" | "maxActionTokens">): void => {
+  const n = env.maxActionTokens;
+  if (n !== undefined && !(Number.isInteger(n) && n >= 1))
+    throw new TypeError(`environment ${env.id}: \`maxActionTokens\` must be an integer >= 1, got ${JSON.stringify(n)}`);
+};
+
 export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): EnvDefinition<Task> => {
   if (typeof definition !== "object" || definition === null)
     throw new TypeError("defineEnv takes one object: { id, version, description, machine, tools, tokenizer, task }");
-  const name = typeof definition.id === "string" && definition.id ? `environment ${definition.id}` : "defineEnv";
-  for (const [field, what, ok] of REQUIRED_FIELDS)
-    if (!ok((definition as unknown as Record<string, unknown>)[field]))
-      throw new TypeError(`${name}: \`${field}\` ${field in definition ? "is not" : "is missing; it must be"} ${what}`);
+  const name =
+    typeof definition.id === "string" && ID.test(definition.id) ? `environment ${definition.id}` : "defineEnv";
+  for (const [field, what, ok] of REQUIRED_FIELDS) {
+    const value = (definition as unknown as Record<string, unknown>)[field];
+    if (ok(value)) continue;
+    // A wrong string is quoted: "Bad Id!" or "" is easier to find in the code than a description of it.
+    const given = typeof value === "string" ? ` ${JSON.stringify(value)}` : "";
+    throw new TypeError(
+      `${name}: \`${field}\`${given} ${field in definition ? "is not" : "is missing; it must be"} ${what}`,
+    );
+  }
+  checkMaxActionTokens(definition);
   const actors = (definition.machine.implementations?.actors ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(definition.tools))
     if (!(name in actors))

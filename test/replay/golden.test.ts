@@ -36,8 +36,18 @@ describe("golden journals under replays/ (regenerate with `npm run replays:recor
         replayEpisode(events, changed, { file });
       } catch (e) {
         expect((e as Error).message).toMatch(/"value":0\.2\b[\s\S]*"value":0\.25/);
+        expect((e as Error).message).toMatch(
+          /\n {2}hint: the usual cause is a guard, action, observe, reward or end function that is not pure \(Math\.random, Date\.now, timers, or reading outside state that changes\); or the environment changed without a new version$/,
+        );
       }
     }
+  });
+
+  it("another version of the environment is refused with the versions, not with the hint about impure code", async () => {
+    const events = await readJournalFile(files[0]);
+    expect(() => replayEpisode(events, { ...lookupEnv, version: "2" }, { file: files[0] })).toThrow(
+      /recorded: environment lookup version 1\n {2}replayed: this build has version 2; replay the journal with the version that recorded it$/,
+    );
   });
 
   it("re-reward: recorded episodes through another reward scheme, no tool or policy called", async () => {

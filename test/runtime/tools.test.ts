@@ -128,10 +128,35 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
   it.each([
     ["machine", { machine: undefined }, /environment lookup: `machine` is not an XState machine/],
     ["tokenizer", { tokenizer: {} }, /environment lookup: `tokenizer` is not a tokenizer/],
-    ["task", { task: "t" }, /`task` is not a function from a seed to a task/],
-    ["id", { id: "" }, /^defineEnv: `id` is not a non-empty string/],
-  ])("a wrong or missing %s", (_field, change, says) => {
+    ["task", { task: "t" }, /`task` "t" is not a function from a seed to a task/],
+    [
+      "id",
+      { id: "" },
+      /^defineEnv: `id` "" is not an id: 1 to 64 letters, digits, '\.', '_' or '-', starting with a letter/,
+    ],
+    ["id", { id: "Bad Id!" }, /^defineEnv: `id` "Bad Id!" is not an id/],
+    ["id", { id: "./lookup" }, /^defineEnv: `id` "\.\/lookup" is not an id/],
+    ["id", { id: "lookup?x=1" }, /^defineEnv: `id` "lookup\?x=1" is not an id/],
+    ["id", { id: 7 }, /^defineEnv: `id` is not an id/],
+    ["version", { version: "" }, /^environment lookup: `version` "" is not a version: 1 to 64 letters, digits/],
+    ["version", { version: "1 beta" }, /^environment lookup: `version` "1 beta" is not a version/],
+    [
+      "maxActionTokens",
+      { maxActionTokens: 0 },
+      /^environment lookup: `maxActionTokens` must be an integer >= 1, got 0/,
+    ],
+    ["maxActionTokens", { maxActionTokens: "20" }, /`maxActionTokens` must be an integer >= 1, got "20"/],
+  ])("a wrong or missing %s: %j", (_field, change, says) => {
     expect(() => defineEnv({ ...lookupEnv, ...(change as object) } as typeof lookupEnv)).toThrow(says);
+  });
+
+  it("ids and versions like the shipped environments' are accepted", () => {
+    for (const [id, version] of [
+      ["lookup", "1"],
+      ["my-env.v2_b", "2.0.1+build.7"],
+      ["E", "v3"],
+    ])
+      expect(defineEnv({ ...lookupEnv, id, version }).id).toBe(id);
   });
 
   it("a required field left out is called missing", () => {

@@ -1,0 +1,154 @@
+/**
+ * What `record` and `replay` say about an environment that is not built in (test/reliability/fixtures/
+ * fickle-env.ts): aborted episodes, journals of an unknown environment, and a divergence caused by an
+ * impure guard. Run in process through `main`, as test/reliability/cli-input.test.ts does.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { tempDir } from "../support/index.ts";
+
+const FICKLE = "./test/reliability/fixtures/fickle-env.ts";
+const dir = tempDir("agent-r1-cli-messages-");
+
+let stdout = "";
+let stderr = "";
+beforeEach(() => {
+  stdout = "";
+  stderr = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+});
+afterEach(() => vi.restoreAllMocks());
+
+/** stderr without the progress bar. */
+const errors = () => stderr.split("\n").filter((line) => line !== "" && !line.startsWith("record fickle:"));
+
+/** Records `episodes` episodes of fickle with a policy; the fickle guard makes each seed record once only. */
+const record = (policy: string, seed: string, episodes = 3) =>
+  main([
+    "record",
+    "--env",
+    FICKLE,
+    "--policy",
+    policy,
+    "--seed",
+    seed,
+    "--episodes",
+    String(episodes),
+    "--out",
+    join(dir, seed),
+  ]);
+
+describe("record says when episodes aborted", () => {
+  it("all of them: exit 1, with how many and the first reason", async () => {
+    expect(await record("broken", "all")).toBe(1);
+    expect(errors()).toEqual([
+      "error: all 3 episodes aborted; the first, ep-all-0: policy fickle-broken failed: no model loaded",
+    ]);
+  });
+
+  it("some of them: exit 0, with how many and the first reason", async () => {
+    expect(await record("flaky", "some"), stderr).toBe(0);
+    expect(stdout).toMatch(/, 1 aborted \(/);
+    expect(errors()).toEqual([
+      "1 of 3 episodes aborted; the first, ep-some-1: policy fickle-flaky returned an invalid action: token ids must be integers in [0, 266)",
+    ]);
+  });
+
+  it("none: exit 0 and nothing on stderr", async () => {
+    expect(await record("answer", "none")).toBe(0);
+    expect(errors()).toEqual([]);
+  });
+});
+
+describe("replay --verify of journals whose environment is not built in", () => {
+  it("without --env: says so once with the hint, then one line per journal, exit 2", async () => {
+    expect(await record("answer", "unknown", 4)).toBe(0);
+    stderr = "";
+    stdout = "";
+    const folder = join(dir, "unknown");
+    expect(await main(["replay", folder, "--verify"])).toBe(2);
+    const lines = errors();
+    expect(lines[0]).toBe(
+      'error: environment "fickle" is not built in (built in: lookup, hopqa); to verify its journals, pass the module that defines it: --env ./path/to/env.ts',
+    );
+    expect(lines.filter((line) => line.includes("is not built in"))).toHaveLength(1);
+    expect(lines.slice(1)).toEqual(
+      readdirSync(folder)
+        .sort()
+        .map((f) => `skip ${join(folder, f)}: 7 events read; not verified: environment "fickle" is unknown`),
+    );
+    expect(stdout).toContain("verified 0 journal(s) ok, 0 failed, 4 not verified (unknown environment)");
+  });
+
+  it("with --env naming another environment: says which one it defines", async () => {
+    expect(await main(["replay", join(dir, "unknown"), "--verify", "--env", "./actors/weather/env.ts"])).toBe(2);
+    expect(errors().filter((line) => line.startsWith("error: "))).toEqual([
+      'error: environment "fickle" is not built in (built in: lookup, hopqa), and --env defines "weather"; to verify its journals, pass the module that defines it: --env ./path/to/env.ts',
+    ]);
+  });
+});
+
+describe("a divergence", () => {
+  it("names the file once, and says that an impure function is the usual cause", async () => {
+    expect(await record("answer", "impure", 1)).toBe(0);
+    const file = join(dir, "impure", "ep-impure-0.jsonl");
+    stderr = "";
+    // Replayed in the process that recorded it, the guard remembers the seed and takes the other branch.
+    expect(await main(["replay", file, "--verify", "--env", FICKLE])).toBe(1);
+    const fail = stderr.slice(stderr.indexOf("FAIL "));
+    expect(fail).toMatch(new RegExp(`^FAIL ${file}:\\d+: episode ep-impure-0, seq \\d+: replay diverged\\n`));
+    expect(fail.split(file)).toHaveLength(2);
+    expect(fail).toMatch(
+      /\n {2}hint: the usual cause is a guard, action, observe, reward or end function that is not pure \(Math\.random, Date\.now, timers/,
+    );
+  });
+});
+
+describe("training on an impure environment", () => {
+  it("stops at the first episode that does not replay: exit 1 (a failed check, not bad usage), the hint said", async () => {
+    const args = ["--steps", "1", "--tasks", "1", "--group-size", "2", "--eval-episodes", "0", "--no-warm-start"];
+    const code = await main(["train", "--env", FICKLE, ...args, "--out", join(dir, "impure-run")]);
+    expect(code, stderr).toBe(1);
+    const last = errors().filter((line) => line.startsWith("error: "));
+    expect(last[0]).toMatch(/^error: .*replay diverged/);
+    expect(stderr).toMatch(/hint: .*not pure/);
+  });
+});
+
+describe("an environment module outside an ESM package", () => {
+  it("fails to load as CommonJS with a note saying how to fix it, and loads once renamed to .mts", () => {
+    // Through the real bin/ (vitest's own loader would import it as ESM whatever its folder says).
+    const outside = join(dir, "outside");
+    mkdirSync(outside);
+    const source =
+      `import weather from ${JSON.stringify(pathToFileURL(resolve("actors/weather/env.ts")).href)};\n` +
+      "const extra: number = 0;\nexport default { ...weather, maxTurns: 8 + extra };\n";
+    const cli = (env: string) =>
+      spawnSync(
+        process.execPath,
+        ["bin/agent-r1.js", "record", "--env", env, "--policy", "expert", "--episodes", "1", "--out", `${env}.out`],
+        { encoding: "utf8", timeout: 60_000 },
+      );
+    writeFileSync(join(outside, "env.ts"), source);
+    const failed = cli(join(outside, "env.ts"));
+    expect(failed.status).toBe(2);
+    expect(failed.stderr).toMatch(
+      /^error: cannot load environment module .*env\.ts: .*; note: .*env\.ts has no package\.json with "type": "module" above it, so Node loads it as CommonJS: rename it to \.mts, or add a package\.json with \{"type": "module"\} to its folder$/m,
+    );
+    writeFileSync(join(outside, "env.mts"), source);
+    const loaded = cli(join(outside, "env.mts"));
+    expect(loaded.status, loaded.stderr).toBe(0);
+    expect(loaded.stdout).toContain("recorded 1 episodes of weather");
+  }, 120_000);
+});
