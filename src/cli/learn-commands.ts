@@ -5,15 +5,14 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../learn/config.ts";
-import { evaluate } from "../learn/evaluate.ts";
+import { describeEval, evaluate } from "../learn/evaluate.ts";
 import { sft } from "../learn/sft.ts";
-import { policyFromModel, readLatest, readRunConfig, train } from "../learn/trainer.ts";
+import { loadCheckpointFor, policyFromModel, readLatest, readRunConfig, train } from "../learn/trainer.ts";
 import { describeWarmStart } from "../learn/warm-start.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
-import { loadCheckpoint } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { checkMaxActionTokens, type EnvDefinition } from "../runtime/env.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { seedArg } from "./args.ts";
 import { progress } from "./progress.ts";
@@ -43,11 +42,19 @@ export const modelFor = (env: EnvDefinition, overrides: ModelOverrides = {}) => 
     gptConfig(model);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    const given = (["contextLength", "layers", "heads", "width"] as const)
-      .filter((key) => overrides[key] !== undefined)
-      .map((key) => `--${key === "contextLength" ? "context-length" : key} ${overrides[key]}`);
-    const source = given.length > 0 ? `from ${given.join(", ")} and the environment` : "the environment's";
-    throw new UsageError({ detail: `${error.message.replace(/^GPT config: /, "a fresh model: ")} (${source})` });
+    // Where each number the message names came from: a flag, the environment's model, or the defaults.
+    const sources = (["contextLength", "layers", "heads", "width"] as const)
+      .filter((key) => new RegExp(`\\b${key}\\b`).test(error.message))
+      .map((key) =>
+        overrides[key] !== undefined
+          ? `${key} from --${key === "contextLength" ? "context-length" : key} ${overrides[key]}`
+          : env.model?.[key] !== undefined
+            ? `${key} from environment ${env.id}`
+            : `${key} from the defaults`,
+      );
+    throw new UsageError({
+      detail: `${error.message.replace(/^GPT config: /, "a fresh model: ")}${sources.length ? ` (${sources.join(", ")})` : ""}`,
+    });
   }
   return model;
 };
@@ -99,6 +106,31 @@ export const checkInitShape = (init: string, overrides: ModelOverrides) => {
       `a checkpoint keeps its own shape (${has}); drop ${clashes.length > 1 ? "them" : "it"}, or leave out --init for a fresh model`,
   });
 };
+
+/**
+ * A checkpoint folder from what the user typed: a checkpoint, or a run folder (`train --out`), whose latest
+ * checkpoint is used and named on stderr. Anything else goes on to the loader, whose error says what is missing.
+ */
+export const resolveCheckpoint = (dir: string, flag: string): string => {
+  if (existsSync(join(dir, "manifest.json")) || !existsSync(join(dir, "checkpoints"))) return dir;
+  const latest = readLatest(dir);
+  if (!latest) throw new UsageError({ detail: `${flag} ${dir}: a run folder with no checkpoint yet` });
+  const picked = join(dir, "checkpoints", latest.dir);
+  process.stderr.write(`${flag} ${dir} is a run folder: using its latest checkpoint, ${picked}\n`);
+  return picked;
+};
+
+/** A learned policy's token budget per action: --max-new-tokens, else the environment's, else the default. */
+const maxNewTokensFor = (env: EnvDefinition, flag: number | undefined) => {
+  if (flag !== undefined) return flag;
+  try {
+    checkMaxActionTokens(env);
+  } catch (error) {
+    throw new UsageError({ detail: (error as Error).message });
+  }
+  return env.maxActionTokens ?? DEFAULT_TRAIN_CONFIG.maxNewTokens;
+};
+const MAX_NEW_TOKENS_HELP = `most tokens one sampled action may take (default: the environment's maxActionTokens, else ${DEFAULT_TRAIN_CONFIG.maxNewTokens})`;
 
 const BACKENDS = ["auto", ...BACKEND_ORDER];
 
@@ -205,6 +237,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       .option("--lr <x>", "learning rate", num("--lr"), d.lr)
       .option("--temperature <x>", "sampling temperature", num("--temperature"), d.temperature)
       .option("--kl <x>", "KL coefficient to the initial policy", num("--kl"), d.klCoef)
+      .addOption(
+        new Option("--kl-kind <estimator>", "the KL estimator: k1 (log ratio) or k3 (unbiased, always >= 0)")
+          .choices(["k1", "k3"])
+          .default(d.klKind),
+      )
       .option("--entropy <x>", "entropy bonus coefficient", num("--entropy"), d.entropyCoef)
       .option("--epochs <n>", "optimisation epochs per batch", int("--epochs", 1), d.epochs)
       .option(
@@ -220,6 +257,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         d.processRewardWeight,
       )
       .option("--constrained", "constrained decoding: sample only the environment's legal actions")
+      .option("--max-new-tokens <n>", MAX_NEW_TOKENS_HELP, int("--max-new-tokens", 1))
       .option("--no-advantage-mask", "ablation: advantages on every response token, not actions only")
       .option("--no-loss-mask", "ablation: loss on every response token, not actions only")
       .option(
@@ -240,7 +278,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         // --steps may extend a resumed run; everything else comes from the run's own config.
         config = { ...saved, steps: Math.max(saved.steps, opts.steps === d.steps ? saved.steps : opts.steps) };
       } else {
-        if (opts.init) checkInitShape(opts.init, modelOverrides(opts));
+        const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
+        if (init) checkInitShape(init, modelOverrides(opts));
         const env = await loadEnv(opts.env);
         config = decodeTrainConfig(
           {
@@ -250,12 +289,14 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             steps: opts.steps,
             seed: String(opts.seed),
             backend: opts.backend,
-            init: opts.init ?? null,
+            init,
             tasksPerStep: opts.tasks,
             groupSize: opts.groupSize,
             lr: opts.lr,
             temperature: opts.temperature,
+            maxNewTokens: maxNewTokensFor(env, opts.maxNewTokens),
             klCoef: opts.kl,
+            klKind: opts.klKind,
             entropyCoef: opts.entropy,
             epochs: opts.epochs,
             minibatches: opts.minibatches,
@@ -285,11 +326,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         out(
           `trained ${config.algo} on ${config.env} for ${result.steps} updates (policy version ${result.version}, backend ${result.backend}) -> ${runDir}` +
             (result.before
-              ? `\n  before: success ${result.before.successRate?.toFixed(3)}, return ${result.before.meanReturn.toFixed(3)}${config.warmStart ? ` (after the warm start: ${describeWarmStart(config.warmStart)})` : ""}`
+              ? `\n  before: ${describeEval(result.before)}${config.warmStart ? ` (after the warm start: ${describeWarmStart(config.warmStart)})` : ""}`
               : "") +
-            (result.after
-              ? `\n  after:  success ${result.after.successRate?.toFixed(3)}, return ${result.after.meanReturn.toFixed(3)}`
-              : ""),
+            (result.after ? `\n  after:  ${describeEval(result.after)}` : ""),
         );
       setExit(0);
     });
@@ -322,7 +361,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
   )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts) => {
-      if (opts.init) checkInitShape(opts.init, modelOverrides(opts));
+      const init = opts.init ? resolveCheckpoint(opts.init, "--init") : undefined;
+      if (init) checkInitShape(init, modelOverrides(opts));
       const env = await loadEnv(opts.env);
       const bar = progress("sft", opts.epochs);
       const result = await sft({
@@ -337,13 +377,20 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         model: modelFor(env, modelOverrides(opts)),
         curriculum: opts.curriculum,
         constrained: !!opts.constrained,
-        ...(opts.init ? { init: opts.init } : {}),
+        ...(init ? { init } : {}),
         onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
       });
       bar.stop();
       out(
         `cloned ${result.episodes} episodes (${result.tokens} action tokens seen), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
       );
+      const budget = maxNewTokensFor(env, undefined);
+      if (result.longestAction > budget)
+        process.stderr.write(
+          `note: the longest demonstrated action takes ${result.longestAction} tokens, but train and eval sample at most ${budget} per action ` +
+            `(a longer one is cut and comes out malformed): pass them --max-new-tokens ${result.longestAction}, or set maxActionTokens: ` +
+            `${result.longestAction} in environment ${env.id} (--constrained sizes its budget from the legal actions instead)\n`,
+        );
       setExit(0);
     });
 
@@ -351,7 +398,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .command("eval")
     .description("evaluate a checkpoint on seeds of your choice; prints a JSON summary")
     .option("--env <id|path>", "environment", d.env)
-    .requiredOption("--checkpoint <dir>", "checkpoint folder")
+    .requiredOption("--checkpoint <dir>", "checkpoint folder, or a run folder (its latest checkpoint)")
     .option("--episodes <n>", "episodes", int("--episodes", 1), 100)
     .option(
       "--seed <seed>",
@@ -361,6 +408,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     )
     .option("--sample", "sample at temperature 1 instead of greedy decoding")
     .option("--constrained", "constrained decoding: only the environment's legal actions")
+    .option("--max-new-tokens <n>", MAX_NEW_TOKENS_HELP, int("--max-new-tokens", 1))
     .option("--split <name>", "the environment's split to draw tasks from (e.g. hopqa: train, test, ood)")
     .option("--world-seed <s>", "the world to draw tasks from (hopqa: an integer, or a range a-b)")
     .option(
@@ -376,15 +424,21 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
       const env = configureEnv(base, options.toString());
       if (!existsSync(opts.checkpoint)) throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}` });
+      const checkpoint = resolveCheckpoint(opts.checkpoint, "--checkpoint");
       await initBackend(opts.backend);
-      const { model, tokenizer, version } = await loadCheckpoint(opts.checkpoint);
+      const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint);
       if (opts.constrained) requireLegalActions(env);
-      const config = { ...DEFAULT_TRAIN_CONFIG, constrained: !!opts.constrained };
+      const config = {
+        ...DEFAULT_TRAIN_CONFIG,
+        constrained: !!opts.constrained,
+        maxNewTokens: maxNewTokensFor(env, opts.maxNewTokens),
+      };
       if (opts.suite) {
         // The suite's own seed unless --seed was given: its numbers are then the results table's.
         const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);
         await evalSuite(() => policyFromModel(env, model, tokenizer, config, !opts.sample, version), {
           ...opts,
+          checkpoint,
           seed,
           version,
         });
@@ -399,13 +453,14 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         onEpisode: (r) => bar.tick(1, "em" in r.metrics ? { em: r.metrics.em } : { return: r.return.toFixed(2) }),
       });
       bar.stop();
+      if (summary.aborted > 0 || summary.cutActions) process.stderr.write(`warning: ${describeEval(summary)}\n`);
       const variant = Object.fromEntries(options);
       out(
         JSON.stringify({
           env: env.id,
           ...variant,
           ...(opts.constrained ? { constrained: true } : {}),
-          checkpoint: opts.checkpoint,
+          checkpoint,
           version,
           seed: String(opts.seed),
           ...summary,

@@ -2,6 +2,8 @@
  * Evaluation: run episodes on seeds training never used and report the success rate, the mean return
  * and the mean of every metric the environment reports (exact match, F1, ...).
  */
+import type { EpisodeEvent } from "../kernel/events.ts";
+import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
@@ -15,7 +17,21 @@ export interface EvalSummary {
   /** Mean of each metric the environment reported. */
   readonly metrics: Readonly<Record<string, number>>;
   readonly aborted: number;
+  /** Why the first aborted episode was aborted (absent when none was). */
+  readonly abortReason?: string;
+  /** Actions a learned policy's sampler cut at its token budget before they ended (absent when none). */
+  readonly cutActions?: number;
 }
+
+/**
+ * Actions of these episodes that the sampler cut at its budget of `budget` tokens before they ended (no
+ * stop token last): they come out malformed, and mean the budget is too small for the environment's actions.
+ */
+export const countCutActions = (events: readonly EpisodeEvent[], budget: number, stop: readonly number[]) =>
+  stop.length === 0
+    ? 0
+    : events.filter((e) => e.type === "agent.acted" && e.tokens.length >= budget && !stop.includes(e.tokens.at(-1)!))
+        .length;
 
 export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummary => {
   const n = Math.max(1, records.length);
@@ -34,8 +50,23 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummar
     meanTurns: records.reduce((s, r) => s + r.turns, 0) / n,
     metrics,
     aborted: records.filter((r) => r.reason.startsWith("aborted")).length,
+    ...((reason) => (reason ? { abortReason: reason } : {}))(
+      records.find((r) => r.reason.startsWith("aborted"))?.reason,
+    ),
   };
 };
+
+/** One line for a log: success (when the environment reports it), mean return, and anything that went wrong. */
+export const describeEval = (summary: EvalSummary): string =>
+  [
+    summary.successRate === null
+      ? `mean return ${summary.meanReturn.toFixed(3)} (the environment reports no success metric)`
+      : `success ${summary.successRate.toFixed(3)}, mean return ${summary.meanReturn.toFixed(3)}`,
+    summary.aborted > 0 ? `${summary.aborted} of ${summary.episodes} episodes ${summary.abortReason}` : "",
+    summary.cutActions ? `${summary.cutActions} actions cut at the sampler's token budget (--max-new-tokens)` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
 
 export const evaluate = async (
   env: EnvDefinition,
@@ -51,5 +82,9 @@ export const evaluate = async (
     dir: options.dir,
     onEpisode: options.onEpisode,
   });
-  return summarizeEpisodes(collected.map((c) => c.record));
+  const summary = summarizeEpisodes(collected.map((c) => c.record));
+  if (!(policy instanceof TransformerPolicy)) return summary;
+  const { maxNewTokens, stopTokens } = policy.sampling;
+  const cut = collected.reduce((n, c) => n + countCutActions(c.events, maxNewTokens, stopTokens), 0);
+  return cut > 0 ? { ...summary, cutActions: cut } : summary;
 };

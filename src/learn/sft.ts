@@ -60,6 +60,8 @@ export interface SftResult {
   readonly episodes: number;
   readonly tokens: number;
   readonly losses: readonly number[];
+  /** The most tokens one demonstrated action takes: sampling needs at least this budget (`maxNewTokens`). */
+  readonly longestAction: number;
 }
 
 /**
@@ -226,5 +228,16 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
   await saveCheckpoint(options.out, { model, tokenizer, version: 0 });
   optimizer.dispose();
   model.dispose();
-  return { episodes: sequences.length, tokens, losses };
+  return { episodes: sequences.length, tokens, losses, longestAction: Math.max(0, ...sequences.map(longestAction)) };
+};
+
+/** The most tokens one action of the sequence takes (its longest run of action tokens). */
+export const longestAction = (sequence: Sequence): number => {
+  let longest = 0;
+  let run = 0;
+  for (const bit of sequence.actionMask) {
+    run = bit === 1 ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  return longest;
 };

@@ -39,7 +39,7 @@ import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
 import { decodeTrainConfig, type TrainConfig } from "./config.ts";
-import { type EvalSummary, evaluate } from "./evaluate.ts";
+import { countCutActions, describeEval, type EvalSummary, evaluate } from "./evaluate.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
 import { runWarmStart } from "./warm-start.ts";
@@ -69,6 +69,8 @@ export interface UpdateMetrics {
   readonly meanTurns: number;
   readonly aborted: number;
   readonly droppedTooLong: number;
+  /** Sampled actions cut at the token budget before they ended (absent in runs written before it was counted). */
+  readonly cutActions?: number;
   readonly degenerateGroups: number;
   readonly loss: number;
   readonly policyLoss: number;
@@ -266,7 +268,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   if (before) {
     const what =
       options.config.warmStart && !options.config.init ? "after the warm start, before RL" : "before training";
-    log(`${what}: success ${before.successRate?.toFixed(3)}, mean return ${before.meanReturn.toFixed(3)}`);
+    log(`${what}: ${describeEval(before)}`);
     // Written now: a run killed later and resumed does not evaluate the initial policy again.
     await writeJsonAtomically(join(out, "eval.json"), { before });
   }
@@ -287,6 +289,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   let stopped = false;
   let step = startStep;
   options.onUpdatesStart?.();
+  let warnedCut = false;
   for (; step < config.steps; step++) {
     if (options.shouldStop?.()) {
       stopped = true;
@@ -306,6 +309,18 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       dir: join(out, "episodes", `u${pad(step)}`),
     });
     const sampleSeconds = (performance.now() - sampleStart) / 1000;
+    const cutActions = batch.reduce(
+      (n, c) => n + countCutActions(c.events, policy.sampling.maxNewTokens, policy.sampling.stopTokens),
+      0,
+    );
+    if (cutActions > 0 && !warnedCut) {
+      warnedCut = true;
+      log(
+        `update ${step}: ${cutActions} sampled actions were cut at ${policy.sampling.maxNewTokens} tokens before they ended ` +
+          "(they come out malformed); if the environment's actions are longer, raise --max-new-tokens or its " +
+          "maxActionTokens (counted per update in metrics.jsonl as cutActions)",
+      );
+    }
 
     // --- trajectories -----------------------------------------------------------------------------------
     const trainStart = performance.now();
@@ -425,6 +440,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       meanTurns: mean(records.map((r) => r.turns)),
       aborted: abortedRecords.length,
       droppedTooLong,
+      cutActions,
       degenerateGroups: advantages.degenerateGroups,
       loss: mean(applied.map((r) => r.loss)),
       policyLoss: mean(applied.map((r) => r.policyLoss)),
@@ -454,7 +470,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       ? await evaluate(env.evaluation ?? env, greedy, { episodes: config.evalEpisodes, seed: evalSeed })
       : undefined;
   if (after) {
-    log(`after training: success ${after.successRate?.toFixed(3)}, mean return ${after.meanReturn.toFixed(3)}`);
+    log(`after training: ${describeEval(after)}`);
     const previous = existsSync(join(out, "eval.json"))
       ? (JSON.parse(readFileSync(join(out, "eval.json"), "utf8")) as { before?: EvalSummary })
       : {};

@@ -92,7 +92,10 @@ export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | nul
   const legal = env.legalActions?.(view);
   if (legal == null) return null;
   if (legal.length === 0)
-    throw new RangeError(`environment ${env.id} declared no legal action for turn ${view.history.length}`);
+    throw new RangeError(
+      // Numbered as the journal numbers turns: the first action is turn 0.
+      `environment ${env.id} declared no legal action for turn ${view.history.filter((t) => t.role === "action").length} (legalActions returned [])`,
+    );
   return new ActionTrie(legal.map((text) => actionTokens(env.tokenizer, text)));
 };
 

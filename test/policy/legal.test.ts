@@ -146,7 +146,9 @@ describe("constrained decoding", () => {
 
   it("an environment that declares no legal action for a state is an error naming it", () => {
     const none = { ...toyEnv, legalActions: () => [] } as unknown as EnvDefinition;
-    expect(() => legalTrie(none, request("x", "paris"))).toThrow(/toy declared no legal action/);
+    expect(() => legalTrie(none, request("x", "paris"))).toThrow(
+      /toy declared no legal action for turn 0 \(legalActions returned \[\]\)/,
+    );
     const unconstrained = { ...toyEnv, legalActions: () => null } as unknown as EnvDefinition;
     expect(constrainTo(unconstrained)(request("x", "paris"))).toBeNull();
   });

@@ -5,7 +5,7 @@
  * so that many cases stay fast.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { checkInitShape } from "../../src/cli/learn-commands.ts";
 import { main } from "../../src/cli/main.ts";
@@ -18,6 +18,23 @@ writeFileSync(aFile, "not a folder\n");
 const syntaxError = join(dir, "syntax-error.ts");
 writeFileSync(syntaxError, "export const x: number = ;\n");
 mkdirSync(emptyFolder);
+/** Modules that throw when imported: in the module itself, in a helper it calls, and in defineEnv. */
+const throws = join(dir, "throws.ts");
+writeFileSync(
+  throws,
+  'const need = (name: string): string => {\n  throw new Error("boom: " + name + " missing");\n};\n\nexport default need("config");\n',
+);
+writeFileSync(
+  join(dir, "helper.ts"),
+  'export const need = (name: string): string => {\n  throw new Error("boom: " + name + " missing");\n};\n',
+);
+const viaHelper = join(dir, "via-helper.ts");
+writeFileSync(viaHelper, 'import { need } from "./helper.ts";\n\nexport default need("config");\n');
+const badId = join(dir, "bad-id.ts");
+writeFileSync(
+  badId,
+  `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};\nimport { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};\n\nexport default defineEnv({ ...lookupEnv, id: "Bad Id!" });\n`,
+);
 
 let stderr = "";
 beforeEach(() => {
@@ -49,6 +66,27 @@ const CASES: [string[], RegExp][] = [
     /cannot load environment module .*syntax-error\.ts: Transform failed with 1 error: .*syntax-error\.ts:1:\d+/,
   ],
   [
+    ["record", "--env", throws, "--policy", "expert", "--out", out],
+    /cannot load environment module .*throws\.ts: boom: config missing \(thrown at .*throws\.ts:2:\d+\)$/,
+  ],
+  [
+    ["record", "--env", viaHelper, "--policy", "expert", "--out", out],
+    /cannot load environment module .*via-helper\.ts: boom: config missing \(thrown at .*helper\.ts:2:\d+, from .*via-helper\.ts:3:\d+\)$/,
+  ],
+  [
+    ["record", "--env", badId, "--policy", "expert", "--out", out],
+    /bad-id\.ts: defineEnv: `id` "Bad Id!" is not an id: 1 to 64 letters, .* \(thrown at .*src\/runtime\/env\.ts:\d+:\d+, from .*bad-id\.ts:4:\d+\)$/,
+  ],
+  [
+    ["record", "--env", join(dir, "throws"), "--policy", "expert", "--out", out],
+    /environment module not found: .*throws; did you mean .*throws\.ts\?$/,
+  ],
+  [["record", "--env", dir, "--policy", "expert", "--out", out], /is a folder, not a module$/],
+  [
+    ["record", "--env", "vitest.config", "--policy", "expert", "--out", out],
+    /unknown environment "vitest\.config"; did you mean \.\/vitest\.config\.ts\?$/,
+  ],
+  [
     ["record", "--env", "lookup", "--policy", "genius", "--out", out],
     /has no policy "genius"; its policies: expert, random/,
   ],
@@ -77,11 +115,15 @@ const CASES: [string[], RegExp][] = [
   [["train", "--env", "lookup", "--out", out, "--layers", "0"], /--layers must be an integer >= 1, got "0"/],
   [
     ["train", "--env", "lookup", "--out", out, "--heads", "3"],
-    /a fresh model: width \d+ is not a multiple of heads 3 \(from --heads 3 and the environment\)/,
+    /a fresh model: width 64 is not a multiple of heads 3 \(heads from --heads 3, width from the defaults\)/,
   ],
   [
     ["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--width", "50", "--heads", "4"],
-    /a fresh model: width 50 is not a multiple of heads 4 \(from --heads 4, --width 50 and the environment\)/,
+    /a fresh model: width 50 is not a multiple of heads 4 \(heads from --heads 4, width from --width 50\)/,
+  ],
+  [
+    ["train", "--env", "hopqa", "--out", out, "--heads", "3"],
+    /a fresh model: width 128 is not a multiple of heads 3 \(heads from --heads 3, width from environment hopqa\)/,
   ],
   [
     ["train", "--env", "hopqa", "--init", WARM, "--out", out, "--layers", "4"],
@@ -148,6 +190,14 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     ).not.toThrow();
     expect(() => checkInitShape(WARM, { positions: "learned" })).not.toThrow();
     expect(() => checkInitShape(emptyFolder, { layers: 7 })).not.toThrow(); // the loader reports that folder
+  });
+
+  it("eval refuses a checkpoint written for another environment's tokenizer, naming both", async () => {
+    const { code, lines } = await run(["eval", "--env", "lookup", "--checkpoint", WARM]);
+    expect(code, stderr).toBe(2);
+    expect(lines.at(-1)).toMatch(
+      /^error: checkpoint .*hopqa-copy-warm-start has tokenizer words-v2-implicit:\w+, environment lookup uses words-v1:\w+$/,
+    );
   });
 
   it("a misspelt required option is reported as unknown, with the right spelling (not as missing)", async () => {

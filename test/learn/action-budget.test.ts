@@ -1,0 +1,99 @@
+/**
+ * A learned policy's token budget per action (`maxNewTokens`): an environment whose actions are longer
+ * than the budget gets every action cut and malformed. The budget comes from `--max-new-tokens`, else the
+ * environment's `maxActionTokens`; sft says when the demonstrations need more, and train and eval say how
+ * many actions were cut. Runs the CLI in process (`main`, as bin/agent-r1.js does).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import type { EpisodeEvent } from "../../src/kernel/events.ts";
+import { countCutActions, describeEval } from "../../src/learn/evaluate.ts";
+import { tempDir } from "../support/index.ts";
+
+const dir = tempDir("agent-r1-budget-");
+/** The README's weather environment with a budget of 2 tokens per action (its actions take more). */
+const tight = join(dir, "tight-weather.ts");
+writeFileSync(
+  tight,
+  `import weather from ${JSON.stringify(pathToFileURL(resolve("actors/weather/env.ts")).href)};\n` +
+    "export default { ...weather, maxActionTokens: 2 };\n",
+);
+
+let stdout = "";
+let stderr = "";
+beforeEach(() => {
+  stdout = "";
+  stderr = "";
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+});
+afterEach(() => vi.restoreAllMocks());
+
+const run = async (...args: string[]) => {
+  stdout = "";
+  stderr = "";
+  const code = await main(args);
+  expect(code, stderr).toBe(0);
+  return { stdout, stderr };
+};
+const jsonLine = (text: string) => JSON.parse(text.trim().split("\n").at(-1)!);
+
+describe("the sampler's token budget per action", () => {
+  it("counts actions cut at the budget: long enough and not ended by a stop token", () => {
+    const acted = (tokens: number[]) => ({ type: "agent.acted", tokens }) as unknown as EpisodeEvent;
+    const events = [acted([5, 6, 7]), acted([5, 6, 1]), acted([5, 1]), acted([5, 6, 7, 8])];
+    expect(countCutActions(events, 3, [1])).toBe(2);
+    expect(countCutActions(events, 4, [1])).toBe(1);
+    expect(countCutActions(events, 3, [])).toBe(0); // no stop token: nothing to tell a cut from an end
+    const summary = { episodes: 4, successRate: null, meanReturn: -0.2, meanTurns: 1, metrics: {}, aborted: 1 };
+    expect(describeEval({ ...summary, abortReason: "aborted: boom", cutActions: 3 })).toBe(
+      "mean return -0.200 (the environment reports no success metric); 1 of 4 episodes aborted: boom; " +
+        "3 actions cut at the sampler's token budget (--max-new-tokens)",
+    );
+  });
+
+  it("sft, train and eval take the environment's maxActionTokens, say when it is too small, and --max-new-tokens overrides it", async () => {
+    const demos = join(dir, "demos");
+    await run("record", "--env", tight, "--policy", "expert", "--episodes", "4", "--seed", "1", "--out", demos);
+    const clone = join(dir, "clone");
+    const shape = ["--layers", "1", "--heads", "2", "--width", "16"];
+    const sft = await run("sft", "--env", tight, "--data", demos, "--out", clone, "--epochs", "1", ...shape);
+    expect(sft.stderr).toMatch(
+      /note: the longest demonstrated action takes \d+ tokens, but train and eval sample at most 2 per action .*--max-new-tokens \d+/,
+    );
+
+    const runDir = join(dir, "run");
+    const few = ["--steps", "1", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0"];
+    const trained = await run("train", "--env", tight, "--init", clone, ...few, "--out", runDir);
+    expect(JSON.parse(readFileSync(join(runDir, "config.json"), "utf8")).maxNewTokens).toBe(2);
+    expect(trained.stderr).toMatch(/update 0: \d+ sampled actions were cut at 2 tokens before they ended/);
+    const metrics = JSON.parse(readFileSync(join(runDir, "metrics.jsonl"), "utf8").trim());
+    expect(metrics.cutActions).toBeGreaterThan(0);
+
+    // A run folder stands for its latest checkpoint.
+    const cut = await run("eval", "--env", tight, "--checkpoint", runDir, "--episodes", "3");
+    const latest = join(runDir, "checkpoints", "v00001");
+    expect(cut.stderr).toContain(`--checkpoint ${runDir} is a run folder: using its latest checkpoint, ${latest}`);
+    expect(cut.stderr).toMatch(/warning: .*\d+ actions cut at the sampler's token budget/);
+    const summary = jsonLine(cut.stdout);
+    expect(summary.checkpoint).toBe(latest);
+    expect(summary.cutActions).toBeGreaterThan(0);
+
+    // Constrained decoding sizes the budget from the legal actions: nothing is cut.
+    const constrained = jsonLine((await run("eval", "--env", tight, "--checkpoint", clone, "--constrained")).stdout);
+    expect(constrained.cutActions).toBeUndefined();
+
+    const wide = join(dir, "wide");
+    await run("train", "--env", tight, "--init", clone, ...few, "--max-new-tokens", "30", "--out", wide);
+    expect(JSON.parse(readFileSync(join(wide, "config.json"), "utf8")).maxNewTokens).toBe(30);
+  }, 120_000);
+});
