@@ -2,7 +2,8 @@
  * The `agent-r1` command line. Exit codes: 0 success, 1 a check failed (divergence, corruption), 2 bad
  * usage (unknown names, wrong values, missing files), with a one-line message saying what is accepted.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import { JournalError, JournalExistsError, NonDeterminismError, UsageError } from "../kernel/errors.ts";
@@ -147,7 +148,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     .action(async (path: string, opts) => {
       if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
       if (opts.html) {
-        const env = opts.env ? await loadEnv(opts.env) : undefined;
+        const env = opts.env ? await loadEnv(opts.env) : await runEnv(path);
         const page = await inspectHtml(path, opts.html, { env, maxEpisodes: opts.maxEpisodes, warn: err });
         out(`wrote ${opts.html}: ${page.shown} of ${page.episodes} episode(s)`);
       } else {
@@ -218,6 +219,32 @@ const preferUnknownOption = (command: Command): void => {
     if (unknown !== undefined) reports.unknownOption(unknown.split("=")[0]);
     missing(option);
   };
+};
+
+/**
+ * The environment a run folder was trained on (its config.json's `env`), for `inspect` of the run or of a
+ * folder inside it: built-in environments decode without it, a module path is loaded as `train` did. A run
+ * whose module has moved since is inspected without it (tokens show as ids), with a line saying so.
+ */
+const runEnv = async (path: string) => {
+  for (let dir = path, up = 0; up < 3; dir = dirname(dir), up++) {
+    const file = join(dir, "config.json");
+    if (!existsSync(file)) continue;
+    let env: unknown;
+    try {
+      env = (JSON.parse(readFileSync(file, "utf8")) as { env?: unknown }).env;
+    } catch {
+      return undefined;
+    }
+    if (typeof env !== "string" || Object.hasOwn(ENVIRONMENTS, env.split("?")[0])) return undefined;
+    try {
+      return await loadEnv(env);
+    } catch (error) {
+      err(`note: ${file} names environment ${env}, which did not load (${(error as Error).message}); pass --env`);
+      return undefined;
+    }
+  }
+  return undefined;
 };
 
 export const main = async (argv: readonly string[]): Promise<number> => {

@@ -88,6 +88,13 @@ describe("the sampler's token budget per action", () => {
     expect(summary.checkpoint).toBe(latest);
     expect(summary.cutActions).toBeGreaterThan(0);
 
+    // inspect --html of the run decodes its tokens with the environment its config.json names (a module).
+    const page = join(dir, "run.html");
+    await run("inspect", runDir, "--html", page);
+    const html = readFileSync(page, "utf8");
+    expect(html).toContain('class="tok mask-1"');
+    expect(html).not.toContain('class="tok mask-1 id"'); // a token shown as a bare id: no tokenizer
+
     // Constrained decoding sizes the budget from the legal actions: nothing is cut.
     const constrained = jsonLine((await run("eval", "--env", tight, "--checkpoint", clone, "--constrained")).stdout);
     expect(constrained.cutActions).toBeUndefined();
