@@ -6,14 +6,17 @@
  *   npm run hopqa:failures -- docs/checkpoints/hopqa-best [episodes per column, default 100] [--examples]
  */
 
+import { existsSync } from "node:fs";
 import { diagnose } from "../actors/hopqa/failures.ts";
 import { hopqa } from "../actors/hopqa/index.ts";
 import { COLUMNS, type ColumnId, evaluateSuite } from "../actors/hopqa/suite.ts";
 import type { HopqaTask } from "../actors/hopqa/world.ts";
+import { resolveCheckpoint } from "../src/cli/learn-commands.ts";
+import { UsageError } from "../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG } from "../src/learn/config.ts";
-import { policyFromModel } from "../src/learn/trainer.ts";
+import { loadCheckpointFor, policyFromModel } from "../src/learn/trainer.ts";
 import { initBackend } from "../src/policy/backend.ts";
-import { loadCheckpoint } from "../src/policy/checkpoint.ts";
+import { CheckpointError } from "../src/policy/checkpoint.ts";
 
 const args = process.argv.slice(2);
 const examples = args.includes("--examples");
@@ -23,8 +26,24 @@ if (!dir || !Number.isInteger(episodes) || episodes < 1) {
   process.stderr.write("usage: npm run hopqa:failures -- CHECKPOINT_DIR [EPISODES_PER_COLUMN] [--examples]\n");
   process.exit(2);
 }
+const fail = (message: string) => {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(2);
+};
+if (!existsSync(dir)) fail(`no checkpoint at ${dir}`);
 await initBackend("auto");
-const { model, tokenizer, version } = await loadCheckpoint(dir);
+// A checkpoint or a run folder (its latest checkpoint), as `agent-r1 eval --checkpoint` takes; a bad one is
+// one line, as there.
+const loaded = await (async () => {
+  try {
+    return await loadCheckpointFor(hopqa, resolveCheckpoint(dir, "checkpoint"));
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof CheckpointError) return fail(error.message);
+    throw error;
+  }
+})();
+if (!loaded) process.exit(2);
+const { model, tokenizer, version } = loaded;
 const config = { ...DEFAULT_TRAIN_CONFIG, constrained: true };
 const counts = new Map<ColumnId, Map<string, number>>(COLUMNS.map((c) => [c.id, new Map()]));
 const shown = new Map<ColumnId, string[]>(COLUMNS.map((c) => [c.id, []]));

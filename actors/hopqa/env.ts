@@ -452,7 +452,9 @@ export const parseOptions = (options: Readonly<Record<string, string>>, base = D
       const from = Number(match?.[1]);
       const to = Number(match?.[2] ?? match?.[1]);
       if (!match || !Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from)
-        throw new RangeError(`hopqa: ${key} must be an integer or a range a-b (a <= b), got "${value}"`);
+        throw new RangeError(
+          `hopqa: ${key} must be an integer (at most ${Number.MAX_SAFE_INTEGER}) or a range a-b (a <= b), got "${value}"`,
+        );
       worlds = [from, to];
     } else if (key === "top-k") {
       const k = Number(value);

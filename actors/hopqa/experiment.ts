@@ -532,6 +532,11 @@ const main = async () => {
     return;
   }
   const command = `npm run experiment${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
+  if (opts.report && !specs.some((s) => existsSync(join(opts.out, s.name, "suite.json"))))
+    // On a fresh clone runs/ is empty: an empty table must not replace the committed one.
+    throw new InvalidArgumentError(
+      `--report: no finished run in ${opts.out}, so nothing to report; ${join(opts.docs, "results.md")} is left as it is (run the experiment first, or pass the --out that holds its runs)`,
+    );
   mkdirSync(opts.out, { recursive: true });
   if (!opts.report) {
     const only = opts.only?.split(",").map((s) => s.trim());

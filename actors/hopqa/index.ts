@@ -34,6 +34,11 @@ const variant = (options = DEFAULT_OPTIONS) => {
   const env = createHopqaEnv(options);
   return {
     ...env,
+    options: {
+      split: options.split,
+      worlds: `${options.worlds[0]}-${options.worlds[1]}`,
+      "top-k": options.topK,
+    },
     policies,
     configure: (more: Readonly<Record<string, string>>) => variant(parseOptions(more, options)),
     get evaluation() {

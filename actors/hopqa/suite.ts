@@ -24,6 +24,21 @@ export interface SuiteScore {
 }
 export type SuiteResult = Record<ColumnId, SuiteScore> & { readonly average: number };
 
+/**
+ * A progress callback for evaluateSuite: ticks `tick` once per episode with the column and the exact match
+ * of that column so far (a mean, not the last episode's 0 or 1).
+ */
+export const suiteTicker = (tick: (info: Record<string, string | number>) => void) => {
+  const sums = new Map<ColumnId, { em: number; n: number }>();
+  return (column: ColumnId, record: EpisodeRecord) => {
+    const sum = sums.get(column) ?? { em: 0, n: 0 };
+    sum.em += record.metrics.em ?? 0;
+    sum.n += 1;
+    sums.set(column, sum);
+    tick({ column, em: (sum.em / sum.n).toFixed(3) });
+  };
+};
+
 export const evaluateSuite = async (
   policy: () => Policy,
   episodes: number,

@@ -54,7 +54,7 @@ export const SHIPPED_COPY_WARM_START = "docs/checkpoints/hopqa-copy-warm-start";
 
 export const describeRecipe = (w: WarmStartRecipe) =>
   `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.demos} expert demonstrations from worlds ${w.demoWorlds}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
-  `actions (${w.curriculum.map((c) => `${c.steps} steps on ${c.actions}`).join(", ")}), then ${w.sftEpochs} epochs of whole episodes`;
+  `actions (${w.curriculum.map((c) => `${c.steps} steps on ${c.actions}`).join(", ")}), then ${w.sftEpochs} epoch${w.sftEpochs === 1 ? "" : "s"} of whole episodes`;
 
 /** The GPT a recipe clones into: hopqa's, with the recipe's own choice of copy head. */
 export const recipeModel = (w: WarmStartRecipe) => ({

@@ -1,5 +1,5 @@
 /** `agent-r1 train`, `sft` and `eval`: the learner's commands. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
@@ -112,6 +112,10 @@ export const checkInitShape = (init: string, overrides: ModelOverrides) => {
  * checkpoint is used and named on stderr. Anything else goes on to the loader, whose error says what is missing.
  */
 export const resolveCheckpoint = (dir: string, flag: string): string => {
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new UsageError({
+      detail: `${flag} ${dir} is a file; a checkpoint is a folder (manifest.json, weights.bin, ...)`,
+    });
   if (existsSync(join(dir, "manifest.json")) || !existsSync(join(dir, "checkpoints"))) return dir;
   const latest = readLatest(dir);
   if (!latest) throw new UsageError({ detail: `${flag} ${dir}: a run folder with no checkpoint yet` });
@@ -419,6 +423,14 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .action(async (opts, command: Command) => {
       if (opts.suite) checkSuiteOptions(opts);
       const base = await loadEnv(opts.env);
+      // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
+      const inEnv = new URLSearchParams(opts.env.split("?")[1] ?? "");
+      for (const [flag, keys] of [
+        ["--split", ["split"]],
+        ["--world-seed", ["world-seed", "worlds"]],
+      ] as const)
+        if (opts[flag === "--split" ? "split" : "worldSeed"] !== undefined && keys.some((k) => inEnv.has(k)))
+          throw new UsageError({ detail: `${flag} and --env ${opts.env} both choose the ${keys[0]}: give it once` });
       const options = new URLSearchParams();
       if (opts.split !== undefined) options.set("split", opts.split);
       if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
@@ -447,19 +459,31 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       }
       const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
       const bar = progress("eval", opts.episodes);
+      // The bar shows means so far (exact match, else the return), not the last episode's.
+      let done = 0;
+      let total = 0;
       const summary = await evaluate(env, policy, {
         episodes: opts.episodes,
         seed: String(opts.seed),
-        onEpisode: (r) => bar.tick(1, "em" in r.metrics ? { em: r.metrics.em } : { return: r.return.toFixed(2) }),
+        onEpisode: (r) => {
+          done += 1;
+          total += "em" in r.metrics ? r.metrics.em : r.return;
+          bar.tick(1, { ["em" in r.metrics ? "em" : "return"]: (total / done).toFixed(3) });
+        },
       });
       bar.stop();
       if (summary.aborted > 0 || summary.cutActions) process.stderr.write(`warning: ${describeEval(summary)}\n`);
-      const variant = Object.fromEntries(options);
+      if (env.options?.split === "train")
+        process.stderr.write(
+          `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`,
+        );
       out(
         JSON.stringify({
           env: env.id,
-          ...variant,
+          ...env.options,
+          ...Object.fromEntries(options),
           ...(opts.constrained ? { constrained: true } : {}),
+          ...(opts.sample ? { sample: true } : {}),
           checkpoint,
           version,
           seed: String(opts.seed),
@@ -477,6 +501,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
  * are refused rather than ignored.
  */
 const checkSuiteOptions = (opts: { env: string; split?: string; worldSeed?: string }) => {
+  if (opts.env.startsWith("hopqa?"))
+    throw new UsageError({ detail: "--suite fixes each column's split and worlds: use --env hopqa, without options" });
   if (opts.env !== "hopqa")
     throw new UsageError({ detail: `--suite: only hopqa has an evaluation suite, got --env ${opts.env}` });
   if (opts.split !== undefined || opts.worldSeed !== undefined)
@@ -487,10 +513,13 @@ const evalSuite = async (
   policy: () => Policy,
   opts: { checkpoint: string; episodes: number; seed: string; constrained?: boolean; version: number },
 ) => {
-  const { COLUMNS, evaluateSuite } = await import("../../actors/hopqa/suite.ts");
+  const { COLUMNS, evaluateSuite, suiteTicker } = await import("../../actors/hopqa/suite.ts");
   const bar = progress("suite", opts.episodes * COLUMNS.length);
-  const result = await evaluateSuite(policy, opts.episodes, opts.seed, (column, r) =>
-    bar.tick(1, { column, em: r.metrics.em ?? 0 }),
+  const result = await evaluateSuite(
+    policy,
+    opts.episodes,
+    opts.seed,
+    suiteTicker((info) => bar.tick(1, info)),
   );
   bar.stop();
   out(

@@ -177,11 +177,11 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     .description(
       "the main job: warm-start a GPT on hopqa from a few expert demonstrations, train it with GRPO, report exact match before/after",
     )
-    .option("--out <dir>", "run folder", "runs/start")
+    .option("--out <dir>", "run folder, replaced on every run (refused if it holds anything else)", "runs/start")
     .option("--seed <seed>", "run seed", seedArg, "1")
     .option("--quick", "a one-minute smoke run of the same stages")
     .addOption(new Option("--env <id>", "the environment of the job").choices(["hopqa", "lookup"]).default("hopqa"))
-    .option("--rebuild-warm-start", "hopqa: build the warm start (about 16 minutes) instead of using the shipped one")
+    .option("--rebuild-warm-start", "hopqa: build the warm start (about 6 minutes) instead of using the shipped one")
     .action(async (opts) => {
       const { runStart } = await import("./start.ts");
       setExit(

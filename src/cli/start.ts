@@ -5,11 +5,11 @@
  * the same stages on the lookup environment. Every training episode is journaled under the run folder
  * and replay-verified before the learner uses it.
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { EXPLORE, RL_STEP } from "../../actors/hopqa/rl-recipe.ts";
-import { COLUMNS, evaluateSuite, type SuiteResult } from "../../actors/hopqa/suite.ts";
+import { COLUMNS, evaluateSuite, type SuiteResult, suiteTicker } from "../../actors/hopqa/suite.ts";
 import {
   buildWarmStart,
   COPY_WARM_START,
@@ -19,12 +19,14 @@ import {
   type WarmStartRecipe,
 } from "../../actors/hopqa/warm-start.ts";
 import { LOOKUP_WARM_START } from "../../actors/lookup/env.ts";
+import { UsageError } from "../kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
 import { policyFromModel, readLatest } from "../learn/trainer.ts";
 import { describeWarmStart } from "../learn/warm-start.ts";
 import { initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
 import { modelFor, runTrain } from "./learn-commands.ts";
+import { progress } from "./progress.ts";
 import { envById } from "./registry.ts";
 
 export interface StartOptions {
@@ -50,6 +52,36 @@ export const START_PLAN = {
   quick: { demos: 64, sftEpochs: 2, steps: 3, tasks: 8, epochs: 1, evalEpisodes: 32 },
 } as const;
 
+/** What a start run leaves in its folder (lookup: a train run folder; hopqa: demos/, warm-start/, grpo/). */
+const START_OUTPUTS = new Set([
+  "config.json",
+  "metrics.jsonl",
+  "eval.json",
+  "checkpoints",
+  "episodes",
+  "warm-start",
+  "demos",
+  "grpo",
+]);
+
+/**
+ * Every start begins from an empty run folder, so the one it replaces must hold nothing but what a start
+ * writes: `--out runs` or a folder of one's own notes is refused, never deleted.
+ */
+export const replaceRunFolder = (out: string) => {
+  if (existsSync(out)) {
+    if (!statSync(out).isDirectory()) throw new UsageError({ detail: `--out ${out} is a file, not a folder` });
+    const foreign = readdirSync(out).filter((name) => !START_OUTPUTS.has(name));
+    if (foreign.length > 0)
+      throw new UsageError({
+        detail:
+          `--out ${out} holds ${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", ..." : ""}, which start did not write; ` +
+          "start replaces its run folder on every run, so give it a new folder",
+      });
+  }
+  rmSync(out, { recursive: true, force: true });
+};
+
 export const runStart = (options: StartOptions): Promise<number> =>
   options.env === "lookup" ? runLookupStart(options) : runHopqaStart(options);
 
@@ -57,7 +89,7 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
   const plan = options.quick ? START_PLAN.quick : START_PLAN.full;
   const env = envById("lookup");
   const started = Date.now();
-  rmSync(options.out, { recursive: true, force: true });
+  replaceRunFolder(options.out);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const warmStart = { episodes: plan.demos, epochs: plan.sftEpochs };
 
@@ -115,7 +147,7 @@ const QUICK_WARM_START: WarmStartRecipe = {
 const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const plan = options.quick ? HOPQA_PLAN.quick : HOPQA_PLAN.full;
   const started = Date.now();
-  rmSync(options.out, { recursive: true, force: true });
+  replaceRunFolder(options.out);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   // The model the warm start was cloned into (the recipe pins it); RL loads it from the checkpoint.
   const model = recipeModel(COPY_WARM_START);
@@ -139,11 +171,14 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
 
   const evaluateCheckpoint = async (dir: string) => {
     const { model: gpt, tokenizer, version } = await loadCheckpoint(dir);
+    const bar = progress("eval", plan.evalEpisodes * COLUMNS.length);
     const score = await evaluateSuite(
       () => policyFromModel(hopqa, gpt, tokenizer, { ...DEFAULT_TRAIN_CONFIG, constrained: true }, true, version),
       plan.evalEpisodes,
       `start:${options.seed}`,
+      suiteTicker((info) => bar.tick(1, info)),
     );
+    bar.stop();
     gpt.dispose();
     return score;
   };
@@ -195,7 +230,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   scores("warm start (cloning)", before);
   scores(`after GRPO (${plan.steps} updates)`, after);
   say(
-    `backend ${result.backend}, ${minutes} min in all; run folder ${options.out} (metrics.jsonl, checkpoints/, episodes/)`,
+    `backend ${result.backend}, ${minutes} min in all; run folder ${join(options.out, "grpo")} (metrics.jsonl, checkpoints/, episodes/)`,
   );
   say(
     `evaluate any checkpoint on any world: npx agent-r1 eval --env hopqa --checkpoint ${join(options.out, "grpo", "checkpoints", latest.dir)} --constrained --world-seed 2000123 --split ood --episodes 100`,

@@ -127,6 +127,8 @@ export interface EnvDefinition<Task extends Json = Json> {
    * Throws a RangeError naming a wrong option.
    */
   readonly configure?: (options: Readonly<Record<string, string>>) => EnvDefinition<Task>;
+  /** The options in effect (a variant's split, worlds...): `eval` reports them with its scores. */
+  readonly options?: Readonly<Record<string, string | number>>;
   /**
    * The GPT a learned policy needs (its context must hold a whole episode; a world with many names needs a
    * wider model to copy them). Defaults: the train config's model, with a 192-token context.

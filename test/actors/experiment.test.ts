@@ -1,6 +1,6 @@
 /** `npm run experiment`'s guards: mistakes that would cost hours are refused at once, with what to do. */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
@@ -36,5 +36,15 @@ describe("npm run experiment", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("unknown group(s) gpro; known: ppo, grpo,");
     expect(existsSync(join(out, "warm-start"))).toBe(false);
+  }, 60_000);
+
+  it("--report with no finished run leaves the committed results page alone", () => {
+    const docs = join(tempDir(), "docs");
+    mkdirSync(docs);
+    writeFileSync(join(docs, "results.md"), "the committed table\n");
+    const run = experiment("--report", "--out", join(tempDir(), "no-runs"), "--docs", docs);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--report: no finished run in \S+no-runs, so nothing to report; .*results\.md is left/);
+    expect(readFileSync(join(docs, "results.md"), "utf8")).toBe("the committed table\n");
   }, 60_000);
 });

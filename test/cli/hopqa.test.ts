@@ -56,6 +56,7 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
     expect(summary).toMatchObject({ env: "hopqa", split: "ood", "world-seed": "2000123", episodes: 4 });
+    expect(summary).toMatchObject({ worlds: "2000123-2000123", "top-k": 2 }); // every option in effect
     expect(summary.exactMatch).toBeGreaterThanOrEqual(0);
     expect(summary.f1).toBeGreaterThanOrEqual(summary.exactMatch);
     const bad = cli("eval", "--env", "hopqa", "--checkpoint", checkpoint, "--split", "dev");

@@ -115,6 +115,30 @@ describe("a divergence", () => {
   });
 });
 
+describe("eval says which questions it scored", () => {
+  it("reports every option in effect and the sampling, and notes when the questions are hopqa's training ones", async () => {
+    const args = [
+      "eval",
+      "--env",
+      "hopqa",
+      "--checkpoint",
+      "docs/checkpoints/hopqa-copy-warm-start",
+      "--episodes",
+      "1",
+    ];
+    expect(await main([...args, "--sample"]), stderr).toBe(0);
+    const summary = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    expect(summary).toMatchObject({ env: "hopqa", split: "train", worlds: "1-1000", sample: true, episodes: 1 });
+    expect(stderr).toContain("note: these are hopqa's training questions (split train); --split test or ood");
+    stdout = "";
+    stderr = "";
+    expect(await main([...args, "--split", "test"]), stderr).toBe(0);
+    expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toMatchObject({ split: "test", episodes: 1 });
+    expect(JSON.parse(stdout.trim().split("\n").at(-1)!).sample).toBeUndefined();
+    expect(stderr).not.toContain("training questions");
+  }, 60_000);
+});
+
 describe("training on an impure environment", () => {
   it("stops at the first episode that does not replay: exit 1 (a failed check, not bad usage), the hint said", async () => {
     const args = ["--steps", "1", "--tasks", "1", "--group-size", "2", "--eval-episodes", "0", "--no-warm-start"];

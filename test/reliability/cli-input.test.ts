@@ -4,7 +4,7 @@
  * what is accepted, and exit code 2. Run in process through `main`, the function bin/agent-r1.js calls,
  * so that many cases stay fast.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { checkInitShape } from "../../src/cli/learn-commands.ts";
@@ -126,6 +126,26 @@ const CASES: [string[], RegExp][] = [
     /a fresh model: width 128 is not a multiple of heads 3 \(heads from --heads 3, width from environment hopqa\)/,
   ],
   [
+    ["eval", "--env", "hopqa?split=test", "--checkpoint", WARM, "--split", "ood"],
+    /--split and --env hopqa\?split=test both choose the split: give it once/,
+  ],
+  [
+    ["eval", "--env", "hopqa?worlds=5-9", "--checkpoint", WARM, "--world-seed", "3"],
+    /--world-seed and --env hopqa\?worlds=5-9 both choose the world-seed: give it once/,
+  ],
+  [
+    ["eval", "--env", "hopqa?split=test", "--checkpoint", WARM, "--suite"],
+    /--suite fixes each column's split and worlds: use --env hopqa, without options/,
+  ],
+  [
+    ["eval", "--env", "hopqa", "--checkpoint", WARM, "--world-seed", "99999999999999999999"],
+    /world-seed must be an integer \(at most 9007199254740991\) or a range a-b/,
+  ],
+  [
+    ["eval", "--env", "hopqa", "--checkpoint", "README.md"],
+    /--checkpoint README\.md is a file; a checkpoint is a folder/,
+  ],
+  [
     ["train", "--env", "hopqa", "--init", WARM, "--out", out, "--layers", "4"],
     /--layers 4 cannot apply with --init .*hopqa-copy-warm-start: a checkpoint keeps its own shape \(2 layers, 4 heads, width 128, context 384, a copy head, learned positions\); drop it/,
   ],
@@ -198,6 +218,20 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(lines.at(-1)).toMatch(
       /^error: checkpoint .*hopqa-copy-warm-start has tokenizer words-v2-implicit:\w+, environment lookup uses words-v1:\w+$/,
     );
+  });
+
+  it("start refuses a run folder holding files it did not write, and leaves them where they were", async () => {
+    const mine = join(dir, "mine");
+    mkdirSync(mine);
+    writeFileSync(join(mine, "notes.txt"), "precious\n");
+    for (const env of ["hopqa", "lookup"]) {
+      const { code, lines } = await run(["start", "--quick", "--env", env, "--out", mine]);
+      expect(code, stderr).toBe(2);
+      expect(lines.at(-1)).toMatch(
+        /^error: --out .*mine holds notes\.txt, which start did not write; .*give it a new folder$/,
+      );
+      expect(readFileSync(join(mine, "notes.txt"), "utf8")).toBe("precious\n");
+    }
   });
 
   it("a misspelt required option is reported as unknown, with the right spelling (not as missing)", async () => {
