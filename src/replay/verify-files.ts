@@ -76,31 +76,30 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
     const events = await readJournalFile(file);
     const started = events[0];
     const ended = events.at(-1);
+    /** A verdict on a journal that was read whole but did not pass. */
+    const failed = (verdict: Pick<FileVerdict, "problem" | "reason" | "unverified">): FileVerdict => ({
+      file,
+      ok: false,
+      events: events.length,
+      episode: started.episode,
+      repaired,
+      ...verdict,
+    });
     if (ended?.type !== "episode.ended")
-      return {
-        file,
-        ok: false,
-        events: events.length,
-        episode: started.episode,
-        repaired,
+      return failed({
         reason: "(not ended)",
         problem: `${file}:${events.length + 1}: the episode has no episode.ended (the journal stops after ${events.length} events: cut short, or still recording)`,
-      };
+      });
     if (started.type !== "episode.started") throw new Error("unreachable: the validator checks the first event");
     let env: EnvDefinition;
     try {
       env = options.envOf(started.env.id);
     } catch (cause) {
       if (!(cause instanceof UsageError)) throw cause;
-      return {
-        file,
-        ok: false,
-        events: events.length,
-        episode: started.episode,
-        repaired,
+      return failed({
         unverified: cause.message,
         problem: `${file}: ${events.length} events read; not verified: environment ${JSON.stringify(started.env.id)} is unknown`,
-      };
+      });
     }
     let result: ReturnType<typeof replayEpisode>;
     try {
@@ -109,14 +108,9 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
     } catch (cause) {
       if (cause instanceof NonDeterminismError) throw cause;
       // The environment's own code threw on these recorded inputs: a journal it cannot have produced.
-      return {
-        file,
-        ok: false,
-        events: events.length,
-        episode: started.episode,
-        repaired,
+      return failed({
         problem: `${file}:1: replay failed: environment ${env.id} threw on the recorded inputs: ${describe(cause)}`,
-      };
+      });
     }
     return {
       file,

@@ -7,31 +7,17 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
-import { tempDir } from "../support/index.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
 
 const FICKLE = "./test/reliability/fixtures/fickle-env.ts";
 const dir = tempDir("agent-r1-cli-messages-");
 
-let stdout = "";
-let stderr = "";
-beforeEach(() => {
-  stdout = "";
-  stderr = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-});
-afterEach(() => vi.restoreAllMocks());
+const output = captureOutput();
 
 /** stderr without the progress bar. */
-const errors = () => stderr.split("\n").filter((line) => line !== "" && !line.startsWith("record fickle:"));
+const errors = () => output.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("record fickle:"));
 
 /** Records `episodes` episodes of fickle with a policy; the fickle guard makes each seed record once only. */
 const record = (policy: string, seed: string, episodes = 3) =>
@@ -58,8 +44,8 @@ describe("record says when episodes aborted", () => {
   });
 
   it("some of them: exit 0, with how many and the first reason", async () => {
-    expect(await record("flaky", "some"), stderr).toBe(0);
-    expect(stdout).toMatch(/, 1 aborted \(/);
+    expect(await record("flaky", "some"), output.stderr).toBe(0);
+    expect(output.stdout).toMatch(/, 1 aborted \(/);
     expect(errors()).toEqual([
       "1 of 3 episodes aborted; the first, ep-some-1: policy fickle-flaky returned an invalid action: token ids must be integers in [0, 266)",
     ]);
@@ -74,8 +60,7 @@ describe("record says when episodes aborted", () => {
 describe("replay --verify of journals whose environment is not built in", () => {
   it("without --env: says so once with the hint, then one line per journal, exit 2", async () => {
     expect(await record("answer", "unknown", 4)).toBe(0);
-    stderr = "";
-    stdout = "";
+    output.clear();
     const folder = join(dir, "unknown");
     expect(await main(["replay", folder, "--verify"])).toBe(2);
     const lines = errors();
@@ -88,7 +73,7 @@ describe("replay --verify of journals whose environment is not built in", () => 
         .sort()
         .map((f) => `skip ${join(folder, f)}: 7 events read; not verified: environment "fickle" is unknown`),
     );
-    expect(stdout).toContain("verified 0 journal(s) ok, 0 failed, 4 not verified (unknown environment)");
+    expect(output.stdout).toContain("verified 0 journal(s) ok, 0 failed, 4 not verified (unknown environment)");
   });
 
   it("with --env naming another environment: says which one it defines", async () => {
@@ -103,10 +88,10 @@ describe("a divergence", () => {
   it("names the file once, and says that an impure function is the usual cause", async () => {
     expect(await record("answer", "impure", 1)).toBe(0);
     const file = join(dir, "impure", "ep-impure-0.jsonl");
-    stderr = "";
+    output.stderr = "";
     // Replayed in the process that recorded it, the guard remembers the seed and takes the other branch.
     expect(await main(["replay", file, "--verify", "--env", FICKLE])).toBe(1);
-    const fail = stderr.slice(stderr.indexOf("FAIL "));
+    const fail = output.stderr.slice(output.stderr.indexOf("FAIL "));
     expect(fail).toMatch(new RegExp(`^FAIL ${file}:\\d+: episode ep-impure-0, seq \\d+: replay diverged\\n`));
     expect(fail.split(file)).toHaveLength(2);
     expect(fail).toMatch(
@@ -126,16 +111,15 @@ describe("eval says which questions it scored", () => {
       "--episodes",
       "1",
     ];
-    expect(await main([...args, "--sample"]), stderr).toBe(0);
-    const summary = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    expect(await main([...args, "--sample"]), output.stderr).toBe(0);
+    const summary = JSON.parse(output.stdout.trim().split("\n").at(-1)!);
     expect(summary).toMatchObject({ env: "hopqa", split: "train", worlds: "1-1000", sample: true, episodes: 1 });
-    expect(stderr).toContain("note: these are hopqa's training questions (split train); --split test or ood");
-    stdout = "";
-    stderr = "";
-    expect(await main([...args, "--split", "test"]), stderr).toBe(0);
-    expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toMatchObject({ split: "test", episodes: 1 });
-    expect(JSON.parse(stdout.trim().split("\n").at(-1)!).sample).toBeUndefined();
-    expect(stderr).not.toContain("training questions");
+    expect(output.stderr).toContain("note: these are hopqa's training questions (split train); --split test or ood");
+    output.clear();
+    expect(await main([...args, "--split", "test"]), output.stderr).toBe(0);
+    expect(JSON.parse(output.stdout.trim().split("\n").at(-1)!)).toMatchObject({ split: "test", episodes: 1 });
+    expect(JSON.parse(output.stdout.trim().split("\n").at(-1)!).sample).toBeUndefined();
+    expect(output.stderr).not.toContain("training questions");
   }, 60_000);
 });
 
@@ -143,10 +127,10 @@ describe("training on an impure environment", () => {
   it("stops at the first episode that does not replay: exit 1 (a failed check, not bad usage), the hint said", async () => {
     const args = ["--steps", "1", "--tasks", "1", "--group-size", "2", "--eval-episodes", "0", "--no-warm-start"];
     const code = await main(["train", "--env", FICKLE, ...args, "--out", join(dir, "impure-run")]);
-    expect(code, stderr).toBe(1);
+    expect(code, output.stderr).toBe(1);
     const last = errors().filter((line) => line.startsWith("error: "));
     expect(last[0]).toMatch(/^error: .*replay diverged/);
-    expect(stderr).toMatch(/hint: .*not pure/);
+    expect(output.stderr).toMatch(/hint: .*not pure/);
   });
 });
 

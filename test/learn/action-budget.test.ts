@@ -7,11 +7,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import type { EpisodeEvent } from "../../src/kernel/events.ts";
 import { countCutActions, describeEval } from "../../src/learn/evaluate.ts";
-import { tempDir } from "../support/index.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
 
 const dir = tempDir("agent-r1-budget-");
 /** The README's weather environment with a budget of 2 tokens per action (its actions take more). */
@@ -22,28 +22,13 @@ writeFileSync(
     "export default { ...weather, maxActionTokens: 2 };\n",
 );
 
-let stdout = "";
-let stderr = "";
-beforeEach(() => {
-  stdout = "";
-  stderr = "";
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-});
-afterEach(() => vi.restoreAllMocks());
+const output = captureOutput();
 
 const run = async (...args: string[]) => {
-  stdout = "";
-  stderr = "";
+  output.clear();
   const code = await main(args);
-  expect(code, stderr).toBe(0);
-  return { stdout, stderr };
+  expect(code, output.stderr).toBe(0);
+  return { stdout: output.stdout, stderr: output.stderr };
 };
 const jsonLine = (text: string) => JSON.parse(text.trim().split("\n").at(-1)!);
 

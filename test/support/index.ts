@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
+import { afterEach, beforeEach, vi } from "vitest";
 import { assign, setup } from "xstate";
 import { KEYS, tokenizer as lookupTokenizer, lookupTool, VALUES } from "../../actors/lookup/index.ts";
 import {
@@ -21,6 +22,34 @@ import {
 } from "../../src/index.ts";
 import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
 import type { ActionOptions } from "../../src/testing/index.ts";
+
+/**
+ * What an in-process `main(...)` (the CLI) writes, captured: call it at a test file's top level. Both
+ * start empty for each test; `clear()` empties them within one.
+ */
+export const captureOutput = () => {
+  const output = {
+    stdout: "",
+    stderr: "",
+    clear() {
+      output.stdout = "";
+      output.stderr = "";
+    },
+  };
+  beforeEach(() => {
+    output.clear();
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      output.stdout += String(chunk);
+      return true;
+    });
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      output.stderr += String(chunk);
+      return true;
+    });
+  });
+  afterEach(() => vi.restoreAllMocks());
+  return output;
+};
 
 export const tempDir = (prefix = "agent-r1-test-") => mkdtempSync(join(tmpdir(), prefix));
 
