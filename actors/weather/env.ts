@@ -77,8 +77,8 @@ const machine = setup({
   },
 });
 
-const tokenizer = r1.WordTokenizer.fromCorpus([...CITIES, "which is warmer : or ? weather error use city"]);
-
+// Every word of the prompts, observations and actions (`<answer>` is <, answer, >); others cost a token per byte.
+const tokenizer = r1.WordTokenizer.fromCorpus([...CITIES, "which is warmer : or ? weather answer error use city"]);
 // A scripted expert: asks about both cities, then answers. `agent-r1 record --policy expert` uses it.
 const expert = () =>
   r1.scriptedPolicy("weather-expert", tokenizer, ({ task, history }) => {

@@ -75,6 +75,30 @@ export class NonDeterminismError extends Data.TaggedError("NonDeterminismError")
   }
 }
 
+/**
+ * A journal replayed with an environment of another id. Nothing diverged: the journal belongs to another
+ * environment. Re-rewarding (`{ verify: false }`) takes a variant of the same machine that keeps its id
+ * (the same environment built with other rewards, by a factory, say).
+ */
+export class EnvMismatchError extends Data.TaggedError("EnvMismatchError")<{
+  readonly episode: string;
+  readonly file?: string;
+  /** The id in the journal's episode.started. */
+  readonly recorded: string;
+  /** The id of the environment it was replayed with. */
+  readonly given: string;
+}> {
+  override get message(): string {
+    const place = this.file ? `${this.file} ` : "";
+    return (
+      `${place}episode ${this.episode} was recorded with environment ${this.recorded}, not ${this.given}: ` +
+      `a journal replays only with an environment of the id that recorded it; to re-reward it, replay it with ` +
+      `{ verify: false } and a variant of ${this.recorded} that keeps the id ${JSON.stringify(this.recorded)} ` +
+      "(the same machine with other rewards, built by a factory, say)"
+    );
+  }
+}
+
 /** The environment machine broke the ToolEnv protocol (e.g. went idle without observing or ending). */
 export class EnvProtocolError extends Data.TaggedError("EnvProtocolError")<{
   readonly env: string;

@@ -144,6 +144,9 @@ export type EventBody<E extends EpisodeEvent = EpisodeEvent> = E extends Episode
   ? Omit<E, "v" | "episode" | "seq" | "prev" | "digest" | "meta">
   : never;
 
+/** A reward without its envelope, as replay returns it: `type`, `kind`, `value`, `turn`, `reason`. */
+export type RewardBody = EventBody<EventOf<"reward.assigned">>;
+
 /** Events that enter from outside the environment: the source of truth for replay. */
 export const INPUT_EVENT_TYPES: ReadonlySet<EventType> = new Set(["episode.started", "agent.acted", "tool.returned"]);
 

@@ -4,13 +4,14 @@
  * called: the machine's tool invocations are matched to recorded calls and answered with the recorded
  * results, in the recorded order. Every derived event is re-derived by the same code the live runtime
  * uses; with `verify`, each one must equal the record, or a NonDeterminismError names the episode, the
- * seq, both versions and the usual cause.
+ * seq, both versions and the usual cause. A journal of another environment id is refused, verifying or not,
+ * with an EnvMismatchError (re-rewarding takes a variant of the environment that keeps its id).
  */
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, initialTransition, transition } from "xstate";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { NonDeterminismError } from "../kernel/errors.ts";
-import type { EpisodeEvent, EventBody, EventOf } from "../kernel/events.ts";
+import { EnvMismatchError, NonDeterminismError } from "../kernel/errors.ts";
+import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { ABORTED, EpisodeDerivation, waitingForTools } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -28,7 +29,8 @@ export interface ReplayResult {
   readonly episode: string;
   /** The replayed stream: recorded inputs and re-derived events, in order, without envelopes. */
   readonly events: readonly EventBody[];
-  readonly rewards: readonly EventOf<"reward.assigned">[] | readonly EventBody[];
+  /** The replayed stream's rewards (re-derived ones, when not verifying), in order. */
+  readonly rewards: readonly RewardBody[];
   readonly return: number;
   readonly reason: string;
   readonly turns: number;
@@ -66,7 +68,9 @@ export const replayEpisode = (
     throw new NonDeterminismError({ episode, seq, file: options.file, expected, actual, hint: IMPURE });
   };
   if (started?.type !== "episode.started") return refuse(0, "episode.started", "no episode.started first");
-  if (started.env.id !== env.id) refuse(0, `environment ${started.env.id}`, `replayed with environment ${env.id}`);
+  // Another environment's journal: refused with or without verify (re-reward keeps the id).
+  if (started.env.id !== env.id)
+    throw new EnvMismatchError({ episode, file: options.file, recorded: started.env.id, given: env.id });
   if (verify && started.env.version !== env.version)
     refuse(
       0,
@@ -228,7 +232,7 @@ export const replayEpisode = (
   return {
     episode,
     events: out,
-    rewards: out.filter((e) => e.type === "reward.assigned"),
+    rewards: out.filter((e): e is RewardBody => e.type === "reward.assigned"),
     return: derivation.totalReturn,
     reason: endedBody.type === "episode.ended" ? endedBody.reason : "",
     turns: derivation.actions,

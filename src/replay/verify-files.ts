@@ -12,7 +12,7 @@ import {
   repairJournalFile,
   streamJournalFile,
 } from "../journal/jsonl.ts";
-import { JournalError, NonDeterminismError, UsageError } from "../kernel/errors.ts";
+import { EnvMismatchError, JournalError, NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { replayEpisode } from "./replay.ts";
@@ -106,7 +106,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       // No file for the error to name: the verdict's problem starts with the file and line.
       result = replayEpisode(events, env);
     } catch (cause) {
-      if (cause instanceof NonDeterminismError) throw cause;
+      if (cause instanceof NonDeterminismError || cause instanceof EnvMismatchError) throw cause;
       // The environment's own code threw on these recorded inputs: a journal it cannot have produced.
       return failed({
         problem: `${file}:1: replay failed: environment ${env.id} threw on the recorded inputs: ${describe(cause)}`,
@@ -124,6 +124,8 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
   } catch (cause) {
     if (cause instanceof NonDeterminismError)
       return { file, ok: false, events: 0, repaired, problem: `${file}:${cause.seq + 1}: ${cause.message}` };
+    if (cause instanceof EnvMismatchError)
+      return { file, ok: false, events: 0, repaired, problem: `${file}:1: ${cause.message}` };
     if (cause instanceof JournalError) return { file, ok: false, events: 0, repaired, problem: cause.message };
     return { file, ok: false, events: 0, repaired, problem: `${file}: ${describe(cause)}` };
   }

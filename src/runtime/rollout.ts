@@ -1,11 +1,15 @@
 /**
  * The rollout runner: N episodes from a run seed, at most `concurrency` at a time, all sharing one
  * batching policy actor. Episode i has seed `${seed}:${i}`; with groups of G, episodes g*G..g*G+G-1 share
- * the task drawn from `${seed}:task${g}` (GRPO's groups). Completed episodes come out as an Observable;
- * every event of every episode is on `events`, after the journal has it.
+ * the task drawn from `${seed}:task${g}` (GRPO's groups). Completed episodes come out on `episodes`;
+ * every event of every episode is on `events`, once the journal has appended it.
+ *
+ * One run: the first subscription to either stream starts it, and every subscription to either stream
+ * shares it (a second subscription never runs the episodes again into the same journal). Both streams
+ * complete when every episode has ended, and both error with the run's error.
  */
 import type { Json } from "effect/Schema";
-import { defer, mergeMap, type Observable, range, Subject } from "rxjs";
+import { defer, mergeMap, Observable, range, Subject, Subscription } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
@@ -29,10 +33,21 @@ export interface RolloutOptions {
   readonly task?: (group: number, seed: string) => Json;
 }
 
+/**
+ * One run, seen through two streams. The first subscription to either starts the run; every later one
+ * joins it (nothing runs twice) and sees what comes after it subscribed, then the completion or the error.
+ * Subscribe to both in the same synchronous step (before any `await`) to see every item of both: no item
+ * is emitted during a subscription. When every subscriber has unsubscribed, no further episode starts
+ * (running ones finish into the journal) and both streams complete.
+ */
 export interface Rollout {
-  /** Completed episodes, in completion order. Cold: subscribing starts the run. */
+  /** Completed episodes, in completion order; completes when the last one has ended. */
   readonly episodes: Observable<EpisodeRecord>;
-  /** Every journaled event of every episode (hot; subscribe before `episodes`). */
+  /**
+   * Every event of every episode, each after the journal appended it (write-ahead; on disk at once only
+   * with durability "event"); an episode's events all come before its record on `episodes`. Completes
+   * when every episode has ended.
+   */
   readonly events: Observable<EpisodeEvent>;
 }
 
@@ -47,7 +62,8 @@ export const rollout = (options: RolloutOptions): Rollout => {
   if (!Number.isInteger(groupSize) || groupSize < 1)
     throw new RangeError(`groupSize must be a positive integer, got ${groupSize}`);
   const events = new Subject<EpisodeEvent>();
-  const episodes = range(start, options.episodes).pipe(
+  const episodes = new Subject<EpisodeRecord>();
+  const run = range(start, options.episodes).pipe(
     mergeMap((index) => {
       const group = Math.floor(index / groupSize);
       const taskSeed = splitSeed(options.seed, `task${group}`);
@@ -64,5 +80,50 @@ export const rollout = (options: RolloutOptions): Rollout => {
       );
     }, concurrency),
   );
-  return { episodes, events: events.asObservable() };
+
+  // The run: not started, running, or over (ended, failed, or abandoned by every subscriber).
+  let state: "idle" | "running" | "over" = "idle";
+  const running = new Subscription();
+  let subscribers = 0;
+  // `events` settles first: whoever awaits `episodes` finds `events` settled too.
+  const complete = () => {
+    state = "over";
+    events.complete();
+    episodes.complete();
+  };
+  const fail = (cause: unknown) => {
+    state = "over";
+    events.error(cause);
+    episodes.error(cause);
+  };
+  const begin = () => {
+    if (state !== "idle") return;
+    state = "running";
+    running.add(
+      run.subscribe({
+        next: (record) => episodes.next(record),
+        error: fail,
+        complete,
+      }),
+    );
+  };
+  /** Every subscriber left: no further episode starts (running ones finish into the journal). */
+  const abandon = () => {
+    if (state !== "running") return;
+    complete();
+    running.unsubscribe();
+  };
+  /** A stream of the shared run: subscribes to its subject, then starts the run if nobody has. */
+  const shared = <T>(subject: Subject<T>) =>
+    new Observable<T>((subscriber) => {
+      subscribers += 1;
+      const subscription = subject.subscribe(subscriber);
+      begin();
+      return () => {
+        subscription.unsubscribe();
+        subscribers -= 1;
+        if (subscribers === 0) abandon();
+      };
+    });
+  return { episodes: shared(episodes), events: shared(events) };
 };

@@ -1,7 +1,8 @@
 /** The main job and hopqa's evaluation command, run the way a user runs them. */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
 
@@ -108,14 +109,29 @@ describe("npm start -- --quick, then eval on any world", () => {
     );
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--constrained: environment \S+ declares no legal actions/);
-    // weather's legal actions take 19 tokens: a 16-token context has no room for them. Every episode
-    // aborts, and training says why instead of learning from nothing.
+  }, 120_000);
+});
+
+describe("train --constrained with legal actions longer than the context", () => {
+  it("aborts every episode, and training says why instead of learning from nothing", () => {
+    // weather answering in sentences: "the" is not in its vocabulary, so a legal action takes 19 tokens, and
+    // a 16-token context has no room for them.
+    const module = join(tempDir(), "wordy-weather.mts");
+    writeFileSync(
+      module,
+      `import weather from ${JSON.stringify(pathToFileURL(resolve("actors/weather/env.ts")).href)};\n` +
+        `import { formatAnswer } from ${JSON.stringify(pathToFileURL(resolve("src/index.ts")).href)};\n` +
+        "export default { ...weather, legalActions: ({ task }: { task: { a: string; b: string } }) =>\n" +
+        '  [task.a, task.b].map((city) => formatAnswer("the warmer city is " + city)) };\n',
+    );
     const cramped = cli(
-      ...words("train --env ./actors/weather/env.ts --constrained --context-length 16 --steps 1 --tasks 2"),
+      ...words(`train --env ${module} --constrained --context-length 16 --steps 1 --tasks 2`),
       ...words("--group-size 2 --eval-episodes 0 --out"),
       join(tempDir(), "cramped"),
     );
-    expect(cramped.code).toBe(2);
-    expect(cramped.stderr).toMatch(/every episode of update 0 was aborted: .*leaves no room for a context/);
+    expect(cramped.code, cramped.stderr).toBe(2);
+    expect(cramped.stderr).toMatch(
+      /every episode of update 0 was aborted: .*a legal action of .* takes 19 tokens, which leaves no room for a context in contextLength 16/,
+    );
   }, 120_000);
 });

@@ -1,8 +1,8 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { createLookupEnv, DEFAULT_REWARDS, lookupEnv } from "../../actors/lookup/index.ts";
-import { NonDeterminismError, readJournalFile } from "../../src/index.ts";
+import { EnvMismatchError, NonDeterminismError, type RewardBody, readJournalFile } from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 
 const ROOT = "replays/lookup";
@@ -50,6 +50,27 @@ describe("golden journals under replays/ (regenerate with `npm run replays:recor
     );
   });
 
+  it("another environment id is refused, verifying or not, saying that re-rewarding keeps the id", async () => {
+    const events = await readJournalFile(files[0]);
+    const renamed = { ...createLookupEnv({ ...DEFAULT_REWARDS, neededKey: 0.5 }), id: "lookup-v2" };
+    for (const verify of [true, false]) {
+      const failure = (() => {
+        try {
+          replayEpisode(events, renamed, { file: files[0], verify });
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(failure).toBeInstanceOf(EnvMismatchError);
+      const message = (failure as Error).message;
+      expect(message).not.toMatch(/diverged/);
+      expect(message).toBe(
+        `${files[0]} episode ${events[0].episode} was recorded with environment lookup, not lookup-v2: a journal replays ` +
+          'only with an environment of the id that recorded it; to re-reward it, replay it with { verify: false } and a variant of lookup that keeps the id "lookup" (the same machine with other rewards, built by a factory, say)',
+      );
+    }
+  });
+
   it("re-reward: recorded episodes through another reward scheme, no tool or policy called", async () => {
     const generous = createLookupEnv({ ...DEFAULT_REWARDS, neededKey: 0.5 });
     // A tool that fails the test if anything calls it.
@@ -66,6 +87,15 @@ describe("golden journals under replays/ (regenerate with `npm run replays:recor
       );
       expect(needed.length).toBeGreaterThan(0);
       expect(rewarded.return).toBeCloseTo(original.return + needed.length * 0.3, 10);
+      // `rewards` is typed as the rewards it holds: their values and reasons read without a cast
+      // (`npm test` typechecks this file).
+      const values: number[] = rewarded.rewards.map((r) => r.value);
+      const reasons: string[] = rewarded.rewards.map((r) => r.reason);
+      expectTypeOf(rewarded.rewards).toEqualTypeOf<readonly RewardBody[]>();
+      expect(values.reduce((sum, v) => sum + v, 0)).toBeCloseTo(rewarded.return, 10);
+      expect(reasons.filter((r) => r === "retrieved a needed key")).toHaveLength(needed.length);
+      for (const r of rewarded.rewards)
+        expect(Object.keys(r).sort()).toEqual(["kind", "reason", "turn", "type", "value"]);
     }
   });
 });

@@ -1,4 +1,4 @@
-import { lastValueFrom, toArray } from "rxjs";
+import { firstValueFrom, lastValueFrom, take, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { lookupEnv } from "../../actors/lookup/index.ts";
 import { expertPolicy, randomPolicy } from "../../actors/lookup/policies.ts";
@@ -6,11 +6,26 @@ import {
   canonicalJson,
   type EpisodeEvent,
   type Journal,
+  JournalExistsError,
   MemoryJournal,
   type Policy,
   PolicyActor,
 } from "../../src/index.ts";
 import { rollout } from "../../src/runtime/rollout.ts";
+
+/** A promise's outcome, as a value. */
+const settled = <T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> =>
+  promise.then(
+    (value) => ({ value }),
+    (error) => ({ error }),
+  );
+
+/** Fails instead of hanging when a stream never settles. */
+const within = <T>(promise: Promise<T>, ms = 4_000): Promise<T> =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms)),
+  ]);
 
 /** Wraps a policy to watch how requests arrive. */
 const watched = (policy: Policy) => {
@@ -107,6 +122,80 @@ describe("rollout runner", () => {
       tasks.set(group, (tasks.get(group) ?? new Set()).add(canonicalJson(e.task)));
     }
     expect([...tasks.values()].map((s) => s.size)).toEqual([1, 1]);
+  });
+
+  it("events completes once every episode has ended, holding every event of every episode", async () => {
+    const journal = new MemoryJournal();
+    const r = rollout({ env: lookupEnv, policy: new PolicyActor(expertPolicy()), journal, seed: "done", episodes: 6 });
+    const events = settled(lastValueFrom(r.events.pipe(toArray())));
+    const episodes = await lastValueFrom(r.episodes.pipe(toArray()));
+    // `events` settles before `episodes`: nothing is left to wait for.
+    expect(await Promise.race([events, new Promise((resolve) => setImmediate(() => resolve("pending")))])).toEqual({
+      value: expect.any(Array),
+    });
+    const all = ((await events) as { value: EpisodeEvent[] }).value;
+    expect(all.map((e) => `${e.episode}:${e.seq}`).sort()).toEqual(
+      episodes.flatMap((e) => e.events.map((x) => `${x.episode}:${x.seq}`)).sort(),
+    );
+    // Each episode's events all come before its record, and in journal order.
+    for (const episode of episodes) {
+      const own = all.filter((e) => e.episode === episode.episode);
+      expect(own.map((e) => e.seq)).toEqual(episode.events.map((_, i) => i));
+    }
+  });
+
+  it("events alone starts the run and completes", async () => {
+    const journal = new MemoryJournal();
+    const r = rollout({ env: lookupEnv, policy: new PolicyActor(expertPolicy()), journal, seed: "alone", episodes: 3 });
+    const events = await within(lastValueFrom(r.events.pipe(toArray())));
+    expect(events.filter((e) => e.type === "episode.ended")).toHaveLength(3);
+    expect(await journal.episodes()).toHaveLength(3);
+  });
+
+  it("one run, shared: subscriptions in either order, or again later, never run the episodes twice", async () => {
+    const journal = new MemoryJournal();
+    const r = rollout({ env: lookupEnv, policy: new PolicyActor(expertPolicy()), journal, seed: "one", episodes: 5 });
+    // `episodes` first, then `events`, then `episodes` again: all three see the same run.
+    const first = lastValueFrom(r.episodes.pipe(toArray()));
+    const events = lastValueFrom(r.events.pipe(toArray()));
+    const second = lastValueFrom(r.episodes.pipe(toArray()));
+    const [a, e, b] = await within(Promise.all([first, events, second]));
+    expect(a).toHaveLength(5);
+    expect(b).toEqual(a);
+    expect(e).toHaveLength(a.reduce((n, x) => n + x.events.length, 0));
+    // After the run: no second run into the same journal (that was a JournalExistsError), just the end.
+    expect(await within(lastValueFrom(r.episodes.pipe(toArray())))).toEqual([]);
+    expect(await within(lastValueFrom(r.events.pipe(toArray())))).toEqual([]);
+    expect(await journal.episodes()).toHaveLength(5);
+  });
+
+  it("an error of the run reaches both streams, and later subscribers too", async () => {
+    const journal = new MemoryJournal();
+    await (await journal.create("ep-taken-2")).close(); // episode 2's journal exists already
+    const r = rollout({ env: lookupEnv, policy: new PolicyActor(expertPolicy()), journal, seed: "taken", episodes: 4 });
+    const events = settled(lastValueFrom(r.events.pipe(toArray())));
+    const episodes = settled(lastValueFrom(r.episodes.pipe(toArray())));
+    expect(await within(events)).toEqual({ error: expect.any(JournalExistsError) });
+    expect(await within(episodes)).toEqual({ error: expect.any(JournalExistsError) });
+    expect(await settled(lastValueFrom(r.events))).toEqual({ error: expect.any(JournalExistsError) });
+  });
+
+  it("when every subscriber leaves, no further episode starts", async () => {
+    const journal = new MemoryJournal();
+    const r = rollout({
+      env: lookupEnv,
+      policy: new PolicyActor(expertPolicy()),
+      journal,
+      seed: "leave",
+      episodes: 40,
+      concurrency: 2,
+    });
+    const events = settled(lastValueFrom(r.events.pipe(take(3), toArray())));
+    await within(firstValueFrom(r.episodes));
+    expect(await within(events)).toEqual({ value: expect.any(Array) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await journal.episodes()).length).toBeLessThan(40);
+    expect(await within(lastValueFrom(r.episodes.pipe(toArray())))).toEqual([]);
   });
 
   it("refuses nonsense options with a clear message", () => {
