@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
-import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../learn/config.ts";
+import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, modelConfigFor, type TrainConfig } from "../learn/config.ts";
 import { describeEval, evaluate } from "../learn/evaluate.ts";
 import { sft } from "../learn/sft.ts";
 import { loadCheckpointFor, policyFromModel, readLatest, readRunConfig, train } from "../learn/trainer.ts";
@@ -18,8 +18,6 @@ import { seedArg } from "./args.ts";
 import { progress } from "./progress.ts";
 import { configureEnv, loadEnv } from "./registry.ts";
 
-/** A fresh model's context when neither the user nor the environment says. */
-const DEFAULT_CONTEXT = 192;
 /** What the user may say about a fresh model's shape on the command line. */
 export interface ModelOverrides {
   readonly contextLength?: number;
@@ -31,12 +29,7 @@ export interface ModelOverrides {
 }
 /** A fresh model's shape: the train config's, then the environment's, then the user's overrides. */
 export const modelFor = (env: EnvDefinition, overrides: ModelOverrides = {}) => {
-  const model = {
-    ...DEFAULT_TRAIN_CONFIG.model,
-    contextLength: DEFAULT_CONTEXT,
-    ...env.model,
-    ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
-  };
+  const model = modelConfigFor(env, overrides);
   // The model's own checks (gptConfig), as a usage error that says which numbers the user gave.
   try {
     gptConfig(model);
@@ -388,13 +381,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       out(
         `cloned ${result.episodes} episodes (${result.tokens} action tokens seen), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
       );
-      const budget = maxNewTokensFor(env, undefined);
-      if (result.longestAction > budget)
-        process.stderr.write(
-          `note: the longest demonstrated action takes ${result.longestAction} tokens, but train and eval sample at most ${budget} per action ` +
-            `(a longer one is cut and comes out malformed): pass them --max-new-tokens ${result.longestAction}, or set maxActionTokens: ` +
-            `${result.longestAction} in environment ${env.id} (--constrained sizes its budget from the legal actions instead)\n`,
-        );
+
       setExit(0);
     });
 

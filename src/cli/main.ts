@@ -6,7 +6,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
-import { JournalError, JournalExistsError, NonDeterminismError, UsageError } from "../kernel/errors.ts";
+import {
+  EnvMismatchError,
+  JournalError,
+  JournalExistsError,
+  NonDeterminismError,
+  UsageError,
+} from "../kernel/errors.ts";
 import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
@@ -267,7 +273,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       cause instanceof CheckpointError ||
       cause instanceof BackendUnavailableError ||
       cause instanceof JournalError ||
-      cause instanceof JournalExistsError
+      cause instanceof JournalExistsError ||
+      cause instanceof EnvMismatchError
     ) {
       err(`error: ${cause.message}`);
       return 2;

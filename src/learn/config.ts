@@ -4,6 +4,7 @@
  */
 import { Result, Schema } from "effect";
 import { UsageError } from "../kernel/errors.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
@@ -118,4 +119,41 @@ export const decodeTrainConfig = (value: unknown, where: string): TrainConfig =>
   const decoded = Schema.decodeUnknownResult(TrainConfig, { onExcessProperty: "error" })(value);
   if (Result.isFailure(decoded)) throw new UsageError({ detail: `${where}: ${String(decoded.failure.message)}` });
   return decoded.success;
+};
+
+/** A fresh model's context when neither the user nor the environment says. */
+export const DEFAULT_CONTEXT = 192;
+
+/** A fresh model's shape for an environment: the defaults, then the environment's `model`, then `overrides`. */
+export const modelConfigFor = (
+  env: Pick<EnvDefinition, "model">,
+  overrides: Partial<TrainConfig["model"]> = {},
+): TrainConfig["model"] => ({
+  ...DEFAULT_TRAIN_CONFIG.model,
+  contextLength: DEFAULT_CONTEXT,
+  ...env.model,
+  ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
+});
+
+/**
+ * A train config for an environment, as `agent-r1 train --env ID` builds it: the environment's id, its model
+ * shape (`modelConfigFor`), its action budget (`maxActionTokens`) and, from a fresh model, its default warm
+ * start; then `overrides`, any field (`model` merged field by field). Decoded: a wrong field is a UsageError.
+ */
+export const trainConfigFor = (
+  env: EnvDefinition,
+  overrides: Partial<Omit<TrainConfig, "model">> & { readonly model?: Partial<TrainConfig["model"]> } = {},
+): TrainConfig => {
+  const { model, ...rest } = overrides;
+  return decodeTrainConfig(
+    {
+      ...DEFAULT_TRAIN_CONFIG,
+      env: env.id,
+      model: modelConfigFor(env, model),
+      ...(env.maxActionTokens === undefined ? {} : { maxNewTokens: env.maxActionTokens }),
+      ...(env.warmStart && !overrides.init ? { warmStart: env.warmStart } : {}),
+      ...rest,
+    },
+    "train config",
+  );
 };

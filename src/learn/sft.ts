@@ -17,6 +17,7 @@ import { replayEpisode } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
+import { DEFAULT_TRAIN_CONFIG } from "./config.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -228,7 +229,15 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
   await saveCheckpoint(options.out, { model, tokenizer, version: 0 });
   optimizer.dispose();
   model.dispose();
-  return { episodes: sequences.length, tokens, losses, longestAction: Math.max(0, ...sequences.map(longestAction)) };
+  const longest = Math.max(0, ...sequences.map(longestAction));
+  const budget = options.env.maxActionTokens ?? DEFAULT_TRAIN_CONFIG.maxNewTokens;
+  if (longest > budget)
+    log(
+      `note: the longest demonstrated action takes ${longest} tokens, but train and eval sample at most ${budget} per action ` +
+        `(a longer one is cut and comes out malformed): pass them --max-new-tokens ${longest}, or set maxActionTokens: ` +
+        `${longest} in environment ${options.env.id} (--constrained sizes its budget from the legal actions instead)`,
+    );
+  return { episodes: sequences.length, tokens, losses, longestAction: longest };
 };
 
 /** The most tokens one action of the sequence takes (its longest run of action tokens). */

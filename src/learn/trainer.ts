@@ -18,7 +18,7 @@ import { hashValue } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
-import { type BackendName, initBackend } from "../policy/backend.ts";
+import { type BackendChoice, type BackendName, initBackend } from "../policy/backend.ts";
 import {
   CheckpointError,
   type LatestCheckpoint,
@@ -38,7 +38,7 @@ import type { EnvDefinition } from "../runtime/env.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
-import { decodeTrainConfig, type TrainConfig } from "./config.ts";
+import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "./config.ts";
 import { countCutActions, describeEval, type EvalSummary, evaluate } from "./evaluate.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -151,6 +151,20 @@ export const policyFromModel = (
     ...(config.constrained ? { constrain: constrainTo(env) } : {}),
   });
 
+/**
+ * `config.env` is what a resume loads (`train --resume` reads it from config.json): an id must name the
+ * environment being trained, or the resumed run would train another one. A module path is not checked
+ * (the module's environment may have any id).
+ */
+const checkConfigEnv = (config: TrainConfig, env: EnvDefinition) => {
+  const id = config.env.split("?")[0];
+  const isPath = /[/\\]/.test(id) || /\.(ts|js|mts|mjs)$/.test(id);
+  if (!isPath && id !== env.id)
+    throw new UsageError({
+      detail: `train config: env is "${config.env}" but the environment given is ${env.id}; set env to "${env.id}" (or its module path), which is what --resume loads`,
+    });
+};
+
 /** A checkpoint to start from; one written for another tokenizer is a UsageError naming both. */
 export const loadCheckpointFor = async (env: EnvDefinition, dir: string) => {
   const loaded = await loadCheckpoint(dir);
@@ -161,6 +175,25 @@ export const loadCheckpointFor = async (env: EnvDefinition, dir: string) => {
     });
   }
   return loaded;
+};
+
+/**
+ * A checkpoint as a policy, for `evaluate` or `rollout` from code: the backend started, the tokenizer checked
+ * against the environment's, greedy unless told, the environment's action budget.
+ */
+export const loadPolicy = async (
+  env: EnvDefinition,
+  dir: string,
+  options: { readonly greedy?: boolean; readonly constrained?: boolean; readonly backend?: BackendChoice } = {},
+) => {
+  await initBackend(options.backend ?? "auto");
+  const { model, tokenizer, version } = await loadCheckpointFor(env, dir);
+  const config = {
+    ...DEFAULT_TRAIN_CONFIG,
+    constrained: !!options.constrained,
+    maxNewTokens: env.maxActionTokens ?? DEFAULT_TRAIN_CONFIG.maxNewTokens,
+  };
+  return policyFromModel(env, model, tokenizer, config, options.greedy ?? true, version);
 };
 
 /** The model to start from: a checkpoint (`init`), or a fresh one from the seed. */
@@ -192,7 +225,9 @@ export const freshModelConfig = (config: TrainConfig, vocabSize: number, where =
 
 export const train = async (options: TrainOptions): Promise<TrainResult> => {
   const { env, out } = options;
-  let config = options.config;
+  // From code as from the CLI: a wrong field is refused before any work, naming it.
+  let config = decodeTrainConfig(options.config, "train config");
+  checkConfigEnv(config, env);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);
   if (!options.resume && existsSync(join(out, "metrics.jsonl")))
@@ -214,7 +249,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   if (options.resume && !latest) log(`no checkpoint in ${out}/checkpoints yet: starting from the beginning`);
   if (latest) {
     model.dispose();
-    const loaded = await loadCheckpoint(join(out, "checkpoints", latest.dir));
+    const loaded = await loadCheckpointFor(env, join(out, "checkpoints", latest.dir));
     if (loaded.version !== latest.version) {
       loaded.model.dispose();
       throw new CheckpointError({

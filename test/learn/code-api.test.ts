@@ -1,0 +1,74 @@
+/**
+ * The learner from code, through the package's own entry point (`agent-r1-ts/learn`), as the README shows
+ * it: a config built for an environment, training, a policy from the checkpoint, evaluation; and the
+ * mistakes `train()` refuses before any work.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import weather from "../../actors/weather/env.ts";
+import { UsageError } from "../../src/index.ts";
+import { DEFAULT_TRAIN_CONFIG, evaluate, loadEnv, loadPolicy, train, trainConfigFor } from "../../src/learn/index.ts";
+import { tempDir } from "../support/index.ts";
+
+const tiny = { layers: 1, heads: 2, width: 16 };
+
+describe("the learner from code", () => {
+  it("is the package's `agent-r1-ts/learn` entry point", async () => {
+    const learn = await import("agent-r1-ts/learn");
+    expect(learn.train).toBe(train);
+    for (const name of ["sft", "evaluate", "loadPolicy", "trainConfigFor", "plotRuns", "loadEnv"] as const)
+      expect(typeof learn[name], name).toBe("function");
+  });
+
+  it("trainConfigFor builds what `train --env ID` would: the environment's id, model, warm start; then the overrides", async () => {
+    const lookup = await loadEnv("lookup");
+    const config = trainConfigFor(lookup, { steps: 3, model: { width: 32 } });
+    expect(config).toMatchObject({ env: "lookup", steps: 3, algo: DEFAULT_TRAIN_CONFIG.algo });
+    expect(config.model).toMatchObject({ contextLength: 192, copy: true, width: 32, layers: 2 });
+    expect(config.warmStart).toEqual(lookup.warmStart);
+    expect(trainConfigFor(lookup, { init: "some/checkpoint" }).warmStart).toBeUndefined();
+    expect(trainConfigFor({ ...weather, maxActionTokens: 20 }).maxNewTokens).toBe(20);
+    expect(() => trainConfigFor(lookup, { steps: 0 })).toThrow(UsageError);
+    expect(() => trainConfigFor(lookup, { lr: -1 })).toThrow(/train config: [\s\S]*"lr"/);
+  });
+
+  it("train() refuses a config that does not decode, or that names another environment, before any work", async () => {
+    const out = join(tempDir(), "refused");
+    const base = { ...DEFAULT_TRAIN_CONFIG, backend: "wasm" as const, model: { ...tiny, contextLength: 192 } };
+    await expect(train({ env: weather, config: { ...base, env: "weather", steps: 0 }, out })).rejects.toThrow(
+      /train config: [\s\S]*"steps"/,
+    );
+    await expect(train({ env: weather, config: base, out })).rejects.toThrow(
+      /env is "lookup" but the environment given is weather; set env to "weather"/,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("trains, loads the checkpoint as a policy, evaluates it; a resume with another environment's tokenizer is refused", async () => {
+    const lookup = await loadEnv("lookup");
+    const out = join(tempDir(), "run");
+    const config = trainConfigFor(lookup, {
+      backend: "wasm",
+      steps: 1,
+      tasksPerStep: 2,
+      groupSize: 2,
+      evalEpisodes: 0,
+      warmStart: null,
+      model: tiny,
+    });
+    const result = await train({ env: lookup, config, out, log: () => {} });
+    expect(result.version).toBe(1);
+    expect(JSON.parse(readFileSync(join(out, "config.json"), "utf8")).env).toBe("lookup");
+
+    const policy = await loadPolicy(lookup, join(out, "checkpoints", "v00001"), { backend: "wasm" });
+    const summary = await evaluate(lookup, policy, { episodes: 3, seed: "code-api" });
+    expect(summary.episodes).toBe(3);
+    expect(summary.successRate).toBeGreaterThanOrEqual(0);
+
+    const other = { ...config, env: "./actors/weather/env.ts", steps: 2 };
+    await expect(train({ env: weather, config: other, out, resume: true, log: () => {} })).rejects.toThrow(
+      /has tokenizer words-v1:\w+, environment weather uses words-v1:\w+/,
+    );
+  }, 60_000);
+});
