@@ -144,6 +144,20 @@ const warmStart = async (root: string, say: (line: string) => void, from?: strin
   writeJson(done, { base, free, rag, evalSeconds: (Date.now() - started) / 1000 });
 };
 
+/** Sampling and training seconds of the updates a run folder's metrics.jsonl holds (0 when it has none). */
+export const updateSeconds = (dir: string): number => {
+  const file = join(dir, "metrics.jsonl");
+  if (!existsSync(file)) return 0;
+  let total = 0;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    try {
+      const m = JSON.parse(line) as { sampleSeconds?: number; trainSeconds?: number };
+      total += (m.sampleSeconds ?? 0) + (m.trainSeconds ?? 0);
+    } catch {} // a torn last line: the trainer drops it on resume
+  }
+  return total;
+};
+
 /** One run: train (resuming if it was interrupted), then evaluate its last checkpoint on the suite. */
 export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
   const dir = join(root, spec.name);
@@ -173,7 +187,9 @@ export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
   );
   const started = Date.now();
   const resume = existsSync(join(dir, "config.json"));
-  const previous = readJson<{ trainSeconds: number }>(join(dir, "timing.json"))?.trainSeconds ?? 0;
+  // A run killed before it finished has no timing.json: the updates it made count from metrics.jsonl.
+  const previous =
+    readJson<{ trainSeconds: number }>(join(dir, "timing.json"))?.trainSeconds ?? (resume ? updateSeconds(dir) : 0);
   await runTrain(config, dir, resume);
   const trainSeconds = previous + (Date.now() - started) / 1000;
   writeJson(join(dir, "timing.json"), { trainSeconds });

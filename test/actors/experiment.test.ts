@@ -38,6 +38,16 @@ describe("npm run experiment", () => {
     expect(existsSync(join(out, "warm-start"))).toBe(false);
   }, 60_000);
 
+  it("a resumed run's train time counts the updates it made before it was killed (from metrics.jsonl)", async () => {
+    const { updateSeconds } = await import("../../actors/hopqa/experiment.ts");
+    const dir = tempDir();
+    expect(updateSeconds(dir)).toBe(0);
+    const line = (sample: number, train: number) =>
+      JSON.stringify({ step: 0, sampleSeconds: sample, trainSeconds: train });
+    writeFileSync(join(dir, "metrics.jsonl"), `${line(20, 5)}\n${line(18.5, 4)}\n{"step":2,"sampleSec`);
+    expect(updateSeconds(dir)).toBeCloseTo(47.5, 9);
+  });
+
   it("--report with no finished run leaves the committed results page alone", () => {
     const docs = join(tempDir(), "docs");
     mkdirSync(docs);
