@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
-import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, modelConfigFor, type TrainConfig } from "../learn/config.ts";
+import {
+  actionBudgetOf,
+  DEFAULT_TRAIN_CONFIG,
+  decodeTrainConfig,
+  modelConfigFor,
+  type TrainConfig,
+} from "../learn/config.ts";
 import { describeEval, evaluate } from "../learn/evaluate.ts";
 import { sft } from "../learn/sft.ts";
 import { loadCheckpointFor, policyFromModel, readLatest, readRunConfig, train } from "../learn/trainer.ts";
@@ -125,7 +131,7 @@ const maxNewTokensFor = (env: EnvDefinition, flag: number | undefined) => {
   } catch (error) {
     throw new UsageError({ detail: (error as Error).message });
   }
-  return env.maxActionTokens ?? DEFAULT_TRAIN_CONFIG.maxNewTokens;
+  return actionBudgetOf(env);
 };
 const MAX_NEW_TOKENS_HELP = `most tokens one sampled action may take (default: the environment's maxActionTokens, else ${DEFAULT_TRAIN_CONFIG.maxNewTokens})`;
 

@@ -9,12 +9,10 @@ import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { UsageError } from "../kernel/errors.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { type EnvDefinition, isModulePath } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
 export const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>> = { lookup, hopqa };
-
-const looksLikePath = (spec: string) => /[/\\]/.test(spec) || /\.(ts|js|mjs)$/.test(spec);
 
 const isEnvDefinition = (value: unknown): value is EnvDefinition => {
   const env = value as Partial<EnvDefinition> | undefined;
@@ -118,7 +116,7 @@ const commonJsHint = (file: string, reason: string): string => {
 /** A built-in environment by id, or the default export (or `env` export) of a module path. */
 export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
   const [path, query] = spec.split("?", 2);
-  if (!looksLikePath(path)) {
+  if (!isModulePath(path)) {
     const guess = Object.hasOwn(ENVIRONMENTS, path) ? "" : didYouMean(`./${path}`, query);
     if (guess) throw new UsageError({ detail: `unknown environment "${path}"${guess}` });
     return envById(spec);

@@ -121,6 +121,10 @@ export const decodeTrainConfig = (value: unknown, where: string): TrainConfig =>
   return decoded.success;
 };
 
+/** A learned policy's token budget per action for an environment: its `maxActionTokens`, else the default. */
+export const actionBudgetOf = (env: Pick<EnvDefinition, "maxActionTokens">): number =>
+  env.maxActionTokens ?? DEFAULT_TRAIN_CONFIG.maxNewTokens;
+
 /** A fresh model's context when neither the user nor the environment says. */
 export const DEFAULT_CONTEXT = 192;
 
@@ -150,7 +154,7 @@ export const trainConfigFor = (
       ...DEFAULT_TRAIN_CONFIG,
       env: env.id,
       model: modelConfigFor(env, model),
-      ...(env.maxActionTokens === undefined ? {} : { maxNewTokens: env.maxActionTokens }),
+      maxNewTokens: actionBudgetOf(env),
       ...(env.warmStart && !overrides.init ? { warmStart: env.warmStart } : {}),
       ...rest,
     },

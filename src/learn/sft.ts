@@ -17,7 +17,7 @@ import { replayEpisode } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
-import { DEFAULT_TRAIN_CONFIG } from "./config.ts";
+import { actionBudgetOf } from "./config.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -230,7 +230,7 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
   optimizer.dispose();
   model.dispose();
   const longest = Math.max(0, ...sequences.map(longestAction));
-  const budget = options.env.maxActionTokens ?? DEFAULT_TRAIN_CONFIG.maxNewTokens;
+  const budget = actionBudgetOf(options.env);
   if (longest > budget)
     log(
       `note: the longest demonstrated action takes ${longest} tokens, but train and eval sample at most ${budget} per action ` +

@@ -34,11 +34,11 @@ import {
 import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { type EnvDefinition, isModulePath } from "../runtime/env.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
-import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "./config.ts";
+import { actionBudgetOf, DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "./config.ts";
 import { countCutActions, describeEval, type EvalSummary, evaluate } from "./evaluate.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -158,8 +158,7 @@ export const policyFromModel = (
  */
 const checkConfigEnv = (config: TrainConfig, env: EnvDefinition) => {
   const id = config.env.split("?")[0];
-  const isPath = /[/\\]/.test(id) || /\.(ts|js|mts|mjs)$/.test(id);
-  if (!isPath && id !== env.id)
+  if (!isModulePath(id) && id !== env.id)
     throw new UsageError({
       detail: `train config: env is "${config.env}" but the environment given is ${env.id}; set env to "${env.id}" (or its module path), which is what --resume loads`,
     });
@@ -191,7 +190,7 @@ export const loadPolicy = async (
   const config = {
     ...DEFAULT_TRAIN_CONFIG,
     constrained: !!options.constrained,
-    maxNewTokens: env.maxActionTokens ?? DEFAULT_TRAIN_CONFIG.maxNewTokens,
+    maxNewTokens: actionBudgetOf(env),
   };
   return policyFromModel(env, model, tokenizer, config, options.greedy ?? true, version);
 };

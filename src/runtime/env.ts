@@ -167,6 +167,9 @@ const ID = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
 /** A version is compared as text on replay and printed after a `v`: a short word, no spaces. */
 const VERSION = /^[A-Za-z0-9._+-]{1,64}$/;
 
+/** `--env` and a train config's `env`: a module path (a separator or a module extension), else an id. */
+export const isModulePath = (spec: string): boolean => /[/\\]/.test(spec) || /\.(ts|js|mts|mjs)$/.test(spec);
+
 /** What defineEnv checks first: each required field, and what it must be. */
 const REQUIRED_FIELDS: readonly [keyof EnvDefinition, string, (value: unknown) => boolean][] = [
   [
