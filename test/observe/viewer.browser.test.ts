@@ -96,8 +96,11 @@ describe.skipIf(!available && !required)("the episode viewer in Chromium", () =>
     await page.goto(`file://${join(out, "run.html")}`);
     await page.locator("nav li a", { hasText: "ep-hostile-0" }).click();
     const episode = page.locator("details.episode[open]");
+    // The click opens the episode asynchronously: wait for it, as the first test does (a bare count() raced it in CI).
+    await expect.poll(() => episode.count()).toBe(1);
+    expect(await episode.getAttribute("data-episode")).toBe("ep-hostile-0");
     const actions = episode.locator(".ev.action .tokens");
-    expect(await actions.count()).toBe(3);
+    await expect.poll(() => actions.count()).toBe(3);
     expect(await actions.nth(0).textContent()).toBe(`${HOSTILE[0]}<eos>`);
     expect((await actions.nth(1).textContent())?.replace(/·/g, " ")).toBe(`${HOSTILE[1]}<eos>`);
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned)).toBeUndefined();
