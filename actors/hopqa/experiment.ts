@@ -9,7 +9,9 @@
  *   npm run experiment -- --long --out runs/hopqa-long --docs docs/long   # 45 updates of 16 x 8 per run
  *
  * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
- * interrupted half-way resumes from its last checkpoint.
+ * interrupted half-way resumes from its last checkpoint. A finished run is also recorded next to the page
+ * (docs/runs/NAME.json: plan, scores, train time, curve), so the table outlives the run folders: a later
+ * sitting, even on a fresh clone, skips recorded runs, and `--report` rewrites the page from the records.
  */
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -25,7 +27,18 @@ import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
 import { EXPLORE, LONG, RL_STEP } from "./rl-recipe.ts";
-import { COLUMNS, evaluateSuite, type SuiteResult } from "./suite.ts";
+import {
+  type BaselinesRecord,
+  planDifferences,
+  readBaselinesRecord,
+  readBestCheckpoint,
+  readRunRecords,
+  recordsDir,
+  writeBaselinesRecord,
+  writeBestCheckpoint,
+  writeRunRecord,
+} from "./run-records.ts";
+import { COLUMNS, type ColumnId, evaluateSuite, type SuiteResult } from "./suite.ts";
 import {
   buildWarmStart,
   COPY_WARM_START,
@@ -220,15 +233,17 @@ export const checkPlanMatches = (root: string, specs: readonly RunSpec[]): void 
   for (const spec of specs) {
     const saved = readJson<Record<string, unknown>>(join(root, spec.name, "config.json"));
     if (!saved) continue;
-    const differ = PLAN_KEYS.filter((key) => key in saved && saved[key] !== PLAN.train[key]);
+    const differ = planDifferences(saved, planOf());
     if (differ.length > 0)
       throw new InvalidArgumentError(
-        `${join(root, spec.name)} was trained with another plan (${differ
-          .map((key) => `${key} ${String(saved[key])}, not ${String(PLAN.train[key])}`)
-          .join("; ")}): give this experiment its own --out (and --docs)`,
+        `${join(root, spec.name)} was trained with another plan (${differ.join("; ")}): give this experiment its own --out (and --docs)`,
       );
   }
 };
+
+/** The plan's values of PLAN_KEYS: what a run record must match to stand in this plan's table. */
+const planOf = (): Record<string, number | boolean> =>
+  Object.fromEntries(PLAN_KEYS.map((key) => [key, PLAN.train[key]]));
 
 const runChild = (root: string, name: string, seeds: number) =>
   new Promise<number>((resolve) => {
@@ -258,10 +273,84 @@ const runChild = (root: string, name: string, seeds: number) =>
     });
   });
 
+/** The scores the report reads; a record imported from an earlier page may lack F1 and the rest. */
+type Scores = Record<ColumnId, { readonly em: number }> & { readonly average: number };
+
 interface Finished {
   readonly spec: RunSpec;
-  readonly suite: SuiteResult & { trainSeconds: number; steps: number };
+  readonly suite: Scores & { trainSeconds: number; steps: number };
+  /** Mean return and sampled exact match per update ([] when the run's metrics did not survive). */
+  readonly curve: readonly { update: number; return: number; em: number }[];
+  /** True when read from a run folder of this --out; false when from its record under DOCS/runs. */
+  readonly local: boolean;
+  readonly source?: string;
 }
+
+/** A run folder's training curve, from its metrics.jsonl (torn lines skipped). */
+const curveOf = (dir: string): Finished["curve"] => {
+  const file = join(dir, "metrics.jsonl");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .flatMap((line) => {
+      try {
+        const m = JSON.parse(line) as { step: number; meanReturn: number; successRate: number | null };
+        return [{ update: m.step, return: m.meanReturn, em: m.successRate ?? 0 }];
+      } catch {
+        return [];
+      }
+    });
+};
+
+/**
+ * The finished runs of the plan: from this --out's run folders, else from their records under DOCS/runs.
+ * A record of another plan is refused (it would be reported as this plan's).
+ */
+export const finishedRuns = (root: string, docs: string, seeds: number): Finished[] => {
+  const records = readRunRecords(docs);
+  return runSpecs(seeds).flatMap((spec): Finished[] => {
+    const dir = join(root, spec.name);
+    const suite = readJson<Finished["suite"]>(join(dir, "suite.json"));
+    if (suite) return [{ spec, suite, curve: curveOf(dir), local: true }];
+    const record = records.get(spec.name);
+    if (!record) return [];
+    const differ = planDifferences(record.plan, planOf());
+    if (differ.length > 0)
+      throw new InvalidArgumentError(
+        `${join(recordsDir(docs), `${spec.name}.json`)} records a run of another plan (${differ.join("; ")}): give this experiment its own --docs`,
+      );
+    return [{ spec, suite: record.suite, curve: record.curve, local: false, source: record.source }];
+  });
+};
+
+/** Records every finished run of this --out (and the baselines) under DOCS/runs, for later sittings. */
+const recordRuns = (root: string, docs: string, finished: readonly Finished[]) => {
+  for (const f of finished.filter((f) => f.local)) {
+    const saved = readJson<Record<string, unknown>>(join(root, f.spec.name, "config.json")) ?? {};
+    const plan = { ...planOf(), ...Object.fromEntries(PLAN_KEYS.filter((k) => k in saved).map((k) => [k, saved[k]])) };
+    writeRunRecord(docs, {
+      run: f.spec.name,
+      plan: plan as Record<string, number | boolean>,
+      suite: f.suite,
+      curve: f.curve,
+    });
+  }
+  const baselines = readJson<Omit<BaselinesRecord, "warmStartFrom">>(join(root, "baselines.json"));
+  if (baselines) {
+    const from = readJson<{ from: string }>(join(root, "warm-start-source.json"))?.from;
+    writeBaselinesRecord(docs, {
+      base: baselines.base,
+      ...(baselines.free ? { free: baselines.free } : {}),
+      rag: baselines.rag,
+      ...(from ? { warmStartFrom: from } : {}),
+    });
+  }
+};
+
+/** How the page says the experiment continues: runs kept locally, recorded under DOCS/runs. */
+const RESUMABLE = (root: string, docs: string) =>
+  `Finished runs are kept under ${root} and recorded in \`${recordsDir(docs)}\` (committed with this page); recorded runs are ` +
+  "skipped, so the table can be completed over several sittings, on a fresh clone too; `--report` only rewrites this page from the records.";
 
 const meanStd = (xs: readonly number[]) => {
   const m = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -276,13 +365,14 @@ const cell = (xs: readonly number[]) => {
 
 /** Writes docs/results.md (and curves) from the finished runs. */
 export const writeReport = async (root: string, seeds: number, docs: string, command: string) => {
-  const baselines = readJson<{ base: SuiteResult; free?: SuiteResult; rag: SuiteResult }>(join(root, "baselines.json"));
-  const finished: Finished[] = runSpecs(seeds).flatMap((spec) => {
-    const suite = readJson<Finished["suite"]>(join(root, spec.name, "suite.json"));
-    return suite ? [{ spec, suite }] : [];
-  });
+  const finished = finishedRuns(root, docs, seeds);
+  recordRuns(root, docs, finished);
+  const baselines = readBaselinesRecord(docs);
+  // Rows whose numbers were imported (their run folders gone) are marked, with where the numbers came from.
+  const sources = [...new Set([...finished.map((f) => f.source), baselines?.source].filter((s) => s !== undefined))];
+  const mark = (source: string | undefined) => (source ? ` ${"†".repeat(sources.indexOf(source) + 1)}` : "");
   const groups = [...new Set(runSpecs(seeds).map((s) => s.group))];
-  const row = (label: string, results: readonly SuiteResult[], extra: string) =>
+  const row = (label: string, results: readonly Scores[], extra: string) =>
     `| ${label} | ${COLUMNS.map((c) => cell(results.map((r) => r[c.id].em))).join(" | ")} | ${cell(results.map((r) => r.average))} | ${extra} |`;
   // The command that redoes it all: this one without --report, --only and a borrowed warm start.
   const regenerate = command
@@ -303,11 +393,9 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push(
     PLAN.warm.copy
       ? `Regenerate everything with \`${regenerate}\` (it builds the warm start first, about 6 minutes here) or add ` +
-          `\`--warm-start ${SHIPPED_COPY_WARM_START}\` (the shipped copy of the same recipe); finished runs are kept under ` +
-          `${root} and skipped, so it can be completed over several sittings; \`--report\` only rewrites this page.`
+          `\`--warm-start ${SHIPPED_COPY_WARM_START}\` (the shipped copy of the same recipe). ${RESUMABLE(root, docs)}`
       : "Regenerate everything with `npm run experiment -- --no-copy-head --out runs/hopqa-experiment-plain --docs docs/plain` " +
-          "(it builds the warm start first, about 16 minutes here); finished runs are kept under the --out folder and " +
-          "skipped, so it can be completed over several sittings; `--report` only rewrites this page.",
+          `(it builds the warm start first, about 16 minutes here). ${RESUMABLE(root, docs)}`,
   );
   lines.push("");
   lines.push(
@@ -320,9 +408,10 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push(`|---|${COLUMNS.map(() => "---").join("|")}|---|---|`);
   if (baselines) {
     const decoding = PLAN.train.constrained ? ", constrained decoding" : "";
-    lines.push(row(`Base tool call (warm start, no RL${decoding})`, [baselines.base], "–"));
-    if (baselines.free) lines.push(row("Warm start, unconstrained decoding", [baselines.free], "–"));
-    lines.push(row("Naive RAG (one search with the question)", [baselines.rag], "–"));
+    const m = mark(baselines.source);
+    lines.push(row(`Base tool call (warm start, no RL${decoding})${m}`, [baselines.base], "–"));
+    if (baselines.free) lines.push(row(`Warm start, unconstrained decoding${m}`, [baselines.free], "–"));
+    lines.push(row(`Naive RAG (one search with the question)${m}`, [baselines.rag], "–"));
   }
   for (const group of groups) {
     const runs = finished.filter((f) => f.spec.group === group);
@@ -349,10 +438,10 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push("## Setup");
   lines.push("");
   lines.push(`- Warm start (limited by construction): ${describeRecipe(w)}; GPT ${JSON.stringify(recipeModel(w))}.`);
-  const source = readJson<{ from: string }>(join(root, "warm-start-source.json"));
-  if (source)
+  const from = baselines?.warmStartFrom;
+  if (from)
     lines.push(
-      `- The warm start was not rebuilt by this command: it was copied from \`${source.from}\`, a run of the same recipe and seeds${w.copy ? `; the same checkpoint ships as \`${SHIPPED_COPY_WARM_START}\`` : ""}.`,
+      `- The warm start was not rebuilt by this command: it was copied from \`${from}\`, a run of the same recipe and seeds${w.copy ? `; the same checkpoint ships as \`${SHIPPED_COPY_WARM_START}\`` : ""}.`,
     );
   lines.push(
     `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature ${t.temperature}), ` +
@@ -379,7 +468,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push(`|---|${COLUMNS.map(() => "---").join("|")}|---|---|`);
   for (const f of finished)
     lines.push(
-      `| ${f.spec.name} | ${COLUMNS.map((c) => f.suite[c.id].em.toFixed(3)).join(" | ")} | ${f.suite.average.toFixed(3)} | ${(f.suite.trainSeconds / 60).toFixed(1)} |`,
+      `| ${f.spec.name}${mark(f.source)} | ${COLUMNS.map((c) => f.suite[c.id].em.toFixed(3)).join(" | ")} | ${f.suite.average.toFixed(3)} | ${(f.suite.trainSeconds / 60).toFixed(1)} |`,
     );
   const missing = runSpecs(seeds).filter((s) => !finished.some((f) => f.spec.name === s.name));
   if (missing.length > 0) {
@@ -388,28 +477,44 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
       `Not finished yet (${missing.length}): ${missing.map((s) => s.name).join(", ")}. Run the command again to continue.`,
     );
   }
+  for (const [i, source] of sources.entries()) {
+    lines.push("");
+    lines.push(`${"†".repeat(i + 1)} ${source}.`);
+  }
   mkdirSync(docs, { recursive: true });
   if (finished.length > 0) {
     // The best run's last checkpoint ships with the results (it is small), so anyone can evaluate it.
     const best = finished.reduce((a, b) => (b.suite.average > a.suite.average ? b : a));
-    const latest = readLatest(join(root, best.spec.name));
+    const latest = best.local ? readLatest(join(root, best.spec.name)) : undefined;
+    const target = join(docs, "checkpoints", "hopqa-best");
+    const shipped = readBestCheckpoint(docs);
+    const evalLine = (run: string, average: number) =>
+      `The best run, \`${run}\` (average ${average.toFixed(3)}), ships as \`${target}\`: ` +
+      `\`npx agent-r1 eval --env hopqa --checkpoint ${target} --constrained --suite\` scores it on the table's three columns ` +
+      `(100 questions each, the same seeds), \`--split ood --world-seed 2000123\` instead of \`--suite\` on any world.`;
+    if (!latest && shipped && existsSync(target)) {
+      // The best run's folder is gone (a record): the checkpoint shipped from it, or from the best one that had a folder.
+      const run = finished.find((f) => f.spec.name === shipped.run);
+      lines.push("");
+      if (shipped.run === best.spec.name) lines.push(evalLine(best.spec.name, best.suite.average));
+      else if (run)
+        lines.push(
+          `${evalLine(run.spec.name, run.suite.average)} (The best average, \`${best.spec.name}\`'s, is from a record; its checkpoint was not kept.)`,
+        );
+    }
     if (latest) {
-      const target = join(docs, "checkpoints", "hopqa-best");
       // Weights, config and tokenizer only: the optimizer's moments would triple the size.
       await initBackend("auto", { log: () => {} });
       const loaded = await loadCheckpoint(join(root, best.spec.name, "checkpoints", latest.dir));
       rmSync(target, { recursive: true, force: true });
       await saveCheckpoint(target, { model: loaded.model, tokenizer: loaded.tokenizer, version: loaded.version });
       loaded.model.dispose();
+      writeBestCheckpoint(docs, { run: best.spec.name, checkpoint: latest.dir });
       lines.push("");
-      lines.push(
-        `The best run, \`${best.spec.name}\` (average ${best.suite.average.toFixed(3)}), ships as \`${target}\`: ` +
-          `\`npx agent-r1 eval --env hopqa --checkpoint ${target} --constrained --suite\` scores it on the table's three columns ` +
-          `(100 questions each, the same seeds), \`--split ood --world-seed 2000123\` instead of \`--suite\` on any world.`,
-      );
+      lines.push(evalLine(best.spec.name, best.suite.average));
     }
   }
-  const curves = await writeCurves(root, finished, docs);
+  const curves = await writeCurves(finished, docs);
   if (curves.length > 0) {
     lines.push("");
     lines.push("## Curves");
@@ -421,11 +526,11 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
 };
 
 /** The issue's targets, checked against the finished runs (means over seeds). */
-const targetLines = (base: SuiteResult, finished: readonly Finished[]): string[] => {
-  const test = (r: SuiteResult) => (r["test-seen"].em + r["test-new"].em) / 2;
+const targetLines = (base: Scores, finished: readonly Finished[]): string[] => {
+  const test = (r: Scores) => (r["test-seen"].em + r["test-new"].em) / 2;
   const groups = PLAN.algos.map((algo) => {
     const runs = finished.filter((f) => f.spec.group === algo).map((f) => f.suite);
-    const mean = (f: (r: SuiteResult) => number) => runs.reduce((a, r) => a + f(r), 0) / Math.max(1, runs.length);
+    const mean = (f: (r: Scores) => number) => runs.reduce((a, r) => a + f(r), 0) / Math.max(1, runs.length);
     return { algo, n: runs.length, test: mean(test), ood: mean((r) => r["ood-new"].em) };
   });
   const ran = groups.filter((g) => g.n > 0);
@@ -447,22 +552,23 @@ const targetLines = (base: SuiteResult, finished: readonly Finished[]): string[]
   ];
 };
 
-/** Mean return and training success per update, one line per run of seed 0. */
-const writeCurves = async (root: string, finished: readonly Finished[], docs: string): Promise<string[]> => {
+/** Mean return and training success per update: one line per group, its lowest seed with a curve. */
+const writeCurves = async (finished: readonly Finished[], docs: string): Promise<string[]> => {
   const rows: Record<string, unknown>[] = [];
-  for (const f of finished.filter((f) => f.spec.seed === 0)) {
-    const file = join(root, f.spec.name, "metrics.jsonl");
-    if (!existsSync(file)) continue;
-    for (const line of readFileSync(file, "utf8").split("\n").filter(Boolean)) {
-      const m = JSON.parse(line) as { step: number; meanReturn: number; successRate: number | null };
-      rows.push({ run: f.spec.label, update: m.step, return: m.meanReturn, em: m.successRate ?? 0 });
-    }
+  const drawn = new Map<string, number>();
+  for (const f of [...finished].sort((a, b) => a.spec.seed - b.spec.seed)) {
+    if (f.curve.length === 0 || drawn.has(f.spec.group)) continue;
+    drawn.set(f.spec.group, f.spec.seed);
+    const run = `${f.spec.label} s${f.spec.seed}`;
+    for (const p of f.curve) rows.push({ run, update: p.update, return: p.return, em: p.em });
   }
   if (rows.length === 0) return [];
+  const seeds = [...new Set(drawn.values())];
+  const which = seeds.length === 1 ? `seed ${seeds[0]}` : "one seed per run";
   const files: string[] = [];
   for (const [y, title] of [
-    ["return", "mean return per update (training episodes, seed 0)"],
-    ["em", "exact match per update (training episodes, seed 0)"],
+    ["return", `mean return per update (training episodes, ${which})`],
+    ["em", `exact match per update (training episodes, ${which})`],
   ] as const) {
     const name = `results-${y}.svg`;
     writeFileSync(
@@ -548,10 +654,11 @@ const main = async () => {
     return;
   }
   const command = `npm run experiment${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
-  if (opts.report && !specs.some((s) => existsSync(join(opts.out, s.name, "suite.json"))))
-    // On a fresh clone runs/ is empty: an empty table must not replace the committed one.
+  const finished = finishedRuns(opts.out, opts.docs, opts.seeds); // refuses records of another plan, at once
+  if (opts.report && finished.length === 0)
+    // Neither run folders nor records: an empty table must not replace the committed one.
     throw new InvalidArgumentError(
-      `--report: no finished run in ${opts.out}, so nothing to report; ${join(opts.docs, "results.md")} is left as it is (run the experiment first, or pass the --out that holds its runs)`,
+      `--report: no finished run in ${opts.out} and no run record in ${recordsDir(opts.docs)}, so nothing to report; ${join(opts.docs, "results.md")} is left as it is (run the experiment first, or pass the --out and --docs that hold its runs)`,
     );
   mkdirSync(opts.out, { recursive: true });
   if (!opts.report) {
@@ -564,9 +671,12 @@ const main = async () => {
     checkPlanMatches(opts.out, specs);
     await warmStart(opts.out, say, opts.warmStart);
     const todo = specs.filter(
-      (s) => (!only || only.includes(s.group)) && !existsSync(join(opts.out, s.name, "suite.json")),
+      (s) => (!only || only.includes(s.group)) && !finished.some((f) => f.spec.name === s.name),
     );
-    say(`${todo.length} run(s) to do, ${opts.jobs} at a time (finished runs are kept and skipped)`);
+    const recorded = finished.filter((f) => !f.local).length;
+    say(
+      `${todo.length} run(s) to do, ${opts.jobs} at a time (finished runs are skipped${recorded ? `: ${recorded} recorded in ${recordsDir(opts.docs)}` : ""})`,
+    );
     const bar = progress("runs", todo.length);
     let next = 0;
     const worker = async () => {
@@ -588,8 +698,8 @@ const main = async () => {
     await Promise.all(Array.from({ length: opts.jobs }, worker));
     bar.stop();
   }
-  const { finished, total } = await writeReport(opts.out, opts.seeds, opts.docs, command);
-  say(`${finished}/${total} runs finished; wrote ${join(opts.docs, "results.md")}`);
+  const report = await writeReport(opts.out, opts.seeds, opts.docs, command);
+  say(`${report.finished}/${report.total} runs finished; wrote ${join(opts.docs, "results.md")}`);
 };
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("experiment.ts")) {

@@ -1,6 +1,6 @@
 /** `npm run experiment`'s guards: mistakes that would cost hours are refused at once, with what to do. */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
@@ -10,7 +10,7 @@ const experiment = (...args: string[]) => {
     encoding: "utf8",
     timeout: 60_000,
   });
-  return { code: run.status, stderr: run.stderr };
+  return { code: run.status, stderr: run.stderr, stdout: run.stdout };
 };
 
 describe("npm run experiment", () => {
@@ -54,7 +54,139 @@ describe("npm run experiment", () => {
     writeFileSync(join(docs, "results.md"), "the committed table\n");
     const run = experiment("--report", "--out", join(tempDir(), "no-runs"), "--docs", docs);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--report: no finished run in \S+no-runs, so nothing to report; .*results\.md is left/);
+    expect(run.stderr).toMatch(
+      /--report: no finished run in \S+no-runs and no run record in \S+runs, so nothing to report; .*results\.md is left/,
+    );
     expect(readFileSync(join(docs, "results.md"), "utf8")).toBe("the committed table\n");
   }, 60_000);
+
+  // The long plan's settings, as a run's config.json and a run record keep them.
+  const LONG = {
+    steps: 45,
+    tasksPerStep: 16,
+    groupSize: 8,
+    temperature: 2,
+    epochs: 1,
+    minibatches: 4,
+    lr: 0.0003,
+    klCoef: 0.05,
+    constrained: true,
+  };
+  const score = (em: number) => ({ em, f1: em, grounded: em, episodes: 100 });
+  /** A finished run folder as runOne leaves it: config.json, metrics.jsonl, suite.json. */
+  const fakeRun = (out: string, name: string, ems: [number, number, number], minutes: number) => {
+    mkdirSync(join(out, name), { recursive: true });
+    writeFileSync(join(out, name, "config.json"), JSON.stringify({ ...LONG, algo: "grpo" }));
+    const metrics = [
+      [0, 0.5, 0.4],
+      [1, 0.6, 0.5],
+      [2, 0.7, 0.6],
+    ].map(([step, meanReturn, successRate]) => JSON.stringify({ step, meanReturn, successRate }));
+    writeFileSync(join(out, name, "metrics.jsonl"), `${metrics.join("\n")}\n`);
+    const [a, b, c] = ems;
+    writeFileSync(
+      join(out, name, "suite.json"),
+      JSON.stringify({
+        "test-seen": score(a),
+        "test-new": score(b),
+        "ood-new": score(c),
+        average: (a + b + c) / 3,
+        trainSeconds: minutes * 60,
+        steps: 45,
+      }),
+    );
+  };
+  const runsTable = (page: string) => page.slice(page.indexOf("## Runs"));
+
+  it("records finished runs next to the page, so --report on a fresh clone (no run folders) writes the same table", () => {
+    const out = join(tempDir(), "runs");
+    const docs = join(tempDir(), "docs");
+    fakeRun(out, "grpo-s0", [0.8, 0.9, 0.1], 30);
+    fakeRun(out, "ppo-s1", [0.7, 0.6, 0.2], 40);
+    writeFileSync(
+      join(out, "baselines.json"),
+      JSON.stringify({
+        base: { "test-seen": score(0.7), "test-new": score(0.75), "ood-new": score(0.1), average: 0.5167 },
+        rag: { "test-seen": score(0.1), "test-new": score(0.1), "ood-new": score(0.05), average: 0.0833 },
+      }),
+    );
+    expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
+    const first = readFileSync(join(docs, "results.md"), "utf8");
+    expect(readdirSync(join(docs, "runs")).sort()).toEqual(["baselines.json", "grpo-s0.json", "ppo-s1.json"]);
+    const record = JSON.parse(readFileSync(join(docs, "runs", "grpo-s0.json"), "utf8"));
+    expect(record.plan).toEqual(LONG);
+    expect(record.curve).toEqual([
+      { update: 0, return: 0.5, em: 0.4 },
+      { update: 1, return: 0.6, em: 0.5 },
+      { update: 2, return: 0.7, em: 0.6 },
+    ]);
+    expect(first).toContain("| grpo-s0 | 0.800 | 0.900 | 0.100 | 0.600 | 30.0 |");
+    expect(first).toContain("| GRPO | 0.800 | 0.900 | 0.100 | 0.600 | n=1, 30.000 min |");
+    expect(first).toContain("| Base tool call (warm start, no RL, constrained decoding) | 0.700 | 0.750 | 0.100 |");
+
+    rmSync(out, { recursive: true }); // the run folders are gone, as on a fresh clone
+    rmSync(join(docs, "results.md"));
+    expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
+    const second = readFileSync(join(docs, "results.md"), "utf8");
+    expect(runsTable(second)).toBe(runsTable(first));
+    expect(second).toContain("| Base tool call (warm start, no RL, constrained decoding) | 0.700 | 0.750 | 0.100 |");
+    expect(readFileSync(join(docs, "results-em.svg"), "utf8")).toContain("<svg");
+
+    // A new sitting skips what the records hold: nothing of grpo-s0 is trained again.
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, "baselines.json"), readFileSync(join(docs, "runs", "baselines.json"))); // warm start done
+    const again = experiment("--long", "--only", "grpo", "--seeds", "1", "--out", out, "--docs", docs);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(
+      `0 run(s) to do, 2 at a time (finished runs are skipped: 1 recorded in ${join(docs, "runs")})`,
+    );
+    expect(existsSync(join(out, "grpo-s0"))).toBe(false);
+  }, 120_000);
+
+  it("marks imported records with their source, and refuses a record of another plan or a malformed one by file", () => {
+    const docs = join(tempDir(), "docs");
+    const runs = join(docs, "runs");
+    mkdirSync(runs, { recursive: true });
+    const record = (run: string, plan: object, extra: object = {}) =>
+      writeFileSync(
+        join(runs, `${run}.json`),
+        JSON.stringify({
+          run,
+          plan,
+          suite: {
+            "test-seen": { em: 0.5 },
+            "test-new": { em: 0.6 },
+            "ood-new": { em: 0 },
+            average: 0.3667,
+            trainSeconds: 600,
+            steps: 45,
+          },
+          curve: [],
+          ...extra,
+        }),
+      );
+    record("rloo-s2", LONG, { source: "copied from an old page" });
+    const out = join(tempDir(), "none");
+    expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
+    const page = readFileSync(join(docs, "results.md"), "utf8");
+    expect(page).toContain("| rloo-s2 † | 0.500 | 0.600 | 0.000 | 0.367 | 10.0 |");
+    expect(page).toContain("\n† copied from an old page.\n");
+
+    record("grpo-s0", { ...LONG, steps: 15 });
+    let run = experiment("--long", "--report", "--out", out, "--docs", docs);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${join(runs, "grpo-s0.json")} records a run of another plan (steps 15, not 45)`);
+
+    writeFileSync(
+      join(runs, "grpo-s0.json"),
+      JSON.stringify({ run: "grpo-s0", plan: LONG, suite: { average: "high" } }),
+    );
+    run = experiment("--long", "--report", "--out", out, "--docs", docs);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `${join(runs, "grpo-s0.json")}: not a run record (Missing key at ["suite"]["test-seen"]); fix or delete it`,
+    );
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(join(docs, "results.md"), "utf8")).toBe(page); // nothing rewritten
+  }, 120_000);
 });

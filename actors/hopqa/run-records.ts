@@ -1,0 +1,115 @@
+/**
+ * Run records: what the experiment keeps of a finished run next to its results page (DOCS/runs/NAME.json),
+ * so that the table survives the run folders. A record holds the run's plan, its suite scores, its train
+ * time and its training curve; `baselines.json` holds the warm start's and naive RAG's rows. Records are
+ * committed with the page: a fresh clone's `--report` rewrites the same page from them, and a new sitting
+ * skips the runs they hold instead of training them again.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { InvalidArgumentError } from "commander";
+import { Result, Schema } from "effect";
+
+const Score = Schema.Struct({
+  em: Schema.Finite,
+  f1: Schema.optionalKey(Schema.Finite),
+  grounded: Schema.optionalKey(Schema.Finite),
+  episodes: Schema.optionalKey(Schema.Finite),
+});
+const Scores = Schema.Struct({
+  "test-seen": Score,
+  "test-new": Score,
+  "ood-new": Score,
+  average: Schema.Finite,
+});
+
+/** A point of the training curve: one update's mean return and sampled exact match. */
+const CurvePoint = Schema.Struct({ update: Schema.Finite, return: Schema.Finite, em: Schema.Finite });
+
+export const RunRecord = Schema.Struct({
+  run: Schema.String,
+  /** The plan's settings the run was trained with (steps, tasksPerStep, ..., as in its config.json). */
+  plan: Schema.Record(Schema.String, Schema.Union([Schema.Finite, Schema.Boolean])),
+  suite: Schema.Struct({ ...Scores.fields, trainSeconds: Schema.Finite, steps: Schema.Finite }),
+  curve: Schema.Array(CurvePoint),
+  /** Where the numbers come from when not from a run folder this experiment read (an import). */
+  source: Schema.optionalKey(Schema.String),
+});
+export type RunRecord = typeof RunRecord.Type;
+
+export const BaselinesRecord = Schema.Struct({
+  base: Scores,
+  free: Schema.optionalKey(Scores),
+  rag: Scores,
+  /** Where the warm start came from when the experiment copied it (`--warm-start`). */
+  warmStartFrom: Schema.optionalKey(Schema.String),
+  source: Schema.optionalKey(Schema.String),
+});
+export type BaselinesRecord = typeof BaselinesRecord.Type;
+
+export const recordsDir = (docs: string) => join(docs, "runs");
+const BASELINES = "baselines.json";
+
+const decode = <S extends Schema.Top>(schema: S, file: string): S["Type"] => {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new InvalidArgumentError(`${file}: not valid JSON (${(error as Error).message.split("\n")[0]})`);
+  }
+  const decoded = Schema.decodeUnknownResult(schema as unknown as Schema.Codec<unknown, unknown>, {
+    onExcessProperty: "error",
+  })(json);
+  if (Result.isFailure(decoded))
+    throw new InvalidArgumentError(
+      `${file}: not a run record (${String(decoded.failure.message).replace(/\s+/g, " ")}); fix or delete it`,
+    );
+  return decoded.success as S["Type"];
+};
+
+const writeJson = (file: string, value: unknown) => {
+  mkdirSync(join(file, ".."), { recursive: true });
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(value, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+};
+
+/** Every run record under DOCS/runs, by run name (a malformed one is refused with its file and field). */
+export const readRunRecords = (docs: string): Map<string, RunRecord> => {
+  const dir = recordsDir(docs);
+  const records = new Map<string, RunRecord>();
+  if (!existsSync(dir)) return records;
+  for (const file of readdirSync(dir).sort()) {
+    if (!file.endsWith(".json") || file === BASELINES || file === BEST) continue;
+    const record = decode(RunRecord, join(dir, file));
+    if (`${record.run}.json` !== file)
+      throw new InvalidArgumentError(`${join(dir, file)}: holds run "${record.run}", not ${file.slice(0, -5)}`);
+    records.set(record.run, record);
+  }
+  return records;
+};
+
+export const writeRunRecord = (docs: string, record: RunRecord) =>
+  writeJson(join(recordsDir(docs), `${record.run}.json`), record);
+
+export const readBaselinesRecord = (docs: string): BaselinesRecord | undefined => {
+  const file = join(recordsDir(docs), BASELINES);
+  return existsSync(file) ? decode(BaselinesRecord, file) : undefined;
+};
+
+export const writeBaselinesRecord = (docs: string, record: BaselinesRecord) =>
+  writeJson(join(recordsDir(docs), BASELINES), record);
+
+/** Which run the shipped best checkpoint was exported from (it outlives the run folder). */
+const BEST = "best-checkpoint.json";
+export const readBestCheckpoint = (docs: string): { run: string; checkpoint: string } | undefined => {
+  const file = join(recordsDir(docs), BEST);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { run: string; checkpoint: string }) : undefined;
+};
+export const writeBestCheckpoint = (docs: string, value: { run: string; checkpoint: string }) =>
+  writeJson(join(recordsDir(docs), BEST), value);
+
+/** The plan keys on which a record and the plan disagree ("steps 15, not 45"). */
+export const planDifferences = (saved: Readonly<Record<string, unknown>>, plan: Readonly<Record<string, unknown>>) =>
+  Object.keys(plan)
+    .filter((key) => key in saved && saved[key] !== plan[key])
+    .map((key) => `${key} ${String(saved[key])}, not ${String(plan[key])}`);
