@@ -10,7 +10,7 @@
  *
  * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
  * interrupted half-way resumes from its last checkpoint. A finished run is also recorded next to the page
- * (docs/runs/NAME.json: plan, scores, train time, curve), so the table outlives the run folders: a later
+ * (docs/run-records/NAME.json: plan, scores, train time, curve), so the table outlives the run folders: a later
  * sitting, even on a fresh clone, skips recorded runs, and `--report` rewrites the page from the records.
  */
 import { spawn } from "node:child_process";
@@ -281,7 +281,7 @@ interface Finished {
   readonly suite: Scores & { trainSeconds: number; steps: number };
   /** Mean return and sampled exact match per update ([] when the run's metrics did not survive). */
   readonly curve: readonly { update: number; return: number; em: number }[];
-  /** True when read from a run folder of this --out; false when from its record under DOCS/runs. */
+  /** True when read from a run folder of this --out; false when from its record under DOCS/run-records. */
   readonly local: boolean;
   readonly source?: string;
 }
@@ -303,7 +303,7 @@ const curveOf = (dir: string): Finished["curve"] => {
 };
 
 /**
- * The finished runs of the plan: from this --out's run folders, else from their records under DOCS/runs.
+ * The finished runs of the plan: from this --out's run folders, else from their records under DOCS/run-records.
  * A record of another plan is refused (it would be reported as this plan's).
  */
 export const finishedRuns = (root: string, docs: string, seeds: number): Finished[] => {
@@ -323,7 +323,7 @@ export const finishedRuns = (root: string, docs: string, seeds: number): Finishe
   });
 };
 
-/** Records every finished run of this --out (and the baselines) under DOCS/runs, for later sittings. */
+/** Records every finished run of this --out (and the baselines) under DOCS/run-records, for later sittings. */
 const recordRuns = (root: string, docs: string, finished: readonly Finished[]) => {
   for (const f of finished.filter((f) => f.local)) {
     const saved = readJson<Record<string, unknown>>(join(root, f.spec.name, "config.json")) ?? {};
@@ -347,7 +347,7 @@ const recordRuns = (root: string, docs: string, finished: readonly Finished[]) =
   }
 };
 
-/** How the page says the experiment continues: runs kept locally, recorded under DOCS/runs. */
+/** How the page says the experiment continues: runs kept locally, recorded under DOCS/run-records. */
 const RESUMABLE = (root: string, docs: string) =>
   `Finished runs are kept under ${root} and recorded in \`${recordsDir(docs)}\` (committed with this page); recorded runs are ` +
   "skipped, so the table can be completed over several sittings, on a fresh clone too; `--report` only rewrites this page from the records.";

@@ -1,5 +1,5 @@
 /**
- * Run records: what the experiment keeps of a finished run next to its results page (DOCS/runs/NAME.json),
+ * Run records: what the experiment keeps of a finished run next to its results page (DOCS/run-records/NAME.json),
  * so that the table survives the run folders. A record holds the run's plan, its suite scores, its train
  * time and its training curve; `baselines.json` holds the warm start's and naive RAG's rows. Records are
  * committed with the page: a fresh clone's `--report` rewrites the same page from them, and a new sitting
@@ -47,7 +47,7 @@ export const BaselinesRecord = Schema.Struct({
 });
 export type BaselinesRecord = typeof BaselinesRecord.Type;
 
-export const recordsDir = (docs: string) => join(docs, "runs");
+export const recordsDir = (docs: string) => join(docs, "run-records");
 const BASELINES = "baselines.json";
 
 const decode = <S extends Schema.Top>(schema: S, file: string): S["Type"] => {
@@ -73,7 +73,7 @@ const writeJson = (file: string, value: unknown) => {
   renameSync(`${file}.tmp`, file);
 };
 
-/** Every run record under DOCS/runs, by run name (a malformed one is refused with its file and field). */
+/** Every run record under DOCS/run-records, by run name (a malformed one is refused with its file and field). */
 export const readRunRecords = (docs: string): Map<string, RunRecord> => {
   const dir = recordsDir(docs);
   const records = new Map<string, RunRecord>();

@@ -55,7 +55,7 @@ describe("npm run experiment", () => {
     const run = experiment("--report", "--out", join(tempDir(), "no-runs"), "--docs", docs);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
-      /--report: no finished run in \S+no-runs and no run record in \S+runs, so nothing to report; .*results\.md is left/,
+      /--report: no finished run in \S+no-runs and no run record in \S+run-records, so nothing to report; .*results\.md is left/,
     );
     expect(readFileSync(join(docs, "results.md"), "utf8")).toBe("the committed table\n");
   }, 60_000);
@@ -112,8 +112,8 @@ describe("npm run experiment", () => {
     );
     expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
     const first = readFileSync(join(docs, "results.md"), "utf8");
-    expect(readdirSync(join(docs, "runs")).sort()).toEqual(["baselines.json", "grpo-s0.json", "ppo-s1.json"]);
-    const record = JSON.parse(readFileSync(join(docs, "runs", "grpo-s0.json"), "utf8"));
+    expect(readdirSync(join(docs, "run-records")).sort()).toEqual(["baselines.json", "grpo-s0.json", "ppo-s1.json"]);
+    const record = JSON.parse(readFileSync(join(docs, "run-records", "grpo-s0.json"), "utf8"));
     expect(record.plan).toEqual(LONG);
     expect(record.curve).toEqual([
       { update: 0, return: 0.5, em: 0.4 },
@@ -134,18 +134,18 @@ describe("npm run experiment", () => {
 
     // A new sitting skips what the records hold: nothing of grpo-s0 is trained again.
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, "baselines.json"), readFileSync(join(docs, "runs", "baselines.json"))); // warm start done
+    writeFileSync(join(out, "baselines.json"), readFileSync(join(docs, "run-records", "baselines.json"))); // warm start done
     const again = experiment("--long", "--only", "grpo", "--seeds", "1", "--out", out, "--docs", docs);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(
-      `0 run(s) to do, 2 at a time (finished runs are skipped: 1 recorded in ${join(docs, "runs")})`,
+      `0 run(s) to do, 2 at a time (finished runs are skipped: 1 recorded in ${join(docs, "run-records")})`,
     );
     expect(existsSync(join(out, "grpo-s0"))).toBe(false);
   }, 120_000);
 
   it("marks imported records with their source, and refuses a record of another plan or a malformed one by file", () => {
     const docs = join(tempDir(), "docs");
-    const runs = join(docs, "runs");
+    const runs = join(docs, "run-records");
     mkdirSync(runs, { recursive: true });
     const record = (run: string, plan: object, extra: object = {}) =>
       writeFileSync(
