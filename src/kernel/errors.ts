@@ -115,3 +115,6 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail
     return this.detail;
   }
 }
+
+/** A thrown value's message: an Error's `message`, anything else as a string (what journals record). */
+export const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));

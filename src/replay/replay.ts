@@ -10,7 +10,7 @@
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, initialTransition, transition } from "xstate";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { EnvMismatchError, NonDeterminismError } from "../kernel/errors.ts";
+import { EnvMismatchError, messageOf, NonDeterminismError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { ABORTED, EpisodeDerivation, waitingForTools } from "../runtime/derive.ts";
@@ -140,20 +140,35 @@ export const replayEpisode = (
     }
   };
 
-  /** Runs one pure transition; a machine that throws on a recorded input diverges at that input's seq. */
+  /**
+   * Runs one pure transition and derives its events. When the machine (or a reward it emits) throws, the
+   * live runtime ended the episode there as an environment error: a record that ended so, with the same
+   * message, is replayed faithfully; anything else diverges at that input's seq.
+   */
   const guarded = (seq: number, run: () => unknown) => {
-    let result: unknown;
     try {
-      result = run();
+      step(run() as never);
     } catch (cause) {
       if (cause instanceof NonDeterminismError) throw cause;
+      const reason = `environment error: ${messageOf(cause)}`;
+      const record = recorded[cursor];
+      if (!verify || (record?.type === "episode.ended" && record.reason === ABORTED + reason)) {
+        if (verify) cursor += 1;
+        const body = derivation.ended(reason);
+        if (verify && canonicalJson(body) !== canonicalJson(bodyOf(record)))
+          diverge(record.seq, canonicalJson(bodyOf(record)), canonicalJson(body));
+        out.push(body);
+        ended = true;
+        return;
+      }
       diverge(
         seq,
-        "the machine took this input when it was recorded",
-        `the machine threw: ${(cause as Error)?.message ?? String(cause)}`,
+        record?.type === "episode.ended" && record.reason.startsWith(ABORTED)
+          ? `the episode ended here: ${record.reason}`
+          : "the machine took this input when it was recorded",
+        `the machine threw: ${messageOf(cause)}`,
       );
     }
-    step(result as never);
   };
 
   const input = { task: started.task, seed: started.seed };

@@ -4,7 +4,8 @@
  * file never hides the others. Reading streams (one line in memory at a time); verifying holds one
  * episode at a time. In a folder, only regular files are read: a link cannot lead the check outside it.
  */
-import { existsSync, lstatSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import {
   journalFilesAt,
   type RepairReport,
@@ -12,7 +13,7 @@ import {
   repairJournalFile,
   streamJournalFile,
 } from "../journal/jsonl.ts";
-import { EnvMismatchError, JournalError, NonDeterminismError, UsageError } from "../kernel/errors.ts";
+import { EnvMismatchError, JournalError, messageOf, NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { replayEpisode } from "./replay.ts";
@@ -39,8 +40,6 @@ export interface VerifyOptions {
   readonly repair: boolean;
   readonly envOf: (id: string) => EnvDefinition;
 }
-
-const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 
 /** Reads a file without keeping its events: the count, the first and the last. */
 const skim = async (file: string) => {
@@ -109,7 +108,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       if (cause instanceof NonDeterminismError || cause instanceof EnvMismatchError) throw cause;
       // The environment's own code threw on these recorded inputs: a journal it cannot have produced.
       return failed({
-        problem: `${file}:1: replay failed: environment ${env.id} threw on the recorded inputs: ${describe(cause)}`,
+        problem: `${file}:1: replay failed: environment ${env.id} threw on the recorded inputs: ${messageOf(cause)}`,
       });
     }
     return {
@@ -127,7 +126,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
     if (cause instanceof EnvMismatchError)
       return { file, ok: false, events: 0, repaired, problem: `${file}:1: ${cause.message}` };
     if (cause instanceof JournalError) return { file, ok: false, events: 0, repaired, problem: cause.message };
-    return { file, ok: false, events: 0, repaired, problem: `${file}: ${describe(cause)}` };
+    return { file, ok: false, events: 0, repaired, problem: `${file}: ${messageOf(cause)}` };
   }
 };
 
@@ -143,7 +142,19 @@ export async function* checkPath(path: string, options: VerifyOptions): AsyncGen
   if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
   const files = await journalFilesAt(path);
   // A folder without journals is a wrong path, not a failed check.
-  if (files.length === 0) throw new UsageError({ detail: `no .jsonl journal files in ${path}` });
+  if (files.length === 0) {
+    // A training run's episodes/ keeps one folder per update: name them rather than just say "none".
+    const inside = lstatSync(path).isDirectory()
+      ? readdirSync(path, { withFileTypes: true })
+          .filter((d) => d.isDirectory() && readdirSync(join(path, d.name)).some((n) => n.endsWith(".jsonl")))
+          .map((d) => d.name)
+          .sort()
+      : [];
+    const hint = inside.length
+      ? `; its subfolders hold journals (${inside.slice(0, 3).join(", ")}${inside.length > 3 ? `, ... ${inside.length} in all` : ""}): give one of them, e.g. ${join(path, inside[0])}`
+      : "";
+    throw new UsageError({ detail: `no .jsonl journal files in ${path}${hint}` });
+  }
   const inFolder = files.length !== 1 || files[0] !== path;
   for (const file of files) {
     const problem = inFolder ? notRegular(file) : undefined;

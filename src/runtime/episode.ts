@@ -8,6 +8,7 @@ import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type 
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
+import { messageOf } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { type AgentEmitted, createAgentMachine } from "./agent.ts";
@@ -82,8 +83,6 @@ const agentMachineFor = (policy: PolicyActor) => {
   }
   return machine;
 };
-
-const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
 
 /** Checks a policy's answer before it enters the journal: a broken policy aborts the episode, readably. */
 const invalidAction = (action: PolicyAction, vocabulary: number): string | undefined => {
@@ -235,7 +234,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       envActor.send({ type: "agent.act", turn: request.turn, text: action.text, tokens: action.tokens });
     });
     agent.on("agent.failed", (e: Extract<AgentEmitted, { type: "agent.failed" }>) =>
-      abort(`policy ${policy.policy.id} failed: ${describe(e.error)}`),
+      abort(`policy ${policy.policy.id} failed: ${messageOf(e.error)}`),
     );
 
     const onEmitted = (emitted: { type: string }) => {
@@ -244,7 +243,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
         const body = derivation.emitted(emitted);
         if (body) void record(body);
       } catch (cause) {
-        abort(`environment error: ${describe(cause)}`);
+        abort(`environment error: ${messageOf(cause)}`);
       }
     };
 
@@ -276,7 +275,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       envActor.on("*", onEmitted);
       envActor.subscribe({
         next: onMacrostep,
-        error: (cause) => abort(`environment error: ${describe(cause)}`),
+        error: (cause) => abort(`environment error: ${messageOf(cause)}`),
       });
       envActor.start();
     };

@@ -1,0 +1,103 @@
+/**
+ * An environment that throws (a guard, an assign, a reward that is not a finite number) ends the live episode
+ * as "aborted: environment error: ...". Such a journal is faithful: replay must re-derive that end, not call
+ * it a divergence (a trainer replaying its episodes stopped the whole run on one).
+ */
+import { describe, expect, it } from "vitest";
+import { assign, setup } from "xstate";
+import {
+  type AgentActEvent,
+  canonicalJson,
+  defineEnv,
+  type EnvInput,
+  end,
+  MemoryJournal,
+  NonDeterminismError,
+  observe,
+  reward,
+  WordTokenizer,
+} from "../../src/index.ts";
+import { replayEpisode } from "../../src/replay/replay.ts";
+import { playEpisode } from "../../src/testing/index.ts";
+
+const machine = setup({
+  types: { context: {} as { turn: number }, events: {} as AgentActEvent, input: {} as EnvInput<{ q: string }> },
+}).createMachine({
+  context: { turn: 0 },
+  initial: "awaiting",
+  entry: observe("say something"),
+  states: {
+    awaiting: {
+      on: {
+        "agent.act": [
+          { guard: ({ event }) => event.text.includes("stop"), target: "done", actions: end("stopped", {}) },
+          {
+            actions: [
+              assign({
+                turn: ({ context, event }) => {
+                  if (event.text.includes("boom")) throw new Error(`assign exploded on turn ${context.turn}`);
+                  return context.turn + 1;
+                },
+              }),
+              reward("process", ({ event }) => (event.text.includes("nan") ? Number.NaN : 0.1), "spoke"),
+              observe("again"),
+            ],
+          },
+        ],
+      },
+    },
+    done: { type: "final" },
+  },
+});
+const brittle = defineEnv({
+  id: "brittle",
+  version: "1",
+  description: "throws on boom, rewards NaN on nan",
+  machine,
+  tools: {},
+  tokenizer: new WordTokenizer(["say", "something", "again", "hello", "boom", "nan", "stop"]),
+  task: () => ({ q: "x" }),
+});
+
+const recordOf = async (actions: string[]) => {
+  const journal = new MemoryJournal();
+  const live = await playEpisode(brittle, { seed: "s", actions }, { journal });
+  return { live: live.record, events: await journal.read(live.record.episode) };
+};
+
+describe("replaying an episode the environment aborted", () => {
+  it.each([
+    ["a transition that throws", ["hello", "boom"], "aborted: environment error: assign exploded on turn 1"],
+    ["a reward that is not a number", ["hello", "nan"], 'reward "spoke" has value NaN'],
+  ])("%s: verifies, and re-derives the same end", async (_, actions, reason) => {
+    const { live, events } = await recordOf(actions);
+    expect(live.reason).toContain(reason);
+    const replayed = replayEpisode(events, brittle);
+    expect(replayed.reason).toBe(live.reason);
+    expect(replayed.return).toBe(live.return);
+    expect(canonicalJson(replayed.events.at(-1))).toContain("aborted: environment error:");
+    expect(replayEpisode(events, brittle, { verify: false }).reason).toBe(live.reason);
+  });
+
+  it("a journal that says the machine threw something else still diverges, naming both", async () => {
+    const { events } = await recordOf(["hello", "boom"]);
+    const last = events.at(-1)!;
+    const edited = [...events.slice(0, -1), { ...last, reason: "aborted: environment error: something else" }];
+    let error: unknown;
+    try {
+      replayEpisode(edited as typeof events, brittle);
+    } catch (cause) {
+      error = cause;
+    }
+    expect(error).toBeInstanceOf(NonDeterminismError);
+    expect(String((error as Error).message)).toContain(
+      "the episode ended here: aborted: environment error: something else",
+    );
+    expect(String((error as Error).message)).toContain("the machine threw: assign exploded on turn 1");
+  });
+
+  it("an episode that ran on normally still replays as before", async () => {
+    const { live, events } = await recordOf(["hello", "stop"]);
+    expect(replayEpisode(events, brittle).reason).toBe(live.reason);
+  });
+});
