@@ -16,7 +16,7 @@
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Command, InvalidArgumentError } from "commander";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { runTrain } from "../../src/cli/learn-commands.ts";
 import { progress } from "../../src/cli/progress.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
@@ -32,10 +32,12 @@ import {
   planDifferences,
   readBaselinesRecord,
   readBestCheckpoint,
+  readPagePlan,
   readRunRecords,
   recordsDir,
   writeBaselinesRecord,
   writeBestCheckpoint,
+  writePagePlan,
   writeRunRecord,
 } from "./run-records.ts";
 import { COLUMNS, type ColumnId, evaluateSuite, type SuiteResult } from "./suite.ts";
@@ -82,6 +84,8 @@ const QUICK_PLAN: typeof FULL_PLAN = {
   evalEpisodes: 4,
 };
 let PLAN = FULL_PLAN;
+/** `--quick`: the page says its numbers mean nothing. */
+let QUICK = false;
 /** The plan's switches, passed on to the runs' child processes. */
 const CHILD_FLAGS: string[] = [];
 
@@ -134,6 +138,25 @@ const policyOf = async (checkpoint: string, constrained = PLAN.train.constrained
   return () => policyFromModel(hopqa, model, tokenizer, { ...DEFAULT_TRAIN_CONFIG, constrained }, true, version);
 };
 
+/** `--warm-start DIR` must be a whole checkpoint of the recipe's model shape; checked before anything is copied. */
+const checkWarmStart = async (from: string) => {
+  let loaded: Awaited<ReturnType<typeof loadCheckpoint>>;
+  try {
+    loaded = await loadCheckpoint(from);
+  } catch (error) {
+    throw new InvalidArgumentError(`--warm-start ${from}: ${(error as Error).message.split("\n")[0]}`);
+  }
+  const config = loaded.model.config as unknown as Record<string, unknown>;
+  loaded.model.dispose();
+  const want = recipeModel(PLAN.warm) as Record<string, unknown>;
+  const defaults: Record<string, unknown> = { copy: false, positions: "learned" };
+  const differ = Object.keys(want).filter((key) => (config[key] ?? defaults[key]) !== want[key]);
+  if (differ.length > 0)
+    throw new InvalidArgumentError(
+      `--warm-start ${from}: not this recipe's model (${differ.map((k) => `${k} ${String(config[k] ?? defaults[k])}, not ${String(want[k])}`).join("; ")})`,
+    );
+};
+
 /** The shared warm start and the baselines (naive RAG; the warm start itself = "base tool call"). */
 const warmStart = async (root: string, say: (line: string) => void, from?: string) => {
   const dir = join(root, "warm-start");
@@ -142,6 +165,7 @@ const warmStart = async (root: string, say: (line: string) => void, from?: strin
   await initBackend("auto");
   const w = PLAN.warm;
   if (from) {
+    await checkWarmStart(from);
     say(`warm start: copied from ${from} (it must have been built with this recipe: ${describeRecipe(w)})`);
     cpSync(from, dir, { recursive: true });
     writeJson(join(root, "warm-start-source.json"), { from });
@@ -244,6 +268,28 @@ export const checkPlanMatches = (root: string, specs: readonly RunSpec[]): void 
 /** The plan's values of PLAN_KEYS: what a run record must match to stand in this plan's table. */
 const planOf = (): Record<string, number | boolean> =>
   Object.fromEntries(PLAN_KEYS.map((key) => [key, PLAN.train[key]]));
+
+/** What a results page was written with: the runs' plan, the questions per column, the warm start's head. */
+export const pagePlanOf = (): Record<string, number | boolean> => ({
+  ...planOf(),
+  evalEpisodes: PLAN.evalEpisodes,
+  copyHead: PLAN.warm.copy ?? false,
+  demos: PLAN.warm.demos,
+});
+
+/**
+ * Refuses a --docs folder whose page was written with another plan (say `--long` or `--quick` pointed at
+ * docs/, the 15-update table): the report would replace that page, its curves and its best checkpoint.
+ */
+export const checkPagePlan = (docs: string): void => {
+  const saved = readPagePlan(docs);
+  if (!saved) return;
+  const differ = planDifferences(saved, pagePlanOf());
+  if (differ.length > 0)
+    throw new InvalidArgumentError(
+      `${join(docs, "results.md")} is the page of another plan (${differ.join("; ")}; ${join(recordsDir(docs), "plan.json")}): give this experiment its own --docs`,
+    );
+};
 
 const runChild = (root: string, name: string, seeds: number) =>
   new Promise<number>((resolve) => {
@@ -367,6 +413,7 @@ const cell = (xs: readonly number[]) => {
 export const writeReport = async (root: string, seeds: number, docs: string, command: string) => {
   const finished = finishedRuns(root, docs, seeds);
   recordRuns(root, docs, finished);
+  writePagePlan(docs, pagePlanOf());
   const baselines = readBaselinesRecord(docs);
   // Rows whose numbers were imported (their run folders gone) are marked, with where the numbers came from.
   const sources = [...new Set([...finished.map((f) => f.source), baselines?.source].filter((s) => s !== undefined))];
@@ -391,10 +438,12 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   );
   lines.push("");
   lines.push(
-    PLAN.warm.copy
-      ? `Regenerate everything with \`${regenerate}\` (it builds the warm start first, about 6 minutes here) or add ` +
+    QUICK
+      ? `A pipeline check at toy sizes (\`--quick\`): its numbers mean nothing. Regenerate it with \`${regenerate}\`. ${RESUMABLE(root, docs)}`
+      : PLAN.warm.copy
+        ? `Regenerate everything with \`${regenerate}\` (it builds the warm start first, about 6 minutes here) or add ` +
           `\`--warm-start ${SHIPPED_COPY_WARM_START}\` (the shipped copy of the same recipe). ${RESUMABLE(root, docs)}`
-      : "Regenerate everything with `npm run experiment -- --no-copy-head --out runs/hopqa-experiment-plain --docs docs/plain` " +
+        : "Regenerate everything with `npm run experiment -- --no-copy-head --out runs/hopqa-experiment-plain --docs docs/plain` " +
           `(it builds the warm start first, about 16 minutes here). ${RESUMABLE(root, docs)}`,
   );
   lines.push("");
@@ -444,7 +493,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
       `- The warm start was not rebuilt by this command: it was copied from \`${from}\`, a run of the same recipe and seeds${w.copy ? `; the same checkpoint ships as \`${SHIPPED_COPY_WARM_START}\`` : ""}.`,
     );
   lines.push(
-    `- Every RL run: ${t.steps} updates of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature ${t.temperature}), ` +
+    `- Every RL run: ${t.steps} update${t.steps === 1 ? "" : "s"} of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature ${t.temperature}), ` +
       `${t.epochs} optimisation epoch${t.epochs === 1 ? "" : "s"} of ${t.minibatches} minibatch${t.minibatches === 1 ? "" : "es"} per batch, lr ${t.lr}${t.klCoef > 0 ? `, KL ${t.klCoef} (k3) to the warm start` : ""}, from the same warm start; training questions from worlds 1-1000` +
       (t.constrained
         ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far with one of its relation words (never a query already made), or an answer naming an entity some result showed, of the type the question asks for (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
@@ -491,7 +540,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     const evalLine = (run: string, average: number) =>
       `The best run, \`${run}\` (average ${average.toFixed(3)}), ships as \`${target}\`: ` +
       `\`npx agent-r1 eval --env hopqa --checkpoint ${target} --constrained --suite\` scores it on the table's three columns ` +
-      `(100 questions each, the same seeds), \`--split ood --world-seed 2000123\` instead of \`--suite\` on any world.`;
+      `(${PLAN.evalEpisodes === 100 ? "100 questions each, the same seeds" : `100 questions each; the table used ${PLAN.evalEpisodes}`}), \`--split ood --world-seed 2000123\` instead of \`--suite\` on any world.`;
     if (!latest && shipped && existsSync(target)) {
       // The best run's folder is gone (a record): the checkpoint shipped from it, or from the best one that had a folder.
       const run = finished.find((f) => f.spec.name === shipped.run);
@@ -580,54 +629,14 @@ const writeCurves = async (finished: readonly Finished[], docs: string): Promise
   return files;
 };
 
-const main = async () => {
-  const positive = (name: string) => (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1)
-      throw new InvalidArgumentError(`${name} must be an integer >= 1, got "${value}"`);
-    return n;
-  };
-  const program = new Command("experiment")
-    .description("hopqa: every algorithm from one warm start, several seeds, ablations -> docs/results.md")
-    .option("--out <dir>", "experiment folder (runs are kept and skipped when finished)", "runs/hopqa-experiment")
-    .option("--seeds <n>", "seeds per algorithm", positive("--seeds"), 3)
-    .option("--jobs <n>", "runs at a time", positive("--jobs"), 2)
-    .option("--only <names>", "comma-separated groups to run (e.g. grpo,ppo,grpo-no-loss-mask)")
-    .option("--docs <dir>", "where results.md and the curves go", "docs")
-    .option("--report", "only rewrite the report from finished runs")
-    .option("--quick", "toy sizes, to check the pipeline end to end in a minute or two")
-    .option("--warm-start <dir>", "use this checkpoint (built with the same recipe) instead of building the warm start")
-    .option("--copy-head", `the warm start with the GPT's copy head, as ${SHIPPED_COPY_WARM_START} (the default)`)
-    .option(
-      "--no-copy-head",
-      "the warm start without the copy head (hopqa v2's main table); use another --out and --docs",
-    )
-    .option(
-      "--explore",
-      `sample at temperature ${EXPLORE.temperature} and take ${EXPLORE.minibatches} gradient steps per batch (docs/hopqa.md); use another --out and --docs`,
-    )
-    .option(
-      "--long",
-      `the larger budget: ${LONG.steps} updates of ${LONG.tasksPerStep} questions, sampled as --explore (about 8 hours for the table here); use another --out and --docs`,
-    )
-    .option("--run <name>", "(internal) run one named run in this process");
-  program.parse();
-  const opts = program.opts<{
-    out: string;
-    seeds: number;
-    jobs: number;
-    only?: string;
-    docs: string;
-    report?: boolean;
-    quick?: boolean;
-    warmStart?: string;
-    copyHead?: boolean;
-    explore?: boolean;
-    long?: boolean;
-    run?: string;
-  }>();
+/** Sets the plan from the command's switches (and the switches its runs' child processes get). */
+export const selectPlan = (opts: { quick?: boolean; copyHead?: boolean; explore?: boolean; long?: boolean }) => {
+  PLAN = FULL_PLAN;
+  QUICK = false;
+  CHILD_FLAGS.length = 0;
   if (opts.quick) {
     PLAN = QUICK_PLAN;
+    QUICK = true;
     CHILD_FLAGS.push("--quick");
   }
   if (opts.copyHead === false) {
@@ -644,6 +653,71 @@ const main = async () => {
     if (!opts.quick) PLAN = { ...PLAN, train: { ...PLAN.train, ...LONG } };
     CHILD_FLAGS.push("--long");
   }
+};
+
+const main = async () => {
+  const positive = (name: string) => (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1)
+      throw new InvalidArgumentError(`${name} must be an integer >= 1, got "${value}"`);
+    return n;
+  };
+  const program = new Command("experiment")
+    .description("hopqa: every algorithm from one warm start, several seeds, ablations -> docs/results.md")
+    .option("--out <dir>", "experiment folder (runs are kept and skipped when finished)", "runs/hopqa-experiment")
+    .option("--seeds <n>", "seeds per algorithm", positive("--seeds"), 3)
+    .option("--jobs <n>", "runs at a time", positive("--jobs"), 2)
+    .option("--only <names>", "comma-separated groups to run (e.g. grpo,ppo,grpo-no-loss-mask)")
+    .option("--docs <dir>", "where results.md and the curves go", "docs")
+    .option("--report", "only rewrite the report from finished runs")
+    .option(
+      "--quick",
+      "toy sizes, to check the pipeline end to end (every run in a minute or less: about 15 minutes for all, 2 with --only grpo --seeds 1); its own --out and --docs under runs/hopqa-quick unless given",
+    )
+    .option("--warm-start <dir>", "use this checkpoint (built with the same recipe) instead of building the warm start")
+    .option("--copy-head", `the warm start with the GPT's copy head, as ${SHIPPED_COPY_WARM_START} (the default)`)
+    .option(
+      "--no-copy-head",
+      "the warm start without the copy head (hopqa v2's main table); use another --out and --docs",
+    )
+    .option(
+      "--explore",
+      `sample at temperature ${EXPLORE.temperature} and take ${EXPLORE.minibatches} gradient steps per batch (docs/hopqa.md); use another --out and --docs`,
+    )
+    .option(
+      "--long",
+      `the larger budget: ${LONG.steps} updates of ${LONG.tasksPerStep} questions, sampled as --explore (about 8 hours for the table here); use another --out and --docs`,
+    )
+    .option("--run <name>", "(internal) run one named run in this process")
+    .exitOverride();
+  try {
+    program.parse();
+  } catch (error) {
+    // commander has printed the problem (or the help); a wrong flag is bad usage, exit 2 as agent-r1 does.
+    if (!(error instanceof CommanderError)) throw error;
+    process.exitCode = error.code === "commander.helpDisplayed" || error.code === "commander.help" ? 0 : 2;
+    return;
+  }
+  const opts = program.opts<{
+    out: string;
+    seeds: number;
+    jobs: number;
+    only?: string;
+    docs: string;
+    report?: boolean;
+    quick?: boolean;
+    warmStart?: string;
+    copyHead?: boolean;
+    explore?: boolean;
+    long?: boolean;
+    run?: string;
+  }>();
+  selectPlan(opts);
+  if (opts.quick) {
+    // Toy numbers must never land on a committed page or replace a shipped checkpoint.
+    if (program.getOptionValueSource("out") === "default") opts.out = "runs/hopqa-quick";
+    if (program.getOptionValueSource("docs") === "default") opts.docs = join(opts.out, "docs");
+  }
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const specs = runSpecs(opts.seeds);
   if (opts.run) {
@@ -654,7 +728,10 @@ const main = async () => {
     return;
   }
   const command = `npm run experiment${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
-  const finished = finishedRuns(opts.out, opts.docs, opts.seeds); // refuses records of another plan, at once
+  // Another plan's run folders, page or records are refused at once, reporting or not.
+  checkPlanMatches(opts.out, specs);
+  checkPagePlan(opts.docs);
+  const finished = finishedRuns(opts.out, opts.docs, opts.seeds);
   if (opts.report && finished.length === 0)
     // Neither run folders nor records: an empty table must not replace the committed one.
     throw new InvalidArgumentError(
@@ -668,7 +745,6 @@ const main = async () => {
       throw new InvalidArgumentError(
         `unknown group(s) ${unknown.join(", ")}; known: ${[...new Set(specs.map((s) => s.group))].join(", ")}`,
       );
-    checkPlanMatches(opts.out, specs);
     await warmStart(opts.out, say, opts.warmStart);
     const todo = specs.filter(
       (s) => (!only || only.includes(s.group)) && !finished.some((f) => f.spec.name === s.name),

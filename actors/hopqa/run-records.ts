@@ -50,7 +50,7 @@ export type BaselinesRecord = typeof BaselinesRecord.Type;
 export const recordsDir = (docs: string) => join(docs, "run-records");
 const BASELINES = "baselines.json";
 
-const decode = <S extends Schema.Top>(schema: S, file: string): S["Type"] => {
+const decode = <S extends Schema.Top>(schema: S, file: string, what: string): S["Type"] => {
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(file, "utf8"));
@@ -62,7 +62,7 @@ const decode = <S extends Schema.Top>(schema: S, file: string): S["Type"] => {
   })(json);
   if (Result.isFailure(decoded))
     throw new InvalidArgumentError(
-      `${file}: not a run record (${String(decoded.failure.message).replace(/\s+/g, " ")}); fix or delete it`,
+      `${file}: not ${what} (${String(decoded.failure.message).replace(/\s+/g, " ")}); fix or delete it`,
     );
   return decoded.success as S["Type"];
 };
@@ -79,8 +79,8 @@ export const readRunRecords = (docs: string): Map<string, RunRecord> => {
   const records = new Map<string, RunRecord>();
   if (!existsSync(dir)) return records;
   for (const file of readdirSync(dir).sort()) {
-    if (!file.endsWith(".json") || file === BASELINES || file === BEST) continue;
-    const record = decode(RunRecord, join(dir, file));
+    if (!file.endsWith(".json") || file === BASELINES || file === BEST || file === PLAN_FILE) continue;
+    const record = decode(RunRecord, join(dir, file), "a run record");
     if (`${record.run}.json` !== file)
       throw new InvalidArgumentError(`${join(dir, file)}: holds run "${record.run}", not ${file.slice(0, -5)}`);
     records.set(record.run, record);
@@ -93,7 +93,7 @@ export const writeRunRecord = (docs: string, record: RunRecord) =>
 
 export const readBaselinesRecord = (docs: string): BaselinesRecord | undefined => {
   const file = join(recordsDir(docs), BASELINES);
-  return existsSync(file) ? decode(BaselinesRecord, file) : undefined;
+  return existsSync(file) ? decode(BaselinesRecord, file, "a baselines record") : undefined;
 };
 
 export const writeBaselinesRecord = (docs: string, record: BaselinesRecord) =>
@@ -101,12 +101,23 @@ export const writeBaselinesRecord = (docs: string, record: BaselinesRecord) =>
 
 /** Which run the shipped best checkpoint was exported from (it outlives the run folder). */
 const BEST = "best-checkpoint.json";
-export const readBestCheckpoint = (docs: string): { run: string; checkpoint: string } | undefined => {
+const BestCheckpoint = Schema.Struct({ run: Schema.String, checkpoint: Schema.String });
+export const readBestCheckpoint = (docs: string): typeof BestCheckpoint.Type | undefined => {
   const file = join(recordsDir(docs), BEST);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { run: string; checkpoint: string }) : undefined;
+  return existsSync(file) ? decode(BestCheckpoint, file, "a best-checkpoint note ({run, checkpoint})") : undefined;
 };
-export const writeBestCheckpoint = (docs: string, value: { run: string; checkpoint: string }) =>
+export const writeBestCheckpoint = (docs: string, value: typeof BestCheckpoint.Type) =>
   writeJson(join(recordsDir(docs), BEST), value);
+
+/** The plan a results page was written with: a report of another plan must not overwrite that page. */
+const PLAN_FILE = "plan.json";
+const PagePlan = Schema.Record(Schema.String, Schema.Union([Schema.Finite, Schema.Boolean]));
+export const readPagePlan = (docs: string): typeof PagePlan.Type | undefined => {
+  const file = join(recordsDir(docs), PLAN_FILE);
+  return existsSync(file) ? decode(PagePlan, file, "a page plan (the plan's settings)") : undefined;
+};
+export const writePagePlan = (docs: string, plan: typeof PagePlan.Type) =>
+  writeJson(join(recordsDir(docs), PLAN_FILE), plan);
 
 /** The plan keys on which a record and the plan disagree ("steps 15, not 45"). */
 export const planDifferences = (saved: Readonly<Record<string, unknown>>, plan: Readonly<Record<string, unknown>>) =>

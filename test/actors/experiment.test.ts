@@ -28,6 +28,29 @@ describe("npm run experiment", () => {
     expect(run.stderr).toContain("give this experiment its own --out");
     expect(run.stderr).not.toMatch(/\n\s+at /); // one line, no stack
     expect(existsSync(join(out, "warm-start"))).toBe(false);
+    // --report too: another plan's finished runs would be recorded and reported as this plan's.
+    writeFileSync(join(out, "grpo-s0", "suite.json"), "{}");
+    const report = experiment("--long", "--report", "--out", out, "--docs", join(tempDir(), "docs"));
+    expect(report.code).toBe(2);
+    expect(report.stderr).toContain("was trained with another plan (steps 15, not 45;");
+  }, 60_000);
+
+  it("refuses a --docs page of another plan, a --warm-start that is no checkpoint, and a wrong flag (exit 2)", () => {
+    // docs/ holds the 15-update table: --long (or --quick) must not replace its page and best checkpoint.
+    let run = experiment("--long", "--report", "--out", join(tempDir(), "none"), "--docs", "docs");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("docs/results.md is the page of another plan (steps 15, not 45;");
+    const out = join(tempDir(), "experiment-warm");
+    run = experiment("--warm-start", "docs/checkpoints/nope", "--out", out, "--docs", join(tempDir(), "docs"));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "experiment: --warm-start docs/checkpoints/nope: checkpoint docs/checkpoints/nope/manifest.json: missing",
+    );
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(out, "warm-start"))).toBe(false);
+    run = experiment("--qiuck");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("(Did you mean --quick?)");
   }, 60_000);
 
   it("names the known groups when --only has an unknown one, before the warm start", () => {
@@ -112,7 +135,7 @@ describe("npm run experiment", () => {
     );
     expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
     const first = readFileSync(join(docs, "results.md"), "utf8");
-    expect(readdirSync(join(docs, "run-records")).sort()).toEqual(["baselines.json", "grpo-s0.json", "ppo-s1.json"]);
+    expect(readdirSync(join(docs, "run-records")).sort()).toEqual(["baselines.json", "grpo-s0.json", "plan.json", "ppo-s1.json"]);
     const record = JSON.parse(readFileSync(join(docs, "run-records", "grpo-s0.json"), "utf8"));
     expect(record.plan).toEqual(LONG);
     expect(record.curve).toEqual([
