@@ -8,6 +8,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from "commander
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import {
   EnvMismatchError,
+  EnvProtocolError,
   JournalError,
   JournalExistsError,
   NonDeterminismError,
@@ -279,8 +280,9 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       err(`error: ${cause.message}`);
       return 2;
     }
-    // An episode that does not replay (an impure environment, say) is a failed check, as in `replay`: exit 1.
-    if (cause instanceof NonDeterminismError) {
+    // An episode that does not replay (an impure environment, say) is a failed check, as in `replay`, and an
+    // environment that breaks the protocol (a task generator that throws, say) a bug to fix: one line, exit 1.
+    if (cause instanceof NonDeterminismError || cause instanceof EnvProtocolError) {
       err(`error: ${cause.message}`);
       return 1;
     }

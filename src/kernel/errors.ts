@@ -118,3 +118,13 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail
 
 /** A thrown value's message: an Error's `message`, anything else as a string (what journals record). */
 export const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
+
+/** Where a thrown Error was thrown: its first stack frame outside node_modules ("file:line:column"). */
+export const thrownFrom = (cause: unknown): string | undefined => {
+  const stack = cause instanceof Error ? (cause.stack ?? "") : "";
+  for (const [, path, line, column] of stack.matchAll(/^\s+at (?:.*?\()?(.+?):(\d+):(\d+)\)?$/gm)) {
+    const file = path.replace(/^file:\/\//, "");
+    if (file.startsWith("/") && !/[/\\]node_modules[/\\]/.test(file)) return `${file}:${line}:${column}`;
+  }
+  return undefined;
+};

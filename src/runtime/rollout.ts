@@ -11,6 +11,7 @@
 import type { Json } from "effect/Schema";
 import { defer, mergeMap, Observable, range, Subject, Subscription } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
+import { EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { EnvDefinition } from "./env.ts";
@@ -67,7 +68,17 @@ export const rollout = (options: RolloutOptions): Rollout => {
     mergeMap((index) => {
       const group = Math.floor(index / groupSize);
       const taskSeed = splitSeed(options.seed, `task${group}`);
-      const task = options.task ? options.task(group, taskSeed) : options.env.task(taskSeed);
+      let task: Json;
+      try {
+        task = options.task ? options.task(group, taskSeed) : options.env.task(taskSeed);
+      } catch (cause) {
+        // The environment's (or the caller's) task generator is broken: say whose, for which seed, and where.
+        const at = thrownFrom(cause);
+        throw new EnvProtocolError({
+          env: options.env.id,
+          detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) threw for episode ${index}: ${messageOf(cause)}${at ? ` (thrown at ${at})` : ""}; episodes already ended are kept`,
+        });
+      }
       return defer(() =>
         runEpisode({
           env: options.env,

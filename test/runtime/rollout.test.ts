@@ -210,4 +210,28 @@ describe("rollout runner", () => {
     );
     expect(() => rollout({ ...options, episodes: -1 })).toThrow(/episodes must be a natural number/);
   });
+
+  it("a task generator that throws fails the rollout with whose task, which seed and where; ended episodes stay", async () => {
+    const env = {
+      ...lookupEnv,
+      task: (seed: string) => {
+        if (seed.endsWith(":task2")) throw new Error("no such store");
+        return lookupEnv.task(seed);
+      },
+    };
+    const journal = new MemoryJournal();
+    const r = rollout({
+      env,
+      policy: new PolicyActor(expertPolicy()),
+      journal,
+      seed: "t",
+      episodes: 4,
+      concurrency: 1,
+    });
+    const outcome = await within(settled(lastValueFrom(r.episodes.pipe(toArray()))));
+    expect("error" in outcome && String(outcome.error)).toMatch(
+      /environment lookup: task\("t:task2"\) threw for episode 2: no such store \(thrown at \S+rollout\.test\.ts:\d+:\d+\); episodes already ended are kept/,
+    );
+    expect((await journal.episodes()).length).toBe(2);
+  });
 });
