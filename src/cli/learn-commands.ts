@@ -1,6 +1,6 @@
 /** `agent-r1 train`, `sft` and `eval`: the learner's commands. */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
@@ -18,7 +18,7 @@ import { describeWarmStart } from "../learn/warm-start.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
-import { checkMaxActionTokens, type EnvDefinition } from "../runtime/env.ts";
+import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { seedArg } from "./args.ts";
 import { progress } from "./progress.ts";
@@ -103,6 +103,77 @@ export const checkInitShape = (init: string, overrides: ModelOverrides) => {
     detail:
       `${clashes.map((key) => flagOf(key, overrides[key])).join(", ")} cannot apply with --init ${init}: ` +
       `a checkpoint keeps its own shape (${has}); drop ${clashes.length > 1 ? "them" : "it"}, or leave out --init for a fresh model`,
+  });
+};
+
+/** What `train` writes in its --out: a folder holding anything else is not a run to resume. */
+const RUN_ENTRIES = /^(config\.json|metrics\.jsonl|eval\.json|checkpoints|episodes|warm-start)(\.tmp)?$/;
+
+/** `--resume` on a folder with no config.json: fine when empty (a run killed at its start), not over other files. */
+const refuseForeignResume = (runDir: string) => {
+  const foreign = existsSync(runDir) ? readdirSync(runDir).filter((name) => !RUN_ENTRIES.test(name)) : [];
+  if (foreign.length > 0)
+    throw new UsageError({
+      detail: `--resume: ${runDir} holds no training run (no config.json) but other files (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", ..." : ""}); give the folder of the run to continue, or drop --resume and start a new run in an empty --out`,
+    });
+};
+
+/** Train flags a resumed run takes from its config.json, with where each value lives there. */
+const RESUME_FLAGS: readonly (readonly [option: string, flag: string, saved: (c: TrainConfig) => unknown])[] = [
+  ["algo", "--algo", (c) => c.algo],
+  ["seed", "--seed", (c) => c.seed],
+  ["tasks", "--tasks", (c) => c.tasksPerStep],
+  ["groupSize", "--group-size", (c) => c.groupSize],
+  ["lr", "--lr", (c) => c.lr],
+  ["temperature", "--temperature", (c) => c.temperature],
+  ["kl", "--kl", (c) => c.klCoef],
+  ["klKind", "--kl-kind", (c) => c.klKind],
+  ["entropy", "--entropy", (c) => c.entropyCoef],
+  ["epochs", "--epochs", (c) => c.epochs],
+  ["minibatches", "--minibatches", (c) => c.minibatches],
+  ["processRewardWeight", "--process-reward-weight", (c) => c.processRewardWeight],
+  ["constrained", "--constrained", (c) => c.constrained === true],
+  ["maxNewTokens", "--max-new-tokens", (c) => c.maxNewTokens],
+  ["advantageMask", "--no-advantage-mask", (c) => c.maskAdvantages],
+  ["lossMask", "--no-loss-mask", (c) => c.maskLoss],
+  ["evalEpisodes", "--eval-episodes", (c) => c.evalEpisodes],
+  ["checkpointEvery", "--checkpoint-every", (c) => c.checkpointEvery],
+  ["layers", "--layers", (c) => c.model.layers],
+  ["heads", "--heads", (c) => c.model.heads],
+  ["width", "--width", (c) => c.model.width],
+  ["contextLength", "--context-length", (c) => c.model.contextLength],
+  ["copyHead", "--copy-head", (c) => c.model.copy === true],
+  ["positions", "--positions", (c) => c.model.positions ?? "learned"],
+];
+
+/**
+ * A resumed run continues with its own config.json: a flag that asks for something else is refused, not
+ * silently ignored. `--steps` (to extend the run) and `--backend` apply; `--env` may give the module's path
+ * from another folder (the checkpoint's tokenizer check still guards against another environment).
+ */
+const checkResumeFlags = (
+  runDir: string,
+  saved: TrainConfig,
+  opts: Record<string, unknown>,
+  given: (option: string) => boolean,
+) => {
+  const clashes = RESUME_FLAGS.filter(
+    ([option, , value]) => given(option) && String(opts[option]) !== String(value(saved)),
+  ).map(([option, flag, value]) => `${flag} ${String(opts[option])} (the run has ${String(value(saved))})`);
+  if (given("env") && !(isModulePath(saved.env) && isModulePath(String(opts.env))) && opts.env !== saved.env)
+    clashes.push(`--env ${String(opts.env)} (the run has ${saved.env})`);
+  if (given("init")) clashes.push("--init (a resumed run continues from its own checkpoints)");
+  if (clashes.length > 0)
+    throw new UsageError({
+      detail: `--resume continues ${runDir} with its own config.json, so ${clashes.join(", ")} cannot apply; drop ${clashes.length > 1 ? "them" : "it"} (--steps, to extend the run, and --backend do apply), or start a new run with another --out`,
+    });
+};
+
+/** A run started with `--env ./relative/env.ts` names that path in config.json: say so when it is not found from here. */
+const checkResumeEnvPath = (runDir: string, env: string) => {
+  if (!isModulePath(env) || isAbsolute(env) || existsSync(env) || existsSync(`${env}.ts`)) return;
+  throw new UsageError({
+    detail: `${join(runDir, "config.json")} names the environment module ${env}, a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): run from that folder, or pass --env with the module's path`,
   });
 };
 
@@ -273,13 +344,28 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
   )
     .option("--checkpoint-every <n>", "updates between checkpoints", int("--checkpoint-every", 1), d.checkpointEvery)
     .option("--json", "print the result as JSON")
-    .action(async (opts) => {
+    .action(async (opts, command: Command) => {
       const runDir = opts.out as string;
       let config: TrainConfig;
       const saved = opts.resume ? readRunConfig(runDir) : undefined;
+      if (opts.resume && !saved) refuseForeignResume(runDir);
       if (saved) {
-        // --steps may extend a resumed run; everything else comes from the run's own config.
-        config = { ...saved, steps: Math.max(saved.steps, opts.steps === d.steps ? saved.steps : opts.steps) };
+        // --steps may extend a resumed run; everything else comes from the run's own config, so a flag that
+        // says otherwise is refused rather than silently ignored.
+        const given = (name: string) => command.getOptionValueSource(name) === "cli";
+        checkResumeFlags(runDir, saved, opts, given);
+        config = {
+          ...saved,
+          ...(given("env") ? { env: opts.env } : {}),
+          ...(given("backend") ? { backend: opts.backend } : {}),
+          steps: Math.max(saved.steps, opts.steps === d.steps ? saved.steps : opts.steps),
+        };
+        checkResumeEnvPath(runDir, config.env);
+        const at = readLatest(runDir)?.version ?? 0;
+        if (at >= config.steps)
+          process.stderr.write(
+            `${runDir} is already at policy version ${at} of ${config.steps} updates: nothing to train; raise --steps to continue it\n`,
+          );
       } else {
         const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
         if (init) checkInitShape(init, modelOverrides(opts));

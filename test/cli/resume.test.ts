@@ -1,0 +1,68 @@
+/**
+ * `train --resume`: a run continues with its own config.json, so flags that ask for something else are
+ * refused (they were silently ignored), a folder that holds no run is refused (a new run was started in
+ * it), and a run already at its --steps says so. In process through `main`.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+const output = captureOutput();
+const run = join(tempDir("agent-r1-resume-"), "run");
+const tiny = ["--no-warm-start", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0"];
+const shape = ["--layers", "1", "--heads", "2", "--width", "16"];
+
+describe("train --resume", () => {
+  beforeAll(async () => {
+    expect(await main(["train", "--env", "lookup", "--steps", "1", ...tiny, ...shape, "--out", run])).toBe(0);
+  }, 60_000);
+
+  it("refuses flags that contradict the run's config.json, naming each and what the run has", async () => {
+    const code = await main([
+      "train",
+      "--out",
+      run,
+      "--resume",
+      "--steps",
+      "2",
+      "--lr",
+      "0.5",
+      "--layers",
+      "3",
+      "--env",
+      "weather",
+    ]);
+    expect(code).toBe(2);
+    expect(output.stderr).toContain(
+      `error: --resume continues ${run} with its own config.json, so --lr 0.5 (the run has 0.001), --layers 3 (the run has 1), --env weather (the run has lookup) cannot apply`,
+    );
+    expect(readdirSync(join(run, "checkpoints")).filter((d) => d.startsWith("v"))).toEqual(["v00001"]);
+  });
+
+  it("accepts the run's own flags again (as a crashed command rerun with --resume passes them), and --steps extends it", async () => {
+    expect(await main(["train", "--env", "lookup", "--steps", "2", ...tiny, ...shape, "--out", run, "--resume"])).toBe(
+      0,
+    );
+    expect(output.stdout).toContain("for 1 updates (policy version 2");
+  }, 60_000);
+
+  it("says when the run is already at --steps", async () => {
+    expect(await main(["train", "--out", run, "--resume", "--steps", "2"])).toBe(0);
+    expect(output.stderr).toContain(
+      `${run} is already at policy version 2 of 2 updates: nothing to train; raise --steps`,
+    );
+  }, 60_000);
+
+  it("refuses a folder that holds other files and no run", async () => {
+    const other = tempDir("agent-r1-resume-other-");
+    writeFileSync(join(other, "ep-0-0.jsonl"), "");
+    mkdirSync(join(other, "notes"));
+    expect(await main(["train", "--out", other, "--resume", "--steps", "1"])).toBe(2);
+    expect(output.stderr).toContain(
+      `--resume: ${other} holds no training run (no config.json) but other files (ep-0-0.jsonl, notes)`,
+    );
+    expect(readdirSync(other).sort()).toEqual(["ep-0-0.jsonl", "notes"]);
+  });
+});
