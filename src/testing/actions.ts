@@ -106,7 +106,7 @@ const isArbitrary = (value: unknown): boolean =>
  * The kit's options that must be fast-check arbitraries (`tasks: [a, b]` instead of
  * `fc.constantFrom(a, b)` failed deep inside fast-check with "generate is not a function").
  */
-export const checkArbitraryOptions = (options: object): void => {
+export const checkArbitraryOptions = (options: object, env?: WithTools & { readonly id?: string }): void => {
   const record = options as Record<string, unknown>;
   const wrong = (name: string, value: unknown) =>
     new TypeError(
@@ -118,13 +118,21 @@ export const checkArbitraryOptions = (options: object): void => {
     if (record[name] !== undefined && !isArbitrary(record[name])) throw wrong(name, record[name]);
   const args = record.args;
   if (args !== undefined)
-    for (const [tool, value] of Object.entries(args as object))
+    for (const [tool, value] of Object.entries(args as object)) {
       if (!isArbitrary(value)) throw wrong(`args.${tool}`, value);
+      // A misspelt tool name would be ignored, and the test would silently fall back to schema-made arguments.
+      if (env && !(tool in env.tools))
+        throw new TypeError(
+          `option args.${tool}: ${env.id ? `environment ${env.id}` : "the environment"} has no tool "${tool}"; its tools: ${Object.keys(env.tools).join(", ") || "none"}`,
+        );
+    }
 };
 
 /** Agent output a model could produce: well-formed (2 in 3) or hostile (1 in 3). */
-export const actionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> =>
-  fc.oneof(
+export const actionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> => {
+  checkArbitraryOptions(options, env);
+  return fc.oneof(
     { arbitrary: wellFormedActionArbitrary(env, options), weight: 2 },
     { arbitrary: hostileActionArbitrary(env, options), weight: 1 },
   );
+};

@@ -83,7 +83,7 @@ export const episodeScriptArbitrary = (
   env: EnvDefinition,
   options: EpisodeScriptOptions = {},
 ): fc.Arbitrary<EpisodeScript> => {
-  checkArbitraryOptions(options);
+  checkArbitraryOptions(options, env);
   const maxActions = options.maxActions ?? 6;
   const toolResult =
     options.toolResults ??

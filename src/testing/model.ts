@@ -120,7 +120,7 @@ export const checkModel = async <State, Task = Json>(
   env: EnvDefinition,
   options: ModelCheckOptions<State, Task>,
 ): Promise<void> => {
-  checkArbitraryOptions(options);
+  checkArbitraryOptions(options, env);
   const model = options.model as EnvModel<State, never>;
   const fault = options.toolFaults
     ? fc.option(options.toolFaults, { freq: 4, nil: undefined })

@@ -68,6 +68,13 @@ describe("options that must be arbitraries", () => {
     await expect(
       checkRewards(lookupEnv, { invariants: bounds, args: { lookup: "k1" } as never, numRuns: 2 }),
     ).rejects.toThrow("option args.lookup must be a fast-check arbitrary");
+    // A misspelt tool name is refused (it was ignored, and the test fell back to schema-made arguments).
+    await expect(
+      checkRewards(lookupEnv, { invariants: bounds, args: { lookups: fc.constant({ key: "k1" }) }, numRuns: 2 }),
+    ).rejects.toThrow('option args.lookups: environment lookup has no tool "lookups"; its tools: lookup');
+    expect(() => actionArbitrary(lookupEnv, { args: { lookups: fc.constant({ key: "k1" }) } })).toThrow(
+      'has no tool "lookups"',
+    );
     // The arbitrary itself is accepted.
     await checkRewards(lookupEnv, {
       invariants: bounds,
