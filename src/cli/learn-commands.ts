@@ -1,5 +1,5 @@
 /** `agent-r1 train`, `sft` and `eval`: the learner's commands. */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
@@ -13,7 +13,14 @@ import {
 } from "../learn/config.ts";
 import { describeEval, evaluate } from "../learn/evaluate.ts";
 import { sft } from "../learn/sft.ts";
-import { loadCheckpointFor, policyFromModel, readLatest, readRunConfig, train } from "../learn/trainer.ts";
+import {
+  checkpointIn,
+  loadCheckpointFor,
+  policyFromModel,
+  readLatest,
+  readRunConfig,
+  train,
+} from "../learn/trainer.ts";
 import { describeWarmStart } from "../learn/warm-start.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { gptConfig } from "../policy/gpt.ts";
@@ -181,18 +188,8 @@ const checkResumeEnvPath = (runDir: string, env: string) => {
  * A checkpoint folder from what the user typed: a checkpoint, or a run folder (`train --out`), whose latest
  * checkpoint is used and named on stderr. Anything else goes on to the loader, whose error says what is missing.
  */
-export const resolveCheckpoint = (dir: string, flag: string): string => {
-  if (existsSync(dir) && !statSync(dir).isDirectory())
-    throw new UsageError({
-      detail: `${flag} ${dir} is a file; a checkpoint is a folder (manifest.json, weights.bin, ...)`,
-    });
-  if (existsSync(join(dir, "manifest.json")) || !existsSync(join(dir, "checkpoints"))) return dir;
-  const latest = readLatest(dir);
-  if (!latest) throw new UsageError({ detail: `${flag} ${dir}: a run folder with no checkpoint yet` });
-  const picked = join(dir, "checkpoints", latest.dir);
-  process.stderr.write(`${flag} ${dir} is a run folder: using its latest checkpoint, ${picked}\n`);
-  return picked;
-};
+export const resolveCheckpoint = (dir: string, flag: string): string =>
+  checkpointIn(dir, flag, (line) => process.stderr.write(`${line}\n`));
 
 /** A learned policy's token budget per action: --max-new-tokens, else the environment's, else the default. */
 const maxNewTokensFor = (env: EnvDefinition, flag: number | undefined) => {

@@ -10,9 +10,9 @@
  *                                    the newest (each written atomically: a kill never leaves half of one)
  *   runs/NAME/eval.json              success before and after training, on seeds training never used
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { appendFile, open, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
 import { hashValue } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
@@ -177,7 +177,36 @@ export const loadCheckpointFor = async (env: EnvDefinition, dir: string) => {
 };
 
 /**
- * A checkpoint as a policy, for `evaluate` or `rollout` from code: the backend started, the tokenizer checked
+ * The checkpoint a user means by `dir`: a checkpoint folder as it is; a run folder (`train --out`) or its
+ * checkpoints/ folder: the run's latest checkpoint (said through `log`). `what` names the argument in errors.
+ */
+export const checkpointIn = (dir: string, what: string, log: (line: string) => void = () => {}): string => {
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new UsageError({
+      detail: `${what} ${dir} is a file; a checkpoint is a folder (manifest.json, weights.bin, ...)`,
+    });
+  if (existsSync(join(dir, "manifest.json"))) return dir;
+  const run = basename(resolve(dir)) === "checkpoints" && existsSync(join(dir, "latest.json")) ? dirname(dir) : dir;
+  if (!existsSync(join(run, "checkpoints"))) return dir; // the loader says what is missing
+  const latest = readLatest(run);
+  if (!latest) {
+    // docs/ has a checkpoints/ folder too: name the checkpoints it holds rather than call it a run.
+    const inside = readdirSync(join(run, "checkpoints"), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && existsSync(join(run, "checkpoints", d.name, "manifest.json")))
+      .map((d) => join(run, "checkpoints", d.name));
+    throw new UsageError({
+      detail: inside.length
+        ? `${what} ${dir} is no checkpoint (no manifest.json) and no run folder (no checkpoints/latest.json); checkpoints in it: ${inside.slice(0, 4).join(", ")}`
+        : `${what} ${dir}: a run folder with no checkpoint yet`,
+    });
+  }
+  const picked = join(run, "checkpoints", latest.dir);
+  log(`${what} ${dir} is a run folder: using its latest checkpoint, ${picked}`);
+  return picked;
+};
+
+/**
+ * A checkpoint (or a run folder: its latest) as a policy, for `evaluate` or `rollout` from code: the backend started, the tokenizer checked
  * against the environment's, greedy unless told, the environment's action budget.
  */
 export const loadPolicy = async (
@@ -186,7 +215,7 @@ export const loadPolicy = async (
   options: { readonly greedy?: boolean; readonly constrained?: boolean; readonly backend?: BackendChoice } = {},
 ) => {
   await initBackend(options.backend ?? "auto");
-  const { model, tokenizer, version } = await loadCheckpointFor(env, dir);
+  const { model, tokenizer, version } = await loadCheckpointFor(env, checkpointIn(dir, "loadPolicy:"));
   const config = {
     ...DEFAULT_TRAIN_CONFIG,
     constrained: !!options.constrained,

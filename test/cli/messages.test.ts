@@ -160,3 +160,12 @@ describe("an environment module outside an ESM package", () => {
     expect(loaded.stdout).toContain("recorded 1 episodes of weather");
   }, 120_000);
 });
+
+describe("eval --checkpoint names what it was given", () => {
+  it("a folder holding checkpoints (docs/) is no run: the checkpoints in it are named", async () => {
+    expect(await main(["eval", "--env", "hopqa", "--checkpoint", "docs", "--episodes", "1"])).toBe(2);
+    expect(output.stderr).toContain(
+      "error: --checkpoint docs is no checkpoint (no manifest.json) and no run folder (no checkpoints/latest.json); checkpoints in it: docs/checkpoints/hopqa-best",
+    );
+  });
+});

@@ -65,6 +65,9 @@ describe("the learner from code", () => {
     const summary = await evaluate(lookup, policy, { episodes: 3, seed: "code-api" });
     expect(summary.episodes).toBe(3);
     expect(summary.successRate).toBeGreaterThanOrEqual(0);
+    // A run folder (or its checkpoints/) means its latest checkpoint, as `eval --checkpoint` takes it.
+    for (const dir of [out, join(out, "checkpoints")])
+      expect((await loadPolicy(lookup, dir, { backend: "wasm" })).version).toBe(1);
 
     const other = { ...config, env: "./actors/weather/env.ts", steps: 2 };
     await expect(train({ env: weather, config: other, out, resume: true, log: () => {} })).rejects.toThrow(
