@@ -7,29 +7,39 @@
  */
 
 import { existsSync } from "node:fs";
+import { Command, CommanderError } from "commander";
 import { diagnose } from "../actors/hopqa/failures.ts";
 import { hopqa } from "../actors/hopqa/index.ts";
-import { COLUMNS, type ColumnId, evaluateSuite } from "../actors/hopqa/suite.ts";
+import { COLUMNS, type ColumnId, evaluateSuite, suiteTicker } from "../actors/hopqa/suite.ts";
 import type { HopqaTask } from "../actors/hopqa/world.ts";
 import { resolveCheckpoint } from "../src/cli/learn-commands.ts";
+import { progress } from "../src/cli/progress.ts";
 import { UsageError } from "../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG } from "../src/learn/config.ts";
 import { loadCheckpointFor, policyFromModel } from "../src/learn/trainer.ts";
 import { initBackend } from "../src/policy/backend.ts";
 import { CheckpointError } from "../src/policy/checkpoint.ts";
 
-const args = process.argv.slice(2);
-const examples = args.includes("--examples");
-const [dir, perColumn = "100"] = args.filter((a) => a !== "--examples");
-const episodes = Number(perColumn);
-if (!dir || !Number.isInteger(episodes) || episodes < 1) {
-  process.stderr.write("usage: npm run hopqa:failures -- CHECKPOINT_DIR [EPISODES_PER_COLUMN] [--examples]\n");
-  process.exit(2);
-}
-const fail = (message: string) => {
+const fail = (message: string): never => {
   process.stderr.write(`error: ${message}\n`);
   process.exit(2);
 };
+const program = new Command("hopqa:failures")
+  .description("a hopqa checkpoint's failures on the suite, each named by the first step that left the gold chain")
+  .argument("<checkpoint>", "a checkpoint folder, or a run folder (its latest checkpoint)")
+  .argument("[episodes]", "questions per column", "100")
+  .option("--examples", "print up to 5 failed episodes per column")
+  .exitOverride();
+try {
+  program.parse();
+} catch (error) {
+  // commander printed the problem (an unknown flag, say) or the help.
+  process.exit(error instanceof CommanderError && error.code.startsWith("commander.help") ? 0 : 2);
+}
+const [dir, perColumn] = program.processedArgs as [string, string];
+const examples = program.opts<{ examples?: boolean }>().examples === true;
+const episodes = Number(perColumn);
+if (!Number.isInteger(episodes) || episodes < 1) fail(`episodes must be an integer >= 1, got "${perColumn}"`);
 if (!existsSync(dir)) fail(`no checkpoint at ${dir}`);
 await initBackend("auto");
 // A checkpoint or a run folder (its latest checkpoint), as `agent-r1 eval --checkpoint` takes; a bad one is
@@ -48,11 +58,14 @@ const config = { ...DEFAULT_TRAIN_CONFIG, constrained: true };
 const counts = new Map<ColumnId, Map<string, number>>(COLUMNS.map((c) => [c.id, new Map()]));
 const shown = new Map<ColumnId, string[]>(COLUMNS.map((c) => [c.id, []]));
 // The suite itself (its seeds, its environments), so the questions are those of `eval --suite` and the table.
+const bar = progress("suite", episodes * COLUMNS.length);
+const tick = suiteTicker((info) => bar.tick(1, info));
 const result = await evaluateSuite(
   () => policyFromModel(hopqa, model, tokenizer, config, true, version),
   episodes,
   "suite",
   (column, record) => {
+    tick(column, record);
     const task = record.task as unknown as HopqaTask;
     const actions = record.events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []));
     const d = diagnose(task, actions, record.metrics.em ?? 0);
@@ -64,6 +77,7 @@ const result = await evaluateSuite(
       lines.push(`  ${key}: [${task.chain.join(", ")}] from ${task.start}: ${actions.join(" ")}`);
   },
 );
+bar.stop();
 for (const column of COLUMNS) {
   process.stdout.write(`${column.label}: exact match ${result[column.id].em.toFixed(2)} (${episodes} questions)\n`);
   for (const [key, n] of [...(counts.get(column.id) as Map<string, number>)].sort((a, b) => b[1] - a[1]))
