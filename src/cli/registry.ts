@@ -39,7 +39,13 @@ export const envById = (spec: string): EnvDefinition => {
 
 /** Applies `key=value&key=value` options through the environment's `configure`. */
 export const configureEnv = (env: EnvDefinition, query: string): EnvDefinition => {
-  const options = Object.fromEntries(new URLSearchParams(query));
+  const params = new URLSearchParams(query);
+  const twice = [...new Set([...params.keys()].filter((key) => params.getAll(key).length > 1))];
+  if (twice.length > 0)
+    throw new UsageError({
+      detail: `environment option ${twice.map((k) => `"${k}"`).join(", ")} given more than once in "?${query}"; give each once`,
+    });
+  const options = Object.fromEntries(params);
   if (Object.keys(options).length === 0) return env;
   if (!env.configure) throw new UsageError({ detail: `environment ${env.id} takes no options, got "?${query}"` });
   try {

@@ -130,6 +130,10 @@ const CASES: [string[], RegExp][] = [
     /--split and --env hopqa\?split=test both choose the split: give it once/,
   ],
   [
+    ["eval", "--env", "hopqa?split=ood&split=test", "--checkpoint", WARM],
+    /environment option "split" given more than once in "\?split=ood&split=test"; give each once/,
+  ],
+  [
     ["eval", "--env", "hopqa?worlds=5-9", "--checkpoint", WARM, "--world-seed", "3"],
     /--world-seed and --env hopqa\?worlds=5-9 both choose the world-seed: give it once/,
   ],
