@@ -72,6 +72,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         concurrency: opts.concurrency,
         groupSize: opts.groupSize,
         durability: opts.durability as Durability,
+        exitOnInterrupt: true,
       });
       if (opts.json) out(JSON.stringify(summary));
       else

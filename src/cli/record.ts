@@ -21,6 +21,8 @@ export interface RecordOptions {
   readonly durability: Durability;
   readonly groupSize?: number;
   readonly quiet?: boolean;
+  /** Ctrl-C: say what is journaled and how to go on, then exit 130 (the CLI's `record`). */
+  readonly exitOnInterrupt?: boolean;
 }
 
 export interface RecordSummary {
@@ -70,28 +72,43 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   let firstAbort: { index: number; episode: string; reason: string } | undefined;
   let successes = 0;
   let withSuccess = 0;
-  await lastValueFrom(
-    run.episodes.pipe(
-      tap((r) => {
-        done += 1;
-        returns += r.return;
-        events += r.events.length;
-        if (r.reason.startsWith(ABORTED)) {
-          aborted += 1;
-          // Episode i has seed `<run seed>:i`.
-          const index = Number(r.seed.slice(r.seed.lastIndexOf(":") + 1));
-          if (!firstAbort || index < firstAbort.index)
-            firstAbort = { index, episode: r.episode, reason: r.reason.slice(ABORTED.length) };
-        }
-        if ("success" in r.metrics) {
-          withSuccess += 1;
-          successes += r.metrics.success;
-        }
-        bar?.tick(1, { "mean return": (returns / done).toFixed(3) });
-      }),
-    ),
-    { defaultValue: undefined },
-  );
+  // Ctrl-C: say what is on disk and how to go on (the same command refuses a folder that holds journals).
+  const interrupted = () => {
+    bar?.stop();
+    process.stderr.write(
+      `\ninterrupted: ${done} of ${options.episodes} episodes ended and are journaled in ${options.out}; ` +
+        `episodes in flight may have left torn journals (\`agent-r1 replay ${options.out} --repair\` cuts them back); ` +
+        "record the rest into another --out (a folder with journals is refused)\n",
+    );
+    process.exit(130);
+  };
+  if (options.exitOnInterrupt) process.once("SIGINT", interrupted);
+  try {
+    await lastValueFrom(
+      run.episodes.pipe(
+        tap((r) => {
+          done += 1;
+          returns += r.return;
+          events += r.events.length;
+          if (r.reason.startsWith(ABORTED)) {
+            aborted += 1;
+            // Episode i has seed `<run seed>:i`.
+            const index = Number(r.seed.slice(r.seed.lastIndexOf(":") + 1));
+            if (!firstAbort || index < firstAbort.index)
+              firstAbort = { index, episode: r.episode, reason: r.reason.slice(ABORTED.length) };
+          }
+          if ("success" in r.metrics) {
+            withSuccess += 1;
+            successes += r.metrics.success;
+          }
+          bar?.tick(1, { "mean return": (returns / done).toFixed(3) });
+        }),
+      ),
+      { defaultValue: undefined },
+    );
+  } finally {
+    process.off("SIGINT", interrupted);
+  }
   bar?.stop();
   return {
     env: options.env.id,
