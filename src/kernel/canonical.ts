@@ -21,3 +21,41 @@ export const hashEvent = (event: object): string => {
   const { meta: _meta, digest: _digest, ...hashed } = event as { meta?: unknown; digest?: unknown };
   return hashValue(hashed);
 };
+
+/**
+ * Where `value` stops being plain JSON (undefined when it is all plain): a Set, Map, Date, class instance,
+ * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
+ * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).
+ */
+export const notPlainJson = (value: unknown, path = ""): string | undefined => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return undefined;
+    case "number":
+      return Number.isFinite(value) ? undefined : `${path || "the value"} is ${value}`;
+    case "object": {
+      if (value === null) return undefined;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          const problem = notPlainJson(value[i], `${path}[${i}]`);
+          if (problem) return problem;
+        }
+        return undefined;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null)
+        return `${path || "the value"} is a ${(value as object).constructor?.name ?? "non-plain object"}`;
+      for (const [key, item] of Object.entries(value)) {
+        if (item === undefined) continue;
+        const problem = notPlainJson(item, `${path}.${key}`);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    case "undefined":
+      return `${path || "the value"} is undefined`;
+    default:
+      return `${path || "the value"} is a ${typeof value}`;
+  }
+};

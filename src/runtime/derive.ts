@@ -4,7 +4,7 @@
  */
 import type { Json } from "effect/Schema";
 import type { AnyMachineSnapshot } from "xstate";
-import { hashValue } from "../kernel/canonical.ts";
+import { hashValue, notPlainJson } from "../kernel/canonical.ts";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvEmitted } from "./env.ts";
@@ -93,6 +93,12 @@ export class EpisodeDerivation {
 
   transitioned(snapshot: AnyMachineSnapshot): EventBody {
     const state = snapshot.value as Json;
+    // The state hash stands for the context: a Set or a Date in it would hash as {} or a string.
+    const problem = notPlainJson(snapshot.context ?? null, "context");
+    if (problem)
+      throw new TypeError(
+        `${this.envId}: ${problem}: the machine's context must be plain JSON (objects, arrays, strings, finite numbers, booleans, null) so that its state hash stands for it`,
+      );
     return {
       type: "env.transitioned",
       state,

@@ -249,7 +249,11 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
 
     const onMacrostep = (snapshot: Parameters<Parameters<AnyActorRef["subscribe"]>[0]>[0]) => {
       if (finished) return;
-      void record(derivation.transitioned(snapshot));
+      try {
+        void record(derivation.transitioned(snapshot));
+      } catch (cause) {
+        return abort(`environment error: ${messageOf(cause)}`);
+      }
       if (derivation.ending || snapshot.status === "done") return void finish();
       const waiting = waitingForTools(snapshot, env.tools);
       if (derivation.awaitingAction && !waiting) return askAgent();

@@ -11,6 +11,7 @@
 import type { Json } from "effect/Schema";
 import { defer, mergeMap, Observable, range, Subject, Subscription } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
+import { notPlainJson } from "../kernel/canonical.ts";
 import { EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
@@ -79,6 +80,13 @@ export const rollout = (options: RolloutOptions): Rollout => {
           detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) threw for episode ${index}: ${messageOf(cause)}${at ? ` (thrown at ${at})` : ""}; episodes already ended are kept`,
         });
       }
+      // The journal keeps the task as JSON and replay starts from that: a Date or a Set would replay as something else.
+      const problem = notPlainJson(task, "task");
+      if (problem)
+        throw new EnvProtocolError({
+          env: options.env.id,
+          detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) returned a value that is not plain JSON: ${problem}; a task is journaled as JSON and replayed from it`,
+        });
       return defer(() =>
         runEpisode({
           env: options.env,

@@ -34,6 +34,10 @@ const machine = setup({
           {
             actions: [
               assign({
+                // A Set in the context: the state hash could not stand for it.
+                ...({
+                  bag: ({ event }: { event: AgentActEvent }) => (event.text.includes("set") ? new Set([1]) : null),
+                } as object),
                 turn: ({ context, event }) => {
                   if (event.text.includes("boom")) throw new Error(`assign exploded on turn ${context.turn}`);
                   return context.turn + 1;
@@ -55,7 +59,7 @@ const brittle = defineEnv({
   description: "throws on boom, rewards NaN on nan",
   machine,
   tools: {},
-  tokenizer: new WordTokenizer(["say", "something", "again", "hello", "boom", "nan", "stop"]),
+  tokenizer: new WordTokenizer(["say", "something", "again", "hello", "boom", "nan", "set", "stop"]),
   task: () => ({ q: "x" }),
 });
 
@@ -69,6 +73,11 @@ describe("replaying an episode the environment aborted", () => {
   it.each([
     ["a transition that throws", ["hello", "boom"], "aborted: environment error: assign exploded on turn 1"],
     ["a reward that is not a number", ["hello", "nan"], 'reward "spoke" has value NaN'],
+    [
+      "a context that is not plain JSON",
+      ["hello", "set"],
+      "context.bag is a Set: the machine's context must be plain JSON",
+    ],
   ])("%s: verifies, and re-derives the same end", async (_, actions, reason) => {
     const { live, events } = await recordOf(actions);
     expect(live.reason).toContain(reason);

@@ -234,4 +234,21 @@ describe("rollout runner", () => {
     );
     expect((await journal.episodes()).length).toBe(2);
   });
+
+  it("a task that is not plain JSON (it is journaled as JSON) fails the rollout, naming where", async () => {
+    // The types say Json; a cast (as a user's `as unknown as Task`) gets past them.
+    const withDate = (seed: string) => ({ ...(lookupEnv.task(seed) as object), when: new Date(0) }) as never;
+    const env = { ...lookupEnv, task: withDate };
+    const r = rollout({
+      env,
+      policy: new PolicyActor(expertPolicy()),
+      journal: new MemoryJournal(),
+      seed: "d",
+      episodes: 1,
+    });
+    const outcome = await within(settled(lastValueFrom(r.episodes.pipe(toArray()))));
+    expect("error" in outcome && String(outcome.error)).toContain(
+      'environment lookup: task("d:task0") returned a value that is not plain JSON: task.when is a Date',
+    );
+  });
 });
