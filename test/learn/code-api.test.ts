@@ -21,6 +21,14 @@ describe("the learner from code", () => {
       expect(typeof learn[name], name).toBe("function");
   });
 
+  it("the benchmark is `agent-r1-ts/hopqa`: the environment and the results table's suite", async () => {
+    const bench = await import("agent-r1-ts/hopqa");
+    expect(bench.hopqa.id).toBe("hopqa");
+    expect(bench.COLUMNS.map((c) => c.id)).toEqual(["test-seen", "test-new", "ood-new"]);
+    const suite = await bench.evaluateSuite(() => bench.hopqa.policies.expert(), 2);
+    expect(suite["test-new"].em).toBe(1); // the expert reads the world graph
+  });
+
   it("trainConfigFor builds what `train --env ID` would: the environment's id, model, warm start; then the overrides", async () => {
     const lookup = await loadEnv("lookup");
     const config = trainConfigFor(lookup, { steps: 3, model: { width: 32 } });
