@@ -135,7 +135,12 @@ describe("npm run experiment", () => {
     );
     expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
     const first = readFileSync(join(docs, "results.md"), "utf8");
-    expect(readdirSync(join(docs, "run-records")).sort()).toEqual(["baselines.json", "grpo-s0.json", "plan.json", "ppo-s1.json"]);
+    expect(readdirSync(join(docs, "run-records")).sort()).toEqual([
+      "baselines.json",
+      "grpo-s0.json",
+      "plan.json",
+      "ppo-s1.json",
+    ]);
     const record = JSON.parse(readFileSync(join(docs, "run-records", "grpo-s0.json"), "utf8"));
     expect(record.plan).toEqual(LONG);
     expect(record.curve).toEqual([
