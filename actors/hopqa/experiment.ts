@@ -439,7 +439,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push("");
   lines.push(
     QUICK
-      ? `A pipeline check at toy sizes (\`--quick\`): its numbers mean nothing. Regenerate it with \`${regenerate}\`. ${RESUMABLE(root, docs)}`
+      ? `A pipeline check at toy sizes (\`--quick\`): its numbers mean nothing. Regenerate it with \`${regenerate}\`; its runs are kept under ${root} and recorded in \`${recordsDir(docs)}\`.`
       : PLAN.warm.copy
         ? `Regenerate everything with \`${regenerate}\` (it builds the warm start first, about 6 minutes here) or add ` +
           `\`--warm-start ${SHIPPED_COPY_WARM_START}\` (the shipped copy of the same recipe). ${RESUMABLE(root, docs)}`
