@@ -136,6 +136,7 @@ export const checkModel = async <State, Task = Json>(
       ...(options.replayPath ? { replayPath: options.replayPath } : {}),
     }),
   });
+  let replayPath: string | undefined;
   await checkProperty(
     {
       name: "the environment behaves like its model",
@@ -159,9 +160,12 @@ export const checkModel = async <State, Task = Json>(
           await driver.close();
         }
         if (!mismatch) return undefined;
+        // fast-check replays a command sequence only with its own replay path too (the last failure is the shrunk one).
+        replayPath = /replayPath="([^"]*)"/.exec(String(commands))?.[1];
         return { message: mismatch, episodes: [driver.events], details: [`commands: ${String(commands)}`] };
       },
-      rerun: (seed, path) => `checkModel(env, { ...sameOptions, seed: ${seed}, path: ${JSON.stringify(path)} })`,
+      rerun: (seed, path) =>
+        `checkModel(env, { ...sameOptions, seed: ${seed}, path: ${JSON.stringify(path)}${replayPath ? `, replayPath: ${JSON.stringify(replayPath)}` : ""} })`,
     },
     options,
   );

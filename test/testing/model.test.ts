@@ -74,6 +74,21 @@ describe("model-based testing with fc.commands against a user's model", () => {
     );
     expect(failure.message).toContain("rerun this case: checkModel(env, { ...sameOptions, seed:");
     expect(failure.files).toHaveLength(1);
+    // The rerun line reruns that case: the seed, the path and fast-check's replay path of the commands.
+    const replayPath = /replayPath: "([^"]*)"/.exec(failure.rerun)?.[1];
+    expect(replayPath).toBeDefined();
+    const again = await checkModel(env, {
+      ...secretActions,
+      model: model(true),
+      seed: failure.seed,
+      path: failure.path,
+      replayPath,
+      counterexampleDir: tempDir("agent-r1-cx-"),
+    }).then(
+      () => expect.fail("the rerun should fail the same way"),
+      (cause: unknown) => cause as CounterexampleError,
+    );
+    expect(again.violation.message).toBe(failure.violation.message);
   });
 
   it("EpisodeDriver plays one action at a time and records the episode", async () => {
