@@ -4,10 +4,10 @@
  * same as a self-contained page (src/observe/viewer.ts), with a run folder's metric charts.
  */
 
-import { readJournalFile } from "../journal/jsonl.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { findJournals } from "../observe/journals.ts";
+import { readEpisodeFile } from "../observe/viewer.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { envResolver } from "./registry.ts";
 
@@ -70,14 +70,26 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
 };
 
 /** Journals of a file, a folder of journals, or a run folder (the journals under its episodes folder). */
-export const inspectPath = async (path: string, write: (line: string) => void): Promise<void> => {
+export const inspectPath = async (path: string, write: (line: string) => void): Promise<number> => {
   const files = await findJournals(path);
   if (files.length === 0) write(`no journals (.jsonl) in ${path}`);
+  let damaged = 0;
   for (const [i, file] of files.entries()) {
     if (i > 0) write("");
     write(`# ${file}`);
-    for (const line of timeline(await readJournalFile(file))) write(line);
+    // A damaged journal (a run killed mid-write) shows its readable events and its problem; the rest go on.
+    const { events, error } = await readEpisodeFile(file);
+    for (const line of timeline(events)) write(line);
+    if (error) {
+      damaged += 1;
+      write(`  ! ${error}`);
+    }
   }
+  if (damaged > 0)
+    write(
+      `\n${damaged} of ${files.length} journal(s) damaged (shown up to the damage); \`agent-r1 replay ${path} --repair\` cuts torn tails back`,
+    );
+  return damaged;
 };
 
 /** The environment's tokenizer for a journal, when the environment is known and its tokenizer is the recorded one. */

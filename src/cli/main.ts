@@ -14,6 +14,7 @@ import {
   NonDeterminismError,
   UsageError,
 } from "../kernel/errors.ts";
+import { findJournals } from "../observe/journals.ts";
 import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
@@ -153,8 +154,16 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       200,
     )
     .option("--env <path>", "a module defining the environment, to decode the tokens of environments not built in")
-    .action(async (path: string, opts) => {
+    .action(async (path: string, opts, command: Command) => {
       if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
+      if (!opts.html && command.getOptionValueSource("maxEpisodes") === "cli")
+        throw new UsageError({
+          detail: "--max-episodes applies to --html pages; the terminal timeline lists every journal",
+        });
+      if ((await findJournals(path)).length === 0)
+        throw new UsageError({
+          detail: `no journals (.jsonl) in ${path}: give a journal, a folder of them, or a run folder (train --out)`,
+        });
       if (opts.html) {
         const env = opts.env ? await loadEnv(opts.env) : await runEnv(path);
         const page = await inspectHtml(path, opts.html, { env, maxEpisodes: opts.maxEpisodes, warn: err });

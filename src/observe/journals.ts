@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { JOURNAL_SUFFIX } from "../journal/jsonl.ts";
 import { UsageError } from "../kernel/errors.ts";
 
@@ -24,7 +24,14 @@ export const findJournals = async (path: string, depth = 3): Promise<string[]> =
   const info = await stat(path).catch(() => {
     throw new UsageError({ detail: `no such file or folder: ${path}` });
   });
-  if (!info.isDirectory()) return [path];
+  if (!info.isDirectory()) {
+    // A single file must look like a journal: metrics.jsonl or config.json would fail with an obscure parse error.
+    if (!path.endsWith(JOURNAL_SUFFIX) || NOT_JOURNALS.has(basename(path)))
+      throw new UsageError({
+        detail: `${path} is not an episode journal (journals are <episode>.jsonl files${NOT_JOURNALS.has(basename(path)) ? `; ${basename(path)} holds a run's per-update metrics: plot it with agent-r1 plot` : ""})`,
+      });
+    return [path];
+  }
   const files: string[] = [];
   const walk = async (dir: string, level: number) => {
     // Natural order: ep-1-2 before ep-1-10.

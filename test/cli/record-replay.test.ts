@@ -97,4 +97,23 @@ describe("agent-r1 inspect", () => {
     expect(run.stdout).toMatch(/ended: answered; return 1\.4, 3 turns/);
     expect(cli("inspect", "no/such/file.jsonl").code).toBe(2);
   });
+
+  it("shows a torn journal up to the damage and goes on with the others (a run killed mid-write)", () => {
+    const dir = tempDir();
+    for (const name of ["ep-golden-1", "ep-golden-2"])
+      writeFileSync(join(dir, `${name}.jsonl`), readFileSync(`replays/lookup/expert/${name}.jsonl`));
+    const torn = readFileSync(join(dir, "ep-golden-1.jsonl"), "utf8");
+    writeFileSync(join(dir, "ep-golden-1.jsonl"), torn.slice(0, torn.length - 40));
+    const run = cli("inspect", dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('call  c0 lookup({"key":"k35"})'); // the torn journal's readable events
+    expect(run.stdout).toMatch(/ {2}! \S+ep-golden-1\.jsonl:\d+: torn-tail/);
+    expect(run.stdout).toContain("# ".concat(join(dir, "ep-golden-2.jsonl"))); // and the next journal
+    expect(run.stdout).toContain(
+      `1 of 2 journal(s) damaged (shown up to the damage); \`agent-r1 replay ${dir} --repair\``,
+    );
+    const metrics = cli("inspect", "docs/long/run-records/plan.json");
+    expect(metrics.code).toBe(2);
+    expect(metrics.stderr).toContain("is not an episode journal");
+  });
 });
