@@ -100,7 +100,7 @@ const lines = [
   `| 6. PPO training step of the same model with the copy head vs without | ${copyCost.withCopy.medianMs.toFixed(0)} ms/step (${copyCost.withCopy.parameters.toLocaleString("en")} parameters) | ${copyCost.without.medianMs.toFixed(0)} ms/step | ${copyCost.slowdown.toFixed(2)}x the time | none (a cost to know) |`,
   "",
   "Figure 4 counts 6 x (matrix parameters) x tokens + the attention products per step; the reference model",
-  "is DESIGN.md's (d=64, 2 layers, 4 heads, T=64, batch 16). On wasm only the plain non-transposed 2-D",
+  "is the project's reference size (d=64, 2 layers, 4 heads, T=64, batch 16). On wasm only the plain non-transposed 2-D",
   "matMul reaches the peak; attention's batched matMuls run at a fraction of it (see src/policy/gpt.ts).",
   "",
 ];
