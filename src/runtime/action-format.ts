@@ -33,6 +33,12 @@ const singleStringField = (tool: Tool): string | undefined => {
 };
 
 export const formatCall = (tool: Tool, args: Json): string => {
+  // Arguments that do not fit would be written as a call of something else (`{ titel: "x" }` as `<t>undefined</t>`).
+  const decoded = Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(args);
+  if (Result.isFailure(decoded))
+    throw new TypeError(
+      `formatCall: ${JSON.stringify(args)} does not fit the parameters of ${tool.name}: ${String(decoded.failure.message).replace(/\s+/g, " ")}`,
+    );
   const field = singleStringField(tool);
   const inner =
     field !== undefined && typeof args === "object" && args !== null && !Array.isArray(args)

@@ -125,6 +125,16 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
         throw new TypeError(
           `option args.${tool}: ${env.id ? `environment ${env.id}` : "the environment"} has no tool "${tool}"; its tools: ${Object.keys(env.tools).join(", ") || "none"}`,
         );
+      // Arguments of the wrong shape would make meaningless calls (`<lookup>undefined</lookup>`): try a few.
+      if (env)
+        for (const sample of fc.sample(value as fc.Arbitrary<Json>, { numRuns: 5, seed: 1 }))
+          try {
+            formatCall(env.tools[tool], sample);
+          } catch (error) {
+            throw new TypeError(
+              `option args.${tool}: ${(error as Error).message.replace(/^formatCall: /, "it generated ").replace(" does not fit", ", which does not fit")}`,
+            );
+          }
     }
 };
 

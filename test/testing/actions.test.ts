@@ -75,6 +75,13 @@ describe("options that must be arbitraries", () => {
     expect(() => actionArbitrary(lookupEnv, { args: { lookups: fc.constant({ key: "k1" }) } })).toThrow(
       'has no tool "lookups"',
     );
+    // Arguments of the wrong shape are refused too (they made meaningless calls such as <lookup>undefined</lookup>).
+    expect(() => actionArbitrary(lookupEnv, { args: { lookup: fc.constant({ titel: "dune" }) } })).toThrow(
+      'option args.lookup: it generated {"titel":"dune"}, which does not fit the parameters of lookup',
+    );
+    expect(() => actionArbitrary(lookupEnv, { args: { lookup: fc.constant("k1") } })).toThrow(
+      'it generated "k1", which does not fit the parameters of lookup',
+    );
     // The arbitrary itself is accepted.
     await checkRewards(lookupEnv, {
       invariants: bounds,
