@@ -16,6 +16,9 @@ const clip = (text: string, max = 160) => {
   return flat.length > max ? `${flat.slice(0, max)}… (${flat.length} chars)` : flat;
 };
 
+/** A reward or a return as people write it: -0.3, not -0.30000000000000004 (6 significant digits). */
+const num = (x: number) => String(Number(x.toPrecision(6)));
+
 export const timeline = (events: readonly EpisodeEvent[]): string[] => {
   const lines: string[] = [];
   const toolOf = new Map<string, string>();
@@ -52,14 +55,14 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
         );
         break;
       case "reward.assigned":
-        lines.push(`${at}  reward ${e.value >= 0 ? "+" : ""}${e.value} (${e.kind}, turn ${e.turn}): ${e.reason}`);
+        lines.push(`${at}  reward ${e.value >= 0 ? "+" : ""}${num(e.value)} (${e.kind}, turn ${e.turn}): ${e.reason}`);
         break;
       case "env.transitioned":
         lines.push(`${at}  state  ${clip(JSON.stringify(e.state), 80)}  #${e.hash.slice(0, 8)}`);
         break;
       case "episode.ended":
         lines.push(
-          `${at}ended: ${e.reason}; return ${e.return}, ${e.turns} turns${
+          `${at}ended: ${e.reason}; return ${num(e.return)}, ${e.turns} turns${
             Object.keys(e.metrics).length ? `, ${JSON.stringify(e.metrics)}` : ""
           }`,
         );

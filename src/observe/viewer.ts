@@ -37,7 +37,11 @@ const ESCAPES: Readonly<Record<string, string>> = {
   "'": "&#39;",
 };
 /** Escapes text for HTML content and quoted attribute values. */
-export const esc = (value: unknown): string => String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+export const esc = (value: unknown): string =>
+  String(value)
+    .replace(/[&<>"']/g, (c) => ESCAPES[c])
+    // Control characters would be written raw into the page (invisible, and grep calls the file binary).
+    .replace(/[^\t\n\r\u0020-\u007e\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 const json = (value: unknown) => JSON.stringify(value) ?? String(value);
 const fmt = (x: number) => (Number.isInteger(x) ? String(x) : Number(x.toFixed(4)).toString());
@@ -92,7 +96,13 @@ const piece = (tokenizer: Tokenizer, id: number): string => {
     return `⟨${id}⟩`;
   }
   if (text === "" || text.includes("\uFFFD")) return `⟨${id}⟩`;
-  return text.replace(/\n/g, "⏎").replace(/ /g, "·");
+  // A token of a control character shows as its picture (␀ for U+0000), as a newline shows as ⏎.
+  return text
+    .replace(/\n/g, "⏎")
+    .replace(/ /g, "·")
+    .replace(/[^\t\r\u0020-\u007e\u0080-\uffff]/g, (c) =>
+      String.fromCharCode(c === "\u007f" ? 0x2421 : 0x2400 + c.charCodeAt(0)),
+    );
 };
 
 interface TokenRow {

@@ -28,6 +28,8 @@ describe("the episode viewer page", () => {
 
   it("escapes everything it shows", () => {
     expect(esc(`<a href="x" title='y'>&</a>`)).toBe("&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+    // Control characters are written as escapes, not raw bytes (invisible on the page); newlines and tabs stay.
+    expect(esc("a\u0000b\u001bc\u007fd\ne\tf")).toBe("a\\u0000b\\u001bc\\u007fd\ne\tf");
   });
 
   it("shades exactly the tokens the learner trains on: the action mask of the episode's sequence", async () => {
