@@ -326,6 +326,11 @@ export class InvariantsFailedError extends Error {
  * InvariantsFailedError (several) whose message shows each shrunk episode and where its journal is.
  */
 export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptions): Promise<void> => {
+  // A check that checks nothing must not pass.
+  if (!Array.isArray(options.invariants) || options.invariants.length === 0)
+    throw new RangeError("checkRewards: give at least one invariant (invariants: [rewardBounds(...), ...])");
+  if (options.numRuns !== undefined && (!Number.isInteger(options.numRuns) || options.numRuns < 1))
+    throw new RangeError(`checkRewards: numRuns must be an integer >= 1, got ${options.numRuns}`);
   const only = options.only === undefined ? undefined : [options.only].flat();
   const unknown = only?.filter((name) => !options.invariants.some((i) => i.name === name)) ?? [];
   if (unknown.length > 0)

@@ -82,6 +82,11 @@ describe("options that must be arbitraries", () => {
     expect(() => actionArbitrary(lookupEnv, { args: { lookup: fc.constant("k1") } })).toThrow(
       'it generated "k1", which does not fit the parameters of lookup',
     );
+    // A check that checks nothing is refused.
+    await expect(checkRewards(lookupEnv, { invariants: [] })).rejects.toThrow("give at least one invariant");
+    await expect(checkRewards(lookupEnv, { invariants: bounds, numRuns: 0 })).rejects.toThrow(
+      "numRuns must be an integer >= 1, got 0",
+    );
     // The arbitrary itself is accepted.
     await checkRewards(lookupEnv, {
       invariants: bounds,
