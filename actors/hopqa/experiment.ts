@@ -686,7 +686,7 @@ const main = async () => {
     )
     .option(
       "--long",
-      `the larger budget: ${LONG.steps} updates of ${LONG.tasksPerStep} questions, sampled as --explore (about 8 hours for the table here); use another --out and --docs`,
+      `the larger budget: ${LONG.steps} updates of ${LONG.tasksPerStep} questions, sampled as --explore (about 11 hours for the table here, 50 minutes a run); use another --out and --docs`,
     )
     .option("--run <name>", "(internal) run one named run in this process")
     .exitOverride();

@@ -17,7 +17,7 @@ export const EXPLORE = { temperature: 2, minibatches: 4 } as const;
 /**
  * The larger budget of `npm run experiment -- --long` (with EXPLORE's sampling): 45 updates of 16 questions
  * x 8 episodes, 5,760 episodes per run. Two GRPO runs at this budget lifted the two test columns from 0.735
- * to about 0.85 (docs/hopqa.md, "Longer RL"); a run takes 30-40 minutes here, the table of 27 about 8 hours
+ * to about 0.85 (docs/hopqa.md, "Longer RL"); a run takes 32-69 minutes here (50 on average), the table of 27 about 11 hours
  * two at a time, so it is meant to be completed over several sittings (finished runs are kept).
  */
 export const LONG = { steps: 45, tasksPerStep: 16 } as const;
