@@ -181,19 +181,24 @@ const warmStart = async (root: string, say: (line: string) => void, from?: strin
   writeJson(done, { base, free, rag, evalSeconds: (Date.now() - started) / 1000 });
 };
 
-/** Sampling and training seconds of the updates a run folder's metrics.jsonl holds (0 when it has none). */
-export const updateSeconds = (dir: string): number => {
+/** A run folder's metrics.jsonl, one object per update; a torn line (the trainer drops it on resume) is skipped. */
+const metricsOf = (dir: string): Record<string, unknown>[] => {
   const file = join(dir, "metrics.jsonl");
-  if (!existsSync(file)) return 0;
-  let total = 0;
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    try {
-      const m = JSON.parse(line) as { sampleSeconds?: number; trainSeconds?: number };
-      total += (m.sampleSeconds ?? 0) + (m.trainSeconds ?? 0);
-    } catch {} // a torn last line: the trainer drops it on resume
-  }
-  return total;
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
 };
+
+/** Sampling and training seconds of the updates a run folder's metrics.jsonl holds (0 when it has none). */
+export const updateSeconds = (dir: string): number =>
+  metricsOf(dir).reduce((total, m) => total + (Number(m.sampleSeconds) || 0) + (Number(m.trainSeconds) || 0), 0);
 
 /** One run: train (resuming if it was interrupted), then evaluate its last checkpoint on the suite. */
 export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
@@ -332,21 +337,13 @@ interface Finished {
   readonly source?: string;
 }
 
-/** A run folder's training curve, from its metrics.jsonl (torn lines skipped). */
-const curveOf = (dir: string): Finished["curve"] => {
-  const file = join(dir, "metrics.jsonl");
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .flatMap((line) => {
-      try {
-        const m = JSON.parse(line) as { step: number; meanReturn: number; successRate: number | null };
-        return [{ update: m.step, return: m.meanReturn, em: m.successRate ?? 0 }];
-      } catch {
-        return [];
-      }
-    });
-};
+/** A run folder's training curve, from its metrics.jsonl. */
+const curveOf = (dir: string): Finished["curve"] =>
+  metricsOf(dir).map((m) => ({
+    update: m.step as number,
+    return: m.meanReturn as number,
+    em: (m.successRate as number | null) ?? 0,
+  }));
 
 /**
  * The finished runs of the plan: from this --out's run folders, else from their records under DOCS/run-records.

@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
-import { UsageError } from "../kernel/errors.ts";
+import { isOwnFrame, stackFrames, UsageError } from "../kernel/errors.ts";
 import { type EnvDefinition, isModulePath } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
@@ -82,14 +82,8 @@ const IMPORTER = fileURLToPath(import.meta.url);
  * user's line that led there: a helper's call, or `defineEnv`).
  */
 const thrownAt = (cause: unknown, file: string): string | undefined => {
-  const stack = cause instanceof Error ? (cause.stack ?? "") : "";
-  const frames = [...stack.matchAll(/^\s+at (?:.*?\()?(.+?):(\d+):(\d+)\)?$/gm)].map(([, path, line, column]) => {
-    const local = path.startsWith("file://") ? fileURLToPath(path) : path;
-    return { file: local, place: `${shown(local)}:${line}:${column}` };
-  });
-  const thrown = frames.find(
-    (f) => isAbsolute(f.file) && !/[/\\]node_modules[/\\]/.test(f.file) && f.file !== IMPORTER,
-  );
+  const frames = stackFrames(cause).map((f) => ({ file: f.file, place: `${shown(f.file)}:${f.line}:${f.column}` }));
+  const thrown = frames.find((f) => isOwnFrame(f.file) && f.file !== IMPORTER);
   const mine = frames.find((f) => f.file === file);
   if (!thrown || !mine || thrown === mine) return (thrown ?? mine)?.place;
   return `${thrown.place}, from ${mine.place}`;

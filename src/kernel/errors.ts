@@ -2,6 +2,8 @@
  * Typed errors. Each is a value with a `_tag` and a message a user can act on; journal errors name the
  * file, the line and the seq where the problem is.
  */
+import { isAbsolute } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Data } from "effect";
 
 export interface JournalPlace {
@@ -119,12 +121,19 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail
 /** A thrown value's message: an Error's `message`, anything else as a string (what journals record). */
 export const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
+/** A thrown Error's stack frames, as files (file: URLs made paths) with line and column. */
+export const stackFrames = (
+  cause: unknown,
+): { readonly file: string; readonly line: string; readonly column: string }[] =>
+  [...(cause instanceof Error ? (cause.stack ?? "") : "").matchAll(/^\s+at (?:.*?\()?(.+?):(\d+):(\d+)\)?$/gm)].map(
+    ([, path, line, column]) => ({ file: path.startsWith("file://") ? fileURLToPath(path) : path, line, column }),
+  );
+
+/** Code of the user's or the project's, not Node's and not a dependency's. */
+export const isOwnFrame = (file: string): boolean => isAbsolute(file) && !/[/\\]node_modules[/\\]/.test(file);
+
 /** Where a thrown Error was thrown: its first stack frame outside node_modules ("file:line:column"). */
 export const thrownFrom = (cause: unknown): string | undefined => {
-  const stack = cause instanceof Error ? (cause.stack ?? "") : "";
-  for (const [, path, line, column] of stack.matchAll(/^\s+at (?:.*?\()?(.+?):(\d+):(\d+)\)?$/gm)) {
-    const file = path.replace(/^file:\/\//, "");
-    if (file.startsWith("/") && !/[/\\]node_modules[/\\]/.test(file)) return `${file}:${line}:${column}`;
-  }
-  return undefined;
+  const frame = stackFrames(cause).find((f) => isOwnFrame(f.file));
+  return frame && `${frame.file}:${frame.line}:${frame.column}`;
 };
