@@ -47,6 +47,8 @@ export interface ModelCheckOptions<State, Task> extends ActionOptions, PropertyR
   readonly toolFaults?: fc.Arbitrary<ToolResult>;
   /** fast-check's replay path of a command sequence (printed with a failing sequence). */
   readonly replayPath?: string;
+  /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
+  readonly repeats?: boolean;
 }
 
 interface ModelRun<State> {
@@ -54,6 +56,8 @@ interface ModelRun<State> {
   done: boolean;
   /** Actions taken so far. */
   turn: number;
+  /** Their texts, in order (what a repeat copies). */
+  texts: string[];
 }
 
 class ModelMismatch extends Error {}
@@ -67,7 +71,7 @@ const show = (expected: string | RegExp) => (typeof expected === "string" ? quot
 class ActCommand<State> implements fc.AsyncCommand<ModelRun<State>, EpisodeDriver> {
   constructor(
     readonly model: EnvModel<State, never>,
-    readonly text: string,
+    public text: string,
     readonly toolResult: ToolResult | undefined,
   ) {}
 
@@ -78,6 +82,7 @@ class ActCommand<State> implements fc.AsyncCommand<ModelRun<State>, EpisodeDrive
   async run(run: ModelRun<State>, driver: EpisodeDriver): Promise<void> {
     const predicted = this.model.act(run.state, this.text, this.toolResult);
     const step = await driver.act(this.text, this.toolResult ? { toolResult: this.toolResult } : {});
+    run.texts.push(this.text);
     const problems: string[] = [];
     if (predicted.reward !== undefined && Math.abs(predicted.reward - step.reward) > 1e-9)
       problems.push(
@@ -112,6 +117,26 @@ class ActCommand<State> implements fc.AsyncCommand<ModelRun<State>, EpisodeDrive
   }
 }
 
+/** The same action text as an earlier turn's (the `index`-th of those taken, modulo their number). */
+class RepeatCommand<State> extends ActCommand<State> {
+  constructor(
+    model: EnvModel<State, never>,
+    readonly index: number,
+    toolResult: ToolResult | undefined,
+  ) {
+    super(model, "", toolResult);
+  }
+
+  override check(run: Readonly<ModelRun<State>>): boolean {
+    return !run.done && run.texts.length > 0;
+  }
+
+  override async run(run: ModelRun<State>, driver: EpisodeDriver): Promise<void> {
+    this.text = run.texts[this.index % run.texts.length];
+    await super.run(run, driver);
+  }
+}
+
 /**
  * Runs random action sequences against the environment and the model; throws a CounterexampleError with
  * the shortest sequence found where they disagree, its episode, and its journal.
@@ -125,16 +150,27 @@ export const checkModel = async <State, Task = Json>(
   const fault = options.toolFaults
     ? fc.option(options.toolFaults, { freq: 4, nil: undefined })
     : fc.constant<ToolResult | undefined>(undefined);
+  const maxCommands = options.maxCommands ?? 8;
   const command = fc
     .tuple(options.actions ?? actionArbitrary(env, options), fault)
-    .map(([text, toolResult]) => new ActCommand(model, text, toolResult));
+    .map(([text, toolResult]): ActCommand<State> => new ActCommand(model, text, toolResult));
+  const repeat = fc
+    .tuple(fc.nat({ max: maxCommands }), fault)
+    .map(([index, toolResult]): ActCommand<State> => new RepeatCommand(model, index, toolResult));
   const arbitrary = fc.record({
     seed: options.seeds ?? seedArbitrary(),
     task: options.tasks ?? fc.constant(undefined),
-    commands: fc.commands([command], {
-      maxCommands: options.maxCommands ?? 8,
-      ...(options.replayPath ? { replayPath: options.replayPath } : {}),
-    }),
+    commands: fc.commands(
+      [
+        options.repeats === false
+          ? command
+          : fc.oneof({ arbitrary: command, weight: 3 }, { arbitrary: repeat, weight: 1 }),
+      ],
+      {
+        maxCommands,
+        ...(options.replayPath ? { replayPath: options.replayPath } : {}),
+      },
+    ),
   });
   let replayPath: string | undefined;
   await checkProperty(
@@ -144,7 +180,12 @@ export const checkModel = async <State, Task = Json>(
       arbitrary,
       run: async ({ seed, task, commands }) => {
         const driver = await EpisodeDriver.start(env, { seed, ...(task !== undefined ? { task: task as Json } : {}) });
-        const run: ModelRun<State> = { state: model.init(driver.task as never), done: driver.done, turn: 0 };
+        const run: ModelRun<State> = {
+          state: model.init(driver.task as never),
+          done: driver.done,
+          turn: 0,
+          texts: [],
+        };
         let mismatch: string | undefined;
         const opening = model.opening?.(driver.task as never);
         if (opening !== undefined && !matches(opening, driver.observation))

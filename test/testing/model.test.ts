@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseAction } from "../../src/index.ts";
 import {
@@ -89,6 +90,33 @@ describe("model-based testing with fc.commands against a user's model", () => {
       (cause: unknown) => cause as CounterexampleError,
     );
     expect(again.violation.message).toBe(failure.violation.message);
+  });
+
+  it("repeats earlier actions itself, so a repeat is tried even where two random actions never coincide", async () => {
+    // Words of 12 random letters: two equal draws are all but impossible, so only a repeat command finds
+    // that the model pays a repeated check.
+    const rare = {
+      args: {
+        check: fc
+          .string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz"), minLength: 12, maxLength: 12 })
+          .map((word) => ({ word })),
+      },
+      answers: fc.constantFrom("cat"),
+    };
+    await checkModel(env, { ...rare, model: model(true), numRuns: 40, repeats: false });
+    const failure = await checkModel(env, {
+      ...rare,
+      model: model(true),
+      numRuns: 40,
+      counterexampleDir: tempDir("agent-r1-cx-"),
+    }).then(
+      () => expect.fail("a repeated check should show the disagreement"),
+      (cause: unknown) => cause as CounterexampleError,
+    );
+    expect(failure.violation.message).toMatch(
+      /^turn 1, after act\("<check>.*<\/check>"\):\nthe model expects reward 0\.1/,
+    );
+    expect(failure.violation.details?.[0]).toMatch(/^commands: act\("(<check>[^"]*<\/check>)"\),act\("\1"\)/);
   });
 
   it("EpisodeDriver plays one action at a time and records the episode", async () => {
