@@ -416,7 +416,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
               : "") +
             (result.after ? `\n  after:  ${describeEval(result.after)}` : ""),
         );
-      setExit(0);
+      // Interrupted: the checkpoint is written and the resume line printed; the exit code says it stopped early.
+      setExit(result.stopped ? 130 : 0);
     });
 
   addShapeOptions(

@@ -115,6 +115,7 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
     "start",
   );
   const result = await runTrain(config, options.out, false);
+  if (result.stopped) return 130;
   const minutes = ((Date.now() - started) / 60000).toFixed(1);
   const rate = (x: number | null | undefined) => (x === null || x === undefined ? "-" : x.toFixed(3));
   say("");
@@ -212,6 +213,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
     "start",
   );
   const result = await runTrain(config, join(options.out, "grpo"), false);
+  if (result.stopped) return 130;
   const latest = readLatest(join(options.out, "grpo"));
   if (!latest) throw new Error("training wrote no checkpoint");
   say("4/4 evaluating the trained policy");

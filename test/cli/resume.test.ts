@@ -1,9 +1,10 @@
 /**
  * `train --resume`: a run continues with its own config.json, so flags that ask for something else are
  * refused (they were silently ignored), a folder that holds no run is refused (a new run was started in
- * it), and a run already at its --steps says so. In process through `main`.
+ * it), and a run already at its --steps says so. In process through `main`; Ctrl-C in a child process.
  */
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
@@ -65,4 +66,29 @@ describe("train --resume", () => {
     );
     expect(readdirSync(other).sort()).toEqual(["ep-0-0.jsonl", "notes"]);
   });
+});
+
+describe("train, Ctrl-C", () => {
+  it("finishes the update, writes a checkpoint, prints the resume command and exits 130", async () => {
+    const dir = join(tempDir("agent-r1-sigint-"), "run");
+    const child = spawn(
+      process.execPath,
+      ["bin/agent-r1.js", "train", "--env", "lookup", "--steps", "500", ...tiny, ...shape, "--out", dir],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    // Interrupt once the first update is on record, while later ones are still to come.
+    while (!existsSync(join(dir, "metrics.jsonl")) || readFileSync(join(dir, "metrics.jsonl"), "utf8") === "")
+      await new Promise((r) => setTimeout(r, 100));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toContain(`; resume with: npx agent-r1 train --out ${dir} --resume`);
+    const versions = readdirSync(join(dir, "checkpoints")).filter((d) => d.startsWith("v"));
+    expect(versions.length).toBeGreaterThan(0);
+    expect(versions.length).toBeLessThan(500);
+  }, 120_000);
 });
