@@ -146,8 +146,13 @@ const flatten = (value: Record<string, unknown>, prefix = "", out: Record<string
   return out;
 };
 
-/** Reads a run folder's metrics.jsonl; malformed lines are skipped, each with a warning naming it. */
-export const readRunMetrics = (dir: string, warn: (line: string) => void = () => {}): RunMetrics => {
+/** Warnings go to stderr unless the caller takes them: a skipped line is never silent. */
+const stderrWarn = (line: string) => {
+  process.stderr.write(`${line}\n`);
+};
+
+/** Reads a run folder's metrics.jsonl; malformed lines are skipped, each with a warning naming it (stderr by default). */
+export const readRunMetrics = (dir: string, warn: (line: string) => void = stderrWarn): RunMetrics => {
   if (!existsSync(dir)) throw new UsageError({ detail: `no such run folder: ${dir}` });
   if (!statSync(dir).isDirectory()) throw new UsageError({ detail: `${dir} is not a run folder (it is a file)` });
   const file = join(dir, "metrics.jsonl");
@@ -228,10 +233,19 @@ export const chartedFields = (
 /** One chart per charted metric, one line per run (colour = run name when several runs are given). */
 export const metricCharts = async (
   runDirs: readonly string[],
-  warn: (line: string) => void = () => {},
+  warn: (line: string) => void = stderrWarn,
   size: { readonly width?: number; readonly height?: number } = {},
 ): Promise<MetricChart[]> => {
   if (runDirs.length === 0) throw new UsageError({ detail: "give at least one run folder" });
+  const seen = new Map<string, string>();
+  for (const dir of runDirs) {
+    const earlier = seen.get(resolve(dir));
+    if (earlier !== undefined)
+      throw new UsageError({
+        detail: `${dir} is given twice (also as ${earlier}); each run is one line, give each folder once`,
+      });
+    seen.set(resolve(dir), dir);
+  }
   const names = runNames(runDirs);
   const runs = runDirs.map((dir, i) => ({ ...readRunMetrics(dir, warn), name: names[i] }));
   for (const run of runs) if (run.rows.length === 0) warn(`${join(run.dir, "metrics.jsonl")}: no metrics yet`);

@@ -75,6 +75,22 @@ describe("plotRuns", () => {
     expect(svg).toContain("b/grpo");
   });
 
+  it("refuses a folder given twice (it would draw one line for two), and warns on stderr by default", async () => {
+    const run = runWith([metricsLine(0), "{not json", metricsLine(1)]);
+    await expect(plotRuns([run, `${run}/`], join(tempDir(), "charts"))).rejects.toThrow(
+      `${run}/ is given twice (also as ${run}); each run is one line, give each folder once`,
+    );
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      await plotRuns([run], join(tempDir(), "charts"));
+      expect(stderr.mock.calls.map((c) => String(c[0]))).toEqual([
+        `${join(run, "metrics.jsonl")}:2: skipped a malformed line (not JSON): "{not json"\n`,
+      ]);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
   it("charts headline fields always, other fields when they vary, nested metrics too", () => {
     const run = readRunMetrics(
       runWith([metricsLine(0, { metrics: { exactMatch: 0.1 } }), metricsLine(1, { metrics: { exactMatch: 0.3 } })]),
