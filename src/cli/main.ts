@@ -90,7 +90,8 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         const all = summary.aborted === summary.episodes;
         err(
           `${all ? `error: all ${summary.episodes}` : `${summary.aborted} of ${summary.episodes}`} episodes aborted; ` +
-            `the first, ${firstAbort.episode}: ${firstAbort.reason}`,
+            `the first, ${firstAbort.episode}: ${firstAbort.reason}` +
+            (firstAbort.thrownAt ? ` (thrown at ${firstAbort.thrownAt})` : ""),
         );
         if (all) setExit(1);
       }

@@ -35,7 +35,7 @@ export interface RecordSummary {
   readonly successRate: number | null;
   readonly aborted: number;
   /** The aborted episode with the lowest index (the same one at any concurrency), and why it aborted. */
-  readonly firstAbort?: { readonly episode: string; readonly reason: string };
+  readonly firstAbort?: { readonly episode: string; readonly reason: string; readonly thrownAt?: string };
   readonly seconds: number;
 }
 
@@ -69,7 +69,7 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   // A running summary: the episodes themselves are in the journal, not kept in memory.
   let events = 0;
   let aborted = 0;
-  let firstAbort: { index: number; episode: string; reason: string } | undefined;
+  let firstAbort: { index: number; episode: string; reason: string; thrownAt?: string } | undefined;
   let successes = 0;
   let withSuccess = 0;
   // Ctrl-C: say what is on disk and how to go on (the same command refuses a folder that holds journals).
@@ -95,7 +95,12 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
             // Episode i has seed `<run seed>:i`.
             const index = Number(r.seed.slice(r.seed.lastIndexOf(":") + 1));
             if (!firstAbort || index < firstAbort.index)
-              firstAbort = { index, episode: r.episode, reason: r.reason.slice(ABORTED.length) };
+              firstAbort = {
+                index,
+                episode: r.episode,
+                reason: r.reason.slice(ABORTED.length),
+                ...(r.thrownAt ? { thrownAt: r.thrownAt } : {}),
+              };
           }
           if ("success" in r.metrics) {
             withSuccess += 1;
@@ -119,7 +124,15 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
     meanReturn: returns / Math.max(1, done),
     successRate: withSuccess ? successes / withSuccess : null,
     aborted,
-    ...(firstAbort ? { firstAbort: { episode: firstAbort.episode, reason: firstAbort.reason } } : {}),
+    ...(firstAbort
+      ? {
+          firstAbort: {
+            episode: firstAbort.episode,
+            reason: firstAbort.reason,
+            ...(firstAbort.thrownAt ? { thrownAt: firstAbort.thrownAt } : {}),
+          },
+        }
+      : {}),
     seconds: (Date.now() - started) / 1000,
   };
 };

@@ -3,12 +3,12 @@
  * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
-import { isOwnFrame, stackFrames, UsageError } from "../kernel/errors.ts";
+import { isOwnFrame, shownPath, stackFrames, UsageError } from "../kernel/errors.ts";
 import { type EnvDefinition, isModulePath } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
@@ -67,12 +67,6 @@ const didYouMean = (path: string, query: string | undefined): string => {
   return found === undefined ? "" : `; did you mean ${found}${query === undefined ? "" : `?${query}`}?`;
 };
 
-/** A path as a user reads it: relative to the working folder when inside it. */
-const shown = (file: string) => {
-  const path = relative(process.cwd(), file);
-  return path.startsWith("..") || isAbsolute(path) ? file : path;
-};
-
 /** This module: the importer, whose frame is in every import error's stack. */
 const IMPORTER = fileURLToPath(import.meta.url);
 
@@ -82,7 +76,7 @@ const IMPORTER = fileURLToPath(import.meta.url);
  * user's line that led there: a helper's call, or `defineEnv`).
  */
 const thrownAt = (cause: unknown, file: string): string | undefined => {
-  const frames = stackFrames(cause).map((f) => ({ file: f.file, place: `${shown(f.file)}:${f.line}:${f.column}` }));
+  const frames = stackFrames(cause).map((f) => ({ file: f.file, place: `${shownPath(f.file)}:${f.line}:${f.column}` }));
   const thrown = frames.find((f) => isOwnFrame(f.file) && f.file !== IMPORTER);
   const mine = frames.find((f) => f.file === file);
   if (!thrown || !mine || thrown === mine) return (thrown ?? mine)?.place;
@@ -108,7 +102,7 @@ const commonJsHint = (file: string, reason: string): string => {
     if (dirname(dir) === dir) break;
   }
   return (
-    `; note: ${shown(file)} has no package.json with "type": "module" above it, so Node loads it as CommonJS: ` +
+    `; note: ${shownPath(file)} has no package.json with "type": "module" above it, so Node loads it as CommonJS: ` +
     'rename it to .mts, or add a package.json with {"type": "module"} to its folder'
   );
 };

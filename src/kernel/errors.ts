@@ -2,7 +2,7 @@
  * Typed errors. Each is a value with a `_tag` and a message a user can act on; journal errors name the
  * file, the line and the seq where the problem is.
  */
-import { isAbsolute } from "node:path";
+import { dirname, isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Data } from "effect";
 
@@ -132,8 +132,20 @@ export const stackFrames = (
 /** Code of the user's or the project's, not Node's and not a dependency's. */
 export const isOwnFrame = (file: string): boolean => isAbsolute(file) && !/[/\\]node_modules[/\\]/.test(file);
 
-/** Where a thrown Error was thrown: its first stack frame outside node_modules ("file:line:column"). */
+/** A path as a user reads it: relative to the working folder when inside it, else as given. */
+export const shownPath = (file: string): string => {
+  const path = relative(process.cwd(), file);
+  return path === "" || path.startsWith("..") || isAbsolute(path) ? file : path;
+};
+
+/** The framework's own sources (this file is src/kernel/errors.ts). */
+const FRAMEWORK_SRC = `${dirname(dirname(fileURLToPath(import.meta.url)))}${sep}`;
+
+/**
+ * Where a user's code threw: the first stack frame outside node_modules and the framework's src/
+ * ("file:line:column", shown); none for an error the framework raised itself (its message says what).
+ */
 export const thrownFrom = (cause: unknown): string | undefined => {
-  const frame = stackFrames(cause).find((f) => isOwnFrame(f.file));
-  return frame && `${frame.file}:${frame.line}:${frame.column}`;
+  const frame = stackFrames(cause).find((f) => isOwnFrame(f.file) && !f.file.startsWith(FRAMEWORK_SRC));
+  return frame && `${shownPath(frame.file)}:${frame.line}:${frame.column}`;
 };

@@ -8,7 +8,7 @@ import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type 
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { messageOf } from "../kernel/errors.ts";
+import { messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { type AgentEmitted, createAgentMachine } from "./agent.ts";
@@ -40,6 +40,11 @@ export interface EpisodeRecord {
   readonly return: number;
   readonly turns: number;
   readonly metrics: Readonly<Record<string, number>>;
+  /**
+   * Where the environment's code threw, for an episode it aborted ("file:line:column"; not journaled,
+   * since a line number is not behaviour: an edit that moves it must not break replay).
+   */
+  readonly thrownAt?: string;
 }
 
 const DONE_PREFIX = "xstate.done.actor.";
@@ -169,7 +174,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     let envActor: AnyActorRef;
     const agent = createActor(agentMachineFor(policy));
 
-    const finish = async (abort?: string) => {
+    const finish = async (abort?: string, thrownAt?: string) => {
       if (finished) return;
       finished = true;
       try {
@@ -190,6 +195,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
           return: ended.return,
           turns: ended.turns,
           metrics: ended.metrics,
+          ...(thrownAt ? { thrownAt } : {}),
         });
       } catch (cause) {
         rejectEpisode(cause);
@@ -197,6 +203,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     };
 
     const abort = (reason: string) => void finish(reason);
+    const envError = (cause: unknown) => void finish(`environment error: ${messageOf(cause)}`, thrownFrom(cause));
 
     const askAgent = () => {
       if (derivation.actions >= maxTurns) return abort(`turn limit ${maxTurns} reached`);
@@ -243,7 +250,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
         const body = derivation.emitted(emitted);
         if (body) void record(body);
       } catch (cause) {
-        abort(`environment error: ${messageOf(cause)}`);
+        envError(cause);
       }
     };
 
@@ -252,7 +259,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       try {
         void record(derivation.transitioned(snapshot));
       } catch (cause) {
-        return abort(`environment error: ${messageOf(cause)}`);
+        return envError(cause);
       }
       if (derivation.ending || snapshot.status === "done") return void finish();
       const waiting = waitingForTools(snapshot, env.tools);
@@ -279,7 +286,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       envActor.on("*", onEmitted);
       envActor.subscribe({
         next: onMacrostep,
-        error: (cause) => abort(`environment error: ${messageOf(cause)}`),
+        error: envError,
       });
       envActor.start();
     };

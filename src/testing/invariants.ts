@@ -289,7 +289,7 @@ export const orderIndependentRewards = (): RewardInvariant<OrderCase> => ({
 export const neverCrashes = (): RewardInvariant<EpisodeScript> =>
   episodeInvariant("no action or tool result crashes the environment", (e) =>
     e.record.reason.startsWith(`${ABORTED}environment error`)
-      ? `the episode ended with "${e.record.reason}"`
+      ? `the episode ended with "${e.record.reason}"${e.record.thrownAt ? ` (thrown at ${e.record.thrownAt})` : ""}`
       : undefined,
   );
 

@@ -47,7 +47,14 @@ describe("record says when episodes aborted", () => {
     expect(await record("flaky", "some"), output.stderr).toBe(0);
     expect(output.stdout).toMatch(/, 1 aborted \(/);
     expect(errors()).toEqual([
-      "1 of 3 episodes aborted; the first, ep-some-1: policy fickle-flaky returned an invalid action: token ids must be integers in [0, 266)",
+      "1 of 3 episodes aborted; the first, ep-some-1: policy fickle-flaky returned an invalid action: token ids must be integers in [0, 267)",
+    ]);
+  });
+
+  it("an environment that throws: the first reason and the environment's line that threw", async () => {
+    expect(await record("crash", "crash")).toBe(1);
+    expect(errors()).toEqual([
+      "error: all 3 episodes aborted; the first, ep-crash-0: environment error: this reward crashed (thrown at test/reliability/fixtures/fickle-env.ts:33:23)",
     ]);
   });
 

@@ -3,6 +3,7 @@
  * as "aborted: environment error: ...". Such a journal is faithful: replay must re-derive that end, not call
  * it a divergence (a trainer replaying its episodes stopped the whole run on one).
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { assign, setup } from "xstate";
 import {
@@ -43,7 +44,14 @@ const machine = setup({
                   return context.turn + 1;
                 },
               }),
-              reward("process", ({ event }) => (event.text.includes("nan") ? Number.NaN : 0.1), "spoke"),
+              reward(
+                "process",
+                ({ event }) => {
+                  if (event.text.includes("again")) throw new Error("reward exploded");
+                  return event.text.includes("nan") ? Number.NaN : 0.1;
+                },
+                "spoke",
+              ),
               observe("again"),
             ],
           },
@@ -86,6 +94,23 @@ describe("replaying an episode the environment aborted", () => {
     expect(replayed.return).toBe(live.return);
     expect(canonicalJson(replayed.events.at(-1))).toContain("aborted: environment error:");
     expect(replayEpisode(events, brittle, { verify: false }).reason).toBe(live.reason);
+  });
+
+  it("the live record says where the environment's own code threw (not journaled), none for the framework's checks", async () => {
+    const thrown = await recordOf(["hello", "boom"]);
+    const line = readFileSync(new URL(import.meta.url), "utf8")
+      .split("\n")
+      .findIndex((l) => l.includes("throw new Error(`assign exploded"));
+    expect(thrown.live.thrownAt).toMatch(new RegExp(`^test/replay/env-errors\\.test\\.ts:${line + 1}:\\d+$`));
+    expect(canonicalJson(thrown.events)).not.toContain("env-errors.test.ts");
+    const rewarded = await recordOf(["hello", "again"]);
+    expect(rewarded.live.reason).toBe("aborted: environment error: reward exploded");
+    const rewardLine = readFileSync(new URL(import.meta.url), "utf8")
+      .split("\n")
+      .findIndex((l) => l.includes('throw new Error("reward exploded")'));
+    expect(rewarded.live.thrownAt).toMatch(new RegExp(`^test/replay/env-errors\\.test\\.ts:${rewardLine + 1}:\\d+$`));
+    // A NaN reward is refused by the framework: its message names the reward, there is no user line to show.
+    expect((await recordOf(["hello", "nan"])).live.thrownAt).toBeUndefined();
   });
 
   it("a journal that says the machine threw something else still diverges, naming both", async () => {
