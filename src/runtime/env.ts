@@ -9,6 +9,7 @@
  * Math.random, Date.now or timers; randomness comes from `input.seed` through `Rng`.
  */
 import type { Json } from "effect/Schema";
+import { closest, distance } from "fastest-levenshtein";
 import { type AnyStateMachine, emit, fromPromise } from "xstate";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -197,6 +198,32 @@ const REQUIRED_FIELDS: readonly [keyof EnvDefinition, string, (value: unknown) =
   ["task", "a function from a seed to a task", (v) => typeof v === "function"],
 ];
 
+/** Every field defineEnv knows; any other is a typo (`polices`) that would be ignored silently. */
+const KNOWN_FIELDS: readonly (keyof EnvDefinition)[] = [
+  ...REQUIRED_FIELDS.map(([field]) => field),
+  "policies",
+  "maxTurns",
+  "maxActionTokens",
+  "configure",
+  "options",
+  "model",
+  "warmStart",
+  "legalActions",
+  "evaluation",
+];
+
+/** The known field a misspelt one most likely meant (at most a third of its letters off), if any. */
+const closestField = (field: string): string | undefined => {
+  const best = closest(
+    field.toLowerCase(),
+    KNOWN_FIELDS.map((f) => f.toLowerCase()),
+  );
+  const meant = KNOWN_FIELDS.find((f) => f.toLowerCase() === best);
+  return meant !== undefined && distance(field.toLowerCase(), best) <= Math.max(1, Math.floor(field.length / 3))
+    ? meant
+    : undefined;
+};
+
 /** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and by the CLI before sampling). */
 export const checkMaxActionTokens = (env: Pick<EnvDefinition, "id" | "maxActionTokens">): void => {
   const n = env.maxActionTokens;
@@ -216,6 +243,13 @@ export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): E
     const given = typeof value === "string" ? ` ${JSON.stringify(value)}` : "";
     throw new TypeError(
       `${name}: \`${field}\`${given} ${field in definition ? "is not" : "is missing; it must be"} ${what}`,
+    );
+  }
+  for (const field of Object.keys(definition)) {
+    if ((KNOWN_FIELDS as readonly string[]).includes(field)) continue;
+    const meant = closestField(field);
+    throw new TypeError(
+      `${name}: unknown field \`${field}\`${meant ? ` (did you mean \`${meant}\`?)` : ""}; defineEnv knows ${KNOWN_FIELDS.join(", ")}`,
     );
   }
   checkMaxActionTokens(definition);

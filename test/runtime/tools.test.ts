@@ -159,6 +159,17 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
       expect(defineEnv({ ...lookupEnv, id, version }).id).toBe(id);
   });
 
+  it.each([
+    ["polices", { polices: {} }, "unknown field `polices` (did you mean `policies`?); defineEnv knows id, version,"],
+    ["maxActionToken", { maxActionToken: 16 }, "unknown field `maxActionToken` (did you mean `maxActionTokens`?)"],
+    ["MaxTurns", { MaxTurns: 3 }, "unknown field `MaxTurns` (did you mean `maxTurns`?)"],
+    ["rewards", { rewards: {} }, "unknown field `rewards`; defineEnv knows id, version, description, machine,"],
+  ])("a misspelt or unknown field is refused, not ignored: %s", (_field, change, says) => {
+    expect(() => defineEnv({ ...lookupEnv, ...(change as object) } as typeof lookupEnv)).toThrow(
+      `environment lookup: ${says}`,
+    );
+  });
+
   it("a required field left out is called missing", () => {
     const { description: _, ...rest } = lookupEnv;
     expect(() => defineEnv(rest as typeof lookupEnv)).toThrow(
