@@ -5,6 +5,7 @@
 import { dirname, isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Data } from "effect";
+import { closest, distance } from "fastest-levenshtein";
 
 export interface JournalPlace {
   readonly file: string;
@@ -148,4 +149,31 @@ const FRAMEWORK_SRC = `${dirname(dirname(fileURLToPath(import.meta.url)))}${sep}
 export const thrownFrom = (cause: unknown): string | undefined => {
   const frame = stackFrames(cause).find((f) => isOwnFrame(f.file) && !f.file.startsWith(FRAMEWORK_SRC));
   return frame && `${shownPath(frame.file)}:${frame.line}:${frame.column}`;
+};
+
+/** The known name a misspelt one most likely meant (case aside, at most a third of its letters off), if any. */
+export const closestName = (name: string, known: readonly string[]): string | undefined => {
+  if (known.length === 0) return undefined;
+  const lower = name.toLowerCase();
+  const best = closest(
+    lower,
+    known.map((k) => k.toLowerCase()),
+  );
+  return distance(lower, best) <= Math.max(1, Math.floor(name.length / 3))
+    ? known.find((k) => k.toLowerCase() === best)
+    : undefined;
+};
+
+/**
+ * Refuses keys of an options object that `fn` does not know (a misspelt `numRun` would be ignored and the
+ * defaults used silently), naming the closest known one.
+ */
+export const checkKnownKeys = (fn: string, options: object, known: readonly string[], what = "option"): void => {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const meant = closestName(key, known);
+    throw new TypeError(
+      `${fn}: unknown ${what} \`${key}\`${meant ? ` (did you mean \`${meant}\`?)` : ""}; ${fn} knows ${known.join(", ")}`,
+    );
+  }
 };

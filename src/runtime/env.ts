@@ -9,8 +9,8 @@
  * Math.random, Date.now or timers; randomness comes from `input.seed` through `Rng`.
  */
 import type { Json } from "effect/Schema";
-import { closest, distance } from "fastest-levenshtein";
 import { type AnyStateMachine, emit, fromPromise } from "xstate";
+import { closestName } from "../kernel/errors.ts";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
@@ -212,18 +212,6 @@ const KNOWN_FIELDS: readonly (keyof EnvDefinition)[] = [
   "evaluation",
 ];
 
-/** The known field a misspelt one most likely meant (at most a third of its letters off), if any. */
-const closestField = (field: string): string | undefined => {
-  const best = closest(
-    field.toLowerCase(),
-    KNOWN_FIELDS.map((f) => f.toLowerCase()),
-  );
-  const meant = KNOWN_FIELDS.find((f) => f.toLowerCase() === best);
-  return meant !== undefined && distance(field.toLowerCase(), best) <= Math.max(1, Math.floor(field.length / 3))
-    ? meant
-    : undefined;
-};
-
 /** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and by the CLI before sampling). */
 export const checkMaxActionTokens = (env: Pick<EnvDefinition, "id" | "maxActionTokens">): void => {
   const n = env.maxActionTokens;
@@ -245,11 +233,12 @@ export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): E
       `${name}: \`${field}\`${given} ${field in definition ? "is not" : "is missing; it must be"} ${what}`,
     );
   }
-  for (const field of Object.keys(definition)) {
-    if ((KNOWN_FIELDS as readonly string[]).includes(field)) continue;
-    const meant = closestField(field);
+  // A misspelt optional field (`polices`) would be ignored silently.
+  const unknown = Object.keys(definition).find((field) => !(KNOWN_FIELDS as readonly string[]).includes(field));
+  if (unknown !== undefined) {
+    const meant = closestName(unknown, KNOWN_FIELDS);
     throw new TypeError(
-      `${name}: unknown field \`${field}\`${meant ? ` (did you mean \`${meant}\`?)` : ""}; defineEnv knows ${KNOWN_FIELDS.join(", ")}`,
+      `${name}: unknown field \`${unknown}\`${meant ? ` (did you mean \`${meant}\`?)` : ""}; defineEnv knows ${KNOWN_FIELDS.join(", ")}`,
     );
   }
   checkMaxActionTokens(definition);

@@ -14,6 +14,9 @@ import { arbitraryOf } from "./arbitraries.ts";
 /** Anything with tools: an environment, or `{ tools }`. */
 export type WithTools = Pick<EnvDefinition, "tools">;
 
+/** The keys of ActionOptions. */
+export const ACTION_OPTIONS = ["args", "answers", "hugeLength"] as const;
+
 export interface ActionOptions {
   /**
    * Meaningful arguments per tool name (e.g. keys that exist). They are mixed 4:1 with arguments derived

@@ -27,6 +27,9 @@ export interface CounterexampleOptions {
   readonly envModule?: string;
 }
 
+/** The keys of PropertyRunOptions. */
+export const PROPERTY_RUN_OPTIONS = ["counterexampleDir", "envModule", "numRuns", "seed", "path"] as const;
+
 export interface PropertyRunOptions extends CounterexampleOptions {
   /** Cases to try (default 50). */
   readonly numRuns?: number;

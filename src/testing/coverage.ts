@@ -14,6 +14,7 @@ import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getShortestPaths, getStateNodes, type StatePath } from "xstate/graph";
 import { canonicalJson } from "../kernel/canonical.ts";
+import { checkKnownKeys } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import type { Tool } from "../runtime/tool.ts";
@@ -46,6 +47,18 @@ export interface ProtocolSnapshot {
 export type ExplorationEvent =
   | { readonly type: "agent.act"; readonly turn: number; readonly text: string; readonly tokens: readonly number[] }
   | { readonly type: `xstate.done.actor.${string}`; readonly output: ToolResult; readonly actorId: string };
+
+/** The keys of CoverageOptions. */
+const COVERAGE_OPTIONS = [
+  "task",
+  "seed",
+  "actions",
+  "toolResults",
+  "serialize",
+  "limit",
+  "allowCycles",
+  "suspiciousObservation",
+];
 
 export interface CoverageOptions {
   /** The task to explore (default: `env.task(seed)`). */
@@ -271,6 +284,7 @@ const toCoveragePath = (
 
 /** Explores the machine and reports coverage and problems; throws nothing but a traversal over its limit. */
 export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): CoverageReport => {
+  checkKnownKeys("exploreEnv", options, COVERAGE_OPTIONS);
   const seed = options.seed ?? "coverage";
   const task = options.task ?? (env.task(seed) as Json);
   const suspicious =

@@ -14,7 +14,7 @@ import { type EpisodeRecord, runEpisode } from "../runtime/episode.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
 import type { Tool } from "../runtime/tool.ts";
-import { type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
+import { ACTION_OPTIONS, type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
 import { failedToolResultArbitrary } from "./arbitraries.ts";
 
 /** An episode as fast-check generates it: everything that enters the environment from outside. */
@@ -55,6 +55,17 @@ export interface EpisodeScriptOptions extends ActionOptions {
   /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
   readonly repeats?: boolean;
 }
+
+/** The options of episode scripts (checkRewards refuses any other). */
+export const EPISODE_SCRIPT_OPTIONS = [
+  ...ACTION_OPTIONS,
+  "actions",
+  "maxActions",
+  "seeds",
+  "tasks",
+  "toolResults",
+  "repeats",
+] as const;
 
 export const seedArbitrary = (): fc.Arbitrary<string> => fc.nat({ max: 9999 }).map((n) => `s${n}`);
 

@@ -7,6 +7,7 @@
  */
 import fc from "fast-check";
 import { canonicalJson } from "../kernel/canonical.ts";
+import { checkKnownKeys } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { parseAction } from "../runtime/action-format.ts";
@@ -18,11 +19,13 @@ import {
   checkProperty,
   formatBeside,
   formatNumber,
+  PROPERTY_RUN_OPTIONS,
   type PropertyRunOptions,
   quote,
   type Violation,
 } from "./counterexample.ts";
 import {
+  EPISODE_SCRIPT_OPTIONS,
   type EpisodeScript,
   type EpisodeScriptOptions,
   episodeScriptArbitrary,
@@ -62,25 +65,55 @@ export const episodeInvariant = (
 const describeReward = (r: EventOf<"reward.assigned">, value = formatNumber(r.value)) =>
   `${r.kind} reward ${value} on turn ${r.turn} ("${r.reason}")`;
 
+/** Bounds are two numbers, min <= max: reversed ones would report every reward as a counterexample. */
+const checkBounds = (
+  fn: string,
+  bounds: { readonly min: number; readonly max: number; readonly kind?: string },
+  keys: readonly string[],
+) => {
+  checkKnownKeys(fn, bounds, keys);
+  if (
+    typeof bounds.min !== "number" ||
+    Number.isNaN(bounds.min) ||
+    typeof bounds.max !== "number" ||
+    Number.isNaN(bounds.max)
+  )
+    throw new RangeError(
+      `${fn}: min and max must be numbers, got min ${String(bounds.min)}, max ${String(bounds.max)}`,
+    );
+  if (bounds.min > bounds.max) throw new RangeError(`${fn}: min ${bounds.min} is above max ${bounds.max}`);
+  if (bounds.kind !== undefined && bounds.kind !== "process" && bounds.kind !== "outcome")
+    throw new RangeError(`${fn}: kind must be "process" or "outcome", got ${JSON.stringify(bounds.kind)}`);
+};
+
 /** Every reward (of `kind`, when given) lies in [min, max]. */
 export const rewardBounds = (bounds: {
   readonly min: number;
   readonly max: number;
   readonly kind?: "process" | "outcome";
-}): RewardInvariant<EpisodeScript> =>
-  episodeInvariant(`each ${bounds.kind ? `${bounds.kind} ` : ""}reward lies in [${bounds.min}, ${bounds.max}]`, (e) => {
-    const out = e.rewards.find(
-      (r) => (!bounds.kind || r.kind === bounds.kind) && (r.value < bounds.min || r.value > bounds.max),
-    );
-    if (!out) return undefined;
-    const below = out.value < bounds.min;
-    const limit = below ? bounds.min : bounds.max;
-    return `${describeReward(out, formatBeside(out.value, limit))} is ${below ? "below" : "above"} ${limit}`;
-  });
+}): RewardInvariant<EpisodeScript> => {
+  checkBounds("rewardBounds", bounds, ["min", "max", "kind"]);
+  return episodeInvariant(
+    `each ${bounds.kind ? `${bounds.kind} ` : ""}reward lies in [${bounds.min}, ${bounds.max}]`,
+    (e) => {
+      const out = e.rewards.find(
+        (r) => (!bounds.kind || r.kind === bounds.kind) && (r.value < bounds.min || r.value > bounds.max),
+      );
+      if (!out) return undefined;
+      const below = out.value < bounds.min;
+      const limit = below ? bounds.min : bounds.max;
+      return `${describeReward(out, formatBeside(out.value, limit))} is ${below ? "below" : "above"} ${limit}`;
+    },
+  );
+};
 
 /** The episode's return (the sum of all its rewards) lies in [min, max], also for episodes cut short. */
-export const returnBounds = (bounds: { readonly min: number; readonly max: number }): RewardInvariant<EpisodeScript> =>
-  episodeInvariant(`the return lies in [${bounds.min}, ${bounds.max}]`, (e) => {
+export const returnBounds = (bounds: {
+  readonly min: number;
+  readonly max: number;
+}): RewardInvariant<EpisodeScript> => {
+  checkBounds("returnBounds", bounds, ["min", "max"]);
+  return episodeInvariant(`the return lies in [${bounds.min}, ${bounds.max}]`, (e) => {
     const total = e.record.return;
     if (total >= bounds.min - EPSILON && total <= bounds.max + EPSILON) return undefined;
     const below = total < bounds.min;
@@ -88,10 +121,13 @@ export const returnBounds = (bounds: { readonly min: number; readonly max: numbe
     const terms = e.rewards.map((r) => formatNumber(r.value)).join(" + ") || "no rewards";
     return `the return is ${formatBeside(total, limit)} (${terms}), ${below ? "below" : "above"} ${limit}`;
   });
+};
 
 /** Process rewards of one episode sum to at most `cap`: more tool calls cannot farm more reward. */
-export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
-  episodeInvariant(`process rewards sum to at most ${cap}`, (e) => {
+export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> => {
+  if (typeof cap !== "number" || Number.isNaN(cap))
+    throw new RangeError(`processRewardCap: the cap must be a number, got ${String(cap)}`);
+  return episodeInvariant(`process rewards sum to at most ${cap}`, (e) => {
     const process = e.rewards.filter((r) => r.kind === "process");
     const total = process.reduce((sum, r) => sum + r.value, 0);
     if (total <= cap + EPSILON) return undefined;
@@ -99,6 +135,7 @@ export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
       .map((r) => describeReward(r))
       .join(", ")}`;
   });
+};
 
 export interface RepeatedCallOptions {
   /** The call an action makes, as a comparable key; default: the framework's action format. */
@@ -114,6 +151,7 @@ const defaultCallOf = (text: string, env: EnvDefinition): string | undefined => 
 
 /** An action that repeats an earlier call of the same tool with the same arguments earns no positive reward. */
 export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): RewardInvariant<EpisodeScript> => {
+  checkKnownKeys("noRewardForRepeatedCalls", options, ["callOf", "allowRetryAfterFailure"]);
   const callOf = options.callOf ?? defaultCallOf;
   const processOn = (e: PlayedEpisode, turn: number) =>
     e.rewards.filter((r) => r.turn === turn && r.kind === "process");
@@ -197,6 +235,7 @@ interface FinalAnswerCase {
  * outcome reward: the outcome rewards the answer, not the path (which is what process rewards are for).
  */
 export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}): RewardInvariant<FinalAnswerCase> => {
+  checkKnownKeys("outcomeDependsOnlyOnFinalAnswer", options, ["answers", "answerOf"]);
   const answerOf = options.answerOf ?? defaultAnswerOf;
   return {
     name: "the outcome reward depends only on the final answer",
@@ -307,6 +346,9 @@ export const replaysIdentically = (): RewardInvariant<EpisodeScript> =>
 // biome-ignore lint/suspicious/noExplicitAny: a list of invariants, each with its own case type
 export type AnyRewardInvariant = RewardInvariant<any>;
 
+/** Every option checkRewards reads (the others would be ignored silently). */
+const REWARD_CHECK_OPTIONS = [...EPISODE_SCRIPT_OPTIONS, ...PROPERTY_RUN_OPTIONS, "invariants", "only"];
+
 export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOptions {
   readonly invariants: readonly AnyRewardInvariant[];
   /** Check only the invariants of these names (to rerun a reported counterexample). */
@@ -326,6 +368,7 @@ export class InvariantsFailedError extends Error {
  * InvariantsFailedError (several) whose message shows each shrunk episode and where its journal is.
  */
 export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptions): Promise<void> => {
+  checkKnownKeys("checkRewards", options, REWARD_CHECK_OPTIONS);
   // A check that checks nothing must not pass.
   if (!Array.isArray(options.invariants) || options.invariants.length === 0)
     throw new RangeError("checkRewards: give at least one invariant (invariants: [rewardBounds(...), ...])");

@@ -6,10 +6,18 @@
  */
 import type { Json } from "effect/Schema";
 import fc from "fast-check";
+import { checkKnownKeys } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
-import { checkProperty, formatBeside, formatNumber, type PropertyRunOptions, quote } from "./counterexample.ts";
+import { ACTION_OPTIONS, type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
+import {
+  checkProperty,
+  formatBeside,
+  formatNumber,
+  PROPERTY_RUN_OPTIONS,
+  type PropertyRunOptions,
+  quote,
+} from "./counterexample.ts";
 import { EpisodeDriver, seedArbitrary } from "./episodes.ts";
 
 /** What the environment should do after an action. Leave out what the model does not predict. */
@@ -50,6 +58,20 @@ export interface ModelCheckOptions<State, Task> extends ActionOptions, PropertyR
   /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
   readonly repeats?: boolean;
 }
+
+/** Every option checkModel reads (the others would be ignored silently). */
+const MODEL_CHECK_OPTIONS = [
+  ...ACTION_OPTIONS,
+  ...PROPERTY_RUN_OPTIONS,
+  "model",
+  "actions",
+  "seeds",
+  "tasks",
+  "maxCommands",
+  "toolFaults",
+  "replayPath",
+  "repeats",
+];
 
 interface ModelRun<State> {
   state: State;
@@ -145,6 +167,7 @@ export const checkModel = async <State, Task = Json>(
   env: EnvDefinition,
   options: ModelCheckOptions<State, Task>,
 ): Promise<void> => {
+  checkKnownKeys("checkModel", options, MODEL_CHECK_OPTIONS);
   checkArbitraryOptions(options, env);
   const model = options.model as EnvModel<State, never>;
   const fault = options.toolFaults

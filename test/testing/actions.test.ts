@@ -87,6 +87,28 @@ describe("options that must be arbitraries", () => {
     await expect(checkRewards(lookupEnv, { invariants: bounds, numRuns: 0 })).rejects.toThrow(
       "numRuns must be an integer >= 1, got 0",
     );
+    // A misspelt option or invariant option is refused, not ignored (numRun ran the default 50 cases).
+    await expect(checkRewards(lookupEnv, { invariants: bounds, numRun: 5 } as never)).rejects.toThrow(
+      "checkRewards: unknown option `numRun` (did you mean `numRuns`?); checkRewards knows args, answers,",
+    );
+    const { checkModel, exploreEnv, noRewardForRepeatedCalls, rewardBounds } = await import(
+      "../../src/testing/index.ts"
+    );
+    await expect(checkModel(lookupEnv, { model: {} as never, maxCommand: 3 } as never)).rejects.toThrow(
+      "checkModel: unknown option `maxCommand` (did you mean `maxCommands`?)",
+    );
+    expect(() => exploreEnv(lookupEnv, { actions: [], allowCycle: true } as never)).toThrow(
+      "exploreEnv: unknown option `allowCycle` (did you mean `allowCycles`?)",
+    );
+    expect(() => noRewardForRepeatedCalls({ allowRetry: true } as never)).toThrow(
+      "noRewardForRepeatedCalls: unknown option `allowRetry`; noRewardForRepeatedCalls knows callOf, allowRetryAfterFailure",
+    );
+    // Bounds that could only ever fail are refused up front.
+    expect(() => rewardBounds({ min: 1, max: 0 })).toThrow("rewardBounds: min 1 is above max 0");
+    expect(() => returnBounds({ min: 0, max: Number.NaN })).toThrow("returnBounds: min and max must be numbers");
+    expect(() => rewardBounds({ min: 0, max: 1, kind: "outcom" } as never)).toThrow(
+      'rewardBounds: kind must be "process" or "outcome", got "outcom"',
+    );
     // The arbitrary itself is accepted.
     await checkRewards(lookupEnv, {
       invariants: bounds,
