@@ -176,12 +176,21 @@ const checkResumeFlags = (
     });
 };
 
-/** A run started with `--env ./relative/env.ts` names that path in config.json: say so when it is not found from here. */
-const checkResumeEnvPath = (runDir: string, env: string) => {
-  if (!isModulePath(env) || isAbsolute(env) || existsSync(env) || existsSync(`${env}.ts`)) return;
-  throw new UsageError({
-    detail: `${join(runDir, "config.json")} names the environment module ${env}, a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): run from that folder, or pass --env with the module's path`,
-  });
+/**
+ * A run started with `--env ./relative/env.ts` or `--init runs/warm` names those paths in config.json,
+ * relative to the folder train was started in: say so when they are not found from here.
+ */
+const checkResumePaths = (runDir: string, config: TrainConfig) => {
+  const { env, init } = config;
+  if (isModulePath(env) && !isAbsolute(env) && !existsSync(env) && !existsSync(`${env}.ts`))
+    throw new UsageError({
+      detail: `${join(runDir, "config.json")} names the environment module ${env}, a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): run from that folder, or pass --env with the module's path`,
+    });
+  // The run's starting checkpoint: the KL penalty's reference is loaded from it again on every resume.
+  if (init && !isAbsolute(init) && !existsSync(join(init, "manifest.json")))
+    throw new UsageError({
+      detail: `${join(runDir, "config.json")} names the starting checkpoint ${init} (--init, or the warm start), a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): run the resume from that folder`,
+    });
 };
 
 /**
@@ -357,7 +366,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           ...(given("backend") ? { backend: opts.backend } : {}),
           steps: Math.max(saved.steps, opts.steps === d.steps ? saved.steps : opts.steps),
         };
-        checkResumeEnvPath(runDir, config.env);
+        checkResumePaths(runDir, config);
         const at = readLatest(runDir)?.version ?? 0;
         if (at >= config.steps)
           process.stderr.write(

@@ -3,9 +3,10 @@
  * refused (they were silently ignored), a folder that holds no run is refused (a new run was started in
  * it), and a run already at its --steps says so. In process through `main`; Ctrl-C in a child process.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
@@ -91,4 +92,22 @@ describe("train, Ctrl-C", () => {
     expect(versions.length).toBeGreaterThan(0);
     expect(versions.length).toBeLessThan(500);
   }, 120_000);
+});
+
+describe("train --resume from another folder", () => {
+  it("names a starting checkpoint given as a relative path that is not found from here", () => {
+    const root = tempDir("agent-r1-resume-rel-");
+    const cli = (cwd: string, ...args: string[]) =>
+      spawnSync(process.execPath, [resolve("bin/agent-r1.js"), ...args], { cwd, encoding: "utf8", timeout: 120_000 });
+    const base = ["train", "--env", "lookup", ...tiny, ...shape];
+    expect(cli(root, ...base, "--steps", "1", "--out", "warm").status).toBe(0);
+    expect(cli(root, ...base, "--steps", "1", "--init", "warm", "--kl", "0.1", "--out", "run").status).toBe(0);
+    const elsewhere = cli(tmpdir(), "train", "--out", join(root, "run"), "--resume", "--steps", "2");
+    expect(elsewhere.status).toBe(2);
+    expect(elsewhere.stderr).toContain(
+      `error: ${join(root, "run", "config.json")} names the starting checkpoint ${join("warm", "checkpoints", "v00001")} (--init, or the warm start), a path relative to the folder train was started in, and it is not found from here (${tmpdir()}): run the resume from that folder`,
+    );
+    // From the folder it started in, the same resume works.
+    expect(cli(root, "train", "--out", "run", "--resume", "--steps", "2").status).toBe(0);
+  }, 240_000);
 });
