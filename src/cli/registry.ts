@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
-import { isOwnFrame, shownPath, stackFrames, UsageError } from "../kernel/errors.ts";
+import { isFrameworkFile, isOwnFrame, shownPath, stackFrames, UsageError } from "../kernel/errors.ts";
 import { type EnvDefinition, isModulePath } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
@@ -79,6 +79,9 @@ const thrownAt = (cause: unknown, file: string): string | undefined => {
   const frames = stackFrames(cause).map((f) => ({ file: f.file, place: `${shownPath(f.file)}:${f.line}:${f.column}` }));
   const thrown = frames.find((f) => isOwnFrame(f.file) && f.file !== IMPORTER);
   const mine = frames.find((f) => f.file === file);
+  // An error with no frame in the module (a missing export, found when Node links the imports) was not
+  // thrown by the framework's CLI that started the import: show no place rather than that one.
+  if (!mine && thrown && isFrameworkFile(thrown.file)) return undefined;
   if (!thrown || !mine || thrown === mine) return (thrown ?? mine)?.place;
   return `${thrown.place}, from ${mine.place}`;
 };

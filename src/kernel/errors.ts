@@ -142,12 +142,15 @@ export const shownPath = (file: string): string => {
 /** The framework's own sources (this file is src/kernel/errors.ts). */
 const FRAMEWORK_SRC = `${dirname(dirname(fileURLToPath(import.meta.url)))}${sep}`;
 
+/** A file of the framework's own sources. */
+export const isFrameworkFile = (file: string): boolean => file.startsWith(FRAMEWORK_SRC);
+
 /**
  * Where a user's code threw: the first stack frame outside node_modules and the framework's src/
  * ("file:line:column", shown); none for an error the framework raised itself (its message says what).
  */
 export const thrownFrom = (cause: unknown): string | undefined => {
-  const frame = stackFrames(cause).find((f) => isOwnFrame(f.file) && !f.file.startsWith(FRAMEWORK_SRC));
+  const frame = stackFrames(cause).find((f) => isOwnFrame(f.file) && !isFrameworkFile(f.file));
   return frame && `${shownPath(frame.file)}:${frame.line}:${frame.column}`;
 };
 

@@ -4,6 +4,7 @@
  * what is accepted, and exit code 2. Run in process through `main`, the function bin/agent-r1.js calls,
  * so that many cases stay fast.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -242,6 +243,28 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const { code, lines } = await run(["record", "--env", "lookup", "--polciy", "expert", "--out", out]);
     expect(code, stderr).toBe(2);
     expect(lines).toEqual(["error: unknown option '--polciy'", "(Did you mean --policy?)"]);
+  });
+
+  it("a module importing a name its import does not export: Node's message, and no place in the framework", () => {
+    // Node finds this when it links the imports, so only a real process (not vitest's loader) sees it.
+    const project = join(dir, "esm-project");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, "package.json"), '{ "type": "module" }\n');
+    writeFileSync(join(project, "helper.ts"), "export const need = 1;\n");
+    const missing = join(project, "missing-export.ts");
+    writeFileSync(missing, 'import { nope } from "./helper.ts";\n\nexport default nope;\n');
+    const done = spawnSync(
+      process.execPath,
+      ["bin/agent-r1.js", "record", "--env", missing, "--policy", "x", "--out", out],
+      {
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    expect(done.status).toBe(2);
+    expect(done.stderr.trim()).toMatch(
+      /^error: cannot load environment module .*missing-export\.ts: .*does not provide an export named 'nope'$/,
+    );
   });
 
   it("recording twice into the same folder names the clash", async () => {
