@@ -79,7 +79,7 @@ const machine = setup({
 
 // Every word of the prompts, observations and actions (`<answer>` is <, answer, >); others cost a token per byte.
 const tokenizer = r1.WordTokenizer.fromCorpus([...CITIES, "which is warmer : or ? weather answer error use city"]);
-// A scripted expert: asks about both cities, then answers. `agent-r1 record --policy expert` uses it.
+// A scripted expert, (request, rng) => action (rng: a seeded Rng): asks both cities, then answers.
 const expert = () =>
   r1.scriptedPolicy("weather-expert", tokenizer, ({ task, history }) => {
     const { a, b } = task as Task;

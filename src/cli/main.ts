@@ -193,7 +193,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
   program
     .command("start")
     .description(
-      "the main job: warm-start a GPT on hopqa from a few expert demonstrations, train it with GRPO, report exact match before/after",
+      "the main job: a GPT warm-started on hopqa (the shipped checkpoint, cloned from 800 expert demonstrations), trained with GRPO; exact match before/after",
     )
     .option("--out <dir>", "run folder, replaced on every run (refused if it holds anything else)", "runs/start")
     .option("--seed <seed>", "run seed", seedArg, "1")

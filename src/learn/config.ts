@@ -3,7 +3,7 @@
  * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
  */
 import { Result, Schema } from "effect";
-import { UsageError } from "../kernel/errors.ts";
+import { closestName, UsageError } from "../kernel/errors.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
 
@@ -139,6 +139,34 @@ export const modelConfigFor = (
   ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
 });
 
+/** CLI flags whose config field has another name: `trainConfigFor({ tasks: 2 })` is a natural slip. */
+const FIELD_OF_FLAG: Readonly<Record<string, string>> = {
+  tasks: "tasksPerStep",
+  kl: "klCoef",
+  entropy: "entropyCoef",
+  advantageMask: "maskAdvantages",
+  lossMask: "maskLoss",
+  noWarmStart: "warmStart: null",
+  checkpoint: "init",
+  layers: "model: { layers }",
+  heads: "model: { heads }",
+  width: "model: { width }",
+  context: "model: { contextLength }",
+  contextLength: "model: { contextLength }",
+};
+
+/** An override that is no TrainConfig field: the field its CLI flag sets, or the closest field, and the list. */
+const checkOverrideNames = (overrides: object) => {
+  const fields = Object.keys(TrainConfig.fields);
+  for (const key of Object.keys(overrides)) {
+    if (fields.includes(key)) continue;
+    const meant = FIELD_OF_FLAG[key] ?? closestName(key, fields);
+    throw new UsageError({
+      detail: `train config: no field \`${key}\`${meant ? ` (did you mean \`${meant}\`?)` : ""}; the fields: ${fields.join(", ")}`,
+    });
+  }
+};
+
 /**
  * A train config for an environment, as `agent-r1 train --env ID` builds it: the environment's id, its model
  * shape (`modelConfigFor`), its action budget (`maxActionTokens`) and, from a fresh model, its default warm
@@ -148,6 +176,7 @@ export const trainConfigFor = (
   env: EnvDefinition,
   overrides: Partial<Omit<TrainConfig, "model">> & { readonly model?: Partial<TrainConfig["model"]> } = {},
 ): TrainConfig => {
+  checkOverrideNames(overrides);
   const { model, ...rest } = overrides;
   return decodeTrainConfig(
     {

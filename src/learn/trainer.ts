@@ -259,7 +259,9 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);
   if (!options.resume && existsSync(join(out, "metrics.jsonl")))
-    throw new UsageError({ detail: `${out} already holds a run; use --resume to continue it, or another --out` });
+    throw new UsageError({
+      detail: `${out} already holds a run; continue it with --resume (from code: train({ ..., resume: true })), or give another --out`,
+    });
   const backend = await initBackend(config.backend, { log });
   mkdirSync(out, { recursive: true });
   // A warm start replaces a fresh model: RL (and its KL reference) start from the cloned checkpoint.

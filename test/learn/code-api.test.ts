@@ -39,6 +39,13 @@ describe("the learner from code", () => {
     expect(trainConfigFor({ ...weather, maxActionTokens: 20 }).maxNewTokens).toBe(20);
     expect(() => trainConfigFor(lookup, { steps: 0 })).toThrow(UsageError);
     expect(() => trainConfigFor(lookup, { lr: -1 })).toThrow(/train config: [\s\S]*"lr"/);
+    // A CLI flag's name, or a misspelt field, names the field it meant and lists them all.
+    expect(() => trainConfigFor(lookup, { tasks: 2 } as never)).toThrow(
+      "train config: no field `tasks` (did you mean `tasksPerStep`?); the fields: env, algo, steps,",
+    );
+    expect(() => trainConfigFor(lookup, { klCoeff: 0.1 } as never)).toThrow(
+      "no field `klCoeff` (did you mean `klCoef`?)",
+    );
   });
 
   it("train() refuses a config that does not decode, or that names another environment, before any work", async () => {
