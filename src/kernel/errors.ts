@@ -171,12 +171,12 @@ export const closestName = (name: string, known: readonly string[]): string | un
  * Refuses keys of an options object that `fn` does not know (a misspelt `numRun` would be ignored and the
  * defaults used silently), naming the closest known one.
  */
-export const checkKnownKeys = (fn: string, options: object, known: readonly string[], what = "option"): void => {
+export const checkKnownKeys = (fn: string, options: object, known: readonly string[]): void => {
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
     const meant = closestName(key, known);
     throw new TypeError(
-      `${fn}: unknown ${what} \`${key}\`${meant ? ` (did you mean \`${meant}\`?)` : ""}; ${fn} knows ${known.join(", ")}`,
+      `${fn}: unknown option \`${key}\`${meant ? ` (did you mean \`${meant}\`?)` : ""}; ${fn} knows ${known.join(", ")}`,
     );
   }
 };
