@@ -49,6 +49,9 @@ export const policyFor = (env: EnvDefinition, name: string): Policy => {
   return make();
 };
 
+/** The summary's first abort: what the loop tracked, less the index it compared by. */
+const withoutIndex = ({ index: _, ...abort }: { index: number } & NonNullable<RecordSummary["firstAbort"]>) => abort;
+
 export const record = async (options: RecordOptions): Promise<RecordSummary> => {
   const started = Date.now();
   if (existsSync(options.out) && !statSync(options.out).isDirectory())
@@ -69,7 +72,7 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   // A running summary: the episodes themselves are in the journal, not kept in memory.
   let events = 0;
   let aborted = 0;
-  let firstAbort: { index: number; episode: string; reason: string; thrownAt?: string } | undefined;
+  let firstAbort: ({ index: number } & NonNullable<RecordSummary["firstAbort"]>) | undefined;
   let successes = 0;
   let withSuccess = 0;
   // Ctrl-C: say what is on disk and how to go on (the same command refuses a folder that holds journals).
@@ -124,15 +127,7 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
     meanReturn: returns / Math.max(1, done),
     successRate: withSuccess ? successes / withSuccess : null,
     aborted,
-    ...(firstAbort
-      ? {
-          firstAbort: {
-            episode: firstAbort.episode,
-            reason: firstAbort.reason,
-            ...(firstAbort.thrownAt ? { thrownAt: firstAbort.thrownAt } : {}),
-          },
-        }
-      : {}),
+    ...(firstAbort ? { firstAbort: withoutIndex(firstAbort) } : {}),
     seconds: (Date.now() - started) / 1000,
   };
 };

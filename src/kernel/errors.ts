@@ -167,16 +167,40 @@ export const closestName = (name: string, known: readonly string[]): string | un
     : undefined;
 };
 
+/** The first key of `object` that is not in `known`, and the name it most likely meant (`aliases` first). */
+export const firstUnknownKey = (
+  object: object,
+  known: readonly string[],
+  aliases: Readonly<Record<string, string>> = {},
+): { readonly key: string; readonly meant: string | undefined } | undefined => {
+  const key = Object.keys(object).find((k) => !known.includes(k));
+  return key === undefined
+    ? undefined
+    : { key, meant: Object.hasOwn(aliases, key) ? aliases[key] : closestName(key, known) };
+};
+
+/** " (did you mean `x`?)" when there is a likely name, else "". */
+export const didYouMean = (meant: string | undefined): string => (meant ? ` (did you mean \`${meant}\`?)` : "");
+
+/**
+ * Every key of `T`, listed at run time (`allKeys<Options>()(["a", "b"])`): a key the list leaves out, or
+ * one `T` does not have, fails to typecheck, so a list that refuses unknown keys cannot drift from its type.
+ */
+export const allKeys =
+  <T>() =>
+  <const K extends readonly (keyof T & string)[]>(
+    keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, K[number]> }),
+  ): K =>
+    keys;
+
 /**
  * Refuses keys of an options object that `fn` does not know (a misspelt `numRun` would be ignored and the
  * defaults used silently), naming the closest known one.
  */
 export const checkKnownKeys = (fn: string, options: object, known: readonly string[]): void => {
-  for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue;
-    const meant = closestName(key, known);
+  const unknown = firstUnknownKey(options, known);
+  if (unknown)
     throw new TypeError(
-      `${fn}: unknown option \`${key}\`${meant ? ` (did you mean \`${meant}\`?)` : ""}; ${fn} knows ${known.join(", ")}`,
+      `${fn}: unknown option \`${unknown.key}\`${didYouMean(unknown.meant)}; ${fn} knows ${known.join(", ")}`,
     );
-  }
 };

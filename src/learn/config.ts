@@ -3,7 +3,7 @@
  * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
  */
 import { Result, Schema } from "effect";
-import { closestName, UsageError } from "../kernel/errors.ts";
+import { didYouMean, firstUnknownKey, UsageError } from "../kernel/errors.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
 
@@ -158,13 +158,11 @@ const FIELD_OF_FLAG: Readonly<Record<string, string>> = {
 /** An override that is no TrainConfig field: the field its CLI flag sets, or the closest field, and the list. */
 const checkOverrideNames = (overrides: object) => {
   const fields = Object.keys(TrainConfig.fields);
-  for (const key of Object.keys(overrides)) {
-    if (fields.includes(key)) continue;
-    const meant = FIELD_OF_FLAG[key] ?? closestName(key, fields);
+  const unknown = firstUnknownKey(overrides, fields, FIELD_OF_FLAG);
+  if (unknown)
     throw new UsageError({
-      detail: `train config: no field \`${key}\`${meant ? ` (did you mean \`${meant}\`?)` : ""}; the fields: ${fields.join(", ")}`,
+      detail: `train config: no field \`${unknown.key}\`${didYouMean(unknown.meant)}; the fields: ${fields.join(", ")}`,
     });
-  }
 };
 
 /**

@@ -10,7 +10,7 @@
  */
 import type { Json } from "effect/Schema";
 import { type AnyStateMachine, emit, fromPromise } from "xstate";
-import { closestName } from "../kernel/errors.ts";
+import { allKeys, didYouMean, firstUnknownKey } from "../kernel/errors.ts";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
@@ -199,8 +199,14 @@ const REQUIRED_FIELDS: readonly [keyof EnvDefinition, string, (value: unknown) =
 ];
 
 /** Every field defineEnv knows; any other is a typo (`polices`) that would be ignored silently. */
-const KNOWN_FIELDS: readonly (keyof EnvDefinition)[] = [
-  ...REQUIRED_FIELDS.map(([field]) => field),
+const KNOWN_FIELDS: readonly string[] = allKeys<EnvDefinition>()([
+  "id",
+  "version",
+  "description",
+  "machine",
+  "tools",
+  "tokenizer",
+  "task",
   "policies",
   "maxTurns",
   "maxActionTokens",
@@ -210,7 +216,7 @@ const KNOWN_FIELDS: readonly (keyof EnvDefinition)[] = [
   "warmStart",
   "legalActions",
   "evaluation",
-];
+]);
 
 /** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and by the CLI before sampling). */
 export const checkMaxActionTokens = (env: Pick<EnvDefinition, "id" | "maxActionTokens">): void => {
@@ -234,13 +240,11 @@ export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): E
     );
   }
   // A misspelt optional field (`polices`) would be ignored silently.
-  const unknown = Object.keys(definition).find((field) => !(KNOWN_FIELDS as readonly string[]).includes(field));
-  if (unknown !== undefined) {
-    const meant = closestName(unknown, KNOWN_FIELDS);
+  const unknown = firstUnknownKey(definition, KNOWN_FIELDS);
+  if (unknown)
     throw new TypeError(
-      `${name}: unknown field \`${unknown}\`${meant ? ` (did you mean \`${meant}\`?)` : ""}; defineEnv knows ${KNOWN_FIELDS.join(", ")}`,
+      `${name}: unknown field \`${unknown.key}\`${didYouMean(unknown.meant)}; defineEnv knows ${KNOWN_FIELDS.join(", ")}`,
     );
-  }
   checkMaxActionTokens(definition);
   const actors = (definition.machine.implementations?.actors ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(definition.tools))

@@ -6,6 +6,7 @@
  */
 import type { Json } from "effect/Schema";
 import fc from "fast-check";
+import { allKeys } from "../kernel/errors.ts";
 import { formatAnswer, formatCall, parseAction } from "../runtime/action-format.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Tool } from "../runtime/tool.ts";
@@ -15,7 +16,7 @@ import { arbitraryOf } from "./arbitraries.ts";
 export type WithTools = Pick<EnvDefinition, "tools">;
 
 /** The keys of ActionOptions. */
-export const ACTION_OPTIONS = ["args", "answers", "hugeLength"] as const;
+export const ACTION_OPTIONS = allKeys<ActionOptions>()(["args", "answers", "hugeLength"]);
 
 export interface ActionOptions {
   /**

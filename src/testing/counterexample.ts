@@ -10,6 +10,7 @@ import { Data } from "effect";
 import fc from "fast-check";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { EpisodeChain } from "../journal/stamp.ts";
+import { allKeys } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { bodyOf } from "./arbitraries.ts";
@@ -28,7 +29,13 @@ export interface CounterexampleOptions {
 }
 
 /** The keys of PropertyRunOptions. */
-export const PROPERTY_RUN_OPTIONS = ["counterexampleDir", "envModule", "numRuns", "seed", "path"] as const;
+export const PROPERTY_RUN_OPTIONS = allKeys<PropertyRunOptions>()([
+  "counterexampleDir",
+  "envModule",
+  "numRuns",
+  "seed",
+  "path",
+]);
 
 export interface PropertyRunOptions extends CounterexampleOptions {
   /** Cases to try (default 50). */

@@ -14,7 +14,7 @@ import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getShortestPaths, getStateNodes, type StatePath } from "xstate/graph";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import type { Tool } from "../runtime/tool.ts";
@@ -49,7 +49,7 @@ export type ExplorationEvent =
   | { readonly type: `xstate.done.actor.${string}`; readonly output: ToolResult; readonly actorId: string };
 
 /** The keys of CoverageOptions. */
-const COVERAGE_OPTIONS = [
+const COVERAGE_OPTIONS = allKeys<CoverageOptions>()([
   "task",
   "seed",
   "actions",
@@ -58,7 +58,7 @@ const COVERAGE_OPTIONS = [
   "limit",
   "allowCycles",
   "suspiciousObservation",
-];
+]);
 
 export interface CoverageOptions {
   /** The task to explore (default: `env.task(seed)`). */

@@ -8,6 +8,7 @@ import type { Json } from "effect/Schema";
 import fc from "fast-check";
 import type { Journal } from "../journal/journal.ts";
 import { MemoryJournal } from "../journal/memory.ts";
+import { allKeys } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { type EpisodeRecord, runEpisode } from "../runtime/episode.ts";
@@ -57,7 +58,7 @@ export interface EpisodeScriptOptions extends ActionOptions {
 }
 
 /** The options of episode scripts (checkRewards refuses any other). */
-export const EPISODE_SCRIPT_OPTIONS = [
+export const EPISODE_SCRIPT_OPTIONS = allKeys<EpisodeScriptOptions>()([
   ...ACTION_OPTIONS,
   "actions",
   "maxActions",
@@ -65,7 +66,7 @@ export const EPISODE_SCRIPT_OPTIONS = [
   "tasks",
   "toolResults",
   "repeats",
-] as const;
+]);
 
 export const seedArbitrary = (): fc.Arbitrary<string> => fc.nat({ max: 9999 }).map((n) => `s${n}`);
 

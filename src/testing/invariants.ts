@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { parseAction } from "../runtime/action-format.ts";
@@ -151,7 +151,11 @@ const defaultCallOf = (text: string, env: EnvDefinition): string | undefined => 
 
 /** An action that repeats an earlier call of the same tool with the same arguments earns no positive reward. */
 export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): RewardInvariant<EpisodeScript> => {
-  checkKnownKeys("noRewardForRepeatedCalls", options, ["callOf", "allowRetryAfterFailure"]);
+  checkKnownKeys(
+    "noRewardForRepeatedCalls",
+    options,
+    allKeys<RepeatedCallOptions>()(["callOf", "allowRetryAfterFailure"]),
+  );
   const callOf = options.callOf ?? defaultCallOf;
   const processOn = (e: PlayedEpisode, turn: number) =>
     e.rewards.filter((r) => r.turn === turn && r.kind === "process");
@@ -235,7 +239,7 @@ interface FinalAnswerCase {
  * outcome reward: the outcome rewards the answer, not the path (which is what process rewards are for).
  */
 export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}): RewardInvariant<FinalAnswerCase> => {
-  checkKnownKeys("outcomeDependsOnlyOnFinalAnswer", options, ["answers", "answerOf"]);
+  checkKnownKeys("outcomeDependsOnlyOnFinalAnswer", options, allKeys<FinalAnswerOptions>()(["answers", "answerOf"]));
   const answerOf = options.answerOf ?? defaultAnswerOf;
   return {
     name: "the outcome reward depends only on the final answer",
@@ -347,7 +351,12 @@ export const replaysIdentically = (): RewardInvariant<EpisodeScript> =>
 export type AnyRewardInvariant = RewardInvariant<any>;
 
 /** Every option checkRewards reads (the others would be ignored silently). */
-const REWARD_CHECK_OPTIONS = [...EPISODE_SCRIPT_OPTIONS, ...PROPERTY_RUN_OPTIONS, "invariants", "only"];
+const REWARD_CHECK_OPTIONS = allKeys<RewardCheckOptions>()([
+  ...EPISODE_SCRIPT_OPTIONS,
+  ...PROPERTY_RUN_OPTIONS,
+  "invariants",
+  "only",
+]);
 
 export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOptions {
   readonly invariants: readonly AnyRewardInvariant[];

@@ -6,7 +6,7 @@
  */
 import type { Json } from "effect/Schema";
 import fc from "fast-check";
-import { checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { ACTION_OPTIONS, type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
@@ -60,7 +60,7 @@ export interface ModelCheckOptions<State, Task> extends ActionOptions, PropertyR
 }
 
 /** Every option checkModel reads (the others would be ignored silently). */
-const MODEL_CHECK_OPTIONS = [
+const MODEL_CHECK_OPTIONS = allKeys<ModelCheckOptions<unknown, unknown>>()([
   ...ACTION_OPTIONS,
   ...PROPERTY_RUN_OPTIONS,
   "model",
@@ -71,7 +71,7 @@ const MODEL_CHECK_OPTIONS = [
   "toolFaults",
   "replayPath",
   "repeats",
-];
+]);
 
 interface ModelRun<State> {
   state: State;
