@@ -21,7 +21,7 @@ import { runTrain } from "../../src/cli/learn-commands.ts";
 import { progress } from "../../src/cli/progress.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
 import { policyFromModel, readLatest } from "../../src/learn/trainer.ts";
-import { lineChartSvg } from "../../src/observe/plot.ts";
+import { lineChartSvg, readRunMetrics } from "../../src/observe/plot.ts";
 import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
@@ -181,24 +181,13 @@ const warmStart = async (root: string, say: (line: string) => void, from?: strin
   writeJson(done, { base, free, rag, evalSeconds: (Date.now() - started) / 1000 });
 };
 
-/** A run folder's metrics.jsonl, one object per update; a torn line (the trainer drops it on resume) is skipped. */
-const metricsOf = (dir: string): Record<string, unknown>[] => {
-  const file = join(dir, "metrics.jsonl");
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .flatMap((line) => {
-      try {
-        return [JSON.parse(line) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
-};
+/** A run folder's metrics.jsonl, one row per update; a torn line (the trainer drops it on resume) is skipped quietly. */
+const metricsOf = (dir: string): readonly Readonly<Record<string, number>>[] =>
+  existsSync(join(dir, "metrics.jsonl")) ? readRunMetrics(dir, () => {}).rows : [];
 
 /** Sampling and training seconds of the updates a run folder's metrics.jsonl holds (0 when it has none). */
 export const updateSeconds = (dir: string): number =>
-  metricsOf(dir).reduce((total, m) => total + (Number(m.sampleSeconds) || 0) + (Number(m.trainSeconds) || 0), 0);
+  metricsOf(dir).reduce((total, m) => total + (m.sampleSeconds ?? 0) + (m.trainSeconds ?? 0), 0);
 
 /** One run: train (resuming if it was interrupted), then evaluate its last checkpoint on the suite. */
 export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
@@ -339,11 +328,7 @@ interface Finished {
 
 /** A run folder's training curve, from its metrics.jsonl. */
 const curveOf = (dir: string): Finished["curve"] =>
-  metricsOf(dir).map((m) => ({
-    update: m.step as number,
-    return: m.meanReturn as number,
-    em: (m.successRate as number | null) ?? 0,
-  }));
+  metricsOf(dir).map((m) => ({ update: m.step, return: m.meanReturn, em: m.successRate ?? 0 }));
 
 /**
  * The finished runs of the plan: from this --out's run folders, else from their records under DOCS/run-records.
