@@ -10,7 +10,7 @@
  */
 import type { Json } from "effect/Schema";
 import { type AnyStateMachine, emit, fromPromise } from "xstate";
-import { allKeys, didYouMean, firstUnknownKey } from "../kernel/errors.ts";
+import { allKeys, didYouMean, firstUnknownKey, noteGuardThrow } from "../kernel/errors.ts";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
@@ -253,4 +253,62 @@ export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): E
         `environment ${definition.id}: tool ${name} is not among the machine's actors; add \`actors: toolActors(tools)\` to its setup()`,
       );
   return definition;
+};
+
+const NOTING = Symbol("agent-r1.notes-guard-throws");
+type GuardFunction = ((...args: unknown[]) => unknown) & {
+  check?: unknown;
+  guards?: unknown[];
+  [NOTING]?: true;
+};
+
+/** A guard that notes where it threw before XState rethrows its error without the stack (see noteGuardThrow). */
+const noting = (guard: unknown): unknown => {
+  if (typeof guard !== "function") return guard;
+  const fn = guard as GuardFunction;
+  if (fn[NOTING]) return fn;
+  // and()/or()/not() are evaluated by XState through `check`, on the guards they combine: a copy combines
+  // noting ones (the user's guard objects are not changed).
+  if ("check" in fn) {
+    if (!Array.isArray(fn.guards)) return fn;
+    const combined: GuardFunction = () => false;
+    combined.check = fn.check;
+    combined.guards = fn.guards.map(noting);
+    combined[NOTING] = true;
+    return combined;
+  }
+  const wrapped: GuardFunction = (...args) => {
+    try {
+      return fn(...args);
+    } catch (cause) {
+      noteGuardThrow(cause);
+      throw cause;
+    }
+  };
+  wrapped[NOTING] = true;
+  return wrapped;
+};
+
+/** The parts of XState's state nodes that hold guards (not in its public types). */
+interface GuardedNode {
+  readonly transitions?: Map<string, { guard?: unknown }[]>;
+  readonly states?: Record<string, GuardedNode>;
+}
+
+/**
+ * A guard that throws ends the episode as an environment error, and the user needs the line: XState's own
+ * error names the state and event but drops the stack. So each guard of the machine, inline or named, is
+ * wrapped to note where it threw; what it returns is unchanged. Changes `machine`, which must be the
+ * framework's own copy (from `provide`), never the user's.
+ */
+export const locateGuardThrows = (machine: AnyStateMachine): void => {
+  const guards = machine.implementations?.guards as Record<string, unknown> | undefined;
+  for (const name of Object.keys(guards ?? {})) guards![name] = noting(guards![name]);
+  const visit = (node: GuardedNode | undefined): void => {
+    if (!node) return;
+    for (const candidates of node.transitions?.values() ?? [])
+      for (const transition of candidates) if (transition.guard) transition.guard = noting(transition.guard);
+    for (const child of Object.values(node.states ?? {})) visit(child);
+  };
+  visit(machine.root as unknown as GuardedNode);
 };

@@ -13,7 +13,7 @@ import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { type AgentEmitted, createAgentMachine } from "./agent.ts";
 import { EpisodeDerivation, waitingForTools } from "./derive.ts";
-import type { EnvDefinition } from "./env.ts";
+import { type EnvDefinition, locateGuardThrows } from "./env.ts";
 import type { PolicyAction } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
 
@@ -74,6 +74,7 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
       ]),
     );
     machine = env.machine.provide({ actors });
+    locateGuardThrows(machine);
     recordingMachines.set(env, machine);
   }
   return machine;
