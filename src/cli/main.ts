@@ -100,7 +100,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
   program
     .command("replay")
     .description("read journals (schema, seq, hash chain); --verify re-derives every event through the environment")
-    .argument("<path>", "a .jsonl journal or a folder of them")
+    .argument("<path>", "a .jsonl journal, a folder of them, or a run folder (train --out)")
     .option("--verify", "fold the recorded inputs through the environment machine and compare every derived event")
     .option("--repair", "truncate a torn last line (a crash mid-write) before reading, and say what was removed")
     .option("--quiet", "print only problems and the summary")

@@ -18,9 +18,13 @@ export const isRunFolder = (dir: string): boolean =>
 
 /**
  * The journal files at `path`, sorted: the file itself, or the .jsonl files of a folder and of its
- * subfolders (at most `depth` levels down), skipping metrics.jsonl and checkpoint folders.
+ * subfolders (at most `depth` levels down), skipping metrics.jsonl and checkpoint folders. Links are
+ * never followed into; with `links`, a link named like a journal is listed (for the caller to refuse).
  */
-export const findJournals = async (path: string, depth = 3): Promise<string[]> => {
+export const findJournals = async (
+  path: string,
+  { depth = 3, links = false }: { readonly depth?: number; readonly links?: boolean } = {},
+): Promise<string[]> => {
   const info = await stat(path).catch(() => {
     throw new UsageError({ detail: `no such file or folder: ${path}` });
   });
@@ -39,7 +43,8 @@ export const findJournals = async (path: string, depth = 3): Promise<string[]> =
       a.name.localeCompare(b.name, "en", { numeric: true }),
     );
     for (const e of entries)
-      if (e.isFile() && e.name.endsWith(JOURNAL_SUFFIX) && !NOT_JOURNALS.has(e.name)) files.push(join(dir, e.name));
+      if ((e.isFile() || (links && e.isSymbolicLink())) && e.name.endsWith(JOURNAL_SUFFIX) && !NOT_JOURNALS.has(e.name))
+        files.push(join(dir, e.name));
     if (level >= depth) return;
     for (const e of entries)
       if (e.isDirectory() && !SKIPPED_FOLDERS.has(e.name) && !e.name.startsWith("."))

@@ -4,17 +4,11 @@
  * file never hides the others. Reading streams (one line in memory at a time); verifying holds one
  * episode at a time. In a folder, only regular files are read: a link cannot lead the check outside it.
  */
-import { existsSync, lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import {
-  journalFilesAt,
-  type RepairReport,
-  readJournalFile,
-  repairJournalFile,
-  streamJournalFile,
-} from "../journal/jsonl.ts";
+import { existsSync, lstatSync } from "node:fs";
+import { type RepairReport, readJournalFile, repairJournalFile, streamJournalFile } from "../journal/jsonl.ts";
 import { EnvMismatchError, JournalError, messageOf, NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
+import { findJournals } from "../observe/journals.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { replayEpisode } from "./replay.ts";
 
@@ -138,23 +132,18 @@ const notRegular = (file: string): string | undefined => {
   return `${file}:0: unreadable: ${kind}, not a regular file; journals in a run folder are read only from regular files, so nothing outside the folder is read`;
 };
 
+/**
+ * Verdicts on the journals at `path`: a journal, a folder of them (`record --out`), or a run folder
+ * (`train --out`: episodes/u00012/, warm-start/demos/), found as `inspect` finds them.
+ */
 export async function* checkPath(path: string, options: VerifyOptions): AsyncGenerator<FileVerdict> {
   if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
-  const files = await journalFilesAt(path);
+  const files = await findJournals(path, { links: true });
   // A folder without journals is a wrong path, not a failed check.
-  if (files.length === 0) {
-    // A training run's episodes/ keeps one folder per update: name them rather than just say "none".
-    const inside = lstatSync(path).isDirectory()
-      ? readdirSync(path, { withFileTypes: true })
-          .filter((d) => d.isDirectory() && readdirSync(join(path, d.name)).some((n) => n.endsWith(".jsonl")))
-          .map((d) => d.name)
-          .sort()
-      : [];
-    const hint = inside.length
-      ? `; its subfolders hold journals (${inside.slice(0, 3).join(", ")}${inside.length > 3 ? `, ... ${inside.length} in all` : ""}): give one of them, e.g. ${join(path, inside[0])}`
-      : "";
-    throw new UsageError({ detail: `no .jsonl journal files in ${path}${hint}` });
-  }
+  if (files.length === 0)
+    throw new UsageError({
+      detail: `no .jsonl journal files in ${path} (nor in its subfolders): give a journal, a folder of them, or a run folder (train --out)`,
+    });
   const inFolder = files.length !== 1 || files[0] !== path;
   for (const file of files) {
     const problem = inFolder ? notRegular(file) : undefined;

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
@@ -84,6 +84,31 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     expect(help.code).toBe(0);
     for (const command of ["record", "replay", "start"]) expect(help.stdout).toContain(command);
     expect(cli("record", "--help").stdout).toContain("--durability");
+  });
+});
+
+describe("agent-r1 replay of a run folder (train --out)", () => {
+  it("verifies the journals under episodes/ and warm-start/demos/, and reads metrics.jsonl as no journal", () => {
+    const run = tempDir();
+    const golden = readdirSync("replays/lookup/expert").sort();
+    for (const [folder, names] of [
+      [join(run, "episodes", "u00001"), golden.slice(0, 2)],
+      [join(run, "episodes", "u00002"), golden.slice(2)],
+      [join(run, "warm-start", "demos"), golden.slice(0, 1)],
+    ] as const) {
+      mkdirSync(folder, { recursive: true });
+      for (const name of names) writeFileSync(join(folder, name), readFileSync(join("replays/lookup/expert", name)));
+    }
+    writeFileSync(join(run, "metrics.jsonl"), '{"update":1,"return":0.5}\n');
+    const replayed = cli("replay", run, "--verify");
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toContain(`verified ${golden.length + 1} journal(s) ok, 0 failed`);
+    expect(replayed.stdout).toContain(join(run, "episodes", "u00002", golden[2]));
+    expect(`${replayed.stdout}${replayed.stderr}`).not.toContain("metrics.jsonl");
+    const empty = tempDir();
+    const none = cli("replay", empty);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`no .jsonl journal files in ${empty}`);
   });
 });
 
