@@ -81,7 +81,10 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
           `recorded ${summary.episodes} episodes of ${summary.env} with ${summary.policy} into ${summary.out}: ` +
             `${summary.events} events, mean return ${summary.meanReturn.toFixed(3)}` +
             (summary.successRate === null ? "" : `, success ${summary.successRate.toFixed(3)}`) +
-            (summary.aborted ? `, ${summary.aborted} aborted` : "") +
+            // Success is of the episodes that ended on their own; the mean return counts an aborted one as 0.
+            (summary.aborted
+              ? `${summary.successRate === null ? "" : ` of the ${summary.episodes - summary.aborted} not aborted`}, ${summary.aborted} aborted`
+              : "") +
             ` (${summary.seconds.toFixed(1)} s)`,
         );
       // Journals of aborted episodes are written all the same; a run of nothing else is a failed run.

@@ -14,6 +14,7 @@ import { saveCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
 import { allowedForAction, legalTrie, requireLegalActions } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
+import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
@@ -107,6 +108,9 @@ export const loadSequences = async (
 ) => {
   if (constrained) requireLegalActions(env);
   let illegal = 0;
+  let unsuccessful = 0;
+  /** Episodes that ended in an error (the environment's or the policy's): no demonstration to clone. */
+  const aborted: { file: string; reason: string }[] = [];
   const sequences: Sequence[] = [];
   for (const file of files) {
     const events = await readJournalFile(file);
@@ -121,8 +125,19 @@ export const loadSequences = async (
       });
     }
     const ended = events.at(-1);
-    if (successfulOnly && ended?.type === "episode.ended" && "success" in ended.metrics && ended.metrics.success !== 1)
+    if (ended?.type === "episode.ended" && ended.reason.startsWith(ABORTED)) {
+      aborted.push({ file, reason: ended.reason.slice(ABORTED.length) });
       continue;
+    }
+    if (
+      successfulOnly &&
+      ended?.type === "episode.ended" &&
+      "success" in ended.metrics &&
+      ended.metrics.success !== 1
+    ) {
+      unsuccessful++;
+      continue;
+    }
     try {
       if (constrained) {
         const masked = withLegalMasks(env, events);
@@ -140,6 +155,11 @@ export const loadSequences = async (
     }
   }
   if (illegal > 0) log(`sft: ${illegal} demonstrated actions are not among the legal ones; cloned unconstrained`);
+  if (aborted.length > 0)
+    log(
+      `sft: ${aborted.length} of ${files.length} episodes aborted and are not cloned; the first, ${aborted[0].file}: ${aborted[0].reason}`,
+    );
+  if (unsuccessful > 0) log(`sft: ${unsuccessful} of ${files.length} episodes did not succeed and are not cloned`);
   return sequences;
 };
 

@@ -56,6 +56,11 @@ export const runWarmStart = async (
     concurrency: 32,
     durability: "episode",
   });
+  if (recorded.firstAbort)
+    log(
+      `warm start: ${recorded.aborted} of ${warm.episodes} expert episodes aborted; the first, ${recorded.firstAbort.episode}: ${recorded.firstAbort.reason}` +
+        (recorded.firstAbort.thrownAt ? ` (thrown at ${recorded.firstAbort.thrownAt})` : ""),
+    );
   const bar = progress("warm start (cloning)", warm.epochs);
   const cloned = await sft({
     env,
@@ -72,8 +77,13 @@ export const runWarmStart = async (
     log,
   });
   bar.stop();
+  const notAborted = recorded.aborted ? ` of the ${warm.episodes - recorded.aborted} not aborted` : "";
+  const what =
+    cloned.episodes === warm.episodes
+      ? describeWarmStart(warm)
+      : describeWarmStart(warm).replace(/^\d+/, `${cloned.episodes} of ${warm.episodes}`);
   log(
-    `warm start: ${describeWarmStart(warm)} (expert success ${recorded.successRate?.toFixed(3) ?? "n/a"}, final loss ${cloned.losses.at(-1)?.toFixed(3)}) in ${((performance.now() - started) / 1000).toFixed(0)} s -> ${checkpoint}`,
+    `warm start: ${what} (expert success ${recorded.successRate?.toFixed(3) ?? "n/a"}${notAborted}, final loss ${cloned.losses.at(-1)?.toFixed(3)}) in ${((performance.now() - started) / 1000).toFixed(0)} s -> ${checkpoint}`,
   );
   return checkpoint;
 };

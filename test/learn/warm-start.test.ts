@@ -7,6 +7,7 @@ import { UsageError } from "../../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG, type TrainConfig } from "../../src/learn/config.ts";
 import { train } from "../../src/learn/trainer.ts";
 import { warmStartCheckpoint } from "../../src/learn/warm-start.ts";
+import type { PolicyRequest } from "../../src/runtime/policy.ts";
 import { tempDir } from "../support/index.ts";
 
 const config = (warmStart: TrainConfig["warmStart"]): TrainConfig => ({
@@ -45,6 +46,35 @@ describe("the warm start before RL", () => {
     writeFileSync(join(out, "warm-start", "demos", "ep-cut.jsonl"), '{"v":1,"episode":"ep-cut","seq":0');
     await train({ env: lookup, config: config({ episodes: 4, epochs: 1 }), out, log: () => {} });
     expect(readdirSync(join(out, "warm-start", "demos")).sort()).not.toContain("ep-cut.jsonl");
+    expect(existsSync(join(warmStartCheckpoint(out), "manifest.json"))).toBe(true);
+  });
+
+  it("says how many demonstrations aborted and why, and clones only the others", async () => {
+    // An expert that breaks in some episodes: it gives a malformed action (no tokens) on their second turn.
+    const expert = lookup.policies!.expert;
+    const flaky = {
+      ...lookup,
+      policies: {
+        ...lookup.policies,
+        expert: () => {
+          const inner = expert();
+          return {
+            ...inner,
+            act: async (requests: readonly PolicyRequest[]) =>
+              (await inner.act(requests)).map((action, i) =>
+                requests[i].turn === 1 && /-[13]$/.test(requests[i].episode) ? { ...action, tokens: [] } : action,
+              ),
+          };
+        },
+      },
+    };
+    const out = join(tempDir(), "run");
+    const lines: string[] = [];
+    await train({ env: flaky, config: config({ episodes: 6, epochs: 1 }), out, log: (l) => lines.push(l) });
+    const said = lines.join("\n");
+    expect(said).toMatch(/warm start: 2 of 6 expert episodes aborted; the first, \S+-1: /);
+    expect(said).toMatch(/sft: 2 of 6 episodes aborted and are not cloned; the first, \S+\.jsonl: /);
+    expect(said).toMatch(/warm start: 4 of 6 expert episodes cloned for 1 epoch \(expert success 1\.000 of the 4 not/);
     expect(existsSync(join(warmStartCheckpoint(out), "manifest.json"))).toBe(true);
   });
 
