@@ -21,7 +21,7 @@ import {
   readRunConfig,
   train,
 } from "../learn/trainer.ts";
-import { describeWarmStart } from "../learn/warm-start.ts";
+import { describeWarmStart, warmStartCheckpoint } from "../learn/warm-start.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
@@ -29,7 +29,7 @@ import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runti
 import type { Policy } from "../runtime/policy.ts";
 import { seedArg } from "./args.ts";
 import { progress } from "./progress.ts";
-import { configureEnv, loadEnv } from "./registry.ts";
+import { configureEnv, loadEnv, runConfigEnv } from "./registry.ts";
 
 /** What the user may say about a fresh model's shape on the command line. */
 export interface ModelOverrides {
@@ -118,7 +118,12 @@ const RUN_ENTRIES = /^(config\.json|metrics\.jsonl|eval\.json|checkpoints|episod
 
 /** `--resume` on a folder with no config.json: fine when empty (a run killed at its start), not over other files. */
 const refuseForeignResume = (runDir: string) => {
-  const foreign = existsSync(runDir) ? readdirSync(runDir).filter((name) => !RUN_ENTRIES.test(name)) : [];
+  // A misspelt --out would otherwise start a whole new run (warm start included) where none was meant.
+  if (!existsSync(runDir))
+    throw new UsageError({
+      detail: `--resume: no run folder ${runDir}; give the --out of the run to continue, or drop --resume to start a new run there`,
+    });
+  const foreign = readdirSync(runDir).filter((name) => !RUN_ENTRIES.test(name));
   if (foreign.length > 0)
     throw new UsageError({
       detail: `--resume: ${runDir} holds no training run (no config.json) but other files (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", ..." : ""}); give the folder of the run to continue, or drop --resume and start a new run in an empty --out`,
@@ -174,6 +179,38 @@ const checkResumeFlags = (
     throw new UsageError({
       detail: `--resume continues ${runDir} with its own config.json, so ${clashes.join(", ")} cannot apply; drop ${clashes.length > 1 ? "them" : "it"} (--steps, to extend the run, and --backend do apply), or start a new run with another --out`,
     });
+};
+
+/**
+ * The environment a checkpoint was trained on, when --env is not given: its run folder's config.json (the
+ * checkpoint, its checkpoints/ folder, or the run folder itself) names it. Said on stderr; the run's
+ * environment options (its training split, say) are left out, for eval's own flags to choose.
+ */
+const trainedEnv = (checkpoint: string): string | undefined => {
+  const found = runConfigEnv(checkpoint);
+  if (!found) return undefined;
+  const [env, query] = found.env.split("?");
+  if (isModulePath(env) && !isAbsolute(env) && !existsSync(env) && !existsSync(`${env}.ts`))
+    throw new UsageError({
+      detail: `--env not given, and ${found.file} names the environment module ${env}, a path relative to the folder train was started in, not found from here (${process.cwd()}): pass --env with the module's path`,
+    });
+  process.stderr.write(
+    `eval: --env not given: ${env}, from ${found.file}` +
+      (query ? ` (without its training options ?${query}: give --env to choose them)` : "") +
+      "\n",
+  );
+  return env;
+};
+
+/**
+ * The run's own warm start, which config.json names by the path train was given (`runs/grpo/warm-start/
+ * checkpoint`): resumed from another folder, that path is found again inside the run folder. Any other
+ * starting checkpoint is kept as named.
+ */
+const ownWarmStart = (runDir: string, init: string | null): string | null => {
+  if (!init || isAbsolute(init) || existsSync(join(init, "manifest.json"))) return init;
+  const own = warmStartCheckpoint(runDir);
+  return init.endsWith(join("warm-start", "checkpoint")) && existsSync(join(own, "manifest.json")) ? own : init;
 };
 
 /**
@@ -360,14 +397,24 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         // says otherwise is refused rather than silently ignored.
         const given = (name: string) => command.getOptionValueSource(name) === "cli";
         checkResumeFlags(runDir, saved, opts, given);
+        // --steps is the run's total number of updates: it may extend the run or end it sooner, never undo it.
+        const at = readLatest(runDir)?.version ?? 0;
+        if (given("steps") && opts.steps < at)
+          throw new UsageError({
+            detail: `--resume --steps ${opts.steps}: ${runDir} is already at policy version ${at}; --steps counts all the run's updates, so give more than ${at} to continue it (or drop --steps to finish its ${saved.steps})`,
+          });
         config = {
           ...saved,
           ...(given("env") ? { env: opts.env } : {}),
           ...(given("backend") ? { backend: opts.backend } : {}),
-          steps: Math.max(saved.steps, opts.steps === d.steps ? saved.steps : opts.steps),
+          steps: given("steps") ? opts.steps : saved.steps,
         };
+        if (config.steps < saved.steps)
+          process.stderr.write(
+            `--steps ${config.steps}: ${runDir} will end at ${config.steps} updates, not the ${saved.steps} it was started with\n`,
+          );
+        config = { ...config, init: ownWarmStart(runDir, config.init) };
         checkResumePaths(runDir, config);
-        const at = readLatest(runDir)?.version ?? 0;
         if (at >= config.steps)
           process.stderr.write(
             `${runDir} is already at policy version ${at} of ${config.steps} updates: nothing to train; raise --steps to continue it\n`,
@@ -487,7 +534,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
   program
     .command("eval")
     .description("evaluate a checkpoint on seeds of your choice; prints a JSON summary")
-    .option("--env <id|path>", "environment", d.env)
+    .option(
+      "--env <id|path>",
+      "environment (default: the run's, for a checkpoint of a train --out; else lookup)",
+      d.env,
+    )
     .requiredOption("--checkpoint <dir>", "checkpoint folder, or a run folder (its latest checkpoint)")
     .option("--episodes <n>", "episodes", int("--episodes", 1), 100)
     .option(
@@ -507,6 +558,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts, command: Command) => {
+      const envGiven = command.getOptionValueSource("env") === "cli";
+      if (!envGiven) opts.env = trainedEnv(opts.checkpoint) ?? opts.env;
       if (opts.suite) checkSuiteOptions(opts);
       const base = await loadEnv(opts.env);
       // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.

@@ -2,8 +2,7 @@
  * The `agent-r1` command line. Exit codes: 0 success, 1 a check failed (divergence, corruption), 2 bad
  * usage (unknown names, wrong values, missing files), with a one-line message saying what is accepted.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import {
@@ -22,7 +21,7 @@ import { seedArg } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands } from "./learn-commands.ts";
 import { policyFor, record } from "./record.ts";
-import { ENVIRONMENTS, envResolver, loadEnv } from "./registry.ts";
+import { ENVIRONMENTS, envResolver, loadEnv, runConfigEnv } from "./registry.ts";
 
 const positiveInt = (name: string) => (value: string) => {
   const n = Number(value);
@@ -248,24 +247,16 @@ const preferUnknownOption = (command: Command): void => {
  * whose module has moved since is inspected without it (tokens show as ids), with a line saying so.
  */
 const runEnv = async (path: string) => {
-  for (let dir = path, up = 0; up < 3; dir = dirname(dir), up++) {
-    const file = join(dir, "config.json");
-    if (!existsSync(file)) continue;
-    let env: unknown;
-    try {
-      env = (JSON.parse(readFileSync(file, "utf8")) as { env?: unknown }).env;
-    } catch {
-      return undefined;
-    }
-    if (typeof env !== "string" || Object.hasOwn(ENVIRONMENTS, env.split("?")[0])) return undefined;
-    try {
-      return await loadEnv(env);
-    } catch (error) {
-      err(`note: ${file} names environment ${env}, which did not load (${(error as Error).message}); pass --env`);
-      return undefined;
-    }
+  const found = runConfigEnv(path);
+  if (!found || Object.hasOwn(ENVIRONMENTS, found.env.split("?")[0])) return undefined;
+  try {
+    return await loadEnv(found.env);
+  } catch (error) {
+    err(
+      `note: ${found.file} names environment ${found.env}, which did not load (${(error as Error).message}); pass --env`,
+    );
+    return undefined;
   }
-  return undefined;
 };
 
 export const main = async (argv: readonly string[]): Promise<number> => {

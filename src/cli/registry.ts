@@ -164,3 +164,22 @@ export const envResolver =
         "to verify its journals, pass the module that defines it: --env ./path/to/env.ts",
     });
   };
+
+/**
+ * The environment a run was trained on, for a path in its run folder (`train --out`): the run folder, its
+ * checkpoints/ or one checkpoint in it. The nearest config.json that names an `env` (a checkpoint's own
+ * config.json holds the model's shape, not an environment).
+ */
+export const runConfigEnv = (path: string): { readonly file: string; readonly env: string } | undefined => {
+  for (let dir = path, up = 0; up < 3; dir = dirname(dir), up++) {
+    const file = join(dir, "config.json");
+    if (!existsSync(file)) continue;
+    try {
+      const env = (JSON.parse(readFileSync(file, "utf8")) as { env?: unknown }).env;
+      if (typeof env === "string") return { file, env };
+    } catch {
+      // A damaged config.json names no environment; what reads the run itself says what is wrong with it.
+    }
+  }
+  return undefined;
+};

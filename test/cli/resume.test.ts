@@ -4,7 +4,7 @@
  * it), and a run already at its --steps says so. In process through `main`; Ctrl-C in a child process.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -57,6 +57,21 @@ describe("train --resume", () => {
     );
   }, 60_000);
 
+  it("refuses --steps below the run's policy version: --steps counts all its updates", async () => {
+    expect(await main(["train", "--out", run, "--resume", "--steps", "1"])).toBe(2);
+    expect(output.stderr).toContain(
+      `error: --resume --steps 1: ${run} is already at policy version 2; --steps counts all the run's updates, so give more than 2 to continue it`,
+    );
+    expect(readdirSync(join(run, "checkpoints")).filter((d) => d.startsWith("v"))).toEqual(["v00001", "v00002"]);
+  });
+
+  it("refuses a folder that does not exist (a misspelt --out started a whole new run)", async () => {
+    const missing = join(tempDir("agent-r1-resume-missing-"), "nope");
+    expect(await main(["train", "--out", missing, "--resume", "--steps", "1"])).toBe(2);
+    expect(output.stderr).toContain(`error: --resume: no run folder ${missing}; give the --out of the run to continue`);
+    expect(existsSync(missing)).toBe(false);
+  });
+
   it("refuses a folder that holds other files and no run", async () => {
     const other = tempDir("agent-r1-resume-other-");
     writeFileSync(join(other, "ep-0-0.jsonl"), "");
@@ -91,7 +106,12 @@ describe("train, Ctrl-C", () => {
     const versions = readdirSync(join(dir, "checkpoints")).filter((d) => d.startsWith("v"));
     expect(versions.length).toBeGreaterThan(0);
     expect(versions.length).toBeLessThan(500);
-  }, 120_000);
+    // Resumed with a --steps below the run's 500, it ends there: one more update, not 500.
+    const at = Math.max(...versions.map((v) => Number(v.slice(1))));
+    expect(await main(["train", "--out", dir, "--resume", "--steps", String(at + 1)])).toBe(0);
+    expect(output.stderr).toContain(`--steps ${at + 1}: ${dir} will end at ${at + 1} updates, not the 500`);
+    expect(output.stdout).toContain(`for 1 updates (policy version ${at + 1}`);
+  }, 180_000);
 });
 
 describe("train --resume from another folder", () => {
@@ -109,5 +129,25 @@ describe("train --resume from another folder", () => {
     );
     // From the folder it started in, the same resume works.
     expect(cli(root, "train", "--out", "run", "--resume", "--steps", "2").status).toBe(0);
-  }, 240_000);
+    // A run's own warm start (config.json: "run2/warm-start/checkpoint") is found in the run folder from anywhere.
+    cpSync(join(root, "warm", "checkpoints", "v00001"), join(root, "run2", "warm-start", "checkpoint"), {
+      recursive: true,
+    });
+    const own = ["--init", join("run2", "warm-start", "checkpoint"), "--kl", "0.1", "--out", "run2"];
+    expect(cli(root, ...base, "--steps", "1", ...own).status).toBe(0);
+    const resumed = cli(tmpdir(), "train", "--out", join(root, "run2"), "--resume", "--steps", "2");
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain("for 1 updates (policy version 2");
+  }, 300_000);
+});
+
+describe("eval of a run folder", () => {
+  it("evaluates on the environment the run was trained on when --env is not given, and says so", async () => {
+    const env = resolve("test/reliability/fixtures/bulky-env.ts");
+    const dir = join(tempDir("agent-r1-eval-run-"), "run");
+    expect(await main(["train", "--env", env, "--steps", "1", ...tiny, ...shape, "--out", dir])).toBe(0);
+    expect(await main(["eval", "--checkpoint", dir, "--episodes", "2"])).toBe(0);
+    expect(output.stderr).toContain(`eval: --env not given: ${env}, from ${join(dir, "config.json")}`);
+    expect(JSON.parse(output.stdout.trim().split("\n").at(-1)!)).toMatchObject({ env: "bulky", episodes: 2 });
+  }, 120_000);
 });
