@@ -75,13 +75,13 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   let firstAbort: ({ index: number } & NonNullable<RecordSummary["firstAbort"]>) | undefined;
   let successes = 0;
   let withSuccess = 0;
-  // Ctrl-C: say what is on disk and how to go on (the same command refuses a folder that holds journals).
+  // Ctrl-C: say what is on disk and how to go on (the same command would refuse the episodes journaled already).
   const interrupted = () => {
     bar?.stop();
     process.stderr.write(
       `\ninterrupted: ${done} of ${options.episodes} episodes ended and are journaled in ${options.out}; ` +
         `episodes in flight may have left torn journals (\`agent-r1 replay ${options.out} --repair\` cuts them back); ` +
-        "record the rest into another --out (a folder with journals is refused)\n",
+        "record more with another --seed (into this --out or another): the same seed names the same episodes, and an episode that already has a journal is refused\n",
     );
     process.exit(130);
   };

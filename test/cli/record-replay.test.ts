@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
@@ -85,6 +85,32 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     for (const command of ["record", "replay", "start"]) expect(help.stdout).toContain(command);
     expect(cli("record", "--help").stdout).toContain("--durability");
   });
+});
+
+describe("agent-r1 record, Ctrl-C", () => {
+  it("exits 130 saying what is journaled and how to record more; what ended replays after --repair", async () => {
+    const dir = join(tempDir(), "interrupted");
+    const child = spawn(
+      process.execPath,
+      ["bin/agent-r1.js", "record", "--env", "lookup", "--policy", "expert", "--episodes", "100000", "--out", dir],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    while (!existsSync(dir) || readdirSync(dir).length < 20) await new Promise((r) => setTimeout(r, 100));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(/interrupted: \d+ of 100000 episodes ended and are journaled in /);
+    expect(stderr).toContain("record more with another --seed");
+    const replayed = cli("replay", dir, "--repair", "--verify", "--quiet");
+    // Episodes cut in flight read as not ended; every one that ended verifies.
+    expect(Number(/verified (\d+) journal\(s\) ok/.exec(replayed.stdout)?.[1])).toBeGreaterThan(0);
+    const failed = replayed.stderr.split("\n").filter((line) => line.startsWith("FAIL"));
+    for (const line of failed) expect(line).toMatch(/the episode has no episode\.ended/);
+  }, 120_000);
 });
 
 describe("agent-r1 replay of a run folder (train --out)", () => {
