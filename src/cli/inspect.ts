@@ -117,10 +117,32 @@ export const inspectHtml = async (
     import("../observe/viewer.ts"),
     import("../observe/plot.ts"),
   ]);
-  return writeViewer(path, file, {
-    tokenizerFor: tokenizerResolver(options.env),
+  const resolve = tokenizerResolver(options.env);
+  /** Environments whose tokens the page shows as ids, said once each after the page is written. */
+  const undecoded = new Set<string>();
+  const page = await writeViewer(path, file, {
+    tokenizerFor: (envId, tokenizerId) => {
+      const tokenizer = resolve(envId, tokenizerId);
+      if (!tokenizer) undecoded.add(envId);
+      return tokenizer;
+    },
     maxEpisodes: options.maxEpisodes,
     charts: (dir) => metricCharts([dir], options.warn, { width: 300, height: 150 }),
     warn: options.warn,
   });
+  for (const envId of undecoded) {
+    let known = true;
+    try {
+      envResolver(options.env)(envId);
+    } catch {
+      known = false;
+    }
+    options.warn?.(
+      `note: the page shows the tokens of environment ${envId} as ids: ` +
+        (known
+          ? "its tokenizer here is not the one recorded (another version of the environment?)"
+          : "pass --env with the module that defines it to decode them"),
+    );
+  }
+  return page;
 };

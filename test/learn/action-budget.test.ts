@@ -79,6 +79,12 @@ describe("the sampler's token budget per action", () => {
     const html = readFileSync(page, "utf8");
     expect(html).toContain('class="tok mask-1"');
     expect(html).not.toContain('class="tok mask-1 id"'); // a token shown as a bare id: no tokenizer
+    // Journals outside a run, without --env: the page shows ids, and the command says how to decode them.
+    const bare = await run("inspect", demos, "--html", join(dir, "demos.html"));
+    expect(readFileSync(join(dir, "demos.html"), "utf8")).toContain('class="tok mask-1 id"');
+    expect(bare.stderr).toContain(
+      "note: the page shows the tokens of environment weather as ids: pass --env with the module that defines it",
+    );
 
     // Constrained decoding sizes the budget from the legal actions: nothing is cut.
     const constrained = jsonLine((await run("eval", "--env", tight, "--checkpoint", clone, "--constrained")).stdout);
