@@ -46,6 +46,10 @@ export const lineChartSvg = async (options: LineChartOptions): Promise<string> =
       s: options.series === undefined ? "" : String(row[options.series]),
     }));
   const series = [...new Set(values.map((v) => v.s))];
+  // A flat line would get a domain of zero width, and axis labels like -0.400000: give it room either side.
+  const ys = values.map((v) => v.y);
+  const flat = ys.length > 0 && ys.every((y) => y === ys[0]);
+  const room = Math.abs(ys[0] ?? 0) / 2 || 1;
   const longest = Math.max(0, ...series.map((s) => values.filter((v) => v.s === s).length));
   const many = series.length > 1;
   const spec: TopLevelSpec = {
@@ -68,7 +72,11 @@ export const lineChartSvg = async (options: LineChartOptions): Promise<string> =
         field: "y",
         type: "quantitative",
         title: options.yTitle ?? options.y,
-        scale: options.yDomain ? { domain: [...options.yDomain] } : { zero: false },
+        scale: options.yDomain
+          ? { domain: [...options.yDomain] }
+          : flat
+            ? { domain: [ys[0] - room, ys[0] + room] }
+            : { zero: false },
       },
       ...(many
         ? {

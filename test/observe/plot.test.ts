@@ -38,6 +38,13 @@ describe("lineChartSvg", () => {
     expect(svg).toContain("a.b");
     expect(svg).toContain("c[0]");
   });
+
+  it("gives a flat line room either side: readable axis labels, not -0.400000", async () => {
+    const svg = await lineChartSvg({ title: "t", rows: [1, 2, 3].map((x) => ({ x, y: -0.4 })), x: "x", y: "y" });
+    const labels = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(labels).toEqual(expect.arrayContaining(["−0.6", "−0.4", "−0.2"]));
+    expect(labels.every((label) => !/\d\.\d{4,}/.test(label))).toBe(true);
+  });
 });
 
 describe("plotRuns", () => {
