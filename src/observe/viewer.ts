@@ -11,7 +11,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { streamJournalFile } from "../journal/jsonl.ts";
 import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
 import { SPECIAL_TOKENS, type Tokenizer } from "../kernel/tokenizer.ts";
@@ -493,17 +493,27 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
     )
     .join("");
 
-  const ended = episodes.flatMap((e) => {
-    const end = episodeSummary(e.events).ended;
-    return end ? [end] : [];
-  });
-  const withSuccess = ended.filter((e) => "success" in e.metrics);
+  /** Mean return and success of these episodes (those that ended). */
+  const means = (of: readonly EpisodeFile[]): string[] => {
+    const ended = of.flatMap((e) => {
+      const end = episodeSummary(e.events).ended;
+      return end ? [end] : [];
+    });
+    const withSuccess = ended.filter((e) => "success" in e.metrics);
+    return [
+      ...(ended.length ? [`mean return ${fmt(ended.reduce((s, e) => s + e.return, 0) / ended.length)}`] : []),
+      ...(withSuccess.length
+        ? [`success ${fmt(withSuccess.reduce((s, e) => s + e.metrics.success, 0) / withSuccess.length)}`]
+        : []),
+    ];
+  };
+  // A run's warm-start demonstrations are the expert's, not the policy's: their means are given apart.
+  const demos = run ? episodes.filter((e) => e.group.split(sep)[0] === "warm-start") : [];
+  const policy = episodes.filter((e) => !demos.includes(e));
   const stats = [
     `${files.length} episode(s)${shown.length < files.length ? `, ${shown.length} shown (evenly spaced)` : ""}`,
-    ...(ended.length ? [`mean return ${fmt(ended.reduce((s, e) => s + e.return, 0) / ended.length)}`] : []),
-    ...(withSuccess.length
-      ? [`success ${fmt(withSuccess.reduce((s, e) => s + e.metrics.success, 0) / withSuccess.length)}`]
-      : []),
+    ...(demos.length && policy.length ? [`training: ${means(policy).join(", ")}`] : means(policy)),
+    ...(demos.length ? [`warm-start demonstrations: ${means(demos).join(", ")}`] : []),
     ...(episodes.some((e) => e.error) ? [`${episodes.filter((e) => e.error).length} unreadable`] : []),
   ].join(" · ");
 

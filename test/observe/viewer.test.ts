@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -79,6 +79,24 @@ describe("the episode viewer page", () => {
     expect(plain.html).toContain(`<pre class="text">${esc(HOSTILE[0])}</pre>`);
     expect(count(plain.html.toLowerCase(), "<script")).toBe(1);
     expect(warnings).toEqual([]);
+  });
+
+  it("a run's warm-start demonstrations (the expert's) get their own means, apart from training's", async () => {
+    const withDemos = await makeRunFolder("with-demos");
+    cpSync("replays/lookup/expert", join(withDemos, "warm-start", "demos"), { recursive: true });
+    const meanReturn = async (dir: string) => {
+      const files = await findJournals(dir);
+      const returns = await Promise.all(
+        files.map(async (f) => (await readEpisodeFile(f)).events.find((e) => e.type === "episode.ended")),
+      );
+      return returns.reduce((s, e) => s + (e?.type === "episode.ended" ? e.return : 0), 0) / files.length;
+    };
+    const expected = Number((await meanReturn("replays/lookup/expert")).toFixed(4)).toString();
+    const { html } = await viewerHtml(withDemos);
+    expect(html).toMatch(/ · training: mean return -?[\d.]+, success [\d.]+ · /);
+    expect(html).toContain(` · warm-start demonstrations: mean return ${expected}, success 1`);
+    // Without demonstrations, the page gives one mean as before.
+    expect((await viewerHtml(run)).html).not.toContain("training:");
   });
 
   it("a damaged journal is shown up to the damage, with the problem", async () => {
