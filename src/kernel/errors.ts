@@ -159,8 +159,9 @@ const guardThrows = new Map<string, string>();
 
 /**
  * XState rethrows a guard's error as a new Error, "Unable to evaluate guard ... :\n<message>", without the
- * original or its stack. The environment's guards note where they threw (defineEnv wraps them), and
- * `thrownFrom` finds that place again by the message the new Error ends with.
+ * original or its stack. The environment's guards note where they threw (the episode runner wraps them:
+ * locateGuardThrows in runtime/env.ts), and `thrownFrom` finds that place again by the message the new
+ * Error ends with.
  */
 export const noteGuardThrow = (cause: unknown): void => {
   const at = thrownFrom(cause);
