@@ -348,10 +348,6 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
       // A transition that throws is reported below, on the path that leads to it.
     }
   }
-  const unreachable = stateNodes.filter((id) => !reached.has(id));
-  for (const id of unreachable)
-    problems.push({ kind: "unreachable", detail: `state ${id} is never reached with these actions and tool results` });
-
   // Problems on arrival: silent states, invalid observations or rewards.
   for (const path of paths)
     if (path.state.problem)
@@ -360,6 +356,14 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
         detail: `${JSON.stringify(path.state.machine?.value)}: ${path.state.problem}`,
         path: path.steps,
       });
+  // Exploration stops where such a problem occurs, so it may be all that keeps later states unreached.
+  const stopped = problems.length > 0 ? " (exploration stops at the problems above: fix those first)" : "";
+  const unreachable = stateNodes.filter((id) => !reached.has(id));
+  for (const id of unreachable)
+    problems.push({
+      kind: "unreachable",
+      detail: `state ${id} is never reached with these actions and tool results${stopped}`,
+    });
 
   // Every state must be able to end: walk back from the states that ended.
   const incoming = new Map<string, string[]>(keys.map((key) => [key, []]));

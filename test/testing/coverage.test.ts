@@ -90,7 +90,7 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     const report = exploreEnv(env, { actions: ["stall", "oops", "stuck", "end"], allowCycles: true });
     const byKind = (kind: string) => report.problems.filter((p) => p.kind === kind);
     expect(byKind("unreachable").map((p) => p.detail)).toEqual([
-      "state broken.never is never reached with these actions and tool results",
+      "state broken.never is never reached with these actions and tool results (exploration stops at the problems above: fix those first)",
     ]);
     expect(byKind("silent")).toEqual([
       {

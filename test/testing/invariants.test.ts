@@ -120,7 +120,7 @@ describe("reward invariants, against a sound environment and broken variants of 
     const fragile = createSecretEnv({}, { crashOn: /[^\x20-\x7e]/ });
     const failure = await failureOf(checkRewards(fragile, { ...failing, invariants: [neverCrashes()] }));
     expect(failure.violation.message).toMatch(
-      /^the episode ended with "aborted: environment error: [\s\S]*cannot read this action"$/,
+      /^the episode ended with "aborted: environment error: [\s\S]*cannot read this action" \(thrown at test\/testing\/fixtures\.ts:\d+:\d+\)$/,
     );
   });
 
