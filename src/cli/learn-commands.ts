@@ -190,10 +190,8 @@ const trainedEnv = (checkpoint: string): string | undefined => {
   const found = runConfigEnv(checkpoint);
   if (!found) return undefined;
   const [env, query] = found.env.split("?");
-  if (isModulePath(env) && !isAbsolute(env) && !existsSync(env) && !existsSync(`${env}.ts`))
-    throw new UsageError({
-      detail: `--env not given, and ${found.file} names the environment module ${env}, a path relative to the folder train was started in, not found from here (${process.cwd()}): pass --env with the module's path`,
-    });
+  if (lostRelativeModule(env))
+    throw notFoundFromHere(found.file, `the environment module ${env}`, "pass --env with the module's path");
   process.stderr.write(
     `eval: --env not given: ${env}, from ${found.file}` +
       (query ? ` (without its training options ?${query}: give --env to choose them)` : "") +
@@ -219,16 +217,31 @@ const ownWarmStart = (runDir: string, init: string | null): string | null => {
  */
 const checkResumePaths = (runDir: string, config: TrainConfig) => {
   const { env, init } = config;
-  if (isModulePath(env) && !isAbsolute(env) && !existsSync(env) && !existsSync(`${env}.ts`))
-    throw new UsageError({
-      detail: `${join(runDir, "config.json")} names the environment module ${env}, a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): run from that folder, or pass --env with the module's path`,
-    });
+  const file = join(runDir, "config.json");
+  if (lostRelativeModule(env))
+    throw notFoundFromHere(
+      file,
+      `the environment module ${env}`,
+      "run from that folder, or pass --env with the module's path",
+    );
   // The run's starting checkpoint: the KL penalty's reference is loaded from it again on every resume.
   if (init && !isAbsolute(init) && !existsSync(join(init, "manifest.json")))
-    throw new UsageError({
-      detail: `${join(runDir, "config.json")} names the starting checkpoint ${init} (--init, or the warm start), a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): run the resume from that folder`,
-    });
+    throw notFoundFromHere(
+      file,
+      `the starting checkpoint ${init} (--init, or the warm start)`,
+      "run the resume from that folder",
+    );
 };
+
+/** An environment module named by a path relative to another working folder, which is not found from this one. */
+const lostRelativeModule = (env: string) =>
+  isModulePath(env) && !isAbsolute(env) && !existsSync(env) && !existsSync(`${env}.ts`);
+
+/** A run's config.json names `what` by a path relative to the folder train ran in, and it is not found from here. */
+const notFoundFromHere = (file: string, what: string, remedy: string) =>
+  new UsageError({
+    detail: `${file} names ${what}, a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): ${remedy}`,
+  });
 
 /**
  * A checkpoint folder from what the user typed: a checkpoint, or a run folder (`train --out`), whose latest

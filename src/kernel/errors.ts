@@ -151,32 +151,7 @@ export const isFrameworkFile = (file: string): boolean => file.startsWith(FRAMEW
  */
 export const thrownFrom = (cause: unknown): string | undefined => {
   const frame = stackFrames(cause).find((f) => isOwnFrame(f.file) && !isFrameworkFile(f.file));
-  return frame ? `${shownPath(frame.file)}:${frame.line}:${frame.column}` : rethrownFrom(cause);
-};
-
-/** Where recent errors of guards threw, by message, most recent last (see noteGuardThrow). */
-const guardThrows = new Map<string, string>();
-
-/**
- * XState rethrows a guard's error as a new Error, "Unable to evaluate guard ... :\n<message>", without the
- * original or its stack. The environment's guards note where they threw (the episode runner wraps them:
- * locateGuardThrows in runtime/env.ts), and `thrownFrom` finds that place again by the message the new
- * Error ends with.
- */
-export const noteGuardThrow = (cause: unknown): void => {
-  const at = thrownFrom(cause);
-  if (at === undefined) return;
-  const message = messageOf(cause);
-  guardThrows.delete(message);
-  guardThrows.set(message, at);
-  if (guardThrows.size > 32) guardThrows.delete(guardThrows.keys().next().value as string);
-};
-
-const rethrownFrom = (cause: unknown): string | undefined => {
-  const message = messageOf(cause);
-  if (!message.startsWith("Unable to evaluate guard ")) return undefined;
-  const original = message.slice(message.indexOf(":\n") + 2);
-  return guardThrows.get(original);
+  return frame && `${shownPath(frame.file)}:${frame.line}:${frame.column}`;
 };
 
 /** The known name a misspelt one most likely meant (case aside, at most a third of its letters off), if any. */

@@ -18,8 +18,9 @@ import { sft } from "./sft.ts";
 export const warmStartDir = (runDir: string) => join(runDir, "warm-start");
 export const warmStartCheckpoint = (runDir: string) => join(warmStartDir(runDir), "checkpoint");
 
-export const describeWarmStart = (w: WarmStartConfig) =>
-  `${w.episodes} expert episodes cloned for ${w.epochs} epoch${w.epochs === 1 ? "" : "s"}`;
+/** `cloned`: how many of the recorded episodes were cloned, when not all of them (some aborted). */
+export const describeWarmStart = (w: WarmStartConfig, cloned = w.episodes) =>
+  `${cloned === w.episodes ? w.episodes : `${cloned} of ${w.episodes}`} expert episodes cloned for ${w.epochs} epoch${w.epochs === 1 ? "" : "s"}`;
 
 /**
  * Records and clones into `warmStartDir(runDir)`; returns the checkpoint. A checkpoint already there (a
@@ -78,12 +79,8 @@ export const runWarmStart = async (
   });
   bar.stop();
   const notAborted = recorded.aborted ? ` of the ${warm.episodes - recorded.aborted} not aborted` : "";
-  const what =
-    cloned.episodes === warm.episodes
-      ? describeWarmStart(warm)
-      : describeWarmStart(warm).replace(/^\d+/, `${cloned.episodes} of ${warm.episodes}`);
   log(
-    `warm start: ${what} (expert success ${recorded.successRate?.toFixed(3) ?? "n/a"}${notAborted}, final loss ${cloned.losses.at(-1)?.toFixed(3)}) in ${((performance.now() - started) / 1000).toFixed(0)} s -> ${checkpoint}`,
+    `warm start: ${describeWarmStart(warm, cloned.episodes)} (expert success ${recorded.successRate?.toFixed(3) ?? "n/a"}${notAborted}, final loss ${cloned.losses.at(-1)?.toFixed(3)}) in ${((performance.now() - started) / 1000).toFixed(0)} s -> ${checkpoint}`,
   );
   return checkpoint;
 };

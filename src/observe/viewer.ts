@@ -508,8 +508,9 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
     ];
   };
   // A run's warm-start demonstrations are the expert's, not the policy's: their means are given apart.
-  const demos = run ? episodes.filter((e) => e.group.split(sep)[0] === "warm-start") : [];
-  const policy = episodes.filter((e) => !demos.includes(e));
+  const isDemo = (e: EpisodeFile) => run && e.group.split(sep)[0] === "warm-start";
+  const demos = episodes.filter(isDemo);
+  const policy = episodes.filter((e) => !isDemo(e));
   const stats = [
     `${files.length} episode(s)${shown.length < files.length ? `, ${shown.length} shown (evenly spaced)` : ""}`,
     ...(demos.length && policy.length ? [`training: ${means(policy).join(", ")}`] : means(policy)),

@@ -10,7 +10,7 @@
  */
 import type { Json } from "effect/Schema";
 import { type AnyStateMachine, emit, fromPromise } from "xstate";
-import { allKeys, didYouMean, firstUnknownKey, noteGuardThrow } from "../kernel/errors.ts";
+import { allKeys, didYouMean, firstUnknownKey, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
@@ -255,6 +255,31 @@ export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): E
   return definition;
 };
 
+/** Where recent errors of guards threw, by message, most recent last (the wrapped guards note them). */
+const guardThrows = new Map<string, string>();
+
+const noteGuardThrow = (cause: unknown): void => {
+  const at = thrownFrom(cause);
+  if (at === undefined) return;
+  const message = messageOf(cause);
+  guardThrows.delete(message);
+  guardThrows.set(message, at);
+  if (guardThrows.size > 32) guardThrows.delete(guardThrows.keys().next().value as string);
+};
+
+/**
+ * Where an environment error was thrown: its own stack's first user frame, or, for XState's rethrow of a
+ * guard's error ("Unable to evaluate guard ... :\n<message>", without the original's stack), the place the
+ * wrapped guard noted for that message.
+ */
+export const envThrownFrom = (cause: unknown): string | undefined => {
+  const at = thrownFrom(cause);
+  if (at !== undefined) return at;
+  const message = messageOf(cause);
+  if (!message.startsWith("Unable to evaluate guard ")) return undefined;
+  return guardThrows.get(message.slice(message.indexOf(":\n") + 2));
+};
+
 const NOTING = Symbol("agent-r1.notes-guard-throws");
 type GuardFunction = ((...args: unknown[]) => unknown) & {
   check?: unknown;
@@ -262,7 +287,7 @@ type GuardFunction = ((...args: unknown[]) => unknown) & {
   [NOTING]?: true;
 };
 
-/** A guard that notes where it threw before XState rethrows its error without the stack (see noteGuardThrow). */
+/** A guard that notes where it threw before XState rethrows its error without the stack (see envThrownFrom). */
 const noting = (guard: unknown): unknown => {
   if (typeof guard !== "function") return guard;
   const fn = guard as GuardFunction;

@@ -8,12 +8,12 @@ import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type 
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { messageOf, thrownFrom } from "../kernel/errors.ts";
+import { messageOf } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { type AgentEmitted, createAgentMachine } from "./agent.ts";
 import { EpisodeDerivation, waitingForTools } from "./derive.ts";
-import { type EnvDefinition, locateGuardThrows } from "./env.ts";
+import { type EnvDefinition, envThrownFrom, locateGuardThrows } from "./env.ts";
 import type { PolicyAction } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
 
@@ -204,7 +204,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     };
 
     const abort = (reason: string) => void finish(reason);
-    const envError = (cause: unknown) => void finish(`environment error: ${messageOf(cause)}`, thrownFrom(cause));
+    const envError = (cause: unknown) => void finish(`environment error: ${messageOf(cause)}`, envThrownFrom(cause));
 
     const askAgent = () => {
       if (derivation.actions >= maxTurns) return abort(`turn limit ${maxTurns} reached`);
