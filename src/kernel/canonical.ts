@@ -4,9 +4,21 @@
  */
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
+import { configure } from "safe-stable-stringify";
+
+/**
+ * Sorted keys (by UTF-16 code units, as RFC 8785 sorts them), numbers and strings as JSON.stringify writes
+ * them: on plain JSON with well-formed strings this is RFC 8785 byte for byte (a property test compares it
+ * with `canonicalize` on arbitrary JSON, and on every recorded journal), about 3x faster, and it allocates
+ * no Set per key. `strict` throws on NaN, Infinity, bigint and functions, as `canonicalize` does.
+ */
+const sortedJson = configure({ deterministic: true, strict: true, circularValue: Error, bigint: false });
 
 export const canonicalJson = (value: unknown): string => {
-  const text = canonicalize(value);
+  const fast = sortedJson(value);
+  // JSON.stringify writes a lone surrogate as an escape (\udXXX), which RFC 8785 refuses: on the rare text
+  // that holds one (or a backslash followed by "ud"), canonicalize decides, and throws on a lone surrogate.
+  const text = fast === undefined || fast.includes("\\ud") ? canonicalize(value) : fast;
   if (text === undefined) throw new TypeError("value has no JSON representation");
   return text;
 };

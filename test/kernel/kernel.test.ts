@@ -1,4 +1,5 @@
 import { test as fcTest } from "@fast-check/vitest";
+import canonicalize from "canonicalize";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, hashValue, Rng, splitSeed, WordTokenizer } from "../../src/index.ts";
@@ -8,6 +9,51 @@ describe("canonical JSON and hashes", () => {
     const reversed = Object.fromEntries(Object.entries(object).reverse());
     expect(canonicalJson(reversed)).toBe(canonicalJson(object));
     expect(hashValue(reversed)).toBe(hashValue(object));
+  });
+
+  // canonicalJson takes a faster path than the RFC 8785 reference library; its output must be the same
+  // text, and it must refuse what the library refuses (lone surrogates, NaN, Infinity), or hashes change.
+  const sameAsReference = (value: unknown) => {
+    let expected: string | undefined;
+    try {
+      expected = canonicalize(value);
+    } catch {
+      expect(() => canonicalJson(value)).toThrow();
+      return;
+    }
+    expect(canonicalJson(value)).toBe(expected);
+  };
+  fcTest.prop([fc.jsonValue({ stringUnit: "binary" })], { numRuns: 300 })(
+    "is RFC 8785's text: any JSON, lone surrogates included",
+    sameAsReference,
+  );
+  // UTF-16 units, lone surrogate halves and escape-like text ("\\ud8") included.
+  const text = fc.string({
+    unit: fc.oneof(
+      fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)),
+      fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)),
+      fc.constantFrom("\\", "u", "d", "8", '"'),
+    ),
+  });
+  fcTest.prop([
+    fc.dictionary(text, fc.oneof(fc.double(), text, fc.constant(undefined), fc.array(fc.oneof(fc.double(), text)))),
+  ])(
+    "is RFC 8785's text: any number or UTF-16 text, undefined properties, keys sorted by UTF-16 units",
+    sameAsReference,
+  );
+  it("is RFC 8785's text on the edge cases", () => {
+    for (const value of [
+      -0,
+      1e21,
+      5e-324,
+      "\\ud800",
+      "\ud83d\ude00",
+      "\ud800",
+      { "\ud83d\ude00": 1, "\uffff": 2, a: [undefined, 1] },
+      NaN,
+      { b: Infinity },
+    ])
+      sameAsReference(value);
   });
 
   it("different values hash differently", () => {
