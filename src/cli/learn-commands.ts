@@ -1,6 +1,6 @@
 /** `agent-r1 train`, `sft` and `eval`: the learner's commands. */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
@@ -26,10 +26,11 @@ import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
+import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { seedArg } from "./args.ts";
-import { progress } from "./progress.ts";
-import { configureEnv, loadEnv, runConfigEnv } from "./registry.ts";
+import { type Progress, progress } from "./progress.ts";
+import { builtinEnvOfCheckpoint, configureEnv, loadEnv, runConfigEnv } from "./registry.ts";
 
 /** What the user may say about a fresh model's shape on the command line. */
 export interface ModelOverrides {
@@ -186,8 +187,7 @@ const checkResumeFlags = (
  * checkpoint, its checkpoints/ folder, or the run folder itself) names it. Said on stderr; the run's
  * environment options (its training split, say) are left out, for eval's own flags to choose.
  */
-const trainedEnv = (checkpoint: string): string | undefined => {
-  const found = runConfigEnv(checkpoint);
+const trainedEnv = (found: ReturnType<typeof runConfigEnv>): string | undefined => {
   if (!found) return undefined;
   const [env, query] = found.env.split("?");
   if (lostRelativeModule(env))
@@ -198,6 +198,50 @@ const trainedEnv = (checkpoint: string): string | undefined => {
       "\n",
   );
   return env;
+};
+
+/** `; checkpoints there: v00010, v00020` when the folder of a missing checkpoint holds others. */
+const checkpointsBeside = (missing: string): string => {
+  const folder = dirname(missing);
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) return "";
+  const found = readdirSync(folder, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(folder, d.name, "manifest.json")))
+    .map((d) => d.name)
+    .sort();
+  if (found.length === 0) return "";
+  const shown = found.length > 8 ? [...found.slice(0, 3), "...", ...found.slice(-4)] : found;
+  return `; checkpoints in ${folder}: ${shown.join(", ")}`;
+};
+
+/** A checkpoint outside a run folder (a shipped one): the built-in environment whose tokenizer it carries. */
+const tokenizerEnv = (checkpoint: string): string | undefined => {
+  const env = builtinEnvOfCheckpoint(checkpoint);
+  if (env) process.stderr.write(`eval: --env not given: ${env}, whose tokenizer ${checkpoint} carries\n`);
+  return env;
+};
+
+/**
+ * Constrained decoding unless told: as the run was trained (its config.json), and said. A checkpoint
+ * trained under the legal actions scores far lower without them, so decoding freely where the
+ * environment declares them, with nothing known of the run, gets a note.
+ */
+const evalConstrained = (
+  given: boolean | undefined,
+  run: ReturnType<typeof runConfigEnv>,
+  env: EnvDefinition,
+): boolean => {
+  if (given !== undefined) return given;
+  if (run?.constrained) {
+    process.stderr.write(
+      `eval: --constrained, as the run was trained (${run.file}; --no-constrained decodes freely)\n`,
+    );
+    return true;
+  }
+  if (run?.constrained === undefined && env.legalActions)
+    process.stderr.write(
+      `note: decoding freely: ${env.id} declares legal actions, and a checkpoint trained with --constrained scores far lower without them; add --constrained to decode under them (as docs/results.md and npm start do), --no-constrained to silence this\n`,
+    );
+  return false;
 };
 
 /**
@@ -249,6 +293,11 @@ const notFoundFromHere = (file: string, what: string, remedy: string) =>
  */
 export const resolveCheckpoint = (dir: string, flag: string): string =>
   checkpointIn(dir, flag, (line) => process.stderr.write(`${line}\n`));
+
+/** Warm starts shipped with the package, for the note on a train without one. */
+const SHIPPED_WARM_STARTS: Readonly<Record<string, string>> = {
+  hopqa: "docs/checkpoints/hopqa-copy-warm-start, the shipped clone that npm start and the results tables start from",
+};
 
 /** A learned policy's token budget per action: --max-new-tokens, else the environment's, else the default. */
 const maxNewTokensFor = (env: EnvDefinition, flag: number | undefined) => {
@@ -309,12 +358,25 @@ const stopOnInterrupt = () => {
   return { shouldStop: () => stop, dispose: () => process.off("SIGINT", handler) };
 };
 
+/** Ticks a bar per evaluated episode with the means so far (exact match, else the return), not the last episode's. */
+const meansOn = (bar: Progress) => {
+  let done = 0;
+  let total = 0;
+  return (r: EpisodeRecord) => {
+    done += 1;
+    total += "em" in r.metrics ? r.metrics.em : r.return;
+    bar.tick(1, { ["em" in r.metrics ? "em" : "return"]: (total / done).toFixed(3) });
+  };
+};
+
 export const runTrain = async (config: TrainConfig, runDir: string, resume: boolean) => {
   const env = await loadEnv(config.env);
   // The bar starts with the first update, after any warm start and the evaluation before training (its
   // ETA then measures updates only); a resumed run's bar starts where its last checkpoint left off.
   const resumedAt = resume ? (readLatest(runDir)?.version ?? 0) : 0;
-  let bar = null as ReturnType<typeof progress> | null;
+  let bar = null as Progress | null;
+  let evalBar = null as Progress | null;
+  let tickEval: (record: EpisodeRecord) => void = () => {};
   const startBar = () =>
     progress(`train ${config.algo}`, config.steps, process.stderr, Math.min(resumedAt, config.steps));
   const interrupt = stopOnInterrupt();
@@ -326,8 +388,18 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
       resume,
       shouldStop: interrupt.shouldStop,
       onUpdatesStart: () => {
+        evalBar?.stop();
+        evalBar = null;
         bar = startBar();
       },
+      // The greedy evaluations before and after training (config.evalEpisodes each) get bars of their own.
+      onEvalStart: (phase, episodes) => {
+        bar?.stop();
+        bar = null;
+        evalBar = progress(`eval ${phase} training`, episodes);
+        tickEval = meansOn(evalBar);
+      },
+      onEvalEpisode: (_phase, record) => tickEval(record),
       onUpdate: (m) => {
         bar?.tick(1, {
           return: m.meanReturn.toFixed(3),
@@ -337,6 +409,7 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
       },
     });
     bar?.stop();
+    evalBar?.stop();
     if (result.stopped)
       process.stderr.write(
         `stopped at policy version ${result.version}; resume with: npx agent-r1 train --out ${runDir} --resume\n`,
@@ -436,6 +509,16 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
         if (init) checkInitShape(init, modelOverrides(opts));
         const env = await loadEnv(opts.env);
+        const split = env.options?.split;
+        if (typeof split === "string" && split !== "train")
+          process.stderr.write(
+            `note: training on ${env.id}'s split ${split}: these are questions held out for evaluation, so eval (and --suite) would no longer score unseen ones\n`,
+          );
+        if (!init && opts.warmStart && !env.warmStart)
+          process.stderr.write(
+            `note: ${env.id} declares no default warm start and no --init was given, so RL starts from a fresh, untrained model, which rarely writes a well-formed action; ` +
+              `start from a clone with --init DIR (${SHIPPED_WARM_STARTS[env.id] ?? "from `sft`"}), or pass --no-warm-start to say you mean it\n`,
+          );
         config = decodeTrainConfig(
           {
             ...d,
@@ -549,8 +632,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .description("evaluate a checkpoint on seeds of your choice; prints a JSON summary")
     .option(
       "--env <id|path>",
-      "environment (default: the run's, for a checkpoint of a train --out; else lookup)",
-      d.env,
+      `environment (default: the run's, for a checkpoint of a train --out; else the built-in one whose tokenizer the checkpoint carries; else ${d.env})`,
     )
     .requiredOption("--checkpoint <dir>", "checkpoint folder, or a run folder (its latest checkpoint)")
     .option("--episodes <n>", "episodes", int("--episodes", 1), 100)
@@ -561,7 +643,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       "eval",
     )
     .option("--sample", "sample at temperature 1 instead of greedy decoding")
-    .option("--constrained", "constrained decoding: only the environment's legal actions")
+    .option(
+      "--constrained",
+      "constrained decoding: only the environment's legal actions (default: as the run was trained, for a checkpoint of a train --out)",
+    )
+    .option("--no-constrained", "decode freely, whatever the run was trained with")
     .option("--max-new-tokens <n>", MAX_NEW_TOKENS_HELP, int("--max-new-tokens", 1))
     .option("--split <name>", "the environment's split to draw tasks from (e.g. hopqa: train, test, ood)")
     .option("--world-seed <s>", "the world to draw tasks from (hopqa: an integer, or a range a-b)")
@@ -571,8 +657,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts, command: Command) => {
-      const envGiven = command.getOptionValueSource("env") === "cli";
-      if (!envGiven) opts.env = trainedEnv(opts.checkpoint) ?? opts.env;
+      const envGiven = opts.env !== undefined;
+      const run = runConfigEnv(opts.checkpoint);
+      if (!envGiven) opts.env = trainedEnv(run) ?? tokenizerEnv(opts.checkpoint) ?? d.env;
       if (opts.suite) checkSuiteOptions(opts);
       const base = await loadEnv(opts.env);
       // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
@@ -583,18 +670,30 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       ] as const)
         if (opts[flag === "--split" ? "split" : "worldSeed"] !== undefined && keys.some((k) => inEnv.has(k)))
           throw new UsageError({ detail: `${flag} and --env ${opts.env} both choose the ${keys[0]}: give it once` });
+      if (!base.configure)
+        for (const flag of ["--split", "--world-seed"] as const)
+          if (opts[flag === "--split" ? "split" : "worldSeed"] !== undefined)
+            throw new UsageError({ detail: `${flag}: environment ${base.id} takes no options (no splits, no worlds)` });
       const options = new URLSearchParams();
       if (opts.split !== undefined) options.set("split", opts.split);
       if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
       const env = configureEnv(base, options.toString());
-      if (!existsSync(opts.checkpoint)) throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}` });
+      if (!existsSync(opts.checkpoint))
+        throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}${checkpointsBeside(opts.checkpoint)}` });
       const checkpoint = resolveCheckpoint(opts.checkpoint, "--checkpoint");
       await initBackend(opts.backend);
-      const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint);
-      if (opts.constrained) requireLegalActions(env);
+      const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint).catch((cause) => {
+        throw envGiven || !(cause instanceof UsageError)
+          ? cause
+          : new UsageError({
+              detail: `${cause.detail} (--env not given, so ${d.env}: pass the environment the checkpoint was trained on)`,
+            });
+      });
+      const constrained = evalConstrained(opts.constrained, run, env);
+      if (constrained) requireLegalActions(env);
       const config = {
         ...DEFAULT_TRAIN_CONFIG,
-        constrained: !!opts.constrained,
+        constrained,
         maxNewTokens: maxNewTokensFor(env, opts.maxNewTokens),
       };
       if (opts.suite) {
@@ -602,6 +701,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);
         await evalSuite(() => policyFromModel(env, model, tokenizer, config, !opts.sample, version), {
           ...opts,
+          constrained,
           checkpoint,
           seed,
           version,
@@ -611,17 +711,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       }
       const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
       const bar = progress("eval", opts.episodes);
-      // The bar shows means so far (exact match, else the return), not the last episode's.
-      let done = 0;
-      let total = 0;
       const summary = await evaluate(env, policy, {
         episodes: opts.episodes,
         seed: String(opts.seed),
-        onEpisode: (r) => {
-          done += 1;
-          total += "em" in r.metrics ? r.metrics.em : r.return;
-          bar.tick(1, { ["em" in r.metrics ? "em" : "return"]: (total / done).toFixed(3) });
-        },
+        onEpisode: meansOn(bar),
       });
       bar.stop();
       if (summary.aborted > 0 || summary.cutActions) process.stderr.write(`warning: ${describeEval(summary)}\n`);
@@ -634,7 +727,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           env: env.id,
           ...env.options,
           ...Object.fromEntries(options),
-          ...(opts.constrained ? { constrained: true } : {}),
+          constrained,
           ...(opts.sample ? { sample: true } : {}),
           checkpoint,
           version,
@@ -663,7 +756,7 @@ const checkSuiteOptions = (opts: { env: string; split?: string; worldSeed?: stri
 
 const evalSuite = async (
   policy: () => Policy,
-  opts: { checkpoint: string; episodes: number; seed: string; constrained?: boolean; version: number },
+  opts: { checkpoint: string; episodes: number; seed: string; constrained: boolean; version: number },
 ) => {
   const { COLUMNS, evaluateSuite, suiteTicker } = await import("../../actors/hopqa/suite.ts");
   const bar = progress("suite", opts.episodes * COLUMNS.length);
@@ -678,7 +771,7 @@ const evalSuite = async (
     JSON.stringify({
       env: "hopqa",
       suite: true,
-      ...(opts.constrained ? { constrained: true } : {}),
+      constrained: opts.constrained,
       checkpoint: opts.checkpoint,
       version: opts.version,
       seed: opts.seed,

@@ -170,16 +170,38 @@ export const envResolver =
  * checkpoints/ or one checkpoint in it. The nearest config.json that names an `env` (a checkpoint's own
  * config.json holds the model's shape, not an environment).
  */
-export const runConfigEnv = (path: string): { readonly file: string; readonly env: string } | undefined => {
+export const runConfigEnv = (
+  path: string,
+): { readonly file: string; readonly env: string; readonly constrained?: boolean } | undefined => {
   for (let dir = path, up = 0; up < 3; dir = dirname(dir), up++) {
     const file = join(dir, "config.json");
     if (!existsSync(file)) continue;
     try {
-      const env = (JSON.parse(readFileSync(file, "utf8")) as { env?: unknown }).env;
-      if (typeof env === "string") return { file, env };
+      const config = JSON.parse(readFileSync(file, "utf8")) as { env?: unknown; constrained?: unknown };
+      if (typeof config.env === "string")
+        return {
+          file,
+          env: config.env,
+          ...(typeof config.constrained === "boolean" ? { constrained: config.constrained } : {}),
+        };
     } catch {
       // A damaged config.json names no environment; what reads the run itself says what is wrong with it.
     }
   }
   return undefined;
+};
+
+/**
+ * The built-in environment whose tokenizer a checkpoint carries (its tokenizer.json's id), for a checkpoint
+ * outside a run folder (a shipped one) evaluated without --env. Undefined when none or several match.
+ */
+export const builtinEnvOfCheckpoint = (checkpoint: string): string | undefined => {
+  let id: unknown;
+  try {
+    id = (JSON.parse(readFileSync(join(checkpoint, "tokenizer.json"), "utf8")) as { id?: unknown }).id;
+  } catch {
+    return undefined; // the loader says what is wrong with the checkpoint
+  }
+  const matches = Object.entries(ENVIRONMENTS).filter(([, env]) => env.tokenizer.id === id);
+  return matches.length === 1 ? matches[0][0] : undefined;
 };

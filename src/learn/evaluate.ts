@@ -56,12 +56,15 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummar
   };
 };
 
-/** One line for a log: success (when the environment reports it), mean return, and anything that went wrong. */
+/**
+ * One line for a log: success (when the environment reports it), exact match and F1 (when it reports
+ * them, as hopqa does), mean return, and anything that went wrong. Over `episodes` greedy episodes.
+ */
 export const describeEval = (summary: EvalSummary): string =>
   [
     summary.successRate === null
       ? `mean return ${summary.meanReturn.toFixed(3)} (the environment reports no success metric)`
-      : `success ${summary.successRate.toFixed(3)}, mean return ${summary.meanReturn.toFixed(3)}`,
+      : `success ${summary.successRate.toFixed(3)}, ${"em" in summary.metrics ? `exact match ${summary.metrics.em.toFixed(3)}, F1 ${(summary.metrics.f1 ?? 0).toFixed(3)}, ` : ""}mean return ${summary.meanReturn.toFixed(3)}`,
     summary.aborted > 0 ? `${summary.aborted} of ${summary.episodes} episodes ${summary.abortReason}` : "",
     summary.cutActions ? `${summary.cutActions} actions cut at the sampler's token budget (--max-new-tokens)` : "",
   ]
@@ -73,6 +76,8 @@ export const evaluate = async (
   policy: Policy,
   options: { episodes: number; seed: string; dir?: string; onEpisode?: (record: EpisodeRecord) => void },
 ): Promise<EvalSummary> => {
+  if (!Number.isInteger(options.episodes) || options.episodes < 0)
+    throw new RangeError(`evaluate: episodes must be a whole number (0 or more), got ${options.episodes}`);
   if (options.episodes === 0) return summarizeEpisodes([]);
   const collected = await collect({
     env,

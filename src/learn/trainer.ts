@@ -35,6 +35,7 @@ import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { type EnvDefinition, isModulePath } from "../runtime/env.ts";
+import type { EpisodeRecord } from "../runtime/episode.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
@@ -53,6 +54,9 @@ export interface TrainOptions {
   readonly onUpdatesStart?: () => void;
   /** Called after each update with its metrics (progress display). */
   readonly onUpdate?: (metrics: UpdateMetrics) => void;
+  /** Called as the greedy evaluation before or after training starts, and after each of its episodes (progress display). */
+  readonly onEvalStart?: (phase: "before" | "after", episodes: number) => void;
+  readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord) => void;
   readonly log?: (line: string) => void;
   /** Checked before each update: true stops cleanly (checkpoint written). */
   readonly shouldStop?: () => boolean;
@@ -326,10 +330,15 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   const greedy = policyFromModel(env, model, tokenizer, config, true, version);
 
   const evalSeed = `eval:${config.seed}`;
-  const before =
-    startStep === 0 && config.evalEpisodes > 0
-      ? await evaluate(env.evaluation ?? env, greedy, { episodes: config.evalEpisodes, seed: evalSeed })
-      : undefined;
+  const evaluateAs = (phase: "before" | "after") => {
+    options.onEvalStart?.(phase, config.evalEpisodes);
+    return evaluate(env.evaluation ?? env, greedy, {
+      episodes: config.evalEpisodes,
+      seed: evalSeed,
+      onEpisode: (record) => options.onEvalEpisode?.(phase, record),
+    });
+  };
+  const before = startStep === 0 && config.evalEpisodes > 0 ? await evaluateAs("before") : undefined;
   if (before) {
     const what =
       options.config.warmStart && !options.config.init ? "after the warm start, before RL" : "before training";
@@ -382,8 +391,9 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       warnedCut = true;
       log(
         `update ${step}: ${cutActions} sampled actions were cut at ${policy.sampling.maxNewTokens} tokens before they ended ` +
-          "(they come out malformed); if the environment's actions are longer, raise --max-new-tokens or its " +
-          "maxActionTokens (counted per update in metrics.jsonl as cutActions)",
+          "(they come out malformed): if the environment's actions are longer, raise --max-new-tokens or its " +
+          "maxActionTokens; a policy that has not learned to end its actions (a fresh model) runs past any budget " +
+          "(counted per update in metrics.jsonl as cutActions)",
       );
     }
 
@@ -530,10 +540,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   if (readLatest(out)?.version !== finalVersion) await checkpoint(finalVersion);
   policy.version = finalVersion;
   greedy.version = finalVersion;
-  const after =
-    !stopped && config.evalEpisodes > 0
-      ? await evaluate(env.evaluation ?? env, greedy, { episodes: config.evalEpisodes, seed: evalSeed })
-      : undefined;
+  const after = !stopped && config.evalEpisodes > 0 ? await evaluateAs("after") : undefined;
   if (after) {
     log(`after training: ${describeEval(after)}`);
     const previous = existsSync(join(out, "eval.json"))

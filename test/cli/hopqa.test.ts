@@ -110,6 +110,54 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--constrained: environment \S+ declares no legal actions/);
   }, 120_000);
+
+  it("eval without --env or --constrained follows what it knows of the checkpoint, and says so", () => {
+    const last = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+    // A run folder: its environment and its constrained decoding, from its config.json (npm start trains constrained).
+    const run = cli("eval", "--checkpoint", join(out, "grpo"), ...words("--split test --episodes 2"));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/eval: --env not given: hopqa, from .*config\.json/);
+    expect(run.stderr).toMatch(/eval: --constrained, as the run was trained/);
+    expect(last(run.stdout)).toMatchObject({ env: "hopqa", split: "test", constrained: true, episodes: 2 });
+    const free = cli("eval", "--checkpoint", join(out, "grpo"), ...words("--split test --episodes 2 --no-constrained"));
+    expect(free.code, free.stderr).toBe(0);
+    expect(free.stderr).not.toMatch(/decoding freely|as the run was trained/);
+    expect(last(free.stdout)).toMatchObject({ constrained: false });
+    // A shipped checkpoint, outside any run folder: the built-in environment whose tokenizer it carries,
+    // and a note that it decodes freely where hopqa declares legal actions.
+    const shipped = cli(...words("eval --checkpoint docs/checkpoints/hopqa-copy-warm-start --split test --episodes 2"));
+    expect(shipped.code, shipped.stderr).toBe(0);
+    expect(shipped.stderr).toContain(
+      "eval: --env not given: hopqa, whose tokenizer docs/checkpoints/hopqa-copy-warm-start carries",
+    );
+    expect(shipped.stderr).toMatch(/note: decoding freely: hopqa declares legal actions.*add --constrained/);
+    expect(last(shipped.stdout)).toMatchObject({ env: "hopqa", constrained: false });
+    // A checkpoint that is not there names those that are.
+    const missing = cli("eval", "--checkpoint", join(out, "grpo", "checkpoints", "v00009"));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no checkpoint at .*v00009; checkpoints in .*checkpoints: v00002$/m);
+    const lookup = cli(...words("eval --env lookup --split ood --checkpoint"), join(out, "grpo"));
+    expect(lookup.code).toBe(2);
+    expect(lookup.stderr).toMatch(/--split: environment lookup takes no options/);
+  }, 120_000);
+});
+
+describe("train --env hopqa without --init", () => {
+  it("says that hopqa has no default warm start and names the shipped clone (--no-warm-start silences it), and when it trains on held-out questions", () => {
+    const tiny = words("--steps 1 --tasks 1 --group-size 2 --eval-episodes 0 --layers 1 --width 16 --heads 2 --out");
+    const fresh = cli("train", "--env", "hopqa", ...tiny, join(tempDir(), "fresh"));
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stderr).toMatch(
+      /note: hopqa declares no default warm start and no --init was given, so RL starts from a fresh, untrained model.*--init DIR \(docs\/checkpoints\/hopqa-copy-warm-start/,
+    );
+    const meant = cli("train", "--env", "hopqa", "--no-warm-start", ...tiny, join(tempDir(), "meant"));
+    expect(meant.code, meant.stderr).toBe(0);
+    expect(meant.stderr).not.toMatch(/declares no default warm start/);
+    expect(meant.stderr).not.toMatch(/training on hopqa's split/);
+    const heldOut = cli("train", "--env", "hopqa?split=test", "--no-warm-start", ...tiny, join(tempDir(), "held-out"));
+    expect(heldOut.code, heldOut.stderr).toBe(0);
+    expect(heldOut.stderr).toMatch(/note: training on hopqa's split test: these are questions held out for evaluation/);
+  }, 60_000);
 });
 
 describe("train --constrained with legal actions longer than the context", () => {
