@@ -442,6 +442,10 @@ const machineFor = (rewards: HopqaRewards) => {
 /** Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K` (the CLI's `--env hopqa?split=test&...`). */
 export const parseOptions = (options: Readonly<Record<string, string>>, base = DEFAULT_OPTIONS): HopqaOptions => {
   let { split, worlds, topK } = base;
+  if ("world-seed" in options && "worlds" in options)
+    throw new RangeError(
+      `hopqa: world-seed and worlds both choose the worlds (got "${options["world-seed"]}" and "${options.worlds}"); give one`,
+    );
   for (const [key, value] of Object.entries(options)) {
     if (key === "split") {
       if (!(SPLITS as readonly string[]).includes(value))

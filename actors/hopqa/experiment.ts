@@ -6,7 +6,7 @@
  *   npm run experiment                          # everything; resumable: finished runs are kept and skipped
  *   npm run experiment -- --only grpo,ppo --seeds 1
  *   npm run experiment -- --report              # rewrite docs/results.md from what has finished
- *   npm run experiment -- --long --out runs/hopqa-long --docs docs/long   # 45 updates of 16 x 8 per run
+ *   npm run experiment -- --long      # 45 updates of 16 x 8 per run, into runs/hopqa-long and docs/long
  *
  * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
  * interrupted half-way resumes from its last checkpoint. A finished run is also recorded next to the page
@@ -40,7 +40,7 @@ import {
   writePagePlan,
   writeRunRecord,
 } from "./run-records.ts";
-import { COLUMNS, type ColumnId, evaluateSuite, type SuiteResult } from "./suite.ts";
+import { COLUMNS, type ColumnId, evaluateSuite, type SuiteResult, suiteTicker } from "./suite.ts";
 import {
   buildWarmStart,
   COPY_WARM_START,
@@ -175,10 +175,27 @@ const warmStart = async (root: string, say: (line: string) => void, from?: strin
   }
   say("evaluating the baselines");
   const started = Date.now();
-  const base = await evaluateSuite(await policyOf(dir), PLAN.evalEpisodes);
-  const free = PLAN.train.constrained ? await evaluateSuite(await policyOf(dir, false), PLAN.evalEpisodes) : undefined;
-  const rag = await evaluateSuite(() => hopqa.policies.rag(), PLAN.evalEpisodes);
+  const base = await scoreSuite("warm start", await policyOf(dir));
+  const free = PLAN.train.constrained
+    ? await scoreSuite("warm start, unconstrained", await policyOf(dir, false))
+    : undefined;
+  const rag = await scoreSuite("naive RAG", () => hopqa.policies.rag());
   writeJson(done, { base, free, rag, evalSeconds: (Date.now() - started) / 1000 });
+};
+
+/** The suite (PLAN.evalEpisodes questions per column), with a progress bar: it takes a minute or more. */
+const scoreSuite = async (label: string, policy: () => Policy): Promise<SuiteResult> => {
+  const bar = progress(label, PLAN.evalEpisodes * COLUMNS.length);
+  try {
+    return await evaluateSuite(
+      policy,
+      PLAN.evalEpisodes,
+      "suite",
+      suiteTicker((info) => bar.tick(1, info)),
+    );
+  } finally {
+    bar.stop();
+  }
 };
 
 /** A run folder's metrics.jsonl, one row per update; a torn line (the trainer drops it on resume) is skipped quietly. */
@@ -226,7 +243,7 @@ export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
   writeJson(join(dir, "timing.json"), { trainSeconds });
   const latest = readLatest(dir);
   if (!latest) throw new Error(`${spec.name}: no checkpoint after training`);
-  const suite = await evaluateSuite(await policyOf(join(dir, "checkpoints", latest.dir)), PLAN.evalEpisodes);
+  const suite = await scoreSuite(`${spec.name} suite`, await policyOf(join(dir, "checkpoints", latest.dir)));
   writeJson(join(dir, "suite.json"), { ...suite, trainSeconds, steps: config.steps });
 };
 
@@ -664,11 +681,11 @@ const main = async () => {
     )
     .option(
       "--explore",
-      `sample at temperature ${EXPLORE.temperature} and take ${EXPLORE.minibatches} gradient steps per batch (docs/hopqa.md); use another --out and --docs`,
+      `sample at temperature ${EXPLORE.temperature} and take ${EXPLORE.minibatches} gradient steps per batch (docs/hopqa.md); its own --out and --docs (runs/hopqa-explore, docs/explore) unless given`,
     )
     .option(
       "--long",
-      `the larger budget: ${LONG.steps} updates of ${LONG.tasksPerStep} questions, sampled as --explore (about 11 hours for the table here, 50 minutes a run); use another --out and --docs`,
+      `the larger budget: ${LONG.steps} updates of ${LONG.tasksPerStep} questions, sampled as --explore (about 13 hours for the table here, two runs at a time, about an hour a run); its own --out and --docs (runs/hopqa-long, docs/long) unless given`,
     )
     .option("--run <name>", "(internal) run one named run in this process")
     .exitOverride();
@@ -695,11 +712,18 @@ const main = async () => {
     run?: string;
   }>();
   selectPlan(opts);
-  if (opts.quick) {
-    // Toy numbers must never land on a committed page or replace a shipped checkpoint.
-    if (program.getOptionValueSource("out") === "default") opts.out = "runs/hopqa-quick";
-    if (program.getOptionValueSource("docs") === "default") opts.docs = join(opts.out, "docs");
-  }
+  // Each plan has folders of its own, so that its runs and page never mix with another plan's: toy
+  // numbers (--quick) must never land on a committed page or replace a shipped checkpoint.
+  const [planOut, planDocs] = opts.quick
+    ? ["runs/hopqa-quick", undefined]
+    : opts.long
+      ? ["runs/hopqa-long", "docs/long"]
+      : opts.explore
+        ? ["runs/hopqa-explore", "docs/explore"]
+        : [undefined, undefined];
+  if (planOut && program.getOptionValueSource("out") === "default") opts.out = planOut;
+  if (program.getOptionValueSource("docs") === "default")
+    opts.docs = planDocs ?? (opts.quick ? join(opts.out, "docs") : opts.docs);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const specs = runSpecs(opts.seeds);
   if (opts.run) {

@@ -45,6 +45,11 @@ export const evaluateSuite = async (
   seed = "suite",
   onEpisode?: (column: ColumnId, record: EpisodeRecord) => void,
 ): Promise<SuiteResult> => {
+  // No questions would score 0 in every column, as if the policy had failed them all.
+  if (!Number.isInteger(episodes) || episodes < 1)
+    throw new RangeError(
+      `evaluateSuite: episodes (questions per column) must be a positive whole number, got ${episodes}`,
+    );
   const out: Partial<Record<ColumnId, SuiteScore>> = {};
   for (const column of COLUMNS) {
     const env = hopqa.configure(column.options);

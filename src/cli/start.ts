@@ -127,6 +127,10 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
   say(
     `backend ${result.backend}, ${minutes} min in all; run folder ${options.out} (warm-start/, metrics.jsonl, checkpoints/, episodes/)`,
   );
+  if (options.quick)
+    say(
+      "--quick: a smoke run of every stage at toy sizes: these numbers say the pipeline runs, not how well; npm start -- --env lookup runs the real job",
+    );
   say(
     `every training episode was journaled and replay-verified; check again with: npx agent-r1 replay ${join(options.out, "episodes")}/u00000 --verify`,
   );
@@ -234,6 +238,10 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   say(
     `backend ${result.backend}, ${minutes} min in all; run folder ${join(options.out, "grpo")} (metrics.jsonl, checkpoints/, episodes/)`,
   );
+  if (options.quick)
+    say(
+      "--quick: a smoke run of every stage at toy sizes (a warm start cloned for seconds, 2 updates): these numbers say the pipeline runs, not how well; npm start runs the real job",
+    );
   say(
     `evaluate any checkpoint on any world: npx agent-r1 eval --env hopqa --checkpoint ${join(options.out, "grpo", "checkpoints", latest.dir)} --constrained --world-seed 2000123 --split ood --episodes 100`,
   );

@@ -365,6 +365,9 @@ describe("options", () => {
     expect(() => parseOptions({ split: "dev" })).toThrow(/split must be one of train, test, ood/);
     expect(() => parseOptions({ worlds: "5-2" })).toThrow(/range/);
     expect(() => parseOptions({ colour: "red" })).toThrow(/unknown option "colour"/);
+    expect(() => parseOptions({ "world-seed": "7", worlds: "1-10" })).toThrow(
+      /world-seed and worlds both choose the worlds/,
+    );
     const task = hopqa.configure({ "world-seed": "42", split: "test" }).task("s");
     expect(task).toMatchObject({ world: "42", split: "test" });
   });

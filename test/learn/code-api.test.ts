@@ -27,6 +27,11 @@ describe("the learner from code", () => {
     expect(bench.COLUMNS.map((c) => c.id)).toEqual(["test-seen", "test-new", "ood-new"]);
     const suite = await bench.evaluateSuite(() => bench.hopqa.policies.expert(), 2);
     expect(suite["test-new"].em).toBe(1); // the expert reads the world graph
+    // No questions is refused, not scored 0 in every column.
+    for (const episodes of [0, -3, 2.5])
+      await expect(bench.evaluateSuite(() => bench.hopqa.policies.expert(), episodes)).rejects.toThrow(
+        `evaluateSuite: episodes (questions per column) must be a positive whole number, got ${episodes}`,
+      );
   });
 
   it("trainConfigFor builds what `train --env ID` would: the environment's id, model, warm start; then the overrides", async () => {
@@ -79,6 +84,9 @@ describe("the learner from code", () => {
     const policy = await loadPolicy(lookup, join(out, "checkpoints", "v00001"), { backend: "wasm" });
     const summary = await evaluate(lookup, policy, { episodes: 3, seed: "code-api" });
     expect(summary.episodes).toBe(3);
+    await expect(evaluate(lookup, policy, { episodes: 2.5, seed: "code-api" })).rejects.toThrow(
+      "evaluate: episodes must be a whole number (0 or more), got 2.5",
+    );
     expect(summary.successRate).toBeGreaterThanOrEqual(0);
     // A run folder (or its checkpoints/) means its latest checkpoint, as `eval --checkpoint` takes it.
     for (const dir of [out, join(out, "checkpoints")])
