@@ -17,6 +17,7 @@ import { findJournals } from "../observe/journals.ts";
 import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
 import { seedArg } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands } from "./learn-commands.ts";
@@ -32,6 +33,13 @@ const positiveInt = (name: string) => (value: string) => {
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
+/** ` (split test, worlds 1-1000, top-k 2)`: the options an environment runs with, when it has any. */
+const optionsText = (env: EnvDefinition): string =>
+  env.options && Object.keys(env.options).length > 0
+    ? ` (${Object.entries(env.options)
+        .map(([key, value]) => `${key} ${value}`)
+        .join(", ")})`
+    : "";
 
 export const buildProgram = (setExit: (code: number) => void): Command => {
   const program = new Command("agent-r1")
@@ -77,7 +85,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       if (opts.json) out(JSON.stringify(summary));
       else
         out(
-          `recorded ${summary.episodes} episodes of ${summary.env} with ${summary.policy} into ${summary.out}: ` +
+          `recorded ${summary.episodes} episodes of ${summary.env}${optionsText(env)} with ${summary.policy} into ${summary.out}: ` +
             `${summary.events} events, mean return ${summary.meanReturn.toFixed(3)}` +
             (summary.successRate === null ? "" : `, success ${summary.successRate.toFixed(3)}`) +
             // Success is of the episodes that ended on their own; the mean return counts an aborted one as 0.

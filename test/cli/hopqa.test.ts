@@ -142,6 +142,19 @@ describe("npm start -- --quick, then eval on any world", () => {
   }, 120_000);
 });
 
+describe("record --env hopqa?split=test", () => {
+  it("names the options the environment ran with in its summary", () => {
+    const run = cli(
+      ...words("record --env hopqa?split=test --policy expert --episodes 2 --seed q --out"),
+      join(tempDir(), "rec"),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /^recorded 2 episodes of hopqa \(split test, worlds 1-1000, top-k 2\) with hopqa-expert into /,
+    );
+  }, 60_000);
+});
+
 describe("train --env hopqa without --init", () => {
   it("says that hopqa has no default warm start and names the shipped clone (--no-warm-start silences it), and when it trains on held-out questions", () => {
     const tiny = words("--steps 1 --tasks 1 --group-size 2 --eval-episodes 0 --layers 1 --width 16 --heads 2 --out");
