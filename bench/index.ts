@@ -8,6 +8,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
+import canonicalize from "canonicalize";
+import { canonicalJson } from "../src/kernel/canonical.ts";
 import { interleavedAppend, journalWriter, rawWriter } from "./journal.ts";
 import { type ActionScript, recordLookup, restamp, scriptsOf } from "./record.ts";
 import { bareFold, readAndReplay, replayVerify } from "./replay.ts";
@@ -21,6 +23,7 @@ import {
   type Sample,
   spread,
   table,
+  timed,
 } from "./stats.ts";
 import { bareSteps, expectSteps, freshJournal, runtimeSteps } from "./steps.ts";
 
@@ -110,6 +113,23 @@ const main = async () => {
       (slice) => readAndReplay(slice, false),
     );
 
+    // Figure 1b -----------------------------------------------------------------------------------------
+    // What every event costs to hash: canonicalJson against the RFC 8785 reference library it replaced.
+    const hashed = replayEpisodes.flat();
+    log(`figure 1b: ${hashed.length} events per repeat ...`);
+    const canonicalSide = (fn: (value: unknown) => string | undefined) => (slice: readonly object[]) =>
+      timed(() => {
+        for (const event of slice) fn(event);
+        return slice.length;
+      });
+    const canonical = await interleavedPairs(
+      REPEATS,
+      hashed,
+      2000,
+      canonicalSide(canonicalJson),
+      canonicalSide(canonicalize),
+    );
+
     // Report --------------------------------------------------------------------------------------------
     const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
     const appendRatio = median(appends.ratios);
@@ -122,6 +142,13 @@ const main = async () => {
           fmtRate(medianRate(steps.b)),
           `${fmtRatio(overhead)} time/step`,
           `≤ 3x: ${verdict(overhead <= 3)}`,
+        ],
+        [
+          "1b. events/s canonical JSON (each event hashed): canonicalJson vs canonicalize",
+          fmtRate(medianRate(canonical.a)),
+          fmtRate(medianRate(canonical.b)),
+          `${fmtRatio(median(canonical.ratios))} throughput`,
+          "(reported)",
         ],
         [
           "2. events/s appended, fsync/episode: journal vs raw",
@@ -165,6 +192,8 @@ const main = async () => {
         row("bare initialTransition/transition fold", `${replayEvents} events`, replays.b),
         row("readJournalFile + replayEpisode", `${journalEvents} events`, disk.a),
         row("readJournalFile only", `${journalEvents} events`, disk.b),
+        row("canonicalJson (safe-stable-stringify)", `${hashed.length} events`, canonical.a),
+        row("canonicalize (the reference library)", `${hashed.length} events`, canonical.b),
       ],
     );
     const perRepeat = [
@@ -173,6 +202,7 @@ const main = async () => {
       `figure 2b journal/(raw + folder fsync) per repeat: ${ratiosOf(appendsDir)}`,
       `figure 3 replay/bare per repeat: ${ratiosOf(replays)}`,
       `figure 3b read+replay/read per repeat: ${ratiosOf(disk)}`,
+      `figure 1b canonicalJson/canonicalize per repeat: ${ratiosOf(canonical)}`,
     ].join("\n");
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     const cpu = cpus();

@@ -103,6 +103,10 @@ const lines = [
   "is the project's reference size (d=64, 2 layers, 4 heads, T=64, batch 16). On wasm only the plain non-transposed 2-D",
   "matMul reaches the peak; attention's batched matMuls run at a fraction of it (see src/policy/gpt.ts).",
   "",
+  "The peak moves with the machine's load more than the training step does: measured on a loaded machine",
+  "(2026-11-30) the matMul ran at 5.80 GFLOP/s and the step at 0.85 of it; on a quiet one (2026-12-01, three",
+  "runs) at 13.3-15.4 GFLOP/s, and the step at 0.29-0.30 of it (3.95-4.49 GFLOP/s), at the target's edge.",
+  "",
 ];
 const doc = lines.join("\n");
 process.stdout.write(`${doc}\n`);
