@@ -509,16 +509,6 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
         if (init) checkInitShape(init, modelOverrides(opts));
         const env = await loadEnv(opts.env);
-        const split = env.options?.split;
-        if (typeof split === "string" && split !== "train")
-          process.stderr.write(
-            `note: training on ${env.id}'s split ${split}: these are questions held out for evaluation, so eval (and --suite) would no longer score unseen ones\n`,
-          );
-        if (!init && opts.warmStart && !env.warmStart)
-          process.stderr.write(
-            `note: ${env.id} declares no default warm start and no --init was given, so RL starts from a fresh, untrained model, which rarely writes a well-formed action; ` +
-              `start from a clone with --init DIR (${SHIPPED_WARM_STARTS[env.id] ?? "from `sft`"}), or pass --no-warm-start to say you mean it\n`,
-          );
         config = decodeTrainConfig(
           {
             ...d,
@@ -549,6 +539,17 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           },
           "train options",
         );
+        // Said once the options are known good: bad input gets one line, the error.
+        const split = env.options?.split;
+        if (typeof split === "string" && split !== "train")
+          process.stderr.write(
+            `note: training on ${env.id}'s split ${split}: these are questions held out for evaluation, so eval (and --suite) would no longer score unseen ones\n`,
+          );
+        if (!init && opts.warmStart && !env.warmStart)
+          process.stderr.write(
+            `note: ${env.id} declares no default warm start and no --init was given, so RL starts from a fresh, untrained model, which rarely writes a well-formed action; ` +
+              `start from a clone with --init DIR (${SHIPPED_WARM_STARTS[env.id] ?? "from `sft`"}), or pass --no-warm-start to say you mean it\n`,
+          );
       }
       const result = await runTrain(config, runDir, !!opts.resume);
       const summary = {
