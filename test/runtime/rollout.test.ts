@@ -209,6 +209,14 @@ describe("rollout runner", () => {
       /concurrency must be a positive integer/,
     );
     expect(() => rollout({ ...options, episodes: -1 })).toThrow(/episodes must be a natural number/);
+    // From plain JavaScript, a part left out is named, not met later as "reading 'create' of undefined".
+    const { journal: _journal, ...withoutJournal } = options;
+    expect(() => rollout({ ...withoutJournal, episodes: 1 } as never)).toThrow(
+      "rollout: missing or wrong option: journal (e.g. new MemoryJournal() or new JsonlJournal(dir))",
+    );
+    expect(() => rollout({ ...options, seed: 7, policy: expertPolicy(), episodes: 1 } as never)).toThrow(
+      "rollout: missing or wrong option: policy (a PolicyActor); seed (a string)",
+    );
   });
 
   it("a task generator that throws fails the rollout with whose task, which seed and where; ended episodes stay", async () => {
