@@ -40,7 +40,7 @@ import {
   writePagePlan,
   writeRunRecord,
 } from "./run-records.ts";
-import { COLUMNS, type ColumnId, evaluateSuite, type SuiteResult, suiteTicker } from "./suite.ts";
+import { COLUMNS, type ColumnId, evaluateSuiteShown, type SuiteResult } from "./suite.ts";
 import {
   buildWarmStart,
   COPY_WARM_START,
@@ -183,20 +183,9 @@ const warmStart = async (root: string, say: (line: string) => void, from?: strin
   writeJson(done, { base, free, rag, evalSeconds: (Date.now() - started) / 1000 });
 };
 
-/** The suite (PLAN.evalEpisodes questions per column), with a progress bar: it takes a minute or more. */
-const scoreSuite = async (label: string, policy: () => Policy): Promise<SuiteResult> => {
-  const bar = progress(label, PLAN.evalEpisodes * COLUMNS.length);
-  try {
-    return await evaluateSuite(
-      policy,
-      PLAN.evalEpisodes,
-      "suite",
-      suiteTicker((info) => bar.tick(1, info)),
-    );
-  } finally {
-    bar.stop();
-  }
-};
+/** The suite, PLAN.evalEpisodes questions per column, with a progress bar. */
+const scoreSuite = (label: string, policy: () => Policy): Promise<SuiteResult> =>
+  evaluateSuiteShown(label, policy, PLAN.evalEpisodes);
 
 /** A run folder's metrics.jsonl, one row per update; a torn line (the trainer drops it on resume) is skipped quietly. */
 const metricsOf = (dir: string): readonly Readonly<Record<string, number>>[] =>

@@ -4,6 +4,7 @@
  * worlds": 2-3 hop questions in worlds training never saw; "ood, new worlds": 4-hop questions (relation
  * chains never seen in training) in unseen worlds, Musique's role. Greedy decoding, fixed seeds.
  */
+import { progress } from "../../src/cli/progress.ts";
 import { evaluate } from "../../src/learn/evaluate.ts";
 import type { EpisodeRecord } from "../../src/runtime/episode.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
@@ -68,4 +69,24 @@ export const evaluateSuite = async (
   const scores = out as Record<ColumnId, SuiteScore>;
   const average = COLUMNS.reduce((sum, c) => sum + scores[c.id].em, 0) / COLUMNS.length;
   return { ...scores, average };
+};
+
+/** evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far): it takes a minute or more. */
+export const evaluateSuiteShown = async (
+  label: string,
+  policy: () => Policy,
+  episodes: number,
+  seed = "suite",
+): Promise<SuiteResult> => {
+  const bar = progress(label, episodes * COLUMNS.length);
+  try {
+    return await evaluateSuite(
+      policy,
+      episodes,
+      seed,
+      suiteTicker((info) => bar.tick(1, info)),
+    );
+  } finally {
+    bar.stop();
+  }
 };

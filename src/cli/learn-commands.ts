@@ -1,5 +1,5 @@
 /** `agent-r1 train`, `sft` and `eval`: the learner's commands. */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
@@ -15,6 +15,7 @@ import { describeEval, evaluate } from "../learn/evaluate.ts";
 import { sft } from "../learn/sft.ts";
 import {
   checkpointIn,
+  checkpointsIn,
   loadCheckpointFor,
   policyFromModel,
   readLatest,
@@ -203,11 +204,7 @@ const trainedEnv = (found: ReturnType<typeof runConfigEnv>): string | undefined 
 /** `; checkpoints there: v00010, v00020` when the folder of a missing checkpoint holds others. */
 const checkpointsBeside = (missing: string): string => {
   const folder = dirname(missing);
-  if (!existsSync(folder) || !statSync(folder).isDirectory()) return "";
-  const found = readdirSync(folder, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(folder, d.name, "manifest.json")))
-    .map((d) => d.name)
-    .sort();
+  const found = checkpointsIn(folder);
   if (found.length === 0) return "";
   const shown = found.length > 8 ? [...found.slice(0, 3), "...", ...found.slice(-4)] : found;
   return `; checkpoints in ${folder}: ${shown.join(", ")}`;
@@ -664,17 +661,18 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (opts.suite) checkSuiteOptions(opts);
       const base = await loadEnv(opts.env);
       // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
+      // An environment without options is told so by the flag given, not by the query it would become.
       const inEnv = new URLSearchParams(opts.env.split("?")[1] ?? "");
-      for (const [flag, keys] of [
-        ["--split", ["split"]],
-        ["--world-seed", ["world-seed", "worlds"]],
-      ] as const)
-        if (opts[flag === "--split" ? "split" : "worldSeed"] !== undefined && keys.some((k) => inEnv.has(k)))
+      for (const [flag, value, keys] of [
+        ["--split", opts.split, ["split"]],
+        ["--world-seed", opts.worldSeed, ["world-seed", "worlds"]],
+      ] as const) {
+        if (value === undefined) continue;
+        if (!base.configure)
+          throw new UsageError({ detail: `${flag}: environment ${base.id} takes no options (no splits, no worlds)` });
+        if (keys.some((k) => inEnv.has(k)))
           throw new UsageError({ detail: `${flag} and --env ${opts.env} both choose the ${keys[0]}: give it once` });
-      if (!base.configure)
-        for (const flag of ["--split", "--world-seed"] as const)
-          if (opts[flag === "--split" ? "split" : "worldSeed"] !== undefined)
-            throw new UsageError({ detail: `${flag}: environment ${base.id} takes no options (no splits, no worlds)` });
+      }
       const options = new URLSearchParams();
       if (opts.split !== undefined) options.set("split", opts.split);
       if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
@@ -759,15 +757,8 @@ const evalSuite = async (
   policy: () => Policy,
   opts: { checkpoint: string; episodes: number; seed: string; constrained: boolean; version: number },
 ) => {
-  const { COLUMNS, evaluateSuite, suiteTicker } = await import("../../actors/hopqa/suite.ts");
-  const bar = progress("suite", opts.episodes * COLUMNS.length);
-  const result = await evaluateSuite(
-    policy,
-    opts.episodes,
-    opts.seed,
-    suiteTicker((info) => bar.tick(1, info)),
-  );
-  bar.stop();
+  const { evaluateSuiteShown } = await import("../../actors/hopqa/suite.ts");
+  const result = await evaluateSuiteShown("suite", policy, opts.episodes, opts.seed);
   out(
     JSON.stringify({
       env: "hopqa",

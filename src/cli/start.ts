@@ -9,7 +9,7 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { EXPLORE, RL_STEP } from "../../actors/hopqa/rl-recipe.ts";
-import { COLUMNS, evaluateSuite, type SuiteResult, suiteTicker } from "../../actors/hopqa/suite.ts";
+import { COLUMNS, evaluateSuiteShown, type SuiteResult } from "../../actors/hopqa/suite.ts";
 import {
   buildWarmStart,
   COPY_WARM_START,
@@ -26,7 +26,6 @@ import { describeWarmStart } from "../learn/warm-start.ts";
 import { initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
 import { modelFor, runTrain } from "./learn-commands.ts";
-import { progress } from "./progress.ts";
 import { envById } from "./registry.ts";
 
 export interface StartOptions {
@@ -176,14 +175,12 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
 
   const evaluateCheckpoint = async (dir: string) => {
     const { model: gpt, tokenizer, version } = await loadCheckpoint(dir);
-    const bar = progress("eval", plan.evalEpisodes * COLUMNS.length);
-    const score = await evaluateSuite(
+    const score = await evaluateSuiteShown(
+      "eval",
       () => policyFromModel(hopqa, gpt, tokenizer, { ...DEFAULT_TRAIN_CONFIG, constrained: true }, true, version),
       plan.evalEpisodes,
       `start:${options.seed}`,
-      suiteTicker((info) => bar.tick(1, info)),
     );
-    bar.stop();
     gpt.dispose();
     return score;
   };

@@ -184,6 +184,15 @@ export const loadCheckpointFor = async (env: EnvDefinition, dir: string) => {
  * The checkpoint a user means by `dir`: a checkpoint folder as it is; a run folder (`train --out`) or its
  * checkpoints/ folder: the run's latest checkpoint (said through `log`). `what` names the argument in errors.
  */
+/** The names of the checkpoint folders (those with a manifest.json) directly in `folder`, sorted; [] if none or no folder. */
+export const checkpointsIn = (folder: string): string[] =>
+  existsSync(folder) && statSync(folder).isDirectory()
+    ? readdirSync(folder, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && existsSync(join(folder, d.name, "manifest.json")))
+        .map((d) => d.name)
+        .sort()
+    : [];
+
 export const checkpointIn = (dir: string, what: string, log: (line: string) => void = () => {}): string => {
   if (existsSync(dir) && !statSync(dir).isDirectory())
     throw new UsageError({
@@ -195,9 +204,7 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
   const latest = readLatest(run);
   if (!latest) {
     // docs/ has a checkpoints/ folder too: name the checkpoints it holds rather than call it a run.
-    const inside = readdirSync(join(run, "checkpoints"), { withFileTypes: true })
-      .filter((d) => d.isDirectory() && existsSync(join(run, "checkpoints", d.name, "manifest.json")))
-      .map((d) => join(run, "checkpoints", d.name));
+    const inside = checkpointsIn(join(run, "checkpoints")).map((name) => join(run, "checkpoints", name));
     throw new UsageError({
       detail: inside.length
         ? `${what} ${dir} is no checkpoint (no manifest.json) and no run folder (no checkpoints/latest.json); checkpoints in it: ${inside.slice(0, 4).join(", ")}`
