@@ -1,5 +1,5 @@
 import { createHopqaEnv, DEFAULT_OPTIONS, NEW_WORLDS, parseOptions } from "./env.ts";
-import { carelessPolicy, expertPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
+import { carelessPolicy, expertPolicy, hastyPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
 
 export * from "./env.ts";
 export {
@@ -8,6 +8,10 @@ export {
   carelessQueries,
   expertPolicy,
   expertQueries,
+  HASTE_RATE,
+  hastyAnswer,
+  hastyOn,
+  hastyPolicy,
   lazyPolicy,
   lazyQueries,
   ragPolicy,
@@ -21,6 +25,7 @@ const policies = {
   expert: expertPolicy,
   lazy: lazyPolicy,
   careless: carelessPolicy,
+  hasty: hastyPolicy,
   rag: ragPolicy,
   random: randomPolicy,
 };

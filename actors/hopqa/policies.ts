@@ -12,6 +12,11 @@
  *   with the right one. It always answers right (it slips only while the turn limit leaves room), but a
  *   policy cloned from it slips on most hops, runs out of turns on longer chains, and must learn from
  *   reward to search the right relation first: a weak warm start whose gap is a choice RL can see.
+ * - `hasty`: the expert with a habit that makes it wrong: on most questions (HASTE_RATE, decided by a hash of
+ *   the task) it answers one hop early, naming the first entity of the asked type that its last results
+ *   showed (where one was shown; otherwise it goes on like the expert). It reads every passage right; it
+ *   just stops searching too soon. A policy cloned from it stops early on most questions: a weak warm start
+ *   whose gap is one decision per episode (answer now, or search once more) that the outcome reward sees.
  * - `rag`: naive RAG, the paper's baseline: one search with the whole question, then an answer: the first
  *   entity of the answer's type in the results.
  * - `random`: random queries and answers, for tests.
@@ -100,6 +105,42 @@ const scriptedExpert = (id: string, queriesOf: (task: HopqaTask) => string[]) =>
   });
 
 export const expertPolicy = () => scriptedExpert("hopqa-expert", expertQueries);
+
+/** How often the hasty demonstrator answers one hop early (where its results showed a candidate). */
+export const HASTE_RATE = 0.7;
+
+/** Whether the hasty demonstrator stops early on a task (a hash of the task, so the same task always does). */
+export const hastyOn = (task: HopqaTask): boolean =>
+  fnv1a(`hasty:${JSON.stringify([task.world, task.start, task.chain, task.phrasing])}`) / 2 ** 32 < HASTE_RATE;
+
+/**
+ * The hasty demonstrator's early answer, given what it was shown: the entity of the asked type named first in
+ * the latest result that names one (other than the right answer), or undefined when no result named one.
+ */
+export const hastyAnswer = (task: HopqaTask, results: readonly string[]): string | undefined => {
+  const world = worldOf(task.world).world;
+  const asked = RELATIONS[task.chain.at(-1) as Relation].to;
+  const right = solveQuestion(world, task).answer;
+  for (const text of [...results].reverse()) {
+    const name = firstOfType(task, text, asked, right);
+    if (name !== undefined) return name;
+  }
+  return undefined;
+};
+
+export const hastyPolicy = () =>
+  scriptedPolicy("hopqa-hasty", tokenizer, (request) => {
+    const task = request.task as unknown as HopqaTask;
+    const queries = expertQueries(task);
+    const done = actionsSoFar(request);
+    if (done === queries.length - 1 && hastyOn(task)) {
+      const results = request.history.filter((t) => t.role === "observation").map((t) => t.text);
+      const early = hastyAnswer(task, results.slice(1));
+      if (early !== undefined) return formatAnswer(early);
+    }
+    if (done < queries.length) return search(queries[done]);
+    return formatAnswer(solveQuestion(worldOf(task.world).world, task).answer);
+  });
 export const lazyPolicy = () => scriptedExpert("hopqa-lazy", lazyQueries);
 export const carelessPolicy = () => scriptedExpert("hopqa-careless", carelessQueries);
 

@@ -293,7 +293,8 @@ export const resolveCheckpoint = (dir: string, flag: string): string =>
 
 /** Warm starts shipped with the package, for the note on a train without one. */
 const SHIPPED_WARM_STARTS: Readonly<Record<string, string>> = {
-  hopqa: "docs/checkpoints/hopqa-copy-warm-start, the shipped clone that npm start and the results tables start from",
+  hopqa:
+    "docs/checkpoints/hopqa-copy-warm-start, the expert's shipped clone that the results tables start from; docs/checkpoints/hopqa-hasty-warm-start, the weaker one npm start lifts",
 };
 
 /** A learned policy's token budget per action: --max-new-tokens, else the environment's, else the default. */
@@ -584,6 +585,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       .option("--constrained", "clone under the masks of the environment's legal actions (for constrained decoding)")
       .option("--init <dir>", "continue cloning from this checkpoint instead of a fresh model")
       .option(
+        "--all-episodes",
+        "clone every episode, also those that did not succeed (default: only successful ones, where the environment reports success)",
+      )
+      .option(
         "--curriculum <stages>",
         "clone first on episodes cut after their first actions: ACTIONS:STEPS,... (e.g. 1:300,2:200)",
         (value: string) =>
@@ -614,6 +619,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         model: modelFor(env, modelOverrides(opts)),
         curriculum: opts.curriculum,
         constrained: !!opts.constrained,
+        successfulOnly: !opts.allEpisodes,
         ...(init ? { init } : {}),
         onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
       });

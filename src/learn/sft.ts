@@ -159,7 +159,10 @@ export const loadSequences = async (
     log(
       `sft: ${aborted.length} of ${files.length} episodes aborted and are not cloned; the first, ${aborted[0].file}: ${aborted[0].reason}`,
     );
-  if (unsuccessful > 0) log(`sft: ${unsuccessful} of ${files.length} episodes did not succeed and are not cloned`);
+  if (unsuccessful > 0)
+    log(
+      `sft: ${unsuccessful} of ${files.length} episodes did not succeed and are not cloned (--all-episodes clones them too)`,
+    );
   return sequences;
 };
 

@@ -12,7 +12,10 @@ import {
   f1Score,
   generateWorld,
   grounded,
+  HASTE_RATE,
   type HopqaTask,
+  hastyAnswer,
+  hastyOn,
   hopqa,
   lazyQueries,
   legalActions,
@@ -294,6 +297,42 @@ describe("hopqa's policies", () => {
     // SLIP_RATE per confusable hop, less where the turn limit leaves no room.
     expect(slips / confusable).toBeGreaterThan(0.5);
     expect(slips / confusable).toBeLessThanOrEqual(SLIP_RATE + 0.1);
+  });
+
+  it("the hasty demonstrator reads right but answers one hop early on most questions, with a legal wrong answer", async () => {
+    const collected = await collect({ env: hopqa, policy: hopqa.policies.hasty(), seed: "hasty", episodes: 80 });
+    let early = 0;
+    let hasty = 0;
+    for (const { record, events } of collected) {
+      const task = (events[0] as unknown as { task: HopqaTask }).task;
+      const solved = solveQuestion(worldOf(task.world).world, task);
+      const expert = expertQueries(task);
+      const acted = events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []));
+      const shown = events.flatMap((e) => (e.type === "env.observed" ? [e.text] : []));
+      if (hastyOn(task)) hasty++;
+      if (acted.length === expert.length) {
+        // Stopped early: the expert's searches but the last, then a wrong answer it was allowed to give.
+        early++;
+        expect(hastyOn(task)).toBe(true);
+        expect(acted.slice(0, -1)).toEqual(expert.slice(0, -1).map((q) => `<search>${q}</search>`));
+        const answer = acted.at(-1) as string;
+        expect(answer).toBe(`<answer>${hastyAnswer(task, shown.slice(1))}</answer>`);
+        expect(answer).not.toBe(`<answer>${solved.answer}</answer>`);
+        const history = shown.map((text) => ({ role: "observation" as const, text, tokens: [] }));
+        expect(legalActions({ task, history })).toContain(answer);
+        expect(record.metrics.em).toBe(0);
+      } else {
+        // Otherwise it is the expert: every search, then the right answer.
+        expect(acted).toEqual([...expert.map((q) => `<search>${q}</search>`), `<answer>${solved.answer}</answer>`]);
+        expect(record.metrics.em).toBe(1);
+        if (hastyOn(task)) expect(hastyAnswer(task, shown.slice(1, -1))).toBeUndefined();
+      }
+    }
+    // HASTE_RATE of the questions, less those where its results had shown no entity of the asked type.
+    expect(hasty / collected.length).toBeGreaterThan(HASTE_RATE - 0.15);
+    expect(hasty / collected.length).toBeLessThan(HASTE_RATE + 0.15);
+    expect(early / collected.length).toBeGreaterThan(0.45);
+    expect(early).toBeLessThanOrEqual(hasty);
   });
 
   it("naive RAG (one search with the question) is a weak baseline", async () => {

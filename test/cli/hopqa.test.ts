@@ -34,7 +34,7 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(run.code, run.stderr).toBe(0);
     for (const stage of ["1/4 warm start", "2/4 evaluating", "3/4 GRPO", "4/4 evaluating"])
       expect(run.stdout).toContain(stage);
-    expect(run.stdout).toMatch(/warm start \(cloning\)\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}/);
+    expect(run.stdout).toMatch(/warm start \(hasty clone\)\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}/);
     expect(run.stdout).toMatch(/after GRPO \(2 updates\)\s+\d\.\d{3}/);
     expect(existsSync(join(out, "grpo", "checkpoints", "latest.json"))).toBe(true);
   }, 420_000);
@@ -194,5 +194,25 @@ describe("train --constrained with legal actions longer than the context", () =>
     expect(cramped.stderr).toMatch(
       /every episode of update 0 was aborted: .*a legal action of .* takes 19 tokens, which leaves no room for a context in contextLength 16/,
     );
+  }, 120_000);
+});
+
+describe("sft --all-episodes (cloning a demonstrator that is often wrong)", () => {
+  it("clones only successful episodes unless told, and says how to clone the rest", () => {
+    const dir = tempDir();
+    const demos = join(dir, "demos");
+    expect(cli(...words(`record --env hopqa --policy hasty --episodes 12 --seed 3 --out ${demos}`)).code).toBe(0);
+    const tiny = "--layers 1 --heads 2 --width 16 --epochs 1 --batch-size 4";
+    const some = cli(...words(`sft --env hopqa --data ${demos} --out ${join(dir, "some")} ${tiny}`));
+    expect(some.code, some.stderr).toBe(0);
+    const skipped = Number(
+      /sft: (\d+) of 12 episodes did not succeed and are not cloned \(--all-episodes/.exec(some.stderr)?.[1],
+    );
+    expect(skipped).toBeGreaterThan(0); // the hasty demonstrator stops early on most questions
+    expect(some.stdout).toContain(`cloned ${12 - skipped} episodes`);
+    const all = cli(...words(`sft --env hopqa --data ${demos} --out ${join(dir, "all")} ${tiny} --all-episodes`));
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toContain("cloned 12 episodes");
+    expect(all.stderr).not.toContain("did not succeed");
   }, 120_000);
 });
