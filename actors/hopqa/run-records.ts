@@ -111,7 +111,7 @@ export const writeBestCheckpoint = (docs: string, value: typeof BestCheckpoint.T
 
 /** The plan a results page was written with: a report of another plan must not overwrite that page. */
 const PLAN_FILE = "plan.json";
-const PagePlan = Schema.Record(Schema.String, Schema.Union([Schema.Finite, Schema.Boolean]));
+const PagePlan = Schema.Record(Schema.String, Schema.Union([Schema.Finite, Schema.Boolean, Schema.String]));
 export const readPagePlan = (docs: string): typeof PagePlan.Type | undefined => {
   const file = join(recordsDir(docs), PLAN_FILE);
   return existsSync(file) ? decode(PagePlan, file, "a page plan (the plan's settings)") : undefined;

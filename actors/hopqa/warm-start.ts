@@ -28,6 +28,10 @@ export interface WarmStartRecipe {
   readonly copy?: boolean;
   /** The model's positions (absent: learned, as the committed experiment was run). */
   readonly positions?: "learned" | "alibi";
+  /** Whose demonstrations are cloned (absent: the expert's). */
+  readonly demonstrator?: "expert" | "hasty";
+  /** Clone every demonstration, also those that ended wrong (absent: only the successful ones). */
+  readonly allEpisodes?: boolean;
 }
 
 export const WARM_START: WarmStartRecipe = {
@@ -52,8 +56,23 @@ export const WARM_START: WarmStartRecipe = {
 export const COPY_WARM_START: WarmStartRecipe = { ...WARM_START, sftEpochs: 2, copy: true };
 export const SHIPPED_COPY_WARM_START = "docs/checkpoints/hopqa-copy-warm-start";
 
+/**
+ * The copy-head recipe cloned from the hasty demonstrator (`hopqa.policies.hasty()`: it reads every passage
+ * right and answers one hop early on 70% of questions), wrong episodes included, for 8 epochs: a clone that
+ * reads as well as the expert's and stops too soon (0.33 / 0.26 / 0.10 on the suite), a weak warm start
+ * (the issue's stretch case) whose gap is one decision per episode. Shipped in
+ * docs/checkpoints/hopqa-hasty-warm-start; `npm run experiment -- --hasty` starts from it.
+ */
+export const HASTY_WARM_START: WarmStartRecipe = {
+  ...COPY_WARM_START,
+  sftEpochs: 8,
+  demonstrator: "hasty",
+  allEpisodes: true,
+};
+export const SHIPPED_HASTY_WARM_START = "docs/checkpoints/hopqa-hasty-warm-start";
+
 export const describeRecipe = (w: WarmStartRecipe) =>
-  `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.demos} expert demonstrations from worlds ${w.demoWorlds}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
+  `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.demos} ${w.demonstrator ?? "expert"} demonstrations from worlds ${w.demoWorlds}${w.allEpisodes ? " (wrong ones included)" : ""}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
   `actions (${w.curriculum.map((c) => `${c.steps} steps on ${c.actions}`).join(", ")}), then ${w.sftEpochs} epoch${w.sftEpochs === 1 ? "" : "s"} of whole episodes`;
 
 /** The GPT a recipe clones into: hopqa's, with the recipe's own choice of copy head. */
@@ -68,7 +87,7 @@ export const buildWarmStart = async (root: string, out: string, w: WarmStartReci
   rmSync(join(root, "demos"), { recursive: true, force: true });
   await record({
     env: hopqa.configure({ worlds: w.demoWorlds }),
-    policy: hopqa.policies.expert(),
+    policy: hopqa.policies[w.demonstrator ?? "expert"](),
     episodes: w.demos,
     seed: w.demoSeed,
     out: join(root, "demos"),
@@ -88,6 +107,7 @@ export const buildWarmStart = async (root: string, out: string, w: WarmStartReci
     model: recipeModel(w),
     curriculum: w.curriculum,
     constrained: w.constrained ?? false,
+    successfulOnly: !w.allEpisodes,
     onStage: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
     onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
     log: () => {},

@@ -53,6 +53,31 @@ describe("npm run experiment", () => {
     expect(run.stderr).toContain("(Did you mean --quick?)");
   }, 60_000);
 
+  it("refuses a folder or page whose warm start came from another demonstrator (--hasty vs the expert's)", () => {
+    // The expert table's folder: its baselines were scored on the expert's clone, with no recipe.json.
+    const out = join(tempDir(), "experiment-expert");
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, "baselines.json"), "{}");
+    let run = experiment("--hasty", "--out", out, "--docs", join(tempDir(), "docs"));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${out} holds a warm start cloned from the expert demonstrator, not the hasty`);
+    // A hasty folder, the other way round.
+    const hasty = join(tempDir(), "experiment-hasty");
+    mkdirSync(hasty, { recursive: true });
+    writeFileSync(join(hasty, "recipe.json"), JSON.stringify({ demonstrator: "hasty" }));
+    run = experiment("--explore", "--out", hasty, "--docs", join(tempDir(), "docs"));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("cloned from the hasty demonstrator, not the expert");
+    // The expert's page (docs/, written before the demonstrator was recorded) is not the hasty plan's.
+    run = experiment("--hasty", "--report", "--out", join(tempDir(), "none"), "--docs", "docs");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("docs/results.md is the page of another plan (");
+    expect(run.stderr).toContain("demonstrator expert, not hasty");
+    run = experiment("--hasty", "--no-copy-head");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--hasty clones into a model with the copy head: drop --no-copy-head");
+  }, 60_000);
+
   it("names the known groups when --only has an unknown one, before the warm start", () => {
     const out = join(tempDir(), "experiment-only");
     const run = experiment("--only", "grpo,gpro", "--out", out);
