@@ -203,13 +203,24 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
   program
     .command("start")
     .description(
-      "the main job: a GPT warm-started on hopqa (the shipped checkpoint, cloned from 800 expert demonstrations), trained with GRPO; exact match before/after",
+      "the main job: a GPT warm-started on hopqa (the shipped clone of 800 demonstrations of a demonstrator that stops searching too soon), trained with GRPO; exact match before/after",
     )
     .option("--out <dir>", "run folder, replaced on every run (refused if it holds anything else)", "runs/start")
     .option("--seed <seed>", "run seed", seedArg, "1")
     .option("--quick", "a one-minute smoke run of the same stages")
     .addOption(new Option("--env <id>", "the environment of the job").choices(["hopqa", "lookup"]).default("hopqa"))
-    .option("--rebuild-warm-start", "hopqa: build the warm start (about 6 minutes) instead of using the shipped one")
+    .option(
+      "--rebuild-warm-start",
+      "hopqa: build the warm start (about 25 minutes; 6 for the expert's) instead of using the shipped one",
+    )
+    .addOption(
+      new Option(
+        "--demonstrator <name>",
+        "hopqa: whose demonstrations the warm start clones: hasty (stops one hop early on most questions) or expert",
+      )
+        .choices(["hasty", "expert"])
+        .default("hasty"),
+    )
     .action(async (opts) => {
       const { runStart } = await import("./start.ts");
       setExit(
@@ -219,6 +230,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
           quick: !!opts.quick,
           env: opts.env,
           rebuildWarmStart: !!opts.rebuildWarmStart,
+          demonstrator: opts.demonstrator,
         }),
       );
     });
