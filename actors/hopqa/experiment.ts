@@ -50,6 +50,7 @@ import {
   recipeModel,
   SHIPPED_COPY_WARM_START,
   SHIPPED_HASTY_WARM_START,
+  shippedCheckpointOf,
   WARM_START,
   type WarmStartRecipe,
 } from "./warm-start.ts";
@@ -280,12 +281,8 @@ export const pagePlanOf = (): Record<string, number | boolean | string> => ({
   evalEpisodes: PLAN.evalEpisodes,
   copyHead: PLAN.warm.copy ?? false,
   demos: PLAN.warm.demos,
-  demonstrator: PLAN.warm.demonstrator ?? "expert",
+  demonstrator: PLAN.warm.demonstrator,
 });
-
-/** The checkpoint of the plan's recipe that ships in docs/checkpoints, if one does. */
-const shippedWarmStart = (w: WarmStartRecipe): string | undefined =>
-  w.demonstrator === "hasty" ? SHIPPED_HASTY_WARM_START : w.copy ? SHIPPED_COPY_WARM_START : undefined;
 
 /**
  * Refuses an experiment folder whose warm start came from another demonstrator (its runs' config.json cannot
@@ -295,7 +292,7 @@ export const checkRecipe = (root: string): void => {
   const saved = readJson<WarmStartRecipe>(join(root, "recipe.json"));
   if (!saved && !existsSync(join(root, "baselines.json"))) return;
   const had = saved?.demonstrator ?? "expert";
-  const want = PLAN.warm.demonstrator ?? "expert";
+  const want = PLAN.warm.demonstrator;
   if (had !== want)
     throw new InvalidArgumentError(
       `${root} holds a warm start cloned from the ${had} demonstrator, not the ${want}: give this experiment its own --out (and --docs)`,
@@ -455,11 +452,11 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push(
     QUICK
       ? `A pipeline check at toy sizes (\`--quick\`): its numbers mean nothing. Regenerate it with \`${regenerate}\`; its runs are kept under ${root} and recorded in \`${recordsDir(docs)}\`.`
-      : shippedWarmStart(PLAN.warm)
-        ? `Regenerate everything with \`${regenerate}\` (it builds the warm start first, about ${PLAN.warm.sftEpochs > 2 ? 25 : 6} minutes here) or add ` +
-          `\`--warm-start ${shippedWarmStart(PLAN.warm)}\` (the shipped copy of the same recipe). ${RESUMABLE(root, docs)}`
+      : shippedCheckpointOf(PLAN.warm)
+        ? `Regenerate everything with \`${regenerate}\` (it builds the warm start first, about ${PLAN.warm.buildMinutes} minutes here) or add ` +
+          `\`--warm-start ${shippedCheckpointOf(PLAN.warm)}\` (the shipped copy of the same recipe). ${RESUMABLE(root, docs)}`
         : "Regenerate everything with `npm run experiment -- --no-copy-head --out runs/hopqa-experiment-plain --docs docs/plain` " +
-          `(it builds the warm start first, about 16 minutes here). ${RESUMABLE(root, docs)}`,
+          `(it builds the warm start first, about ${PLAN.warm.buildMinutes} minutes here). ${RESUMABLE(root, docs)}`,
   );
   lines.push("");
   lines.push(
@@ -505,7 +502,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   const from = baselines?.warmStartFrom;
   if (from)
     lines.push(
-      `- The warm start was not rebuilt by this command: it was copied from \`${from}\`, a run of the same recipe and seeds${shippedWarmStart(w) ? `; the same checkpoint ships as \`${shippedWarmStart(w)}\`` : ""}.`,
+      `- The warm start was not rebuilt by this command: it was copied from \`${from}\`, a run of the same recipe and seeds${shippedCheckpointOf(w) ? `; the same checkpoint ships as \`${shippedCheckpointOf(w)}\`` : ""}.`,
     );
   lines.push(
     `- Every RL run: ${t.steps} update${t.steps === 1 ? "" : "s"} of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature ${t.temperature}), ` +

@@ -28,8 +28,10 @@ export interface WarmStartRecipe {
   readonly copy?: boolean;
   /** The model's positions (absent: learned, as the committed experiment was run). */
   readonly positions?: "learned" | "alibi";
-  /** Whose demonstrations are cloned (absent: the expert's). */
-  readonly demonstrator?: "expert" | "hasty";
+  /** Whose demonstrations are cloned. */
+  readonly demonstrator: "expert" | "hasty";
+  /** About how long building it takes on the 2-core machine, in minutes (for the messages that offer a rebuild). */
+  readonly buildMinutes: number;
   /** Clone every demonstration, also those that ended wrong (absent: only the successful ones). */
   readonly allEpisodes?: boolean;
 }
@@ -46,6 +48,8 @@ export const WARM_START: WarmStartRecipe = {
   sftEpochs: 10,
   lr: 3e-3,
   batchSize: 16,
+  demonstrator: "expert",
+  buildMinutes: 16,
 };
 
 /**
@@ -53,7 +57,7 @@ export const WARM_START: WarmStartRecipe = {
  * (hopqa v3: 0.71 / 0.76 / 0.10 on the suite; 8 epochs reach 0.90 / 0.94 / 0.16 at 50 questions per column,
  * docs/hopqa.md). Shipped in docs/checkpoints/hopqa-copy-warm-start; `npm start` and `npm run experiment` start from it.
  */
-export const COPY_WARM_START: WarmStartRecipe = { ...WARM_START, sftEpochs: 2, copy: true };
+export const COPY_WARM_START: WarmStartRecipe = { ...WARM_START, sftEpochs: 2, copy: true, buildMinutes: 6 };
 export const SHIPPED_COPY_WARM_START = "docs/checkpoints/hopqa-copy-warm-start";
 
 /**
@@ -68,11 +72,16 @@ export const HASTY_WARM_START: WarmStartRecipe = {
   sftEpochs: 8,
   demonstrator: "hasty",
   allEpisodes: true,
+  buildMinutes: 25,
 };
 export const SHIPPED_HASTY_WARM_START = "docs/checkpoints/hopqa-hasty-warm-start";
 
+/** Where the checkpoint of a recipe (or of its toy-sized variant) ships in docs/checkpoints, if one does. */
+export const shippedCheckpointOf = (w: WarmStartRecipe): string | undefined =>
+  w.demonstrator === "hasty" ? SHIPPED_HASTY_WARM_START : w.copy ? SHIPPED_COPY_WARM_START : undefined;
+
 export const describeRecipe = (w: WarmStartRecipe) =>
-  `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.demos} ${w.demonstrator ?? "expert"} demonstrations from worlds ${w.demoWorlds}${w.allEpisodes ? " (wrong ones included)" : ""}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
+  `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.demos} ${w.demonstrator} demonstrations from worlds ${w.demoWorlds}${w.allEpisodes ? " (wrong ones included)" : ""}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
   `actions (${w.curriculum.map((c) => `${c.steps} steps on ${c.actions}`).join(", ")}), then ${w.sftEpochs} epoch${w.sftEpochs === 1 ? "" : "s"} of whole episodes`;
 
 /** The GPT a recipe clones into: hopqa's, with the recipe's own choice of copy head. */
@@ -87,7 +96,7 @@ export const buildWarmStart = async (root: string, out: string, w: WarmStartReci
   rmSync(join(root, "demos"), { recursive: true, force: true });
   await record({
     env: hopqa.configure({ worlds: w.demoWorlds }),
-    policy: hopqa.policies[w.demonstrator ?? "expert"](),
+    policy: hopqa.policies[w.demonstrator](),
     episodes: w.demos,
     seed: w.demoSeed,
     out: join(root, "demos"),

@@ -17,8 +17,7 @@ import {
   describeRecipe,
   HASTY_WARM_START,
   recipeModel,
-  SHIPPED_COPY_WARM_START,
-  SHIPPED_HASTY_WARM_START,
+  shippedCheckpointOf,
   type WarmStartRecipe,
 } from "../../actors/hopqa/warm-start.ts";
 import { LOOKUP_WARM_START } from "../../actors/lookup/env.ts";
@@ -151,11 +150,8 @@ export const HOPQA_PLAN = {
   expert: { steps: 16, tasks: 8, epochs: 1, ...EXPLORE, evalEpisodes: 100 },
   quick: { steps: 2, tasks: 2, epochs: 1, ...EXPLORE, evalEpisodes: 8 },
 } as const;
-/** The warm starts `npm start` can begin from: the recipe and its shipped checkpoint. */
-const WARM_STARTS = {
-  hasty: { recipe: HASTY_WARM_START, shipped: SHIPPED_HASTY_WARM_START, minutes: 25 },
-  expert: { recipe: COPY_WARM_START, shipped: SHIPPED_COPY_WARM_START, minutes: 6 },
-} as const;
+/** The warm starts `npm start` can begin from, by demonstrator (each ships in docs/checkpoints). */
+const WARM_STARTS = { hasty: HASTY_WARM_START, expert: COPY_WARM_START } as const;
 const quickRecipe = (recipe: WarmStartRecipe): WarmStartRecipe => ({
   ...recipe,
   demos: 24,
@@ -164,32 +160,33 @@ const quickRecipe = (recipe: WarmStartRecipe): WarmStartRecipe => ({
 });
 
 const runHopqaStart = async (options: StartOptions): Promise<number> => {
-  const from = WARM_STARTS[options.demonstrator ?? "hasty"];
+  const recipe = WARM_STARTS[options.demonstrator ?? "hasty"];
+  const shippedAt = shippedCheckpointOf(recipe) as string;
   const plan = options.quick ? HOPQA_PLAN.quick : HOPQA_PLAN[options.demonstrator ?? "hasty"];
   const started = Date.now();
   replaceRunFolder(options.out);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   // The model the warm start was cloned into (the recipe pins it); RL loads it from the checkpoint.
-  const model = recipeModel(from.recipe);
+  const model = recipeModel(recipe);
 
   // The backend first: with the shipped warm start nothing else would pick one before evaluation.
   await initBackend("auto");
   let warm = join(options.out, "warm-start");
-  const shipped = !options.quick && !options.rebuildWarmStart && existsSync(join(from.shipped, "manifest.json"));
+  const shipped = !options.quick && !options.rebuildWarmStart && existsSync(join(shippedAt, "manifest.json"));
   const rebuild = `npm start -- --rebuild-warm-start${options.demonstrator === "expert" ? " --demonstrator expert" : ""}`;
   if (shipped) {
-    warm = from.shipped;
-    say(`1/4 warm start: the shipped checkpoint ${from.shipped}`);
-    say(`    ${describeRecipe(from.recipe)}`);
-    if (from.recipe.demonstrator === "hasty")
+    warm = shippedAt;
+    say(`1/4 warm start: the shipped checkpoint ${shippedAt}`);
+    say(`    ${describeRecipe(recipe)}`);
+    if (recipe.demonstrator === "hasty")
       say(
         "    (the hasty demonstrator reads every passage right but answers one hop early on 70% of questions, so its clone stops too soon: the gap RL has to close)",
       );
-    say(`    (about ${from.minutes} minutes on 2 cores; rebuild it with: ${rebuild})`);
+    say(`    (about ${recipe.buildMinutes} minutes on 2 cores; rebuild it with: ${rebuild})`);
   } else {
-    const recipe = options.quick ? quickRecipe(from.recipe) : from.recipe;
-    say(`1/4 warm start: ${describeRecipe(recipe)} (limited on purpose: RL has to close the gap)`);
-    const cloned = await buildWarmStart(options.out, warm, recipe);
+    const built = options.quick ? quickRecipe(recipe) : recipe;
+    say(`1/4 warm start: ${describeRecipe(built)} (limited on purpose: RL has to close the gap)`);
+    const cloned = await buildWarmStart(options.out, warm, built);
     say(`    final loss ${cloned.losses.at(-1)?.toFixed(3)} -> ${warm}`);
   }
 
@@ -250,7 +247,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   line(header);
   const scores = (label: string, s: SuiteResult) =>
     line([label, ...COLUMNS.map((c) => s[c.id].em.toFixed(3)), s.average.toFixed(3)]);
-  scores(`warm start (${from.recipe.demonstrator ?? "expert"} clone)`, before);
+  scores(`warm start (${recipe.demonstrator} clone)`, before);
   scores(`after GRPO (${plan.steps} updates)`, after);
   say(
     `backend ${result.backend}, ${minutes} min in all; run folder ${join(options.out, "grpo")} (metrics.jsonl, checkpoints/, episodes/)`,

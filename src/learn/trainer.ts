@@ -180,10 +180,6 @@ export const loadCheckpointFor = async (env: EnvDefinition, dir: string) => {
   return loaded;
 };
 
-/**
- * The checkpoint a user means by `dir`: a checkpoint folder as it is; a run folder (`train --out`) or its
- * checkpoints/ folder: the run's latest checkpoint (said through `log`). `what` names the argument in errors.
- */
 /** The names of the checkpoint folders (those with a manifest.json) directly in `folder`, sorted; [] if none or no folder. */
 export const checkpointsIn = (folder: string): string[] =>
   existsSync(folder) && statSync(folder).isDirectory()
@@ -193,6 +189,10 @@ export const checkpointsIn = (folder: string): string[] =>
         .sort()
     : [];
 
+/**
+ * The checkpoint a user means by `dir`: a checkpoint folder as it is; a run folder (`train --out`) or its
+ * checkpoints/ folder: the run's latest checkpoint (said through `log`). `what` names the argument in errors.
+ */
 export const checkpointIn = (dir: string, what: string, log: (line: string) => void = () => {}): string => {
   if (existsSync(dir) && !statSync(dir).isDirectory())
     throw new UsageError({
