@@ -216,12 +216,21 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     .addOption(
       new Option(
         "--demonstrator <name>",
-        "hopqa: whose demonstrations the warm start clones: hasty (stops one hop early on most questions) or expert",
-      )
-        .choices(["hasty", "expert"])
-        .default("hasty"),
+        "hopqa: whose demonstrations the warm start clones: hasty (stops one hop early on most questions) or expert (default: hasty)",
+      ).choices(["hasty", "expert"]),
     )
     .action(async (opts) => {
+      if (opts.env === "lookup") {
+        const hopqaOnly = [
+          opts.demonstrator !== undefined && "--demonstrator",
+          opts.rebuildWarmStart && "--rebuild-warm-start",
+        ];
+        const given = hopqaOnly.filter((flag): flag is string => typeof flag === "string");
+        if (given.length > 0)
+          throw new UsageError({
+            detail: `${given.join(" and ")}: hopqa only; --env lookup always builds its one warm start (drop the flag, or use --env hopqa)`,
+          });
+      }
       const { runStart } = await import("./start.ts");
       setExit(
         await runStart({

@@ -177,3 +177,16 @@ describe("eval --checkpoint names what it was given", () => {
     );
   });
 });
+
+describe("start refuses hopqa's flags with --env lookup", () => {
+  it("--demonstrator and --rebuild-warm-start are named, exit 2, and nothing is written", async () => {
+    const out = join(dir, "start-lookup-refused");
+    expect(
+      await main(["start", "--env", "lookup", "--demonstrator", "expert", "--rebuild-warm-start", "--out", out]),
+    ).toBe(2);
+    expect(output.stderr).toContain(
+      "error: --demonstrator and --rebuild-warm-start: hopqa only; --env lookup always builds",
+    );
+    expect(readdirSync(dir)).not.toContain("start-lookup-refused");
+  });
+});
