@@ -74,7 +74,7 @@ describe("model-based testing with fc.commands against a user's model", () => {
       ),
     );
     expect(failure.violation.details?.[0]).toMatch(
-      new RegExp(String.raw`^commands: ${check(String.raw`(\w*)`)},${check(String.raw`\1`)}`),
+      new RegExp(`^commands: ${check(String.raw`(\w*)`)},${check(String.raw`\1`)}`),
     );
     expect(failure.message).toContain("rerun this case: checkModel(env, { ...sameOptions, seed:");
     expect(failure.files).toHaveLength(1);
