@@ -8,7 +8,7 @@ import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type 
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { messageOf } from "../kernel/errors.ts";
+import { messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { type AgentEmitted, createAgentMachine } from "./agent.ts";
@@ -241,8 +241,10 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       derivation.acted(action.text, action.tokens);
       envActor.send({ type: "agent.act", turn: request.turn, text: action.text, tokens: action.tokens });
     });
-    agent.on("agent.failed", (e: Extract<AgentEmitted, { type: "agent.failed" }>) =>
-      abort(`policy ${policy.policy.id} failed: ${messageOf(e.error)}`),
+    agent.on(
+      "agent.failed",
+      (e: Extract<AgentEmitted, { type: "agent.failed" }>) =>
+        void finish(`policy ${policy.policy.id} failed: ${messageOf(e.error)}`, thrownFrom(e.error)),
     );
 
     const onEmitted = (emitted: { type: string }) => {

@@ -2,7 +2,8 @@
  * The shared policy actor: one mailbox for every concurrent episode. Requests that arrive while the
  * policy is busy (or within the same event-loop turn) are answered by one batched `act` call, at most
  * `maxBatch` rows at a time. Rows are independent (each carries its own seed), so batching changes
- * throughput, never results.
+ * throughput, never results; that holds for failures too: when a batched call throws, each of its rows is
+ * asked again alone, so only the episodes whose own row fails are aborted.
  */
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
 
@@ -59,17 +60,31 @@ export class PolicyActor {
     this.batches += 1;
     this.rows += batch.length;
     try {
-      const actions = await this.policy.act(batch.map((p) => p.request));
-      if (actions.length !== batch.length)
-        throw new Error(`policy ${this.policy.id} answered ${actions.length} rows for a batch of ${batch.length}`);
-      batch.forEach((p, i) => {
-        p.resolve(actions[i]);
-      });
-    } catch (cause) {
-      for (const p of batch) p.reject(cause);
+      const answered = await this.answer(batch);
+      if (!answered) for (const p of batch) await this.answer([p]);
     } finally {
       this.running = false;
       this.schedule();
+    }
+  }
+
+  /**
+   * One `act` call for these rows: resolves them and returns true, or, when it throws, returns false for a
+   * batch of several (to be asked again row by row) and rejects a single row with the cause.
+   */
+  private async answer(rows: readonly Pending[]): Promise<boolean> {
+    try {
+      const actions = await this.policy.act(rows.map((p) => p.request));
+      if (actions.length !== rows.length)
+        throw new Error(`policy ${this.policy.id} answered ${actions.length} rows for a batch of ${rows.length}`);
+      rows.forEach((p, i) => {
+        p.resolve(actions[i]);
+      });
+      return true;
+    } catch (cause) {
+      if (rows.length > 1) return false;
+      rows[0]?.reject(cause);
+      return true;
     }
   }
 }

@@ -113,6 +113,27 @@ describe("rollout runner", () => {
     expect(key(c.episodes)).not.toEqual(key(a.episodes));
   });
 
+  it("a policy that throws on one episode's row aborts that episode only, whatever the batching", async () => {
+    const expert = expertPolicy();
+    const failing: Policy = {
+      ...expert,
+      act: (requests) => {
+        const broken = requests.find((r) => r.episode.endsWith("-3") && r.turn === 1);
+        if (broken) throw new Error(`no answer for ${broken.episode}`);
+        return expert.act(requests);
+      },
+    };
+    const reasons = async (concurrency: number) => {
+      const { episodes } = await run(failing, { concurrency, episodes: 10, seed: "fails" });
+      return Object.fromEntries(episodes.map((e) => [e.episode, e.reason]));
+    };
+    const together = await reasons(10);
+    expect(Object.values(together).filter((r) => r !== "answered")).toEqual([
+      `aborted: policy ${expert.id} failed: no answer for ep-fails-3`,
+    ]);
+    expect(together).toEqual(await reasons(1));
+  });
+
   it("groups share a task (GRPO)", async () => {
     const { episodes } = await run(randomPolicy(), { concurrency: 4, episodes: 8, seed: "g", groupSize: 4 });
     const tasks = new Map<string, Set<string>>();
