@@ -154,15 +154,29 @@ export const thrownFrom = (cause: unknown): string | undefined => {
   return frame && `${shownPath(frame.file)}:${frame.line}:${frame.column}`;
 };
 
-/** The known name a misspelt one most likely meant (case aside, at most a third of its letters off), if any. */
+/** Two letters side by side swapped (`widht` for `width`): one slip, though Levenshtein counts two edits. */
+const isTransposition = (a: string, b: string): boolean => {
+  if (a.length !== b.length) return false;
+  const differ = [...a].flatMap((c, i) => (c === b[i] ? [] : [i]));
+  return (
+    differ.length === 2 &&
+    differ[1] === differ[0]! + 1 &&
+    a[differ[0]!] === b[differ[1]!] &&
+    a[differ[1]!] === b[differ[0]!]
+  );
+};
+
+/**
+ * The known name a misspelt one most likely meant (case aside, at most a third of its letters off, or two
+ * neighbouring letters swapped), if any.
+ */
 export const closestName = (name: string, known: readonly string[]): string | undefined => {
   if (known.length === 0) return undefined;
   const lower = name.toLowerCase();
-  const best = closest(
-    lower,
-    known.map((k) => k.toLowerCase()),
-  );
-  return distance(lower, best) <= Math.max(1, Math.floor(name.length / 3))
+  const lowers = known.map((k) => k.toLowerCase());
+  const swapped = lowers.find((k) => isTransposition(lower, k));
+  const best = swapped ?? closest(lower, lowers);
+  return swapped !== undefined || distance(lower, best) <= Math.max(1, Math.floor(name.length / 3))
     ? known.find((k) => k.toLowerCase() === best)
     : undefined;
 };

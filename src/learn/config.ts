@@ -155,13 +155,28 @@ const FIELD_OF_FLAG: Readonly<Record<string, string>> = {
   contextLength: "model: { contextLength }",
 };
 
-/** An override that is no TrainConfig field: the field its CLI flag sets, or the closest field, and the list. */
+/**
+ * An override that is no TrainConfig field: the field its CLI flag sets, or the closest field, and the list;
+ * the same for `model`'s fields, and a `model` that is no object.
+ */
 const checkOverrideNames = (overrides: object) => {
   const fields = Object.keys(TrainConfig.fields);
   const unknown = firstUnknownKey(overrides, fields, FIELD_OF_FLAG);
   if (unknown)
     throw new UsageError({
       detail: `train config: no field \`${unknown.key}\`${didYouMean(unknown.meant)}; the fields: ${fields.join(", ")}`,
+    });
+  const model: unknown = (overrides as { model?: unknown }).model;
+  if (model === undefined) return;
+  const modelFields = Object.keys(TrainConfig.fields.model.fields);
+  if (typeof model !== "object" || model === null || Array.isArray(model))
+    throw new UsageError({
+      detail: `train config: \`model\` must be an object of some of ${modelFields.join(", ")}, got ${JSON.stringify(model)}`,
+    });
+  const unknownInModel = firstUnknownKey(model, modelFields);
+  if (unknownInModel)
+    throw new UsageError({
+      detail: `train config: \`model\` has no field \`${unknownInModel.key}\`${didYouMean(unknownInModel.meant)}; its fields: ${modelFields.join(", ")}`,
     });
 };
 

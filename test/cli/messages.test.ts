@@ -36,10 +36,10 @@ const record = (policy: string, seed: string, episodes = 3) =>
   ]);
 
 describe("record says when episodes aborted", () => {
-  it("all of them: exit 1, with how many and the first reason", async () => {
+  it("all of them: exit 1, with how many, the first reason and the policy's line that threw", async () => {
     expect(await record("broken", "all")).toBe(1);
     expect(errors()).toEqual([
-      "error: all 3 episodes aborted; the first, ep-all-0: policy fickle-broken failed: no model loaded",
+      "error: all 3 episodes aborted; the first, ep-all-0: policy fickle-broken failed: no model loaded (thrown at test/reliability/fixtures/fickle-env.ts:66:11)",
     ]);
   });
 

@@ -51,6 +51,11 @@ describe("the learner from code", () => {
     expect(() => trainConfigFor(lookup, { klCoeff: 0.1 } as never)).toThrow(
       "no field `klCoeff` (did you mean `klCoef`?)",
     );
+    // The same inside `model`, where two swapped letters count as one slip; a `model` that is no object is refused.
+    expect(() => trainConfigFor(lookup, { model: { widht: 64 } } as never)).toThrow(
+      "train config: `model` has no field `widht` (did you mean `width`?); its fields: layers, heads, width, contextLength,",
+    );
+    expect(() => trainConfigFor(lookup, { model: 3 } as never)).toThrow("train config: `model` must be an object");
   });
 
   it("train() refuses a config that does not decode, or that names another environment, before any work", async () => {
