@@ -175,6 +175,11 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     expect(() => defineEnv(rest as typeof lookupEnv)).toThrow(
       "environment lookup: `description` is missing; it must be a string",
     );
+    // Left out because it was misspelt: the misspelling is named too.
+    const { task, ...untasked } = lookupEnv;
+    expect(() => defineEnv({ ...untasked, tasks: task } as unknown as typeof lookupEnv)).toThrow(
+      "environment lookup: `task` is missing; it must be a function from a seed to a task (unknown field `tasks`: did you mean `task`?)",
+    );
   });
 
   it("a script that returns nothing aborts the episode with a message saying so", async () => {
