@@ -795,12 +795,25 @@ const main = async () => {
       `${todo.length} run(s) to do, ${opts.jobs} at a time (finished runs are skipped${recorded ? `: ${recorded} recorded in ${recordsDir(opts.docs)}` : ""})`,
     );
     const bar = progress("runs", todo.length);
+    // A run takes minutes: every minute, the runs in progress and how many of their updates are done.
+    const active = new Set<string>();
+    const heartbeat = setInterval(() => {
+      if (active.size === 0) return;
+      bar.tick(
+        0,
+        Object.fromEntries(
+          [...active].map((name) => [name, `${metricsOf(join(opts.out, name)).length}/${PLAN.train.steps} updates`]),
+        ),
+      );
+    }, 60_000);
+    heartbeat.unref();
     let next = 0;
     const worker = async () => {
       while (next < todo.length) {
         const spec = todo[next++];
         const started = Date.now();
-        const code = await runChild(opts.out, spec.name, opts.seeds);
+        active.add(spec.name);
+        const code = await runChild(opts.out, spec.name, opts.seeds).finally(() => active.delete(spec.name));
         const suite = readJson<SuiteResult>(join(opts.out, spec.name, "suite.json"));
         const minutes = ((Date.now() - started) / 60000).toFixed(1);
         say(
@@ -812,7 +825,7 @@ const main = async () => {
         await writeReport(opts.out, opts.seeds, opts.docs, command);
       }
     };
-    await Promise.all(Array.from({ length: opts.jobs }, worker));
+    await Promise.all(Array.from({ length: opts.jobs }, worker)).finally(() => clearInterval(heartbeat));
     bar.stop();
   }
   const report = await writeReport(opts.out, opts.seeds, opts.docs, command);

@@ -53,11 +53,12 @@ export const progress = (
     printed = done;
     const seconds = (Date.now() - started) / 1000;
     const rate = (done - already) / Math.max(1e-3, seconds);
-    const eta = rate > 0 ? Math.round((total - done) / rate) : 0;
+    // Nothing done yet (a heartbeat tick of 0): no rate to project from.
+    const eta = rate > 0 ? `${Math.round((total - done) / rate)}s` : done >= total ? "0s" : "unknown";
     const text = Object.entries(info)
       .map(([k, v]) => ` ${k} ${v}`)
       .join("");
-    stream.write(`${label}: ${done}/${total} (${rate.toFixed(1)}/s, ETA ${eta}s)${text}\n`);
+    stream.write(`${label}: ${done}/${total} (${rate.toFixed(1)}/s, ETA ${eta})${text}\n`);
   };
   return {
     tick: (by = 1, info = {}) => {

@@ -48,6 +48,15 @@ describe("progress off a terminal", () => {
     ]);
   });
 
+  it("a tick of 0 (a heartbeat) shows the latest info, with no ETA before anything is done", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const { stream, lines } = pipe();
+    const bar = progress("runs", 14, stream);
+    vi.advanceTimersByTime(60_000);
+    bar.tick(0, { "grpo-s1": "7/20 updates" });
+    expect(lines).toEqual(["runs: 0/14 (0.0/s, ETA unknown) grpo-s1 7/20 updates\n"]);
+  });
+
   it("a resumed run's bar starts at its count, and its rate and ETA measure only the work done since", () => {
     vi.useFakeTimers({ now: 1_000_000 });
     const { stream, lines } = pipe();
