@@ -3,6 +3,7 @@ import canonicalize from "canonicalize";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, hashValue, Rng, splitSeed, WordTokenizer } from "../../src/index.ts";
+import { closestName } from "../../src/kernel/errors.ts";
 
 describe("canonical JSON and hashes", () => {
   fcTest.prop([fc.dictionary(fc.string(), fc.jsonValue())])("key order never changes the hash", (object) => {
@@ -138,5 +139,21 @@ describe("word tokenizer with byte fallback", () => {
       expect(implicit.id).not.toBe(new WordTokenizer(words).id);
       expect(new WordTokenizer(words).id).toMatch(/^words-v1:/);
     });
+  });
+});
+
+describe("did you mean: the known name a misspelt one meant", () => {
+  const name = fc.stringMatching(/^[a-z][a-zA-Z]{2,14}$/);
+
+  fcTest.prop([name, fc.nat()])("two neighbouring letters swapped suggest the name", (known, at) => {
+    const i = at % (known.length - 1);
+    fc.pre(known[i] !== known[i + 1]);
+    const slip = known.slice(0, i) + known[i + 1] + known[i] + known.slice(i + 2);
+    expect(closestName(slip, ["zzzzzzzzzzzzzzzzzz", known])).toBe(known);
+  });
+
+  fcTest.prop([name])("a case slip suggests the name; a name far from every known one suggests none", (known) => {
+    expect(closestName(known.toUpperCase(), [known])).toBe(known);
+    expect(closestName("9".repeat(known.length), [known])).toBeUndefined();
   });
 });
