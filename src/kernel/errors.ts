@@ -155,16 +155,9 @@ export const thrownFrom = (cause: unknown): string | undefined => {
 };
 
 /** Two letters side by side swapped (`widht` for `width`): one slip, though Levenshtein counts two edits. */
-const isTransposition = (a: string, b: string): boolean => {
-  if (a.length !== b.length) return false;
-  const differ = [...a].flatMap((c, i) => (c === b[i] ? [] : [i]));
-  return (
-    differ.length === 2 &&
-    differ[1] === differ[0]! + 1 &&
-    a[differ[0]!] === b[differ[1]!] &&
-    a[differ[1]!] === b[differ[0]!]
-  );
-};
+const isTransposition = (a: string, b: string): boolean =>
+  a.length === b.length &&
+  [...a].some((c, i) => i + 1 < a.length && c !== a[i + 1] && a.slice(0, i) + a[i + 1] + c + a.slice(i + 2) === b);
 
 /**
  * The known name a misspelt one most likely meant (case aside, at most a third of its letters off, or two

@@ -10,7 +10,7 @@
  */
 import type { Json } from "effect/Schema";
 import { type AnyStateMachine, emit, fromPromise } from "xstate";
-import { allKeys, closestName, didYouMean, firstUnknownKey, messageOf, thrownFrom } from "../kernel/errors.ts";
+import { allKeys, didYouMean, firstUnknownKey, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
@@ -230,29 +230,21 @@ export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): E
     throw new TypeError("defineEnv takes one object: { id, version, description, machine, tools, tokenizer, task }");
   const name =
     typeof definition.id === "string" && ID.test(definition.id) ? `environment ${definition.id}` : "defineEnv";
-  for (const [field, what, ok] of REQUIRED_FIELDS) {
-    const value = (definition as unknown as Record<string, unknown>)[field];
-    if (ok(value)) continue;
-    // A wrong string is quoted: "Bad Id!" or "" is easier to find in the code than a description of it.
-    const given = typeof value === "string" ? ` ${JSON.stringify(value)}` : "";
-    // A missing field that a misspelt one stands for (`tasks:` for `task:`): name the misspelling too.
-    const misspelt =
-      field in definition
-        ? undefined
-        : Object.keys(definition).find(
-            (key) => !KNOWN_FIELDS.includes(key) && closestName(key, KNOWN_FIELDS) === field,
-          );
-    throw new TypeError(
-      `${name}: \`${field}\`${given} ${field in definition ? "is not" : "is missing; it must be"} ${what}` +
-        (misspelt === undefined ? "" : ` (unknown field \`${misspelt}\`: did you mean \`${field}\`?)`),
-    );
-  }
-  // A misspelt optional field (`polices`) would be ignored silently.
+  // A misspelt field (`polices`, or a required `tasks` for `task`) would be ignored, or called missing.
   const unknown = firstUnknownKey(definition, KNOWN_FIELDS);
   if (unknown)
     throw new TypeError(
       `${name}: unknown field \`${unknown.key}\`${didYouMean(unknown.meant)}; defineEnv knows ${KNOWN_FIELDS.join(", ")}`,
     );
+  for (const [field, what, ok] of REQUIRED_FIELDS) {
+    const value = (definition as unknown as Record<string, unknown>)[field];
+    if (ok(value)) continue;
+    // A wrong string is quoted: "Bad Id!" or "" is easier to find in the code than a description of it.
+    const given = typeof value === "string" ? ` ${JSON.stringify(value)}` : "";
+    throw new TypeError(
+      `${name}: \`${field}\`${given} ${field in definition ? "is not" : "is missing; it must be"} ${what}`,
+    );
+  }
   checkMaxActionTokens(definition);
   const actors = (definition.machine.implementations?.actors ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(definition.tools))

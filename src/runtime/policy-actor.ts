@@ -60,19 +60,20 @@ export class PolicyActor {
     this.batches += 1;
     this.rows += batch.length;
     try {
-      const answered = await this.answer(batch);
-      if (!answered) for (const p of batch) await this.answer([p]);
+      const failed = await this.answer(batch);
+      if (failed)
+        for (const p of batch) {
+          const alone = batch.length === 1 ? failed : await this.answer([p]);
+          if (alone) p.reject(alone.cause);
+        }
     } finally {
       this.running = false;
       this.schedule();
     }
   }
 
-  /**
-   * One `act` call for these rows: resolves them and returns true, or, when it throws, returns false for a
-   * batch of several (to be asked again row by row) and rejects a single row with the cause.
-   */
-  private async answer(rows: readonly Pending[]): Promise<boolean> {
+  /** One `act` call for these rows: resolves them all, or returns what it threw (rejecting none). */
+  private async answer(rows: readonly Pending[]): Promise<{ cause: unknown } | undefined> {
     try {
       const actions = await this.policy.act(rows.map((p) => p.request));
       if (actions.length !== rows.length)
@@ -80,11 +81,9 @@ export class PolicyActor {
       rows.forEach((p, i) => {
         p.resolve(actions[i]);
       });
-      return true;
+      return undefined;
     } catch (cause) {
-      if (rows.length > 1) return false;
-      rows[0]?.reject(cause);
-      return true;
+      return { cause };
     }
   }
 }

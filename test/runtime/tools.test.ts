@@ -178,7 +178,7 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     // Left out because it was misspelt: the misspelling is named too.
     const { task, ...untasked } = lookupEnv;
     expect(() => defineEnv({ ...untasked, tasks: task } as unknown as typeof lookupEnv)).toThrow(
-      "environment lookup: `task` is missing; it must be a function from a seed to a task (unknown field `tasks`: did you mean `task`?)",
+      "environment lookup: unknown field `tasks` (did you mean `task`?); defineEnv knows id, version,",
     );
   });
 
