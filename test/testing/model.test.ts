@@ -106,7 +106,9 @@ describe("model-based testing with fc.commands against a user's model", () => {
       },
       answers: fc.constantFrom("cat"),
     };
-    await checkModel(env, { ...rare, model: model(true), numRuns: 40, repeats: false });
+    // Without repeat commands the check passes. One argument in five is drawn from the tool's parameter
+    // schema instead, where an empty word can come up twice, so this premise is checked on a fixed seed.
+    await checkModel(env, { ...rare, model: model(true), numRuns: 40, repeats: false, seed: 42 });
     const failure = await checkModel(env, {
       ...rare,
       model: model(true),
