@@ -110,8 +110,8 @@ export const expertPolicy = () => scriptedExpert("hopqa-expert", expertQueries);
 export const HASTE_RATE = 0.7;
 
 /** Whether the hasty demonstrator stops early on a task (a hash of the task, so the same task always does). */
-export const hastyOn = (task: HopqaTask): boolean =>
-  fnv1a(`hasty:${JSON.stringify([task.world, task.start, task.chain, task.phrasing])}`) / 2 ** 32 < HASTE_RATE;
+export const hastyOn = (task: HopqaTask, rate = HASTE_RATE): boolean =>
+  fnv1a(`hasty:${JSON.stringify([task.world, task.start, task.chain, task.phrasing])}`) / 2 ** 32 < rate;
 
 /**
  * The hasty demonstrator's early answer, given what it was shown: the entity of the asked type named first in
@@ -128,12 +128,13 @@ export const hastyAnswer = (task: HopqaTask, results: readonly string[]): string
   return undefined;
 };
 
-export const hastyPolicy = () =>
+/** The hasty demonstrator; `rate` is the share of questions it answers early on (HASTE_RATE by default). */
+export const hastyPolicy = (rate = HASTE_RATE) =>
   scriptedPolicy("hopqa-hasty", tokenizer, (request) => {
     const task = request.task as unknown as HopqaTask;
     const queries = expertQueries(task);
     const done = actionsSoFar(request);
-    if (done === queries.length - 1 && hastyOn(task)) {
+    if (done === queries.length - 1 && hastyOn(task, rate)) {
       const results = request.history.filter((t) => t.role === "observation").map((t) => t.text);
       const early = hastyAnswer(task, results.slice(1));
       if (early !== undefined) return formatAnswer(early);

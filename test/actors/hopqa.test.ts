@@ -335,6 +335,24 @@ describe("hopqa's policies", () => {
     expect(early).toBeLessThanOrEqual(hasty);
   });
 
+  it("the hasty demonstrator's rate sets how often it stops early: 0 is the expert, 1 stops wherever it can", async () => {
+    const run = async (rate: number) =>
+      (await collect({ env: hopqa, policy: hopqa.policies.hasty(rate), seed: "rate", episodes: 40 })).map(
+        ({ record, events }) => ({
+          task: (events[0] as unknown as { task: HopqaTask }).task,
+          em: record.metrics.em,
+          actions: events.filter((e) => e.type === "agent.acted").length,
+        }),
+      );
+    const never = await run(0);
+    const always = await run(1);
+    expect(never.every((e) => e.em === 1 && e.actions === expertQueries(e.task).length + 1)).toBe(true);
+    // Rate 1 stops one hop early on every question where a candidate was shown, which is most of them.
+    const early = always.filter((e) => e.actions === expertQueries(e.task).length);
+    expect(early.length / always.length).toBeGreaterThan(0.6);
+    expect(early.every((e) => e.em === 0)).toBe(true);
+  });
+
   it("naive RAG (one search with the question) is a weak baseline", async () => {
     const summary = await evaluate(hopqa.configure({ split: "test" }), hopqa.policies.rag(), {
       episodes: 60,
