@@ -125,7 +125,16 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     /** Stamps and appends; consumers see the event only after the append. Resolves once it is appended. */
     const record = (body: EventBody): Promise<void> => {
       if (journalFailure) return Promise.reject(journalFailure);
-      const event = chain.stamp(body);
+      let event: EpisodeEvent;
+      try {
+        event = chain.stamp(body);
+      } catch (cause) {
+        // Not writable as canonical JSON (an environment's own text with a lone surrogate, say): the episode
+        // aborts and names the event; what was recorded before it stays. The end itself failing rejects.
+        if (body.type === "episode.ended") throw cause;
+        void finish(`could not record ${body.type}: ${messageOf(cause)}`);
+        return Promise.resolve();
+      }
       events.push(event);
       const appended = writer!.append(event);
       appended.catch(failJournal);
@@ -179,7 +188,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       if (finished) return;
       finished = true;
       try {
-        const body = derivation.ended(abort);
+        const body = derivation.ended(abort?.toWellFormed());
         record(body);
         envActor?.stop();
         agent.stop();
@@ -227,19 +236,21 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       const { action, request } = e;
       const problem = invalidAction(action, tokenizer.size);
       if (problem) return abort(`policy ${policy.policy.id} returned an invalid action: ${problem}`);
+      // A lone surrogate is not Unicode and cannot be journaled: it becomes U+FFFD, as UTF-8 would make it.
+      const text = action.text.toWellFormed();
       const acted: EventBody = {
         type: "agent.acted",
         turn: request.turn,
         tokens: [...action.tokens],
-        text: action.text,
+        text,
         logprobs: [...action.logprobs],
         policy: { id: policy.policy.id, version: action.version },
         ...(action.allowed ? { allowed: action.allowed.map((a) => (a ? [...a] : null)) } : {}),
       };
       await record(acted);
       if (finished) return;
-      derivation.acted(action.text, action.tokens);
-      envActor.send({ type: "agent.act", turn: request.turn, text: action.text, tokens: action.tokens });
+      derivation.acted(text, action.tokens);
+      envActor.send({ type: "agent.act", turn: request.turn, text, tokens: action.tokens });
     });
     agent.on(
       "agent.failed",
