@@ -77,21 +77,29 @@ export const inspectPath = async (path: string, write: (line: string) => void): 
   const files = await findJournals(path);
   if (files.length === 0) write(`no journals (.jsonl) in ${path}`);
   let damaged = 0;
+  let torn = 0;
   for (const [i, file] of files.entries()) {
     if (i > 0) write("");
     write(`# ${file}`);
     // A damaged journal (a run killed mid-write) shows its readable events and its problem; the rest go on.
-    const { events, error } = await readEpisodeFile(file);
+    const { events, error, torn: tornTail } = await readEpisodeFile(file);
     for (const line of timeline(events)) write(line);
     if (error) {
       damaged += 1;
+      if (tornTail) torn += 1;
       write(`  ! ${error}`);
     }
   }
-  if (damaged > 0)
-    write(
-      `\n${damaged} of ${files.length} journal(s) damaged (shown up to the damage); \`agent-r1 replay ${path} --repair\` cuts torn tails back`,
-    );
+  if (damaged > 0) {
+    // --repair cuts only a torn last line; damage inside a file is left for a person to look at.
+    const inside = damaged - torn;
+    const hints = [
+      torn > 0 && `\`agent-r1 replay ${path} --repair\` cuts the ${torn} torn last line(s) back`,
+      inside > 0 &&
+        `${inside} damaged before their last line, which --repair does not touch (the events after the damage are still in the file, unread)`,
+    ].filter(Boolean);
+    write(`\n${damaged} of ${files.length} journal(s) damaged (shown up to the damage); ${hints.join("; ")}`);
+  }
   return damaged;
 };
 

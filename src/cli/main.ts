@@ -121,7 +121,8 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       let unverified = 0;
       /** Unknown environments, said once each, not once per journal. */
       const said = new Set<string>();
-      const envOf = envResolver(opts.env ? await loadEnv(opts.env) : undefined);
+      // A run folder names its environment in config.json: verifying it needs no --env, as eval and inspect do.
+      const envOf = envResolver(opts.env ? await loadEnv(opts.env) : opts.verify ? await runEnv(path) : undefined);
       for await (const verdict of checkPath(path, { verify: !!opts.verify, repair: !!opts.repair, envOf })) {
         if (verdict.repaired)
           err(
@@ -184,7 +185,8 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         process.stdout.on("error", (e: NodeJS.ErrnoException) => {
           if (e.code === "EPIPE") process.exit(0);
         });
-        await inspectPath(path, out);
+        // Damage is shown, and the exit status says so, as replay's does.
+        if ((await inspectPath(path, out)) > 0) return setExit(1);
       }
       setExit(0);
     });
@@ -271,8 +273,8 @@ const preferUnknownOption = (command: Command): void => {
 };
 
 /**
- * The environment a run folder was trained on (its config.json's `env`), for `inspect` of the run or of a
- * folder inside it: built-in environments decode without it, a module path is loaded as `train` did. A run
+ * The environment a run folder was trained on (its config.json's `env`), for `inspect` and `replay --verify`
+ * of the run or of a folder inside it: built-in environments decode without it, a module path is loaded as `train` did. A run
  * whose module has moved since is inspected without it (tokens show as ids), with a line saying so.
  */
 const runEnv = async (path: string) => {

@@ -13,6 +13,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { streamJournalFile } from "../journal/jsonl.ts";
+import { JournalError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
 import { SPECIAL_TOKENS, type Tokenizer } from "../kernel/tokenizer.ts";
 import { evenlySpaced, findJournals, isRunFolder } from "./journals.ts";
@@ -55,6 +56,8 @@ export interface EpisodeFile {
   readonly group: string;
   readonly events: readonly EpisodeEvent[];
   readonly error?: string;
+  /** A torn last line (a crash mid-write), the one damage `replay --repair` cuts back. */
+  readonly torn?: boolean;
 }
 
 export const readEpisodeFile = async (file: string, group = ""): Promise<EpisodeFile> => {
@@ -63,7 +66,14 @@ export const readEpisodeFile = async (file: string, group = ""): Promise<Episode
     for await (const event of streamJournalFile(file)) events.push(event);
     return { file, group, events };
   } catch (cause) {
-    return { file, group, events, error: cause instanceof Error ? cause.message : String(cause) };
+    const torn = cause instanceof JournalError && cause.problem === "torn-tail";
+    return {
+      file,
+      group,
+      events,
+      error: cause instanceof Error ? cause.message : String(cause),
+      ...(torn ? { torn } : {}),
+    };
   }
 };
 

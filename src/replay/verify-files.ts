@@ -119,7 +119,14 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       return { file, ok: false, events: 0, repaired, problem: `${file}:${cause.seq + 1}: ${cause.message}` };
     if (cause instanceof EnvMismatchError)
       return { file, ok: false, events: 0, repaired, problem: `${file}:1: ${cause.message}` };
-    if (cause instanceof JournalError) return { file, ok: false, events: 0, repaired, problem: cause.message };
+    if (cause instanceof JournalError) {
+      // --repair mends a torn last line only; say so where the damage is elsewhere, rather than nothing.
+      const untouched =
+        options.repair && cause.problem !== "torn-tail"
+          ? " (--repair cuts back only a torn last line; it does not mend damage before the end)"
+          : "";
+      return { file, ok: false, events: 0, repaired, problem: cause.message + untouched };
+    }
     return { file, ok: false, events: 0, repaired, problem: `${file}: ${messageOf(cause)}` };
   }
 };

@@ -37,6 +37,27 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     expect(replayed.stdout).toContain("verified 20 journal(s) ok, 0 failed");
   });
 
+  it("replay --verify of a run folder finds a module environment in its config.json, with no --env", () => {
+    const run = tempDir();
+    const recorded = cli(
+      "record",
+      "--env",
+      "./actors/weather/env.ts",
+      "--policy",
+      "expert",
+      "--episodes",
+      "3",
+      "--out",
+      join(run, "episodes"),
+    );
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(cli("replay", run, "--verify").code).toBe(2); // no config.json: which environment is unknown
+    writeFileSync(join(run, "config.json"), JSON.stringify({ env: "./actors/weather/env.ts" }));
+    const verified = cli("replay", run, "--verify");
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toContain("verified 3 journal(s) ok, 0 failed");
+  });
+
   it("editing one value makes replay exit 1 naming the file and line", () => {
     const file = join(out, readdirSync(out).sort()[3]);
     const lines = readFileSync(file, "utf8").split("\n");
@@ -156,13 +177,26 @@ describe("agent-r1 inspect", () => {
     const torn = readFileSync(join(dir, "ep-golden-1.jsonl"), "utf8");
     writeFileSync(join(dir, "ep-golden-1.jsonl"), torn.slice(0, torn.length - 40));
     const run = cli("inspect", dir);
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(1); // shown, and said by the exit status, as replay does
     expect(run.stdout).toContain('call  c0 lookup({"key":"k35"})'); // the torn journal's readable events
     expect(run.stdout).toMatch(/ {2}! \S+ep-golden-1\.jsonl:\d+: torn-tail/);
     expect(run.stdout).toContain("# ".concat(join(dir, "ep-golden-2.jsonl"))); // and the next journal
     expect(run.stdout).toContain(
-      `1 of 2 journal(s) damaged (shown up to the damage); \`agent-r1 replay ${dir} --repair\``,
+      `1 of 2 journal(s) damaged (shown up to the damage); \`agent-r1 replay ${dir} --repair\` cuts the 1 torn last line(s) back`,
     );
+    // Damage inside a journal is not what --repair mends, and inspect does not suggest it for that.
+    const lines = readFileSync(join(dir, "ep-golden-2.jsonl"), "utf8").split("\n");
+    writeFileSync(join(dir, "ep-golden-2.jsonl"), [...lines.slice(0, 3), "garbage {", ...lines.slice(3)].join("\n"));
+    const inside = cli("inspect", join(dir, "ep-golden-2.jsonl"));
+    expect(inside.code).toBe(1);
+    expect(inside.stdout).toMatch(/ {2}! \S+ep-golden-2\.jsonl:4: /);
+    expect(inside.stdout).toContain("1 damaged before their last line, which --repair does not touch");
+    expect(inside.stdout).not.toContain("cuts the");
+    expect(cli("inspect", "replays/lookup/expert/ep-golden-2.jsonl").code).toBe(0);
+    const repair = cli("replay", join(dir, "ep-golden-2.jsonl"), "--repair");
+    expect(repair.code).toBe(1);
+    expect(repair.stderr).toContain("ep-golden-2.jsonl:4: parse:");
+    expect(repair.stderr).toContain("--repair cuts back only a torn last line; it does not mend damage before the end");
     const metrics = cli("inspect", "docs/long/run-records/plan.json");
     expect(metrics.code).toBe(2);
     expect(metrics.stderr).toContain("is not an episode journal");
