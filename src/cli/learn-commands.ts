@@ -485,7 +485,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         const at = readLatest(runDir)?.version ?? 0;
         if (given("steps") && opts.steps < at)
           throw new UsageError({
-            detail: `--resume --steps ${opts.steps}: ${runDir} is already at policy version ${at}; --steps counts all the run's updates, so give more than ${at} to continue it (or drop --steps to finish its ${saved.steps})`,
+            detail: `--resume --steps ${opts.steps}: ${runDir} is already at policy version ${at}; --steps counts all the run's updates, so give more than ${at} to continue it${saved.steps > at ? ` (or drop --steps to finish its ${saved.steps})` : ""}`,
           });
         config = {
           ...saved,

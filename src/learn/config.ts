@@ -116,7 +116,9 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
 
 /** Decodes a config from outside; a wrong field is a UsageError naming it and what is accepted. */
 export const decodeTrainConfig = (value: unknown, where: string): TrainConfig => {
-  const decoded = Schema.decodeUnknownResult(TrainConfig, { onExcessProperty: "error" })(value);
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) checkFieldNames(value, where);
+  // Every wrong value at once: an edited config.json should not take one attempt per mistake.
+  const decoded = Schema.decodeUnknownResult(TrainConfig, { onExcessProperty: "error", errors: "all" })(value);
   if (Result.isFailure(decoded)) throw new UsageError({ detail: `${where}: ${String(decoded.failure.message)}` });
   return decoded.success;
 };
@@ -156,27 +158,27 @@ const FIELD_OF_FLAG: Readonly<Record<string, string>> = {
 };
 
 /**
- * An override that is no TrainConfig field: the field its CLI flag sets, or the closest field, and the list;
- * the same for `model`'s fields, and a `model` that is no object.
+ * A field that is no TrainConfig field: the field its CLI flag sets, or the closest field, and the list; the
+ * same for `model`'s fields, and a `model` that is no object. `where` names the config (a file, or "train config").
  */
-const checkOverrideNames = (overrides: object) => {
+const checkFieldNames = (config: object, where: string) => {
   const fields = Object.keys(TrainConfig.fields);
-  const unknown = firstUnknownKey(overrides, fields, FIELD_OF_FLAG);
+  const unknown = firstUnknownKey(config, fields, FIELD_OF_FLAG);
   if (unknown)
     throw new UsageError({
-      detail: `train config: no field \`${unknown.key}\`${didYouMean(unknown.meant)}; the fields: ${fields.join(", ")}`,
+      detail: `${where}: no field \`${unknown.key}\`${didYouMean(unknown.meant)}; the fields: ${fields.join(", ")}`,
     });
-  const model: unknown = (overrides as { model?: unknown }).model;
+  const model: unknown = (config as { model?: unknown }).model;
   if (model === undefined) return;
   const modelFields = Object.keys(TrainConfig.fields.model.fields);
   if (typeof model !== "object" || model === null || Array.isArray(model))
     throw new UsageError({
-      detail: `train config: \`model\` must be an object of some of ${modelFields.join(", ")}, got ${JSON.stringify(model)}`,
+      detail: `${where}: \`model\` must be an object of some of ${modelFields.join(", ")}, got ${JSON.stringify(model)}`,
     });
   const unknownInModel = firstUnknownKey(model, modelFields);
   if (unknownInModel)
     throw new UsageError({
-      detail: `train config: \`model\` has no field \`${unknownInModel.key}\`${didYouMean(unknownInModel.meant)}; its fields: ${modelFields.join(", ")}`,
+      detail: `${where}: \`model\` has no field \`${unknownInModel.key}\`${didYouMean(unknownInModel.meant)}; its fields: ${modelFields.join(", ")}`,
     });
 };
 
@@ -189,7 +191,7 @@ export const trainConfigFor = (
   env: EnvDefinition,
   overrides: Partial<Omit<TrainConfig, "model">> & { readonly model?: Partial<TrainConfig["model"]> } = {},
 ): TrainConfig => {
-  checkOverrideNames(overrides);
+  checkFieldNames(overrides, "train config");
   const { model, ...rest } = overrides;
   return decodeTrainConfig(
     {

@@ -131,7 +131,9 @@ export const readRunConfig = (out: string): TrainConfig | undefined => {
   try {
     config = decodeTrainConfig(json, file);
   } catch (error) {
-    if (error instanceof UsageError) throw new UsageError({ detail: error.detail.replace(/\s*\n\s*/g, " ") });
+    // One line: each problem's "at [path]" joins it, and "; " parts the problems.
+    if (error instanceof UsageError)
+      throw new UsageError({ detail: error.detail.replace(/\s*\n\s+at /g, " at ").replace(/\s*\n\s*/g, "; ") });
     throw error;
   }
   freshModelConfig(config, 1, file); // the vocabulary's share is checked when the environment is known

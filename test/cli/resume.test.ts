@@ -62,6 +62,8 @@ describe("train --resume", () => {
     expect(output.stderr).toContain(
       `error: --resume --steps 1: ${run} is already at policy version 2; --steps counts all the run's updates, so give more than 2 to continue it`,
     );
+    // The run has done all its 2 updates: "drop --steps to finish it" would be advice that does nothing.
+    expect(output.stderr).not.toContain("drop --steps");
     expect(readdirSync(join(run, "checkpoints")).filter((d) => d.startsWith("v"))).toEqual(["v00001", "v00002"]);
   });
 
@@ -70,6 +72,24 @@ describe("train --resume", () => {
     expect(await main(["train", "--out", missing, "--resume", "--steps", "1"])).toBe(2);
     expect(output.stderr).toContain(`error: --resume: no run folder ${missing}; give the --out of the run to continue`);
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it("names a misspelt field of an edited config.json, then every wrong value at once, and leaves the run as it was", async () => {
+    const edited = join(tempDir("agent-r1-resume-edited-"), "run");
+    cpSync(run, edited, { recursive: true });
+    const file = join(edited, "config.json");
+    const config = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...config, grupSize: 3, lr: "abc", tasksPerStep: -2 }));
+    expect(await main(["train", "--out", edited, "--resume", "--steps", "3"])).toBe(2);
+    expect(output.stderr).toContain(`error: ${file}: no field \`grupSize\` (did you mean \`groupSize\`?)`);
+    writeFileSync(file, JSON.stringify({ ...config, lr: "abc", tasksPerStep: -2 }));
+    expect(await main(["train", "--out", edited, "--resume", "--steps", "3"])).toBe(2);
+    const line = output.stderr.split("\n").find((l) => l.startsWith(`error: ${file}: Expected`)) ?? "";
+    expect(line).toContain('at ["lr"]');
+    expect(line).toContain('at ["tasksPerStep"]');
+    expect(readdirSync(join(edited, "checkpoints")).filter((d) => d.startsWith("v"))).toEqual(
+      readdirSync(join(run, "checkpoints")).filter((d) => d.startsWith("v")),
+    );
   });
 
   it("refuses a folder that holds other files and no run", async () => {

@@ -462,7 +462,7 @@ export const checkConfigMutation = async (
       ? "model cannot be built"
       : message.includes("not valid JSON")
         ? "not JSON"
-        : message.includes("excess property")
+        : message.includes("excess property") || message.includes("no field")
           ? "unknown field"
           : message.includes("Missing key")
             ? "missing field"
