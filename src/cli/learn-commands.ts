@@ -22,7 +22,7 @@ import {
   readRunConfig,
   train,
 } from "../learn/trainer.ts";
-import { describeWarmStart, warmStartCheckpoint } from "../learn/warm-start.ts";
+import { warmStartCheckpoint } from "../learn/warm-start.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
@@ -563,7 +563,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         out(
           `trained ${config.algo} on ${config.env} for ${result.steps} updates (policy version ${result.version}, backend ${result.backend}) -> ${runDir}` +
             (result.before
-              ? `\n  before: ${describeEval(result.before)}${config.warmStart ? ` (after the warm start: ${describeWarmStart(config.warmStart)})` : ""}`
+              ? `\n  before: ${describeEval(result.before)}${config.warmStart ? ` (after the warm start on ${config.warmStart.episodes} recorded expert episodes)` : ""}`
               : "") +
             (result.after ? `\n  after:  ${describeEval(result.after)}` : ""),
         );

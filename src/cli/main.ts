@@ -87,8 +87,9 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         out(
           `recorded ${summary.episodes} episodes of ${summary.env}${optionsText(env)} with ${summary.policy} into ${summary.out}: ` +
             `${summary.events} events, mean return ${summary.meanReturn.toFixed(3)}` +
+            (summary.aborted ? ` over all ${summary.episodes}` : "") +
             (summary.successRate === null ? "" : `, success ${summary.successRate.toFixed(3)}`) +
-            // Success is of the episodes that ended on their own; the mean return counts an aborted one as 0.
+            // Success is of the episodes that ended on their own; the mean return is over all, aborted included.
             (summary.aborted
               ? `${summary.successRate === null ? "" : ` of the ${summary.episodes - summary.aborted} not aborted`}, ${summary.aborted} aborted`
               : "") +

@@ -46,7 +46,9 @@ describe("record says when episodes aborted", () => {
   it("some of them: exit 0, with how many and the first reason", async () => {
     expect(await record("flaky", "some"), output.stderr).toBe(0);
     // Success is of the two that ended on their own; it says so.
-    expect(output.stdout).toMatch(/, success \d\.\d{3} of the 2 not aborted, 1 aborted \(/);
+    expect(output.stdout).toMatch(
+      /mean return -?\d\.\d{3} over all 3, success \d\.\d{3} of the 2 not aborted, 1 aborted \(/,
+    );
     expect(errors()).toEqual([
       "1 of 3 episodes aborted; the first, ep-some-1: policy fickle-flaky returned an invalid action: token ids must be integers in [0, 267)",
     ]);
