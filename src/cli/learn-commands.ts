@@ -350,7 +350,9 @@ const stopOnInterrupt = () => {
   const handler = () => {
     if (stop) process.exit(130);
     stop = true;
-    process.stderr.write("\ninterrupted: finishing this update and writing a checkpoint (Ctrl-C again to quit now)\n");
+    process.stderr.write(
+      "\ninterrupted: finishing what runs now (an update, or the warm start's cloning) and writing a checkpoint (Ctrl-C again to quit now)\n",
+    );
   };
   process.on("SIGINT", handler);
   return { shouldStop: () => stop, dispose: () => process.off("SIGINT", handler) };

@@ -201,6 +201,15 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
     log,
   );
   if (sequences.length === 0) throw new UsageError({ detail: `no usable episodes in ${options.data}` });
+  // Said before cloning starts, so a run can be stopped and the budget fixed at once.
+  const longest = Math.max(0, ...sequences.map(longestAction));
+  const budget = actionBudgetOf(options.env);
+  if (longest > budget)
+    log(
+      `note: the longest demonstrated action takes ${longest} tokens, but train and eval sample at most ${budget} per action ` +
+        `(a longer one is cut and comes out malformed): pass them --max-new-tokens ${longest}, or set maxActionTokens: ` +
+        `${longest} in environment ${options.env.id} (--constrained sizes its budget from the legal actions instead)`,
+    );
   const optimizer = new AdamW(model.parameters, { lr: options.lr, weightDecay: 0 });
   /** One cross-entropy step on these rows' action tokens (under their legal-action masks when constrained). */
   const cloneStep = (rows: readonly Sequence[]) =>
@@ -252,14 +261,6 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
   await saveCheckpoint(options.out, { model, tokenizer, version: 0 });
   optimizer.dispose();
   model.dispose();
-  const longest = Math.max(0, ...sequences.map(longestAction));
-  const budget = actionBudgetOf(options.env);
-  if (longest > budget)
-    log(
-      `note: the longest demonstrated action takes ${longest} tokens, but train and eval sample at most ${budget} per action ` +
-        `(a longer one is cut and comes out malformed): pass them --max-new-tokens ${longest}, or set maxActionTokens: ` +
-        `${longest} in environment ${options.env.id} (--constrained sizes its budget from the legal actions instead)`,
-    );
   return { episodes: sequences.length, tokens, losses, longestAction: longest };
 };
 

@@ -347,7 +347,9 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       onEpisode: (record) => options.onEvalEpisode?.(phase, record),
     });
   };
-  const before = startStep === 0 && config.evalEpisodes > 0 ? await evaluateAs("before") : undefined;
+  // Stopped during the warm start: no evaluation now; a resume evaluates before its first update.
+  const before =
+    startStep === 0 && config.evalEpisodes > 0 && !options.shouldStop?.() ? await evaluateAs("before") : undefined;
   if (before) {
     const what =
       options.config.warmStart && !options.config.init ? "after the warm start, before RL" : "before training";

@@ -40,6 +40,27 @@ describe("the warm start before RL", () => {
     expect(readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n")).toHaveLength(2);
   });
 
+  it("stopped during the warm start (Ctrl-C), skips the evaluation before RL; the resume evaluates it", async () => {
+    const out = join(tempDir(), "run");
+    let asked = false;
+    const stopped = await train({
+      env: lookup,
+      config: { ...config({ episodes: 4, epochs: 1 }), evalEpisodes: 2 },
+      out,
+      log: () => {},
+      shouldStop: () => (asked = true),
+    });
+    expect(asked).toBe(true);
+    expect(stopped.stopped).toBe(true);
+    expect(stopped.before).toBeUndefined();
+    expect(existsSync(join(out, "eval.json"))).toBe(false);
+    expect(existsSync(join(warmStartCheckpoint(out), "manifest.json"))).toBe(true); // the clone is kept
+    const saved = JSON.parse(readFileSync(join(out, "config.json"), "utf8")) as TrainConfig;
+    const resumed = await train({ env: lookup, config: saved, out, resume: true, log: () => {} });
+    expect(resumed.before?.episodes).toBe(2);
+    expect(resumed.version).toBe(1);
+  });
+
   it("records again the demonstrations a killed run left without a saved clone", async () => {
     const out = join(tempDir(), "run");
     mkdirSync(join(out, "warm-start", "demos"), { recursive: true });
