@@ -18,13 +18,20 @@ import type { Tool } from "../runtime/tool.ts";
 import { ACTION_OPTIONS, type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
 import { failedToolResultArbitrary } from "./arbitraries.ts";
 
+/** An action of a script: its text, or a pick among the environment's legal actions in the state reached. */
+export type ScriptAction = string | { readonly legal: number };
+
 /** An episode as fast-check generates it: everything that enters the environment from outside. */
 export interface EpisodeScript {
   readonly seed: string;
   /** The task; drawn from the seed by the environment when absent. */
   readonly task?: Json;
-  /** The agent's actions, in order. When they run out first, the episode is cut short (aborted). */
-  readonly actions: readonly string[];
+  /**
+   * The agent's actions, in order. When they run out first, the episode is cut short (aborted). A
+   * `{ legal: i }` is resolved when played: the i-th (modulo their number) of the actions the environment's
+   * `legalActions` lists in the state reached, or an empty action where it lists none.
+   */
+  readonly actions: readonly ScriptAction[];
   /** Results to inject, by tool call in call order; null (or past the end) calls the real tool. */
   readonly toolResults?: readonly (ToolResult | null)[];
 }
@@ -55,6 +62,12 @@ export interface EpisodeScriptOptions extends ActionOptions {
   readonly toolResults?: fc.Arbitrary<ToolResult | null>;
   /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
   readonly repeats?: boolean;
+  /**
+   * When the environment declares `legalActions` and `actions` is not given, draw about half the actions
+   * from them, in the state each is taken in (default true): the task's own calls, which random arguments
+   * rarely hit, and so loopholes that take two or three particular steps.
+   */
+  readonly legal?: boolean;
 }
 
 /** The options of episode scripts (checkRewards refuses any other). */
@@ -66,28 +79,36 @@ export const EPISODE_SCRIPT_OPTIONS = allKeys<EpisodeScriptOptions>()([
   "tasks",
   "toolResults",
   "repeats",
+  "legal",
 ]);
 
 export const seedArbitrary = (): fc.Arbitrary<string> => fc.nat({ max: 9999 }).map((n) => `s${n}`);
 
 /** Actions with some exact repeats of earlier ones: `{ repeat: i }` copies the i-th earlier action. */
-export const actionsWithRepeatsArbitrary = (
-  actions: fc.Arbitrary<string>,
+export const actionsWithRepeatsArbitrary = <A extends ScriptAction>(
+  actions: fc.Arbitrary<A>,
   maxActions: number,
   repeats = true,
-): fc.Arbitrary<string[]> => {
+): fc.Arbitrary<A[]> => {
   if (!repeats) return fc.array(actions, { maxLength: maxActions });
   const item = fc.oneof(
-    { arbitrary: actions, weight: 3 },
+    { arbitrary: actions.map((action) => ({ action })), weight: 3 },
     { arbitrary: fc.nat({ max: maxActions }).map((repeat) => ({ repeat })), weight: 1 },
   );
   return fc.array(item, { maxLength: maxActions }).map((items) => {
-    const texts: string[] = [];
+    const texts: A[] = [];
     for (const it of items)
-      if (typeof it === "string") texts.push(it);
+      if ("action" in it) texts.push(it.action);
       else if (texts.length > 0) texts.push(texts[it.repeat % texts.length]);
     return texts;
   });
+};
+
+/** The text a script's action stands for, in the state the request shows. */
+export const resolveAction = (env: EnvDefinition, action: ScriptAction, request: PolicyRequest): string => {
+  if (typeof action === "string") return action;
+  const legal = env.legalActions?.({ task: request.task, history: request.history }) ?? [];
+  return legal.length === 0 ? "" : legal[action.legal % legal.length];
 };
 
 /** Episode scripts for an environment. */
@@ -100,9 +121,17 @@ export const episodeScriptArbitrary = (
   const toolResult =
     options.toolResults ??
     fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: failedToolResultArbitrary(), weight: 1 });
+  const drawn: fc.Arbitrary<ScriptAction> = options.actions ?? actionArbitrary(env, options);
+  const actions: fc.Arbitrary<ScriptAction> =
+    env.legalActions && !options.actions && options.legal !== false
+      ? fc.oneof(
+          drawn,
+          fc.nat({ max: 63 }).map((legal) => ({ legal })),
+        )
+      : drawn;
   const script = {
     seed: options.seeds ?? seedArbitrary(),
-    actions: actionsWithRepeatsArbitrary(options.actions ?? actionArbitrary(env, options), maxActions, options.repeats),
+    actions: actionsWithRepeatsArbitrary(actions, maxActions, options.repeats),
     toolResults: fc.array(toolResult, { maxLength: maxActions }),
   };
   // Every key required: an optional `task` let fast-check drop the user's task, and shrinking always did.
@@ -164,9 +193,9 @@ export const playEpisode = async (
     tokenizer: env.tokenizer,
     act: async (requests) =>
       requests.map((request) => {
-        const text = script.actions[request.turn];
-        if (text === undefined) throw new Error(EXHAUSTED);
-        return actionOf(env, text);
+        const action = script.actions[request.turn];
+        if (action === undefined) throw new Error(EXHAUSTED);
+        return actionOf(env, resolveAction(env, action, request));
       }),
   };
   const record = await runEpisode({

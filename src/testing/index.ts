@@ -58,7 +58,9 @@ export {
   type PlayedEpisode,
   type PlayOptions,
   playEpisode,
+  resolveAction,
   SCRIPT_POLICY,
+  type ScriptAction,
   type StepResult,
   seedArbitrary,
 } from "./episodes.ts";

@@ -1,0 +1,189 @@
+/**
+ * A loophole that takes two particular steps: in a warehouse, `lookup(bin)` and `count(item, bin)` each
+ * reveal the answer, and the first of them that does earns +0.2. A leaky version forgets that the agent was
+ * already told, so looking the task's bin up and then counting the task's item pays twice. Random arguments
+ * (from the tools' schemas) almost never name the task's bin and item, so the kit missed it (a new user found
+ * this). When the environment declares `legalActions`, the kit now draws about half of the actions from
+ * them, in the state reached, and finds it with the default number of runs.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { assign, setup } from "xstate";
+import * as r1 from "../../src/index.ts";
+import {
+  checkRewards,
+  episodeScriptArbitrary,
+  neverCrashes,
+  playEpisode,
+  processRewardCap,
+} from "../../src/testing/index.ts";
+
+const BINS = Array.from({ length: 40 }, (_, i) => `b${i}`);
+const ITEMS = Array.from({ length: 40 }, (_, i) => `i${i}`);
+type Task = { bin: string; item: string; units: number };
+const held = (task: Task, bin: string, item: string) => (bin === task.bin && item === task.item ? task.units : 0);
+
+const lookup = r1.defineTool({
+  name: "lookup",
+  description: "What a bin holds.",
+  parameters: r1.Schema.Struct({ bin: r1.Schema.String }),
+  execute: ({ bin }, _context) => bin,
+});
+const count = r1.defineTool({
+  name: "count",
+  description: "How many units of an item a bin holds.",
+  parameters: r1.Schema.Struct({ item: r1.Schema.String, bin: r1.Schema.String }),
+  execute: ({ item, bin }, _context) => `${item} ${bin}`,
+});
+const tools = { lookup, count };
+
+const createWarehouse = (leaky: boolean) => {
+  type Context = { task: Task; turn: number; told: boolean; bin: string; item: string };
+  const lookupOf = (text: string) => r1.callOf<{ bin: string }>(text, tools, "lookup");
+  const countOf = (text: string) => r1.callOf<{ item: string; bin: string }>(text, tools, "count");
+  /** +0.2 when this call reveals the task's answer, and (unless leaky) the agent had not been told yet. */
+  const revealed = ({ context }: { context: Context }) =>
+    context.bin === context.task.bin &&
+    (context.item === "" || context.item === context.task.item) &&
+    (leaky || !context.told)
+      ? 0.2
+      : 0;
+  const machine = setup({
+    types: { context: {} as Context, events: {} as r1.AgentActEvent, input: {} as r1.EnvInput<Task> },
+    actors: r1.toolActors(tools),
+  }).createMachine({
+    context: ({ input }) => ({ task: input.task, turn: 0, told: false, bin: "", item: "" }),
+    entry: r1.observe(({ context }) => `how many ${context.task.item} in ${context.task.bin} ?`),
+    initial: "waiting",
+    states: {
+      waiting: {
+        on: {
+          "agent.act": [
+            {
+              guard: ({ event }) => r1.answerOf(event.text, tools) !== undefined,
+              target: "done",
+              actions: [
+                r1.reward(
+                  "outcome",
+                  ({ context, event }) => (r1.answerOf(event.text, tools) === String(context.task.units) ? 1 : 0),
+                  "answer",
+                ),
+                r1.end("answered"),
+              ],
+            },
+            { guard: ({ context }) => context.turn >= 5, target: "done", actions: r1.end("turn-limit") },
+            {
+              guard: ({ event }) => lookupOf(event.text) !== undefined,
+              target: "looking",
+              actions: assign({
+                bin: ({ event }) => lookupOf(event.text)!.bin,
+                item: "",
+                turn: ({ context }) => context.turn + 1,
+              }),
+            },
+            {
+              guard: ({ event }) => countOf(event.text) !== undefined,
+              target: "counting",
+              actions: assign({
+                bin: ({ event }) => countOf(event.text)!.bin,
+                item: ({ event }) => countOf(event.text)!.item,
+                turn: ({ context }) => context.turn + 1,
+              }),
+            },
+            {
+              target: "waiting",
+              reenter: true,
+              actions: [assign({ turn: ({ context }) => context.turn + 1 }), r1.observe("error : unknown action")],
+            },
+          ],
+        },
+      },
+      looking: {
+        invoke: {
+          src: "lookup",
+          input: ({ context }: { context: Context }) => ({ bin: context.bin }),
+          onDone: {
+            target: "waiting",
+            actions: [
+              r1.reward("process", revealed, "revealed the answer"),
+              assign({ told: ({ context }) => context.told || revealed({ context }) > 0 }),
+              r1.observe(({ context }) =>
+                context.bin === context.task.bin
+                  ? `${context.bin} holds ${context.task.units} ${context.task.item}`
+                  : `${context.bin} is empty`,
+              ),
+            ],
+          },
+        },
+      },
+      counting: {
+        invoke: {
+          src: "count",
+          input: ({ context }: { context: Context }) => ({ item: context.item, bin: context.bin }),
+          onDone: {
+            target: "waiting",
+            actions: [
+              r1.reward("process", revealed, "revealed the answer"),
+              assign({ told: ({ context }) => context.told || revealed({ context }) > 0 }),
+              r1.observe(({ context }) => `${held(context.task, context.bin, context.item)} units`),
+            ],
+          },
+        },
+      },
+      done: { type: "final" },
+    },
+  });
+  return r1.defineEnv<Task>({
+    id: "warehouse",
+    version: "1",
+    description: "Count units of an item in a bin, with lookup and count tools.",
+    machine,
+    tools,
+    tokenizer: r1.WordTokenizer.fromCorpus([
+      ...BINS,
+      ...ITEMS,
+      "how many in ? holds is empty units error unknown action",
+    ]),
+    task: (seed) => {
+      const rng = r1.Rng.fromSeed(seed);
+      return { bin: rng.pick(BINS), item: rng.pick(ITEMS), units: rng.int(1, 9) };
+    },
+    // The sensible moves: the task's lookup and count, and an answer.
+    legalActions: ({ task }) => [
+      r1.formatCall(lookup, { bin: task.bin }),
+      r1.formatCall(count, { item: task.item, bin: task.bin }),
+      r1.formatAnswer(String(task.units)),
+    ],
+  });
+};
+
+describe("the kit draws actions from the environment's legal actions", () => {
+  it("finds a loophole that takes two particular steps, with the default number of runs", async () => {
+    const check = checkRewards(createWarehouse(true), { invariants: [processRewardCap(0.2)] });
+    await expect(check).rejects.toThrow(/process rewards sum to 0\.4.*above the cap 0\.2/s);
+  }, 60_000);
+
+  it("which schema-made arguments alone miss (legal: false)", async () => {
+    await checkRewards(createWarehouse(true), { invariants: [processRewardCap(0.2)], legal: false });
+  }, 60_000);
+
+  it("passes the sound environment, and hostile actions still come", async () => {
+    await checkRewards(createWarehouse(false), { invariants: [processRewardCap(0.2), neverCrashes()] });
+    const scripts = fc.sample(episodeScriptArbitrary(createWarehouse(false)), { numRuns: 200, seed: 3 });
+    const actions = scripts.flatMap((s) => s.actions);
+    const legal = actions.filter((a) => typeof a !== "string").length;
+    expect(legal / actions.length).toBeGreaterThan(0.3);
+    expect(legal / actions.length).toBeLessThan(0.7);
+  }, 60_000);
+
+  it("plays a legal pick as the action it stands for in the state reached", async () => {
+    const env = createWarehouse(false);
+    const { events } = await playEpisode(env, { seed: "s1", actions: [{ legal: 1 }, { legal: 2 }] });
+    const task = env.task("s1");
+    const acted = events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []));
+    expect(acted).toEqual([
+      `<count>{"item":"${task.item}","bin":"${task.bin}"}</count>`,
+      `<answer>${task.units}</answer>`,
+    ]);
+  });
+});
