@@ -508,7 +508,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     `- Every RL run: ${t.steps} update${t.steps === 1 ? "" : "s"} of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature ${t.temperature}), ` +
       `${t.epochs} optimisation epoch${t.epochs === 1 ? "" : "s"} of ${t.minibatches} minibatch${t.minibatches === 1 ? "" : "es"} per batch, lr ${t.lr}${t.klCoef > 0 ? `, KL ${t.klCoef} (k3) to the warm start` : ""}, from the same warm start; training questions from worlds 1-1000` +
       (t.constrained
-        ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far with one of its relation words (never a query already made), or an answer naming an entity some result showed, of the type the question asks for (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
+        ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far, in one of the query forms the expert uses for its relations (the entity with a relation word, or a fallback such as the bare name; never a query already made), or an answer naming an entity some result showed, of the type the question asks for (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
         : "."),
   );
   lines.push(

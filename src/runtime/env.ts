@@ -141,6 +141,8 @@ export interface EnvDefinition<Task extends Json = Json> {
     readonly contextLength?: number;
     /** A pointer head that copies tokens from the context (names from passages); off by default. */
     readonly copy?: boolean;
+    /** Learned position embeddings (the default) or ALiBi. */
+    readonly positions?: "learned" | "alibi";
   };
   /**
    * The warm start `train` runs by default when it starts from a fresh model: this many episodes of the
