@@ -26,6 +26,8 @@ const policies = {
   lazy: lazyPolicy,
   careless: carelessPolicy,
   hasty: hastyPolicy,
+  /** The hasty demonstrator on half the questions (HASTE_RATE is 0.7): a warm start between hasty and expert. */
+  "half-hasty": () => hastyPolicy(0.5),
   rag: ragPolicy,
   random: randomPolicy,
 };
