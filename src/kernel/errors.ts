@@ -39,6 +39,10 @@ export class JournalError extends Data.TaggedError("JournalError")<{
   override get message(): string {
     return `${where(this)}: ${this.problem}: ${this.detail}`;
   }
+  /** The damage `replay --repair` mends: a torn last line. Anything else it leaves for a person. */
+  get repairable(): boolean {
+    return this.problem === "torn-tail";
+  }
 }
 
 /** Appending out of turn: another writer appended, or an event was skipped. */

@@ -66,7 +66,7 @@ export const readEpisodeFile = async (file: string, group = ""): Promise<Episode
     for await (const event of streamJournalFile(file)) events.push(event);
     return { file, group, events };
   } catch (cause) {
-    const torn = cause instanceof JournalError && cause.problem === "torn-tail";
+    const torn = cause instanceof JournalError && cause.repairable;
     return {
       file,
       group,
