@@ -1,6 +1,6 @@
 /** `agent-r1 train`, `sft` and `eval`: the learner's commands. */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
@@ -8,6 +8,7 @@ import {
   actionBudgetOf,
   DEFAULT_TRAIN_CONFIG,
   decodeTrainConfig,
+  LR_SCHEDULES,
   modelConfigFor,
   type TrainConfig,
 } from "../learn/config.ts";
@@ -23,7 +24,9 @@ import {
   train,
 } from "../learn/trainer.ts";
 import { warmStartCheckpoint } from "../learn/warm-start.ts";
+import { averageCheckpoints } from "../policy/average.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
+import { saveCheckpoint } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
@@ -139,6 +142,7 @@ const RESUME_FLAGS: readonly (readonly [option: string, flag: string, saved: (c:
   ["tasks", "--tasks", (c) => c.tasksPerStep],
   ["groupSize", "--group-size", (c) => c.groupSize],
   ["lr", "--lr", (c) => c.lr],
+  ["lrSchedule", "--lr-schedule", (c) => c.lrSchedule ?? "constant"],
   ["temperature", "--temperature", (c) => c.temperature],
   ["kl", "--kl", (c) => c.klCoef],
   ["klKind", "--kl-kind", (c) => c.klKind],
@@ -291,6 +295,23 @@ const notFoundFromHere = (file: string, what: string, remedy: string) =>
 export const resolveCheckpoint = (dir: string, flag: string): string =>
   checkpointIn(dir, flag, (line) => process.stderr.write(`${line}\n`));
 
+/** The last `n` checkpoints of a run folder (or of its checkpoints/ folder), oldest first. */
+const lastCheckpoints = (dir: string, n: number): string[] => {
+  const folder = basename(resolve(dir)) === "checkpoints" ? dir : join(dir, "checkpoints");
+  const names = checkpointsIn(folder);
+  if (names.length === 0)
+    throw new UsageError({
+      detail: existsSync(join(dir, "manifest.json"))
+        ? `average --last: ${dir} is a checkpoint, not a run folder; give run folders with --last, or checkpoints without it`
+        : `average --last: ${dir} holds no checkpoints (no ${folder} with checkpoint folders in it)`,
+    });
+  if (names.length < n)
+    process.stderr.write(
+      `average: ${dir} has ${names.length} checkpoint${names.length > 1 ? "s" : ""}, fewer than --last ${n}: averaging them all\n`,
+    );
+  return names.slice(-n).map((name) => join(folder, name));
+};
+
 /** Warm starts shipped with the package, for the note on a train without one. */
 const SHIPPED_WARM_STARTS: Readonly<Record<string, string>> = {
   hopqa:
@@ -438,6 +459,14 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       .option("--tasks <n>", "tasks per update", int("--tasks", 1), d.tasksPerStep)
       .option("--group-size <n>", "episodes per task", int("--group-size", 1), d.groupSize)
       .option("--lr <x>", "learning rate", num("--lr"), d.lr)
+      .addOption(
+        new Option(
+          "--lr-schedule <name>",
+          "learning rate over the updates: constant, or decayed from --lr to 0 at --steps",
+        )
+          .choices(LR_SCHEDULES)
+          .default("constant"),
+      )
       .option("--temperature <x>", "sampling temperature", num("--temperature"), d.temperature)
       .option("--kl <x>", "KL coefficient to the initial policy", num("--kl"), d.klCoef)
       .addOption(
@@ -521,6 +550,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             tasksPerStep: opts.tasks,
             groupSize: opts.groupSize,
             lr: opts.lr,
+            ...(opts.lrSchedule === "constant" ? {} : { lrSchedule: opts.lrSchedule }),
             temperature: opts.temperature,
             maxNewTokens: maxNewTokensFor(env, opts.maxNewTokens),
             klCoef: opts.kl,
@@ -630,6 +660,41 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         `cloned ${result.episodes} episodes (${result.tokens} action tokens seen), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
       );
 
+      setExit(0);
+    });
+
+  program
+    .command("average")
+    .description(
+      "average the weights of checkpoints of one model: a run's last few (--last N), or several runs' from one warm start",
+    )
+    .argument("<checkpoints...>", "checkpoint folders; with --last, run folders")
+    .requiredOption("--out <dir>", "checkpoint folder to write")
+    .option("--last <n>", "from each run folder given, its last N checkpoints", int("--last", 1))
+    .option("--json", "print the result as JSON")
+    .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
+    .action(async (given: string[], opts) => {
+      const folders =
+        opts.last === undefined
+          ? given.map((dir) => resolveCheckpoint(dir, "average:"))
+          : given.flatMap((dir) => lastCheckpoints(dir, opts.last));
+      if (folders.some((folder) => resolve(folder) === resolve(opts.out)))
+        throw new UsageError({
+          detail: `--out ${opts.out} is one of the checkpoints to average; write the average to another folder`,
+        });
+      await initBackend(opts.backend);
+      const averaged = await averageCheckpoints(folders);
+      try {
+        await saveCheckpoint(opts.out, averaged);
+      } finally {
+        averaged.model.dispose();
+      }
+      const summary = { out: opts.out, checkpoints: folders, versions: averaged.versions, version: averaged.version };
+      out(
+        opts.json
+          ? JSON.stringify(summary)
+          : `averaged ${folders.length} checkpoint${folders.length > 1 ? "s" : ""} (policy versions ${averaged.versions.join(", ")}) -> ${opts.out}`,
+      );
       setExit(0);
     });
 

@@ -11,6 +11,19 @@ const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
 const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0));
 const Probability = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(1));
 
+export const LR_SCHEDULES = ["constant", "linear", "cosine"] as const;
+export type LrSchedule = (typeof LR_SCHEDULES)[number];
+
+/**
+ * The learning rate of update `step` (0-based) of `steps`: `lr` throughout (constant), or decayed so that
+ * update 0 has `lr` and the rate would reach 0 at update `steps` (linear, cosine).
+ */
+export const scheduledLr = (lr: number, schedule: LrSchedule | undefined, step: number, steps: number): number => {
+  if (schedule === undefined || schedule === "constant" || steps <= 0) return lr;
+  const progress = Math.min(Math.max(step / steps, 0), 1);
+  return schedule === "linear" ? lr * (1 - progress) : lr * 0.5 * (1 + Math.cos(Math.PI * progress));
+};
+
 export const WarmStartConfig = Schema.Struct({ episodes: PositiveInt, epochs: PositiveInt });
 export type WarmStartConfig = typeof WarmStartConfig.Type;
 
@@ -32,6 +45,11 @@ export const TrainConfig = Schema.Struct({
   topP: Probability,
   maxNewTokens: PositiveInt,
   lr: NonNegative,
+  /**
+   * The learning rate over the run's updates: constant, or decayed from `lr` at the first update to 0 after
+   * the last (`steps`), linearly or along a half cosine; absent = constant.
+   */
+  lrSchedule: Schema.optionalKey(Schema.Literals(LR_SCHEDULES)),
   weightDecay: NonNegative,
   maxGradNorm: NonNegative,
   /** PPO clip range epsilon. */

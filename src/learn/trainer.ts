@@ -39,7 +39,7 @@ import type { EpisodeRecord } from "../runtime/episode.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
-import { actionBudgetOf, DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "./config.ts";
+import { actionBudgetOf, DEFAULT_TRAIN_CONFIG, decodeTrainConfig, scheduledLr, type TrainConfig } from "./config.ts";
 import { countCutActions, describeEval, type EvalSummary, evaluate } from "./evaluate.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -84,6 +84,8 @@ export interface UpdateMetrics {
   readonly approxKl: number;
   readonly clipfrac: number;
   readonly gradNorm: number;
+  /** The learning rate of this update (`lrSchedule`; absent in runs written before it was recorded). */
+  readonly lr?: number;
   readonly skippedUpdates: number;
   readonly trainedTokens: number;
   readonly sampledTokens: number;
@@ -453,6 +455,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
 
     // --- the update ---------------------------------------------------------------------------------------
     const results: TrainStepResult[] = [];
+    const lr = scheduledLr(config.lr, config.lrSchedule, step, config.steps);
     const inOrder = sequences.map((_, i) => i);
     const chunk = Math.ceil(inOrder.length / config.minibatches);
     for (let epoch = 0; epoch < config.epochs; epoch++) {
@@ -492,6 +495,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
               entropyCoef: config.entropyCoef,
               klCoef: config.algo === "reinforce++" ? 0 : config.klCoef,
               klKind: config.klKind,
+              lr,
             },
           ),
         );
@@ -536,6 +540,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       approxKl: mean(applied.map((r) => r.approxKl)),
       clipfrac: mean(applied.map((r) => r.clipfrac)),
       gradNorm: mean(applied.map((r) => r.gradNorm)),
+      lr,
       skippedUpdates: results.length - applied.length,
       trainedTokens: results.reduce((s, r) => s + r.tokens, 0),
       sampledTokens,

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { assign, setup } from "xstate";
 import { lookup } from "../../actors/lookup/index.ts";
 import { type AgentActEvent, defineEnv, end, observe, reward, WordTokenizer } from "../../src/index.ts";
-import { DEFAULT_TRAIN_CONFIG, type TrainConfig } from "../../src/learn/config.ts";
+import { DEFAULT_TRAIN_CONFIG, scheduledLr, type TrainConfig } from "../../src/learn/config.ts";
 import { TIMING_FIELDS, train } from "../../src/learn/trainer.ts";
 import { tempDir } from "../support/index.ts";
 
@@ -106,5 +106,35 @@ describe("the learner, end to end (rollout -> journal -> replay -> update)", () 
     const [a, b] = runs.map((out) => metricsOf(out).map(strip));
     expect(a).toHaveLength(3);
     expect(b).toEqual(a);
+  });
+
+  it("a learning-rate schedule sets each update's rate, and the updates follow it", async () => {
+    const constant = join(tempDir(), "constant");
+    const linear = join(tempDir(), "linear");
+    await train({ env: ascii, config: config("schedule", 3), out: constant, log: () => {} });
+    await train({ env: ascii, config: { ...config("schedule", 3), lrSchedule: "linear" }, out: linear, log: () => {} });
+    const [a, b] = [constant, linear].map(metricsOf);
+    expect(a.map((m) => m.lr)).toEqual([1e-2, 1e-2, 1e-2]);
+    expect(b.map((m) => m.lr.toPrecision(6))).toEqual(["0.0100000", "0.00666667", "0.00333333"]);
+    // The first update has the same rate in both runs, so the second samples from the same weights; the
+    // second's smaller rate shows in the third.
+    expect(b[1].entropy).toBe(a[1].entropy);
+    expect(b[2].entropy).not.toBe(a[2].entropy);
+  });
+});
+
+describe("scheduledLr", () => {
+  it("starts at lr and decays towards 0 at the last update, never rising", () => {
+    for (const schedule of ["linear", "cosine"] as const) {
+      const rates = Array.from({ length: 11 }, (_, step) => scheduledLr(0.1, schedule, step, 10));
+      expect(rates[0]).toBe(0.1);
+      expect(rates[10]).toBeCloseTo(0, 12);
+      expect(rates[5]).toBeCloseTo(0.05, 12);
+      for (let i = 1; i < rates.length; i++) expect(rates[i]).toBeLessThan(rates[i - 1]);
+    }
+    expect(scheduledLr(0.1, "constant", 7, 10)).toBe(0.1);
+    expect(scheduledLr(0.1, undefined, 7, 10)).toBe(0.1);
+    // Past the end (a run resumed with more --steps than it was started with is rescheduled instead).
+    expect(scheduledLr(0.1, "linear", 12, 10)).toBe(0);
   });
 });

@@ -1,0 +1,68 @@
+/**
+ * Weight averaging of checkpoints: the mean of each parameter over several checkpoints of one model shape
+ * and one tokenizer. The last few checkpoints of one RL run (Polyak / tail averaging), or the last ones of
+ * runs from the same warm start on other seeds (a "model soup"), often score steadier than any one of them:
+ * an RL run's exact match swings between checkpoints a few updates apart.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import { canonicalJson } from "../kernel/canonical.ts";
+import { UsageError } from "../kernel/errors.ts";
+import { type CheckpointContents, loadCheckpoint } from "./checkpoint.ts";
+
+export interface AveragedCheckpoint extends CheckpointContents {
+  /** The policy versions averaged, in the order given. */
+  readonly versions: readonly number[];
+}
+
+/**
+ * Loads the checkpoints one at a time and averages their parameters (in float64, then rounded to float32).
+ * The result has the first checkpoint's shape and tokenizer, the highest of their policy versions, and no
+ * optimizer state. A checkpoint of another shape or tokenizer is a UsageError naming it and the difference;
+ * a damaged one is the loader's CheckpointError.
+ */
+export const averageCheckpoints = async (folders: readonly string[]): Promise<AveragedCheckpoint> => {
+  if (folders.length === 0) throw new UsageError({ detail: "averaging needs at least one checkpoint" });
+  const first = await loadCheckpoint(folders[0]);
+  const shape = canonicalJson(first.model.config);
+  const sums = new Map<string, Float64Array>();
+  const versions: number[] = [];
+  const add = async (contents: CheckpointContents) => {
+    for (const [name, variable] of contents.model.parameters) {
+      const values = (await variable.data()) as Float32Array;
+      const sum = sums.get(name) ?? new Float64Array(values.length);
+      sums.set(name, sum);
+      for (let i = 0; i < values.length; i++) sum[i] += values[i];
+    }
+    versions.push(contents.version);
+  };
+  try {
+    await add(first);
+    for (const folder of folders.slice(1)) {
+      const next = await loadCheckpoint(folder);
+      try {
+        if (canonicalJson(next.model.config) !== shape)
+          throw new UsageError({
+            detail: `${folder} has another model shape than ${folders[0]} (${canonicalJson(next.model.config)} against ${shape}); only checkpoints of one shape average`,
+          });
+        if (next.tokenizer.id !== first.tokenizer.id)
+          throw new UsageError({
+            detail: `${folder} has another tokenizer than ${folders[0]} (${next.tokenizer.id} against ${first.tokenizer.id}); only checkpoints of one environment average`,
+          });
+        await add(next);
+      } finally {
+        next.model.dispose();
+      }
+    }
+  } catch (error) {
+    first.model.dispose();
+    throw error;
+  }
+  tf.tidy(() => {
+    for (const [name, variable] of first.model.parameters) {
+      const sum = sums.get(name) as Float64Array;
+      const mean = Float32Array.from(sum, (x) => x / folders.length);
+      variable.assign(tf.tensor(mean, variable.shape));
+    }
+  });
+  return { model: first.model, tokenizer: first.tokenizer, version: Math.max(...versions), versions };
+};

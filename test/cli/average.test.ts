@@ -1,0 +1,91 @@
+/**
+ * `agent-r1 average`: the mean of checkpoints' weights (a run's last few with --last, or any list), and
+ * clear refusals for checkpoints that cannot average, written nowhere.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { initBackend } from "../../src/policy/backend.ts";
+import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
+import { Gpt } from "../../src/policy/gpt.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+const output = captureOutput();
+const dir = tempDir("agent-r1-average-");
+const run = join(dir, "run");
+const ckpt = (v: number) => join(run, "checkpoints", `v0000${v}`);
+
+const weightsOf = async (folder: string) => {
+  const { model } = await loadCheckpoint(folder);
+  const out = new Map<string, Float32Array>();
+  for (const [name, variable] of model.parameters) out.set(name, (await variable.data()) as Float32Array);
+  model.dispose();
+  return out;
+};
+
+describe("agent-r1 average", () => {
+  beforeAll(async () => {
+    // A real run's folder, for a model shape and tokenizer that `eval --env lookup` takes; its checkpoints
+    // are then replaced by three differently initialised models, so that they surely differ.
+    const train = ["train", "--env", "lookup", "--steps", "1", "--no-warm-start", "--tasks", "2", "--group-size", "2"];
+    const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--eval-episodes", "0"];
+    expect(await main([...train, ...shape, "--out", run])).toBe(0);
+    await initBackend("wasm", { log: () => {} });
+    const { model, tokenizer } = await loadCheckpoint(ckpt(1));
+    for (const v of [1, 2, 3]) {
+      const fresh = new Gpt(model.config, `average-${v}`);
+      await saveCheckpoint(ckpt(v), { model: fresh, tokenizer, version: v });
+      fresh.dispose();
+    }
+    model.dispose();
+  }, 60_000);
+
+  it("--last N averages a run's last N checkpoints, parameter by parameter", async () => {
+    const out = join(dir, "last2");
+    expect(await main(["average", run, "--last", "2", "--out", out, "--json"])).toBe(0);
+    expect(JSON.parse(output.stdout)).toEqual({ out, checkpoints: [ckpt(2), ckpt(3)], versions: [2, 3], version: 3 });
+    const [a, b, mean] = await Promise.all([weightsOf(ckpt(2)), weightsOf(ckpt(3)), weightsOf(out)]);
+    let differ = 0;
+    for (const [name, values] of mean) {
+      const [x, y] = [a.get(name) as Float32Array, b.get(name) as Float32Array];
+      for (let i = 0; i < values.length; i++) {
+        expect(values[i]).toBeCloseTo((x[i] + y[i]) / 2, 6);
+        if (x[i] !== y[i]) differ++;
+      }
+    }
+    // The two checkpoints are not the same weights, or the test would show nothing.
+    expect(differ).toBeGreaterThan(0);
+    // It is a checkpoint like any other: eval takes it.
+    expect(await main(["eval", "--env", "lookup", "--checkpoint", out, "--episodes", "2"])).toBe(0);
+  });
+
+  it("takes checkpoint folders as given, and a run folder as its latest checkpoint", async () => {
+    const out = join(dir, "given");
+    // The run's latest.json still names v00001, the one checkpoint its training wrote.
+    expect(await main(["average", ckpt(3), run, "--out", out])).toBe(0);
+    expect(output.stdout).toContain(`averaged 2 checkpoints (policy versions 3, 1) -> ${out}`);
+  });
+
+  it("refuses checkpoints of another shape, and an --out among the inputs, writing nothing", async () => {
+    const { model, tokenizer } = await loadCheckpoint(ckpt(1));
+    const wider = join(dir, "wider");
+    const other = new Gpt({ ...model.config, width: 32 }, "wider");
+    await saveCheckpoint(wider, { model: other, tokenizer, version: 0 });
+    model.dispose();
+    other.dispose();
+    const out = join(dir, "never");
+    expect(await main(["average", ckpt(1), wider, "--out", out])).toBe(2);
+    expect(output.stderr).toContain(`${wider} has another model shape than ${ckpt(1)}`);
+    expect(existsSync(out)).toBe(false);
+
+    output.clear();
+    expect(await main(["average", ckpt(1), ckpt(2), "--out", ckpt(2)])).toBe(2);
+    expect(output.stderr).toContain(`--out ${ckpt(2)} is one of the checkpoints to average`);
+
+    output.clear();
+    expect(await main(["average", ckpt(1), "--last", "2", "--out", out])).toBe(2);
+    expect(output.stderr).toContain(`${ckpt(1)} is a checkpoint, not a run folder`);
+    expect(existsSync(out)).toBe(false);
+  });
+});
