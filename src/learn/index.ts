@@ -5,6 +5,7 @@
 
 export { loadEnv } from "../cli/registry.ts";
 export { type LineChartOptions, lineChartSvg, plotRuns } from "../observe/plot.ts";
+export { type AveragedCheckpoint, averageCheckpoints } from "../policy/average.ts";
 export { type BackendChoice, initBackend } from "../policy/backend.ts";
 export { CheckpointError, loadCheckpoint, saveCheckpoint } from "../policy/checkpoint.ts";
 export { ALGORITHMS, type Algorithm } from "./advantages/types.ts";
@@ -12,7 +13,10 @@ export {
   DEFAULT_CONTEXT,
   DEFAULT_TRAIN_CONFIG,
   decodeTrainConfig,
+  LR_SCHEDULES,
+  type LrSchedule,
   modelConfigFor,
+  scheduledLr,
   type TrainConfig,
   trainConfigFor,
   type WarmStartConfig,

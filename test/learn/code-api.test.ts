@@ -17,7 +17,15 @@ describe("the learner from code", () => {
   it("is the package's `agent-r1-ts/learn` entry point", async () => {
     const learn = await import("agent-r1-ts/learn");
     expect(learn.train).toBe(train);
-    for (const name of ["sft", "evaluate", "loadPolicy", "trainConfigFor", "plotRuns", "loadEnv"] as const)
+    for (const name of [
+      "sft",
+      "evaluate",
+      "loadPolicy",
+      "trainConfigFor",
+      "plotRuns",
+      "loadEnv",
+      "averageCheckpoints",
+    ] as const)
       expect(typeof learn[name], name).toBe("function");
   });
 
