@@ -1,4 +1,4 @@
-/** `agent-r1 train`, `sft` and `eval`: the learner's commands. */
+/** `agent-r1 train`, `sft`, `average` and `eval`: the learner's commands. */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
