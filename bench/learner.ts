@@ -4,7 +4,9 @@
  *      2-D matMul peak, interleaved round by round (target: at least 0.3 of the peak on wasm);
  *   5. sampling tokens/s with the KV cache against recomputing the whole context for every new token,
  *      at context 128 (target: at least 5x);
- *   6. what the copy head costs: the same training step with and without it.
+ *   6. what the copy head costs: the same training step with and without it;
+ *   7. one RL update's learner work on a hopqa update's episode lengths, each forward pass's rows grouped
+ *      by length against cut in order (padded to the batch's longest).
  * Writes docs/bench-learner.md with the command that produced it.
  */
 
@@ -14,7 +16,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { Rng } from "../src/kernel/prng.ts";
 import { initBackend } from "../src/policy/backend.ts";
 import { Gpt } from "../src/policy/gpt.ts";
-import { measureCopyHead, measureTraining } from "../src/policy/measure.ts";
+import { measureCopyHead, measurePassGrouping, measureTraining } from "../src/policy/measure.ts";
 import { sample } from "../src/policy/sampler.ts";
 
 const args = process.argv.slice(2);
@@ -80,6 +82,10 @@ model.dispose();
 log("figure 6: training step with and without the copy head ...");
 const copyCost = await measureCopyHead({ repeats: quick ? 4 : 10 });
 
+// --- figure 7: passes grouped by length --------------------------------------------------------------------
+log("figure 7: an RL update's passes grouped by length vs in order ...");
+const grouping = await measurePassGrouping({ repeats: quick ? 2 : 5 });
+
 const trainTokensPerSecond = (training.train.batch * (training.train.time - 1)) / (training.train.medianMs / 1000);
 const lines = [
   "# Learner benchmarks",
@@ -98,10 +104,16 @@ const lines = [
   `| 4. PPO training step (${training.train.parameters.toLocaleString("en")} parameters, batch ${training.train.batch} x T ${training.train.time}) vs plain 2-D matMul [1024,64]x[64,256] | ${training.train.gflops.toFixed(2)} GFLOP/s (${Math.round(trainTokensPerSecond).toLocaleString("en")} tokens/s, ${training.train.medianMs.toFixed(0)} ms/step) | ${training.matMul.gflops.toFixed(2)} GFLOP/s | ${training.efficiency.toFixed(2)} of peak | >= 0.3: ${training.efficiency >= 0.3 ? "met" : "MISSED"} |`,
   `| 5. sampling, context ${CONTEXT}, batch ${BATCH}, ${NEW_TOKENS} new tokens: KV cache vs recomputing the context | ${Math.round(cacheRate).toLocaleString("en")} tokens/s | ${Math.round(recomputeRate).toLocaleString("en")} tokens/s | ${(cacheRate / recomputeRate).toFixed(1)}x | >= 5x: ${cacheRate / recomputeRate >= 5 ? "met" : "MISSED"} |`,
   `| 6. PPO training step of the same model with the copy head vs without | ${copyCost.withCopy.medianMs.toFixed(0)} ms/step (${copyCost.withCopy.parameters.toLocaleString("en")} parameters) | ${copyCost.without.medianMs.toFixed(0)} ms/step | ${copyCost.slowdown.toFixed(2)}x the time | none (a cost to know) |`,
+  `| 7. one RL update's learner work (reference scoring + ${grouping.minibatches} minibatch steps, ${grouping.rows} hopqa-length rows, hopqa's model): passes grouped by length vs cut in order | ${(grouping.byLengthMs / 1000).toFixed(1)} s/update | ${(grouping.inOrderMs / 1000).toFixed(1)} s/update | ${grouping.speedup.toFixed(2)}x faster | none (reported) |`,
   "",
   "Figure 4 counts 6 x (matrix parameters) x tokens + the attention products per step; the reference model",
   "is the project's reference size (d=64, 2 layers, 4 heads, T=64, batch 16). On wasm only the plain non-transposed 2-D",
   "matMul reaches the peak; attention's batched matMuls run at a fraction of it (see src/policy/gpt.ts).",
+  "",
+  "Figure 7 uses the token lengths of one update of a hopqa REINFORCE++ run (64 episodes of 141-357 tokens,",
+  "`HOPQA_UPDATE_LENGTHS` in src/policy/measure.ts). Cut in order, every pass is padded to its longest row;",
+  "grouped by length (`passSlices` in src/learn/train-step.ts, the learner's default), rows of similar length",
+  "share a pass and the update is the same (test/policy/training.test.ts).",
   "",
   "The peak moves with the machine's load more than the training step does: measured on a loaded machine",
   "(2026-11-30) the matMul ran at 5.80 GFLOP/s and the step at 0.85 of it; on a quiet one (2026-12-01, three",

@@ -7,7 +7,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { Rng } from "../kernel/prng.ts";
 import { AdamW } from "../learn/adamw.ts";
-import { trainStep } from "../learn/train-step.ts";
+import { type PassGrouping, scoreTokens, trainStep } from "../learn/train-step.ts";
 import { Gpt, type GptConfig } from "./gpt.ts";
 
 const median = (values: readonly number[]): number => {
@@ -225,5 +225,75 @@ export const measureCopyHead = async (options: TrainOptions = {}): Promise<CopyH
   } finally {
     plain.dispose();
     copy.dispose();
+  }
+};
+
+/**
+ * The token lengths of one update's 64 episodes in a hopqa REINFORCE++ run (runs of 8 x 8 episodes from
+ * the half-hasty clone, update 10; docs/hopqa.md): 141 to 357 tokens, 208 on average.
+ */
+export const HOPQA_UPDATE_LENGTHS: readonly number[] = [
+  232, 228, 175, 175, 175, 228, 233, 244, 202, 202, 202, 202, 202, 202, 202, 202, 220, 220, 220, 220, 357, 220, 221,
+  220, 220, 225, 209, 158, 209, 221, 221, 210, 213, 213, 213, 213, 212, 213, 213, 213, 225, 285, 225, 225, 225, 156,
+  156, 225, 202, 218, 201, 201, 201, 201, 201, 202, 141, 141, 141, 141, 192, 192, 192, 263,
+];
+
+export interface PassGroupingRatio {
+  readonly rows: number;
+  readonly minibatches: number;
+  /** Median ms of one update (the reference's scoring of every row, then a step per minibatch). */
+  readonly byLengthMs: number;
+  readonly inOrderMs: number;
+  /** inOrderMs / byLengthMs. */
+  readonly speedup: number;
+}
+
+/**
+ * One RL update's learner work on rows of the given lengths (a reference model scores every row, then
+ * one training step per minibatch of shuffled rows), with each pass's rows grouped by length against cut
+ * in order, interleaved round by round. The model is hopqa's shape (2 layers, width 128, copy head).
+ */
+export const measurePassGrouping = async (
+  options: { readonly lengths?: readonly number[]; readonly minibatches?: number; readonly repeats?: number } = {},
+): Promise<PassGroupingRatio> => {
+  const { lengths = HOPQA_UPDATE_LENGTHS, minibatches = 4, repeats = 5 } = options;
+  const config: Partial<GptConfig> = {
+    vocabSize: 437,
+    contextLength: 384,
+    width: 128,
+    layers: 2,
+    heads: 4,
+    copy: true,
+  };
+  const model = new Gpt(config, "measure-passes");
+  const reference = new Gpt(config, "measure-passes-ref");
+  const optimizer = new AdamW(model.parameters, { lr: 1e-6 });
+  const rng = Rng.fromSeed("measure-passes");
+  const tokens = lengths.map((n) => Array.from({ length: n }, () => rng.int(0, 436)));
+  const order = rng.shuffle(tokens.map((_, i) => i));
+  const chunk = Math.ceil(tokens.length / minibatches);
+  const update = async (passes: PassGrouping): Promise<number> => {
+    const start = performance.now();
+    await scoreTokens(reference, tokens, undefined, undefined, passes);
+    for (let m = 0; m < minibatches; m++) {
+      const rows = order.slice(m * chunk, (m + 1) * chunk).map((i) => tokens[i]);
+      const mask = rows.map((row) => row.map((_, t) => (t === 0 ? 0 : 1)));
+      await trainStep(model, { tokens: rows, lossMask: mask, advantages: mask, logprobs: mask }, { optimizer, passes });
+    }
+    return performance.now() - start;
+  };
+  try {
+    await update("by-length");
+    await update("in-order");
+    const [byLengthMs, inOrderMs] = await interleave(
+      repeats,
+      () => update("by-length"),
+      () => update("in-order"),
+    );
+    return { rows: tokens.length, minibatches, byLengthMs, inOrderMs, speedup: inOrderMs / byLengthMs };
+  } finally {
+    optimizer.dispose();
+    model.dispose();
+    reference.dispose();
   }
 };
