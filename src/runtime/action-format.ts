@@ -34,7 +34,7 @@ const singleStringField = (tool: Tool): string | undefined => {
 
 export const formatCall = (tool: Tool, args: Json): string => {
   // Arguments that do not fit would be written as a call of something else (`{ titel: "x" }` as `<t>undefined</t>`).
-  const decoded = Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(args);
+  const decoded = decodeArgs(tool)(args);
   if (Result.isFailure(decoded))
     throw new TypeError(
       `formatCall: ${JSON.stringify(args)} does not fit the parameters of ${tool.name}: ${String(decoded.failure.message).replace(/\s+/g, " ")}`,
@@ -68,10 +68,46 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
       return { kind: "malformed", reason: `arguments of ${name} are not JSON` };
     }
   }
-  const decoded = Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(args);
+  const outOfRange = nonFinitePath(args, "");
+  if (outOfRange !== undefined)
+    return {
+      kind: "malformed",
+      reason: `arguments of ${name}: the number at ${outOfRange || "the top"} is too large for JSON (it parses as Infinity)`,
+    };
+  const decoded = decodeArgs(tool)(args);
   if (Result.isFailure(decoded))
     return { kind: "malformed", reason: `arguments of ${name}: ${String(decoded.failure.message)}` };
   return { kind: "call", tool: name, args: args as Json };
+};
+
+/**
+ * The tool's parameters as a decoder that refuses fields they do not declare: a call with an extra field
+ * is malformed (it would be journaled, and rewards keyed on the arguments would see a new call).
+ */
+const decodeArgs = (tool: Tool) =>
+  Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>, {
+    onExcessProperty: "error",
+  });
+
+/**
+ * Where a parsed JSON value holds a number that is not finite (`1e400` parses as Infinity, which JSON
+ * cannot write back: the journal would record null), as a path like `.a` or `[2]`; undefined if nowhere.
+ */
+const nonFinitePath = (value: unknown, path: string): string | undefined => {
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : path;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = nonFinitePath(item, `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof value === "object" && value !== null)
+    for (const [key, item] of Object.entries(value)) {
+      const found = nonFinitePath(item, `${path}.${key}`);
+      if (found !== undefined) return found;
+    }
+  return undefined;
 };
 
 /** The answer's text, when the action is `<answer>...</answer>`. */

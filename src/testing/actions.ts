@@ -75,6 +75,12 @@ const NEAR_MISSES: readonly [string, (text: string, name: string) => string][] =
   ["empty argument", (text) => text.replace(/^<(\w+)>[\s\S]*<\/(\w+)>$/, "<$1></$2>")],
   ["control characters inside", (text) => `${text.slice(0, 3)}\u0000\u001b[2J${text.slice(3)}`],
   ["newline in the tag", (text) => text.replace(">", ">\n")],
+  // JSON that parses but does not fit: a number past float range (parses as Infinity), an undeclared field.
+  [
+    "a number too large for JSON",
+    (text) => text.replace(/^(<\w+>[\s\S]*?)-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/, (_, before) => `${before}1e400`),
+  ],
+  ["an undeclared field", (text) => text.replace(/^<(\w+)>\{/, '<$1>{"unexpected_field":1,')],
 ];
 
 /** Near misses of well-formed actions: an unclosed tag, a misspelled tool, prose around a call, ... */

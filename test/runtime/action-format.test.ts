@@ -1,0 +1,94 @@
+/** The action format a model writes: what parses as a call, and what is malformed (never an exception). */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { callOf, defineTool, formatCall, parseAction, Schema } from "../../src/index.ts";
+import { almostRightActionArbitrary } from "../../src/testing/index.ts";
+
+// A tool of several parameters, as a user's calculator would declare it: JSON arguments.
+const calc = defineTool({
+  name: "calc",
+  description: "a op b",
+  parameters: Schema.Struct({ a: Schema.Number, op: Schema.Literals(["+", "-", "*"]), b: Schema.Number }),
+  execute: ({ a, op, b }) => (op === "+" ? a + b : op === "-" ? a - b : a * b),
+});
+const tools = { calc };
+
+describe("parseAction on a tool with JSON arguments", () => {
+  it("round-trips every call formatCall writes", () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          a: fc.double({ noNaN: true, noDefaultInfinity: true }),
+          op: fc.constantFrom("+", "-", "*"),
+          b: fc.integer(),
+        }),
+        (args) => {
+          const parsed = parseAction(formatCall(calc, args), tools);
+          expect(parsed).toEqual({ kind: "call", tool: "calc", args: JSON.parse(JSON.stringify(args)) });
+        },
+      ),
+    );
+  });
+
+  it("calls a number too large for JSON malformed, and says where it is", () => {
+    for (const [text, where] of [
+      ['<calc>{"a":1e400,"op":"*","b":4}</calc>', ".a"],
+      ['<calc>{"a":1,"op":"+","b":-1e999}</calc>', ".b"],
+    ] as const) {
+      const parsed = parseAction(text, tools);
+      expect(parsed.kind).toBe("malformed");
+      expect(parsed.kind === "malformed" && parsed.reason).toContain(`the number at ${where} is too large for JSON`);
+      expect(callOf(text, tools, "calc")).toBeUndefined();
+    }
+  });
+
+  it("calls arguments with a field the parameters do not declare malformed, naming the field", () => {
+    const parsed = parseAction('<calc>{"a":3,"op":"*","b":4,"extra":[1,2]}</calc>', tools);
+    expect(parsed.kind).toBe("malformed");
+    expect(parsed.kind === "malformed" && parsed.reason).toMatch(/arguments of calc: .*excess property[\s\S]*extra/);
+    expect(() => formatCall(calc, { a: 1, op: "+", b: 2, extra: 1 })).toThrow(/does not fit the parameters of calc/);
+  });
+
+  it("never throws on what a model types, and every call it accepts is journaled exactly (JSON-safe arguments)", () => {
+    const fragments = fc.constantFrom(
+      '"a":',
+      '"b":',
+      '"op":',
+      '"*"',
+      "1e400",
+      "-1e999",
+      "1e308",
+      "0",
+      ",",
+      "{",
+      "}",
+      "[",
+      "]",
+      '"x":',
+      "null",
+    );
+    const text = fc.oneof(
+      fc.string(),
+      fc.array(fragments, { maxLength: 12 }).map((parts) => `<calc>${parts.join("")}</calc>`),
+      fc.array(fragments, { maxLength: 12 }).map((parts) => `<calc>{"a":1,"op":"+",${parts.join("")}}</calc>`),
+    );
+    fc.assert(
+      fc.property(text, (action) => {
+        const parsed = parseAction(action, tools);
+        if (parsed.kind === "call") expect(JSON.parse(JSON.stringify(parsed.args))).toEqual(parsed.args);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("the kit's hostile actions", () => {
+  it("include JSON that parses but does not fit: a number past float range, an undeclared field", () => {
+    const near = fc.sample(almostRightActionArbitrary({ tools }), { numRuns: 600, seed: 3 });
+    const reasons = near
+      .map((text) => parseAction(text, tools))
+      .flatMap((p) => (p.kind === "malformed" ? [p.reason] : []));
+    expect(reasons.some((r) => r.includes("too large for JSON"))).toBe(true);
+    expect(reasons.some((r) => r.includes("unexpected_field"))).toBe(true);
+  });
+});
