@@ -9,7 +9,7 @@ import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { isFrameworkFile, isOwnFrame, shownPath, stackFrames, UsageError } from "../kernel/errors.ts";
-import { type EnvDefinition, isModulePath } from "../runtime/env.ts";
+import { type EnvDefinition, isModulePath, rememberModuleSpec } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
 export const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>> = { lookup, hopqa };
@@ -34,7 +34,8 @@ export const envById = (spec: string): EnvDefinition => {
     throw new UsageError({
       detail: `unknown environment "${id}"; known: ${Object.keys(ENVIRONMENTS).join(", ")} (or give a module path, e.g. --env ./my-env.ts)`,
     });
-  return query === undefined ? env : configureEnv(env, query);
+  // A train config made from this environment (trainConfigFor) names the module, so the CLI can resume it.
+  return rememberModuleSpec(query === undefined ? env : configureEnv(env, query), spec);
 };
 
 /** Applies `key=value&key=value` options through the environment's `configure`. */
@@ -144,7 +145,8 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
     throw new UsageError({
       detail: `${path} does not export an environment: make its default export \`defineEnv({ id, version, machine, tools, tokenizer, task })\``,
     });
-  return query === undefined ? env : configureEnv(env, query);
+  // A train config made from this environment (trainConfigFor) names the module, so the CLI can resume it.
+  return rememberModuleSpec(query === undefined ? env : configureEnv(env, query), spec);
 };
 
 /**

@@ -4,7 +4,7 @@
  */
 import { Result, Schema } from "effect";
 import { didYouMean, firstUnknownKey, UsageError } from "../kernel/errors.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { type EnvDefinition, moduleSpecOf } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
@@ -201,7 +201,8 @@ const checkFieldNames = (config: object, where: string) => {
 };
 
 /**
- * A train config for an environment, as `agent-r1 train --env ID` builds it: the environment's id, its model
+ * A train config for an environment, as `agent-r1 train --env ID` builds it: the environment's id (or, for
+ * one `loadEnv` loaded from a module, that module's path, as `--env` gave it), its model
  * shape (`modelConfigFor`), its action budget (`maxActionTokens`) and, from a fresh model, its default warm
  * start; then `overrides`, any field (`model` merged field by field). Decoded: a wrong field is a UsageError.
  */
@@ -214,7 +215,8 @@ export const trainConfigFor = (
   return decodeTrainConfig(
     {
       ...DEFAULT_TRAIN_CONFIG,
-      env: env.id,
+      // The module path for an environment loadEnv loaded from one: what `train --resume` and eval load.
+      env: moduleSpecOf(env) ?? env.id,
       model: modelConfigFor(env, model),
       maxNewTokens: actionBudgetOf(env),
       ...(env.warmStart && !overrides.init ? { warmStart: env.warmStart } : {}),

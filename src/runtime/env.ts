@@ -173,6 +173,17 @@ const VERSION = /^[A-Za-z0-9._+-]{1,64}$/;
 /** `--env` and a train config's `env`: a module path (a separator or a module extension), else an id. */
 export const isModulePath = (spec: string): boolean => /[/\\]/.test(spec) || /\.(ts|js|mts|mjs)$/.test(spec);
 
+const moduleSpecs = new WeakMap<object, string>();
+
+/** Remembers the `--env` module path an environment was loaded from (loadEnv does), for a train config's `env`. */
+export const rememberModuleSpec = <E extends object>(env: E, spec: string): E => {
+  moduleSpecs.set(env, spec);
+  return env;
+};
+
+/** The module path `loadEnv` loaded this environment from, if it was loaded from one. */
+export const moduleSpecOf = (env: object): string | undefined => moduleSpecs.get(env);
+
 /** What defineEnv checks first: each required field, and what it must be. */
 const REQUIRED_FIELDS: readonly [keyof EnvDefinition, string, (value: unknown) => boolean][] = [
   [

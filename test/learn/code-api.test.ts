@@ -3,10 +3,11 @@
  * it: a config built for an environment, training, a policy from the checkpoint, evaluation; and the
  * mistakes `train()` refuses before any work.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
+import { runConfigEnv } from "../../src/cli/registry.ts";
 import { UsageError } from "../../src/index.ts";
 import { DEFAULT_TRAIN_CONFIG, evaluate, loadEnv, loadPolicy, train, trainConfigFor } from "../../src/learn/index.ts";
 import { tempDir } from "../support/index.ts";
@@ -64,6 +65,20 @@ describe("the learner from code", () => {
       "train config: `model` has no field `widht` (did you mean `width`?); its fields: layers, heads, width, contextLength,",
     );
     expect(() => trainConfigFor(lookup, { model: 3 } as never)).toThrow("train config: `model` must be an object");
+  });
+
+  it("trainConfigFor names the module of an environment loadEnv loaded from one, so the CLI can resume and eval the run", async () => {
+    const fromModule = await loadEnv("./actors/weather/env.ts");
+    expect(trainConfigFor(fromModule).env).toBe("./actors/weather/env.ts");
+    // An environment object of your own (not the one loadEnv loaded) keeps its id, as before.
+    expect(trainConfigFor({ ...weather }).env).toBe("weather");
+    // What `eval --checkpoint RUN` and `train --resume` read from the run's config.json loads again.
+    const out = join(tempDir(), "from-module");
+    mkdirSync(out);
+    writeFileSync(join(out, "config.json"), JSON.stringify(trainConfigFor(fromModule)));
+    const named = runConfigEnv(out);
+    expect(named?.env).toBe("./actors/weather/env.ts");
+    expect((await loadEnv(named!.env)).id).toBe("weather");
   });
 
   it("train() refuses a config that does not decode, or that names another environment, before any work", async () => {
