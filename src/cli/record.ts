@@ -1,8 +1,10 @@
 /** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
 import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { lastValueFrom, tap } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
+import { episodeIdOf } from "../journal/stamp.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -52,10 +54,31 @@ export const policyFor = (env: EnvDefinition, name: string): Policy => {
 /** The summary's first abort: what the loop tracked, less the index it compared by. */
 const withoutIndex = ({ index: _, ...abort }: { index: number } & NonNullable<RecordSummary["firstAbort"]>) => abort;
 
+/**
+ * The episodes this command would write already journaled in --out (episode i of seed S is `ep-S-i`):
+ * refused before any episode runs, not at the first one reached (which would leave a partial recording).
+ */
+const refuseJournaledEpisodes = (options: RecordOptions) => {
+  if (!existsSync(options.out)) return;
+  const taken: string[] = [];
+  for (let i = 0; i < options.episodes; i++) {
+    const id = episodeIdOf(`${options.seed}:${i}`);
+    if (existsSync(join(options.out, `${id}.jsonl`))) taken.push(id);
+  }
+  if (taken.length > 0)
+    throw new UsageError({
+      detail:
+        `--out ${options.out} already holds the journals of ${taken.length} of these ${options.episodes} episodes ` +
+        `(${taken.slice(0, 3).join(", ")}${taken.length > 3 ? ", ..." : ""}); nothing was recorded: record into a new ` +
+        "folder, or use another --seed (episode i of seed S is ep-S-i)",
+    });
+};
+
 export const record = async (options: RecordOptions): Promise<RecordSummary> => {
   const started = Date.now();
   if (existsSync(options.out) && !statSync(options.out).isDirectory())
     throw new UsageError({ detail: `--out ${options.out} is a file, not a folder` });
+  refuseJournaledEpisodes(options);
   const journal = new JsonlJournal(options.out, options.durability);
   const bar = options.quiet ? undefined : progress(`record ${options.env.id}`, options.episodes);
   const run = rollout({

@@ -67,7 +67,12 @@ export class StreamValidator {
     try {
       raw = JSON.parse(text);
     } catch (cause) {
-      this.fail("parse", `not valid JSON (${(cause as Error).message}): ${firstLine(text)}`);
+      this.fail(
+        "parse",
+        text.trim() === ""
+          ? "a blank line where an event belongs (a journal has one event per line, none blank)"
+          : `not valid JSON (${(cause as Error).message}): ${firstLine(text)}`,
+      );
     }
     return this.accept(raw);
   }

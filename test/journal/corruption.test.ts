@@ -115,6 +115,13 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     expect((await readError(Buffer.from("")))?.problem).toBe("empty");
   });
 
+  it("a blank line in the middle is named as one, at its line", async () => {
+    const lines = original.toString("utf8").trimEnd().split("\n");
+    const error = await readError(Buffer.from(`${[lines[0], "", ...lines.slice(1)].join("\n")}\n`));
+    expect(error).toMatchObject({ problem: "parse", line: 2 });
+    expect(error?.message).toContain("a blank line where an event belongs");
+  });
+
   it("repair truncates a torn tail, says what it removed, and keeps every valid event", async () => {
     const file = join(dir, "torn.jsonl");
     writeFileSync(file, original.subarray(0, original.length - 10));

@@ -5,7 +5,7 @@
  * so that many cases stay fast.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { checkInitShape } from "../../src/cli/learn-commands.ts";
@@ -275,8 +275,16 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(code, stderr).toBe(2);
     expect(lines, stderr).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^error: episode .* already has a journal at .*; record into a new folder or use another seed/,
+      /^error: --out .*twice already holds the journals of 1 of these 1 episodes \(ep-0-0\); nothing was recorded: record into a new folder, or use another --seed/,
     );
+    // A later episode already journaled: refused before the first one is written again.
+    rmSync(join(dir, "twice", "ep-0-0.jsonl"));
+    writeFileSync(join(dir, "twice", "ep-0-2.jsonl"), "");
+    stderr = "";
+    const later = await run([...args.slice(0, 6), "3", ...args.slice(7)]);
+    expect(later.code, stderr).toBe(2);
+    expect(later.lines[0]).toContain("already holds the journals of 1 of these 3 episodes (ep-0-2)");
+    expect(existsSync(join(dir, "twice", "ep-0-0.jsonl"))).toBe(false);
   });
 
   it("training says how many sampled episodes were too long for the model's context to train on", async () => {
