@@ -8,3 +8,14 @@ export const seedArg = (value: string) => {
     );
   return value;
 };
+
+/**
+ * A summary as one JSON line, its fractions rounded to 12 significant digits: a mean of rewards prints as
+ * 0.9, not 0.8999999999999997 (float sums' noise). Integers and non-numbers are written as they are.
+ */
+export const summaryJson = (summary: unknown): string =>
+  JSON.stringify(summary, (_, value) =>
+    typeof value === "number" && Number.isFinite(value) && !Number.isInteger(value)
+      ? Number(value.toPrecision(12))
+      : value,
+  );

@@ -32,7 +32,7 @@ import { requireLegalActions } from "../policy/legal.ts";
 import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
-import { seedArg } from "./args.ts";
+import { seedArg, summaryJson } from "./args.ts";
 import { type Progress, progress } from "./progress.ts";
 import { builtinEnvOfCheckpoint, configureEnv, loadEnv, runConfigEnv } from "./registry.ts";
 
@@ -590,7 +590,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         before: result.before,
         after: result.after,
       };
-      if (opts.json) out(JSON.stringify(summary));
+      if (opts.json) out(summaryJson(summary));
       else
         out(
           `trained ${config.algo} on ${config.env} for ${result.steps} updates (policy version ${result.version}, backend ${result.backend}) -> ${runDir}` +
@@ -692,7 +692,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       const summary = { out: opts.out, checkpoints: folders, versions: averaged.versions, version: averaged.version };
       out(
         opts.json
-          ? JSON.stringify(summary)
+          ? summaryJson(summary)
           : `averaged ${folders.length} checkpoint${folders.length > 1 ? "s" : ""} (policy versions ${averaged.versions.join(", ")}) -> ${opts.out}`,
       );
       setExit(0);
@@ -795,7 +795,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`,
         );
       out(
-        JSON.stringify({
+        summaryJson({
           env: env.id,
           ...env.options,
           ...Object.fromEntries(options),
@@ -833,7 +833,7 @@ const evalSuite = async (
   const { evaluateSuiteShown } = await import("../../actors/hopqa/suite.ts");
   const result = await evaluateSuiteShown("suite", policy, opts.episodes, opts.seed);
   out(
-    JSON.stringify({
+    summaryJson({
       env: "hopqa",
       suite: true,
       constrained: opts.constrained,

@@ -18,7 +18,7 @@ import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { seedArg } from "./args.ts";
+import { seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands } from "./learn-commands.ts";
 import { policyFor, record } from "./record.ts";
@@ -82,7 +82,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         durability: opts.durability as Durability,
         exitOnInterrupt: true,
       });
-      if (opts.json) out(JSON.stringify(summary));
+      if (opts.json) out(summaryJson(summary));
       else
         out(
           `recorded ${summary.episodes} episodes of ${summary.env}${optionsText(env)} with ${summary.policy} into ${summary.out}: ` +

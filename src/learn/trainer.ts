@@ -430,8 +430,8 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     if (droppedTooLong > 0)
       log(
         `update ${step}: ${droppedTooLong} of ${batch.length} episodes are longer than the model's context ` +
-          `(${model.config.contextLength} tokens) and were not trained on; a longer --context-length (for a new ` +
-          "model) or shorter episodes keep them",
+          `(${model.config.contextLength} tokens) and were not trained on${droppedTooLong === batch.length ? " (all of them: this update changed nothing)" : ""}; ` +
+          "a longer --context-length (for a new model) or shorter episodes keep them",
       );
     const extras: { -readonly [K in keyof AdvantageExtras]: AdvantageExtras[K] } = {};
     const tokens = sequences.map((s) => s.tokens);

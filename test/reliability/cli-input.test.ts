@@ -292,7 +292,7 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const more = ["--context-length", "16", "--no-warm-start", "--eval-episodes", "0", "--out", join(dir, "short")];
     expect(await main([...args, ...more]), stderr).toBe(0);
     expect(stderr).toMatch(
-      /update 0: 4 of 4 episodes are longer than the model's context \(16 tokens\) and were not trained on/,
+      /update 0: 4 of 4 episodes are longer than the model's context \(16 tokens\) and were not trained on \(all of them: this update changed nothing\)/,
     );
   });
 
