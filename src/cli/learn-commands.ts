@@ -535,7 +535,13 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             `${runDir} is already at policy version ${at} of ${config.steps} updates: nothing to train; raise --steps to continue it\n`,
           );
       } else {
+        // Said before anything loads (the backend, the environment): these need no work to find.
+        if (existsSync(join(runDir, "metrics.jsonl")))
+          throw new UsageError({
+            detail: `${runDir} already holds a run; continue it with --resume, or give another --out`,
+          });
         const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
+        if (init && !existsSync(init)) throw new UsageError({ detail: `--init ${init}: no such checkpoint folder` });
         if (init) checkInitShape(init, modelOverrides(opts));
         const env = await loadEnv(opts.env);
         config = decodeTrainConfig(

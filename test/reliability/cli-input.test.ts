@@ -287,6 +287,19 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(existsSync(join(dir, "twice", "ep-0-0.jsonl"))).toBe(false);
   });
 
+  it("train refuses an --out that holds a run, or an --init that is not there, in one line before loading anything", async () => {
+    const out = join(dir, "holds-a-run");
+    mkdirSync(out);
+    writeFileSync(join(out, "metrics.jsonl"), "");
+    const held = await run(["train", "--env", "lookup", "--no-warm-start", "--out", out]);
+    expect(held.code, stderr).toBe(2);
+    expect(held.lines).toEqual([`error: ${out} already holds a run; continue it with --resume, or give another --out`]);
+    stderr = "";
+    const missing = await run(["train", "--env", "lookup", "--init", join(dir, "nope"), "--out", join(dir, "fresh")]);
+    expect(missing.code, stderr).toBe(2);
+    expect(missing.lines).toEqual([`error: --init ${join(dir, "nope")}: no such checkpoint folder`]);
+  });
+
   it("training says how many sampled episodes were too long for the model's context to train on", async () => {
     const args = ["train", "--env", "lookup", "--steps", "1", "--tasks", "2", "--group-size", "2"];
     const more = ["--context-length", "16", "--no-warm-start", "--eval-episodes", "0", "--out", join(dir, "short")];
