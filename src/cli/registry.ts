@@ -34,8 +34,7 @@ export const envById = (spec: string): EnvDefinition => {
     throw new UsageError({
       detail: `unknown environment "${id}"; known: ${Object.keys(ENVIRONMENTS).join(", ")} (or give a module path, e.g. --env ./my-env.ts)`,
     });
-  // A train config made from this environment (trainConfigFor) names the module, so the CLI can resume it.
-  return rememberModuleSpec(query === undefined ? env : configureEnv(env, query), spec);
+  return query === undefined ? env : configureEnv(env, query);
 };
 
 /** Applies `key=value&key=value` options through the environment's `configure`. */

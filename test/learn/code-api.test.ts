@@ -70,6 +70,10 @@ describe("the learner from code", () => {
   it("trainConfigFor names the module of an environment loadEnv loaded from one, so the CLI can resume and eval the run", async () => {
     const fromModule = await loadEnv("./actors/weather/env.ts");
     expect(trainConfigFor(fromModule).env).toBe("./actors/weather/env.ts");
+    // A built-in id stays the id, even after a configured variant of it was loaded.
+    await loadEnv("hopqa?split=ood");
+    expect(trainConfigFor(await loadEnv("lookup")).env).toBe("lookup");
+    expect(trainConfigFor(await loadEnv("hopqa")).env).toBe("hopqa");
     // An environment object of your own (not the one loadEnv loaded) keeps its id, as before.
     expect(trainConfigFor({ ...weather }).env).toBe("weather");
     // What `eval --checkpoint RUN` and `train --resume` read from the run's config.json loads again.
