@@ -21,6 +21,7 @@ import {
   policyFromModel,
   readLatest,
   readRunConfig,
+  refuseRunFolder,
   train,
 } from "../learn/trainer.ts";
 import { warmStartCheckpoint } from "../learn/warm-start.ts";
@@ -536,10 +537,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           );
       } else {
         // Said before anything loads (the backend, the environment): these need no work to find.
-        if (existsSync(join(runDir, "metrics.jsonl")))
-          throw new UsageError({
-            detail: `${runDir} already holds a run; continue it with --resume, or give another --out`,
-          });
+        refuseRunFolder(runDir, "--resume");
         const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
         if (init && !existsSync(init)) throw new UsageError({ detail: `--init ${init}: no such checkpoint folder` });
         if (init) checkInitShape(init, modelOverrides(opts));

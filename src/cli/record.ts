@@ -1,6 +1,5 @@
 /** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
 import { existsSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { lastValueFrom, tap } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
@@ -58,12 +57,11 @@ const withoutIndex = ({ index: _, ...abort }: { index: number } & NonNullable<Re
  * The episodes this command would write already journaled in --out (episode i of seed S is `ep-S-i`):
  * refused before any episode runs, not at the first one reached (which would leave a partial recording).
  */
-const refuseJournaledEpisodes = (options: RecordOptions) => {
-  if (!existsSync(options.out)) return;
+const refuseJournaledEpisodes = (options: RecordOptions, journal: JsonlJournal) => {
   const taken: string[] = [];
   for (let i = 0; i < options.episodes; i++) {
     const id = episodeIdOf(`${options.seed}:${i}`);
-    if (existsSync(join(options.out, `${id}.jsonl`))) taken.push(id);
+    if (existsSync(journal.fileOf(id))) taken.push(id);
   }
   if (taken.length > 0)
     throw new UsageError({
@@ -78,8 +76,8 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   const started = Date.now();
   if (existsSync(options.out) && !statSync(options.out).isDirectory())
     throw new UsageError({ detail: `--out ${options.out} is a file, not a folder` });
-  refuseJournaledEpisodes(options);
   const journal = new JsonlJournal(options.out, options.durability);
+  refuseJournaledEpisodes(options, journal);
   const bar = options.quiet ? undefined : progress(`record ${options.env.id}`, options.episodes);
   const run = rollout({
     env: options.env,

@@ -266,6 +266,12 @@ export const freshModelConfig = (config: TrainConfig, vocabSize: number, where =
   return model;
 };
 
+/** A fresh run into a folder that holds a run is refused: `resume` is how it continues. */
+export const refuseRunFolder = (out: string, resume = "--resume (from code: train({ ..., resume: true }))"): void => {
+  if (existsSync(join(out, "metrics.jsonl")))
+    throw new UsageError({ detail: `${out} already holds a run; continue it with ${resume}, or give another --out` });
+};
+
 export const train = async (options: TrainOptions): Promise<TrainResult> => {
   const { env, out } = options;
   // From code as from the CLI: a wrong field is refused before any work, naming it.
@@ -273,10 +279,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   checkConfigEnv(config, env);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);
-  if (!options.resume && existsSync(join(out, "metrics.jsonl")))
-    throw new UsageError({
-      detail: `${out} already holds a run; continue it with --resume (from code: train({ ..., resume: true })), or give another --out`,
-    });
+  if (!options.resume) refuseRunFolder(out);
   const backend = await initBackend(config.backend, { log });
   mkdirSync(out, { recursive: true });
   // A warm start replaces a fresh model: RL (and its KL reference) start from the cloned checkpoint.

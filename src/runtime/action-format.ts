@@ -7,6 +7,7 @@
  */
 import { Result, Schema } from "effect";
 import type { Json } from "effect/Schema";
+import { notPlainJson } from "../kernel/canonical.ts";
 import type { Tool } from "./tool.ts";
 
 export type ParsedAction =
@@ -68,12 +69,11 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
       return { kind: "malformed", reason: `arguments of ${name} are not JSON` };
     }
   }
-  const outOfRange = nonFinitePath(args, "");
-  if (outOfRange !== undefined)
-    return {
-      kind: "malformed",
-      reason: `arguments of ${name}: the number at ${outOfRange || "the top"} is too large for JSON (it parses as Infinity)`,
-    };
+  // JSON text parses to plain JSON but for one thing: a number past float range (`1e400`) parses as
+  // Infinity, which the journal would write back as null.
+  const notJson = notPlainJson(args);
+  if (notJson !== undefined)
+    return { kind: "malformed", reason: `arguments of ${name}: ${notJson}, a number too large for JSON` };
   const decoded = decodeArgs(tool)(args);
   if (Result.isFailure(decoded))
     return { kind: "malformed", reason: `arguments of ${name}: ${String(decoded.failure.message)}` };
@@ -88,27 +88,6 @@ const decodeArgs = (tool: Tool) =>
   Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>, {
     onExcessProperty: "error",
   });
-
-/**
- * Where a parsed JSON value holds a number that is not finite (`1e400` parses as Infinity, which JSON
- * cannot write back: the journal would record null), as a path like `.a` or `[2]`; undefined if nowhere.
- */
-const nonFinitePath = (value: unknown, path: string): string | undefined => {
-  if (typeof value === "number") return Number.isFinite(value) ? undefined : path;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = nonFinitePath(item, `${path}[${i}]`);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (typeof value === "object" && value !== null)
-    for (const [key, item] of Object.entries(value)) {
-      const found = nonFinitePath(item, `${path}.${key}`);
-      if (found !== undefined) return found;
-    }
-  return undefined;
-};
 
 /** The answer's text, when the action is `<answer>...</answer>`. */
 export const answerOf = (text: string, tools: Readonly<Record<string, Tool>>): string | undefined => {
