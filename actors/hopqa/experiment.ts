@@ -8,6 +8,7 @@
  *   npm run experiment -- --report              # rewrite docs/results.md from what has finished
  *   npm run experiment -- --long      # 45 updates of 16 x 8 per run, into runs/hopqa-long and docs/long
  *   npm run experiment -- --hasty     # from the hasty demonstrator's clone, into runs/hopqa-hasty and docs/hasty
+ *   npm run experiment -- --half-hasty  # from the half-hasty clone (test 0.26), into runs/hopqa-half-hasty and docs/half-hasty
  *
  * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
  * interrupted half-way resumes from its last checkpoint. A finished run is also recorded next to the page
@@ -46,9 +47,11 @@ import {
   buildWarmStart,
   COPY_WARM_START,
   describeRecipe,
+  HALF_HASTY_WARM_START,
   HASTY_WARM_START,
   recipeModel,
   SHIPPED_COPY_WARM_START,
+  SHIPPED_HALF_HASTY_WARM_START,
   SHIPPED_HASTY_WARM_START,
   shippedCheckpointOf,
   WARM_START,
@@ -648,6 +651,7 @@ export const selectPlan = (opts: {
   explore?: boolean;
   long?: boolean;
   hasty?: boolean;
+  halfHasty?: boolean;
 }) => {
   PLAN = FULL_PLAN;
   QUICK = false;
@@ -673,6 +677,17 @@ export const selectPlan = (opts: {
       : HASTY_WARM_START;
     PLAN = { ...PLAN, warm, train: { ...PLAN.train, ...EXPLORE, ...(opts.quick ? {} : HASTY_STEPS) } };
     CHILD_FLAGS.push("--hasty");
+  }
+  if (opts.halfHasty) {
+    if (opts.hasty) throw new InvalidArgumentError("--hasty and --half-hasty are two warm starts: give one");
+    if (opts.copyHead === false)
+      throw new InvalidArgumentError("--half-hasty clones into a model with the copy head: drop --no-copy-head");
+    // The same sampling and budget as --hasty, from the weaker, better-reading clone behind the 0.9 soups.
+    const warm = opts.quick
+      ? { ...QUICK_PLAN.warm, demonstrator: "half-hasty" as const, allEpisodes: true, more: { epochs: 1, seed: "p12" } }
+      : HALF_HASTY_WARM_START;
+    PLAN = { ...PLAN, warm, train: { ...PLAN.train, ...EXPLORE, ...(opts.quick ? {} : HASTY_STEPS) } };
+    CHILD_FLAGS.push("--half-hasty");
   }
   if (opts.explore || opts.long) {
     PLAN = { ...PLAN, train: { ...PLAN.train, ...EXPLORE } };
@@ -721,6 +736,10 @@ const main = async () => {
       "--hasty",
       `start from the hasty demonstrator's clone (${SHIPPED_HASTY_WARM_START}: it stops searching one hop early on most questions), ${HASTY_STEPS.steps} updates of ${FULL_PLAN.train.tasksPerStep} questions sampled as --explore; its own --out and --docs (runs/hopqa-hasty, docs/hasty) unless given`,
     )
+    .option(
+      "--half-hasty",
+      `start from the half-hasty clone (${SHIPPED_HALF_HASTY_WARM_START}: test 0.26, it answers one hop early on many questions but reads well), the budget and sampling of --hasty; its own --out and --docs (runs/hopqa-half-hasty, docs/half-hasty) unless given`,
+    )
     .option("--run <name>", "(internal) run one named run in this process")
     .exitOverride();
   try {
@@ -744,14 +763,16 @@ const main = async () => {
     explore?: boolean;
     long?: boolean;
     hasty?: boolean;
+    halfHasty?: boolean;
     run?: string;
   }>();
   selectPlan(opts);
   // Each plan has folders of its own, so that its runs and page never mix with another plan's: toy
   // numbers (--quick) must never land on a committed page or replace a shipped checkpoint.
-  const suffix = [opts.hasty && "hasty", opts.long ? "long" : opts.explore && "explore"].filter(Boolean).join("-");
+  const start = opts.hasty ? "hasty" : opts.halfHasty ? "half-hasty" : undefined;
+  const suffix = [start, opts.long ? "long" : opts.explore && "explore"].filter(Boolean).join("-");
   const [planOut, planDocs] = opts.quick
-    ? [`runs/hopqa-quick${opts.hasty ? "-hasty" : ""}`, undefined]
+    ? [`runs/hopqa-quick${start ? `-${start}` : ""}`, undefined]
     : suffix
       ? [`runs/hopqa-${suffix}`, `docs/${suffix}`]
       : [undefined, undefined];

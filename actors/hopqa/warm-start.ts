@@ -29,7 +29,12 @@ export interface WarmStartRecipe {
   /** The model's positions (absent: learned, as the committed experiment was run). */
   readonly positions?: "learned" | "alibi";
   /** Whose demonstrations are cloned. */
-  readonly demonstrator: "expert" | "hasty";
+  readonly demonstrator: "expert" | "hasty" | "half-hasty";
+  /**
+   * After the epochs, this many more from the clone, with the optimizer afresh and this seed (as
+   * `sft --init CLONE --epochs N --seed S` does; absent: none).
+   */
+  readonly more?: { readonly epochs: number; readonly seed: string };
   /** About how long building it takes on the 2-core machine, in minutes (for the messages that offer a rebuild). */
   readonly buildMinutes: number;
   /** Clone every demonstration, also those that ended wrong (absent: only the successful ones). */
@@ -76,13 +81,35 @@ export const HASTY_WARM_START: WarmStartRecipe = {
 };
 export const SHIPPED_HASTY_WARM_START = "docs/checkpoints/hopqa-hasty-warm-start";
 
+/**
+ * The hasty recipe with the `half-hasty` demonstrator (it answers one hop early on half of the questions),
+ * then 4 more epochs from that clone (seed p12): it copies the haste faithfully and reads well (0.295 / 0.22
+ * / 0.13 on 200 fresh questions per column, test 0.26: the issue's stretch case), and REINFORCE++ lifts it
+ * to 0.87-0.90 in 65 updates (docs/hopqa.md). Shipped in docs/checkpoints/hopqa-half-hasty-12-warm-start;
+ * `npm run experiment -- --half-hasty` starts from it.
+ */
+export const HALF_HASTY_WARM_START: WarmStartRecipe = {
+  ...HASTY_WARM_START,
+  demonstrator: "half-hasty",
+  more: { epochs: 4, seed: "p12" },
+  buildMinutes: 45,
+};
+export const SHIPPED_HALF_HASTY_WARM_START = "docs/checkpoints/hopqa-half-hasty-12-warm-start";
+
 /** Where the checkpoint of a recipe (or of its toy-sized variant) ships in docs/checkpoints, if one does. */
 export const shippedCheckpointOf = (w: WarmStartRecipe): string | undefined =>
-  w.demonstrator === "hasty" ? SHIPPED_HASTY_WARM_START : w.copy ? SHIPPED_COPY_WARM_START : undefined;
+  w.demonstrator === "half-hasty"
+    ? SHIPPED_HALF_HASTY_WARM_START
+    : w.demonstrator === "hasty"
+      ? SHIPPED_HASTY_WARM_START
+      : w.copy
+        ? SHIPPED_COPY_WARM_START
+        : undefined;
 
 export const describeRecipe = (w: WarmStartRecipe) =>
   `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.demos} ${w.demonstrator} demonstrations from worlds ${w.demoWorlds}${w.allEpisodes ? " (wrong ones included)" : ""}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
-  `actions (${w.curriculum.map((c) => `${c.steps} steps on ${c.actions}`).join(", ")}), then ${w.sftEpochs} epoch${w.sftEpochs === 1 ? "" : "s"} of whole episodes`;
+  `actions (${w.curriculum.map((c) => `${c.steps} steps on ${c.actions}`).join(", ")}), then ${w.sftEpochs} epoch${w.sftEpochs === 1 ? "" : "s"} of whole episodes` +
+  (w.more ? `, then ${w.more.epochs} more from that clone (optimizer afresh, seed ${w.more.seed})` : "");
 
 /** The GPT a recipe clones into: hopqa's, with the recipe's own choice of copy head. */
 export const recipeModel = (w: WarmStartRecipe) => ({
@@ -103,24 +130,26 @@ export const buildWarmStart = async (root: string, out: string, w: WarmStartReci
     concurrency: 32,
     durability: "episode",
   });
-  const bar = progress("sft", w.curriculum.length + w.sftEpochs);
-  const result = await sft({
+  const bar = progress("sft", w.curriculum.length + w.sftEpochs + (w.more?.epochs ?? 0));
+  const first = w.more ? join(root, "warm-start-first") : out;
+  const common = {
     env: hopqa,
     data: join(root, "demos"),
-    out,
-    epochs: w.sftEpochs,
     batchSize: w.batchSize,
     lr: w.lr,
-    seed: w.sftSeed,
     backend: "auto",
     model: recipeModel(w),
-    curriculum: w.curriculum,
     constrained: w.constrained ?? false,
     successfulOnly: !w.allEpisodes,
-    onStage: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
-    onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
+    onStage: (_: number, loss: number) => bar.tick(1, { loss: loss.toFixed(3) }),
+    onEpoch: (_: number, loss: number) => bar.tick(1, { loss: loss.toFixed(3) }),
     log: () => {},
-  });
+  } as const;
+  let result = await sft({ ...common, out: first, epochs: w.sftEpochs, seed: w.sftSeed, curriculum: w.curriculum });
+  if (w.more) {
+    result = await sft({ ...common, out, epochs: w.more.epochs, seed: w.more.seed, init: first });
+    rmSync(first, { recursive: true, force: true });
+  }
   bar.stop();
   return result;
 };

@@ -78,6 +78,22 @@ describe("npm run experiment", () => {
     expect(run.stderr).toContain("--hasty clones into a model with the copy head: drop --no-copy-head");
   }, 60_000);
 
+  it("--half-hasty has its own folders and refuses the hasty plan's, and the two warm starts together", () => {
+    const hasty = join(tempDir(), "experiment-hasty-2");
+    mkdirSync(hasty, { recursive: true });
+    writeFileSync(join(hasty, "recipe.json"), JSON.stringify({ demonstrator: "hasty" }));
+    let run = experiment("--half-hasty", "--out", hasty, "--docs", join(tempDir(), "docs"));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("cloned from the hasty demonstrator, not the half-hasty");
+    // The hasty table's page is not the half-hasty plan's (same RL budget, another clone).
+    run = experiment("--half-hasty", "--report", "--out", join(tempDir(), "none"), "--docs", "docs/hasty");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("demonstrator hasty, not half-hasty");
+    run = experiment("--half-hasty", "--hasty");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--hasty and --half-hasty are two warm starts: give one");
+  }, 60_000);
+
   it("names the known groups when --only has an unknown one, before the warm start", () => {
     const out = join(tempDir(), "experiment-only");
     const run = experiment("--only", "grpo,gpro", "--out", out);
