@@ -39,7 +39,17 @@ export const hashEvent = (event: object): string => {
  * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
  * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).
  */
-export const notPlainJson = (value: unknown, path = ""): string | undefined => {
+export const notPlainJson = (value: unknown, path = ""): string | undefined => walkPlain(value, path, 0);
+
+/**
+ * How deep plain JSON may nest: deeper values are refused, not walked (a 10,000-deep array, which
+ * JSON.parse accepts, would overflow the stack of every recursive walker after it: this one, Schema's
+ * decoding, the canonical hash).
+ */
+export const MAX_JSON_DEPTH = 256;
+
+const walkPlain = (value: unknown, path: string, depth: number): string | undefined => {
+  if (depth > MAX_JSON_DEPTH) return `${path || "the value"} nests deeper than ${MAX_JSON_DEPTH} levels`;
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -50,7 +60,7 @@ export const notPlainJson = (value: unknown, path = ""): string | undefined => {
       if (value === null) return undefined;
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          const problem = notPlainJson(value[i], `${path}[${i}]`);
+          const problem = walkPlain(value[i], `${path}[${i}]`, depth + 1);
           if (problem) return problem;
         }
         return undefined;
@@ -60,7 +70,7 @@ export const notPlainJson = (value: unknown, path = ""): string | undefined => {
         return `${path || "the value"} is a ${(value as object).constructor?.name ?? "non-plain object"}`;
       for (const [key, item] of Object.entries(value)) {
         if (item === undefined) continue;
-        const problem = notPlainJson(item, `${path}.${key}`);
+        const problem = walkPlain(item, `${path}.${key}`, depth + 1);
         if (problem) return problem;
       }
       return undefined;

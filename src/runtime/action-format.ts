@@ -69,11 +69,15 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
       return { kind: "malformed", reason: `arguments of ${name} are not JSON` };
     }
   }
-  // JSON text parses to plain JSON but for one thing: a number past float range (`1e400`) parses as
-  // Infinity, which the journal would write back as null.
+  // JSON text parses to plain JSON but for two things: a number past float range (`1e400`) parses as
+  // Infinity, which the journal would write back as null; and nesting deep enough to overflow the stack
+  // of whatever walks the arguments next.
   const notJson = notPlainJson(args);
   if (notJson !== undefined)
-    return { kind: "malformed", reason: `arguments of ${name}: ${notJson}, a number too large for JSON` };
+    return {
+      kind: "malformed",
+      reason: `arguments of ${name}: ${notJson}${/Infinity$/.test(notJson) ? ", a number too large for JSON" : ""}`,
+    };
   const decoded = decodeArgs(tool)(args);
   if (Result.isFailure(decoded))
     return { kind: "malformed", reason: `arguments of ${name}: ${String(decoded.failure.message)}` };

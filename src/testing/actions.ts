@@ -81,6 +81,11 @@ const NEAR_MISSES: readonly [string, (text: string, name: string) => string][] =
     (text) => text.replace(/^(<\w+>[\s\S]*?)-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/, (_, before) => `${before}1e400`),
   ],
   ["an undeclared field", (text) => text.replace(/^<(\w+)>\{/, '<$1>{"unexpected_field":1,')],
+  // JSON.parse takes it; a recursive walker after it would overflow the stack.
+  [
+    "nested 5,000 deep",
+    (text) => text.replace(/^<(\w+)>[\s\S]*<\/(\w+)>$/, `<$1>${"[".repeat(5000)}${"]".repeat(5000)}</$2>`),
+  ],
 ];
 
 /** Near misses of well-formed actions: an unclosed tag, a misspelled tool, prose around a call, ... */

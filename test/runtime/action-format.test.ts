@@ -1,7 +1,7 @@
 /** The action format a model writes: what parses as a call, and what is malformed (never an exception). */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { callOf, defineTool, formatCall, parseAction, Schema } from "../../src/index.ts";
+import { callOf, defineTool, formatCall, parseAction, Schema, type Tool } from "../../src/index.ts";
 import { almostRightActionArbitrary } from "../../src/testing/index.ts";
 
 // A tool of several parameters, as a user's calculator would declare it: JSON arguments.
@@ -42,6 +42,33 @@ describe("parseAction on a tool with JSON arguments", () => {
       );
       expect(callOf(text, tools, "calc")).toBeUndefined();
     }
+  });
+
+  it("calls arguments nested past the depth limit malformed instead of overflowing the stack", () => {
+    // A tool that takes any JSON: its parameters would decode whatever nesting came through.
+    const store = defineTool({
+      name: "store",
+      description: "keeps a JSON document",
+      parameters: Schema.Struct({ doc: Schema.Unknown }),
+      execute: ({ doc }) => JSON.stringify(doc).length,
+    });
+    const deep = (depth: number, open: string, close: string) => `${open.repeat(depth)}${close.repeat(depth)}`;
+    for (const [inner, what] of [
+      [deep(10_000, "[", "]"), "arrays"],
+      [`${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`, "objects"],
+      [`{"doc":${deep(5_000, "[", "]")}}`, "a field"],
+    ] as const) {
+      const text = `<store>${inner}</store>`;
+      expect(text.length, what).toBeLessThan(100_000);
+      for (const tools of [{ store }, { calc }] as Readonly<Record<string, Tool>>[]) {
+        const parsed = parseAction(text.replaceAll("store>", `${Object.keys(tools)[0]}>`), tools);
+        expect(parsed.kind, what).toBe("malformed");
+        expect(parsed.kind === "malformed" && parsed.reason, what).toMatch(/nests deeper than 256 levels/);
+      }
+    }
+    // Within the limit, it is a call.
+    const ok = `<store>{"doc":${deep(200, "[", "]")}}</store>`;
+    expect(parseAction(ok, { store }).kind).toBe("call");
   });
 
   it("calls arguments with a field the parameters do not declare malformed, naming the field", () => {
@@ -85,12 +112,13 @@ describe("parseAction on a tool with JSON arguments", () => {
 });
 
 describe("the kit's hostile actions", () => {
-  it("include JSON that parses but does not fit: a number past float range, an undeclared field", () => {
+  it("include JSON that parses but does not fit: a number past float range, an undeclared field, deep nesting", () => {
     const near = fc.sample(almostRightActionArbitrary({ tools }), { numRuns: 600, seed: 3 });
     const reasons = near
       .map((text) => parseAction(text, tools))
       .flatMap((p) => (p.kind === "malformed" ? [p.reason] : []));
     expect(reasons.some((r) => r.includes("too large for JSON"))).toBe(true);
     expect(reasons.some((r) => r.includes("unexpected_field"))).toBe(true);
+    expect(reasons.some((r) => r.includes("nests deeper than"))).toBe(true);
   });
 });
