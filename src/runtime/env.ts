@@ -259,6 +259,19 @@ export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): E
     );
   }
   checkMaxActionTokens(definition);
+  // A model calls a tool by its name (formatCall writes <name>, the prompt lists names) and the parser
+  // looks the tag up by key: a key other than the name would make every call of it malformed.
+  for (const [key, tool] of Object.entries(definition.tools)) {
+    const toolName = (tool as Partial<Tool> | null)?.name;
+    if (typeof toolName !== "string")
+      throw new TypeError(`${name}: tools.${key} is not a tool; make it with defineTool({ name, ... })`);
+    if (toolName !== key)
+      throw new TypeError(
+        `${name}: tools.${key} is the tool named "${toolName}"; the key must be its name, as a model calls it ` +
+          `<${toolName}>...</${toolName}>: write { ${/^[A-Za-z_$][\w$]*$/.test(toolName) ? toolName : JSON.stringify(toolName)}: ... } ` +
+          "(and the same key in the machine's invoke src)",
+      );
+  }
   const actors = (definition.machine.implementations?.actors ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(definition.tools))
     if (!(name in actors))

@@ -170,6 +170,16 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     );
   });
 
+  it("a tool under a key other than its name is refused (every call of it would be malformed)", () => {
+    const lookup = lookupEnv.tools.lookup;
+    expect(() => defineEnv({ ...lookupEnv, tools: { find: lookup } })).toThrow(
+      'environment lookup: tools.find is the tool named "lookup"; the key must be its name, as a model calls it <lookup>...</lookup>: write { lookup: ... }',
+    );
+    expect(() => defineEnv({ ...lookupEnv, tools: { lookup: { execute: () => 1 } as never } })).toThrow(
+      "environment lookup: tools.lookup is not a tool; make it with defineTool({ name, ... })",
+    );
+  });
+
   it("a required field left out is called missing", () => {
     const { description: _, ...rest } = lookupEnv;
     expect(() => defineEnv(rest as typeof lookupEnv)).toThrow(
