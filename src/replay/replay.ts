@@ -46,6 +46,11 @@ const IMPURE =
   "the usual cause is a guard, action, observe, reward or end function that is not pure (Math.random, " +
   "Date.now, timers, or reading outside state that changes); or the environment changed without a new version";
 
+/** A derived event the journal cannot hold; the live runtime ended the episode on it, with this reason. */
+class Unrecordable {
+  constructor(readonly reason: string) {}
+}
+
 const bodyOf = (event: EpisodeEvent): EventBody => {
   const { v: _v, episode: _e, seq: _s, prev: _p, digest: _d, meta: _m, ...body } = event;
   return body as EventBody;
@@ -88,14 +93,24 @@ export const replayEpisode = (
 
   /** A re-derived event: compared with the record (verify) and kept. */
   const derived = (body: EventBody) => {
+    // Not writable as canonical JSON (the environment's own text with a lone surrogate, say): the live
+    // runtime recorded what came before it and ended the episode there, so replay does the same.
+    let json: string;
+    try {
+      json = canonicalJson(body);
+    } catch (cause) {
+      throw new Unrecordable(`could not record ${body.type}: ${messageOf(cause)}`);
+    }
     const record = recorded[cursor];
     if (verify) {
       if (!record) diverge(recorded.length, "(end of journal)", canonicalJson(body));
       let actual = body;
-      if (!tokensVerified && body.type === "env.observed" && record.type === "env.observed")
+      if (!tokensVerified && body.type === "env.observed" && record.type === "env.observed") {
         actual = { ...body, tokens: record.tokens };
+        json = canonicalJson(actual);
+      }
       const expected = canonicalJson(bodyOf(record));
-      if (canonicalJson(actual) !== expected) diverge(record.seq, expected, canonicalJson(actual));
+      if (json !== expected) diverge(record.seq, expected, json);
       out.push(actual);
       cursor += 1;
     } else {
@@ -150,7 +165,7 @@ export const replayEpisode = (
       step(run() as never);
     } catch (cause) {
       if (cause instanceof NonDeterminismError) throw cause;
-      const reason = `environment error: ${messageOf(cause)}`;
+      const reason = cause instanceof Unrecordable ? cause.reason : `environment error: ${messageOf(cause)}`;
       const record = recorded[cursor];
       if (!verify || (record?.type === "episode.ended" && record.reason === ABORTED + reason)) {
         if (verify) cursor += 1;
@@ -166,7 +181,7 @@ export const replayEpisode = (
         record?.type === "episode.ended" && record.reason.startsWith(ABORTED)
           ? `the episode ended here: ${record.reason}`
           : "the machine took this input when it was recorded",
-        `the machine threw: ${messageOf(cause)}`,
+        cause instanceof Unrecordable ? `the episode ends here: ${reason}` : `the machine threw: ${messageOf(cause)}`,
       );
     }
   };

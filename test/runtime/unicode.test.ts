@@ -83,6 +83,10 @@ describe("text that is not Unicode", () => {
       true,
     );
     expect(events.at(-1)?.type).toBe("episode.ended");
+    // The same environment replays it faithfully: the abort is the journal's, not a divergence.
+    const replayed = replayEpisode(events, env);
+    expect(replayed.events).toHaveLength(events.length);
+    expect(replayed.events.at(-1)).toMatchObject({ type: "episode.ended", reason: record.reason });
   });
 
   it("a batch keeps its other episodes when one policy writes a lone surrogate", async () => {
