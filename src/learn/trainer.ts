@@ -177,11 +177,26 @@ export const loadCheckpointFor = async (env: EnvDefinition, dir: string) => {
   const loaded = await loadCheckpoint(dir);
   if (loaded.tokenizer.id !== env.tokenizer.id) {
     loaded.model.dispose();
+    const trained = trainedFor(dir);
     throw new UsageError({
-      detail: `checkpoint ${dir} has tokenizer ${loaded.tokenizer.id}, environment ${env.id} uses ${env.tokenizer.id}`,
+      detail:
+        trained && trained.env !== env.id
+          ? `checkpoint ${dir} was trained on environment ${trained.env} (${trained.file}), not ${env.id}: its tokenizer is ${loaded.tokenizer.id}, ${env.id}'s is ${env.tokenizer.id}`
+          : `checkpoint ${dir} was made for another tokenizer (${loaded.tokenizer.id}) than environment ${env.id}'s (${env.tokenizer.id}): it belongs to another environment, or to an older version of this one`,
     });
   }
   return loaded;
+};
+
+/** The environment a run folder's checkpoint (RUN/checkpoints/vNNNNN) was trained on, from RUN/config.json. */
+const trainedFor = (dir: string): { env: string; file: string } | undefined => {
+  const file = join(dir, "..", "..", "config.json");
+  try {
+    const env = (JSON.parse(readFileSync(file, "utf8")) as { env?: unknown }).env;
+    return typeof env === "string" ? { env: env.split("?")[0], file } : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 /** The names of the checkpoint folders (those with a manifest.json) directly in `folder`, sorted; [] if none or no folder. */
@@ -281,6 +296,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   if (config.constrained) requireLegalActions(env);
   if (!options.resume) refuseRunFolder(out);
   const backend = await initBackend(config.backend, { log });
+  const created = !existsSync(out);
   mkdirSync(out, { recursive: true });
   // A warm start replaces a fresh model: RL (and its KL reference) start from the cloned checkpoint.
   if (config.warmStart && !config.init) {
@@ -289,7 +305,11 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   const metricsFile = join(out, "metrics.jsonl");
 
   // --- the policy: resumed, initialised from a checkpoint, or fresh ------------------------------------
-  let { model, tokenizer, version } = await initialModel(env, config);
+  let { model, tokenizer, version } = await initialModel(env, config).catch((cause: unknown) => {
+    // A refused --init (another environment's checkpoint, say) leaves no empty run folder behind.
+    if (created && readdirSync(out).length === 0) rmSync(out, { recursive: true, force: true });
+    throw cause;
+  });
   let startStep = 0;
   let savedOptimizer: OptimizerState | undefined;
   await removeUnfinishedSaves(join(out, "checkpoints"));

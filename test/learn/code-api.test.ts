@@ -126,7 +126,7 @@ describe("the learner from code", () => {
 
     const other = { ...config, env: "./actors/weather/env.ts", steps: 2 };
     await expect(train({ env: weather, config: other, out, resume: true, log: () => {} })).rejects.toThrow(
-      /has tokenizer words-v1:\w+, environment weather uses words-v1:\w+/,
+      /was trained on environment lookup \(.*config\.json\), not weather: its tokenizer is words-v1:\w+, weather's is words-v1:\w+/,
     );
   }, 60_000);
 });

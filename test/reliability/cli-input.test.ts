@@ -217,12 +217,18 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(() => checkInitShape(emptyFolder, { layers: 7 })).not.toThrow(); // the loader reports that folder
   });
 
-  it("eval refuses a checkpoint written for another environment's tokenizer, naming both", async () => {
+  it("eval and train refuse a checkpoint written for another environment's tokenizer, naming both", async () => {
     const { code, lines } = await run(["eval", "--env", "lookup", "--checkpoint", WARM]);
     expect(code, stderr).toBe(2);
     expect(lines.at(-1)).toMatch(
-      /^error: checkpoint .*hopqa-copy-warm-start has tokenizer words-v2-implicit:\w+, environment lookup uses words-v1:\w+$/,
+      /^error: checkpoint .*hopqa-copy-warm-start was made for another tokenizer \(words-v2-implicit:\w+\) than environment lookup's \(words-v1:\w+\): it belongs to another environment/,
     );
+    // train leaves no empty run folder behind.
+    const out = join(dir, "wrong-init");
+    const refused = await run(["train", "--env", "lookup", "--init", WARM, "--steps", "1", "--out", out]);
+    expect(refused.code, stderr).toBe(2);
+    expect(refused.lines.at(-1)).toMatch(/was made for another tokenizer/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it("start refuses a run folder holding files it did not write, and leaves them where they were", async () => {
