@@ -300,6 +300,9 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   mkdirSync(out, { recursive: true });
   // A warm start replaces a fresh model: RL (and its KL reference) start from the cloned checkpoint.
   if (config.warmStart && !config.init) {
+    // Saved first, so that a run killed during its warm start resumes with its own settings (the warm
+    // start is redone: it is deterministic), not with the defaults of a bare --resume.
+    if (!options.resume) await writeJsonAtomically(join(out, "config.json"), config);
     config = { ...config, init: await runWarmStart(env, config, config.warmStart, out, log) };
   }
   const metricsFile = join(out, "metrics.jsonl");

@@ -61,6 +61,51 @@ describe("the warm start before RL", () => {
     expect(resumed.version).toBe(1);
   });
 
+  it("saves the run's settings before its warm start: a run killed during it resumes with them", async () => {
+    const out = join(tempDir(), "run");
+    const expert = lookup.policies!.expert;
+    // Whether config.json was on disk while the demonstrations were recorded (a kill -9 could come then).
+    let savedDuring: TrainConfig | undefined;
+    const watched = {
+      ...lookup,
+      policies: {
+        ...lookup.policies,
+        expert: () => {
+          const inner = expert();
+          return {
+            ...inner,
+            act: async (requests: readonly PolicyRequest[]) => {
+              const file = join(out, "config.json");
+              if (existsSync(file)) savedDuring ??= JSON.parse(readFileSync(file, "utf8")) as TrainConfig;
+              return inner.act(requests);
+            },
+          };
+        },
+      },
+    };
+    const wanted = { ...config({ episodes: 4, epochs: 1 }), steps: 2, seed: "9" };
+    await train({ env: watched, config: wanted, out, log: () => {} });
+    expect(savedDuring).toMatchObject({ steps: 2, seed: "9", warmStart: { episodes: 4, epochs: 1 }, init: null });
+    const finished = readFileSync(join(out, "metrics.jsonl"), "utf8");
+    // Killed during the warm start: only that config.json is left. Resumed, the run redoes the warm start
+    // with its own settings and ends where the uninterrupted run did.
+    const killed = join(tempDir(), "killed");
+    mkdirSync(killed);
+    writeFileSync(join(killed, "config.json"), JSON.stringify(savedDuring));
+    const lines: string[] = [];
+    await train({ env: lookup, config: savedDuring!, out: killed, resume: true, log: (l) => lines.push(l) });
+    expect(lines.some((l) => l.startsWith("warm start: 4 expert episodes cloned"))).toBe(true);
+    const strip = (text: string) =>
+      text
+        .trim()
+        .split("\n")
+        .map((l) => {
+          const { sampleSeconds: _s, trainSeconds: _t, tokensPerSecond: _r, ...rest } = JSON.parse(l);
+          return rest;
+        });
+    expect(strip(readFileSync(join(killed, "metrics.jsonl"), "utf8"))).toEqual(strip(finished));
+  });
+
   it("records again the demonstrations a killed run left without a saved clone", async () => {
     const out = join(tempDir(), "run");
     mkdirSync(join(out, "warm-start", "demos"), { recursive: true });
