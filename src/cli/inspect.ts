@@ -4,6 +4,9 @@
  * same as a self-contained page (src/observe/viewer.ts), with a run folder's metric charts.
  */
 
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { findJournals } from "../observe/journals.ts";
@@ -115,12 +118,29 @@ export const tokenizerResolver =
     }
   };
 
+/**
+ * The page may replace an earlier page, nothing else: `--html` pointed at a journal or a run's
+ * metrics.jsonl (its own input, even) would have destroyed it.
+ */
+const refuseHtmlTarget = (file: string): void => {
+  if (!existsSync(file)) return;
+  if (statSync(file).isDirectory())
+    throw new UsageError({
+      detail: `--html ${file} is a folder; give the page's file name, e.g. ${join(file, "episodes.html")}`,
+    });
+  if (!/\.html?$/i.test(file))
+    throw new UsageError({
+      detail: `--html ${file} exists and is not an .html page; inspect replaces only its own pages: give a new file name ending in .html`,
+    });
+};
+
 /** `inspect --html FILE`: the viewer page of a journal, a folder of journals or a run folder. */
 export const inspectHtml = async (
   path: string,
   file: string,
   options: { readonly env?: EnvDefinition; readonly maxEpisodes?: number; readonly warn?: (line: string) => void },
 ) => {
+  refuseHtmlTarget(file);
   const [{ writeViewer }, { metricCharts }] = await Promise.all([
     import("../observe/viewer.ts"),
     import("../observe/plot.ts"),

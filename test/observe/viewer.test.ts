@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -137,6 +137,28 @@ describe("the episode viewer page", () => {
     expect(html).toContain('<figure class="chart" data-title="success rate">');
     expect(html).toContain("4 shown (evenly spaced)");
     expect(done.stderr).toMatch(/metrics\.jsonl:3: skipped a malformed line/);
+  });
+
+  it("agent-r1 inspect --html never overwrites a journal, a metrics file or a folder (only an earlier page)", () => {
+    const dir = tempDir();
+    const journal = join(dir, "ep.jsonl");
+    copyFileSync(GOLDEN, journal);
+    const before = readFileSync(journal, "utf8");
+    let done = cli("inspect", journal, "--html", journal);
+    expect(done.code).toBe(2);
+    expect(done.stderr).toContain(
+      `error: --html ${journal} exists and is not an .html page; inspect replaces only its own pages`,
+    );
+    expect(readFileSync(journal, "utf8")).toBe(before);
+    done = cli("inspect", journal, "--html", dir);
+    expect(done.code).toBe(2);
+    expect(done.stderr).toContain(`error: --html ${dir} is a folder; give the page's file name`);
+    expect(done.stderr).not.toMatch(/\n\s+at /);
+    const page = join(dir, "page.html");
+    writeFileSync(page, "an earlier page");
+    done = cli("inspect", journal, "--html", page);
+    expect(done.code, done.stderr).toBe(0);
+    expect(readFileSync(page, "utf8")).toContain("<!doctype html>");
   });
 
   it("agent-r1 inspect of a missing path exits 2 with one line", async () => {
