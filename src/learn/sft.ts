@@ -10,7 +10,7 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { initBackend } from "../policy/backend.ts";
-import { saveCheckpoint } from "../policy/checkpoint.ts";
+import { checkpointTarget, saveCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
 import { allowedForAction, legalTrie, requireLegalActions } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
@@ -111,11 +111,17 @@ export const loadSequences = async (
   let unsuccessful = 0;
   /** Episodes that ended in an error (the environment's or the policy's): no demonstration to clone. */
   const aborted: { file: string; reason: string }[] = [];
+  const cutShort: string[] = [];
   const sequences: Sequence[] = [];
   for (const file of files) {
     const events = await readJournalFile(file);
     if (events[0]?.type === "episode.started" && events[0].env.id !== env.id)
       throw new UsageError({ detail: `${file} is an episode of ${events[0].env.id}, not ${env.id}` });
+    // A record stopped mid-episode (Ctrl-C, a kill) leaves journals without an end: nothing to clone.
+    if (events.length > 0 && events.at(-1)?.type !== "episode.ended") {
+      cutShort.push(file);
+      continue;
+    }
     try {
       replayEpisode(events, env, { file });
     } catch (error) {
@@ -155,6 +161,10 @@ export const loadSequences = async (
     }
   }
   if (illegal > 0) log(`sft: ${illegal} demonstrated actions are not among the legal ones; cloned unconstrained`);
+  if (cutShort.length > 0)
+    log(
+      `sft: ${cutShort.length} of ${files.length} journals were cut short (no episode.ended: their record was stopped mid-episode) and are not cloned; the first, ${cutShort[0]}`,
+    );
   if (aborted.length > 0)
     log(
       `sft: ${aborted.length} of ${files.length} episodes aborted and are not cloned; the first, ${aborted[0].file}: ${aborted[0].reason}`,
@@ -186,6 +196,9 @@ export const firstActions = (sequence: Sequence, n: number): Sequence => {
 
 export const sft = async (options: SftOptions): Promise<SftResult> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // Refused before the epochs, not after them.
+  if (checkpointTarget(options.out) === "checkpoint")
+    log(`sft: ${options.out} holds a checkpoint; the clone replaces it`);
   const files = await demonstrationFiles(options.data);
   await initBackend(options.backend, { log });
   const tokenizer = options.env.tokenizer as WordTokenizer;

@@ -17,8 +17,8 @@
  * optimizer state) is still read.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { endianness } from "node:os";
 import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
@@ -212,6 +212,22 @@ export interface CheckpointContents {
 let saves = 0;
 
 /**
+ * Where a checkpoint may be saved: a new folder ("new") or a checkpoint to replace ("checkpoint"); a file,
+ * or a folder holding anything else, is refused (UsageError). A command checks its --out with this before
+ * its work, not after.
+ */
+export const checkpointTarget = (folder: string): "new" | "checkpoint" => {
+  if (!existsSync(folder)) return "new";
+  const directory = statSync(folder).isDirectory();
+  const foreign = directory ? readdirSync(folder).filter((name) => !KNOWN_FILES.has(name)) : [];
+  if (!directory || foreign.length > 0)
+    throw new UsageError({
+      detail: `${folder} exists and is not a checkpoint folder (${directory ? `it holds ${foreign[0]}` : "a file"}); choose another folder`,
+    });
+  return readdirSync(folder).length > 0 ? "checkpoint" : "new";
+};
+
+/**
  * Saves atomically: into `FOLDER.tmp-*`, then renamed to FOLDER. An existing checkpoint at FOLDER is
  * replaced; an existing folder that holds anything else is refused (UsageError), never deleted.
  */
@@ -219,14 +235,7 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
   const { model, tokenizer, version, optimizer } = contents;
   if (!Number.isInteger(version) || version < 0) throw new RangeError(`policy version must be >= 0, got ${version}`);
   const target = path.resolve(folder);
-  if (existsSync(target)) {
-    const info = await stat(target);
-    const foreign = info.isDirectory() ? (await readdir(target)).filter((name) => !KNOWN_FILES.has(name)) : [];
-    if (!info.isDirectory() || foreign.length > 0)
-      throw new UsageError({
-        detail: `${folder} exists and is not a checkpoint folder (${info.isDirectory() ? `it holds ${foreign[0]}` : "a file"}); choose another folder`,
-      });
-  }
+  checkpointTarget(folder);
   const tensors: Manifest["tensors"][number][] = [];
   const parts: Float32Array[] = [];
   let offset = 0;

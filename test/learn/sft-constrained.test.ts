@@ -1,4 +1,5 @@
 /** Cloning under the legal actions' masks, and continuing a clone from its checkpoint (`sft --init`). */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expertPolicy, lookupEnv } from "../../actors/lookup/index.ts";
@@ -43,5 +44,57 @@ describe("sft --constrained and --init", () => {
     // Continuing starts where the first clone ended, well below a fresh model's first epoch.
     expect(resumed.losses[0]).toBeLessThan(free.losses[0]);
     expect(resumed.losses[0]).toBeLessThan(free.losses[1] * 1.5);
+  }, 120_000);
+
+  it("skips journals a stopped record cut short, saying how many, and checks --out before cloning", async () => {
+    const dir = tempDir();
+    const data = join(dir, "demos");
+    await record({
+      env: lookupEnv,
+      policy: expertPolicy(),
+      episodes: 8,
+      seed: "sft-cut",
+      out: data,
+      concurrency: 4,
+      durability: "none",
+      quiet: true,
+    });
+    // Two journals as a record stopped mid-episode leaves them: no episode.ended.
+    const files = readdirSync(data)
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort();
+    for (const file of files.slice(0, 2)) {
+      const lines = readFileSync(join(data, file), "utf8").trimEnd().split("\n");
+      writeFileSync(join(data, file), `${lines.slice(0, -1).join("\n")}\n`);
+    }
+    const base = {
+      env: lookupEnv,
+      data,
+      epochs: 1,
+      batchSize: 4,
+      lr: 3e-3,
+      seed: "s",
+      backend: "wasm",
+      model,
+    } as const;
+    const lines: string[] = [];
+    const cloned = await sft({ ...base, out: join(dir, "clone"), log: (l) => lines.push(l) });
+    expect(cloned.episodes).toBe(6);
+    expect(lines.join("\n")).toContain(
+      `sft: 2 of 8 journals were cut short (no episode.ended: their record was stopped mid-episode) and are not cloned; the first, ${join(data, files[0])}`,
+    );
+    // A folder that holds something else is refused before any epoch runs.
+    const busy = join(dir, "busy");
+    mkdirSync(busy);
+    writeFileSync(join(busy, "notes.txt"), "mine");
+    let epochs = 0;
+    await expect(sft({ ...base, out: busy, log: () => {}, onEpoch: () => void epochs++ })).rejects.toThrow(
+      `${busy} exists and is not a checkpoint folder (it holds notes.txt); choose another folder`,
+    );
+    expect(epochs).toBe(0);
+    // An earlier clone is replaced, and said so.
+    const again: string[] = [];
+    await sft({ ...base, out: join(dir, "clone"), log: (l) => again.push(l) });
+    expect(again).toContain(`sft: ${join(dir, "clone")} holds a checkpoint; the clone replaces it`);
   }, 120_000);
 });
