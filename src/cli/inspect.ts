@@ -97,7 +97,7 @@ export const inspectPath = async (path: string, write: (line: string) => void): 
     // --repair cuts only a torn last line; damage inside a file is left for a person to look at.
     const inside = damaged - torn;
     const hints = [
-      torn > 0 && `\`agent-r1 replay ${path} --repair\` cuts the ${torn} torn last line(s) back`,
+      torn > 0 && `\`npx agent-r1 replay ${path} --repair\` cuts the ${torn} torn last line(s) back`,
       inside > 0 &&
         `${inside} damaged before their last line, which --repair does not touch (the events after the damage are still in the file, unread)`,
     ].filter(Boolean);

@@ -120,11 +120,23 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       let ok = 0;
       let bad = 0;
       let unverified = 0;
+      let removed = 0;
       /** Unknown environments, said once each, not once per journal. */
       const said = new Set<string>();
       // A run folder names its environment in config.json: verifying it needs no --env, as eval and inspect do.
       const envOf = envResolver(opts.env ? await loadEnv(opts.env) : opts.verify ? await runEnv(path) : undefined);
       for await (const verdict of checkPath(path, { verify: !!opts.verify, repair: !!opts.repair, envOf })) {
+        if (verdict.repaired && verdict.repaired.keptEvents === 0) {
+          // Nothing whole was left: the file is gone, not a journal read ok.
+          removed += 1;
+          err(
+            `removed ${verdict.repaired.file}: it held no whole event` +
+              (verdict.repaired.removedBytes > 0
+                ? ` (${verdict.repaired.removedBytes} bytes of a cut write: ${JSON.stringify(verdict.repaired.removedText.slice(0, 120))})`
+                : " (an empty file)"),
+          );
+          continue;
+        }
         if (verdict.repaired)
           err(
             `repaired ${verdict.repaired.file}: kept ${verdict.repaired.keptEvents} events, removed ${verdict.repaired.removedBytes} bytes: ${JSON.stringify(verdict.repaired.removedText.slice(0, 120))}`,
@@ -149,7 +161,8 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       }
       out(
         `${opts.verify ? "verified" : "read"} ${ok} journal(s) ok, ${bad} failed` +
-          (unverified ? `, ${unverified} not verified (unknown environment)` : ""),
+          (unverified ? `, ${unverified} not verified (unknown environment)` : "") +
+          (removed ? `; removed ${removed} file(s) that held no whole event` : ""),
       );
       // A journal that could not be checked for want of --env is bad usage, unless a check failed too.
       setExit(bad > 0 ? 1 : unverified > 0 ? 2 : 0);

@@ -101,7 +101,7 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
     bar?.stop();
     process.stderr.write(
       `\ninterrupted: ${done} of ${options.episodes} episodes ended and are journaled in ${options.out}; ` +
-        `episodes in flight may have left torn journals (\`agent-r1 replay ${options.out} --repair\` cuts them back); ` +
+        `episodes in flight may have left torn journals (\`npx agent-r1 replay ${options.out} --repair\` cuts them back); ` +
         "record more with another --seed (into this --out or another): the same seed names the same episodes, and an episode that already has a journal is refused\n",
     );
     process.exit(130);

@@ -287,7 +287,7 @@ export async function* streamJournalFile(file: string): AsyncGenerator<EpisodeEv
         problem: "torn-tail",
         file,
         line: item.line,
-        detail: `the last line is incomplete (${item.bytes.length} bytes without a newline): a write was cut off; run \`agent-r1 replay --repair ${file}\` to truncate it`,
+        detail: `the last line is incomplete (${item.bytes.length} bytes without a newline): a write was cut off; run \`npx agent-r1 replay --repair ${file}\` to truncate it`,
       });
     yield validator.acceptLine(item.text);
   }

@@ -14,7 +14,8 @@ export interface JournalPlace {
   readonly seq?: number;
 }
 
-const where = (p: JournalPlace) => `${p.file}:${p.line}${p.seq === undefined ? "" : ` (seq ${p.seq})`}`;
+const where = (p: JournalPlace) =>
+  `${p.file}${p.line > 0 ? `:${p.line}` : ""}${p.seq === undefined ? "" : ` (seq ${p.seq})`}`;
 
 export type JournalProblem =
   | "unreadable" // I/O failed

@@ -136,7 +136,7 @@ const notRegular = (file: string): string | undefined => {
   const info = lstatSync(file);
   if (info.isFile()) return undefined;
   const kind = info.isSymbolicLink() ? "a symbolic link" : info.isDirectory() ? "a folder" : "a special file";
-  return `${file}:0: unreadable: ${kind}, not a regular file; journals in a run folder are read only from regular files, so nothing outside the folder is read`;
+  return `${file}: unreadable: ${kind}, not a regular file; journals in a run folder are read only from regular files, so nothing outside the folder is read`;
 };
 
 /**

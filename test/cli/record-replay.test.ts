@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
@@ -80,6 +80,24 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     const repaired = cli("replay", file, "--repair");
     expect(repaired.code).toBe(0);
     expect(repaired.stderr).toMatch(/repaired .*: kept \d+ events, removed \d+ bytes/);
+  });
+
+  it("--repair says which files it removed (nothing whole left) and does not count them as read ok", () => {
+    const dir = tempDir();
+    const [first, second] = readdirSync(out).sort();
+    copyFileSync(join(out, first), join(dir, first));
+    // A journal cut inside its first line, as a crash mid-write leaves it.
+    const cut = join(dir, second);
+    writeFileSync(cut, readFileSync(join(out, second), "utf8").slice(0, 40));
+    writeFileSync(join(dir, "empty.jsonl"), "");
+    const before = cli("replay", join(dir, "empty.jsonl"));
+    expect(before.stderr).toContain(`${join(dir, "empty.jsonl")}: empty: the file holds no event`);
+    const repaired = cli("replay", dir, "--repair");
+    expect(repaired.code, repaired.stderr).toBe(0);
+    expect(repaired.stderr).toContain(`removed ${cut}: it held no whole event (40 bytes of a cut write`);
+    expect(repaired.stderr).toContain(`removed ${join(dir, "empty.jsonl")}: it held no whole event (an empty file)`);
+    expect(repaired.stdout).toContain("read 1 journal(s) ok, 0 failed; removed 2 file(s) that held no whole event");
+    expect(readdirSync(dir)).toEqual([first]);
   });
 
   it("bad usage is a one-line error with exit code 2", () => {
@@ -182,7 +200,7 @@ describe("agent-r1 inspect", () => {
     expect(run.stdout).toMatch(/ {2}! \S+ep-golden-1\.jsonl:\d+: torn-tail/);
     expect(run.stdout).toContain("# ".concat(join(dir, "ep-golden-2.jsonl"))); // and the next journal
     expect(run.stdout).toContain(
-      `1 of 2 journal(s) damaged (shown up to the damage); \`agent-r1 replay ${dir} --repair\` cuts the 1 torn last line(s) back`,
+      `1 of 2 journal(s) damaged (shown up to the damage); \`npx agent-r1 replay ${dir} --repair\` cuts the 1 torn last line(s) back`,
     );
     // Damage inside a journal is not what --repair mends, and inspect does not suggest it for that.
     const lines = readFileSync(join(dir, "ep-golden-2.jsonl"), "utf8").split("\n");
