@@ -366,6 +366,19 @@ const num = (name: string) => (value: string) => {
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
+/**
+ * Ctrl-C in a stage that keeps nothing half done (cloning, evaluating): say so, and what to run, then exit
+ * 130 at once. Returns the handler's removal (for a stage with its own handling, like training).
+ */
+export const exitOnInterrupt = (say: string): (() => void) => {
+  const handler = () => {
+    process.stderr.write(`\ninterrupted: ${say}\n`);
+    process.exit(130);
+  };
+  process.once("SIGINT", handler);
+  return () => process.off("SIGINT", handler);
+};
+
 /** Ctrl-C: finish the current update, write a checkpoint, say how to resume. */
 const stopOnInterrupt = () => {
   let stop = false;
@@ -643,6 +656,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (init) checkInitShape(init, modelOverrides(opts));
       const env = await loadEnv(opts.env);
       const bar = progress("sft", opts.epochs);
+      exitOnInterrupt(
+        `sft stopped before its clone was saved (it is written once, at the end), so ${opts.out} is as it was; run the command again`,
+      );
       const result = await sft({
         env,
         data: opts.data,

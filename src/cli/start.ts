@@ -27,7 +27,7 @@ import { policyFromModel, readLatest } from "../learn/trainer.ts";
 import { describeWarmStart } from "../learn/warm-start.ts";
 import { initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
-import { modelFor, runTrain } from "./learn-commands.ts";
+import { exitOnInterrupt, modelFor, runTrain } from "./learn-commands.ts";
 import { envById } from "./registry.ts";
 
 export interface StartOptions {
@@ -169,6 +169,8 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   // The model the warm start was cloned into (the recipe pins it); RL loads it from the checkpoint.
   const model = recipeModel(recipe);
 
+  // Ctrl-C outside training (which stops at an update and says how to resume): nothing to keep.
+  let quiet = exitOnInterrupt(`stopped; run the same command again to start over (it begins afresh in ${options.out})`);
   // The backend first: with the shipped warm start nothing else would pick one before evaluation.
   await initBackend("auto");
   let warm = join(options.out, "warm-start");
@@ -230,12 +232,17 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
     },
     "start",
   );
+  quiet();
   const result = await runTrain(config, join(options.out, "grpo"), false);
   if (result.stopped) return 130;
+  quiet = exitOnInterrupt(
+    `npm start stopped while evaluating the trained policy (${join(options.out, "grpo")} holds it)`,
+  );
   const latest = readLatest(join(options.out, "grpo"));
   if (!latest) throw new Error("training wrote no checkpoint");
   say("4/4 evaluating the trained policy");
   const after = await evaluateCheckpoint(join(options.out, "grpo", "checkpoints", latest.dir));
+  quiet();
 
   const minutes = ((Date.now() - started) / 60000).toFixed(1);
   say("");
