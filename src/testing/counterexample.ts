@@ -258,11 +258,21 @@ export const checkProperty = async <T>(
       throw new ViolationSignal(violation.message);
     }
   });
-  const details = await fc.check(property, {
-    numRuns: options.numRuns ?? 50,
-    ...(options.seed !== undefined ? { seed: options.seed } : {}),
-    ...(options.path !== undefined ? { path: options.path, endOnFailure: true } : {}),
-  });
+  let details: fc.RunDetails<[T]>;
+  try {
+    details = await fc.check(property, {
+      numRuns: options.numRuns ?? 50,
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.path !== undefined ? { path: options.path, endOnFailure: true } : {}),
+    });
+  } catch (error) {
+    // fast-check's own words for a path that leads nowhere: "Unable to replay, got wrong path=...".
+    if (options.path !== undefined && /Unable to replay/.test(String((error as Error)?.message)))
+      throw new RangeError(
+        `${spec.name}: path "${options.path}" leads to no case of this property${options.seed === undefined ? " (and no seed was given)" : ` with seed ${options.seed}`}; pass the seed and path a counterexample printed, with the same options`,
+      );
+    throw error;
+  }
   if (!details.failed) return;
   const violation: Violation = last ?? {
     message: details.errorInstance ? describeCause(details.errorInstance) : "the property failed",

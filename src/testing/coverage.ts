@@ -14,7 +14,7 @@ import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getShortestPaths, getStateNodes, type StatePath } from "xstate/graph";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkEnvArgument, checkKnownKeys } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import type { Tool } from "../runtime/tool.ts";
@@ -465,6 +465,7 @@ export class CoverageError extends Error {
 
 /** Explores the machine and throws a CoverageError listing each problem with the shortest path to it. */
 export const checkCoverage = (env: EnvDefinition, options: CoverageOptions): CoverageReport => {
+  checkEnvArgument("checkCoverage", env);
   const report = exploreEnv(env, options);
   if (report.problems.length > 0) throw new CoverageError(env.id, report);
   return report;

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkEnvArgument, checkKnownKeys } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { parseAction } from "../runtime/action-format.ts";
@@ -377,6 +377,7 @@ export class InvariantsFailedError extends Error {
  * InvariantsFailedError (several) whose message shows each shrunk episode and where its journal is.
  */
 export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptions): Promise<void> => {
+  checkEnvArgument("checkRewards", env);
   checkKnownKeys("checkRewards", options, REWARD_CHECK_OPTIONS);
   // A check that checks nothing must not pass.
   if (!Array.isArray(options.invariants) || options.invariants.length === 0)

@@ -6,7 +6,7 @@
  */
 import type { Json } from "effect/Schema";
 import fc from "fast-check";
-import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkEnvArgument, checkKnownKeys } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { ACTION_OPTIONS, type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
@@ -167,6 +167,7 @@ export const checkModel = async <State, Task = Json>(
   env: EnvDefinition,
   options: ModelCheckOptions<State, Task>,
 ): Promise<void> => {
+  checkEnvArgument("checkModel", env);
   checkKnownKeys("checkModel", options, MODEL_CHECK_OPTIONS);
   checkArbitraryOptions(options, env);
   const model = options.model as EnvModel<State, never>;

@@ -26,6 +26,20 @@ const failureOf = (check: Promise<void>) =>
     (cause: unknown) => cause as CounterexampleError,
   );
 
+describe("the kit's own mistakes are named", () => {
+  it("an environment that failed to import, and a path that leads to no case", async () => {
+    await expect(checkRewards(undefined as never, { invariants: [rewardBounds({ min: -1, max: 1 })] })).rejects.toThrow(
+      "checkRewards: the first argument must be an environment (defineEnv(...)), got undefined; check its import",
+    );
+    await expect(checkRewards(lookupEnv, undefined as never)).rejects.toThrow(
+      "checkRewards: the options must be an object, got undefined",
+    );
+    await expect(
+      checkRewards(lookupEnv, { invariants: [rewardBounds({ min: -1, max: 1 })], seed: 7, path: "99:99:99" }),
+    ).rejects.toThrow('path "99:99:99" leads to no case of this property with seed 7; pass the seed and path');
+  });
+});
+
 describe("a failing property prints its counterexample and writes it as a journal", () => {
   it("the message says what broke, shows the episode step by step, and how to replay and rerun it", async () => {
     const dir = tempDir("agent-r1-cx-");
