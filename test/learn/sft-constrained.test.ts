@@ -9,30 +9,26 @@ import { tempDir } from "../support/index.ts";
 
 const model = { layers: 1, heads: 2, width: 32, contextLength: 96 };
 
+const sftOptions = (data: string) => ({ env: lookupEnv, data, lr: 3e-3, seed: "s", backend: "wasm" as const, model });
+
+const recordDemos = (out: string, episodes: number, seed: string) =>
+  record({
+    env: lookupEnv,
+    policy: expertPolicy(),
+    episodes,
+    seed,
+    out,
+    concurrency: 8,
+    durability: "none",
+    quiet: true,
+  });
+
 describe("sft --constrained and --init", () => {
   it("scores demonstrations under the masks (lower loss than unmasked) and continues from a checkpoint", async () => {
     const dir = tempDir();
     const data = join(dir, "demos");
-    await record({
-      env: lookupEnv,
-      policy: expertPolicy(),
-      episodes: 24,
-      seed: "sft-c",
-      out: data,
-      concurrency: 8,
-      durability: "none",
-      quiet: true,
-    });
-    const base = {
-      env: lookupEnv,
-      data,
-      epochs: 2,
-      batchSize: 8,
-      lr: 3e-3,
-      seed: "s",
-      backend: "wasm",
-      model,
-    } as const;
+    await recordDemos(data, 24, "sft-c");
+    const base = { ...sftOptions(data), epochs: 2, batchSize: 8 };
     const lines: string[] = [];
     const free = await sft({ ...base, out: join(dir, "free"), log: () => {} });
     const masked = await sft({ ...base, out: join(dir, "masked"), constrained: true, log: (l) => lines.push(l) });
@@ -49,16 +45,7 @@ describe("sft --constrained and --init", () => {
   it("skips journals a stopped record cut short, saying how many, and checks --out before cloning", async () => {
     const dir = tempDir();
     const data = join(dir, "demos");
-    await record({
-      env: lookupEnv,
-      policy: expertPolicy(),
-      episodes: 8,
-      seed: "sft-cut",
-      out: data,
-      concurrency: 4,
-      durability: "none",
-      quiet: true,
-    });
+    await recordDemos(data, 8, "sft-cut");
     // Two journals as a record stopped mid-episode leaves them: no episode.ended.
     const files = readdirSync(data)
       .filter((f) => f.endsWith(".jsonl"))
@@ -67,16 +54,7 @@ describe("sft --constrained and --init", () => {
       const lines = readFileSync(join(data, file), "utf8").trimEnd().split("\n");
       writeFileSync(join(data, file), `${lines.slice(0, -1).join("\n")}\n`);
     }
-    const base = {
-      env: lookupEnv,
-      data,
-      epochs: 1,
-      batchSize: 4,
-      lr: 3e-3,
-      seed: "s",
-      backend: "wasm",
-      model,
-    } as const;
+    const base = { ...sftOptions(data), epochs: 1, batchSize: 4 };
     const lines: string[] = [];
     const cloned = await sft({ ...base, out: join(dir, "clone"), log: (l) => lines.push(l) });
     expect(cloned.episodes).toBe(6);

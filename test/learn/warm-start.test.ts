@@ -7,7 +7,7 @@ import { UsageError } from "../../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG, type TrainConfig } from "../../src/learn/config.ts";
 import { train } from "../../src/learn/trainer.ts";
 import { warmStartCheckpoint } from "../../src/learn/warm-start.ts";
-import type { PolicyRequest } from "../../src/runtime/policy.ts";
+import type { Policy } from "../../src/runtime/policy.ts";
 import { tempDir } from "../support/index.ts";
 
 const config = (warmStart: TrainConfig["warmStart"]): TrainConfig => ({
@@ -20,6 +20,22 @@ const config = (warmStart: TrainConfig["warmStart"]): TrainConfig => ({
   model: { layers: 1, heads: 2, width: 16, contextLength: 192, copy: true },
   warmStart,
 });
+
+type Act = Policy["act"];
+/** lookup with its expert's `act` wrapped (to watch it, or to break it). */
+const withExpert = (wrap: (act: Act) => Act) => {
+  const expert = lookup.policies!.expert;
+  return {
+    ...lookup,
+    policies: {
+      ...lookup.policies,
+      expert: () => {
+        const inner = expert();
+        return { ...inner, act: wrap((requests) => inner.act(requests)) };
+      },
+    },
+  };
+};
 
 describe("the warm start before RL", () => {
   it("clones expert episodes into the run folder, starts RL from them, and reuses them on resume", async () => {
@@ -63,26 +79,13 @@ describe("the warm start before RL", () => {
 
   it("saves the run's settings before its warm start: a run killed during it resumes with them", async () => {
     const out = join(tempDir(), "run");
-    const expert = lookup.policies!.expert;
     // Whether config.json was on disk while the demonstrations were recorded (a kill -9 could come then).
     let savedDuring: TrainConfig | undefined;
-    const watched = {
-      ...lookup,
-      policies: {
-        ...lookup.policies,
-        expert: () => {
-          const inner = expert();
-          return {
-            ...inner,
-            act: async (requests: readonly PolicyRequest[]) => {
-              const file = join(out, "config.json");
-              if (existsSync(file)) savedDuring ??= JSON.parse(readFileSync(file, "utf8")) as TrainConfig;
-              return inner.act(requests);
-            },
-          };
-        },
-      },
-    };
+    const watched = withExpert((act) => async (requests) => {
+      const file = join(out, "config.json");
+      if (existsSync(file)) savedDuring ??= JSON.parse(readFileSync(file, "utf8")) as TrainConfig;
+      return act(requests);
+    });
     const wanted = { ...config({ episodes: 4, epochs: 1 }), steps: 2, seed: "9" };
     await train({ env: watched, config: wanted, out, log: () => {} });
     expect(savedDuring).toMatchObject({ steps: 2, seed: "9", warmStart: { episodes: 4, epochs: 1 }, init: null });
@@ -117,23 +120,12 @@ describe("the warm start before RL", () => {
 
   it("says how many demonstrations aborted and why, and clones only the others", async () => {
     // An expert that breaks in some episodes: it gives a malformed action (no tokens) on their second turn.
-    const expert = lookup.policies!.expert;
-    const flaky = {
-      ...lookup,
-      policies: {
-        ...lookup.policies,
-        expert: () => {
-          const inner = expert();
-          return {
-            ...inner,
-            act: async (requests: readonly PolicyRequest[]) =>
-              (await inner.act(requests)).map((action, i) =>
-                requests[i].turn === 1 && /-[13]$/.test(requests[i].episode) ? { ...action, tokens: [] } : action,
-              ),
-          };
-        },
-      },
-    };
+    const flaky = withExpert(
+      (act) => async (requests) =>
+        (await act(requests)).map((action, i) =>
+          requests[i].turn === 1 && /-[13]$/.test(requests[i].episode) ? { ...action, tokens: [] } : action,
+        ),
+    );
     const out = join(tempDir(), "run");
     const lines: string[] = [];
     await train({ env: flaky, config: config({ episodes: 6, epochs: 1 }), out, log: (l) => lines.push(l) });
