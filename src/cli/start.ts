@@ -170,7 +170,9 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const model = recipeModel(recipe);
 
   // Ctrl-C outside training (which stops at an update and says how to resume): nothing to keep.
-  let quiet = exitOnInterrupt(`stopped; run the same command again to start over (it begins afresh in ${options.out})`);
+  let quiet = exitOnInterrupt(
+    `start stopped; run the same command again to start over (it begins afresh in ${options.out})`,
+  );
   // The backend first: with the shipped warm start nothing else would pick one before evaluation.
   await initBackend("auto");
   let warm = join(options.out, "warm-start");
@@ -235,9 +237,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   quiet();
   const result = await runTrain(config, join(options.out, "grpo"), false);
   if (result.stopped) return 130;
-  quiet = exitOnInterrupt(
-    `npm start stopped while evaluating the trained policy (${join(options.out, "grpo")} holds it)`,
-  );
+  quiet = exitOnInterrupt(`start stopped while evaluating the trained policy (${join(options.out, "grpo")} holds it)`);
   const latest = readLatest(join(options.out, "grpo"));
   if (!latest) throw new Error("training wrote no checkpoint");
   say("4/4 evaluating the trained policy");
