@@ -644,7 +644,10 @@ const writeCurves = async (finished: readonly Finished[], docs: string): Promise
   return files;
 };
 
-/** Sets the plan from the command's switches (and the switches its runs' child processes get). */
+/**
+ * Sets the plan from the command's switches (and the switches its runs' child processes get); returns the
+ * demonstrator of a plan that starts from another clone than the expert's, which names its folders.
+ */
 export const selectPlan = (opts: {
   quick?: boolean;
   copyHead?: boolean;
@@ -652,7 +655,7 @@ export const selectPlan = (opts: {
   long?: boolean;
   hasty?: boolean;
   halfHasty?: boolean;
-}) => {
+}): "hasty" | "half-hasty" | undefined => {
   PLAN = FULL_PLAN;
   QUICK = false;
   CHILD_FLAGS.length = 0;
@@ -667,27 +670,30 @@ export const selectPlan = (opts: {
     PLAN = { ...PLAN, train, warm: { ...(opts.quick ? QUICK_PLAN.warm : WARM_START), copy: false } };
     CHILD_FLAGS.push("--no-copy-head");
   }
-  if (opts.hasty) {
+  if (opts.hasty && opts.halfHasty)
+    throw new InvalidArgumentError("--hasty and --half-hasty are two warm starts: give one");
+  const demonstrator: "hasty" | "half-hasty" | undefined = opts.hasty
+    ? "hasty"
+    : opts.halfHasty
+      ? "half-hasty"
+      : undefined;
+  if (demonstrator) {
     if (opts.copyHead === false)
-      throw new InvalidArgumentError("--hasty clones into a model with the copy head: drop --no-copy-head");
-    // The hasty clone's gap is one decision per episode; sampled at temperature 2 with 4 gradient steps
-    // per batch, 20 updates lifted the two test columns from 0.30 to 0.67 (docs/hopqa.md).
-    const warm = opts.quick
-      ? { ...QUICK_PLAN.warm, demonstrator: "hasty" as const, allEpisodes: true }
-      : HASTY_WARM_START;
+      throw new InvalidArgumentError(`--${demonstrator} clones into a model with the copy head: drop --no-copy-head`);
+    // A clone whose gap is one decision per episode (when to stop searching); sampled at temperature 2 with
+    // 4 gradient steps per batch, 20 updates lifted the hasty clone's two test columns from 0.30 to 0.67
+    // (docs/hopqa.md). The half-hasty clone (12 epochs) is the weaker, better-reading one behind the 0.9 soups.
+    const full = demonstrator === "hasty" ? HASTY_WARM_START : HALF_HASTY_WARM_START;
+    const warm: WarmStartRecipe = opts.quick
+      ? {
+          ...QUICK_PLAN.warm,
+          demonstrator,
+          allEpisodes: true,
+          ...(full.more ? { more: { epochs: 1, seed: full.more.seed } } : {}),
+        }
+      : full;
     PLAN = { ...PLAN, warm, train: { ...PLAN.train, ...EXPLORE, ...(opts.quick ? {} : HASTY_STEPS) } };
-    CHILD_FLAGS.push("--hasty");
-  }
-  if (opts.halfHasty) {
-    if (opts.hasty) throw new InvalidArgumentError("--hasty and --half-hasty are two warm starts: give one");
-    if (opts.copyHead === false)
-      throw new InvalidArgumentError("--half-hasty clones into a model with the copy head: drop --no-copy-head");
-    // The same sampling and budget as --hasty, from the weaker, better-reading clone behind the 0.9 soups.
-    const warm = opts.quick
-      ? { ...QUICK_PLAN.warm, demonstrator: "half-hasty" as const, allEpisodes: true, more: { epochs: 1, seed: "p12" } }
-      : HALF_HASTY_WARM_START;
-    PLAN = { ...PLAN, warm, train: { ...PLAN.train, ...EXPLORE, ...(opts.quick ? {} : HASTY_STEPS) } };
-    CHILD_FLAGS.push("--half-hasty");
+    CHILD_FLAGS.push(`--${demonstrator}`);
   }
   if (opts.explore || opts.long) {
     PLAN = { ...PLAN, train: { ...PLAN.train, ...EXPLORE } };
@@ -697,6 +703,7 @@ export const selectPlan = (opts: {
     if (!opts.quick) PLAN = { ...PLAN, train: { ...PLAN.train, ...LONG } };
     CHILD_FLAGS.push("--long");
   }
+  return demonstrator;
 };
 
 const main = async () => {
@@ -766,10 +773,9 @@ const main = async () => {
     halfHasty?: boolean;
     run?: string;
   }>();
-  selectPlan(opts);
+  const start = selectPlan(opts);
   // Each plan has folders of its own, so that its runs and page never mix with another plan's: toy
   // numbers (--quick) must never land on a committed page or replace a shipped checkpoint.
-  const start = opts.hasty ? "hasty" : opts.halfHasty ? "half-hasty" : undefined;
   const suffix = [start, opts.long ? "long" : opts.explore && "explore"].filter(Boolean).join("-");
   const [planOut, planDocs] = opts.quick
     ? [`runs/hopqa-quick${start ? `-${start}` : ""}`, undefined]

@@ -98,13 +98,12 @@ export const SHIPPED_HALF_HASTY_WARM_START = "docs/checkpoints/hopqa-half-hasty-
 
 /** Where the checkpoint of a recipe (or of its toy-sized variant) ships in docs/checkpoints, if one does. */
 export const shippedCheckpointOf = (w: WarmStartRecipe): string | undefined =>
-  w.demonstrator === "half-hasty"
-    ? SHIPPED_HALF_HASTY_WARM_START
-    : w.demonstrator === "hasty"
-      ? SHIPPED_HASTY_WARM_START
-      : w.copy
-        ? SHIPPED_COPY_WARM_START
-        : undefined;
+  w.demonstrator === "expert"
+    ? w.copy
+      ? SHIPPED_COPY_WARM_START
+      : undefined
+    : SHIPPED_BY_DEMONSTRATOR[w.demonstrator];
+const SHIPPED_BY_DEMONSTRATOR = { hasty: SHIPPED_HASTY_WARM_START, "half-hasty": SHIPPED_HALF_HASTY_WARM_START };
 
 export const describeRecipe = (w: WarmStartRecipe) =>
   `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.demos} ${w.demonstrator} demonstrations from worlds ${w.demoWorlds}${w.allEpisodes ? " (wrong ones included)" : ""}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +

@@ -35,32 +35,32 @@ export const hashEvent = (event: object): string => {
 };
 
 /**
- * Where `value` stops being plain JSON (undefined when it is all plain): a Set, Map, Date, class instance,
- * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
- * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).
- */
-export const notPlainJson = (value: unknown, path = ""): string | undefined => walkPlain(value, path, 0);
-
-/**
  * How deep plain JSON may nest: deeper values are refused, not walked (a 10,000-deep array, which
  * JSON.parse accepts, would overflow the stack of every recursive walker after it: this one, Schema's
  * decoding, the canonical hash).
  */
 export const MAX_JSON_DEPTH = 256;
 
-const walkPlain = (value: unknown, path: string, depth: number): string | undefined => {
+/**
+ * Where `value` stops being plain JSON (undefined when it is all plain): a Set, Map, Date, class instance,
+ * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
+ * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).
+ */
+export const notPlainJson = (value: unknown, path = "", depth = 0): string | undefined => {
   if (depth > MAX_JSON_DEPTH) return `${path || "the value"} nests deeper than ${MAX_JSON_DEPTH} levels`;
   switch (typeof value) {
     case "string":
     case "boolean":
       return undefined;
     case "number":
-      return Number.isFinite(value) ? undefined : `${path || "the value"} is ${value}`;
+      if (Number.isFinite(value)) return undefined;
+      // JSON text can hold no NaN, but it can overflow: `1e400` parses as Infinity (written back as null).
+      return `${path || "the value"} is ${value}${Number.isNaN(value) ? "" : ", a number too large for JSON"}`;
     case "object": {
       if (value === null) return undefined;
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          const problem = walkPlain(value[i], `${path}[${i}]`, depth + 1);
+          const problem = notPlainJson(value[i], `${path}[${i}]`, depth + 1);
           if (problem) return problem;
         }
         return undefined;
@@ -70,7 +70,7 @@ const walkPlain = (value: unknown, path: string, depth: number): string | undefi
         return `${path || "the value"} is a ${(value as object).constructor?.name ?? "non-plain object"}`;
       for (const [key, item] of Object.entries(value)) {
         if (item === undefined) continue;
-        const problem = walkPlain(item, `${path}.${key}`, depth + 1);
+        const problem = notPlainJson(item, `${path}.${key}`, depth + 1);
         if (problem) return problem;
       }
       return undefined;

@@ -218,13 +218,13 @@ let saves = 0;
  */
 export const checkpointTarget = (folder: string): "new" | "checkpoint" => {
   if (!existsSync(folder)) return "new";
-  const directory = statSync(folder).isDirectory();
-  const foreign = directory ? readdirSync(folder).filter((name) => !KNOWN_FILES.has(name)) : [];
-  if (!directory || foreign.length > 0)
+  const names = statSync(folder).isDirectory() ? readdirSync(folder) : undefined;
+  const foreign = names?.find((name) => !KNOWN_FILES.has(name));
+  if (!names || foreign !== undefined)
     throw new UsageError({
-      detail: `${folder} exists and is not a checkpoint folder (${directory ? `it holds ${foreign[0]}` : "a file"}); choose another folder`,
+      detail: `${folder} exists and is not a checkpoint folder (${names ? `it holds ${foreign}` : "a file"}); choose another folder`,
     });
-  return readdirSync(folder).length > 0 ? "checkpoint" : "new";
+  return names.length > 0 ? "checkpoint" : "new";
 };
 
 /**

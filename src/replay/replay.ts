@@ -103,7 +103,7 @@ export const replayEpisode = (
     }
     const record = recorded[cursor];
     if (verify) {
-      if (!record) diverge(recorded.length, "(end of journal)", canonicalJson(body));
+      if (!record) diverge(recorded.length, "(end of journal)", json);
       let actual = body;
       if (!tokensVerified && body.type === "env.observed" && record.type === "env.observed") {
         actual = { ...body, tokens: record.tokens };

@@ -73,11 +73,7 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
   // Infinity, which the journal would write back as null; and nesting deep enough to overflow the stack
   // of whatever walks the arguments next.
   const notJson = notPlainJson(args);
-  if (notJson !== undefined)
-    return {
-      kind: "malformed",
-      reason: `arguments of ${name}: ${notJson}${/Infinity$/.test(notJson) ? ", a number too large for JSON" : ""}`,
-    };
+  if (notJson !== undefined) return { kind: "malformed", reason: `arguments of ${name}: ${notJson}` };
   const decoded = decodeArgs(tool)(args);
   if (Result.isFailure(decoded))
     return { kind: "malformed", reason: `arguments of ${name}: ${String(decoded.failure.message)}` };

@@ -14,10 +14,11 @@ import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getShortestPaths, getStateNodes, type StatePath } from "xstate/graph";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkEnvArgument, checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import type { Tool } from "../runtime/tool.ts";
+import { checkEnvArgument } from "./actions.ts";
 import { quote } from "./counterexample.ts";
 import type { EpisodeScript } from "./episodes.ts";
 

@@ -7,13 +7,13 @@
  */
 import fc from "fast-check";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkEnvArgument, checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { parseAction } from "../runtime/action-format.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { actionArbitrary, answerArbitrary } from "./actions.ts";
+import { actionArbitrary, answerArbitrary, checkEnvArgument } from "./actions.ts";
 import {
   CounterexampleError,
   checkProperty,
