@@ -46,8 +46,13 @@ export const MAX_JSON_DEPTH = 256;
  * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
  * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).
  */
+/** A path as long as the nesting limit would bury the message: its start and end are enough to find it. */
+const shortPath = (path: string): string =>
+  !path ? "the value" : path.length <= 60 ? path : `${path.slice(0, 30)}…${path.slice(-20)}`;
+
 export const notPlainJson = (value: unknown, path = "", depth = 0): string | undefined => {
-  if (depth > MAX_JSON_DEPTH) return `${path || "the value"} nests deeper than ${MAX_JSON_DEPTH} levels`;
+  if (depth > MAX_JSON_DEPTH)
+    return `${shortPath(path)} nests deeper than ${MAX_JSON_DEPTH} levels (or refers back to an object that holds it)`;
   switch (typeof value) {
     case "string":
     case "boolean":

@@ -7,6 +7,7 @@
  */
 import { Result, Schema } from "effect";
 import type { Json } from "effect/Schema";
+import { notPlainJson } from "../kernel/canonical.ts";
 import type { ToolResult } from "../kernel/events.ts";
 
 export interface ToolContext {
@@ -74,15 +75,31 @@ const wellFormed = (value: Json, depth: number): Json => {
   return out;
 };
 
-/** Plain JSON of whatever the tool returned (NaN, functions and class instances normalised away), cut to size. */
-const toJsonResult = (content: unknown, limit: number): Json => {
+/**
+ * What the tool returned, cut to size. A value that is not plain JSON (a Map, Date, class instance, function,
+ * bigint, NaN...) is refused, not normalised: JSON.stringify would journal a Map as {} and NaN as null, and
+ * replay would agree with the loss, so nothing downstream could notice it.
+ */
+const toJsonResult = (name: string, content: unknown, limit: number): ToolResult => {
   // A huge string is cut before it is serialised: no second copy of it.
-  if (typeof content === "string" && content.length > limit) return cut(content, limit);
-  const text = JSON.stringify(content) ?? "null";
+  if (typeof content === "string")
+    return { ok: true, content: content.length > limit ? cut(content, limit) : content.toWellFormed() };
+  // A tool that returns nothing returned null.
+  if (content === undefined) return { ok: true, content: null };
+  const problem = notPlainJson(content, "result");
+  if (problem)
+    return failure(
+      "error",
+      `${name} returned a value that is not plain JSON: ${problem}; a tool result is journaled as JSON, so return plain data (e.g. Object.fromEntries(map), date.toISOString())`,
+      limit,
+    );
+  return { ok: true, content: toJson(content as Json, limit) };
+};
+
+const toJson = (content: Json, limit: number): Json => {
+  const text = JSON.stringify(content);
   if (text.length <= limit) return wellFormed(JSON.parse(text) as Json, 1);
-  return typeof content === "string"
-    ? cut(content, limit).toWellFormed()
-    : { truncated: true, preview: cut(text, limit).toWellFormed() };
+  return { truncated: true, preview: cut(text, limit).toWellFormed() };
 };
 
 const positive = (name: string, value: number, integer: boolean) => {
@@ -124,7 +141,7 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
       const ran = (async (): Promise<ToolResult> => {
         try {
           const content = await spec.execute(decoded.success as P["Type"], { signal: controller.signal });
-          return { ok: true, content: toJsonResult(content, maxResultChars) };
+          return toJsonResult(spec.name, content, maxResultChars);
         } catch (cause) {
           return failure("error", describe(cause), maxResultChars);
         }

@@ -13,13 +13,17 @@ import { replayEpisode } from "../../src/replay/replay.ts";
 import { TRUNCATION_MARKER } from "../../src/runtime/tool.ts";
 import { playing } from "../support/index.ts";
 
-const withLookup = (execute: (args: { key: string }, ctx: { signal: AbortSignal }) => unknown, timeoutMs = 50) => {
+const withLookup = (
+  execute: (args: { key: string }, ctx: { signal: AbortSignal }) => unknown,
+  timeoutMs = 50,
+  maxResultChars = 100,
+) => {
   const lookup = defineTool({
     name: "lookup",
     description: "faulty lookup",
     parameters: Schema.Struct({ key: Schema.String }),
     timeoutMs,
-    maxResultChars: 100,
+    maxResultChars,
     execute: execute as never,
   });
   return defineEnv({
@@ -84,9 +88,36 @@ describe("tool faults are recorded outcomes, never crashes", () => {
     expect(content.length).toBe(100 + TRUNCATION_MARKER.length);
   });
 
-  it("non-JSON results are normalised to JSON", async () => {
-    const { result } = await returned(withLookup(() => ({ n: Number.NaN, f: () => 1, ok: "yes" })));
-    expect(result).toEqual({ ok: true, content: { n: null, ok: "yes" } });
+  it.each([
+    ["NaN", () => ({ n: Number.NaN, ok: "yes" }), "result.n is NaN"],
+    ["a function", () => ({ f: () => 1, ok: "yes" }), "result.f is a function"],
+    ["a Map", () => ({ prices: new Map([["a", 1]]) }), "result.prices is a Map"],
+    ["a Date", () => [new Date(0)], "result[0] is a Date"],
+    ["a bigint", () => ({ n: 1n }), "result.n is a bigint"],
+    [
+      "a cycle",
+      () => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      },
+      "refers back",
+    ],
+  ])("a result holding %s is a tool failure that names where, not a silent {} or null", async (_, execute, where) => {
+    const { result } = await returned(withLookup(execute, 50, 1000));
+    expect(result).toMatchObject({ ok: false, error: { kind: "error" } });
+    const message = result?.ok ? "" : result?.error.message;
+    expect(message).toContain("lookup returned a value that is not plain JSON");
+    expect(message).toContain(where);
+  });
+
+  it("a tool that returns nothing returned null; plain results pass unchanged", async () => {
+    expect((await returned(withLookup(() => undefined))).result).toEqual({ ok: true, content: null });
+    const plain = { a: [1, "x", null, true], b: { c: -0.5 }, skipped: undefined };
+    expect((await returned(withLookup(() => plain))).result).toEqual({
+      ok: true,
+      content: { a: [1, "x", null, true], b: { c: -0.5 } },
+    });
   });
 
   it("arguments that do not decode are refused before execute runs", async () => {
