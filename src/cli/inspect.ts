@@ -19,6 +19,15 @@ const clip = (text: string, max = 160) => {
   return flat.length > max ? `${flat.slice(0, max)}… (${flat.length} chars)` : flat;
 };
 
+/**
+ * What a model, a tool or an environment wrote is shown, not obeyed: terminal escapes (ESC...), other
+ * control characters and the bidirectional overrides that reorder a line on screen are written as \uXXXX.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what it is for
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+export const terminalSafe = (line: string): string =>
+  line.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).replace(/\n/g, "⏎");
+
 /** A reward or a return as people write it: -0.3, not -0.30000000000000004 (6 significant digits). */
 const num = (x: number) => String(Number(x.toPrecision(6)));
 
@@ -72,7 +81,7 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
         break;
     }
   }
-  return lines;
+  return lines.map(terminalSafe);
 };
 
 /** Journals of a file, a folder of journals, or a run folder (the journals under its episodes folder). */

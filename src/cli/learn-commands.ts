@@ -27,7 +27,7 @@ import {
 import { warmStartCheckpoint } from "../learn/warm-start.ts";
 import { averageCheckpoints } from "../policy/average.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
-import { saveCheckpoint } from "../policy/checkpoint.ts";
+import { checkpointTarget, saveCheckpoint } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
@@ -92,12 +92,13 @@ const flagOf = (key: keyof ModelOverrides, value: unknown) =>
  * (before anything runs) rather than silently ignored. A folder that is no checkpoint is left to the
  * checkpoint loader, whose error says what is wrong with it.
  */
-export const checkInitShape = (init: string, overrides: ModelOverrides) => {
+/** Refuses a shape flag that the checkpoint's own shape overrides; returns the checkpoint's context length. */
+export const checkInitShape = (init: string, overrides: ModelOverrides): number | undefined => {
   let saved: Record<string, unknown>;
   try {
     saved = JSON.parse(readFileSync(join(init, "config.json"), "utf8"));
   } catch {
-    return;
+    return undefined;
   }
   const shape: Record<keyof ModelOverrides, unknown> = {
     contextLength: saved.contextLength,
@@ -110,7 +111,7 @@ export const checkInitShape = (init: string, overrides: ModelOverrides) => {
   const clashes = (Object.keys(shape) as (keyof ModelOverrides)[]).filter(
     (key) => overrides[key] !== undefined && overrides[key] !== shape[key],
   );
-  if (clashes.length === 0) return;
+  if (clashes.length === 0) return typeof saved.contextLength === "number" ? saved.contextLength : undefined;
   const has = `${shape.layers} layers, ${shape.heads} heads, width ${shape.width}, context ${shape.contextLength}, ${shape.copy ? "a" : "no"} copy head, ${shape.positions} positions`;
   throw new UsageError({
     detail:
@@ -319,6 +320,16 @@ const SHIPPED_WARM_STARTS: Readonly<Record<string, string>> = {
     "docs/checkpoints/hopqa-copy-warm-start, the expert's shipped clone that the results tables start from; docs/checkpoints/hopqa-hasty-warm-start, the weaker one npm start lifts",
 };
 
+/** One sampled action must leave room for some context: refused before any work, not deep in the sampler. */
+const checkRoomForContext = (maxNewTokens: number, contextLength: number, flagGiven: boolean) => {
+  if (maxNewTokens < contextLength) return;
+  throw new UsageError({
+    detail: flagGiven
+      ? `--max-new-tokens ${maxNewTokens} leaves no room for a context: the model reads ${contextLength} tokens at most; give at most ${contextLength - 1} (an action rarely needs more than a tenth of it)`
+      : `the environment's maxActionTokens (${maxNewTokens}) leaves no room for a context in the model's ${contextLength} tokens: give a smaller --max-new-tokens, or a larger --context-length`,
+  });
+};
+
 /** A learned policy's token budget per action: --max-new-tokens, else the environment's, else the default. */
 const maxNewTokensFor = (env: EnvDefinition, flag: number | undefined) => {
   if (flag !== undefined) return flag;
@@ -363,6 +374,11 @@ const num = (name: string) => (value: string) => {
   if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number >= 0, got "${value}"`);
   return n;
 };
+const positiveNum = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a number > 0, got "${value}"`);
+  return n;
+};
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -386,7 +402,7 @@ const stopOnInterrupt = () => {
     if (stop) process.exit(130);
     stop = true;
     process.stderr.write(
-      "\ninterrupted: finishing what runs now (an update, or the warm start's cloning) and writing a checkpoint (Ctrl-C again to quit now)\n",
+      "\ninterrupted: finishing what runs now (the warm start's cloning, the evaluation before training, or an update) and writing a checkpoint (Ctrl-C again to quit now)\n",
     );
   };
   process.on("SIGINT", handler);
@@ -481,7 +497,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           .choices(LR_SCHEDULES)
           .default("constant"),
       )
-      .option("--temperature <x>", "sampling temperature", num("--temperature"), d.temperature)
+      .option(
+        "--temperature <x>",
+        "sampling temperature (> 0; evaluation decodes greedily)",
+        positiveNum("--temperature"),
+        d.temperature,
+      )
       .option("--kl <x>", "KL coefficient to the initial policy", num("--kl"), d.klCoef)
       .addOption(
         new Option("--kl-kind <estimator>", "the KL estimator: k1 (log ratio) or k3 (unbiased, always >= 0)")
@@ -553,7 +574,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         refuseRunFolder(runDir, "--resume");
         const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
         if (init && !existsSync(init)) throw new UsageError({ detail: `--init ${init}: no such checkpoint folder` });
-        if (init) checkInitShape(init, modelOverrides(opts));
+        const initContext = init ? checkInitShape(init, modelOverrides(opts)) : undefined;
         const env = await loadEnv(opts.env);
         config = decodeTrainConfig(
           {
@@ -586,13 +607,19 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           },
           "train options",
         );
+        checkRoomForContext(
+          config.maxNewTokens,
+          initContext ?? config.model.contextLength,
+          opts.maxNewTokens !== undefined,
+        );
         // Said once the options are known good: bad input gets one line, the error.
         const split = env.options?.split;
         if (typeof split === "string" && split !== "train")
           process.stderr.write(
             `note: training on ${env.id}'s split ${split}: these are questions held out for evaluation, so eval (and --suite) would no longer score unseen ones\n`,
           );
-        if (!init && opts.warmStart && !env.warmStart)
+        // Under --constrained every sampled action is legal, so a fresh model's trouble is not its format.
+        if (!init && opts.warmStart && !env.warmStart && !opts.constrained)
           process.stderr.write(
             `note: ${env.id} declares no default warm start and no --init was given, so RL starts from a fresh, untrained model, which rarely writes a well-formed action; ` +
               `start from a clone with --init DIR (${SHIPPED_WARM_STARTS[env.id] ?? "from `sft`"}), or pass --no-warm-start to say you mean it\n`,
@@ -610,7 +637,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (opts.json) out(summaryJson(summary));
       else
         out(
-          `trained ${config.algo} on ${config.env} for ${result.steps} updates (policy version ${result.version}, backend ${result.backend}) -> ${runDir}` +
+          `trained ${config.algo} on ${config.env} for ${result.steps} update${result.steps === 1 ? "" : "s"} (policy version ${result.version}, backend ${result.backend}) -> ${runDir}` +
             (result.before
               ? `\n  before: ${describeEval(result.before)}${config.warmStart ? ` (after the warm start on ${config.warmStart.episodes} recorded expert episodes)` : ""}`
               : "") +
@@ -702,6 +729,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         throw new UsageError({
           detail: `--out ${opts.out} is one of the checkpoints to average; write the average to another folder`,
         });
+      // Checked before any work, as sft does: a folder of something else is refused, an earlier checkpoint named.
+      if (checkpointTarget(opts.out) === "checkpoint")
+        process.stderr.write(`average: ${opts.out} holds a checkpoint; the average replaces it\n`);
       await initBackend(opts.backend);
       const averaged = await averageCheckpoints(folders);
       try {
@@ -773,6 +803,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (!existsSync(opts.checkpoint))
         throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}${checkpointsBeside(opts.checkpoint)}` });
       const checkpoint = resolveCheckpoint(opts.checkpoint, "--checkpoint");
+      // Said before the backend loads, from the checkpoint's config.json (and again below, from the model).
+      const savedContext = checkInitShape(checkpoint, {});
+      if (savedContext !== undefined && opts.maxNewTokens !== undefined)
+        checkRoomForContext(opts.maxNewTokens, savedContext, true);
       await initBackend(opts.backend);
       const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint).catch((cause) => {
         throw envGiven || !(cause instanceof UsageError)
@@ -788,6 +822,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         constrained,
         maxNewTokens: maxNewTokensFor(env, opts.maxNewTokens),
       };
+      checkRoomForContext(config.maxNewTokens, model.config.contextLength, opts.maxNewTokens !== undefined);
       if (opts.suite) {
         // The suite's own seed unless --seed was given: its numbers are then the results table's.
         const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);

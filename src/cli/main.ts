@@ -85,7 +85,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       if (opts.json) out(summaryJson(summary));
       else
         out(
-          `recorded ${summary.episodes} episodes of ${summary.env}${optionsText(env)} with ${summary.policy} into ${summary.out}: ` +
+          `recorded ${summary.episodes} episode${summary.episodes === 1 ? "" : "s"} of ${summary.env}${optionsText(env)} with ${summary.policy} into ${summary.out}: ` +
             `${summary.events} events, mean return ${summary.meanReturn.toFixed(3)}` +
             (summary.aborted ? ` over all ${summary.episodes}` : "") +
             (summary.successRate === null ? "" : `, success ${summary.successRate.toFixed(3)}`) +
@@ -153,7 +153,8 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
           unverified += 1;
           if (!said.has(verdict.unverified)) err(`error: ${verdict.unverified}`);
           said.add(verdict.unverified);
-          err(`skip ${verdict.problem}`);
+          // The reason is said once above and the summary counts them: --quiet lists no journal it skipped.
+          if (!opts.quiet) err(`skip ${verdict.problem}`);
         } else {
           bad += 1;
           err(`FAIL ${verdict.problem}`);
@@ -193,7 +194,12 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       if (opts.html) {
         const env = opts.env ? await loadEnv(opts.env) : await runEnv(path);
         const page = await inspectHtml(path, opts.html, { env, maxEpisodes: opts.maxEpisodes, warn: err });
-        out(`wrote ${opts.html}: ${page.shown} of ${page.episodes} episode(s)`);
+        out(
+          `wrote ${opts.html}: ${page.shown} of ${page.episodes} episode(s)` +
+            (page.unreadable ? `; ${page.unreadable} unreadable, marked on the page` : ""),
+        );
+        // Damage is shown on the page, and the exit status says so, as the terminal view's does.
+        if (page.unreadable > 0) return setExit(1);
       } else {
         // `inspect ... | head`: a closed pipe ends the listing quietly.
         process.stdout.on("error", (e: NodeJS.ErrnoException) => {

@@ -53,8 +53,10 @@ export const progress = (
     printed = done;
     const seconds = (Date.now() - started) / 1000;
     const rate = (done - already) / Math.max(1e-3, seconds);
-    // Nothing done yet (a heartbeat tick of 0): no rate to project from.
-    const eta = rate > 0 ? `${Math.round((total - done) / rate)}s` : done >= total ? "0s" : "unknown";
+    // Nothing done yet (a heartbeat tick of 0), or too little: episodes run in batches and end in bursts, so
+    // the first one's time says little about the rest (it once projected 49,537 s for a 40 s evaluation).
+    const projectable = rate > 0 && done - already >= Math.ceil(0.02 * (total - already));
+    const eta = done >= total ? "0s" : projectable ? `${Math.round((total - done) / rate)}s` : "unknown";
     const text = Object.entries(info)
       .map(([k, v]) => ` ${k} ${v}`)
       .join("");

@@ -138,8 +138,16 @@ export const decodeTrainConfig = (value: unknown, where: string): TrainConfig =>
   // Every wrong value at once: an edited config.json should not take one attempt per mistake.
   const decoded = Schema.decodeUnknownResult(TrainConfig, { onExcessProperty: "error", errors: "all" })(value);
   if (Result.isFailure(decoded)) throw new UsageError({ detail: `${where}: ${String(decoded.failure.message)}` });
-  return decoded.success;
+  const config = decoded.success;
+  if (config.groupSize < 2 && GROUP_RELATIVE.includes(config.algo))
+    throw new UsageError({
+      detail: `${where}: ${config.algo} with groupSize (--group-size) 1 learns nothing: it compares each episode with the others of its task, so every advantage would be 0; give at least 2 (default ${DEFAULT_TRAIN_CONFIG.groupSize}), or use ppo, reinforce++ or remax, which learn from one episode per task`,
+    });
+  return config;
 };
+
+/** Estimators whose baseline is the other episodes of the same task: a group of one has no signal. */
+const GROUP_RELATIVE: readonly string[] = ["grpo", "rloo", "reinforce++-baseline"];
 
 /** A learned policy's token budget per action for an environment: its `maxActionTokens`, else the default. */
 export const actionBudgetOf = (env: Pick<EnvDefinition, "maxActionTokens">): number =>

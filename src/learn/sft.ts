@@ -4,11 +4,12 @@
  */
 
 import { existsSync } from "node:fs";
-import { journalFilesAt, readJournalFile } from "../journal/jsonl.ts";
+import { readJournalFile } from "../journal/jsonl.ts";
 import { NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
+import { findJournals } from "../observe/journals.ts";
 import { initBackend } from "../policy/backend.ts";
 import { checkpointTarget, saveCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
@@ -93,8 +94,14 @@ export const withLegalMasks = (env: EnvDefinition, events: readonly EpisodeEvent
 /** The journal files of --data, checked before anything slow starts (loading a backend takes a while). */
 const demonstrationFiles = async (data: string): Promise<string[]> => {
   if (!existsSync(data)) throw new UsageError({ detail: `--data ${data}: no such file or folder` });
-  const files = await journalFilesAt(data);
-  if (files.length === 0) throw new UsageError({ detail: `no .jsonl journals in ${data}` });
+  // A folder of `record`, or a run folder of `train` (its episodes/uNNNNN/ journals; metrics.jsonl is no journal).
+  const files = await findJournals(data).catch((error: unknown) => {
+    throw error instanceof UsageError ? new UsageError({ detail: `--data: ${error.detail}` }) : error;
+  });
+  if (files.length === 0)
+    throw new UsageError({
+      detail: `no .jsonl journals in ${data} or its subfolders (record some with \`npx agent-r1 record --policy expert --out ${data}\`)`,
+    });
   return files;
 };
 

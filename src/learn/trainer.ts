@@ -410,6 +410,8 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     }
     policy.version = step;
     greedy.version = step;
+    // Counted from 1, as the progress bar counts: update N of M makes policy version N.
+    const update = `update ${step + 1} of ${config.steps}`;
     const stepSeed = splitSeed(config.seed, `u${step}`);
     const sampleStart = performance.now();
     const batch = await collect({
@@ -429,7 +431,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     if (cutActions > 0 && !warnedCut) {
       warnedCut = true;
       log(
-        `update ${step}: ${cutActions} sampled actions were cut at ${policy.sampling.maxNewTokens} tokens before they ended ` +
+        `${update}: ${cutActions} sampled actions were cut at ${policy.sampling.maxNewTokens} tokens before they ended ` +
           "(they come out malformed): if the environment's actions are longer, raise --max-new-tokens or its " +
           "maxActionTokens; a policy that has not learned to end its actions (a fresh model) runs past any budget " +
           "(counted per update in metrics.jsonl as cutActions)",
@@ -455,7 +457,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     }
     if (droppedTooLong > 0)
       log(
-        `update ${step}: ${droppedTooLong} of ${batch.length} episodes are longer than the model's context ` +
+        `${update}: ${droppedTooLong} of ${batch.length} episodes are longer than the model's context ` +
           `(${model.config.contextLength} tokens) and were not trained on${droppedTooLong === batch.length ? " (all of them: this update changed nothing)" : ""}; ` +
           "a longer --context-length (for a new model) or shorter episodes keep them",
       );
@@ -529,14 +531,14 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     }
     const trainSeconds = (performance.now() - trainStart) / 1000;
     const applied = results.filter((r) => !r.skipped);
-    for (const r of results) if (r.skipped) log(`update ${step}: skipped (${r.reason})`);
+    for (const r of results) if (r.skipped) log(`${update}: skipped (${r.reason})`);
     const records = batch.map((c) => c.record);
     const abortedRecords = records.filter((r) => r.reason.startsWith("aborted"));
     if (abortedRecords.length > 0)
-      log(`update ${step}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}`);
+      log(`${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}`);
     if (abortedRecords.length === records.length && records.length > 0)
       throw new UsageError({
-        detail: `every episode of update ${step} was ${abortedRecords[0].reason}; nothing to learn from`,
+        detail: `every episode of ${update} was ${abortedRecords[0].reason}; nothing to learn from`,
       });
     const rewardsOf = (c: Collected, kind: "process" | "outcome") =>
       c.events.reduce((s, e) => s + (e.type === "reward.assigned" && e.kind === kind ? e.value : 0), 0);
@@ -568,7 +570,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       gradNorm: mean(applied.map((r) => r.gradNorm)),
       lr,
       skippedUpdates: results.length - applied.length,
-      trainedTokens: results.reduce((s, r) => s + r.tokens, 0),
+      trainedTokens: Math.round(results.reduce((s, r) => s + r.tokens, 0)),
       sampledTokens,
       tokensPerSecond: sampledTokens / Math.max(1e-9, sampleSeconds),
       sampleSeconds,

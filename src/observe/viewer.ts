@@ -428,6 +428,8 @@ export interface ViewerPage {
   /** Journals found, and those shown on the page. */
   readonly episodes: number;
   readonly shown: number;
+  /** Shown journals that could not be read whole (marked on the page). */
+  readonly unreadable: number;
 }
 
 /** The viewer page for a journal, a folder of journals or a run folder. */
@@ -541,7 +543,7 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">` +
     `<title>${esc(title)}</title><style>${CSS}</style></head><body>${body}<script>${SCRIPT}</script></body></html>\n`;
-  return { html, episodes: files.length, shown: shown.length };
+  return { html, episodes: files.length, shown: shown.length, unreadable: episodes.filter((e) => e.error).length };
 };
 
 /** Writes the viewer page of `path` to `file`. */

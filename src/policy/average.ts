@@ -40,10 +40,17 @@ export const averageCheckpoints = async (folders: readonly string[]): Promise<Av
     for (const folder of folders.slice(1)) {
       const next = await loadCheckpoint(folder);
       try {
-        if (canonicalJson(next.model.config) !== shape)
+        if (canonicalJson(next.model.config) !== shape) {
+          // Only the fields that differ: two whole configs side by side hide the one that matters.
+          const a = first.model.config as unknown as Record<string, unknown>;
+          const b = next.model.config as unknown as Record<string, unknown>;
+          const differing = [...new Set([...Object.keys(a), ...Object.keys(b)])]
+            .filter((key) => canonicalJson(a[key] ?? null) !== canonicalJson(b[key] ?? null))
+            .map((key) => `${key} ${JSON.stringify(b[key] ?? null)} against ${JSON.stringify(a[key] ?? null)}`);
           throw new UsageError({
-            detail: `${folder} has another model shape than ${folders[0]} (${canonicalJson(next.model.config)} against ${shape}); only checkpoints of one shape average`,
+            detail: `${folder} has another model shape than ${folders[0]} (${differing.join(", ")}); only checkpoints of one shape average`,
           });
+        }
         if (next.tokenizer.id !== first.tokenizer.id)
           throw new UsageError({
             detail: `${folder} has another tokenizer than ${folders[0]} (${next.tokenizer.id} against ${first.tokenizer.id}); only checkpoints of one environment average`,

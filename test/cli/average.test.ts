@@ -65,6 +65,11 @@ describe("agent-r1 average", () => {
     // The run's latest.json still names v00001, the one checkpoint its training wrote.
     expect(await main(["average", ckpt(3), run, "--out", out])).toBe(0);
     expect(output.stdout).toContain(`averaged 2 checkpoints (policy versions 3, 1) -> ${out}`);
+    expect(output.stderr).not.toContain("replaces it");
+    // Writing over an earlier average is said, not done silently.
+    output.clear();
+    expect(await main(["average", ckpt(2), ckpt(3), "--out", out])).toBe(0);
+    expect(output.stderr).toContain(`average: ${out} holds a checkpoint; the average replaces it`);
   });
 
   it("refuses checkpoints of another shape, and an --out among the inputs, writing nothing", async () => {
@@ -76,7 +81,7 @@ describe("agent-r1 average", () => {
     other.dispose();
     const out = join(dir, "never");
     expect(await main(["average", ckpt(1), wider, "--out", out])).toBe(2);
-    expect(output.stderr).toContain(`${wider} has another model shape than ${ckpt(1)}`);
+    expect(output.stderr).toContain(`${wider} has another model shape than ${ckpt(1)} (width 32 against 16);`);
     expect(existsSync(out)).toBe(false);
 
     output.clear();

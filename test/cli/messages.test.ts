@@ -84,6 +84,11 @@ describe("replay --verify of journals whose environment is not built in", () => 
         .map((f) => `skip ${join(folder, f)}: 7 events read; not verified: environment "fickle" is unknown`),
     );
     expect(output.stdout).toContain("verified 0 journal(s) ok, 0 failed, 4 not verified (unknown environment)");
+    // --quiet: the reason once and the count, no line per skipped journal.
+    output.clear();
+    expect(await main(["replay", folder, "--verify", "--quiet"])).toBe(2);
+    expect(errors()).toEqual([lines[0]]);
+    expect(output.stdout).toContain("4 not verified (unknown environment)");
   });
 
   it("with --env naming another environment: says which one it defines", async () => {
@@ -167,7 +172,7 @@ describe("an environment module outside an ESM package", () => {
     writeFileSync(join(outside, "env.mts"), source);
     const loaded = cli(join(outside, "env.mts"));
     expect(loaded.status, loaded.stderr).toBe(0);
-    expect(loaded.stdout).toContain("recorded 1 episodes of weather");
+    expect(loaded.stdout).toContain("recorded 1 episode of weather");
   }, 120_000);
 });
 

@@ -48,6 +48,13 @@ describe("progress off a terminal", () => {
     ]);
   });
 
+  it("projects no ETA from the first of many items: episodes run in batches and end in bursts", () => {
+    const { stream, lines } = pipe();
+    const bar = progress("eval", 1500, stream);
+    bar.tick();
+    expect(lines.at(-1)).toMatch(/^eval: 1\/1500 \(.*\/s, ETA unknown\)/);
+  });
+
   it("a tick of 0 (a heartbeat) shows the latest info, with no ETA before anything is done", () => {
     vi.useFakeTimers({ now: 1_000_000 });
     const { stream, lines } = pipe();

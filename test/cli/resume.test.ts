@@ -47,7 +47,7 @@ describe("train --resume", () => {
     expect(await main(["train", "--env", "lookup", "--steps", "2", ...tiny, ...shape, "--out", run, "--resume"])).toBe(
       0,
     );
-    expect(output.stdout).toContain("for 1 updates (policy version 2");
+    expect(output.stdout).toContain("for 1 update (policy version 2");
   }, 60_000);
 
   it("says when the run is already at --steps", async () => {
@@ -130,7 +130,7 @@ describe("train, Ctrl-C", () => {
     const at = Math.max(...versions.map((v) => Number(v.slice(1))));
     expect(await main(["train", "--out", dir, "--resume", "--steps", String(at + 1)])).toBe(0);
     expect(output.stderr).toContain(`--steps ${at + 1}: ${dir} will end at ${at + 1} updates, not the 500`);
-    expect(output.stdout).toContain(`for 1 updates (policy version ${at + 1}`);
+    expect(output.stdout).toContain(`for 1 update (policy version ${at + 1}`);
   }, 180_000);
 });
 
@@ -157,7 +157,7 @@ describe("train --resume from another folder", () => {
     expect(cli(root, ...base, "--steps", "1", ...own).status).toBe(0);
     const resumed = cli(tmpdir(), "train", "--out", join(root, "run2"), "--resume", "--steps", "2");
     expect(resumed.status, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toContain("for 1 updates (policy version 2");
+    expect(resumed.stdout).toContain("for 1 update (policy version 2");
   }, 300_000);
 });
 

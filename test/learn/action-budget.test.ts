@@ -60,7 +60,7 @@ describe("the sampler's token budget per action", () => {
     const few = ["--steps", "1", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0"];
     const trained = await run("train", "--env", tight, "--init", clone, ...few, "--out", runDir);
     expect(JSON.parse(readFileSync(join(runDir, "config.json"), "utf8")).maxNewTokens).toBe(2);
-    expect(trained.stderr).toMatch(/update 0: \d+ sampled actions were cut at 2 tokens before they ended/);
+    expect(trained.stderr).toMatch(/update 1 of \d+: \d+ sampled actions were cut at 2 tokens before they ended/);
     const metrics = JSON.parse(readFileSync(join(runDir, "metrics.jsonl"), "utf8").trim());
     expect(metrics.cutActions).toBeGreaterThan(0);
 

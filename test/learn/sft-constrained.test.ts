@@ -75,4 +75,26 @@ describe("sft --constrained and --init", () => {
     await sft({ ...base, out: join(dir, "clone"), log: (l) => again.push(l) });
     expect(again).toContain(`sft: ${join(dir, "clone")} holds a checkpoint; the clone replaces it`);
   }, 120_000);
+
+  it("clones from a run folder: the journals under episodes/uNNNNN/, not metrics.jsonl", async () => {
+    const run = join(tempDir(), "run");
+    await recordDemos(join(run, "episodes", "u00000"), 3, "sft-run-0");
+    await recordDemos(join(run, "episodes", "u00001"), 2, "sft-run-1");
+    writeFileSync(join(run, "metrics.jsonl"), '{"step":0,"loss":0.5}\n');
+    const cloned = await sft({
+      ...sftOptions(run),
+      epochs: 1,
+      batchSize: 4,
+      out: join(run, "..", "clone"),
+      log: () => {},
+    });
+    expect(cloned.episodes).toBe(5);
+    // Only metrics.jsonl: a run folder with no episodes says where it looked.
+    const empty = join(tempDir(), "empty-run");
+    mkdirSync(empty);
+    writeFileSync(join(empty, "metrics.jsonl"), '{"step":0}\n');
+    await expect(
+      sft({ ...sftOptions(empty), epochs: 1, batchSize: 4, out: join(empty, "clone"), log: () => {} }),
+    ).rejects.toThrow(`no .jsonl journals in ${empty} or its subfolders`);
+  }, 120_000);
 });

@@ -110,6 +110,13 @@ describe("the episode viewer page", () => {
     expect(page.html).toMatch(/class="error">[^<]*bad\.jsonl:6/);
     expect(count(page.html, 'data-seq="')).toBe(5);
     expect(warnings.join("\n")).toMatch(/bad\.jsonl:6/);
+    expect(page.unreadable).toBe(1);
+    // The command writes the page and exits 1, as the terminal view does on damage.
+    const file = join(tempDir(), "damaged.html");
+    const done = cli("inspect", dir, "--html", file);
+    expect(done.code, done.stderr).toBe(1);
+    expect(done.stdout).toContain(`wrote ${file}: 1 of 1 episode(s); 1 unreadable, marked on the page`);
+    expect(existsSync(file)).toBe(true);
   });
 
   it("samples a large folder evenly, keeping the first and the last", () => {

@@ -83,6 +83,23 @@ const CASES: [string[], RegExp][] = [
     /environment module not found: .*throws; did you mean .*throws\.ts\?$/,
   ],
   [["record", "--env", dir, "--policy", "expert", "--out", out], /is a folder, not a module$/],
+  [["train", "--env", "lookup", "--out", out, "--temperature", "0"], /--temperature must be a number > 0, got "0"/],
+  [
+    ["train", "--env", "lookup", "--out", out, "--max-new-tokens", "100000"],
+    /--max-new-tokens 100000 leaves no room for a context: the model reads \d+ tokens at most; give at most \d+/,
+  ],
+  [
+    ["train", "--env", "hopqa", "--init", WARM, "--out", out, "--max-new-tokens", "384"],
+    /--max-new-tokens 384 leaves no room for a context: the model reads 384 tokens at most; give at most 383/,
+  ],
+  [
+    ["eval", "--env", "hopqa", "--checkpoint", WARM, "--max-new-tokens", "500"],
+    /--max-new-tokens 500 leaves no room for a context: the model reads 384 tokens at most/,
+  ],
+  ...(["grpo", "rloo", "reinforce++-baseline"] as const).map((algo): [string[], RegExp] => [
+    ["train", "--env", "lookup", "--out", out, "--algo", algo, "--group-size", "1"],
+    new RegExp(`${algo.replace(/\+/g, "\\+")} with groupSize \\(--group-size\\) 1 learns nothing: .*give at least 2`),
+  ]),
   [
     ["record", "--env", "vitest.config", "--policy", "expert", "--out", out],
     /unknown environment "vitest\.config"; did you mean \.\/vitest\.config\.ts\?$/,
@@ -311,7 +328,7 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const more = ["--context-length", "16", "--no-warm-start", "--eval-episodes", "0", "--out", join(dir, "short")];
     expect(await main([...args, ...more]), stderr).toBe(0);
     expect(stderr).toMatch(
-      /update 0: 4 of 4 episodes are longer than the model's context \(16 tokens\) and were not trained on \(all of them: this update changed nothing\)/,
+      /update 1 of \d+: 4 of 4 episodes are longer than the model's context \(16 tokens\) and were not trained on \(all of them: this update changed nothing\)/,
     );
   });
 
