@@ -652,7 +652,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       .command("sft")
       .description("behaviour cloning from recorded journals: cross-entropy on action tokens only")
       .option("--env <id|path>", "environment", d.env)
-      .requiredOption("--data <dir>", "folder of recorded journals (e.g. from `record --policy expert`)")
+      .requiredOption(
+        "--data <dir>",
+        "recorded journals: a folder of them (e.g. from `record --policy expert`, subfolders included) or a run folder (train --out)",
+      )
       .requiredOption("--out <dir>", "checkpoint folder to write")
       .option("--epochs <n>", "passes over the data", int("--epochs", 1), 40)
       .option("--batch-size <n>", "episodes per step", int("--batch-size", 1), 16)

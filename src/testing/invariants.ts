@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { parseAction } from "../runtime/action-format.ts";
@@ -57,7 +57,14 @@ export const episodeInvariant = (
   arbitrary: (env, options) => episodeScriptArbitrary(env, options),
   check: async (env, script) => {
     const played = await playEpisode(env, script);
-    const message = check(played, env);
+    let message: string | undefined;
+    try {
+      message = check(played, env);
+    } catch (cause) {
+      // A bug in the check itself: still a counterexample, so the report shows (and shrinks) the episode it met.
+      const at = thrownFrom(cause);
+      message = `the check itself threw: ${messageOf(cause)}${at ? ` (thrown at ${at})` : ""}`;
+    }
     return message ? { message, episodes: [played.events] } : undefined;
   },
 });

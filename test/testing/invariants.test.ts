@@ -144,6 +144,20 @@ describe("reward invariants, against a sound environment and broken variants of 
     );
   });
 
+  it("a check that throws is reported as a counterexample with the episode it met, and where it threw", async () => {
+    const buggy = episodeInvariant("reads the second reward", (e) => {
+      if (e.rewards.length > 0) throw new Error("my check bug");
+      return undefined;
+    });
+    const failure = await failureOf(
+      checkRewards(createSecretEnv({ process: () => 0.1 }), { ...failing, invariants: [buggy] }),
+    );
+    expect(failure.violation.message).toMatch(
+      /^the check itself threw: my check bug \(thrown at test\/testing\/invariants\.test\.ts:\d+:\d+\)$/,
+    );
+    expect(failure.violation.episodes).toHaveLength(1);
+  });
+
   it("`only`, `seed` and `path` rerun exactly the reported counterexample, without searching again", async () => {
     const farmed = createSecretEnv({ process: () => 0.1 });
     const invariants = [rewardBounds({ min: -1, max: 1 }), noRewardForRepeatedCalls()];
