@@ -90,6 +90,7 @@ export const inspectPath = async (path: string, write: (line: string) => void): 
   if (files.length === 0) write(`no journals (.jsonl) in ${path}`);
   let damaged = 0;
   let torn = 0;
+  let nothing = 0;
   for (const [i, file] of files.entries()) {
     if (i > 0) write("");
     write(`# ${file}`);
@@ -99,14 +100,16 @@ export const inspectPath = async (path: string, write: (line: string) => void): 
     if (error) {
       damaged += 1;
       if (tornTail) torn += 1;
+      else if (events.length === 0) nothing += 1;
       write(`  ! ${error}`);
     }
   }
   if (damaged > 0) {
     // --repair cuts only a torn last line; damage inside a file is left for a person to look at.
-    const inside = damaged - torn;
+    const inside = damaged - torn - nothing;
     const hints = [
       torn > 0 && `\`npx agent-r1 replay ${path} --repair\` cuts the ${torn} torn last line(s) back`,
+      nothing > 0 && `${nothing} with no readable event (empty, or damaged on the first line)`,
       inside > 0 &&
         `${inside} damaged before their last line, which --repair does not touch (the events after the damage are still in the file, unread)`,
     ].filter(Boolean);

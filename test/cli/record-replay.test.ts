@@ -211,6 +211,12 @@ describe("agent-r1 inspect", () => {
     expect(inside.stdout).toContain("1 damaged before their last line, which --repair does not touch");
     expect(inside.stdout).not.toContain("cuts the");
     expect(cli("inspect", "replays/lookup/expert/ep-golden-2.jsonl").code).toBe(0);
+    // An empty journal has no "last line" to be damaged before.
+    writeFileSync(join(dir, "empty.jsonl"), "");
+    const empty = cli("inspect", join(dir, "empty.jsonl"));
+    expect(empty.code).toBe(1);
+    expect(empty.stdout).toContain("1 of 1 journal(s) damaged (shown up to the damage); 1 with no readable event");
+    expect(empty.stdout).not.toContain("before their last line");
     const repair = cli("replay", join(dir, "ep-golden-2.jsonl"), "--repair");
     expect(repair.code).toBe(1);
     expect(repair.stderr).toContain("ep-golden-2.jsonl:4: parse:");
