@@ -1,8 +1,8 @@
 /**
  * Tool: an executor that returns the raw outcome of a call (query a store, call an API). It never decides
  * rewards or state: that is the ToolEnv's job. A tool call always ends in a ToolResult: a throw (of
- * anything), a timeout, a cancellation or arguments that do not decode become `{ ok: false, error }`,
- * never an exception. Results and error messages are plain, well-formed JSON, cut to size with a
+ * anything), a timeout, a cancellation, arguments that do not decode or a result that is not plain JSON
+ * become `{ ok: false, error }`, never an exception. Results and error messages are plain, well-formed JSON, cut to size with a
  * visible marker, so whatever a tool does, the journal can hold and hash it.
  */
 import { Result, Schema } from "effect";
