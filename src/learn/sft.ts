@@ -4,12 +4,13 @@
  */
 
 import { existsSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import { readJournalFile } from "../journal/jsonl.ts";
 import { NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
-import { findJournals } from "../observe/journals.ts";
+import { findJournals, isRunFolder } from "../observe/journals.ts";
 import { initBackend } from "../policy/backend.ts";
 import { checkpointTarget, saveCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
@@ -207,6 +208,14 @@ export const sft = async (options: SftOptions): Promise<SftResult> => {
   if (checkpointTarget(options.out) === "checkpoint")
     log(`sft: ${options.out} holds a checkpoint; the clone replaces it`);
   const files = await demonstrationFiles(options.data);
+  // A run folder also holds its warm start's demonstrations (warm-start/demos): cloned too, and said so.
+  const fromWarmStart = isRunFolder(options.data)
+    ? files.filter((file) => relative(options.data, file).split(sep)[0] === "warm-start").length
+    : 0;
+  if (fromWarmStart > 0)
+    log(
+      `sft: ${options.data} is a run folder: ${files.length - fromWarmStart} of its journals are the policy's episodes and ${fromWarmStart} its warm start's demonstrations (warm-start/); all are cloned (give --data ${join(options.data, "episodes")} for the policy's alone)`,
+    );
   await initBackend(options.backend, { log });
   const tokenizer = options.env.tokenizer as WordTokenizer;
   const model = options.init

@@ -76,19 +76,21 @@ describe("sft --constrained and --init", () => {
     expect(again).toContain(`sft: ${join(dir, "clone")} holds a checkpoint; the clone replaces it`);
   }, 120_000);
 
-  it("clones from a run folder: the journals under episodes/uNNNNN/, not metrics.jsonl", async () => {
+  it("clones from a run folder: the journals under episodes/uNNNNN/ and warm-start/ (said), not metrics.jsonl", async () => {
     const run = join(tempDir(), "run");
     await recordDemos(join(run, "episodes", "u00000"), 3, "sft-run-0");
     await recordDemos(join(run, "episodes", "u00001"), 2, "sft-run-1");
+    await recordDemos(join(run, "warm-start", "demos"), 2, "sft-run-demos");
     writeFileSync(join(run, "metrics.jsonl"), '{"step":0,"loss":0.5}\n');
-    const cloned = await sft({
-      ...sftOptions(run),
-      epochs: 1,
-      batchSize: 4,
-      out: join(run, "..", "clone"),
-      log: () => {},
-    });
-    expect(cloned.episodes).toBe(5);
+    const lines: string[] = [];
+    const out = join(run, "..", "clone");
+    const cloned = await sft({ ...sftOptions(run), epochs: 1, batchSize: 4, out, log: (l) => lines.push(l) });
+    expect(cloned.episodes).toBe(7);
+    expect(lines).toContain(
+      `sft: ${run} is a run folder: 5 of its journals are the policy's episodes and 2 its warm start's demonstrations (warm-start/); all are cloned (give --data ${join(run, "episodes")} for the policy's alone)`,
+    );
+    const policyOnly = await sft({ ...sftOptions(join(run, "episodes")), epochs: 1, batchSize: 4, out, log: () => {} });
+    expect(policyOnly.episodes).toBe(5);
     // Only metrics.jsonl: a run folder with no episodes says where it looked.
     const empty = join(tempDir(), "empty-run");
     mkdirSync(empty);
