@@ -4,7 +4,7 @@
  * message also gives fast-check's seed and path to rerun exactly that case.
  */
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Data } from "effect";
 import fc from "fast-check";
@@ -78,8 +78,13 @@ export class CounterexampleError extends Data.TaggedError("CounterexampleError")
       ...violation.message.split("\n").map((line) => `  ${line}`),
     ];
     for (const detail of violation.details ?? []) lines.push(`  ${detail}`);
+    // Shown under the ids of their journals (written re-stamped under fresh ids, one per non-empty episode),
+    // so the printed episode and `inspect` of its journal name the same episode.
+    let journals = 0;
     violation.episodes.forEach((events, i) => {
-      lines.push("", `counterexample episode ${i + 1} of ${violation.episodes.length}:`, describeEpisode(events));
+      const file = events.length > 0 ? this.files[journals++] : undefined;
+      const id = file === undefined ? undefined : basename(file, ".jsonl");
+      lines.push("", `counterexample episode ${i + 1} of ${violation.episodes.length}:`, describeEpisode(events, id));
     });
     lines.push("");
     const envFlag = this.envModule ? ` --env ${this.envModule}` : "";
@@ -129,14 +134,15 @@ export const formatBeside = (value: number, limit: number): string =>
 const signed = (value: number) => (value >= 0 ? `+${formatNumber(value)}` : formatNumber(value));
 
 /** An episode's events, one line each, the way a person reads an episode: turn, what happened, details. */
-export const describeEpisode = (events: readonly EpisodeEvent[]): string => {
+/** `episode`: the id to show, when the episode was written under another (a counterexample's journal). */
+export const describeEpisode = (events: readonly EpisodeEvent[], episode?: string): string => {
   const line = (turn: number | undefined, what: string, detail: string) =>
     `  ${turn === undefined ? "    " : String(turn).padStart(4)}  ${what.padEnd(8)} ${detail}`;
   return events
     .map((event) => {
       switch (event.type) {
         case "episode.started":
-          return `  episode ${event.episode}: ${event.env.id} v${event.env.version}, seed ${quote(event.seed)}, task ${json(event.task)}`;
+          return `  episode ${episode ?? event.episode}: ${event.env.id} v${event.env.version}, seed ${quote(event.seed)}, task ${json(event.task)}`;
         case "env.observed":
           return line(undefined, "observe", quote(event.text));
         case "agent.acted":

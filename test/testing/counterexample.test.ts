@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lookupEnv } from "../../actors/lookup/index.ts";
 import { envResolver, loadEnv } from "../../src/cli/registry.ts";
@@ -62,6 +63,8 @@ describe("a failing property prints its counterexample and writes it as a journa
     );
     expect(lines[1]).toMatch(/^ {2}turn 1 repeats the call "<check>.*?<\/check>" of turn 0 and earns 0\.1: /);
     expect(failure.message).toContain("counterexample episode 1 of 1:");
+    // The printed episode carries its journal's id, as `inspect` of that journal shows it.
+    expect(failure.message).toContain(`\n  episode ${basename(file, ".jsonl")}: secret v`);
     // The call's word is the text between the tags without the whitespace around it (a real or an escaped
     // newline: a fresh-clone run shrank to "<check>\\n</check>", called with the word "").
     expect(failure.message).toMatch(
