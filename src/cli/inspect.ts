@@ -14,10 +14,8 @@ import { readEpisodeFile } from "../observe/viewer.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { envResolver } from "./registry.ts";
 
-const clip = (text: string, max = 160) => {
-  const flat = text.replace(/\n/g, "⏎");
-  return flat.length > max ? `${flat.slice(0, max)}… (${flat.length} chars)` : flat;
-};
+/** Long text cut to a line (newlines become ⏎ with the rest of `terminalSafe`, on every line of the timeline). */
+const clip = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text);
 
 /**
  * What a model, a tool or an environment wrote is shown, not obeyed: terminal escapes (ESC...), other

@@ -87,19 +87,29 @@ const flagOf = (key: keyof ModelOverrides, value: unknown) =>
       ? "--copy-head"
       : "--no-copy-head"
     : `--${key === "contextLength" ? "context-length" : key} ${value}`;
+/** A checkpoint's model config.json, read before the backend loads; undefined when it is no checkpoint. */
+const savedModelConfig = (checkpoint: string): Record<string, unknown> | undefined => {
+  try {
+    return JSON.parse(readFileSync(join(checkpoint, "config.json"), "utf8"));
+  } catch {
+    return undefined;
+  }
+};
+
+/** A checkpoint's context length, from its config.json (undefined when it is no checkpoint). */
+const savedContextLength = (checkpoint: string): number | undefined => {
+  const saved = savedModelConfig(checkpoint)?.contextLength;
+  return typeof saved === "number" ? saved : undefined;
+};
+
 /**
  * With --init the checkpoint keeps its own shape, so a shape option that asks for another one is refused
  * (before anything runs) rather than silently ignored. A folder that is no checkpoint is left to the
  * checkpoint loader, whose error says what is wrong with it.
  */
-/** Refuses a shape flag that the checkpoint's own shape overrides; returns the checkpoint's context length. */
-export const checkInitShape = (init: string, overrides: ModelOverrides): number | undefined => {
-  let saved: Record<string, unknown>;
-  try {
-    saved = JSON.parse(readFileSync(join(init, "config.json"), "utf8"));
-  } catch {
-    return undefined;
-  }
+export const checkInitShape = (init: string, overrides: ModelOverrides) => {
+  const saved = savedModelConfig(init);
+  if (!saved) return;
   const shape: Record<keyof ModelOverrides, unknown> = {
     contextLength: saved.contextLength,
     layers: saved.layers,
@@ -111,7 +121,7 @@ export const checkInitShape = (init: string, overrides: ModelOverrides): number 
   const clashes = (Object.keys(shape) as (keyof ModelOverrides)[]).filter(
     (key) => overrides[key] !== undefined && overrides[key] !== shape[key],
   );
-  if (clashes.length === 0) return typeof saved.contextLength === "number" ? saved.contextLength : undefined;
+  if (clashes.length === 0) return;
   const has = `${shape.layers} layers, ${shape.heads} heads, width ${shape.width}, context ${shape.contextLength}, ${shape.copy ? "a" : "no"} copy head, ${shape.positions} positions`;
   throw new UsageError({
     detail:
@@ -369,16 +379,15 @@ const addShapeOptions = (command: Command, contextHelp: string) =>
       "a fresh model's width, a multiple of --heads (default: the environment's)",
       int("--width", 1),
     );
-const num = (name: string) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number >= 0, got "${value}"`);
-  return n;
-};
-const positiveNum = (name: string) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a number > 0, got "${value}"`);
-  return n;
-};
+/** A number flag: >= 0, or > 0 where 0 means nothing (a temperature). */
+const num =
+  (name: string, positive = false) =>
+  (value: string) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0 || (positive && n === 0))
+      throw new InvalidArgumentError(`${name} must be a number ${positive ? ">" : ">="} 0, got "${value}"`);
+    return n;
+  };
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -500,7 +509,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       .option(
         "--temperature <x>",
         "sampling temperature (> 0; evaluation decodes greedily)",
-        positiveNum("--temperature"),
+        num("--temperature", true),
         d.temperature,
       )
       .option("--kl <x>", "KL coefficient to the initial policy", num("--kl"), d.klCoef)
@@ -574,7 +583,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         refuseRunFolder(runDir, "--resume");
         const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
         if (init && !existsSync(init)) throw new UsageError({ detail: `--init ${init}: no such checkpoint folder` });
-        const initContext = init ? checkInitShape(init, modelOverrides(opts)) : undefined;
+        if (init) checkInitShape(init, modelOverrides(opts));
         const env = await loadEnv(opts.env);
         config = decodeTrainConfig(
           {
@@ -609,7 +618,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         );
         checkRoomForContext(
           config.maxNewTokens,
-          initContext ?? config.model.contextLength,
+          (init && savedContextLength(init)) || config.model.contextLength,
           opts.maxNewTokens !== undefined,
         );
         // Said once the options are known good: bad input gets one line, the error.
@@ -806,10 +815,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (!existsSync(opts.checkpoint))
         throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}${checkpointsBeside(opts.checkpoint)}` });
       const checkpoint = resolveCheckpoint(opts.checkpoint, "--checkpoint");
-      // Said before the backend loads, from the checkpoint's config.json (and again below, from the model).
-      const savedContext = checkInitShape(checkpoint, {});
-      if (savedContext !== undefined && opts.maxNewTokens !== undefined)
-        checkRoomForContext(opts.maxNewTokens, savedContext, true);
+      // Said before the backend loads, from the checkpoint's config.json (a folder without one fails to load).
+      const maxNewTokens = maxNewTokensFor(env, opts.maxNewTokens);
+      const savedContext = savedContextLength(checkpoint);
+      if (savedContext !== undefined) checkRoomForContext(maxNewTokens, savedContext, opts.maxNewTokens !== undefined);
       await initBackend(opts.backend);
       const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint).catch((cause) => {
         throw envGiven || !(cause instanceof UsageError)
@@ -820,12 +829,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       });
       const constrained = evalConstrained(opts.constrained, run, env);
       if (constrained) requireLegalActions(env);
-      const config = {
-        ...DEFAULT_TRAIN_CONFIG,
-        constrained,
-        maxNewTokens: maxNewTokensFor(env, opts.maxNewTokens),
-      };
-      checkRoomForContext(config.maxNewTokens, model.config.contextLength, opts.maxNewTokens !== undefined);
+      const config = { ...DEFAULT_TRAIN_CONFIG, constrained, maxNewTokens };
       if (opts.suite) {
         // The suite's own seed unless --seed was given: its numbers are then the results table's.
         const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);

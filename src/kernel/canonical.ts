@@ -41,15 +41,15 @@ export const hashEvent = (event: object): string => {
  */
 export const MAX_JSON_DEPTH = 256;
 
+/** Where in a value: a path as long as the nesting limit allows would bury the message; its ends find it. */
+const shortPath = (path: string): string =>
+  !path ? "the value" : path.length <= 60 ? path : `${path.slice(0, 30)}…${path.slice(-20)}`;
+
 /**
  * Where `value` stops being plain JSON (undefined when it is all plain): a Set, Map, Date, class instance,
  * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
  * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).
  */
-/** A path as long as the nesting limit would bury the message: its start and end are enough to find it. */
-const shortPath = (path: string): string =>
-  !path ? "the value" : path.length <= 60 ? path : `${path.slice(0, 30)}…${path.slice(-20)}`;
-
 export const notPlainJson = (value: unknown, path = "", depth = 0): string | undefined => {
   if (depth > MAX_JSON_DEPTH)
     return `${shortPath(path)} nests deeper than ${MAX_JSON_DEPTH} levels (or refers back to an object that holds it)`;
@@ -60,7 +60,7 @@ export const notPlainJson = (value: unknown, path = "", depth = 0): string | und
     case "number":
       if (Number.isFinite(value)) return undefined;
       // JSON text can hold no NaN, but it can overflow: `1e400` parses as Infinity (written back as null).
-      return `${path || "the value"} is ${value}${Number.isNaN(value) ? "" : ", a number too large for JSON"}`;
+      return `${shortPath(path)} is ${value}${Number.isNaN(value) ? "" : ", a number too large for JSON"}`;
     case "object": {
       if (value === null) return undefined;
       if (Array.isArray(value)) {
@@ -72,7 +72,7 @@ export const notPlainJson = (value: unknown, path = "", depth = 0): string | und
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null)
-        return `${path || "the value"} is a ${(value as object).constructor?.name ?? "non-plain object"}`;
+        return `${shortPath(path)} is a ${(value as object).constructor?.name ?? "non-plain object"}`;
       for (const [key, item] of Object.entries(value)) {
         if (item === undefined) continue;
         const problem = notPlainJson(item, `${path}.${key}`, depth + 1);
@@ -81,8 +81,8 @@ export const notPlainJson = (value: unknown, path = "", depth = 0): string | und
       return undefined;
     }
     case "undefined":
-      return `${path || "the value"} is undefined`;
+      return `${shortPath(path)} is undefined`;
     default:
-      return `${path || "the value"} is a ${typeof value}`;
+      return `${shortPath(path)} is a ${typeof value}`;
   }
 };

@@ -93,13 +93,10 @@ const toJsonResult = (name: string, content: unknown, limit: number): ToolResult
       `${name} returned a value that is not plain JSON: ${problem}; a tool result is journaled as JSON, so return plain data (e.g. Object.fromEntries(map), date.toISOString())`,
       limit,
     );
-  return { ok: true, content: toJson(content as Json, limit) };
-};
-
-const toJson = (content: Json, limit: number): Json => {
   const text = JSON.stringify(content);
-  if (text.length <= limit) return wellFormed(JSON.parse(text) as Json, 1);
-  return { truncated: true, preview: cut(text, limit).toWellFormed() };
+  return text.length <= limit
+    ? { ok: true, content: wellFormed(JSON.parse(text) as Json, 1) }
+    : { ok: true, content: { truncated: true, preview: cut(text, limit).toWellFormed() } };
 };
 
 const positive = (name: string, value: number, integer: boolean) => {

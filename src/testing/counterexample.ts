@@ -133,8 +133,10 @@ export const formatBeside = (value: number, limit: number): string =>
 
 const signed = (value: number) => (value >= 0 ? `+${formatNumber(value)}` : formatNumber(value));
 
-/** An episode's events, one line each, the way a person reads an episode: turn, what happened, details. */
-/** `episode`: the id to show, when the episode was written under another (a counterexample's journal). */
+/**
+ * An episode's events, one line each, the way a person reads an episode: turn, what happened, details.
+ * `episode`: the id to show, when the episode was written under another (a counterexample's journal).
+ */
 export const describeEpisode = (events: readonly EpisodeEvent[], episode?: string): string => {
   const line = (turn: number | undefined, what: string, detail: string) =>
     `  ${turn === undefined ? "    " : String(turn).padStart(4)}  ${what.padEnd(8)} ${detail}`;
