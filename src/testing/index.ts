@@ -70,6 +70,7 @@ export {
   episodeInvariant,
   type FinalAnswerOptions,
   InvariantsFailedError,
+  NothingCheckedError,
   neverCrashes,
   noRewardForRepeatedCalls,
   orderIndependentRewards,

@@ -40,6 +40,12 @@ export interface RewardInvariant<Case = unknown> {
   readonly arbitrary: (env: EnvDefinition, options: EpisodeScriptOptions) => fc.Arbitrary<Case>;
   /** Plays the case; returns what broke, with the episodes that show it, or nothing. */
   readonly check: (env: EnvDefinition, value: Case) => Promise<Violation | undefined>;
+  /**
+   * Asked after every case passed: why the cases checked nothing (e.g. none had two tool calls in flight
+   * for an arrival-order rule), or nothing. `arbitrary` is called first, once per check, and may reset
+   * what this counts.
+   */
+  readonly vacuous?: () => string | undefined;
 }
 
 /** Floating-point slack when comparing sums of rewards. */
@@ -316,24 +322,50 @@ const rewardKey = (r: EventOf<"reward.assigned">) => `turn ${r.turn} ${r.kind} $
  * episode twice, with results in call order and in an order fast-check's scheduler picks, and compares
  * the rewards of every turn (as multisets: the order of rewards within a turn may differ).
  */
-export const orderIndependentRewards = (): RewardInvariant<OrderCase> => ({
-  name: "rewards do not depend on the order concurrent tools return in",
-  arbitrary: (env, options) => fc.record({ script: episodeScriptArbitrary(env, options), scheduler: fc.scheduler() }),
-  check: async (env, { script, scheduler }) => {
-    const inOrder = await playEpisode(env, script, { schedule: inCallOrder() });
-    const scheduled = await scheduler.waitFor(
-      playEpisode(env, script, { schedule: (label, result) => scheduler.schedule(Promise.resolve(result), label) }),
-    );
-    const expected = inOrder.rewards.map(rewardKey).sort();
-    const actual = scheduled.rewards.map(rewardKey).sort();
-    if (canonicalJson(expected) === canonicalJson(actual)) return undefined;
-    return {
-      message: `with tool results in call order the rewards are [${expected.join("; ")}], in another arrival order [${actual.join("; ")}]`,
-      episodes: [inOrder.events, scheduled.events],
-      details: [`arrival order: ${String(scheduler)}`],
-    };
-  },
-});
+export const orderIndependentRewards = (): RewardInvariant<OrderCase> => {
+  let cases = 0;
+  let concurrent = 0;
+  return {
+    name: "rewards do not depend on the order concurrent tools return in",
+    arbitrary: (env, options) => {
+      cases = 0;
+      concurrent = 0;
+      return fc.record({ script: episodeScriptArbitrary(env, options), scheduler: fc.scheduler() });
+    },
+    check: async (env, { script, scheduler }) => {
+      const inOrder = await playEpisode(env, script, { schedule: inCallOrder() });
+      cases++;
+      if (mostCallsInFlight(inOrder.events) >= 2) concurrent++;
+      const scheduled = await scheduler.waitFor(
+        playEpisode(env, script, { schedule: (label, result) => scheduler.schedule(Promise.resolve(result), label) }),
+      );
+      const expected = inOrder.rewards.map(rewardKey).sort();
+      const actual = scheduled.rewards.map(rewardKey).sort();
+      if (canonicalJson(expected) === canonicalJson(actual)) return undefined;
+      return {
+        message: `with tool results in call order the rewards are [${expected.join("; ")}], in another arrival order [${actual.join("; ")}]`,
+        episodes: [inOrder.events, scheduled.events],
+        details: [`arrival order: ${String(scheduler)}`],
+      };
+    },
+    vacuous: () =>
+      concurrent > 0
+        ? undefined
+        : `none of the ${cases} episodes drawn had two tool calls in flight at once, so no arrival order was varied and this invariant checked nothing. An environment that calls one tool at a time cannot depend on arrival order: leave the invariant out. If it can call several at once (parallel states that each invoke a tool), give actions that do (options.actions, options.args).`,
+  };
+};
+
+/** The most tool calls an episode had in flight at once (called, not yet returned). */
+export const mostCallsInFlight = (events: readonly EpisodeEvent[]): number => {
+  const open = new Set<string>();
+  let most = 0;
+  for (const e of events) {
+    if (e.type === "tool.called") open.add(e.call);
+    else if (e.type === "tool.returned") open.delete(e.call);
+    most = Math.max(most, open.size);
+  }
+  return most;
+};
 
 /** No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort). */
 export const neverCrashes = (): RewardInvariant<EpisodeScript> =>
@@ -371,6 +403,20 @@ export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOpt
   readonly only?: string | readonly string[];
 }
 
+/**
+ * Every case of an invariant passed, but none could have failed: the environment never did what the rule is
+ * about (e.g. an arrival-order rule on an environment that calls one tool at a time).
+ */
+export class NothingCheckedError extends Error {
+  constructor(
+    readonly invariant: string,
+    readonly reason: string,
+  ) {
+    super(`checkRewards: "${invariant}" passed without checking anything: ${reason}`);
+    this.name = "NothingCheckedError";
+  }
+}
+
 /** Several invariants failed: each has its own counterexample. */
 export class InvariantsFailedError extends Error {
   constructor(readonly failures: readonly CounterexampleError[]) {
@@ -400,6 +446,7 @@ export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptio
         .join(", ")}`,
     );
   const failures: CounterexampleError[] = [];
+  const checkedNothing: NothingCheckedError[] = [];
   for (const invariant of options.invariants) {
     if (only && !only.includes(invariant.name)) continue;
     try {
@@ -414,6 +461,9 @@ export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptio
         },
         options,
       );
+      // A rerun of one reported case (path) is not a search, so it says nothing about coverage.
+      const reason = options.path === undefined ? invariant.vacuous?.() : undefined;
+      if (reason) checkedNothing.push(new NothingCheckedError(invariant.name, reason));
     } catch (cause) {
       if (!(cause instanceof CounterexampleError)) throw cause;
       failures.push(cause);
@@ -421,4 +471,5 @@ export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptio
   }
   if (failures.length === 1) throw failures[0];
   if (failures.length > 1) throw new InvariantsFailedError(failures);
+  if (checkedNothing.length > 0) throw checkedNothing[0];
 };

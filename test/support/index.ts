@@ -67,7 +67,14 @@ export const lookupActionOptions = {
  * `race`: each call runs two tools at once; the reward and the observation depend on which returned
  * first, so replay must reproduce the recorded order to verify.
  */
-export const createRaceEnv = (exec: { a: () => Promise<string> | string; b: () => Promise<string> | string }) => {
+/**
+ * Two tools called at once each turn. By default the process reward depends on which returned first (a
+ * bug an arrival-order check must find); `rewardOf` replaces that rule.
+ */
+export const createRaceEnv = (
+  exec: { a: () => Promise<string> | string; b: () => Promise<string> | string },
+  rewardOf: (order: readonly string[]) => number = (order) => (order[0].startsWith("a") ? 0.1 : 0.2),
+) => {
   const a = defineTool({
     name: "a",
     description: "tool a",
@@ -148,7 +155,7 @@ export const createRaceEnv = (exec: { a: () => Promise<string> | string; b: () =
         onDone: {
           target: "awaiting",
           actions: [
-            reward("process", ({ context }) => (context.order[0].startsWith("a") ? 0.1 : 0.2), "who came first"),
+            reward("process", ({ context }) => rewardOf(context.order), "who came first"),
             observe(({ context }) => context.order.join(" ")),
           ],
         },

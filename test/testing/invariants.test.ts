@@ -9,6 +9,7 @@ import {
   episodeScriptArbitrary,
   failedToolResultArbitrary,
   InvariantsFailedError,
+  NothingCheckedError,
   neverCrashes,
   noRewardForRepeatedCalls,
   orderIndependentRewards,
@@ -47,7 +48,6 @@ describe("reward invariants, against a sound environment and broken variants of 
         processRewardCap(0.4),
         noRewardForRepeatedCalls(),
         outcomeDependsOnlyOnFinalAnswer(),
-        orderIndependentRewards(),
         neverCrashes(),
         replaysIdentically(),
       ],
@@ -112,8 +112,21 @@ describe("reward invariants, against a sound environment and broken variants of 
       /^with tool results in call order the rewards are \[.*turn 0 process 0\.1/,
     );
     expect(failure.violation.details?.[0]).toMatch(/^arrival order: schedulerFor\(\)`\n/);
-    // The sound single-tool weather environment has nothing to reorder.
-    await checkRewards(weather, { numRuns: 15, invariants: [orderIndependentRewards()] });
+    // The same rule passes on the race environment made sound: its reward counts results, not their order.
+    const sound = createRaceEnv({ a: () => "A", b: () => "B" }, (order) => 0.05 * order.length);
+    await checkRewards(sound, { ...failing, args: {}, answers: undefined, invariants: [orderIndependentRewards()] });
+  });
+
+  it("orderIndependentRewards refuses to pass on an environment that never has two calls in flight", async () => {
+    // weather calls one tool per turn: there is no arrival order to vary, and a pass would say nothing.
+    const error = await checkRewards(weather, { numRuns: 15, invariants: [orderIndependentRewards()] }).then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(error).toBeInstanceOf(NothingCheckedError);
+    expect((error as Error).message).toMatch(
+      /^checkRewards: "rewards do not depend on the order concurrent tools return in" passed without checking anything: none of the 15 episodes drawn had two tool calls in flight at once/,
+    );
   });
 
   it("neverCrashes catches a guard that throws on some text", async () => {
