@@ -8,6 +8,7 @@ import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import {
   EnvMismatchError,
   EnvProtocolError,
+  EpisodesAbortedError,
   JournalError,
   JournalExistsError,
   NonDeterminismError,
@@ -338,7 +339,11 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     }
     // An episode that does not replay (an impure environment, say) is a failed check, as in `replay`, and an
     // environment that breaks the protocol (a task generator that throws, say) a bug to fix: one line, exit 1.
-    if (cause instanceof NonDeterminismError || cause instanceof EnvProtocolError) {
+    if (
+      cause instanceof NonDeterminismError ||
+      cause instanceof EnvProtocolError ||
+      cause instanceof EpisodesAbortedError
+    ) {
       err(`error: ${cause.message}`);
       return 1;
     }

@@ -117,6 +117,22 @@ export class EnvProtocolError extends Data.TaggedError("EnvProtocolError")<{
   }
 }
 
+/**
+ * Every episode of a batch was aborted (the policy, its legal actions or the environment threw): a bug to
+ * fix, not bad input. The CLI prints the message and exits with code 1.
+ */
+export class EpisodesAbortedError extends Data.TaggedError("EpisodesAbortedError")<{
+  /** What the episodes were for, e.g. "update 1 of 40". */
+  readonly batch: string;
+  readonly reason: string;
+  /** Where the first abort's error was thrown (file:line:column), when known. */
+  readonly thrownAt?: string;
+}> {
+  override get message(): string {
+    return `every episode of ${this.batch} was ${this.reason}${this.thrownAt ? ` (thrown at ${this.thrownAt})` : ""}; nothing to learn from`;
+  }
+}
+
 /** Bad user input: unknown names, wrong values. The CLI prints the message and exits with code 2. */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail: string }> {
   override get message(): string {

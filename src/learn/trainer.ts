@@ -15,7 +15,7 @@ import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
 import { hashValue } from "../kernel/canonical.ts";
-import { UsageError } from "../kernel/errors.ts";
+import { EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { type BackendChoice, type BackendName, initBackend } from "../policy/backend.ts";
@@ -537,8 +537,10 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     if (abortedRecords.length > 0)
       log(`${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}`);
     if (abortedRecords.length === records.length && records.length > 0)
-      throw new UsageError({
-        detail: `every episode of ${update} was ${abortedRecords[0].reason}; nothing to learn from`,
+      throw new EpisodesAbortedError({
+        batch: update,
+        reason: abortedRecords[0].reason,
+        ...(abortedRecords[0].thrownAt ? { thrownAt: abortedRecords[0].thrownAt } : {}),
       });
     const rewardsOf = (c: Collected, kind: "process" | "outcome") =>
       c.events.reduce((s, e) => s + (e.type === "reward.assigned" && e.kind === kind ? e.value : 0), 0);

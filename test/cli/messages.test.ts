@@ -149,6 +149,36 @@ describe("training on an impure environment", () => {
   });
 });
 
+describe("training where every episode aborts", () => {
+  it("legal actions that throw: exit 1 (a bug, not bad usage), with the reason and the environment's line", async () => {
+    const env = join(dir, "throwing-legal.ts");
+    writeFileSync(
+      env,
+      [
+        `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};`,
+        `import { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};`,
+        "",
+        "export default defineEnv({",
+        "  ...lookupEnv,",
+        "  legalActions: (view) => {",
+        '    if (view.history.some((t) => t.role === "action")) throw new Error("my legalActions bug");',
+        "    return lookupEnv.legalActions!(view);",
+        "  },",
+        "});",
+        "",
+      ].join("\n"),
+    );
+    const args = ["--steps", "1", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0", "--no-warm-start"];
+    const code = await main(["train", "--env", env, ...args, "--constrained", "--out", join(dir, "aborting-run")]);
+    expect(code, output.stderr).toBe(1);
+    const last = errors().filter((line) => line.startsWith("error: "));
+    expect(last).toHaveLength(1);
+    expect(last[0]).toBe(
+      `error: every episode of update 1 of 1 was aborted: policy lookup-gpt failed: my legalActions bug (thrown at ${env}:7:62); nothing to learn from`,
+    );
+  });
+});
+
 describe("an environment module outside an ESM package", () => {
   it("fails to load as CommonJS with a note saying how to fix it, and loads once renamed to .mts", () => {
     // Through the real bin/ (vitest's own loader would import it as ESM whatever its folder says).
