@@ -67,6 +67,7 @@ export {
 export {
   type AnyRewardInvariant,
   checkRewards,
+  type EpisodeInvariantOptions,
   episodeInvariant,
   type FinalAnswerOptions,
   InvariantsFailedError,

@@ -51,29 +51,76 @@ export interface RewardInvariant<Case = unknown> {
 /** Floating-point slack when comparing sums of rewards. */
 const EPSILON = 1e-9;
 
+const GIVE_MORE =
+  "Give actions and tool arguments that make the environment do it (options.actions, options.args), more cases (numRuns), or leave the invariant out.";
+
+/**
+ * Counts the cases a check drew and those that could have failed it, so that a check whose every case
+ * passed without testing anything says so instead of passing.
+ */
+const coverage = (didWhat: string, advice = GIVE_MORE) => {
+  const nothing = (cases: number) =>
+    `none of the ${cases} episodes drawn ${didWhat}, so this invariant checked nothing. ${advice}`;
+  let cases = 0;
+  let relevant = 0;
+  return {
+    reset: () => {
+      cases = 0;
+      relevant = 0;
+    },
+    count: (applies: boolean) => {
+      cases++;
+      if (applies) relevant++;
+    },
+    vacuous: () => (cases > 0 && relevant === 0 ? nothing(cases) : undefined),
+  };
+};
+
+export interface EpisodeInvariantOptions {
+  /**
+   * Whether the rule has anything to check in this episode (e.g. it earned a process reward). When no
+   * drawn episode applies, checkRewards throws NothingCheckedError instead of passing. Default: every one.
+   */
+  readonly appliesTo?: (episode: PlayedEpisode, env: EnvDefinition) => boolean;
+  /** Says, in the NothingCheckedError, what no drawn episode did (default: "applied"). */
+  readonly describe?: string;
+}
+
 /**
  * An invariant of single episodes: `check` returns a message when the played episode breaks it. Write
- * your own with it, e.g. `episodeInvariant("never rewards a malformed action", (e) => ...)`.
+ * your own with it, e.g. `episodeInvariant("never rewards a malformed action", (e) => ...)`; give
+ * `{ appliesTo }` when only some episodes can break it, so a check that met none of them fails.
  */
 export const episodeInvariant = (
   name: string,
   check: (episode: PlayedEpisode, env: EnvDefinition) => string | undefined,
-): RewardInvariant<EpisodeScript> => ({
-  name,
-  arbitrary: (env, options) => episodeScriptArbitrary(env, options),
-  check: async (env, script) => {
-    const played = await playEpisode(env, script);
-    let message: string | undefined;
-    try {
-      message = check(played, env);
-    } catch (cause) {
-      // A bug in the check itself: still a counterexample, so the report shows (and shrinks) the episode it met.
-      const at = thrownFrom(cause);
-      message = `the check itself threw: ${messageOf(cause)}${at ? ` (thrown at ${at})` : ""}`;
-    }
-    return message ? { message, episodes: [played.events] } : undefined;
-  },
-});
+  options: EpisodeInvariantOptions = {},
+): RewardInvariant<EpisodeScript> => {
+  checkKnownKeys("episodeInvariant", options, allKeys<EpisodeInvariantOptions>()(["appliesTo", "describe"]));
+  const seen = coverage(options.describe ?? "applied (appliesTo returned false for each)");
+  const { appliesTo } = options;
+  return {
+    name,
+    arbitrary: (env, scriptOptions) => {
+      seen.reset();
+      return episodeScriptArbitrary(env, scriptOptions);
+    },
+    check: async (env, script) => {
+      const played = await playEpisode(env, script);
+      let message: string | undefined;
+      try {
+        message = check(played, env);
+        if (appliesTo) seen.count(appliesTo(played, env));
+      } catch (cause) {
+        // A bug in the check itself: still a counterexample, so the report shows (and shrinks) the episode it met.
+        const at = thrownFrom(cause);
+        message = `the check itself threw: ${messageOf(cause)}${at ? ` (thrown at ${at})` : ""}`;
+      }
+      return message ? { message, episodes: [played.events] } : undefined;
+    },
+    ...(appliesTo ? { vacuous: seen.vacuous } : {}),
+  };
+};
 
 const describeReward = (r: EventOf<"reward.assigned">, value = formatNumber(r.value)) =>
   `${r.kind} reward ${value} on turn ${r.turn} ("${r.reason}")`;
@@ -117,6 +164,10 @@ export const rewardBounds = (bounds: {
       const limit = below ? bounds.min : bounds.max;
       return `${describeReward(out, formatBeside(out.value, limit))} is ${below ? "below" : "above"} ${limit}`;
     },
+    {
+      appliesTo: (e) => e.rewards.some((r) => !bounds.kind || r.kind === bounds.kind),
+      describe: `earned ${bounds.kind === "outcome" ? "an outcome" : bounds.kind === "process" ? "a process" : "a"} reward`,
+    },
   );
 };
 
@@ -140,14 +191,21 @@ export const returnBounds = (bounds: {
 export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> => {
   if (typeof cap !== "number" || Number.isNaN(cap))
     throw new RangeError(`processRewardCap: the cap must be a number, got ${String(cap)}`);
-  return episodeInvariant(`process rewards sum to at most ${cap}`, (e) => {
-    const process = e.rewards.filter((r) => r.kind === "process");
-    const total = process.reduce((sum, r) => sum + r.value, 0);
-    if (total <= cap + EPSILON) return undefined;
-    return `process rewards sum to ${formatBeside(total, cap)}, above the cap ${cap}: ${process
-      .map((r) => describeReward(r))
-      .join(", ")}`;
-  });
+  return episodeInvariant(
+    `process rewards sum to at most ${cap}`,
+    (e) => {
+      const process = e.rewards.filter((r) => r.kind === "process");
+      const total = process.reduce((sum, r) => sum + r.value, 0);
+      if (total <= cap + EPSILON) return undefined;
+      return `process rewards sum to ${formatBeside(total, cap)}, above the cap ${cap}: ${process
+        .map((r) => describeReward(r))
+        .join(", ")}`;
+    },
+    {
+      appliesTo: (e) => e.rewards.some((r) => r.kind === "process" && r.value > EPSILON),
+      describe: "earned a positive process reward",
+    },
+  );
 };
 
 export interface RepeatedCallOptions {
@@ -202,9 +260,17 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
     }
     return undefined;
   };
+  const repeats = (e: PlayedEpisode, env: EnvDefinition) => {
+    const calls = e.events.flatMap((x) => (x.type === "agent.acted" ? [callOf(x.text, env)] : [])).filter(Boolean);
+    return new Set(calls).size < calls.length;
+  };
+  const seen = coverage("repeated a call or earned a process reward for one (to be repeated)");
   return {
     name: "no reward for repeating a call",
-    arbitrary: (env, scriptOptions) => episodeScriptArbitrary(env, scriptOptions),
+    arbitrary: (env, scriptOptions) => {
+      seen.reset();
+      return episodeScriptArbitrary(env, scriptOptions);
+    },
     check: async (env, script) => {
       const played = await playEpisode(env, script);
       const found = paidRepeat(played, env);
@@ -214,6 +280,7 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
         (e): e is EventOf<"agent.acted"> =>
           e.type === "agent.acted" && callOf(e.text, env) !== undefined && sum(processOn(played, e.turn)) > EPSILON,
       );
+      seen.count(paidCalls.length > 0 || repeats(played, env));
       for (const acted of paidCalls.slice(0, 2)) {
         const repeated = await playEpisode(env, {
           ...script,
@@ -224,6 +291,7 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
       }
       return undefined;
     },
+    vacuous: seen.vacuous,
   };
 };
 
@@ -254,9 +322,14 @@ interface FinalAnswerCase {
 export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}): RewardInvariant<FinalAnswerCase> => {
   checkKnownKeys("outcomeDependsOnlyOnFinalAnswer", options, allKeys<FinalAnswerOptions>()(["answers", "answerOf"]));
   const answerOf = options.answerOf ?? defaultAnswerOf;
+  const seen = coverage(
+    "gave two histories that the same answer both ended",
+    "Give answers the environment accepts after a few actions (answers, options.actions), more cases (numRuns), or leave the invariant out.",
+  );
   return {
     name: "the outcome reward depends only on the final answer",
     arbitrary: (env, scriptOptions) => {
+      seen.reset();
       const notAnswers = (scriptOptions.actions ?? actionArbitrary(env, scriptOptions)).filter(
         (text) => answerOf(text, env) === undefined,
       );
@@ -285,18 +358,24 @@ export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}
       // Compare only episodes that the answer actually ended.
       const outcomes = played.map((p) => {
         const last = p.events.findLast((e) => e.type === "agent.acted");
+        // Ended by the environment (not cut short when the script ran out), on the answer, its last action.
         const endedByAnswer =
-          !p.record.reason.startsWith(ABORTED) && last?.text === c.answer && last.turn === p.script.actions.length - 1;
+          !p.truncated &&
+          !p.record.reason.startsWith(ABORTED) &&
+          last?.text === c.answer &&
+          last.turn === p.script.actions.length - 1;
         const outcome = p.rewards.filter((r) => r.kind === "outcome").reduce((sum, r) => sum + r.value, 0);
         return endedByAnswer ? outcome : undefined;
       });
       const [a, b] = outcomes;
+      seen.count(a !== undefined && b !== undefined);
       if (a === undefined || b === undefined || Math.abs(a - b) <= EPSILON) return undefined;
       return {
         message: `the same final answer ${quote(c.answer)} earned outcome ${formatBeside(a, b)} after one history and ${formatBeside(b, a)} after another (same task, seed ${quote(c.seed)})`,
         episodes: played.map((p) => p.events),
       };
     },
+    vacuous: seen.vacuous,
   };
 };
 
@@ -323,19 +402,19 @@ const rewardKey = (r: EventOf<"reward.assigned">) => `turn ${r.turn} ${r.kind} $
  * the rewards of every turn (as multisets: the order of rewards within a turn may differ).
  */
 export const orderIndependentRewards = (): RewardInvariant<OrderCase> => {
-  let cases = 0;
-  let concurrent = 0;
+  const seen = coverage(
+    "had two tool calls in flight at once, so no arrival order was varied",
+    "An environment that calls one tool at a time cannot depend on arrival order: leave the invariant out. If it can call several at once (parallel states that each invoke a tool), give actions that do (options.actions, options.args).",
+  );
   return {
     name: "rewards do not depend on the order concurrent tools return in",
     arbitrary: (env, options) => {
-      cases = 0;
-      concurrent = 0;
+      seen.reset();
       return fc.record({ script: episodeScriptArbitrary(env, options), scheduler: fc.scheduler() });
     },
     check: async (env, { script, scheduler }) => {
       const inOrder = await playEpisode(env, script, { schedule: inCallOrder() });
-      cases++;
-      if (mostCallsInFlight(inOrder.events) >= 2) concurrent++;
+      seen.count(mostCallsInFlight(inOrder.events) >= 2);
       const scheduled = await scheduler.waitFor(
         playEpisode(env, script, { schedule: (label, result) => scheduler.schedule(Promise.resolve(result), label) }),
       );
@@ -348,10 +427,7 @@ export const orderIndependentRewards = (): RewardInvariant<OrderCase> => {
         details: [`arrival order: ${String(scheduler)}`],
       };
     },
-    vacuous: () =>
-      concurrent > 0
-        ? undefined
-        : `none of the ${cases} episodes drawn had two tool calls in flight at once, so no arrival order was varied and this invariant checked nothing. An environment that calls one tool at a time cannot depend on arrival order: leave the invariant out. If it can call several at once (parallel states that each invoke a tool), give actions that do (options.actions, options.args).`,
+    vacuous: seen.vacuous,
   };
 };
 

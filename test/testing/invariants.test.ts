@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
+import type { AnyRewardInvariant, RewardCheckOptions } from "../../src/testing/index.ts";
 import {
   CounterexampleError,
   checkRewards,
@@ -115,6 +116,44 @@ describe("reward invariants, against a sound environment and broken variants of 
     // The same rule passes on the race environment made sound: its reward counts results, not their order.
     const sound = createRaceEnv({ a: () => "A", b: () => "B" }, (order) => 0.05 * order.length);
     await checkRewards(sound, { ...failing, args: {}, answers: undefined, invariants: [orderIndependentRewards()] });
+  });
+
+  it("an invariant whose drawn episodes never did what it is about refuses to pass, and says what they missed", async () => {
+    const env = createSecretEnv();
+    /** The NothingCheckedError of a check of one invariant, or a failed expectation when it passes. */
+    const nothing = async (invariant: AnyRewardInvariant, extra: Partial<RewardCheckOptions> = {}, on = env) => {
+      const error = await checkRewards(on, { ...options, numRuns: 12, invariants: [invariant], ...extra }).then(
+        () => undefined,
+        (cause: unknown) => cause,
+      );
+      expect(error, "the check should have refused to pass").toBeInstanceOf(NothingCheckedError);
+      return (error as NothingCheckedError).message;
+    };
+    // Only malformed actions: no call, so nothing repeated and no process reward earned.
+    const malformed = { actions: fc.constant("hello") };
+    expect(await nothing(noRewardForRepeatedCalls(), malformed)).toMatch(
+      /^checkRewards: "no reward for repeating a call" passed without checking anything: none of the 12 episodes drawn repeated a call or earned a process reward for one/,
+    );
+    expect(await nothing(processRewardCap(1), malformed)).toMatch(
+      /none of the 12 episodes drawn earned a positive process reward/,
+    );
+    expect(await nothing(rewardBounds({ min: 0, max: 1, kind: "outcome" }), { ...malformed, maxActions: 2 })).toMatch(
+      /none of the 12 episodes drawn earned an outcome reward/,
+    );
+    // An environment that breaks on every answer: no episode ends with one, so no two outcomes are compared.
+    expect(await nothing(outcomeDependsOnlyOnFinalAnswer(), {}, createSecretEnv({}, { crashOn: /<answer>/ }))).toMatch(
+      /none of the 12 episodes drawn gave two histories that the same answer both ended/,
+    );
+    // Your own rule says which episodes it is about.
+    const mine = episodeInvariant("a bonus is at most 0.5", (e) => (e.record.return > 0.5 ? "too much" : undefined), {
+      appliesTo: (e) => e.record.metrics.bonus !== undefined,
+      describe: "reported a bonus",
+    });
+    expect(await nothing(mine)).toMatch(
+      /none of the 12 episodes drawn reported a bonus, so this invariant checked nothing/,
+    );
+    // The same invariants pass when the drawn episodes do it (the default secret actions call and answer).
+    await checkRewards(env, { ...options, numRuns: 12, invariants: [noRewardForRepeatedCalls(), processRewardCap(1)] });
   });
 
   it("orderIndependentRewards refuses to pass on an environment that never has two calls in flight", async () => {

@@ -13,6 +13,7 @@ import * as r1 from "../../src/index.ts";
 import {
   checkRewards,
   episodeScriptArbitrary,
+  NothingCheckedError,
   neverCrashes,
   playEpisode,
   processRewardCap,
@@ -163,8 +164,16 @@ describe("the kit draws actions from the environment's legal actions", () => {
     await expect(check).rejects.toThrow(/process rewards sum to 0\.4.*above the cap 0\.2/s);
   }, 60_000);
 
-  it("which schema-made arguments alone miss (legal: false)", async () => {
-    await checkRewards(createWarehouse(true), { invariants: [processRewardCap(0.2)], legal: false });
+  it("which schema-made arguments alone miss (legal: false), and the kit says its cases checked nothing", async () => {
+    // Random bins and items never earn a process reward, so the cap was never approached: no pass.
+    const error = await checkRewards(createWarehouse(true), { invariants: [processRewardCap(0.2)], legal: false }).then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(error).toBeInstanceOf(NothingCheckedError);
+    expect(String((error as Error).message)).toMatch(
+      /^checkRewards: "process rewards sum to at most 0\.2" passed without checking anything: none of the 50 episodes drawn earned a positive process reward/,
+    );
   }, 60_000);
 
   it("passes the sound environment, and hostile actions still come", async () => {
