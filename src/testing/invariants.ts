@@ -264,7 +264,7 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
     const calls = e.events.flatMap((x) => (x.type === "agent.acted" ? [callOf(x.text, env)] : [])).filter(Boolean);
     return new Set(calls).size < calls.length;
   };
-  const seen = coverage("repeated a call or earned a process reward for one (to be repeated)");
+  const seen = coverage("repeated a call or earned a process reward for one (which the check would then repeat)");
   return {
     name: "no reward for repeating a call",
     arbitrary: (env, scriptOptions) => {
