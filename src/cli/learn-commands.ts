@@ -1,5 +1,5 @@
 /** `agent-r1 train`, `sft`, `average` and `eval`: the learner's commands. */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
@@ -21,6 +21,7 @@ import {
   policyFromModel,
   readLatest,
   readRunConfig,
+  refuseForeignResume,
   refuseRunFolder,
   train,
 } from "../learn/trainer.ts";
@@ -128,23 +129,6 @@ export const checkInitShape = (init: string, overrides: ModelOverrides) => {
       `${clashes.map((key) => flagOf(key, overrides[key])).join(", ")} cannot apply with --init ${init}: ` +
       `a checkpoint keeps its own shape (${has}); drop ${clashes.length > 1 ? "them" : "it"}, or leave out --init for a fresh model`,
   });
-};
-
-/** What `train` writes in its --out: a folder holding anything else is not a run to resume. */
-const RUN_ENTRIES = /^(config\.json|metrics\.jsonl|eval\.json|checkpoints|episodes|warm-start)(\.tmp)?$/;
-
-/** `--resume` on a folder with no config.json: fine when empty (a run killed at its start), not over other files. */
-const refuseForeignResume = (runDir: string) => {
-  // A misspelt --out would otherwise start a whole new run (warm start included) where none was meant.
-  if (!existsSync(runDir))
-    throw new UsageError({
-      detail: `--resume: no run folder ${runDir}; give the --out of the run to continue, or drop --resume to start a new run there`,
-    });
-  const foreign = readdirSync(runDir).filter((name) => !RUN_ENTRIES.test(name));
-  if (foreign.length > 0)
-    throw new UsageError({
-      detail: `--resume: ${runDir} holds no training run (no config.json) but other files (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", ..." : ""}); give the folder of the run to continue, or drop --resume and start a new run in an empty --out`,
-    });
 };
 
 /** Train flags a resumed run takes from its config.json, with where each value lives there. */
@@ -550,7 +534,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       const runDir = opts.out as string;
       let config: TrainConfig;
       const saved = opts.resume ? readRunConfig(runDir) : undefined;
-      if (opts.resume && !saved) refuseForeignResume(runDir);
+      if (opts.resume && !saved) refuseForeignResume(runDir, "--resume");
       if (saved) {
         // --steps may extend a resumed run; everything else comes from the run's own config, so a flag that
         // says otherwise is refused rather than silently ignored.

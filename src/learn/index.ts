@@ -28,6 +28,7 @@ export {
   loadPolicy,
   policyFromModel,
   readLatest,
+  readRunConfig,
   type TrainOptions,
   type TrainResult,
   train,

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
-import { hashValue } from "../kernel/canonical.ts";
+import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import { EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
@@ -34,7 +34,7 @@ import {
 import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
-import { type EnvDefinition, isModulePath } from "../runtime/env.ts";
+import { type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
@@ -160,16 +160,83 @@ export const policyFromModel = (
   });
 
 /**
- * `config.env` is what a resume loads (`train --resume` reads it from config.json): an id must name the
- * environment being trained, or the resumed run would train another one. A module path is not checked
- * (the module's environment may have any id).
+ * `config.env` is what a resume loads (`train --resume` reads it from config.json): it must name the
+ * environment being trained, or the resumed run would train another one. A module path is loaded and its
+ * environment's id compared (unless it is the path the environment was loaded from).
  */
-const checkConfigEnv = (config: TrainConfig, env: EnvDefinition) => {
+const checkConfigEnv = async (config: TrainConfig, env: EnvDefinition) => {
   const id = config.env.split("?")[0];
-  if (!isModulePath(id) && id !== env.id)
+  const fix = `set env to "${moduleSpecOf(env) ?? env.id}" (trainConfigFor(env, ...) does), which is what a resume loads`;
+  if (!isModulePath(id)) {
+    if (id !== env.id)
+      throw new UsageError({
+        detail: `train config: env is "${config.env}" but the environment given is ${env.id}; ${fix}`,
+      });
+    return;
+  }
+  if (moduleSpecOf(env) === config.env) return;
+  const { loadEnv } = await import("../cli/registry.ts");
+  const named = await loadEnv(config.env).catch((cause: unknown) => {
     throw new UsageError({
-      detail: `train config: env is "${config.env}" but the environment given is ${env.id}; set env to "${env.id}" (or its module path), which is what --resume loads`,
+      detail: `train config: env "${config.env}" does not load (${(cause as Error).message}); ${fix}`,
     });
+  });
+  if (named.id !== env.id)
+    throw new UsageError({
+      detail: `train config: env "${config.env}" defines environment ${named.id}, but the environment given is ${env.id}; ${fix}`,
+    });
+};
+
+/** What `train` writes in its out folder: a folder holding anything else is not a run to resume. */
+const RUN_ENTRIES = /^(config\.json|metrics\.jsonl|eval\.json|checkpoints|episodes|warm-start)(\.tmp)?$/;
+
+/**
+ * A resume of a folder with no config.json: fine when empty (a run killed at its start), not when it does
+ * not exist (a misspelt folder would start a whole new run) or holds other files. `flag` names the option.
+ */
+export const refuseForeignResume = (out: string, flag = "resume") => {
+  if (!existsSync(out))
+    throw new UsageError({
+      detail: `${flag}: no run folder ${out}; give the ${flag === "--resume" ? "--out" : "folder"} of the run to continue, or drop ${flag} to start a new run there`,
+    });
+  const foreign = readdirSync(out).filter((name) => !RUN_ENTRIES.test(name));
+  if (foreign.length > 0)
+    throw new UsageError({
+      detail: `${flag}: ${out} holds no training run (no config.json) but other files (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", ..." : ""}); give the folder of the run to continue, or drop ${flag} and start a new run in an empty folder`,
+    });
+};
+
+/** Fields a resume may change: the run's length, where it computes, and its checkpoint paths. */
+const RESUMABLE = new Set(["steps", "backend", "env", "init"]);
+
+/**
+ * From code, `train({ resume: true })` continues the run with its own config.json, as `--resume` does: a
+ * config that asks for anything else than a longer or shorter run (steps) or another backend is refused,
+ * naming each field, and so are steps below the version already reached.
+ */
+const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
+  const saved = readRunConfig(out);
+  if (!saved) {
+    refuseForeignResume(out);
+    return config;
+  }
+  const fields = [...new Set([...Object.keys(saved), ...Object.keys(config)])] as (keyof TrainConfig)[];
+  const clashes = fields
+    .filter((key) => !RESUMABLE.has(key) && canonicalJson(config[key] ?? null) !== canonicalJson(saved[key] ?? null))
+    .map((key) => `${key} ${JSON.stringify(config[key])} (the run has ${JSON.stringify(saved[key])})`);
+  const bothPaths = isModulePath(saved.env.split("?")[0]) && isModulePath(config.env.split("?")[0]);
+  if (!bothPaths && config.env !== saved.env)
+    clashes.push(`env ${JSON.stringify(config.env)} (the run has ${JSON.stringify(saved.env)})`);
+  if (clashes.length > 0)
+    throw new UsageError({
+      detail: `resume: ${out} continues with its own config.json, so ${clashes.join(", ")} cannot apply; give the run's config (readRunConfig(out)) with only steps or backend changed, or start a new run in another folder`,
+    });
+  const at = readLatest(out)?.version ?? 0;
+  if (config.steps < at)
+    throw new UsageError({
+      detail: `resume: steps ${config.steps}, but ${out} is already at policy version ${at}; steps counts all the run's updates, so give more than ${at} to continue it`,
+    });
+  return { ...saved, steps: config.steps, backend: config.backend, env: config.env, init: config.init ?? saved.init };
 };
 
 /** A checkpoint to start from; one written for another tokenizer is a UsageError naming both. */
@@ -291,7 +358,8 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   const { env, out } = options;
   // From code as from the CLI: a wrong field is refused before any work, naming it.
   let config = decodeTrainConfig(options.config, "train config");
-  checkConfigEnv(config, env);
+  await checkConfigEnv(config, env);
+  if (options.resume) config = resumedConfig(out, config);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);
   if (!options.resume) refuseRunFolder(out);

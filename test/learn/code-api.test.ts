@@ -92,7 +92,7 @@ describe("the learner from code", () => {
       /train config: [\s\S]*"steps"/,
     );
     await expect(train({ env: weather, config: base, out })).rejects.toThrow(
-      /env is "lookup" but the environment given is weather; set env to "weather"/,
+      /env is "lookup" but the environment given is weather; set env to "(weather|\.\/actors\/weather\/env\.ts)"/,
     );
     expect(existsSync(out)).toBe(false);
   });
@@ -124,9 +124,36 @@ describe("the learner from code", () => {
     for (const dir of [out, join(out, "checkpoints")])
       expect((await loadPolicy(lookup, dir, { backend: "wasm" })).version).toBe(1);
 
+    // A resume continues with the run's own config.json: another environment, algorithm or shape is
+    // refused by field, and the config.json is left as it was.
+    const savedText = readFileSync(join(out, "config.json"), "utf8");
     const other = { ...config, env: "./actors/weather/env.ts", steps: 2 };
     await expect(train({ env: weather, config: other, out, resume: true, log: () => {} })).rejects.toThrow(
-      /was trained on environment lookup \(.*config\.json\), not weather: its tokenizer is words-v1:\w+, weather's is words-v1:\w+/,
+      `resume: ${out} continues with its own config.json, so env "./actors/weather/env.ts" (the run has "lookup") cannot apply`,
     );
+    const changed = { ...config, algo: "ppo" as const, model: { ...config.model, width: 32 }, steps: 2 };
+    await expect(train({ env: lookup, config: changed, out, resume: true, log: () => {} })).rejects.toThrow(
+      /^resume: .* so algo "ppo" \(the run has "grpo"\), model \{.*"width":32.*\} \(the run has \{.*"width":16.*\}\) cannot apply; give the run's config \(readRunConfig\(out\)\) with only steps or backend changed/,
+    );
+    await expect(
+      train({ env: lookup, config: { ...config, steps: 0 }, out, resume: true, log: () => {} }),
+    ).rejects.toThrow(/train config: [\s\S]*"steps"/);
+    expect(readFileSync(join(out, "config.json"), "utf8")).toBe(savedText);
+    // A misspelt folder is not a new run.
+    const missing = join(tempDir(), "no-such-run");
+    await expect(train({ env: lookup, config, out: missing, resume: true, log: () => {} })).rejects.toThrow(
+      `resume: no run folder ${missing}; give the folder of the run to continue, or drop resume to start a new run there`,
+    );
+    expect(existsSync(missing)).toBe(false);
   }, 60_000);
+
+  it("train() refuses a config whose environment module defines another environment", async () => {
+    const lookup = await loadEnv("lookup");
+    const config = trainConfigFor(await loadEnv("./actors/weather/env.ts"), { steps: 1, warmStart: null, model: tiny });
+    const out = join(tempDir(), "mixed");
+    await expect(train({ env: lookup, config, out, log: () => {} })).rejects.toThrow(
+      'train config: env "./actors/weather/env.ts" defines environment weather, but the environment given is lookup; set env to "lookup"',
+    );
+    expect(existsSync(out)).toBe(false);
+  });
 });
