@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { Data } from "effect";
+import { UsageError } from "../kernel/errors.ts";
 import { registerGradients } from "./gradients.ts";
 
 export type BackendName = "tensorflow" | "webgpu" | "wasm" | "cpu";
@@ -230,7 +231,29 @@ export const initBackend = async (
   preferred: BackendChoice = "auto",
   options: InitBackendOptions = {},
 ): Promise<BackendName> => {
+  // The wasm backend's Emscripten runtime adds process handlers that rethrow every uncaught error from its
+  // own minified file, so Node prints 38 KB of it before the error and exits 7. Dropped once it has loaded:
+  // a script's own errors then read as Node prints them.
+  const before = {
+    uncaughtException: new Set(process.listeners("uncaughtException")),
+    unhandledRejection: new Set(process.listeners("unhandledRejection")),
+  };
+  try {
+    return await chooseBackend(preferred, options);
+  } finally {
+    for (const listener of process.listeners("uncaughtException"))
+      if (!before.uncaughtException.has(listener)) process.removeListener("uncaughtException", listener);
+    for (const listener of process.listeners("unhandledRejection"))
+      if (!before.unhandledRejection.has(listener)) process.removeListener("unhandledRejection", listener);
+  }
+};
+
+const chooseBackend = async (preferred: BackendChoice, options: InitBackendOptions): Promise<BackendName> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  if (preferred !== "auto" && !BACKEND_ORDER.includes(preferred))
+    throw new UsageError({
+      detail: `backend must be "auto" or one of ${BACKEND_ORDER.join(", ")}; got ${JSON.stringify(preferred)}`,
+    });
   const ready = announced !== null && tf.getBackend() === announced;
   if (ready && (preferred === "auto" || preferred === announced)) return announced as BackendName;
   let chosen: BackendName;
