@@ -4,7 +4,7 @@
  */
 import { Result, Schema } from "effect";
 import { didYouMean, firstUnknownKey, UsageError } from "../kernel/errors.ts";
-import { type EnvDefinition, moduleSpecOf } from "../runtime/env.ts";
+import { checkEnvArgument, type EnvDefinition, moduleSpecOf } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
@@ -134,10 +134,23 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
 
 /** Decodes a config from outside; a wrong field is a UsageError naming it and what is accepted. */
 export const decodeTrainConfig = (value: unknown, where: string): TrainConfig => {
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) checkFieldNames(value, where);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new UsageError({
+      detail: `${where}: a config is an object of TrainConfig fields, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}; build one with trainConfigFor(env, { ...overrides })`,
+    });
+  checkFieldNames(value, where);
   // Every wrong value at once: an edited config.json should not take one attempt per mistake.
   const decoded = Schema.decodeUnknownResult(TrainConfig, { onExcessProperty: "error", errors: "all" })(value);
-  if (Result.isFailure(decoded)) throw new UsageError({ detail: `${where}: ${String(decoded.failure.message)}` });
+  if (Result.isFailure(decoded)) {
+    const message = String(decoded.failure.message);
+    // A hand-written object of a few fields: one line naming the missing ones, not two lines per field.
+    const missing = [...message.matchAll(/Missing key\s+at \["([^"\]]+)"\]/g)].map((m) => m[1]);
+    if (missing.length > 1)
+      throw new UsageError({
+        detail: `${where}: missing ${missing.join(", ")}; build the config with trainConfigFor(env, { ...overrides }), which fills every field from the environment and the defaults`,
+      });
+    throw new UsageError({ detail: `${where}: ${message}` });
+  }
   const config = decoded.success;
   if (config.groupSize < 2 && GROUP_RELATIVE.includes(config.algo))
     throw new UsageError({
@@ -218,6 +231,7 @@ export const trainConfigFor = (
   env: EnvDefinition,
   overrides: Partial<Omit<TrainConfig, "model">> & { readonly model?: Partial<TrainConfig["model"]> } = {},
 ): TrainConfig => {
+  checkEnvArgument("trainConfigFor", env);
   checkFieldNames(overrides, "train config");
   const { model, ...rest } = overrides;
   return decodeTrainConfig(

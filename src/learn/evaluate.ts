@@ -2,9 +2,10 @@
  * Evaluation: run episodes on seeds training never used and report the success rate, the mean return
  * and the mean of every metric the environment reports (exact match, F1, ...).
  */
+import { checkKnownKeys, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { collect } from "./collect.ts";
@@ -76,8 +77,21 @@ export const evaluate = async (
   policy: Policy,
   options: { episodes: number; seed: string; dir?: string; onEpisode?: (record: EpisodeRecord) => void },
 ): Promise<EvalSummary> => {
+  checkEnvArgument("evaluate", env);
+  if (typeof options !== "object" || options === null)
+    throw new TypeError('evaluate: give the options, e.g. evaluate(env, policy, { episodes: 100, seed: "heldout" })');
+  checkKnownKeys("evaluate", options, ["episodes", "seed", "dir", "onEpisode"]);
   if (!Number.isInteger(options.episodes) || options.episodes < 0)
-    throw new RangeError(`evaluate: episodes must be a whole number (0 or more), got ${options.episodes}`);
+    throw new RangeError(
+      `evaluate: episodes must be a whole number (0 or more), got ${typeof options.episodes === "string" ? JSON.stringify(options.episodes) : options.episodes}`,
+    );
+  if (typeof options.seed !== "string")
+    throw new TypeError(`evaluate: seed must be a string (episode i plays seed SEED:i), got ${String(options.seed)}`);
+  // Another environment's checkpoint would read its observations as other words: numbers that mean nothing.
+  if (policy instanceof TransformerPolicy && policy.tokenizer.id !== env.tokenizer.id)
+    throw new UsageError({
+      detail: `evaluate: the policy was made for another tokenizer (${policy.tokenizer.id}) than environment ${env.id}'s (${env.tokenizer.id}); load it with loadPolicy(${env.id}'s environment, ...) from a checkpoint trained on it`,
+    });
   if (options.episodes === 0) return summarizeEpisodes([]);
   const collected = await collect({
     env,

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { readJournalFile } from "../journal/jsonl.ts";
-import { NonDeterminismError, UsageError } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
@@ -20,7 +20,7 @@ import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
-import { actionBudgetOf } from "./config.ts";
+import { actionBudgetOf, modelConfigFor } from "./config.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -30,12 +30,17 @@ export interface SftOptions {
   /** Folder of recorded journals (searched recursively one level: DIR/*.jsonl and DIR/*\/*.jsonl). */
   readonly data: string;
   readonly out: string;
-  readonly epochs: number;
-  readonly batchSize: number;
-  readonly lr: number;
-  readonly seed: string;
-  readonly backend: "auto" | "tensorflow" | "webgpu" | "wasm" | "cpu";
-  readonly model: Partial<GptConfig>;
+  /** Passes over the data (default 40, as `agent-r1 sft`). */
+  readonly epochs?: number;
+  /** Episodes per step (default 16). */
+  readonly batchSize?: number;
+  /** Learning rate (default 0.003). */
+  readonly lr?: number;
+  /** Seed of the initialisation and shuffling (default "0"). */
+  readonly seed?: string;
+  readonly backend?: "auto" | "tensorflow" | "webgpu" | "wasm" | "cpu";
+  /** The fresh model's shape (default: the environment's, as `train` builds it: modelConfigFor(env)). */
+  readonly model?: Partial<GptConfig>;
   /** Continue cloning from this checkpoint (its model replaces `model`); the optimizer starts afresh. */
   readonly init?: string;
   /**
@@ -179,7 +184,7 @@ export const loadSequences = async (
     );
   if (unsuccessful > 0)
     log(
-      `sft: ${unsuccessful} of ${files.length} episodes did not succeed and are not cloned (--all-episodes clones them too)`,
+      `sft: ${unsuccessful} of ${files.length} episodes did not succeed and are not cloned (--all-episodes, or successfulOnly: false from code, clones them too)`,
     );
   return sequences;
 };
@@ -202,7 +207,71 @@ export const firstActions = (sequence: Sequence, n: number): Sequence => {
   return sequence;
 };
 
-export const sft = async (options: SftOptions): Promise<SftResult> => {
+/** Every option sft reads (any other is a misspelling, refused by name). */
+const SFT_OPTIONS = allKeys<SftOptions>()([
+  "env",
+  "data",
+  "out",
+  "epochs",
+  "batchSize",
+  "lr",
+  "seed",
+  "backend",
+  "model",
+  "init",
+  "curriculum",
+  "constrained",
+  "successfulOnly",
+  "onStage",
+  "onEpoch",
+  "log",
+]);
+
+/** The options with their defaults, each checked: a wrong one is a UsageError naming it, before any work. */
+const sftOptions = (options: SftOptions) => {
+  try {
+    checkKnownKeys("sft", options, SFT_OPTIONS);
+  } catch (error) {
+    throw new UsageError({ detail: (error as Error).message });
+  }
+  const wrong = (what: string, value: unknown) =>
+    new UsageError({
+      detail: `sft: ${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`,
+    });
+  const env = options.env as EnvDefinition | undefined;
+  if (typeof env !== "object" || env === null || typeof env.tokenizer !== "object")
+    throw wrong('env must be an environment (a built-in one from loadEnv("lookup"), or your defineEnv(...))', env);
+  for (const key of ["data", "out"] as const)
+    if (typeof options[key] !== "string" || options[key] === "")
+      throw wrong(
+        `${key} must be a folder path (${key === "data" ? "of recorded journals" : "for the checkpoint"})`,
+        options[key],
+      );
+  const whole = (key: "epochs" | "batchSize", fallback: number) => {
+    const value = options[key] ?? fallback;
+    if (!Number.isInteger(value) || value < 1) throw wrong(`${key} must be a whole number >= 1`, options[key]);
+    return value;
+  };
+  const lr = options.lr ?? 3e-3;
+  if (typeof lr !== "number" || !Number.isFinite(lr) || lr <= 0) throw wrong("lr must be a number > 0", options.lr);
+  const seed = options.seed ?? "0";
+  if (typeof seed !== "string") throw wrong("seed must be a string", options.seed);
+  if (options.model !== undefined && (typeof options.model !== "object" || options.model === null))
+    throw wrong("model must be an object of GPT fields (layers, heads, width, contextLength, ...)", options.model);
+  return {
+    ...options,
+    env,
+    epochs: whole("epochs", 40),
+    batchSize: whole("batchSize", 16),
+    lr,
+    seed,
+    backend: options.backend ?? "auto",
+    model: options.model ?? modelConfigFor(env),
+  };
+};
+
+export const sft = async (given: SftOptions): Promise<SftResult> => {
+  const options = sftOptions(given);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Refused before the epochs, not after them.
   if (checkpointTarget(options.out) === "checkpoint")

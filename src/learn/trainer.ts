@@ -15,7 +15,7 @@ import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
 import { canonicalJson, hashValue } from "../kernel/canonical.ts";
-import { EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { type BackendChoice, type BackendName, initBackend } from "../policy/backend.ts";
@@ -34,7 +34,7 @@ import {
 import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
-import { type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
+import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
@@ -311,6 +311,13 @@ export const loadPolicy = async (
   dir: string,
   options: { readonly greedy?: boolean; readonly constrained?: boolean; readonly backend?: BackendChoice } = {},
 ) => {
+  checkEnvArgument("loadPolicy", env);
+  if (typeof dir !== "string" || dir === "")
+    throw new TypeError(
+      `loadPolicy: the second argument must be a checkpoint folder or a run folder, got ${String(dir)}`,
+    );
+  checkKnownKeys("loadPolicy", options, ["greedy", "constrained", "backend"]);
+  if (options.constrained) requireLegalActions(env);
   await initBackend(options.backend ?? "auto");
   const { model, tokenizer, version } = await loadCheckpointFor(env, checkpointIn(dir, "loadPolicy:"));
   const config = {
@@ -352,10 +359,41 @@ export const freshModelConfig = (config: TrainConfig, vocabSize: number, where =
 export const refuseRunFolder = (out: string, resume = "--resume (from code: train({ ..., resume: true }))"): void => {
   if (existsSync(join(out, "metrics.jsonl")))
     throw new UsageError({ detail: `${out} already holds a run; continue it with ${resume}, or give another --out` });
+  if (!existsSync(out)) return;
+  if (!statSync(out).isDirectory())
+    throw new UsageError({ detail: `${out} is a file; a run's --out is a folder (config.json, checkpoints/, ...)` });
+  // Recorded journals would mix with the run's own (sft --data of the run would clone them all).
+  const journals = readdirSync(out).filter((name) => name.endsWith(".jsonl") && !RUN_ENTRIES.test(name));
+  if (journals.length > 0)
+    throw new UsageError({
+      detail: `${out} holds recorded journals (${journals.slice(0, 3).join(", ")}${journals.length > 3 ? ", ..." : ""}); a run writes its own episodes there, and they would mix: give a new or empty --out`,
+    });
 };
 
+/** Every option train reads (any other is a misspelling, refused by name). */
+const TRAIN_OPTIONS = allKeys<TrainOptions>()([
+  "env",
+  "config",
+  "out",
+  "resume",
+  "onUpdatesStart",
+  "onUpdate",
+  "onEvalStart",
+  "onEvalEpisode",
+  "log",
+  "shouldStop",
+]);
+
 export const train = async (options: TrainOptions): Promise<TrainResult> => {
+  checkKnownKeys("train", options, TRAIN_OPTIONS);
+  checkEnvArgument("train", options.env, "env");
   const { env, out } = options;
+  if (typeof out !== "string" || out === "")
+    throw new TypeError(
+      `train: out must be the run's folder (a path), got ${typeof out === "string" ? '""' : String(out)}`,
+    );
+  if (existsSync(out) && !statSync(out).isDirectory())
+    throw new UsageError({ detail: `${out} is a file; a run's out is a folder (config.json, checkpoints/, ...)` });
   // From code as from the CLI: a wrong field is refused before any work, naming it.
   let config = decodeTrainConfig(options.config, "train config");
   await checkConfigEnv(config, env);

@@ -4,10 +4,12 @@
  * runs from the same warm start on other seeds (a "model soup"), often score steadier than any one of them:
  * an RL run's exact match swings between checkpoints a few updates apart.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { canonicalJson } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
-import { type CheckpointContents, loadCheckpoint } from "./checkpoint.ts";
+import { type CheckpointContents, loadCheckpoint, readLatestCheckpoint } from "./checkpoint.ts";
 
 export interface AveragedCheckpoint extends CheckpointContents {
   /** The policy versions averaged, in the order given. */
@@ -16,12 +18,18 @@ export interface AveragedCheckpoint extends CheckpointContents {
 
 /**
  * Loads the checkpoints one at a time and averages their parameters (in float64, then rounded to float32).
- * The result has the first checkpoint's shape and tokenizer, the highest of their policy versions, and no
+ * A run folder stands for its latest checkpoint. The result has the first checkpoint's shape and tokenizer, the highest of their policy versions, and no
  * optimizer state. A checkpoint of another shape or tokenizer is a UsageError naming it and the difference;
  * a damaged one is the loader's CheckpointError.
  */
-export const averageCheckpoints = async (folders: readonly string[]): Promise<AveragedCheckpoint> => {
-  if (folders.length === 0) throw new UsageError({ detail: "averaging needs at least one checkpoint" });
+export const averageCheckpoints = async (given: readonly string[]): Promise<AveragedCheckpoint> => {
+  if (given.length === 0) throw new UsageError({ detail: "averaging needs at least one checkpoint" });
+  // A run folder (train's out) means its latest checkpoint, as `agent-r1 average` takes it.
+  const folders = given.map((folder) => {
+    if (existsSync(join(folder, "manifest.json"))) return folder;
+    const latest = readLatestCheckpoint(join(folder, "checkpoints"));
+    return latest ? join(folder, "checkpoints", latest.dir) : folder;
+  });
   const first = await loadCheckpoint(folders[0]);
   const shape = canonicalJson(first.model.config);
   const sums = new Map<string, Float64Array>();

@@ -363,3 +363,17 @@ export const locateGuardThrows = (machine: AnyStateMachine): void => {
   };
   visit(machine.root as unknown as GuardedNode);
 };
+
+/**
+ * `env` must be an environment object: a string (an id or path) or a wrong import is named, with the fix.
+ * `what` names the argument, e.g. "env" for an option.
+ */
+export const checkEnvArgument = (fn: string, env: unknown, what = "the first argument"): void => {
+  const e = env as { tools?: unknown; machine?: unknown } | null | undefined;
+  if (typeof e === "object" && e !== null && typeof e.tools === "object" && e.machine !== undefined) return;
+  throw new TypeError(
+    typeof e === "string"
+      ? `${fn}: ${what} must be an environment object, got the string ${JSON.stringify(e)}; load it first: await loadEnv(${JSON.stringify(e)})`
+      : `${fn}: ${what} must be an environment (defineEnv(...)), got ${e === null ? "null" : typeof e === "object" ? "an object without tools and machine" : typeof e}; check its import (a module's default export, or its export named env)`,
+  );
+};

@@ -121,14 +121,6 @@ const isArbitrary = (value: unknown): boolean =>
  * The testing kit's first argument: an environment (from defineEnv). A failed import gives `undefined`,
  * which would otherwise fail deep inside the kit ("Cannot read properties of undefined (reading 'tools')").
  */
-export const checkEnvArgument = (fn: string, env: unknown): void => {
-  const e = env as { tools?: unknown; machine?: unknown } | null | undefined;
-  if (typeof e !== "object" || e === null || typeof e.tools !== "object" || e.machine === undefined)
-    throw new TypeError(
-      `${fn}: the first argument must be an environment (defineEnv(...)), got ${e === null ? "null" : typeof e === "object" ? "an object without tools and machine" : typeof e}; check its import (a module's default export, or its export named env)`,
-    );
-};
-
 /**
  * The kit's options that must be fast-check arbitraries (`tasks: [a, b]` instead of
  * `fc.constantFrom(a, b)` failed deep inside fast-check with "generate is not a function").

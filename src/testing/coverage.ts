@@ -17,8 +17,8 @@ import { canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
+import { checkEnvArgument } from "../runtime/env.ts";
 import type { Tool } from "../runtime/tool.ts";
-import { checkEnvArgument } from "./actions.ts";
 import { quote } from "./counterexample.ts";
 import type { EpisodeScript } from "./episodes.ts";
 

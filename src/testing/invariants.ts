@@ -13,7 +13,8 @@ import { replayEpisode } from "../replay/replay.ts";
 import { parseAction } from "../runtime/action-format.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { actionArbitrary, answerArbitrary, checkEnvArgument } from "./actions.ts";
+import { checkEnvArgument } from "../runtime/env.ts";
+import { actionArbitrary, answerArbitrary } from "./actions.ts";
 import {
   CounterexampleError,
   checkProperty,
@@ -484,11 +485,12 @@ export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOpt
  * about (e.g. an arrival-order rule on an environment that calls one tool at a time).
  */
 export class NothingCheckedError extends Error {
-  constructor(
-    readonly invariant: string,
-    readonly reason: string,
-  ) {
-    super(`checkRewards: "${invariant}" passed without checking anything: ${reason}`);
+  constructor(readonly checks: readonly { readonly invariant: string; readonly reason: string }[]) {
+    super(
+      checks.length === 1
+        ? `checkRewards: "${checks[0].invariant}" passed without checking anything: ${checks[0].reason}`
+        : `checkRewards: ${checks.length} invariants passed without checking anything\n${checks.map((c) => `- "${c.invariant}": ${c.reason}`).join("\n")}`,
+    );
     this.name = "NothingCheckedError";
   }
 }
@@ -522,7 +524,7 @@ export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptio
         .join(", ")}`,
     );
   const failures: CounterexampleError[] = [];
-  const checkedNothing: NothingCheckedError[] = [];
+  const checkedNothing: { invariant: string; reason: string }[] = [];
   for (const invariant of options.invariants) {
     if (only && !only.includes(invariant.name)) continue;
     try {
@@ -539,7 +541,7 @@ export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptio
       );
       // A rerun of one reported case (path) is not a search, so it says nothing about coverage.
       const reason = options.path === undefined ? invariant.vacuous?.() : undefined;
-      if (reason) checkedNothing.push(new NothingCheckedError(invariant.name, reason));
+      if (reason) checkedNothing.push({ invariant: invariant.name, reason });
     } catch (cause) {
       if (!(cause instanceof CounterexampleError)) throw cause;
       failures.push(cause);
@@ -547,5 +549,5 @@ export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptio
   }
   if (failures.length === 1) throw failures[0];
   if (failures.length > 1) throw new InvariantsFailedError(failures);
-  if (checkedNothing.length > 0) throw checkedNothing[0];
+  if (checkedNothing.length > 0) throw new NothingCheckedError(checkedNothing);
 };

@@ -8,14 +8,8 @@ import type { Json } from "effect/Schema";
 import fc from "fast-check";
 import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
-import {
-  ACTION_OPTIONS,
-  type ActionOptions,
-  actionArbitrary,
-  checkArbitraryOptions,
-  checkEnvArgument,
-} from "./actions.ts";
+import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
+import { ACTION_OPTIONS, type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
 import {
   checkProperty,
   formatBeside,

@@ -9,7 +9,16 @@ import { describe, expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
 import { runConfigEnv } from "../../src/cli/registry.ts";
 import { UsageError } from "../../src/index.ts";
-import { DEFAULT_TRAIN_CONFIG, evaluate, loadEnv, loadPolicy, train, trainConfigFor } from "../../src/learn/index.ts";
+import {
+  averageCheckpoints,
+  DEFAULT_TRAIN_CONFIG,
+  evaluate,
+  loadEnv,
+  loadPolicy,
+  sft,
+  train,
+  trainConfigFor,
+} from "../../src/learn/index.ts";
 import { tempDir } from "../support/index.ts";
 
 const tiny = { layers: 1, heads: 2, width: 16 };
@@ -145,6 +154,77 @@ describe("the learner from code", () => {
       `resume: no run folder ${missing}; give the folder of the run to continue, or drop resume to start a new run there`,
     );
     expect(existsSync(missing)).toBe(false);
+  }, 60_000);
+
+  it("mistakes from code get one clear line naming the option, before any work", async () => {
+    const lookup = await loadEnv("lookup");
+    const config = trainConfigFor(lookup, { steps: 1, warmStart: null, model: tiny, backend: "wasm" });
+    const out = join(tempDir(), "mistakes");
+    // train: a misspelt option, no out, a file as out, a raw object of a few fields, an id for env.
+    await expect(train({ env: lookup, config, out, resum: true } as never)).rejects.toThrow(
+      "train: unknown option `resum` (did you mean `resume`?)",
+    );
+    await expect(train({ env: lookup, config } as never)).rejects.toThrow(
+      "train: out must be the run's folder (a path), got undefined",
+    );
+    const file = join(tempDir(), "a-file");
+    writeFileSync(file, "x");
+    await expect(train({ env: lookup, config, out: file, log: () => {} })).rejects.toThrow(`${file} is a file`);
+    await expect(train({ env: lookup, config: { algo: "grpo", steps: 1 } as never, out })).rejects.toThrow(
+      /^train config: missing env, seed, backend, .*; build the config with trainConfigFor\(env, \{ \.\.\.overrides \}\)/,
+    );
+    await expect(train({ env: "lookup" as never, config, out })).rejects.toThrow(
+      'train: env must be an environment object, got the string "lookup"; load it first: await loadEnv("lookup")',
+    );
+    expect(existsSync(out)).toBe(false);
+    // loadPolicy and evaluate.
+    await expect(loadPolicy("lookup" as never, out)).rejects.toThrow(
+      "loadPolicy: the first argument must be an environment object",
+    );
+    await expect(loadPolicy(lookup, out, { constrianed: true } as never)).rejects.toThrow(
+      "loadPolicy: unknown option `constrianed` (did you mean `constrained`?)",
+    );
+    const expert = lookup.policies!.expert();
+    await expect(evaluate(lookup, expert, undefined as never)).rejects.toThrow("evaluate: give the options");
+    await expect(evaluate(lookup, expert, { episode: 2, seed: "s" } as never)).rejects.toThrow(
+      "evaluate: unknown option `episode` (did you mean `episodes`?)",
+    );
+    await expect(evaluate(lookup, expert, { episodes: "3", seed: "s" } as never)).rejects.toThrow('got "3"');
+    await expect(evaluate(lookup, expert, { episodes: 2 } as never)).rejects.toThrow("evaluate: seed must be a string");
+    // sft: a misspelt option, no out, an unknown backend.
+    const data = join(tempDir(), "no-demos");
+    await expect(sft({ env: lookup, data, out, epoch: 1 } as never)).rejects.toThrow(
+      "sft: unknown option `epoch` (did you mean `epochs`?)",
+    );
+    await expect(sft({ env: lookup, data } as never)).rejects.toThrow(
+      "sft: out must be a folder path (for the checkpoint), got undefined",
+    );
+    await expect(sft({ env: lookup, data, out, batchSize: 0 })).rejects.toThrow(
+      "sft: batchSize must be a whole number >= 1, got 0",
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("evaluate refuses a policy made for another environment's tokenizer; averageCheckpoints takes a run folder", async () => {
+    const lookup = await loadEnv("lookup");
+    const out = join(tempDir(), "tok");
+    const config = trainConfigFor(lookup, {
+      steps: 1,
+      tasksPerStep: 2,
+      groupSize: 2,
+      evalEpisodes: 0,
+      warmStart: null,
+      model: tiny,
+      backend: "wasm",
+    });
+    await train({ env: lookup, config, out, log: () => {} });
+    const policy = await loadPolicy(lookup, out, { backend: "wasm" });
+    await expect(evaluate(weather, policy, { episodes: 2, seed: "x" })).rejects.toThrow(
+      /^evaluate: the policy was made for another tokenizer \(words-v1:\w+\) than environment weather's \(words-v1:\w+\)/,
+    );
+    const averaged = await averageCheckpoints([out, join(out, "checkpoints", "v00001")]);
+    expect(averaged.versions).toEqual([1, 1]);
+    averaged.model.dispose();
   }, 60_000);
 
   it("train() refuses a config whose environment module defines another environment", async () => {

@@ -19,6 +19,9 @@ writeFileSync(aFile, "not a folder\n");
 const syntaxError = join(dir, "syntax-error.ts");
 writeFileSync(syntaxError, "export const x: number = ;\n");
 mkdirSync(emptyFolder);
+const journalsFolder = join(dir, "journals");
+mkdirSync(journalsFolder);
+writeFileSync(join(journalsFolder, "ep-0.jsonl"), "");
 /** Modules that throw when imported: in the module itself, in a helper it calls, and in defineEnv. */
 const throws = join(dir, "throws.ts");
 writeFileSync(
@@ -187,6 +190,12 @@ const CASES: [string[], RegExp][] = [
       "alibi",
     ],
     /--no-copy-head, --positions alibi cannot apply with --init .*; drop them, or leave out --init for a fresh model/,
+  ],
+  // train --out: a file (it was EEXIST from mkdirSync, with its stack), or a folder of recorded journals.
+  [["train", "--env", "lookup", "--no-warm-start", "--out", aFile], /a-file is a file; a run's --out is a folder/],
+  [
+    ["train", "--env", "lookup", "--no-warm-start", "--out", journalsFolder],
+    /journals holds recorded journals \(ep-0\.jsonl\); a run writes its own episodes there, and they would mix: give a new or empty --out/,
   ],
 ];
 

@@ -152,6 +152,24 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(await nothing(mine)).toMatch(
       /none of the 12 episodes drawn reported a bonus, so this invariant checked nothing/,
     );
+    // Several empty ones are reported together, each with what its episodes missed.
+    const error = await checkRewards(env, {
+      ...options,
+      ...malformed,
+      numRuns: 12,
+      invariants: [processRewardCap(1), noRewardForRepeatedCalls()],
+    }).then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(error).toBeInstanceOf(NothingCheckedError);
+    expect((error as NothingCheckedError).checks.map((c) => c.invariant)).toEqual([
+      "process rewards sum to at most 1",
+      "no reward for repeating a call",
+    ]);
+    expect((error as Error).message).toMatch(
+      /^checkRewards: 2 invariants passed without checking anything\n- "process rewards sum to at most 1": none of the 12 episodes drawn earned a positive process reward[^\n]*\n- "no reward for repeating a call": none of the 12/,
+    );
     // The same invariants pass when the drawn episodes do it (the default secret actions call and answer).
     await checkRewards(env, { ...options, numRuns: 12, invariants: [noRewardForRepeatedCalls(), processRewardCap(1)] });
   });
