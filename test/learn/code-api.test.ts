@@ -106,7 +106,7 @@ describe("the learner from code", () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it("trains, loads the checkpoint as a policy, evaluates it; a resume with another environment's tokenizer is refused", async () => {
+  it("trains, loads the checkpoint as a policy, evaluates and averages it; a resume keeps the run's own config", async () => {
     const lookup = await loadEnv("lookup");
     const out = join(tempDir(), "run");
     const config = trainConfigFor(lookup, {
@@ -132,6 +132,13 @@ describe("the learner from code", () => {
     // A run folder (or its checkpoints/) means its latest checkpoint, as `eval --checkpoint` takes it.
     for (const dir of [out, join(out, "checkpoints")])
       expect((await loadPolicy(lookup, dir, { backend: "wasm" })).version).toBe(1);
+    const averaged = await averageCheckpoints([out, join(out, "checkpoints", "v00001")]);
+    expect(averaged.versions).toEqual([1, 1]);
+    averaged.model.dispose();
+    // Another environment's observations would be read as other words: refused, not scored.
+    await expect(evaluate(weather, policy, { episodes: 2, seed: "x" })).rejects.toThrow(
+      /^evaluate: the policy was made for another tokenizer \(words-v1:\w+\) than environment weather's \(words-v1:\w+\)/,
+    );
 
     // A resume continues with the run's own config.json: another environment, algorithm or shape is
     // refused by field, and the config.json is left as it was.
@@ -204,28 +211,6 @@ describe("the learner from code", () => {
     );
     expect(existsSync(out)).toBe(false);
   });
-
-  it("evaluate refuses a policy made for another environment's tokenizer; averageCheckpoints takes a run folder", async () => {
-    const lookup = await loadEnv("lookup");
-    const out = join(tempDir(), "tok");
-    const config = trainConfigFor(lookup, {
-      steps: 1,
-      tasksPerStep: 2,
-      groupSize: 2,
-      evalEpisodes: 0,
-      warmStart: null,
-      model: tiny,
-      backend: "wasm",
-    });
-    await train({ env: lookup, config, out, log: () => {} });
-    const policy = await loadPolicy(lookup, out, { backend: "wasm" });
-    await expect(evaluate(weather, policy, { episodes: 2, seed: "x" })).rejects.toThrow(
-      /^evaluate: the policy was made for another tokenizer \(words-v1:\w+\) than environment weather's \(words-v1:\w+\)/,
-    );
-    const averaged = await averageCheckpoints([out, join(out, "checkpoints", "v00001")]);
-    expect(averaged.versions).toEqual([1, 1]);
-    averaged.model.dispose();
-  }, 60_000);
 
   it("train() refuses a config whose environment module defines another environment", async () => {
     const lookup = await loadEnv("lookup");
