@@ -355,13 +355,18 @@ export const freshModelConfig = (config: TrainConfig, vocabSize: number, where =
   return model;
 };
 
+/** A run's out is a folder; a file there would fail in mkdir with a stack trace. */
+const refuseFileAsOut = (out: string): void => {
+  if (existsSync(out) && !statSync(out).isDirectory())
+    throw new UsageError({ detail: `${out} is a file; a run's --out is a folder (config.json, checkpoints/, ...)` });
+};
+
 /** A fresh run into a folder that holds a run is refused: `resume` is how it continues. */
 export const refuseRunFolder = (out: string, resume = "--resume (from code: train({ ..., resume: true }))"): void => {
   if (existsSync(join(out, "metrics.jsonl")))
     throw new UsageError({ detail: `${out} already holds a run; continue it with ${resume}, or give another --out` });
   if (!existsSync(out)) return;
-  if (!statSync(out).isDirectory())
-    throw new UsageError({ detail: `${out} is a file; a run's --out is a folder (config.json, checkpoints/, ...)` });
+  refuseFileAsOut(out);
   // Recorded journals would mix with the run's own (sft --data of the run would clone them all).
   const journals = readdirSync(out).filter((name) => name.endsWith(".jsonl") && !RUN_ENTRIES.test(name));
   if (journals.length > 0)
@@ -392,8 +397,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     throw new TypeError(
       `train: out must be the run's folder (a path), got ${typeof out === "string" ? '""' : String(out)}`,
     );
-  if (existsSync(out) && !statSync(out).isDirectory())
-    throw new UsageError({ detail: `${out} is a file; a run's out is a folder (config.json, checkpoints/, ...)` });
+  refuseFileAsOut(out);
   // From code as from the CLI: a wrong field is refused before any work, naming it.
   let config = decodeTrainConfig(options.config, "train config");
   await checkConfigEnv(config, env);
