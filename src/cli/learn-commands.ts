@@ -392,7 +392,12 @@ export const exitOnInterrupt = (say: string): (() => void) => {
 const stopOnInterrupt = () => {
   let stop = false;
   const handler = () => {
-    if (stop) process.exit(130);
+    if (stop) {
+      process.stderr.write(
+        "\ninterrupted again: quitting now, without a checkpoint of the current work; --resume continues from the last checkpoint written\n",
+      );
+      process.exit(130);
+    }
     stop = true;
     process.stderr.write(
       "\ninterrupted: finishing what runs now (the warm start's cloning, the evaluation before training, or an update) and writing a checkpoint (Ctrl-C again to quit now)\n",
@@ -554,7 +559,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         };
         if (config.steps < saved.steps)
           process.stderr.write(
-            `--steps ${config.steps}: ${runDir} will end at ${config.steps} updates, not the ${saved.steps} it was started with\n`,
+            `--steps ${config.steps}: ${runDir} will end at ${config.steps === 1 ? "1 update" : `${config.steps} updates`}, not the ${saved.steps} it was started with\n`,
           );
         config = { ...config, init: ownWarmStart(runDir, config.init) };
         checkResumePaths(runDir, config);

@@ -199,6 +199,11 @@ export const refuseForeignResume = (out: string, flag = "resume") => {
     throw new UsageError({
       detail: `${flag}: no run folder ${out}; give the ${flag === "--resume" ? "--out" : "folder"} of the run to continue, or drop ${flag} to start a new run there`,
     });
+  // A run whose config.json is gone: its settings are lost, and a fresh start would overwrite its work.
+  if (existsSync(join(out, "metrics.jsonl")) || readLatest(out))
+    throw new UsageError({
+      detail: `${flag}: ${out} holds a run but no config.json, which a resume continues from; put it back (it is the config the run started with), or start a new run in another folder`,
+    });
   const foreign = readdirSync(out).filter((name) => !RUN_ENTRIES.test(name));
   if (foreign.length > 0)
     throw new UsageError({
@@ -445,24 +450,53 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     startStep = latest.version;
     log(`resuming ${out} from policy version ${latest.version}`);
   }
-  // Work after the last checkpoint is redone: its metrics lines and journals are dropped.
+  // Work after the last checkpoint is redone: its metrics lines and journals are dropped, and said so.
   if (existsSync(metricsFile)) {
     const text = readFileSync(metricsFile, "utf8");
     const lines = text.split("\n");
     // A line without its newline is an append cut by a crash: dropped with the rest of the redone work.
     lines.pop();
-    const kept = lines.filter((line, i) => {
+    const kept: string[] = [];
+    let dropped = 0;
+    let previous = -1;
+    for (const [i, line] of lines.entries()) {
+      if (line.trim() === "") continue;
+      let step: unknown;
       try {
-        return line.trim() !== "" && (JSON.parse(line) as UpdateMetrics).step < startStep;
+        step = (JSON.parse(line) as UpdateMetrics).step;
       } catch {
         throw new UsageError({ detail: `${metricsFile}:${i + 1}: not a JSON line; the file is damaged` });
       }
-    });
+      // Updates are appended in order, once each: anything else is an edit, and resuming would bury it.
+      if (!Number.isInteger(step) || (step as number) <= previous)
+        throw new UsageError({
+          detail: `${metricsFile}:${i + 1}: update ${String(step)} after update ${previous}; updates are written once each, in order, so the file was edited or damaged (remove the line to resume)`,
+        });
+      previous = step as number;
+      if ((step as number) < startStep) kept.push(line);
+      else dropped++;
+    }
     await writeTextAtomically(metricsFile, kept.map((l) => `${l}\n`).join(""));
-    if (kept.length !== startStep) log(`${metricsFile} holds ${kept.length} updates before version ${startStep}`);
+    if (dropped > 0)
+      log(
+        `dropped the metrics of ${dropped === 1 ? "1 update" : `${dropped} updates`} after version ${startStep}: they are redone`,
+      );
+    if (kept.length !== startStep)
+      log(
+        `${metricsFile} holds ${kept.length} of the ${startStep} updates before version ${startStep} (a line cut by a crash is lost): its plot has a gap`,
+      );
   }
-  for (let step = startStep; step < config.steps + 1; step++)
-    rmSync(join(out, "episodes", `u${pad(step)}`), { recursive: true, force: true });
+  const redone = [];
+  for (let step = startStep; step < config.steps + 1; step++) {
+    const folder = join(out, "episodes", `u${pad(step)}`);
+    if (!existsSync(folder)) continue;
+    redone.push(`u${pad(step)}`);
+    rmSync(folder, { recursive: true, force: true });
+  }
+  if (redone.length > 0)
+    log(
+      `dropped the journals of episodes/${redone.length === 1 ? redone[0] : `${redone[0]}-${redone.at(-1)}`}, written after version ${startStep}: they are recorded again`,
+    );
   await writeJsonAtomically(join(out, "config.json"), config);
 
   // A frozen copy of the initial policy, for the KL penalty.

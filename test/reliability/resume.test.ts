@@ -3,7 +3,7 @@
  * (timing fields aside) and the same final checkpoint, byte for byte, as a run of N updates never stopped.
  * Without the saved AdamW moments it does not: the control below strips them and sees the run diverge.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadEnv } from "../../src/cli/registry.ts";
@@ -108,6 +108,39 @@ describe("resume: optimizer state in checkpoints", () => {
     const [a, b] = [metricsOf(whole), metricsOf(stripped)];
     expect(b.slice(0, 2)).toEqual(a.slice(0, 2));
     expect(b.slice(2)).not.toEqual(a.slice(2));
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("says what a resume drops (work after the last checkpoint), and refuses a metrics.jsonl edited out of order or a run without its config.json", async () => {
+    const env = await loadEnv("lookup");
+    const config = CONFIGS.grpo;
+    const root = tempDir("agent-r1-resume-drop-");
+    const [whole, crashed] = [join(root, "whole"), join(root, "crashed")];
+    await train({ env, config, out: whole, log: () => {} });
+    await trainStoppedAfter(config, crashed, 2);
+    // As a crash after update 3 was appended but before its checkpoint: its metrics line and journals remain.
+    const wholeLines = readFileSync(join(whole, "metrics.jsonl"), "utf8").trim().split("\n");
+    const stopped = readFileSync(join(crashed, "metrics.jsonl"), "utf8");
+    writeFileSync(join(crashed, "metrics.jsonl"), `${stopped}${wholeLines[2]}\n`);
+    cpSync(join(whole, "episodes", "u00002"), join(crashed, "episodes", "u00002"), { recursive: true });
+    const edited = join(root, "edited");
+    cpSync(crashed, edited, { recursive: true });
+    const lines: string[] = [];
+    await train({ env, config, out: crashed, resume: true, log: (l) => lines.push(l) });
+    expect(lines).toContain("dropped the metrics of 1 update after version 2: they are redone");
+    expect(lines).toContain(
+      "dropped the journals of episodes/u00002, written after version 2: they are recorded again",
+    );
+    expect(metricsOf(crashed)).toEqual(metricsOf(whole));
+    // A line repeated by hand: refused with its line, not resumed into a plot that goes back in time.
+    writeFileSync(join(edited, "metrics.jsonl"), `${stopped}${stopped.split("\n")[0]}\n`);
+    await expect(train({ env, config, out: edited, resume: true, log: () => {} })).rejects.toThrow(
+      `${join(edited, "metrics.jsonl")}:3: update 0 after update 1; updates are written once each, in order`,
+    );
+    rmSync(join(edited, "config.json"));
+    await expect(train({ env, config, out: edited, resume: true, log: () => {} })).rejects.toThrow(
+      `resume: ${edited} holds a run but no config.json, which a resume continues from`,
+    );
     rmSync(root, { recursive: true, force: true });
   });
 });
