@@ -281,15 +281,20 @@ function* linesOf(file: string, noFollow = false): Generator<Line> {
  */
 export async function* streamJournalFile(file: string): AsyncGenerator<EpisodeEvent> {
   const validator = new StreamValidator(file);
+  let last: EpisodeEvent | undefined;
   for (const item of linesOf(file)) {
     if (!item.complete)
       throw new JournalError({
         problem: "torn-tail",
         file,
         line: item.line,
-        detail: `the last line is incomplete (${item.bytes.length} bytes without a newline): a write was cut off; run \`npx agent-r1 replay --repair ${file}\` to truncate it`,
+        // Only the start of the next event is what a cut write leaves, and only that is what --repair removes.
+        detail: isTornWrite(item.bytes, nextLineStart(file, last))
+          ? `the last line is incomplete (${item.bytes.length} bytes without a newline): a write was cut off; run \`npx agent-r1 replay --repair ${file}\` to truncate it`
+          : `the last line is incomplete (${item.bytes.length} bytes without a newline) and is not the start of event seq ${last ? last.seq + 1 : 0}, so no cut write left it: the file was changed after it was written (--repair does not remove it; delete those bytes by hand if they are junk)`,
       });
-    yield validator.acceptLine(item.text);
+    last = validator.acceptLine(item.text);
+    yield last;
   }
   if (validator.events === 0)
     throw new JournalError({ problem: "empty", file, line: 0, detail: "the file holds no event" });

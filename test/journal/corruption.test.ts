@@ -133,6 +133,21 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     expect((await readJournalFile(file)).length).toBe(lines.length - 1);
   });
 
+  it("a torn tail is advised --repair only when it is what a cut write leaves, as --repair decides", async () => {
+    const torn = join(dir, "torn-advice.jsonl");
+    writeFileSync(torn, original.subarray(0, original.length - 10));
+    await expect(readJournalFile(torn)).rejects.toThrow(/a write was cut off; run `npx agent-r1 replay --repair /);
+    // Bytes appended after the last event that do not begin the next one: no crash wrote them.
+    const appended = join(dir, "appended.jsonl");
+    writeFileSync(appended, Buffer.concat([original, Buffer.from("xx")]));
+    const error = await readJournalFile(appended).catch((e: unknown) => e as JournalError);
+    expect(error).toMatchObject({ problem: "torn-tail" });
+    expect((error as Error).message).toMatch(
+      /is not the start of event seq \d+, so no cut write left it.*--repair does not remove it/,
+    );
+    await expect(repairJournalFile(appended)).rejects.toThrow(/not a crash artefact/);
+  });
+
   it("repair refuses damage in the middle: that is not a crash artefact", async () => {
     const file = join(dir, "middle.jsonl");
     const bytes = Buffer.from(original);
