@@ -122,6 +122,8 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       let bad = 0;
       let unverified = 0;
       let removed = 0;
+      /** Read whole but without episode.ended (plain reading only; --verify fails them). */
+      let notEnded = 0;
       /** Unknown environments, said once each, not once per journal. */
       const said = new Set<string>();
       // A run folder names its environment in config.json: verifying it needs no --env, as eval and inspect do.
@@ -144,6 +146,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
           );
         if (verdict.ok) {
           ok += 1;
+          if (verdict.reason === "(not ended)") notEnded += 1;
           if (!opts.quiet && verdict.events > 0)
             out(
               `ok ${verdict.file}: ${verdict.events} events` +
@@ -162,7 +165,9 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         }
       }
       out(
-        `${opts.verify ? "verified" : "read"} ${ok} journal(s) ok, ${bad} failed` +
+        `${opts.verify ? "verified" : "read"} ${ok} journal(s) ok` +
+          (notEnded ? ` (${notEnded} of them not ended: cut short, or still recording; --verify fails them)` : "") +
+          `, ${bad} failed` +
           (unverified ? `, ${unverified} not verified (unknown environment)` : "") +
           (removed ? `; removed ${removed} file(s) that held no whole event` : ""),
       );

@@ -58,6 +58,19 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     expect(verified.stdout).toContain("verified 3 journal(s) ok, 0 failed");
   });
 
+  it("plain replay counts the journals cut short among those read ok; --verify fails them", () => {
+    const folder = tempDir();
+    expect(cli("record", "--env", "lookup", "--policy", "expert", "--episodes", "3", "--out", folder).code).toBe(0);
+    const file = join(folder, readdirSync(folder).sort()[0]);
+    writeFileSync(file, `${readFileSync(file, "utf8").split("\n").slice(0, 4).join("\n")}\n`);
+    const read = cli("replay", folder, "--quiet");
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toContain(
+      "read 3 journal(s) ok (1 of them not ended: cut short, or still recording; --verify fails them), 0 failed",
+    );
+    expect(cli("replay", folder, "--verify", "--quiet").stdout).toContain("verified 2 journal(s) ok, 1 failed");
+  });
+
   it("editing one value makes replay exit 1 naming the file and line", () => {
     const file = join(out, readdirSync(out).sort()[3]);
     const lines = readFileSync(file, "utf8").split("\n");
