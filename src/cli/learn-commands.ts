@@ -780,7 +780,13 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (opts, command: Command) => {
       const envGiven = opts.env !== undefined;
-      const run = runConfigEnv(opts.checkpoint);
+      // A damaged config.json is an error only when it is what would name the environment.
+      let run: ReturnType<typeof runConfigEnv>;
+      try {
+        run = runConfigEnv(opts.checkpoint);
+      } catch (cause) {
+        if (!envGiven) throw cause;
+      }
       if (!envGiven) opts.env = trainedEnv(run) ?? tokenizerEnv(opts.checkpoint) ?? d.env;
       if (opts.suite) checkSuiteOptions(opts);
       const base = await loadEnv(opts.env);

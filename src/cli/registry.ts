@@ -185,8 +185,13 @@ export const runConfigEnv = (
           env: config.env,
           ...(typeof config.constrained === "boolean" ? { constrained: config.constrained } : {}),
         };
-    } catch {
-      // A damaged config.json names no environment; what reads the run itself says what is wrong with it.
+    } catch (cause) {
+      // A run folder's own config.json, damaged: say so, rather than fall back to a guess without a word.
+      if (existsSync(join(dir, "checkpoints")) || existsSync(join(dir, "metrics.jsonl")))
+        throw new UsageError({
+          detail: `${file}: not valid JSON (${(cause as Error).message.replace(/\s*\n\s*/g, " ")}), so the run's environment is unknown; mend the file, or give --env`,
+        });
+      // Another config.json up the tree names no environment: it is not this run's.
     }
   }
   return undefined;

@@ -19,6 +19,9 @@ writeFileSync(aFile, "not a folder\n");
 const syntaxError = join(dir, "syntax-error.ts");
 writeFileSync(syntaxError, "export const x: number = ;\n");
 mkdirSync(emptyFolder);
+const damagedRun = join(dir, "damaged-run");
+mkdirSync(join(damagedRun, "checkpoints"), { recursive: true });
+writeFileSync(join(damagedRun, "config.json"), "{bad");
 const journalsFolder = join(dir, "journals");
 mkdirSync(journalsFolder);
 writeFileSync(join(journalsFolder, "ep-0.jsonl"), "");
@@ -190,6 +193,11 @@ const CASES: [string[], RegExp][] = [
       "alibi",
     ],
     /--no-copy-head, --positions alibi cannot apply with --init .*; drop them, or leave out --init for a fresh model/,
+  ],
+  // A run folder whose config.json is damaged: eval said nothing and guessed the environment.
+  [
+    ["eval", "--checkpoint", damagedRun, "--episodes", "1"],
+    /damaged-run\/config\.json: not valid JSON \(.*\), so the run's environment is unknown; mend the file, or give --env$/,
   ],
   // train --out: a file (it was EEXIST from mkdirSync, with its stack), or a folder of recorded journals.
   [["train", "--env", "lookup", "--no-warm-start", "--out", aFile], /a-file is a file; a run's --out is a folder/],
