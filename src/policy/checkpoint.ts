@@ -591,7 +591,19 @@ export const readLatestCheckpoint = (checkpoints: string): LatestCheckpoint | un
   } catch (error) {
     throw new CheckpointError({ problem: "missing", file, detail: (error as Error).message });
   }
-  return decode(LatestFile, parseJson(bytes, file), file);
+  const latest = decode(LatestFile, parseJson(bytes, file), file);
+  // A latest.json that names a folder no longer there: say so here, not as a manifest missing further on.
+  if (!existsSync(path.join(checkpoints, latest.dir))) {
+    const present = existsSync(checkpoints)
+      ? readdirSync(checkpoints).filter((name) => existsSync(path.join(checkpoints, name, "manifest.json")))
+      : [];
+    throw new CheckpointError({
+      problem: "missing",
+      file,
+      detail: `names checkpoint ${latest.dir}, which is not in ${checkpoints}${present.length ? `; the checkpoints there: ${present.sort().slice(-4).join(", ")} (point latest.json at one: {"dir": "${present.sort().at(-1)}", "version": N})` : ""}`,
+    });
+  }
+  return latest;
 };
 
 /** Points `checkpoints/latest.json` at a checkpoint folder, atomically (written, fsynced, renamed). */

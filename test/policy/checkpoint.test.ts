@@ -1,11 +1,17 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WordTokenizer } from "../../src/kernel/tokenizer.ts";
 import { initBackend } from "../../src/policy/backend.ts";
-import { CheckpointError, loadCheckpoint, manifestDigest, saveCheckpoint } from "../../src/policy/checkpoint.ts";
+import {
+  CheckpointError,
+  loadCheckpoint,
+  manifestDigest,
+  readLatestCheckpoint,
+  saveCheckpoint,
+} from "../../src/policy/checkpoint.ts";
 import { Gpt } from "../../src/policy/gpt.ts";
 
 const tokenizer = new WordTokenizer(["alpha", "beta", "gamma"]);
@@ -124,5 +130,20 @@ describe("checkpoints", () => {
     expect(error.problem).toBe("mismatch");
     expect(error.message).toMatch(/wpe/);
     expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
+describe("checkpoints/latest.json", () => {
+  it("naming a folder that is gone is refused at latest.json, with the checkpoints that are there", async () => {
+    const checkpoints = path.join(await mkdtemp(path.join(tmpdir(), "agent-r1-latest-")), "checkpoints");
+    await mkdir(path.join(checkpoints, "v00009"), { recursive: true });
+    await writeFile(path.join(checkpoints, "v00009", "manifest.json"), "{}");
+    await writeFile(path.join(checkpoints, "latest.json"), JSON.stringify({ dir: "v00099", version: 99 }));
+    expect(() => readLatestCheckpoint(checkpoints)).toThrow(CheckpointError);
+    expect(() => readLatestCheckpoint(checkpoints)).toThrow(
+      `latest.json: missing: names checkpoint v00099, which is not in ${checkpoints}; the checkpoints there: v00009`,
+    );
+    await writeFile(path.join(checkpoints, "latest.json"), JSON.stringify({ dir: "v00009", version: 9 }));
+    expect(readLatestCheckpoint(checkpoints)).toEqual({ dir: "v00009", version: 9 });
   });
 });
