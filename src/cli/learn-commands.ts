@@ -815,13 +815,16 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       const savedContext = savedContextLength(checkpoint);
       if (savedContext !== undefined) checkRoomForContext(maxNewTokens, savedContext, opts.maxNewTokens !== undefined);
       await initBackend(opts.backend);
-      const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint).catch((cause) => {
-        throw envGiven || !(cause instanceof UsageError)
-          ? cause
-          : new UsageError({
-              detail: `${cause.detail} (--env not given, so ${d.env}: pass the environment the checkpoint was trained on)`,
-            });
-      });
+      // Evaluating needs no optimizer state: a damaged optimizer.bin does not stop it.
+      const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint, { optimizer: false }).catch(
+        (cause) => {
+          throw envGiven || !(cause instanceof UsageError)
+            ? cause
+            : new UsageError({
+                detail: `${cause.detail} (--env not given, so ${d.env}: pass the environment the checkpoint was trained on)`,
+              });
+        },
+      );
       const constrained = evalConstrained(opts.constrained, run, env);
       if (constrained) requireLegalActions(env);
       const config = { ...DEFAULT_TRAIN_CONFIG, constrained, maxNewTokens };

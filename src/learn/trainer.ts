@@ -245,8 +245,8 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
 };
 
 /** A checkpoint to start from; one written for another tokenizer is a UsageError naming both. */
-export const loadCheckpointFor = async (env: EnvDefinition, dir: string) => {
-  const loaded = await loadCheckpoint(dir);
+export const loadCheckpointFor = async (env: EnvDefinition, dir: string, options: { optimizer?: boolean } = {}) => {
+  const loaded = await loadCheckpoint(dir, options);
   if (loaded.tokenizer.id !== env.tokenizer.id) {
     loaded.model.dispose();
     const trained = trainedFor(dir);
@@ -324,7 +324,9 @@ export const loadPolicy = async (
   checkKnownKeys("loadPolicy", options, ["greedy", "constrained", "backend"]);
   if (options.constrained) requireLegalActions(env);
   await initBackend(options.backend ?? "auto");
-  const { model, tokenizer, version } = await loadCheckpointFor(env, checkpointIn(dir, "loadPolicy:"));
+  const { model, tokenizer, version } = await loadCheckpointFor(env, checkpointIn(dir, "loadPolicy:"), {
+    optimizer: false,
+  });
   const config = {
     ...DEFAULT_TRAIN_CONFIG,
     constrained: !!options.constrained,

@@ -470,8 +470,14 @@ export const minimumParameters = (c: GptConfig): number =>
   (c.vocabSize + (c.positions === "alibi" ? 0 : c.contextLength)) * c.width +
   c.layers * (4 + 2 * c.mlpRatio) * c.width * c.width;
 
-/** Loads and verifies a checkpoint folder; throws CheckpointError if anything is off. */
-export const loadCheckpoint = async (folder: string): Promise<CheckpointContents> => {
+/**
+ * Loads and verifies a checkpoint folder; throws CheckpointError if anything is off. With `optimizer: false`
+ * (evaluating, averaging, cloning from it) the optimizer state is neither read nor checked, and not returned.
+ */
+export const loadCheckpoint = async (
+  folder: string,
+  options: { readonly optimizer?: boolean } = {},
+): Promise<CheckpointContents> => {
   const at = (name: string) => path.join(folder, name);
   const layout = await readManifest(at(FILES.manifest));
   checkTiling(layout, at(FILES.manifest));
@@ -506,7 +512,7 @@ export const loadCheckpoint = async (folder: string): Promise<CheckpointContents
         `tensor ${name} (bytes ${offset * 4} to ${(offset + size) * 4})`,
       );
   let moments: Uint8Array | undefined;
-  if (layout.optimizer) {
+  if (layout.optimizer && options.optimizer !== false) {
     moments = await readBytes(at(FILES.optimizer));
     if (moments.byteLength !== layout.optimizer.bytes)
       throw new CheckpointError({

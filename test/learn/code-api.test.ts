@@ -3,7 +3,7 @@
  * it: a config built for an environment, training, a policy from the checkpoint, evaluation; and the
  * mistakes `train()` refuses before any work.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
@@ -155,6 +155,15 @@ describe("the learner from code", () => {
       train({ env: lookup, config: { ...config, steps: 0 }, out, resume: true, log: () => {} }),
     ).rejects.toThrow(/train config: [\s\S]*"steps"/);
     expect(readFileSync(join(out, "config.json"), "utf8")).toBe(savedText);
+    // Evaluating reads no optimizer state: a truncated optimizer.bin stops a resume, not loadPolicy.
+    const damaged = join(tempDir(), "damaged-optimizer");
+    cpSync(out, damaged, { recursive: true });
+    const moments = join(damaged, "checkpoints", "v00001", "optimizer.bin");
+    writeFileSync(moments, readFileSync(moments).subarray(0, 100));
+    expect((await loadPolicy(lookup, damaged, { backend: "wasm" })).version).toBe(1);
+    await expect(
+      train({ env: lookup, config: { ...config, steps: 2 }, out: damaged, resume: true, log: () => {} }),
+    ).rejects.toThrow(/optimizer\.bin: truncated: 100 bytes, the manifest says \d+/);
     // A misspelt folder is not a new run.
     const missing = join(tempDir(), "no-such-run");
     await expect(train({ env: lookup, config, out: missing, resume: true, log: () => {} })).rejects.toThrow(
