@@ -145,7 +145,9 @@ describe("reward invariants, against a sound environment and broken variants of 
       /none of the 12 episodes drawn gave two histories that the same answer both ended/,
     );
     // Your own rule says which episodes it is about.
-    const mine = episodeInvariant("a bonus is at most 0.5", (e) => (e.record.return > 0.5 ? "too much" : undefined), {
+    // (The secret environment reports no bonus, so the rule holds in every episode, and says nothing.)
+    const bonus = (e: { record: { metrics: Record<string, number> } }) => e.record.metrics.bonus;
+    const mine = episodeInvariant("a bonus is at most 0.5", (e) => ((bonus(e) ?? 0) > 0.5 ? "too much" : undefined), {
       appliesTo: (e) => e.record.metrics.bonus !== undefined,
       describe: "reported a bonus",
     });
