@@ -17,7 +17,7 @@ import { Gpt, type GptConfig } from "../policy/gpt.ts";
 import { allowedForAction, legalTrie, requireLegalActions } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
 import { actionBudgetOf, modelConfigFor } from "./config.ts";
@@ -238,9 +238,8 @@ const sftOptions = (options: SftOptions) => {
     new UsageError({
       detail: `sft: ${what}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`,
     });
-  const env = options.env as EnvDefinition | undefined;
-  if (typeof env !== "object" || env === null || typeof env.tokenizer !== "object")
-    throw wrong('env must be an environment (a built-in one from loadEnv("lookup"), or your defineEnv(...))', env);
+  checkEnvArgument("sft", options.env, "env");
+  const { env } = options;
   for (const key of ["data", "out"] as const)
     if (typeof options[key] !== "string" || options[key] === "")
       throw wrong(
