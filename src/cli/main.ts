@@ -233,7 +233,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     .description(
       "the main job: a GPT warm-started on hopqa (the shipped clone of 800 demonstrations of a demonstrator that stops searching too soon), trained with GRPO; exact match before/after",
     )
-    .option("--out <dir>", "run folder, replaced on every run (refused if it holds anything else)", "runs/start")
+    .option("--out <dir>", "run folder, replaced on every run (refused unless an earlier start wrote it)", "runs/start")
     .option("--seed <seed>", "run seed", seedArg, "1")
     .option("--quick", "a one-minute smoke run of the same stages")
     .addOption(new Option("--env <id>", "the environment of the job").choices(["hopqa", "lookup"]).default("hopqa"))

@@ -6,7 +6,7 @@
  * the same stages on the lookup environment. Every training episode is journaled under the run folder
  * and replay-verified before the learner uses it.
  */
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { EXPLORE, HASTY_STEPS, RL_STEP } from "../../actors/hopqa/rl-recipe.ts";
@@ -56,7 +56,11 @@ export const START_PLAN = {
 } as const;
 
 /** What a start run leaves in its folder (lookup: a train run folder; hopqa: demos/, warm-start/, grpo/). */
+/** The file that marks a folder as start's own: only a folder holding it is ever replaced. */
+export const START_MARKER = "start.json";
+
 const START_OUTPUTS = new Set([
+  START_MARKER,
   "config.json",
   "metrics.jsonl",
   "eval.json",
@@ -67,22 +71,37 @@ const START_OUTPUTS = new Set([
   "grpo",
 ]);
 
+const listed = (names: readonly string[]) => `${names.slice(0, 3).join(", ")}${names.length > 3 ? ", ..." : ""}`;
+
 /**
- * Every start begins from an empty run folder, so the one it replaces must hold nothing but what a start
- * writes: `--out runs` or a folder of one's own notes is refused, never deleted.
+ * Every start begins from an empty run folder, so the one it replaces must be one start wrote (it holds
+ * start.json) and hold nothing else: `--out runs`, a folder of one's own notes or a `train --out` run (whose
+ * entries have the same names as a lookup start's) is refused, never deleted.
  */
-export const replaceRunFolder = (out: string) => {
+export const replaceRunFolder = (out: string, env: string) => {
   if (existsSync(out)) {
     if (!statSync(out).isDirectory()) throw new UsageError({ detail: `--out ${out} is a file, not a folder` });
-    const foreign = readdirSync(out).filter((name) => !START_OUTPUTS.has(name));
+    const names = readdirSync(out);
+    const foreign = names.filter((name) => !START_OUTPUTS.has(name));
     if (foreign.length > 0)
       throw new UsageError({
         detail:
-          `--out ${out} holds ${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", ..." : ""}, which start did not write; ` +
+          `--out ${out} holds ${listed(foreign)}, which start did not write; ` +
           "start replaces its run folder on every run, so give it a new folder",
+      });
+    if (names.length > 0 && !names.includes(START_MARKER))
+      throw new UsageError({
+        detail:
+          `--out ${out} holds ${listed(names)} but no ${START_MARKER}, so start did not write it (a train run, or a start ` +
+          "of an older version); start replaces its run folder on every run, so give it a new folder (or delete this one yourself)",
       });
   }
   rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  writeFileSync(
+    join(out, START_MARKER),
+    `${JSON.stringify({ writtenBy: "agent-r1 start", env, note: "start replaces this folder on every run" }, null, 2)}\n`,
+  );
 };
 
 export const runStart = (options: StartOptions): Promise<number> =>
@@ -92,7 +111,7 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
   const plan = options.quick ? START_PLAN.quick : START_PLAN.full;
   const env = envById("lookup");
   const started = Date.now();
-  replaceRunFolder(options.out);
+  replaceRunFolder(options.out, options.env);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const warmStart = { episodes: plan.demos, epochs: plan.sftEpochs };
 
@@ -164,7 +183,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const shippedAt = shippedCheckpointOf(recipe) as string;
   const plan = options.quick ? HOPQA_PLAN.quick : HOPQA_PLAN[options.demonstrator ?? "hasty"];
   const started = Date.now();
-  replaceRunFolder(options.out);
+  replaceRunFolder(options.out, options.env);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   // The model the warm start was cloned into (the recipe pins it); RL loads it from the checkpoint.
   const model = recipeModel(recipe);

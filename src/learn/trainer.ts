@@ -122,6 +122,11 @@ export const readLatest = (out: string): LatestCheckpoint | undefined => readLat
 /** A run folder's config.json (undefined if absent); a damaged one is a UsageError naming the file and field. */
 export const readRunConfig = (out: string): TrainConfig | undefined => {
   const file = join(out, "config.json");
+  // A checkpoint folder holds a config.json too: the model's, not a run's.
+  if (existsSync(join(out, "manifest.json")))
+    throw new UsageError({
+      detail: `${out} is a checkpoint (manifest.json, weights.bin, ...), not a run folder; start a run from it with --init ${out} (from code: config.init)`,
+    });
   if (!existsSync(file)) return undefined;
   let json: unknown;
   try {
@@ -199,6 +204,7 @@ export const refuseForeignResume = (out: string, flag = "resume") => {
     throw new UsageError({
       detail: `${flag}: no run folder ${out}; give the ${flag === "--resume" ? "--out" : "folder"} of the run to continue, or drop ${flag} to start a new run there`,
     });
+  refuseFileAsOut(out);
   // A run whose config.json is gone: its settings are lost, and a fresh start would overwrite its work.
   if (existsSync(join(out, "metrics.jsonl")) || readLatest(out))
     throw new UsageError({

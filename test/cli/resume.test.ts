@@ -102,6 +102,17 @@ describe("train --resume", () => {
     );
     expect(readdirSync(other).sort()).toEqual(["ep-0-0.jsonl", "notes"]);
   });
+
+  it("refuses a file, and a checkpoint folder, as the run to resume: what it is, not a stack trace or a missing field", async () => {
+    const file = join(run, "config.json");
+    expect(await main(["train", "--out", file, "--resume", "--steps", "3"])).toBe(2);
+    expect(output.stderr).toContain(`error: ${file} is a file; a run's --out is a folder`);
+    const checkpoint = join(run, "checkpoints", "v00001");
+    expect(await main(["train", "--out", checkpoint, "--resume", "--steps", "3"])).toBe(2);
+    expect(output.stderr).toContain(
+      `error: ${checkpoint} is a checkpoint (manifest.json, weights.bin, ...), not a run folder; start a run from it with --init ${checkpoint}`,
+    );
+  });
 });
 
 describe("train, Ctrl-C", () => {

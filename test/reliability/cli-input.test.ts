@@ -5,11 +5,12 @@
  * so that many cases stay fast.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { checkInitShape } from "../../src/cli/learn-commands.ts";
 import { main } from "../../src/cli/main.ts";
+import { replaceRunFolder, START_MARKER } from "../../src/cli/start.ts";
 import { tempDir } from "../support/index.ts";
 
 const dir = tempDir("agent-r1-cli-input-");
@@ -277,6 +278,28 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
       );
       expect(readFileSync(join(mine, "notes.txt"), "utf8")).toBe("precious\n");
     }
+  });
+
+  it("start refuses a train run (same entry names as a lookup start) and replaces only a folder it wrote", async () => {
+    const trained = join(dir, "a-train-run");
+    mkdirSync(join(trained, "checkpoints", "v00001"), { recursive: true });
+    writeFileSync(join(trained, "config.json"), "{}\n");
+    writeFileSync(join(trained, "metrics.jsonl"), "");
+    writeFileSync(join(trained, "checkpoints", "v00001", "weights.bin"), "w");
+    const refused = await run(["start", "--quick", "--env", "lookup", "--out", trained]);
+    expect(refused.code, stderr).toBe(2);
+    expect(refused.lines.at(-1)).toMatch(
+      /^error: --out .*a-train-run holds .*but no start\.json, so start did not write it/,
+    );
+    expect(readFileSync(join(trained, "checkpoints", "v00001", "weights.bin"), "utf8")).toBe("w");
+    // A folder start wrote (its marker) is replaced: emptied, and marked again.
+    const own = join(dir, "own-start");
+    replaceRunFolder(own, "lookup");
+    mkdirSync(join(own, "grpo", "checkpoints"), { recursive: true });
+    writeFileSync(join(own, "grpo", "metrics.jsonl"), "old\n");
+    replaceRunFolder(own, "lookup");
+    expect(readdirSync(own)).toEqual([START_MARKER]);
+    expect(JSON.parse(readFileSync(join(own, START_MARKER), "utf8")).env).toBe("lookup");
   });
 
   it("a misspelt required option is reported as unknown, with the right spelling (not as missing)", async () => {
