@@ -111,7 +111,7 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
   const plan = options.quick ? START_PLAN.quick : START_PLAN.full;
   const env = envById("lookup");
   const started = Date.now();
-  replaceRunFolder(options.out, options.env);
+  replaceRunFolder(options.out, "lookup");
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const warmStart = { episodes: plan.demos, epochs: plan.sftEpochs };
 
@@ -183,7 +183,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const shippedAt = shippedCheckpointOf(recipe) as string;
   const plan = options.quick ? HOPQA_PLAN.quick : HOPQA_PLAN[options.demonstrator ?? "hasty"];
   const started = Date.now();
-  replaceRunFolder(options.out, options.env);
+  replaceRunFolder(options.out, "hopqa");
   const say = (line: string) => process.stdout.write(`${line}\n`);
   // The model the warm start was cloned into (the recipe pins it); RL loads it from the checkpoint.
   const model = recipeModel(recipe);
