@@ -34,7 +34,7 @@ import { requireLegalActions } from "../policy/legal.ts";
 import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
-import { seedArg, summaryJson } from "./args.ts";
+import { intArg, seedArg, summaryJson } from "./args.ts";
 import { type Progress, progress } from "./progress.ts";
 import { builtinEnvOfCheckpoint, configureEnv, loadEnv, runConfigEnv } from "./registry.ts";
 
@@ -338,12 +338,7 @@ const MAX_NEW_TOKENS_HELP = `most tokens one sampled action may take (default: t
 
 const BACKENDS = ["auto", ...BACKEND_ORDER];
 
-const int = (name: string, min: number) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new InvalidArgumentError(`${name} must be an integer >= ${min}, got "${value}"`);
-  return n;
-};
+const int = intArg;
 /** The options that shape a fresh model (with --init, refused if they contradict the checkpoint's shape). */
 const addShapeOptions = (command: Command, contextHelp: string) =>
   command

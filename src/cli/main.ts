@@ -3,7 +3,7 @@
  * usage (unknown names, wrong values, missing files), with a one-line message saying what is accepted.
  */
 import { existsSync } from "node:fs";
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import {
   EnvMismatchError,
@@ -19,18 +19,13 @@ import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { seedArg, summaryJson } from "./args.ts";
+import { intArg, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands } from "./learn-commands.ts";
 import { policyFor, record } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv, runConfigEnv } from "./registry.ts";
 
-const positiveInt = (name: string) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
-  return n;
-};
+const positiveInt = (name: string) => intArg(name, 1, true);
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);

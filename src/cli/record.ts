@@ -1,5 +1,6 @@
 /** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { lastValueFrom, tap } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
@@ -58,11 +59,19 @@ const withoutIndex = ({ index: _, ...abort }: { index: number } & NonNullable<Re
  * refused before any episode runs, not at the first one reached (which would leave a partial recording).
  */
 const refuseJournaledEpisodes = (options: RecordOptions, journal: JsonlJournal) => {
-  const taken: string[] = [];
-  for (let i = 0; i < options.episodes; i++) {
-    const id = episodeIdOf(`${options.seed}:${i}`);
-    if (existsSync(journal.fileOf(id))) taken.push(id);
-  }
+  // Episode i of seed S is `${episodeIdOf(`${S}:`)}${i}`: match the folder's journals against that, so the cost
+  // is one listing of the folder, not one lookup per episode (--episodes may be millions).
+  const prefix = episodeIdOf(`${options.seed}:`);
+  const suffix = basename(journal.fileOf(prefix)).slice(prefix.length);
+  const folder = dirname(journal.fileOf(prefix));
+  const taken = (existsSync(folder) ? readdirSync(folder) : [])
+    .filter((name) => name.startsWith(prefix) && name.endsWith(suffix))
+    .map((name) => name.slice(0, name.length - suffix.length))
+    .filter((id) => {
+      const index = id.slice(prefix.length);
+      return /^(0|[1-9]\d*)$/.test(index) && Number(index) < options.episodes;
+    })
+    .sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)));
   if (taken.length > 0)
     throw new UsageError({
       detail:

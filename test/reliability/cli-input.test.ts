@@ -119,6 +119,9 @@ const CASES: [string[], RegExp][] = [
   [record("--episodes", "abc"), /--episodes must be a positive integer, got "abc"/],
   [record("--episodes", "1.5"), /--episodes must be a positive integer/],
   [record("--episodes", "-3"), /--episodes/],
+  [record("--episodes", "1e3"), /--episodes must be a positive integer, got "1e3"/],
+  [record("--episodes", "99999999999999999999"), /--episodes must be a positive integer below 2\^53/],
+  [["train", "--env", "lookup", "--out", out, "--minibatches", "0x10"], /--minibatches must be an integer >= 1/],
   [record("--concurrency", "0"), /--concurrency must be a positive integer/],
   [record("--group-size", "x"), /--group-size must be a positive integer/],
   [record("--durability", "sometimes"), /Allowed choices are event, episode, none/],
@@ -348,6 +351,16 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(later.code, stderr).toBe(2);
     expect(later.lines[0]).toContain("already holds the journals of 1 of these 3 episodes (ep-0-2)");
     expect(existsSync(join(dir, "twice", "ep-0-0.jsonl"))).toBe(false);
+    // Millions of episodes are checked at once (one listing, not a lookup per episode); journals of another seed
+    // (ep-0-1-0 is seed "0:1"'s) or past --episodes are not clashes.
+    writeFileSync(join(dir, "twice", "ep-0-1-0.jsonl"), "");
+    writeFileSync(join(dir, "twice", "ep-0-12345678.jsonl"), "");
+    stderr = "";
+    const started = Date.now();
+    const many = await run([...args.slice(0, 6), "10000000", ...args.slice(7)]);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(many.code, stderr).toBe(2);
+    expect(many.lines[0]).toContain("already holds the journals of 1 of these 10000000 episodes (ep-0-2)");
   });
 
   it("train refuses an --out that holds a run, or an --init that is not there, in one line before loading anything", async () => {
