@@ -135,7 +135,11 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
           );
           continue;
         }
-        if (verdict.repaired)
+        if (verdict.repaired?.addedNewline)
+          err(
+            `repaired ${verdict.repaired.file}: its last event (of ${verdict.repaired.keptEvents}) was whole but lacked its final newline; added it, removed nothing`,
+          );
+        else if (verdict.repaired)
           err(
             `repaired ${verdict.repaired.file}: kept ${verdict.repaired.keptEvents} events, removed ${verdict.repaired.removedBytes} bytes: ${JSON.stringify(verdict.repaired.removedText.slice(0, 120))}`,
           );

@@ -283,7 +283,13 @@ export async function* streamJournalFile(file: string): AsyncGenerator<EpisodeEv
   const validator = new StreamValidator(file);
   let last: EpisodeEvent | undefined;
   for (const item of linesOf(file)) {
-    if (!item.complete)
+    if (!item.complete) {
+      // A whole, valid last event missing only its newline (an editor strips it) is read, not reported torn.
+      const whole = wholeLastEvent(validator, item.bytes);
+      if (whole) {
+        yield whole;
+        break;
+      }
       throw new JournalError({
         problem: "torn-tail",
         file,
@@ -293,6 +299,7 @@ export async function* streamJournalFile(file: string): AsyncGenerator<EpisodeEv
           ? `the last line is incomplete (${item.bytes.length} bytes without a newline): a write was cut off; run \`npx agent-r1 replay --repair ${file}\` to truncate it`
           : `the last line is incomplete (${item.bytes.length} bytes without a newline) and is not the start of event seq ${last ? last.seq + 1 : 0}, so no cut write left it: the file was changed after it was written (--repair does not remove it; delete those bytes by hand if they are junk)`,
       });
+    }
     last = validator.acceptLine(item.text);
     yield last;
   }
@@ -321,7 +328,23 @@ export interface RepairReport {
   readonly keptEvents: number;
   readonly removedBytes: number;
   readonly removedText: string;
+  /** The last event was whole and valid but lacked its newline: the newline was added, nothing removed. */
+  readonly addedNewline?: boolean;
 }
+
+/**
+ * The bytes after the last newline as an event, when they are one whole valid event that continues the chain
+ * (only the newline is missing); undefined when they are not (a cut write, or junk).
+ */
+const wholeLastEvent = (validator: StreamValidator, tail: Buffer): EpisodeEvent | undefined => {
+  if (tail.includes(0) || tail[tail.length - 1] !== 0x7d /* } */) return undefined;
+  try {
+    return validator.acceptLine(tail.toString("utf8"));
+  } catch (cause) {
+    if (cause instanceof JournalError) return undefined;
+    throw cause;
+  }
+};
 
 /**
  * How the next event's line begins, as the writer writes it: `{"v":1,"episode":...,"seq":n,"prev":...,`.
@@ -381,6 +404,17 @@ export const repairJournalFile = async (file: string): Promise<RepairReport | un
       last = validator.acceptLine(item.text);
       validBytes = item.start + Buffer.byteLength(item.text) + 1;
       continue;
+    }
+    const eventsBefore = validator.events;
+    if (wholeLastEvent(validator, item.bytes)) {
+      const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+      try {
+        await handle.write("\n");
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      return { file, keptEvents: eventsBefore + 1, removedBytes: 0, removedText: "", addedNewline: true };
     }
     const expected = nextLineStart(file, last);
     if (!isTornWrite(item.bytes, expected))

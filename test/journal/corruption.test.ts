@@ -74,7 +74,8 @@ describe("a journal file detects every kind of damage, naming file and line", ()
       const cut = at % original.length;
       const error = await readError(original.subarray(0, cut));
       if (cut === 0) expect(error?.problem).toBe("empty");
-      else if (original[cut - 1] === 10) expect(error).toBeUndefined();
+      // Cut at a newline, or just before one (a whole event lacking only its newline): every event read is valid.
+      else if (original[cut - 1] === 10 || original[cut] === 10) expect(error).toBeUndefined();
       else {
         expect(error?.problem).toBe("torn-tail");
         expect(error?.line).toBe(lineAt(cut - 1));
@@ -131,6 +132,17 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     expect(report?.keptEvents).toBe(lines.length - 1);
     expect(report?.removedText).toBe(lines.at(-1)!.slice(0, -9));
     expect((await readJournalFile(file)).length).toBe(lines.length - 1);
+  });
+
+  it("a whole last event missing only its newline is read, and repair adds the newline rather than drop the event", async () => {
+    const file = join(dir, "no-newline.jsonl");
+    writeFileSync(file, original.subarray(0, original.length - 1));
+    const lines = original.toString("utf8").trimEnd().split("\n");
+    expect((await readJournalFile(file)).at(-1)?.type).toBe("episode.ended");
+    const report = await repairJournalFile(file);
+    expect(report).toMatchObject({ keptEvents: lines.length, removedBytes: 0, addedNewline: true });
+    expect(readFileSync(file)).toEqual(original);
+    expect(await repairJournalFile(file)).toBeUndefined();
   });
 
   it("a torn tail is advised --repair only when it is what a cut write leaves, as --repair decides", async () => {
