@@ -242,6 +242,32 @@ const evalConstrained = (
 };
 
 /**
+ * Constrained decoding for training from `--init` unless told: as the checkpoint's run was trained (its
+ * config.json), and said. A checkpoint trained under the legal actions writes few well-formed actions
+ * without them, so its episodes are cut short and RL (or cloning) starts from a collapse.
+ */
+const initConstrained = (
+  command: "train" | "sft",
+  given: boolean | undefined,
+  init: string | null | undefined,
+  env: EnvDefinition,
+): { readonly constrained: boolean; readonly say?: string } => {
+  if (given !== undefined || !init) return { constrained: !!given };
+  const run = runConfigEnv(init);
+  if (run?.constrained)
+    return {
+      constrained: true,
+      say: `${command}: --constrained, as --init's run was trained (${run.file}; --no-constrained ${command === "train" ? "samples" : "clones"} freely)`,
+    };
+  if (run?.constrained === undefined && env.legalActions)
+    return {
+      constrained: false,
+      say: `note: ${command === "train" ? "sampling" : "cloning"} freely: ${env.id} declares legal actions, and a checkpoint trained or cloned with --constrained writes few well-formed actions without them; add --constrained to ${command === "train" ? "sample" : "clone"} under them (as npm start does), --no-constrained to silence this`,
+    };
+  return { constrained: false };
+};
+
+/**
  * The run's own warm start, which config.json names by the path train was given (`runs/grpo/warm-start/
  * checkpoint`): resumed from another folder, that path is found again inside the run folder. Any other
  * starting checkpoint is kept as named.
@@ -516,7 +542,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         num("--process-reward-weight"),
         d.processRewardWeight,
       )
-      .option("--constrained", "constrained decoding: sample only the environment's legal actions")
+      .option(
+        "--constrained",
+        "constrained decoding: sample only the environment's legal actions (default: as --init's run was trained)",
+      )
+      .option("--no-constrained", "sample freely, whatever --init's run was trained with")
       .option("--max-new-tokens <n>", MAX_NEW_TOKENS_HELP, int("--max-new-tokens", 1))
       .option("--no-advantage-mask", "ablation: advantages on every response token, not actions only")
       .option("--no-loss-mask", "ablation: loss on every response token, not actions only")
@@ -569,6 +599,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         if (init && !existsSync(init)) throw new UsageError({ detail: `--init ${init}: no such checkpoint folder` });
         if (init) checkInitShape(init, modelOverrides(opts));
         const env = await loadEnv(opts.env);
+        const decoding = initConstrained("train", opts.constrained, init, env);
+        const { constrained } = decoding;
+        if (constrained) requireLegalActions(env);
         config = decodeTrainConfig(
           {
             ...d,
@@ -592,7 +625,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             processRewardWeight: opts.processRewardWeight,
             maskAdvantages: opts.advantageMask,
             maskLoss: opts.lossMask,
-            constrained: !!opts.constrained,
+            constrained,
             evalEpisodes: opts.evalEpisodes,
             checkpointEvery: opts.checkpointEvery,
             model: modelFor(env, modelOverrides(opts)),
@@ -606,13 +639,14 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           opts.maxNewTokens !== undefined,
         );
         // Said once the options are known good: bad input gets one line, the error.
+        if (decoding.say) process.stderr.write(`${decoding.say}\n`);
         const split = env.options?.split;
         if (typeof split === "string" && split !== "train")
           process.stderr.write(
             `note: training on ${env.id}'s split ${split}: these are questions held out for evaluation, so eval (and --suite) would no longer score unseen ones\n`,
           );
         // Under --constrained every sampled action is legal, so a fresh model's trouble is not its format.
-        if (!init && opts.warmStart && !env.warmStart && !opts.constrained)
+        if (!init && opts.warmStart && !env.warmStart && !constrained)
           process.stderr.write(
             `note: ${env.id} declares no default warm start and no --init was given, so RL starts from a fresh, untrained model, which rarely writes a well-formed action; ` +
               `start from a clone with --init DIR (${SHIPPED_WARM_STARTS[env.id] ?? "from `sft`"}), or pass --no-warm-start to say you mean it\n`,
@@ -654,7 +688,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       .option("--batch-size <n>", "episodes per step", int("--batch-size", 1), 16)
       .option("--lr <x>", "learning rate", num("--lr"), 3e-3)
       .option("--seed <seed>", "seed for initialisation and shuffling", seedArg, "0")
-      .option("--constrained", "clone under the masks of the environment's legal actions (for constrained decoding)")
+      .option(
+        "--constrained",
+        "clone under the masks of the environment's legal actions, for constrained decoding (default: as --init's run was trained)",
+      )
+      .option("--no-constrained", "clone without the masks, whatever --init's run was trained with")
       .option("--init <dir>", "continue cloning from this checkpoint instead of a fresh model")
       .option(
         "--all-episodes",
@@ -678,6 +716,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       const init = opts.init ? resolveCheckpoint(opts.init, "--init") : undefined;
       if (init) checkInitShape(init, modelOverrides(opts));
       const env = await loadEnv(opts.env);
+      const decoding = initConstrained("sft", opts.constrained, init, env);
+      const { constrained } = decoding;
+      if (constrained) requireLegalActions(env);
+      if (decoding.say) process.stderr.write(`${decoding.say}\n`);
       const bar = progress("sft", opts.epochs);
       exitOnInterrupt(
         `sft stopped before its clone was saved (it is written once, at the end), so ${opts.out} is as it was; run the command again`,
@@ -693,7 +735,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         backend: opts.backend,
         model: modelFor(env, modelOverrides(opts)),
         curriculum: opts.curriculum,
-        constrained: !!opts.constrained,
+        constrained,
         successfulOnly: !opts.allEpisodes,
         ...(init ? { init } : {}),
         onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),

@@ -4,7 +4,7 @@
  * impure guard. Run in process through `main`, as test/reliability/cli-input.test.ts does.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -226,4 +226,53 @@ describe("start refuses hopqa's flags with --env lookup", () => {
     );
     expect(readdirSync(dir)).not.toContain("start-lookup-refused");
   });
+});
+
+describe("training from --init follows the constrained decoding the checkpoint's run was trained with", () => {
+  it("train and sft from a --constrained run decode constrained and say so; --no-constrained overrides; an unknown checkpoint gets a note", async () => {
+    const train = (out: string, ...extra: string[]) =>
+      main([
+        ...["train", "--env", "lookup", "--steps", "1", "--tasks", "2", "--group-size", "2"],
+        ...extra,
+        "--out",
+        out,
+      ]);
+    const saved = (run: string) => JSON.parse(readFileSync(join(run, "config.json"), "utf8")).constrained;
+    const lines = () => errors().filter((line) => !/^(train \w+|sft): \d/.test(line));
+    const first = join(dir, "constrained-run");
+    expect(await train(first, "--constrained", "--no-warm-start", "--eval-episodes", "0")).toBe(0);
+    const init = join(first, "checkpoints", "v00001");
+
+    output.clear();
+    const followed = join(dir, "followed");
+    expect(await train(followed, "--init", init, "--eval-episodes", "0")).toBe(0);
+    expect(lines()).toContain(
+      `train: --constrained, as --init's run was trained (${join(first, "config.json")}; --no-constrained samples freely)`,
+    );
+    expect(saved(followed)).toBe(true);
+
+    output.clear();
+    const free = join(dir, "free");
+    expect(await train(free, "--init", init, "--no-constrained", "--eval-episodes", "0")).toBe(0);
+    expect(lines().join("\n")).not.toMatch(/constrained/);
+    expect(saved(free)).toBe(false);
+
+    const data = join(dir, "expert-demos");
+    expect(await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "4", "--out", data])).toBe(0);
+    output.clear();
+    const clone = join(dir, "clone");
+    expect(
+      await main(["sft", "--env", "lookup", "--data", data, "--init", init, "--epochs", "1", "--out", clone]),
+    ).toBe(0);
+    expect(lines()).toContain(
+      `sft: --constrained, as --init's run was trained (${join(first, "config.json")}; --no-constrained clones freely)`,
+    );
+
+    // A clone carries no run config: what it was trained with is unknown, and lookup declares legal actions.
+    output.clear();
+    expect(await train(join(dir, "from-clone"), "--init", clone, "--eval-episodes", "0")).toBe(0);
+    expect(lines().join("\n")).toMatch(
+      /^note: sampling freely: lookup declares legal actions, .* add --constrained to sample under them .*--no-constrained to silence this$/m,
+    );
+  }, 120_000);
 });
