@@ -686,7 +686,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       .requiredOption("--out <dir>", "checkpoint folder to write")
       .option("--epochs <n>", "passes over the data", int("--epochs", 1), 40)
       .option("--batch-size <n>", "episodes per step", int("--batch-size", 1), 16)
-      .option("--lr <x>", "learning rate", num("--lr"), 3e-3)
+      .option("--lr <x>", "learning rate", num("--lr", true), 3e-3)
       .option("--seed <seed>", "seed for initialisation and shuffling", seedArg, "0")
       .option(
         "--constrained",

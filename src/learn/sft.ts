@@ -182,10 +182,24 @@ export const loadSequences = async (
     log(
       `sft: ${aborted.length} of ${files.length} episodes aborted and are not cloned; the first, ${aborted[0].file}: ${aborted[0].reason}`,
     );
-  if (unsuccessful > 0)
+  if (unsuccessful > 0 && sequences.length > 0)
     log(
       `sft: ${unsuccessful} of ${files.length} episodes did not succeed and are not cloned (--all-episodes, or successfulOnly: false from code, clones them too)`,
     );
+  if (sequences.length === 0 && files.length > 0) {
+    const why = [
+      unsuccessful > 0 ? `${unsuccessful} did not succeed` : "",
+      aborted.length > 0 ? `${aborted.length} aborted` : "",
+      cutShort.length > 0 ? `${cutShort.length} were cut short` : "",
+    ].filter((part) => part !== "");
+    throw new UsageError({
+      detail:
+        `no episode to clone: of the ${files.length} journal${files.length === 1 ? "" : "s"}, ${why.join(", ")}` +
+        (unsuccessful > 0
+          ? "; only successful episodes are cloned unless told: --all-episodes (successfulOnly: false from code) clones the unsuccessful ones too"
+          : "; record episodes that end (with another policy, or after fixing what aborted them)"),
+    });
+  }
   return sequences;
 };
 
@@ -297,7 +311,7 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     options.constrained,
     log,
   );
-  if (sequences.length === 0) throw new UsageError({ detail: `no usable episodes in ${options.data}` });
+  if (sequences.length === 0) throw new UsageError({ detail: `no episode to clone in ${options.data}` });
   // Said before cloning starts, so a run can be stopped and the budget fixed at once.
   const longest = Math.max(0, ...sequences.map(longestAction));
   const budget = actionBudgetOf(options.env);

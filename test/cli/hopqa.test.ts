@@ -219,5 +219,13 @@ describe("sft --all-episodes (cloning a demonstrator that is often wrong)", () =
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout).toContain("cloned 12 episodes");
     expect(all.stderr).not.toContain("did not succeed");
+    // None succeeded: the error itself says why there is nothing to clone, and how to clone them anyway.
+    const failed = join(dir, "failed");
+    expect(cli(...words(`record --env hopqa --policy random --episodes 3 --out ${failed}`)).code).toBe(0);
+    const none = cli(...words(`sft --env hopqa --data ${failed} --out ${join(dir, "none")} ${tiny}`));
+    expect(none.code).toBe(2);
+    expect(none.stderr.trim().split("\n").at(-1)).toMatch(
+      /^error: no episode to clone: of the 3 journals, 3 did not succeed; .*--all-episodes .* clones the unsuccessful ones too$/,
+    );
   }, 120_000);
 });

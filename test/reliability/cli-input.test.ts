@@ -133,6 +133,7 @@ const CASES: [string[], RegExp][] = [
     /--data .*missing: no such file or folder/,
   ],
   [["sft", "--env", "lookup", "--data", emptyFolder, "--out", out], /no \.jsonl journals in/],
+  [["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--lr", "0"], /--lr must be a number > 0, got "0"/],
   [["replay"], /missing required argument 'path'/],
   [["replay", join(dir, "missing")], /no such file or folder/],
   [["replay", emptyFolder], /no \.jsonl journal files in/],
