@@ -83,25 +83,43 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
 };
 
 /** Journals of a file, a folder of journals, or a run folder (the journals under its episodes folder). */
-export const inspectPath = async (path: string, write: (line: string) => void): Promise<number> => {
+export const inspectPath = async (
+  path: string,
+  write: (line: string) => void,
+  maxEpisodes = Number.POSITIVE_INFINITY,
+): Promise<number> => {
   const files = await findJournals(path);
   if (files.length === 0) write(`no journals (.jsonl) in ${path}`);
   let damaged = 0;
   let torn = 0;
   let nothing = 0;
+  /** Damaged journals past the ones shown: read (the exit status counts them) and named, not printed. */
+  const damagedUnshown: string[] = [];
   for (const [i, file] of files.entries()) {
-    if (i > 0) write("");
-    write(`# ${file}`);
+    const shown = i < maxEpisodes;
+    if (shown) {
+      if (i > 0) write("");
+      write(`# ${file}`);
+    }
     // A damaged journal (a run killed mid-write) shows its readable events and its problem; the rest go on.
     const { events, error, torn: tornTail } = await readEpisodeFile(file);
-    for (const line of timeline(events)) write(line);
+    if (shown) for (const line of timeline(events)) write(line);
     if (error) {
       damaged += 1;
       if (tornTail) torn += 1;
       else if (events.length === 0) nothing += 1;
-      write(`  ! ${error}`);
+      if (shown) write(`  ! ${error}`);
+      else damagedUnshown.push(file);
     }
   }
+  if (files.length > maxEpisodes)
+    write(
+      `\nshowed the first ${maxEpisodes} of ${files.length} journals; --max-episodes ${files.length} shows them all, --html FILE writes a page with a sample of them and the run's charts`,
+    );
+  if (damagedUnshown.length > 0)
+    write(
+      `damaged among those not shown: ${damagedUnshown.slice(0, 5).join(", ")}${damagedUnshown.length > 5 ? ` and ${damagedUnshown.length - 5} more` : ""}`,
+    );
   if (damaged > 0) {
     // --repair cuts only a torn last line; damage inside a file is left for a person to look at.
     const inside = damaged - torn - nothing;

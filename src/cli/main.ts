@@ -27,6 +27,10 @@ import { ENVIRONMENTS, envResolver, loadEnv, runConfigEnv } from "./registry.ts"
 
 const positiveInt = (name: string) => intArg(name, 1, true);
 
+/** Episodes `inspect` shows unless told: the first ones in the terminal, an even sample on an --html page. */
+const INSPECT_TERMINAL_EPISODES = 20;
+const INSPECT_PAGE_EPISODES = 200;
+
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 /** ` (split test, worlds 1-1000, top-k 2)`: the options an environment runs with, when it has any. */
@@ -181,24 +185,23 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     .option("--html <file>", "write a self-contained HTML page instead: timelines, token masks, a run's metric charts")
     .option(
       "--max-episodes <n>",
-      "with --html: most episodes on the page (more are sampled evenly)",
+      `most episodes shown (default: ${INSPECT_TERMINAL_EPISODES} in the terminal, the first ones; ${INSPECT_PAGE_EPISODES} on an --html page, sampled evenly)`,
       positiveInt("--max-episodes"),
-      200,
     )
     .option("--env <path>", "a module defining the environment, to decode the tokens of environments not built in")
-    .action(async (path: string, opts, command: Command) => {
+    .action(async (path: string, opts) => {
       if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
-      if (!opts.html && command.getOptionValueSource("maxEpisodes") === "cli")
-        throw new UsageError({
-          detail: "--max-episodes applies to --html pages; the terminal timeline lists every journal",
-        });
       if ((await findJournals(path)).length === 0)
         throw new UsageError({
           detail: `no journals (.jsonl) in ${path}: give a journal, a folder of them, or a run folder (train --out)`,
         });
       if (opts.html) {
         const env = opts.env ? await loadEnv(opts.env) : await runEnv(path);
-        const page = await inspectHtml(path, opts.html, { env, maxEpisodes: opts.maxEpisodes, warn: err });
+        const page = await inspectHtml(path, opts.html, {
+          env,
+          maxEpisodes: opts.maxEpisodes ?? INSPECT_PAGE_EPISODES,
+          warn: err,
+        });
         out(
           `wrote ${opts.html}: ${page.shown} of ${page.episodes} episode(s)` +
             (page.unreadable ? `; ${page.unreadable} unreadable, marked on the page` : ""),
@@ -211,7 +214,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
           if (e.code === "EPIPE") process.exit(0);
         });
         // Damage is shown, and the exit status says so, as replay's does.
-        if ((await inspectPath(path, out)) > 0) return setExit(1);
+        if ((await inspectPath(path, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES)) > 0) return setExit(1);
       }
       setExit(0);
     });

@@ -238,4 +238,25 @@ describe("agent-r1 inspect", () => {
     expect(metrics.code).toBe(2);
     expect(metrics.stderr).toContain("is not an episode journal");
   });
+
+  it("shows the first --max-episodes journals (20 unless told), and still counts damage in the rest", () => {
+    const dir = tempDir();
+    const golden = readFileSync("replays/lookup/expert/ep-golden-1.jsonl", "utf8");
+    for (let i = 0; i < 23; i++) writeFileSync(join(dir, `ep-${String(i).padStart(2, "0")}.jsonl`), golden);
+    const many = cli("inspect", dir);
+    expect(many.code, many.stderr).toBe(0);
+    expect(many.stdout.match(/^# /gm)).toHaveLength(20);
+    expect(many.stdout).toContain(
+      "showed the first 20 of 23 journals; --max-episodes 23 shows them all, --html FILE writes a page",
+    );
+    writeFileSync(join(dir, "ep-22.jsonl"), golden.slice(0, golden.length - 40));
+    const one = cli("inspect", dir, "--max-episodes", "1");
+    expect(one.code).toBe(1);
+    expect(one.stdout.match(/^# /gm)).toHaveLength(1);
+    expect(one.stdout).toContain(`damaged among those not shown: ${join(dir, "ep-22.jsonl")}`);
+    expect(one.stdout).toContain("1 of 23 journal(s) damaged");
+    const all = cli("inspect", dir, "--max-episodes", "23");
+    expect(all.stdout.match(/^# /gm)).toHaveLength(23);
+    expect(all.stdout).not.toContain("showed the first");
+  });
 });
