@@ -297,7 +297,24 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
     });
   if (existsSync(join(dir, "manifest.json"))) return dir;
   const run = basename(resolve(dir)) === "checkpoints" && existsSync(join(dir, "latest.json")) ? dirname(dir) : dir;
-  if (!existsSync(join(run, "checkpoints"))) return dir; // the loader says what is missing
+  if (!existsSync(join(run, "checkpoints"))) {
+    if (existsSync(dir)) {
+      // A folder that holds checkpoints (docs/checkpoints) or journals, given where one checkpoint belongs.
+      const inside = checkpointsIn(dir);
+      if (inside.length > 0)
+        throw new UsageError({
+          detail: `${what} ${dir} holds checkpoints but is none (no manifest.json): give one of them: ${inside
+            .slice(0, 6)
+            .map((name) => join(dir, name))
+            .join(", ")}${inside.length > 6 ? `, ... (${inside.length} in all)` : ""}`,
+        });
+      if (readdirSync(dir).some((name) => name.endsWith(".jsonl")))
+        throw new UsageError({
+          detail: `${what} ${dir} is a folder of journals (.jsonl), not a checkpoint (manifest.json, weights.bin, ...): clone one from it with \`agent-r1 sft --data ${dir}\``,
+        });
+    }
+    return dir; // the loader says what is missing
+  }
   const latest = readLatest(run);
   if (!latest) {
     // docs/ has a checkpoints/ folder too: name the checkpoints it holds rather than call it a run.

@@ -344,7 +344,7 @@ const readBytes = async (file: string): Promise<Uint8Array> => {
       file,
       detail:
         missing && path.basename(file) === FILES.manifest
-          ? "no manifest.json: not a checkpoint, or one whose save never finished"
+          ? "the file is not there: this folder is not a checkpoint, or one whose save never finished"
           : (error as Error).message,
     });
   }

@@ -213,6 +213,18 @@ describe("eval --checkpoint names what it was given", () => {
       "error: --checkpoint docs is no checkpoint (no manifest.json) and no run folder (no checkpoints/latest.json); checkpoints in it: docs/checkpoints/hopqa-best",
     );
   });
+
+  it("the folder of checkpoints itself, or a folder of journals: what it is and what to give instead", async () => {
+    expect(await main(["eval", "--env", "hopqa", "--checkpoint", "docs/checkpoints", "--episodes", "1"])).toBe(2);
+    expect(output.stderr).toMatch(
+      /^error: --checkpoint docs\/checkpoints holds checkpoints but is none \(no manifest\.json\): give one of them: docs\/checkpoints\/hopqa-best, /m,
+    );
+    output.clear();
+    expect(await main(["eval", "--env", "lookup", "--checkpoint", "replays/lookup/expert", "--episodes", "1"])).toBe(2);
+    expect(output.stderr).toContain(
+      "error: --checkpoint replays/lookup/expert is a folder of journals (.jsonl), not a checkpoint (manifest.json, weights.bin, ...): clone one from it with `agent-r1 sft --data replays/lookup/expert`",
+    );
+  });
 });
 
 describe("start refuses hopqa's flags with --env lookup", () => {
