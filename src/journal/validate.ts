@@ -20,7 +20,20 @@ const seqOf = (value: unknown): number | undefined =>
     ? (value as { seq: number }).seq
     : undefined;
 
-const firstLine = (text: string) => text.split("\n")[0].slice(0, 300);
+/**
+ * Text from a damaged file, safe to print on a terminal: control characters (and bytes that were not UTF-8,
+ * decoded as U+FFFD) written as escapes, cut at `max` characters. Binary junk is not echoed raw.
+ */
+export const printable = (text: string, max = 300): string => {
+  const cut = text.length > max ? `${text.slice(0, max)}...` : text;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters to escape is the point
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069\ufffd]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code > 0xff ? `\\u${code.toString(16).padStart(4, "0")}` : `\\x${code.toString(16).padStart(2, "0")}`;
+  });
+};
+
+const firstLine = (text: string) => printable(text.split("\n")[0], 160);
 
 /** Deepest nesting an event may have. Deeper JSON is refused before any recursive code (decoding, hashing) sees it. */
 export const MAX_EVENT_DEPTH = 256;
@@ -71,7 +84,7 @@ export class StreamValidator {
         "parse",
         text.trim() === ""
           ? "a blank line where an event belongs (a journal has one event per line, none blank)"
-          : `not valid JSON (${(cause as Error).message}): ${firstLine(text)}`,
+          : `not valid JSON (${printable((cause as Error).message, 120)}): ${firstLine(text)}`,
       );
     }
     return this.accept(raw);

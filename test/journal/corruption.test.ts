@@ -117,6 +117,17 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     expect((await readError(Buffer.from("")))?.problem).toBe("empty");
   });
 
+  fcTest.prop([fc.uint8Array({ minLength: 1, maxLength: 2000 })], { numRuns: 100 })(
+    "binary junk is never echoed raw: the message has no control characters and stays short",
+    async (junk) => {
+      const error = await readError(Buffer.concat([Buffer.from("\u0000\u001b[31m\u202e"), junk, Buffer.from("\n")]));
+      expect(error).toBeDefined();
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the test is that none is there
+      expect(error!.message).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e\ufffd]/);
+      expect(error!.message.length).toBeLessThan(1500);
+    },
+  );
+
   it("a blank line in the middle is named as one, at its line", async () => {
     const lines = original.toString("utf8").trimEnd().split("\n");
     const error = await readError(Buffer.from(`${[lines[0], "", ...lines.slice(1)].join("\n")}\n`));
