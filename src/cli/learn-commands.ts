@@ -201,6 +201,17 @@ const trainedEnv = (found: ReturnType<typeof runConfigEnv>): string | undefined 
   return env;
 };
 
+/**
+ * An --out that already holds a checkpoint is written over only with --replace: one slip of --out would
+ * otherwise replace a shipped or trained checkpoint, and that cannot be undone.
+ */
+const refuseCheckpointOut = (command: "sft" | "average", out: string, replace: boolean) => {
+  if (!replace && checkpointTarget(out) === "checkpoint")
+    throw new UsageError({
+      detail: `--out ${out} already holds a checkpoint; ${command} would replace it: give another --out, or --replace to write over it`,
+    });
+};
+
 /** `; checkpoints there: v00010, v00020` when the folder of a missing checkpoint holds others. */
 const checkpointsBeside = (missing: string): string => {
   const folder = dirname(missing);
@@ -712,7 +723,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     "the model's context in tokens (default: the environment's)",
   )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
+    .option("--replace", "write over the checkpoint --out holds (refused without it)")
     .action(async (opts) => {
+      refuseCheckpointOut("sft", opts.out, !!opts.replace);
       const init = opts.init ? resolveCheckpoint(opts.init, "--init") : undefined;
       if (init) checkInitShape(init, modelOverrides(opts));
       const env = await loadEnv(opts.env);
@@ -756,6 +769,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .argument("<checkpoints...>", "checkpoint folders; with --last, run folders")
     .requiredOption("--out <dir>", "checkpoint folder to write")
     .option("--last <n>", "from each run folder given, its last N checkpoints", int("--last", 1))
+    .option("--replace", "write over the checkpoint --out holds (refused without it)")
     .option("--json", "print the result as JSON")
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .action(async (given: string[], opts) => {
@@ -768,6 +782,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           detail: `--out ${opts.out} is one of the checkpoints to average; write the average to another folder`,
         });
       // Checked before any work, as sft does: a folder of something else is refused, an earlier checkpoint named.
+      refuseCheckpointOut("average", opts.out, !!opts.replace);
       if (checkpointTarget(opts.out) === "checkpoint")
         process.stderr.write(`average: ${opts.out} holds a checkpoint; the average replaces it\n`);
       await initBackend(opts.backend);

@@ -2,7 +2,7 @@
  * `agent-r1 average`: the mean of checkpoints' weights (a run's last few with --last, or any list), and
  * clear refusals for checkpoints that cannot average, written nowhere.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
@@ -66,10 +66,18 @@ describe("agent-r1 average", () => {
     expect(await main(["average", ckpt(3), run, "--out", out])).toBe(0);
     expect(output.stdout).toContain(`averaged 2 checkpoints (policy versions 3, 1) -> ${out}`);
     expect(output.stderr).not.toContain("replaces it");
-    // Writing over an earlier average is said, not done silently.
+    // Writing over an earlier checkpoint is refused unless --replace says so, and then it is said.
     output.clear();
-    expect(await main(["average", ckpt(2), ckpt(3), "--out", out])).toBe(0);
+    const before = readFileSync(join(out, "weights.bin"));
+    expect(await main(["average", ckpt(2), ckpt(3), "--out", out])).toBe(2);
+    expect(output.stderr).toContain(
+      `error: --out ${out} already holds a checkpoint; average would replace it: give another --out, or --replace to write over it`,
+    );
+    expect(readFileSync(join(out, "weights.bin"))).toEqual(before);
+    output.clear();
+    expect(await main(["average", ckpt(2), ckpt(3), "--out", out, "--replace"])).toBe(0);
     expect(output.stderr).toContain(`average: ${out} holds a checkpoint; the average replaces it`);
+    expect(readFileSync(join(out, "weights.bin"))).not.toEqual(before);
   });
 
   it("refuses checkpoints of another shape, and an --out among the inputs, writing nothing", async () => {

@@ -134,6 +134,10 @@ const CASES: [string[], RegExp][] = [
   ],
   [["sft", "--env", "lookup", "--data", emptyFolder, "--out", out], /no \.jsonl journals in/],
   [["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--lr", "0"], /--lr must be a number > 0, got "0"/],
+  [
+    ["sft", "--env", "hopqa", "--data", emptyFolder, "--out", WARM],
+    /--out \S+ already holds a checkpoint; sft would replace it: give another --out, or --replace to write over it/,
+  ],
   [["replay"], /missing required argument 'path'/],
   [["replay", join(dir, "missing")], /no such file or folder/],
   [["replay", emptyFolder], /no \.jsonl journal files in/],
