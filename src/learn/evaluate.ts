@@ -67,7 +67,9 @@ export const describeEval = (summary: EvalSummary): string =>
       ? `mean return ${summary.meanReturn.toFixed(3)} (the environment reports no success metric)`
       : `success ${summary.successRate.toFixed(3)}, ${"em" in summary.metrics ? `exact match ${summary.metrics.em.toFixed(3)}, F1 ${(summary.metrics.f1 ?? 0).toFixed(3)}, ` : ""}mean return ${summary.meanReturn.toFixed(3)}`,
     summary.aborted > 0 ? `${summary.aborted} of ${summary.episodes} episodes ${summary.abortReason}` : "",
-    summary.cutActions ? `${summary.cutActions} actions cut at the sampler's token budget (--max-new-tokens)` : "",
+    summary.cutActions
+      ? `${summary.cutActions} action${summary.cutActions === 1 ? "" : "s"} cut at the sampler's token budget (--max-new-tokens)`
+      : "",
   ]
     .filter(Boolean)
     .join("; ");

@@ -600,7 +600,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     if (cutActions > 0 && !warnedCut) {
       warnedCut = true;
       log(
-        `${update}: ${cutActions} sampled actions were cut at ${policy.sampling.maxNewTokens} tokens before they ended ` +
+        `${update}: ${cutActions === 1 ? "1 sampled action was" : `${cutActions} sampled actions were`} cut at ${policy.sampling.maxNewTokens} tokens before they ended ` +
           "(they come out malformed): if the environment's actions are longer, raise --max-new-tokens or its " +
           "maxActionTokens; a policy that has not learned to end its actions (a fresh model) runs past any budget " +
           "(counted per update in metrics.jsonl as cutActions)",
