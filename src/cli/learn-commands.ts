@@ -906,6 +906,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         process.stderr.write(
           `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`,
         );
+      else if (env.id === "hopqa" && !options.has("world-seed") && !/\bworld-seed=|\bworlds=/.test(opts.env ?? ""))
+        process.stderr.write(
+          "note: held-out questions in the training worlds (1-1000, whose facts training saw); --world-seed 1000001-1000200 scores worlds training never saw, as --suite's unseen columns do\n",
+        );
       out(
         summaryJson({
           env: env.id,

@@ -135,6 +135,13 @@ describe("eval says which questions it scored", () => {
     expect(JSON.parse(output.stdout.trim().split("\n").at(-1)!)).toMatchObject({ split: "test", episodes: 1 });
     expect(JSON.parse(output.stdout.trim().split("\n").at(-1)!).sample).toBeUndefined();
     expect(output.stderr).not.toContain("training questions");
+    // Held-out questions, but in the training worlds: said, with how to score unseen worlds.
+    expect(output.stderr).toContain(
+      "note: held-out questions in the training worlds (1-1000, whose facts training saw); --world-seed 1000001-1000200 scores worlds training never saw",
+    );
+    output.clear();
+    expect(await main([...args, "--split", "ood", "--world-seed", "1000001-1000200"]), output.stderr).toBe(0);
+    expect(output.stderr).not.toContain("note: held-out questions");
   }, 60_000);
 });
 
