@@ -70,6 +70,10 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     )
     .option("--json", "print the summary as JSON")
     .action(async (opts) => {
+      if (opts.episodes % opts.groupSize !== 0)
+        throw new UsageError({
+          detail: `--episodes ${opts.episodes} is not a whole number of groups of --group-size ${opts.groupSize} (the last group would be short): give --episodes ${Math.ceil(opts.episodes / opts.groupSize) * opts.groupSize}`,
+        });
       const env = await loadEnv(opts.env);
       const summary = await record({
         env,

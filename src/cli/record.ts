@@ -1,11 +1,12 @@
 /** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { lastValueFrom, tap } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
 import { UsageError } from "../kernel/errors.ts";
+import { isRunFolder } from "../observe/journals.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Policy } from "../runtime/policy.ts";
@@ -85,6 +86,13 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   const started = Date.now();
   if (existsSync(options.out) && !statSync(options.out).isDirectory())
     throw new UsageError({ detail: `--out ${options.out} is a file, not a folder` });
+  // A run's journals are its policy's episodes, a checkpoint holds weights: recording into either mixes data up.
+  if (isRunFolder(options.out) || existsSync(join(options.out, "start.json")))
+    throw new UsageError({
+      detail: `--out ${options.out} is a train run folder (its episodes are the policy's, and replay, sft and inspect read them as the run's): record into a folder of its own`,
+    });
+  if (existsSync(join(options.out, "manifest.json")))
+    throw new UsageError({ detail: `--out ${options.out} is a checkpoint folder: record into a folder of its own` });
   const journal = new JsonlJournal(options.out, options.durability);
   refuseJournaledEpisodes(options, journal);
   const bar = options.quiet ? undefined : progress(`record ${options.env.id}`, options.episodes);

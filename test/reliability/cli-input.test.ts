@@ -124,6 +124,10 @@ const CASES: [string[], RegExp][] = [
   [["train", "--env", "lookup", "--out", out, "--minibatches", "0x10"], /--minibatches must be an integer >= 1/],
   [record("--concurrency", "0"), /--concurrency must be a positive integer/],
   [record("--group-size", "x"), /--group-size must be a positive integer/],
+  [
+    record("--group-size", "3", "--episodes", "2"),
+    /--episodes 2 is not a whole number of groups of --group-size 3 \(the last group would be short\): give --episodes 3$/,
+  ],
   [record("--durability", "sometimes"), /Allowed choices are event, episode, none/],
   [["record", "--env", "lookup", "--policy", "expert"], /required option '--out <dir>' not specified/],
   [["record", "--policy", "expert", "--out", out], /required option '--env <id\|path>' not specified/],
@@ -336,6 +340,32 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(done.stderr.trim()).toMatch(
       /^error: cannot load environment module .*missing-export\.ts: .*does not provide an export named 'nope'$/,
     );
+  });
+
+  it("record refuses a train run folder and a checkpoint folder as --out, writing nothing there", async () => {
+    const runFolder = join(dir, "a-run");
+    mkdirSync(join(runFolder, "episodes"), { recursive: true });
+    writeFileSync(join(runFolder, "metrics.jsonl"), "");
+    const refused = await run([
+      "record",
+      "--env",
+      "lookup",
+      "--policy",
+      "expert",
+      "--episodes",
+      "1",
+      "--out",
+      runFolder,
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.lines).toEqual([
+      `error: --out ${runFolder} is a train run folder (its episodes are the policy's, and replay, sft and inspect read them as the run's): record into a folder of its own`,
+    ]);
+    expect(readdirSync(runFolder).sort()).toEqual(["episodes", "metrics.jsonl"]);
+    stderr = "";
+    const checkpoint = await run(["record", "--env", "hopqa", "--policy", "expert", "--episodes", "1", "--out", WARM]);
+    expect(checkpoint.code).toBe(2);
+    expect(checkpoint.lines).toEqual([`error: --out ${WARM} is a checkpoint folder: record into a folder of its own`]);
   });
 
   it("recording twice into the same folder names the clash", async () => {
