@@ -128,9 +128,12 @@ export const hastyAnswer = (task: HopqaTask, results: readonly string[]): string
   return undefined;
 };
 
-/** The hasty demonstrator; `rate` is the share of questions it answers early on (HASTE_RATE by default). */
+/**
+ * The hasty demonstrator; `rate` is the share of questions it answers early on (HASTE_RATE by default). Its
+ * id names any other rate (`hopqa-hasty@0.5` for half-hasty), so a journal says which demonstrator wrote it.
+ */
 export const hastyPolicy = (rate = HASTE_RATE) =>
-  scriptedPolicy("hopqa-hasty", tokenizer, (request) => {
+  scriptedPolicy(rate === HASTE_RATE ? "hopqa-hasty" : `hopqa-hasty@${rate}`, tokenizer, (request) => {
     const task = request.task as unknown as HopqaTask;
     const queries = expertQueries(task);
     const done = actionsSoFar(request);

@@ -341,6 +341,9 @@ describe("hopqa's policies", () => {
     expect(hasty / collected.length).toBeLessThan(HASTE_RATE + 0.15);
     expect(early / collected.length).toBeGreaterThan(0.45);
     expect(early).toBeLessThanOrEqual(hasty);
+    // A journal says which demonstrator wrote it: another rate is another id.
+    expect(hopqa.policies.hasty().id).toBe("hopqa-hasty");
+    expect(hopqa.policies["half-hasty"]().id).toBe("hopqa-hasty@0.5");
   });
 
   it("the hasty demonstrator's rate sets how often it stops early: 0 is the expert, 1 stops wherever it can", async () => {
