@@ -428,7 +428,16 @@ const cell = (xs: readonly number[]) => {
 export const writeReport = async (root: string, seeds: number, docs: string, command: string) => {
   const finished = finishedRuns(root, docs, seeds);
   recordRuns(root, docs, finished);
-  writePagePlan(docs, pagePlanOf());
+  // Rewritten only when it says something new: a page written before the demonstrator was recorded is the
+  // expert's, and a --report that changes nothing leaves the committed record as it is.
+  const plan = pagePlanOf();
+  const saved = readPagePlan(docs);
+  if (
+    !saved ||
+    planDifferences({ demonstrator: "expert", ...saved }, plan).length > 0 ||
+    Object.keys(plan).some((key) => !(key in saved) && key !== "demonstrator")
+  )
+    writePagePlan(docs, plan);
   const baselines = readBaselinesRecord(docs);
   // Rows whose numbers were imported (their run folders gone) are marked, with where the numbers came from.
   const sources = [...new Set([...finished.map((f) => f.source), baselines?.source].filter((s) => s !== undefined))];
