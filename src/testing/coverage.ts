@@ -7,12 +7,15 @@
  *   - every state where the agent must act has been shown an observation (a string, with no "undefined",
  *     "NaN" or "[object Object]" in it), rewards are finite, and nothing waits for nothing.
  * The exploration folds the machine's pure `initialTransition` / `transition`, as replay does, so guards
- * and actions run but no tool is called.
+ * and actions run but no tool is called. It is breadth first (`getAdjacencyMap`), so the first way found to
+ * each state is a shortest path to it. It is synchronous, so it stops itself: after `limit` states, or as
+ * soon as a loop is seen to grow the context each round without ending the episode (an endless episode
+ * whose states never repeat, which no limit would get to the end of).
  */
 import { Schema } from "effect";
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
-import { getAdjacencyMap, getShortestPaths, getStateNodes, type StatePath } from "xstate/graph";
+import { getAdjacencyMap, getStateNodes } from "xstate/graph";
 import { canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
@@ -72,9 +75,16 @@ export interface CoverageOptions {
    * otherwise), an error and a timeout.
    */
   readonly toolResults?: (tool: string, args: Json) => readonly ToolResult[];
-  /** What makes two states the same (default: the machine's value and context, and the protocol flags). */
+  /**
+   * What makes two states the same (default: canonical JSON of the machine's value and context, and the
+   * protocol flags): states it maps to one string are explored once, so leaving a field out shrinks the
+   * exploration (and a loop that only grows that field becomes a cycle).
+   */
   readonly serialize?: (state: ProtocolSnapshot) => string;
-  /** Stop after this many visits (default 50,000). */
+  /**
+   * Stop after this many distinct states (default 5,000: 2 to 3 seconds with five sample actions), with a
+   * RangeError that names the context fields that vary most among them.
+   */
   readonly limit?: number;
   /** Allow paths that loop (default false: every loop is an endless episode the runtime must cut). */
   readonly allowCycles?: boolean;
@@ -85,8 +95,13 @@ export interface CoverageOptions {
 export interface CoverageProblem {
   readonly kind: "unreachable" | "dead-end" | "endless" | "silent" | "invalid";
   readonly detail: string;
-  /** The steps that lead there, shortest first. */
+  /** The steps that lead there: the shortest path among those that do. */
   readonly path?: readonly string[];
+  /**
+   * How many explored states have this problem at this state node, each reached by its own path (they
+   * differ in their context), when more than one: the problem is listed once, with the shortest path.
+   */
+  readonly paths?: number;
 }
 
 export interface CoveragePath {
@@ -154,13 +169,7 @@ const defaultSerialize = (s: ProtocolSnapshot): string =>
 type Step = [AnyMachineSnapshot, { type: string; params?: unknown }[]];
 
 /** The environment machine as actor logic whose snapshots carry the runtime's protocol state. */
-const protocolLogic = (
-  env: EnvDefinition,
-  task: Json,
-  seed: string,
-  suspicious: RegExp | undefined,
-  serialize: (state: ProtocolSnapshot) => string,
-) => {
+const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious: RegExp | undefined) => {
   const fold = (before: ProtocolSnapshot | undefined, event: ExplorationEvent | undefined, step: () => Step) => {
     let awaiting = event?.type === "agent.act" ? false : (before?.awaiting ?? false);
     let ended = false;
@@ -217,25 +226,13 @@ const protocolLogic = (
     };
     return snapshot;
   };
-  const memo = new Map<string, ProtocolSnapshot>();
   return {
     config: {},
     getInitialSnapshot: () =>
       fold(undefined, undefined, () => initialTransition(env.machine, { task, seed }) as unknown as Step),
-    // Memoized: the shortest-path search walks the graph the adjacency map already walked.
-    transition: (snapshot: ProtocolSnapshot, event: ExplorationEvent) => {
-      const key = `${serialize(snapshot)}\n${JSON.stringify(event)}`;
-      let next = memo.get(key);
-      if (!next) {
-        next = fold(
-          snapshot,
-          event,
-          () => transition(env.machine, snapshot.machine, event as never) as unknown as Step,
-        );
-        memo.set(key, next);
-      }
-      return next;
-    },
+    // Each state is expanded once (getAdjacencyMap skips a state it has seen), so nothing is memoized.
+    transition: (snapshot: ProtocolSnapshot, event: ExplorationEvent) =>
+      fold(snapshot, event, () => transition(env.machine, snapshot.machine, event as never) as unknown as Step),
     getPersistedSnapshot: (snapshot: ProtocolSnapshot) => snapshot,
   };
 };
@@ -250,24 +247,24 @@ const describeEvent = (event: ExplorationEvent, before: ProtocolSnapshot | undef
     : `${name} fails: ${done.output.error.kind}`;
 };
 
-const toCoveragePath = (
-  path: StatePath<ProtocolSnapshot, ExplorationEvent>,
-  seed: string,
-  task: Json,
-): CoveragePath => {
+/** One step of a path: the event and the state it leads to (the first step: `xstate.init` and the initial state). */
+interface PathStep {
+  readonly state: ProtocolSnapshot;
+  readonly event: ExplorationEvent | { readonly type: "xstate.init" };
+}
+
+const toCoveragePath = (path: readonly PathStep[], seed: string, task: Json): CoveragePath => {
   const steps: string[] = [];
   const actions: string[] = [];
   const callIndex = new Map<string, number>();
   const results: (ToolResult | null)[] = [];
   let before: ProtocolSnapshot | undefined;
-  for (const step of path.steps) {
-    if ((step.event as { type: string }).type !== "xstate.init") {
-      steps.push(describeEvent(step.event, before));
-      if (step.event.type === "agent.act") actions.push((step.event as { text: string }).text);
-      else {
-        const done = step.event as Extract<ExplorationEvent, { actorId: string }>;
-        results[callIndex.get(done.actorId) ?? results.length] = done.output;
-      }
+  for (const step of path) {
+    if (step.event.type !== "xstate.init") {
+      const event = step.event as ExplorationEvent;
+      steps.push(describeEvent(event, before));
+      if (event.type === "agent.act") actions.push(event.text);
+      else results[callIndex.get(event.actorId) ?? results.length] = event.output;
     }
     for (const call of step.state.inFlight)
       if (!callIndex.has(call.actor)) {
@@ -279,11 +276,68 @@ const toCoveragePath = (
   return {
     steps,
     script: { seed, task, actions, toolResults: results.map((r) => r ?? null) },
-    state: path.state,
+    state: path[path.length - 1].state,
   };
 };
 
-/** Explores the machine and reports coverage and problems; throws nothing but a traversal over its limit. */
+/** Distinct states explored before the exploration gives up, unless `limit` says otherwise. */
+const DEFAULT_LIMIT = 5_000;
+/** State counts at which the exploration looks for a loop that grows the context: this, then each doubling. */
+const FIRST_CHECKPOINT = 200;
+/**
+ * How many rounds a loop that grows the context must go on without ending to be called endless: more than
+ * any turn limit an agent's episode is likely to have (an episode cut at a larger one is reported).
+ */
+const PUMP_ROUNDS = 1_000;
+/** Loops tried at each checkpoint (the shortest first). */
+const PUMP_TRIES = 4;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The context's fields, nested objects flattened to dotted paths (three levels deep). */
+const fieldsOf = (context: unknown): Map<string, unknown> => {
+  const fields = new Map<string, unknown>();
+  const walk = (value: unknown, path: string, depth: number) => {
+    if (depth < 3 && isRecord(value))
+      for (const [key, inner] of Object.entries(value)) walk(inner, path ? `${path}.${key}` : key, depth + 1);
+    else fields.set(path, value);
+  };
+  if (isRecord(context)) walk(context, "", 0);
+  return fields;
+};
+
+/** Whether a field grew: a larger number, a longer list or text, or a field that was not there. */
+const grew = (before: unknown, after: unknown): boolean =>
+  before === undefined
+    ? after !== undefined
+    : typeof before === "number" && typeof after === "number"
+      ? after > before
+      : (typeof before === "string" && typeof after === "string") || (Array.isArray(before) && Array.isArray(after))
+        ? after.length > before.length
+        : false;
+
+/** A field's values over the rounds of a loop: the first two, then the last. */
+const describeGrowth = (values: readonly unknown[]): string => {
+  const sizes = values.map((v) => (typeof v === "string" || Array.isArray(v) ? v.length : v));
+  const shown = sizes.length > 3 ? [sizes[0], sizes[1], "…", sizes[sizes.length - 1]] : sizes;
+  const unit = Array.isArray(values[values.length - 1])
+    ? " items"
+    : typeof values[values.length - 1] === "string"
+      ? " characters"
+      : "";
+  return `${shown.map((v) => (v === undefined ? "none" : String(v))).join(" → ")}${unit}`;
+};
+
+const jsonOf = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+};
+
+/** Explores the machine and reports coverage and problems; throws only when the exploration cannot finish. */
 export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): CoverageReport => {
   checkKnownKeys("exploreEnv", options, COVERAGE_OPTIONS);
   const seed = options.seed ?? "coverage";
@@ -291,9 +345,16 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
   const suspicious =
     options.suspiciousObservation === false ? undefined : (options.suspiciousObservation ?? SUSPICIOUS);
   const serialize = options.serialize ?? defaultSerialize;
-  const logic = protocolLogic(env, task, seed, suspicious, serialize);
+  const logic = protocolLogic(env, task, seed, suspicious);
   const toolResults = options.toolResults ?? defaultToolResults(env);
-  const events = (state: ProtocolSnapshot): ExplorationEvent[] => {
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  const tokens = new Map<string, readonly number[]>();
+  const tokensOf = (text: string): readonly number[] => {
+    const encoded = tokens.get(text) ?? env.tokenizer.encode(text);
+    tokens.set(text, encoded);
+    return encoded;
+  };
+  const eventsOf = (state: ProtocolSnapshot): ExplorationEvent[] => {
     if (state.status === "done") return [];
     if (state.inFlight.length > 0)
       return state.inFlight.flatMap((call) =>
@@ -305,25 +366,210 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
       );
     if (!state.awaiting) return [];
     const texts = typeof options.actions === "function" ? options.actions(state.machine) : options.actions;
-    return texts.map((text) => ({ type: "agent.act", turn: 0, text, tokens: env.tokenizer.encode(text) }));
+    return texts.map((text) => ({ type: "agent.act", turn: 0, text, tokens: tokensOf(text) }));
   };
-  const traversal = { events, serializeState: serialize, limit: options.limit ?? 50_000 };
-  let adjacency: ReturnType<typeof getAdjacencyMap<ProtocolSnapshot, ExplorationEvent, unknown>>;
-  let shortest: StatePath<ProtocolSnapshot, ExplorationEvent>[];
-  try {
-    adjacency = getAdjacencyMap(logic as never, traversal as never) as typeof adjacency;
-    shortest = getShortestPaths(logic as never, traversal as never) as typeof shortest;
-  } catch (cause) {
-    if (cause instanceof Error && /limit/i.test(cause.message))
-      throw new RangeError(
-        `${env.id}: more than ${traversal.limit} states to explore: give fewer sample actions or tool results, raise \`limit\`, or \`serialize\` fewer details of the context`,
-      );
-    throw cause;
-  }
-  const paths = shortest.map((path) => toCoveragePath(path, seed, task));
-  const pathTo = new Map(paths.map((path) => [serialize(path.state), path]));
+
+  // Each state is serialized once; the first way found to it is kept (a shortest one: breadth first).
+  const serialized = new WeakMap<ProtocolSnapshot, string>();
+  const keyOf = (state: ProtocolSnapshot): string => {
+    let key = serialized.get(state);
+    if (key === undefined) {
+      key = serialize(state);
+      serialized.set(state, key);
+    }
+    return key;
+  };
+  const found = new Map<string, { state: ProtocolSnapshot; event?: ExplorationEvent; parent?: string }>();
+  const serializeState = (state: ProtocolSnapshot, event?: ExplorationEvent, before?: ProtocolSnapshot) => {
+    const key = keyOf(state);
+    if (!found.has(key)) found.set(key, { state, event, parent: before && keyOf(before) });
+    return key;
+  };
+  const pathTo = (key: string): PathStep[] => {
+    const steps: PathStep[] = [];
+    for (let at: string | undefined = key; at !== undefined; at = found.get(at)?.parent) {
+      const { state, event } = found.get(at)!;
+      steps.push({ state, event: event ?? { type: "xstate.init" } });
+    }
+    return steps.reverse();
+  };
+
+  // An episode that never ends while its context grows has no end of states: look for the loop that shows
+  // it. Along the way to a recent state, a state node that comes back with some context fields grown is a
+  // candidate; its loop is replayed PUMP_ROUNDS more times: if every round comes back to that node with the
+  // same fields grown again and none ends the episode, the episode likely never ends.
+  const nodeOf = (s: ProtocolSnapshot) =>
+    jsonOf([s.machine.value, s.awaiting, s.inFlight.map((c) => c.tool), s.ended, s.problem ?? null]);
+  // Loops replayed already, which ended (each is tried once).
+  const tried = new Set<string>();
+  const endlessGrowth = (explored: number): string | undefined => {
+    // Candidate loops, on the ways to the latest states found: a state node that comes back with fields grown.
+    const loops = new Map<string, { node: string; at: string; loop: PathStep[]; choices: number[]; acts: boolean }>();
+    for (const key of [...found.keys()].slice(-8)) {
+      const path = pathTo(key);
+      const nodes = path.map((step) => nodeOf(step.state));
+      // (the last 20 steps: a loop near the end will do)
+      for (let j = path.length - 1; j > 0 && j >= path.length - 20; j--) {
+        if (path[j].state.status === "done") continue;
+        const i = nodes.lastIndexOf(nodes[j], j - 1);
+        if (i < 0) continue;
+        const [before, after] = [fieldsOf(path[i].state.machine.context), fieldsOf(path[j].state.machine.context)];
+        if (![...after.keys()].some((field) => grew(before.get(field), after.get(field)))) continue;
+        const loop = path.slice(i + 1, j + 1);
+        const id = loop.map((step) => jsonOf(step.event)).join("\n");
+        // Which of the choices at each step the loop takes (the same text, or the same tool result).
+        const choices = loop.map((step, k) => {
+          const wanted = jsonOf(step.event);
+          return eventsOf(path[i + k].state).findIndex((option) => jsonOf(option) === wanted);
+        });
+        if (!loops.has(id) && !tried.has(id) && !choices.includes(-1))
+          loops.set(id, {
+            node: nodes[j],
+            at: keyOf(path[i].state),
+            loop,
+            choices,
+            acts: path[i].state.awaiting && path[i].state.inFlight.length === 0,
+          });
+      }
+    }
+    // The shortest loops first, and of those, loops that start where the agent acts (they read best).
+    const tries = [...loops.values()]
+      .sort((a, b) => a.loop.length - b.loop.length || Number(b.acts) - Number(a.acts))
+      .slice(0, PUMP_TRIES);
+    for (const { node, at, loop, choices } of tries) {
+      tried.add(loop.map((step) => jsonOf(step.event)).join("\n"));
+      // Replayed from the first state found at that node (the shortest way there), else from where it was seen.
+      const first = [...found.keys()].find((key) => nodeOf(found.get(key)!.state) === node);
+      for (const start of new Set([first ?? at, at])) {
+        const pumped = pump(start, loop, choices);
+        if (!pumped) continue;
+        const { round, growing, values } = pumped;
+        const from = pathTo(start);
+        const fromSteps = toCoveragePath(from, seed, task).steps;
+        const loopSteps = toCoveragePath([...from, ...round], seed, task).steps.slice(fromSteps.length);
+        const grown = growing.map((f) => `context.${f}`).join(" and ");
+        const how =
+          growing.length === 1
+            ? describeGrowth(values.get(growing[0])!)
+            : `${growing.map((f) => `${f}: ${describeGrowth(values.get(f)!)}`).join(", ")},`;
+        const node = jsonOf(found.get(start)!.state.machine.value);
+        return [
+          `${env.id}: endless: ${node}: the episode likely never ends: a loop comes back to this state with ${grown} grown each time (${how} in ${PUMP_ROUNDS} rounds, none of which ends the episode), so every round is a new state and the exploration would never finish (stopped after ${explored} states)`,
+          `  path: ${fromSteps.length ? fromSteps.join(" → ") : "(the initial state)"}`,
+          `  loop: ${loopSteps.join(" → ")}`,
+          `End the episode at a turn limit (count turns in the context and end() when they reach it), or \`serialize\` the states without ${grown}: the loop is then a cycle, which \`allowCycles\` accepts.`,
+        ].join("\n");
+      }
+    }
+    return undefined;
+  };
+  /**
+   * Plays a loop PUMP_ROUNDS times from a state: each round must come back to the state node, to a state not
+   * seen before, with the same fields grown again, and without ending the episode.
+   */
+  const pump = (start: string, loop: readonly PathStep[], choices: readonly number[]) => {
+    let state = found.get(start)!.state;
+    const node = nodeOf(state);
+    let previous = fieldsOf(state.machine.context);
+    const values = new Map<string, unknown[]>();
+    const seen = new Set([keyOf(state)]);
+    let growing: string[] | undefined;
+    let first: PathStep[] = [];
+    for (let round = 0; round < PUMP_ROUNDS; round++) {
+      const steps: PathStep[] = [];
+      for (const [k, choice] of choices.entries()) {
+        if (state.status === "done") return undefined;
+        const event = eventsOf(state)[choice];
+        const expected = loop[k].event as ExplorationEvent;
+        const same =
+          event !== undefined &&
+          (event.type === "agent.act"
+            ? expected.type === "agent.act" && event.text === expected.text
+            : expected.type !== "agent.act" && jsonOf(event.output) === jsonOf(expected.output));
+        if (!same) return undefined;
+        state = logic.transition(state, event);
+        steps.push({ state, event });
+      }
+      if (round === 0) first = steps;
+      if (state.status === "done" || nodeOf(state) !== node || seen.has(keyOf(state))) return undefined;
+      seen.add(keyOf(state));
+      const now = fieldsOf(state.machine.context);
+      growing = (growing ?? [...now.keys()]).filter((f) => grew(previous.get(f), now.get(f)));
+      if (growing.length === 0) return undefined;
+      for (const f of growing) {
+        if (!values.has(f)) values.set(f, [previous.get(f)]);
+        values.get(f)!.push(now.get(f));
+      }
+      previous = now;
+    }
+    return growing ? { round: first, growing, values } : undefined;
+  };
+
+  // Past the limit: which context fields tell the states apart.
+  const overLimit = (): string => {
+    const distinct = new Map<string, Set<string>>();
+    for (const { state } of found.values())
+      for (const [field, value] of fieldsOf(state.machine.context)) {
+        const values = distinct.get(field) ?? new Set<string>();
+        distinct.set(field, values.add(jsonOf(value)));
+      }
+    const varying = [...distinct]
+      .filter(([, values]) => values.size > 1)
+      .sort((a, b) => b[1].size - a[1].size)
+      .slice(0, 4)
+      .map(([field, values]) => `${field} (${values.size} values)`);
+    return `${env.id}: more than ${limit} states to explore: give fewer sample actions or tool results, raise \`limit\` (now ${limit}), or \`serialize\` fewer details of the context. ${
+      varying.length > 0
+        ? `Among the states explored, the context fields that vary most: ${varying.join(", ")}.`
+        : "The states explored all have the same context: they differ in the machine's state, the tools in flight, or the observation."
+    }`;
+  };
+
+  let explored = 0;
+  let checkpoint = FIRST_CHECKPOINT;
+  const events = (state: ProtocolSnapshot): ExplorationEvent[] => {
+    // Called once for each new state.
+    explored += 1;
+    if (explored > limit) throw new RangeError(endlessGrowth(explored - 1) ?? overLimit());
+    if (explored === checkpoint) {
+      checkpoint *= 2;
+      const endless = endlessGrowth(explored);
+      if (endless) throw new RangeError(endless);
+    }
+    return eventsOf(state);
+  };
+  const adjacency = getAdjacencyMap(
+    logic as never,
+    { events, serializeState, limit: Number.POSITIVE_INFINITY } as never,
+  ) as Record<
+    string,
+    { state: ProtocolSnapshot; transitions: Record<string, { event: ExplorationEvent; state: ProtocolSnapshot }> }
+  >;
+  const keys = [...found.keys()];
+  const pathSteps = new Map<string, PathStep[]>();
+  for (const [key, { state, event, parent }] of found)
+    pathSteps.set(
+      key,
+      parent === undefined
+        ? [{ state, event: { type: "xstate.init" } }]
+        : [...pathSteps.get(parent)!, { state, event: event! }],
+    );
+  const paths = keys.map((key) => toCoveragePath(pathSteps.get(key)!, seed, task));
+  const pathOf = new Map(keys.map((key, i) => [key, paths[i]]));
   const problems: CoverageProblem[] = [];
-  const keys = Object.keys(adjacency);
+  // One problem per kind and state node (for invalid ones, per what is wrong): the first path found is a
+  // shortest one; the others are counted.
+  const grouped = new Map<string, { problem: CoverageProblem; count: number }>();
+  const note = (group: string, problem: CoverageProblem) => {
+    const seen = grouped.get(group);
+    if (seen) seen.count += 1;
+    else grouped.set(group, { problem, count: 1 });
+  };
+  const flush = () => {
+    for (const { problem, count } of grouped.values())
+      problems.push(count > 1 ? { ...problem, paths: count } : problem);
+    grouped.clear();
+  };
 
   // The machine's state nodes, and those some state reached.
   const stateNodes = getStateNodes(env.machine.root)
@@ -334,14 +580,14 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
     for (const node of snapshot?._nodes ?? [])
       if (node.type === "atomic" || node.type === "final") reached.add(node.id);
   };
-  for (const key of keys) reach((adjacency[key as never].state as ProtocolSnapshot).machine);
+  for (const key of keys) reach(adjacency[key].state.machine);
   // States left at once (eventless `always` transitions) show only in the microsteps of a transition.
   if (stateNodes.some((id) => !reached.has(id))) {
     try {
       for (const [snapshot] of getInitialMicrosteps(env.machine, { task, seed })) reach(snapshot);
       for (const key of keys) {
-        const from = adjacency[key as never].state as ProtocolSnapshot;
-        for (const { event } of Object.values(adjacency[key as never].transitions))
+        const from = adjacency[key].state;
+        for (const { event } of Object.values(adjacency[key].transitions))
           for (const [snapshot] of getMicrosteps(env.machine, from.machine, event as never)) reach(snapshot);
         if (stateNodes.every((id) => reached.has(id))) break;
       }
@@ -351,12 +597,17 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
   }
   // Problems on arrival: silent states, invalid observations or rewards.
   for (const path of paths)
-    if (path.state.problem)
-      problems.push({
-        kind: path.state.problem.startsWith("the machine waits") ? "silent" : "invalid",
-        detail: `${JSON.stringify(path.state.machine?.value)}: ${path.state.problem}`,
+    if (path.state.problem) {
+      const kind = path.state.problem.startsWith("the machine waits") ? "silent" : "invalid";
+      const detail = `${JSON.stringify(path.state.machine?.value)}: ${path.state.problem}`;
+      // Observations shown differ from path to path; what is wrong with them does not.
+      note(`${kind}\n${detail.replace(/the observation "(?:[^"\\]|\\.)*"(?:… \(\d+ characters\))? shows/g, "")}`, {
+        kind,
+        detail,
         path: path.steps,
       });
+    }
+  flush();
   // Exploration stops where such a problem occurs, so it may be all that keeps later states unreached.
   const stopped = problems.length > 0 ? " (exploration stops at the problems above: fix those first)" : "";
   const unreachable = stateNodes.filter((id) => !reached.has(id));
@@ -370,11 +621,11 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
   const incoming = new Map<string, string[]>(keys.map((key) => [key, []]));
   let transitions = 0;
   for (const key of keys)
-    for (const next of Object.values(adjacency[key as never].transitions)) {
+    for (const next of Object.values(adjacency[key].transitions)) {
       transitions += 1;
-      incoming.get(serialize(next.state as ProtocolSnapshot))?.push(key);
+      incoming.get(keyOf(next.state))?.push(key);
     }
-  const canEnd = new Set(keys.filter((key) => (adjacency[key as never].state as ProtocolSnapshot).ended));
+  const canEnd = new Set(keys.filter((key) => adjacency[key].state.ended));
   const queue = [...canEnd];
   while (queue.length > 0)
     for (const from of incoming.get(queue.pop()!) ?? [])
@@ -383,14 +634,12 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
         queue.push(from);
       }
   for (const key of keys) {
-    const state = adjacency[key as never].state as ProtocolSnapshot;
+    const state = adjacency[key].state;
     if (canEnd.has(key) || state.problem) continue;
-    problems.push({
-      kind: "dead-end",
-      detail: `${JSON.stringify(state.machine.value)}: no path from here ends the episode`,
-      path: pathTo.get(key)?.steps,
-    });
+    const detail = `${JSON.stringify(state.machine.value)}: no path from here ends the episode`;
+    note(detail, { kind: "dead-end", detail, path: pathOf.get(key)?.steps });
   }
+  flush();
 
   // No loops: a loop is an episode the environment never ends by itself.
   if (!options.allowCycles) {
@@ -401,7 +650,7 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
         color.set(key, 1);
         stack.push({
           key,
-          next: Object.values(adjacency[key as never].transitions).map((t) => serialize(t.state as ProtocolSnapshot)),
+          next: Object.values(adjacency[key].transitions).map((t) => keyOf(t.state)),
         });
       };
       enter(start);
@@ -420,11 +669,11 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
       if (color.has(key)) continue;
       const entry = loop(key);
       if (entry === undefined) continue;
-      const state = adjacency[entry as never].state as ProtocolSnapshot;
+      const state = adjacency[entry].state;
       problems.push({
         kind: "endless",
         detail: `${JSON.stringify(state.machine.value)}: a path loops back to this state, so an episode can go on forever (count turns in the context and end at a limit, or pass allowCycles)`,
-        path: pathTo.get(entry)?.steps,
+        path: pathOf.get(entry)?.steps,
       });
       break;
     }
@@ -436,7 +685,7 @@ export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): Covera
     stateNodes,
     reached: [...reached].sort(),
     unreachable,
-    ends: keys.filter((key) => (adjacency[key as never].state as ProtocolSnapshot).ended).length,
+    ends: keys.filter((key) => adjacency[key].state.ended).length,
     paths,
     problems,
   };
@@ -449,7 +698,8 @@ export class CoverageError extends Error {
   ) {
     const shown = report.problems.slice(0, 8).map((p) => {
       const path = p.path ? `\n      path: ${p.path.length ? p.path.join(" → ") : "(the initial state)"}` : "";
-      return `  - ${p.kind}: ${p.detail}${path}`;
+      const paths = p.paths ? ` (reached by ${p.paths} paths; the shortest is shown)` : "";
+      return `  - ${p.kind}: ${p.detail}${paths}${path}`;
     });
     const more =
       report.problems.length > shown.length ? [`  ... and ${report.problems.length - shown.length} more`] : [];
@@ -464,7 +714,10 @@ export class CoverageError extends Error {
   }
 }
 
-/** Explores the machine and throws a CoverageError listing each problem with the shortest path to it. */
+/**
+ * Explores the machine and throws a CoverageError listing each problem with the shortest path to it (or a
+ * RangeError when the exploration cannot finish: over `limit`, or an endless episode whose context grows).
+ */
 export const checkCoverage = (env: EnvDefinition, options: CoverageOptions): CoverageReport => {
   checkEnvArgument("checkCoverage", env);
   const report = exploreEnv(env, options);

@@ -89,6 +89,39 @@ const matches = (expected: string | RegExp, actual: string | undefined) =>
 
 const show = (expected: string | RegExp) => (typeof expected === "string" ? quote(expected) : String(expected));
 
+/** A value the model returned, as the report names it. */
+const describeValue = (value: unknown): string => {
+  if (typeof value === "string") return quote(value);
+  if (typeof value === "function") return "a function";
+  if (value instanceof Promise) return "a Promise (act() must not be async)";
+  if (typeof value !== "object" || value === null) return String(value);
+  try {
+    const json = JSON.stringify(value);
+    return json.length > 60 ? `${json.slice(0, 60)}…` : json;
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+};
+
+const SHAPE = "{ state, reward?, done?, observation? }";
+
+/** What is wrong with what the model's act() returned, or nothing. */
+const predictionProblem = (predicted: unknown, text: string): string | undefined => {
+  const action = `for action ${quote(text)}`;
+  if (typeof predicted !== "object" || predicted === null || Array.isArray(predicted) || predicted instanceof Promise)
+    return `the model's act() returned ${describeValue(predicted)} ${action}; it must return ${SHAPE}`;
+  const { reward, done, observation } = predicted as Partial<ModelPrediction<unknown>>;
+  if (!("state" in predicted))
+    return `the model's act() returned no \`state\` ${action}; it must return ${SHAPE} (\`state\` is what the next act() gets: write \`state: undefined\` if the model keeps none)`;
+  if (reward !== undefined && (typeof reward !== "number" || !Number.isFinite(reward)))
+    return `the model's act() returned reward ${describeValue(reward)} ${action}; a reward must be a finite number (or left out, to skip the comparison)`;
+  if (done !== undefined && typeof done !== "boolean")
+    return `the model's act() returned done ${describeValue(done)} ${action}; done must be true or false (or left out)`;
+  if (observation !== undefined && typeof observation !== "string" && !(observation instanceof RegExp))
+    return `the model's act() returned observation ${describeValue(observation)} ${action}; an observation must be a string or a RegExp (or left out)`;
+  return undefined;
+};
+
 /** One agent action, played against the model and the environment, compared. */
 class ActCommand<State> implements fc.AsyncCommand<ModelRun<State>, EpisodeDriver> {
   constructor(
@@ -102,7 +135,16 @@ class ActCommand<State> implements fc.AsyncCommand<ModelRun<State>, EpisodeDrive
   }
 
   async run(run: ModelRun<State>, driver: EpisodeDriver): Promise<void> {
-    const predicted = this.model.act(run.state, this.text, this.toolResult);
+    let predicted: ModelPrediction<State>;
+    try {
+      predicted = this.model.act(run.state, this.text, this.toolResult);
+    } catch (cause) {
+      throw new ModelMismatch(
+        `turn ${run.turn}: the model's act() threw for action ${quote(this.text)}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      );
+    }
+    const wrong = predictionProblem(predicted, this.text);
+    if (wrong) throw new ModelMismatch(`turn ${run.turn}: ${wrong}`);
     const step = await driver.act(this.text, this.toolResult ? { toolResult: this.toolResult } : {});
     run.texts.push(this.text);
     const problems: string[] = [];
@@ -171,6 +213,11 @@ export const checkModel = async <State, Task = Json>(
   checkKnownKeys("checkModel", options, MODEL_CHECK_OPTIONS);
   checkArbitraryOptions(options, env);
   const model = options.model as EnvModel<State, never>;
+  for (const method of ["init", "act"] as const)
+    if (typeof model?.[method] !== "function")
+      throw new TypeError(
+        `checkModel: \`model\` has no ${method}() function; a model is { init(task), act(state, text, toolResult?), opening?(task) }`,
+      );
   const fault = options.toolFaults
     ? fc.option(options.toolFaults, { freq: 4, nil: undefined })
     : fc.constant<ToolResult | undefined>(undefined);
@@ -212,7 +259,9 @@ export const checkModel = async <State, Task = Json>(
         };
         let mismatch: string | undefined;
         const opening = model.opening?.(driver.task as never);
-        if (opening !== undefined && !matches(opening, driver.observation))
+        if (opening !== undefined && typeof opening !== "string" && !(opening instanceof RegExp))
+          mismatch = `the model's opening() returned ${describeValue(opening)}; it must return the first observation, a string or a RegExp (or undefined, to skip the comparison)`;
+        else if (opening !== undefined && !matches(opening, driver.observation))
           mismatch = `the model expects the first observation ${show(opening)}, the environment showed ${
             driver.observation === undefined ? "none" : quote(driver.observation)
           }`;

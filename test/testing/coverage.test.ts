@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { setup } from "xstate";
 import * as r1 from "../../src/index.ts";
 import { CoverageError, checkCoverage, exploreEnv, playEpisode } from "../../src/testing/index.ts";
+import { createCounterEnv } from "./coverage-fixtures.ts";
 import { createSecretEnv, WORDS } from "./fixtures.ts";
 
 const secretActions = ["<check>ant</check>", "<check>bee</check>", "<answer>ant</answer>", "hello"];
@@ -116,5 +117,119 @@ describe("path coverage of an environment machine with xstate/graph", () => {
         limit: 50,
       }),
     ).toThrow(/more than 50 states to explore: give fewer sample actions or tool results/);
+  });
+
+  it("reports a problem once per kind and state node, with the shortest path and how many paths reach it", () => {
+    // "limbo" waits for nothing and "stuck" never ends; each is reached at turns 0, 1 and 2: 3 states apiece.
+    const env = createCounterEnv({ turnLimit: 3, traps: true });
+    const failure = (() => {
+      try {
+        checkCoverage(env, { actions: ["tick", "limbo", "stuck", "end"], allowCycles: true });
+      } catch (cause) {
+        return cause as CoverageError;
+      }
+    })();
+    expect(failure).toBeInstanceOf(CoverageError);
+    expect(failure!.report.problems).toEqual([
+      {
+        kind: "silent",
+        detail: '"limbo": the machine waits for nothing: no observe(), no end(), no tool call in flight',
+        path: ['act "limbo"'],
+        paths: 3,
+      },
+      {
+        kind: "dead-end",
+        detail: '"stuck": no path from here ends the episode',
+        path: ['act "stuck"'],
+        paths: 3,
+      },
+    ]);
+    expect(failure!.message).toMatch(
+      /^environment counter: 2 coverage problem\(s\) in \d+ states \(\d+ transitions\):\n/,
+    );
+    expect(failure!.message).toContain(
+      '  - silent: "limbo": the machine waits for nothing: no observe(), no end(), no tool call in flight (reached by 3 paths; the shortest is shown)\n      path: act "limbo"\n',
+    );
+    expect(failure!.message).not.toMatch(/\.\.\. and \d+ more/);
+  });
+});
+
+describe("an episode that never ends while its context grows", () => {
+  const thrown = (run: () => unknown): Error => {
+    try {
+      run();
+    } catch (cause) {
+      return cause as Error;
+    }
+    return expect.fail("the exploration should have stopped");
+  };
+
+  it("a count that goes up every turn: the state node, the field and the fix, found after 200 states", () => {
+    const started = performance.now();
+    const failure = thrown(() => checkCoverage(createCounterEnv(), { actions: ["tick", "end"] }));
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(failure).toBeInstanceOf(RangeError);
+    expect(failure.message).toBe(
+      [
+        'counter: endless: "waiting": the episode likely never ends: a loop comes back to this state with context.turns grown each time (0 → 1 → … → 1000 in 1000 rounds, none of which ends the episode), so every round is a new state and the exploration would never finish (stopped after 200 states)',
+        "  path: (the initial state)",
+        '  loop: act "tick"',
+        "End the episode at a turn limit (count turns in the context and end() when they reach it), or `serialize` the states without context.turns: the loop is then a cycle, which `allowCycles` accepts.",
+      ].join("\n"),
+    );
+  });
+
+  it("following the advice: serialize the states without the growing field, and accept the loop", () => {
+    const report = exploreEnv(createCounterEnv(), {
+      actions: ["tick", "end"],
+      allowCycles: true,
+      // README's example
+      serialize: (s) =>
+        JSON.stringify([
+          s.machine.value,
+          { ...s.machine.context, turns: undefined },
+          s.awaiting,
+          s.ended,
+          s.inFlight,
+          s.problem,
+        ]),
+    });
+    expect(report.problems.map((p) => p.kind)).toEqual(["unreachable", "unreachable"]);
+    expect(report.reached).toEqual(["counter.done", "counter.waiting"]);
+  });
+
+  it("a list that gets longer every turn, through tool calls too", () => {
+    const seen = thrown(() => exploreEnv(createCounterEnv({ grows: "seen" }), { actions: ["tick", "tock", "end"] }));
+    expect(seen.message.split("\n")[0]).toBe(
+      'counter: endless: "waiting": the episode likely never ends: a loop comes back to this state with context.seen grown each time (0 → 1 → … → 1000 items in 1000 rounds, none of which ends the episode), so every round is a new state and the exploration would never finish (stopped after 200 states)',
+    );
+    // secret without its turn limit: a check goes waiting → checking → waiting, and `checked` grows each time.
+    const secret = thrown(() =>
+      exploreEnv(createSecretEnv({}, { loops: true }), {
+        task: { secret: "ant" },
+        actions: ["<check>ant</check>", "<check>bee</check>", "hello", "<answer>ant</answer>"],
+      }),
+    );
+    expect(secret.message).toContain(
+      '"waiting": the episode likely never ends: a loop comes back to this state with context.turn and context.checked grown each time (turn: 0 → 1 → … → 1000, checked: 0 → 1 → … → 1000 items, in 1000 rounds, none of which ends the episode)',
+    );
+    expect(secret.message).toContain('\n  loop: act "<check>ant</check>" → check {"word":"ant"} returns "ant"\n');
+    expect(secret.message).toContain("`serialize` the states without context.turn and context.checked");
+  });
+
+  it("a context that grows up to a turn limit is explored, not reported", () => {
+    const report = exploreEnv(createCounterEnv({ turnLimit: 300 }), { actions: ["tick", "end"] });
+    // (its traps are never reached: these sample actions do not lead there)
+    expect(report.problems.map((p) => p.kind)).toEqual(["unreachable", "unreachable"]);
+    expect(report.ends).toBeGreaterThan(300);
+  });
+
+  it("past the limit, the message says which context fields vary most among the states explored", () => {
+    const env = createCounterEnv({ turnLimit: 8, grows: "both" });
+    const failure = thrown(() => exploreEnv(env, { actions: ["tick", "tock", "end"], limit: 200 }));
+    expect(failure).toBeInstanceOf(RangeError);
+    expect(failure.message).toMatch(
+      /^counter: more than 200 states to explore: give fewer sample actions or tool results, raise `limit` \(now 200\), or `serialize` fewer details of the context\. Among the states explored, the context fields that vary most: seen \(\d+ values\), turns \(\d+ values\)\.$/,
+    );
   });
 });

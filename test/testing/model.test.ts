@@ -143,3 +143,58 @@ describe("model-based testing with fc.commands against a user's model", () => {
     await expect(driver.act("<answer>cat</answer>")).rejects.toThrow(/the episode has ended/);
   });
 });
+
+describe("a model that returns no prediction", () => {
+  const broken = (act: (state: State, text: string) => unknown): EnvModel<State, { secret: string }> => ({
+    init: ({ secret }) => ({ secret, turn: 0, checked: [] }),
+    act: act as EnvModel<State, { secret: string }>["act"],
+  });
+  const failureOf = (modelUnderTest: EnvModel<State, { secret: string }>) =>
+    checkModel(env, {
+      ...secretActions,
+      model: modelUnderTest,
+      numRuns: 5,
+      counterexampleDir: tempDir("agent-r1-cx-"),
+    }).then(
+      () => expect.fail("the model's mistake should be reported"),
+      (cause: unknown) => cause as CounterexampleError,
+    );
+
+  it("act() that returns undefined (a body left as a comment) is named, with the action", async () => {
+    const failure = await failureOf(broken(() => undefined));
+    expect(failure).toBeInstanceOf(CounterexampleError);
+    expect(failure.violation.message).toMatch(
+      /^turn 0: the model's act\(\) returned undefined for action ".*"(?:… \(\d+ characters\))?; it must return \{ state, reward\?, done\?, observation\? \}$/s,
+    );
+  });
+
+  it("act() that returns something other than an object, or no state, is named", async () => {
+    const number = await failureOf(broken(() => 0.1));
+    expect(number.violation.message).toMatch(
+      /^turn 0: the model's act\(\) returned 0\.1 for action ".*"(?:… \(\d+ characters\))?; it must return/s,
+    );
+    const stateless = await failureOf(broken(() => ({ reward: 0 })));
+    expect(stateless.violation.message).toMatch(
+      /^turn 0: the model's act\(\) returned no `state` for action ".*"(?:… \(\d+ characters\))?; it must return \{ state, reward\?, done\?, observation\? \} \(`state` is what the next act\(\) gets: write `state: undefined` if the model keeps none\)$/s,
+    );
+    const throws = await failureOf(
+      broken((state) => {
+        if (state.turn >= 0) throw new Error("not written yet");
+      }),
+    );
+    expect(throws.violation.message).toMatch(
+      /^turn 0: the model's act\(\) threw for action ".*"(?:… \(\d+ characters\))?: not written yet$/s,
+    );
+  });
+
+  it("a reward that is not a finite number, or a done that is not a boolean, is named", async () => {
+    const nan = await failureOf(broken((state) => ({ state, reward: Number.NaN })));
+    expect(nan.violation.message).toMatch(
+      /^turn 0: the model's act\(\) returned reward NaN for action ".*"(?:… \(\d+ characters\))?; a reward must be a finite number \(or left out, to skip the comparison\)$/s,
+    );
+    const done = await failureOf(broken((state) => ({ state, done: "yes" })));
+    expect(done.violation.message).toMatch(
+      /^turn 0: the model's act\(\) returned done "yes" for action ".*"(?:… \(\d+ characters\))?; done must be/s,
+    );
+  });
+});
