@@ -312,11 +312,11 @@ const checkResumePaths = (runDir: string, config: TrainConfig) => {
 };
 
 /** An environment module named by a path relative to another working folder, which is not found from this one. */
-const lostRelativeModule = (env: string) =>
+export const lostRelativeModule = (env: string) =>
   isModulePath(env) && !isAbsolute(env) && !existsSync(env) && !existsSync(`${env}.ts`);
 
 /** A run's config.json names `what` by a path relative to the folder train ran in, and it is not found from here. */
-const notFoundFromHere = (file: string, what: string, remedy: string) =>
+export const notFoundFromHere = (file: string, what: string, remedy: string) =>
   new UsageError({
     detail: `${file} names ${what}, a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): ${remedy}`,
   });

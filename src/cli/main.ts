@@ -21,7 +21,7 @@ import { checkPath } from "../replay/verify-files.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
-import { addLearnCommands } from "./learn-commands.ts";
+import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
 import { policyFor, record } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv, runConfigEnv } from "./registry.ts";
 
@@ -130,7 +130,9 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       /** Unknown environments, said once each, not once per journal. */
       const said = new Set<string>();
       // A run folder names its environment in config.json: verifying it needs no --env, as eval and inspect do.
-      const envOf = envResolver(opts.env ? await loadEnv(opts.env) : opts.verify ? await runEnv(path) : undefined);
+      const envOf = envResolver(
+        opts.env ? await loadEnv(opts.env) : opts.verify ? await runEnv(path, true) : undefined,
+      );
       for await (const verdict of checkPath(path, { verify: !!opts.verify, repair: !!opts.repair, envOf })) {
         if (verdict.repaired && verdict.repaired.keptEvents === 0) {
           // Nothing whole was left: the file is gone, not a journal read ok.
@@ -200,7 +202,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
           detail: `no journals (.jsonl) in ${path}: give a journal, a folder of them, or a run folder (train --out)`,
         });
       if (opts.html) {
-        const env = opts.env ? await loadEnv(opts.env) : await runEnv(path);
+        const env = opts.env ? await loadEnv(opts.env) : await runEnv(path, false);
         const page = await inspectHtml(path, opts.html, {
           env,
           maxEpisodes: opts.maxEpisodes ?? INSPECT_PAGE_EPISODES,
@@ -309,9 +311,20 @@ const preferUnknownOption = (command: Command): void => {
  * of the run or of a folder inside it: built-in environments decode without it, a module path is loaded as `train` did. A run
  * whose module has moved since is inspected without it (tokens show as ids), with a line saying so.
  */
-const runEnv = async (path: string) => {
+const runEnv = async (path: string, required: boolean) => {
   const found = runConfigEnv(path);
   if (!found || Object.hasOwn(ENVIRONMENTS, found.env.split("?")[0])) return undefined;
+  // Train ran in another folder: its module path is relative to that one (eval and train --resume say the same).
+  if (lostRelativeModule(found.env)) {
+    const lost = notFoundFromHere(
+      found.file,
+      `the environment module ${found.env}`,
+      "pass --env with the module's path",
+    );
+    if (required) throw lost;
+    err(`note: ${lost.detail}`);
+    return undefined;
+  }
   try {
     return await loadEnv(found.env);
   } catch (error) {

@@ -368,6 +368,18 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(checkpoint.lines).toEqual([`error: --out ${WARM} is a checkpoint folder: record into a folder of its own`]);
   });
 
+  it("replay --verify of a run whose environment module path is relative to another folder says so", async () => {
+    const runFolder = join(dir, "moved-run");
+    mkdirSync(join(runFolder, "episodes"), { recursive: true });
+    writeFileSync(join(runFolder, "config.json"), JSON.stringify({ env: "./envs/shop.ts" }));
+    writeFileSync(join(runFolder, "metrics.jsonl"), "");
+    const verify = await run(["replay", runFolder, "--verify"]);
+    expect(verify.code).toBe(2);
+    expect(verify.lines).toEqual([
+      `error: ${join(runFolder, "config.json")} names the environment module ./envs/shop.ts, a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): pass --env with the module's path`,
+    ]);
+  });
+
   it("recording twice into the same folder names the clash", async () => {
     const args = ["record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", join(dir, "twice")];
     expect(await main(args)).toBe(0);
