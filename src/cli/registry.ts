@@ -140,10 +140,17 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
     });
   }
   const env = module.default ?? module.env;
-  if (!isEnvDefinition(env))
+  if (!isEnvDefinition(env)) {
+    // An environment under another name (`export const shop = defineEnv(...)`): say where it is.
+    const named = Object.entries(module).filter(([name, value]) => name !== "default" && isEnvDefinition(value));
+    if (named.length > 0)
+      throw new UsageError({
+        detail: `${path} exports ${named.length === 1 ? "an environment" : "environments"} under ${named.map(([name]) => `\`${name}\``).join(", ")}, but the CLI takes the default export (or one named \`env\`): add \`export default ${named[0][0]};\``,
+      });
     throw new UsageError({
       detail: `${path} does not export an environment: make its default export \`defineEnv({ id, version, machine, tools, tokenizer, task })\``,
     });
+  }
   // A train config made from this environment (trainConfigFor) names the module, so the CLI can resume it.
   return rememberModuleSpec(query === undefined ? env : configureEnv(env, query), spec);
 };

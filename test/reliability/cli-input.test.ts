@@ -69,6 +69,10 @@ const CASES: [string[], RegExp][] = [
     /does not export an environment: make its default export `defineEnv/,
   ],
   [
+    ["record", "--env", "./actors/lookup/index.ts", "--policy", "expert", "--out", out],
+    /exports environments under `lookup`, `lookupEnv`, but the CLI takes the default export \(or one named `env`\): add `export default lookup;`/,
+  ],
+  [
     ["record", "--env", syntaxError, "--policy", "expert", "--out", out],
     // tsx (the CLI) and vite (this test) word it differently; both give the place.
     /cannot load environment module .*syntax-error\.ts: Transform failed with 1 error: .*syntax-error\.ts:1:\d+/,
