@@ -142,7 +142,9 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
   const env = module.default ?? module.env;
   if (!isEnvDefinition(env)) {
     // An environment under another name (`export const shop = defineEnv(...)`): say where it is.
-    const named = Object.entries(module).filter(([name, value]) => name !== "default" && isEnvDefinition(value));
+    const named = Object.entries(module)
+      .filter(([name, value]) => name !== "default" && isEnvDefinition(value))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     if (named.length > 0)
       throw new UsageError({
         detail: `${path} exports ${named.length === 1 ? "an environment" : "environments"} under ${named.map(([name]) => `\`${name}\``).join(", ")}, but the CLI takes the default export (or one named \`env\`): add \`export default ${named[0][0]};\``,
