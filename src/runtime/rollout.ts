@@ -11,7 +11,7 @@
 import type { Json } from "effect/Schema";
 import { defer, mergeMap, Observable, range, Subject, Subscription } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
-import { notPlainJson } from "../kernel/canonical.ts";
+import { canonicalJson, notPlainJson } from "../kernel/canonical.ts";
 import { EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
@@ -52,6 +52,10 @@ export interface Rollout {
    */
   readonly events: Observable<EpisodeEvent>;
 }
+
+/** Groups whose task is drawn twice, to catch a task that is not a function of its seed. */
+const TASK_PURITY_CHECKS = 8;
+const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}...` : text);
 
 export const rollout = (options: RolloutOptions): Rollout => {
   const concurrency = options.concurrency ?? 16;
@@ -95,6 +99,16 @@ export const rollout = (options: RolloutOptions): Rollout => {
           env: options.env.id,
           detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) returned a value that is not plain JSON: ${problem}; a task is journaled as JSON and replayed from it`,
         });
+      // The same seed must give the same task, or a run cannot be redone from its seed: the first few groups'
+      // tasks are drawn twice and compared (a task drawn with Math.random or the clock differs).
+      if (!options.task && index % groupSize === 0 && index - start < TASK_PURITY_CHECKS * groupSize) {
+        const again = canonicalJson(options.env.task(taskSeed));
+        if (again !== canonicalJson(task))
+          throw new EnvProtocolError({
+            env: options.env.id,
+            detail: `task(${JSON.stringify(taskSeed)}) gave two different tasks for one seed (${clip(canonicalJson(task))}, then ${clip(again)}): a task must be a pure function of its seed (draw from an Rng seeded with it, not Math.random or the clock), or the same seed will not give the same episodes`,
+          });
+      }
       return defer(() =>
         runEpisode({
           env: options.env,

@@ -264,6 +264,44 @@ describe("rollout runner", () => {
     expect((await journal.episodes()).length).toBe(2);
   });
 
+  it("a task that is not a function of its seed fails the rollout before its episode runs, saying why", async () => {
+    let draws = 0;
+    const env = { ...lookupEnv, task: (seed: string) => ({ ...(lookupEnv.task(seed) as object), draw: draws++ }) };
+    const journal = new MemoryJournal();
+    const r = rollout({
+      env,
+      policy: new PolicyActor(expertPolicy()),
+      journal,
+      seed: "p",
+      episodes: 4,
+      concurrency: 1,
+    });
+    const outcome = await within(settled(lastValueFrom(r.episodes.pipe(toArray()))));
+    expect("error" in outcome && String(outcome.error)).toMatch(
+      /environment lookup: task\("p:task0"\) gave two different tasks for one seed \(.*"draw":0.*, then .*"draw":1.*\): a task must be a pure function of its seed/,
+    );
+    expect(await journal.episodes()).toEqual([]);
+    // A pure task draws each seed's task alike: the check costs one more draw per group, for the first groups.
+    let pure = 0;
+    const counted = {
+      ...lookupEnv,
+      task: (seed: string) => {
+        pure++;
+        return lookupEnv.task(seed);
+      },
+    };
+    const fine = rollout({
+      env: counted,
+      policy: new PolicyActor(expertPolicy()),
+      journal: new MemoryJournal(),
+      seed: "p",
+      episodes: 12,
+      groupSize: 1,
+    });
+    expect(await within(lastValueFrom(fine.episodes.pipe(toArray())))).toHaveLength(12);
+    expect(pure).toBe(12 + 8);
+  });
+
   it("a task that is not plain JSON (it is journaled as JSON) fails the rollout, naming where", async () => {
     // The types say Json; a cast (as a user's `as unknown as Task`) gets past them.
     const withDate = (seed: string) => ({ ...(lookupEnv.task(seed) as object), when: new Date(0) }) as never;
