@@ -68,6 +68,10 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         .choices(DURABILITIES)
         .default("episode"),
     )
+    .option(
+      "--resume",
+      "go on with a stopped recording into the same --out: keep the episodes that ended, record the rest",
+    )
     .option("--json", "print the summary as JSON")
     .action(async (opts) => {
       if (opts.episodes % opts.groupSize !== 0)
@@ -84,6 +88,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         concurrency: opts.concurrency,
         groupSize: opts.groupSize,
         durability: opts.durability as Durability,
+        resume: !!opts.resume,
         exitOnInterrupt: true,
       });
       if (opts.json) out(summaryJson(summary));

@@ -1,11 +1,14 @@
 /** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { lastValueFrom, tap } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
-import { JsonlJournal } from "../journal/jsonl.ts";
+import { JsonlJournal, streamJournalFile } from "../journal/jsonl.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
-import { UsageError } from "../kernel/errors.ts";
+import { canonicalJson } from "../kernel/canonical.ts";
+import { JournalError, UsageError } from "../kernel/errors.ts";
+import type { EpisodeEvent } from "../kernel/events.ts";
+import { splitSeed } from "../kernel/prng.ts";
 import { isRunFolder } from "../observe/journals.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -24,6 +27,8 @@ export interface RecordOptions {
   readonly durability: Durability;
   readonly groupSize?: number;
   readonly quiet?: boolean;
+  /** Go on with a stopped recording: keep the episodes journaled whole, record the others (`record --resume`). */
+  readonly resume?: boolean;
   /** Ctrl-C: say what is journaled and how to go on, then exit 130 (the CLI's `record`). */
   readonly exitOnInterrupt?: boolean;
 }
@@ -56,30 +61,103 @@ export const policyFor = (env: EnvDefinition, name: string): Policy => {
 const withoutIndex = ({ index: _, ...abort }: { index: number } & NonNullable<RecordSummary["firstAbort"]>) => abort;
 
 /**
- * The episodes this command would write already journaled in --out (episode i of seed S is `ep-S-i`):
- * refused before any episode runs, not at the first one reached (which would leave a partial recording).
+ * The episodes this command would write that --out already has journals of (episode i of seed S is `ep-S-i`),
+ * by index. Matched against one listing of the folder, not one lookup per episode (--episodes may be millions).
  */
-const refuseJournaledEpisodes = (options: RecordOptions, journal: JsonlJournal) => {
-  // Episode i of seed S is `${episodeIdOf(`${S}:`)}${i}`: match the folder's journals against that, so the cost
-  // is one listing of the folder, not one lookup per episode (--episodes may be millions).
+const journaledEpisodes = (options: RecordOptions, journal: JsonlJournal): { id: string; index: number }[] => {
+  // Episode i of seed S is `${episodeIdOf(`${S}:`)}${i}`.
   const prefix = episodeIdOf(`${options.seed}:`);
   const suffix = basename(journal.fileOf(prefix)).slice(prefix.length);
   const folder = dirname(journal.fileOf(prefix));
-  const taken = (existsSync(folder) ? readdirSync(folder) : [])
+  return (existsSync(folder) ? readdirSync(folder) : [])
     .filter((name) => name.startsWith(prefix) && name.endsWith(suffix))
     .map((name) => name.slice(0, name.length - suffix.length))
-    .filter((id) => {
-      const index = id.slice(prefix.length);
-      return /^(0|[1-9]\d*)$/.test(index) && Number(index) < options.episodes;
-    })
-    .sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)));
-  if (taken.length > 0)
-    throw new UsageError({
-      detail:
-        `--out ${options.out} already holds the journals of ${taken.length} of these ${options.episodes} episodes ` +
-        `(${taken.slice(0, 3).join(", ")}${taken.length > 3 ? ", ..." : ""}); nothing was recorded: record into a new ` +
-        "folder, or use another --seed (episode i of seed S is ep-S-i)",
-    });
+    .filter((id) => /^(0|[1-9]\d*)$/.test(id.slice(prefix.length)))
+    .map((id) => ({ id, index: Number(id.slice(prefix.length)) }))
+    .filter(({ index }) => index < options.episodes)
+    .sort((a, b) => a.index - b.index);
+};
+
+/** What a resumed recording found: the ended episodes it keeps (and counts in its summary), and what it removed. */
+interface Resumed {
+  readonly kept: Set<number>;
+  readonly removed: number;
+  readonly returns: number;
+  readonly events: number;
+  readonly aborted: number;
+  readonly firstAbort?: { index: number } & NonNullable<RecordSummary["firstAbort"]>;
+  readonly successes: number;
+  readonly withSuccess: number;
+}
+
+/**
+ * `record --resume`: the journals of this recording's episodes that ended are kept, if they are this
+ * recording's (same environment, policy, seed and task); those a stop cut short (no episode.ended, a torn
+ * last line, an empty file) are removed, to be recorded again (recording is deterministic: the same seed
+ * gives the same episode). A journal damaged before its end is refused: no stop leaves that.
+ */
+const resumeRecording = async (
+  options: RecordOptions,
+  journal: JsonlJournal,
+  taken: readonly { id: string; index: number }[],
+): Promise<Resumed> => {
+  const groupSize = options.groupSize ?? 1;
+  const policyId = options.policy.id;
+  const kept = new Set<number>();
+  const cut: string[] = [];
+  let returns = 0;
+  let events = 0;
+  let aborted = 0;
+  let firstAbort: Resumed["firstAbort"];
+  let successes = 0;
+  let withSuccess = 0;
+  for (const { id, index } of taken) {
+    const file = journal.fileOf(id);
+    const read: EpisodeEvent[] = [];
+    try {
+      for await (const event of streamJournalFile(file)) read.push(event);
+    } catch (cause) {
+      if (!(cause instanceof JournalError) || !(cause.repairable || cause.problem === "empty")) {
+        throw new UsageError({
+          detail: `--resume: ${cause instanceof Error ? cause.message : String(cause)}; a stopped recording leaves only a cut last line, so this journal was changed since: look at it (or delete it to record the episode again)`,
+        });
+      }
+    }
+    const started = read[0];
+    if (started?.type === "episode.started") {
+      const taskSeed = splitSeed(options.seed, `task${Math.floor(index / groupSize)}`);
+      const differs =
+        started.env.id !== options.env.id || started.env.version !== options.env.version
+          ? `environment ${started.env.id} v${started.env.version}, not ${options.env.id} v${options.env.version}`
+          : started.policy.id !== policyId
+            ? `policy ${started.policy.id}, not ${policyId}`
+            : canonicalJson(started.task) !== canonicalJson(options.env.task(taskSeed))
+              ? "another task than this recording gives its episode (another --group-size, or other environment options?)"
+              : undefined;
+      if (differs)
+        throw new UsageError({
+          detail: `--resume: ${file} was recorded with ${differs}: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out`,
+        });
+    }
+    const ended = read.at(-1);
+    if (ended?.type !== "episode.ended") {
+      cut.push(file);
+      continue;
+    }
+    kept.add(index);
+    returns += ended.return;
+    events += read.length;
+    if (ended.reason.startsWith(ABORTED)) {
+      aborted += 1;
+      if (!firstAbort) firstAbort = { index, episode: ended.episode, reason: ended.reason.slice(ABORTED.length) };
+    }
+    if ("success" in ended.metrics) {
+      withSuccess += 1;
+      successes += ended.metrics.success;
+    }
+  }
+  for (const file of cut) rmSync(file);
+  return { kept, removed: cut.length, returns, events, aborted, firstAbort, successes, withSuccess };
 };
 
 export const record = async (options: RecordOptions): Promise<RecordSummary> => {
@@ -94,8 +172,28 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   if (existsSync(join(options.out, "manifest.json")))
     throw new UsageError({ detail: `--out ${options.out} is a checkpoint folder: record into a folder of its own` });
   const journal = new JsonlJournal(options.out, options.durability);
-  refuseJournaledEpisodes(options, journal);
+  const taken = journaledEpisodes(options, journal);
+  // Refused before any episode runs, not at the first one reached (which would leave a partial recording).
+  if (taken.length > 0 && !options.resume)
+    throw new UsageError({
+      detail:
+        `--out ${options.out} already holds the journals of ${taken.length} of these ${options.episodes} episodes ` +
+        `(${taken
+          .slice(0, 3)
+          .map((t) => t.id)
+          .join(", ")}${taken.length > 3 ? ", ..." : ""}); nothing was recorded: record into a new ` +
+        "folder, or use another --seed (episode i of seed S is ep-S-i); --resume records the rest of a stopped recording",
+    });
+  const resumed = options.resume ? await resumeRecording(options, journal, taken) : undefined;
+  if (resumed && !options.quiet)
+    process.stderr.write(
+      `record --resume: ${resumed.kept.size} of ${options.episodes} episodes are journaled already and kept` +
+        (resumed.removed ? `; removed ${resumed.removed} that the stop cut short` : "") +
+        `; recording the other ${options.episodes - resumed.kept.size}\n`,
+    );
   const bar = options.quiet ? undefined : progress(`record ${options.env.id}`, options.episodes);
+  if (resumed?.kept.size)
+    bar?.tick(resumed.kept.size, { "mean return": (resumed.returns / resumed.kept.size).toFixed(3) });
   const run = rollout({
     env: options.env,
     policy: new PolicyActor(options.policy),
@@ -104,22 +202,23 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
     episodes: options.episodes,
     concurrency: options.concurrency,
     groupSize: options.groupSize,
+    ...(resumed ? { skip: (index: number) => resumed.kept.has(index) } : {}),
   });
-  let returns = 0;
-  let done = 0;
-  // A running summary: the episodes themselves are in the journal, not kept in memory.
-  let events = 0;
-  let aborted = 0;
-  let firstAbort: ({ index: number } & NonNullable<RecordSummary["firstAbort"]>) | undefined;
-  let successes = 0;
-  let withSuccess = 0;
+  // A running summary (of the kept episodes too, when resumed): the episodes are in the journal, not in memory.
+  let returns = resumed?.returns ?? 0;
+  let done = resumed?.kept.size ?? 0;
+  let events = resumed?.events ?? 0;
+  let aborted = resumed?.aborted ?? 0;
+  let firstAbort: ({ index: number } & NonNullable<RecordSummary["firstAbort"]>) | undefined = resumed?.firstAbort;
+  let successes = resumed?.successes ?? 0;
+  let withSuccess = resumed?.withSuccess ?? 0;
   // Ctrl-C: say what is on disk and how to go on (the same command would refuse the episodes journaled already).
   const interrupted = () => {
     bar?.stop();
     process.stderr.write(
       `\ninterrupted: ${done} of ${options.episodes} episodes ended and are journaled in ${options.out}; ` +
         `episodes in flight may have left torn journals (\`npx agent-r1 replay ${options.out} --repair\` cuts them back); ` +
-        "record more with another --seed (into this --out or another): the same seed names the same episodes, and an episode that already has a journal is refused\n",
+        "the same command with --resume records the rest (it removes what was cut short and keeps what ended)\n",
     );
     process.exit(130);
   };

@@ -9,7 +9,7 @@
  * complete when every episode has ended, and both error with the run's error.
  */
 import type { Json } from "effect/Schema";
-import { defer, mergeMap, Observable, range, Subject, Subscription } from "rxjs";
+import { defer, EMPTY, mergeMap, Observable, range, Subject, Subscription } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
 import { canonicalJson, notPlainJson } from "../kernel/canonical.ts";
 import { EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
@@ -33,6 +33,8 @@ export interface RolloutOptions {
   readonly start?: number;
   /** Tasks by group index; defaults to the environment's `task(seed)`. */
   readonly task?: (group: number, seed: string) => Json;
+  /** Episode indices not to run (journaled already: a resumed recording). Every other index keeps its seed and task. */
+  readonly skip?: (index: number) => boolean;
 }
 
 /**
@@ -79,6 +81,7 @@ export const rollout = (options: RolloutOptions): Rollout => {
   const episodes = new Subject<EpisodeRecord>();
   const run = range(start, options.episodes).pipe(
     mergeMap((index) => {
+      if (options.skip?.(index)) return EMPTY;
       const group = Math.floor(index / groupSize);
       const taskSeed = splitSeed(options.seed, `task${group}`);
       let task: Json;

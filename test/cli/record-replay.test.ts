@@ -140,7 +140,7 @@ describe("agent-r1 record / replay, as a user runs them", () => {
 });
 
 describe("agent-r1 record, Ctrl-C", () => {
-  it("exits 130 saying what is journaled and how to record more; what ended replays after --repair", async () => {
+  it("exits 130 saying what is journaled and how to go on; --resume then completes the recording", async () => {
     const dir = join(tempDir(), "interrupted");
     const child = spawn(
       process.execPath,
@@ -156,12 +156,21 @@ describe("agent-r1 record, Ctrl-C", () => {
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(stderr).toMatch(/interrupted: \d+ of 100000 episodes ended and are journaled in /);
-    expect(stderr).toContain("record more with another --seed");
-    const replayed = cli("replay", dir, "--repair", "--verify", "--quiet");
-    // Episodes cut in flight read as not ended; every one that ended verifies.
-    expect(Number(/verified (\d+) journal\(s\) ok/.exec(replayed.stdout)?.[1])).toBeGreaterThan(0);
-    const failed = replayed.stderr.split("\n").filter((line) => line.startsWith("FAIL"));
-    for (const line of failed) expect(line).toMatch(/the episode has no episode\.ended/);
+    expect(stderr).toContain("the same command with --resume records the rest");
+    // --resume (here with fewer --episodes: the first ones) keeps what ended and records what was cut short.
+    const highest = Math.max(...readdirSync(dir).map((name) => Number(/^ep-0-(\d+)\.jsonl$/.exec(name)?.[1] ?? 0)));
+    const episodes = String(highest + 5);
+    const resumed = cli(
+      ...["record", "--env", "lookup", "--policy", "expert", "--episodes", episodes, "--out", dir, "--resume"],
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(
+      new RegExp(`record --resume: \\d+ of ${episodes} episodes are journaled already and kept`),
+    );
+    expect(resumed.stdout).toContain(`recorded ${episodes} episodes of lookup`);
+    const replayed = cli("replay", dir, "--verify", "--quiet");
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toContain(`verified ${readdirSync(dir).length} journal(s) ok, 0 failed`);
   }, 120_000);
 });
 

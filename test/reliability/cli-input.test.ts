@@ -45,13 +45,18 @@ writeFileSync(
 );
 
 let stderr = "";
+let stdout = "";
 beforeEach(() => {
   stderr = "";
+  stdout = "";
   vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
     stderr += String(chunk);
     return true;
   });
-  vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -382,6 +387,53 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(verify.lines).toEqual([
       `error: ${join(runFolder, "config.json")} names the environment module ./envs/shop.ts, a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): pass --env with the module's path`,
     ]);
+  });
+
+  it("record --resume keeps what ended, records again what a stop cut short, and ends as an uninterrupted recording", async () => {
+    const args = (out: string, ...extra: string[]) => [
+      ...["record", "--env", "lookup", "--policy", "expert", "--episodes", "6", "--seed", "r", "--out", out],
+      ...extra,
+    ];
+    const reference = join(dir, "resume-reference");
+    expect(await main(args(reference, "--json"))).toBe(0);
+    const summary = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    const stopped = join(dir, "resume-stopped");
+    mkdirSync(stopped);
+    const file = (i: number) => `ep-r-${i}.jsonl`;
+    const bytes = (folder: string, i: number) => readFileSync(join(folder, file(i)));
+    for (const i of [0, 1, 2]) writeFileSync(join(stopped, file(i)), bytes(reference, i));
+    const whole = bytes(reference, 3).toString("utf8");
+    writeFileSync(join(stopped, file(3)), whole.slice(0, whole.length - 25)); // a torn last line
+    const fourth = bytes(reference, 4).toString("utf8").split("\n");
+    writeFileSync(join(stopped, file(4)), `${fourth.slice(0, 3).join("\n")}\n`); // no episode.ended
+    // Without --resume: refused, and the message says --resume is the way on.
+    stderr = "";
+    const refused = await run(args(stopped));
+    expect(refused.code).toBe(2);
+    expect(refused.lines[0]).toMatch(/already holds the journals of 5 of these 6 episodes .*--resume records the rest/);
+    stderr = "";
+    stdout = "";
+    const resumed = await run(args(stopped, "--resume", "--json"));
+    expect(resumed.code, stderr).toBe(0);
+    expect(stderr).toContain(
+      "record --resume: 3 of 6 episodes are journaled already and kept; removed 2 that the stop cut short; recording the other 3",
+    );
+    const { seconds: _, out: __, ...rest } = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    expect(rest).toEqual((({ seconds: _s, out: _o, ...r }) => r)(summary));
+    for (let i = 0; i < 6; i++) expect(bytes(stopped, i)).toEqual(bytes(reference, i));
+    // Another recording's journals are not gone on with, and damage a stop does not leave is refused.
+    stderr = "";
+    const other = await run([...args(stopped, "--resume").map((a) => (a === "expert" ? "random" : a))]);
+    expect(other.code).toBe(2);
+    expect(other.lines[0]).toMatch(
+      /--resume: \S+ep-r-0\.jsonl was recorded with policy lookup-expert, not lookup-random: --resume goes on with the same recording/,
+    );
+    const lines = whole.split("\n");
+    writeFileSync(join(stopped, file(3)), [lines[0], "garbage", ...lines.slice(1)].join("\n"));
+    stderr = "";
+    const damaged = await run(args(stopped, "--resume"));
+    expect(damaged.code).toBe(2);
+    expect(damaged.lines[0]).toMatch(/ep-r-3\.jsonl:2: parse: .*a stopped recording leaves only a cut last line/);
   });
 
   it("recording twice into the same folder names the clash", async () => {
