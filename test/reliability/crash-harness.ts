@@ -13,7 +13,8 @@
  *   reads back as exactly that (a prefix, a `torn-tail` error at the right line, an `empty` error);
  * - repair truncates each torn tail to the last complete line, removes files left with no event, and
  *   changes nothing else; afterwards every file reads back, and --verify passes exactly the ended ones;
- * - every episode the process reported as done (its progress lines on stderr) is among the ended ones.
+ * - every episode the process reported as done (its progress lines on stderr) is among the ended ones;
+ * - `record --resume` then completes the folder byte for byte as the uninterrupted reference.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -310,6 +311,23 @@ export const runTrial = async (trial: CrashTrial, root: string): Promise<TrialOu
     }
     expect(passed, `${where}: verified`).toBe(count("complete"));
   }
+  // 5. record --resume completes the recording: every journal then equals the uninterrupted reference.
+  const env = await envOfTrial(trial);
+  const resumed = await record({
+    env,
+    policy: env.policies![trial.policy](),
+    episodes: trial.episodes,
+    seed: trial.seed,
+    out,
+    concurrency: trial.concurrency,
+    durability: "none",
+    quiet: true,
+    resume: true,
+  });
+  expect(resumed.episodes, `${where}: resumed`).toBe(trial.episodes);
+  expect(listJournals(out).sort(), `${where}: resumed journals`).toEqual(listJournals(ref).sort());
+  for (const name of listJournals(ref))
+    expect(readFileSync(join(out, name)).equals(readFileSync(join(ref, name))), `${where}: resumed ${name}`).toBe(true);
   expect(statSync(out).isDirectory()).toBe(true);
   rmSync(out, { recursive: true, force: true });
   return {
