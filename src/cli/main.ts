@@ -248,7 +248,10 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     )
     .option("--out <dir>", "run folder, replaced on every run (refused unless an earlier start wrote it)", "runs/start")
     .option("--seed <seed>", "run seed", seedArg, "1")
-    .option("--quick", "a one-minute smoke run of the same stages")
+    .option(
+      "--quick",
+      "a one-minute smoke run of the same stages (from a toy clone of a few demonstrations: its numbers say only that the stages run)",
+    )
     .addOption(new Option("--env <id>", "the environment of the job").choices(["hopqa", "lookup"]).default("hopqa"))
     .option(
       "--rebuild-warm-start",
