@@ -3,6 +3,7 @@
  * usage (unknown names, wrong values, missing files), with a one-line message saying what is accepted.
  */
 import { existsSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import {
@@ -14,6 +15,7 @@ import {
   NonDeterminismError,
   UsageError,
 } from "../kernel/errors.ts";
+import { checkpointsIn } from "../learn/trainer.ts";
 import { findJournals } from "../observe/journals.ts";
 import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
@@ -343,6 +345,23 @@ const runEnv = async (path: string, required: boolean) => {
   }
 };
 
+/**
+ * A damaged checkpoint of a run (`RUN/checkpoints/vNNNNN/...`): the run's other checkpoints, which may load,
+ * and how to resume from one. Empty for a checkpoint outside a run.
+ */
+const otherCheckpoints = (file: string): string => {
+  const checkpoint = dirname(file);
+  const folder = dirname(checkpoint);
+  if (basename(folder) !== "checkpoints") return "";
+  const others = checkpointsIn(folder).filter((name) => name !== basename(checkpoint));
+  if (others.length === 0) return "";
+  const shown = others.length > 4 ? [...others.slice(0, 1), "...", ...others.slice(-3)] : others;
+  return (
+    `; the run's other checkpoints: ${shown.join(", ")} (give one, e.g. ${join(folder, others.at(-1)!)}, as --checkpoint or --init; ` +
+    `train --resume goes on from ${join(folder, "latest.json")}: set its "dir" and "version" to one of them to resume from there)`
+  );
+};
+
 export const main = async (argv: readonly string[]): Promise<number> => {
   let code = 0;
   const program = buildProgram((c) => {
@@ -366,7 +385,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       cause instanceof JournalExistsError ||
       cause instanceof EnvMismatchError
     ) {
-      err(`error: ${cause.message}`);
+      err(`error: ${cause.message}${cause instanceof CheckpointError ? otherCheckpoints(cause.file) : ""}`);
       return 2;
     }
     // An episode that does not replay (an impure environment, say) is a failed check, as in `replay`, and an

@@ -4,7 +4,7 @@
  * impure guard. Run in process through `main`, as test/reliability/cli-input.test.ts does.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -293,5 +293,27 @@ describe("training from --init follows the constrained decoding the checkpoint's
     expect(lines().join("\n")).toMatch(
       /^note: sampling freely: lookup declares legal actions, .* add --constrained to sample under them .*--no-constrained to silence this$/m,
     );
+  }, 120_000);
+});
+
+describe("a damaged checkpoint of a run", () => {
+  it("names the run's other checkpoints and how to resume from one, and resuming from it works", async () => {
+    const run = join(dir, "damaged-latest");
+    const base = ["--env", "lookup", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0"];
+    expect(
+      await main(["train", ...base, "--no-warm-start", "--steps", "2", "--checkpoint-every", "1", "--out", run]),
+    ).toBe(0);
+    const weights = join(run, "checkpoints", "v00002", "weights.bin");
+    writeFileSync(weights, readFileSync(weights).subarray(0, 1000));
+    output.clear();
+    expect(await main(["eval", "--checkpoint", run, "--episodes", "1"])).toBe(2);
+    const latest = join(run, "checkpoints", "latest.json");
+    expect(output.stderr).toMatch(/^error: checkpoint \S+v00002\/weights\.bin: truncated: 1000 bytes/m);
+    expect(output.stderr).toContain(
+      `; the run's other checkpoints: v00001 (give one, e.g. ${join(run, "checkpoints", "v00001")}, as --checkpoint or --init; train --resume goes on from ${latest}: set its "dir" and "version" to one of them to resume from there)`,
+    );
+    writeFileSync(latest, JSON.stringify({ version: 1, dir: "v00001" }));
+    expect(await main(["train", "--out", run, "--resume", "--steps", "3"])).toBe(0);
+    expect(existsSync(join(run, "checkpoints", "v00003", "manifest.json"))).toBe(true);
   }, 120_000);
 });
