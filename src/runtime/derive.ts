@@ -10,6 +10,12 @@ import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvEmitted } from "./env.ts";
 import type { Turn } from "./policy.ts";
 
+/** ` (observe() at envs/shop.ts:31:9)`: where the failing action was written in the environment's code. */
+const placed = (e: EnvEmitted): string => {
+  const at = typeof e.at === "function" ? e.at() : undefined;
+  return at ? ` (${e.type.slice(4)}() at ${at})` : "";
+};
+
 /**
  * Whether the machine is waiting for a tool: one of its children is a tool invocation. A child stays
  * until the machine has taken its result (or stopped it), so this holds in the live actor and in the
@@ -50,7 +56,7 @@ export class EpisodeDerivation {
     switch (e.type) {
       case "env.observe": {
         if (typeof e.text !== "string")
-          throw new TypeError(`${this.envId}: observe() needs a string, got ${typeof e.text}`);
+          throw new TypeError(`${this.envId}: observe() needs a string, got ${typeof e.text}${placed(e)}`);
         const tokens = this.tokenizer ? this.tokenizer.encode(e.text) : [];
         this.history.push({ role: "observation", text: e.text, tokens });
         for (const t of tokens) this.context.push(t);
@@ -60,7 +66,7 @@ export class EpisodeDerivation {
       case "env.reward": {
         if (typeof e.value !== "number" || !Number.isFinite(e.value))
           throw new TypeError(
-            `${this.envId}: reward "${e.reason}" has value ${e.value}; rewards must be finite numbers`,
+            `${this.envId}: reward "${e.reason}" has value ${e.value}; rewards must be finite numbers${placed(e)}`,
           );
         this.totalReturn += e.value;
         return {
@@ -75,7 +81,8 @@ export class EpisodeDerivation {
         const metrics: Record<string, number> = {};
         for (const [k, v] of Object.entries(e.metrics ?? {}))
           if (typeof v === "number" && Number.isFinite(v)) metrics[k] = v;
-          else throw new TypeError(`${this.envId}: end() metric ${k} is ${v}; metrics must be finite numbers`);
+          else
+            throw new TypeError(`${this.envId}: end() metric ${k} is ${v}; metrics must be finite numbers${placed(e)}`);
         this.ending ??= { reason: String(e.reason), metrics };
         return undefined;
       }

@@ -32,7 +32,7 @@ export interface EnvInput<Task = Json> {
 }
 
 /** Events the machine emits; the runtime turns them into journal events. */
-export type EnvEmitted =
+export type EnvEmitted = (
   | { readonly type: "env.observe"; readonly text: string }
   | {
       readonly type: "env.reward";
@@ -40,7 +40,11 @@ export type EnvEmitted =
       readonly value: number;
       readonly reason: string;
     }
-  | { readonly type: "env.end"; readonly reason: string; readonly metrics: Readonly<Record<string, number>> };
+  | { readonly type: "env.end"; readonly reason: string; readonly metrics: Readonly<Record<string, number>> }
+) & {
+  /** Where the action creator was called in the environment's code, for error messages. */
+  readonly at?: () => string | undefined;
+};
 
 // biome-ignore lint/suspicious/noExplicitAny: an action argument of any machine
 type ActionArgs = { context: any; event: any };
@@ -55,30 +59,47 @@ type EnvAction = any;
 const resolve = <T>(value: Dynamic<T>, args: ActionArgs): T =>
   typeof value === "function" ? (value as (args: ActionArgs) => T)(args) : value;
 
+/**
+ * Where an action creator was called in the environment's code (`envs/shop.ts:31:9`), found only when an
+ * error needs it: the stack is captured when the machine is defined, formatted only if a check fails.
+ */
+const definedAt = (): (() => string | undefined) => {
+  const site = new Error();
+  return () => thrownFrom(site);
+};
+
 /** Shows the agent its next observation; the agent acts after it. */
-export const observe = (text: Dynamic<string>): EnvAction =>
-  emit((args: ActionArgs): EnvEmitted => ({ type: "env.observe", text: resolve(text, args) }));
+export const observe = (text: Dynamic<string>): EnvAction => {
+  const at = definedAt();
+  return emit((args: ActionArgs): EnvEmitted => ({ type: "env.observe", text: resolve(text, args), at }));
+};
 
 /** Assigns a reward on the current turn. */
-export const reward = (kind: RewardKind, value: Dynamic<number>, reason: Dynamic<string>): EnvAction =>
-  emit(
+export const reward = (kind: RewardKind, value: Dynamic<number>, reason: Dynamic<string>): EnvAction => {
+  const at = definedAt();
+  return emit(
     (args: ActionArgs): EnvEmitted => ({
       type: "env.reward",
       kind,
       value: resolve(value, args),
       reason: resolve(reason, args),
+      at,
     }),
   );
+};
 
 /** Ends the episode, with the environment's own metrics (exact match, F1, ...). */
-export const end = (reason: Dynamic<string>, metrics: Dynamic<Record<string, number>> = {}): EnvAction =>
-  emit(
+export const end = (reason: Dynamic<string>, metrics: Dynamic<Record<string, number>> = {}): EnvAction => {
+  const at = definedAt();
+  return emit(
     (args: ActionArgs): EnvEmitted => ({
       type: "env.end",
       reason: resolve(reason, args),
       metrics: resolve(metrics, args),
+      at,
     }),
   );
+};
 
 /**
  * The machine's actor implementations for its tools, by name. They call the tools directly, so the
