@@ -74,6 +74,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       "--resume",
       "go on with a stopped recording into the same --out: keep the episodes that ended, record the rest",
     )
+    .option("--strict", "exit 1 when any episode aborted (default: only when all did)")
     .option("--json", "print the summary as JSON")
     .action(async (opts) => {
       if (opts.episodes % opts.groupSize !== 0)
@@ -115,7 +116,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
             `the first, ${firstAbort.episode}: ${firstAbort.reason}` +
             (firstAbort.thrownAt ? ` (thrown at ${firstAbort.thrownAt})` : ""),
         );
-        if (all) setExit(1);
+        if (all || opts.strict) setExit(1);
       }
     });
 

@@ -54,6 +54,14 @@ describe("record says when episodes aborted", () => {
     ]);
   });
 
+  it("some of them with --strict: exit 1 (for CI), the same report", async () => {
+    const args = ["record", "--env", FICKLE, "--policy", "flaky", "--seed", "some", "--episodes", "3"];
+    expect(await main([...args, "--strict", "--out", join(dir, "some-strict")])).toBe(1);
+    expect(errors()).toEqual([
+      "1 of 3 episodes aborted; the first, ep-some-1: policy fickle-flaky returned an invalid action: token ids must be integers in [0, 267)",
+    ]);
+  });
+
   it("an environment that throws: the first reason and the environment's line that threw", async () => {
     expect(await record("crash", "crash")).toBe(1);
     expect(errors()).toEqual([
