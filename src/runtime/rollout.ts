@@ -9,7 +9,7 @@
  * complete when every episode has ended, and both error with the run's error.
  */
 import type { Json } from "effect/Schema";
-import { defer, EMPTY, mergeMap, Observable, range, Subject, Subscription } from "rxjs";
+import { defer, merge, Observable, of, repeat, Subject, Subscription, takeWhile } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
 import { canonicalJson, notPlainJson } from "../kernel/canonical.ts";
 import { EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
@@ -79,51 +79,68 @@ export const rollout = (options: RolloutOptions): Rollout => {
     throw new RangeError(`groupSize must be a positive integer, got ${groupSize}`);
   const events = new Subject<EpisodeEvent>();
   const episodes = new Subject<EpisodeRecord>();
-  const run = range(start, options.episodes).pipe(
-    mergeMap((index) => {
-      if (options.skip?.(index)) return EMPTY;
-      const group = Math.floor(index / groupSize);
-      const taskSeed = splitSeed(options.seed, `task${group}`);
-      let task: Json;
-      try {
-        task = options.task ? options.task(group, taskSeed) : options.env.task(taskSeed);
-      } catch (cause) {
-        // The environment's (or the caller's) task generator is broken: say whose, for which seed, and where.
-        const at = thrownFrom(cause);
+  /** Episode `index` of the run: its task drawn and checked, then the episode itself. */
+  const episodeAt = (index: number): Observable<EpisodeRecord> => {
+    const group = Math.floor(index / groupSize);
+    const taskSeed = splitSeed(options.seed, `task${group}`);
+    let task: Json;
+    try {
+      task = options.task ? options.task(group, taskSeed) : options.env.task(taskSeed);
+    } catch (cause) {
+      // The environment's (or the caller's) task generator is broken: say whose, for which seed, and where.
+      const at = thrownFrom(cause);
+      throw new EnvProtocolError({
+        env: options.env.id,
+        detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) threw for episode ${index}: ${messageOf(cause)}${at ? ` (thrown at ${at})` : ""}; episodes already ended are kept`,
+      });
+    }
+    // The journal keeps the task as JSON and replay starts from that: a Date or a Set would replay as something else.
+    const problem = notPlainJson(task, "task");
+    if (problem)
+      throw new EnvProtocolError({
+        env: options.env.id,
+        detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) returned a value that is not plain JSON: ${problem}; a task is journaled as JSON and replayed from it`,
+      });
+    // The same seed must give the same task, or a run cannot be redone from its seed: the first few groups'
+    // tasks are drawn twice and compared (a task drawn with Math.random or the clock differs).
+    if (!options.task && index % groupSize === 0 && index - start < TASK_PURITY_CHECKS * groupSize) {
+      // The first task is drawn three more times, so a short run (one episode) is checked too.
+      let again = canonicalJson(task);
+      for (let draw = 0; draw < (index === start ? 3 : 1) && again === canonicalJson(task); draw++)
+        again = canonicalJson(options.env.task(taskSeed));
+      if (again !== canonicalJson(task))
         throw new EnvProtocolError({
           env: options.env.id,
-          detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) threw for episode ${index}: ${messageOf(cause)}${at ? ` (thrown at ${at})` : ""}; episodes already ended are kept`,
+          detail: `task(${JSON.stringify(taskSeed)}) gave two different tasks for one seed (${clip(canonicalJson(task))}, then ${clip(again)}): a task must be a pure function of its seed (draw from an Rng seeded with it, not Math.random or the clock), or the same seed will not give the same episodes`,
         });
-      }
-      // The journal keeps the task as JSON and replay starts from that: a Date or a Set would replay as something else.
-      const problem = notPlainJson(task, "task");
-      if (problem)
-        throw new EnvProtocolError({
-          env: options.env.id,
-          detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) returned a value that is not plain JSON: ${problem}; a task is journaled as JSON and replayed from it`,
-        });
-      // The same seed must give the same task, or a run cannot be redone from its seed: the first few groups'
-      // tasks are drawn twice and compared (a task drawn with Math.random or the clock differs).
-      if (!options.task && index % groupSize === 0 && index - start < TASK_PURITY_CHECKS * groupSize) {
-        const again = canonicalJson(options.env.task(taskSeed));
-        if (again !== canonicalJson(task))
-          throw new EnvProtocolError({
-            env: options.env.id,
-            detail: `task(${JSON.stringify(taskSeed)}) gave two different tasks for one seed (${clip(canonicalJson(task))}, then ${clip(again)}): a task must be a pure function of its seed (draw from an Rng seeded with it, not Math.random or the clock), or the same seed will not give the same episodes`,
-          });
-      }
-      return defer(() =>
-        runEpisode({
-          env: options.env,
-          policy: options.policy,
-          journal: options.journal,
-          seed: splitSeed(options.seed, index),
-          task,
-          onEvent: (event) => events.next(event),
-        }),
-      );
-    }, concurrency),
+    }
+    return defer(() =>
+      runEpisode({
+        env: options.env,
+        policy: options.policy,
+        journal: options.journal,
+        seed: splitSeed(options.seed, index),
+        task,
+        onEvent: (event) => events.next(event),
+      }),
+    );
+  };
+  // Episodes are claimed one at a time by `concurrency` lanes, each starting the next when its last ends: no
+  // queue of indices is built up front (millions of episodes take no memory before they run).
+  const end = start + options.episodes;
+  let next = start;
+  const claim = (): number | undefined => {
+    while (next < end && options.skip?.(next)) next += 1;
+    return next < end ? next++ : undefined;
+  };
+  const lane = defer(() => {
+    const index = claim();
+    return index === undefined ? of(undefined) : episodeAt(index);
+  }).pipe(
+    repeat(),
+    takeWhile((record): record is EpisodeRecord => record !== undefined),
   );
+  const run = merge(...Array.from({ length: Math.max(1, Math.min(concurrency, options.episodes)) }, () => lane));
 
   // The run: not started, running, or over (ended, failed, or abandoned by every subscriber).
   let state: "idle" | "running" | "over" = "idle";
