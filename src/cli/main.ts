@@ -24,7 +24,7 @@ import type { EnvDefinition } from "../runtime/env.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
-import { policyFor, record } from "./record.ts";
+import { policyFor, record, refuseRecordOut } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv, runConfigEnv } from "./registry.ts";
 
 const positiveInt = (name: string) => intArg(name, 1, true);
@@ -81,6 +81,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         throw new UsageError({
           detail: `--episodes ${opts.episodes} is not a whole number of groups of --group-size ${opts.groupSize} (the last group would be short): give --episodes ${Math.ceil(opts.episodes / opts.groupSize) * opts.groupSize}`,
         });
+      refuseRecordOut(opts.out);
       const env = await loadEnv(opts.env);
       const summary = await record({
         env,

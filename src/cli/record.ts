@@ -1,6 +1,6 @@
 /** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { lastValueFrom, tap } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal, streamJournalFile } from "../journal/jsonl.ts";
@@ -64,6 +64,25 @@ const withoutIndex = ({ index: _, ...abort }: { index: number } & NonNullable<Re
  * The episodes this command would write that --out already has journals of (episode i of seed S is `ep-S-i`),
  * by index. Matched against one listing of the folder, not one lookup per episode (--episodes may be millions).
  */
+/**
+ * The train run (or `start` folder) that `out` is, or lies in up to three levels down (episodes/u00000,
+ * warm-start/demos, checkpoints/v00001), as an absolute path; undefined when none.
+ */
+const enclosingRun = (out: string): string | undefined => {
+  let dir = resolve(out);
+  for (let up = 0; up <= 3; up++, dir = dirname(dir)) {
+    const isRun =
+      up === 0
+        ? isRunFolder(dir) || existsSync(join(dir, "start.json"))
+        : existsSync(join(dir, "start.json")) ||
+          (existsSync(join(dir, "config.json")) &&
+            (existsSync(join(dir, "metrics.jsonl")) || existsSync(join(dir, "checkpoints", "latest.json"))));
+    if (isRun) return dir;
+    if (dirname(dir) === dir) break;
+  }
+  return undefined;
+};
+
 const journaledEpisodes = (options: RecordOptions, journal: JsonlJournal): { id: string; index: number }[] => {
   // Episode i of seed S is `${episodeIdOf(`${S}:`)}${i}`.
   const prefix = episodeIdOf(`${options.seed}:`);
@@ -132,7 +151,7 @@ const resumeRecording = async (
           : started.policy.id !== policyId
             ? `policy ${started.policy.id}, not ${policyId}`
             : canonicalJson(started.task) !== canonicalJson(options.env.task(taskSeed))
-              ? "another task than this recording gives its episode (another --group-size, or other environment options?)"
+              ? "another task than this recording gives its episode (another --group-size, other environment options, or a task(seed) that is not a function of its seed?)"
               : undefined;
       if (differs)
         throw new UsageError({
@@ -160,17 +179,26 @@ const resumeRecording = async (
   return { kept, removed: cut.length, returns, events, aborted, firstAbort, successes, withSuccess };
 };
 
+/**
+ * `record --out` (the CLI's): a run's journals are its policy's episodes and a checkpoint holds weights, so
+ * recording into either, or into a folder inside a run (episodes/, checkpoints/), mixes data up. (Training's
+ * own warm start records into its run's warm-start/demos through `record` from code, which this does not check.)
+ */
+export const refuseRecordOut = (out: string) => {
+  const runFolder = enclosingRun(out);
+  if (runFolder)
+    throw new UsageError({
+      detail: `--out ${out} is ${runFolder === resolve(out) ? "a train run folder" : `inside the train run folder ${runFolder}`} (its episodes are the policy's, and replay, sft and inspect read them as the run's): record into a folder of its own`,
+    });
+  if (existsSync(join(out, "manifest.json")))
+    throw new UsageError({ detail: `--out ${out} is a checkpoint folder: record into a folder of its own` });
+};
+
 export const record = async (options: RecordOptions): Promise<RecordSummary> => {
   const started = Date.now();
   if (existsSync(options.out) && !statSync(options.out).isDirectory())
     throw new UsageError({ detail: `--out ${options.out} is a file, not a folder` });
-  // A run's journals are its policy's episodes, a checkpoint holds weights: recording into either mixes data up.
-  if (isRunFolder(options.out) || existsSync(join(options.out, "start.json")))
-    throw new UsageError({
-      detail: `--out ${options.out} is a train run folder (its episodes are the policy's, and replay, sft and inspect read them as the run's): record into a folder of its own`,
-    });
-  if (existsSync(join(options.out, "manifest.json")))
-    throw new UsageError({ detail: `--out ${options.out} is a checkpoint folder: record into a folder of its own` });
+  const existed = existsSync(options.out);
   const journal = new JsonlJournal(options.out, options.durability);
   const taken = journaledEpisodes(options, journal);
   // Refused before any episode runs, not at the first one reached (which would leave a partial recording).
@@ -184,12 +212,27 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
           .join(", ")}${taken.length > 3 ? ", ..." : ""}); nothing was recorded: record into a new ` +
         "folder, or use another --seed (episode i of seed S is ep-S-i); --resume records the rest of a stopped recording",
     });
+  if (options.resume && taken.length === 0) {
+    const others = existsSync(options.out) ? readdirSync(options.out).filter((n) => n.endsWith(".jsonl")).length : 0;
+    if (!existed) rmSync(options.out, { recursive: true, force: true }); // the empty folder the journal made
+    throw new UsageError({
+      detail: `--resume: ${existed ? `--out ${options.out} holds no journal of seed ${options.seed}'s first ${options.episodes} episodes${others ? ` (it holds ${others} other journal${others === 1 ? "" : "s"}: another --seed?)` : ""}` : `--out ${options.out} does not exist`}, so there is no recording to go on with: check --out and --seed, or leave out --resume to start one`,
+    });
+  }
   const resumed = options.resume ? await resumeRecording(options, journal, taken) : undefined;
+  // Journals of this seed past --episodes (a recording resumed with fewer): left as they are, and said.
+  const later = resumed
+    ? journaledEpisodes({ ...options, episodes: Number.MAX_SAFE_INTEGER }, journal).length - taken.length
+    : 0;
   if (resumed && !options.quiet)
     process.stderr.write(
       `record --resume: ${resumed.kept.size} of ${options.episodes} episodes are journaled already and kept` +
         (resumed.removed ? `; removed ${resumed.removed} that the stop cut short` : "") +
-        `; recording the other ${options.episodes - resumed.kept.size}\n`,
+        `; recording the other ${options.episodes - resumed.kept.size}` +
+        (later
+          ? ` (${later} journal${later === 1 ? "" : "s"} of this seed's later episodes, past --episodes ${options.episodes}, ${later === 1 ? "is" : "are"} left as ${later === 1 ? "it is" : "they are"})`
+          : "") +
+        "\n",
     );
   const bar = options.quiet ? undefined : progress(`record ${options.env.id}`, options.episodes);
   if (resumed?.kept.size)

@@ -371,6 +371,14 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
       `error: --out ${runFolder} is a train run folder (its episodes are the policy's, and replay, sft and inspect read them as the run's): record into a folder of its own`,
     ]);
     expect(readdirSync(runFolder).sort()).toEqual(["episodes", "metrics.jsonl"]);
+    // Nor a folder inside a run (its episodes/, a checkpoint folder): their journals would count as the run's.
+    writeFileSync(join(runFolder, "config.json"), "{}");
+    const inside = join(runFolder, "episodes", "u00001");
+    stderr = "";
+    const within = await run(["record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", inside]);
+    expect(within.code).toBe(2);
+    expect(within.lines[0]).toContain(`error: --out ${inside} is inside the train run folder ${resolve(runFolder)}`);
+    expect(existsSync(inside)).toBe(false);
     stderr = "";
     const checkpoint = await run(["record", "--env", "hopqa", "--policy", "expert", "--episodes", "1", "--out", WARM]);
     expect(checkpoint.code).toBe(2);
@@ -421,6 +429,25 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const { seconds: _, out: __, ...rest } = JSON.parse(stdout.trim().split("\n").at(-1)!);
     expect(rest).toEqual((({ seconds: _s, out: _o, ...r }) => r)(summary));
     for (let i = 0; i < 6; i++) expect(bytes(stopped, i)).toEqual(bytes(reference, i));
+    // Fewer --episodes: the first ones, and the later journals are said to be left as they are.
+    stderr = "";
+    expect((await run([...args(stopped, "--resume")].map((a) => (a === "6" ? "4" : a)))).code, stderr).toBe(0);
+    expect(stderr).toContain(
+      "4 of 4 episodes are journaled already and kept; recording the other 0 (2 journals of this seed's later episodes, past --episodes 4, are left as they are)",
+    );
+    // Nothing of this recording there (a mistyped --seed or --out): refused, not a new recording started.
+    stderr = "";
+    const typo = await run([...args(stopped, "--resume")].map((a) => (a === "r" ? "rr" : a)));
+    expect(typo.code).toBe(2);
+    expect(typo.lines[0]).toBe(
+      `error: --resume: --out ${stopped} holds no journal of seed rr's first 6 episodes (it holds 6 other journals: another --seed?), so there is no recording to go on with: check --out and --seed, or leave out --resume to start one`,
+    );
+    stderr = "";
+    const missing = join(dir, "resume-nowhere");
+    const nowhere = await run(args(missing, "--resume"));
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.lines[0]).toContain(`--out ${missing} does not exist, so there is no recording to go on with`);
+    expect(existsSync(missing)).toBe(false);
     // Another recording's journals are not gone on with, and damage a stop does not leave is refused.
     stderr = "";
     const other = await run([...args(stopped, "--resume").map((a) => (a === "expert" ? "random" : a))]);
