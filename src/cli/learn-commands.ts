@@ -206,6 +206,12 @@ const trainedEnv = (found: ReturnType<typeof runConfigEnv>): string | undefined 
  * otherwise replace a shipped or trained checkpoint, and that cannot be undone.
  */
 const refuseCheckpointOut = (command: "sft" | "average", out: string, replace: boolean) => {
+  // A run's own checkpoints are train's: one replaced by a clone breaks the run's resume and its version count.
+  const folder = dirname(resolve(out));
+  if (basename(folder) === "checkpoints" && existsSync(join(folder, "latest.json")))
+    throw new UsageError({
+      detail: `--out ${out} is in a train run's checkpoints/ folder, which only train writes (${command} there would break the run's --resume, with or without --replace): write to a folder of its own`,
+    });
   if (!replace && checkpointTarget(out) === "checkpoint")
     throw new UsageError({
       detail: `--out ${out} already holds a checkpoint; ${command} would replace it: give another --out, or --replace to write over it`,

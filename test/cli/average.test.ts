@@ -78,6 +78,10 @@ describe("agent-r1 average", () => {
     expect(await main(["average", ckpt(2), ckpt(3), "--out", out, "--replace"])).toBe(0);
     expect(output.stderr).toContain(`average: ${out} holds a checkpoint; the average replaces it`);
     expect(readFileSync(join(out, "weights.bin"))).not.toEqual(before);
+    // A run's own checkpoints are train's, --replace or not.
+    output.clear();
+    expect(await main(["average", ckpt(2), ckpt(3), "--out", join(run, "checkpoints", "v00009"), "--replace"])).toBe(2);
+    expect(output.stderr).toContain("is in a train run's checkpoints/ folder, which only train writes");
   });
 
   it("refuses checkpoints of another shape, and an --out among the inputs, writing nothing", async () => {
