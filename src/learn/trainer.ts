@@ -511,6 +511,23 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
         `${metricsFile} holds ${kept.length} of the ${startStep} updates before version ${startStep} (a line cut by a crash is lost): its plot has a gap`,
       );
   }
+  // Checkpoints past the one resumed from (latest.json pointed back at an earlier one, say past a damaged
+  // one): moved aside, not deleted, so none is averaged or evaluated as this run's; training writes them again.
+  const later = checkpointsIn(join(out, "checkpoints")).filter((name) => {
+    const v = /^v(\d+)$/.exec(name);
+    return v !== null && Number(v[1]) > startStep;
+  });
+  if (later.length > 0) {
+    const aside = join(out, "dropped-checkpoints");
+    mkdirSync(aside, { recursive: true });
+    for (const name of later) {
+      const to = existsSync(join(aside, name)) ? join(aside, `${name}-${Date.now()}`) : join(aside, name);
+      await rename(join(out, "checkpoints", name), to);
+    }
+    log(
+      `moved the checkpoints after version ${startStep} (${later.join(", ")}) to ${aside}: training writes them again as it gets there`,
+    );
+  }
   const redone = [];
   for (let step = startStep; step < config.steps + 1; step++) {
     const folder = join(out, "episodes", `u${pad(step)}`);

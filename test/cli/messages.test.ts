@@ -321,7 +321,14 @@ describe("a damaged checkpoint of a run", () => {
       `; the run's other checkpoints: v00001 (give one, e.g. ${join(run, "checkpoints", "v00001")}, as --checkpoint or --init; train --resume goes on from ${latest}: set its "dir" and "version" to one of them to resume from there)`,
     );
     writeFileSync(latest, JSON.stringify({ version: 1, dir: "v00001" }));
+    output.clear();
     expect(await main(["train", "--out", run, "--resume", "--steps", "3"])).toBe(0);
+    // The damaged one is moved aside (not deleted), and written again when training gets there.
+    expect(output.stderr).toContain(
+      `moved the checkpoints after version 1 (v00002) to ${join(run, "dropped-checkpoints")}: training writes them again`,
+    );
+    expect(readFileSync(join(run, "dropped-checkpoints", "v00002", "weights.bin")).length).toBe(1000);
     expect(existsSync(join(run, "checkpoints", "v00003", "manifest.json"))).toBe(true);
+    expect(await main(["average", run, "--last", "2", "--out", join(dir, "damaged-latest-avg")])).toBe(0);
   }, 120_000);
 });
