@@ -338,8 +338,17 @@ const jsonOf = (value: unknown): string => {
 };
 
 /** Explores the machine and reports coverage and problems; throws only when the exploration cannot finish. */
-export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): CoverageReport => {
-  checkKnownKeys("exploreEnv", options, COVERAGE_OPTIONS);
+export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): CoverageReport =>
+  explore("exploreEnv", env, options);
+
+const explore = (caller: string, env: EnvDefinition, options: CoverageOptions): CoverageReport => {
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`${caller}: the second argument must be options { actions, task?, toolResults?, ... }`);
+  checkKnownKeys(caller, options, COVERAGE_OPTIONS);
+  if (typeof options.actions !== "function" && !Array.isArray(options.actions))
+    throw new TypeError(
+      `${caller}: options.actions must be the sample actions to try in each state (an array of texts, or (state) => texts), got ${options.actions === undefined ? "none" : typeof options.actions}`,
+    );
   const seed = options.seed ?? "coverage";
   const task = options.task ?? (env.task(seed) as Json);
   const suspicious =
@@ -720,7 +729,7 @@ export class CoverageError extends Error {
  */
 export const checkCoverage = (env: EnvDefinition, options: CoverageOptions): CoverageReport => {
   checkEnvArgument("checkCoverage", env);
-  const report = exploreEnv(env, options);
+  const report = explore("checkCoverage", env, options);
   if (report.problems.length > 0) throw new CoverageError(env.id, report);
   return report;
 };

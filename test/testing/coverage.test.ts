@@ -108,6 +108,15 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(byKind("dead-end")[0].path?.[0]).toBe('act "stuck"');
   });
 
+  it("options without sample actions, or with a misspelt key, are named for the function called", () => {
+    const env = createSecretEnv();
+    expect(() => checkCoverage(env, { task: { secret: "ant" } } as never)).toThrow(
+      "checkCoverage: options.actions must be the sample actions to try in each state (an array of texts, or (state) => texts), got none",
+    );
+    expect(() => checkCoverage(env, { actions: secretActions, limt: 10 } as never)).toThrow(/^checkCoverage: .*limt/);
+    expect(() => exploreEnv(env, { actions: "hello" } as never)).toThrow(/^exploreEnv: options\.actions .*got string$/);
+  });
+
   it("the exploration's size is bounded and the message says how to shrink it", () => {
     const env = createSecretEnv();
     expect(() =>
