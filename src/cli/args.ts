@@ -19,7 +19,7 @@ export const intArg =
     const n = Number(value);
     if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min)
       throw new InvalidArgumentError(
-        `${name} must be ${positive ? "a positive integer" : `an integer >= ${min}`}${/^\d+$/.test(value.trim()) && !Number.isSafeInteger(n) ? " below 2^53" : ""}, got "${value}"`,
+        `${name} must be ${positive ? "a positive integer" : `an integer >= ${min}`}${/^\d+$/.test(value.trim()) && !Number.isSafeInteger(n) ? " below 2^53" : ""}, got "${value}"${!/^\d+$/.test(value.trim()) && Number.isSafeInteger(n) && n >= min ? " (write it in decimal digits)" : ""}`,
       );
     return n;
   };

@@ -352,14 +352,15 @@ const runEnv = async (path: string, required: boolean) => {
  * and how to resume from one. Empty for a checkpoint outside a run.
  */
 const otherCheckpoints = (file: string): string => {
-  const checkpoint = dirname(file);
+  // A file of a checkpoint (RUN/checkpoints/v00003/weights.bin), or the run's checkpoints/latest.json itself.
+  const checkpoint = basename(file) === "latest.json" ? file : dirname(file);
   const folder = dirname(checkpoint);
   if (basename(folder) !== "checkpoints") return "";
   const others = checkpointsIn(folder).filter((name) => name !== basename(checkpoint));
   if (others.length === 0) return "";
   const shown = others.length > 4 ? [...others.slice(0, 1), "...", ...others.slice(-3)] : others;
   return (
-    `; the run's other checkpoints: ${shown.join(", ")} (give one, e.g. ${join(folder, others.at(-1)!)}, as --checkpoint or --init; ` +
+    `; the run's ${checkpoint === file ? "" : "other "}checkpoints: ${shown.join(", ")} (give one, e.g. ${join(folder, others.at(-1)!)}, as --checkpoint or --init; ` +
     `train --resume goes on from ${join(folder, "latest.json")}: set its "dir" and "version" to one of them to resume from there)`
   );
 };

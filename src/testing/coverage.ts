@@ -466,7 +466,9 @@ const explore = (caller: string, env: EnvDefinition, options: CoverageOptions): 
           `${env.id}: endless: ${node}: the episode likely never ends: a loop comes back to this state with ${grown} grown each time (${how} in ${PUMP_ROUNDS} rounds, none of which ends the episode), so every round is a new state and the exploration would never finish (stopped after ${explored} states)`,
           `  path: ${fromSteps.length ? fromSteps.join(" → ") : "(the initial state)"}`,
           `  loop: ${loopSteps.join(" → ")}`,
-          `End the episode at a turn limit (count turns in the context and end() when they reach it), or \`serialize\` the states without ${grown}: the loop is then a cycle, which \`allowCycles\` accepts.`,
+          options.serialize
+            ? `End the episode at a turn limit (count turns in the context and end() when they reach it), or make your \`serialize\` map states that differ only in ${grown} to one string (it keeps them apart now, by at least one of these fields): the loop is then a cycle, which \`allowCycles\` accepts.`
+            : `End the episode at a turn limit (count turns in the context and end() when they reach it), or \`serialize\` the states without ${grown}: the loop is then a cycle, which \`allowCycles\` accepts.`,
         ].join("\n");
       }
     }

@@ -330,5 +330,10 @@ describe("a damaged checkpoint of a run", () => {
     expect(readFileSync(join(run, "dropped-checkpoints", "v00002", "weights.bin")).length).toBe(1000);
     expect(existsSync(join(run, "checkpoints", "v00003", "manifest.json"))).toBe(true);
     expect(await main(["average", run, "--last", "2", "--out", join(dir, "damaged-latest-avg")])).toBe(0);
+    // latest.json that does not match its checkpoint gets the same advice.
+    writeFileSync(latest, JSON.stringify({ version: 3, dir: "v00001" }));
+    output.clear();
+    expect(await main(["train", "--out", run, "--resume", "--steps", "4"])).toBe(2);
+    expect(output.stderr).toMatch(/latest\.json: mismatch: .*; the run's checkpoints: v00001, v00002, v00003 \(/);
   }, 120_000);
 });

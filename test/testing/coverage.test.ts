@@ -224,6 +224,17 @@ describe("an episode that never ends while its context grows", () => {
     );
     expect(secret.message).toContain('\n  loop: act "<check>ant</check>" → check {"word":"ant"} returns "ant"\n');
     expect(secret.message).toContain("`serialize` the states without context.turn and context.checked");
+    // A serialize of one's own that leaves out `turn` but keeps `checked`: the advice is about that serialize.
+    const own = thrown(() =>
+      exploreEnv(createSecretEnv({}, { loops: true }), {
+        task: { secret: "ant" },
+        actions: ["<check>ant</check>", "<check>bee</check>", "hello", "<answer>ant</answer>"],
+        serialize: (s) =>
+          JSON.stringify([s.machine.value, { ...s.machine.context, turn: undefined }, s.awaiting, s.inFlight]),
+      }),
+    );
+    expect(own.message).toContain("make your `serialize` map states that differ only in");
+    expect(own.message).not.toContain("`serialize` the states without");
   });
 
   it("a context that grows up to a turn limit is explored, not reported", () => {
