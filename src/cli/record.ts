@@ -234,9 +234,10 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
           : "") +
         "\n",
     );
-  const bar = options.quiet ? undefined : progress(`record ${options.env.id}`, options.episodes);
-  if (resumed?.kept.size)
-    bar?.tick(resumed.kept.size, { "mean return": (resumed.returns / resumed.kept.size).toFixed(3) });
+  // A resumed recording's kept episodes count in the bar's total, not in its rate.
+  const bar = options.quiet
+    ? undefined
+    : progress(`record ${options.env.id}`, options.episodes, process.stderr, resumed?.kept.size ?? 0);
   const run = rollout({
     env: options.env,
     policy: new PolicyActor(options.policy),
@@ -294,6 +295,11 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
       ),
       { defaultValue: undefined },
     );
+  } catch (cause) {
+    // Failed before any journal was written (a task generator that throws, say): no empty folder is left.
+    if (!existed && existsSync(options.out) && readdirSync(options.out).length === 0)
+      rmSync(options.out, { recursive: true });
+    throw cause;
   } finally {
     process.off("SIGINT", interrupted);
   }

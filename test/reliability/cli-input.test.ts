@@ -44,6 +44,12 @@ writeFileSync(
   `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};\nimport { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};\n\nexport default defineEnv({ ...lookupEnv, id: "Bad Id!" });\n`,
 );
 
+const impureTask = join(dir, "impure-task.ts");
+writeFileSync(
+  impureTask,
+  `import { lookup } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};\nimport { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};\n\nlet draws = 0;\nexport default defineEnv({ ...lookup, id: "impure", task: (seed) => ({ ...(lookup.task(seed) as object), draw: draws++ }) });\n`,
+);
+
 let stderr = "";
 let stdout = "";
 beforeEach(() => {
@@ -461,6 +467,16 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const damaged = await run(args(stopped, "--resume"));
     expect(damaged.code).toBe(2);
     expect(damaged.lines[0]).toMatch(/ep-r-3\.jsonl:2: parse: .*a stopped recording leaves only a cut last line/);
+  });
+
+  it("a task(seed) that is not a function of its seed: exit 1, the reason, and no empty --out left", async () => {
+    const out = join(dir, "impure-out");
+    const refused = await run(["record", "--env", impureTask, "--policy", "expert", "--episodes", "1", "--out", out]);
+    expect(refused.code).toBe(1);
+    expect(refused.lines.at(-1)).toMatch(
+      /^error: environment impure: task\("0:task0"\) gave two different tasks for one seed \(.*"draw":0.*, then .*"draw":1.*\): a task must be a pure function of its seed/,
+    );
+    expect(existsSync(out)).toBe(false);
   });
 
   it("recording twice into the same folder names the clash", async () => {
