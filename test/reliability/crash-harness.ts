@@ -143,10 +143,19 @@ const listJournals = (dir: string): string[] =>
 const cli = (args: readonly string[]) =>
   spawnSync(process.execPath, ["bin/agent-r1.js", ...args], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
 
-type Kind = "complete" | "prefix" | "torn" | "empty";
+/** `unterminated`: whole events, the last cut just before its newline (a power loss can leave that): read, and repair adds the newline. */
+type Kind = "complete" | "prefix" | "unterminated" | "torn" | "empty";
 
 const kindOf = (bytes: Buffer, ref: Buffer): Kind =>
-  bytes.length === ref.length ? "complete" : bytes.length === 0 ? "empty" : bytes.at(-1) === 10 ? "prefix" : "torn";
+  bytes.length === ref.length
+    ? "complete"
+    : bytes.length === 0
+      ? "empty"
+      : bytes.at(-1) === 10
+        ? "prefix"
+        : ref[bytes.length] === 10 && bytes.at(-1) !== 0
+          ? "unterminated"
+          : "torn";
 
 /** Trailing NUL bytes dropped (what a file system leaves in blocks it allocated but never wrote). */
 const withoutNuls = (bytes: Buffer): Buffer => {
@@ -250,6 +259,10 @@ export const runTrial = async (trial: CrashTrial, root: string): Promise<TrialOu
       expect(events.length).toBe(newlines(bytes));
       expect(events.at(-1)?.type === "episode.ended").toBe(kind === "complete");
       eventsOnDisk += events.length;
+    } else if (kind === "unterminated") {
+      const events = await readJournalFile(file);
+      expect(events.length).toBe(newlines(bytes) + 1);
+      eventsOnDisk += events.length;
     } else {
       const error = await readJournalFile(file).then(
         () => undefined,
@@ -274,7 +287,8 @@ export const runTrial = async (trial: CrashTrial, root: string): Promise<TrialOu
   let repaired = 0;
   if (trial.repairVia === "cli") {
     const run = cli(["replay", out, "--repair", "--quiet"]);
-    const lines = run.stderr.split("\n").filter((l) => l.startsWith("repaired "));
+    // A file mended says "repaired ..."; one left with no whole event (empty, or torn on its first line), "removed ...".
+    const lines = run.stderr.split("\n").filter((l) => l.startsWith("repaired ") || l.startsWith("removed /"));
     repaired = lines.length;
     if (names.length > 0) expect(run.status, `${where}: replay --repair: ${run.stderr}`).toBe(0);
     expect(run.stderr).not.toMatch(/^FAIL/m);
@@ -285,7 +299,7 @@ export const runTrial = async (trial: CrashTrial, root: string): Promise<TrialOu
       if (verdict.repaired) repaired += 1;
     }
   }
-  expect(repaired, `${where}: repaired files`).toBe(count("torn") + count("empty"));
+  expect(repaired, `${where}: repaired files`).toBe(count("torn") + count("empty") + count("unterminated"));
   let removed = 0;
   for (const [name, bytes] of before) {
     const file = join(out, name);
@@ -297,7 +311,11 @@ export const runTrial = async (trial: CrashTrial, root: string): Promise<TrialOu
       continue;
     }
     const after = readFileSync(file);
-    expect(after.equals(bytes.subarray(0, kind === "torn" ? lastLine : bytes.length)), `${where}: ${name}`).toBe(true);
+    const expected =
+      kind === "unterminated"
+        ? Buffer.concat([bytes, Buffer.from("\n")])
+        : bytes.subarray(0, kind === "torn" ? lastLine : bytes.length);
+    expect(after.equals(expected), `${where}: ${name}`).toBe(true);
     expect((await readJournalFile(file)).length).toBe(newlines(after));
   }
 
@@ -309,7 +327,11 @@ export const runTrial = async (trial: CrashTrial, root: string): Promise<TrialOu
       if (verdict.ok) passed += 1;
       else expect(verdict.problem, where).toMatch(/has no episode\.ended/);
     }
-    expect(passed, `${where}: verified`).toBe(count("complete"));
+    // An unterminated journal whose last event is its episode.ended is whole once repair added the newline.
+    const endedUnterminated = [...kinds]
+      .filter(([, kind]) => kind === "unterminated")
+      .filter(([name]) => readFileSync(join(out, name)).includes('"type":"episode.ended"')).length;
+    expect(passed, `${where}: verified`).toBe(count("complete") + endedUnterminated);
   }
   // 5. record --resume completes the recording: every journal then equals the uninterrupted reference.
   const env = await envOfTrial(trial);

@@ -20,6 +20,8 @@ describe("crash safety: record killed with SIGKILL at random moments", () => {
       bulkyEvery: 5,
       cliRepairEvery: 4,
       powerLossEvery: 2,
+      // Long enough that most kills land mid-run: at 300, 39 of 60 did (recording got faster than the delays).
+      episodes: 1000,
     });
     const outcomes: TrialOutcome[] = [];
     for (let i = 0; i < trials.length; i += AT_ONCE)
