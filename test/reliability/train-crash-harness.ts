@@ -385,16 +385,25 @@ export const runTrainTrial = async (trial: TrainTrial, root: string): Promise<Tr
   expect(first.acknowledged, `${where}: updates reported done`).toBeLessThanOrEqual(reports[0].updatesLogged);
   const redone = (report: KillReport) => report.updatesLogged - (report.latest ?? 0);
 
+  /**
+   * `--resume`, or a fresh start where the kill came before the run wrote its config.json (train --resume
+   * refuses a folder with no run in it and says to drop --resume, as a user then does).
+   */
+  const again = () => {
+    if (existsSync(join(out, "config.json"))) return [...args, "--resume"];
+    rmSync(out, { recursive: true, force: true });
+    return args;
+  };
   let resumes = 0;
   if (trial.secondKillMs !== null) {
     updatesRedone += redone(reports.at(-1)!);
-    const second = await killRun([...args, "--resume"], out, { from: "resumed", ms: trial.secondKillMs }, where);
+    const second = await killRun(again(), out, { from: "resumed", ms: trial.secondKillMs }, where);
     resumes += 1;
     if (second.midRun) killsMidRun += 1;
     reports.push(await inspectAfterKill(out, ref, trial, `${where} (second kill)`));
   }
   updatesRedone += redone(reports.at(-1)!);
-  await runToEnd([...args, "--resume"], `${where} (resume)`);
+  await runToEnd(again(), `${where} (resume)`);
   resumes += 1;
 
   // The finished run is the uninterrupted one: every update once, identical files.
