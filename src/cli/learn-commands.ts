@@ -763,7 +763,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       out(
         `cloned ${result.episodes} episodes (${result.tokens} action tokens seen), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
       );
-
+      // A checkpoint does not record how it was cloned, and free decoding scores such a clone far lower.
+      if (constrained)
+        process.stderr.write(
+          `sft: cloned under the legal actions' masks: give --constrained to train --init and eval of ${opts.out} (the checkpoint does not record it)\n`,
+        );
       setExit(0);
     });
 

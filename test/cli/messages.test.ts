@@ -294,6 +294,9 @@ describe("training from --init follows the constrained decoding the checkpoint's
     expect(lines()).toContain(
       `sft: --constrained, as --init's run was trained (${join(first, "config.json")}; --no-constrained clones freely)`,
     );
+    expect(lines()).toContain(
+      `sft: cloned under the legal actions' masks: give --constrained to train --init and eval of ${clone} (the checkpoint does not record it)`,
+    );
 
     // A clone carries no run config: what it was trained with is unknown, and lookup declares legal actions.
     output.clear();
