@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { runTrain } from "../../src/cli/learn-commands.ts";
 import { progress } from "../../src/cli/progress.ts";
+import { canonicalJson } from "../../src/kernel/canonical.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
 import { policyFromModel, readLatest } from "../../src/learn/trainer.ts";
 import { lineChartSvg, readRunMetrics } from "../../src/observe/plot.ts";
@@ -432,12 +433,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   // expert's, and a --report that changes nothing leaves the committed record as it is.
   const plan = pagePlanOf();
   const saved = readPagePlan(docs);
-  if (
-    !saved ||
-    planDifferences({ demonstrator: "expert", ...saved }, plan).length > 0 ||
-    Object.keys(plan).some((key) => !(key in saved) && key !== "demonstrator")
-  )
-    writePagePlan(docs, plan);
+  if (!saved || canonicalJson({ demonstrator: "expert", ...saved }) !== canonicalJson(plan)) writePagePlan(docs, plan);
   const baselines = readBaselinesRecord(docs);
   // Rows whose numbers were imported (their run folders gone) are marked, with where the numbers came from.
   const sources = [...new Set([...finished.map((f) => f.source), baselines?.source].filter((s) => s !== undefined))];

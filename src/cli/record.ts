@@ -8,13 +8,12 @@ import { episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
 import { JournalError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
-import { splitSeed } from "../kernel/prng.ts";
 import { isRunFolder } from "../observe/journals.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
-import { rollout } from "../runtime/rollout.ts";
+import { rollout, taskSeedOf } from "../runtime/rollout.ts";
 import { progress } from "./progress.ts";
 
 export interface RecordOptions {
@@ -83,9 +82,9 @@ const enclosingRun = (out: string): string | undefined => {
   return undefined;
 };
 
-const journaledEpisodes = (options: RecordOptions, journal: JsonlJournal): { id: string; index: number }[] => {
+const journaledEpisodes = (seed: string, journal: JsonlJournal): { id: string; index: number }[] => {
   // Episode i of seed S is `${episodeIdOf(`${S}:`)}${i}`.
-  const prefix = episodeIdOf(`${options.seed}:`);
+  const prefix = episodeIdOf(`${seed}:`);
   const suffix = basename(journal.fileOf(prefix)).slice(prefix.length);
   const folder = dirname(journal.fileOf(prefix));
   return (existsSync(folder) ? readdirSync(folder) : [])
@@ -93,7 +92,6 @@ const journaledEpisodes = (options: RecordOptions, journal: JsonlJournal): { id:
     .map((name) => name.slice(0, name.length - suffix.length))
     .filter((id) => /^(0|[1-9]\d*)$/.test(id.slice(prefix.length)))
     .map((id) => ({ id, index: Number(id.slice(prefix.length)) }))
-    .filter(({ index }) => index < options.episodes)
     .sort((a, b) => a.index - b.index);
 };
 
@@ -144,7 +142,7 @@ const resumeRecording = async (
     }
     const started = read[0];
     if (started?.type === "episode.started") {
-      const taskSeed = splitSeed(options.seed, `task${Math.floor(index / groupSize)}`);
+      const taskSeed = taskSeedOf(options.seed, index, groupSize);
       const differs =
         started.env.id !== options.env.id || started.env.version !== options.env.version
           ? `environment ${started.env.id} v${started.env.version}, not ${options.env.id} v${options.env.version}`
@@ -200,7 +198,9 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
     throw new UsageError({ detail: `--out ${options.out} is a file, not a folder` });
   const existed = existsSync(options.out);
   const journal = new JsonlJournal(options.out, options.durability);
-  const taken = journaledEpisodes(options, journal);
+  // One listing of the folder: the journals of this seed's first --episodes, and those past it.
+  const journaled = journaledEpisodes(options.seed, journal);
+  const taken = journaled.filter(({ index }) => index < options.episodes);
   // Refused before any episode runs, not at the first one reached (which would leave a partial recording).
   if (taken.length > 0 && !options.resume)
     throw new UsageError({
@@ -221,9 +221,7 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   }
   const resumed = options.resume ? await resumeRecording(options, journal, taken) : undefined;
   // Journals of this seed past --episodes (a recording resumed with fewer): left as they are, and said.
-  const later = resumed
-    ? journaledEpisodes({ ...options, episodes: Number.MAX_SAFE_INTEGER }, journal).length - taken.length
-    : 0;
+  const later = journaled.length - taken.length;
   if (resumed && !options.quiet)
     process.stderr.write(
       `record --resume: ${resumed.kept.size} of ${options.episodes} episodes are journaled already and kept` +

@@ -55,6 +55,10 @@ export interface Rollout {
   readonly events: Observable<EpisodeEvent>;
 }
 
+/** The seed episode `index`'s task is drawn from: its group's (groups of `groupSize` consecutive episodes share a task). */
+export const taskSeedOf = (seed: string, index: number, groupSize: number): string =>
+  splitSeed(seed, `task${Math.floor(index / groupSize)}`);
+
 /** Groups whose task is drawn twice, to catch a task that is not a function of its seed. */
 const TASK_PURITY_CHECKS = 8;
 const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}...` : text);
@@ -82,7 +86,7 @@ export const rollout = (options: RolloutOptions): Rollout => {
   /** Episode `index` of the run: its task drawn and checked, then the episode itself. */
   const episodeAt = (index: number): Observable<EpisodeRecord> => {
     const group = Math.floor(index / groupSize);
-    const taskSeed = splitSeed(options.seed, `task${group}`);
+    const taskSeed = taskSeedOf(options.seed, index, groupSize);
     let task: Json;
     try {
       task = options.task ? options.task(group, taskSeed) : options.env.task(taskSeed);
@@ -105,13 +109,14 @@ export const rollout = (options: RolloutOptions): Rollout => {
     // tasks are drawn twice and compared (a task drawn with Math.random or the clock differs).
     if (!options.task && index % groupSize === 0 && index - start < TASK_PURITY_CHECKS * groupSize) {
       // The first task is drawn three more times, so a short run (one episode) is checked too.
-      let again = canonicalJson(task);
-      for (let draw = 0; draw < (index === start ? 3 : 1) && again === canonicalJson(task); draw++)
+      const drawn = canonicalJson(task);
+      let again = drawn;
+      for (let draw = 0; draw < (index === start ? 3 : 1) && again === drawn; draw++)
         again = canonicalJson(options.env.task(taskSeed));
-      if (again !== canonicalJson(task))
+      if (again !== drawn)
         throw new EnvProtocolError({
           env: options.env.id,
-          detail: `task(${JSON.stringify(taskSeed)}) gave two different tasks for one seed (${clip(canonicalJson(task))}, then ${clip(again)}): a task must be a pure function of its seed (draw from an Rng seeded with it, not Math.random or the clock), or the same seed will not give the same episodes`,
+          detail: `task(${JSON.stringify(taskSeed)}) gave two different tasks for one seed (${clip(drawn)}, then ${clip(again)}): a task must be a pure function of its seed (draw from an Rng seeded with it, not Math.random or the clock), or the same seed will not give the same episodes`,
         });
     }
     return defer(() =>
