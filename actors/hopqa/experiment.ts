@@ -576,7 +576,12 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
       await initBackend("auto", { log: () => {} });
       const loaded = await loadCheckpoint(join(root, best.spec.name, "checkpoints", latest.dir));
       rmSync(target, { recursive: true, force: true });
-      await saveCheckpoint(target, { model: loaded.model, tokenizer: loaded.tokenizer, version: loaded.version });
+      await saveCheckpoint(target, {
+        model: loaded.model,
+        tokenizer: loaded.tokenizer,
+        version: loaded.version,
+        ...(loaded.constrained === undefined ? {} : { constrained: loaded.constrained }),
+      });
       loaded.model.dispose();
       writeBestCheckpoint(docs, { run: best.spec.name, checkpoint: latest.dir });
       lines.push("");

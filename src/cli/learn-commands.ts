@@ -28,7 +28,7 @@ import {
 import { warmStartCheckpoint } from "../learn/warm-start.ts";
 import { averageCheckpoints } from "../policy/average.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
-import { checkpointTarget, saveCheckpoint } from "../policy/checkpoint.ts";
+import { checkpointTarget, saveCheckpoint, savedConstrained } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
@@ -235,23 +235,40 @@ const tokenizerEnv = (checkpoint: string): string | undefined => {
 };
 
 /**
- * Constrained decoding unless told: as the run was trained (its config.json), and said. A checkpoint
- * trained under the legal actions scores far lower without them, so decoding freely where the
- * environment declares them, with nothing known of the run, gets a note.
+ * How a checkpoint was trained or cloned, as recorded: its run's config.json, else its own manifest (sft
+ * and average write it there). Undefined when neither says.
+ */
+const recordedDecoding = (
+  run: ReturnType<typeof runConfigEnv>,
+  checkpoint: string,
+): { readonly constrained: boolean; readonly where: string; readonly fromRun: boolean } | undefined => {
+  if (run?.constrained !== undefined) return { constrained: run.constrained, where: run.file, fromRun: true };
+  const saved = savedConstrained(checkpoint);
+  return saved === undefined
+    ? undefined
+    : { constrained: saved, where: join(checkpoint, "manifest.json"), fromRun: false };
+};
+
+/**
+ * Constrained decoding unless told: as the checkpoint was trained (its run's config.json, or its manifest),
+ * and said. A checkpoint trained under the legal actions scores far lower without them, so decoding freely
+ * where the environment declares them, with nothing recorded of the checkpoint, gets a note.
  */
 const evalConstrained = (
   given: boolean | undefined,
   run: ReturnType<typeof runConfigEnv>,
+  checkpoint: string,
   env: EnvDefinition,
 ): boolean => {
   if (given !== undefined) return given;
-  if (run?.constrained) {
+  const recorded = recordedDecoding(run, checkpoint);
+  if (recorded?.constrained) {
     process.stderr.write(
-      `eval: --constrained, as the run was trained (${run.file}; --no-constrained decodes freely)\n`,
+      `eval: --constrained, as the ${recorded.fromRun ? "run was trained" : "checkpoint was trained or cloned"} (${recorded.where}; --no-constrained decodes freely)\n`,
     );
     return true;
   }
-  if (run?.constrained === undefined && env.legalActions)
+  if (recorded === undefined && env.legalActions)
     process.stderr.write(
       `note: decoding freely: ${env.id} declares legal actions, and a checkpoint trained with --constrained scores far lower without them; add --constrained to decode under them (as docs/results.md and npm start do), --no-constrained to silence this\n`,
     );
@@ -259,9 +276,10 @@ const evalConstrained = (
 };
 
 /**
- * Constrained decoding for training from `--init` unless told: as the checkpoint's run was trained (its
- * config.json), and said. A checkpoint trained under the legal actions writes few well-formed actions
- * without them, so its episodes are cut short and RL (or cloning) starts from a collapse.
+ * Constrained decoding for training from `--init` unless told: as the checkpoint was trained or cloned
+ * (its run's config.json, or its manifest), and said. A checkpoint trained under the legal actions writes
+ * few well-formed actions without them, so its episodes are cut short and RL (or cloning) starts from a
+ * collapse.
  */
 const initConstrained = (
   command: "train" | "sft",
@@ -270,13 +288,13 @@ const initConstrained = (
   env: EnvDefinition,
 ): { readonly constrained: boolean; readonly say?: string } => {
   if (given !== undefined || !init) return { constrained: !!given };
-  const run = runConfigEnv(init);
-  if (run?.constrained)
+  const recorded = recordedDecoding(runConfigEnv(init), init);
+  if (recorded?.constrained)
     return {
       constrained: true,
-      say: `${command}: --constrained, as --init's run was trained (${run.file}; --no-constrained ${command === "train" ? "samples" : "clones"} freely)`,
+      say: `${command}: --constrained, as --init${recorded.fromRun ? "'s run was trained" : " was trained or cloned"} (${recorded.where}; --no-constrained ${command === "train" ? "samples" : "clones"} freely)`,
     };
-  if (run?.constrained === undefined && env.legalActions)
+  if (recorded === undefined && env.legalActions)
     return {
       constrained: false,
       say: `note: ${command === "train" ? "sampling" : "cloning"} freely: ${env.id} declares legal actions, and a checkpoint trained or cloned with --constrained writes few well-formed actions without them; add --constrained to ${command === "train" ? "sample" : "clone"} under them (as npm start does), --no-constrained to silence this`,
@@ -763,11 +781,6 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       out(
         `cloned ${result.episodes} episodes (${result.tokens} action tokens seen), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
       );
-      // A checkpoint does not record how it was cloned, and free decoding scores such a clone far lower.
-      if (constrained)
-        process.stderr.write(
-          `sft: cloned under the legal actions' masks: give --constrained to train --init and eval of ${opts.out} (the checkpoint does not record it)\n`,
-        );
       setExit(0);
     });
 
@@ -887,7 +900,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
               });
         },
       );
-      const constrained = evalConstrained(opts.constrained, run, env);
+      const constrained = evalConstrained(opts.constrained, run, checkpoint, env);
       if (constrained) requireLegalActions(env);
       const config = { ...DEFAULT_TRAIN_CONFIG, constrained, maxNewTokens };
       if (opts.suite) {

@@ -333,6 +333,9 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
       },
       { optimizer },
     );
+  // A clone under the masks is decoded under them (train --init and eval follow the manifest); a free clone
+  // records nothing, since it may be decoded either way.
+  const clone = { model, tokenizer, version: 0, ...(options.constrained ? { constrained: true } : {}) };
   const rng = Rng.fromSeed(splitSeed(options.seed, "sft"));
   const losses: number[] = [];
   let tokens = 0;
@@ -367,9 +370,9 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     }
     tokens += count;
     losses.push(total / Math.max(1, count));
-    await options.onEpoch?.(epoch, losses.at(-1)!, (dir) => saveCheckpoint(dir, { model, tokenizer, version: 0 }));
+    await options.onEpoch?.(epoch, losses.at(-1)!, (dir) => saveCheckpoint(dir, clone));
   }
-  await saveCheckpoint(options.out, { model, tokenizer, version: 0 });
+  await saveCheckpoint(options.out, clone);
   optimizer.dispose();
   model.dispose();
   return { episodes: sequences.length, tokens, losses, longestAction: longest };

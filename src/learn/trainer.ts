@@ -581,7 +581,13 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       await metrics.close();
     }
     const state = await optimizer.state();
-    await saveCheckpoint(join(out, "checkpoints", dir), { model, tokenizer, version: v, optimizer: state });
+    await saveCheckpoint(join(out, "checkpoints", dir), {
+      model,
+      tokenizer,
+      version: v,
+      optimizer: state,
+      constrained: config.constrained,
+    });
     await writeLatestCheckpoint(join(out, "checkpoints"), { version: v, dir });
   };
 

@@ -18,8 +18,8 @@ export interface AveragedCheckpoint extends CheckpointContents {
 
 /**
  * Loads the checkpoints one at a time and averages their parameters (in float64, then rounded to float32).
- * A run folder stands for its latest checkpoint. The result has the first checkpoint's shape and tokenizer, the highest of their policy versions, and no
- * optimizer state. A checkpoint of another shape or tokenizer is a UsageError naming it and the difference;
+ * A run folder stands for its latest checkpoint. The result has the first checkpoint's shape and tokenizer, the highest of their policy versions, no
+ * optimizer state, and their decoding (`constrained`) when they all record the same one. A checkpoint of another shape or tokenizer is a UsageError naming it and the difference;
  * a damaged one is the loader's CheckpointError.
  */
 export const averageCheckpoints = async (given: readonly string[]): Promise<AveragedCheckpoint> => {
@@ -34,7 +34,9 @@ export const averageCheckpoints = async (given: readonly string[]): Promise<Aver
   const shape = canonicalJson(first.model.config);
   const sums = new Map<string, Float64Array>();
   const versions: number[] = [];
+  const decodings: (boolean | undefined)[] = [];
   const add = async (contents: CheckpointContents) => {
+    decodings.push(contents.constrained);
     for (const [name, variable] of contents.model.parameters) {
       const values = (await variable.data()) as Float32Array;
       const sum = sums.get(name) ?? new Float64Array(values.length);
@@ -79,5 +81,13 @@ export const averageCheckpoints = async (given: readonly string[]): Promise<Aver
       variable.assign(tf.tensor(mean, variable.shape));
     }
   });
-  return { model: first.model, tokenizer: first.tokenizer, version: Math.max(...versions), versions };
+  // The decoding the checkpoints were trained under, when they all record the same one.
+  const constrained = decodings.every((d) => d !== undefined && d === decodings[0]) ? decodings[0] : undefined;
+  return {
+    model: first.model,
+    tokenizer: first.tokenizer,
+    version: Math.max(...versions),
+    versions,
+    ...(constrained === undefined ? {} : { constrained }),
+  };
 };

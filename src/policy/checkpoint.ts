@@ -89,6 +89,11 @@ const Manifest = Schema.Struct({
   optimizer: Schema.NullOr(
     Schema.Struct({ kind: Schema.Literal("adamw"), step: NonNegativeInt, bytes: NonNegativeInt, sha256: Sha256 }),
   ),
+  /**
+   * Whether the weights were trained or cloned under the environment's legal actions (`--constrained`), so
+   * they should be decoded under them too; absent when unknown (checkpoints written before it was recorded).
+   */
+  constrained: Schema.optionalKey(Schema.Boolean),
   /** SHA-256 of the canonical JSON of every other field. */
   digest: Sha256,
 });
@@ -207,6 +212,12 @@ export interface CheckpointContents {
   readonly version: number;
   /** AdamW's state, when the checkpoint holds it (a training run's do; `sft`'s do not). */
   readonly optimizer?: OptimizerState;
+  /**
+   * Trained or cloned under the environment's legal actions (true), or trained freely (false), so decoded
+   * that way by default; absent when not known (a free clone, which may be decoded either way, or a
+   * checkpoint written before this was recorded).
+   */
+  readonly constrained?: boolean;
 }
 
 let saves = 0;
@@ -232,7 +243,7 @@ export const checkpointTarget = (folder: string): "new" | "checkpoint" => {
  * replaced; an existing folder that holds anything else is refused (UsageError), never deleted.
  */
 export const saveCheckpoint = async (folder: string, contents: CheckpointContents): Promise<void> => {
-  const { model, tokenizer, version, optimizer } = contents;
+  const { model, tokenizer, version, optimizer, constrained } = contents;
   if (!Number.isInteger(version) || version < 0) throw new RangeError(`policy version must be >= 0, got ${version}`);
   const target = path.resolve(folder);
   checkpointTarget(folder);
@@ -295,6 +306,7 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
       optimizer && moments
         ? { kind: "adamw", step: optimizer.step, bytes: moments.byteLength, sha256: sha256(moments) }
         : null,
+    ...(constrained === undefined ? {} : { constrained }),
   };
   const manifest: Manifest = { ...body, digest: manifestDigest(body) };
 
@@ -397,6 +409,7 @@ interface Layout {
   readonly configSha256: string;
   readonly tokenizerSha256: string;
   readonly optimizer: Manifest["optimizer"];
+  readonly constrained?: boolean;
 }
 
 const readManifest = async (file: string): Promise<Layout> => {
@@ -429,6 +442,7 @@ const readManifest = async (file: string): Promise<Layout> => {
     configSha256: manifest.files.config.sha256,
     tokenizerSha256: manifest.files.tokenizer.sha256,
     optimizer: manifest.optimizer,
+    ...(manifest.constrained === undefined ? {} : { constrained: manifest.constrained }),
   };
 };
 
@@ -567,7 +581,26 @@ export const loadCheckpoint = async (
           ),
         }
       : undefined;
-  return { model, tokenizer, version: layout.version, ...(optimizer ? { optimizer } : {}) };
+  return {
+    model,
+    tokenizer,
+    version: layout.version,
+    ...(optimizer ? { optimizer } : {}),
+    ...(layout.constrained === undefined ? {} : { constrained: layout.constrained }),
+  };
+};
+
+/**
+ * What a checkpoint's manifest says of its decoding (`constrained`), without loading or verifying it:
+ * undefined when it says nothing or cannot be read (loading says what is wrong with it).
+ */
+export const savedConstrained = (folder: string): boolean | undefined => {
+  try {
+    const manifest = JSON.parse(readFileSync(path.join(folder, FILES.manifest), "utf8")) as { constrained?: unknown };
+    return typeof manifest.constrained === "boolean" ? manifest.constrained : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 /** The manifest's tensors are exactly the model's parameters, with their shapes. */

@@ -255,8 +255,8 @@ describe("start refuses hopqa's flags with --env lookup", () => {
   });
 });
 
-describe("training from --init follows the constrained decoding the checkpoint's run was trained with", () => {
-  it("train and sft from a --constrained run decode constrained and say so; --no-constrained overrides; an unknown checkpoint gets a note", async () => {
+describe("training from --init follows the constrained decoding the checkpoint was trained or cloned with", () => {
+  it("train, sft, average and eval follow a --constrained run or clone and say so; --no-constrained overrides; an unknown checkpoint gets a note", async () => {
     const train = (out: string, ...extra: string[]) =>
       main([
         ...["train", "--env", "lookup", "--steps", "1", "--tasks", "2", "--group-size", "2"],
@@ -294,16 +294,45 @@ describe("training from --init follows the constrained decoding the checkpoint's
     expect(lines()).toContain(
       `sft: --constrained, as --init's run was trained (${join(first, "config.json")}; --no-constrained clones freely)`,
     );
-    expect(lines()).toContain(
-      `sft: cloned under the legal actions' masks: give --constrained to train --init and eval of ${clone} (the checkpoint does not record it)`,
-    );
 
-    // A clone carries no run config: what it was trained with is unknown, and lookup declares legal actions.
+    // The clone records its decoding in its manifest: training and evaluating it follow that.
     output.clear();
     expect(await train(join(dir, "from-clone"), "--init", clone, "--eval-episodes", "0")).toBe(0);
-    expect(lines().join("\n")).toMatch(
-      /^note: sampling freely: lookup declares legal actions, .* add --constrained to sample under them .*--no-constrained to silence this$/m,
+    expect(lines()).toContain(
+      `train: --constrained, as --init was trained or cloned (${join(clone, "manifest.json")}; --no-constrained samples freely)`,
     );
+    expect(saved(join(dir, "from-clone"))).toBe(true);
+    output.clear();
+    expect(await main(["eval", "--env", "lookup", "--checkpoint", clone, "--episodes", "1"])).toBe(0);
+    expect(lines()).toContain(
+      `eval: --constrained, as the checkpoint was trained or cloned (${join(clone, "manifest.json")}; --no-constrained decodes freely)`,
+    );
+
+    // An average of checkpoints trained alike records it too; one of mixed decodings records nothing.
+    const averaged = join(dir, "averaged");
+    expect(await main(["average", clone, init, "--out", averaged])).toBe(0);
+    output.clear();
+    expect(await main(["eval", "--env", "lookup", "--checkpoint", averaged, "--episodes", "1"])).toBe(0);
+    expect(lines()).toContain(
+      `eval: --constrained, as the checkpoint was trained or cloned (${join(averaged, "manifest.json")}; --no-constrained decodes freely)`,
+    );
+    const mixed = join(dir, "mixed");
+    expect(await main(["average", clone, join(free, "checkpoints", "v00001"), "--out", mixed])).toBe(0);
+
+    // A free clone, or a mixed average, records nothing: lookup declares legal actions, so a note.
+    const freeClone = join(dir, "free-clone");
+    expect(
+      await main(["sft", "--env", "lookup", "--data", data, "--epochs", "1", "--no-constrained", "--out", freeClone]),
+    ).toBe(0);
+    for (const unknown of [freeClone, mixed]) {
+      output.clear();
+      expect(
+        await train(join(dir, `from-${unknown.split("/").at(-1)}`), "--init", unknown, "--eval-episodes", "0"),
+      ).toBe(0);
+      expect(lines().join("\n")).toMatch(
+        /^note: sampling freely: lookup declares legal actions, .* add --constrained to sample under them .*--no-constrained to silence this$/m,
+      );
+    }
   }, 120_000);
 });
 

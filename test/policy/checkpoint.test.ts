@@ -11,6 +11,7 @@ import {
   manifestDigest,
   readLatestCheckpoint,
   saveCheckpoint,
+  savedConstrained,
 } from "../../src/policy/checkpoint.ts";
 import { Gpt } from "../../src/policy/gpt.ts";
 
@@ -75,6 +76,31 @@ describe("checkpoints", () => {
     const written = JSON.parse(await readFile(path.join(folder, "plain", "config.json"), "utf8"));
     expect(Object.keys(written)).not.toContain("copy");
     expect(Object.keys(written)).not.toContain("positions");
+  });
+
+  it("record the decoding they were trained under when told, under the manifest's digest", async () => {
+    for (const constrained of [true, false]) {
+      const dir = path.join(folder, `decoding-${constrained}`);
+      await saveCheckpoint(dir, { model, tokenizer, version: 2, constrained });
+      expect(savedConstrained(dir)).toBe(constrained);
+      const loaded = await loadCheckpoint(dir);
+      expect(loaded.constrained).toBe(constrained);
+      loaded.model.dispose();
+    }
+    // Not told: the manifest has no such key, and a load says nothing of it.
+    const plain = path.join(folder, "decoding-unknown");
+    await saveCheckpoint(plain, { model, tokenizer, version: 2 });
+    expect(Object.keys(JSON.parse(await readFile(path.join(plain, "manifest.json"), "utf8")))).not.toContain(
+      "constrained",
+    );
+    expect(savedConstrained(plain)).toBeUndefined();
+    expect(savedConstrained(path.join(folder, "no-such-checkpoint"))).toBeUndefined();
+    // Flipped by hand, the manifest no longer matches its digest.
+    const edited = await damaged("decoding-edited", async (d) => {
+      const manifest = JSON.parse(await readFile(path.join(d, "manifest.json"), "utf8"));
+      await writeFile(path.join(d, "manifest.json"), JSON.stringify({ ...manifest, constrained: true }));
+    });
+    expect((await refusal(edited)).problem).toBe("checksum");
   });
 
   it("refuses flipped bits in the weights", async () => {
