@@ -557,15 +557,7 @@ const explore = (caller: string, env: EnvDefinition, options: CoverageOptions): 
     { state: ProtocolSnapshot; transitions: Record<string, { event: ExplorationEvent; state: ProtocolSnapshot }> }
   >;
   const keys = [...found.keys()];
-  const pathSteps = new Map<string, PathStep[]>();
-  for (const [key, { state, event, parent }] of found)
-    pathSteps.set(
-      key,
-      parent === undefined
-        ? [{ state, event: { type: "xstate.init" } }]
-        : [...pathSteps.get(parent)!, { state, event: event! }],
-    );
-  const paths = keys.map((key) => toCoveragePath(pathSteps.get(key)!, seed, task));
+  const paths = keys.map((key) => toCoveragePath(pathTo(key), seed, task));
   const pathOf = new Map(keys.map((key, i) => [key, paths[i]]));
   const problems: CoverageProblem[] = [];
   // One problem per kind and state node (for invalid ones, per what is wrong): the first path found is a
