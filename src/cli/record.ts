@@ -8,6 +8,7 @@ import { episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
 import { JournalError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
+import { splitSeed } from "../kernel/prng.ts";
 import { isRunFolder } from "../observe/journals.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -95,6 +96,26 @@ const journaledEpisodes = (seed: string, journal: JsonlJournal): { id: string; i
     .sort((a, b) => a.index - b.index);
 };
 
+/**
+ * ", recorded with --seed X" when a journal that has this recording's name was recorded with another seed
+ * (journal names keep letters, digits, '.', '_' and '-' of the seed: "a:b" and "a-b" give one name).
+ */
+const otherSeed = async (file: string, seed: string, index: number): Promise<string> => {
+  try {
+    for await (const started of streamJournalFile(file)) {
+      const suffix = `:${index}`;
+      return started.type === "episode.started" &&
+        started.seed !== splitSeed(seed, index) &&
+        started.seed.endsWith(suffix)
+        ? `, recorded with --seed ${JSON.stringify(started.seed.slice(0, -suffix.length))}, which gives the same journal names`
+        : "";
+    }
+  } catch {
+    // unreadable or damaged: the message stands without it
+  }
+  return "";
+};
+
 /** What a resumed recording found: the ended episodes it keeps (and counts in its summary), and what it removed. */
 interface Resumed {
   readonly kept: Set<number>;
@@ -146,11 +167,13 @@ const resumeRecording = async (
       const differs =
         started.env.id !== options.env.id || started.env.version !== options.env.version
           ? `environment ${started.env.id} v${started.env.version}, not ${options.env.id} v${options.env.version}`
-          : started.policy.id !== policyId
-            ? `policy ${started.policy.id}, not ${policyId}`
-            : canonicalJson(started.task) !== canonicalJson(options.env.task(taskSeed))
-              ? "another task than this recording gives its episode (another --group-size, other environment options, or a task(seed) that is not a function of its seed?)"
-              : undefined;
+          : started.seed !== splitSeed(options.seed, index)
+            ? `the episode seed ${JSON.stringify(started.seed)}, not ${JSON.stringify(splitSeed(options.seed, index))} (seeds that differ only in characters other than letters, digits, '.', '_' and '-' give one journal name)`
+            : started.policy.id !== policyId
+              ? `policy ${started.policy.id}, not ${policyId}`
+              : canonicalJson(started.task) !== canonicalJson(options.env.task(taskSeed))
+                ? "another task than this recording gives its episode (another --group-size, other environment options, or a task(seed) that is not a function of its seed?)"
+                : undefined;
       if (differs)
         throw new UsageError({
           detail: `--resume: ${file} was recorded with ${differs}: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out`,
@@ -209,8 +232,10 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
         `(${taken
           .slice(0, 3)
           .map((t) => t.id)
-          .join(", ")}${taken.length > 3 ? ", ..." : ""}); nothing was recorded: record into a new ` +
-        "folder, or use another --seed (episode i of seed S is ep-S-i); --resume records the rest of a stopped recording",
+          .join(
+            ", ",
+          )}${taken.length > 3 ? ", ..." : ""}${await otherSeed(journal.fileOf(taken[0].id), options.seed, taken[0].index)}); nothing was recorded: record into a new ` +
+        `folder, or use another --seed (episode i of seed ${options.seed} is ${episodeIdOf(`${options.seed}:`)}i); --resume records the rest of a stopped recording`,
     });
   if (options.resume && taken.length === 0) {
     const others = existsSync(options.out) ? readdirSync(options.out).filter((n) => n.endsWith(".jsonl")).length : 0;

@@ -87,15 +87,25 @@ export const requireLegalActions = (env: EnvDefinition): void => {
     });
 };
 
+const describeItem = (value: unknown): string => {
+  if (typeof value === "object" && value !== null) return Array.isArray(value) ? "an array" : "an object";
+  const text = typeof value === "string" ? JSON.stringify(value) : String(value);
+  return `${text.length > 60 ? `${text.slice(0, 60)}…` : text} (${typeof value})`;
+};
+
 /** The tree of the legal actions an environment declares for a state, or null when it declares none. */
 export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | null => {
-  const legal = env.legalActions?.(view);
+  const legal: unknown = env.legalActions?.(view);
   if (legal == null) return null;
-  if (legal.length === 0)
-    throw new RangeError(
-      // Numbered as the journal numbers turns: the first action is turn 0.
-      `environment ${env.id} declared no legal action for turn ${view.history.filter((t) => t.role === "action").length} (legalActions returned [])`,
+  // Numbered as the journal numbers turns: the first action is turn 0.
+  const turn = view.history.filter((t) => t.role === "action").length;
+  const bad = Array.isArray(legal) ? legal.findIndex((text) => typeof text !== "string") : -1;
+  if (!Array.isArray(legal) || bad >= 0)
+    throw new TypeError(
+      `environment ${env.id}: legalActions returned ${Array.isArray(legal) ? `a list whose item ${bad} is ${describeItem(legal[bad])}` : describeItem(legal)} for turn ${turn}; it must return the action texts (strings, e.g. formatCall(tool, args) or formatAnswer(text)), or null for no constraint`,
     );
+  if (legal.length === 0)
+    throw new RangeError(`environment ${env.id} declared no legal action for turn ${turn} (legalActions returned [])`);
   return new ActionTrie(legal.map((text) => actionTokens(env.tokenizer, text)));
 };
 

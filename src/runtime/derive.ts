@@ -16,6 +16,14 @@ const placed = (e: EnvEmitted): string => {
   return at ? ` (${e.type.slice(4)}() at ${at})` : "";
 };
 
+/** A value as the message shows it: text quoted with its type named (the string "0.5" is not the number). */
+const shown = (value: unknown): string => {
+  if (typeof value === "string")
+    return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (a string)`;
+  if (typeof value === "object" && value !== null) return Array.isArray(value) ? "an array" : "an object";
+  return String(value);
+};
+
 /**
  * Whether the machine is waiting for a tool: one of its children is a tool invocation. A child stays
  * until the machine has taken its result (or stopped it), so this holds in the live actor and in the
@@ -64,9 +72,18 @@ export class EpisodeDerivation {
         return { type: "env.observed", turn: this.actions, text: e.text, tokens };
       }
       case "env.reward": {
+        if (e.kind !== "process" && e.kind !== "outcome")
+          throw new TypeError(
+            `${this.envId}: reward "${e.reason}" is of kind ${shown(e.kind)}; a reward's kind is "process" or "outcome"${placed(e)}`,
+          );
         if (typeof e.value !== "number" || !Number.isFinite(e.value))
           throw new TypeError(
-            `${this.envId}: reward "${e.reason}" has value ${e.value}; rewards must be finite numbers${placed(e)}`,
+            `${this.envId}: reward "${e.reason}" has value ${shown(e.value)}; rewards must be finite numbers${placed(e)}`,
+          );
+        // Each reward finite, their sum too: the journal records the return, and JSON has no Infinity.
+        if (!Number.isFinite(this.totalReturn + e.value))
+          throw new TypeError(
+            `${this.envId}: reward "${e.reason}" of ${e.value} takes the episode's return (${this.totalReturn} so far) past the largest number; rewards must sum to a finite return${placed(e)}`,
           );
         this.totalReturn += e.value;
         return {
@@ -78,11 +95,20 @@ export class EpisodeDerivation {
         };
       }
       case "env.end": {
+        if (
+          e.metrics !== undefined &&
+          (typeof e.metrics !== "object" || e.metrics === null || Array.isArray(e.metrics))
+        )
+          throw new TypeError(
+            `${this.envId}: end()'s metrics are ${shown(e.metrics)}; give an object of finite numbers, e.g. end("answered", { success: 1 })${placed(e)}`,
+          );
         const metrics: Record<string, number> = {};
         for (const [k, v] of Object.entries(e.metrics ?? {}))
           if (typeof v === "number" && Number.isFinite(v)) metrics[k] = v;
           else
-            throw new TypeError(`${this.envId}: end() metric ${k} is ${v}; metrics must be finite numbers${placed(e)}`);
+            throw new TypeError(
+              `${this.envId}: end() metric ${k} is ${shown(v)}; metrics must be finite numbers${placed(e)}`,
+            );
         this.ending ??= { reason: String(e.reason), metrics };
         return undefined;
       }

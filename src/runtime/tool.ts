@@ -8,6 +8,7 @@
 import { Result, Schema } from "effect";
 import type { Json } from "effect/Schema";
 import { notPlainJson } from "../kernel/canonical.ts";
+import { allKeys, didYouMean, firstUnknownKey } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 
 export interface ToolContext {
@@ -104,7 +105,73 @@ const positive = (name: string, value: number, integer: boolean) => {
     throw new RangeError(`${name} must be a positive ${integer ? "integer" : "number"}, got ${value}`);
 };
 
+/** The keys of ToolSpec. */
+const TOOL_FIELDS = allKeys<ToolSpec<Schema.Top>>()([
+  "name",
+  "description",
+  "parameters",
+  "execute",
+  "timeoutMs",
+  "maxResultChars",
+]);
+
+/** A name a model can write as a tag, `<name>...</name>` (the action format reads nothing else). */
+const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Schemas no JSON object decodes as: a tool with such parameters could never be called. */
+const NOT_AN_OBJECT = new Set([
+  "String",
+  "Number",
+  "Boolean",
+  "BigInt",
+  "Symbol",
+  "UniqueSymbol",
+  "Literal",
+  "TemplateLiteral",
+  "Enum",
+  "Arrays",
+  "Null",
+  "Undefined",
+  "Void",
+  "Never",
+]);
+
+/**
+ * Refuses a tool a model could never call, or whose options would be ignored, naming what is wrong: a
+ * name that is not a tag (or is `answer`, which the action format reads as the final answer), parameters
+ * that no JSON object decodes as (the arguments are a JSON object, or one string field's text), a missing
+ * execute, an unknown field (a misspelt `timeout`).
+ */
+const checkToolSpec = (spec: ToolSpec<Schema.Top>): void => {
+  if (typeof spec !== "object" || spec === null)
+    throw new TypeError("defineTool takes one object: { name, description, parameters, execute }");
+  const name = (spec as { name?: unknown }).name;
+  if (typeof name !== "string" || !TOOL_NAME.test(name))
+    throw new TypeError(
+      `defineTool: name ${JSON.stringify(name) ?? String(name)} cannot be called: a model calls a tool as <name>...</name>, so its name is letters, digits and _ (not first a digit), e.g. "search" or "get_weather"`,
+    );
+  if (name === "answer")
+    throw new TypeError(
+      'defineTool: a tool cannot be named "answer": <answer>...</answer> is the final answer in the action format; name it e.g. "submit"',
+    );
+  const unknown = firstUnknownKey(spec, TOOL_FIELDS);
+  if (unknown)
+    throw new TypeError(
+      `tool ${name}: unknown field \`${unknown.key}\`${didYouMean(unknown.meant)}; a tool has ${TOOL_FIELDS.join(", ")}`,
+    );
+  if (typeof spec.execute !== "function")
+    throw new TypeError(
+      `tool ${name}: execute must be a function (args, { signal }) => result, got ${spec.execute === undefined ? "none" : typeof spec.execute}`,
+    );
+  const parameters = spec.parameters as unknown as { ast?: { _tag?: unknown } } | undefined;
+  if (!Schema.isSchema(parameters) || NOT_AN_OBJECT.has(String(parameters.ast?._tag)))
+    throw new TypeError(
+      `tool ${name}: parameters must be a Schema.Struct of the arguments (e.g. Schema.Struct({ query: Schema.String })), got ${Schema.isSchema(parameters) ? `a schema of no object (${String(parameters.ast?._tag)})` : parameters === undefined ? "none" : typeof parameters}: a model writes a tool's arguments as a JSON object, or as the text of its one string field`,
+    );
+};
+
 export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => {
+  checkToolSpec(spec as unknown as ToolSpec<Schema.Top>);
   const timeoutMs = spec.timeoutMs ?? 10_000;
   const maxResultChars = spec.maxResultChars ?? 20_000;
   positive(`tool ${spec.name}: timeoutMs`, timeoutMs, false);

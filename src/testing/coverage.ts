@@ -190,7 +190,11 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
               problems.push(`the observation ${quote(emitted.text)} shows a missing value`);
             observation = typeof emitted.text === "string" ? emitted.text : undefined;
             awaiting = true;
-          } else if (emitted.type === "env.reward" && !Number.isFinite(emitted.value))
+          } else if (emitted.type === "env.reward" && emitted.kind !== "process" && emitted.kind !== "outcome")
+            problems.push(
+              `reward "${emitted.reason}" is of kind ${JSON.stringify(emitted.kind)}, not process or outcome`,
+            );
+          else if (emitted.type === "env.reward" && !Number.isFinite(emitted.value))
             problems.push(`reward "${emitted.reason}" is ${emitted.value}, not a finite number`);
           else if (emitted.type === "env.end") {
             for (const [name, value] of Object.entries(emitted.metrics ?? {}))

@@ -144,11 +144,22 @@ describe("constrained decoding", () => {
     await expect(tiny.act([request("long", "paris")])).rejects.toThrow(/takes 6 tokens, which leaves no room/);
   });
 
-  it("an environment that declares no legal action for a state is an error naming it", () => {
+  it("an environment that declares no legal action for a state, or not texts, is an error naming it", () => {
     const none = { ...toyEnv, legalActions: () => [] } as unknown as EnvDefinition;
     expect(() => legalTrie(none, request("x", "paris"))).toThrow(
       /toy declared no legal action for turn 0 \(legalActions returned \[\]\)/,
     );
+    for (const [legal, says] of [
+      [
+        [1, 2],
+        /toy: legalActions returned a list whose item 0 is 1 \(number\) for turn 0; it must return the action texts/,
+      ],
+      [["search paris", { text: "x" }], /a list whose item 1 is an object for turn 0/],
+      ["answer paris", /legalActions returned "answer paris" \(string\) for turn 0/],
+    ] as const) {
+      const wrong = { ...toyEnv, legalActions: () => legal } as unknown as EnvDefinition;
+      expect(() => legalTrie(wrong, request("x", "paris"))).toThrow(says);
+    }
     const unconstrained = { ...toyEnv, legalActions: () => null } as unknown as EnvDefinition;
     expect(constrainTo(unconstrained)(request("x", "paris"))).toBeNull();
   });

@@ -469,6 +469,26 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(damaged.lines[0]).toMatch(/ep-r-3\.jsonl:2: parse: .*a stopped recording leaves only a cut last line/);
   });
 
+  it("seeds that give the same journal names (a:b and a-b): the clash names the seed the journals were recorded with", async () => {
+    const args = (seed: string, ...extra: string[]) => [
+      ...["record", "--env", "lookup", "--policy", "expert", "--episodes", "2", "--seed", seed],
+      ...["--out", join(dir, "seed-names"), ...extra],
+    ];
+    expect(await main(args("a:b"))).toBe(0);
+    stderr = "";
+    const clash = await run(args("a-b"));
+    expect(clash.code).toBe(2);
+    expect(clash.lines[0]).toContain(
+      `already holds the journals of 2 of these 2 episodes (ep-a-b-0, ep-a-b-1, recorded with --seed "a:b", which gives the same journal names); nothing was recorded: record into a new folder, or use another --seed (episode i of seed a-b is ep-a-b-i)`,
+    );
+    stderr = "";
+    const resumed = await run(args("a-b", "--resume"));
+    expect(resumed.code).toBe(2);
+    expect(resumed.lines[0]).toMatch(
+      /--resume: \S+ep-a-b-0\.jsonl was recorded with the episode seed "a:b:0", not "a-b:0" \(seeds that differ only in characters other than/,
+    );
+  });
+
   it("a task(seed) that is not a function of its seed: exit 1, the reason, and no empty --out left", async () => {
     const out = join(dir, "impure-out");
     const refused = await run(["record", "--env", impureTask, "--policy", "expert", "--episodes", "1", "--out", out]);

@@ -21,6 +21,13 @@ const machine = setup({
           { guard: ({ event }) => event.text === "text", actions: observe(({ context }) => context.n as never) },
           { guard: ({ event }) => event.text === "reward", actions: reward("process", Number.NaN, "a bad sum") },
           { guard: ({ event }) => event.text === "metric", actions: end("done", { success: "yes" as never }) },
+          { guard: ({ event }) => event.text === "kind", actions: reward("proccess" as never, 1, "a typo") },
+          { guard: ({ event }) => event.text === "string", actions: reward("process", "0.5" as never, "as text") },
+          { guard: ({ event }) => event.text === "metrics", actions: end("done", 5 as never) },
+          {
+            guard: ({ event }) => event.text === "huge",
+            actions: [reward("process", 1e308, "big"), reward("process", 1e308, "bigger")],
+          },
           { actions: observe("again") },
         ],
       },
@@ -33,7 +40,7 @@ const env = defineEnv({
   description: "emits what the runtime refuses, on a word",
   machine,
   tools: {},
-  tokenizer: new WordTokenizer(["say", "a", "word", "again", "text", "reward", "metric"]),
+  tokenizer: new WordTokenizer(["say", "a", "word", "again", "text", "reward", "metric", "kind", "string", "huge"]),
   task: () => ({ q: "x" }),
 });
 
@@ -46,11 +53,32 @@ describe("an emitted value the runtime refuses", () => {
     ],
     [
       "metric",
-      /end\(\) metric success is yes; metrics must be finite numbers \(end\(\) at \S*emitted-errors\.test\.ts:23:\d+\)$/,
+      /end\(\) metric success is "yes" \(a string\); metrics must be finite numbers \(end\(\) at \S*emitted-errors\.test\.ts:23:\d+\)$/,
+    ],
+    [
+      "kind",
+      /reward "a typo" is of kind "proccess" \(a string\); a reward's kind is "process" or "outcome" \(reward\(\) at \S*emitted-errors\.test\.ts:24:\d+\)$/,
+    ],
+    [
+      "string",
+      /reward "as text" has value "0\.5" \(a string\); rewards must be finite numbers \(reward\(\) at \S*emitted-errors\.test\.ts:25:\d+\)$/,
+    ],
+    [
+      "metrics",
+      /end\(\)'s metrics are 5; give an object of finite numbers, e\.g\. end\("answered", \{ success: 1 \}\) \(end\(\) at \S*emitted-errors\.test\.ts:26:\d+\)$/,
+    ],
+    [
+      "huge",
+      /reward "bigger" of 1e\+308 takes the episode's return \(1e\+308 so far\) past the largest number; rewards must sum to a finite return \(reward\(\) at \S*emitted-errors\.test\.ts:29:\d+\)$/,
     ],
   ])("%s: the episode aborts naming the line where it was written", async (word, says) => {
-    const { record } = await playEpisode(env, { seed: "s", actions: [word] });
+    const { record, events } = await playEpisode(env, { seed: "s", actions: [word] });
     expect(record.reason).toMatch(/^aborted: /);
     expect(record.reason).toMatch(says);
+    // Nothing refused reaches the journal: its rewards are of a known kind and sum to its finite return.
+    const rewards = events.flatMap((e) => (e.type === "reward.assigned" ? [e] : []));
+    for (const r of rewards) expect(["process", "outcome"]).toContain(r.kind);
+    expect(Number.isFinite(record.return)).toBe(true);
+    expect(record.return).toBe(rewards.reduce((sum, r) => sum + r.value, 0));
   });
 });

@@ -155,6 +155,34 @@ describe("concurrent tool results", () => {
   });
 });
 
+describe("defineTool refuses a tool a model could never call", () => {
+  const spec = {
+    name: "search",
+    description: "d",
+    parameters: Schema.Struct({ query: Schema.String }),
+    execute: () => "found",
+  };
+  it.each([
+    [{ name: "answer" }, /a tool cannot be named "answer": <answer>\.\.\.<\/answer> is the final answer/],
+    [{ name: "my tool" }, /name "my tool" cannot be called: a model calls a tool as <name>\.\.\.<\/name>/],
+    [{ name: "2fast" }, /name "2fast" cannot be called/],
+    [
+      { parameters: Schema.String },
+      /tool search: parameters must be a Schema\.Struct .*got a schema of no object \(String\)/,
+    ],
+    [{ parameters: Schema.Array(Schema.String) }, /got a schema of no object \(Arrays\)/],
+    [{ timeout: 100 }, /tool search: unknown field `timeout` \(did you mean `timeoutMs`\?\)/],
+    [{ execute: undefined }, /tool search: execute must be a function .*got none/],
+  ])("%o", (change, says) => {
+    expect(() => defineTool({ ...spec, ...change } as never)).toThrow(says);
+  });
+  it("accepts names a model can write and object schemas of any shape", () => {
+    for (const name of ["get_weather", "_private", "Search2"]) expect(defineTool({ ...spec, name }).name).toBe(name);
+    const union = Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Number })]);
+    expect(defineTool({ ...spec, parameters: union }).name).toBe("search");
+  });
+});
+
 describe("defineEnv and scriptedPolicy name what a user left out", () => {
   it.each([
     ["machine", { machine: undefined }, /environment lookup: `machine` is not an XState machine/],
