@@ -368,6 +368,9 @@ const curveOf = (dir: string): Finished["curve"] =>
  * The finished runs of the plan: from this --out's run folders, else from their records under DOCS/run-records.
  * A record of another plan is refused (it would be reported as this plan's).
  */
+/** Seeds looked for past --seeds, to find runs a page of fewer seeds would drop. */
+const MAX_SEEDS = 50;
+
 export const finishedRuns = (root: string, docs: string, seeds: number): Finished[] => {
   const records = readRunRecords(docs);
   return runSpecs(seeds).flatMap((spec): Finished[] => {
@@ -595,9 +598,21 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     lines.push("");
     for (const file of curves) lines.push(`![${file}](${file})`);
   }
-  writeFileSync(join(docs, "results.md"), `${lines.join("\n")}\n`);
-  return { finished: finished.length, total: runSpecs(seeds).length };
+  // A page whose numbers, rows and notes are what it holds already is left as it is: its first lines say
+  // which command wrote it and when, and a --report (or a later sitting with nothing new) must not change that.
+  const page = join(docs, "results.md");
+  const text = `${lines.join("\n")}\n`;
+  const unchanged = existsSync(page) && withoutProvenance(readFileSync(page, "utf8")) === withoutProvenance(text);
+  if (!unchanged) writeFileSync(page, text);
+  return { finished: finished.length, total: runSpecs(seeds).length, unchanged };
 };
+
+/** A page without its lines that say how it was written (the command, the date, how to regenerate it). */
+const withoutProvenance = (page: string): string =>
+  page
+    .split("\n")
+    .filter((line) => !/^(Written by `|Regenerate everything with `|A pipeline check at toy sizes)/.test(line))
+    .join("\n");
 
 /** The issue's targets, checked against the finished runs (means over seeds). */
 const targetLines = (base: Scores, finished: readonly Finished[]): string[] => {
@@ -810,6 +825,23 @@ const main = async () => {
   checkRecipe(opts.out);
   checkPagePlan(opts.docs);
   const finished = finishedRuns(opts.out, opts.docs, opts.seeds);
+  // Runs of seeds past --seeds, finished or recorded: a page of fewer seeds would drop them from the table.
+  const beyond = finishedRuns(opts.out, opts.docs, MAX_SEEDS).length - finished.length;
+  if (beyond > 0)
+    throw new InvalidArgumentError(
+      `--seeds ${opts.seeds}: ${beyond} finished or recorded runs are of later seeds (${opts.out}, ${recordsDir(opts.docs)}), and ${join(opts.docs, "results.md")} would drop them; give --seeds to cover them, or another --out and --docs`,
+    );
+  const only = opts.only?.split(",").map((s) => s.trim());
+  const unknown = only?.filter((g) => !specs.some((s) => s.group === g)) ?? [];
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(
+      `unknown group(s) ${unknown.join(", ")}; known: ${[...new Set(specs.map((s) => s.group))].join(", ")}`,
+    );
+  if (opts.report && only)
+    throw new InvalidArgumentError("--only chooses runs to train; --report reports every finished run: leave one out");
+  // (Training checks the checkpoint itself, and its recipe, when it copies it.)
+  if (opts.report && opts.warmStart && !existsSync(join(opts.warmStart, "manifest.json")))
+    throw new InvalidArgumentError(`--warm-start ${opts.warmStart}: no checkpoint there (no manifest.json)`);
   if (opts.report && finished.length === 0)
     // Neither run folders nor records: an empty table must not replace the committed one.
     throw new InvalidArgumentError(
@@ -817,12 +849,6 @@ const main = async () => {
     );
   mkdirSync(opts.out, { recursive: true });
   if (!opts.report) {
-    const only = opts.only?.split(",").map((s) => s.trim());
-    const unknown = only?.filter((g) => !specs.some((s) => s.group === g)) ?? [];
-    if (unknown.length > 0)
-      throw new InvalidArgumentError(
-        `unknown group(s) ${unknown.join(", ")}; known: ${[...new Set(specs.map((s) => s.group))].join(", ")}`,
-      );
     await warmStart(opts.out, say, opts.warmStart);
     const todo = specs.filter(
       (s) => (!only || only.includes(s.group)) && !finished.some((f) => f.spec.name === s.name),
@@ -866,7 +892,9 @@ const main = async () => {
     bar.stop();
   }
   const report = await writeReport(opts.out, opts.seeds, opts.docs, command);
-  say(`${report.finished}/${report.total} runs finished; wrote ${join(opts.docs, "results.md")}`);
+  say(
+    `${report.finished}/${report.total} runs finished; ${report.unchanged ? `${join(opts.docs, "results.md")} already says this (left as it is)` : `wrote ${join(opts.docs, "results.md")}`}`,
+  );
 };
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("experiment.ts")) {

@@ -166,7 +166,7 @@ describe("npm run experiment", () => {
     const out = join(tempDir(), "runs");
     const docs = join(tempDir(), "docs");
     fakeRun(out, "grpo-s0", [0.8, 0.9, 0.1], 30);
-    fakeRun(out, "ppo-s1", [0.7, 0.6, 0.2], 40);
+    fakeRun(out, "ppo-s0", [0.7, 0.6, 0.2], 40);
     writeFileSync(
       join(out, "baselines.json"),
       JSON.stringify({
@@ -180,7 +180,7 @@ describe("npm run experiment", () => {
       "baselines.json",
       "grpo-s0.json",
       "plan.json",
-      "ppo-s1.json",
+      "ppo-s0.json",
     ]);
     const record = JSON.parse(readFileSync(join(docs, "run-records", "grpo-s0.json"), "utf8"));
     expect(record.plan).toEqual(LONG);
@@ -207,9 +207,30 @@ describe("npm run experiment", () => {
     const again = experiment("--long", "--only", "grpo", "--seeds", "1", "--out", out, "--docs", docs);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(
-      `0 run(s) to do, 2 at a time (finished runs are skipped: 1 recorded in ${join(docs, "run-records")})`,
+      `0 run(s) to do, 2 at a time (finished runs are skipped: 2 recorded in ${join(docs, "run-records")})`,
     );
     expect(existsSync(join(out, "grpo-s0"))).toBe(false);
+
+    // A --report with nothing new leaves the page as it is, though its command differs (the page names the
+    // command and the day it was written).
+    expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
+    const page = readFileSync(join(docs, "results.md"), "utf8");
+    const same = experiment("--long", "--report", "--jobs", "1", "--out", out, "--docs", docs);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toContain(`2/27 runs finished; ${join(docs, "results.md")} already says this (left as it is)`);
+    expect(readFileSync(join(docs, "results.md"), "utf8")).toBe(page);
+
+    // A run of a later seed is finished: a page of fewer --seeds would drop it, so that is refused.
+    fakeRun(out, "rloo-s2", [0.6, 0.6, 0.1], 35);
+    const fewer = experiment("--long", "--report", "--seeds", "1", "--out", out, "--docs", docs);
+    expect(fewer.code).toBe(2);
+    expect(fewer.stderr).toContain(
+      `--seeds 1: 1 finished or recorded runs are of later seeds (${out}, ${join(docs, "run-records")}), and ${join(docs, "results.md")} would drop them`,
+    );
+    expect(readFileSync(join(docs, "results.md"), "utf8")).toBe(page);
+    expect(experiment("--long", "--report", "--only", "grpo", "--out", out, "--docs", docs).stderr).toContain(
+      "--only chooses runs to train; --report reports every finished run",
+    );
   }, 120_000);
 
   it("marks imported records with their source, and refuses a record of another plan or a malformed one by file", () => {
