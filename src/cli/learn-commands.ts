@@ -17,6 +17,7 @@ import { sft } from "../learn/sft.ts";
 import {
   checkpointIn,
   checkpointsIn,
+  checkTokenizerOf,
   loadCheckpointFor,
   policyFromModel,
   readLatest,
@@ -634,6 +635,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         if (init && !existsSync(init)) throw new UsageError({ detail: `--init ${init}: no such checkpoint folder` });
         if (init) checkInitShape(init, modelOverrides(opts));
         const env = await loadEnv(opts.env);
+        if (init) checkTokenizerOf(env, init);
         const decoding = initConstrained("train", opts.constrained, init, env);
         const { constrained } = decoding;
         if (constrained) requireLegalActions(env);
@@ -675,6 +677,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         );
         // Said once the options are known good: bad input gets one line, the error.
         if (decoding.say) process.stderr.write(`${decoding.say}\n`);
+        const batch = config.tasksPerStep * config.groupSize;
+        if (config.minibatches > batch)
+          process.stderr.write(
+            `note: --minibatches ${config.minibatches} cuts a batch of ${batch} episodes (--tasks ${config.tasksPerStep} x --group-size ${config.groupSize}) into ${batch} minibatches of one episode: ${batch} gradient steps per epoch, not ${config.minibatches}\n`,
+          );
         const split = env.options?.split;
         if (typeof split === "string" && split !== "train")
           process.stderr.write(
@@ -753,6 +760,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       const init = opts.init ? resolveCheckpoint(opts.init, "--init") : undefined;
       if (init) checkInitShape(init, modelOverrides(opts));
       const env = await loadEnv(opts.env);
+      if (init) checkTokenizerOf(env, init);
       const decoding = initConstrained("sft", opts.constrained, init, env);
       const { constrained } = decoding;
       if (constrained) requireLegalActions(env);
@@ -800,6 +808,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         opts.last === undefined
           ? given.map((dir) => resolveCheckpoint(dir, "average:"))
           : given.flatMap((dir) => lastCheckpoints(dir, opts.last));
+      const twice = folders.find((folder, i) => folders.findIndex((f) => resolve(f) === resolve(folder)) !== i);
+      if (twice !== undefined)
+        throw new UsageError({
+          detail: `${twice} is given twice (as a checkpoint, or as a run folder's latest): an average counts each checkpoint once; give it once`,
+        });
       if (folders.some((folder) => resolve(folder) === resolve(opts.out)))
         throw new UsageError({
           detail: `--out ${opts.out} is one of the checkpoints to average; write the average to another folder`,
@@ -925,9 +938,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       });
       bar.stop();
       if (summary.aborted > 0 || summary.cutActions) process.stderr.write(`warning: ${describeEval(summary)}\n`);
-      if (env.options?.split === "train")
+      const trainedSplit = new URLSearchParams(run?.env.split("?")[1] ?? "").get("split") ?? "train";
+      if (env.options?.split === trainedSplit)
         process.stderr.write(
-          `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`,
+          trainedSplit === "train"
+            ? `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`
+            : `note: the run trained on split ${trainedSplit} (${run?.file}), so these questions are not held out\n`,
         );
       else if (env.id === "hopqa" && !options.has("world-seed") && !/\bworld-seed=|\bworlds=/.test(opts.env ?? ""))
         process.stderr.write(

@@ -297,6 +297,9 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
   return program;
 };
 
+/** Options of the built-in environments' variants (`--env "hopqa?split=test"`). */
+const ENV_OPTION_KEYS = ["split", "world-seed", "worlds", "top-k"];
+
 /** The two commander methods that report these errors (present on every Command, absent from its types). */
 interface CommanderReports {
   missingMandatoryOptionValue(option: Option): void;
@@ -310,6 +313,18 @@ interface CommanderReports {
  */
 const preferUnknownOption = (command: Command): void => {
   const reports = command as unknown as CommanderReports;
+  const unknownOption = reports.unknownOption.bind(command);
+  // An environment's own options (hopqa's split, worlds...) are flags on eval alone (a short form); other
+  // commands take them in --env, which commander's "Did you mean --strict?" would not say.
+  reports.unknownOption = (flag) => {
+    const key = flag.replace(/^--/, "");
+    if (ENV_OPTION_KEYS.includes(key) && command.options.some((o) => o.long === "--env"))
+      command.error(
+        `error: unknown option '${flag}': ${command.name()} takes an environment's options in --env, e.g. --env "hopqa?${key}=VALUE" (eval alone also has --split and --world-seed)`,
+        { exitCode: 2, code: "commander.unknownOption" },
+      );
+    unknownOption(flag);
+  };
   const missing = reports.missingMandatoryOptionValue.bind(command);
   reports.missingMandatoryOptionValue = (option) => {
     const unknown = command.args.find((arg) => /^--?[A-Za-z]/.test(arg));
@@ -351,13 +366,16 @@ const runEnv = async (path: string, required: boolean) => {
  * A damaged checkpoint of a run (`RUN/checkpoints/vNNNNN/...`): the run's other checkpoints, which may load,
  * and how to resume from one. Empty for a checkpoint outside a run.
  */
-const otherCheckpoints = (file: string): string => {
+const otherCheckpoints = (file: string, detail: string): string => {
   // A file of a checkpoint (RUN/checkpoints/v00003/weights.bin), or the run's checkpoints/latest.json itself.
   const checkpoint = basename(file) === "latest.json" ? file : dirname(file);
   const folder = dirname(checkpoint);
   if (basename(folder) !== "checkpoints") return "";
   const others = checkpointsIn(folder).filter((name) => name !== basename(checkpoint));
   if (others.length === 0) return "";
+  // latest.json naming a folder that is gone: its error lists them already, and how to point it at one.
+  if (detail.includes("the checkpoints there:"))
+    return `; or give one of them, e.g. ${join(folder, others.at(-1)!)}, as --checkpoint or --init`;
   const shown = others.length > 4 ? [...others.slice(0, 1), "...", ...others.slice(-3)] : others;
   return (
     `; the run's ${checkpoint === file ? "" : "other "}checkpoints: ${shown.join(", ")} (give one, e.g. ${join(folder, others.at(-1)!)}, as --checkpoint or --init; ` +
@@ -388,7 +406,9 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       cause instanceof JournalExistsError ||
       cause instanceof EnvMismatchError
     ) {
-      err(`error: ${cause.message}${cause instanceof CheckpointError ? otherCheckpoints(cause.file) : ""}`);
+      err(
+        `error: ${cause.message}${cause instanceof CheckpointError ? otherCheckpoints(cause.file, cause.detail) : ""}`,
+      );
       return 2;
     }
     // An episode that does not replay (an impure environment, say) is a failed check, as in `replay`, and an

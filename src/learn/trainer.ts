@@ -253,17 +253,37 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
 /** A checkpoint to start from; one written for another tokenizer is a UsageError naming both. */
 export const loadCheckpointFor = async (env: EnvDefinition, dir: string, options: { optimizer?: boolean } = {}) => {
   const loaded = await loadCheckpoint(dir, options);
-  if (loaded.tokenizer.id !== env.tokenizer.id) {
+  try {
+    checkTokenizerOf(env, dir, loaded.tokenizer.id);
+  } catch (error) {
     loaded.model.dispose();
-    const trained = trainedFor(dir);
-    throw new UsageError({
-      detail:
-        trained && trained.env !== env.id
-          ? `checkpoint ${dir} was trained on environment ${trained.env} (${trained.file}), not ${env.id}: its tokenizer is ${loaded.tokenizer.id}, ${env.id}'s is ${env.tokenizer.id}`
-          : `checkpoint ${dir} was made for another tokenizer (${loaded.tokenizer.id}) than environment ${env.id}'s (${env.tokenizer.id}): it belongs to another environment, or to an older version of this one`,
-    });
+    throw error;
   }
   return loaded;
+};
+
+/**
+ * A checkpoint of another environment's tokenizer is a UsageError naming both. With no id given, the one
+ * the checkpoint's tokenizer.json states (read without loading: a command says it before any work; a
+ * damaged file is left for the loader to name).
+ */
+export const checkTokenizerOf = (env: EnvDefinition, dir: string, id?: string): void => {
+  let found = id;
+  if (found === undefined)
+    try {
+      const stated = (JSON.parse(readFileSync(join(dir, "tokenizer.json"), "utf8")) as { id?: unknown }).id;
+      if (typeof stated === "string") found = stated;
+    } catch {
+      return;
+    }
+  if (found === undefined || found === env.tokenizer.id) return;
+  const trained = trainedFor(dir);
+  throw new UsageError({
+    detail:
+      trained && trained.env !== env.id
+        ? `checkpoint ${dir} was trained on environment ${trained.env} (${trained.file}), not ${env.id}: its tokenizer is ${found}, ${env.id}'s is ${env.tokenizer.id}`
+        : `checkpoint ${dir} was made for another tokenizer (${found}) than environment ${env.id}'s (${env.tokenizer.id}): it belongs to another environment, or to an older version of this one`,
+  });
 };
 
 /** The environment a run folder's checkpoint (RUN/checkpoints/vNNNNN) was trained on, from RUN/config.json. */
@@ -779,21 +799,20 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   policy.version = finalVersion;
   greedy.version = finalVersion;
   const after = !stopped && config.evalEpisodes > 0 ? await evaluateAs("after") : undefined;
+  // A resumed run evaluated its starting policy in an earlier sitting: that is its "before".
+  const earlier =
+    before ??
+    (existsSync(join(out, "eval.json"))
+      ? (JSON.parse(readFileSync(join(out, "eval.json"), "utf8")) as { before?: EvalSummary }).before
+      : undefined);
   if (after) {
     log(`after training: ${describeEval(after)}`);
-    const previous = existsSync(join(out, "eval.json"))
-      ? (JSON.parse(readFileSync(join(out, "eval.json"), "utf8")) as { before?: EvalSummary })
-      : {};
-    await writeJsonAtomically(join(out, "eval.json"), {
-      before: before ?? previous.before,
-      after,
-      version: finalVersion,
-    });
+    await writeJsonAtomically(join(out, "eval.json"), { before: earlier, after, version: finalVersion });
   } else if (before) await writeJsonAtomically(join(out, "eval.json"), { before });
   reference?.dispose();
   optimizer.dispose();
   model.dispose();
-  return { backend, steps: step - startStep, version: finalVersion, before, after, stopped };
+  return { backend, steps: step - startStep, version: finalVersion, before: earlier, after, stopped };
 };
 
 /**

@@ -84,7 +84,7 @@ describe("agent-r1 average", () => {
     expect(output.stderr).toContain("is in a train run's checkpoints/ folder, which only train writes");
   });
 
-  it("refuses checkpoints of another shape, and an --out among the inputs, writing nothing", async () => {
+  it("refuses checkpoints of another shape, an --out among the inputs, and a checkpoint given twice, writing nothing", async () => {
     const { model, tokenizer } = await loadCheckpoint(ckpt(1));
     const wider = join(dir, "wider");
     const other = new Gpt({ ...model.config, width: 32 }, "wider");
@@ -99,6 +99,11 @@ describe("agent-r1 average", () => {
     output.clear();
     expect(await main(["average", ckpt(1), ckpt(2), "--out", ckpt(2)])).toBe(2);
     expect(output.stderr).toContain(`--out ${ckpt(2)} is one of the checkpoints to average`);
+
+    output.clear();
+    expect(await main(["average", ckpt(1), `${ckpt(1)}/`, "--out", out])).toBe(2);
+    expect(output.stderr).toContain(`${ckpt(1)}/ is given twice (as a checkpoint, or as a run folder's latest)`);
+    expect(existsSync(out)).toBe(false);
 
     output.clear();
     expect(await main(["average", ckpt(1), "--last", "2", "--out", out])).toBe(2);

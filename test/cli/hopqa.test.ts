@@ -171,9 +171,17 @@ describe("train --env hopqa without --init", () => {
     expect(meant.code, meant.stderr).toBe(0);
     expect(meant.stderr).not.toMatch(/declares no default warm start/);
     expect(meant.stderr).not.toMatch(/training on hopqa's split/);
-    const heldOut = cli("train", "--env", "hopqa?split=test", "--no-warm-start", ...tiny, join(tempDir(), "held-out"));
+    const heldOutRun = join(tempDir(), "held-out");
+    const heldOut = cli("train", "--env", "hopqa?split=test", "--no-warm-start", ...tiny, heldOutRun);
     expect(heldOut.code, heldOut.stderr).toBe(0);
     expect(heldOut.stderr).toMatch(/note: training on hopqa's split test: these are questions held out for evaluation/);
+    // Its eval on that split does not call the questions held out.
+    const scored = cli("eval", "--checkpoint", heldOutRun, "--split", "test", "--episodes", "1");
+    expect(scored.code, scored.stderr).toBe(0);
+    expect(scored.stderr).toContain(
+      `note: the run trained on split test (${join(heldOutRun, "config.json")}), so these questions are not held out`,
+    );
+    expect(scored.stderr).not.toMatch(/held-out questions in the training worlds/);
   }, 60_000);
 });
 

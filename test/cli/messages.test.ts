@@ -367,5 +367,13 @@ describe("a damaged checkpoint of a run", () => {
     output.clear();
     expect(await main(["train", "--out", run, "--resume", "--steps", "4"])).toBe(2);
     expect(output.stderr).toMatch(/latest\.json: mismatch: .*; the run's checkpoints: v00001, v00002, v00003 \(/);
+    // Naming a folder that is gone: its error lists the checkpoints there, once.
+    writeFileSync(latest, JSON.stringify({ version: 9, dir: "v00009" }));
+    output.clear();
+    expect(await main(["eval", "--checkpoint", run, "--episodes", "1"])).toBe(2);
+    expect(output.stderr.match(/v00001, v00002, v00003/g)).toHaveLength(1);
+    expect(output.stderr).toContain(
+      `; or give one of them, e.g. ${join(run, "checkpoints", "v00003")}, as --checkpoint or --init`,
+    );
   }, 120_000);
 });

@@ -287,10 +287,18 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     );
     // train leaves no empty run folder behind.
     const out = join(dir, "wrong-init");
+    stderr = "";
     const refused = await run(["train", "--env", "lookup", "--init", WARM, "--steps", "1", "--out", out]);
     expect(refused.code, stderr).toBe(2);
     expect(refused.lines.at(-1)).toMatch(/was made for another tokenizer/);
+    // Said before anything else (no note on its decoding, no backend loaded): the one line is the error.
+    expect(refused.lines).toHaveLength(1);
     expect(existsSync(out)).toBe(false);
+    stderr = "";
+    const cloned = await run(["sft", "--env", "lookup", "--init", WARM, "--data", dir, "--out", join(dir, "no-clone")]);
+    expect(cloned.code, stderr).toBe(2);
+    expect(cloned.lines).toHaveLength(1);
+    expect(cloned.lines[0]).toMatch(/^error: checkpoint .*hopqa-copy-warm-start was made for another tokenizer/);
   });
 
   it("start refuses a run folder holding files it did not write, and leaves them where they were", async () => {
@@ -333,6 +341,32 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const { code, lines } = await run(["record", "--env", "lookup", "--polciy", "expert", "--out", out]);
     expect(code, stderr).toBe(2);
     expect(lines).toEqual(["error: unknown option '--polciy'", "(Did you mean --policy?)"]);
+  });
+
+  it("more --minibatches than a batch has episodes: trained, with a note of the steps it takes", async () => {
+    stderr = "";
+    const { code } = await run([
+      ...["train", "--env", "lookup", "--no-warm-start", "--steps", "1", "--tasks", "1", "--group-size", "2"],
+      ...["--minibatches", "100", "--eval-episodes", "0", "--out", join(dir, "many-minibatches")],
+    ]);
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain(
+      "note: --minibatches 100 cuts a batch of 2 episodes (--tasks 1 x --group-size 2) into 2 minibatches of one episode: 2 gradient steps per epoch, not 100",
+    );
+  });
+
+  it("an environment option given as a flag to record or train points to --env (not to a lookalike flag)", async () => {
+    for (const [command, flag] of [
+      ["record", "--split"],
+      ["train", "--world-seed"],
+    ]) {
+      stderr = "";
+      const { code, lines } = await run([command, "--env", "hopqa", flag, "test", "--out", out]);
+      expect(code, stderr).toBe(2);
+      expect(lines[0]).toBe(
+        `error: unknown option '${flag}': ${command} takes an environment's options in --env, e.g. --env "hopqa?${flag.slice(2)}=VALUE" (eval alone also has --split and --world-seed)`,
+      );
+    }
   });
 
   it("a module importing a name its import does not export: Node's message, and no place in the framework", () => {
