@@ -364,13 +364,13 @@ interface Finished {
 const curveOf = (dir: string): Finished["curve"] =>
   metricsOf(dir).map((m) => ({ update: m.step, return: m.meanReturn, em: m.successRate ?? 0 }));
 
+/** Seeds looked for past --seeds, to find runs a page of fewer seeds would drop. */
+const MAX_SEEDS = 50;
+
 /**
  * The finished runs of the plan: from this --out's run folders, else from their records under DOCS/run-records.
  * A record of another plan is refused (it would be reported as this plan's).
  */
-/** Seeds looked for past --seeds, to find runs a page of fewer seeds would drop. */
-const MAX_SEEDS = 50;
-
 export const finishedRuns = (root: string, docs: string, seeds: number): Finished[] => {
   const records = readRunRecords(docs);
   return runSpecs(seeds).flatMap((spec): Finished[] => {

@@ -91,7 +91,8 @@ const Manifest = Schema.Struct({
   ),
   /**
    * Whether the weights were trained or cloned under the environment's legal actions (`--constrained`), so
-   * they should be decoded under them too; absent when unknown (checkpoints written before it was recorded).
+   * they should be decoded under them too; absent when unknown (a free clone, or a checkpoint written
+   * before it was recorded).
    */
   constrained: Schema.optionalKey(Schema.Boolean),
   /** SHA-256 of the canonical JSON of every other field. */
