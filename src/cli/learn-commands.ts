@@ -963,7 +963,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           ...("em" in summary.metrics ? { exactMatch: summary.metrics.em, f1: summary.metrics.f1 } : {}),
         }),
       );
-      setExit(0);
+      // Every episode aborted: nothing was scored, a failure as it is for record and train.
+      const failed = summary.episodes > 0 && summary.aborted === summary.episodes;
+      if (failed) process.stderr.write(`eval: all ${summary.episodes} episodes aborted, so nothing was scored\n`);
+      setExit(failed ? 1 : 0);
     });
 };
 

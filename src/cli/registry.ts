@@ -94,19 +94,22 @@ const thrownAt = (cause: unknown, file: string): string | undefined => {
 const commonJsHint = (file: string, reason: string): string => {
   if (!file.endsWith(".ts") || !/require\(\)|ES Module|import statement|Unexpected token|"exports"/.test(reason))
     return "";
+  // The nearest package.json decides, even one without "type" under a project whose own says "module".
+  let nearest: string | undefined;
   for (let dir = dirname(file); ; dir = dirname(dir)) {
     const manifest = join(dir, "package.json");
     if (existsSync(manifest)) {
       try {
         if ((JSON.parse(readFileSync(manifest, "utf8")) as { type?: unknown }).type === "module") return "";
       } catch {}
+      nearest = manifest;
       break;
     }
     if (dirname(dir) === dir) break;
   }
   return (
-    `; note: ${shownPath(file)} has no package.json with "type": "module" above it, so Node loads it as CommonJS: ` +
-    'rename it to .mts, or add a package.json with {"type": "module"} to its folder'
+    `; note: ${shownPath(file)} is loaded as CommonJS: ${nearest ? `the package.json nearest to it, ${shownPath(nearest)}, does not say "type": "module" (the nearest one decides)` : 'no package.json above it says "type": "module"'}; ` +
+    `rename it to .mts, or ${nearest ? `add "type": "module" to ${shownPath(nearest)}` : 'add a package.json with {"type": "module"} to its folder'}`
   );
 };
 

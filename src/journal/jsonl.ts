@@ -25,7 +25,7 @@ import { lstat, open, readdir, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { JournalConflictError, JournalError, JournalExistsError } from "../kernel/errors.ts";
 import { type EpisodeEvent, EVENT_FORMAT_VERSION, GENESIS } from "../kernel/events.ts";
-import type { Durability, EpisodeWriter, Journal } from "./journal.ts";
+import { DURABILITIES, type Durability, type EpisodeWriter, type Journal } from "./journal.ts";
 import { assertEpisodeId } from "./stamp.ts";
 import { StreamValidator } from "./validate.ts";
 
@@ -168,6 +168,10 @@ export class JsonlJournal implements Journal {
     readonly location: string,
     readonly durability: Durability = "episode",
   ) {
+    if (!DURABILITIES.includes(durability))
+      throw new TypeError(
+        `JsonlJournal: durability ${JSON.stringify(durability)} is not one of ${DURABILITIES.map((d) => `"${d}"`).join(", ")}`,
+      );
     mkdirSync(location, { recursive: true });
     // Make the folder entry itself durable once.
     if (durability !== "none") syncDir(location);

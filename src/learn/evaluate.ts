@@ -64,7 +64,7 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummar
 export const describeEval = (summary: EvalSummary): string =>
   [
     summary.successRate === null
-      ? `mean return ${summary.meanReturn.toFixed(3)} (the environment reports no success metric)`
+      ? `mean return ${summary.meanReturn.toFixed(3)} (${summary.aborted === summary.episodes && summary.episodes > 0 ? "no episode ended, so no success to count" : "the environment reports no success metric"})`
       : `success ${summary.successRate.toFixed(3)}, ${"em" in summary.metrics ? `exact match ${summary.metrics.em.toFixed(3)}, F1 ${(summary.metrics.f1 ?? 0).toFixed(3)}, ` : ""}mean return ${summary.meanReturn.toFixed(3)}`,
     summary.aborted > 0 ? `${summary.aborted} of ${summary.episodes} episodes ${summary.abortReason}` : "",
     summary.cutActions

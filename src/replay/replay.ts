@@ -10,7 +10,7 @@
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, initialTransition, transition } from "xstate";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { EnvMismatchError, messageOf, NonDeterminismError } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, EnvMismatchError, messageOf, NonDeterminismError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { ABORTED, EpisodeDerivation, waitingForTools } from "../runtime/derive.ts";
@@ -24,6 +24,9 @@ export interface ReplayOptions {
   /** Named in error messages. */
   readonly file?: string;
 }
+
+/** The keys of ReplayOptions. */
+const REPLAY_OPTIONS = allKeys<ReplayOptions>()(["verify", "tokenizer", "file"]);
 
 export interface ReplayResult {
   readonly episode: string;
@@ -61,6 +64,7 @@ export const replayEpisode = (
   env: EnvDefinition,
   options: ReplayOptions = {},
 ): ReplayResult => {
+  checkKnownKeys("replayEpisode", options, REPLAY_OPTIONS);
   const verify = options.verify ?? true;
   const started = recorded[0];
   const episode = started?.episode ?? "(empty)";

@@ -12,7 +12,7 @@ import type { Json } from "effect/Schema";
 import { defer, merge, Observable, of, repeat, Subject, Subscription, takeWhile } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
 import { canonicalJson, notPlainJson } from "../kernel/canonical.ts";
-import { EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { EnvDefinition } from "./env.ts";
@@ -55,6 +55,20 @@ export interface Rollout {
   readonly events: Observable<EpisodeEvent>;
 }
 
+/** The keys of RolloutOptions. */
+const ROLLOUT_OPTIONS = allKeys<RolloutOptions>()([
+  "env",
+  "policy",
+  "journal",
+  "seed",
+  "episodes",
+  "concurrency",
+  "groupSize",
+  "start",
+  "task",
+  "skip",
+]);
+
 /** The seed episode `index`'s task is drawn from: its group's (groups of `groupSize` consecutive episodes share a task). */
 export const taskSeedOf = (seed: string, index: number, groupSize: number): string =>
   splitSeed(seed, `task${Math.floor(index / groupSize)}`);
@@ -64,6 +78,7 @@ const TASK_PURITY_CHECKS = 8;
 const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}...` : text);
 
 export const rollout = (options: RolloutOptions): Rollout => {
+  checkKnownKeys("rollout", options, ROLLOUT_OPTIONS);
   const concurrency = options.concurrency ?? 16;
   const groupSize = options.groupSize ?? 1;
   const start = options.start ?? 0;
@@ -76,11 +91,11 @@ export const rollout = (options: RolloutOptions): Rollout => {
   ].filter(Boolean);
   if (missing.length > 0) throw new TypeError(`rollout: missing or wrong option: ${missing.join("; ")}`);
   if (!Number.isInteger(options.episodes) || options.episodes < 0)
-    throw new RangeError(`episodes must be a natural number, got ${options.episodes}`);
+    throw new RangeError(`rollout: episodes must be a natural number, got ${options.episodes}`);
   if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+    throw new RangeError(`rollout: concurrency must be a positive integer, got ${concurrency}`);
   if (!Number.isInteger(groupSize) || groupSize < 1)
-    throw new RangeError(`groupSize must be a positive integer, got ${groupSize}`);
+    throw new RangeError(`rollout: groupSize must be a positive integer, got ${groupSize}`);
   const events = new Subject<EpisodeEvent>();
   const episodes = new Subject<EpisodeRecord>();
   /** Episode `index` of the run: its task drawn and checked, then the episode itself. */

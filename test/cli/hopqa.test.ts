@@ -207,6 +207,21 @@ describe("train --constrained with legal actions longer than the context", () =>
     expect(cramped.stderr).toMatch(
       /every episode of update 1 of \d+ was aborted: .*a legal action of .* takes 19 tokens, which leaves no room for a context in contextLength 16/,
     );
+    // eval of a checkpoint whose every episode aborts fails too (exit 1), blaming the aborts.
+    const run = join(tempDir(), "roomy");
+    const trained = cli(
+      ...words("train --env actors/weather/env.ts --no-warm-start --context-length 16 --steps 1 --tasks 1"),
+      ...words("--group-size 2 --eval-episodes 0 --out"),
+      run,
+    );
+    expect(trained.code, trained.stderr).toBe(0);
+    const scored = cli("eval", "--env", module, "--constrained", "--checkpoint", run, "--episodes", "2");
+    expect(scored.code, scored.stderr).toBe(1);
+    expect(scored.stderr).toContain(
+      "warning: mean return 0.000 (no episode ended, so no success to count); 2 of 2 episodes aborted",
+    );
+    expect(scored.stderr).toContain("eval: all 2 episodes aborted, so nothing was scored");
+    expect(JSON.parse(scored.stdout.trim().split("\n").at(-1) ?? "{}")).toMatchObject({ episodes: 2, aborted: 2 });
   }, 120_000);
 });
 

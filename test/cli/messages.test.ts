@@ -4,7 +4,7 @@
  * impure guard. Run in process through `main`, as test/reliability/cli-input.test.ts does.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -212,8 +212,20 @@ describe("an environment module outside an ESM package", () => {
     const failed = cli(join(outside, "env.ts"));
     expect(failed.status).toBe(2);
     expect(failed.stderr).toMatch(
-      /^error: cannot load environment module .*env\.ts: .*; note: .*env\.ts has no package\.json with "type": "module" above it, so Node loads it as CommonJS: rename it to \.mts, or add a package\.json with \{"type": "module"\} to its folder$/m,
+      /^error: cannot load environment module .*env\.ts: .*; note: .*env\.ts is loaded as CommonJS: no package\.json above it says "type": "module"; rename it to \.mts, or add a package\.json with \{"type": "module"\} to its folder$/m,
     );
+    // A package.json without "type" under a project whose own says "module": the nearest one is named.
+    const nested = join(outside, "nested");
+    mkdirSync(nested);
+    writeFileSync(join(outside, "package.json"), '{"type": "module"}');
+    writeFileSync(join(nested, "package.json"), "{}");
+    writeFileSync(join(nested, "env.ts"), source);
+    const shadowed = cli(join(nested, "env.ts"));
+    expect(shadowed.status).toBe(2);
+    expect(shadowed.stderr).toMatch(
+      /; note: .*env\.ts is loaded as CommonJS: the package\.json nearest to it, .*nested\/package\.json, does not say "type": "module" \(the nearest one decides\); rename it to \.mts, or add "type": "module" to .*nested\/package\.json$/m,
+    );
+    rmSync(join(outside, "package.json"));
     writeFileSync(join(outside, "env.mts"), source);
     const loaded = cli(join(outside, "env.mts"));
     expect(loaded.status, loaded.stderr).toBe(0);

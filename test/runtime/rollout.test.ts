@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { firstValueFrom, lastValueFrom, take, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { lookupEnv } from "../../actors/lookup/index.ts";
@@ -7,10 +10,12 @@ import {
   type EpisodeEvent,
   type Journal,
   JournalExistsError,
+  JsonlJournal,
   MemoryJournal,
   type Policy,
   PolicyActor,
 } from "../../src/index.ts";
+import { replayEpisode } from "../../src/replay/replay.ts";
 import { rollout } from "../../src/runtime/rollout.ts";
 
 /** A promise's outcome, as a value. */
@@ -229,7 +234,19 @@ describe("rollout runner", () => {
     expect(() => rollout({ ...options, episodes: 3, concurrency: 0 })).toThrow(
       /concurrency must be a positive integer/,
     );
-    expect(() => rollout({ ...options, episodes: -1 })).toThrow(/episodes must be a natural number/);
+    expect(() => rollout({ ...options, episodes: -1 })).toThrow(/^rollout: episodes must be a natural number/);
+    // A misspelt option is named, with the one meant (not met later as "episodes ... got undefined").
+    expect(() => rollout({ ...options, episods: 1 } as never)).toThrow(
+      /^rollout: unknown option `episods` \(did you mean `episodes`\?\)/,
+    );
+    // So is one of replayEpisode's, and a journal's durability that is none of the three.
+    expect(() => replayEpisode([], lookupEnv, { verfy: false } as never)).toThrow(
+      /^replayEpisode: unknown option `verfy` \(did you mean `verify`\?\)/,
+    );
+    expect(() => new JsonlJournal(join(tmpdir(), "never-made"), "fsync" as never)).toThrow(
+      'JsonlJournal: durability "fsync" is not one of "event", "episode", "none"',
+    );
+    expect(existsSync(join(tmpdir(), "never-made"))).toBe(false);
     // From plain JavaScript, a part left out is named, not met later as "reading 'create' of undefined".
     const { journal: _journal, ...withoutJournal } = options;
     expect(() => rollout({ ...withoutJournal, episodes: 1 } as never)).toThrow(
