@@ -127,7 +127,7 @@ export const inspectPath = async (
       torn > 0 && `\`npx agent-r1 replay ${path} --repair\` cuts the ${torn} torn last line(s) back`,
       nothing > 0 && `${nothing} with no readable event (empty, or damaged on the first line)`,
       inside > 0 &&
-        `${inside} damaged before their last line, which --repair does not touch (the events after the damage are still in the file, unread)`,
+        `${inside} damaged otherwise than by a cut last write (an edited, removed or added line), which --repair does not touch (any events after the damage are still in the file, unread)`,
     ].filter(Boolean);
     write(`\n${damaged} of ${files.length} journal(s) damaged (shown up to the damage); ${hints.join("; ")}`);
   }

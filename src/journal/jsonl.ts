@@ -294,12 +294,14 @@ export async function* streamJournalFile(file: string): AsyncGenerator<EpisodeEv
         yield whole;
         break;
       }
+      // Only the start of the next event is what a cut write leaves, and only that is what --repair removes:
+      // other bytes there are a parse problem, not a torn tail (`repairable` is false, as --repair decides).
+      const cut = isTornWrite(item.bytes, nextLineStart(file, last));
       throw new JournalError({
-        problem: "torn-tail",
+        problem: cut ? "torn-tail" : "parse",
         file,
         line: item.line,
-        // Only the start of the next event is what a cut write leaves, and only that is what --repair removes.
-        detail: isTornWrite(item.bytes, nextLineStart(file, last))
+        detail: cut
           ? `the last line is incomplete (${item.bytes.length} bytes without a newline): a write was cut off; run \`npx agent-r1 replay --repair ${file}\` to truncate it`
           : `the last line is incomplete (${item.bytes.length} bytes without a newline) and is not the start of event seq ${last ? last.seq + 1 : 0}, so no cut write left it: the file was changed after it was written (--repair does not remove it; delete those bytes by hand if they are junk)`,
       });
@@ -423,7 +425,7 @@ export const repairJournalFile = async (file: string): Promise<RepairReport | un
     const expected = nextLineStart(file, last);
     if (!isTornWrite(item.bytes, expected))
       throw new JournalError({
-        problem: "torn-tail",
+        problem: "parse",
         file,
         line: item.line,
         detail: `the last line is incomplete but is not the beginning of event seq ${last ? last.seq + 1 : 0} (${JSON.stringify(expected.toString("utf8", 0, 60))}...): not a crash artefact, so nothing is truncated`,

@@ -45,6 +45,31 @@ export interface PropertyRunOptions extends CounterexampleOptions {
   readonly path?: string;
 }
 
+/** A value in a message: text quoted, so the string "5" does not read as the number 5. */
+const quoted = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : String(value));
+
+/**
+ * Refuses run options that would make a check pass without running what was asked: numRuns not a whole
+ * number, a seed that is not a number (fast-check's seeds are integers), and a path without its seed (the
+ * path is then ignored and a search of other cases may pass).
+ */
+export const checkRunOptions = (fn: string, options: PropertyRunOptions): void => {
+  if (options.numRuns !== undefined && (!Number.isInteger(options.numRuns) || options.numRuns < 1))
+    throw new RangeError(`${fn}: numRuns must be an integer >= 1, got ${quoted(options.numRuns)}`);
+  if (options.seed !== undefined && !Number.isInteger(options.seed))
+    throw new RangeError(
+      `${fn}: seed must be an integer (fast-check's seed, as a counterexample prints it), got ${quoted(options.seed)}`,
+    );
+  if (options.path !== undefined && typeof options.path !== "string")
+    throw new TypeError(
+      `${fn}: path must be the text a counterexample prints (e.g. "12:0:3"), got ${quoted(options.path)}`,
+    );
+  if (options.path !== undefined && options.seed === undefined)
+    throw new RangeError(
+      `${fn}: path ${JSON.stringify(options.path)} without its seed reruns nothing; give the seed the counterexample printed with it`,
+    );
+};
+
 /** What a failing case showed. */
 export interface Violation {
   /** What broke, in words a user can act on. */

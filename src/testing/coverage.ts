@@ -353,11 +353,50 @@ const explore = (caller: string, env: EnvDefinition, options: CoverageOptions): 
     throw new TypeError(
       `${caller}: options.actions must be the sample actions to try in each state (an array of texts, or (state) => texts), got ${options.actions === undefined ? "none" : typeof options.actions}`,
     );
+  if (Array.isArray(options.actions) && options.actions.length === 0)
+    throw new RangeError(
+      `${caller}: options.actions is empty: give the sample actions to try where the agent acts (a few texts), or nothing past the first state is explored`,
+    );
+  if (options.toolResults !== undefined && typeof options.toolResults !== "function")
+    throw new TypeError(
+      `${caller}: options.toolResults must be a function (tool, args) => ToolResult[] (e.g. () => [{ ok: true, content: "..." }, { ok: false, error: { kind: "error", message: "down" } }]), got ${Array.isArray(options.toolResults) ? "an array" : typeof options.toolResults}`,
+    );
+  if (options.serialize !== undefined && typeof options.serialize !== "function")
+    throw new TypeError(
+      `${caller}: options.serialize must be a function (state) => string, got ${typeof options.serialize}`,
+    );
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1))
+    throw new RangeError(
+      `${caller}: options.limit must be an integer >= 1 (distinct states to explore at most), got ${typeof options.limit === "string" ? JSON.stringify(options.limit) : String(options.limit)}`,
+    );
+  if (options.allowCycles !== undefined && typeof options.allowCycles !== "boolean")
+    throw new TypeError(
+      `${caller}: options.allowCycles must be true or false, got ${JSON.stringify(options.allowCycles)}`,
+    );
   const seed = options.seed ?? "coverage";
   const task = options.task ?? (env.task(seed) as Json);
   const suspicious =
     options.suspiciousObservation === false ? undefined : (options.suspiciousObservation ?? SUSPICIOUS);
-  const serialize = options.serialize ?? defaultSerialize;
+  const given = options.serialize;
+  // A user's serialize that throws, or returns no string, is named with the state it was given.
+  const serialize = given
+    ? (state: ProtocolSnapshot): string => {
+        let key: unknown;
+        try {
+          key = given(state);
+        } catch (cause) {
+          throw new Error(
+            `${caller}: options.serialize threw on state ${jsonOf(state.machine.value)}: ${cause instanceof Error ? cause.message : String(cause)}`,
+            { cause },
+          );
+        }
+        if (typeof key !== "string")
+          throw new TypeError(
+            `${caller}: options.serialize must return a string (states with equal strings are explored once), returned ${typeof key} on state ${jsonOf(state.machine.value)}`,
+          );
+        return key;
+      }
+    : defaultSerialize;
   const logic = protocolLogic(env, task, seed, suspicious);
   const toolResults = options.toolResults ?? defaultToolResults(env);
   const limit = options.limit ?? DEFAULT_LIMIT;

@@ -187,6 +187,11 @@ export const playEpisode = async (
   script: EpisodeScript,
   options: PlayOptions = {},
 ): Promise<PlayedEpisode> => {
+  // From plain JavaScript, a script without its seed or actions failed deep in the runtime.
+  if (typeof script?.seed !== "string" || !Array.isArray(script.actions))
+    throw new TypeError(
+      `playEpisode: the script must be { seed: string, actions: [...], task?, toolResults? }; ${typeof script?.seed !== "string" ? `its seed is ${script?.seed === undefined ? "missing" : typeof script.seed} (the episode's seed names its journal, and draws the task when none is given)` : "its actions are not an array"}`,
+    );
   const policy: Policy = {
     id: SCRIPT_POLICY,
     version: 0,

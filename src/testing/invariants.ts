@@ -18,6 +18,7 @@ import { actionArbitrary, answerArbitrary } from "./actions.ts";
 import {
   CounterexampleError,
   checkProperty,
+  checkRunOptions,
   formatBeside,
   formatNumber,
   PROPERTY_RUN_OPTIONS,
@@ -513,8 +514,17 @@ export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptio
   // A check that checks nothing must not pass.
   if (!Array.isArray(options.invariants) || options.invariants.length === 0)
     throw new RangeError("checkRewards: give at least one invariant (invariants: [rewardBounds(...), ...])");
-  if (options.numRuns !== undefined && (!Number.isInteger(options.numRuns) || options.numRuns < 1))
-    throw new RangeError(`checkRewards: numRuns must be an integer >= 1, got ${options.numRuns}`);
+  checkRunOptions("checkRewards", options);
+  // An invariant passed without calling it (`neverCrashes` for `neverCrashes()`) is a function, not a check.
+  for (const [i, invariant] of options.invariants.entries())
+    if (typeof invariant === "function")
+      throw new TypeError(
+        `checkRewards: invariants[${i}] is the function ${(invariant as { name?: string }).name || "(anonymous)"}, not an invariant: call it (${(invariant as { name?: string }).name || "it"}(...))`,
+      );
+    else if (typeof (invariant as { arbitrary?: unknown })?.arbitrary !== "function")
+      throw new TypeError(
+        `checkRewards: invariants[${i}] is not an invariant (make one with rewardBounds(...), episodeInvariant(...), ...)`,
+      );
   const only = options.only === undefined ? undefined : [options.only].flat();
   const unknown = only?.filter((name) => !options.invariants.some((i) => i.name === name)) ?? [];
   if (unknown.length > 0)

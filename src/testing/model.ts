@@ -12,6 +12,7 @@ import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
 import { ACTION_OPTIONS, type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
 import {
   checkProperty,
+  checkRunOptions,
   formatBeside,
   formatNumber,
   PROPERTY_RUN_OPTIONS,
@@ -211,6 +212,7 @@ export const checkModel = async <State, Task = Json>(
 ): Promise<void> => {
   checkEnvArgument("checkModel", env);
   checkKnownKeys("checkModel", options, MODEL_CHECK_OPTIONS);
+  checkRunOptions("checkModel", options);
   checkArbitraryOptions(options, env);
   const model = options.model as EnvModel<State, never>;
   for (const method of ["init", "act"] as const)

@@ -230,8 +230,23 @@ describe("agent-r1 inspect", () => {
     const inside = cli("inspect", join(dir, "ep-golden-2.jsonl"));
     expect(inside.code).toBe(1);
     expect(inside.stdout).toMatch(/ {2}! \S+ep-golden-2\.jsonl:4: /);
-    expect(inside.stdout).toContain("1 damaged before their last line, which --repair does not touch");
+    expect(inside.stdout).toContain(
+      "1 damaged otherwise than by a cut last write (an edited, removed or added line), which --repair does not touch",
+    );
     expect(inside.stdout).not.toContain("cuts the");
+    // Junk appended after the last event, without a newline: no cut write leaves that, so no --repair advice.
+    const junk = join(dir, "junk");
+    mkdirSync(junk);
+    writeFileSync(
+      join(junk, "ep-golden-1.jsonl"),
+      `${readFileSync("replays/lookup/expert/ep-golden-1.jsonl", "utf8")}garbage-no-newline`,
+    );
+    const appended = cli("inspect", junk);
+    expect(appended.code).toBe(1);
+    expect(appended.stdout).toMatch(
+      / {2}! \S+ep-golden-1\.jsonl:\d+: parse: the last line is incomplete .*no cut write left it/,
+    );
+    expect(appended.stdout).not.toContain("cuts the");
     expect(cli("inspect", "replays/lookup/expert/ep-golden-2.jsonl").code).toBe(0);
     // An empty journal has no "last line" to be damaged before.
     writeFileSync(join(dir, "empty.jsonl"), "");

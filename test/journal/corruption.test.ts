@@ -1,5 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { test as fcTest } from "@fast-check/vitest";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -22,8 +22,11 @@ const dir = tempDir();
 /** 1-based line holding byte `offset`. */
 const lineAt = (offset: number) => lineStarts.filter((s) => s <= offset).length;
 
+/** Where a mutated journal is read from: a file named as its episode's, as every journal is. */
+let mutatedFile: string;
+
 const readError = async (bytes: Buffer): Promise<JournalError | undefined> => {
-  const file = join(dir, "mutated.jsonl");
+  const file = mutatedFile;
   writeFileSync(file, bytes);
   try {
     await readJournalFile(file);
@@ -46,6 +49,8 @@ beforeAll(async () => {
     seed: "corrupt:1",
   });
   original = readFileSync(journal.fileOf(run.episode));
+  mkdirSync(join(dir, "mutated"), { recursive: true });
+  mutatedFile = join(dir, "mutated", basename(journal.fileOf(run.episode)));
   lineStarts = [0];
   for (let i = 0; i < original.length - 1; i++) if (original[i] === 10) lineStarts.push(i + 1);
 });
@@ -164,7 +169,7 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     const appended = join(dir, "appended.jsonl");
     writeFileSync(appended, Buffer.concat([original, Buffer.from("xx")]));
     const error = await readJournalFile(appended).catch((e: unknown) => e as JournalError);
-    expect(error).toMatchObject({ problem: "torn-tail" });
+    expect(error).toMatchObject({ problem: "parse", repairable: false });
     expect((error as Error).message).toMatch(
       /is not the start of event seq \d+, so no cut write left it.*--repair does not remove it/,
     );

@@ -109,7 +109,7 @@ describe("paths cannot leave the run folder", () => {
   it("repair refuses a last line that is not the beginning of the next event (not a crash artefact)", async () => {
     const file = join(dir, "ep-sec.jsonl");
     writeFileSync(file, `${journalText}{"something":"else"`);
-    await expect(repairJournalFile(file)).rejects.toMatchObject({ problem: "torn-tail" });
+    await expect(repairJournalFile(file)).rejects.toMatchObject({ problem: "parse" });
     expect(readFileSync(file, "utf8")).toBe(`${journalText}{"something":"else"`);
     // The beginning of the next event, cut anywhere, possibly followed by NULs, is repaired.
     const lines = journalText.trimEnd().split("\n");

@@ -87,6 +87,20 @@ describe("options that must be arbitraries", () => {
     await expect(checkRewards(lookupEnv, { invariants: bounds, numRuns: 0 })).rejects.toThrow(
       "numRuns must be an integer >= 1, got 0",
     );
+    await expect(checkRewards(lookupEnv, { invariants: bounds, numRuns: "5" as never })).rejects.toThrow(
+      'checkRewards: numRuns must be an integer >= 1, got "5"',
+    );
+    // A path without its seed would be ignored, and a search of other cases could pass: refused.
+    await expect(checkRewards(lookupEnv, { invariants: bounds, path: "977:0:6" })).rejects.toThrow(
+      'checkRewards: path "977:0:6" without its seed reruns nothing; give the seed the counterexample printed with it',
+    );
+    await expect(checkRewards(lookupEnv, { invariants: bounds, seed: "abc" as never })).rejects.toThrow(
+      'checkRewards: seed must be an integer (fast-check\'s seed, as a counterexample prints it), got "abc"',
+    );
+    // An invariant passed without calling it.
+    await expect(checkRewards(lookupEnv, { invariants: [returnBounds as never] })).rejects.toThrow(
+      "checkRewards: invariants[0] is the function returnBounds, not an invariant: call it (returnBounds(...))",
+    );
     // A misspelt option or invariant option is refused, not ignored (numRun ran the default 50 cases).
     await expect(checkRewards(lookupEnv, { invariants: bounds, numRun: 5 } as never)).rejects.toThrow(
       "checkRewards: unknown option `numRun` (did you mean `numRuns`?); checkRewards knows args, answers,",
@@ -97,8 +111,44 @@ describe("options that must be arbitraries", () => {
     await expect(checkModel(lookupEnv, { model: {} as never, maxCommand: 3 } as never)).rejects.toThrow(
       "checkModel: unknown option `maxCommand` (did you mean `maxCommands`?)",
     );
+    await expect(checkModel(lookupEnv, { model: {} as never, numRuns: "3" } as never)).rejects.toThrow(
+      'checkModel: numRuns must be an integer >= 1, got "3"',
+    );
     expect(() => exploreEnv(lookupEnv, { actions: [], allowCycle: true } as never)).toThrow(
       "exploreEnv: unknown option `allowCycle` (did you mean `allowCycles`?)",
+    );
+    // Coverage options of the wrong kind are named (they read as nonsense further on: "more than -1 states").
+    const sample = ["<answer>red</answer>"];
+    for (const [options, says] of [
+      [{ actions: [] }, "exploreEnv: options.actions is empty: give the sample actions to try"],
+      [
+        { actions: sample, limit: -1 },
+        "exploreEnv: options.limit must be an integer >= 1 (distinct states to explore at most), got -1",
+      ],
+      [
+        { actions: sample, limit: "10" },
+        'options.limit must be an integer >= 1 (distinct states to explore at most), got "10"',
+      ],
+      [{ actions: sample, allowCycles: "yes" }, 'exploreEnv: options.allowCycles must be true or false, got "yes"'],
+      [
+        { actions: sample, toolResults: [] },
+        "exploreEnv: options.toolResults must be a function (tool, args) => ToolResult[]",
+      ],
+      [{ actions: sample, serialize: () => 1 }, "exploreEnv: options.serialize must return a string"],
+      [
+        {
+          actions: sample,
+          serialize: () => {
+            throw new Error("boom");
+          },
+        },
+        'exploreEnv: options.serialize threw on state "awaiting": boom',
+      ],
+    ] as const)
+      expect(() => exploreEnv(lookupEnv, options as never)).toThrow(says);
+    const { playEpisode } = await import("../../src/testing/index.ts");
+    await expect(playEpisode(lookupEnv, { actions: sample } as never)).rejects.toThrow(
+      "playEpisode: the script must be { seed: string, actions: [...], task?, toolResults? }; its seed is missing",
     );
     expect(() => noRewardForRepeatedCalls({ allowRetry: true } as never)).toThrow(
       "noRewardForRepeatedCalls: unknown option `allowRetry`; noRewardForRepeatedCalls knows callOf, allowRetryAfterFailure",
