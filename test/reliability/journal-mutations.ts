@@ -298,8 +298,15 @@ const canonicalLines = (bytes: Buffer): (string | undefined)[] => {
       return undefined;
     }
   });
-  // Bytes after the last newline are a torn line: never equal to a complete one.
-  if (parts.at(-1) !== "") out.push(undefined);
+  // Bytes after the last newline: a whole event missing only its newline is read as that event (as the
+  // journal reader does); anything else is a torn line, never equal to a complete one.
+  const tail = parts.at(-1) ?? "";
+  if (tail !== "")
+    try {
+      out.push(canonicalJson(JSON.parse(tail)));
+    } catch {
+      out.push(undefined);
+    }
   return out;
 };
 
