@@ -135,6 +135,15 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
     );
   for (const name of ["actions", "answers", "seeds", "tasks", "toolResults", "toolFaults"])
     if (record[name] !== undefined && !isArbitrary(record[name])) throw wrong(name, record[name]);
+  // Texts an agent writes: an arbitrary of anything else makes actions no episode can take.
+  for (const name of ["actions", "answers", "seeds"])
+    if (record[name] !== undefined)
+      for (const sample of fc.sample(record[name] as fc.Arbitrary<unknown>, { numRuns: 5, seed: 1 }))
+        if (typeof sample !== "string")
+          throw new TypeError(
+            `option ${name} must generate text (strings), but it generated ${JSON.stringify(sample) ?? String(sample)} (${typeof sample})`,
+          );
+
   const args = record.args;
   if (args !== undefined)
     for (const [tool, value] of Object.entries(args as object)) {

@@ -64,6 +64,11 @@ export const checkRunOptions = (fn: string, options: PropertyRunOptions): void =
     throw new TypeError(
       `${fn}: path must be the text a counterexample prints (e.g. "12:0:3"), got ${quoted(options.path)}`,
     );
+  // Counts of the episodes drawn: 0 or a fraction draws empty episodes, and the check finds nothing to check.
+  const counts = options as { readonly maxActions?: unknown; readonly maxCommands?: unknown };
+  for (const name of ["maxActions", "maxCommands"] as const)
+    if (counts[name] !== undefined && (!Number.isInteger(counts[name]) || (counts[name] as number) < 1))
+      throw new RangeError(`${fn}: ${name} must be an integer >= 1, got ${quoted(counts[name])}`);
   if (options.path !== undefined && options.seed === undefined)
     throw new RangeError(
       `${fn}: path ${JSON.stringify(options.path)} without its seed reruns nothing; give the seed the counterexample printed with it`,

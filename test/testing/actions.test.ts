@@ -97,6 +97,12 @@ describe("options that must be arbitraries", () => {
     await expect(checkRewards(lookupEnv, { invariants: bounds, seed: "abc" as never })).rejects.toThrow(
       'checkRewards: seed must be an integer (fast-check\'s seed, as a counterexample prints it), got "abc"',
     );
+    await expect(checkRewards(lookupEnv, { invariants: bounds, maxActions: 0 })).rejects.toThrow(
+      "checkRewards: maxActions must be an integer >= 1, got 0",
+    );
+    await expect(checkRewards(lookupEnv, { invariants: bounds, actions: fc.constant(5) as never })).rejects.toThrow(
+      "option actions must generate text (strings), but it generated 5 (number)",
+    );
     // An invariant passed without calling it.
     await expect(checkRewards(lookupEnv, { invariants: [returnBounds as never] })).rejects.toThrow(
       "checkRewards: invariants[0] is the function returnBounds, not an invariant: call it (returnBounds(...))",
