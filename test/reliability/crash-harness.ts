@@ -144,9 +144,10 @@ const cli = (args: readonly string[]) =>
   spawnSync(process.execPath, ["bin/agent-r1.js", ...args], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
 
 /** `unterminated`: whole events, the last cut just before its newline (a power loss can leave that): read, and repair adds the newline. */
-type Kind = "complete" | "prefix" | "unterminated" | "torn" | "empty";
+export type Kind = "complete" | "prefix" | "unterminated" | "torn" | "empty";
 
-const kindOf = (bytes: Buffer, ref: Buffer): Kind =>
+/** What a cut left of a journal, against its uncut reference (of which it is a byte prefix). */
+export const kindOf = (bytes: Buffer, ref: Buffer): Kind =>
   bytes.length === ref.length
     ? "complete"
     : bytes.length === 0

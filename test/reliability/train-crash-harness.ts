@@ -29,7 +29,7 @@ import { TIMING_FIELDS } from "../../src/learn/trainer.ts";
 import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, readLatestCheckpoint } from "../../src/policy/checkpoint.ts";
 import { checkPath } from "../../src/replay/verify-files.ts";
-import { ROOT } from "./crash-harness.ts";
+import { type Kind, kindOf, ROOT } from "./crash-harness.ts";
 
 export interface TrainTrial {
   readonly id: number;
@@ -57,6 +57,7 @@ export interface TrainTrialOutcome {
   readonly journals: number;
   readonly complete: number;
   readonly prefix: number;
+  readonly unterminated: number;
   readonly torn: number;
   readonly empty: number;
   readonly repaired: number;
@@ -199,8 +200,6 @@ const newlines = (bytes: Buffer) => {
   return n;
 };
 
-type Kind = "complete" | "prefix" | "torn" | "empty";
-
 /** Every file under `dir` (recursively) is byte-identical to the one under `ref`, and there are no others. */
 const expectSameTree = (dir: string, ref: string, where: string) => {
   const names = list(dir);
@@ -216,6 +215,7 @@ interface KillReport {
   journals: number;
   complete: number;
   prefix: number;
+  unterminated: number;
   torn: number;
   empty: number;
   repaired: number;
@@ -242,6 +242,7 @@ const inspectAfterKill = async (out: string, ref: string, trial: TrainTrial, whe
     journals: 0,
     complete: 0,
     prefix: 0,
+    unterminated: 0,
     torn: 0,
     empty: 0,
     repaired: 0,
@@ -267,14 +268,7 @@ const inspectAfterKill = async (out: string, ref: string, trial: TrainTrial, whe
         bytes.length <= reference.length && bytes.equals(reference.subarray(0, bytes.length)),
         `${where}: ${file}`,
       ).toBe(true);
-      const kind: Kind =
-        bytes.length === reference.length
-          ? "complete"
-          : bytes.length === 0
-            ? "empty"
-            : bytes.at(-1) === 10
-              ? "prefix"
-              : "torn";
+      const kind: Kind = kindOf(bytes, reference);
       report[kind] += 1;
       report.journals += 1;
       if (step < logged) expect(kind, `${where}: ${file} of a logged update`).toBe("complete");
@@ -284,6 +278,10 @@ const inspectAfterKill = async (out: string, ref: string, trial: TrainTrial, whe
         const events = await readJournalFile(file);
         expect(events.length).toBe(newlines(bytes));
         expect(events.at(-1)?.type === "episode.ended").toBe(kind === "complete");
+      } else if (kind === "unterminated") {
+        // Whole events, the last missing only its newline: read as they are; repair adds the newline.
+        damaged += 1;
+        expect((await readJournalFile(file)).length, `${where}: ${file} (unterminated)`).toBe(newlines(bytes) + 1);
       } else {
         damaged += 1;
         const error = await readJournalFile(file).then(
@@ -429,6 +427,7 @@ export const runTrainTrial = async (trial: TrainTrial, root: string): Promise<Tr
     journals: sum((r) => r.journals),
     complete: sum((r) => r.complete),
     prefix: sum((r) => r.prefix),
+    unterminated: sum((r) => r.unterminated),
     torn: sum((r) => r.torn),
     empty: sum((r) => r.empty),
     repaired: sum((r) => r.repaired),
@@ -456,6 +455,7 @@ export const summarizeTrain = (outcomes: readonly TrainTrialOutcome[]) => {
     journals: sum((o) => o.journals),
     complete: sum((o) => o.complete),
     prefix: sum((o) => o.prefix),
+    unterminated: sum((o) => o.unterminated),
     torn: sum((o) => o.torn),
     empty: sum((o) => o.empty),
     repaired: sum((o) => o.repaired),
