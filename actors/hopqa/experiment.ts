@@ -824,9 +824,10 @@ const main = async () => {
   checkPlanMatches(opts.out, specs);
   checkRecipe(opts.out);
   checkPagePlan(opts.docs);
-  const finished = finishedRuns(opts.out, opts.docs, opts.seeds);
-  // Runs of seeds past --seeds, finished or recorded: a page of fewer seeds would drop them from the table.
-  const beyond = finishedRuns(opts.out, opts.docs, MAX_SEEDS).length - finished.length;
+  // Runs of seeds past --seeds, finished or recorded, are looked for too: a page of fewer seeds would drop them.
+  const all = finishedRuns(opts.out, opts.docs, Math.max(opts.seeds, MAX_SEEDS));
+  const finished = all.filter((f) => f.spec.seed < opts.seeds);
+  const beyond = all.length - finished.length;
   if (beyond > 0)
     throw new InvalidArgumentError(
       `--seeds ${opts.seeds}: ${beyond} finished or recorded runs are of later seeds (${opts.out}, ${recordsDir(opts.docs)}), and ${join(opts.docs, "results.md")} would drop them; give --seeds to cover them, or another --out and --docs`,

@@ -9,6 +9,7 @@ import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { isFrameworkFile, isOwnFrame, shownPath, stackFrames, UsageError } from "../kernel/errors.ts";
+import { savedTokenizerId } from "../policy/checkpoint.ts";
 import { type EnvDefinition, isModulePath, rememberModuleSpec } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
@@ -214,12 +215,9 @@ export const runConfigEnv = (
  * outside a run folder (a shipped one) evaluated without --env. Undefined when none or several match.
  */
 export const builtinEnvOfCheckpoint = (checkpoint: string): string | undefined => {
-  let id: unknown;
-  try {
-    id = (JSON.parse(readFileSync(join(checkpoint, "tokenizer.json"), "utf8")) as { id?: unknown }).id;
-  } catch {
-    return undefined; // the loader says what is wrong with the checkpoint
-  }
+  // Unreadable: the loader says what is wrong with the checkpoint.
+  const id = savedTokenizerId(checkpoint);
+  if (id === undefined) return undefined;
   const matches = Object.entries(ENVIRONMENTS).filter(([, env]) => env.tokenizer.id === id);
   return matches.length === 1 ? matches[0][0] : undefined;
 };

@@ -143,6 +143,17 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail
 /** A thrown value's message: an Error's `message`, anything else as a string (what journals record). */
 export const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
+/**
+ * A value a user gave, as an error message shows it: text quoted and said to be text (the string "0.5" is not
+ * the number 0.5), long text cut; an object or array named, not dumped; anything else as String() writes it.
+ */
+export const shownValue = (value: unknown): string => {
+  if (typeof value === "string")
+    return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (a string)`;
+  if (typeof value === "object" && value !== null) return Array.isArray(value) ? "an array" : "an object";
+  return String(value);
+};
+
 /** A thrown Error's stack frames, as files (file: URLs made paths) with line and column. */
 export const stackFrames = (
   cause: unknown,

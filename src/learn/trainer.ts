@@ -29,6 +29,7 @@ import {
   readLatestCheckpoint,
   removeUnfinishedSaves,
   saveCheckpoint,
+  savedTokenizerId,
   writeLatestCheckpoint,
 } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
@@ -268,14 +269,7 @@ export const loadCheckpointFor = async (env: EnvDefinition, dir: string, options
  * damaged file is left for the loader to name).
  */
 export const checkTokenizerOf = (env: EnvDefinition, dir: string, id?: string): void => {
-  let found = id;
-  if (found === undefined)
-    try {
-      const stated = (JSON.parse(readFileSync(join(dir, "tokenizer.json"), "utf8")) as { id?: unknown }).id;
-      if (typeof stated === "string") found = stated;
-    } catch {
-      return;
-    }
+  const found = id ?? savedTokenizerId(dir);
   if (found === undefined || found === env.tokenizer.id) return;
   const trained = trainedFor(dir);
   throw new UsageError({

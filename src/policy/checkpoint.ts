@@ -591,6 +591,16 @@ export const loadCheckpoint = async (
   };
 };
 
+/** The tokenizer id a checkpoint's tokenizer.json states, without loading it: undefined when it cannot be read. */
+export const savedTokenizerId = (folder: string): string | undefined => {
+  try {
+    const id = (JSON.parse(readFileSync(path.join(folder, FILES.tokenizer), "utf8")) as { id?: unknown }).id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 /**
  * What a checkpoint's manifest says of its decoding (`constrained`), without loading or verifying it:
  * undefined when it says nothing or cannot be read (loading says what is wrong with it).

@@ -11,7 +11,7 @@
  * `allowedForAction` walks a recorded action (e.g. an expert's demonstration) through the same tree, so
  * behaviour cloning can learn under the mask the sampler will later use.
  */
-import { UsageError } from "../kernel/errors.ts";
+import { shownValue, UsageError } from "../kernel/errors.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvDefinition, LegalView } from "../runtime/env.ts";
 import type { PolicyRequest } from "../runtime/policy.ts";
@@ -87,12 +87,6 @@ export const requireLegalActions = (env: EnvDefinition): void => {
     });
 };
 
-const describeItem = (value: unknown): string => {
-  if (typeof value === "object" && value !== null) return Array.isArray(value) ? "an array" : "an object";
-  const text = typeof value === "string" ? JSON.stringify(value) : String(value);
-  return `${text.length > 60 ? `${text.slice(0, 60)}…` : text} (${typeof value})`;
-};
-
 /** The tree of the legal actions an environment declares for a state, or null when it declares none. */
 export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | null => {
   const legal: unknown = env.legalActions?.(view);
@@ -102,7 +96,7 @@ export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | nul
   const bad = Array.isArray(legal) ? legal.findIndex((text) => typeof text !== "string") : -1;
   if (!Array.isArray(legal) || bad >= 0)
     throw new TypeError(
-      `environment ${env.id}: legalActions returned ${Array.isArray(legal) ? `a list whose item ${bad} is ${describeItem(legal[bad])}` : describeItem(legal)} for turn ${turn}; it must return the action texts (strings, e.g. formatCall(tool, args) or formatAnswer(text)), or null for no constraint`,
+      `environment ${env.id}: legalActions returned ${Array.isArray(legal) ? `a list whose item ${bad} is ${shownValue(legal[bad])}` : shownValue(legal)} for turn ${turn}; it must return the action texts (strings, e.g. formatCall(tool, args) or formatAnswer(text)), or null for no constraint`,
     );
   if (legal.length === 0)
     throw new RangeError(`environment ${env.id} declared no legal action for turn ${turn} (legalActions returned [])`);

@@ -5,6 +5,7 @@
 import type { Json } from "effect/Schema";
 import type { AnyMachineSnapshot } from "xstate";
 import { hashValue, notPlainJson } from "../kernel/canonical.ts";
+import { shownValue } from "../kernel/errors.ts";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvEmitted } from "./env.ts";
@@ -14,14 +15,6 @@ import type { Turn } from "./policy.ts";
 const placed = (e: EnvEmitted): string => {
   const at = typeof e.at === "function" ? e.at() : undefined;
   return at ? ` (${e.type.slice(4)}() at ${at})` : "";
-};
-
-/** A value as the message shows it: text quoted with its type named (the string "0.5" is not the number). */
-const shown = (value: unknown): string => {
-  if (typeof value === "string")
-    return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (a string)`;
-  if (typeof value === "object" && value !== null) return Array.isArray(value) ? "an array" : "an object";
-  return String(value);
 };
 
 /**
@@ -74,11 +67,11 @@ export class EpisodeDerivation {
       case "env.reward": {
         if (e.kind !== "process" && e.kind !== "outcome")
           throw new TypeError(
-            `${this.envId}: reward "${e.reason}" is of kind ${shown(e.kind)}; a reward's kind is "process" or "outcome"${placed(e)}`,
+            `${this.envId}: reward "${e.reason}" is of kind ${shownValue(e.kind)}; a reward's kind is "process" or "outcome"${placed(e)}`,
           );
         if (typeof e.value !== "number" || !Number.isFinite(e.value))
           throw new TypeError(
-            `${this.envId}: reward "${e.reason}" has value ${shown(e.value)}; rewards must be finite numbers${placed(e)}`,
+            `${this.envId}: reward "${e.reason}" has value ${shownValue(e.value)}; rewards must be finite numbers${placed(e)}`,
           );
         // Each reward finite, their sum too: the journal records the return, and JSON has no Infinity.
         if (!Number.isFinite(this.totalReturn + e.value))
@@ -100,14 +93,14 @@ export class EpisodeDerivation {
           (typeof e.metrics !== "object" || e.metrics === null || Array.isArray(e.metrics))
         )
           throw new TypeError(
-            `${this.envId}: end()'s metrics are ${shown(e.metrics)}; give an object of finite numbers, e.g. end("answered", { success: 1 })${placed(e)}`,
+            `${this.envId}: end()'s metrics are ${shownValue(e.metrics)}; give an object of finite numbers, e.g. end("answered", { success: 1 })${placed(e)}`,
           );
         const metrics: Record<string, number> = {};
         for (const [k, v] of Object.entries(e.metrics ?? {}))
           if (typeof v === "number" && Number.isFinite(v)) metrics[k] = v;
           else
             throw new TypeError(
-              `${this.envId}: end() metric ${k} is ${shown(v)}; metrics must be finite numbers${placed(e)}`,
+              `${this.envId}: end() metric ${k} is ${shownValue(v)}; metrics must be finite numbers${placed(e)}`,
             );
         this.ending ??= { reason: String(e.reason), metrics };
         return undefined;

@@ -10,7 +10,7 @@ import { Data } from "effect";
 import fc from "fast-check";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { EpisodeChain } from "../journal/stamp.ts";
-import { allKeys } from "../kernel/errors.ts";
+import { allKeys, shownValue } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { bodyOf } from "./arbitraries.ts";
@@ -45,9 +45,6 @@ export interface PropertyRunOptions extends CounterexampleOptions {
   readonly path?: string;
 }
 
-/** A value in a message: text quoted, so the string "5" does not read as the number 5. */
-const quoted = (value: unknown): string => (typeof value === "string" ? JSON.stringify(value) : String(value));
-
 /**
  * Refuses run options that would make a check pass without running what was asked: numRuns not a whole
  * number, a seed that is not a number (fast-check's seeds are integers), and a path without its seed (the
@@ -55,20 +52,20 @@ const quoted = (value: unknown): string => (typeof value === "string" ? JSON.str
  */
 export const checkRunOptions = (fn: string, options: PropertyRunOptions): void => {
   if (options.numRuns !== undefined && (!Number.isInteger(options.numRuns) || options.numRuns < 1))
-    throw new RangeError(`${fn}: numRuns must be an integer >= 1, got ${quoted(options.numRuns)}`);
+    throw new RangeError(`${fn}: numRuns must be an integer >= 1, got ${shownValue(options.numRuns)}`);
   if (options.seed !== undefined && !Number.isInteger(options.seed))
     throw new RangeError(
-      `${fn}: seed must be an integer (fast-check's seed, as a counterexample prints it), got ${quoted(options.seed)}`,
+      `${fn}: seed must be an integer (fast-check's seed, as a counterexample prints it), got ${shownValue(options.seed)}`,
     );
   if (options.path !== undefined && typeof options.path !== "string")
     throw new TypeError(
-      `${fn}: path must be the text a counterexample prints (e.g. "12:0:3"), got ${quoted(options.path)}`,
+      `${fn}: path must be the text a counterexample prints (e.g. "12:0:3"), got ${shownValue(options.path)}`,
     );
   // Counts of the episodes drawn: 0 or a fraction draws empty episodes, and the check finds nothing to check.
   const counts = options as { readonly maxActions?: unknown; readonly maxCommands?: unknown };
   for (const name of ["maxActions", "maxCommands"] as const)
     if (counts[name] !== undefined && (!Number.isInteger(counts[name]) || (counts[name] as number) < 1))
-      throw new RangeError(`${fn}: ${name} must be an integer >= 1, got ${quoted(counts[name])}`);
+      throw new RangeError(`${fn}: ${name} must be an integer >= 1, got ${shownValue(counts[name])}`);
   if (options.path !== undefined && options.seed === undefined)
     throw new RangeError(
       `${fn}: path ${JSON.stringify(options.path)} without its seed reruns nothing; give the seed the counterexample printed with it`,

@@ -17,7 +17,7 @@ import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getStateNodes } from "xstate/graph";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { checkEnvArgument } from "../runtime/env.ts";
@@ -367,12 +367,10 @@ const explore = (caller: string, env: EnvDefinition, options: CoverageOptions): 
     );
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1))
     throw new RangeError(
-      `${caller}: options.limit must be an integer >= 1 (distinct states to explore at most), got ${typeof options.limit === "string" ? JSON.stringify(options.limit) : String(options.limit)}`,
+      `${caller}: options.limit must be an integer >= 1 (distinct states to explore at most), got ${shownValue(options.limit)}`,
     );
   if (options.allowCycles !== undefined && typeof options.allowCycles !== "boolean")
-    throw new TypeError(
-      `${caller}: options.allowCycles must be true or false, got ${JSON.stringify(options.allowCycles)}`,
-    );
+    throw new TypeError(`${caller}: options.allowCycles must be true or false, got ${shownValue(options.allowCycles)}`);
   const seed = options.seed ?? "coverage";
   const task = options.task ?? (env.task(seed) as Json);
   const suspicious =

@@ -152,10 +152,10 @@ describe("constrained decoding", () => {
     for (const [legal, says] of [
       [
         [1, 2],
-        /toy: legalActions returned a list whose item 0 is 1 \(number\) for turn 0; it must return the action texts/,
+        /toy: legalActions returned a list whose item 0 is 1 for turn 0; it must return the action texts/,
       ],
       [["search paris", { text: "x" }], /a list whose item 1 is an object for turn 0/],
-      ["answer paris", /legalActions returned "answer paris" \(string\) for turn 0/],
+      ["answer paris", /legalActions returned "answer paris" \(a string\) for turn 0/],
     ] as const) {
       const wrong = { ...toyEnv, legalActions: () => legal } as unknown as EnvDefinition;
       expect(() => legalTrie(wrong, request("x", "paris"))).toThrow(says);
