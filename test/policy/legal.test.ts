@@ -150,10 +150,7 @@ describe("constrained decoding", () => {
       /toy declared no legal action for turn 0 \(legalActions returned \[\]\)/,
     );
     for (const [legal, says] of [
-      [
-        [1, 2],
-        /toy: legalActions returned a list whose item 0 is 1 for turn 0; it must return the action texts/,
-      ],
+      [[1, 2], /toy: legalActions returned a list whose item 0 is 1 for turn 0; it must return the action texts/],
       [["search paris", { text: "x" }], /a list whose item 1 is an object for turn 0/],
       ["answer paris", /legalActions returned "answer paris" \(a string\) for turn 0/],
     ] as const) {
