@@ -7,5 +7,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    setupFiles: ["test/support/cleanup.ts"],
   },
 });

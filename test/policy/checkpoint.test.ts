@@ -161,7 +161,7 @@ describe("checkpoints", () => {
 
 describe("checkpoints/latest.json", () => {
   it("naming a folder that is gone is refused at latest.json, with the checkpoints that are there", async () => {
-    const checkpoints = path.join(await mkdtemp(path.join(tmpdir(), "agent-r1-latest-")), "checkpoints");
+    const checkpoints = path.join(folder, "latest-gone", "checkpoints");
     await mkdir(path.join(checkpoints, "v00009"), { recursive: true });
     await writeFile(path.join(checkpoints, "v00009", "manifest.json"), "{}");
     await writeFile(path.join(checkpoints, "latest.json"), JSON.stringify({ dir: "v00099", version: 99 }));

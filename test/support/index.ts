@@ -1,5 +1,5 @@
 /** Shared test helpers: temp folders, scripted policies, and small environments for runtime properties. */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -51,7 +51,24 @@ export const captureOutput = () => {
   return output;
 };
 
-export const tempDir = (prefix = "agent-r1-test-") => mkdtempSync(join(tmpdir(), prefix));
+const madeDirs: string[] = [];
+
+/**
+ * A fresh folder under the OS temp dir, removed after the test file's last test (test/support/cleanup.ts,
+ * vitest's setupFiles): a test run leaves nothing behind in /tmp. Set AGENT_R1_KEEP_TEMP=1 to keep them
+ * for a post-mortem.
+ */
+export const tempDir = (prefix = "agent-r1-test-") => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+};
+
+/** Removes every folder `tempDir` made in this test file (unless AGENT_R1_KEEP_TEMP is set). */
+export const removeTempDirs = () => {
+  if (process.env.AGENT_R1_KEEP_TEMP) return;
+  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+};
 
 /** A policy that plays the given action texts in order (then answers "none"). */
 export const playing = (texts: readonly string[], tokenizer: Tokenizer = lookupTokenizer) =>
