@@ -484,7 +484,7 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
   let evalBar = null as Progress | null;
   let tickEval: (record: EpisodeRecord) => void = () => {};
   const startBar = () =>
-    progress(`train ${config.algo}`, config.steps, process.stderr, Math.min(resumedAt, config.steps));
+    progress(`train ${config.algo}`, config.steps, process.stderr, Math.min(resumedAt, config.steps), true);
   const interrupt = stopOnInterrupt();
   try {
     const result = await train({
@@ -511,6 +511,7 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
           return: m.meanReturn.toFixed(3),
           ...(m.successRate === null ? {} : { success: m.successRate.toFixed(3) }),
           "tok/s": m.tokensPerSecond.toFixed(0),
+          ...(m.cutActions ? { "cut actions": m.cutActions } : {}),
         });
       },
     });
@@ -765,7 +766,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       const { constrained } = decoding;
       if (constrained) requireLegalActions(env);
       if (decoding.say) process.stderr.write(`${decoding.say}\n`);
-      const bar = progress("sft", opts.epochs);
+      const bar = progress("sft", opts.epochs, process.stderr, 0, true);
       exitOnInterrupt(
         `sft stopped before its clone was saved (it is written once, at the end), so ${opts.out} is as it was; run the command again`,
       );

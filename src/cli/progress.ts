@@ -11,13 +11,15 @@ export interface Progress {
 
 /**
  * `already`: work done before this bar started (a resumed run's updates): counted in the total shown, not
- * in the rate or the ETA.
+ * in the rate or the ETA. `everyTick`: off a terminal, print every tick (training updates, each with its own
+ * metrics) instead of at most one line per 2 seconds (episodes, which end in bursts).
  */
 export const progress = (
   label: string,
   total: number,
   stream: NodeJS.WriteStream = process.stderr,
   already = 0,
+  everyTick = false,
 ): Progress => {
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
@@ -67,7 +69,7 @@ export const progress = (
       done += by;
       lastInfo = info;
       const now = Date.now();
-      if (now - lastPrint >= 2000 || done === total) {
+      if (everyTick || now - lastPrint >= 2000 || done === total) {
         lastPrint = now;
         print(info);
       }

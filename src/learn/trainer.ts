@@ -43,7 +43,7 @@ import { type Collected, collect } from "./collect.ts";
 import { actionBudgetOf, DEFAULT_TRAIN_CONFIG, decodeTrainConfig, scheduledLr, type TrainConfig } from "./config.ts";
 import { countCutActions, describeEval, type EvalSummary, evaluate } from "./evaluate.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
-import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
+import { episodeToSequence, fitToContext, type Sequence } from "./trajectory.ts";
 import { runWarmStart } from "./warm-start.ts";
 
 export interface TrainOptions {
@@ -73,7 +73,10 @@ export interface UpdateMetrics {
   readonly successRate: number | null;
   readonly meanTurns: number;
   readonly aborted: number;
+  /** Episodes longer than the context with not even their first action inside it: not trained on. */
   readonly droppedTooLong: number;
+  /** Episodes longer than the context, trained on the actions that fit (with their whole return). */
+  readonly cutToContext?: number;
   /** Sampled actions cut at the token budget before they ended (absent in runs written before it was counted). */
   readonly cutActions?: number;
   readonly degenerateGroups: number;
@@ -609,6 +612,28 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   let step = startStep;
   options.onUpdatesStart?.();
   let warnedCut = false;
+  // A batch whose episodes all returned the same carries no signal; after a collapse (a policy that
+  // writes only malformed actions) every batch is like that, and the run goes on learning nothing.
+  let warnedFlat = false;
+  let bestSuccess: { rate: number; update: number } | undefined;
+  const warnIfFlat = (update: string, m: UpdateMetrics, returns: readonly number[]) => {
+    if (m.successRate !== null && m.successRate > (bestSuccess?.rate ?? 0))
+      bestSuccess = { rate: m.successRate, update: m.version };
+    if (returns.length < 2 || returns.some((r) => r !== returns[0])) return;
+    const learned = m.gradNorm === 0 ? ": nothing to learn from (gradient norm 0)" : "";
+    if (warnedFlat) {
+      log(`${update}: again every episode returned ${returns[0]}${learned}`);
+      return;
+    }
+    warnedFlat = true;
+    const collapsed =
+      bestSuccess !== undefined && m.successRate === 0
+        ? `; sampled success was ${bestSuccess.rate.toFixed(3)} at update ${bestSuccess.update} and is 0 now: the policy has likely collapsed (look at its actions with \`agent-r1 inspect ${out}\`). A lower --lr (this run: ${config.lr}) or a KL pull to the starting policy (--kl 0.05; this run: ${config.klCoef}) guards against that`
+        : "";
+    log(
+      `${update}: every one of its ${returns.length} episodes returned ${returns[0]}, so no episode was better than another${learned}${collapsed}`,
+    );
+  };
   for (; step < config.steps; step++) {
     if (options.shouldStop?.()) {
       stopped = true;
@@ -647,26 +672,37 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
     // --- trajectories -----------------------------------------------------------------------------------
     const trainStart = performance.now();
     const sequences: Sequence[] = [];
+    // An episode longer than the context is trained on the actions its sampler saw whole, with its whole
+    // return (fitToContext); one whose first action already overflowed is left out.
     let droppedTooLong = 0;
+    let cutToContext = 0;
     for (const { events } of batch) {
-      try {
-        sequences.push(
-          episodeToSequence(events, {
-            processRewardWeight: config.processRewardWeight,
-            maxTokens: model.config.contextLength,
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof EpisodeTooLongError)) throw error;
-        droppedTooLong += 1;
+      const fitted = fitToContext(
+        episodeToSequence(events, { processRewardWeight: config.processRewardWeight }),
+        model.config.contextLength,
+        policy.sampling.maxNewTokens,
+      );
+      if (fitted === undefined) droppedTooLong += 1;
+      else {
+        if (fitted.cutFrom !== undefined) cutToContext += 1;
+        sequences.push(fitted);
       }
     }
-    if (droppedTooLong > 0)
+    if (cutToContext + droppedTooLong > 0) {
+      const longer = cutToContext + droppedTooLong;
+      const parts = [
+        cutToContext > 0
+          ? `${cutToContext === longer ? (longer === 1 ? "it was" : "they were") : `${cutToContext} were`} trained on the actions that fit, with the whole episode's return`
+          : "",
+        droppedTooLong > 0
+          ? `${droppedTooLong === longer ? (longer === 1 ? "it was" : "they were") : `${droppedTooLong} were`} left out (not even the first action fit)${droppedTooLong === batch.length ? ": this update changed nothing" : ""}`
+          : "",
+      ].filter(Boolean);
       log(
-        `${update}: ${droppedTooLong} of ${batch.length} episodes are longer than the model's context ` +
-          `(${model.config.contextLength} tokens) and were not trained on${droppedTooLong === batch.length ? " (all of them: this update changed nothing)" : ""}; ` +
-          "a longer --context-length (for a new model) or shorter episodes keep them",
+        `${update}: ${longer} of ${batch.length} episodes ${longer === 1 ? "is" : "are"} longer than the model's context ` +
+          `(${model.config.contextLength} tokens); ${parts.join(", ")}. A longer --context-length (for a new model) or shorter episodes (fewer turns, shorter observations) train on all of them`,
       );
+    }
     const extras: { -readonly [K in keyof AdvantageExtras]: AdvantageExtras[K] } = {};
     const tokens = sequences.map((s) => s.tokens);
     const allowed = sequences.some((s) => s.allowed.some((a) => a !== null))
@@ -680,7 +716,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       extras.refLogprobs = refLogprobs;
       extras.klCoef = config.klCoef;
     }
-    if (config.algo === "remax") extras.greedyReward = await greedyBaseline(env, greedy, stepSeed, config, model);
+    if (config.algo === "remax") extras.greedyReward = await greedyBaseline(env, greedy, stepSeed, config);
     const advantages = computeAdvantages(config.algo, sequences, extras, {
       maskAdvantages: config.maskAdvantages,
       gamma: config.gamma,
@@ -766,6 +802,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       meanTurns: mean(records.map((r) => r.turns)),
       aborted: abortedRecords.length,
       droppedTooLong,
+      cutToContext,
       cutActions,
       degenerateGroups: advantages.degenerateGroups,
       loss: mean(applied.map((r) => r.loss)),
@@ -785,6 +822,11 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
       trainSeconds,
     };
     await appendFile(metricsFile, `${JSON.stringify(metrics)}\n`);
+    warnIfFlat(
+      update,
+      metrics,
+      records.map((r) => r.return),
+    );
     options.onUpdate?.(metrics);
     if ((step + 1) % config.checkpointEvery === 0) await checkpoint(step + 1);
   }
@@ -830,22 +872,14 @@ const greedyBaseline = async (
   greedy: TransformerPolicy,
   stepSeed: string,
   config: TrainConfig,
-  model: Gpt,
 ): Promise<Record<string, number>> => {
   const runs = await collect({ env, policy: greedy, seed: stepSeed, episodes: config.tasksPerStep, groupSize: 1 });
   const baseline: Record<string, number> = {};
   for (const { events, record } of runs) {
-    let value = record.return;
-    try {
-      value = episodeToSequence(events, {
-        processRewardWeight: config.processRewardWeight,
-        maxTokens: model.config.contextLength,
-      }).totalReturn;
-    } catch (error) {
-      // Too long to train on: its return still serves as a baseline.
-      if (!(error instanceof EpisodeTooLongError)) throw error;
-    }
-    baseline[hashValue(record.task)] = value;
+    // The return as training weighs it (the process reward weight), also for an episode cut to the context.
+    baseline[hashValue(record.task)] = episodeToSequence(events, {
+      processRewardWeight: config.processRewardWeight,
+    }).totalReturn;
   }
   return baseline;
 };

@@ -57,6 +57,8 @@ export interface Sequence {
   readonly metrics: Readonly<Record<string, number>>;
   /** Reward events that could not be placed on an action token (episode-wide). */
   readonly droppedRewards: number;
+  /** Set by `fitToContext` on an episode cut to the model's context: its length in tokens before the cut. */
+  readonly cutFrom?: number;
 }
 
 export interface TrajectoryOptions {
@@ -198,6 +200,43 @@ export const episodeToSequence = (events: readonly EpisodeEvent[], options: Traj
   const sequence = buildAppend(events, options);
   checkLength(sequence, options.maxTokens, `episode ${sequence.episode}`);
   return sequence;
+};
+
+/**
+ * An append-layout episode cut to a model's context, for training, instead of leaving it out. A policy
+ * samples an action from a context cut at the front once the episode no longer fits (the last
+ * contextLength - maxNewTokens tokens, `TransformerPolicy`), and the learner, which scores the sequence from
+ * its start, must see the context each token was sampled from: so the sequence keeps the actions whose
+ * sampler saw the whole episode before them (start + max(maxNewTokens, length) <= contextLength) and ends
+ * after the last of them. The rewards of the turns cut away move onto the last action token kept, so the
+ * episode's return (`totalReturn`, the sum of `rewards`) is unchanged: a runaway episode that overflows the
+ * context still pays for what it did. Returns the sequence itself when it fits, and undefined when not even
+ * its first action was sampled from the whole context (nothing left to train on).
+ */
+export const fitToContext = (sequence: Sequence, contextLength: number, maxNewTokens: number): Sequence | undefined => {
+  if (sequence.tokens.length <= contextLength) return sequence;
+  const kept: ActionSpan[] = [];
+  for (const span of sequence.turns) {
+    if (span.start + Math.max(maxNewTokens, span.end - span.start) > contextLength) break;
+    kept.push(span);
+  }
+  const end = kept.length > 0 ? kept[kept.length - 1].end : 0;
+  const lastAction = end > 0 ? sequence.actionMask.lastIndexOf(1, end - 1) : -1;
+  if (lastAction < 0) return undefined;
+  const rewards = sequence.rewards.slice(0, end);
+  for (let i = end; i < sequence.rewards.length; i++) rewards[lastAction] += sequence.rewards[i];
+  return {
+    ...sequence,
+    tokens: sequence.tokens.slice(0, end),
+    actionMask: sequence.actionMask.slice(0, end),
+    responseMask: sequence.responseMask.slice(0, end),
+    logprobs: sequence.logprobs.slice(0, end),
+    versions: sequence.versions.slice(0, end),
+    allowed: sequence.allowed.slice(0, end),
+    rewards,
+    turns: kept,
+    cutFrom: sequence.tokens.length,
+  };
 };
 
 /**

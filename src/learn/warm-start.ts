@@ -62,7 +62,7 @@ export const runWarmStart = async (
       `warm start: ${recorded.aborted} of ${warm.episodes} expert episodes aborted; the first, ${recorded.firstAbort.episode}: ${recorded.firstAbort.reason}` +
         (recorded.firstAbort.thrownAt ? ` (thrown at ${recorded.firstAbort.thrownAt})` : ""),
     );
-  const bar = progress("warm start (cloning)", warm.epochs);
+  const bar = progress("warm start (cloning)", warm.epochs, process.stderr, 0, true);
   const cloned = await sft({
     env,
     data: demos,

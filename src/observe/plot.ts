@@ -129,6 +129,7 @@ const TITLES: Readonly<Record<string, string>> = {
   meanTurns: "turns per episode",
   aborted: "aborted episodes",
   droppedTooLong: "episodes too long to train on",
+  cutToContext: "episodes cut to the context",
   degenerateGroups: "groups with one reward (no signal)",
   loss: "loss",
   policyLoss: "policy loss",

@@ -33,6 +33,21 @@ describe("progress off a terminal", () => {
     expect(lines).toHaveLength(3);
   });
 
+  it("with everyTick (training updates, cloning epochs), prints every tick however close together", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const { stream, lines } = pipe();
+    const bar = progress("train grpo", 3, stream, 0, true);
+    for (const r of ["0.1", "0.2", "0.3"]) {
+      vi.advanceTimersByTime(500);
+      bar.tick(1, { return: r });
+    }
+    expect(lines.map((l) => l.replace(/ \(.*\)/, ""))).toEqual([
+      "train grpo: 1/3 return 0.1\n",
+      "train grpo: 2/3 return 0.2\n",
+      "train grpo: 3/3 return 0.3\n",
+    ]);
+  });
+
   it("a run stopped early (Ctrl-C) ends on a line with its last count", () => {
     vi.useFakeTimers({ now: 1_000_000 });
     const { stream, lines } = pipe();

@@ -68,6 +68,37 @@ const metricsOf = (out: string) =>
     .split("\n")
     .map((line) => JSON.parse(line) as Record<string, number>);
 
+/** The ascii environment with a reward that ignores the action: every episode returns 0.5. */
+const flat = defineEnv({
+  ...ascii,
+  id: "flat",
+  machine: setup({ types: { context: {} as Record<string, never>, events: {} as AgentActEvent } }).createMachine({
+    context: {},
+    entry: observe("say something"),
+    initial: "waiting",
+    states: {
+      waiting: {
+        on: { "agent.act": { target: "done", actions: [reward("outcome", 0.5, "any"), end("said", { success: 0 })] } },
+      },
+      done: { type: "final" },
+    },
+  }),
+});
+
+describe("a batch with nothing to learn from", () => {
+  it("train says when every episode of an update returned the same, once in full and then briefly", async () => {
+    const lines: string[] = [];
+    const out = join(tempDir(), "run");
+    await train({ env: flat, config: { ...config("flat", 3), env: "flat" }, out, log: (line) => lines.push(line) });
+    const flatLines = lines.filter((l) => l.includes("returned 0.5"));
+    expect(flatLines, lines.join("\n")).toEqual([
+      "update 1 of 3: every one of its 32 episodes returned 0.5, so no episode was better than another: nothing to learn from (gradient norm 0)",
+      "update 2 of 3: again every episode returned 0.5: nothing to learn from (gradient norm 0)",
+      "update 3 of 3: again every episode returned 0.5: nothing to learn from (gradient norm 0)",
+    ]);
+  });
+});
+
 describe("the learner, end to end (rollout -> journal -> replay -> update)", () => {
   it("GRPO raises the mean reward clearly within a few updates", async () => {
     const out = join(tempDir(), "run");

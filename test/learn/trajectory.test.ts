@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hashValue } from "../../src/kernel/canonical.ts";
 import type { EpisodeEvent, EventBody } from "../../src/kernel/events.ts";
-import { episodeToSequence, episodeToSteps, type Sequence } from "../../src/learn/trajectory.ts";
+import { episodeToSequence, episodeToSteps, fitToContext, type Sequence } from "../../src/learn/trajectory.ts";
 
 interface TurnSpec {
   readonly action: readonly number[];
@@ -297,5 +297,75 @@ describe("token-in/token-out, for any turn lengths", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("fitToContext: an episode longer than the context, cut for training", () => {
+  it("keeps the actions its sampler saw whole, and the episode's whole return", () => {
+    fc.assert(
+      fc.property(
+        episodeArb,
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 8 }),
+        (spec, contextLength, maxNewTokens) => {
+          const whole = episodeToSequence(journal(spec));
+          const fitted = fitToContext(whole, contextLength, maxNewTokens);
+          if (whole.tokens.length <= contextLength) {
+            expect(fitted).toBe(whole);
+            return;
+          }
+          // What the sampler saw whole: each action from a context it did not have to cut.
+          const seenWhole = whole.turns.filter(
+            (span, t) =>
+              whole.turns
+                .slice(0, t + 1)
+                .every((s) => s.start + Math.max(maxNewTokens, s.end - s.start) <= contextLength) &&
+              span.end > span.start,
+          );
+          if (seenWhole.length === 0) {
+            expect(fitted).toBeUndefined();
+            return;
+          }
+          expect(fitted).toBeDefined();
+          const cut = fitted!;
+          expectAligned(cut);
+          expect(cut.cutFrom).toBe(whole.tokens.length);
+          expect(cut.tokens.length).toBeLessThanOrEqual(contextLength);
+          expect(cut.tokens).toEqual(whole.tokens.slice(0, cut.tokens.length));
+          expect(cut.logprobs).toEqual(whole.logprobs.slice(0, cut.tokens.length));
+          // Every kept action was sampled from the whole episode before it; the last one seen whole is kept.
+          for (const span of cut.turns)
+            expect(span.start + Math.max(maxNewTokens, span.end - span.start)).toBeLessThanOrEqual(contextLength);
+          expect(cut.turns.some((s) => s.turn === seenWhole[seenWhole.length - 1].turn)).toBe(true);
+          // The return is the whole episode's, and the rewards still sum to it.
+          expect(cut.totalReturn).toBe(whole.totalReturn);
+          expect(sum(cut.rewards)).toBeCloseTo(whole.totalReturn, 9);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("moves the rewards of the turns cut away onto the last action token kept", () => {
+    const spec: EpisodeSpec = {
+      prompt: [1, 2],
+      turns: [
+        { action: [3, 4], process: [0.25], observation: [5, 6, 7] },
+        { action: [8, 9], process: [-0.5], observation: [10] },
+        { action: [11], process: [-0.5] },
+      ],
+      outcome: 1,
+    };
+    const whole = episodeToSequence(journal(spec));
+    expect(whole.tokens).toHaveLength(11);
+    // Context 9, budget 2: the second action starts at 7 (7 + 2 <= 9), the third at 10 (cut away).
+    const cut = fitToContext(whole, 9, 2)!;
+    expect(cut.tokens).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(cut.turns.map((s) => s.turn)).toEqual([0, 1]);
+    expect(cut.rewards).toEqual([0, 0, 0, 0.25, 0, 0, 0, 0, -0.5 + -0.5 + 1]);
+    // A budget of 3 leaves the second action's sampler a cut context: only the first is kept.
+    expect(fitToContext(whole, 9, 3)!.tokens).toEqual([1, 2, 3, 4]);
+    // Not even the first action seen whole: nothing to train on.
+    expect(fitToContext(whole, 9, 8)).toBeUndefined();
   });
 });

@@ -581,8 +581,26 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const more = ["--context-length", "16", "--no-warm-start", "--eval-episodes", "0", "--out", join(dir, "short")];
     expect(await main([...args, ...more]), stderr).toBe(0);
     expect(stderr).toMatch(
-      /update 1 of \d+: 4 of 4 episodes are longer than the model's context \(16 tokens\) and were not trained on \(all of them: this update changed nothing\)/,
+      /update 1 of \d+: 4 of 4 episodes are longer than the model's context \(16 tokens\); they were left out \(not even the first action fit\): this update changed nothing/,
     );
+    // A context that holds the first actions: those are trained on, with the episode's whole return.
+    stderr = "";
+    const roomier = [
+      "--context-length",
+      "56",
+      "--no-warm-start",
+      "--eval-episodes",
+      "0",
+      "--out",
+      join(dir, "roomier"),
+    ];
+    expect(await main([...args, ...roomier]), stderr).toBe(0);
+    expect(stderr).toMatch(
+      /update 1 of \d+: \d of 4 episodes (is|are) longer than the model's context \(56 tokens\); (they were|it was|\d were) trained on the actions that fit, with the whole episode's return/,
+    );
+    const metrics = JSON.parse(readFileSync(join(dir, "roomier", "metrics.jsonl"), "utf8").split("\n")[0]);
+    expect(metrics.cutToContext).toBeGreaterThan(0);
+    expect(metrics.trainedTokens).toBeGreaterThan(0);
   });
 
   it("cloning from episodes longer than the model's context says which file and what to pass", async () => {
