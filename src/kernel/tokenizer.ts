@@ -73,10 +73,10 @@ export class WordTokenizer implements Tokenizer {
   }
 
   /** A tokenizer whose vocabulary is every word piece found in the given texts, sorted. */
-  static fromCorpus(texts: Iterable<string>): WordTokenizer {
+  static fromCorpus(texts: Iterable<string>, options: WordTokenizerOptions = {}): WordTokenizer {
     const words = new Set<string>();
     for (const text of texts) for (const [piece] of text.matchAll(PIECE)) words.add(piece);
-    return new WordTokenizer([...words].sort());
+    return new WordTokenizer([...words].sort(), options);
   }
 
   idOf(piece: string): number | undefined {
