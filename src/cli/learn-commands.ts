@@ -420,13 +420,17 @@ const addShapeOptions = (command: Command, contextHelp: string) =>
       "a fresh model's width, a multiple of --heads (default: the environment's)",
       int("--width", 1),
     );
+const DECIMAL = /^\+?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 /** A number flag: >= 0, or > 0 where 0 means nothing (a temperature). */
 const num =
   (name: string, positive = false) =>
   (value: string) => {
-    const n = Number(value);
+    // Number() reads "" and " " as 0 and "0x10" as 16: an unset $LR would train at 0 without a word.
+    const n = DECIMAL.test(value.trim()) ? Number(value) : Number.NaN;
     if (!Number.isFinite(n) || n < 0 || (positive && n === 0))
-      throw new InvalidArgumentError(`${name} must be a number ${positive ? ">" : ">="} 0, got "${value}"`);
+      throw new InvalidArgumentError(
+        `${name} must be a number ${positive ? ">" : ">="} 0 (decimal, like 0.001 or 1e-3), got "${value}"`,
+      );
     return n;
   };
 

@@ -412,6 +412,17 @@ const refuseFileAsOut = (out: string): void => {
 export const refuseRunFolder = (out: string, resume = "--resume (from code: train({ ..., resume: true }))"): void => {
   if (existsSync(join(out, "metrics.jsonl")))
     throw new UsageError({ detail: `${out} already holds a run; continue it with ${resume}, or give another --out` });
+  // A checkpoint folder (or one in a run's checkpoints/): the run's config.json would replace the
+  // checkpoint's model config.json, and the checkpoint would no longer load.
+  const parent = dirname(resolve(out));
+  if (basename(parent) === "checkpoints" && existsSync(join(parent, "latest.json")))
+    throw new UsageError({
+      detail: `${out} is in a train run's checkpoints/ folder: a run there would break that run's checkpoints and --resume; train into a folder of its own${existsSync(join(out, "manifest.json")) ? ` (--init ${out} starts from that checkpoint)` : ""}`,
+    });
+  if (existsSync(join(out, "manifest.json")) || existsSync(join(out, "weights.bin")))
+    throw new UsageError({
+      detail: `${out} holds a checkpoint (manifest.json, weights.bin): a run's config.json there would replace the checkpoint's and it would no longer load; train into a folder of its own (--init ${out} starts from this checkpoint)`,
+    });
   if (!existsSync(out)) return;
   refuseFileAsOut(out);
   // Recorded journals would mix with the run's own (sft --data of the run would clone them all).

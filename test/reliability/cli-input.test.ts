@@ -105,7 +105,17 @@ const CASES: [string[], RegExp][] = [
     /environment module not found: .*throws; did you mean .*throws\.ts\?$/,
   ],
   [["record", "--env", dir, "--policy", "expert", "--out", out], /is a folder, not a module$/],
-  [["train", "--env", "lookup", "--out", out, "--temperature", "0"], /--temperature must be a number > 0, got "0"/],
+  [
+    ["train", "--env", "lookup", "--out", out, "--temperature", "0"],
+    /--temperature must be a number > 0 \(decimal, like 0\.001 or 1e-3\), got "0"/,
+  ],
+  // An empty value (an unset $LR) or a hex one is not 0 or 16: a run at --lr 0 learns nothing.
+  [
+    ["train", "--env", "lookup", "--out", out, "--lr", ""],
+    /--lr must be a number >= 0 \(decimal, like 0\.001 or 1e-3\), got ""/,
+  ],
+  [["train", "--env", "lookup", "--out", out, "--kl", " "], /--kl must be a number >= 0 .*, got " "/],
+  [["train", "--env", "lookup", "--out", out, "--entropy=0x10"], /--entropy must be a number >= 0 .*, got "0x10"/],
   [
     ["train", "--env", "lookup", "--out", out, "--max-new-tokens", "100000"],
     /--max-new-tokens 100000 leaves no room for a context: the model reads \d+ tokens at most; give at most \d+/,
@@ -152,7 +162,10 @@ const CASES: [string[], RegExp][] = [
     /--data .*missing: no such file or folder/,
   ],
   [["sft", "--env", "lookup", "--data", emptyFolder, "--out", out], /no \.jsonl journals in/],
-  [["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--lr", "0"], /--lr must be a number > 0, got "0"/],
+  [
+    ["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--lr", "0"],
+    /--lr must be a number > 0 .*, got "0"/,
+  ],
   [
     ["sft", "--env", "hopqa", "--data", emptyFolder, "--out", WARM],
     /--out \S+ already holds a checkpoint; sft would replace it: give another --out, or --replace to write over it/,
@@ -574,6 +587,27 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const missing = await run(["train", "--env", "lookup", "--init", join(dir, "nope"), "--out", join(dir, "fresh")]);
     expect(missing.code, stderr).toBe(2);
     expect(missing.lines).toEqual([`error: --init ${join(dir, "nope")}: no such checkpoint folder`]);
+
+    // A checkpoint folder, or a folder in a run's checkpoints/: the run's config.json would break the checkpoint.
+    const ckpt = join(dir, "a-checkpoint");
+    mkdirSync(ckpt);
+    writeFileSync(join(ckpt, "manifest.json"), "{}");
+    writeFileSync(join(ckpt, "config.json"), "precious");
+    stderr = "";
+    const over = await run(["train", "--env", "lookup", "--no-warm-start", "--out", ckpt]);
+    expect(over.code, stderr).toBe(2);
+    expect(over.lines[0]).toMatch(
+      /holds a checkpoint \(manifest\.json, weights\.bin\).*--init .*a-checkpoint starts from this checkpoint/,
+    );
+    expect(readFileSync(join(ckpt, "config.json"), "utf8")).toBe("precious");
+    const checkpoints = join(dir, "a-run", "checkpoints");
+    mkdirSync(checkpoints, { recursive: true });
+    writeFileSync(join(checkpoints, "latest.json"), "{}");
+    stderr = "";
+    const inside = await run(["train", "--env", "lookup", "--no-warm-start", "--out", join(checkpoints, "v00009")]);
+    expect(inside.code, stderr).toBe(2);
+    expect(inside.lines[0]).toContain("is in a train run's checkpoints/ folder");
+    expect(existsSync(join(checkpoints, "v00009"))).toBe(false);
   });
 
   it("training says how many sampled episodes were too long for the model's context to train on", async () => {
