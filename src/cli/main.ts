@@ -224,10 +224,6 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         // Damage is shown on the page, and the exit status says so, as the terminal view's does.
         if (page.unreadable > 0) return setExit(1);
       } else {
-        // `inspect ... | head`: a closed pipe ends the listing quietly.
-        process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-          if (e.code === "EPIPE") process.exit(0);
-        });
         // Damage is shown, and the exit status says so, as replay's does.
         if ((await inspectPath(path, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES)) > 0) return setExit(1);
       }
@@ -383,7 +379,44 @@ const otherCheckpoints = (file: string, detail: string): string => {
   );
 };
 
+/**
+ * A file-system error as one line: Node's message (the code, the call and the path) and what it means, for
+ * the errors a user's paths and disks cause. Undefined for any other error.
+ */
+export const fileSystemProblem = (cause: unknown): string | undefined => {
+  const e = cause as NodeJS.ErrnoException | undefined;
+  if (!(e instanceof Error) || typeof e.code !== "string") return undefined;
+  const kept = "what was written before it is kept (record and train continue with --resume)";
+  const meaning: Record<string, string | undefined> = {
+    ENOENT: "",
+    EACCES: "",
+    EPERM: "",
+    ENOTDIR: ": a part of this path is a file, not a folder",
+    EEXIST: e.syscall === "mkdir" ? ": a file stands where this path needs a folder" : "",
+    EISDIR: ": this path is a folder, where a file was expected",
+    EROFS: ": the file system is read-only",
+    ENOSPC: `: the disk is full; ${kept}`,
+    EDQUOT: `: the disk quota is used up; ${kept}`,
+    EFBIG: `: the file grew past the size allowed (ulimit -f) or the file system's limit; ${kept}`,
+    ENAMETOOLONG: ": a name in this path is too long",
+  };
+  const said = meaning[e.code];
+  return said === undefined ? undefined : `${e.message}${said}`;
+};
+
+let pipeWatched = false;
+/** `agent-r1 replay ... | head`: a reader that closes the pipe ends the command quietly (exit 0), not in a stack trace. */
+const endQuietlyOnClosedPipe = () => {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(0);
+    throw e;
+  });
+};
+
 export const main = async (argv: readonly string[]): Promise<number> => {
+  endQuietlyOnClosedPipe();
   let code = 0;
   const program = buildProgram((c) => {
     code = c;
@@ -421,8 +454,9 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       err(`error: ${cause.message}`);
       return 1;
     }
-    if ((cause as NodeJS.ErrnoException)?.code === "ENOENT" || (cause as NodeJS.ErrnoException)?.code === "EACCES") {
-      err(`error: ${(cause as Error).message}`);
+    const fsProblem = fileSystemProblem(cause);
+    if (fsProblem !== undefined) {
+      err(`error: ${fsProblem}`);
       return 2;
     }
     err(`error: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`);

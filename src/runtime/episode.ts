@@ -124,7 +124,12 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
 
     /** Stamps and appends; consumers see the event only after the append. Resolves once it is appended. */
     const record = (body: EventBody): Promise<void> => {
-      if (journalFailure) return Promise.reject(journalFailure);
+      if (journalFailure) {
+        // The episode is already rejected with it (failJournal); callers that do not wait must not leave it unhandled.
+        const refused = Promise.reject(journalFailure);
+        refused.catch(() => {});
+        return refused;
+      }
       let event: EpisodeEvent;
       try {
         event = chain.stamp(body);
@@ -139,6 +144,9 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       const appended = writer!.append(event);
       appended.catch(failJournal);
       delivered = delivered.then(() => appended).then(() => options.onEvent?.(event));
+      // Awaited by finish(); after a journal failure the episode is rejected by failJournal instead, and
+      // nothing awaits it (unhandled, it crashed the process after the command had reported the failure).
+      delivered.catch(() => {});
       return appended;
     };
 
@@ -247,7 +255,12 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
         policy: { id: policy.policy.id, version: action.version },
         ...(action.allowed ? { allowed: action.allowed.map((a) => (a ? [...a] : null)) } : {}),
       };
-      await record(acted);
+      try {
+        await record(acted);
+      } catch {
+        // The journal refused it: failJournal has stopped the episode and rejected it with that error.
+        return;
+      }
       if (finished) return;
       derivation.acted(text, action.tokens);
       envActor.send({ type: "agent.act", turn: request.turn, text, tokens: action.tokens });

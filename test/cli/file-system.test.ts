@@ -1,0 +1,49 @@
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fileSystemProblem } from "../../src/cli/main.ts";
+import { tempDir } from "../support/index.ts";
+
+const cli = (command: string) => spawnSync("bash", ["-c", command], { encoding: "utf8", timeout: 120_000 });
+
+describe("file-system trouble, in one line", () => {
+  it("names what a file-system error means: a file in the path, a full disk, a size limit", () => {
+    const error = (code: string, message: string, syscall?: string) =>
+      Object.assign(new Error(message), { code, ...(syscall ? { syscall } : {}) });
+    expect(fileSystemProblem(error("ENOTDIR", "ENOTDIR: not a directory, mkdir '/a/file/sub'"))).toBe(
+      "ENOTDIR: not a directory, mkdir '/a/file/sub': a part of this path is a file, not a folder",
+    );
+    expect(fileSystemProblem(error("EEXIST", "EEXIST: file already exists, mkdir '/a/file'", "mkdir"))).toContain(
+      "a file stands where this path needs a folder",
+    );
+    expect(fileSystemProblem(error("ENOSPC", "ENOSPC: no space left on device, write"))).toMatch(
+      /the disk is full; what was written before it is kept \(record and train continue with --resume\)$/,
+    );
+    expect(fileSystemProblem(error("EFBIG", "EFBIG: file too large, write"))).toContain("(ulimit -f)");
+    expect(fileSystemProblem(error("EACCES", "EACCES: permission denied, open '/x'"))).toBe(
+      "EACCES: permission denied, open '/x'",
+    );
+    // Anything else is not a file-system problem of the user's: the command shows its stack.
+    expect(fileSystemProblem(error("ERR_SOMETHING", "a bug"))).toBeUndefined();
+    expect(fileSystemProblem(new TypeError("x is not a function"))).toBeUndefined();
+  });
+
+  it("an --out inside a file is refused in one line (exit 2), and a closed pipe ends a listing quietly", () => {
+    const dir = tempDir("agent-r1-fs-");
+    const file = join(dir, "afile");
+    writeFileSync(file, "hi\n");
+    const inFile = cli(
+      `node bin/agent-r1.js record --env lookup --policy expert --episodes 2 --out ${JSON.stringify(join(file, "sub"))}`,
+    );
+    expect(inFile.status, inFile.stderr).toBe(2);
+    expect(inFile.stderr.trim()).toBe(
+      `error: ENOTDIR: not a directory, mkdir '${join(file, "sub")}': a part of this path is a file, not a folder`,
+    );
+    // `replay ... | head -1`: the reader closes the pipe; no EPIPE stack trace, exit 0.
+    const piped = cli("set -o pipefail; node bin/agent-r1.js replay replays/lookup | head -1");
+    expect(piped.stdout.split("\n")[0]).toMatch(/^ok replays\/lookup\/expert\/ep-golden-0\.jsonl/);
+    expect(piped.stderr).toBe("");
+    expect(piped.status).toBe(0);
+  });
+});
