@@ -4,7 +4,7 @@
  * same as a self-contained page (src/observe/viewer.ts), with a run folder's metric charts.
  */
 
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
@@ -159,6 +159,12 @@ const refuseHtmlTarget = (file: string): void => {
   if (!/\.html?$/i.test(file))
     throw new UsageError({
       detail: `--html ${file} exists and is not an .html page; inspect replaces only its own pages: give a new file name ending in .html`,
+    });
+  // An .html page of the user's own is not inspect's to replace (pages it wrote say so; older ones had its header).
+  const page = readFileSync(file, "utf8");
+  if (!page.includes('<meta name="generator" content="agent-r1 inspect">') && !page.includes("<header><h1>agent-r1 · "))
+    throw new UsageError({
+      detail: `--html ${file} exists and is not a page inspect wrote; inspect replaces only its own pages: give a new file name, or remove that one first`,
     });
 };
 

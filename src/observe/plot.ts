@@ -287,6 +287,13 @@ export const metricCharts = async (
   return charts;
 };
 
+/** Whether a file is a chart as plot writes them: vega's SVG (`<svg ... class="marks"`). */
+const isVegaSvg = (file: string): boolean => {
+  if (!statSync(file).isFile()) return false;
+  const head = readFileSync(file, "utf8").slice(0, 400);
+  return head.startsWith("<svg") && head.includes('class="marks"');
+};
+
 /**
  * Writes one SVG per charted metric of the given run folders into `outDir` (default: the first run's
  * `plots/` folder) and returns the written files, in chart order.
@@ -299,6 +306,14 @@ export const plotRuns = async (
   const charts = await metricCharts(runDirs, options.warn);
   if (existsSync(outDir) && !statSync(outDir).isDirectory())
     throw new UsageError({ detail: `--out ${outDir} is a file, not a folder` });
+  // A chart replaces a chart (vega's SVG, as plot writes it), never a file of the user's that has its name.
+  const foreign = charts
+    .map((chart) => join(outDir, `${chart.slug}.svg`))
+    .filter((file) => existsSync(file) && !isVegaSvg(file));
+  if (foreign.length > 0)
+    throw new UsageError({
+      detail: `--out ${outDir} holds ${foreign.map((f) => basename(f)).join(", ")}, which plot did not write and would replace: give another --out, or remove ${foreign.length === 1 ? "it" : "them"} first`,
+    });
   mkdirSync(outDir, { recursive: true });
   return charts.map((chart) => {
     const file = join(outDir, `${chart.slug}.svg`);

@@ -18,6 +18,9 @@ import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
 import { SPECIAL_TOKENS, type Tokenizer } from "../kernel/tokenizer.ts";
 import { evenlySpaced, findJournals, isRunFolder } from "./journals.ts";
 
+/** Marks the viewer's pages, so `inspect --html` replaces a page of its own and nothing else. */
+export const VIEWER_GENERATOR = "agent-r1 inspect";
+
 export interface ViewerOptions {
   /** The tokenizer of an environment, when it is known and is the recorded one; else token ids are shown. */
   readonly tokenizerFor?: (envId: string, tokenizerId: string) => Tokenizer | undefined;
@@ -541,6 +544,7 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
       .join("")}</section></main></div>`;
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<meta name="generator" content="${VIEWER_GENERATOR}">` +
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">` +
     `<title>${esc(title)}</title><style>${CSS}</style></head><body>${body}<script>${SCRIPT}</script></body></html>\n`;
   return { html, episodes: files.length, shown: shown.length, unreadable: episodes.filter((e) => e.error).length };

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
@@ -80,6 +80,21 @@ describe("plotRuns", () => {
     const svg = readFileSync(files[0], "utf8");
     expect(svg).toContain("a/grpo");
     expect(svg).toContain("b/grpo");
+  });
+
+  it("replaces its own charts, never a file of the user's with a chart's name", async () => {
+    const root = tempDir();
+    const run = runWith([metricsLine(0), metricsLine(1, { meanReturn: 0.9 })], join(root, "grpo"));
+    const out = join(root, "charts");
+    mkdirSync(out);
+    writeFileSync(join(out, "meanReturn.svg"), "<svg>my own drawing</svg>");
+    await expect(plotRuns([run], out)).rejects.toThrow(
+      `--out ${out} holds meanReturn.svg, which plot did not write and would replace: give another --out, or remove it first`,
+    );
+    expect(readFileSync(join(out, "meanReturn.svg"), "utf8")).toBe("<svg>my own drawing</svg>");
+    rmSync(join(out, "meanReturn.svg"));
+    const files = await plotRuns([run], out);
+    expect(await plotRuns([run], out)).toEqual(files);
   });
 
   it("refuses a folder given twice (it would draw one line for two), and warns on stderr by default", async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -161,11 +161,21 @@ describe("the episode viewer page", () => {
     expect(done.code).toBe(2);
     expect(done.stderr).toContain(`error: --html ${dir} is a folder; give the page's file name`);
     expect(done.stderr).not.toMatch(/\n\s+at /);
+    // A page of the user's own is kept; one inspect wrote is replaced.
     const page = join(dir, "page.html");
-    writeFileSync(page, "an earlier page");
+    writeFileSync(page, "<html>my precious page</html>");
+    done = cli("inspect", journal, "--html", page);
+    expect(done.code).toBe(2);
+    expect(done.stderr).toContain(`error: --html ${page} exists and is not a page inspect wrote`);
+    expect(readFileSync(page, "utf8")).toBe("<html>my precious page</html>");
+    rmSync(page);
     done = cli("inspect", journal, "--html", page);
     expect(done.code, done.stderr).toBe(0);
-    expect(readFileSync(page, "utf8")).toContain("<!doctype html>");
+    const first = readFileSync(page, "utf8");
+    expect(first).toContain("<!doctype html>");
+    done = cli("inspect", GOLDEN, "--html", page);
+    expect(done.code, done.stderr).toBe(0);
+    expect(readFileSync(page, "utf8")).not.toBe(first);
   });
 
   it("agent-r1 inspect of a missing path exits 2 with one line", async () => {
