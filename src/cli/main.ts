@@ -139,9 +139,15 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       /** Unknown environments, said once each, not once per journal. */
       const said = new Set<string>();
       // A run folder names its environment in config.json: verifying it needs no --env, as eval and inspect do.
-      const envOf = envResolver(
-        opts.env ? await loadEnv(opts.env) : opts.verify ? await runEnv(path, true) : undefined,
-      );
+      const given = opts.env ? await loadEnv(opts.env) : undefined;
+      const resolve = envResolver(given ?? (opts.verify ? await runEnv(path, true) : undefined));
+      // Whether any journal was of --env's environment: journals of built-in ones are verified with those.
+      let givenUsed = false;
+      const envOf = (id: string) => {
+        const env = resolve(id);
+        if (env === given) givenUsed = true;
+        return env;
+      };
       for await (const verdict of checkPath(path, { verify: !!opts.verify, repair: !!opts.repair, envOf })) {
         if (verdict.repaired && verdict.repaired.keptEvents === 0) {
           // Nothing whole was left: the file is gone, not a journal read ok.
@@ -189,6 +195,10 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
           (unverified ? `, ${unverified} not verified (unknown environment)` : "") +
           (removed ? `; removed ${removed} file(s) that held no whole event` : ""),
       );
+      if (given && opts.verify && !givenUsed && ok + bad > 0)
+        err(
+          `note: --env ${opts.env} defines ${JSON.stringify(given.id)}, and no journal here was recorded with it: each was verified with the environment it names`,
+        );
       // A journal that could not be checked for want of --env is bad usage, unless a check failed too.
       setExit(bad > 0 ? 1 : unverified > 0 ? 2 : 0);
     });

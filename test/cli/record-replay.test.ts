@@ -35,6 +35,14 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     const replayed = cli("replay", out, "--verify");
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toContain("verified 20 journal(s) ok, 0 failed");
+
+    // --env of another environment than the journals': verified with their own, and said so.
+    const other = cli("replay", out, "--verify", "--env", "./actors/weather/env.ts");
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toContain(
+      'note: --env ./actors/weather/env.ts defines "weather", and no journal here was recorded with it: each was verified with the environment it names',
+    );
+    expect(cli("replay", out, "--verify", "--env", "lookup").stderr).not.toContain("note:");
   });
 
   it("replay --verify of a run folder finds a module environment in its config.json, with no --env", () => {
