@@ -149,6 +149,11 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
     const named = Object.entries(module)
       .filter(([name, value]) => name !== "default" && isEnvDefinition(value))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // A default export that is something else hides an environment exported as `env`.
+    if (module.default !== undefined && named.length > 0)
+      throw new UsageError({
+        detail: `${path}: its default export is not an environment (${module.default === null ? "null" : typeof module.default}), and the CLI takes the default export before one named \`env\`: make the default export the environment (\`export default ${named[0][0]};\`)`,
+      });
     if (named.length > 0)
       throw new UsageError({
         detail: `${path} exports ${named.length === 1 ? "an environment" : "environments"} under ${named.map(([name]) => `\`${name}\``).join(", ")}, but the CLI takes the default export (or one named \`env\`): add \`export default ${named[0][0]};\``,

@@ -303,6 +303,16 @@ export const checkpointsIn = (folder: string): string[] =>
         .sort()
     : [];
 
+/** Whether a config.json is a run's (it names an `env`), read leniently: a damaged one is for the loader to name. */
+const namesAnEnv = (file: string): boolean => {
+  try {
+    const json = JSON.parse(readFileSync(file, "utf8")) as unknown;
+    return typeof json === "object" && json !== null && typeof (json as { env?: unknown }).env === "string";
+  } catch {
+    return false;
+  }
+};
+
 /**
  * The checkpoint a user means by `dir`: a checkpoint folder as it is; a run folder (`train --out`) or its
  * checkpoints/ folder: the run's latest checkpoint (said through `log`). `what` names the argument in errors.
@@ -328,6 +338,11 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
       if (readdirSync(dir).some((name) => name.endsWith(".jsonl")))
         throw new UsageError({
           detail: `${what} ${dir} is a folder of journals (.jsonl), not a checkpoint (manifest.json, weights.bin, ...): clone one from it with \`agent-r1 sft --data ${dir}\``,
+        });
+      // A run's config.json (it names an env; a checkpoint's own config.json is the model's) before any checkpoint.
+      if (namesAnEnv(join(dir, "config.json")))
+        throw new UsageError({
+          detail: `${what} ${dir}: a run folder with no checkpoint yet (train writes checkpoints/ every --checkpoint-every updates and at its end)`,
         });
     }
     return dir; // the loader says what is missing

@@ -39,6 +39,11 @@ export type CheckpointProblem =
   | "checksum" // a file's or a tensor's SHA-256 differs from the manifest's, or the manifest's own digest
   | "mismatch"; // the tensors do not fit the config, the tokenizer id does not match its words...
 
+/** A binary file of the wrong size: shorter is a cut write; longer is not (something was added to it). */
+const sizeDetail = (bytes: number, expected: number): string =>
+  `${bytes} bytes, the manifest says ${expected}` +
+  (bytes > expected ? ` (${bytes - expected} bytes too many: not a cut write, something was added to the file)` : "");
+
 export class CheckpointError extends Data.TaggedError("CheckpointError")<{
   readonly problem: CheckpointProblem;
   readonly file: string;
@@ -515,7 +520,7 @@ export const loadCheckpoint = async (
     throw new CheckpointError({
       problem: "truncated",
       file: at(FILES.weights),
-      detail: `${weights.byteLength} bytes, the manifest says ${layout.weightsBytes}`,
+      detail: sizeDetail(weights.byteLength, layout.weightsBytes),
     });
   if (layout.weightsSha256) checkSum(weights, layout.weightsSha256, at(FILES.weights));
   for (const { name, offset, size, sha256: expected } of layout.tensors)
@@ -533,7 +538,7 @@ export const loadCheckpoint = async (
       throw new CheckpointError({
         problem: "truncated",
         file: at(FILES.optimizer),
-        detail: `${moments.byteLength} bytes, the manifest says ${layout.optimizer.bytes}`,
+        detail: sizeDetail(moments.byteLength, layout.optimizer.bytes),
       });
     checkSum(moments, layout.optimizer.sha256, at(FILES.optimizer));
   }

@@ -251,6 +251,12 @@ describe("eval --checkpoint names what it was given", () => {
     expect(output.stderr).toContain(
       "error: --checkpoint replays/lookup/expert is a folder of journals (.jsonl), not a checkpoint (manifest.json, weights.bin, ...): clone one from it with `agent-r1 sft --data replays/lookup/expert`",
     );
+    // A run folder that has written its config.json and no checkpoint yet.
+    const run = tempDir();
+    writeFileSync(join(run, "config.json"), JSON.stringify({ env: "lookup" }));
+    output.clear();
+    expect(await main(["eval", "--checkpoint", run, "--episodes", "1"])).toBe(2);
+    expect(output.stderr).toContain(`error: --checkpoint ${run}: a run folder with no checkpoint yet`);
   });
 });
 

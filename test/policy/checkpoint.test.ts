@@ -120,6 +120,16 @@ describe("checkpoints", () => {
     const error = await refusal(dir);
     expect(error.problem).toBe("truncated");
     expect(error.message).toMatch(/weights\.bin/);
+    expect(error.message).not.toContain("too many");
+  });
+
+  it("says of weights longer than the manifest's that they are not a cut write", async () => {
+    const dir = await damaged("longer", async (d) => {
+      const bytes = await readFile(path.join(d, "weights.bin"));
+      await writeFile(path.join(d, "weights.bin"), Buffer.concat([bytes, Buffer.from([1, 2, 3])]));
+    });
+    const error = await refusal(dir);
+    expect(error.message).toMatch(/weights\.bin.*3 bytes too many: not a cut write, something was added to the file/);
   });
 
   it("refuses an edited config", async () => {

@@ -44,6 +44,12 @@ writeFileSync(
   `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};\nimport { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};\n\nexport default defineEnv({ ...lookupEnv, id: "Bad Id!" });\n`,
 );
 
+const shadowed = join(dir, "shadowed.ts");
+writeFileSync(
+  shadowed,
+  `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};\n\nexport const env = lookupEnv;\nexport default {};\n`,
+);
+
 const impureTask = join(dir, "impure-task.ts");
 writeFileSync(
   impureTask,
@@ -82,6 +88,10 @@ const CASES: [string[], RegExp][] = [
   [
     ["record", "--env", "./actors/lookup/index.ts", "--policy", "expert", "--out", out],
     /exports environments under `lookup`, `lookupEnv`, but the CLI takes the default export \(or one named `env`\): add `export default lookup;`/,
+  ],
+  [
+    ["record", "--env", shadowed, "--policy", "expert", "--out", out],
+    /shadowed\.ts: its default export is not an environment \(object\), and the CLI takes the default export before one named `env`: make the default export the environment \(`export default env;`\)$/,
   ],
   [
     ["record", "--env", syntaxError, "--policy", "expert", "--out", out],
