@@ -2,6 +2,19 @@
 // Runs the TypeScript CLI directly through tsx's loader: no build step, so a fresh clone works after `npm ci`.
 import { register } from "tsx/esm/api";
 
+// Node exits 13 when the event loop runs dry under a top-level await that never settles: here, a module the
+// command imports (an environment given with --env, or one it imports) that never finishes loading (its
+// 'exit' event is passed 0; process.exitCode says 13).
+let finished = false;
+process.on("exit", () => {
+  if (!finished && process.exitCode === 13)
+    process.stderr.write(
+      "error: the command stopped with nothing left to run while a module was still loading: a top-level await " +
+        "that never settles, in an --env module or one it imports (exit 13)\n",
+    );
+});
+
 register();
 const { main } = await import("../src/cli/main.ts");
 process.exitCode = await main(process.argv.slice(2));
+finished = true;

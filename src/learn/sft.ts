@@ -323,8 +323,11 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     );
   const optimizer = new AdamW(model.parameters, { lr: options.lr, weightDecay: 0 });
   /** One cross-entropy step on these rows' action tokens (under their legal-action masks when constrained). */
-  const cloneStep = (rows: readonly Sequence[]) =>
-    supervisedStep(
+  const cloneStep = async (rows: readonly Sequence[]) => {
+    // A turn of the event loop per step: the steps compute synchronously, so without it a Ctrl-C (SIGINT)
+    // waited for the whole cloning to end.
+    await new Promise((resolve) => setImmediate(resolve));
+    return supervisedStep(
       model,
       {
         tokens: rows.map((s) => s.tokens),
@@ -333,6 +336,7 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
       },
       { optimizer },
     );
+  };
   // A clone under the masks is decoded under them (train --init and eval follow the manifest); a free clone
   // records nothing, since it may be decoded either way.
   const clone = { model, tokenizer, version: 0, ...(options.constrained ? { constrained: true } : {}) };

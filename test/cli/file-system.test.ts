@@ -47,3 +47,17 @@ describe("file-system trouble, in one line", () => {
     expect(piped.status).toBe(0);
   });
 });
+
+describe("an environment module that never finishes loading", () => {
+  it("ends with a line that says so, not a silent exit 13", () => {
+    const module = join(tempDir("agent-r1-fs-"), "hang.mts");
+    writeFileSync(module, "await new Promise(() => {});\nexport default 1;\n");
+    const run = cli(
+      `node bin/agent-r1.js record --env ${JSON.stringify(module)} --policy expert --episodes 1 --out ${JSON.stringify(join(tempDir("agent-r1-fs-"), "out"))}`,
+    );
+    expect(run.status).toBe(13);
+    expect(run.stderr.trim()).toBe(
+      "error: the command stopped with nothing left to run while a module was still loading: a top-level await that never settles, in an --env module or one it imports (exit 13)",
+    );
+  });
+});

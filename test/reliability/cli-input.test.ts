@@ -80,6 +80,10 @@ const record = (...args: string[]) => ["record", "--env", "lookup", "--policy", 
 /** [arguments, what the first line must say] */
 const CASES: [string[], RegExp][] = [
   [["record", "--env", "nope", "--policy", "expert", "--out", out], /unknown environment "nope"; known: lookup/],
+  [
+    ["record", "--env", "lookup", "--policy", "expert", "--seed", "é", "--out", out],
+    /--seed must be 1 to 100 ASCII letters \(a-z, A-Z\), digits, '\.', '_', '-' or ':', got "é"/,
+  ],
   [["record", "--env", "./no-such-env.ts", "--policy", "expert", "--out", out], /environment module not found/],
   [
     ["record", "--env", "./actors/lookup/store.ts", "--policy", "expert", "--out", out],
