@@ -1,9 +1,11 @@
 /** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
+
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { lastValueFrom, tap } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal, streamJournalFile } from "../journal/jsonl.ts";
+import { LOCK_FILE, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
 import { JournalError, UsageError } from "../kernel/errors.ts";
@@ -216,11 +218,21 @@ export const refuseRecordOut = (out: string) => {
 };
 
 export const record = async (options: RecordOptions): Promise<RecordSummary> => {
+  try {
+    return await recordLocked(options);
+  } finally {
+    unlockFolder(options.out);
+  }
+};
+
+/** record, holding its --out's lock (lockFolder) once the folder is there. */
+const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
   const started = Date.now();
   if (existsSync(options.out) && !statSync(options.out).isDirectory())
     throw new UsageError({ detail: `--out ${options.out} is a file, not a folder` });
   const existed = existsSync(options.out);
   const journal = new JsonlJournal(options.out, options.durability);
+  lockFolder(options.out, options.resume ? "record --resume" : "record");
   // One listing of the folder: the journals of this seed's first --episodes, and those past it.
   const journaled = journaledEpisodes(options.seed, journal);
   const taken = journaled.filter(({ index }) => index < options.episodes);
@@ -320,7 +332,7 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
     );
   } catch (cause) {
     // Failed before any journal was written (a task generator that throws, say): no empty folder is left.
-    if (!existed && existsSync(options.out) && readdirSync(options.out).length === 0)
+    if (!existed && existsSync(options.out) && readdirSync(options.out).every((name) => name === LOCK_FILE))
       rmSync(options.out, { recursive: true });
     throw cause;
   } finally {

@@ -61,6 +61,7 @@ export const START_MARKER = "start.json";
 
 const START_OUTPUTS = new Set([
   START_MARKER,
+  ".agent-r1.lock", // train's, while it writes (left by a killed one)
   "config.json",
   "metrics.jsonl",
   "eval.json",

@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
+import { LOCK_FILE, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
@@ -197,7 +198,8 @@ const checkConfigEnv = async (config: TrainConfig, env: EnvDefinition) => {
 };
 
 /** What `train` writes in its out folder: a folder holding anything else is not a run to resume. */
-const RUN_ENTRIES = /^(config\.json|metrics\.jsonl|eval\.json|checkpoints|episodes|warm-start)(\.tmp)?$/;
+const RUN_ENTRIES =
+  /^(config\.json|metrics\.jsonl|eval\.json|checkpoints|episodes|warm-start|\.agent-r1\.lock)(\.tmp)?$/;
 
 /**
  * A resume of a folder with no config.json: fine when empty (a run killed at its start), not when it does
@@ -463,6 +465,15 @@ const TRAIN_OPTIONS = allKeys<TrainOptions>()([
 ]);
 
 export const train = async (options: TrainOptions): Promise<TrainResult> => {
+  try {
+    return await trainLocked(options);
+  } finally {
+    if (typeof options?.out === "string" && options.out !== "") unlockFolder(options.out);
+  }
+};
+
+/** train, holding its --out's lock (lockFolder) from the moment it writes there. */
+const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   checkKnownKeys("train", options, TRAIN_OPTIONS);
   checkEnvArgument("train", options.env, "env");
   const { env, out } = options;
@@ -481,6 +492,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   const backend = await initBackend(config.backend, { log });
   const created = !existsSync(out);
   mkdirSync(out, { recursive: true });
+  lockFolder(out, options.resume ? "train --resume" : "train");
   // A warm start replaces a fresh model: RL (and its KL reference) start from the cloned checkpoint.
   if (config.warmStart && !config.init) {
     // Saved first, so that a run killed during its warm start resumes with its own settings (the warm
@@ -493,7 +505,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
   // --- the policy: resumed, initialised from a checkpoint, or fresh ------------------------------------
   let { model, tokenizer, version } = await initialModel(env, config).catch((cause: unknown) => {
     // A refused --init (another environment's checkpoint, say) leaves no empty run folder behind.
-    if (created && readdirSync(out).length === 0) rmSync(out, { recursive: true, force: true });
+    if (created && readdirSync(out).every((name) => name === LOCK_FILE)) rmSync(out, { recursive: true, force: true });
     throw cause;
   });
   let startStep = 0;

@@ -1,0 +1,89 @@
+/**
+ * One writer per folder: `record` and `train` hold `.agent-r1.lock` in their --out while they write. Two
+ * processes writing one folder destroyed each other's work (a `record --resume` removed the journals another
+ * recorder was still writing, as torn; a second `train --resume` removed the other's half-written
+ * checkpoint), so the second one is refused, naming the first. A lock whose process is gone (killed, the
+ * machine restarted) is taken over: a crash never leaves a folder locked.
+ */
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { UsageError } from "../kernel/errors.ts";
+
+export const LOCK_FILE = ".agent-r1.lock";
+
+interface LockRecord {
+  readonly pid: number;
+  readonly command: string;
+  readonly since: string;
+}
+
+/** Folders this process holds, by resolved path: released at exit whatever happens. */
+const held = new Set<string>();
+let exitHookInstalled = false;
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: a process of another user has that pid: alive.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+const readLock = (file: string): LockRecord | undefined => {
+  try {
+    const json = JSON.parse(readFileSync(file, "utf8")) as Partial<LockRecord>;
+    return Number.isSafeInteger(json.pid) && (json.pid as number) > 0
+      ? { pid: json.pid as number, command: String(json.command ?? "?"), since: String(json.since ?? "?") }
+      : undefined;
+  } catch {
+    return undefined; // being written this instant, or damaged: a damaged lock is taken over
+  }
+};
+
+/**
+ * Takes the folder's lock for `command` (the folder must exist); throws a UsageError when another live
+ * process holds it, or when this process already does (two runs of one program into one folder).
+ */
+export const lockFolder = (folder: string, command: string): void => {
+  const path = resolve(folder);
+  const file = join(path, LOCK_FILE);
+  const busy = (owner: LockRecord) =>
+    new UsageError({
+      detail: `${folder} is being written by another agent-r1 process (pid ${owner.pid}, ${owner.command}, since ${owner.since}); two writers would destroy each other's work: wait for it to end, or stop it (a lock left by a process that is gone is taken over)`,
+    });
+  if (held.has(path)) throw busy({ pid: process.pid, command: "this process", since: "earlier" });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, "wx");
+      try {
+        writeSync(fd, JSON.stringify({ pid: process.pid, command, since: new Date().toISOString() }));
+      } finally {
+        closeSync(fd);
+      }
+      held.add(path);
+      if (!exitHookInstalled) {
+        exitHookInstalled = true;
+        process.on("exit", () => {
+          for (const folder of held) rmSync(join(folder, LOCK_FILE), { force: true });
+        });
+      }
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const owner = readLock(file);
+    if (owner && owner.pid !== process.pid && alive(owner.pid)) throw busy(owner);
+    // Left by a process that is gone (or by this one, in a run that ended without releasing): taken over.
+    rmSync(file, { force: true });
+  }
+  throw new UsageError({ detail: `${folder}: could not take ${LOCK_FILE} (another process keeps making it)` });
+};
+
+/** Releases a lock this process holds (nothing when it holds none there). */
+export const unlockFolder = (folder: string): void => {
+  const path = resolve(folder);
+  if (!held.delete(path)) return;
+  if (existsSync(join(path, LOCK_FILE))) rmSync(join(path, LOCK_FILE), { force: true });
+};

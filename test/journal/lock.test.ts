@@ -1,0 +1,70 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { LOCK_FILE, lockFolder, unlockFolder } from "../../src/journal/lock.ts";
+import { tempDir } from "../support/index.ts";
+
+describe("one writer per folder", () => {
+  it("holds the folder while it writes and lets it go after", () => {
+    const dir = tempDir("agent-r1-lock-");
+    lockFolder(dir, "record");
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8")).pid).toBe(process.pid);
+    // A second writer in this very process (two runs into one folder) is refused too.
+    expect(() => lockFolder(dir, "train")).toThrow(/is being written by another agent-r1 process/);
+    unlockFolder(dir);
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+    lockFolder(dir, "train");
+    unlockFolder(dir);
+    unlockFolder(dir); // releasing what is not held does nothing
+  });
+
+  it("refuses a folder a live process holds, naming it, and takes over one whose process is gone", async () => {
+    const dir = tempDir("agent-r1-lock-");
+    const sleeper = spawn("sleep", ["30"]);
+    try {
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: sleeper.pid, command: "record", since: "then" }));
+      expect(() => lockFolder(dir, "record --resume")).toThrow(
+        `${dir} is being written by another agent-r1 process (pid ${sleeper.pid}, record, since then)`,
+      );
+    } finally {
+      sleeper.kill("SIGKILL");
+      await new Promise((resolve) => sleeper.on("exit", resolve));
+    }
+    // Killed: its lock is stale, and so is one that does not parse.
+    lockFolder(dir, "record --resume");
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8")).command).toBe("record --resume");
+    unlockFolder(dir);
+    writeFileSync(join(dir, LOCK_FILE), "{");
+    lockFolder(dir, "train");
+    unlockFolder(dir);
+  });
+
+  it("record refuses a folder another record is writing; the first is unharmed", () => {
+    const dir = join(tempDir("agent-r1-lock-"), "r");
+    const args = [
+      "bin/agent-r1.js",
+      "record",
+      "--env",
+      "lookup",
+      "--policy",
+      "expert",
+      "--episodes",
+      "4",
+      "--out",
+      dir,
+    ];
+    expect(spawnSync(process.execPath, args).status).toBe(0);
+    const sleeper = spawn("sleep", ["30"]);
+    try {
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: sleeper.pid, command: "record", since: "then" }));
+      const second = spawnSync(process.execPath, [...args, "--resume"], { encoding: "utf8" });
+      expect(second.status).toBe(2);
+      expect(second.stderr).toContain(`is being written by another agent-r1 process (pid ${sleeper.pid}, record`);
+    } finally {
+      sleeper.kill("SIGKILL");
+    }
+    const verified = spawnSync(process.execPath, ["bin/agent-r1.js", "replay", dir, "--verify"], { encoding: "utf8" });
+    expect(verified.stdout).toContain("verified 4 journal(s) ok, 0 failed");
+  });
+});
