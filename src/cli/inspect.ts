@@ -10,7 +10,7 @@ import { UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { findJournals } from "../observe/journals.ts";
-import { readEpisodeFile } from "../observe/viewer.ts";
+import { isViewerPage, readEpisodeFile } from "../observe/viewer.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { envResolver } from "./registry.ts";
 
@@ -160,9 +160,8 @@ const refuseHtmlTarget = (file: string): void => {
     throw new UsageError({
       detail: `--html ${file} exists and is not an .html page; inspect replaces only its own pages: give a new file name ending in .html`,
     });
-  // An .html page of the user's own is not inspect's to replace (pages it wrote say so; older ones had its header).
-  const page = readFileSync(file, "utf8");
-  if (!page.includes('<meta name="generator" content="agent-r1 inspect">') && !page.includes("<header><h1>agent-r1 · "))
+  // An .html page of the user's own is not inspect's to replace.
+  if (!isViewerPage(readFileSync(file, "utf8")))
     throw new UsageError({
       detail: `--html ${file} exists and is not a page inspect wrote; inspect replaces only its own pages: give a new file name, or remove that one first`,
     });

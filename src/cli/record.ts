@@ -1,11 +1,10 @@
 /** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
-
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { lastValueFrom, tap } from "rxjs";
 import type { Durability } from "../journal/journal.ts";
 import { JsonlJournal, streamJournalFile } from "../journal/jsonl.ts";
-import { LOCK_FILE, lockFolder, unlockFolder } from "../journal/lock.ts";
+import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
 import { JournalError, UsageError } from "../kernel/errors.ts";
@@ -332,7 +331,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
     );
   } catch (cause) {
     // Failed before any journal was written (a task generator that throws, say): no empty folder is left.
-    if (!existed && existsSync(options.out) && readdirSync(options.out).every((name) => name === LOCK_FILE))
+    if (!existed && existsSync(options.out) && holdsNothingButLock(options.out))
       rmSync(options.out, { recursive: true });
     throw cause;
   } finally {

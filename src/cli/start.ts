@@ -21,6 +21,7 @@ import {
   type WarmStartRecipe,
 } from "../../actors/hopqa/warm-start.ts";
 import { LOOKUP_WARM_START } from "../../actors/lookup/env.ts";
+import { LOCK_FILE } from "../journal/lock.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
 import { policyFromModel, readLatest } from "../learn/trainer.ts";
@@ -61,7 +62,7 @@ export const START_MARKER = "start.json";
 
 const START_OUTPUTS = new Set([
   START_MARKER,
-  ".agent-r1.lock", // train's, while it writes (left by a killed one)
+  LOCK_FILE, // train's, while it writes (left by a killed one)
   "config.json",
   "metrics.jsonl",
   "eval.json",

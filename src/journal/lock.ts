@@ -5,7 +5,7 @@
  * checkpoint), so the second one is refused, naming the first. A lock whose process is gone (killed, the
  * machine restarted) is taken over: a crash never leaves a folder locked.
  */
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UsageError } from "../kernel/errors.ts";
 
@@ -53,7 +53,10 @@ export const lockFolder = (folder: string, command: string): void => {
     new UsageError({
       detail: `${folder} is being written by another agent-r1 process (pid ${owner.pid}, ${owner.command}, since ${owner.since}); two writers would destroy each other's work: wait for it to end, or stop it (a lock left by a process that is gone is taken over)`,
     });
-  if (held.has(path)) throw busy({ pid: process.pid, command: "this process", since: "earlier" });
+  if (held.has(path))
+    throw new UsageError({
+      detail: `${folder} is being written by this process already (another record or train into it has not ended); two writers would destroy each other's work: give each its own folder`,
+    });
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, "wx");
@@ -80,6 +83,9 @@ export const lockFolder = (folder: string, command: string): void => {
   }
   throw new UsageError({ detail: `${folder}: could not take ${LOCK_FILE} (another process keeps making it)` });
 };
+
+/** Whether a folder holds nothing but (maybe) its lock: a run that failed before writing anything. */
+export const holdsNothingButLock = (folder: string): boolean => readdirSync(folder).every((name) => name === LOCK_FILE);
 
 /** Releases a lock this process holds (nothing when it holds none there). */
 export const unlockFolder = (folder: string): void => {

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
-import { LOCK_FILE, lockFolder, unlockFolder } from "../journal/lock.ts";
+import { holdsNothingButLock, LOCK_FILE, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
@@ -198,8 +198,8 @@ const checkConfigEnv = async (config: TrainConfig, env: EnvDefinition) => {
 };
 
 /** What `train` writes in its out folder: a folder holding anything else is not a run to resume. */
-const RUN_ENTRIES =
-  /^(config\.json|metrics\.jsonl|eval\.json|checkpoints|episodes|warm-start|\.agent-r1\.lock)(\.tmp)?$/;
+const RUN_ENTRY = /^(config\.json|metrics\.jsonl|eval\.json|checkpoints|episodes|warm-start)(\.tmp)?$/;
+const isRunEntry = (name: string) => name === LOCK_FILE || RUN_ENTRY.test(name);
 
 /**
  * A resume of a folder with no config.json: fine when empty (a run killed at its start), not when it does
@@ -216,7 +216,7 @@ export const refuseForeignResume = (out: string, flag = "resume") => {
     throw new UsageError({
       detail: `${flag}: ${out} holds a run but no config.json, which a resume continues from; put it back (it is the config the run started with), or start a new run in another folder`,
     });
-  const foreign = readdirSync(out).filter((name) => !RUN_ENTRIES.test(name));
+  const foreign = readdirSync(out).filter((name) => !isRunEntry(name));
   if (foreign.length > 0)
     throw new UsageError({
       detail: `${flag}: ${out} holds no training run (no config.json) but other files (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", ..." : ""}); give the folder of the run to continue, or drop ${flag} and start a new run in an empty folder`,
@@ -443,7 +443,7 @@ export const refuseRunFolder = (out: string, resume = "--resume (from code: trai
   if (!existsSync(out)) return;
   refuseFileAsOut(out);
   // Recorded journals would mix with the run's own (sft --data of the run would clone them all).
-  const journals = readdirSync(out).filter((name) => name.endsWith(".jsonl") && !RUN_ENTRIES.test(name));
+  const journals = readdirSync(out).filter((name) => name.endsWith(".jsonl") && !isRunEntry(name));
   if (journals.length > 0)
     throw new UsageError({
       detail: `${out} holds recorded journals (${journals.slice(0, 3).join(", ")}${journals.length > 3 ? ", ..." : ""}); a run writes its own episodes there, and they would mix: give a new or empty --out`,
@@ -505,7 +505,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   // --- the policy: resumed, initialised from a checkpoint, or fresh ------------------------------------
   let { model, tokenizer, version } = await initialModel(env, config).catch((cause: unknown) => {
     // A refused --init (another environment's checkpoint, say) leaves no empty run folder behind.
-    if (created && readdirSync(out).every((name) => name === LOCK_FILE)) rmSync(out, { recursive: true, force: true });
+    if (created && holdsNothingButLock(out)) rmSync(out, { recursive: true, force: true });
     throw cause;
   });
   let startStep = 0;

@@ -208,7 +208,9 @@ export const episodeToSequence = (events: readonly EpisodeEvent[], options: Traj
  * contextLength - maxNewTokens tokens, `TransformerPolicy`), and the learner, which scores the sequence from
  * its start, must see the context each token was sampled from: so the sequence keeps the actions whose
  * sampler saw the whole episode before them (start + max(maxNewTokens, length) <= contextLength) and ends
- * after the last of them. The rewards of the turns cut away move onto the last action token kept, so the
+ * after the last of them. The journal does not record a request's budget: under constrained decoding a
+ * legal action longer than maxNewTokens raised it for that request (cutting its context sooner), so pass
+ * the largest budget the run sampled with to be exact; the trainer passes its configured one. The rewards of the turns cut away move onto the last action token kept, so the
  * episode's return (`totalReturn`, the sum of `rewards`) is unchanged: a runaway episode that overflows the
  * context still pays for what it did. Returns the sequence itself when it fits, and undefined when not even
  * its first action was sampled from the whole context (nothing left to train on).

@@ -21,6 +21,10 @@ import { evenlySpaced, findJournals, isRunFolder } from "./journals.ts";
 /** Marks the viewer's pages, so `inspect --html` replaces a page of its own and nothing else. */
 export const VIEWER_GENERATOR = "agent-r1 inspect";
 
+/** Whether an HTML text is a page the viewer wrote: its generator mark, or (pages older than the mark) its header. */
+export const isViewerPage = (html: string): boolean =>
+  html.includes(`<meta name="generator" content="${VIEWER_GENERATOR}">`) || html.includes("<header><h1>agent-r1 · ");
+
 export interface ViewerOptions {
   /** The tokenizer of an environment, when it is known and is the recorded one; else token ids are shown. */
   readonly tokenizerFor?: (envId: string, tokenizerId: string) => Tokenizer | undefined;

@@ -11,7 +11,7 @@ describe("one writer per folder", () => {
     lockFolder(dir, "record");
     expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8")).pid).toBe(process.pid);
     // A second writer in this very process (two runs into one folder) is refused too.
-    expect(() => lockFolder(dir, "train")).toThrow(/is being written by another agent-r1 process/);
+    expect(() => lockFolder(dir, "train")).toThrow(/is being written by this process already/);
     unlockFolder(dir);
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
     lockFolder(dir, "train");
