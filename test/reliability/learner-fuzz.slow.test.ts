@@ -2,13 +2,15 @@
  * Corrupted learner files, full version (`npm run test:slow`): 12,000 random combinations of one to three
  * mutations (6,000 of checkpoint folders, 4,000 of a run's config.json, 2,000 of latest.json; see
  * learner-mutations.ts for the mutations and the oracle), then 12 refused ones through the CLI (`train
- * --resume` and `eval`): exit 2, one `error:` line naming the file, no stack trace. LEARNER_FUZZ_SCALE
+ * --resume` and `eval`): exit 2, one `error:` line naming the file, no stack trace; except that `eval`, which
+ * reads no optimizer state, evaluates a checkpoint whose only damage is there. LEARNER_FUZZ_SCALE
  * multiplies the counts; LEARNER_FUZZ_SEED fixes fast-check's seed.
  */
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { loadCheckpoint } from "../../src/policy/checkpoint.ts";
 import { tempDir } from "../support/index.ts";
 import {
   checkCheckpointMutation,
@@ -71,7 +73,9 @@ describe("fuzzed learner files, at length", () => {
     const seconds = (performance.now() - started) / 1000;
 
     // The CLI: refused configs through train --resume; refused checkpoints through train --resume and eval.
-    const cases: { args: string[]; file: RegExp }[] = [];
+    // `eval` reads no optimizer state, so a checkpoint refused only for its optimizer.bin evaluates: each eval
+    // case expects what loadCheckpoint without the optimizer says of the same files.
+    const cases: { args: string[]; file: RegExp; evaluates?: boolean }[] = [];
     const folderOf = (name: string, files: Files, under: string) => {
       const out = join(dir, name);
       cpSync(sources.run, out, { recursive: true });
@@ -85,23 +89,41 @@ describe("fuzzed learner files, at length", () => {
         file: /config\.json: /,
       });
     });
-    refusedCheckpoints.forEach((files, i) => {
+    for (const [i, files] of refusedCheckpoints.entries()) {
       const out = folderOf(`cli-ckpt-${i}`, new Map(), "");
       const checkpoint = join(out, "checkpoints", "v00002");
       for (const name of CHECKPOINT_FILES) if (!files.has(name)) rmSync(join(checkpoint, name));
       for (const [file, bytes] of files) writeFileSync(join(checkpoint, file), bytes);
-      const args =
-        i % 2 === 0
-          ? ["train", "--resume", "--out", out]
-          : ["eval", "--checkpoint", checkpoint, "--episodes", "1", "--backend", "cpu"];
-      cases.push({ args, file: /checkpoint .*v00002\/[a-z]+\.(json|bin): / });
-    });
+      const file = /checkpoint .*v00002\/[a-z]+\.(json|bin): /;
+      if (i % 2 === 0) cases.push({ args: ["train", "--resume", "--out", out], file });
+      else {
+        const evaluates = await loadCheckpoint(checkpoint, { optimizer: false }).then(
+          (loaded) => {
+            loaded.model.dispose();
+            return true;
+          },
+          () => false,
+        );
+        cases.push({
+          args: ["eval", "--checkpoint", checkpoint, "--episodes", "1", "--backend", "cpu"],
+          file,
+          evaluates,
+        });
+      }
+    }
     let cliRefused = 0;
+    let evaluated = 0;
     for (let i = 0; i < cases.length; i += 2) {
       const results = await Promise.all(cases.slice(i, i + 2).map((c) => cli(c.args)));
       results.forEach((result, k) => {
-        const { args, file } = cases[i + k];
+        const { args, file, evaluates } = cases[i + k];
         const where = `${args.join(" ")}: ${result.stderr}`;
+        if (evaluates) {
+          expect(result.status, where).toBe(0);
+          expect(result.stderr, where).not.toMatch(/^error:/m);
+          evaluated += 1;
+          return;
+        }
         expect(result.status, where).toBe(2);
         const errors = result.stderr.split("\n").filter((l) => l.startsWith("error:"));
         expect(errors, where).toHaveLength(1);
@@ -110,12 +132,12 @@ describe("fuzzed learner files, at length", () => {
         cliRefused += 1;
       });
     }
-    const summary = { seconds: Math.round(seconds), cliRefused, ...tallies };
+    const summary = { seconds: Math.round(seconds), cliRefused, evaluated, ...tallies };
     console.log(`learner fuzz: ${JSON.stringify(summary)}`);
     const total = (t: Tally) => t.mutations;
     expect(total(tallies.checkpoint)).toBe(6_000 * SCALE);
     expect(total(tallies.config)).toBe(4_000 * SCALE);
     expect(total(tallies.latest)).toBe(2_000 * SCALE);
-    expect(cliRefused).toBeGreaterThanOrEqual(CLI_CASES * 2 - 2);
+    expect(cliRefused + evaluated).toBeGreaterThanOrEqual(CLI_CASES * 2 - 2);
   });
 });

@@ -94,4 +94,21 @@ describe("damaged learner files through the CLI", () => {
     refusedBy(a, /config\.json: .*layers/);
     refusedBy(b, /weights\.bin: checksum: .*tensor/);
   });
+
+  it("a damaged optimizer.bin stops train --resume, not eval (which reads no optimizer state)", async () => {
+    const run = join(dir, "cli-optimizer");
+    cpSync(sources.run, run, { recursive: true });
+    const checkpoint = join(run, "checkpoints", "v00002");
+    const file = join(checkpoint, "optimizer.bin");
+    const bytes = readFileSync(file);
+    bytes[100] ^= 0x40;
+    writeFileSync(file, bytes);
+    const [resume, evaluate] = await Promise.all([
+      cli(["train", "--resume", "--out", run]),
+      cli(["eval", "--checkpoint", checkpoint, "--episodes", "1", "--backend", "cpu"]),
+    ]);
+    refusedBy(resume, /optimizer\.bin: checksum/);
+    expect(evaluate.status, evaluate.stderr).toBe(0);
+    expect(evaluate.stderr).not.toMatch(/^error:/m);
+  });
 });
