@@ -144,10 +144,12 @@ export interface PlayOptions {
   /** The episode id (default: derived from the seed). */
   readonly episode?: string;
   /**
-   * Decides when each tool result reaches the machine: with a fast-check scheduler,
-   * `(label, result) => s.schedule(Promise.resolve(result), label)` tries every arrival order.
+   * Decides when each tool result reaches the machine. Called as each call starts, with the promise of its
+   * result (injected, or the real tool's); the machine sees the result when the returned promise settles.
+   * With a fast-check scheduler, `(label, result) => s.schedule(result, label)` tries every arrival order,
+   * of real async tools' results as well as of injected ones.
    */
-  readonly schedule?: (label: string, result: ToolResult) => Promise<ToolResult>;
+  readonly schedule?: (label: string, result: Promise<ToolResult>) => Promise<ToolResult>;
 }
 
 /** The environment with its tools' results injected and scheduled; its machine, id and version unchanged. */
@@ -159,9 +161,12 @@ const withTools = (
   let calls = 0;
   const wrap = (name: string, tool: Tool): Tool => ({
     ...tool,
-    call: async (args, signal) => {
+    call: (args, signal) => {
       const index = calls++;
-      const result = inject(index) ?? (await tool.call(args, signal));
+      // Handed to the schedule as the call starts, not as it returns: a result is held from the start, so
+      // the order results reach the machine is the schedule's, not the order real tools happened to finish.
+      const injected = inject(index);
+      const result = injected != null ? Promise.resolve(injected) : tool.call(args, signal);
       return schedule ? schedule(`${name} call ${index}`, result) : result;
     },
   });

@@ -386,11 +386,16 @@ interface OrderCase {
   readonly scheduler: fc.Scheduler;
 }
 
-/** Releases tool results one at a time, in call order, each after the machine has taken the one before. */
+/**
+ * Releases tool results one at a time in call order (each call's place is taken when it starts), each after
+ * the machine has taken the one before: a real tool that finishes early waits for the calls made before it.
+ */
 const inCallOrder = () => {
   let previous: Promise<unknown> = Promise.resolve();
-  return (_label: string, result: ToolResult): Promise<ToolResult> => {
-    const released = previous.then(() => new Promise<ToolResult>((resolve) => setImmediate(() => resolve(result))));
+  return (_label: string, result: Promise<ToolResult>): Promise<ToolResult> => {
+    const released = Promise.all([previous, result]).then(
+      ([, value]) => new Promise<ToolResult>((resolve) => setImmediate(() => resolve(value))),
+    );
     previous = released;
     return released;
   };
@@ -418,7 +423,7 @@ export const orderIndependentRewards = (): RewardInvariant<OrderCase> => {
       const inOrder = await playEpisode(env, script, { schedule: inCallOrder() });
       seen.count(mostCallsInFlight(inOrder.events) >= 2);
       const scheduled = await scheduler.waitFor(
-        playEpisode(env, script, { schedule: (label, result) => scheduler.schedule(Promise.resolve(result), label) }),
+        playEpisode(env, script, { schedule: (label, result) => scheduler.schedule(result, label) }),
       );
       const expected = inOrder.rewards.map(rewardKey).sort();
       const actual = scheduled.rewards.map(rewardKey).sort();

@@ -44,7 +44,7 @@ describe("replay folds recorded inputs through the machine's pure transitions", 
         playEpisode(
           env,
           { seed: "race", actions: calls.map(() => "<a>x</a>") },
-          { journal, schedule: (label, result) => s.schedule(Promise.resolve(result), label) },
+          { journal, schedule: (label, result) => s.schedule(result, label) },
         ),
       );
       const recorded = await journal.read(live.record.episode);

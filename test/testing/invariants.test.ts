@@ -118,6 +118,18 @@ describe("reward invariants, against a sound environment and broken variants of 
     await checkRewards(sound, { ...failing, args: {}, answers: undefined, invariants: [orderIndependentRewards()] });
   });
 
+  it("orderIndependentRewards varies the order of real async tools' results too, not only injected ones", async () => {
+    // Real tools with real latency: a always answers first in the wall-clock world, so only a check that holds
+    // real results and picks their arrival order can see the reward paid for b's arriving first.
+    const sleep = (ms: number, text: string) => new Promise<string>((resolve) => setTimeout(() => resolve(text), ms));
+    const race = createRaceEnv({ a: () => sleep(1, "A"), b: () => sleep(25, "B") });
+    const realOnly = { ...failing, args: {}, answers: undefined, toolResults: fc.constant(null), maxActions: 2 };
+    const failure = await failureOf(checkRewards(race, { ...realOnly, invariants: [orderIndependentRewards()] }));
+    expect(failure.violation.message).toMatch(/^with tool results in call order the rewards are \[turn 0 process 0\.1/);
+    const sound = createRaceEnv({ a: () => sleep(1, "A"), b: () => sleep(25, "B") }, (order) => 0.05 * order.length);
+    await checkRewards(sound, { ...realOnly, numRuns: 10, invariants: [orderIndependentRewards()] });
+  });
+
   it("an invariant whose drawn episodes never did what it is about refuses to pass, and says what they missed", async () => {
     const env = createSecretEnv();
     /** The NothingCheckedError of a check of one invariant, or a failed expectation when it passes. */
