@@ -7,10 +7,11 @@ import { JsonlJournal, streamJournalFile } from "../journal/jsonl.ts";
 import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { JournalError, UsageError } from "../kernel/errors.ts";
+import { JournalError, messageOf, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { isRunFolder } from "../observe/journals.ts";
+import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Policy } from "../runtime/policy.ts";
@@ -131,7 +132,8 @@ interface Resumed {
 
 /**
  * `record --resume`: the journals of this recording's episodes that ended are kept, if they are this
- * recording's (same environment, policy, seed and task); those a stop cut short (no episode.ended, a torn
+ * recording's (same environment, policy, seed and task) and the environment's code still replays them; those a
+ * stop cut short (no episode.ended, a torn
  * last line, an empty file) are removed, to be recorded again (recording is deterministic: the same seed
  * gives the same episode). A journal damaged before its end is refused: no stop leaves that.
  */
@@ -184,6 +186,22 @@ const resumeRecording = async (
     if (ended?.type !== "episode.ended") {
       cut.push(file);
       continue;
+    }
+    // Kept only if this --env still derives it: an environment changed since (a reward, an observation)
+    // without a new version would otherwise leave one folder of episodes from two versions of the code.
+    try {
+      replayEpisode(read, options.env, { file });
+    } catch (cause) {
+      throw new UsageError({
+        detail: `--resume: ${file} was recorded by other code than this --env ${options.env.id} v${options.env.version} runs now: ${messageOf(
+          cause,
+        )
+          .split("\n")
+          .map((line) => (line.length > 400 ? `${line.slice(0, 400)}...` : line.trim()))
+          .join(
+            " ",
+          )}. Its episodes would mix with episodes of the new code: give the changed environment a new version and record into another --out (or restore the code it was recorded with)`,
+      });
     }
     kept.add(index);
     returns += ended.return;

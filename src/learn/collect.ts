@@ -64,7 +64,12 @@ export const collect = async (options: CollectOptions): Promise<Collected[]> => 
   const out: Collected[] = [];
   for (const record of records) {
     const events = await journal.read(record.episode);
-    if (options.verify ?? true) replayEpisode(events, options.env);
+    if (options.verify ?? true)
+      replayEpisode(
+        events,
+        options.env,
+        journal instanceof JsonlJournal ? { file: journal.fileOf(record.episode) } : {},
+      );
     out.push({ record, events });
   }
   return out;
