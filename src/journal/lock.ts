@@ -3,7 +3,8 @@
  * processes writing one folder destroyed each other's work (a `record --resume` removed the journals another
  * recorder was still writing, as torn; a second `train --resume` removed the other's half-written
  * checkpoint), so the second one is refused, naming the first. A lock whose process is gone (killed, the
- * machine restarted) is taken over: a crash never leaves a folder locked.
+ * machine restarted) is taken over, and so is one whose pid another process has now (where /proc tells the
+ * start times apart): a crash never leaves a folder locked.
  */
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -15,7 +16,25 @@ interface LockRecord {
   readonly pid: number;
   readonly command: string;
   readonly since: string;
+  /** When the process started, where the system says (Linux: /proc/PID/stat), to tell a reused pid apart. */
+  readonly started?: string;
 }
+
+/**
+ * When process `pid` started (clock ticks since boot, from /proc/PID/stat), or undefined where /proc does not
+ * say. A pid is reused after its process ends (a container restarted, a busy machine): the same pid with
+ * another start time is another process.
+ */
+export const processStart = (pid: number): string | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces and parentheses): the 22nd field is the start time.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[19];
+  } catch {
+    return undefined;
+  }
+};
 
 /** Folders this process holds, by resolved path: released at exit whatever happens. */
 const held = new Set<string>();
@@ -31,11 +50,23 @@ const alive = (pid: number): boolean => {
   }
 };
 
+/** Whether the lock's pid now belongs to a process that started at another time than the one that wrote it. */
+const reused = (owner: LockRecord): boolean => {
+  if (owner.started === undefined) return false;
+  const now = processStart(owner.pid);
+  return now !== undefined && now !== owner.started;
+};
+
 const readLock = (file: string): LockRecord | undefined => {
   try {
     const json = JSON.parse(readFileSync(file, "utf8")) as Partial<LockRecord>;
     return Number.isSafeInteger(json.pid) && (json.pid as number) > 0
-      ? { pid: json.pid as number, command: String(json.command ?? "?"), since: String(json.since ?? "?") }
+      ? {
+          pid: json.pid as number,
+          command: String(json.command ?? "?"),
+          since: String(json.since ?? "?"),
+          ...(typeof json.started === "string" ? { started: json.started } : {}),
+        }
       : undefined;
   } catch {
     return undefined; // being written this instant, or damaged: a damaged lock is taken over
@@ -51,7 +82,7 @@ export const lockFolder = (folder: string, command: string): void => {
   const file = join(path, LOCK_FILE);
   const busy = (owner: LockRecord) =>
     new UsageError({
-      detail: `${folder} is being written by another agent-r1 process (pid ${owner.pid}, ${owner.command}, since ${owner.since}); two writers would destroy each other's work: wait for it to end, or stop it (a lock left by a process that is gone is taken over)`,
+      detail: `${folder} is being written by another agent-r1 process (pid ${owner.pid}, ${owner.command}, since ${owner.since}); two writers would destroy each other's work: wait for it to end, or stop it (a lock left by a process that is gone is taken over). If no agent-r1 process writes there (pid ${owner.pid} is now another program's), delete ${file}`,
     });
   if (held.has(path))
     throw new UsageError({
@@ -61,7 +92,16 @@ export const lockFolder = (folder: string, command: string): void => {
     try {
       const fd = openSync(file, "wx");
       try {
-        writeSync(fd, JSON.stringify({ pid: process.pid, command, since: new Date().toISOString() }));
+        const started = processStart(process.pid);
+        writeSync(
+          fd,
+          JSON.stringify({
+            pid: process.pid,
+            command,
+            since: new Date().toISOString(),
+            ...(started ? { started } : {}),
+          }),
+        );
       } finally {
         closeSync(fd);
       }
@@ -77,8 +117,9 @@ export const lockFolder = (folder: string, command: string): void => {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
     const owner = readLock(file);
-    if (owner && owner.pid !== process.pid && alive(owner.pid)) throw busy(owner);
-    // Left by a process that is gone (or by this one, in a run that ended without releasing): taken over.
+    if (owner && owner.pid !== process.pid && alive(owner.pid) && !reused(owner)) throw busy(owner);
+    // Left by a process that is gone, whose pid another process has now, or by this one in a run that ended
+    // without releasing: taken over.
     rmSync(file, { force: true });
   }
   throw new UsageError({ detail: `${folder}: could not take ${LOCK_FILE} (another process keeps making it)` });

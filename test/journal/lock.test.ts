@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LOCK_FILE, lockFolder, unlockFolder } from "../../src/journal/lock.ts";
+import { LOCK_FILE, lockFolder, processStart, unlockFolder } from "../../src/journal/lock.ts";
 import { tempDir } from "../support/index.ts";
 
 describe("one writer per folder", () => {
@@ -27,6 +27,20 @@ describe("one writer per folder", () => {
       expect(() => lockFolder(dir, "record --resume")).toThrow(
         `${dir} is being written by another agent-r1 process (pid ${sleeper.pid}, record, since then)`,
       );
+      expect(() => lockFolder(dir, "record --resume")).toThrow(`delete ${join(dir, LOCK_FILE)}`);
+      // The same lock with the start time of the process that wrote it: still that process, refused.
+      const started = processStart(sleeper.pid!);
+      if (started !== undefined) {
+        const lock = { pid: sleeper.pid, command: "record", since: "then", started };
+        writeFileSync(join(dir, LOCK_FILE), JSON.stringify(lock));
+        expect(() => lockFolder(dir, "train")).toThrow(/is being written by another agent-r1 process/);
+        // Written by an earlier process that had this pid (a container restarted): taken over.
+        writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ ...lock, started: String(Number(started) - 1000) }));
+        lockFolder(dir, "train");
+        expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8"))).toMatchObject({ pid: process.pid });
+        unlockFolder(dir);
+        writeFileSync(join(dir, LOCK_FILE), JSON.stringify(lock));
+      }
     } finally {
       sleeper.kill("SIGKILL");
       await new Promise((resolve) => sleeper.on("exit", resolve));
