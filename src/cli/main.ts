@@ -197,7 +197,9 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       );
       if (given && opts.verify && !givenUsed && ok + bad > 0)
         err(
-          `note: --env ${opts.env} defines ${JSON.stringify(given.id)}, and no journal here was recorded with it: each was verified with the environment it names`,
+          bad > 0
+            ? `note: --env ${opts.env} defines ${JSON.stringify(given.id)}, and no journal verified here names it (the ${bad} that failed may: a journal that could not be read says no environment); the others were verified with the environment each names`
+            : `note: --env ${opts.env} defines ${JSON.stringify(given.id)}, and no journal here was recorded with it: each was verified with the environment it names`,
         );
       // A journal that could not be checked for want of --env is bad usage, unless a check failed too.
       setExit(bad > 0 ? 1 : unverified > 0 ? 2 : 0);

@@ -385,8 +385,23 @@ const syncDirOf = async (file: string): Promise<void> => {
   }
 };
 
+/** The file's bytes from `start` on, when they are only whitespace (at most 64 KiB of it); otherwise undefined. */
+const blanksFrom = async (file: string, start: number): Promise<string | undefined> => {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const size = (await handle.stat()).size;
+    if (size - start > 65_536) return undefined;
+    const tail = Buffer.alloc(size - start);
+    await handle.read(tail, 0, tail.length, start);
+    const text = tail.toString("utf8");
+    return /^\s*$/.test(text) ? text : undefined;
+  } finally {
+    await handle.close();
+  }
+};
+
 /**
- * Truncates a torn last line, keeping every valid event before it; a file left with no event is removed.
+ * Truncates a torn last line (or blank lines after the last event), keeping every valid event before it; a file left with no event is removed.
  * Refuses (throws JournalError) when the damage is anything but a crash artefact: a changed or reordered
  * line in the middle, or a last line that is not the beginning of the next event (truncating there would
  * drop data that a crash did not produce). Only changes regular files named *.jsonl, never through a
@@ -406,6 +421,21 @@ export const repairJournalFile = async (file: string): Promise<RepairReport | un
   let last: EpisodeEvent | undefined;
   let validBytes = 0;
   for (const item of linesOf(file, true)) {
+    if (item.complete && item.text.trim() === "" && validator.events > 0) {
+      // Blank lines after the last event (an editor's or a script's `echo >>`): no event is lost by removing
+      // them. A blank line with an event after it is damage in the middle, refused below as before.
+      const blankTail = await blanksFrom(file, item.start);
+      if (blankTail !== undefined) {
+        const handle = await open(file, constants.O_WRONLY | constants.O_NOFOLLOW);
+        try {
+          await handle.truncate(item.start);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        return { file, keptEvents: validator.events, removedBytes: blankTail.length, removedText: blankTail };
+      }
+    }
     if (item.complete) {
       last = validator.acceptLine(item.text);
       validBytes = item.start + Buffer.byteLength(item.text) + 1;

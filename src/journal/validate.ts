@@ -83,7 +83,7 @@ export class StreamValidator {
       this.fail(
         "parse",
         text.trim() === ""
-          ? "a blank line where an event belongs (a journal has one event per line, none blank)"
+          ? "a blank line where an event belongs (a journal has one event per line, none blank; blank lines after the last event are removed by `npx agent-r1 replay --repair FILE`)"
           : `not valid JSON (${printable((cause as Error).message, 120)}): ${firstLine(text)}`,
       );
     }

@@ -123,7 +123,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       // --repair mends a torn last line only; say so where the damage is elsewhere, rather than nothing.
       const untouched =
         options.repair && !cause.repairable
-          ? " (--repair cuts back only a torn last line; it does not mend damage before the end)"
+          ? " (--repair cuts back only a torn last line, or blank lines after the last event; it does not mend damage before the end)"
           : "";
       return { file, ok: false, events: 0, repaired, problem: cause.message + untouched };
     }

@@ -64,6 +64,19 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     const verified = cli("replay", run, "--verify");
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stdout).toContain("verified 3 journal(s) ok, 0 failed");
+
+    // A journal of --env's environment that cannot be read names no environment: the note does not claim
+    // that it was recorded with another one.
+    const damaged = join(run, "damaged");
+    mkdirSync(damaged);
+    const name = readdirSync(join(run, "episodes")).find((f) => f.endsWith(".jsonl"))!;
+    const lines = readFileSync(join(run, "episodes", name), "utf8").split("\n");
+    writeFileSync(join(damaged, name), [`${lines[0].slice(0, 40)}`, ...lines.slice(1)].join("\n"));
+    const failed = cli("replay", damaged, "--verify", "--env", "./actors/weather/env.ts");
+    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.stderr).toContain(
+      'note: --env ./actors/weather/env.ts defines "weather", and no journal verified here names it (the 1 that failed may',
+    );
   });
 
   it("plain replay counts the journals cut short among those read ok; --verify fails them", () => {
@@ -265,7 +278,7 @@ describe("agent-r1 inspect", () => {
     const repair = cli("replay", join(dir, "ep-golden-2.jsonl"), "--repair");
     expect(repair.code).toBe(1);
     expect(repair.stderr).toContain("ep-golden-2.jsonl:4: parse:");
-    expect(repair.stderr).toContain("--repair cuts back only a torn last line; it does not mend damage before the end");
+    expect(repair.stderr).toContain("--repair cuts back only a torn last line, or blank lines after the last event; it does not mend damage before the end");
     const metrics = cli("inspect", "docs/long/run-records/plan.json");
     expect(metrics.code).toBe(2);
     expect(metrics.stderr).toContain("is not an episode journal");

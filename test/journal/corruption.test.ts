@@ -140,6 +140,19 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     expect(error?.message).toContain("a blank line where an event belongs");
   });
 
+  it("repair removes blank lines after the last event, and refuses one with an event after it", async () => {
+    const file = join(dir, "blank-tail.jsonl");
+    writeFileSync(file, Buffer.concat([original, Buffer.from("\n  \n\n")]));
+    expect((await readError(readFileSync(file)))?.message).toContain("replay --repair");
+    const report = await repairJournalFile(file);
+    expect(report).toMatchObject({ keptEvents: original.toString("utf8").trimEnd().split("\n").length });
+    expect(report?.removedText).toBe("\n  \n\n");
+    expect(readFileSync(file).equals(original)).toBe(true);
+    const lines = original.toString("utf8").trimEnd().split("\n");
+    writeFileSync(file, `${[lines[0], "", ...lines.slice(1)].join("\n")}\n`);
+    await expect(repairJournalFile(file)).rejects.toMatchObject({ problem: "parse", line: 2 });
+  });
+
   it("repair truncates a torn tail, says what it removed, and keeps every valid event", async () => {
     const file = join(dir, "torn.jsonl");
     writeFileSync(file, original.subarray(0, original.length - 10));
