@@ -27,7 +27,7 @@ import {
   train,
 } from "../learn/trainer.ts";
 import { warmStartCheckpoint } from "../learn/warm-start.ts";
-import { averageCheckpoints } from "../policy/average.ts";
+import { averageCheckpoints, SOUP_SIMILARITY } from "../policy/average.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
 import { checkpointTarget, saveCheckpoint, savedConstrained } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
@@ -833,7 +833,22 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       } finally {
         averaged.model.dispose();
       }
-      const summary = { out: opts.out, checkpoints: folders, versions: averaged.versions, version: averaged.version };
+      // Not refused (two clones can be close), but said: an average of models trained from different starts
+      // is usually worse than either, and nothing else would tell.
+      const far = folders
+        .map((folder, i) => ({ folder, similarity: averaged.similarity[i] }))
+        .filter((c) => c.similarity < SOUP_SIMILARITY);
+      if (far.length > 0)
+        process.stderr.write(
+          `warning: ${far.map((c) => `${c.folder} (cosine ${c.similarity.toFixed(3)})`).join(", ")} ${far.length > 1 ? "are" : "is"} far from ${folders[0]}'s weights: checkpoints of one run, or of runs from one warm start, are above ${SOUP_SIMILARITY} (0.997 or more on hopqa's). An average of models trained from different starts is usually worse than either: evaluate it before use\n`,
+        );
+      const summary = {
+        out: opts.out,
+        checkpoints: folders,
+        versions: averaged.versions,
+        version: averaged.version,
+        similarity: averaged.similarity.map((x) => Math.round(x * 1e4) / 1e4),
+      };
       out(
         opts.json
           ? summaryJson(summary)

@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { initBackend } from "../../src/policy/backend.ts";
@@ -44,7 +45,22 @@ describe("agent-r1 average", () => {
   it("--last N averages a run's last N checkpoints, parameter by parameter", async () => {
     const out = join(dir, "last2");
     expect(await main(["average", run, "--last", "2", "--out", out, "--json"])).toBe(0);
-    expect(JSON.parse(output.stdout)).toEqual({ out, checkpoints: [ckpt(2), ckpt(3)], versions: [2, 3], version: 3 });
+    const summary = JSON.parse(output.stdout);
+    expect(summary).toEqual({
+      out,
+      checkpoints: [ckpt(2), ckpt(3)],
+      versions: [2, 3],
+      version: 3,
+      similarity: [1, expect.any(Number)],
+    });
+    // Two models initialised apart: averaged as asked, and said to be no soup.
+    expect(Math.abs(summary.similarity[1])).toBeLessThan(0.2);
+    expect(output.stderr).toMatch(
+      new RegExp(
+        `^warning: ${ckpt(3)} \\(cosine -?0\\.\\d{3}\\) is far from ${ckpt(2)}'s weights: .* evaluate it before use$`,
+        "m",
+      ),
+    );
     const [a, b, mean] = await Promise.all([weightsOf(ckpt(2)), weightsOf(ckpt(3)), weightsOf(out)]);
     let differ = 0;
     for (const [name, values] of mean) {
@@ -58,6 +74,28 @@ describe("agent-r1 average", () => {
     expect(differ).toBeGreaterThan(0);
     // It is a checkpoint like any other: eval takes it.
     expect(await main(["eval", "--env", "lookup", "--checkpoint", out, "--episodes", "2"])).toBe(0);
+  });
+
+  it("says nothing of checkpoints of one lineage: weights near each other average without a warning", async () => {
+    const { model, tokenizer } = await loadCheckpoint(ckpt(3));
+    const near = join(dir, "near");
+    const nudged = new Gpt(model.config, "near");
+    for (const [name, variable] of nudged.parameters) {
+      const values = (await model.parameters.get(name)!.data()) as Float32Array;
+      variable.assign(
+        tf.tensor(
+          values.map((x, i) => x * (1 + 0.05 * Math.sin(i))),
+          variable.shape,
+        ),
+      );
+    }
+    await saveCheckpoint(near, { model: nudged, tokenizer, version: 4 });
+    nudged.dispose();
+    model.dispose();
+    const out = join(dir, "soup");
+    expect(await main(["average", ckpt(3), near, "--out", out, "--json"])).toBe(0);
+    expect(JSON.parse(output.stdout).similarity[1]).toBeGreaterThan(0.99);
+    expect(output.stderr).not.toContain("warning:");
   });
 
   it("takes checkpoint folders as given, and a run folder as its latest checkpoint", async () => {
