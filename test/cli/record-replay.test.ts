@@ -278,7 +278,9 @@ describe("agent-r1 inspect", () => {
     const repair = cli("replay", join(dir, "ep-golden-2.jsonl"), "--repair");
     expect(repair.code).toBe(1);
     expect(repair.stderr).toContain("ep-golden-2.jsonl:4: parse:");
-    expect(repair.stderr).toContain("--repair cuts back only a torn last line, or blank lines after the last event; it does not mend damage before the end");
+    expect(repair.stderr).toContain(
+      "--repair cuts back only a torn last line, or blank lines after the last event; it does not mend damage before the end",
+    );
     const metrics = cli("inspect", "docs/long/run-records/plan.json");
     expect(metrics.code).toBe(2);
     expect(metrics.stderr).toContain("is not an episode journal");
