@@ -559,14 +559,17 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       )
       .option(
         "--temperature <x>",
-        "sampling temperature (> 0; evaluation decodes greedily)",
+        "sampling temperature (> 0; evaluation decodes greedily); logprobs and losses stay at temperature 1, so another temperature trains off-policy, for exploration",
         num("--temperature", true),
         d.temperature,
       )
       .option("--kl <x>", "KL coefficient to the initial policy", num("--kl"), d.klCoef)
       .addOption(
-        new Option("--kl-kind <estimator>", "the KL estimator: k1 (log ratio) or k3 (unbiased, always >= 0)")
-          .choices(["k1", "k3"])
+        new Option(
+          "--kl-kind <estimator>",
+          "the KL loss term: k3 (GRPO's; its gradient is that of KL(ref||pi)), k2 (squared log ratio / 2; its gradient is that of KL(pi||ref)) or k1 (log ratio; no pull in expectation). REINFORCE++ puts k1 in the reward instead",
+        )
+          .choices(["k1", "k2", "k3"])
           .default(d.klKind),
       )
       .option("--entropy <x>", "entropy bonus coefficient", num("--entropy"), d.entropyCoef)

@@ -61,7 +61,7 @@ export const TrainConfig = Schema.Struct({
   entropyCoef: NonNegative,
   /** KL penalty to the initial (frozen reference) policy: coefficient and estimator. */
   klCoef: NonNegative,
-  klKind: Schema.Literals(["k1", "k3"]),
+  klKind: Schema.Literals(["k1", "k2", "k3"]),
   gamma: Probability,
   lambda: Probability,
   /** Weight of process rewards in the return (0 = outcome reward only). */

@@ -6,8 +6,15 @@
  *   L_value    = mean_m[ 0.5 max((V_t - R_t)^2, (V_old + clip(V_t - V_old, -eps_v, eps_v) - R_t)^2) ]
  *   KL to a frozen reference, with d_t = log pi_ref - log pi:
  *     k1 = -d_t                         (= log pi - log pi_ref)
+ *     k2 = d_t^2 / 2
  *     k3 = exp(d_t) - d_t - 1           (Schulman's unbiased, non-negative estimator)
  *   L = L_clip + c_v L_value - c_H mean_m[H_t] + c_kl mean_m[k_t]
+ *
+ * As a loss term on tokens sampled from pi, the three pull differently (Schulman 2020; Tang & Munos 2025):
+ * k1 and k3 estimate KL(pi || ref) without bias, but k1's expected gradient is zero (on policy,
+ * E[grad log pi] = 0: it adds noise, no pull), and k3's is the gradient of the *reverse* KL(ref || pi)
+ * (GRPO's choice, DeepSeekMath); k2's value is biased, and its expected gradient is exactly that of
+ * KL(pi || ref). REINFORCE++ puts k1 in the reward instead (reinforce-pp.ts), where it is no loss term.
  *
  * mean_m[x] = sum(m x) / max(sum(m), 1). Log-ratios on masked tokens are replaced by 0 *before* the
  * exponential (tf.where), so a padding token with a wild logprob can neither overflow nor send a gradient.
@@ -16,7 +23,7 @@
  */
 import * as tf from "@tensorflow/tfjs-core";
 
-export type KlKind = "k1" | "k3";
+export type KlKind = "k1" | "k2" | "k3";
 
 export interface PpoLossConfig {
   /** Ratio clip range eps. */
@@ -63,6 +70,9 @@ export interface PpoLossInputs {
    * accumulation): the mask's sum over the whole batch. Default: this mask's own sum.
    */
   readonly normalizer?: number;
+  /** The value loss's own mask and denominator, where the return targets cover other tokens (default: `mask`). */
+  readonly valueMask?: tf.Tensor;
+  readonly valueNormalizer?: number;
 }
 
 /** Scalars; `loss` is the one to differentiate. */
@@ -122,7 +132,11 @@ export const clippedValueLoss = (
 
 /** Per-token KL estimate to the reference, given d = log pi_ref - log pi (0 on masked tokens). */
 export const klEstimate = (refMinusLogp: tf.Tensor, kind: KlKind): tf.Tensor =>
-  kind === "k1" ? tf.neg(refMinusLogp) : tf.sub(tf.sub(tf.exp(refMinusLogp), refMinusLogp), 1);
+  kind === "k1"
+    ? tf.neg(refMinusLogp)
+    : kind === "k2"
+      ? tf.mul(tf.square(refMinusLogp), 0.5)
+      : tf.sub(tf.sub(tf.exp(refMinusLogp), refMinusLogp), 1);
 
 /** The defaults overridden by every key of `overrides` that is not undefined. */
 export const ppoLossConfig = (overrides: Partial<PpoLossConfig> = {}): PpoLossConfig => ({
@@ -148,7 +162,16 @@ export const ppoLoss = (inputs: PpoLossInputs, config: Partial<PpoLossConfig> = 
   );
   const valueLoss =
     inputs.values && inputs.returns
-      ? clippedValueLoss(inputs.values, inputs.returns, mask, inputs.oldValues, c.valueClipEps, normalizer)
+      ? inputs.valueMask
+        ? clippedValueLoss(
+            inputs.values,
+            inputs.returns,
+            inputs.valueMask,
+            inputs.oldValues,
+            c.valueClipEps,
+            inputs.valueNormalizer,
+          )
+        : clippedValueLoss(inputs.values, inputs.returns, mask, inputs.oldValues, c.valueClipEps, normalizer)
       : zero;
   const entropy = inputs.entropy ? maskedMean(inputs.entropy, mask, normalizer) : zero;
   const kl = inputs.refLogprobs

@@ -39,7 +39,7 @@ describe("ppoLoss", () => {
       [9, 1, 2, 9],
       [1, 9, 2, 9],
     ]);
-    for (const klKind of ["k1", "k3"] as const) {
+    for (const klKind of ["k1", "k2", "k3"] as const) {
       const grad = tf.grad(
         (lp: tf.Tensor) =>
           ppoLoss(
@@ -88,13 +88,75 @@ describe("ppoLoss", () => {
     expect(clippedValueLoss(values, returns, mask).dataSync()[0]).toBeCloseTo((0.5 * (2.25 + 0)) / 2, 5);
   });
 
-  it("estimates KL with k1 and k3", () => {
+  it("takes the value loss over its own mask when one is given (targets defined on other tokens)", () => {
+    const values = tf.tensor1d([1.5, 0.0, 2.0]);
+    const returns = tf.tensor1d([3.0, 0.0, 0.0]);
+    const common = { logprobs: tf.zeros([3]), oldLogprobs: tf.zeros([3]), advantages: tf.zeros([3]), values, returns };
+    const everywhere = ppoLoss({ ...common, mask: tf.ones([3]) });
+    // Token 2's target 0 is no target: with a value mask the critic is not pulled towards it.
+    const own = ppoLoss({ ...common, mask: tf.ones([3]), valueMask: tf.tensor1d([1, 1, 0]), valueNormalizer: 2 });
+    expect(everywhere.valueLoss.dataSync()[0]).toBeCloseTo((0.5 * (2.25 + 0 + 4)) / 3, 5);
+    expect(own.valueLoss.dataSync()[0]).toBeCloseTo((0.5 * (2.25 + 0)) / 2, 5);
+  });
+
+  it("estimates KL with k1, k2 and k3", () => {
     const d = tf.tensor1d([0.5, -0.25]); // log pi_ref - log pi
     expect(read(klEstimate(d, "k1"))).toEqual([-0.5, 0.25]);
+    expect(read(klEstimate(d, "k2"))).toEqual([0.125, 0.03125]);
     read(klEstimate(d, "k3")).forEach((k, i) => {
       const x = [0.5, -0.25][i];
       expect(k).toBeCloseTo(Math.exp(x) - x - 1, 6);
     });
+  });
+});
+
+describe("the KL loss term's pull, in expectation over the policy's own samples", () => {
+  it("k2's is the gradient of KL(pi || ref); k3's that of KL(ref || pi); k1's is zero", () => {
+    // Five actions, each one token weighted by its probability under the policy (the expectation a batch
+    // sampled from pi estimates), against a uniform reference: the gradient of each kind's loss term with
+    // respect to the logits, next to the true gradients of KL(pi || ref) and KL(ref || pi).
+    const at = [1.2, -0.3, 0.5, -1.0, 0.1];
+    // The point the gradient is taken at, and the constants made from it (the sampling weights, the old
+    // logprobs): separate tensors, so that no gradient flows through the constants.
+    const logits0 = tf.tensor1d(at);
+    const pi = tf.softmax(tf.tensor1d(at));
+    const oldLogprobs = tf.logSoftmax(tf.tensor1d(at));
+    const refLogprobs = tf.fill([5], Math.log(1 / 5));
+    const pull = (klKind: "k1" | "k2" | "k3") =>
+      read(
+        tf.grad((logits: tf.Tensor) => {
+          const inputs = {
+            logprobs: tf.logSoftmax(logits),
+            oldLogprobs,
+            advantages: tf.zeros([5]),
+            mask: pi,
+            refLogprobs,
+            normalizer: 1,
+          };
+          return ppoLoss(inputs, { klCoef: 1, klKind }).loss;
+        })(logits0),
+      );
+    const forward = read(
+      tf.grad((logits: tf.Tensor) => {
+        const logprobs = tf.logSoftmax(logits);
+        return tf.sum(tf.mul(tf.exp(logprobs), tf.sub(logprobs, refLogprobs)));
+      })(logits0),
+    );
+    const reverse = read(
+      tf.grad((logits: tf.Tensor) => tf.sum(tf.mul(tf.exp(refLogprobs), tf.sub(refLogprobs, tf.logSoftmax(logits)))))(
+        logits0,
+      ),
+    );
+    const expectClose = (actual: number[], expected: number[], digits: number) => {
+      actual.forEach((g, i) => {
+        expect(g, `logit ${i}`).toBeCloseTo(expected[i], digits);
+      });
+    };
+    expectClose(pull("k2"), forward, 5);
+    expectClose(pull("k3"), reverse, 5);
+    expectClose(pull("k1"), [0, 0, 0, 0, 0], 6);
+    // The two directions differ here, or the test would tell nothing apart.
+    expect(Math.abs(forward[0] - reverse[0])).toBeGreaterThan(0.01);
   });
 });
 
