@@ -29,6 +29,11 @@ export interface TrainBatch {
   /** PPO's critic: value targets R_t and the values V_old(s_t) recorded before this update. */
   readonly returns?: PerToken;
   readonly oldValues?: PerToken;
+  /**
+   * The tokens whose value target R_t is defined, when they are not the loss mask's (default): without the
+   * loss mask the policy terms cover every response token, while GAE's targets exist on action tokens only.
+   */
+  readonly valueMask?: PerToken;
   /** Logprobs of a frozen reference policy, for the KL penalty. */
   readonly refLogprobs?: PerToken;
   /** Constrained decoding: the ids allowed at each token, null where unconstrained. */
@@ -351,6 +356,7 @@ export const trainStep = async (model: Gpt, batch: TrainBatch, options: TrainSte
   const advantages = options.normalizeAdvantages ? whiten(batch.advantages, batch.lossMask) : batch.advantages;
   const slices = slicesFor(model, batch.tokens, options);
   const normalizer = sumMask(batch.lossMask, slices.flat());
+  const valueNormalizer = batch.valueMask ? sumMask(batch.valueMask, slices.flat()) : undefined;
   const accumulated = await accumulate(model, slices, (rows) => {
     const shifted = shift(model, pickRows(batch.tokens, rows)!, pickRows(batch.allowed, rows));
     try {
@@ -369,6 +375,9 @@ export const trainStep = async (model: Gpt, batch: TrainBatch, options: TrainSte
           oldValues: field(batch.oldValues, "oldValues"),
           returns,
           normalizer,
+          ...(batch.valueMask
+            ? { valueMask: field(batch.valueMask, "valueMask")!, valueNormalizer: valueNormalizer! }
+            : {}),
         },
         lossConfig,
       );

@@ -85,6 +85,10 @@ export interface UpdateMetrics {
   readonly policyLoss: number;
   readonly valueLoss: number;
   readonly entropy: number;
+  /**
+   * Mean KL estimate to the reference over the trained tokens: the loss term's (--kl-kind) for every algorithm
+   * but REINFORCE++, whose k1 sits in the reward (mean over action tokens, from the sampled logprobs). 0 without --kl.
+   */
   readonly kl: number;
   readonly approxKl: number;
   readonly clipfrac: number;
@@ -750,9 +754,21 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     if (config.algo === "ppo") extras.values = scores!.values;
     let refLogprobs: Float32Array[] | undefined;
     if (reference) refLogprobs = (await scoreTokens(reference, tokens, allowed)).logprobs;
+    // REINFORCE++ puts k1 in the reward, not in the loss: its metric is the mean of that k1 over action tokens.
+    let rewardKl: number | undefined;
     if (config.algo === "reinforce++" && refLogprobs) {
       extras.refLogprobs = refLogprobs;
       extras.klCoef = config.klCoef;
+      let sum = 0;
+      let count = 0;
+      sequences.forEach((s, i) => {
+        s.actionMask.forEach((on, t) => {
+          if (!on) return;
+          sum += s.logprobs[t] - refLogprobs![i][t];
+          count += 1;
+        });
+      });
+      rewardKl = count > 0 ? sum / count : 0;
     }
     if (config.algo === "remax") extras.greedyReward = await greedyBaseline(env, greedy, stepSeed, config);
     const advantages = computeAdvantages(config.algo, sequences, extras, {
@@ -793,6 +809,16 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
               advantages: pick(advantages.advantages),
               logprobs,
               ...(config.algo === "ppo" ? { returns: pick(advantages.returns!), oldValues: pick(scores!.values) } : {}),
+              // Without the loss mask the policy terms cover every response token; the critic still learns only
+              // where GAE gave it a target (its returns are 0 elsewhere, which it would otherwise be pulled to).
+              ...(config.algo === "ppo" && !config.maskLoss
+                ? {
+                    valueMask: aggregate(
+                      pick(sequences).map((s) => (config.maskAdvantages ? s.actionMask : s.responseMask)),
+                      config.lossAggregation,
+                    ),
+                  }
+                : {}),
               ...(refLogprobs && config.algo !== "reinforce++" ? { refLogprobs: pick(refLogprobs) } : {}),
               ...(allowed ? { allowed: pick(allowed) } : {}),
             },
@@ -847,7 +873,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       policyLoss: mean(applied.map((r) => r.policyLoss)),
       valueLoss: mean(applied.map((r) => r.valueLoss)),
       entropy: mean(applied.map((r) => r.entropy)),
-      kl: mean(applied.map((r) => r.kl)),
+      kl: rewardKl ?? mean(applied.map((r) => r.kl)),
       approxKl: mean(applied.map((r) => r.approxKl)),
       clipfrac: mean(applied.map((r) => r.clipfrac)),
       gradNorm: mean(applied.map((r) => r.gradNorm)),
