@@ -9,7 +9,8 @@
  * token of action a_t bootstraps from V at the first token of a_{t+1}, across the observation between
  * them; the results are scattered back to their token positions (Agent-R1). Observation tokens get 0.
  * maskAdvantages=false (ablation): the chain is every response token, observations included.
- * Advantages are not whitened here; normalising per minibatch belongs to the loss (CleanRL's norm_adv).
+ * Advantages are not whitened, here or in the loss: `train` uses them as GAE gives them (trainStep's
+ * `normalizeAdvantages`, CleanRL's norm_adv, whitens per minibatch when a caller asks; no flag sets it).
  */
 import { episodeChains, zerosLike } from "./chains.ts";
 import type { Estimator } from "./types.ts";
