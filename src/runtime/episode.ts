@@ -29,6 +29,11 @@ export interface EpisodeOptions {
   readonly episode?: string;
   /** Receives every event after it is in the journal. */
   readonly onEvent?: (event: EpisodeEvent) => void;
+  /**
+   * Stops the episode when it aborts: it ends at once, journaled as aborted (`aborted: stopped: REASON`),
+   * its tool calls' signals abort, and its promise resolves with that record.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface EpisodeRecord {
@@ -156,6 +161,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       journalFailure = cause;
       if (finished) return;
       finished = true;
+      options.signal?.removeEventListener("abort", onStop);
       envActor?.stop();
       agent.stop();
       writer
@@ -195,6 +201,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     const finish = async (abort?: string, thrownAt?: string) => {
       if (finished) return;
       finished = true;
+      options.signal?.removeEventListener("abort", onStop);
       try {
         const body = derivation.ended(abort?.toWellFormed());
         record(body);
@@ -221,6 +228,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     };
 
     const abort = (reason: string) => void finish(reason);
+    const onStop = () => abort(`stopped: ${messageOf(options.signal?.reason ?? "the signal aborted")}`);
     const envError = (cause: unknown) => void finish(`environment error: ${messageOf(cause)}`, envThrownFrom(cause));
 
     const askAgent = () => {
@@ -316,6 +324,8 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
         error: envError,
       });
       envActor.start();
+      if (options.signal?.aborted) onStop();
+      else options.signal?.addEventListener("abort", onStop, { once: true });
     };
     start().catch(rejectEpisode);
   });

@@ -35,6 +35,12 @@ export interface RolloutOptions {
   readonly task?: (group: number, seed: string) => Json;
   /** Episode indices not to run (journaled already: a resumed recording). Every other index keeps its seed and task. */
   readonly skip?: (index: number) => boolean;
+  /**
+   * Cancels the run: no further episode starts, and every running one ends at once, journaled as aborted
+   * (`aborted: stopped: REASON`, with its tool calls' signals aborted) and emitted on `episodes`; then both
+   * streams complete. (Unsubscribing only stops new episodes: running ones finish into the journal.)
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -42,7 +48,8 @@ export interface RolloutOptions {
  * joins it (nothing runs twice) and sees what comes after it subscribed, then the completion or the error.
  * Subscribe to both in the same synchronous step (before any `await`) to see every item of both: no item
  * is emitted during a subscription. When every subscriber has unsubscribed, no further episode starts
- * (running ones finish into the journal) and both streams complete.
+ * (running ones finish into the journal) and both streams complete; to stop running episodes too, abort
+ * the rollout's `signal`.
  */
 export interface Rollout {
   /** Completed episodes, in completion order; completes when the last one has ended. */
@@ -67,6 +74,7 @@ const ROLLOUT_OPTIONS = allKeys<RolloutOptions>()([
   "start",
   "task",
   "skip",
+  "signal",
 ]);
 
 /** The seed episode `index`'s task is drawn from: its group's (groups of `groupSize` consecutive episodes share a task). */
@@ -142,6 +150,7 @@ export const rollout = (options: RolloutOptions): Rollout => {
         seed: splitSeed(options.seed, index),
         task,
         onEvent: (event) => events.next(event),
+        ...(options.signal ? { signal: options.signal } : {}),
       }),
     );
   };
@@ -150,6 +159,7 @@ export const rollout = (options: RolloutOptions): Rollout => {
   const end = start + options.episodes;
   let next = start;
   const claim = (): number | undefined => {
+    if (options.signal?.aborted) return undefined;
     while (next < end && options.skip?.(next)) next += 1;
     return next < end ? next++ : undefined;
   };

@@ -365,3 +365,57 @@ describe("rollout runner", () => {
     );
   });
 });
+
+describe("rollout: cancelling with a signal", () => {
+  it("stops running episodes at once (journaled as aborted, tool signals aborted) and starts no more", async () => {
+    const { createRaceEnv, playing } = await import("../support/index.ts");
+    const aborted: string[] = [];
+    // Tool a takes 5 s unless its call is cancelled; tool b answers at once.
+    const slow = (_args: unknown, { signal }: { signal: AbortSignal }) =>
+      new Promise<string>((resolve) => {
+        const timer = setTimeout(() => resolve("A"), 5_000);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          aborted.push("a");
+          resolve("cancelled");
+        });
+      });
+    const env = createRaceEnv({ a: slow as unknown as () => Promise<string>, b: () => "B" });
+    const journal = new MemoryJournal();
+    const controller = new AbortController();
+    const run = rollout({
+      env,
+      policy: new PolicyActor(playing(["<a>x</a>", "<a>x</a>", "<answer>x</answer>"], env.tokenizer)),
+      journal,
+      seed: "cancel",
+      episodes: 10,
+      concurrency: 3,
+      signal: controller.signal,
+    });
+    const records = lastValueFrom(run.episodes.pipe(toArray()));
+    setTimeout(() => controller.abort(new Error("the caller gave up")), 200);
+    const started = performance.now();
+    const ended = await within(records, 3_000);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    // The three running episodes, stopped; none of the other seven started.
+    expect(ended).toHaveLength(3);
+    for (const record of ended) expect(record.reason).toBe("aborted: stopped: the caller gave up");
+    expect(aborted).toHaveLength(3);
+    // Each journal ends with the stop and replays: the abort is an input, as any abort is.
+    for (const record of ended) {
+      const events = await journal.read(record.episode);
+      expect(events.at(-1)).toMatchObject({ type: "episode.ended", reason: "aborted: stopped: the caller gave up" });
+      expect(() => replayEpisode(events, env)).not.toThrow();
+    }
+    // Already aborted: nothing starts.
+    const none = rollout({
+      env,
+      policy: new PolicyActor(playing(["<b>x</b>"], env.tokenizer)),
+      journal: new MemoryJournal(),
+      seed: "cancelled-before",
+      episodes: 4,
+      signal: controller.signal,
+    });
+    expect(await within(lastValueFrom(none.episodes.pipe(toArray())))).toEqual([]);
+  });
+});
