@@ -78,11 +78,19 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       repaired,
       ...verdict,
     });
-    if (ended?.type !== "episode.ended")
+    if (ended?.type !== "episode.ended") {
+      // Not verified, but its environment is known: resolving it tells the caller whose journal this is
+      // (replay's note on an --env that no journal names must not count this one out).
+      try {
+        if (started.type === "episode.started") options.envOf(started.env.id);
+      } catch {
+        // an unknown environment changes nothing here: the journal fails for being cut short
+      }
       return failed({
         reason: "(not ended)",
         problem: `${file}:${events.length + 1}: the episode has no episode.ended (the journal stops after ${events.length} events: cut short, or still recording)`,
       });
+    }
     if (started.type !== "episode.started") throw new Error("unreachable: the validator checks the first event");
     let env: EnvDefinition;
     try {

@@ -77,6 +77,12 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     expect(failed.stderr).toContain(
       'note: --env ./actors/weather/env.ts defines "weather", and no journal verified here names it (the 1 that failed may',
     );
+    // A journal cut short names its environment: no note, only the failure.
+    writeFileSync(join(damaged, name), `${lines.slice(0, 4).join("\n")}\n`);
+    const cut = cli("replay", damaged, "--verify", "--env", "./actors/weather/env.ts");
+    expect(cut.code, cut.stderr).toBe(1);
+    expect(cut.stderr).toContain("the episode has no episode.ended");
+    expect(cut.stderr).not.toContain("note:");
   });
 
   it("plain replay counts the journals cut short among those read ok; --verify fails them", () => {
