@@ -182,7 +182,7 @@ export class JsonlJournal implements Journal {
     return join(this.location, `${episode}${JOURNAL_SUFFIX}`);
   }
 
-  async create(episode: string): Promise<JsonlEpisodeWriter> {
+  async create(episode: string): Promise<EpisodeWriter> {
     return this.createSync(episode);
   }
 
@@ -401,7 +401,8 @@ const blanksFrom = async (file: string, start: number): Promise<string | undefin
 };
 
 /**
- * Truncates a torn last line (or blank lines after the last event), keeping every valid event before it; a file left with no event is removed.
+ * Truncates a torn last line (or blank lines after the last event), keeping every valid event before it; a
+ * file left with no event is removed.
  * Refuses (throws JournalError) when the damage is anything but a crash artefact: a changed or reordered
  * line in the middle, or a last line that is not the beginning of the next event (truncating there would
  * drop data that a crash did not produce). Only changes regular files named *.jsonl, never through a
