@@ -132,10 +132,10 @@ interface Resumed {
 
 /**
  * `record --resume`: the journals of this recording's episodes that ended are kept, if they are this
- * recording's (same environment, policy, seed and task) and the environment's code still replays them; those a
- * stop cut short (no episode.ended, a torn
- * last line, an empty file) are removed, to be recorded again (recording is deterministic: the same seed
- * gives the same episode). A journal damaged before its end is refused: no stop leaves that.
+ * recording's (same environment, policy, seed and task) and the environment's code still replays them;
+ * those a stop cut short (no episode.ended, a torn last line, an empty file) are removed, to be recorded
+ * again (recording is deterministic: the same seed gives the same episode). A journal damaged before its
+ * end is refused: no stop leaves that.
  */
 const resumeRecording = async (
   options: RecordOptions,
@@ -192,15 +192,12 @@ const resumeRecording = async (
     try {
       replayEpisode(read, options.env, { file });
     } catch (cause) {
+      const divergence = messageOf(cause)
+        .split("\n")
+        .map((line) => (line.length > 400 ? `${line.slice(0, 400)}...` : line.trim()))
+        .join(" ");
       throw new UsageError({
-        detail: `--resume: ${file} was recorded by other code than this --env ${options.env.id} v${options.env.version} runs now: ${messageOf(
-          cause,
-        )
-          .split("\n")
-          .map((line) => (line.length > 400 ? `${line.slice(0, 400)}...` : line.trim()))
-          .join(
-            " ",
-          )}. Its episodes would mix with episodes of the new code: give the changed environment a new version and record into another --out (or restore the code it was recorded with)`,
+        detail: `--resume: ${file} was recorded by other code than this --env ${options.env.id} v${options.env.version} runs now: ${divergence}. Its episodes would mix with episodes of the new code: give the changed environment a new version and record into another --out (or restore the code it was recorded with)`,
       });
     }
     kept.add(index);

@@ -162,16 +162,14 @@ export const ppoLoss = (inputs: PpoLossInputs, config: Partial<PpoLossConfig> = 
   );
   const valueLoss =
     inputs.values && inputs.returns
-      ? inputs.valueMask
-        ? clippedValueLoss(
-            inputs.values,
-            inputs.returns,
-            inputs.valueMask,
-            inputs.oldValues,
-            c.valueClipEps,
-            inputs.valueNormalizer,
-          )
-        : clippedValueLoss(inputs.values, inputs.returns, mask, inputs.oldValues, c.valueClipEps, normalizer)
+      ? clippedValueLoss(
+          inputs.values,
+          inputs.returns,
+          inputs.valueMask ?? mask,
+          inputs.oldValues,
+          c.valueClipEps,
+          inputs.valueMask ? inputs.valueNormalizer : normalizer,
+        )
       : zero;
   const entropy = inputs.entropy ? maskedMean(inputs.entropy, mask, normalizer) : zero;
   const kl = inputs.refLogprobs
