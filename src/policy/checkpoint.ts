@@ -422,7 +422,18 @@ const readManifest = async (file: string): Promise<Layout> => {
   const json = parseJson(await readBytes(file), file);
   const formatVersion = (json as { formatVersion?: unknown } | null)?.formatVersion;
   if (formatVersion === 1) {
-    const v1 = decode(ManifestV1, json, file);
+    let v1: typeof ManifestV1.Type;
+    try {
+      v1 = decode(ManifestV1, json, file);
+    } catch (error) {
+      // A later manifest whose formatVersion was edited to 1 fails as a version-1 one: say which field led there.
+      if (!(error instanceof CheckpointError)) throw error;
+      throw new CheckpointError({
+        problem: "schema",
+        file,
+        detail: `formatVersion is 1, so it was read as a version-1 manifest: ${error.detail}`,
+      });
+    }
     return {
       version: v1.version,
       tensors: v1.tensors.map((t) => ({ ...t, size: sizeOf(t.shape, t.name, file) })),

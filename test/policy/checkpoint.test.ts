@@ -152,6 +152,15 @@ describe("checkpoints", () => {
       await writeFile(path.join(d, "manifest.json"), JSON.stringify(manifest));
     });
     expect((await refusal(dir)).problem).toBe("schema");
+    // Edited to 1, an older format with other fields: the refusal says why it was read as that one.
+    const older = await damaged("format-1", async (d) => {
+      const manifest = JSON.parse(await readFile(path.join(d, "manifest.json"), "utf8"));
+      manifest.formatVersion = 1;
+      await writeFile(path.join(d, "manifest.json"), JSON.stringify(manifest));
+    });
+    const error = await refusal(older);
+    expect(error.problem).toBe("schema");
+    expect(error.message).toMatch(/formatVersion is 1, so it was read as a version-1 manifest: .*excess property/);
   });
 
   it("refuses tensors that do not fit the config, without leaking a half-built model", async () => {
