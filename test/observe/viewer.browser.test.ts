@@ -36,11 +36,13 @@ describe.skipIf(!available && !required)("the episode viewer in Chromium", () =>
   let browser: Browser;
   let page: Page;
   const errors: string[] = [];
-  const out = tempDir("agent-r1-viewer-");
+  // Made in beforeAll: a skipped describe's body still runs, and its hooks (which remove it) do not.
+  let out: string;
   let run: string;
 
   beforeAll(async () => {
     if (!available) throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}`);
+    out = tempDir("agent-r1-viewer-");
     run = await makeRunFolder();
     await inspectHtml(run, join(out, "run.html"), {});
     await inspectHtml("replays/lookup/expert/ep-golden-1.jsonl", join(out, "one.html"), {});
