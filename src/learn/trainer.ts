@@ -754,21 +754,9 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     if (config.algo === "ppo") extras.values = scores!.values;
     let refLogprobs: Float32Array[] | undefined;
     if (reference) refLogprobs = (await scoreTokens(reference, tokens, allowed)).logprobs;
-    // REINFORCE++ puts k1 in the reward, not in the loss: its metric is the mean of that k1 over action tokens.
-    let rewardKl: number | undefined;
     if (config.algo === "reinforce++" && refLogprobs) {
       extras.refLogprobs = refLogprobs;
       extras.klCoef = config.klCoef;
-      let sum = 0;
-      let count = 0;
-      sequences.forEach((s, i) => {
-        s.actionMask.forEach((on, t) => {
-          if (!on) return;
-          sum += s.logprobs[t] - refLogprobs![i][t];
-          count += 1;
-        });
-      });
-      rewardKl = count > 0 ? sum / count : 0;
     }
     if (config.algo === "remax") extras.greedyReward = await greedyBaseline(env, greedy, stepSeed, config);
     const advantages = computeAdvantages(config.algo, sequences, extras, {
@@ -873,7 +861,8 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       policyLoss: mean(applied.map((r) => r.policyLoss)),
       valueLoss: mean(applied.map((r) => r.valueLoss)),
       entropy: mean(applied.map((r) => r.entropy)),
-      kl: rewardKl ?? mean(applied.map((r) => r.kl)),
+      // REINFORCE++ puts k1 in the reward, not in the loss: its metric is the KL its estimator applied.
+      kl: advantages.rewardKl ?? mean(applied.map((r) => r.kl)),
       approxKl: mean(applied.map((r) => r.approxKl)),
       clipfrac: mean(applied.map((r) => r.clipfrac)),
       gradNorm: mean(applied.map((r) => r.gradNorm)),

@@ -1,6 +1,6 @@
 /**
  * Advantage estimators by algorithm name, behind one signature:
- *   computeAdvantages(algorithm, sequences, extras, options) -> { advantages, returns?, degenerateGroups }
+ *   computeAdvantages(algorithm, sequences, extras, options) -> { advantages, returns?, degenerateGroups, rewardKl? }
  */
 import { gae } from "./gae.ts";
 import { grpo } from "./grpo.ts";

@@ -14,11 +14,16 @@ import type { Estimator } from "./types.ts";
 
 export const reinforcePlusPlus: Estimator = (sequences, extras, options) => {
   const beta = extras.klCoef ?? 0;
+  let klSum = 0;
+  let klTokens = 0;
   const klAt = (sequence: number, index: number): number => {
     const ref = extras.refLogprobs?.[sequence];
     if (ref === undefined || beta === 0 || sequences[sequence].actionMask[index] !== 1) return 0;
     const policy = extras.policyLogprobs?.[sequence] ?? sequences[sequence].logprobs;
-    return policy[index] - ref[index];
+    const kl = policy[index] - ref[index];
+    klSum += kl;
+    klTokens += 1;
+    return kl;
   };
   sequences.forEach((sequence, i) => {
     const ref = extras.refLogprobs?.[i];
@@ -48,5 +53,5 @@ export const reinforcePlusPlus: Estimator = (sequences, extras, options) => {
   whiten(returnsToGo, options.eps).forEach((advantage, k) => {
     advantages[positions[k].sequence][positions[k].index] = advantage;
   });
-  return { advantages, degenerateGroups: 0 };
+  return { advantages, degenerateGroups: 0, ...(klTokens > 0 ? { rewardKl: klSum / klTokens } : {}) };
 };

@@ -57,6 +57,8 @@ export interface AdvantageResult {
   readonly returns?: Float32Array[];
   /** Groups with no learning signal (one episode, or all rewards equal); their advantages are 0. */
   readonly degenerateGroups: number;
+  /** reinforce++ with a KL penalty: the mean KL_k it put in the reward, over action tokens. */
+  readonly rewardKl?: number;
 }
 
 export type Estimator = (

@@ -12,12 +12,14 @@ const refLogprobs = [[0, -1.5, -2, 7, -1]]; // KL = .5, 0, (not an action), .5
 
 describe("reinforce++: discounted token return with KL penalty, batch-normalised", () => {
   it("discounts over action tokens only and subtracts beta * KL per token", () => {
-    const { advantages, degenerateGroups } = computeAdvantages(
+    const { advantages, degenerateGroups, rewardKl } = computeAdvantages(
       "reinforce++",
       [twoTurns],
       { refLogprobs, klCoef: 0.1 },
       { gamma: 0.5 },
     );
+    // The KL it put in the reward, averaged over the three action tokens: (.5 + 0 + .5) / 3.
+    expect(rewardKl).toBeCloseTo(1 / 3, 6);
     // r' = [-.05, .5, .95]; G_4 = .95, G_2 = .5 + .5*.95 = .975, G_1 = -.05 + .5*.975 = .4375
     // mean .7875, sample std .30336653
     const expected = [0, -1.1537161, 0.6180622, 0, 0.5356539];
