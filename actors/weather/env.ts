@@ -66,7 +66,7 @@ const machine = setup({
             r1.reward("process", fresh, "asked about a city of the question"),
             assign({ seen: ({ context }) => [...context.seen, context.city] }),
             r1.observe(({ context, event }) => {
-              const result = event.output as r1.ToolResult;
+              const result = event.output; // a ToolResult
               return result.ok ? `${context.city} : ${result.content}` : `error : ${result.error.message}`;
             }),
           ],

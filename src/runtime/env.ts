@@ -9,7 +9,15 @@
  * Math.random, Date.now or timers; randomness comes from `input.seed` through `Rng`.
  */
 import type { Json } from "effect/Schema";
-import { type AnyStateMachine, emit, fromPromise } from "xstate";
+import {
+  type ActionFunction,
+  type AnyStateMachine,
+  type EventObject,
+  emit,
+  fromPromise,
+  type MachineContext,
+  type ParameterizedObject,
+} from "xstate";
 import { allKeys, didYouMean, firstUnknownKey, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -46,18 +54,38 @@ export type EnvEmitted = (
   readonly at?: () => string | undefined;
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: an action argument of any machine
-type ActionArgs = { context: any; event: any };
-type Dynamic<T> = T | ((args: ActionArgs) => T);
 /**
- * XState action objects that fit any machine: typed loosely on purpose, since an action creator cannot
- * know the context and event types of the machine it is placed in.
+ * What a dynamic argument of `observe`, `reward` and `end` is called with: the machine's context and the
+ * event being handled (an `agent.act` event, a tool's done event whose `output` is a ToolResult, ...).
  */
-// biome-ignore lint/suspicious/noExplicitAny: see above
-type EnvAction = any;
+export interface EnvActionArgs<TContext = MachineContext, TEvent = EventObject> {
+  readonly context: TContext;
+  readonly event: TEvent;
+}
+/** A value, or a function of the machine's context and the event being handled. */
+export type Dynamic<T, TContext = MachineContext, TEvent = EventObject> =
+  | T
+  | ((args: EnvActionArgs<TContext, TEvent>) => T);
+/**
+ * The XState action an action creator returns. Its context and event types are inferred from where it is
+ * placed (as XState's own `assign` and `emit` are), so `observe(({ context }) => context.task.a)` inside a
+ * machine made with `setup({ types: { context: {} as Context, ... } })` sees `context` as a `Context`.
+ */
+export type EnvAction<TContext extends MachineContext, TEvent extends EventObject> = ActionFunction<
+  TContext,
+  TEvent,
+  // biome-ignore lint/suspicious/noExplicitAny: the machine's whole event type is not known where the action is made
+  any,
+  ParameterizedObject["params"] | undefined,
+  never,
+  never,
+  never,
+  never,
+  never
+>;
 
-const resolve = <T>(value: Dynamic<T>, args: ActionArgs): T =>
-  typeof value === "function" ? (value as (args: ActionArgs) => T)(args) : value;
+const resolve = <T, C, E>(value: Dynamic<T, C, E>, args: EnvActionArgs<C, E>): T =>
+  typeof value === "function" ? (value as (args: EnvActionArgs<C, E>) => T)(args) : value;
 
 /**
  * Where an action creator was called in the environment's code (`envs/shop.ts:31:9`), found only when an
@@ -68,37 +96,47 @@ const definedAt = (): (() => string | undefined) => {
   return () => thrownFrom(site);
 };
 
+/** An XState `emit` of what `make` builds, typed as an action of the machine it is placed in. */
+const emitting = <C extends MachineContext, E extends EventObject>(
+  make: (args: EnvActionArgs<C, E>) => EnvEmitted,
+): EnvAction<C, E> => emit(make as never) as unknown as EnvAction<C, E>;
+
 /** Shows the agent its next observation; the agent acts after it. */
-export const observe = (text: Dynamic<string>): EnvAction => {
+export const observe = <TContext extends MachineContext, TEvent extends EventObject>(
+  text: Dynamic<string, TContext, TEvent>,
+): EnvAction<TContext, TEvent> => {
   const at = definedAt();
-  return emit((args: ActionArgs): EnvEmitted => ({ type: "env.observe", text: resolve(text, args), at }));
+  return emitting<TContext, TEvent>((args) => ({ type: "env.observe", text: resolve(text, args), at }));
 };
 
 /** Assigns a reward on the current turn. */
-export const reward = (kind: RewardKind, value: Dynamic<number>, reason: Dynamic<string>): EnvAction => {
+export const reward = <TContext extends MachineContext, TEvent extends EventObject>(
+  kind: RewardKind,
+  value: Dynamic<number, TContext, TEvent>,
+  reason: Dynamic<string, TContext, TEvent>,
+): EnvAction<TContext, TEvent> => {
   const at = definedAt();
-  return emit(
-    (args: ActionArgs): EnvEmitted => ({
-      type: "env.reward",
-      kind,
-      value: resolve(value, args),
-      reason: resolve(reason, args),
-      at,
-    }),
-  );
+  return emitting<TContext, TEvent>((args) => ({
+    type: "env.reward",
+    kind,
+    value: resolve(value, args),
+    reason: resolve(reason, args),
+    at,
+  }));
 };
 
 /** Ends the episode, with the environment's own metrics (exact match, F1, ...). */
-export const end = (reason: Dynamic<string>, metrics: Dynamic<Record<string, number>> = {}): EnvAction => {
+export const end = <TContext extends MachineContext, TEvent extends EventObject>(
+  reason: Dynamic<string, TContext, TEvent>,
+  metrics: Dynamic<Record<string, number>, TContext, TEvent> = {},
+): EnvAction<TContext, TEvent> => {
   const at = definedAt();
-  return emit(
-    (args: ActionArgs): EnvEmitted => ({
-      type: "env.end",
-      reason: resolve(reason, args),
-      metrics: resolve(metrics, args),
-      at,
-    }),
-  );
+  return emitting<TContext, TEvent>((args) => ({
+    type: "env.end",
+    reason: resolve(reason, args),
+    metrics: resolve(metrics, args),
+    at,
+  }));
 };
 
 /**
