@@ -140,6 +140,17 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail
   }
 }
 
+/** Every tagged error of the kernel, for an exhaustive `Effect.catchTags` or a `switch` on `_tag`. */
+export type AgentR1Error =
+  | JournalError
+  | JournalConflictError
+  | JournalExistsError
+  | NonDeterminismError
+  | EnvMismatchError
+  | EnvProtocolError
+  | EpisodesAbortedError
+  | UsageError;
+
 /** A thrown value's message: an Error's `message`, anything else as a string (what journals record). */
 export const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
