@@ -18,7 +18,15 @@ import {
   type MachineContext,
   type ParameterizedObject,
 } from "xstate";
-import { allKeys, didYouMean, firstUnknownKey, messageOf, thrownFrom } from "../kernel/errors.ts";
+import {
+  allKeys,
+  closestName,
+  didYouMean,
+  firstUnknownKey,
+  messageOf,
+  shownValue,
+  thrownFrom,
+} from "../kernel/errors.ts";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
@@ -337,7 +345,79 @@ export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): E
       throw new TypeError(
         `environment ${definition.id}: tool ${name} is not among the machine's actors; add \`actors: toolActors(tools)\` to its setup()`,
       );
+  checkInvokedActors(definition.id, definition.machine, actors);
+  checkPolicies(definition.id, definition.policies);
+  checkWarmStart(definition.id, definition.warmStart);
   return definition;
+};
+
+/** The parts of XState's state nodes that hold invocations as written (not in its public types). */
+interface InvokingNode {
+  readonly config?: { readonly invoke?: unknown };
+  readonly states?: Record<string, InvokingNode>;
+}
+
+/**
+ * An `invoke` whose `src` names no actor (a misspelt tool, `"ecko"`) starts nothing: XState leaves the
+ * machine waiting, and the episode ended as "waiting for nothing" without naming the cause.
+ */
+const checkInvokedActors = (id: string, machine: AnyStateMachine, actors: Record<string, unknown>): void => {
+  const visit = (node: InvokingNode | undefined, path: string): void => {
+    if (!node) return;
+    const invokes = node.config?.invoke;
+    for (const invoke of Array.isArray(invokes) ? invokes : invokes === undefined ? [] : [invokes]) {
+      const src = (invoke as { src?: unknown } | null)?.src;
+      if (typeof src === "string" && !(src in actors)) {
+        const known = Object.keys(actors);
+        throw new TypeError(
+          `environment ${id}: state "${path}" invokes src "${src}", which is not among the machine's actors${didYouMean(closestName(src, known))}; ` +
+            (known.length ? `it has ${known.join(", ")}` : "it has none: add `actors: toolActors(tools)` to its setup()"),
+        );
+      }
+    }
+    for (const [key, child] of Object.entries(node.states ?? {})) visit(child, path ? `${path}.${key}` : key);
+  };
+  visit(machine.root as unknown as InvokingNode, "");
+};
+
+/** `policies` holds factories: `{ expert: () => policy }`. A policy object given instead failed at record time. */
+const checkPolicies = (id: string, policies: unknown): void => {
+  if (policies === undefined) return;
+  if (typeof policies !== "object" || policies === null || Array.isArray(policies))
+    throw new TypeError(
+      `environment ${id}: \`policies\` must be an object of policy factories by name ({ expert: () => policy }), got ${shownValue(policies)}`,
+    );
+  for (const [key, make] of Object.entries(policies))
+    if (typeof make !== "function")
+      throw new TypeError(
+        `environment ${id}: policies.${key} must be a function that makes the policy (() => Policy), got ${
+          typeof make === "object" && make !== null && typeof (make as { act?: unknown }).act === "function"
+            ? `a policy: write \`${key}: () => policy\` (a fresh policy per run)`
+            : shownValue(make)
+        }`,
+      );
+};
+
+/** `warmStart: { episodes, epochs }`, positive integers: train reads it long after the module loaded. */
+const checkWarmStart = (id: string, warmStart: unknown): void => {
+  if (warmStart === undefined) return;
+  const fields = ["episodes", "epochs"];
+  if (typeof warmStart !== "object" || warmStart === null || Array.isArray(warmStart))
+    throw new TypeError(
+      `environment ${id}: \`warmStart\` must be { episodes, epochs } (positive integers), got ${shownValue(warmStart)}`,
+    );
+  const unknown = firstUnknownKey(warmStart, fields);
+  if (unknown)
+    throw new TypeError(
+      `environment ${id}: \`warmStart\` has no field \`${unknown.key}\`${didYouMean(unknown.meant)}; it takes episodes and epochs`,
+    );
+  for (const field of fields) {
+    const value = (warmStart as Record<string, unknown>)[field];
+    if (!(typeof value === "number" && Number.isInteger(value) && value >= 1))
+      throw new TypeError(
+        `environment ${id}: warmStart.${field} must be a positive integer, got ${value === undefined ? "nothing" : shownValue(value)}`,
+      );
+  }
 };
 
 /** Where recent errors of guards threw, by message, most recent last (the wrapped guards note them). */

@@ -15,27 +15,34 @@ export interface ScriptedChoice {
 export const scriptedPolicy = (
   id: string,
   tokenizer: Tokenizer,
-  decide: (request: PolicyRequest, rng: Rng) => string | ScriptedChoice,
+  decide: (request: PolicyRequest, rng: Rng) => string | ScriptedChoice | PromiseLike<string | ScriptedChoice>,
 ): Policy => {
   const eos = tokenizer.idOf("<eos>");
   return {
     id,
     version: 0,
     tokenizer,
-    act: async (requests) =>
-      requests.map((request) => {
-        const choice = decide(request, Rng.fromSeed(request.seed)) as string | ScriptedChoice | undefined | null;
-        if (typeof choice !== "string" && typeof choice?.text !== "string")
-          throw new TypeError(
-            `scripted policy ${id} returned ${choice === undefined ? "nothing" : JSON.stringify(choice)} at turn ${request.turn}; ` +
-              "it must return the action's text (a string or { text, logprob }) for every turn the episode reaches",
-          );
-        const { text, logprob = 0 } = typeof choice === "string" ? { text: choice } : choice;
-        // An action ends with <eos>, as a model's does: a model cloned from these actions learns to stop.
-        const tokens = eos === undefined ? tokenizer.encode(text) : [...tokenizer.encode(text), eos];
-        // Spread the action's log-probability evenly over its tokens.
-        const perToken = tokens.length > 0 ? logprob / tokens.length : 0;
-        return { tokens, text, logprobs: tokens.map(() => perToken), version: 0 };
-      }),
+    act: (requests) =>
+      Promise.all(
+        requests.map(async (request) => {
+          // An async script (one that awaits a service) is awaited; its answer must still be the same for the same request.
+          const choice = (await decide(request, Rng.fromSeed(request.seed))) as
+            | string
+            | ScriptedChoice
+            | undefined
+            | null;
+          if (typeof choice !== "string" && typeof choice?.text !== "string")
+            throw new TypeError(
+              `scripted policy ${id} returned ${choice === undefined ? "nothing" : JSON.stringify(choice)} at turn ${request.turn}; ` +
+                "it must return the action's text (a string or { text, logprob }) for every turn the episode reaches",
+            );
+          const { text, logprob = 0 } = typeof choice === "string" ? { text: choice } : choice;
+          // An action ends with <eos>, as a model's does: a model cloned from these actions learns to stop.
+          const tokens = eos === undefined ? tokenizer.encode(text) : [...tokenizer.encode(text), eos];
+          // Spread the action's log-probability evenly over its tokens.
+          const perToken = tokens.length > 0 ? logprob / tokens.length : 0;
+          return { tokens, text, logprobs: tokens.map(() => perToken), version: 0 };
+        }),
+      ),
   };
 };

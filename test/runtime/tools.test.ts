@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { lookupEnv } from "../../actors/lookup/index.ts";
+import { fromPromise, setup } from "xstate";
+import { expertPolicy, lookupEnv } from "../../actors/lookup/index.ts";
 import {
   defineEnv,
   defineTool,
@@ -8,6 +9,7 @@ import {
   runEpisode,
   Schema,
   scriptedPolicy,
+  toolActors,
 } from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 import { TRUNCATION_MARKER } from "../../src/runtime/tool.ts";
@@ -249,6 +251,64 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     expect(() => defineEnv({ ...untasked, tasks: task } as unknown as typeof lookupEnv)).toThrow(
       "environment lookup: unknown field `tasks` (did you mean `task`?); defineEnv knows id, version,",
     );
+  });
+
+  it("an invoke whose src names no actor is refused when the environment is defined, naming the state", () => {
+    const machine = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
+      initial: "waiting",
+      states: { waiting: { on: { go: "calling" } }, calling: { invoke: { src: "lokup" as never } } },
+    });
+    expect(() => defineEnv({ ...lookupEnv, machine })).toThrow(
+      'environment lookup: state "calling" invokes src "lokup", which is not among the machine\'s actors (did you mean `lookup`?); it has lookup',
+    );
+    // Inline actor logic and nested states are walked too: the first is fine, the second is not.
+    const nested = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
+      initial: "a",
+      states: {
+        a: { invoke: { src: fromPromise(async () => 1) } },
+        b: { initial: "c", states: { c: { invoke: [{ src: "lookup" }, { src: "fetch" as never }] } } },
+      },
+    });
+    expect(() => defineEnv({ ...lookupEnv, machine: nested })).toThrow('state "b.c" invokes src "fetch"');
+  });
+
+  it("policies must be factories, and warmStart { episodes, epochs }: refused when defined, naming the field", () => {
+    const policy = expertPolicy();
+    expect(() => defineEnv({ ...lookupEnv, policies: { expert: policy as never } })).toThrow(
+      "environment lookup: policies.expert must be a function that makes the policy (() => Policy), got a policy: write `expert: () => policy`",
+    );
+    expect(() => defineEnv({ ...lookupEnv, policies: { expert: "expert" as never } })).toThrow(
+      'policies.expert must be a function that makes the policy (() => Policy), got "expert" (a string)',
+    );
+    expect(() => defineEnv({ ...lookupEnv, warmStart: { episode: 8, epochs: 1 } as never })).toThrow(
+      "environment lookup: `warmStart` has no field `episode` (did you mean `episodes`?); it takes episodes and epochs",
+    );
+    expect(() => defineEnv({ ...lookupEnv, warmStart: { episodes: "8", epochs: 1 } as never })).toThrow(
+      'environment lookup: warmStart.episodes must be a positive integer, got "8" (a string)',
+    );
+    expect(() => defineEnv({ ...lookupEnv, warmStart: { episodes: 8 } as never })).toThrow(
+      "warmStart.epochs must be a positive integer, got nothing",
+    );
+    expect(defineEnv({ ...lookupEnv, warmStart: { episodes: 8, epochs: 2 } }).warmStart).toEqual({
+      episodes: 8,
+      epochs: 2,
+    });
+  });
+
+  it("an async script (one that awaits a service) is awaited, like a synchronous one", async () => {
+    const script = scriptedPolicy("async", lookupEnv.tokenizer, async ({ history }) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return history.length < 2 ? "<lookup>k1</lookup>" : "<answer>v1</answer>";
+    });
+    const run = await runEpisode({
+      env: lookupEnv,
+      policy: new PolicyActor(script),
+      journal: new MemoryJournal(),
+      seed: "a",
+    });
+    expect(run.reason).not.toMatch(/aborted/);
+    const acted = run.events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []));
+    expect(acted).toEqual(["<lookup>k1</lookup>", "<answer>v1</answer>"]);
   });
 
   it("a script that returns nothing aborts the episode with a message saying so", async () => {
