@@ -21,6 +21,7 @@ import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
+import { describeToolTally } from "../runtime/tool-tally.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
@@ -108,6 +109,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
               : "") +
             ` (${summary.seconds.toFixed(1)} s)`,
         );
+      for (const line of describeToolTally(summary.tools)) err(line);
       // Journals of aborted episodes are written all the same; a run of nothing else is a failed run.
       const { firstAbort } = summary;
       if (firstAbort) {

@@ -17,6 +17,7 @@ import type { EnvDefinition } from "../runtime/env.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout, taskSeedOf } from "../runtime/rollout.ts";
+import { ToolTally, type ToolTallySummary } from "../runtime/tool-tally.ts";
 import { progress } from "./progress.ts";
 
 export interface RecordOptions {
@@ -46,6 +47,8 @@ export interface RecordSummary {
   readonly aborted: number;
   /** The aborted episode with the lowest index (the same one at any concurrency), and why it aborted. */
   readonly firstAbort?: { readonly episode: string; readonly reason: string; readonly thrownAt?: string };
+  /** What the tool calls did: how many failed (and with what), how many results were cut to size. */
+  readonly tools: ToolTallySummary;
   readonly seconds: number;
 }
 
@@ -128,6 +131,7 @@ interface Resumed {
   readonly firstAbort?: { index: number } & NonNullable<RecordSummary["firstAbort"]>;
   readonly successes: number;
   readonly withSuccess: number;
+  readonly tools: ToolTally;
 }
 
 /**
@@ -152,6 +156,7 @@ const resumeRecording = async (
   let firstAbort: Resumed["firstAbort"];
   let successes = 0;
   let withSuccess = 0;
+  const tools = new ToolTally();
   for (const { id, index } of taken) {
     const file = journal.fileOf(id);
     const read: EpisodeEvent[] = [];
@@ -203,6 +208,7 @@ const resumeRecording = async (
     kept.add(index);
     returns += ended.return;
     events += read.length;
+    tools.add(read);
     if (ended.reason.startsWith(ABORTED)) {
       aborted += 1;
       if (!firstAbort) firstAbort = { index, episode: ended.episode, reason: ended.reason.slice(ABORTED.length) };
@@ -213,7 +219,7 @@ const resumeRecording = async (
     }
   }
   for (const file of cut) rmSync(file);
-  return { kept, removed: cut.length, returns, events, aborted, firstAbort, successes, withSuccess };
+  return { kept, removed: cut.length, returns, events, aborted, firstAbort, successes, withSuccess, tools };
 };
 
 /**
@@ -305,6 +311,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
   let firstAbort: ({ index: number } & NonNullable<RecordSummary["firstAbort"]>) | undefined = resumed?.firstAbort;
   let successes = resumed?.successes ?? 0;
   let withSuccess = resumed?.withSuccess ?? 0;
+  const tools = resumed?.tools ?? new ToolTally();
   // Ctrl-C: say what is on disk and how to go on (the same command would refuse the episodes journaled already).
   const interrupted = () => {
     bar?.stop();
@@ -323,6 +330,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
           done += 1;
           returns += r.return;
           events += r.events.length;
+          tools.add(r.events);
           if (r.reason.startsWith(ABORTED)) {
             aborted += 1;
             // Episode i has seed `<run seed>:i`.
@@ -363,6 +371,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
     successRate: withSuccess ? successes / withSuccess : null,
     aborted,
     ...(firstAbort ? { firstAbort: withoutIndex(firstAbort) } : {}),
+    tools: tools.summary(),
     seconds: (Date.now() - started) / 1000,
   };
 };

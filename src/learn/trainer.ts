@@ -38,6 +38,7 @@ import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
+import { ToolTally } from "../runtime/tool-tally.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
@@ -654,6 +655,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   let step = startStep;
   options.onUpdatesStart?.();
   let warnedCut = false;
+  let warnedToolThrow = false;
   // A batch whose episodes all returned the same carries no signal; after a collapse (a policy that
   // writes only malformed actions) every batch is like that, and the run goes on learning nothing.
   let warnedFlat = false;
@@ -709,6 +711,23 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
           "maxActionTokens; a policy that has not learned to end its actions (a fresh model) runs past any budget " +
           "(counted per update in metrics.jsonl as cutActions)",
       );
+    }
+
+    // A tool whose own code throws hands the machine { ok: false, error } like a flaky service: said once,
+    // with where it threw, so that a bug in a tool does not pass as an environment that is hard to learn.
+    if (!warnedToolThrow) {
+      const tally = new ToolTally();
+      for (const c of batch) tally.add(c.events);
+      const thrown = tally.summary().failures.filter((f) => f.kind === "error" && f.thrownAt !== undefined);
+      if (thrown.length > 0) {
+        warnedToolThrow = true;
+        log(
+          `${update}: a tool's code threw (the machine got { ok: false, error }): ${thrown
+            .slice(0, 3)
+            .map((f) => `${f.count}x ${f.tool}: ${f.message.slice(0, 200)} (thrown at ${f.thrownAt})`)
+            .join("; ")}; if that is not a failure the environment means to teach, fix the tool`,
+        );
+      }
     }
 
     // --- trajectories -----------------------------------------------------------------------------------

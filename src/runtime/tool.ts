@@ -8,7 +8,7 @@
 import { Result, Schema } from "effect";
 import type { Json } from "effect/Schema";
 import { notPlainJson } from "../kernel/canonical.ts";
-import { allKeys, didYouMean, firstUnknownKey } from "../kernel/errors.ts";
+import { allKeys, didYouMean, firstUnknownKey, thrownFrom } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 
 export interface ToolContext {
@@ -39,6 +39,23 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
 }
 
 export const TRUNCATION_MARKER = "…[truncated]";
+
+/**
+ * Where tools' code threw, by the message journaled, most recent last (bounded). Not journaled: a line
+ * number is not behaviour, and the same result must replay the same. Summaries show it next to the count.
+ */
+const toolThrows = new Map<string, string>();
+
+const noteToolThrow = (message: string, cause: unknown): void => {
+  const at = thrownFrom(cause);
+  if (at === undefined) return;
+  toolThrows.delete(message);
+  toolThrows.set(message, at);
+  if (toolThrows.size > 64) toolThrows.delete(toolThrows.keys().next().value as string);
+};
+
+/** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
+export const toolThrownFrom = (message: string): string | undefined => toolThrows.get(message);
 /** Deepest nesting of a result's content; deeper results become errors (the journal refuses deeper events). */
 export const MAX_RESULT_DEPTH = 128;
 
@@ -207,7 +224,9 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
           const content = await spec.execute(decoded.success as P["Type"], { signal: controller.signal });
           return toJsonResult(spec.name, content, maxResultChars);
         } catch (cause) {
-          return failure("error", describe(cause), maxResultChars);
+          const result = failure("error", describe(cause), maxResultChars);
+          if (!result.ok) noteToolThrow(result.error.message, cause);
+          return result;
         }
       })();
       try {

@@ -62,6 +62,40 @@ describe("record says when episodes aborted", () => {
     ]);
   });
 
+  it("tools whose code threw or whose results were cut: counted, with the line that threw (exit 0: the machine handled them)", async () => {
+    const args = [
+      "record",
+      "--env",
+      "./test/reliability/fixtures/buggy-tool-env.ts",
+      "--policy",
+      "expert",
+      "--episodes",
+      "3",
+    ];
+    expect(await main([...args, "--out", join(dir, "buggy")])).toBe(0);
+    expect(output.stdout).toMatch(/success 1\.000/);
+    const notes = output.stderr.split("\n").filter((line) => line.startsWith("note:"));
+    expect(notes).toEqual([
+      "note: 3 of 6 tool calls failed (the machine got { ok: false, error }): 3x shout error: Cannot read properties of undefined (reading 'toUpperCase') (thrown at test/reliability/fixtures/buggy-tool-env.ts:14:41)",
+      "note: 3 of 6 tool results were cut to the tool's maxResultChars: the machine saw a string ending in …[truncated] or { truncated: true, preview }, not the value; return less, or raise maxResultChars in defineTool",
+    ]);
+    expect(await main([...args, "--out", join(dir, "buggy-json"), "--json"])).toBe(0);
+    expect(JSON.parse(output.stdout.trim().split("\n").at(-1) as string).tools).toEqual({
+      calls: 6,
+      failed: 3,
+      cut: 3,
+      failures: [
+        {
+          tool: "shout",
+          kind: "error",
+          message: "Cannot read properties of undefined (reading 'toUpperCase')",
+          count: 3,
+          thrownAt: "test/reliability/fixtures/buggy-tool-env.ts:14:41",
+        },
+      ],
+    });
+  });
+
   it("an environment that throws: the first reason and the environment's line that threw", async () => {
     expect(await record("crash", "crash")).toBe(1);
     expect(errors()).toEqual([

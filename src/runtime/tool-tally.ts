@@ -1,0 +1,101 @@
+/**
+ * What a recording's tool calls did, for its summary: a failure is a normal outcome for the machine (it
+ * gets `{ ok: false, error }`), so a bug in a tool's own code (`args.itme.toUpperCase()`) or a result cut
+ * to size would otherwise pass unseen while every episode "succeeds".
+ */
+import type { EpisodeEvent, ToolResult } from "../kernel/events.ts";
+import { TRUNCATION_MARKER, toolThrownFrom } from "./tool.ts";
+
+export interface ToolFailureCount {
+  readonly tool: string;
+  readonly kind: string;
+  readonly message: string;
+  readonly count: number;
+  /** Where the tool's code threw it (file:line:column), when this process saw it thrown. */
+  readonly thrownAt?: string;
+}
+
+export interface ToolTallySummary {
+  readonly calls: number;
+  readonly failed: number;
+  /** Results cut to the tool's maxResultChars (a string ending in the marker, or { truncated, preview }). */
+  readonly cut: number;
+  /** The most frequent failures, most frequent first (at most 5). */
+  readonly failures: readonly ToolFailureCount[];
+}
+
+const wasCut = (result: ToolResult): boolean => {
+  if (!result.ok) return false;
+  const content = result.content;
+  if (typeof content === "string") return content.endsWith(TRUNCATION_MARKER);
+  return (
+    typeof content === "object" &&
+    content !== null &&
+    !Array.isArray(content) &&
+    (content as { truncated?: unknown }).truncated === true &&
+    typeof (content as { preview?: unknown }).preview === "string"
+  );
+};
+
+export class ToolTally {
+  private calls = 0;
+  private failed = 0;
+  private cut = 0;
+  private readonly failures = new Map<string, { tool: string; kind: string; message: string; count: number }>();
+
+  /** Counts the tool calls of one episode's events. */
+  add(events: readonly EpisodeEvent[]): void {
+    const toolOf = new Map<string, string>();
+    for (const event of events) {
+      if (event.type === "tool.called") {
+        this.calls += 1;
+        toolOf.set(event.call, event.tool);
+      } else if (event.type === "tool.returned") {
+        const result = event.result;
+        if (wasCut(result)) this.cut += 1;
+        if (result.ok) continue;
+        this.failed += 1;
+        const tool = toolOf.get(event.call) ?? "?";
+        const key = `${tool}\u0000${result.error.kind}\u0000${result.error.message}`;
+        const seen = this.failures.get(key);
+        if (seen) seen.count += 1;
+        else this.failures.set(key, { tool, kind: result.error.kind, message: result.error.message, count: 1 });
+      }
+    }
+  }
+
+  summary(): ToolTallySummary {
+    const failures = [...this.failures.values()]
+      .sort((a, b) => b.count - a.count)
+      .slice(0, 5)
+      .map((f) => {
+        const at = toolThrownFrom(f.message);
+        return at ? { ...f, thrownAt: at } : f;
+      });
+    return { calls: this.calls, failed: this.failed, cut: this.cut, failures };
+  }
+}
+
+/** The summary's lines for a person (none when every call succeeded and none was cut). */
+export const describeToolTally = (tally: ToolTallySummary): string[] => {
+  const lines: string[] = [];
+  if (tally.failed > 0) {
+    const shown = tally.failures
+      .slice(0, 3)
+      .map(
+        (f) =>
+          `${f.count}x ${f.tool} ${f.kind}: ${f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message}${f.thrownAt ? ` (thrown at ${f.thrownAt})` : ""}`,
+      );
+    lines.push(
+      `note: ${tally.failed} of ${tally.calls} tool call${tally.calls === 1 ? "" : "s"} failed (the machine got { ok: false, error }): ${shown.join("; ")}` +
+        (tally.failures.length > 3 || tally.failures.reduce((n, f) => n + f.count, 0) < tally.failed
+          ? "; and others"
+          : ""),
+    );
+  }
+  if (tally.cut > 0)
+    lines.push(
+      `note: ${tally.cut} of ${tally.calls} tool result${tally.cut === 1 ? " was" : "s were"} cut to the tool's maxResultChars: the machine saw a string ending in ${TRUNCATION_MARKER} or { truncated: true, preview }, not the value; return less, or raise maxResultChars in defineTool`,
+    );
+  return lines;
+};
