@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
+import { checkWritableParent } from "../kernel/folders.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
 import {
   actionBudgetOf,
@@ -765,6 +766,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--replace", "write over the checkpoint --out holds (refused without it)")
     .action(async (opts) => {
       refuseCheckpointOut("sft", opts.out, !!opts.replace);
+      // The clone is written once, at the end: a folder it cannot be written to is said now, not after the epochs.
+      checkWritableParent(opts.out);
       const init = opts.init ? resolveCheckpoint(opts.init, "--init") : undefined;
       if (init) checkInitShape(init, modelOverrides(opts));
       const env = await loadEnv(opts.env);
@@ -827,6 +830,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         });
       // Checked before any work, as sft does: a folder of something else is refused, an earlier checkpoint named.
       refuseCheckpointOut("average", opts.out, !!opts.replace);
+      checkWritableParent(opts.out);
       if (checkpointTarget(opts.out) === "checkpoint")
         process.stderr.write(`average: ${opts.out} holds a checkpoint; the average replaces it\n`);
       await initBackend(opts.backend);

@@ -6,7 +6,7 @@
  * the same stages on the lookup environment. Every training episode is journaled under the run folder
  * and replay-verified before the learner uses it.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { EXPLORE, HASTY_STEPS, RL_STEP } from "../../actors/hopqa/rl-recipe.ts";
@@ -23,6 +23,7 @@ import {
 import { LOOKUP_WARM_START } from "../../actors/lookup/env.ts";
 import { LOCK_FILE } from "../journal/lock.ts";
 import { UsageError } from "../kernel/errors.ts";
+import { makeFolders } from "../kernel/folders.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
 import { policyFromModel, readLatest } from "../learn/trainer.ts";
 import { describeWarmStart } from "../learn/warm-start.ts";
@@ -99,7 +100,7 @@ export const replaceRunFolder = (out: string, env: string) => {
       });
   }
   rmSync(out, { recursive: true, force: true });
-  mkdirSync(out, { recursive: true });
+  makeFolders(out);
   writeFileSync(
     join(out, START_MARKER),
     `${JSON.stringify({ writtenBy: "agent-r1 start", env, note: "start replaces this folder on every run" }, null, 2)}\n`,

@@ -10,21 +10,12 @@
  * Lines are at most MAX_LINE_BYTES long, on both sides: the writer refuses a longer event and readers
  * refuse a longer line, so reading never holds more than one line of one file in memory.
  */
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, existsSync, fsyncSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
 import { lstat, open, readdir, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { JournalConflictError, JournalError, JournalExistsError } from "../kernel/errors.ts";
 import { type EpisodeEvent, EVENT_FORMAT_VERSION, GENESIS } from "../kernel/events.ts";
+import { makeFolders } from "../kernel/folders.ts";
 import { DURABILITIES, type Durability, type EpisodeWriter, type Journal } from "./journal.ts";
 import { assertEpisodeId } from "./stamp.ts";
 import { StreamValidator } from "./validate.ts";
@@ -172,7 +163,7 @@ export class JsonlJournal implements Journal {
       throw new TypeError(
         `JsonlJournal: durability ${JSON.stringify(durability)} is not one of ${DURABILITIES.map((d) => `"${d}"`).join(", ")}`,
       );
-    mkdirSync(location, { recursive: true });
+    makeFolders(location);
     // Make the folder entry itself durable once.
     if (durability !== "none") syncDir(location);
   }

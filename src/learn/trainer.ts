@@ -17,6 +17,7 @@ import type * as tf from "@tensorflow/tfjs-core";
 import { holdsNothingButLock, LOCK_FILE, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
+import { makeFolders } from "../kernel/folders.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { type BackendChoice, type BackendName, initBackend } from "../policy/backend.ts";
@@ -496,7 +497,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   if (!options.resume) refuseRunFolder(out);
   const backend = await initBackend(config.backend, { log });
   const created = !existsSync(out);
-  mkdirSync(out, { recursive: true });
+  makeFolders(out);
   lockFolder(out, options.resume ? "train --resume" : "train");
   // A warm start replaces a fresh model: RL (and its KL reference) start from the cloned checkpoint.
   if (config.warmStart && !config.init) {

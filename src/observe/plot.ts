@@ -5,12 +5,13 @@
  * `lineChartSvg` draws any rows, `metricCharts` reads run folders and draws one chart per metric with
  * one coloured line per run, `plotRuns` writes them as files.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve, sep } from "node:path";
 import * as vega from "vega";
 import type { TopLevelSpec } from "vega-lite";
 import * as vl from "vega-lite";
 import { UsageError } from "../kernel/errors.ts";
+import { makeFolders } from "../kernel/folders.ts";
 
 export interface LineChartOptions {
   readonly title: string;
@@ -314,7 +315,7 @@ export const plotRuns = async (
     throw new UsageError({
       detail: `--out ${outDir} holds ${foreign.map((f) => basename(f)).join(", ")}, which plot did not write and would replace: give another --out, or remove ${foreign.length === 1 ? "it" : "them"} first`,
     });
-  mkdirSync(outDir, { recursive: true });
+  makeFolders(outDir);
   return charts.map((chart) => {
     const file = join(outDir, `${chart.slug}.svg`);
     writeFileSync(file, chart.svg);

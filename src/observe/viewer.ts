@@ -10,11 +10,12 @@
  * into markup.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { streamJournalFile } from "../journal/jsonl.ts";
 import { JournalError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
+import { makeFolders } from "../kernel/folders.ts";
 import { SPECIAL_TOKENS, type Tokenizer } from "../kernel/tokenizer.ts";
 import { evenlySpaced, findJournals, isRunFolder } from "./journals.ts";
 
@@ -557,7 +558,7 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
 /** Writes the viewer page of `path` to `file`. */
 export const writeViewer = async (path: string, file: string, options: ViewerOptions = {}): Promise<ViewerPage> => {
   const page = await viewerHtml(path, options);
-  await mkdir(dirname(resolve(file)), { recursive: true });
+  makeFolders(dirname(resolve(file)));
   await writeFile(file, page.html);
   return page;
 };

@@ -25,6 +25,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { Data, Result, Schema } from "effect";
 import { canonicalJson } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
+import { makeFolders } from "../kernel/folders.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { Gpt, type GptConfig, gptConfig } from "./gpt.ts";
 
@@ -316,7 +317,7 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
   };
   const manifest: Manifest = { ...body, digest: manifestDigest(body) };
 
-  await mkdir(path.dirname(target), { recursive: true });
+  makeFolders(path.dirname(target));
   saves += 1;
   const temporary = `${target}.tmp-${process.pid}-${saves}`;
   await rm(temporary, { recursive: true, force: true });

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileSystemProblem } from "../../src/cli/main.ts";
+import { checkWritableParent, makeFolders } from "../../src/kernel/folders.ts";
 import { tempDir } from "../support/index.ts";
 
 const cli = (command: string) => spawnSync("bash", ["-c", command], { encoding: "utf8", timeout: 120_000 });
@@ -27,6 +28,40 @@ describe("file-system trouble, in one line", () => {
     // Anything else is not a file-system problem of the user's: the command shows its stack.
     expect(fileSystemProblem(error("ERR_SOMETHING", "a bug"))).toBeUndefined();
     expect(fileSystemProblem(new TypeError("x is not a function"))).toBeUndefined();
+  });
+
+  it("makeFolders makes nested folders and gives the error of the one it cannot make, not recursive mkdir's ENOENT", () => {
+    const dir = tempDir("agent-r1-folders-");
+    makeFolders(join(dir, "a", "b", "c"));
+    makeFolders(join(dir, "a", "b", "c")); // already there: fine
+    expect(existsSync(join(dir, "a", "b", "c"))).toBe(true);
+    writeFileSync(join(dir, "file"), "x");
+    expect(() => makeFolders(join(dir, "file", "sub", "deeper"))).toThrow(/^ENOTDIR: .*mkdir '.*file[/\\]sub'/);
+    expect(() => makeFolders(join(dir, "file"))).toThrow(/^EEXIST: /);
+    // The check before long work leaves the parent made and nothing else.
+    mkdirSync(join(dir, "p"));
+    checkWritableParent(join(dir, "p", "q", "clone"));
+    expect(readdirSync(join(dir, "p", "q"))).toEqual([]);
+    expect(() => checkWritableParent(join(dir, "file", "clone"))).toThrow(/^EEXIST: /);
+  });
+
+  it("sft and average refuse an --out they could not write before any work (the clone was lost after its epochs)", () => {
+    const dir = tempDir("agent-r1-fs-out-");
+    const file = join(dir, "afile");
+    writeFileSync(file, "hi\n");
+    const sft = cli(
+      `node bin/agent-r1.js sft --env lookup --data replays/lookup --epochs 50 --out ${JSON.stringify(join(file, "clone"))}`,
+    );
+    expect(sft.status, sft.stderr).toBe(2);
+    expect(sft.stderr).not.toMatch(/sft: \d/);
+    expect(sft.stderr.trim()).toMatch(
+      /^error: EEXIST: file already exists, mkdir '.*afile': a file stands where this path needs a folder$/,
+    );
+    const average = cli(
+      `node bin/agent-r1.js average docs/checkpoints/hopqa-best docs/checkpoints/hopqa-copy-warm-start --out ${JSON.stringify(join(file, "soup"))}`,
+    );
+    expect(average.status, average.stderr).toBe(2);
+    expect(average.stderr.trim()).toMatch(/^error: EEXIST: .*a file stands where this path needs a folder$/);
   });
 
   it("an --out inside a file is refused in one line (exit 2), and a closed pipe ends a listing quietly", () => {
