@@ -217,9 +217,16 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       `most episodes shown (default: ${INSPECT_TERMINAL_EPISODES} in the terminal, the first ones; ${INSPECT_PAGE_EPISODES} on an --html page, sampled evenly)`,
       positiveInt("--max-episodes"),
     )
-    .option("--env <path>", "a module defining the environment, to decode the tokens of environments not built in")
+    .option(
+      "--env <path>",
+      "with --html: a module defining the environment, to decode the tokens of environments not built in",
+    )
     .action(async (path: string, opts) => {
       if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
+      if (opts.env && !opts.html) {
+        await loadEnv(opts.env); // a wrong path is still said
+        err("note: --env is used by --html (to decode tokens); the terminal view shows the journal's text and needs none");
+      }
       if ((await findJournals(path)).length === 0)
         throw new UsageError({
           detail: `no journals (.jsonl) in ${path}: give a journal, a folder of them, or a run folder (train --out)`,
@@ -440,10 +447,9 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     return code;
   } catch (cause) {
     if (cause instanceof CommanderError) {
-      // Help and version are not errors; commander has printed the message already.
-      return cause.exitCode === 0 || cause.code === "commander.helpDisplayed" || cause.code === "commander.help"
-        ? 0
-        : 2;
+      // Help asked for (--help, `help`) and version are not errors; help shown because no command was given
+      // (commander's exit code 1) is bad usage. Commander has printed the message already.
+      return cause.exitCode === 0 || cause.code === "commander.helpDisplayed" ? 0 : 2;
     }
     if (
       cause instanceof UsageError ||

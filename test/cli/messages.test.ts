@@ -429,3 +429,19 @@ describe("a damaged checkpoint of a run", () => {
     );
   }, 120_000);
 });
+
+describe("usage without a command, and a flag the chosen view does not use", () => {
+  it("no command: the help on stderr and exit 2 (bad usage); `help` and --help exit 0", async () => {
+    expect(await main([])).toBe(2);
+    expect(output.stderr).toMatch(/Usage: agent-r1/);
+    expect(await main(["help"])).toBe(0);
+    expect(await main(["--help"])).toBe(0);
+  });
+
+  it("inspect --env without --html: still loaded (a wrong path is said), and noted as unused", async () => {
+    expect(await main(["inspect", "replays/lookup", "--env", "./no-such-env.ts"])).toBe(2);
+    expect(output.stderr).toMatch(/environment module not found: .*no-such-env\.ts/);
+    expect(await main(["inspect", "replays/lookup/expert", "--env", "lookup", "--max-episodes", "1"])).toBe(0);
+    expect(output.stderr).toMatch(/^note: --env is used by --html/m);
+  });
+});
