@@ -549,7 +549,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       .option("--resume", "continue the run in --out from its last checkpoint")
       .option("--tasks <n>", "tasks per update", int("--tasks", 1), d.tasksPerStep)
       .option("--group-size <n>", "episodes per task", int("--group-size", 1), d.groupSize)
-      .option("--lr <x>", "learning rate", num("--lr"), d.lr)
+      .option("--lr <x>", "learning rate", num("--lr", true), d.lr)
       .addOption(
         new Option(
           "--lr-schedule <name>",
@@ -755,8 +755,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         (value: string) =>
           value.split(",").map((part) => {
             const match = /^(\d+):(\d+)$/.exec(part.trim());
-            if (!match || Number(match[1]) < 1)
-              throw new InvalidArgumentError(`--curriculum wants ACTIONS:STEPS pairs like 1:300,2:200, got "${part}"`);
+            if (!match || Number(match[1]) < 1 || Number(match[2]) < 1)
+              throw new InvalidArgumentError(
+                `--curriculum wants ACTIONS:STEPS pairs of positive integers like 1:300,2:200, got "${part}"`,
+              );
             return { actions: Number(match[1]), steps: Number(match[2]) };
           }),
       ),
@@ -833,6 +835,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       checkWritableParent(opts.out);
       if (checkpointTarget(opts.out) === "checkpoint")
         process.stderr.write(`average: ${opts.out} holds a checkpoint; the average replaces it\n`);
+      if (folders.length === 1)
+        process.stderr.write(
+          `note: only one checkpoint (${folders[0]}), so the average is a copy of it: give several checkpoints, or run folders with --last N\n`,
+        );
       await initBackend(opts.backend);
       const averaged = await averageCheckpoints(folders);
       try {

@@ -104,6 +104,14 @@ describe("agent-r1 average", () => {
     expect(await main(["average", ckpt(3), run, "--out", out])).toBe(0);
     expect(output.stdout).toContain(`averaged 2 checkpoints (policy versions 3, 1) -> ${out}`);
     expect(output.stderr).not.toContain("replaces it");
+    expect(output.stderr).not.toContain("only one checkpoint");
+    // One checkpoint is a copy: said, since it is likely a run folder given without --last.
+    output.clear();
+    expect(await main(["average", run, "--out", join(dir, "one")])).toBe(0);
+    expect(output.stderr).toContain(
+      `note: only one checkpoint (${join(run, "checkpoints", "v00001")}), so the average is a copy of it`,
+    );
+    output.clear();
     // Writing over an earlier checkpoint is refused unless --replace says so, and then it is said.
     output.clear();
     const before = readFileSync(join(out, "weights.bin"));

@@ -126,7 +126,7 @@ const CASES: [string[], RegExp][] = [
   // An empty value (an unset $LR) or a hex one is not 0 or 16: a run at --lr 0 learns nothing.
   [
     ["train", "--env", "lookup", "--out", out, "--lr", ""],
-    /--lr must be a number >= 0 \(decimal, like 0\.001 or 1e-3\), got ""/,
+    /--lr must be a number > 0 \(decimal, like 0\.001 or 1e-3\), got ""/,
   ],
   [["train", "--env", "lookup", "--out", out, "--kl", " "], /--kl must be a number >= 0 .*, got " "/],
   [["train", "--env", "lookup", "--out", out, "--entropy=0x10"], /--entropy must be a number >= 0 .*, got "0x10"/],
@@ -179,6 +179,11 @@ const CASES: [string[], RegExp][] = [
   [
     ["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--lr", "0"],
     /--lr must be a number > 0 .*, got "0"/,
+  ],
+  [["train", "--env", "lookup", "--out", out, "--lr", "0"], /--lr must be a number > 0 .*, got "0"/],
+  [
+    ["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--curriculum", "1:300,2:0"],
+    /--curriculum wants ACTIONS:STEPS pairs of positive integers like 1:300,2:200, got "2:0"/,
   ],
   [
     ["sft", "--env", "hopqa", "--data", emptyFolder, "--out", WARM],
