@@ -50,7 +50,17 @@ const shortPath = (path: string): string =>
  * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
  * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).
  */
-export const notPlainJson = (value: unknown, path = "", depth = 0): string | undefined => {
+export const notPlainJson = (
+  value: unknown,
+  path = "",
+  depth = 0,
+  /** The objects and arrays that hold this value, outermost first, with their paths: a cycle is named as one. */
+  holders: { readonly value: object; readonly path: string }[] = [],
+): string | undefined => {
+  if (typeof value === "object" && value !== null) {
+    const holder = holders.find((h) => h.value === value);
+    if (holder) return `${shortPath(path)} refers back to ${shortPath(holder.path)} (a circular reference)`;
+  }
   if (depth > MAX_JSON_DEPTH)
     return `${shortPath(path)} nests deeper than ${MAX_JSON_DEPTH} levels (or refers back to an object that holds it)`;
   switch (typeof value) {
@@ -63,9 +73,10 @@ export const notPlainJson = (value: unknown, path = "", depth = 0): string | und
       return `${shortPath(path)} is ${value}${Number.isNaN(value) ? "" : ", a number too large for JSON"}`;
     case "object": {
       if (value === null) return undefined;
+      const within = [...holders, { value, path }];
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          const problem = notPlainJson(value[i], `${path}[${i}]`, depth + 1);
+          const problem = notPlainJson(value[i], `${path}[${i}]`, depth + 1, within);
           if (problem) return problem;
         }
         return undefined;
@@ -75,7 +86,7 @@ export const notPlainJson = (value: unknown, path = "", depth = 0): string | und
         return `${shortPath(path)} is a ${(value as object).constructor?.name ?? "non-plain object"}`;
       for (const [key, item] of Object.entries(value)) {
         if (item === undefined) continue;
-        const problem = notPlainJson(item, `${path}.${key}`, depth + 1);
+        const problem = notPlainJson(item, `${path}.${key}`, depth + 1, within);
         if (problem) return problem;
       }
       return undefined;

@@ -8,7 +8,7 @@
 import { Result, Schema } from "effect";
 import type { Json } from "effect/Schema";
 import { notPlainJson } from "../kernel/canonical.ts";
-import { allKeys, didYouMean, firstUnknownKey, thrownFrom } from "../kernel/errors.ts";
+import { allKeys, didYouMean, firstUnknownKey, shownValue, thrownFrom } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 
 export interface ToolContext {
@@ -119,7 +119,7 @@ const toJsonResult = (name: string, content: unknown, limit: number): ToolResult
 
 const positive = (name: string, value: number, integer: boolean) => {
   if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value)))
-    throw new RangeError(`${name} must be a positive ${integer ? "integer" : "number"}, got ${value}`);
+    throw new RangeError(`${name} must be a positive ${integer ? "integer" : "number"}, got ${shownValue(value)}`);
 };
 
 /** The keys of ToolSpec. */

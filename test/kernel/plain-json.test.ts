@@ -45,6 +45,18 @@ describe("notPlainJson", () => {
     expect(notPlainJson(value, "x")).toBe(`${path} is a Set`);
   });
 
+  it("names a circular reference as one, and allows the same object twice where it is no cycle", () => {
+    const self: Record<string, unknown> = { a: 1 };
+    self.self = self;
+    expect(notPlainJson(self, "result")).toBe("result.self refers back to result (a circular reference)");
+    const list: unknown[] = [1];
+    const inner = { list };
+    list.push(inner);
+    expect(notPlainJson({ inner }, "x")).toBe("x.inner.list[1] refers back to x.inner (a circular reference)");
+    const shared = { n: 1 };
+    expect(notPlainJson({ a: shared, b: [shared, shared] }, "x")).toBeUndefined();
+  });
+
   it("allows undefined object properties (JSON drops them), not undefined array items", () => {
     expect(notPlainJson({ a: undefined, b: 1 }, "x")).toBeUndefined();
     expect(notPlainJson([undefined], "x")).toBe("x[0] is undefined");

@@ -221,6 +221,10 @@ describe("many concurrent calls", () => {
       expect(() => defineTool({ ...spec, timeoutMs })).toThrow(/timeoutMs must be a positive number/);
     for (const maxResultChars of [0, 1.5, -3])
       expect(() => defineTool({ ...spec, maxResultChars })).toThrow(/maxResultChars must be a positive integer/);
+    // From JavaScript, a limit given as text is said to be text ("500" read like 500 hid the mistake).
+    expect(() => defineTool({ ...spec, timeoutMs: "500" as never })).toThrow(
+      'timeoutMs must be a positive number, got "500" (a string)',
+    );
   });
 });
 
