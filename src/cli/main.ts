@@ -117,7 +117,10 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         err(
           `${all ? `error: all ${summary.episodes}` : `${summary.aborted} of ${summary.episodes}`} episodes aborted; ` +
             `the first, ${firstAbort.episode}: ${firstAbort.reason}` +
-            (firstAbort.thrownAt ? ` (thrown at ${firstAbort.thrownAt})` : ""),
+            (firstAbort.thrownAt ? ` (thrown at ${firstAbort.thrownAt})` : "") +
+            (firstAbort.reason.startsWith("turn limit ")
+              ? " (the runtime's safety net: the machine never ended the episode; end it with end() on a turn limit of its own, as README's example does, or set maxTurns higher)"
+              : ""),
         );
         if (all || opts.strict) setExit(1);
       }
@@ -225,7 +228,9 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
       if (opts.env && !opts.html) {
         await loadEnv(opts.env); // a wrong path is still said
-        err("note: --env is used by --html (to decode tokens); the terminal view shows the journal's text and needs none");
+        err(
+          "note: --env is used by --html (to decode tokens); the terminal view shows the journal's text and needs none",
+        );
       }
       if ((await findJournals(path)).length === 0)
         throw new UsageError({

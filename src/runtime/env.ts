@@ -371,7 +371,9 @@ const checkInvokedActors = (id: string, machine: AnyStateMachine, actors: Record
         const known = Object.keys(actors);
         throw new TypeError(
           `environment ${id}: state "${path}" invokes src "${src}", which is not among the machine's actors${didYouMean(closestName(src, known))}; ` +
-            (known.length ? `it has ${known.join(", ")}` : "it has none: add `actors: toolActors(tools)` to its setup()"),
+            (known.length
+              ? `it has ${known.join(", ")}`
+              : "it has none: add `actors: toolActors(tools)` to its setup()"),
         );
       }
     }

@@ -96,6 +96,22 @@ describe("record says when episodes aborted", () => {
     });
   });
 
+  it("a machine that never ends: the turn-limit abort says it is the runtime's safety net and what to do", async () => {
+    const args = [
+      "record",
+      "--env",
+      "./test/reliability/fixtures/endless-env.ts",
+      "--policy",
+      "say",
+      "--episodes",
+      "2",
+    ];
+    expect(await main([...args, "--out", join(dir, "endless")])).toBe(1);
+    expect(errors().filter((line) => !line.startsWith("record endless:"))).toEqual([
+      "error: all 2 episodes aborted; the first, ep-0-0: turn limit 3 reached (the runtime's safety net: the machine never ended the episode; end it with end() on a turn limit of its own, as README's example does, or set maxTurns higher)",
+    ]);
+  });
+
   it("an environment that throws: the first reason and the environment's line that threw", async () => {
     expect(await record("crash", "crash")).toBe(1);
     expect(errors()).toEqual([
