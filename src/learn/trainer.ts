@@ -352,7 +352,10 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
         throw new UsageError({
           detail: `${what} ${dir}: a run folder with no checkpoint yet (train writes checkpoints/ every --checkpoint-every updates and at its end)`,
         });
-    }
+    } else
+      throw new UsageError({
+        detail: `${what} ${dir}: no such checkpoint folder${existsSync(dirname(resolve(dir))) ? "" : ` (not even ${dirname(resolve(dir))})`}`,
+      });
     return dir; // the loader says what is missing
   }
   const latest = readLatest(run);

@@ -606,6 +606,24 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const missing = await run(["train", "--env", "lookup", "--init", join(dir, "nope"), "--out", join(dir, "fresh")]);
     expect(missing.code, stderr).toBe(2);
     expect(missing.lines).toEqual([`error: --init ${join(dir, "nope")}: no such checkpoint folder`]);
+    // sft and average say it the same way, before any note or backend (they said "manifest.json: missing").
+    stderr = "";
+    const sftMissing = await run([
+      "sft",
+      "--env",
+      "lookup",
+      "--data",
+      "replays/lookup",
+      "--init",
+      join(dir, "nope"),
+      "--out",
+      join(dir, "clone"),
+    ]);
+    expect(sftMissing.code, stderr).toBe(2);
+    expect(sftMissing.lines).toEqual([`error: --init ${join(dir, "nope")}: no such checkpoint folder`]);
+    stderr = "";
+    const averageMissing = await run(["average", join(dir, "nope"), "--out", join(dir, "soup")]);
+    expect(averageMissing.lines).toEqual([`error: average: ${join(dir, "nope")}: no such checkpoint folder`]);
 
     // A checkpoint folder, or a folder in a run's checkpoints/: the run's config.json would break the checkpoint.
     const ckpt = join(dir, "a-checkpoint");
