@@ -151,15 +151,16 @@ export const tokenizerResolver =
  * metrics.jsonl (its own input, even) would have destroyed it.
  */
 const refuseHtmlTarget = (file: string): void => {
-  if (!existsSync(file)) return;
-  if (statSync(file).isDirectory())
+  if (existsSync(file) && statSync(file).isDirectory())
     throw new UsageError({
       detail: `--html ${file} is a folder; give the page's file name, e.g. ${join(file, "episodes.html")}`,
     });
+  // Always .html: a page written as p.txt could not be replaced by the same command later (only pages are).
   if (!/\.html?$/i.test(file))
     throw new UsageError({
-      detail: `--html ${file} exists and is not an .html page; inspect replaces only its own pages: give a new file name ending in .html`,
+      detail: `--html ${file}: the page's file name must end in .html${existsSync(file) ? " (and this file exists: inspect replaces only its own pages)" : ""}`,
     });
+  if (!existsSync(file)) return;
   // An .html page of the user's own is not inspect's to replace.
   if (!isViewerPage(readFileSync(file, "utf8")))
     throw new UsageError({

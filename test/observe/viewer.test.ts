@@ -154,9 +154,14 @@ describe("the episode viewer page", () => {
     let done = cli("inspect", journal, "--html", journal);
     expect(done.code).toBe(2);
     expect(done.stderr).toContain(
-      `error: --html ${journal} exists and is not an .html page; inspect replaces only its own pages`,
+      `error: --html ${journal}: the page's file name must end in .html (and this file exists: inspect replaces only its own pages)`,
     );
     expect(readFileSync(journal, "utf8")).toBe(before);
+    // A new file too: a page written as page.txt could not be replaced by the same command later.
+    done = cli("inspect", journal, "--html", join(dir, "page.txt"));
+    expect(done.code).toBe(2);
+    expect(done.stderr).toContain("the page's file name must end in .html");
+    expect(existsSync(join(dir, "page.txt"))).toBe(false);
     done = cli("inspect", journal, "--html", dir);
     expect(done.code).toBe(2);
     expect(done.stderr).toContain(`error: --html ${dir} is a folder; give the page's file name`);
