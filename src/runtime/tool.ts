@@ -41,21 +41,22 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
 export const TRUNCATION_MARKER = "…[truncated]";
 
 /**
- * Where tools' code threw, by the message journaled, most recent last (bounded). Not journaled: a line
- * number is not behaviour, and the same result must replay the same. Summaries show it next to the count.
+ * What tools' code threw, by the message journaled, most recent last (bounded), for summaries to say where
+ * (not journaled: a line number is not behaviour, and the same result must replay the same). The stack is
+ * read only when a summary asks: a tool that fails on every call costs no stack parsing per call.
  */
-const toolThrows = new Map<string, string>();
+const toolThrows = new Map<string, unknown>();
 
 const noteToolThrow = (message: string, cause: unknown): void => {
-  const at = thrownFrom(cause);
-  if (at === undefined) return;
+  if (!(cause instanceof Error)) return;
   toolThrows.delete(message);
-  toolThrows.set(message, at);
+  toolThrows.set(message, cause);
   if (toolThrows.size > 64) toolThrows.delete(toolThrows.keys().next().value as string);
 };
 
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
-export const toolThrownFrom = (message: string): string | undefined => toolThrows.get(message);
+export const toolThrownFrom = (message: string): string | undefined =>
+  toolThrows.has(message) ? thrownFrom(toolThrows.get(message)) : undefined;
 /** Deepest nesting of a result's content; deeper results become errors (the journal refuses deeper events). */
 export const MAX_RESULT_DEPTH = 128;
 
