@@ -3,12 +3,43 @@
  * `sft` and `eval` do. Kept apart from the main entry because it loads TensorFlow.js.
  */
 
+import type { AgentR1Error } from "../kernel/errors.ts";
+import type { BackendUnavailableError } from "../policy/backend.ts";
+import type { CheckpointError } from "../policy/checkpoint.ts";
+import type { EpisodeTooLongError } from "./trajectory.ts";
+
+/** Every tagged error the learner adds to the kernel's (AgentR1Error), for one exhaustive catchTags or switch. */
+export type LearnError = AgentR1Error | CheckpointError | BackendUnavailableError | EpisodeTooLongError;
+
 export { loadEnv } from "../cli/registry.ts";
 export { type LineChartOptions, lineChartSvg, plotRuns } from "../observe/plot.ts";
 export { type AveragedCheckpoint, averageCheckpoints } from "../policy/average.ts";
-export { type BackendChoice, initBackend } from "../policy/backend.ts";
-export { CheckpointError, loadCheckpoint, saveCheckpoint } from "../policy/checkpoint.ts";
+export { type BackendChoice, BackendUnavailableError, initBackend } from "../policy/backend.ts";
+export {
+  type CheckpointContents,
+  CheckpointError,
+  type CheckpointProblem,
+  loadCheckpoint,
+  saveCheckpoint,
+} from "../policy/checkpoint.ts";
+// The pieces of an update, for a training loop of your own (train() runs them in this order: collect,
+// episodeToSequence + fitToContext, scoreTokens where needed, computeAdvantages, trainStep).
+export { DEFAULT_GPT_CONFIG, Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
+export { type SamplingConfig, TransformerPolicy } from "../policy/transformer-policy.ts";
+export { AdamW, type AdamWOverrides } from "./adamw.ts";
+export {
+  type AdvantageExtras,
+  type AdvantageOptions,
+  type AdvantageResult,
+  computeAdvantages,
+  DEFAULT_ADVANTAGE_OPTIONS,
+  ESTIMATORS,
+  type Estimator,
+  runEstimator,
+  type ScoredSequence,
+} from "./advantages/index.ts";
 export { ALGORITHMS, type Algorithm } from "./advantages/types.ts";
+export { type Collected, type CollectOptions, collect } from "./collect.ts";
 export {
   DEFAULT_CONTEXT,
   DEFAULT_TRAIN_CONFIG,
@@ -22,7 +53,16 @@ export {
   type WarmStartConfig,
 } from "./config.ts";
 export { describeEval, type EvalSummary, evaluate } from "./evaluate.ts";
+export { type KlKind, type PpoLossConfig, ppoLoss } from "./losses.ts";
 export { type SftOptions, type SftResult, sft } from "./sft.ts";
+export {
+  scoreTokens,
+  type TokenScores,
+  type TrainBatch,
+  type TrainStepOptions,
+  type TrainStepResult,
+  trainStep,
+} from "./train-step.ts";
 export {
   loadCheckpointFor,
   loadPolicy,
@@ -34,3 +74,11 @@ export {
   train,
   type UpdateMetrics,
 } from "./trainer.ts";
+export {
+  type ActionSpan,
+  EpisodeTooLongError,
+  episodeToSequence,
+  fitToContext,
+  type Sequence,
+  type TrajectoryOptions,
+} from "./trajectory.ts";

@@ -41,7 +41,7 @@ import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf } from
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import { ToolTally } from "../runtime/tool-tally.ts";
 import { AdamW } from "./adamw.ts";
-import { type AdvantageExtras, computeAdvantages } from "./advantages/index.ts";
+import { type AdvantageExtras, computeAdvantages, type Estimator, runEstimator } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
 import { actionBudgetOf, DEFAULT_TRAIN_CONFIG, decodeTrainConfig, scheduledLr, type TrainConfig } from "./config.ts";
 import { countCutActions, describeEval, type EvalSummary, evaluate } from "./evaluate.ts";
@@ -64,6 +64,16 @@ export interface TrainOptions {
   readonly log?: (line: string) => void;
   /** Checked before each update: true stops cleanly (checkpoint written). */
   readonly shouldStop?: () => boolean;
+  /** Stops the run as shouldStop does, when it aborts (checked before each update and before the evaluation). */
+  readonly signal?: AbortSignal;
+  /**
+   * Your own advantage estimator, in place of `config.algo`'s (the shipped ones are `ESTIMATORS`). The
+   * algorithm still decides what the estimator is given (ppo: the critic's `values`; reinforce++ with a KL:
+   * `refLogprobs` and `klCoef`; remax: `greedyReward`) and how the loss is formed (ppo trains the critic on
+   * `returns`). Its output is checked: one finite Float32Array per sequence, of the sequence's length.
+   * Not saved in the run: a resumed run needs it passed again.
+   */
+  readonly estimator?: { readonly name: string; readonly estimate: Estimator };
 }
 
 export interface UpdateMetrics {
@@ -389,6 +399,9 @@ export const loadPolicy = async (
     );
   checkKnownKeys("loadPolicy", options, ["greedy", "constrained", "backend"]);
   if (options.constrained) requireLegalActions(env);
+  // From code, a missing checkpoint is a CheckpointError (README), as loadCheckpoint's is.
+  if (!existsSync(dir))
+    throw new CheckpointError({ problem: "missing", file: dir, detail: "no such checkpoint folder or run folder" });
   await initBackend(options.backend ?? "auto");
   const { model, tokenizer, version } = await loadCheckpointFor(env, checkpointIn(dir, "loadPolicy:"), {
     optimizer: false,
@@ -471,6 +484,8 @@ const TRAIN_OPTIONS = allKeys<TrainOptions>()([
   "onEvalEpisode",
   "log",
   "shouldStop",
+  "signal",
+  "estimator",
 ]);
 
 export const train = async (options: TrainOptions): Promise<TrainResult> => {
@@ -484,6 +499,14 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
 /** train, holding its --out's lock (lockFolder) from the moment it writes there. */
 const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   checkKnownKeys("train", options, TRAIN_OPTIONS);
+  const shouldStop = () => options.shouldStop?.() === true || options.signal?.aborted === true;
+  if (
+    options.estimator !== undefined &&
+    (typeof options.estimator?.name !== "string" || typeof options.estimator?.estimate !== "function")
+  )
+    throw new TypeError(
+      "train: estimator must be { name, estimate: (sequences, extras, options) => { advantages, ... } }",
+    );
   checkEnvArgument("train", options.env, "env");
   const { env, out } = options;
   if (typeof out !== "string" || out === "")
@@ -626,8 +649,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     });
   };
   // Stopped during the warm start: no evaluation now; a resume evaluates before its first update.
-  const before =
-    startStep === 0 && config.evalEpisodes > 0 && !options.shouldStop?.() ? await evaluateAs("before") : undefined;
+  const before = startStep === 0 && config.evalEpisodes > 0 && !shouldStop() ? await evaluateAs("before") : undefined;
   if (before) {
     const what =
       options.config.warmStart && !options.config.init ? "after the warm start, before RL" : "before training";
@@ -683,7 +705,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     );
   };
   for (; step < config.steps; step++) {
-    if (options.shouldStop?.()) {
+    if (shouldStop()) {
       stopped = true;
       break;
     }
@@ -782,11 +804,10 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       extras.klCoef = config.klCoef;
     }
     if (config.algo === "remax") extras.greedyReward = await greedyBaseline(env, greedy, stepSeed, config);
-    const advantages = computeAdvantages(config.algo, sequences, extras, {
-      maskAdvantages: config.maskAdvantages,
-      gamma: config.gamma,
-      lambda: config.lambda,
-    });
+    const advantageOptions = { maskAdvantages: config.maskAdvantages, gamma: config.gamma, lambda: config.lambda };
+    const advantages = options.estimator
+      ? runEstimator(options.estimator.name, options.estimator.estimate, sequences, extras, advantageOptions)
+      : computeAdvantages(config.algo, sequences, extras, advantageOptions);
 
     // --- the update ---------------------------------------------------------------------------------------
     const results: TrainStepResult[] = [];

@@ -37,17 +37,44 @@ export const computeAdvantages = (
 ): AdvantageResult => {
   const estimator = ESTIMATORS[algorithm];
   if (estimator === undefined) throw new Error(`unknown advantage estimator "${algorithm}"`);
+  return runEstimator(algorithm, estimator, sequences, extras, options);
+};
+
+/**
+ * Runs an estimator (a shipped one or your own) with the default options filled in, and checks what it
+ * returns: one advantage array (and return array, where given) per sequence, of the sequence's length, all
+ * finite. `name` appears in the errors.
+ */
+export const runEstimator = (
+  name: string,
+  estimator: Estimator,
+  sequences: readonly ScoredSequence[],
+  extras: AdvantageExtras = {},
+  options: AdvantageOptions = {},
+): AdvantageResult => {
   const result = estimator(sequences, extras, { ...DEFAULT_ADVANTAGE_OPTIONS, ...options });
-  const check = (name: string, arrays: readonly Float32Array[] | undefined): void =>
-    arrays?.forEach((array, i) => {
+  const check = (what: string, arrays: readonly Float32Array[] | undefined): void => {
+    if (arrays === undefined) return;
+    if (!Array.isArray(arrays) || arrays.length !== sequences.length)
+      throw new Error(
+        `${name}: returned ${Array.isArray(arrays) ? arrays.length : "no array of"} ${what} arrays for ${sequences.length} sequences; give one per sequence`,
+      );
+    arrays.forEach((array, i) => {
+      if (!(array instanceof Float32Array) || array.length !== sequences[i].actionMask.length)
+        throw new Error(
+          `${name}: ${what} ${i} (episode ${sequences[i].episode}) must be a Float32Array of the sequence's ${sequences[i].actionMask.length} tokens, got ${array instanceof Float32Array ? `${array.length} values` : typeof array}`,
+        );
       const bad = array.findIndex((x) => !Number.isFinite(x));
       if (bad >= 0) {
         throw new Error(
-          `${algorithm}: ${name}[${bad}] of sequence ${i} (episode ${sequences[i].episode}) is ${array[bad]}; ` +
+          `${name}: ${what}[${bad}] of sequence ${i} (episode ${sequences[i].episode}) is ${array[bad]}; ` +
             "check the rewards and extras for NaN or infinity",
         );
       }
     });
+  };
+  if (typeof result !== "object" || result === null || result.advantages === undefined)
+    throw new Error(`${name}: an estimator returns { advantages, returns?, degenerateGroups }`);
   check("advantage", result.advantages);
   check("return", result.returns);
   return result;

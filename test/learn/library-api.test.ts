@@ -1,0 +1,140 @@
+/**
+ * The learner from code, as a user's own project sees it: everything imported from the package's two
+ * entries only. A training loop of one's own from the exported pieces, an advantage estimator of one's own
+ * in train(), and train() stopped by an AbortSignal.
+ */
+import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { lookupEnv } from "../../actors/lookup/index.ts";
+import type { UsageError } from "../../src/index.ts";
+import {
+  AdamW,
+  type BackendUnavailableError,
+  CheckpointError,
+  collect,
+  computeAdvantages,
+  DEFAULT_TRAIN_CONFIG,
+  ESTIMATORS,
+  type Estimator,
+  episodeToSequence,
+  fitToContext,
+  Gpt,
+  initBackend,
+  type LearnError,
+  modelConfigFor,
+  policyFromModel,
+  train,
+  trainConfigFor,
+  trainStep,
+} from "../../src/learn/index.ts";
+import { tempDir } from "../support/index.ts";
+
+beforeAll(async () => {
+  await initBackend("wasm", { log: () => {} });
+});
+
+describe("the learner's pieces, from agent-r1-ts/learn", () => {
+  it("make a training loop of one's own: collect, sequences, advantages, a step that changes the model", async () => {
+    const model = new Gpt(
+      { ...modelConfigFor(lookupEnv), vocabSize: lookupEnv.tokenizer.size, contextLength: 96 },
+      "own-loop",
+    );
+    const config = { ...DEFAULT_TRAIN_CONFIG, maxNewTokens: 8, temperature: 1 };
+    const policy = policyFromModel(lookupEnv, model, lookupEnv.tokenizer as never, config);
+    const batch = await collect({ env: lookupEnv, policy, seed: "own", episodes: 8, groupSize: 4 });
+    expect(batch).toHaveLength(8);
+    const sequences = batch.flatMap(({ events }) => fitToContext(episodeToSequence(events), 96, 8) ?? []);
+    expect(sequences.length).toBeGreaterThan(0);
+    // A sequence's action mask covers exactly the policy's sampled tokens.
+    for (const s of sequences)
+      expect(s.actionMask.reduce((n, m) => n + m, 0)).toBe(s.logprobs.filter((_, t) => s.actionMask[t]).length);
+    // Rewards that differ within a group, so that the advantages are not all zero.
+    const rewarded = sequences.map((s, i) => ({
+      ...s,
+      totalReturn: i % 2,
+      rewards: s.rewards.map((_, t) => (t === s.rewards.length - 1 ? i % 2 : 0)),
+    }));
+    const { advantages } = computeAdvantages("grpo", rewarded);
+    expect(advantages.some((a) => a.some((x) => x !== 0))).toBe(true);
+    const before = new Float32Array(await [...model.parameters.values()][0].data());
+    const optimizer = new AdamW(model.parameters, { lr: 1e-2 });
+    const result = await trainStep(
+      model,
+      {
+        tokens: sequences.map((s) => s.tokens),
+        lossMask: sequences.map((s) => Float32Array.from(s.actionMask)),
+        advantages,
+        logprobs: sequences.map((s) => s.logprobs),
+      },
+      { optimizer },
+    );
+    expect(result.skipped).toBe(false);
+    expect(Number.isFinite(result.loss)).toBe(true);
+    const after = new Float32Array(await [...model.parameters.values()][0].data());
+    expect(after).not.toEqual(before);
+    model.dispose();
+  });
+
+  it("train() takes an advantage estimator of one's own, and checks what it returns", async () => {
+    const seen: number[] = [];
+    // GRPO's estimator, halved: a user's variant of a shipped one.
+    const halfGrpo: Estimator = (sequences, extras, options) => {
+      seen.push(sequences.length);
+      const result = ESTIMATORS.grpo(sequences, extras, options);
+      return { ...result, advantages: result.advantages.map((a) => a.map((x) => x / 2)) };
+    };
+    const config = trainConfigFor(lookupEnv, {
+      steps: 2,
+      tasksPerStep: 2,
+      groupSize: 2,
+      evalEpisodes: 0,
+      warmStart: null,
+    });
+    const out = tempDir("agent-r1-own-estimator-");
+    const run = await train({ env: lookupEnv, config, out, estimator: { name: "half-grpo", estimate: halfGrpo } });
+    expect(run.version).toBe(2);
+    expect(seen).toEqual([4, 4]);
+    // One advantage array too few: refused with the estimator's name, not trained on.
+    const short: Estimator = (sequences, extras, options) => {
+      const result = ESTIMATORS.grpo(sequences, extras, options);
+      return { ...result, advantages: result.advantages.slice(1) };
+    };
+    await expect(
+      train({
+        env: lookupEnv,
+        config,
+        out: tempDir("agent-r1-short-estimator-"),
+        estimator: { name: "short", estimate: short },
+      }),
+    ).rejects.toThrow("short: returned 3 advantage arrays for 4 sequences; give one per sequence");
+  });
+
+  it("train() stops at an AbortSignal as at shouldStop: between updates, its checkpoint written", async () => {
+    const controller = new AbortController();
+    const config = trainConfigFor(lookupEnv, {
+      steps: 5,
+      tasksPerStep: 2,
+      groupSize: 2,
+      evalEpisodes: 0,
+      warmStart: null,
+    });
+    const run = await train({
+      env: lookupEnv,
+      config,
+      out: tempDir("agent-r1-signal-train-"),
+      signal: controller.signal,
+      onUpdate: (metrics) => {
+        if (metrics.version === 2) controller.abort(new Error("enough"));
+      },
+    });
+    expect(run.stopped).toBe(true);
+    expect(run.version).toBe(2);
+  });
+
+  it("type their errors: LearnError covers the kernel's and the learner's tagged errors", () => {
+    expectTypeOf<CheckpointError>().toExtend<LearnError>();
+    expectTypeOf<BackendUnavailableError>().toExtend<LearnError>();
+    expectTypeOf<UsageError>().toExtend<LearnError>();
+    const error: LearnError = new CheckpointError({ problem: "missing", file: "x", detail: "no such folder" });
+    expect(error._tag === "CheckpointError" && error.problem).toBe("missing");
+  });
+});
