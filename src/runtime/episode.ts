@@ -11,6 +11,7 @@ import { canonicalJson } from "../kernel/canonical.ts";
 import { messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
+import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { type AgentEmitted, createAgentMachine } from "./agent.ts";
 import { EpisodeDerivation, waitingForTools } from "./derive.ts";
 import { type EnvDefinition, envThrownFrom, locateGuardThrows } from "./env.ts";
@@ -96,7 +97,8 @@ const agentMachineFor = (policy: PolicyActor) => {
 };
 
 /** Checks a policy's answer before it enters the journal: a broken policy aborts the episode, readably. */
-const invalidAction = (action: PolicyAction, vocabulary: number): string | undefined => {
+const invalidAction = (action: PolicyAction, tokenizer: Tokenizer): string | undefined => {
+  const vocabulary = tokenizer.size;
   if (!action || !Array.isArray(action.tokens)) return "no token ids";
   if (typeof action.text !== "string") return "text is not a string";
   if (!action.tokens.every((t) => Number.isInteger(t) && t >= 0 && t < vocabulary))
@@ -108,6 +110,11 @@ const invalidAction = (action: PolicyAction, vocabulary: number): string | undef
     return `version ${action.version} is not a natural number`;
   if (action.allowed !== undefined && action.allowed.length !== action.tokens.length)
     return `${action.allowed.length} allowed lists for ${action.tokens.length} tokens`;
+  // The tokens are what the learner trains on and the text is what the environment judges: they must agree.
+  // (A lone surrogate in the text is recorded as U+FFFD, which is what its bytes decode to.)
+  const spelt = tokenizer.decode(action.tokens);
+  if (spelt !== action.text.toWellFormed())
+    return `its text ${JSON.stringify(action.text.slice(0, 80))} is not what its tokens spell (${JSON.stringify(spelt.slice(0, 80))}) with the environment's tokenizer; a policy's tokens are the truth: give text = tokenizer.decode(tokens)`;
   return undefined;
 };
 
@@ -250,7 +257,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     agent.on("agent.decided", async (e: Extract<AgentEmitted, { type: "agent.decided" }>) => {
       if (finished) return;
       const { action, request } = e;
-      const problem = invalidAction(action, tokenizer.size);
+      const problem = invalidAction(action, tokenizer);
       if (problem) return abort(`policy ${policy.policy.id} returned an invalid action: ${problem}`);
       // A lone surrogate is not Unicode and cannot be journaled: it becomes U+FFFD, as UTF-8 would make it.
       const text = action.text.toWellFormed();

@@ -311,6 +311,25 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     expect(acted).toEqual(["<lookup>k1</lookup>", "<answer>v1</answer>"]);
   });
 
+  it("a policy whose text is not what its tokens spell aborts the episode (the learner trains on the tokens)", async () => {
+    const liar = {
+      id: "liar",
+      version: 0,
+      tokenizer: lookupEnv.tokenizer,
+      act: async (requests: readonly unknown[]) =>
+        requests.map(() => ({ text: "<answer>v1</answer>", tokens: [1, 2, 3], logprobs: [0, 0, 0], version: 0 })),
+    };
+    const run = await runEpisode({
+      env: lookupEnv,
+      policy: new PolicyActor(liar),
+      journal: new MemoryJournal(),
+      seed: "liar",
+    });
+    expect(run.reason).toMatch(
+      /^aborted: policy liar returned an invalid action: its text "<answer>v1<\/answer>" is not what its tokens spell \("\\u0001\\u0002\\u0003"\) with the environment's tokenizer/,
+    );
+  });
+
   it("a script that returns nothing aborts the episode with a message saying so", async () => {
     const journal = new MemoryJournal();
     const script = scriptedPolicy("short", lookupEnv.tokenizer, ({ history }) =>
