@@ -273,7 +273,12 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       "the main job: a GPT warm-started on hopqa (the shipped clone of 800 demonstrations of a demonstrator that stops searching too soon), trained with GRPO; exact match before/after",
     )
     .option("--out <dir>", "run folder, replaced on every run (refused unless an earlier start wrote it)", "runs/start")
-    .option("--seed <seed>", "run seed", seedArg, "1")
+    .option(
+      "--seed <seed>",
+      "run seed: RL's episodes and the evaluation's questions (the shipped warm start stays the same)",
+      seedArg,
+      "1",
+    )
     .option(
       "--quick",
       "a one-minute smoke run of the same stages (from a toy clone of a few demonstrations: its numbers say only that the stages run)",

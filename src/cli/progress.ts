@@ -14,6 +14,10 @@ export interface Progress {
  * in the rate or the ETA. `everyTick`: off a terminal, print every tick (training updates, each with its own
  * metrics) instead of at most one line per 2 seconds (episodes, which end in bursts).
  */
+/** A rate as people read it: "3.2/s" when fast, "12.5 s each" when slower than one a second (not "0.0/s"). */
+export const speed = (perSecond: number): string =>
+  perSecond >= 1 || perSecond <= 0 ? `${perSecond.toFixed(1)}/s` : `${(1 / perSecond).toFixed(1)} s each`;
+
 export const progress = (
   label: string,
   total: number,
@@ -25,19 +29,19 @@ export const progress = (
     const bar = new cliProgress.SingleBar(
       {
         stream,
-        format: `${label} [{bar}] {value}/{total} {percentage}% | {rate}/s | ETA {eta_formatted} {info}`,
+        format: `${label} [{bar}] {value}/{total} {percentage}% | {rate} | ETA {eta_formatted} {info}`,
         hideCursor: true,
         etaBuffer: 50,
       },
       cliProgress.Presets.shades_classic,
     );
     const started = Date.now();
-    bar.start(total, already, { rate: "0", info: "" });
+    bar.start(total, already, { rate: "0/s", info: "" });
     let done = already;
     return {
       tick: (by = 1, info = {}) => {
         done += by;
-        const rate = ((done - already) / Math.max(1e-3, (Date.now() - started) / 1000)).toFixed(1);
+        const rate = speed((done - already) / Math.max(1e-3, (Date.now() - started) / 1000));
         const text = Object.entries(info)
           .map(([k, v]) => `${k} ${v}`)
           .join(" ");
@@ -62,7 +66,7 @@ export const progress = (
     const text = Object.entries(info)
       .map(([k, v]) => ` ${k} ${v}`)
       .join("");
-    stream.write(`${label}: ${done}/${total} (${rate.toFixed(1)}/s, ETA ${eta})${text}\n`);
+    stream.write(`${label}: ${done}/${total} (${speed(rate)}, ETA ${eta})${text}\n`);
   };
   return {
     tick: (by = 1, info = {}) => {

@@ -211,7 +211,9 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
     say(`    (about ${recipe.buildMinutes} minutes on 2 cores; rebuild it with: ${rebuild})`);
   } else {
     const built = options.quick ? quickRecipe(recipe) : recipe;
-    say(`1/4 warm start: ${describeRecipe(built)} (limited on purpose: RL has to close the gap)`);
+    say(
+      `1/4 warm start: ${describeRecipe(built)} (${options.quick ? "a toy clone: the smoke run only shows that the stages run" : "limited on purpose: RL has to close the gap"})`,
+    );
     const cloned = await buildWarmStart(options.out, warm, built);
     say(`    final loss ${cloned.losses.at(-1)?.toFixed(3)} -> ${warm}`);
   }

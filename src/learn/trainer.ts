@@ -734,7 +734,8 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       log(
         `${update}: ${cutActions === 1 ? "1 sampled action was" : `${cutActions} sampled actions were`} cut at ${policy.sampling.maxNewTokens} tokens before they ended ` +
           "(they come out malformed): if the environment's actions are longer, raise --max-new-tokens or its " +
-          "maxActionTokens; a policy that has not learned to end its actions (a fresh model) runs past any budget " +
+          "maxActionTokens; a policy that has not learned to end its actions runs past any budget (a fresh model; a clone sampled " +
+          "at temperature 1 or above now and then misses the end of an action it writes whole when greedy) " +
           "(counted per update in metrics.jsonl as cutActions)",
       );
     }

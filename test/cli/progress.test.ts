@@ -58,8 +58,8 @@ describe("progress off a terminal", () => {
     bar.tick(1, { return: "0.2" });
     bar.stop();
     expect(lines).toEqual([
-      "train grpo: 1/30 (0.5/s, ETA 58s) return 0.1\n",
-      "train grpo: 2/30 (0.7/s, ETA 42s) return 0.2\n",
+      "train grpo: 1/30 (2.0 s each, ETA 58s) return 0.1\n",
+      "train grpo: 2/30 (1.5 s each, ETA 42s) return 0.2\n",
     ]);
   });
 
@@ -86,6 +86,6 @@ describe("progress off a terminal", () => {
     vi.advanceTimersByTime(4000);
     bar.tick(2, { return: "0.5" });
     bar.stop();
-    expect(lines).toEqual(["train grpo: 22/30 (0.5/s, ETA 16s) return 0.5\n"]);
+    expect(lines).toEqual(["train grpo: 22/30 (2.0 s each, ETA 16s) return 0.5\n"]);
   });
 });
