@@ -37,7 +37,7 @@ export const makeFolders = (path: string): void => {
     }
   }
   // An existing path that is a file: the error mkdir gives for it.
-  if (!statSync(path).isDirectory()) mkdirSync(path);
+  if (!statSync(resolve(path)).isDirectory()) mkdirSync(path);
 };
 
 /**

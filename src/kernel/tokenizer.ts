@@ -41,7 +41,8 @@ export class WordTokenizer implements Tokenizer {
   private readonly ids = new Map<string, number>();
   private readonly pieces: string[] = [];
   private readonly encoder = new TextEncoder();
-  private readonly decoder = new TextDecoder();
+  // ignoreBOM: a U+FEFF in text is text (the default decoder drops one at the start of every run of bytes).
+  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
   readonly spaces: "explicit" | "implicit";
   /** Cuts text into pieces: multi-piece vocabulary words first (longest first), then PIECE. */

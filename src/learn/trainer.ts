@@ -745,7 +745,9 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     if (!warnedToolThrow) {
       const tally = new ToolTally();
       for (const c of batch) tally.add(c.events);
-      const thrown = tally.summary().failures.filter((f) => f.kind === "error" && f.thrownAt !== undefined);
+      const thrown = tally
+        .summary(Number.POSITIVE_INFINITY)
+        .failures.filter((f) => f.kind === "error" && f.thrownAt !== undefined);
       if (thrown.length > 0) {
         warnedToolThrow = true;
         log(
@@ -809,6 +811,11 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     const advantages = options.estimator
       ? runEstimator(options.estimator.name, options.estimator.estimate, sequences, extras, advantageOptions)
       : computeAdvantages(config.algo, sequences, extras, advantageOptions);
+    // PPO's critic learns from the estimator's returns: one of your own must give them.
+    if (config.algo === "ppo" && advantages.returns === undefined)
+      throw new Error(
+        `${options.estimator?.name ?? config.algo}: with algo ppo the estimator must return returns (the critic's targets) too`,
+      );
 
     // --- the update ---------------------------------------------------------------------------------------
     const results: TrainStepResult[] = [];

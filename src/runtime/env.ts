@@ -367,7 +367,7 @@ const checkInvokedActors = (id: string, machine: AnyStateMachine, actors: Record
     const invokes = node.config?.invoke;
     for (const invoke of Array.isArray(invokes) ? invokes : invokes === undefined ? [] : [invokes]) {
       const src = (invoke as { src?: unknown } | null)?.src;
-      if (typeof src === "string" && !(src in actors)) {
+      if (typeof src === "string" && !Object.hasOwn(actors, src)) {
         const known = Object.keys(actors);
         throw new TypeError(
           `environment ${id}: state "${path}" invokes src "${src}", which is not among the machine's actors${didYouMean(closestName(src, known))}; ` +

@@ -114,7 +114,7 @@ const invalidAction = (action: PolicyAction, tokenizer: Tokenizer): string | und
   // (A lone surrogate in the text is recorded as U+FFFD, which is what its bytes decode to.)
   const spelt = tokenizer.decode(action.tokens);
   if (spelt !== action.text.toWellFormed())
-    return `its text ${JSON.stringify(action.text.slice(0, 80))} is not what its tokens spell (${JSON.stringify(spelt.slice(0, 80))}) with the environment's tokenizer; a policy's tokens are the truth: give text = tokenizer.decode(tokens)`;
+    return `its text ${JSON.stringify(action.text.slice(0, 80))} is not what its tokens spell (${JSON.stringify(spelt.slice(0, 80))}) with its tokenizer; a policy's tokens are the truth: give text = tokenizer.decode(tokens)`;
   return undefined;
 };
 

@@ -20,7 +20,7 @@ export interface ToolTallySummary {
   readonly failed: number;
   /** Results cut to the tool's maxResultChars (a string ending in the marker, or { truncated, preview }). */
   readonly cut: number;
-  /** The most frequent failures, most frequent first (at most 5). */
+  /** The most frequent failures, most frequent first (at most the summary's limit, 5 by default). */
   readonly failures: readonly ToolFailureCount[];
 }
 
@@ -64,12 +64,13 @@ export class ToolTally {
     }
   }
 
-  summary(): ToolTallySummary {
+  /** The counts, with the `limit` most frequent failures (all of them with Infinity). */
+  summary(limit = 5): ToolTallySummary {
     const failures = [...this.failures.values()]
       .sort((a, b) => b.count - a.count)
-      .slice(0, 5)
+      .slice(0, limit)
       .map((f) => {
-        const at = toolThrownFrom(f.message);
+        const at = toolThrownFrom(f.tool, f.message);
         return at ? { ...f, thrownAt: at } : f;
       });
     return { calls: this.calls, failed: this.failed, cut: this.cut, failures };

@@ -47,16 +47,19 @@ export const TRUNCATION_MARKER = "…[truncated]";
  */
 const toolThrows = new Map<string, unknown>();
 
-const noteToolThrow = (message: string, cause: unknown): void => {
+const noteToolThrow = (tool: string, message: string, cause: unknown): void => {
   if (!(cause instanceof Error)) return;
-  toolThrows.delete(message);
-  toolThrows.set(message, cause);
+  const key = `${tool}\u0000${message}`;
+  toolThrows.delete(key);
+  toolThrows.set(key, cause);
   if (toolThrows.size > 64) toolThrows.delete(toolThrows.keys().next().value as string);
 };
 
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
-export const toolThrownFrom = (message: string): string | undefined =>
-  toolThrows.has(message) ? thrownFrom(toolThrows.get(message)) : undefined;
+export const toolThrownFrom = (tool: string, message: string): string | undefined => {
+  const key = `${tool}\u0000${message}`;
+  return toolThrows.has(key) ? thrownFrom(toolThrows.get(key)) : undefined;
+};
 /** Deepest nesting of a result's content; deeper results become errors (the journal refuses deeper events). */
 export const MAX_RESULT_DEPTH = 128;
 
@@ -226,7 +229,7 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
           return toJsonResult(spec.name, content, maxResultChars);
         } catch (cause) {
           const result = failure("error", describe(cause), maxResultChars);
-          if (!result.ok) noteToolThrow(result.error.message, cause);
+          if (!result.ok) noteToolThrow(spec.name, result.error.message, cause);
           return result;
         }
       })();

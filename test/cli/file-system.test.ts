@@ -34,6 +34,8 @@ describe("file-system trouble, in one line", () => {
     const dir = tempDir("agent-r1-folders-");
     makeFolders(join(dir, "a", "b", "c"));
     makeFolders(join(dir, "a", "b", "c")); // already there: fine
+    makeFolders(join(dir, "x", "y", "..", "z")); // a ".." after a folder still to make
+    expect(existsSync(join(dir, "x", "z"))).toBe(true);
     expect(existsSync(join(dir, "a", "b", "c"))).toBe(true);
     writeFileSync(join(dir, "file"), "x");
     expect(() => makeFolders(join(dir, "file", "sub", "deeper"))).toThrow(/^ENOTDIR: .*mkdir '.*file[/\\]sub'/);

@@ -99,6 +99,13 @@ describe("word tokenizer with byte fallback", () => {
     expect(tokenizer.decode(ids)).toBe(wellFormed);
   });
 
+  it.each(["\uFEFFthe", "the \uFEFFx", "\uFEFF", "a\uFEFF\uFEFFb"])(
+    "keeps a U+FEFF (byte order mark) wherever it is: %j (the default decoder dropped one)",
+    (text) => {
+      expect(tokenizer.decode(tokenizer.encode(text))).toBe(text);
+    },
+  );
+
   it("vocabulary words are one token each; unknown words fall back to bytes", () => {
     expect(tokenizer.encode("<lookup>k1</lookup>")).toHaveLength(8);
     expect(tokenizer.encode("zz")).toEqual([122, 122]);

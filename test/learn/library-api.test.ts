@@ -106,6 +106,30 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
         estimator: { name: "short", estimate: short },
       }),
     ).rejects.toThrow("short: returned 3 advantage arrays for 4 sequences; give one per sequence");
+    // With ppo, the critic's targets (returns) are required; a count of degenerate groups always.
+    const noReturns: Estimator = (sequences, extras, options) => {
+      const { returns: _, ...rest } = ESTIMATORS.ppo(sequences, extras, options);
+      return rest;
+    };
+    const ppo = { ...config, algo: "ppo" as const };
+    await expect(
+      train({
+        env: lookupEnv,
+        config: ppo,
+        out: tempDir("agent-r1-ppo-estimator-"),
+        estimator: { name: "no-returns", estimate: noReturns },
+      }),
+    ).rejects.toThrow("no-returns: with algo ppo the estimator must return returns (the critic's targets) too");
+    const uncounted: Estimator = (sequences, extras, options) =>
+      ({ advantages: ESTIMATORS.grpo(sequences, extras, options).advantages }) as never;
+    await expect(
+      train({
+        env: lookupEnv,
+        config,
+        out: tempDir("agent-r1-uncounted-"),
+        estimator: { name: "uncounted", estimate: uncounted },
+      }),
+    ).rejects.toThrow("uncounted: degenerateGroups must be a count");
   });
 
   it("train() stops at an AbortSignal as at shouldStop: between updates, its checkpoint written", async () => {

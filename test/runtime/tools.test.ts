@@ -270,6 +270,12 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
       },
     });
     expect(() => defineEnv({ ...lookupEnv, machine: nested })).toThrow('state "b.c" invokes src "fetch"');
+    // A name every object has through its prototype is no actor either.
+    const inherited = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
+      initial: "a",
+      states: { a: { invoke: { src: "toString" as never } } },
+    });
+    expect(() => defineEnv({ ...lookupEnv, machine: inherited })).toThrow('invokes src "toString"');
   });
 
   it("policies must be factories, and warmStart { episodes, epochs }: refused when defined, naming the field", () => {
@@ -326,7 +332,7 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
       seed: "liar",
     });
     expect(run.reason).toMatch(
-      /^aborted: policy liar returned an invalid action: its text "<answer>v1<\/answer>" is not what its tokens spell \("\\u0001\\u0002\\u0003"\) with the environment's tokenizer/,
+      /^aborted: policy liar returned an invalid action: its text "<answer>v1<\/answer>" is not what its tokens spell \("\\u0001\\u0002\\u0003"\) with its tokenizer/,
     );
   });
 

@@ -62,7 +62,7 @@ export const runEstimator = (
     arrays.forEach((array, i) => {
       if (!(array instanceof Float32Array) || array.length !== sequences[i].actionMask.length)
         throw new Error(
-          `${name}: ${what} ${i} (episode ${sequences[i].episode}) must be a Float32Array of the sequence's ${sequences[i].actionMask.length} tokens, got ${array instanceof Float32Array ? `${array.length} values` : typeof array}`,
+          `${name}: ${what} ${i} (episode ${sequences[i].episode}) must be a Float32Array of the sequence's ${sequences[i].actionMask.length} tokens, got ${array instanceof Float32Array ? `${array.length} values` : Array.isArray(array) ? "a plain array" : typeof array}`,
         );
       const bad = array.findIndex((x) => !Number.isFinite(x));
       if (bad >= 0) {
@@ -77,5 +77,9 @@ export const runEstimator = (
     throw new Error(`${name}: an estimator returns { advantages, returns?, degenerateGroups }`);
   check("advantage", result.advantages);
   check("return", result.returns);
+  if (!Number.isInteger(result.degenerateGroups) || result.degenerateGroups < 0)
+    throw new Error(
+      `${name}: degenerateGroups must be a count (groups whose episodes all returned the same), got ${String(result.degenerateGroups)}`,
+    );
   return result;
 };
