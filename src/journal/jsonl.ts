@@ -310,13 +310,19 @@ export const readJournalFile = async (file: string): Promise<EpisodeEvent[]> => 
   return events;
 };
 
-/** Journal files under a path: the file itself, or every *.jsonl in a folder (not recursive), sorted. */
-export const journalFilesAt = async (path: string): Promise<string[]> => {
+/** Journal files under a path: the file itself, or every *.jsonl in a folder (and its subfolders with recursive: true), sorted. */
+export const journalFilesAt = async (
+  path: string,
+  options: { readonly recursive?: boolean } = {},
+): Promise<string[]> => {
   const info = await stat(path).catch((cause: NodeJS.ErrnoException) => {
     throw new JournalError({ problem: "unreadable", file: path, line: 0, detail: cause.message });
   });
   if (!info.isDirectory()) return [path];
-  const names = (await readdir(path)).filter((name) => name.endsWith(JOURNAL_SUFFIX)).sort();
+  // recursive: a run folder's episodes/ holds one folder per update (u00000, u00001, ...).
+  const names = (await readdir(path, { recursive: options.recursive === true }))
+    .filter((name) => name.endsWith(JOURNAL_SUFFIX))
+    .sort();
   return names.map((name) => join(path, name));
 };
 

@@ -8,6 +8,7 @@ import { expertPolicy } from "../../actors/lookup/policies.ts";
 import {
   JournalError,
   JsonlJournal,
+  journalFilesAt,
   PolicyActor,
   readJournalFile,
   repairJournalFile,
@@ -196,5 +197,23 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     writeFileSync(file, bytes);
     await expect(repairJournalFile(file)).rejects.toBeInstanceOf(JournalError);
     expect(readFileSync(file)).toEqual(bytes);
+  });
+});
+
+describe("journalFilesAt", () => {
+  it("lists a folder's journals, sorted; with recursive: true its subfolders' too (a run's episodes/u00000/...)", async () => {
+    const dir = tempDir("agent-r1-files-at-");
+    for (const file of ["b.jsonl", "a.jsonl", "notes.txt", join("u00001", "c.jsonl"), join("u00000", "d.jsonl")]) {
+      mkdirSync(join(dir, file, ".."), { recursive: true });
+      writeFileSync(join(dir, file), "");
+    }
+    expect(await journalFilesAt(dir)).toEqual([join(dir, "a.jsonl"), join(dir, "b.jsonl")]);
+    expect(await journalFilesAt(dir, { recursive: true })).toEqual([
+      join(dir, "a.jsonl"),
+      join(dir, "b.jsonl"),
+      join(dir, "u00000", "d.jsonl"),
+      join(dir, "u00001", "c.jsonl"),
+    ]);
+    expect(await journalFilesAt(join(dir, "a.jsonl"))).toEqual([join(dir, "a.jsonl")]);
   });
 });
