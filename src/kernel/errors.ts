@@ -197,6 +197,29 @@ export const thrownFrom = (cause: unknown): string | undefined => {
   return frame && `${shownPath(frame.file)}:${frame.line}:${frame.column}`;
 };
 
+/**
+ * Where recent errors were thrown, by a key (their message), for errors that reach the user without their
+ * stack: XState rethrows a guard's error as text, a tool's error is journaled as text. Bounded, most recent
+ * kept; the stack is read only when asked (a tool that fails on every call costs no stack parsing per call).
+ */
+export class ThrowSites {
+  private readonly causes = new Map<string, Error>();
+  constructor(private readonly limit: number) {}
+
+  note(key: string, cause: unknown): void {
+    if (!(cause instanceof Error)) return;
+    this.causes.delete(key);
+    this.causes.set(key, cause);
+    if (this.causes.size > this.limit) this.causes.delete(this.causes.keys().next().value as string);
+  }
+
+  /** file:line:column of the user's code that threw the error noted under `key`, if any. */
+  where(key: string): string | undefined {
+    const cause = this.causes.get(key);
+    return cause === undefined ? undefined : thrownFrom(cause);
+  }
+}
+
 /** Two letters side by side swapped (`widht` for `width`): one slip, though Levenshtein counts two edits. */
 const isTransposition = (a: string, b: string): boolean =>
   a.length === b.length &&

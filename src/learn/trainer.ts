@@ -39,7 +39,7 @@ import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
-import { ToolTally } from "../runtime/tool-tally.ts";
+import { describeFailure, ToolTally } from "../runtime/tool-tally.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages, type Estimator, runEstimator } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
@@ -753,7 +753,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
         log(
           `${update}: a tool's code threw (the machine got { ok: false, error }): ${thrown
             .slice(0, 3)
-            .map((f) => `${f.count}x ${f.tool}: ${f.message.slice(0, 200)} (thrown at ${f.thrownAt})`)
+            .map(describeFailure)
             .join("; ")}; if that is not a failure the environment means to teach, fix the tool`,
         );
       }

@@ -25,6 +25,7 @@ import {
   firstUnknownKey,
   messageOf,
   shownValue,
+  ThrowSites,
   thrownFrom,
 } from "../kernel/errors.ts";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
@@ -422,17 +423,10 @@ const checkWarmStart = (id: string, warmStart: unknown): void => {
   }
 };
 
-/** Where recent errors of guards threw, by message, most recent last (the wrapped guards note them). */
-const guardThrows = new Map<string, string>();
+/** Where recent errors of guards threw, by message (the wrapped guards note them). */
+const guardThrows = new ThrowSites(32);
 
-const noteGuardThrow = (cause: unknown): void => {
-  const at = thrownFrom(cause);
-  if (at === undefined) return;
-  const message = messageOf(cause);
-  guardThrows.delete(message);
-  guardThrows.set(message, at);
-  if (guardThrows.size > 32) guardThrows.delete(guardThrows.keys().next().value as string);
-};
+const noteGuardThrow = (cause: unknown): void => guardThrows.note(messageOf(cause), cause);
 
 /**
  * Where an environment error was thrown: its own stack's first user frame, or, for XState's rethrow of a
@@ -444,7 +438,7 @@ export const envThrownFrom = (cause: unknown): string | undefined => {
   if (at !== undefined) return at;
   const message = messageOf(cause);
   if (!message.startsWith("Unable to evaluate guard ")) return undefined;
-  return guardThrows.get(message.slice(message.indexOf(":\n") + 2));
+  return guardThrows.where(message.slice(message.indexOf(":\n") + 2));
 };
 
 const NOTING = Symbol("agent-r1.notes-guard-throws");

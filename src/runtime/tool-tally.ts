@@ -77,16 +77,15 @@ export class ToolTally {
   }
 }
 
+/** One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)`. */
+export const describeFailure = (f: ToolFailureCount): string =>
+  `${f.count}x ${f.tool} ${f.kind}: ${f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message}${f.thrownAt ? ` (thrown at ${f.thrownAt})` : ""}`;
+
 /** The summary's lines for a person (none when every call succeeded and none was cut). */
 export const describeToolTally = (tally: ToolTallySummary): string[] => {
   const lines: string[] = [];
   if (tally.failed > 0) {
-    const shown = tally.failures
-      .slice(0, 3)
-      .map(
-        (f) =>
-          `${f.count}x ${f.tool} ${f.kind}: ${f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message}${f.thrownAt ? ` (thrown at ${f.thrownAt})` : ""}`,
-      );
+    const shown = tally.failures.slice(0, 3).map(describeFailure);
     lines.push(
       `note: ${tally.failed} of ${tally.calls} tool call${tally.calls === 1 ? "" : "s"} failed (the machine got { ok: false, error }): ${shown.join("; ")}` +
         (tally.failures.length > 3 || tally.failures.reduce((n, f) => n + f.count, 0) < tally.failed

@@ -8,7 +8,7 @@
 import { Result, Schema } from "effect";
 import type { Json } from "effect/Schema";
 import { notPlainJson } from "../kernel/canonical.ts";
-import { allKeys, didYouMean, firstUnknownKey, shownValue, thrownFrom } from "../kernel/errors.ts";
+import { allKeys, didYouMean, firstUnknownKey, shownValue, ThrowSites } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 
 export interface ToolContext {
@@ -40,26 +40,12 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
 
 export const TRUNCATION_MARKER = "…[truncated]";
 
-/**
- * What tools' code threw, by the message journaled, most recent last (bounded), for summaries to say where
- * (not journaled: a line number is not behaviour, and the same result must replay the same). The stack is
- * read only when a summary asks: a tool that fails on every call costs no stack parsing per call.
- */
-const toolThrows = new Map<string, unknown>();
-
-const noteToolThrow = (tool: string, message: string, cause: unknown): void => {
-  if (!(cause instanceof Error)) return;
-  const key = `${tool}\u0000${message}`;
-  toolThrows.delete(key);
-  toolThrows.set(key, cause);
-  if (toolThrows.size > 64) toolThrows.delete(toolThrows.keys().next().value as string);
-};
+/** Where tools' code threw, by tool and the message journaled (not journaled itself: a line is not behaviour). */
+const toolThrows = new ThrowSites(64);
 
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
-export const toolThrownFrom = (tool: string, message: string): string | undefined => {
-  const key = `${tool}\u0000${message}`;
-  return toolThrows.has(key) ? thrownFrom(toolThrows.get(key)) : undefined;
-};
+export const toolThrownFrom = (tool: string, message: string): string | undefined =>
+  toolThrows.where(`${tool}\u0000${message}`);
 /** Deepest nesting of a result's content; deeper results become errors (the journal refuses deeper events). */
 export const MAX_RESULT_DEPTH = 128;
 
@@ -229,7 +215,7 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
           return toJsonResult(spec.name, content, maxResultChars);
         } catch (cause) {
           const result = failure("error", describe(cause), maxResultChars);
-          if (!result.ok) noteToolThrow(spec.name, result.error.message, cause);
+          if (!result.ok) toolThrows.note(`${spec.name}\u0000${result.error.message}`, cause);
           return result;
         }
       })();

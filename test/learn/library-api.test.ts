@@ -4,8 +4,18 @@
  * in train(), and train() stopped by an AbortSignal.
  */
 import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { assign, setup } from "xstate";
 import { lookupEnv } from "../../actors/lookup/index.ts";
-import type { UsageError } from "../../src/index.ts";
+import {
+  defineEnv,
+  defineTool,
+  end,
+  observe,
+  Schema,
+  toolActors,
+  type UsageError,
+  WordTokenizer,
+} from "../../src/index.ts";
 import {
   AdamW,
   type BackendUnavailableError,
@@ -130,6 +140,61 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
         estimator: { name: "uncounted", estimate: uncounted },
       }),
     ).rejects.toThrow("uncounted: degenerateGroups must be a count");
+  });
+
+  it("train() says once where a tool's code threw: a bug in a tool is not a hard environment", async () => {
+    // Every action calls a tool whose code has a typo; the machine gets { ok: false } and goes on.
+    const broken = defineTool({
+      name: "shout",
+      description: "the word in capitals",
+      parameters: Schema.Struct({ word: Schema.String }),
+      // biome-ignore lint/suspicious/noExplicitAny: the typo is the point
+      execute: (args) => (args as any).wrod.toUpperCase(),
+    });
+    const tools = { shout: broken };
+    const machine = setup({ types: { context: {} as { turns: number } }, actors: toolActors(tools) }).createMachine({
+      context: { turns: 0 },
+      entry: observe("go"),
+      initial: "waiting",
+      states: {
+        waiting: {
+          on: {
+            "agent.act": [
+              { guard: ({ context }) => context.turns >= 1, target: "done", actions: end("turns", { success: 0 }) },
+              { target: "calling", actions: assign({ turns: ({ context }) => context.turns + 1 }) },
+            ],
+          },
+        },
+        calling: {
+          invoke: { src: "shout", input: { word: "a" }, onDone: { target: "waiting", actions: observe("ok") } },
+        },
+        done: { type: "final" },
+      },
+    });
+    const env = defineEnv({
+      id: "broken-tool",
+      version: "1",
+      description: "a tool with a typo",
+      machine,
+      tools,
+      tokenizer: new WordTokenizer(["go", "ok"]),
+      task: () => ({}),
+    });
+    const lines: string[] = [];
+    const config = trainConfigFor(env, {
+      steps: 2,
+      tasksPerStep: 2,
+      groupSize: 2,
+      evalEpisodes: 0,
+      warmStart: null,
+      maxNewTokens: 2,
+    });
+    await train({ env, config, out: tempDir("agent-r1-broken-tool-"), log: (line) => lines.push(line) });
+    const said = lines.filter((line) => line.includes("a tool's code threw"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(
+      /^update 1 of 2: a tool's code threw \(the machine got \{ ok: false, error \}\): 4x shout error: Cannot read properties of undefined \(reading 'toUpperCase'\) \(thrown at test\/learn\/library-api\.test\.ts:\d+:\d+\)/,
+    );
   });
 
   it("train() stops at an AbortSignal as at shouldStop: between updates, its checkpoint written", async () => {
