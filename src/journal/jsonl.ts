@@ -382,6 +382,17 @@ const syncDirOf = async (file: string): Promise<void> => {
   }
 };
 
+/** Cuts the file to `length` bytes and syncs it (never through a link). */
+const truncateSynced = async (file: string, length: number): Promise<void> => {
+  const handle = await open(file, constants.O_WRONLY | constants.O_NOFOLLOW);
+  try {
+    await handle.truncate(length);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+};
+
 /** The file's bytes from `start` on, when they are only whitespace (at most 64 KiB of it); otherwise undefined. */
 const blanksFrom = async (file: string, start: number): Promise<string | undefined> => {
   const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -424,13 +435,7 @@ export const repairJournalFile = async (file: string): Promise<RepairReport | un
       // them. A blank line with an event after it is damage in the middle, refused below as before.
       const blankTail = await blanksFrom(file, item.start);
       if (blankTail !== undefined) {
-        const handle = await open(file, constants.O_WRONLY | constants.O_NOFOLLOW);
-        try {
-          await handle.truncate(item.start);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
+        await truncateSynced(file, item.start);
         return { file, keptEvents: validator.events, removedBytes: blankTail.length, removedText: blankTail };
       }
     }
@@ -464,13 +469,7 @@ export const repairJournalFile = async (file: string): Promise<RepairReport | un
       await syncDirOf(file);
       return { file, keptEvents: 0, removedBytes: item.bytes.length, removedText };
     }
-    const handle = await open(file, constants.O_WRONLY | constants.O_NOFOLLOW);
-    try {
-      await handle.truncate(validBytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await truncateSynced(file, validBytes);
     return { file, keptEvents: validator.events, removedBytes: item.bytes.length, removedText };
   }
   if (validator.events === 0) {
