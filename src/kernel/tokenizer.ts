@@ -62,7 +62,8 @@ export class WordTokenizer implements Tokenizer {
       this.pieces.push(piece);
     }
     this.size = BYTE_TOKENS + this.pieces.length;
-    const escapeRegex = (w: string) => w.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+    // Escapes only the syntax characters: under the u flag, an escaped "-" (or any other) is a SyntaxError.
+    const escapeRegex = (w: string) => w.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
     const whole = words.filter((w) => w.length > 0 && w.match(PIECE)?.[0] !== w).sort((a, b) => b.length - a.length);
     this.cutter =
       whole.length === 0 ? PIECE : new RegExp(`${whole.map(escapeRegex).join("|")}|${PIECE.source}`, PIECE.flags);
