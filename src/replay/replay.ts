@@ -9,7 +9,7 @@
  */
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, initialTransition, transition } from "xstate";
-import { canonicalJson } from "../kernel/canonical.ts";
+import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvMismatchError, messageOf, NonDeterminismError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -59,6 +59,43 @@ const bodyOf = (event: EpisodeEvent): EventBody => {
   return body as EventBody;
 };
 
+/** A value as a short line of JSON. */
+const brief = (value: unknown): string => {
+  const json = value === undefined ? "(absent)" : canonicalJson(value as Json);
+  return json.length > 80 ? `${json.slice(0, 80)}…` : json;
+};
+
+/**
+ * What a transition whose state hash diverged did to the context. The journal keeps only the context's
+ * hash, so the recorded context cannot be shown; this names the fields this transition changed in replay
+ * (the usual culprits: a Date.now or Math.random written into one) and, when putting one field back makes
+ * the recorded hash, that field for certain.
+ */
+const contextDifference = (
+  record: Extract<EpisodeEvent, { type: "env.transitioned" }>,
+  body: Extract<EventBody, { type: "env.transitioned" }>,
+  before: unknown,
+  after: unknown,
+): string => {
+  if (canonicalJson(record.state) !== canonicalJson(body.state)) return "";
+  const isRecord = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  const said = "\n  the state is the same; the context differs (a journal keeps only the context's hash)";
+  if (!isRecord(after) || !isRecord(before)) return `${said}; replayed context: ${brief(after)}`;
+  const full = (v: unknown) => (v === undefined ? "" : canonicalJson(v as Json));
+  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (key) => full(before[key]) !== full(after[key]),
+  );
+  for (const key of changed) {
+    const { [key]: _, ...rest } = after;
+    const restored = key in before ? { ...rest, [key]: before[key] } : rest;
+    if (hashValue({ value: body.state, context: restored }) === record.hash)
+      return `${said}: context.${key} was ${brief(before[key])} when recorded, and replay made it ${brief(after[key])}`;
+  }
+  if (changed.length === 0) return `${said}; this transition changed no field in replay, so the recording changed one`;
+  return `${said}; this transition changed in replay: ${changed.map((key) => `context.${key} ${brief(before[key])} -> ${brief(after[key])}`).join(", ")}`;
+};
+
 export const replayEpisode = (
   recorded: readonly EpisodeEvent[],
   env: EnvDefinition,
@@ -95,8 +132,11 @@ export const replayEpisode = (
   /** Tool calls in flight: call id -> the machine's child actor id. */
   const pending = new Map<string, string>();
 
-  /** A re-derived event: compared with the record (verify) and kept. */
-  const derived = (body: EventBody) => {
+  /** The replayed context at the last transition that matched its record (undefined before the first). */
+  let matchedContext: unknown;
+
+  /** A re-derived event: compared with the record (verify) and kept; `context` is a transition's. */
+  const derived = (body: EventBody, context?: unknown) => {
     // Not writable as canonical JSON (the environment's own text with a lone surrogate, say): the live
     // runtime recorded what came before it and ended the episode there, so replay does the same.
     let json: string;
@@ -114,7 +154,15 @@ export const replayEpisode = (
         json = canonicalJson(actual);
       }
       const expected = canonicalJson(bodyOf(record));
-      if (json !== expected) diverge(record.seq, expected, json);
+      if (json !== expected)
+        diverge(
+          record.seq,
+          expected,
+          body.type === "env.transitioned" && record.type === "env.transitioned"
+            ? `${json}${contextDifference(record, body, matchedContext, context)}`
+            : json,
+        );
+      if (body.type === "env.transitioned") matchedContext = context;
       out.push(actual);
       cursor += 1;
     } else {
@@ -152,7 +200,7 @@ export const replayEpisode = (
         for (const [call, id] of pending) if (id === actor) pending.delete(call);
       }
     }
-    derived(derivation.transitioned(snapshot));
+    derived(derivation.transitioned(snapshot), snapshot.context ?? null);
     if (derivation.ending || snapshot.status === "done") {
       derived(derivation.ended());
       ended = true;

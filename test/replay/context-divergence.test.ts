@@ -1,0 +1,99 @@
+/**
+ * A journal keeps only a hash of the machine's context. When a replayed transition reaches another hash,
+ * the divergence names the context fields the transition changed in replay, and names the one field for
+ * certain when putting it back makes the recorded hash: a user finds the impure field without a debugger.
+ */
+import { describe, expect, it } from "vitest";
+import { assign, setup } from "xstate";
+import {
+  type AgentActEvent,
+  defineEnv,
+  type EnvInput,
+  end,
+  MemoryJournal,
+  NonDeterminismError,
+  observe,
+  WordTokenizer,
+} from "../../src/index.ts";
+import { replayEpisode } from "../../src/replay/replay.ts";
+import { playEpisode } from "../../src/testing/index.ts";
+
+type Context = { turns: number; stamp: number | null; note: string };
+
+/** Two impure writes: `stamp` reads a clock outside the machine; `note` is written only after the first run. */
+const makeEnv = () => {
+  let clock = 0;
+  let runs = 0;
+  const machine = setup({
+    types: { context: {} as Context, events: {} as AgentActEvent, input: {} as EnvInput<{ q: string }> },
+  }).createMachine({
+    context: () => ({ turns: 0, stamp: null, note: "" }),
+    initial: "awaiting",
+    entry: observe("say something"),
+    states: {
+      awaiting: {
+        on: {
+          "agent.act": [
+            {
+              guard: ({ event }) => event.text === "clock",
+              target: "done",
+              actions: [assign({ turns: ({ context }) => context.turns + 1, stamp: () => clock++ }), end("done")],
+            },
+            {
+              target: "done",
+              actions: [
+                assign({ turns: ({ context }) => context.turns + 1, note: () => (runs++ > 0 ? "seen before" : "") }),
+                end("done"),
+              ],
+            },
+          ],
+        },
+      },
+      done: { type: "final" },
+    },
+  });
+  return defineEnv({
+    id: "stamped",
+    version: "1",
+    description: "writes outside state into its context",
+    machine,
+    tools: {},
+    tokenizer: new WordTokenizer(["say", "something", "clock", "hello"]),
+    task: () => ({ q: "x" }),
+  });
+};
+
+const divergence = async (action: string): Promise<string> => {
+  const env = makeEnv();
+  const journal = new MemoryJournal();
+  const live = await playEpisode(env, { seed: "s", actions: [action] }, { journal });
+  const events = await journal.read(live.record.episode);
+  try {
+    replayEpisode(events, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(NonDeterminismError);
+    return (error as NonDeterminismError).message;
+  }
+  throw new Error("replay did not diverge");
+};
+
+describe("a context that diverged in replay", () => {
+  it("names the fields the transition changed in replay, with their values", async () => {
+    const message = await divergence("clock");
+    expect(message).toContain("the state is the same; the context differs");
+    expect(message).toContain("context.turns 0 -> 1, context.stamp null -> 1");
+  });
+
+  it("names the one field for certain when putting it back gives the recorded hash", async () => {
+    const message = await divergence("hello");
+    expect(message).toContain('context.note was "" when recorded, and replay made it "seen before"');
+  });
+
+  it("a faithful replay does not diverge", async () => {
+    const env = makeEnv();
+    const journal = new MemoryJournal();
+    const live = await playEpisode(env, { seed: "s", actions: ["hello"] }, { journal });
+    // The env's `runs` counter moved: a fresh env (a new process) replays it faithfully.
+    expect(replayEpisode(await journal.read(live.record.episode), makeEnv()).turns).toBe(1);
+  });
+});
