@@ -263,6 +263,22 @@ export const replayEpisode = (
     if (event.type === "agent.acted") {
       if (!derivation.awaitingAction || waitingForTools(snapshot!, env.tools))
         diverge(event.seq, "agent.acted", "the machine was not waiting for an action here");
+      // The live runtime aborts an action whose text is not what its tokens spell; one in a journal was
+      // written by other code (an older version, or an edit): the learner would train on other text.
+      if (verify && tokensVerified) {
+        let spelt: string;
+        try {
+          spelt = tokenizer.decode(event.tokens);
+        } catch (cause) {
+          return refuse(event.seq, "agent.acted with tokens of the recorded tokenizer", messageOf(cause));
+        }
+        if (spelt !== event.text)
+          refuse(
+            event.seq,
+            `agent.acted whose text is what its tokens spell, ${JSON.stringify(spelt.slice(0, 80))}`,
+            `its text is ${JSON.stringify(event.text.slice(0, 80))}; the environment judged that text, and a learner would train on the tokens`,
+          );
+      }
       cursor += 1;
       out.push(bodyOf(event));
       derivation.acted(event.text, event.tokens);

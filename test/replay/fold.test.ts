@@ -89,6 +89,24 @@ describe("replay folds recorded inputs through the machine's pure transitions", 
     expect((failure as NonDeterminismError).message).toMatch(/seq \d+: replay diverged/);
   });
 
+  it("an action whose text is not what its tokens spell is refused (the live runtime aborts such an action)", async () => {
+    const journal = new MemoryJournal();
+    const live = await playEpisode(lookupEnv, { seed: "t", actions: ["<lookup>k1</lookup>"] }, { journal });
+    const recorded = [...(await journal.read(live.record.episode))];
+    const i = recorded.findIndex((e) => e.type === "agent.acted");
+    const acted = recorded[i] as Extract<EpisodeEvent, { type: "agent.acted" }>;
+    expect(() => replayEpisode(recorded, lookupEnv)).not.toThrow();
+    recorded[i] = { ...acted, text: "<lookup>k2</lookup>" };
+    expect(() => replayEpisode(recorded, lookupEnv)).toThrow(
+      /replay diverged\n {2}recorded: agent\.acted whose text is what its tokens spell, "<lookup>k1<\/lookup>"\n {2}replayed: its text is "<lookup>k2<\/lookup>"/,
+    );
+    recorded[i] = { ...acted, tokens: [...acted.tokens, 1e6] };
+    expect(() => replayEpisode(recorded, lookupEnv)).toThrow(/token id/);
+    // Deriving afresh (re-rewarding) trusts the record's text, as before.
+    recorded[i] = { ...acted, text: "<lookup>k2</lookup>" };
+    expect(replayEpisode(recorded, lookupEnv, { verify: false }).turns).toBe(1);
+  });
+
   it("a policy that returns garbage aborts the episode readably, and the abort replays", async () => {
     const broken = {
       ...scriptedPolicy("broken", lookupEnv.tokenizer, () => "x"),
