@@ -58,8 +58,12 @@ const DONE_PREFIX = "xstate.done.actor.";
 /** Records a tool call and returns its arguments as plain JSON. */
 type ToolCallRecorder = (child: string, tool: string, input: unknown) => Json;
 
-/** Each running episode's recorder, found by the tool actors through their actor system. */
-const recorderOfSystem = new WeakMap<object, ToolCallRecorder>();
+/**
+ * Each running episode's recorder and ending signal, found by the tool actors through their actor system.
+ * The signal aborts, with the episode's reason, before the episode stops its actors: a tool cut off sees
+ * why (a stopped rollout's reason, a turn limit) rather than the actor system's generic stop.
+ */
+const episodeOfSystem = new WeakMap<object, { record: ToolCallRecorder; ending: AbortSignal }>();
 
 /**
  * The environment's machine with recording tool actors, built once per environment (building a machine
@@ -73,9 +77,9 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
       Object.entries(env.tools).map(([name, tool]) => [
         name,
         fromPromise<ToolResult, unknown>(({ input, self, signal, system }) => {
-          const recordCall = recorderOfSystem.get(system);
-          const args = recordCall ? recordCall(self.id, name, input) : (input as Json);
-          return tool.call(args, signal);
+          const running = episodeOfSystem.get(system);
+          const args = running ? running.record(self.id, name, input) : (input as Json);
+          return tool.call(args, running ? AbortSignal.any([running.ending, signal]) : signal);
         }),
       ]),
     );
@@ -169,6 +173,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       if (finished) return;
       finished = true;
       options.signal?.removeEventListener("abort", onStop);
+      ending.abort(new Error(`the episode stopped: its journal failed: ${messageOf(cause)}`));
       envActor?.stop();
       agent.stop();
       writer
@@ -204,6 +209,8 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
 
     let envActor: AnyActorRef;
     const agent = createActor(agentMachineFor(policy));
+    /** Aborted with the episode's reason just before its actors stop (tools still running see it). */
+    const ending = new AbortController();
 
     const finish = async (abort?: string, thrownAt?: string) => {
       if (finished) return;
@@ -212,6 +219,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       try {
         const body = derivation.ended(abort?.toWellFormed());
         record(body);
+        ending.abort(new Error(`the episode ended: ${(body as { reason: string }).reason}`));
         envActor?.stop();
         agent.stop();
         await writer!.close();
@@ -324,7 +332,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       });
       agent.start();
       envActor = createActor(recordingMachineFor(env), { input: { task, seed }, inspect: onInspect });
-      recorderOfSystem.set(envActor.system, toolCalled);
+      episodeOfSystem.set(envActor.system, { record: toolCalled, ending: ending.signal });
       envActor.on("*", onEmitted);
       envActor.subscribe({
         next: onMacrostep,
