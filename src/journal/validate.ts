@@ -27,7 +27,7 @@ const seqOf = (value: unknown): number | undefined =>
 export const printable = (text: string, max = 300): string => {
   const cut = text.length > max ? `${text.slice(0, max)}...` : text;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters to escape is the point
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069\ufffd]/g, (c) => {
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069\ufeff\ufffd]/g, (c) => {
     const code = c.charCodeAt(0);
     return code > 0xff ? `\\u${code.toString(16).padStart(4, "0")}` : `\\x${code.toString(16).padStart(2, "0")}`;
   });
@@ -84,7 +84,9 @@ export class StreamValidator {
         "parse",
         text.trim() === ""
           ? "a blank line where an event belongs (a journal has one event per line, none blank; blank lines after the last event are removed by `npx agent-r1 replay --repair FILE`)"
-          : `not valid JSON (${printable((cause as Error).message, 120)}): ${firstLine(text)}`,
+          : text.startsWith("\uFEFF")
+            ? "the line starts with a byte order mark (U+FEFF, bytes EF BB BF), which some editors add on saving; a journal is UTF-8 without one: remove those 3 bytes (the digests do not cover them), e.g. `sed -i '1s/^\\xEF\\xBB\\xBF//' FILE`"
+            : `not valid JSON (${printable((cause as Error).message, 120)}): ${firstLine(text)}`,
       );
     }
     return this.accept(raw);

@@ -134,6 +134,13 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     },
   );
 
+  it("a byte order mark an editor added is named as one (it was shown as an invisible character)", async () => {
+    const error = await readError(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), original]));
+    expect(error).toMatchObject({ problem: "parse", line: 1 });
+    expect(error?.message).toContain("the line starts with a byte order mark (U+FEFF, bytes EF BB BF)");
+    expect(error?.message).not.toContain("\uFEFF");
+  });
+
   it("a blank line in the middle is named as one, at its line", async () => {
     const lines = original.toString("utf8").trimEnd().split("\n");
     const error = await readError(Buffer.from(`${[lines[0], "", ...lines.slice(1)].join("\n")}\n`));
