@@ -1,0 +1,53 @@
+/**
+ * The package as a project of one's own meets it: imported by name, type-checked with the project's own
+ * flags. Its declarations (types/, written by `npm ci` through `prepare`, or `npm run types`) must be those
+ * of the sources, and a project under the strictest flags must compile against them: compiling the
+ * sources themselves under noUncheckedIndexedAccess and exactOptionalPropertyTypes gave over 300 errors.
+ */
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "./support/index.ts";
+
+const root = join(import.meta.dirname, "..");
+const tsc = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), ...args], {
+    cwd: root,
+    encoding: "utf8",
+  });
+
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort();
+
+describe("the package's type declarations", () => {
+  it("types/ holds the declarations of the sources as they are now (else: npm run types)", () => {
+    const fresh = join(tempDir("agent-r1-types-"), "types");
+    const emitted = tsc("-p", "tsconfig.types.json", "--outDir", fresh);
+    expect(emitted.stdout + emitted.stderr).toBe("");
+    const files = filesUnder(fresh);
+    expect(files).toContain(join("src", "index.d.ts"));
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      exports: Record<string, { types: string; default: string }>;
+    };
+    for (const entry of Object.values(pkg.exports)) expect(files).toContain(relative("./types", entry.types));
+    const stale = files.filter((file) => {
+      try {
+        return readFileSync(join(root, "types", file), "utf8") !== readFileSync(join(fresh, file), "utf8");
+      } catch {
+        return true;
+      }
+    });
+    expect(stale, "types/ is out of date: run `npm run types`").toEqual([]);
+    expect(filesUnder(join(root, "types"))).toEqual(files);
+  });
+
+  it("a project under the strictest flags compiles against them, and its misuses are errors", () => {
+    const checked = tsc("-p", join("test", "fixtures", "strict-consumer", "tsconfig.json"));
+    expect(checked.stdout + checked.stderr).toBe("");
+    expect(checked.status).toBe(0);
+  });
+});
