@@ -34,6 +34,10 @@ const singleStringField = (tool: Tool): string | undefined => {
 };
 
 export const formatCall = (tool: Tool, args: Json): string => {
+  // NaN and Infinity are not JSON: written as null, the call would parse as malformed.
+  const notJson = notPlainJson(args);
+  if (notJson !== undefined)
+    throw new TypeError(`formatCall: the arguments of ${tool.name} are not plain JSON: ${notJson}`);
   // Arguments that do not fit would be written as a call of something else (`{ titel: "x" }` as `<t>undefined</t>`).
   const decoded = decodeArgs(tool)(args);
   if (Result.isFailure(decoded))
@@ -56,6 +60,13 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
   const match = TAGGED.exec(text.trim());
   if (!match) return { kind: "malformed", reason: "expected <tool>argument</tool> or <answer>text</answer>" };
   const [, name, inner] = match;
+  // `<answer>1</answer> or <answer>2</answer>` matches as one answer whose text holds the closing tag: an
+  // action is one call or one answer, and a second tag would smuggle two queries past a per-call cost.
+  if (inner.includes(`</${name}>`))
+    return {
+      kind: "malformed",
+      reason: `more than one <${name}> in one action; an action is one call or one answer (make several calls in several actions)`,
+    };
   if (name === "answer") return { kind: "answer", text: inner.trim() };
   const tool = tools[name];
   if (!tool) return { kind: "malformed", reason: `unknown tool ${name}; tools: ${Object.keys(tools).join(", ")}` };

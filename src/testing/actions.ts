@@ -6,6 +6,7 @@
  */
 import type { Json } from "effect/Schema";
 import fc from "fast-check";
+import { notPlainJson } from "../kernel/canonical.ts";
 import { allKeys } from "../kernel/errors.ts";
 import { formatAnswer, formatCall, parseAction } from "../runtime/action-format.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -38,7 +39,11 @@ export const toolCallArbitrary = (tool: Tool, args?: fc.Arbitrary<Json>): fc.Arb
   const tools = { [tool.name]: tool };
   const derived = arbitraryOf(tool.parameters, { maxLength: 8 }) as fc.Arbitrary<Json>;
   const chosen = args ? fc.oneof({ arbitrary: args, weight: 4 }, { arbitrary: derived, weight: 1 }) : derived;
-  return chosen.map((value) => formatCall(tool, value)).filter((text) => parseAction(text, tools).kind === "call");
+  // A schema's numbers include NaN and Infinity, which no call can carry (formatCall refuses them).
+  return chosen
+    .filter((value) => notPlainJson(value) === undefined)
+    .map((value) => formatCall(tool, value))
+    .filter((text) => parseAction(text, tools).kind === "call");
 };
 
 /** Well-formed final answers: `<answer>text</answer>`. */

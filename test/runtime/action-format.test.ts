@@ -78,6 +78,39 @@ describe("parseAction on a tool with JSON arguments", () => {
     expect(() => formatCall(calc, { a: 1, op: "+", b: 2, extra: 1 })).toThrow(/does not fit the parameters of calc/);
   });
 
+  it("refuses NaN and Infinity in formatCall (written as null, the call would parse as malformed)", () => {
+    for (const a of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])
+      expect(() => formatCall(calc, { a, op: "/", b: 0 } as never)).toThrow(
+        /formatCall: the arguments of calc are not plain JSON: .*\.a is/,
+      );
+  });
+
+  it("calls two tags in one action malformed: an action is one call or one answer", () => {
+    const search = defineTool({
+      name: "search",
+      description: "query",
+      parameters: Schema.Struct({ q: Schema.String }),
+      execute: ({ q }) => q,
+    });
+    for (const [text, name] of [
+      ["<answer>1</answer> or <answer>2</answer>", "answer"],
+      ["<search>a</search><search>b</search>", "search"],
+      ['<calc>{"a":1,"op":"+","b":2}</calc> <calc>{"a":1,"op":"+","b":2}</calc>', "calc"],
+    ] as const) {
+      const parsed = parseAction(text, { calc, search });
+      expect(parsed).toEqual({
+        kind: "malformed",
+        reason: `more than one <${name}> in one action; an action is one call or one answer (make several calls in several actions)`,
+      });
+    }
+    // One tag whose text merely mentions another tag's name is still one call.
+    expect(parseAction("<search>what does <answer> mean</search>", { search })).toEqual({
+      kind: "call",
+      tool: "search",
+      args: { q: "what does <answer> mean" },
+    });
+  });
+
   it("never throws on what a model types, and every call it accepts is journaled exactly (JSON-safe arguments)", () => {
     const fragments = fc.constantFrom(
       '"a":',
