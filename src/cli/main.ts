@@ -103,9 +103,12 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
             `${summary.events} events, mean return ${summary.meanReturn.toFixed(3)}` +
             (summary.aborted ? ` over all ${summary.episodes}` : "") +
             (summary.successRate === null ? "" : `, success ${summary.successRate.toFixed(3)}`) +
-            // Success is of the episodes that ended on their own; the mean return is over all, aborted included.
+            // Success is of the episodes whose end reported it; the mean return is over all, aborted included.
+            (summary.successRate !== null && summary.successReported < summary.episodes - summary.aborted
+              ? ` of the ${summary.successReported} that report it (${summary.episodes - summary.aborted - summary.successReported} ended without a success metric: end(reason, { success: 0 }) counts a failure)`
+              : "") +
             (summary.aborted
-              ? `${summary.successRate === null ? "" : ` of the ${summary.episodes - summary.aborted} not aborted`}, ${summary.aborted} aborted`
+              ? `${summary.successRate === null || summary.successReported < summary.episodes - summary.aborted ? "" : ` of the ${summary.episodes - summary.aborted} not aborted`}, ${summary.aborted} aborted`
               : "") +
             ` (${summary.seconds.toFixed(1)} s)`,
         );

@@ -43,7 +43,10 @@ export interface RecordSummary {
   readonly episodes: number;
   readonly events: number;
   readonly meanReturn: number;
+  /** Mean `success` over the episodes whose end reported one (null when none did). */
   readonly successRate: number | null;
+  /** How many episodes' ends reported `success` (those that ended without it are not in successRate). */
+  readonly successReported: number;
   readonly aborted: number;
   /** The aborted episode with the lowest index (the same one at any concurrency), and why it aborted. */
   readonly firstAbort?: { readonly episode: string; readonly reason: string; readonly thrownAt?: string };
@@ -369,6 +372,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
     events,
     meanReturn: returns / Math.max(1, done),
     successRate: withSuccess ? successes / withSuccess : null,
+    successReported: withSuccess,
     aborted,
     ...(firstAbort ? { firstAbort: withoutIndex(firstAbort) } : {}),
     tools: tools.summary(),

@@ -12,7 +12,10 @@ import { collect } from "./collect.ts";
 
 export interface EvalSummary {
   readonly episodes: number;
+  /** Mean `success` over the episodes whose end reported one (null when none did). */
   readonly successRate: number | null;
+  /** How many episodes' ends reported `success` (absent in summaries written before it was counted). */
+  readonly successReported?: number;
   readonly meanReturn: number;
   readonly meanTurns: number;
   /** Mean of each metric the environment reported. */
@@ -47,6 +50,7 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummar
   return {
     episodes: records.length,
     successRate: "success" in metrics ? metrics.success : null,
+    successReported: sums.success?.count ?? 0,
     meanReturn: records.reduce((s, r) => s + r.return, 0) / n,
     meanTurns: records.reduce((s, r) => s + r.turns, 0) / n,
     metrics,
@@ -66,6 +70,11 @@ export const describeEval = (summary: EvalSummary): string =>
     summary.successRate === null
       ? `mean return ${summary.meanReturn.toFixed(3)} (${summary.aborted === summary.episodes && summary.episodes > 0 ? "no episode ended, so no success to count" : "the environment reports no success metric"})`
       : `success ${summary.successRate.toFixed(3)}, ${"em" in summary.metrics ? `exact match ${summary.metrics.em.toFixed(3)}, F1 ${(summary.metrics.f1 ?? 0).toFixed(3)}, ` : ""}mean return ${summary.meanReturn.toFixed(3)}`,
+    summary.successRate !== null &&
+    summary.successReported !== undefined &&
+    summary.successReported < summary.episodes - summary.aborted
+      ? `success is of the ${summary.successReported} episodes that report it: ${summary.episodes - summary.aborted - summary.successReported} ended without a success metric (end(reason, { success: 0 }) counts a failure)`
+      : "",
     summary.aborted > 0 ? `${summary.aborted} of ${summary.episodes} episodes ${summary.abortReason}` : "",
     summary.cutActions
       ? `${summary.cutActions} action${summary.cutActions === 1 ? "" : "s"} cut at the sampler's token budget (--max-new-tokens)`

@@ -682,6 +682,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   options.onUpdatesStart?.();
   let warnedCut = false;
   let warnedToolThrow = false;
+  let warnedUnreportedSuccess = false;
   // A batch whose episodes all returned the same carries no signal; after a collapse (a policy that
   // writes only malformed actions) every batch is like that, and the run goes on learning nothing.
   let warnedFlat = false;
@@ -895,6 +896,13 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       0,
     );
     const successes = records.filter((r) => "success" in r.metrics).map((r) => r.metrics.success);
+    const unreported = records.length - abortedRecords.length - successes.length;
+    if (successes.length > 0 && unreported > 0 && !warnedUnreportedSuccess) {
+      warnedUnreportedSuccess = true;
+      log(
+        `${update}: ${unreported} of ${records.length} episodes ended without a success metric, so success is of the ${successes.length} that report it (end(reason, { success: 0 }) counts a failure; said once)`,
+      );
+    }
     const metrics: UpdateMetrics = {
       step,
       version: step + 1,

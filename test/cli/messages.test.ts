@@ -203,6 +203,42 @@ describe("eval says which questions it scored", () => {
   }, 60_000);
 });
 
+describe("an environment that reports success on some endings only", () => {
+  const PARTIAL = "./test/reliability/fixtures/partial-success-env.ts";
+  const common = ["--env", PARTIAL, "--seed", "p", "--episodes", "12"];
+
+  it("record says success is of the episodes that report it, and how many ended without (it said 1.000)", async () => {
+    expect(await main(["record", ...common, "--policy", "say", "--out", join(dir, "partial")])).toBe(0);
+    const line = output.stdout.trim().split("\n").at(-1)!;
+    const [, reported, without] =
+      /success 1\.000 of the (\d+) that report it \((\d+) ended without a success metric: end\(reason, \{ success: 0 \}\) counts a failure\)/.exec(
+        line,
+      ) ?? [];
+    expect(Number(reported) + Number(without), line).toBe(12);
+    expect(Number(reported)).toBeGreaterThan(0);
+    expect(Number(without)).toBeGreaterThan(0);
+    output.clear();
+    expect(await main(["record", ...common, "--policy", "say", "--json", "--out", join(dir, "partial-json")])).toBe(0);
+    const summary = JSON.parse(output.stdout.trim().split("\n").at(-1)!) as {
+      successReported: number;
+      episodes: number;
+    };
+    expect(summary.successReported).toBe(Number(reported));
+  });
+
+  it("eval says it in its summary line", async () => {
+    const { describeEval, summarizeEpisodes } = await import("../../src/learn/evaluate.ts");
+    const ended = (metrics: Record<string, number>) =>
+      ({ reason: "answered", return: 0, turns: 1, metrics }) as unknown as import("../../src/index.ts").EpisodeRecord;
+    const summary = summarizeEpisodes([ended({ success: 1 }), ended({}), ended({ success: 0 }), ended({})]);
+    expect(summary).toMatchObject({ successRate: 0.5, successReported: 2 });
+    expect(describeEval(summary)).toContain(
+      "success is of the 2 episodes that report it: 2 ended without a success metric (end(reason, { success: 0 }) counts a failure)",
+    );
+    expect(describeEval(summarizeEpisodes([ended({ success: 1 })]))).not.toContain("that report it");
+  });
+});
+
 describe("training on an impure environment", () => {
   it("stops at the first episode that does not replay: exit 1 (a failed check, not bad usage), the hint said", async () => {
     const args = ["--steps", "1", "--tasks", "1", "--group-size", "2", "--eval-episodes", "0", "--no-warm-start"];

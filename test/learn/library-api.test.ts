@@ -197,6 +197,25 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
     );
   });
 
+  it("train() says once when success is of only the episodes that report it", async () => {
+    const { default: partial } = await import("../reliability/fixtures/partial-success-env.ts");
+    const lines: string[] = [];
+    const config = trainConfigFor(partial, {
+      steps: 2,
+      tasksPerStep: 4,
+      groupSize: 2,
+      evalEpisodes: 0,
+      warmStart: null,
+      maxNewTokens: 2,
+    });
+    await train({ env: partial, config, out: tempDir("agent-r1-partial-"), log: (line) => lines.push(line) });
+    const said = lines.filter((line) => line.includes("ended without a success metric"));
+    expect(said, lines.join("\n")).toHaveLength(1);
+    expect(said[0]).toMatch(
+      /^update \d of 2: \d of 8 episodes ended without a success metric, so success is of the \d that report it \(end\(reason, \{ success: 0 \}\) counts a failure; said once\)$/,
+    );
+  });
+
   it("train() stops at an AbortSignal as at shouldStop: between updates, its checkpoint written", async () => {
     const controller = new AbortController();
     const config = trainConfigFor(lookupEnv, {
