@@ -8,7 +8,7 @@ import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type 
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { messageOf, thrownFrom } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -36,6 +36,17 @@ export interface EpisodeOptions {
    */
   readonly signal?: AbortSignal;
 }
+
+const EPISODE_OPTIONS = allKeys<EpisodeOptions>()([
+  "env",
+  "policy",
+  "journal",
+  "seed",
+  "task",
+  "episode",
+  "onEvent",
+  "signal",
+]);
 
 export interface EpisodeRecord {
   readonly episode: string;
@@ -122,8 +133,34 @@ const invalidAction = (action: PolicyAction, tokenizer: Tokenizer): string | und
   return undefined;
 };
 
+/**
+ * The parts an episode needs, checked up front: from plain JavaScript a missing part failed later as
+ * "cannot read properties of undefined". `caller` names the function in the message.
+ */
+export const checkEpisodeParts = (
+  caller: string,
+  options: { readonly env?: unknown; readonly policy?: unknown; readonly journal?: unknown; readonly seed?: unknown },
+): void => {
+  const policy = options.policy as { request?: unknown; act?: unknown } | undefined;
+  const missing = [
+    typeof (options.env as { task?: unknown } | undefined)?.task !== "function" &&
+      "env (an environment from defineEnv)",
+    typeof policy?.request !== "function" &&
+      (typeof policy?.act === "function"
+        ? "policy: that is a Policy; an episode takes it wrapped: new PolicyActor(policy)"
+        : "policy (a PolicyActor: new PolicyActor(policy))"),
+    typeof (options.journal as { create?: unknown } | undefined)?.create !== "function" &&
+      "journal (e.g. new MemoryJournal() or new JsonlJournal(dir))",
+    typeof options.seed !== "string" &&
+      `seed (a string: it names the episode's journal and draws its task; got ${options.seed === undefined ? "none" : typeof options.seed})`,
+  ].filter(Boolean);
+  if (missing.length > 0) throw new TypeError(`${caller}: missing or wrong option: ${missing.join("; ")}`);
+};
+
 export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
   new Promise<EpisodeRecord>((resolveEpisode, rejectEpisode) => {
+    checkKnownKeys("runEpisode", options, EPISODE_OPTIONS);
+    checkEpisodeParts("runEpisode", options);
     const { env, policy, journal, seed } = options;
     const task = options.task ?? env.task(seed);
     const episode = options.episode ?? episodeIdOf(seed);

@@ -16,7 +16,7 @@ import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, thrownFrom } from
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { EnvDefinition } from "./env.ts";
-import { type EpisodeRecord, runEpisode } from "./episode.ts";
+import { checkEpisodeParts, type EpisodeRecord, runEpisode } from "./episode.ts";
 import type { PolicyActor } from "./policy-actor.ts";
 
 export interface RolloutOptions {
@@ -90,14 +90,7 @@ export const rollout = (options: RolloutOptions): Rollout => {
   const concurrency = options.concurrency ?? 16;
   const groupSize = options.groupSize ?? 1;
   const start = options.start ?? 0;
-  // From plain JavaScript a missing part would fail later as "cannot read properties of undefined".
-  const missing = [
-    typeof options.env?.task !== "function" && "env (an environment from defineEnv)",
-    typeof options.policy?.request !== "function" && "policy (a PolicyActor)",
-    typeof options.journal?.create !== "function" && "journal (e.g. new MemoryJournal() or new JsonlJournal(dir))",
-    typeof options.seed !== "string" && "seed (a string)",
-  ].filter(Boolean);
-  if (missing.length > 0) throw new TypeError(`rollout: missing or wrong option: ${missing.join("; ")}`);
+  checkEpisodeParts("rollout", options);
   if (!Number.isInteger(options.episodes) || options.episodes < 0)
     throw new RangeError(`rollout: episodes must be a natural number, got ${options.episodes}`);
   if (!Number.isInteger(concurrency) || concurrency < 1)

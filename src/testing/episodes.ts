@@ -8,9 +8,9 @@ import type { Json } from "effect/Schema";
 import fc from "fast-check";
 import type { Journal } from "../journal/journal.ts";
 import { MemoryJournal } from "../journal/memory.ts";
-import { allKeys } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
 import { type EpisodeRecord, runEpisode } from "../runtime/episode.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
@@ -243,6 +243,7 @@ export interface DriverOptions {
   readonly journal?: Journal;
   readonly episode?: string;
 }
+const DRIVER_OPTIONS = allKeys<DriverOptions>()(["seed", "task", "journal", "episode"]);
 
 /**
  * An episode played one action at a time, through the live runtime: the driver is the policy. `act`
@@ -295,6 +296,12 @@ export class EpisodeDriver {
 
   /** Starts the episode and waits for its first observation. */
   static async start(env: EnvDefinition, options: DriverOptions): Promise<EpisodeDriver> {
+    checkEnvArgument("EpisodeDriver.start", env);
+    checkKnownKeys("EpisodeDriver.start", options, DRIVER_OPTIONS);
+    if (typeof options?.seed !== "string")
+      throw new TypeError(
+        `EpisodeDriver.start: options.seed must be a string (it names the episode's journal, and draws the task when none is given); got ${options?.seed === undefined ? "none" : typeof options.seed}`,
+      );
     const driver = new EpisodeDriver(env, options);
     await driver.turn();
     return driver;

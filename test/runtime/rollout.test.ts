@@ -14,6 +14,7 @@ import {
   MemoryJournal,
   type Policy,
   PolicyActor,
+  runEpisode,
 } from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 import { rollout } from "../../src/runtime/rollout.ts";
@@ -224,7 +225,7 @@ describe("rollout runner", () => {
     expect(await within(lastValueFrom(r.episodes.pipe(toArray())))).toEqual([]);
   });
 
-  it("refuses nonsense options with a clear message", () => {
+  it("refuses nonsense options with a clear message", async () => {
     const options = {
       env: lookupEnv,
       policy: new PolicyActor(expertPolicy()),
@@ -253,7 +254,19 @@ describe("rollout runner", () => {
       "rollout: missing or wrong option: journal (e.g. new MemoryJournal() or new JsonlJournal(dir))",
     );
     expect(() => rollout({ ...options, seed: 7, policy: expertPolicy(), episodes: 1 } as never)).toThrow(
-      "rollout: missing or wrong option: policy (a PolicyActor); seed (a string)",
+      "rollout: missing or wrong option: policy: that is a Policy; an episode takes it wrapped: new PolicyActor(policy); seed (a string: it names the episode's journal and draws its task; got number)",
+    );
+    // runEpisode and the testing kit's EpisodeDriver say the same (they failed in episodeIdOf and on `.tokenizer`).
+    const { seed: _seed, ...withoutSeed } = options;
+    await expect(runEpisode({ ...withoutSeed, policy: expertPolicy() } as never)).rejects.toThrow(
+      "runEpisode: missing or wrong option: policy: that is a Policy; an episode takes it wrapped: new PolicyActor(policy); seed (a string: it names the episode's journal and draws its task; got none)",
+    );
+    await expect(runEpisode({ ...options, episodes: 1 } as never)).rejects.toThrow(
+      /^runEpisode: unknown option `episodes`/,
+    );
+    const { EpisodeDriver } = await import("../../src/testing/index.ts");
+    await expect(EpisodeDriver.start(lookupEnv, {} as never)).rejects.toThrow(
+      "EpisodeDriver.start: options.seed must be a string (it names the episode's journal, and draws the task when none is given); got none",
     );
   });
 
