@@ -47,7 +47,8 @@ export interface ReplayResult {
  */
 const IMPURE =
   "the usual cause is a guard, action, observe, reward or end function that is not pure (Math.random, " +
-  "Date.now, timers, or reading outside state that changes); or the environment changed without a new version";
+  "Date.now, timers, or reading outside state that changes); or the environment changed without a new version " +
+  "(a configure() option that changes the machine is such a change: a variant may change only its tasks)";
 
 /** A derived event the journal cannot hold; the live runtime ended the episode on it, with this reason. */
 class Unrecordable {
