@@ -353,7 +353,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       if (derivation.awaitingAction && !waiting) return askAgent();
       if (!waiting)
         abort(
-          `environment error: the machine is in state ${canonicalJson(snapshot.value)} waiting for nothing (no observe(), no end(), no tool call in flight)`,
+          `environment error: the machine is in state ${canonicalJson(snapshot.value)} waiting for nothing (no observe(), no end(), no tool call in flight): the last input (an action, or a tool's result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent`,
         );
     };
 

@@ -82,3 +82,29 @@ describe("an emitted value the runtime refuses", () => {
     expect(record.return).toBe(rewards.reduce((sum, r) => sum + r.value, 0));
   });
 });
+
+describe("a machine left waiting for nothing", () => {
+  it("aborts saying the last input took no transition that observes, ends or calls a tool, and what to add", async () => {
+    // Only "yes" is handled: any other action matches no transition, and nothing asks the agent again.
+    const strict = setup({ types: { events: {} as AgentActEvent } }).createMachine({
+      initial: "awaiting",
+      entry: observe("say yes"),
+      states: {
+        awaiting: { on: { "agent.act": { guard: ({ event }) => event.text === "yes", actions: end("done") } } },
+      },
+    });
+    const env = defineEnv({
+      id: "strict",
+      version: "1",
+      description: "handles one word",
+      machine: strict,
+      tools: {},
+      tokenizer: new WordTokenizer(["say", "yes", "no"]),
+      task: () => ({}),
+    });
+    const { record } = await playEpisode(env, { seed: "s", actions: ["no"] });
+    expect(record.reason).toBe(
+      'aborted: environment error: the machine is in state "awaiting" waiting for nothing (no observe(), no end(), no tool call in flight): the last input (an action, or a tool\'s result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent',
+    );
+  });
+});
