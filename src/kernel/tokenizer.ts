@@ -64,7 +64,11 @@ export class WordTokenizer implements Tokenizer {
     this.size = BYTE_TOKENS + this.pieces.length;
     // Escapes only the syntax characters: under the u flag, an escaped "-" (or any other) is a SyntaxError.
     const escapeRegex = (w: string) => w.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-    const whole = words.filter((w) => w.length > 0 && w.match(PIECE)?.[0] !== w).sort((a, b) => b.length - a.length);
+    // A word spelt like a special token ("<act>" for a tool named act) is not cut whole: its id is the
+    // special's, which decodes to no text. It is spelt from smaller pieces instead.
+    const whole = words
+      .filter((w) => w.length > 0 && w.match(PIECE)?.[0] !== w && !specials.includes(w))
+      .sort((a, b) => b.length - a.length);
     this.cutter =
       whole.length === 0 ? PIECE : new RegExp(`${whole.map(escapeRegex).join("|")}|${PIECE.source}`, PIECE.flags);
     for (const [piece, id] of this.ids)
@@ -146,7 +150,8 @@ export class WordTokenizer implements Tokenizer {
         // Two words in a row had a space between them (implicit mode).
         if (implicit && this.wordIds.has(id) && this.wordIds.has(previous)) text += " ";
         // Special tokens mark structure; they carry no text.
-        if (!(SPECIAL_TOKENS as readonly string[]).includes(piece) && piece !== GLUE) text += piece;
+        // (In explicit mode "<glue>" is no special: a vocabulary word of that spelling is text.)
+        if (!(SPECIAL_TOKENS as readonly string[]).includes(piece) && !(implicit && piece === GLUE)) text += piece;
       }
       previous = id;
     }

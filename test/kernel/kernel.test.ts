@@ -99,14 +99,30 @@ describe("word tokenizer with byte fallback", () => {
     expect(tokenizer.decode(ids)).toBe(wellFormed);
   });
 
-  fcTest.prop([fc.array(fc.string({ unit: "grapheme", minLength: 1, maxLength: 6 }), { maxLength: 8 }), fc.string()])(
+  const vocabularyWord = fc.oneof(
+    { arbitrary: fc.string({ unit: "grapheme", minLength: 1, maxLength: 6 }), weight: 4 },
+    fc.constantFrom("<pad>", "<bos>", "<eos>", "<obs>", "<act>", "<glue>", "e-mail", "a.b"),
+  );
+  fcTest.prop([fc.array(vocabularyWord, { maxLength: 8 }), fc.string(), fc.constantFrom("explicit", "implicit")])(
     "any vocabulary builds a tokenizer: its words are one token each, and any text round-trips",
-    (words, text) => {
+    (words, text, spaces) => {
       // A hyphenated word such as "e-mail" made the cutter an invalid regular expression (a "\-" under the u flag).
-      const vocab = new WordTokenizer(words);
+      const vocab = new WordTokenizer(words, { spaces: spaces as "explicit" | "implicit" });
       for (const word of words) expect(vocab.decode(vocab.encode(word))).toBe(word);
-      for (const word of words) if (!word.includes("<eos>")) expect(vocab.encode(word)).toHaveLength(1);
+      const specials = ["<pad>", "<bos>", "<eos>", "<obs>", "<act>"];
+      if (spaces === "implicit") specials.push("<glue>");
+      for (const word of words) if (!specials.includes(word)) expect(vocab.encode(word)).toHaveLength(1);
       expect(vocab.decode(vocab.encode(text.toWellFormed()))).toBe(text.toWellFormed());
+    },
+  );
+
+  it.each(["explicit", "implicit"] as const)(
+    "a vocabulary word spelt like a special token keeps its text (%s spaces; <act>x</act> decoded as x</act>)",
+    (spaces) => {
+      const specials = ["<pad>", "<bos>", "<eos>", "<obs>", "<act>", "<glue>"];
+      const vocab = new WordTokenizer([...specials, "</act>", "x", "<", ">", "act"], { spaces });
+      for (const text of ["<act>x</act>", ...specials, "<glue> <eos>x"])
+        expect(vocab.decode(vocab.encode(text))).toBe(text);
     },
   );
 
