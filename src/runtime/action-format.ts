@@ -68,7 +68,8 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
       reason: `more than one <${name}> in one action; an action is one call or one answer (make several calls in several actions)`,
     };
   if (name === "answer") return { kind: "answer", text: inner.trim() };
-  const tool = tools[name];
+  // Own tools only: `<toString>x</toString>` found Object.prototype's method and threw.
+  const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
   if (!tool) return { kind: "malformed", reason: `unknown tool ${name}; tools: ${Object.keys(tools).join(", ")}` };
   const field = singleStringField(tool);
   let args: unknown;

@@ -86,6 +86,9 @@ const NEAR_MISSES: readonly [string, (text: string, name: string) => string][] =
     (text) => text.replace(/^(<\w+>[\s\S]*?)-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/, (_, before) => `${before}1e400`),
   ],
   ["an undeclared field", (text) => text.replace(/^<(\w+)>\{/, '<$1>{"unexpected_field":1,')],
+  // Names every object has: a lookup on a plain object finds Object.prototype's (a tool named so, an argument).
+  ["a built-in object name as the tool", (text) => text.replace(/^<(\w+)>([\s\S]*)<\/\1>$/, "<toString>$2</toString>")],
+  ["a built-in object name as the argument", (text) => text.replace(/^<(\w+)>[\s\S]*<\/(\w+)>$/, "<$1>__proto__</$2>")],
   // JSON.parse takes it; a recursive walker after it would overflow the stack.
   [
     "nested 5,000 deep",

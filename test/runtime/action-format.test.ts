@@ -85,6 +85,16 @@ describe("parseAction on a tool with JSON arguments", () => {
       );
   });
 
+  it.each(["toString", "constructor", "__proto__", "valueOf", "hasOwnProperty"])(
+    "calls a tag named after an object's built-in %s an unknown tool (it threw, aborting the episode)",
+    (name) => {
+      expect(parseAction(`<${name}>{}</${name}>`, tools)).toEqual({
+        kind: "malformed",
+        reason: `unknown tool ${name}; tools: calc`,
+      });
+    },
+  );
+
   it("calls two tags in one action malformed: an action is one call or one answer", () => {
     const search = defineTool({
       name: "search",
