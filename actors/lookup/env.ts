@@ -32,7 +32,8 @@ export const lookupTool = defineTool({
   description: "Returns the value stored under a key, or null when the key does not exist.",
   parameters: Schema.Struct({ key: Schema.String }),
   timeoutMs: 1000,
-  execute: ({ key }) => STORE[key] ?? null,
+  // Own keys only: `__proto__` or `toString` would find Object.prototype's.
+  execute: ({ key }) => (Object.hasOwn(STORE, key) ? STORE[key] : null),
 });
 
 const tools = { lookup: lookupTool };

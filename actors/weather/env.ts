@@ -8,7 +8,7 @@ const weather = r1.defineTool({
   name: "weather",
   description: "Current temperature of a city, in degrees.",
   parameters: r1.Schema.Struct({ city: r1.Schema.String }),
-  execute: ({ city }) => TEMPERATURES[city] ?? null,
+  execute: ({ city }) => (Object.hasOwn(TEMPERATURES, city) ? TEMPERATURES[city] : null),
 });
 const tools = { weather };
 type Task = { a: string; b: string };

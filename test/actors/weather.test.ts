@@ -17,6 +17,14 @@ describe("the README's weather environment", () => {
     expect(() => replayEpisode(run.events, weather)).not.toThrow();
   });
 
+  it("the tools find own keys only: a city named __proto__ or toString is unknown (null), as in lookup", async () => {
+    const { lookupEnv } = await import("../../actors/lookup/index.ts");
+    for (const name of ["__proto__", "toString", "constructor"]) {
+      expect(await weather.tools.weather.call({ city: name })).toEqual({ ok: true, content: null });
+      expect(await lookupEnv.tools.lookup.call({ key: name })).toEqual({ ok: true, content: null });
+    }
+  });
+
   it("a malformed action is penalised, a repeated question earns nothing, the turn limit ends it", async () => {
     const journal = new MemoryJournal();
     const task = weather.task("t");
