@@ -1,20 +1,23 @@
 #!/usr/bin/env node
 /**
- * Writes the package's type declarations to types/ (npm ci runs this as `prepare`). A project that imports
- * agent-r1-ts type-checks against them with its own flags (noUncheckedIndexedAccess and the like), instead
- * of compiling this package's sources. Without TypeScript installed (npm ci --omit=dev) it says so and
- * writes nothing: the package runs without its declarations.
+ * `npm run types`: rewrites the package's type declarations in types/ from src/ (and the hopqa entry).
+ * They are committed, so a project compiles against them with its own flags (noUncheckedIndexedAccess and
+ * the like) without building anything; test/package.test.ts fails when they are not those of the sources.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-if (!existsSync(tsc)) {
-  console.log("agent-r1-ts: TypeScript is not installed, so no type declarations were written to types/");
-  process.exit(0);
+let tsc;
+try {
+  // Where npm put TypeScript (hoisted or not); its exports do not name bin/tsc, so go by its package.json.
+  tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
+} catch {
+  console.error("npm run types needs TypeScript: run npm ci first (it is a dev dependency)");
+  process.exit(1);
 }
 rmSync(join(root, "types"), { recursive: true, force: true });
 const run = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.types.json")], { stdio: "inherit" });

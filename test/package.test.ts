@@ -1,6 +1,6 @@
 /**
  * The package as a project of one's own meets it: imported by name, type-checked with the project's own
- * flags. Its declarations (types/, written by `npm ci` through `prepare`, or `npm run types`) must be those
+ * flags. Its declarations (types/, committed, written by `npm run types`) must be those
  * of the sources, and a project under the strictest flags must compile against them: compiling the
  * sources themselves under noUncheckedIndexedAccess and exactOptionalPropertyTypes gave over 300 errors.
  */

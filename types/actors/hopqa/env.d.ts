@@ -1,0 +1,65 @@
+import { type EnvDefinition, type LegalView, Schema, type ToolResult, WordTokenizer } from "../../src/index.ts";
+import { type EntityType, type HopqaTask, type Relation, type Split } from "./world.ts";
+/** Turns per episode: enough for 4 searches and an answer, plus one slip. */
+export declare const MAX_TURNS = 6;
+/** Passages per search (top-k), and the words shown of each. */
+export declare const DEFAULT_TOP_K = 2;
+export declare const PASSAGE_WORDS = 40;
+/**
+ * `search(query)`: BM25 over the passages of a world, returning the raw top-k passages. The agent writes
+ * `<search>query</search>`; the environment adds which world and how many passages when it calls it.
+ */
+export declare const searchTool: import("../../src/index.ts").Tool<Schema.Struct<{
+    readonly query: Schema.String;
+    readonly world: Schema.optionalKey<Schema.String>;
+    readonly k: Schema.optionalKey<Schema.Int>;
+}>>;
+export interface HopqaRewards {
+    readonly goldPassage: number;
+    readonly searchCost: number;
+    readonly repeated: number;
+    readonly toolFailure: number;
+    readonly malformed: number;
+}
+export declare const DEFAULT_REWARDS: HopqaRewards;
+/** Lower case, single spaces, no surrounding punctuation: how answers and queries are compared. */
+export declare const normalize: (text: string) => string;
+export declare const exactMatch: (prediction: string, gold: string) => number;
+/** Token-level F1 between the normalised prediction and the gold answer (SQuAD style). */
+export declare const f1Score: (prediction: string, gold: string) => number;
+/** Whether the answer occurs, as whole words, in what the agent was shown. */
+export declare const grounded: (answer: string, observed: string) => boolean;
+/** The observation for a search result: numbered passages, each cut to PASSAGE_WORDS words. */
+export declare const describeResult: (result: ToolResult) => string;
+/** A word every passage about an entity of a type has (and few others do): a query's fallback. */
+export declare const TYPE_WORD: Readonly<Record<EntityType, string>>;
+/**
+ * The queries worth trying for one hop (the entity and the relation to follow), best first: the entity
+ * with the relation's word, then fallbacks for when BM25 ranks another passage first.
+ */
+export declare const hopQueries: (entity: string, type: EntityType, relation: Relation) => string[];
+/**
+ * Constrained decoding's legal actions: a search for an entity seen so far (in the question or a result)
+ * with the word of a relation that applies to it (the forms of `hopQueries`; none already made), or an answer naming an
+ * entity some result showed, of the type the question asks for. The machine accepts any other action too
+ * (and penalises or scores it); these are the ones a sensible agent picks from.
+ */
+export declare const legalActions: ({ task, history }: LegalView<HopqaTask>) => string[];
+export declare const tokenizer: WordTokenizer;
+/** Which worlds and questions an environment draws tasks from. */
+export interface HopqaOptions {
+    readonly split: Split;
+    /** World seeds, as an inclusive integer range: each task picks one. */
+    readonly worlds: readonly [number, number];
+    readonly topK: number;
+    readonly rewards: HopqaRewards;
+}
+/** Training draws from worlds 1-1000; evaluation on new worlds uses seeds from 1,000,001 up. */
+export declare const TRAIN_WORLDS: readonly [number, number];
+export declare const NEW_WORLDS: readonly [number, number];
+export declare const DEFAULT_OPTIONS: HopqaOptions;
+/** Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K` (the CLI's `--env hopqa?split=test&...`). */
+export declare const parseOptions: (options: Readonly<Record<string, string>>, base?: HopqaOptions) => HopqaOptions;
+/** Draws the task of a seed: a world from the range, then a question of the split. */
+export declare const drawTask: (options: HopqaOptions) => (seed: string) => HopqaTask;
+export declare const createHopqaEnv: (options?: HopqaOptions) => EnvDefinition<HopqaTask>;

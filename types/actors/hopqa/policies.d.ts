@@ -1,0 +1,35 @@
+import { type HopqaTask, type Relation } from "./world.ts";
+/** The expert's queries for a task: per hop, the first candidate whose top-k holds the gold passage. */
+export declare const expertQueries: (task: HopqaTask) => string[];
+/** The lazy demonstrator's queries: the bare entity name where it retrieves the gold passage. */
+export declare const lazyQueries: (task: HopqaTask) => string[];
+/** The relation the careless demonstrator searches by mistake: another relation of the same entity type. */
+export declare const CONFUSED: Readonly<Partial<Record<Relation, Relation>>>;
+/** How often the careless demonstrator slips on a hop whose relation has a confusable twin. */
+export declare const SLIP_RATE = 0.7;
+/**
+ * The careless demonstrator's queries: the expert's, each preceded (with probability SLIP_RATE, decided by
+ * a hash of the task and hop, so the same task always gets the same episode) by the entity with a confused
+ * relation's word. It slips only while the turn limit leaves room for the whole chain and the answer, and a
+ * slip never repeats a query.
+ */
+export declare const carelessQueries: (task: HopqaTask) => string[];
+export declare const expertPolicy: () => import("../../src/index.ts").Policy;
+/** How often the hasty demonstrator answers one hop early (where its results showed a candidate). */
+export declare const HASTE_RATE = 0.7;
+/** Whether the hasty demonstrator stops early on a task (a hash of the task, so the same task always does). */
+export declare const hastyOn: (task: HopqaTask, rate?: number) => boolean;
+/**
+ * The hasty demonstrator's early answer, given what it was shown: the entity of the asked type named first in
+ * the latest result that names one (other than the right answer), or undefined when no result named one.
+ */
+export declare const hastyAnswer: (task: HopqaTask, results: readonly string[]) => string | undefined;
+/**
+ * The hasty demonstrator; `rate` is the share of questions it answers early on (HASTE_RATE by default). Its
+ * id names any other rate (`hopqa-hasty@0.5` for half-hasty), so a journal says which demonstrator wrote it.
+ */
+export declare const hastyPolicy: (rate?: number) => import("../../src/index.ts").Policy;
+export declare const lazyPolicy: () => import("../../src/index.ts").Policy;
+export declare const carelessPolicy: () => import("../../src/index.ts").Policy;
+export declare const ragPolicy: () => import("../../src/index.ts").Policy;
+export declare const randomPolicy: () => import("../../src/index.ts").Policy;

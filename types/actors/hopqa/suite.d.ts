@@ -1,0 +1,42 @@
+import type { EpisodeRecord } from "../../src/runtime/episode.ts";
+import type { Policy } from "../../src/runtime/policy.ts";
+export declare const COLUMNS: readonly [{
+    readonly id: "test-seen";
+    readonly label: "test (seen worlds)";
+    readonly options: {
+        readonly split: "test";
+        readonly worlds: "1-1000";
+    };
+}, {
+    readonly id: "test-new";
+    readonly label: "test (new worlds)";
+    readonly options: {
+        readonly split: "test";
+        readonly worlds: "1000001-1000200";
+    };
+}, {
+    readonly id: "ood-new";
+    readonly label: "ood 4-hop (new worlds)";
+    readonly options: {
+        readonly split: "ood";
+        readonly worlds: "1000001-1000200";
+    };
+}];
+export type ColumnId = (typeof COLUMNS)[number]["id"];
+export interface SuiteScore {
+    readonly em: number;
+    readonly f1: number;
+    readonly grounded: number;
+    readonly episodes: number;
+}
+export type SuiteResult = Record<ColumnId, SuiteScore> & {
+    readonly average: number;
+};
+/**
+ * A progress callback for evaluateSuite: ticks `tick` once per episode with the column and the exact match
+ * of that column so far (a mean, not the last episode's 0 or 1).
+ */
+export declare const suiteTicker: (tick: (info: Record<string, string | number>) => void) => (column: ColumnId, record: EpisodeRecord) => void;
+export declare const evaluateSuite: (policy: () => Policy, episodes: number, seed?: string, onEpisode?: (column: ColumnId, record: EpisodeRecord) => void) => Promise<SuiteResult>;
+/** evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far): it takes a minute or more. */
+export declare const evaluateSuiteShown: (label: string, policy: () => Policy, episodes: number, seed?: string) => Promise<SuiteResult>;

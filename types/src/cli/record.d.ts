@@ -1,0 +1,49 @@
+import type { Durability } from "../journal/journal.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import type { Policy } from "../runtime/policy.ts";
+import { type ToolTallySummary } from "../runtime/tool-tally.ts";
+export interface RecordOptions {
+    readonly env: EnvDefinition;
+    readonly policy: Policy;
+    readonly episodes: number;
+    readonly seed: string;
+    readonly out: string;
+    readonly concurrency: number;
+    readonly durability: Durability;
+    readonly groupSize?: number;
+    readonly quiet?: boolean;
+    /** Go on with a stopped recording: keep the episodes journaled whole, record the others (`record --resume`). */
+    readonly resume?: boolean;
+    /** Ctrl-C: say what is journaled and how to go on, then exit 130 (the CLI's `record`). */
+    readonly exitOnInterrupt?: boolean;
+}
+export interface RecordSummary {
+    readonly env: string;
+    readonly policy: string;
+    readonly out: string;
+    readonly episodes: number;
+    readonly events: number;
+    readonly meanReturn: number;
+    /** Mean `success` over the episodes whose end reported one (null when none did). */
+    readonly successRate: number | null;
+    /** How many episodes' ends reported `success` (those that ended without it are not in successRate). */
+    readonly successReported: number;
+    readonly aborted: number;
+    /** The aborted episode with the lowest index (the same one at any concurrency), and why it aborted. */
+    readonly firstAbort?: {
+        readonly episode: string;
+        readonly reason: string;
+        readonly thrownAt?: string;
+    };
+    /** What the tool calls did: how many failed (and with what), how many results were cut to size. */
+    readonly tools: ToolTallySummary;
+    readonly seconds: number;
+}
+export declare const policyFor: (env: EnvDefinition, name: string) => Policy;
+/**
+ * `record --out` (the CLI's): a run's journals are its policy's episodes and a checkpoint holds weights, so
+ * recording into either, or into a folder inside a run (episodes/, checkpoints/), mixes data up. (Training's
+ * own warm start records into its run's warm-start/demos through `record` from code, which this does not check.)
+ */
+export declare const refuseRecordOut: (out: string) => void;
+export declare const record: (options: RecordOptions) => Promise<RecordSummary>;

@@ -1,0 +1,28 @@
+import { type EnvDefinition } from "../runtime/env.ts";
+export declare const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>>;
+/** A built-in environment by id, with options: `hopqa?split=test&world-seed=7`. */
+export declare const envById: (spec: string) => EnvDefinition;
+/** Applies `key=value&key=value` options through the environment's `configure`. */
+export declare const configureEnv: (env: EnvDefinition, query: string) => EnvDefinition;
+/** A built-in environment by id, or the default export (or `env` export) of a module path. */
+export declare const loadEnv: (spec: string) => Promise<EnvDefinition>;
+/**
+ * Resolves environments by the id recorded in a journal, preferring a user-given module. An unknown id
+ * is a UsageError whose text depends only on the id and `extra`, so a folder of such journals can say it once.
+ */
+export declare const envResolver: (extra?: EnvDefinition) => (id: string) => EnvDefinition;
+/**
+ * The environment a run was trained on, for a path in its run folder (`train --out`): the run folder, its
+ * checkpoints/ or one checkpoint in it. The nearest config.json that names an `env` (a checkpoint's own
+ * config.json holds the model's shape, not an environment).
+ */
+export declare const runConfigEnv: (path: string) => {
+    readonly file: string;
+    readonly env: string;
+    readonly constrained?: boolean;
+} | undefined;
+/**
+ * The built-in environment whose tokenizer a checkpoint carries (its tokenizer.json's id), for a checkpoint
+ * outside a run folder (a shipped one) evaluated without --env. Undefined when none or several match.
+ */
+export declare const builtinEnvOfCheckpoint: (checkpoint: string) => string | undefined;

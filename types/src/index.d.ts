@@ -1,0 +1,23 @@
+/** The public API. Environments in actors/ import from here only. */
+export { Schema } from "effect";
+/** Plain JSON values: what a task, a tool's arguments and the journal hold. */
+export type { Json } from "effect/Schema";
+export type { Durability, EpisodeWriter, Journal } from "./journal/journal.ts";
+export { JsonlJournal, journalFilesAt, type RepairReport, readJournalFile, repairJournalFile, streamJournalFile, } from "./journal/jsonl.ts";
+export { MemoryJournal } from "./journal/memory.ts";
+export { canonicalJson, hashEvent, hashValue } from "./kernel/canonical.ts";
+export { type AgentR1Error, EnvMismatchError, EnvProtocolError, EpisodesAbortedError, JournalConflictError, JournalError, JournalExistsError, type JournalPlace, type JournalProblem, NonDeterminismError, UsageError, } from "./kernel/errors.ts";
+export * from "./kernel/events.ts";
+export { Rng, splitSeed } from "./kernel/prng.ts";
+export { SPECIAL_TOKENS, type Tokenizer, WordTokenizer, type WordTokenizerOptions } from "./kernel/tokenizer.ts";
+export { ActionTrie, actionTokens, allowedForAction, constrainTo, legalTrie } from "./policy/legal.ts";
+export { type ReplayOptions, type ReplayResult, replayEpisode } from "./replay/replay.ts";
+export { answerOf, callOf, formatAnswer, formatCall, type ParsedAction, parseAction, } from "./runtime/action-format.ts";
+export { type AgentActEvent, defineEnv, type EnvDefinition, type EnvInput, end, type LegalView, observe, reward, toolActors, } from "./runtime/env.ts";
+export { type EpisodeOptions, type EpisodeRecord, runEpisode } from "./runtime/episode.ts";
+export type { Policy, PolicyAction, PolicyRequest, Turn } from "./runtime/policy.ts";
+export { PolicyActor } from "./runtime/policy-actor.ts";
+export { type Rollout, type RolloutOptions, rollout } from "./runtime/rollout.ts";
+export { codeTool, runJavaScript, type SandboxOptions, type SandboxResult } from "./runtime/sandbox.ts";
+export { type ScriptedChoice, scriptedPolicy } from "./runtime/scripted-policy.ts";
+export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./runtime/tool.ts";

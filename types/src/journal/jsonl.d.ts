@@ -1,0 +1,65 @@
+import { type EpisodeEvent } from "../kernel/events.ts";
+import { type Durability, type EpisodeWriter, type Journal } from "./journal.ts";
+export declare const JOURNAL_SUFFIX = ".jsonl";
+/** The longest line a journal may hold (the event and its newline), in bytes. */
+export declare const MAX_LINE_BYTES: number;
+declare class JsonlEpisodeWriter implements EpisodeWriter {
+    readonly episode: string;
+    readonly file: string;
+    private readonly durability;
+    private buffer;
+    private buffered;
+    private nextSeq;
+    private fd;
+    private closed;
+    private entryDurable;
+    constructor(episode: string, file: string, durability: Durability);
+    /** O_EXCL: never overwrite an existing episode (nor follow a link planted at its name). */
+    private openFile;
+    private syncEntry;
+    append(event: EpisodeEvent): Promise<void>;
+    /** Synchronous append, used by the runtime's write-ahead sink on its hot path. */
+    appendSync(event: EpisodeEvent): void;
+    private writeBuffer;
+    flush(): Promise<void>;
+    close(): Promise<void>;
+    closeSync(): void;
+}
+export declare class JsonlJournal implements Journal {
+    readonly location: string;
+    readonly durability: Durability;
+    constructor(location: string, durability?: Durability);
+    fileOf(episode: string): string;
+    create(episode: string): Promise<EpisodeWriter>;
+    createSync(episode: string): JsonlEpisodeWriter;
+    read(episode: string): Promise<EpisodeEvent[]>;
+    episodes(): Promise<string[]>;
+}
+export type { JsonlEpisodeWriter };
+/**
+ * Streams the validated events of one journal file, in bounded memory. Throws JournalError at the first
+ * violation, after yielding every event before it.
+ */
+export declare function streamJournalFile(file: string): AsyncGenerator<EpisodeEvent>;
+export declare const readJournalFile: (file: string) => Promise<EpisodeEvent[]>;
+/** Journal files under a path: the file itself, or every *.jsonl in a folder (and its subfolders with recursive: true), sorted. */
+export declare const journalFilesAt: (path: string, options?: {
+    readonly recursive?: boolean;
+}) => Promise<string[]>;
+export interface RepairReport {
+    readonly file: string;
+    readonly keptEvents: number;
+    readonly removedBytes: number;
+    readonly removedText: string;
+    /** The last event was whole and valid but lacked its newline: the newline was added, nothing removed. */
+    readonly addedNewline?: boolean;
+}
+/**
+ * Truncates a torn last line (or blank lines after the last event), keeping every valid event before it; a
+ * file left with no event is removed.
+ * Refuses (throws JournalError) when the damage is anything but a crash artefact: a changed or reordered
+ * line in the middle, or a last line that is not the beginning of the next event (truncating there would
+ * drop data that a crash did not produce). Only changes regular files named *.jsonl, never through a
+ * link, and makes the change durable.
+ */
+export declare const repairJournalFile: (file: string) => Promise<RepairReport | undefined>;

@@ -1,0 +1,16 @@
+export declare const LOCK_FILE = ".agent-r1.lock";
+/**
+ * When process `pid` started (clock ticks since boot, from /proc/PID/stat), or undefined where /proc does not
+ * say. A pid is reused after its process ends (a container restarted, a busy machine): the same pid with
+ * another start time is another process.
+ */
+export declare const processStart: (pid: number) => string | undefined;
+/**
+ * Takes the folder's lock for `command` (the folder must exist); throws a UsageError when another live
+ * process holds it, or when this process already does (two runs of one program into one folder).
+ */
+export declare const lockFolder: (folder: string, command: string) => void;
+/** Whether a folder holds nothing but (maybe) its lock: a run that failed before writing anything. */
+export declare const holdsNothingButLock: (folder: string) => boolean;
+/** Releases a lock this process holds (nothing when it holds none there). */
+export declare const unlockFolder: (folder: string) => void;

@@ -1,0 +1,26 @@
+import { type EpisodeEvent } from "../kernel/events.ts";
+/**
+ * Text from a damaged file, safe to print on a terminal: control characters (and bytes that were not UTF-8,
+ * decoded as U+FFFD) written as escapes, cut at `max` characters. Binary junk is not echoed raw.
+ */
+export declare const printable: (text: string, max?: number) => string;
+/** Deepest nesting an event may have. Deeper JSON is refused before any recursive code (decoding, hashing) sees it. */
+export declare const MAX_EVENT_DEPTH = 256;
+/** Whether a parsed JSON value nests deeper than `limit` (iterative: no stack overflow on hostile input). */
+export declare const nestsDeeperThan: (value: unknown, limit: number) => boolean;
+export declare class StreamValidator {
+    readonly file: string;
+    private line;
+    private prevHash;
+    private episode;
+    private ended;
+    private count;
+    constructor(file: string);
+    get events(): number;
+    private fail;
+    /** Validates the next line (without its newline) and returns the decoded event. */
+    acceptLine(text: string): EpisodeEvent;
+    /** Validates the next event, already parsed (in-memory journals). */
+    acceptValue(raw: unknown): EpisodeEvent;
+    private accept;
+}

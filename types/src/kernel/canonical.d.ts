@@ -1,0 +1,23 @@
+export declare const canonicalJson: (value: unknown) => string;
+/** 128-bit hex digest of a string. */
+export declare const digest: (text: string) => string;
+export declare const hashValue: (value: unknown) => string;
+/** Hash of an event (its `digest`, and the next event's `prev`): canonical JSON without `digest` and `meta`. */
+export declare const hashEvent: (event: object) => string;
+/**
+ * How deep plain JSON may nest: deeper values are refused, not walked (a 10,000-deep array, which
+ * JSON.parse accepts, would overflow the stack of every recursive walker after it: this one, Schema's
+ * decoding, the canonical hash).
+ */
+export declare const MAX_JSON_DEPTH = 256;
+/**
+ * Where `value` stops being plain JSON (undefined when it is all plain): a Set, Map, Date, class instance,
+ * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
+ * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).
+ */
+export declare const notPlainJson: (value: unknown, path?: string, depth?: number, 
+/** The objects and arrays that hold this value, outermost first, with their paths: a cycle is named as one. */
+holders?: {
+    readonly value: object;
+    readonly path: string;
+}[]) => string | undefined;

@@ -1,0 +1,173 @@
+export interface JournalPlace {
+    readonly file: string;
+    /** 1-based line number in the file. */
+    readonly line: number;
+    readonly seq?: number;
+}
+export type JournalProblem = "unreadable" | "parse" | "schema" | "version" | "episode" | "sequence" | "digest" | "chain" | "order" | "torn-tail" | "empty";
+declare const JournalError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
+    readonly _tag: "JournalError";
+} & Readonly<A>;
+export declare class JournalError extends JournalError_base<{
+    readonly problem: JournalProblem;
+    readonly file: string;
+    readonly line: number;
+    readonly seq?: number;
+    readonly detail: string;
+}> {
+    get message(): string;
+    /** The damage `replay --repair` mends: a torn last line. Anything else it leaves for a person. */
+    get repairable(): boolean;
+}
+declare const JournalConflictError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
+    readonly _tag: "JournalConflictError";
+} & Readonly<A>;
+/** Appending out of turn: another writer appended, or an event was skipped. */
+export declare class JournalConflictError extends JournalConflictError_base<{
+    readonly episode: string;
+    readonly expectedSeq: number;
+    readonly actualSeq: number;
+}> {
+    get message(): string;
+}
+declare const JournalExistsError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
+    readonly _tag: "JournalExistsError";
+} & Readonly<A>;
+export declare class JournalExistsError extends JournalExistsError_base<{
+    readonly episode: string;
+    readonly file: string;
+}> {
+    get message(): string;
+}
+declare const NonDeterminismError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
+    readonly _tag: "NonDeterminismError";
+} & Readonly<A>;
+/** Replay re-derived something other than what was recorded. */
+export declare class NonDeterminismError extends NonDeterminismError_base<{
+    readonly episode: string;
+    readonly seq: number;
+    readonly file?: string;
+    readonly expected: string;
+    readonly actual: string;
+    /** The usual cause of such a divergence, said after both versions. */
+    readonly hint?: string;
+}> {
+    get message(): string;
+}
+declare const EnvMismatchError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
+    readonly _tag: "EnvMismatchError";
+} & Readonly<A>;
+/**
+ * A journal replayed with an environment of another id. Nothing diverged: the journal belongs to another
+ * environment. Re-rewarding (`{ verify: false }`) takes a variant of the same machine that keeps its id
+ * (the same environment built with other rewards, by a factory, say).
+ */
+export declare class EnvMismatchError extends EnvMismatchError_base<{
+    readonly episode: string;
+    readonly file?: string;
+    /** The id in the journal's episode.started. */
+    readonly recorded: string;
+    /** The id of the environment it was replayed with. */
+    readonly given: string;
+}> {
+    get message(): string;
+}
+declare const EnvProtocolError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
+    readonly _tag: "EnvProtocolError";
+} & Readonly<A>;
+/** The environment machine broke the ToolEnv protocol (e.g. went idle without observing or ending). */
+export declare class EnvProtocolError extends EnvProtocolError_base<{
+    readonly env: string;
+    readonly detail: string;
+}> {
+    get message(): string;
+}
+declare const EpisodesAbortedError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
+    readonly _tag: "EpisodesAbortedError";
+} & Readonly<A>;
+/**
+ * Every episode of a batch was aborted (the policy, its legal actions or the environment threw): a bug to
+ * fix, not bad input. The CLI prints the message and exits with code 1.
+ */
+export declare class EpisodesAbortedError extends EpisodesAbortedError_base<{
+    /** What the episodes were for, e.g. "update 1 of 40". */
+    readonly batch: string;
+    readonly reason: string;
+    /** Where the first abort's error was thrown (file:line:column), when known. */
+    readonly thrownAt?: string;
+}> {
+    get message(): string;
+}
+declare const UsageError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
+    readonly _tag: "UsageError";
+} & Readonly<A>;
+/** Bad user input: unknown names, wrong values. The CLI prints the message and exits with code 2. */
+export declare class UsageError extends UsageError_base<{
+    readonly detail: string;
+}> {
+    get message(): string;
+}
+/** Every tagged error of the kernel, for an exhaustive `Effect.catchTags` or a `switch` on `_tag`. */
+export type AgentR1Error = JournalError | JournalConflictError | JournalExistsError | NonDeterminismError | EnvMismatchError | EnvProtocolError | EpisodesAbortedError | UsageError;
+/** A thrown value's message: an Error's `message`, anything else as a string (what journals record). */
+export declare const messageOf: (cause: unknown) => string;
+/**
+ * A value a user gave, as an error message shows it: text quoted and said to be text (the string "0.5" is not
+ * the number 0.5), long text cut; an object or array named, not dumped; anything else as String() writes it.
+ */
+export declare const shownValue: (value: unknown) => string;
+/** A thrown Error's stack frames, as files (file: URLs made paths) with line and column. */
+export declare const stackFrames: (cause: unknown) => {
+    readonly file: string;
+    readonly line: string;
+    readonly column: string;
+}[];
+/** Code of the user's or the project's, not Node's and not a dependency's. */
+export declare const isOwnFrame: (file: string) => boolean;
+/** A path as a user reads it: relative to the working folder when inside it, else as given. */
+export declare const shownPath: (file: string) => string;
+/** A file of the framework's own sources. */
+export declare const isFrameworkFile: (file: string) => boolean;
+/**
+ * Where a user's code threw: the first stack frame outside node_modules and the framework's src/
+ * ("file:line:column", shown); none for an error the framework raised itself (its message says what).
+ */
+export declare const thrownFrom: (cause: unknown) => string | undefined;
+/**
+ * Where recent errors were thrown, by a key (their message), for errors that reach the user without their
+ * stack: XState rethrows a guard's error as text, a tool's error is journaled as text. Bounded, most recent
+ * kept; the stack is read only when asked (a tool that fails on every call costs no stack parsing per call).
+ */
+export declare class ThrowSites {
+    private readonly limit;
+    private readonly causes;
+    constructor(limit: number);
+    note(key: string, cause: unknown): void;
+    /** file:line:column of the user's code that threw the error noted under `key`, if any. */
+    where(key: string): string | undefined;
+}
+/**
+ * The known name a misspelt one most likely meant (case aside, at most a third of its letters off, or two
+ * neighbouring letters swapped), if any.
+ */
+export declare const closestName: (name: string, known: readonly string[]) => string | undefined;
+/** The first key of `object` that is not in `known`, and the name it most likely meant (`aliases` first). */
+export declare const firstUnknownKey: (object: object, known: readonly string[], aliases?: Readonly<Record<string, string>>) => {
+    readonly key: string;
+    readonly meant: string | undefined;
+} | undefined;
+/** " (did you mean `x`?)" when there is a likely name, else "". */
+export declare const didYouMean: (meant: string | undefined) => string;
+/**
+ * Every key of `T`, listed at run time (`allKeys<Options>()(["a", "b"])`): a key the list leaves out, or
+ * one `T` does not have, fails to typecheck, so a list that refuses unknown keys cannot drift from its type.
+ */
+export declare const allKeys: <T>() => <const K extends readonly (keyof T & string)[]>(keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : {
+    missing: Exclude<keyof T, K[number]>;
+})) => K;
+/**
+ * Refuses keys of an options object that `fn` does not know (a misspelt `numRun` would be ignored and the
+ * defaults used silently), naming the closest known one.
+ */
+export declare const checkKnownKeys: (fn: string, options: object, known: readonly string[]) => void;
+export {};

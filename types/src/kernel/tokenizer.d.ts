@@ -1,0 +1,40 @@
+export interface Tokenizer {
+    /** Names this exact vocabulary; recorded in every episode so replay can check observation tokens. */
+    readonly id: string;
+    readonly size: number;
+    encode(text: string): number[];
+    decode(ids: readonly number[]): string;
+    /** Id of a special token or vocabulary word, or undefined. */
+    idOf(piece: string): number | undefined;
+}
+/** Special tokens every tokenizer has, in id order after the bytes. */
+export declare const SPECIAL_TOKENS: readonly ["<pad>", "<bos>", "<eos>", "<obs>", "<act>"];
+export interface WordTokenizerOptions {
+    /**
+     * `explicit` (default): a space is a token. `implicit`: one space between two vocabulary words costs no
+     * token (texts written as space-separated words take about half the tokens), words written together
+     * get a `<glue>` token; decoding still gives any text back exactly.
+     */
+    readonly spaces?: "explicit" | "implicit";
+}
+export declare class WordTokenizer implements Tokenizer {
+    readonly words: readonly string[];
+    readonly id: string;
+    readonly size: number;
+    private readonly ids;
+    private readonly pieces;
+    private readonly encoder;
+    private readonly decoder;
+    readonly spaces: "explicit" | "implicit";
+    /** Cuts text into pieces: multi-piece vocabulary words first (longest first), then PIECE. */
+    private readonly cutter;
+    /** Ids of vocabulary words (not bytes, specials, space or newline): the pieces an implicit space joins. */
+    private readonly wordIds;
+    constructor(words: readonly string[], options?: WordTokenizerOptions);
+    /** A tokenizer whose vocabulary is every word piece found in the given texts, sorted. */
+    static fromCorpus(texts: Iterable<string>, options?: WordTokenizerOptions): WordTokenizer;
+    idOf(piece: string): number | undefined;
+    encode(text: string): number[];
+    private encodeImplicit;
+    decode(ids: readonly number[]): string;
+}

@@ -1,0 +1,61 @@
+/**
+ * AdamW (Loshchilov & Hutter 2019: Adam with decoupled weight decay) and global gradient-norm clipping;
+ * tfjs ships Adam only. For each parameter p with gradient g, at step t (counting from 1):
+ *
+ *   g <- g * min(1, maxGradNorm / ||all g||_2)         global clipping, over every gradient together
+ *   m <- b1 m + (1 - b1) g
+ *   v <- b2 v + (1 - b2) g^2
+ *   p <- p - lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps) - lr wd p
+ *
+ * Weight decay applies to matrices only by default (not to biases and LayerNorm gains), as in nanoGPT.
+ * A gradient that is NaN or infinite anywhere skips the whole update: nothing changes, t included.
+ *
+ * `state()` and `restore()` carry t and the moments through a checkpoint, so a resumed run continues
+ * exactly as an uninterrupted one.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import type { OptimizerState } from "../policy/checkpoint.ts";
+export interface AdamWConfig {
+    readonly lr: number;
+    readonly beta1: number;
+    readonly beta2: number;
+    readonly eps: number;
+    readonly weightDecay: number;
+    /** Clip the global gradient norm to this (null: no clipping). */
+    readonly maxGradNorm: number | null;
+}
+export declare const DEFAULT_ADAMW: AdamWConfig;
+/** Per-step overrides (a learning-rate schedule, a different clip). */
+export type AdamWOverrides = Partial<Pick<AdamWConfig, "lr" | "weightDecay" | "maxGradNorm">>;
+export type StepOutcome = {
+    readonly applied: true;
+    readonly gradNorm: number;
+} | {
+    readonly applied: false;
+    readonly gradNorm: number;
+    readonly reason: string;
+};
+/** ||g||_2 over all the gradients together (reads one number back, asynchronously: WebGPU needs it). */
+export declare const globalGradNorm: (grads: Iterable<tf.Tensor>) => Promise<number>;
+export declare class AdamW {
+    readonly params: ReadonlyMap<string, tf.Variable>;
+    readonly decays: (name: string, variable: tf.Variable) => boolean;
+    readonly config: AdamWConfig;
+    /** Updates applied so far (t of the bias correction). */
+    step: number;
+    private readonly moments;
+    constructor(params: ReadonlyMap<string, tf.Variable>, config?: Partial<AdamWConfig>, decays?: (name: string, variable: tf.Variable) => boolean);
+    /**
+     * One update from gradients by parameter name (a parameter without a gradient is left alone). Returns
+     * the global norm before clipping, or why nothing was applied.
+     */
+    apply(grads: ReadonlyMap<string, tf.Tensor>, overrides?: AdamWOverrides): Promise<StepOutcome>;
+    /** t and a copy of every moment, by parameter name. */
+    state(): Promise<OptimizerState>;
+    /**
+     * Sets t and the moments from a saved state. Everything is checked first (a moment for every parameter,
+     * of its size, and nothing else): a state that does not fit throws a RangeError and changes nothing.
+     */
+    restore(state: OptimizerState): void;
+    dispose(): void;
+}

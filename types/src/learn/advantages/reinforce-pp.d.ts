@@ -1,0 +1,2 @@
+import type { Estimator } from "./types.ts";
+export declare const reinforcePlusPlus: Estimator;

@@ -1,0 +1,26 @@
+import type { Durability } from "../journal/journal.ts";
+import type { EpisodeEvent } from "../kernel/events.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import type { EpisodeRecord } from "../runtime/episode.ts";
+import type { Policy } from "../runtime/policy.ts";
+export interface CollectOptions {
+    readonly env: EnvDefinition;
+    readonly policy: Policy;
+    readonly seed: string;
+    readonly episodes: number;
+    readonly groupSize?: number;
+    /** Folder for the journals; in memory when absent. */
+    readonly dir?: string;
+    readonly durability?: Durability;
+    readonly concurrency?: number;
+    /** Re-derive every event through the environment before use (default true). */
+    readonly verify?: boolean;
+    /** Called as each episode ends (progress display). */
+    readonly onEpisode?: (record: EpisodeRecord) => void;
+}
+export interface Collected {
+    readonly record: EpisodeRecord;
+    /** The episode as read back from the journal. */
+    readonly events: readonly EpisodeEvent[];
+}
+export declare const collect: (options: CollectOptions) => Promise<Collected[]>;

@@ -1,0 +1,108 @@
+/**
+ * The training configuration: one Effect Schema, with a default and a one-line help for every field
+ * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
+ */
+import { Schema } from "effect";
+import { type EnvDefinition } from "../runtime/env.ts";
+export declare const LR_SCHEDULES: readonly ["constant", "linear", "cosine"];
+export type LrSchedule = (typeof LR_SCHEDULES)[number];
+/**
+ * The learning rate of update `step` (0-based) of `steps`: `lr` throughout (constant), or decayed so that
+ * update 0 has `lr` and the rate would reach 0 at update `steps` (linear, cosine).
+ */
+export declare const scheduledLr: (lr: number, schedule: LrSchedule | undefined, step: number, steps: number) => number;
+export declare const WarmStartConfig: Schema.Struct<{
+    readonly episodes: Schema.Int;
+    readonly epochs: Schema.Int;
+}>;
+export type WarmStartConfig = typeof WarmStartConfig.Type;
+export declare const TrainConfig: Schema.Struct<{
+    readonly env: Schema.String;
+    readonly algo: Schema.Literals<readonly ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"]>;
+    /** Policy updates to run. */
+    readonly steps: Schema.Int;
+    readonly seed: Schema.String;
+    readonly backend: Schema.Literals<readonly ["auto", "tensorflow", "webgpu", "wasm", "cpu"]>;
+    /** Checkpoint to start from (e.g. written by `sft`); absent = a fresh model. */
+    readonly init: Schema.NullOr<Schema.String>;
+    /** Tasks per update, and episodes per task (GRPO/RLOO groups). */
+    readonly tasksPerStep: Schema.Int;
+    readonly groupSize: Schema.Int;
+    /** Episodes running at once; the policy actor batches their requests. */
+    readonly concurrency: Schema.Int;
+    readonly temperature: Schema.Finite;
+    readonly topP: Schema.Finite;
+    readonly maxNewTokens: Schema.Int;
+    readonly lr: Schema.Finite;
+    /**
+     * The learning rate over the run's updates: constant, or decayed from `lr` at the first update to 0 after
+     * the last (`steps`), linearly or along a half cosine; absent = constant.
+     */
+    readonly lrSchedule: Schema.optionalKey<Schema.Literals<readonly ["constant", "linear", "cosine"]>>;
+    readonly weightDecay: Schema.Finite;
+    readonly maxGradNorm: Schema.Finite;
+    /** PPO clip range epsilon. */
+    readonly clip: Schema.Finite;
+    /** Optimisation epochs over each batch of episodes, and minibatches per epoch. */
+    readonly epochs: Schema.Int;
+    readonly minibatches: Schema.Int;
+    readonly valueCoef: Schema.Finite;
+    readonly entropyCoef: Schema.Finite;
+    /** KL penalty to the initial (frozen reference) policy: coefficient and estimator. */
+    readonly klCoef: Schema.Finite;
+    readonly klKind: Schema.Literals<readonly ["k1", "k2", "k3"]>;
+    readonly gamma: Schema.Finite;
+    readonly lambda: Schema.Finite;
+    /** Weight of process rewards in the return (0 = outcome reward only). */
+    readonly processRewardWeight: Schema.Finite;
+    /** Ablations: advantages and the loss on action tokens only (true) or on every response token. */
+    readonly maskAdvantages: Schema.Boolean;
+    readonly maskLoss: Schema.Boolean;
+    /** Constrained decoding from the environment's legal actions (`EnvDefinition.legalActions`); absent: off. */
+    readonly constrained: Schema.optionalKey<Schema.Boolean>;
+    /**
+     * How token losses are averaged: over all tokens of the batch, or per episode first (each episode
+     * weighs the same, however long; long failing episodes cannot drown the format of short good ones).
+     */
+    readonly lossAggregation: Schema.Literals<readonly ["token-mean", "seq-mean-token-mean"]>;
+    /** Updates between checkpoints, and evaluation episodes at the end (greedy, unseen seeds). */
+    readonly checkpointEvery: Schema.Int;
+    readonly evalEpisodes: Schema.Int;
+    /**
+     * Before RL, when starting from a fresh model: clone this many episodes of the environment's expert for
+     * this many epochs (`EnvDefinition.warmStart` gives an environment's default); absent or null: none.
+     */
+    readonly warmStart: Schema.optionalKey<Schema.NullOr<Schema.Struct<{
+        readonly episodes: Schema.Int;
+        readonly epochs: Schema.Int;
+    }>>>;
+    readonly model: Schema.Struct<{
+        readonly layers: Schema.Int;
+        readonly heads: Schema.Int;
+        readonly width: Schema.Int;
+        readonly contextLength: Schema.Int;
+        /** The copy (pointer) head; absent = off. */
+        readonly copy: Schema.optionalKey<Schema.Boolean>;
+        /** Learned position embeddings or ALiBi; absent = learned. */
+        readonly positions: Schema.optionalKey<Schema.Literals<readonly ["learned", "alibi"]>>;
+    }>;
+}>;
+export type TrainConfig = typeof TrainConfig.Type;
+export declare const DEFAULT_TRAIN_CONFIG: TrainConfig;
+/** Decodes a config from outside; a wrong field is a UsageError naming it and what is accepted. */
+export declare const decodeTrainConfig: (value: unknown, where: string) => TrainConfig;
+/** A learned policy's token budget per action for an environment: its `maxActionTokens`, else the default. */
+export declare const actionBudgetOf: (env: Pick<EnvDefinition, "maxActionTokens">) => number;
+/** A fresh model's context when neither the user nor the environment says. */
+export declare const DEFAULT_CONTEXT = 192;
+/** A fresh model's shape for an environment: the defaults, then the environment's `model`, then `overrides`. */
+export declare const modelConfigFor: (env: Pick<EnvDefinition, "model">, overrides?: Partial<TrainConfig["model"]>) => TrainConfig["model"];
+/**
+ * A train config for an environment, as `agent-r1 train --env ID` builds it: the environment's id (or, for
+ * one `loadEnv` loaded from a module, that module's path, as `--env` gave it), its model
+ * shape (`modelConfigFor`), its action budget (`maxActionTokens`) and, from a fresh model, its default warm
+ * start; then `overrides`, any field (`model` merged field by field). Decoded: a wrong field is a UsageError.
+ */
+export declare const trainConfigFor: (env: EnvDefinition, overrides?: Partial<Omit<TrainConfig, "model">> & {
+    readonly model?: Partial<TrainConfig["model"]>;
+}) => TrainConfig;

@@ -1,0 +1,37 @@
+import type { EpisodeEvent } from "../kernel/events.ts";
+import { type EnvDefinition } from "../runtime/env.ts";
+import type { EpisodeRecord } from "../runtime/episode.ts";
+import type { Policy } from "../runtime/policy.ts";
+export interface EvalSummary {
+    readonly episodes: number;
+    /** Mean `success` over the episodes whose end reported one (null when none did). */
+    readonly successRate: number | null;
+    /** How many episodes' ends reported `success` (absent in summaries written before it was counted). */
+    readonly successReported?: number;
+    readonly meanReturn: number;
+    readonly meanTurns: number;
+    /** Mean of each metric the environment reported. */
+    readonly metrics: Readonly<Record<string, number>>;
+    readonly aborted: number;
+    /** Why the first aborted episode was aborted (absent when none was). */
+    readonly abortReason?: string;
+    /** Actions a learned policy's sampler cut at its token budget before they ended (absent when none). */
+    readonly cutActions?: number;
+}
+/**
+ * Actions of these episodes that the sampler cut at its budget of `budget` tokens before they ended (no
+ * stop token last): they come out malformed, and mean the budget is too small for the environment's actions.
+ */
+export declare const countCutActions: (events: readonly EpisodeEvent[], budget: number, stop: readonly number[]) => number;
+export declare const summarizeEpisodes: (records: readonly EpisodeRecord[]) => EvalSummary;
+/**
+ * One line for a log: success (when the environment reports it), exact match and F1 (when it reports
+ * them, as hopqa does), mean return, and anything that went wrong. Over `episodes` greedy episodes.
+ */
+export declare const describeEval: (summary: EvalSummary) => string;
+export declare const evaluate: (env: EnvDefinition, policy: Policy, options: {
+    episodes: number;
+    seed: string;
+    dir?: string;
+    onEpisode?: (record: EpisodeRecord) => void;
+}) => Promise<EvalSummary>;

@@ -1,0 +1,28 @@
+/**
+ * The learner from code (`agent-r1-ts/learn`): train, clone and evaluate GPT policies, as the CLI's `train`,
+ * `sft` and `eval` do. Kept apart from the main entry because it loads TensorFlow.js.
+ */
+import type { AgentR1Error } from "../kernel/errors.ts";
+import type { BackendUnavailableError } from "../policy/backend.ts";
+import type { CheckpointError } from "../policy/checkpoint.ts";
+import type { EpisodeTooLongError } from "./trajectory.ts";
+/** Every tagged error the learner adds to the kernel's (AgentR1Error), for one exhaustive catchTags or switch. */
+export type LearnError = AgentR1Error | CheckpointError | BackendUnavailableError | EpisodeTooLongError;
+export { loadEnv } from "../cli/registry.ts";
+export { type LineChartOptions, lineChartSvg, plotRuns } from "../observe/plot.ts";
+export { type AveragedCheckpoint, averageCheckpoints } from "../policy/average.ts";
+export { type BackendChoice, BackendUnavailableError, initBackend } from "../policy/backend.ts";
+export { type CheckpointContents, CheckpointError, type CheckpointProblem, loadCheckpoint, saveCheckpoint, } from "../policy/checkpoint.ts";
+export { DEFAULT_GPT_CONFIG, Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
+export { type SamplingConfig, TransformerPolicy } from "../policy/transformer-policy.ts";
+export { AdamW, type AdamWOverrides } from "./adamw.ts";
+export { type AdvantageExtras, type AdvantageOptions, type AdvantageResult, computeAdvantages, DEFAULT_ADVANTAGE_OPTIONS, ESTIMATORS, type Estimator, runEstimator, type ScoredSequence, } from "./advantages/index.ts";
+export { ALGORITHMS, type Algorithm } from "./advantages/types.ts";
+export { type Collected, type CollectOptions, collect } from "./collect.ts";
+export { DEFAULT_CONTEXT, DEFAULT_TRAIN_CONFIG, decodeTrainConfig, LR_SCHEDULES, type LrSchedule, modelConfigFor, scheduledLr, type TrainConfig, trainConfigFor, type WarmStartConfig, } from "./config.ts";
+export { describeEval, type EvalSummary, evaluate } from "./evaluate.ts";
+export { type KlKind, type PpoLossConfig, ppoLoss } from "./losses.ts";
+export { type SftOptions, type SftResult, sft } from "./sft.ts";
+export { scoreTokens, type TokenScores, type TrainBatch, type TrainStepOptions, type TrainStepResult, trainStep, } from "./train-step.ts";
+export { loadCheckpointFor, loadPolicy, policyFromModel, readLatest, readRunConfig, type TrainOptions, type TrainResult, train, type UpdateMetrics, } from "./trainer.ts";
+export { type ActionSpan, EpisodeTooLongError, episodeToSequence, fitToContext, type Sequence, type TrajectoryOptions, } from "./trajectory.ts";

@@ -1,0 +1,203 @@
+/**
+ * Behaviour cloning: cross-entropy on the action tokens of recorded episodes (e.g. of the `expert`
+ * policy), never on prompt or observation tokens. Writes a checkpoint that `train --init` starts from.
+ */
+import type { EpisodeEvent } from "../kernel/events.ts";
+import { type GptConfig } from "../policy/gpt.ts";
+import { type EnvDefinition } from "../runtime/env.ts";
+import { type Sequence } from "./trajectory.ts";
+export interface SftOptions {
+    readonly env: EnvDefinition;
+    /** Folder of recorded journals (searched recursively one level: DIR/*.jsonl and DIR/*\/*.jsonl). */
+    readonly data: string;
+    readonly out: string;
+    /** Passes over the data (default 40, as `agent-r1 sft`). */
+    readonly epochs?: number;
+    /** Episodes per step (default 16). */
+    readonly batchSize?: number;
+    /** Learning rate (default 0.003). */
+    readonly lr?: number;
+    /** Seed of the initialisation and shuffling (default "0"). */
+    readonly seed?: string;
+    readonly backend?: "auto" | "tensorflow" | "webgpu" | "wasm" | "cpu";
+    /** The fresh model's shape (default: the environment's, as `train` builds it: modelConfigFor(env)). */
+    readonly model?: Partial<GptConfig>;
+    /** Continue cloning from this checkpoint (its model replaces `model`); the optimizer starts afresh. */
+    readonly init?: string;
+    /**
+     * Before the epochs, a curriculum by length: for each stage, `steps` batches of episodes cut after their
+     * first `actions` actions. A model that must copy names from its context learns it far sooner on short
+     * sequences, where those tokens are a large share of the loss (hopqa: 300 steps on first actions
+     * only, against no progress in 600 steps on whole episodes).
+     */
+    readonly curriculum?: readonly {
+        readonly actions: number;
+        readonly steps: number;
+    }[];
+    /**
+     * Clone under the masks of the environment's legal actions (`EnvDefinition.legalActions`): each action's
+     * tokens are scored against the ids the constrained sampler would allow, so the clone is the policy that
+     * `train --constrained` samples from. A demonstrated action that is not legal stays unconstrained.
+     */
+    readonly constrained?: boolean;
+    /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
+    readonly successfulOnly?: boolean;
+    /** After each curriculum stage (its index and last batch loss). */
+    readonly onStage?: (stage: number, loss: number) => void;
+    /** After each epoch; `save(dir)` writes a checkpoint of the model as it is now (e.g. to compare epochs). */
+    readonly onEpoch?: (epoch: number, loss: number, save: (dir: string) => Promise<void>) => void | Promise<void>;
+    readonly log?: (line: string) => void;
+}
+export interface SftResult {
+    readonly episodes: number;
+    readonly tokens: number;
+    readonly losses: readonly number[];
+    /** The most tokens one demonstrated action takes: sampling needs at least this budget (`maxNewTokens`). */
+    readonly longestAction: number;
+}
+/**
+ * The episode's events with each action's allowed ids filled in, as constrained decoding would have
+ * recorded them: the legal actions the environment declares for the history before that action. Returns
+ * how many actions were not legal (left unconstrained).
+ */
+export declare const withLegalMasks: (env: EnvDefinition, events: readonly EpisodeEvent[]) => {
+    events: ({
+        readonly v: 1;
+        readonly episode: string;
+        readonly seq: number;
+        readonly prev: string;
+        readonly digest: string;
+        readonly meta?: {
+            readonly at?: number | undefined;
+        } | undefined;
+        readonly type: "episode.started";
+        readonly env: {
+            readonly id: string;
+            readonly version: string;
+        };
+        readonly task: import("effect/Schema").Json;
+        readonly seed: string;
+        readonly policy: {
+            readonly id: string;
+            readonly version: number;
+        };
+        readonly tokenizer: string;
+    } | {
+        readonly v: 1;
+        readonly episode: string;
+        readonly seq: number;
+        readonly prev: string;
+        readonly digest: string;
+        readonly meta?: {
+            readonly at?: number | undefined;
+        } | undefined;
+        readonly type: "agent.acted";
+        readonly turn: number;
+        readonly tokens: readonly number[];
+        readonly text: string;
+        readonly logprobs: readonly number[];
+        readonly policy: {
+            readonly id: string;
+            readonly version: number;
+        };
+        readonly allowed?: readonly (readonly number[] | null)[] | undefined;
+    } | {
+        readonly v: 1;
+        readonly episode: string;
+        readonly seq: number;
+        readonly prev: string;
+        readonly digest: string;
+        readonly meta?: {
+            readonly at?: number | undefined;
+        } | undefined;
+        readonly type: "tool.called";
+        readonly turn: number;
+        readonly call: string;
+        readonly actor: string;
+        readonly tool: string;
+        readonly args: import("effect/Schema").Json;
+    } | {
+        readonly v: 1;
+        readonly episode: string;
+        readonly seq: number;
+        readonly prev: string;
+        readonly digest: string;
+        readonly meta?: {
+            readonly at?: number | undefined;
+        } | undefined;
+        readonly type: "tool.returned";
+        readonly call: string;
+        readonly result: {
+            readonly ok: true;
+            readonly content: import("effect/Schema").Json;
+        } | {
+            readonly ok: false;
+            readonly error: {
+                readonly kind: "error" | "invalid-args" | "timeout";
+                readonly message: string;
+            };
+        };
+    } | {
+        readonly v: 1;
+        readonly episode: string;
+        readonly seq: number;
+        readonly prev: string;
+        readonly digest: string;
+        readonly meta?: {
+            readonly at?: number | undefined;
+        } | undefined;
+        readonly type: "env.observed";
+        readonly turn: number;
+        readonly text: string;
+        readonly tokens: readonly number[];
+    } | {
+        readonly v: 1;
+        readonly episode: string;
+        readonly seq: number;
+        readonly prev: string;
+        readonly digest: string;
+        readonly meta?: {
+            readonly at?: number | undefined;
+        } | undefined;
+        readonly type: "reward.assigned";
+        readonly kind: "outcome" | "process";
+        readonly value: number;
+        readonly turn: number;
+        readonly reason: string;
+    } | {
+        readonly v: 1;
+        readonly episode: string;
+        readonly seq: number;
+        readonly prev: string;
+        readonly digest: string;
+        readonly meta?: {
+            readonly at?: number | undefined;
+        } | undefined;
+        readonly type: "env.transitioned";
+        readonly state: import("effect/Schema").Json;
+        readonly hash: string;
+    } | {
+        readonly v: 1;
+        readonly episode: string;
+        readonly seq: number;
+        readonly prev: string;
+        readonly digest: string;
+        readonly meta?: {
+            readonly at?: number | undefined;
+        } | undefined;
+        readonly type: "episode.ended";
+        readonly reason: string;
+        readonly return: number;
+        readonly turns: number;
+        readonly metrics: {
+            readonly [x: string]: number;
+        };
+    })[];
+    illegal: number;
+};
+export declare const loadSequences: (env: EnvDefinition, files: readonly string[], contextLength: number, successfulOnly?: boolean, constrained?: boolean, log?: (line: string) => void) => Promise<Sequence[]>;
+/** The sequence up to the end of its n-th action (all of it when it has fewer). */
+export declare const firstActions: (sequence: Sequence, n: number) => Sequence;
+export declare const sft: (given: SftOptions) => Promise<SftResult>;
+/** The most tokens one action of the sequence takes (its longest run of action tokens). */
+export declare const longestAction: (sequence: Sequence) => number;

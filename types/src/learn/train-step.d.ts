@@ -1,0 +1,119 @@
+import { type Gpt } from "../policy/gpt.ts";
+import type { AdamW, AdamWOverrides } from "./adamw.ts";
+import { type PpoLossConfig } from "./losses.ts";
+type PerToken = readonly (readonly number[] | ArrayLike<number>)[];
+type AllowedLists = readonly (readonly (readonly number[] | null)[])[];
+export interface TrainBatch {
+    /** Token ids per row. */
+    readonly tokens: readonly (readonly number[])[];
+    /** 1 on tokens that are trained (sampled action tokens), 0 on prompt, observations and padding. */
+    readonly lossMask: PerToken;
+    readonly advantages: PerToken;
+    /** Logprobs recorded when the tokens were sampled (any value where the mask is 0). */
+    readonly logprobs: PerToken;
+    /** PPO's critic: value targets R_t and the values V_old(s_t) recorded before this update. */
+    readonly returns?: PerToken;
+    readonly oldValues?: PerToken;
+    /**
+     * The tokens whose value target R_t is defined, when they are not the loss mask's (default): without the
+     * loss mask the policy terms cover every response token, while GAE's targets exist on action tokens only.
+     */
+    readonly valueMask?: PerToken;
+    /** Logprobs of a frozen reference policy, for the KL penalty. */
+    readonly refLogprobs?: PerToken;
+    /** Constrained decoding: the ids allowed at each token, null where unconstrained. */
+    readonly allowed?: AllowedLists;
+}
+export interface TrainStepOptions extends Partial<PpoLossConfig>, AdamWOverrides {
+    readonly optimizer: AdamW;
+    /** Whiten advantages over this batch's masked tokens first (CleanRL's norm_adv). Default false. */
+    readonly normalizeAdvantages?: boolean;
+    /** Padded tokens per forward pass; a larger batch is cut into slices whose gradients are summed. */
+    readonly tokensPerPass?: number;
+    /**
+     * How rows are grouped into passes: "by-length" (the default) pads each pass to its own longest row,
+     * rows of similar length together; "in-order" cuts the batch in its order (the benchmark's baseline).
+     */
+    readonly passes?: PassGrouping;
+}
+export type PassGrouping = "by-length" | "in-order";
+export interface TrainStepResult {
+    /** True when the update was not applied (NaN or infinite loss or gradient); `reason` says which. */
+    readonly skipped: boolean;
+    readonly reason?: string;
+    readonly loss: number;
+    readonly policyLoss: number;
+    readonly valueLoss: number;
+    readonly entropy: number;
+    readonly kl: number;
+    readonly approxKl: number;
+    readonly clipfrac: number;
+    /** Global gradient norm before clipping (NaN when the loss itself was not finite). */
+    readonly gradNorm: number;
+    /** Tokens under the loss mask. */
+    readonly tokens: number;
+}
+export interface SupervisedBatch {
+    readonly tokens: readonly (readonly number[])[];
+    readonly lossMask: PerToken;
+    readonly allowed?: AllowedLists;
+}
+export interface SupervisedStepResult {
+    readonly skipped: boolean;
+    readonly reason?: string;
+    /** Mean cross-entropy (nats per masked token). */
+    readonly loss: number;
+    readonly gradNorm: number;
+    readonly tokens: number;
+}
+/**
+ * Padded tokens per forward pass. A pass holds the activations of all its tokens (and attention's, per
+ * token times the row length), and tfjs-backend-wasm's heap cannot grow past 4 GiB: a batch of 64 episodes
+ * of 320 tokens at width 128 (2 layers) came close and some batches died with "memory access out of
+ * bounds"; at width 256 and 4 layers, 8,192 tokens in one pass aborted. Larger batches are cut into
+ * slices whose gradients are summed (the same update). The default budget is 8,192 tokens for 2 layers
+ * of width 128 and shrinks in proportion to layers x width.
+ */
+export declare const defaultTokensPerPass: (model: Gpt) => number;
+/**
+ * What one more forward/backward pass costs, in the units of `passSlices`' cost model (one unit: a token's
+ * work outside attention). Measured on wasm (2 layers, width 128): a pass of one row took 15-45 ms more
+ * than a 16th of a pass of 16 rows of the same length, about 150 units.
+ */
+export declare const PASS_OVERHEAD = 150;
+/** Row indices cut in their order into slices of at most `budget` tokens padded to the batch's longest row. */
+export declare const passSlicesInOrder: (tokens: readonly (readonly number[])[], budget: number) => number[][];
+/**
+ * Row indices cut into passes of at most `budget` padded tokens (one row at least), each pass padded to
+ * its own longest row. Rows are grouped by length (longest first), and the cut points minimise the padded
+ * work plus `overhead` per pass, so that short rows are not padded to the batch's longest. A pass of
+ * `rows` rows padded to `w` tokens costs rows x w x (1 + w / d), d the model's width: attention's share
+ * grows with the length, and on wasm, where its batched matMuls are slow, a step's time per token grew
+ * from 0.51 ms at 150 tokens to 0.93 ms at 360 (width 128), which this fits. The gradient is the same
+ * whatever the grouping: every pass's loss is already divided by the whole batch's normaliser.
+ */
+export declare const passSlices: (tokens: readonly (readonly number[])[], budget: number, options?: {
+    readonly overhead?: number;
+    readonly modelWidth?: number;
+}) => number[][];
+export declare const trainStep: (model: Gpt, batch: TrainBatch, options: TrainStepOptions) => Promise<TrainStepResult>;
+/** Behaviour cloning: minimise -log pi(a_t|s_t) over the masked tokens. */
+export declare const supervisedStep: (model: Gpt, batch: SupervisedBatch, options: AdamWOverrides & {
+    readonly optimizer: AdamW;
+    readonly tokensPerPass?: number;
+    readonly passes?: PassGrouping;
+}) => Promise<SupervisedStepResult>;
+export interface TokenScores {
+    /** Per row, per token t: log pi(token_t | tokens_<t) (0 at t = 0). */
+    readonly logprobs: Float32Array[];
+    /** Per row, per token t: V of the state before token t (0 at t = 0). */
+    readonly values: Float32Array[];
+    /** Per row, per token t: entropy of the distribution that produced token t (0 at t = 0). */
+    readonly entropy: Float32Array[];
+}
+/**
+ * Scores every token without training: the critic's values for GAE (V_old), a frozen reference's
+ * logprobs for KL, or a check that training reproduces the sampler's logprobs.
+ */
+export declare const scoreTokens: (model: Gpt, tokens: readonly (readonly number[])[], allowed?: AllowedLists, tokensPerPass?: number, passes?: PassGrouping) => Promise<TokenScores>;
+export {};

@@ -1,0 +1,130 @@
+import type * as tf from "@tensorflow/tfjs-core";
+import type { WordTokenizer } from "../kernel/tokenizer.ts";
+import { type BackendChoice, type BackendName } from "../policy/backend.ts";
+import { type LatestCheckpoint } from "../policy/checkpoint.ts";
+import { Gpt, type GptConfig } from "../policy/gpt.ts";
+import { TransformerPolicy } from "../policy/transformer-policy.ts";
+import { type EnvDefinition } from "../runtime/env.ts";
+import type { EpisodeRecord } from "../runtime/episode.ts";
+import { type Estimator } from "./advantages/index.ts";
+import { type TrainConfig } from "./config.ts";
+import { type EvalSummary } from "./evaluate.ts";
+export interface TrainOptions {
+    readonly env: EnvDefinition;
+    readonly config: TrainConfig;
+    readonly out: string;
+    readonly resume?: boolean;
+    /** Called once before the first update, after any warm start and evaluation (progress display). */
+    readonly onUpdatesStart?: () => void;
+    /** Called after each update with its metrics (progress display). */
+    readonly onUpdate?: (metrics: UpdateMetrics) => void;
+    /** Called as the greedy evaluation before or after training starts, and after each of its episodes (progress display). */
+    readonly onEvalStart?: (phase: "before" | "after", episodes: number) => void;
+    readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord) => void;
+    readonly log?: (line: string) => void;
+    /** Checked before each update: true stops cleanly (checkpoint written). */
+    readonly shouldStop?: () => boolean;
+    /** Stops the run as shouldStop does, when it aborts (checked before each update and before the evaluation). */
+    readonly signal?: AbortSignal;
+    /**
+     * Your own advantage estimator, in place of `config.algo`'s (the shipped ones are `ESTIMATORS`). The
+     * algorithm still decides what the estimator is given (ppo: the critic's `values`; reinforce++ with a KL:
+     * `refLogprobs` and `klCoef`; remax: `greedyReward`) and how the loss is formed (ppo trains the critic on
+     * `returns`). Its output is checked: one finite Float32Array per sequence, of the sequence's length.
+     * Not saved in the run: a resumed run needs it passed again.
+     */
+    readonly estimator?: {
+        readonly name: string;
+        readonly estimate: Estimator;
+    };
+}
+export interface UpdateMetrics {
+    readonly step: number;
+    readonly version: number;
+    readonly episodes: number;
+    readonly meanReturn: number;
+    readonly meanProcessReward: number;
+    readonly meanOutcomeReward: number;
+    readonly successRate: number | null;
+    readonly meanTurns: number;
+    readonly aborted: number;
+    /** Episodes longer than the context with not even their first action inside it: not trained on. */
+    readonly droppedTooLong: number;
+    /** Episodes longer than the context, trained on the actions that fit (with their whole return). */
+    readonly cutToContext?: number;
+    /** Sampled actions cut at the token budget before they ended (absent in runs written before it was counted). */
+    readonly cutActions?: number;
+    readonly degenerateGroups: number;
+    readonly loss: number;
+    readonly policyLoss: number;
+    readonly valueLoss: number;
+    readonly entropy: number;
+    /**
+     * Mean KL estimate to the reference over the trained tokens: the loss term's (--kl-kind) for every algorithm
+     * but REINFORCE++, whose k1 sits in the reward (mean over action tokens, from the sampled logprobs). 0 without --kl.
+     */
+    readonly kl: number;
+    readonly approxKl: number;
+    readonly clipfrac: number;
+    readonly gradNorm: number;
+    /** The learning rate of this update (`lrSchedule`; absent in runs written before it was recorded). */
+    readonly lr?: number;
+    readonly skippedUpdates: number;
+    readonly trainedTokens: number;
+    readonly sampledTokens: number;
+    /** Timing fields: the only ones that differ between two runs of the same seed and config. */
+    readonly tokensPerSecond: number;
+    readonly sampleSeconds: number;
+    readonly trainSeconds: number;
+}
+export declare const TIMING_FIELDS: readonly ["tokensPerSecond", "sampleSeconds", "trainSeconds"];
+export interface TrainResult {
+    readonly backend: BackendName;
+    readonly steps: number;
+    readonly version: number;
+    readonly before?: EvalSummary;
+    readonly after?: EvalSummary;
+    readonly stopped: boolean;
+}
+/** The run's newest checkpoint (checkpoints/latest.json); a damaged latest.json is a CheckpointError. */
+export declare const readLatest: (out: string) => LatestCheckpoint | undefined;
+/** A run folder's config.json (undefined if absent); a damaged one is a UsageError naming the file and field. */
+export declare const readRunConfig: (out: string) => TrainConfig | undefined;
+export declare const policyFromModel: (env: EnvDefinition, model: Gpt, tokenizer: WordTokenizer, config: TrainConfig, greedy?: boolean, version?: number) => TransformerPolicy;
+/**
+ * A resume of a folder with no config.json: fine when empty (a run killed at its start), not when it does
+ * not exist (a misspelt folder would start a whole new run) or holds other files. `flag` names the option.
+ */
+export declare const refuseForeignResume: (out: string, flag?: string) => void;
+/** A checkpoint to start from; one written for another tokenizer is a UsageError naming both. */
+export declare const loadCheckpointFor: (env: EnvDefinition, dir: string, options?: {
+    optimizer?: boolean;
+}) => Promise<import("../policy/checkpoint.ts").CheckpointContents>;
+/**
+ * A checkpoint of another environment's tokenizer is a UsageError naming both. With no id given, the one
+ * the checkpoint's tokenizer.json states (read without loading: a command says it before any work; a
+ * damaged file is left for the loader to name).
+ */
+export declare const checkTokenizerOf: (env: EnvDefinition, dir: string, id?: string) => void;
+/** The names of the checkpoint folders (those with a manifest.json) directly in `folder`, sorted; [] if none or no folder. */
+export declare const checkpointsIn: (folder: string) => string[];
+/**
+ * The checkpoint a user means by `dir`: a checkpoint folder as it is; a run folder (`train --out`) or its
+ * checkpoints/ folder: the run's latest checkpoint (said through `log`). `what` names the argument in errors.
+ */
+export declare const checkpointIn: (dir: string, what: string, log?: (line: string) => void) => string;
+/**
+ * A checkpoint (or a run folder: its latest) as a policy, for `evaluate` or `rollout` from code: the backend started, the tokenizer checked
+ * against the environment's, greedy unless told, the environment's action budget.
+ */
+export declare const loadPolicy: (env: EnvDefinition, dir: string, options?: {
+    readonly greedy?: boolean;
+    readonly constrained?: boolean;
+    readonly backend?: BackendChoice;
+}) => Promise<TransformerPolicy>;
+/** A fresh model's GptConfig; one that cannot be built (heads not dividing width, too large) is a UsageError. */
+export declare const freshModelConfig: (config: TrainConfig, vocabSize: number, where?: string) => GptConfig;
+/** A fresh run into a folder that holds a run is refused: `resume` is how it continues. */
+export declare const refuseRunFolder: (out: string, resume?: string) => void;
+export declare const train: (options: TrainOptions) => Promise<TrainResult>;
+export type { tf };

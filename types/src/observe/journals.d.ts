@@ -1,0 +1,13 @@
+/** A run folder: written by `agent-r1 train` (metrics.jsonl, episodes/). */
+export declare const isRunFolder: (dir: string) => boolean;
+/**
+ * The journal files at `path`, sorted: the file itself, or the .jsonl files of a folder and of its
+ * subfolders (at most `depth` levels down), skipping metrics.jsonl and checkpoint folders. Links are
+ * never followed into; with `links`, a link named like a journal is listed (for the caller to refuse).
+ */
+export declare const findJournals: (path: string, { depth, links }?: {
+    readonly depth?: number;
+    readonly links?: boolean;
+}) => Promise<string[]>;
+/** `n` of `items`, evenly spaced, always with the first and the last; all of them when there are no more. */
+export declare const evenlySpaced: <T>(items: readonly T[], n: number) => T[];

@@ -1,0 +1,26 @@
+export type BackendName = "tensorflow" | "webgpu" | "wasm" | "cpu";
+export type BackendChoice = "auto" | BackendName;
+export declare const BACKEND_ORDER: readonly BackendName[];
+declare const BackendUnavailableError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
+    readonly _tag: "BackendUnavailableError";
+} & Readonly<A>;
+export declare class BackendUnavailableError extends BackendUnavailableError_base<{
+    readonly requested: BackendName;
+    readonly reason: string;
+    readonly available: readonly BackendName[];
+}> {
+    get message(): string;
+}
+export interface InitBackendOptions {
+    /** Where the one line naming the chosen backend goes. Default: stderr. */
+    readonly log?: (line: string) => void;
+}
+/** Whether each backend could be used, without switching to it. */
+export declare const availableBackends: () => Promise<BackendName[]>;
+/**
+ * Makes `preferred` the active tfjs backend ("auto": the fastest that works) and returns its name. The
+ * choice is logged once (again only when it changes). An explicit choice that cannot be used throws
+ * BackendUnavailableError and leaves the active backend as it was.
+ */
+export declare const initBackend: (preferred?: BackendChoice, options?: InitBackendOptions) => Promise<BackendName>;
+export {};

@@ -1,0 +1,85 @@
+import { Schema } from "effect";
+import { WordTokenizer } from "../kernel/tokenizer.ts";
+import { Gpt, type GptConfig } from "./gpt.ts";
+export declare const CHECKPOINT_FORMAT: "agent-r1/gpt-checkpoint";
+export declare const CHECKPOINT_FORMAT_VERSION: 2;
+export type CheckpointProblem = "missing" | "parse" | "schema" | "truncated" | "checksum" | "mismatch";
+declare const CheckpointError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
+    readonly _tag: "CheckpointError";
+} & Readonly<A>;
+export declare class CheckpointError extends CheckpointError_base<{
+    readonly problem: CheckpointProblem;
+    readonly file: string;
+    readonly detail: string;
+}> {
+    get message(): string;
+}
+/** A safe folder name: no separator, not `.` or `..`. */
+declare const LatestFile: Schema.Struct<{
+    readonly version: Schema.Int;
+    readonly dir: Schema.String;
+}>;
+export type LatestCheckpoint = typeof LatestFile.Type;
+/** A manifest's digest: SHA-256 of the canonical JSON of every field but `digest`. */
+export declare const manifestDigest: (manifest: object) => string;
+/** The optimizer's state: its update count and both moments of every parameter, by parameter name. */
+export interface OptimizerState {
+    readonly step: number;
+    readonly moments: ReadonlyMap<string, {
+        readonly m: Float32Array;
+        readonly v: Float32Array;
+    }>;
+}
+export interface CheckpointContents {
+    readonly model: Gpt;
+    readonly tokenizer: WordTokenizer;
+    /** Policy version of the weights. */
+    readonly version: number;
+    /** AdamW's state, when the checkpoint holds it (a training run's do; `sft`'s do not). */
+    readonly optimizer?: OptimizerState;
+    /**
+     * Trained or cloned under the environment's legal actions (true), or trained freely (false), so decoded
+     * that way by default; absent when not known (a free clone, which may be decoded either way, or a
+     * checkpoint written before this was recorded).
+     */
+    readonly constrained?: boolean;
+}
+/**
+ * Where a checkpoint may be saved: a new folder ("new") or a checkpoint to replace ("checkpoint"); a file,
+ * or a folder holding anything else, is refused (UsageError). A command checks its --out with this before
+ * its work, not after.
+ */
+export declare const checkpointTarget: (folder: string) => "new" | "checkpoint";
+/**
+ * Saves atomically: into `FOLDER.tmp-*`, then renamed to FOLDER. An existing checkpoint at FOLDER is
+ * replaced; an existing folder that holds anything else is refused (UsageError), never deleted.
+ */
+export declare const saveCheckpoint: (folder: string, contents: CheckpointContents) => Promise<void>;
+/** Removes the leftovers of saves killed mid-way (`*.tmp-*`, `*.old-*` folders) in a folder of checkpoints. */
+export declare const removeUnfinishedSaves: (folder: string) => Promise<string[]>;
+/** The largest model a config may ask for (weights, gradients and two moments: 2 GiB of float32). */
+export declare const MAX_PARAMETERS: number;
+/**
+ * Parameters any GPT of this config has at least (embeddings, attention and MLP matrices): checked against
+ * the manifest before a model is built, so a config edited to be huge is refused, not allocated.
+ */
+export declare const minimumParameters: (c: GptConfig) => number;
+/**
+ * Loads and verifies a checkpoint folder; throws CheckpointError if anything is off. With `optimizer: false`
+ * (evaluating, averaging, cloning from it) the optimizer state is neither read nor checked, and not returned.
+ */
+export declare const loadCheckpoint: (folder: string, options?: {
+    readonly optimizer?: boolean;
+}) => Promise<CheckpointContents>;
+/** The tokenizer id a checkpoint's tokenizer.json states, without loading it: undefined when it cannot be read. */
+export declare const savedTokenizerId: (folder: string) => string | undefined;
+/**
+ * What a checkpoint's manifest says of its decoding (`constrained`), without loading or verifying it:
+ * undefined when it says nothing or cannot be read (loading says what is wrong with it).
+ */
+export declare const savedConstrained: (folder: string) => boolean | undefined;
+/** Reads `checkpoints/latest.json` of a run (undefined when there is none); a damaged one is a CheckpointError. */
+export declare const readLatestCheckpoint: (checkpoints: string) => LatestCheckpoint | undefined;
+/** Points `checkpoints/latest.json` at a checkpoint folder, atomically (written, fsynced, renamed). */
+export declare const writeLatestCheckpoint: (checkpoints: string, latest: LatestCheckpoint) => Promise<void>;
+export {};

@@ -1,0 +1,38 @@
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+import type { EnvDefinition, LegalView } from "../runtime/env.ts";
+import type { PolicyRequest } from "../runtime/policy.ts";
+import type { AllowedNext } from "./sampler.ts";
+/** A prefix tree over token sequences. */
+export declare class ActionTrie {
+    private readonly root;
+    /** Distinct legal action token sequences. */
+    size: number;
+    /** Tokens in the longest one. */
+    longest: number;
+    constructor(sequences: Iterable<readonly number[]>);
+    private add;
+    /** The ids that may follow `prefix` (sorted), or undefined when `prefix` leaves the tree. */
+    allowedAfter(prefix: readonly number[]): number[] | undefined;
+    /** Whether `tokens` is a whole legal action. */
+    has(tokens: readonly number[]): boolean;
+}
+/** The token ids of an action text as a policy emits it: the encoded text, then `<eos>` when there is one. */
+export declare const actionTokens: (tokenizer: Tokenizer, text: string) => number[];
+/** `--constrained` needs an environment that declares its legal actions; anything else is a UsageError. */
+export declare const requireLegalActions: (env: EnvDefinition) => void;
+/** The tree of the legal actions an environment declares for a state, or null when it declares none. */
+export declare const legalTrie: (env: EnvDefinition, view: LegalView) => ActionTrie | null;
+/** A constraint that also says how many tokens its longest legal action takes. */
+export type LegalNext = AllowedNext & {
+    readonly longest: number;
+};
+/**
+ * The sampler's constraint for a request: the legal actions' tree, walked along the tokens sampled so
+ * far. Null when the environment declares nothing for this state.
+ */
+export declare const constrainTo: (env: EnvDefinition) => (request: PolicyRequest) => LegalNext | null;
+/**
+ * Per token of a recorded action, the ids the constrained sampler would have allowed; undefined when the
+ * action is not one of the legal ones (it then stays unconstrained) or the state declares none.
+ */
+export declare const allowedForAction: (trie: ActionTrie | null, tokens: readonly number[]) => number[][] | undefined;

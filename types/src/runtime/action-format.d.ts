@@ -1,0 +1,20 @@
+import type { Json } from "effect/Schema";
+import type { Tool } from "./tool.ts";
+export type ParsedAction = {
+    readonly kind: "call";
+    readonly tool: string;
+    readonly args: Json;
+} | {
+    readonly kind: "answer";
+    readonly text: string;
+} | {
+    readonly kind: "malformed";
+    readonly reason: string;
+};
+export declare const formatCall: (tool: Tool, args: Json) => string;
+export declare const formatAnswer: (text: string) => string;
+export declare const parseAction: (text: string, tools: Readonly<Record<string, Tool>>) => ParsedAction;
+/** The answer's text, when the action is `<answer>...</answer>`. */
+export declare const answerOf: (text: string, tools: Readonly<Record<string, Tool>>) => string | undefined;
+/** The decoded arguments, when the action is a well-formed call of the named tool. */
+export declare const callOf: <A = Record<string, Json>>(text: string, tools: Readonly<Record<string, Tool>>, tool: string) => A | undefined;

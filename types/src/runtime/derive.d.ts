@@ -1,0 +1,41 @@
+import type { AnyMachineSnapshot } from "xstate";
+import type { EventBody } from "../kernel/events.ts";
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+import type { Turn } from "./policy.ts";
+/**
+ * Whether the machine is waiting for a tool: one of its children is a tool invocation. A child stays
+ * until the machine has taken its result (or stopped it), so this holds in the live actor and in the
+ * pure replay fold alike, also while a result is on its way.
+ */
+export declare const waitingForTools: (snapshot: AnyMachineSnapshot, tools: Readonly<Record<string, unknown>>) => boolean;
+/** Episode endings imposed from outside the environment (policy failure, turn limit): replay accepts them as inputs. */
+export declare const ABORTED = "aborted: ";
+export declare class EpisodeDerivation {
+    readonly envId: string;
+    /** Encodes observations; without one (replay of a foreign tokenizer) tokens are not derived. */
+    readonly tokenizer: Tokenizer | undefined;
+    /** Actions taken so far. */
+    actions: number;
+    totalReturn: number;
+    ending: {
+        reason: string;
+        metrics: Record<string, number>;
+    } | undefined;
+    /** An observation was emitted since the last action: the agent acts next. */
+    awaitingAction: boolean;
+    readonly history: Turn[];
+    readonly context: number[];
+    constructor(envId: string, 
+    /** Encodes observations; without one (replay of a foreign tokenizer) tokens are not derived. */
+    tokenizer: Tokenizer | undefined);
+    /** The turn that rewards and tool calls belong to: the last action's (0 before any action). */
+    get turn(): number;
+    /** A journal event for something the machine emitted, or undefined for what the journal does not keep. */
+    emitted(event: {
+        type: string;
+    }): EventBody | undefined;
+    acted(text: string, tokens: readonly number[]): void;
+    transitioned(snapshot: AnyMachineSnapshot): EventBody;
+    /** The episode.ended event: the environment's ending, or an abort imposed from outside. */
+    ended(abort?: string): EventBody;
+}

@@ -1,0 +1,170 @@
+/**
+ * ToolEnv: the environment's author writes an XState machine; this module gives it its vocabulary.
+ *
+ * The machine receives `agent.act` events (the agent's action text and tokens) and tool results (the
+ * `onDone` of an `invoke` whose `src` is a tool's name; the output is always a ToolResult). It speaks back
+ * through three actions: `observe(text)` (the next observation: the agent acts after it), `reward(kind,
+ * value, reason)` (a process or outcome reward on the current turn) and `end(reason, metrics)`. Everything
+ * it does is recorded as events and re-derived on replay, so guards and actions must be pure: no
+ * Math.random, Date.now or timers; randomness comes from `input.seed` through `Rng`.
+ */
+import type { Json } from "effect/Schema";
+import { type ActionFunction, type AnyStateMachine, type EventObject, fromPromise, type MachineContext, type ParameterizedObject } from "xstate";
+import type { RewardKind, ToolResult } from "../kernel/events.ts";
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+import type { Policy, Turn } from "./policy.ts";
+import type { Tool } from "./tool.ts";
+/** The event the machine receives when the agent acts. */
+export interface AgentActEvent {
+    readonly type: "agent.act";
+    readonly turn: number;
+    readonly text: string;
+    readonly tokens: readonly number[];
+}
+/** What the machine is started with. */
+export interface EnvInput<Task = Json> {
+    readonly task: Task;
+    /** The episode's seed, for any randomness the environment needs (use `Rng.fromSeed`). */
+    readonly seed: string;
+}
+/** Events the machine emits; the runtime turns them into journal events. */
+export type EnvEmitted = ({
+    readonly type: "env.observe";
+    readonly text: string;
+} | {
+    readonly type: "env.reward";
+    readonly kind: RewardKind;
+    readonly value: number;
+    readonly reason: string;
+} | {
+    readonly type: "env.end";
+    readonly reason: string;
+    readonly metrics: Readonly<Record<string, number>>;
+}) & {
+    /** Where the action creator was called in the environment's code, for error messages. */
+    readonly at?: () => string | undefined;
+};
+/**
+ * What a dynamic argument of `observe`, `reward` and `end` is called with: the machine's context and the
+ * event being handled (an `agent.act` event, a tool's done event whose `output` is a ToolResult, ...).
+ */
+export interface EnvActionArgs<TContext = MachineContext, TEvent = EventObject> {
+    readonly context: TContext;
+    readonly event: TEvent;
+}
+/** A value, or a function of the machine's context and the event being handled. */
+export type Dynamic<T, TContext = MachineContext, TEvent = EventObject> = T | ((args: EnvActionArgs<TContext, TEvent>) => T);
+/**
+ * The XState action an action creator returns. Its context and event types are inferred from where it is
+ * placed (as XState's own `assign` and `emit` are), so `observe(({ context }) => context.task.a)` inside a
+ * machine made with `setup({ types: { context: {} as Context, ... } })` sees `context` as a `Context`.
+ */
+export type EnvAction<TContext extends MachineContext, TEvent extends EventObject> = ActionFunction<TContext, TEvent, any, ParameterizedObject["params"] | undefined, never, never, never, never, never>;
+/** Shows the agent its next observation; the agent acts after it. */
+export declare const observe: <TContext extends MachineContext, TEvent extends EventObject>(text: Dynamic<string, TContext, TEvent>) => EnvAction<TContext, TEvent>;
+/** Assigns a reward on the current turn. */
+export declare const reward: <TContext extends MachineContext, TEvent extends EventObject>(kind: RewardKind, value: Dynamic<number, TContext, TEvent>, reason: Dynamic<string, TContext, TEvent>) => EnvAction<TContext, TEvent>;
+/** Ends the episode, with the environment's own metrics (exact match, F1, ...). */
+export declare const end: <TContext extends MachineContext, TEvent extends EventObject>(reason: Dynamic<string, TContext, TEvent>, metrics?: Dynamic<Record<string, number>, TContext, TEvent>) => EnvAction<TContext, TEvent>;
+/**
+ * The machine's actor implementations for its tools, by name. They call the tools directly, so the
+ * machine also runs standalone (in a unit test); the runtime replaces them with recording versions and
+ * replay with the recorded results.
+ */
+export declare const toolActors: <const T extends Record<string, Tool>>(tools: T) => { [K in keyof T]: ReturnType<typeof fromPromise<ToolResult, unknown>>; };
+/** What `legalActions` sees: the task and the history so far (a PolicyRequest is one). */
+export interface LegalView<Task = Json> {
+    readonly task: Task;
+    readonly history: readonly Turn[];
+}
+export interface EnvDefinition<Task extends Json = Json> {
+    readonly id: string;
+    /** Bump when behaviour changes: replays of another version are refused with a clear message. */
+    readonly version: string;
+    readonly description: string;
+    /** The ToolEnv machine; its input is `EnvInput<Task>`. */
+    readonly machine: AnyStateMachine;
+    readonly tools: Readonly<Record<string, Tool>>;
+    /** The environment's language: observations are encoded with it; learned policies start from it. */
+    readonly tokenizer: Tokenizer;
+    /** Draws a task from a seed (deterministic). */
+    readonly task: (seed: string) => Task;
+    /** Scripted policies shipped with the environment (e.g. `expert`, `random`). */
+    readonly policies?: Readonly<Record<string, () => Policy>>;
+    /** Safety net: the runtime aborts an episode that runs longer (default 64 turns). */
+    readonly maxTurns?: number;
+    /**
+     * The most tokens one action of this environment takes: a learned policy's sampling budget per action
+     * (default 12; `--max-new-tokens` overrides it). A longer action is cut and comes out malformed, so set it
+     * when actions are long (a JSON call of several parameters). Constrained decoding sizes its budget from
+     * the longest legal action instead.
+     */
+    readonly maxActionTokens?: number;
+    /**
+     * A variant drawing other tasks (another split, other worlds...), from `key=value` options: the CLI's
+     * `--env "id?key=value&key=value"`. The machine must not change: replay finds an environment by id.
+     * Throws a RangeError naming a wrong option.
+     */
+    readonly configure?: (options: Readonly<Record<string, string>>) => EnvDefinition<Task>;
+    /** The options in effect (a variant's split, worlds...): `eval` reports them with its scores. */
+    readonly options?: Readonly<Record<string, string | number>>;
+    /**
+     * The GPT a learned policy needs (its context must hold a whole episode; a world with many names needs a
+     * wider model to copy them). Defaults: the train config's model, with a 192-token context.
+     */
+    readonly model?: {
+        readonly layers?: number;
+        readonly heads?: number;
+        readonly width?: number;
+        readonly contextLength?: number;
+        /** A pointer head that copies tokens from the context (names from passages); off by default. */
+        readonly copy?: boolean;
+        /** Learned position embeddings (the default) or ALiBi. */
+        readonly positions?: "learned" | "alibi";
+    };
+    /**
+     * The warm start `train` runs by default when it starts from a fresh model: this many episodes of the
+     * `expert` policy, cloned for this many epochs. For environments whose action format a fresh policy never
+     * finds by sampling (RL would see no reward at all). Absent: RL starts from the fresh model.
+     */
+    readonly warmStart?: {
+        readonly episodes: number;
+        readonly epochs: number;
+    };
+    /**
+     * Constrained decoding: the complete action texts this environment accepts as sensible in the state the
+     * history shows (e.g. "a search or an answer, naming an entity seen so far"), or null for no constraint.
+     * Used only when a run asks for it (`train --constrained`); the sampler then masks every token that
+     * cannot start or continue one of them, and training scores actions under the same masks. Must be pure.
+     */
+    legalActions?(view: LegalView<Task>): readonly string[] | null;
+    /** The variant training evaluates on (held-out tasks); default: this environment, on unseen seeds. */
+    readonly evaluation?: EnvDefinition<Task>;
+}
+/** `--env` and a train config's `env`: a module path (a separator or a module extension), else an id. */
+export declare const isModulePath: (spec: string) => boolean;
+/** Remembers the `--env` module path an environment was loaded from (loadEnv does), for a train config's `env`. */
+export declare const rememberModuleSpec: <E extends object>(env: E, spec: string) => E;
+/** The module path `loadEnv` loaded this environment from, if it was loaded from one. */
+export declare const moduleSpecOf: (env: object) => string | undefined;
+/** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and by the CLI before sampling). */
+export declare const checkMaxActionTokens: (env: Pick<EnvDefinition, "id" | "maxActionTokens">) => void;
+export declare const defineEnv: <Task extends Json>(definition: EnvDefinition<Task>) => EnvDefinition<Task>;
+/**
+ * Where an environment error was thrown: its own stack's first user frame, or, for XState's rethrow of a
+ * guard's error ("Unable to evaluate guard ... :\n<message>", without the original's stack), the place the
+ * wrapped guard noted for that message.
+ */
+export declare const envThrownFrom: (cause: unknown) => string | undefined;
+/**
+ * A guard that throws ends the episode as an environment error, and the user needs the line: XState's own
+ * error names the state and event but drops the stack. So each guard of the machine, inline or named, is
+ * wrapped to note where it threw; what it returns is unchanged. Changes `machine`, which must be the
+ * framework's own copy (from `provide`), never the user's.
+ */
+export declare const locateGuardThrows: (machine: AnyStateMachine) => void;
+/**
+ * `env` must be an environment object: a string (an id or path) or a wrong import is named, with the fix.
+ * `what` names the argument, e.g. "env" for an option.
+ */
+export declare const checkEnvArgument: (fn: string, env: unknown, what?: string) => void;

@@ -1,0 +1,54 @@
+/**
+ * One episode, live: the environment machine and the agent run as XState actors; every input and every
+ * derived event is appended to the journal before any consumer sees it (write-ahead). Inputs (the
+ * agent's actions, tool results) are appended before they are delivered to the machine.
+ */
+import type { Json } from "effect/Schema";
+import type { Journal } from "../journal/journal.ts";
+import type { EpisodeEvent } from "../kernel/events.ts";
+import { type EnvDefinition } from "./env.ts";
+import type { PolicyActor } from "./policy-actor.ts";
+export interface EpisodeOptions {
+    readonly env: EnvDefinition;
+    readonly policy: PolicyActor;
+    readonly journal: Journal;
+    /** The episode's seed; turn t's policy seed is `${seed}:${t}`. */
+    readonly seed: string;
+    /** The task; drawn from the seed when absent. */
+    readonly task?: Json;
+    /** Defaults to an id derived from the seed. */
+    readonly episode?: string;
+    /** Receives every event after it is in the journal. */
+    readonly onEvent?: (event: EpisodeEvent) => void;
+    /**
+     * Stops the episode when it aborts: it ends at once, journaled as aborted (`aborted: stopped: REASON`),
+     * its tool calls' signals abort, and its promise resolves with that record.
+     */
+    readonly signal?: AbortSignal;
+}
+export interface EpisodeRecord {
+    readonly episode: string;
+    readonly seed: string;
+    readonly task: Json;
+    readonly events: readonly EpisodeEvent[];
+    readonly reason: string;
+    readonly return: number;
+    readonly turns: number;
+    readonly metrics: Readonly<Record<string, number>>;
+    /**
+     * Where the environment's code threw, for an episode it aborted ("file:line:column"; not journaled,
+     * since a line number is not behaviour: an edit that moves it must not break replay).
+     */
+    readonly thrownAt?: string;
+}
+/**
+ * The parts an episode needs, checked up front: from plain JavaScript a missing part failed later as
+ * "cannot read properties of undefined". `caller` names the function in the message.
+ */
+export declare const checkEpisodeParts: (caller: string, options: {
+    readonly env?: unknown;
+    readonly policy?: unknown;
+    readonly journal?: unknown;
+    readonly seed?: unknown;
+}) => void;
+export declare const runEpisode: (options: EpisodeOptions) => Promise<EpisodeRecord>;

@@ -1,0 +1,24 @@
+/**
+ * The shared policy actor: one mailbox for every concurrent episode. Requests that arrive while the
+ * policy is busy (or within the same event-loop turn) are answered by one batched `act` call, at most
+ * `maxBatch` rows at a time. Rows are independent (each carries its own seed), so batching changes
+ * throughput, never results; that holds for failures too: when a batched call throws, each of its rows is
+ * asked again alone, so only the episodes whose own row fails are aborted.
+ */
+import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
+export declare class PolicyActor {
+    readonly policy: Policy;
+    readonly maxBatch: number;
+    private queue;
+    private scheduled;
+    private running;
+    /** Batches answered so far and rows in them: batching efficiency is rows / batches. */
+    batches: number;
+    rows: number;
+    constructor(policy: Policy, maxBatch?: number);
+    request(request: PolicyRequest): Promise<PolicyAction>;
+    private schedule;
+    private flush;
+    /** One `act` call for these rows: resolves them all, or returns what it threw (rejecting none). */
+    private answer;
+}

@@ -1,0 +1,39 @@
+/**
+ * The Policy contract: asynchronous and batched. A policy returns token ids (the truth), the text decoded
+ * from them, per-token logprobs and the version that produced them. It must sample each row with the
+ * row's own seed, so an action never depends on which other episodes shared the batch.
+ */
+import type { Json } from "effect/Schema";
+import type { Tokenizer } from "../kernel/tokenizer.ts";
+export interface Turn {
+    readonly role: "observation" | "action";
+    readonly text: string;
+    readonly tokens: readonly number[];
+}
+export interface PolicyRequest {
+    readonly episode: string;
+    readonly turn: number;
+    /** This turn's seed; the only randomness a policy may use for this row. */
+    readonly seed: string;
+    readonly task: Json;
+    /** The whole history so far, in order: the prompt observation, then actions and observations. */
+    readonly history: readonly Turn[];
+    /** The token context: the exact concatenation of every turn's tokens. */
+    readonly context: readonly number[];
+}
+export interface PolicyAction {
+    readonly tokens: readonly number[];
+    readonly text: string;
+    readonly logprobs: readonly number[];
+    /** The policy version that produced this action. */
+    readonly version: number;
+    /** Per sampled token, the ids that were allowed (constrained decoding), or null when unconstrained. */
+    readonly allowed?: readonly (readonly number[] | null)[];
+}
+export interface Policy {
+    readonly id: string;
+    /** The current version; a learner bumps it after each update. */
+    readonly version: number;
+    readonly tokenizer: Tokenizer;
+    act(requests: readonly PolicyRequest[]): Promise<readonly PolicyAction[]>;
+}

@@ -1,0 +1,37 @@
+import { type Tool } from "./tool.ts";
+export interface SandboxOptions {
+    /** Wall-clock limit in milliseconds (default 5,000). */
+    readonly timeoutMs?: number;
+    /** Memory limit in MiB (default 256): the V8 heap limit, and the resident size the watchdog allows (plus 64). */
+    readonly memoryMb?: number;
+    /** Most bytes of stdout and stderr together (default 1 MiB); more stops the run. */
+    readonly maxOutputBytes?: number;
+    /** Text given on stdin. */
+    readonly stdin?: string;
+    /** Stops the run (SIGKILL). */
+    readonly signal?: AbortSignal;
+}
+export type SandboxEnd = "exit" | "timeout" | "memory" | "output" | "aborted" | "error";
+export interface SandboxResult {
+    /** The code ran to completion within every limit and exited with code 0. */
+    readonly ok: boolean;
+    /** How the run ended: on its own, or stopped by which limit. */
+    readonly ended: SandboxEnd;
+    readonly exitCode: number | null;
+    readonly signal: string | null;
+    readonly stdout: string;
+    readonly stderr: string;
+    readonly ms: number;
+    /** How the network was kept away: an empty namespace, or the network APIs replaced in the process. */
+    readonly network: "namespace" | "blocked-in-process";
+}
+/** Runs JavaScript (CommonJS, `require` of built-in modules only) in a child process, within limits. */
+export declare const runJavaScript: (code: string, options?: SandboxOptions) => Promise<SandboxResult>;
+/**
+ * A tool that runs the JavaScript it is given in the sandbox and returns the outcome as data:
+ * `{ ok, ended, exitCode, stdout, stderr }`. A run stopped by a limit is a result, not a tool failure.
+ */
+export declare const codeTool: (options?: SandboxOptions & {
+    readonly name?: string;
+    readonly description?: string;
+}) => Tool;

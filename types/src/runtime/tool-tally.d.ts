@@ -1,0 +1,36 @@
+/**
+ * What a recording's tool calls did, for its summary: a failure is a normal outcome for the machine (it
+ * gets `{ ok: false, error }`), so a bug in a tool's own code (`args.itme.toUpperCase()`) or a result cut
+ * to size would otherwise pass unseen while every episode "succeeds".
+ */
+import type { EpisodeEvent } from "../kernel/events.ts";
+export interface ToolFailureCount {
+    readonly tool: string;
+    readonly kind: string;
+    readonly message: string;
+    readonly count: number;
+    /** Where the tool's code threw it (file:line:column), when this process saw it thrown. */
+    readonly thrownAt?: string;
+}
+export interface ToolTallySummary {
+    readonly calls: number;
+    readonly failed: number;
+    /** Results cut to the tool's maxResultChars (a string ending in the marker, or { truncated, preview }). */
+    readonly cut: number;
+    /** The most frequent failures, most frequent first (at most the summary's limit, 5 by default). */
+    readonly failures: readonly ToolFailureCount[];
+}
+export declare class ToolTally {
+    private calls;
+    private failed;
+    private cut;
+    private readonly failures;
+    /** Counts the tool calls of one episode's events. */
+    add(events: readonly EpisodeEvent[]): void;
+    /** The counts, with the `limit` most frequent failures (all of them with Infinity). */
+    summary(limit?: number): ToolTallySummary;
+}
+/** One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)`. */
+export declare const describeFailure: (f: ToolFailureCount) => string;
+/** The summary's lines for a person (none when every call succeeded and none was cut). */
+export declare const describeToolTally: (tally: ToolTallySummary) => string[];

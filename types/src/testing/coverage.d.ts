@@ -1,0 +1,115 @@
+import type { Json } from "effect/Schema";
+import { type AnyMachineSnapshot } from "xstate";
+import type { ToolResult } from "../kernel/events.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import type { EpisodeScript } from "./episodes.ts";
+interface ToolCallInFlight {
+    readonly actor: string;
+    readonly tool: string;
+    readonly args: Json;
+}
+/** A state of the machine together with what the runtime knows about it. */
+export interface ProtocolSnapshot {
+    readonly status: "active" | "done";
+    readonly output: undefined;
+    readonly error: undefined;
+    readonly machine: AnyMachineSnapshot;
+    /** An observation was shown since the agent's last action: the agent acts next (once no tool is in flight). */
+    readonly awaiting: boolean;
+    /** The machine called end() or reached a final state. */
+    readonly ended: boolean;
+    readonly inFlight: readonly ToolCallInFlight[];
+    /** The latest observation shown. */
+    readonly observation: string | undefined;
+    /** What is wrong with the transition into this state. */
+    readonly problem: string | undefined;
+}
+export type ExplorationEvent = {
+    readonly type: "agent.act";
+    readonly turn: number;
+    readonly text: string;
+    readonly tokens: readonly number[];
+} | {
+    readonly type: `xstate.done.actor.${string}`;
+    readonly output: ToolResult;
+    readonly actorId: string;
+};
+export interface CoverageOptions {
+    /** The task to explore (default: `env.task(seed)`). */
+    readonly task?: Json;
+    readonly seed?: string;
+    /** Sample actions the agent tries in every state where it acts (a few: each multiplies the states). */
+    readonly actions: readonly string[] | ((machine: AnyMachineSnapshot) => readonly string[]);
+    /**
+     * Sample results of a tool call. Default: the tool's own result when its `execute` is synchronous (null
+     * otherwise), an error and a timeout.
+     */
+    readonly toolResults?: (tool: string, args: Json) => readonly ToolResult[];
+    /**
+     * What makes two states the same (default: canonical JSON of the machine's value and context, and the
+     * protocol flags): states it maps to one string are explored once, so leaving a field out shrinks the
+     * exploration (and a loop that only grows that field becomes a cycle).
+     */
+    readonly serialize?: (state: ProtocolSnapshot) => string;
+    /**
+     * Stop after this many distinct states (default 5,000: 2 to 3 seconds with five sample actions), with a
+     * RangeError that names the context fields that vary most among them.
+     */
+    readonly limit?: number;
+    /** Allow paths that loop (default false: every loop is an endless episode the runtime must cut). */
+    readonly allowCycles?: boolean;
+    /** Observations matching this are reported (default: "undefined", "NaN", "[object Object]"). */
+    readonly suspiciousObservation?: RegExp | false;
+}
+export interface CoverageProblem {
+    readonly kind: "unreachable" | "dead-end" | "endless" | "silent" | "invalid";
+    readonly detail: string;
+    /** The steps that lead there: the shortest path among those that do. */
+    readonly path?: readonly string[];
+    /**
+     * How many explored states have this problem at this state node, each reached by its own path (they
+     * differ in their context), when more than one: the problem is listed once, with the shortest path.
+     */
+    readonly paths?: number;
+}
+export interface CoveragePath {
+    /** The steps, in words. */
+    readonly steps: readonly string[];
+    /** The same path as an episode script: `playEpisode(env, script)` plays it live. */
+    readonly script: EpisodeScript;
+    readonly state: ProtocolSnapshot;
+}
+export interface CoverageReport {
+    /** Distinct states explored, and transitions between them. */
+    readonly states: number;
+    readonly transitions: number;
+    /** Atomic and final state nodes of the machine, by id; which were reached; which were not. */
+    readonly stateNodes: readonly string[];
+    readonly reached: readonly string[];
+    readonly unreachable: readonly string[];
+    /** States where the episode ended. */
+    readonly ends: number;
+    /** The shortest path to every explored state. */
+    readonly paths: readonly CoveragePath[];
+    readonly problems: readonly CoverageProblem[];
+}
+/** One step of a path: the event and the state it leads to (the first step: `xstate.init` and the initial state). */
+export interface PathStep {
+    readonly state: ProtocolSnapshot;
+    readonly event: ExplorationEvent | {
+        readonly type: "xstate.init";
+    };
+}
+/** Explores the machine and reports coverage and problems; throws only when the exploration cannot finish. */
+export declare const exploreEnv: (env: EnvDefinition, options: CoverageOptions) => CoverageReport;
+export declare class CoverageError extends Error {
+    readonly env: string;
+    readonly report: CoverageReport;
+    constructor(env: string, report: CoverageReport);
+}
+/**
+ * Explores the machine and throws a CoverageError listing each problem with the shortest path to it (or a
+ * RangeError when the exploration cannot finish: over `limit`, or an endless episode whose context grows).
+ */
+export declare const checkCoverage: (env: EnvDefinition, options: CoverageOptions) => CoverageReport;
+export {};

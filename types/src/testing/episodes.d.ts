@@ -1,0 +1,134 @@
+/**
+ * Whole episodes, generated and played through the real runtime: an `EpisodeScript` (seed, task, the
+ * agent's actions, tool results to inject) is what fast-check generates and shrinks; `playEpisode` runs
+ * it with `runEpisode`, so every event is journaled exactly as in a rollout and replays with `--verify`.
+ * `EpisodeDriver` plays one action at a time, for model-based tests.
+ */
+import type { Json } from "effect/Schema";
+import fc from "fast-check";
+import type { Journal } from "../journal/journal.ts";
+import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
+import { type EnvDefinition } from "../runtime/env.ts";
+import { type EpisodeRecord } from "../runtime/episode.ts";
+import type { PolicyRequest } from "../runtime/policy.ts";
+import { type ActionOptions } from "./actions.ts";
+/** An action of a script: its text, or a pick among the environment's legal actions in the state reached. */
+export type ScriptAction = string | {
+    readonly legal: number;
+};
+/** An episode as fast-check generates it: everything that enters the environment from outside. */
+export interface EpisodeScript {
+    readonly seed: string;
+    /** The task; drawn from the seed by the environment when absent. */
+    readonly task?: Json;
+    /**
+     * The agent's actions, in order. When they run out first, the episode is cut short (aborted). A
+     * `{ legal: i }` is resolved when played: the i-th (modulo their number) of the actions the environment's
+     * `legalActions` lists in the state reached, or an empty action where it lists none.
+     */
+    readonly actions: readonly ScriptAction[];
+    /** Results to inject, by tool call in call order; null (or past the end) calls the real tool. */
+    readonly toolResults?: readonly (ToolResult | null)[];
+}
+export interface PlayedEpisode {
+    readonly script: EpisodeScript;
+    readonly record: EpisodeRecord;
+    readonly events: readonly EpisodeEvent[];
+    readonly rewards: readonly EventOf<"reward.assigned">[];
+    /** The script ran out of actions before the environment ended the episode. */
+    readonly truncated: boolean;
+}
+/** The policy id of played scripts; its failure reason marks a truncated episode. */
+export declare const SCRIPT_POLICY = "script";
+export interface EpisodeScriptOptions extends ActionOptions {
+    /** The agent's actions (default: `actionArbitrary(env, options)`, well-formed and hostile). */
+    readonly actions?: fc.Arbitrary<string>;
+    /** At most this many actions (default 6). */
+    readonly maxActions?: number;
+    /** Episode seeds (default "s0" to "s9999"); the environment draws the task from it. */
+    readonly seeds?: fc.Arbitrary<string>;
+    /** Tasks; when absent, `env.task(seed)`. */
+    readonly tasks?: fc.Arbitrary<Json>;
+    /** One injected result per tool call, null for the real tool (default: real 4 in 5, else a failure). */
+    readonly toolResults?: fc.Arbitrary<ToolResult | null>;
+    /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
+    readonly repeats?: boolean;
+    /**
+     * When the environment declares `legalActions` and `actions` is not given, draw about half the actions
+     * from them, in the state each is taken in (default true): the task's own calls, which random arguments
+     * rarely hit, and so loopholes that take two or three particular steps.
+     */
+    readonly legal?: boolean;
+}
+/** The options of episode scripts (checkRewards refuses any other). */
+export declare const EPISODE_SCRIPT_OPTIONS: readonly ["args", "answers", "hugeLength", "actions", "maxActions", "seeds", "tasks", "toolResults", "repeats", "legal"];
+export declare const seedArbitrary: () => fc.Arbitrary<string>;
+/** Actions with some exact repeats of earlier ones: `{ repeat: i }` copies the i-th earlier action. */
+export declare const actionsWithRepeatsArbitrary: <A extends ScriptAction>(actions: fc.Arbitrary<A>, maxActions: number, repeats?: boolean) => fc.Arbitrary<A[]>;
+/** The text a script's action stands for, in the state the request shows. */
+export declare const resolveAction: (env: EnvDefinition, action: ScriptAction, request: PolicyRequest) => string;
+/** Episode scripts for an environment. */
+export declare const episodeScriptArbitrary: (env: EnvDefinition, options?: EpisodeScriptOptions) => fc.Arbitrary<EpisodeScript>;
+export interface PlayOptions {
+    /** Where the events go (default: a fresh MemoryJournal). */
+    readonly journal?: Journal;
+    /** The episode id (default: derived from the seed). */
+    readonly episode?: string;
+    /**
+     * Decides when each tool result reaches the machine. Called as each call starts, with the promise of its
+     * result (injected, or the real tool's); the machine sees the result when the returned promise settles.
+     * With a fast-check scheduler, `(label, result) => s.schedule(result, label)` tries every arrival order,
+     * of real async tools' results as well as of injected ones.
+     */
+    readonly schedule?: (label: string, result: Promise<ToolResult>) => Promise<ToolResult>;
+}
+/** Plays a script through the live runtime (`runEpisode`); the journal replays with `--verify`. */
+export declare const playEpisode: (env: EnvDefinition, script: EpisodeScript, options?: PlayOptions) => Promise<PlayedEpisode>;
+/** What one action led to, up to the environment's next observation or the end. */
+export interface StepResult {
+    /** The events from the agent's action on. */
+    readonly events: readonly EpisodeEvent[];
+    readonly rewards: readonly EventOf<"reward.assigned">[];
+    /** The sum of the rewards. */
+    readonly reward: number;
+    /** The last observation shown after the action (undefined when none). */
+    readonly observation: string | undefined;
+    readonly done: boolean;
+}
+export interface DriverOptions {
+    readonly seed: string;
+    readonly task?: Json;
+    readonly journal?: Journal;
+    readonly episode?: string;
+}
+/**
+ * An episode played one action at a time, through the live runtime: the driver is the policy. `act`
+ * returns once the environment waits for the next action or has ended; `close` cuts a running episode
+ * short (recorded as an abort) and returns its record.
+ */
+export declare class EpisodeDriver {
+    readonly env: EnvDefinition;
+    readonly events: EpisodeEvent[];
+    private pending;
+    private rejectPending;
+    private wake;
+    private outcome;
+    private injected;
+    private readonly episode;
+    private constructor();
+    private settle;
+    /** Starts the episode and waits for its first observation. */
+    static start(env: EnvDefinition, options: DriverOptions): Promise<EpisodeDriver>;
+    get done(): boolean;
+    /** The task the episode runs. */
+    get task(): Json;
+    /** The latest observation so far. */
+    get observation(): string | undefined;
+    private turn;
+    /** The agent acts; with `toolResult`, every tool call this action causes returns it instead. */
+    act(text: string, options?: {
+        toolResult?: ToolResult;
+    }): Promise<StepResult>;
+    /** Ends the episode (an abort when it is still running) and returns its record. */
+    close(): Promise<EpisodeRecord>;
+}

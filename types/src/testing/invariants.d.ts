@@ -1,0 +1,126 @@
+/**
+ * Reward invariants, stated once and checked as properties against any ToolEnv: fast-check generates
+ * episodes (actions, tool results, arrival orders), plays them through the live runtime, and shrinks a
+ * failure to a short episode that is printed step by step and written as a replayable journal.
+ *
+ *   await checkRewards(env, { invariants: [rewardBounds({ min: -0.1, max: 1 }), noRewardForRepeatedCalls()] });
+ */
+import fc from "fast-check";
+import type { EpisodeEvent } from "../kernel/events.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import { CounterexampleError, type PropertyRunOptions, type Violation } from "./counterexample.ts";
+import { type EpisodeScript, type EpisodeScriptOptions, type PlayedEpisode } from "./episodes.ts";
+/** A property of an environment's rewards: how to generate a case, and how to check it. */
+export interface RewardInvariant<Case = unknown> {
+    readonly name: string;
+    readonly arbitrary: (env: EnvDefinition, options: EpisodeScriptOptions) => fc.Arbitrary<Case>;
+    /** Plays the case; returns what broke, with the episodes that show it, or nothing. */
+    readonly check: (env: EnvDefinition, value: Case) => Promise<Violation | undefined>;
+    /**
+     * Asked after every case passed: why the cases checked nothing (e.g. none had two tool calls in flight
+     * for an arrival-order rule), or nothing. `arbitrary` is called first, once per check, and may reset
+     * what this counts.
+     */
+    readonly vacuous?: () => string | undefined;
+}
+export interface EpisodeInvariantOptions {
+    /**
+     * Whether the rule has anything to check in this episode (e.g. it earned a process reward). When no
+     * drawn episode applies, checkRewards throws NothingCheckedError instead of passing. Default: every one.
+     */
+    readonly appliesTo?: (episode: PlayedEpisode, env: EnvDefinition) => boolean;
+    /** Says, in the NothingCheckedError, what no drawn episode did (default: "applied"). */
+    readonly describe?: string;
+}
+/**
+ * An invariant of single episodes: `check` returns a message when the played episode breaks it. Write
+ * your own with it, e.g. `episodeInvariant("never rewards a malformed action", (e) => ...)`; give
+ * `{ appliesTo }` when only some episodes can break it, so a check that met none of them fails.
+ */
+export declare const episodeInvariant: (name: string, check: (episode: PlayedEpisode, env: EnvDefinition) => string | undefined, options?: EpisodeInvariantOptions) => RewardInvariant<EpisodeScript>;
+/** Every reward (of `kind`, when given) lies in [min, max]. */
+export declare const rewardBounds: (bounds: {
+    readonly min: number;
+    readonly max: number;
+    readonly kind?: "process" | "outcome";
+}) => RewardInvariant<EpisodeScript>;
+/** The episode's return (the sum of all its rewards) lies in [min, max], also for episodes cut short. */
+export declare const returnBounds: (bounds: {
+    readonly min: number;
+    readonly max: number;
+}) => RewardInvariant<EpisodeScript>;
+/** Process rewards of one episode sum to at most `cap`: more tool calls cannot farm more reward. */
+export declare const processRewardCap: (cap: number) => RewardInvariant<EpisodeScript>;
+export interface RepeatedCallOptions {
+    /** The call an action makes, as a comparable key; default: the framework's action format. */
+    readonly callOf?: (text: string, env: EnvDefinition) => string | undefined;
+    /** A repeat of a call whose tool failed (error, timeout) is a retry, not a repeat (default false). */
+    readonly allowRetryAfterFailure?: boolean;
+}
+/** An action that repeats an earlier call of the same tool with the same arguments earns no positive reward. */
+export declare const noRewardForRepeatedCalls: (options?: RepeatedCallOptions) => RewardInvariant<EpisodeScript>;
+/** The agent's actions that end an episode with an answer; default: `<answer>...</answer>`. */
+export interface FinalAnswerOptions {
+    /** Candidate final answers (default: short random strings; give the task's real answers too). */
+    readonly answers?: fc.Arbitrary<string>;
+    /** The answer an action gives, or undefined when it is no answer; default: the framework's format. */
+    readonly answerOf?: (text: string, env: EnvDefinition) => string | undefined;
+}
+interface FinalAnswerCase {
+    readonly seed: string;
+    /** Two histories (actions without an answer, injected tool results) to play before the same answer. */
+    readonly histories: readonly [EpisodeScript, EpisodeScript];
+    readonly answer: string;
+}
+/**
+ * Two episodes of the same task that end with the same answer, after different histories, earn the same
+ * outcome reward: the outcome rewards the answer, not the path (which is what process rewards are for).
+ */
+export declare const outcomeDependsOnlyOnFinalAnswer: (options?: FinalAnswerOptions) => RewardInvariant<FinalAnswerCase>;
+interface OrderCase {
+    readonly script: EpisodeScript;
+    readonly scheduler: fc.Scheduler;
+}
+/**
+ * Concurrent tool calls may return in any order; the rewards must not depend on it. Each case plays an
+ * episode twice, with results in call order and in an order fast-check's scheduler picks, and compares
+ * the rewards of every turn (as multisets: the order of rewards within a turn may differ).
+ */
+export declare const orderIndependentRewards: () => RewardInvariant<OrderCase>;
+/** The most tool calls an episode had in flight at once (called, not yet returned). */
+export declare const mostCallsInFlight: (events: readonly EpisodeEvent[]) => number;
+/** No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort). */
+export declare const neverCrashes: () => RewardInvariant<EpisodeScript>;
+/** The recorded episode replays through the machine's pure transitions to the same events. */
+export declare const replaysIdentically: () => RewardInvariant<EpisodeScript>;
+export type AnyRewardInvariant = RewardInvariant<any>;
+export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOptions {
+    readonly invariants: readonly AnyRewardInvariant[];
+    /** Check only the invariants of these names (to rerun a reported counterexample). */
+    readonly only?: string | readonly string[];
+}
+/**
+ * Every case of an invariant passed, but none could have failed: the environment never did what the rule is
+ * about (e.g. an arrival-order rule on an environment that calls one tool at a time).
+ */
+export declare class NothingCheckedError extends Error {
+    readonly checks: readonly {
+        readonly invariant: string;
+        readonly reason: string;
+    }[];
+    constructor(checks: readonly {
+        readonly invariant: string;
+        readonly reason: string;
+    }[]);
+}
+/** Several invariants failed: each has its own counterexample. */
+export declare class InvariantsFailedError extends Error {
+    readonly failures: readonly CounterexampleError[];
+    constructor(failures: readonly CounterexampleError[]);
+}
+/**
+ * Checks reward invariants against an environment. Throws a CounterexampleError (one failure) or an
+ * InvariantsFailedError (several) whose message shows each shrunk episode and where its journal is.
+ */
+export declare const checkRewards: (env: EnvDefinition, options: RewardCheckOptions) => Promise<void>;
+export {};

@@ -1,0 +1,53 @@
+/**
+ * Model-based testing of an environment: the user writes a simple model of what the environment should
+ * do (a plain function from the model's state and the agent's action to the expected reward, observation
+ * and end), and fast-check runs random command sequences (`fc.commands` + `fc.asyncModelRun`) against
+ * both, one action at a time, through the live runtime. A mismatch shrinks to the shortest sequence.
+ */
+import type { Json } from "effect/Schema";
+import fc from "fast-check";
+import type { ToolResult } from "../kernel/events.ts";
+import { type EnvDefinition } from "../runtime/env.ts";
+import { type ActionOptions } from "./actions.ts";
+import { type PropertyRunOptions } from "./counterexample.ts";
+/** What the environment should do after an action. Leave out what the model does not predict. */
+export interface ModelPrediction<State> {
+    /** The model's next state. */
+    readonly state: State;
+    /** The sum of the rewards the action earns (process and outcome together). */
+    readonly reward?: number;
+    /** Whether the action ends the episode. */
+    readonly done?: boolean;
+    /** The next observation: the exact text, or a pattern it matches. */
+    readonly observation?: string | RegExp;
+}
+/** A simple model of an environment, written by its author. */
+export interface EnvModel<State, Task = Json> {
+    /** The model's state when an episode of `task` starts. */
+    init(task: Task): State;
+    /** The first observation, when the model predicts it. */
+    opening?(task: Task): string | RegExp;
+    /** The prediction for the agent's action; `toolResult` is what every tool call of this action returns, if injected. */
+    act(state: State, text: string, toolResult?: ToolResult): ModelPrediction<State>;
+}
+export interface ModelCheckOptions<State, Task> extends ActionOptions, PropertyRunOptions {
+    readonly model: EnvModel<State, Task>;
+    /** The agent's actions (default: `actionArbitrary(env, options)`). */
+    readonly actions?: fc.Arbitrary<string>;
+    /** Episode seeds; the environment draws the task from it unless `tasks` is given. */
+    readonly seeds?: fc.Arbitrary<string>;
+    readonly tasks?: fc.Arbitrary<Task>;
+    /** Longest command sequence (default 8). */
+    readonly maxCommands?: number;
+    /** Tool results to inject on some actions (1 in 5); the model sees them. Default: tools run for real. */
+    readonly toolFaults?: fc.Arbitrary<ToolResult>;
+    /** fast-check's replay path of a command sequence (printed with a failing sequence). */
+    readonly replayPath?: string;
+    /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
+    readonly repeats?: boolean;
+}
+/**
+ * Runs random action sequences against the environment and the model; throws a CounterexampleError with
+ * the shortest sequence found where they disagree, its episode, and its journal.
+ */
+export declare const checkModel: <State, Task = Json>(env: EnvDefinition, options: ModelCheckOptions<State, Task>) => Promise<void>;
