@@ -47,8 +47,10 @@ export interface ReplayResult {
  */
 const IMPURE =
   "the usual cause is a guard, action, observe, reward or end function that is not pure (Math.random, " +
-  "Date.now, timers, or reading outside state that changes); or the environment changed without a new version " +
-  "(a configure() option that changes the machine is such a change: a variant may change only its tasks)";
+  "Date.now, timers, or reading outside state that changes); or the environment changed without a new version";
+/** Said too for an environment with variants: one whose options change its machine replays as another. */
+const CONFIGURED =
+  " (a configure() option that changes the machine is such a change: a variant may change only its tasks)";
 
 /** A derived event the journal cannot hold; the live runtime ended the episode on it, with this reason. */
 class Unrecordable {
@@ -75,26 +77,39 @@ const brief = (value: unknown): string => {
 const contextDifference = (
   record: Extract<EpisodeEvent, { type: "env.transitioned" }>,
   body: Extract<EventBody, { type: "env.transitioned" }>,
-  before: unknown,
-  after: unknown,
+  /** The canonical JSON of { value, context } at the last matched transition ("" before the first), and now. */
+  beforeJson: string,
+  afterJson: string,
 ): string => {
   if (canonicalJson(record.state) !== canonicalJson(body.state)) return "";
-  const isRecord = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v);
   const said = "\n  the state is the same; the context differs (a journal keeps only the context's hash)";
-  if (!isRecord(after) || !isRecord(before)) return `${said}; replayed context: ${brief(after)}`;
-  const full = (v: unknown) => (v === undefined ? "" : canonicalJson(v as Json));
-  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
-    (key) => full(before[key]) !== full(after[key]),
-  );
-  for (const key of changed) {
-    const { [key]: _, ...rest } = after;
-    const restored = key in before ? { ...rest, [key]: before[key] } : rest;
-    if (hashValue({ value: body.state, context: restored }) === record.hash)
-      return `${said}: context.${key} was ${brief(before[key])} when recorded, and replay made it ${brief(after[key])}`;
+  try {
+    const contextOf = (json: string): unknown =>
+      json === "" ? undefined : (JSON.parse(json) as { context: unknown }).context;
+    const before = contextOf(beforeJson);
+    const after = contextOf(afterJson);
+    const isRecord = (v: unknown): v is Record<string, unknown> =>
+      typeof v === "object" && v !== null && !Array.isArray(v);
+    if (!isRecord(after) || !isRecord(before)) return `${said}; replayed context: ${brief(after)}`;
+    // Own fields only: a field named like a built-in (valueOf) must not find Object.prototype's.
+    const field = (o: Record<string, unknown>, key: string) => (Object.hasOwn(o, key) ? o[key] : undefined);
+    const full = (v: unknown) => (v === undefined ? "" : canonicalJson(v as Json));
+    const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+      (key) => full(field(before, key)) !== full(field(after, key)),
+    );
+    for (const key of changed) {
+      const { [key]: _, ...rest } = after;
+      const restored = Object.hasOwn(before, key) ? { ...rest, [key]: before[key] } : rest;
+      if (hashValue({ value: body.state, context: restored }) === record.hash)
+        return `${said}: context.${key} was ${brief(field(before, key))} when recorded, and replay made it ${brief(field(after, key))}`;
+    }
+    if (changed.length === 0)
+      return `${said}; this transition changed no field in replay, so the recording changed one`;
+    return `${said}; this transition changed in replay: ${changed.map((key) => `context.${key} ${brief(field(before, key))} -> ${brief(field(after, key))}`).join(", ")}`;
+  } catch {
+    // A hint that fails must not hide the divergence it would explain.
+    return said;
   }
-  if (changed.length === 0) return `${said}; this transition changed no field in replay, so the recording changed one`;
-  return `${said}; this transition changed in replay: ${changed.map((key) => `context.${key} ${brief(before[key])} -> ${brief(after[key])}`).join(", ")}`;
 };
 
 export const replayEpisode = (
@@ -112,7 +127,14 @@ export const replayEpisode = (
   };
   /** The machine derived something else from the same inputs. */
   const diverge = (seq: number, expected: string, actual: string): never => {
-    throw new NonDeterminismError({ episode, seq, file: options.file, expected, actual, hint: IMPURE });
+    throw new NonDeterminismError({
+      episode,
+      seq,
+      file: options.file,
+      expected,
+      actual,
+      hint: env.configure ? IMPURE + CONFIGURED : IMPURE,
+    });
   };
   if (started?.type !== "episode.started") return refuse(0, "episode.started", "no episode.started first");
   // Another environment's journal: refused with or without verify (re-reward keeps the id).
@@ -133,11 +155,11 @@ export const replayEpisode = (
   /** Tool calls in flight: call id -> the machine's child actor id. */
   const pending = new Map<string, string>();
 
-  /** The replayed context at the last transition that matched its record (undefined before the first). */
-  let matchedContext: unknown;
+  /** The canonical JSON of { value, context } at the last transition that matched its record. */
+  let matchedTransition = "";
 
-  /** A re-derived event: compared with the record (verify) and kept; `context` is a transition's. */
-  const derived = (body: EventBody, context?: unknown) => {
+  /** A re-derived event: compared with the record (verify) and kept. */
+  const derived = (body: EventBody) => {
     // Not writable as canonical JSON (the environment's own text with a lone surrogate, say): the live
     // runtime recorded what came before it and ended the episode there, so replay does the same.
     let json: string;
@@ -160,10 +182,10 @@ export const replayEpisode = (
           record.seq,
           expected,
           body.type === "env.transitioned" && record.type === "env.transitioned"
-            ? `${json}${contextDifference(record, body, matchedContext, context)}`
+            ? `${json}${contextDifference(record, body, matchedTransition, derivation.lastTransition)}`
             : json,
         );
-      if (body.type === "env.transitioned") matchedContext = context;
+      if (body.type === "env.transitioned") matchedTransition = derivation.lastTransition;
       out.push(actual);
       cursor += 1;
     } else {
@@ -201,7 +223,7 @@ export const replayEpisode = (
         for (const [call, id] of pending) if (id === actor) pending.delete(call);
       }
     }
-    derived(derivation.transitioned(snapshot), snapshot.context ?? null);
+    derived(derivation.transitioned(snapshot));
     if (derivation.ending || snapshot.status === "done") {
       derived(derivation.ended());
       ended = true;
@@ -276,8 +298,8 @@ export const replayEpisode = (
         if (spelt !== event.text)
           refuse(
             event.seq,
-            `agent.acted whose text is what its tokens spell, ${JSON.stringify(spelt.slice(0, 80))}`,
-            `its text is ${JSON.stringify(event.text.slice(0, 80))}; the environment judged that text, and a learner would train on the tokens`,
+            `agent.acted's tokens, which spell ${JSON.stringify(spelt.slice(0, 80))}`,
+            `agent.acted's text, ${JSON.stringify(event.text.slice(0, 80))}: the journal disagrees with itself (the live runtime aborts such an action; other code wrote this one), and the environment judged the text while a learner would train on the tokens`,
           );
       }
       cursor += 1;

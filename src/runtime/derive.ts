@@ -4,7 +4,7 @@
  */
 import type { Json } from "effect/Schema";
 import type { AnyMachineSnapshot } from "xstate";
-import { hashValue, notPlainJson } from "../kernel/canonical.ts";
+import { canonicalJson, digest, notPlainJson } from "../kernel/canonical.ts";
 import { shownValue } from "../kernel/errors.ts";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -38,6 +38,11 @@ export class EpisodeDerivation {
   /** An observation was emitted since the last action: the agent acts next. */
   awaitingAction = false;
   readonly history: Turn[] = [];
+  /**
+   * The canonical JSON of the last transition's { value, context }, whose digest is its state hash: a copy
+   * taken then, which later in-place changes to the context cannot reach (replay's divergence report reads it).
+   */
+  lastTransition = "";
   readonly context: number[] = [];
 
   constructor(
@@ -125,11 +130,8 @@ export class EpisodeDerivation {
       throw new TypeError(
         `${this.envId}: ${problem}: the machine's context must be plain JSON (objects, arrays, strings, finite numbers, booleans, null) so that its state hash stands for it`,
       );
-    return {
-      type: "env.transitioned",
-      state,
-      hash: hashValue({ value: state, context: snapshot.context ?? null }),
-    };
+    this.lastTransition = canonicalJson({ value: state, context: snapshot.context ?? null });
+    return { type: "env.transitioned", state, hash: digest(this.lastTransition) };
   }
 
   /** The episode.ended event: the environment's ending, or an abort imposed from outside. */

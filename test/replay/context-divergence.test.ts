@@ -8,6 +8,7 @@ import { assign, setup } from "xstate";
 import {
   type AgentActEvent,
   defineEnv,
+  type EnvDefinition,
   type EnvInput,
   end,
   MemoryJournal,
@@ -18,16 +19,16 @@ import {
 import { replayEpisode } from "../../src/replay/replay.ts";
 import { playEpisode } from "../../src/testing/index.ts";
 
-type Context = { turns: number; stamp: number | null; note: string };
+type Context = { turns: number; stamp: number | null; note: string; stamps: number[] };
 
 /** Two impure writes: `stamp` reads a clock outside the machine; `note` is written only after the first run. */
-const makeEnv = () => {
+const makeEnv = (variants = false): EnvDefinition => {
   let clock = 0;
   let runs = 0;
   const machine = setup({
     types: { context: {} as Context, events: {} as AgentActEvent, input: {} as EnvInput<{ q: string }> },
   }).createMachine({
-    context: () => ({ turns: 0, stamp: null, note: "" }),
+    context: () => ({ turns: 0, stamp: null, note: "", stamps: [] }),
     initial: "awaiting",
     entry: observe("say something"),
     states: {
@@ -38,6 +39,26 @@ const makeEnv = () => {
               guard: ({ event }) => event.text === "clock",
               target: "done",
               actions: [assign({ turns: ({ context }) => context.turns + 1, stamp: () => clock++ }), end("done")],
+            },
+            {
+              // In place: the array the previous snapshot holds changes too.
+              guard: ({ event }) => event.text === "push",
+              target: "done",
+              actions: [
+                assign({
+                  stamps: ({ context }) => {
+                    context.stamps.push(clock++);
+                    return context.stamps;
+                  },
+                }),
+                end("done"),
+              ],
+            },
+            {
+              // A field named like an Object.prototype member, present only after the first run.
+              guard: ({ event }) => event.text === "builtin",
+              target: "done",
+              actions: [assign(() => (runs++ > 0 ? ({ valueOf: 1 } as never) : {})), end("done")],
             },
             {
               target: "done",
@@ -58,13 +79,15 @@ const makeEnv = () => {
     description: "writes outside state into its context",
     machine,
     tools: {},
-    tokenizer: new WordTokenizer(["say", "something", "clock", "hello"]),
+    tokenizer: new WordTokenizer(["say", "something", "clock", "hello", "push", "builtin"]),
     task: () => ({ q: "x" }),
+    // An environment with variants: its divergence hint adds that options must not change the machine.
+    ...(variants ? { configure: () => makeEnv(), options: {} } : {}),
   });
 };
 
-const divergence = async (action: string): Promise<string> => {
-  const env = makeEnv();
+const divergence = async (action: string, variants = false): Promise<string> => {
+  const env = makeEnv(variants);
   const journal = new MemoryJournal();
   const live = await playEpisode(env, { seed: "s", actions: [action] }, { journal });
   const events = await journal.read(live.record.episode);
@@ -81,12 +104,29 @@ describe("a context that diverged in replay", () => {
   it("names the fields the transition changed in replay, with their values", async () => {
     const message = await divergence("clock");
     expect(message).toContain("the state is the same; the context differs");
-    expect(message).toContain("context.turns 0 -> 1, context.stamp null -> 1");
+    expect(message).toContain("context.stamp null -> 1, context.turns 0 -> 1");
   });
 
   it("names the one field for certain when putting it back gives the recorded hash", async () => {
     const message = await divergence("hello");
     expect(message).toContain('context.note was "" when recorded, and replay made it "seen before"');
+  });
+
+  it("sees a change made in place (a push into an array), not 'no field changed'", async () => {
+    const message = await divergence("push");
+    expect(message).toContain("this transition changed in replay: context.stamps [] -> [1]");
+  });
+
+  it("a field named like a built-in (valueOf) is named, not an error of its own", async () => {
+    const message = await divergence("builtin");
+    expect(message).toContain("context.valueOf was (absent) when recorded, and replay made it 1");
+  });
+
+  it("adds the configure() rule to the hint only for an environment with variants", async () => {
+    expect(await divergence("clock")).not.toContain("configure()");
+    expect(await divergence("clock", true)).toContain(
+      "(a configure() option that changes the machine is such a change: a variant may change only its tasks)",
+    );
   });
 
   it("a faithful replay does not diverge", async () => {

@@ -98,7 +98,7 @@ describe("replay folds recorded inputs through the machine's pure transitions", 
     expect(() => replayEpisode(recorded, lookupEnv)).not.toThrow();
     recorded[i] = { ...acted, text: "<lookup>k2</lookup>" };
     expect(() => replayEpisode(recorded, lookupEnv)).toThrow(
-      /replay diverged\n {2}recorded: agent\.acted whose text is what its tokens spell, "<lookup>k1<\/lookup>"\n {2}replayed: its text is "<lookup>k2<\/lookup>"/,
+      /replay diverged\n {2}recorded: agent\.acted's tokens, which spell "<lookup>k1<\/lookup>"\n {2}replayed: agent\.acted's text, "<lookup>k2<\/lookup>": the journal disagrees with itself/,
     );
     recorded[i] = { ...acted, tokens: [...acted.tokens, 1e6] };
     expect(() => replayEpisode(recorded, lookupEnv)).toThrow(/token id/);

@@ -24,6 +24,11 @@ export declare class EpisodeDerivation {
     /** An observation was emitted since the last action: the agent acts next. */
     awaitingAction: boolean;
     readonly history: Turn[];
+    /**
+     * The canonical JSON of the last transition's { value, context }, whose digest is its state hash: a copy
+     * taken then, which later in-place changes to the context cannot reach (replay's divergence report reads it).
+     */
+    lastTransition: string;
     readonly context: number[];
     constructor(envId: string, 
     /** Encodes observations; without one (replay of a foreign tokenizer) tokens are not derived. */
