@@ -21,6 +21,7 @@ import { BackendUnavailableError } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
+import { successOfSome } from "../runtime/episode.ts";
 import { describeToolTally } from "../runtime/tool-tally.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
@@ -105,7 +106,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
             (summary.successRate === null ? "" : `, success ${summary.successRate.toFixed(3)}`) +
             // Success is of the episodes whose end reported it; the mean return is over all, aborted included.
             (summary.successRate !== null && summary.successReported < summary.episodes - summary.aborted
-              ? ` of the ${summary.successReported} that report it (${summary.episodes - summary.aborted - summary.successReported} ended without a success metric: end(reason, { success: 0 }) counts a failure)`
+              ? ` (${successOfSome(summary.successReported, summary.episodes - summary.aborted - summary.successReported)})`
               : "") +
             (summary.aborted
               ? `${summary.successRate === null || summary.successReported < summary.episodes - summary.aborted ? "" : ` of the ${summary.episodes - summary.aborted} not aborted`}, ${summary.aborted} aborted`

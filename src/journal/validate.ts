@@ -85,7 +85,7 @@ export class StreamValidator {
         text.trim() === ""
           ? "a blank line where an event belongs (a journal has one event per line, none blank; blank lines after the last event are removed by `npx agent-r1 replay --repair FILE`)"
           : text.startsWith("\uFEFF")
-            ? "the line starts with a byte order mark (U+FEFF, bytes EF BB BF), which some editors add on saving; a journal is UTF-8 without one: remove those 3 bytes (the digests do not cover them), e.g. `sed -i '1s/^\\xEF\\xBB\\xBF//' FILE`"
+            ? `the line starts with a byte order mark (U+FEFF, bytes EF BB BF), which some editors add on saving; a journal is UTF-8 without one: remove those 3 bytes (the digests do not cover them), e.g. \`perl -i -pe 's/^\\xEF\\xBB\\xBF// if $. == ${this.line}' FILE\``
             : `not valid JSON (${printable((cause as Error).message, 120)}): ${firstLine(text)}`,
       );
     }

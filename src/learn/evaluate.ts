@@ -6,7 +6,7 @@ import { checkKnownKeys, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
-import type { EpisodeRecord } from "../runtime/episode.ts";
+import { type EpisodeRecord, successOfSome } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { collect } from "./collect.ts";
 
@@ -73,7 +73,7 @@ export const describeEval = (summary: EvalSummary): string =>
     summary.successRate !== null &&
     summary.successReported !== undefined &&
     summary.successReported < summary.episodes - summary.aborted
-      ? `success is of the ${summary.successReported} episodes that report it: ${summary.episodes - summary.aborted - summary.successReported} ended without a success metric (end(reason, { success: 0 }) counts a failure)`
+      ? successOfSome(summary.successReported, summary.episodes - summary.aborted - summary.successReported)
       : "",
     summary.aborted > 0 ? `${summary.aborted} of ${summary.episodes} episodes ${summary.abortReason}` : "",
     summary.cutActions

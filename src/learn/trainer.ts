@@ -38,7 +38,7 @@ import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
-import type { EpisodeRecord } from "../runtime/episode.ts";
+import { type EpisodeRecord, successOfSome } from "../runtime/episode.ts";
 import { describeFailure, ToolTally } from "../runtime/tool-tally.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages, type Estimator, runEstimator } from "./advantages/index.ts";
@@ -899,9 +899,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     const unreported = records.length - abortedRecords.length - successes.length;
     if (successes.length > 0 && unreported > 0 && !warnedUnreportedSuccess) {
       warnedUnreportedSuccess = true;
-      log(
-        `${update}: ${unreported} of ${records.length} episodes ended without a success metric, so success is of the ${successes.length} that report it (end(reason, { success: 0 }) counts a failure; said once)`,
-      );
+      log(`${update}: ${successOfSome(successes.length, unreported)} (said once)`);
     }
     const metrics: UpdateMetrics = {
       step,

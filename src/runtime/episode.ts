@@ -64,6 +64,13 @@ export interface EpisodeRecord {
   readonly thrownAt?: string;
 }
 
+/**
+ * Said wherever a success rate is shown while some episodes ended without a `success` metric: the rate is
+ * of the episodes that report it (record, train and eval say it the same way).
+ */
+export const successOfSome = (reported: number, without: number): string =>
+  `success is of the ${reported} episode${reported === 1 ? "" : "s"} that report it; ${without} ended without a success metric (end(reason, { success: 0 }) counts a failure)`;
+
 const DONE_PREFIX = "xstate.done.actor.";
 
 /** Records a tool call and returns its arguments as plain JSON. */
@@ -210,7 +217,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       if (finished) return;
       finished = true;
       options.signal?.removeEventListener("abort", onStop);
-      ending.abort(new Error(`the episode stopped: its journal failed: ${messageOf(cause)}`));
+      ending.abort(new DOMException(`the episode stopped: its journal failed: ${messageOf(cause)}`, "AbortError"));
       envActor?.stop();
       agent.stop();
       writer
@@ -256,7 +263,8 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       try {
         const body = derivation.ended(abort?.toWellFormed());
         record(body);
-        ending.abort(new Error(`the episode ended: ${(body as { reason: string }).reason}`));
+        // Named AbortError, as fetch and other APIs name a cancellation, so a tool's own checks see one.
+        ending.abort(new DOMException(`the episode ended: ${(body as { reason: string }).reason}`, "AbortError"));
         envActor?.stop();
         agent.stop();
         await writer!.close();
@@ -353,7 +361,11 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
       if (derivation.awaitingAction && !waiting) return askAgent();
       if (!waiting)
         abort(
-          `environment error: the machine is in state ${canonicalJson(snapshot.value)} waiting for nothing (no observe(), no end(), no tool call in flight): the last input (an action, or a tool's result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent`,
+          `environment error: the machine is in state ${canonicalJson(snapshot.value)} waiting for nothing (no observe(), no end(), no tool call in flight): ${
+            derivation.history.length === 0
+              ? "it started without observing: give its entry (or its first state's) an observe() with the task, or a tool call"
+              : "the last input (an action, or a tool's result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent"
+          }`,
         );
     };
 

@@ -200,7 +200,8 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
       // Settles first on a timeout or a cancellation: a tool that ignores its signal is not waited for.
       const stopped = new Promise<ToolResult>((resolve) => {
         timer = setTimeout(() => {
-          controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+          // A DOMException named as AbortSignal.timeout() names its reason, for code that checks err.name.
+          controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
           resolve(failure("timeout", `${spec.name} timed out after ${timeoutMs} ms`, maxResultChars));
         }, timeoutMs);
         onOuterAbort = () => {

@@ -211,7 +211,7 @@ describe("an environment that reports success on some endings only", () => {
     expect(await main(["record", ...common, "--policy", "say", "--out", join(dir, "partial")])).toBe(0);
     const line = output.stdout.trim().split("\n").at(-1)!;
     const [, reported, without] =
-      /success 1\.000 of the (\d+) that report it \((\d+) ended without a success metric: end\(reason, \{ success: 0 \}\) counts a failure\)/.exec(
+      /success 1\.000 \(success is of the (\d+) episodes that report it; (\d+) ended without a success metric \(end\(reason, \{ success: 0 \}\) counts a failure\)\)/.exec(
         line,
       ) ?? [];
     expect(Number(reported) + Number(without), line).toBe(12);
@@ -233,7 +233,7 @@ describe("an environment that reports success on some endings only", () => {
     const summary = summarizeEpisodes([ended({ success: 1 }), ended({}), ended({ success: 0 }), ended({})]);
     expect(summary).toMatchObject({ successRate: 0.5, successReported: 2 });
     expect(describeEval(summary)).toContain(
-      "success is of the 2 episodes that report it: 2 ended without a success metric (end(reason, { success: 0 }) counts a failure)",
+      "success is of the 2 episodes that report it; 2 ended without a success metric (end(reason, { success: 0 }) counts a failure)",
     );
     expect(describeEval(summarizeEpisodes([ended({ success: 1 })]))).not.toContain("that report it");
   });

@@ -102,6 +102,10 @@ describe("a machine left waiting for nothing", () => {
       tokenizer: new WordTokenizer(["say", "yes", "no"]),
       task: () => ({}),
     });
+    const silent = defineEnv({ ...env, machine: setup({}).createMachine({ initial: "a", states: { a: {} } }) });
+    expect((await playEpisode(silent, { seed: "s", actions: [] })).record.reason).toBe(
+      'aborted: environment error: the machine is in state "a" waiting for nothing (no observe(), no end(), no tool call in flight): it started without observing: give its entry (or its first state\'s) an observe() with the task, or a tool call',
+    );
     const { record } = await playEpisode(env, { seed: "s", actions: ["no"] });
     expect(record.reason).toBe(
       'aborted: environment error: the machine is in state "awaiting" waiting for nothing (no observe(), no end(), no tool call in flight): the last input (an action, or a tool\'s result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent',

@@ -389,7 +389,7 @@ describe("rollout: cancelling with a signal", () => {
         const timer = setTimeout(() => resolve("A"), 5_000);
         signal.addEventListener("abort", () => {
           clearTimeout(timer);
-          aborted.push(String((signal.reason as Error).message));
+          aborted.push(`${(signal.reason as DOMException).name}: ${(signal.reason as DOMException).message}`);
           resolve("cancelled");
         });
       });
@@ -414,7 +414,7 @@ describe("rollout: cancelling with a signal", () => {
     expect(ended).toHaveLength(3);
     for (const record of ended) expect(record.reason).toBe("aborted: stopped: the caller gave up");
     // Each tool cut off is told why (it was XState's generic "This operation was aborted").
-    expect(aborted).toEqual(Array(3).fill("the episode ended: aborted: stopped: the caller gave up"));
+    expect(aborted).toEqual(Array(3).fill("AbortError: the episode ended: aborted: stopped: the caller gave up"));
     // Each journal ends with the stop and replays: the abort is an input, as any abort is.
     for (const record of ended) {
       const events = await journal.read(record.episode);

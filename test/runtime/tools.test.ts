@@ -62,13 +62,13 @@ describe("tool faults are recorded outcomes, never crashes", () => {
   });
 
   it("a hang is cut by the timeout, and the tool's signal is aborted", async () => {
-    let aborted = false;
+    let aborted = "";
     const { run, result } = await returned(
       withLookup(
         (_args, { signal }) =>
           new Promise(() => {
             signal.addEventListener("abort", () => {
-              aborted = true;
+              aborted = `${(signal.reason as DOMException).name}: ${(signal.reason as DOMException).message}`;
             });
           }),
         30,
@@ -78,7 +78,8 @@ describe("tool faults are recorded outcomes, never crashes", () => {
       ok: false,
       error: { kind: "timeout", message: "lookup timed out after 30 ms" },
     });
-    expect(aborted).toBe(true);
+    // Named as AbortSignal.timeout() names its reason.
+    expect(aborted).toBe("TimeoutError: timed out after 30 ms");
     expect(run.reason).toBe("answered");
   });
 

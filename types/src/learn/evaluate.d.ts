@@ -1,6 +1,6 @@
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
-import type { EpisodeRecord } from "../runtime/episode.ts";
+import { type EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 export interface EvalSummary {
     readonly episodes: number;

@@ -5,7 +5,7 @@ import { type LatestCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
-import type { EpisodeRecord } from "../runtime/episode.ts";
+import { type EpisodeRecord } from "../runtime/episode.ts";
 import { type Estimator } from "./advantages/index.ts";
 import { type TrainConfig } from "./config.ts";
 import { type EvalSummary } from "./evaluate.ts";

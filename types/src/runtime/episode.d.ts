@@ -42,6 +42,11 @@ export interface EpisodeRecord {
     readonly thrownAt?: string;
 }
 /**
+ * Said wherever a success rate is shown while some episodes ended without a `success` metric: the rate is
+ * of the episodes that report it (record, train and eval say it the same way).
+ */
+export declare const successOfSome: (reported: number, without: number) => string;
+/**
  * The parts an episode needs, checked up front: from plain JavaScript a missing part failed later as
  * "cannot read properties of undefined". `caller` names the function in the message.
  */
