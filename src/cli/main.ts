@@ -440,6 +440,23 @@ export const fileSystemProblem = (cause: unknown): string | undefined => {
 };
 
 let pipeWatched = false;
+/**
+ * The wasm backend out of memory, as one line: its heap cannot grow past 4 GiB, and tfjs says so only as
+ * "memory access out of bounds" (or a failed allocation) deep in a stack. Undefined for any other error.
+ */
+export const wasmOutOfMemory = (cause: unknown): string | undefined => {
+  const message = cause instanceof Error ? cause.message : "";
+  const wasm =
+    cause instanceof Error &&
+    cause.name === "RuntimeError" &&
+    /memory access out of bounds|out of memory/i.test(message);
+  const allocation =
+    cause instanceof RangeError &&
+    /WebAssembly\.Memory|Array buffer allocation failed|could not allocate memory/i.test(message);
+  if (!wasm && !allocation) return undefined;
+  return `the TensorFlow.js wasm backend ran out of memory (${message}): its heap cannot grow past 4 GiB. A long --context-length is the usual cause (attention holds context x context numbers per head and layer, in sampling and in every pass of an update); use a shorter context, fewer --tasks x --group-size, or a smaller model. What was written before it is kept (train continues with --resume)`;
+};
+
 /** `agent-r1 replay ... | head`: a reader that closes the pipe ends the command quietly (exit 0), not in a stack trace. */
 const endQuietlyOnClosedPipe = () => {
   if (pipeWatched) return;
@@ -486,6 +503,11 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       cause instanceof EpisodesAbortedError
     ) {
       err(`error: ${cause.message}`);
+      return 1;
+    }
+    const outOfMemory = wasmOutOfMemory(cause);
+    if (outOfMemory !== undefined) {
+      err(`error: ${outOfMemory}`);
       return 1;
     }
     const fsProblem = fileSystemProblem(cause);

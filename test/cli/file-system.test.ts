@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fileSystemProblem } from "../../src/cli/main.ts";
+import { fileSystemProblem, wasmOutOfMemory } from "../../src/cli/main.ts";
 import { checkWritableParent, makeFolders } from "../../src/kernel/folders.ts";
 import { tempDir } from "../support/index.ts";
 
@@ -96,5 +96,19 @@ describe("an environment module that never finishes loading", () => {
     expect(run.stderr.trim()).toBe(
       "error: the command stopped with nothing left to run while a module was still loading: a top-level await that never settles, in an --env module or one it imports (exit 13)",
     );
+  });
+});
+
+describe("the wasm backend out of memory", () => {
+  it("is one line naming the 4 GiB heap and the context length, not a stack of wasm frames", async () => {
+    // What tfjs-backend-wasm throws when its heap is full (a long --context-length): a WebAssembly.RuntimeError.
+    const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { RuntimeError: new (m: string) => Error } };
+    const said = wasmOutOfMemory(new wasm.RuntimeError("memory access out of bounds"));
+    expect(said).toMatch(
+      /^the TensorFlow\.js wasm backend ran out of memory \(memory access out of bounds\): its heap cannot grow past 4 GiB\. A long --context-length is the usual cause/,
+    );
+    expect(wasmOutOfMemory(new RangeError("WebAssembly.Memory(): could not allocate memory"))).toContain("4 GiB");
+    expect(wasmOutOfMemory(new Error("memory access out of bounds"))).toBeUndefined();
+    expect(wasmOutOfMemory(new RangeError("index out of range"))).toBeUndefined();
   });
 });
