@@ -767,15 +767,19 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     // return (fitToContext); one whose first action already overflowed is left out.
     let droppedTooLong = 0;
     let cutToContext = 0;
+    /** Actions of the episodes longer than the context, and how many of them were trained on. */
+    let longerActions = 0;
+    let keptActions = 0;
     for (const { events } of batch) {
-      const fitted = fitToContext(
-        episodeToSequence(events, { processRewardWeight: config.processRewardWeight }),
-        model.config.contextLength,
-        policy.sampling.maxNewTokens,
-      );
+      const whole = episodeToSequence(events, { processRewardWeight: config.processRewardWeight });
+      const fitted = fitToContext(whole, model.config.contextLength, policy.sampling.maxNewTokens);
+      if (fitted !== whole) longerActions += whole.turns.length;
       if (fitted === undefined) droppedTooLong += 1;
       else {
-        if (fitted.cutFrom !== undefined) cutToContext += 1;
+        if (fitted.cutFrom !== undefined) {
+          cutToContext += 1;
+          keptActions += fitted.turns.length;
+        }
         sequences.push(fitted);
       }
     }
@@ -791,7 +795,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       ].filter(Boolean);
       log(
         `${update}: ${longer} of ${batch.length} episodes ${longer === 1 ? "is" : "are"} longer than the model's context ` +
-          `(${model.config.contextLength} tokens); ${parts.join(", ")}. A longer --context-length (for a new model) or shorter episodes (fewer turns, shorter observations) train on all of them`,
+          `(${model.config.contextLength} tokens); ${parts.join(", ")}: ${keptActions} of their ${longerActions} actions were trained on. A longer --context-length (for a new model) or shorter episodes (fewer turns, shorter observations) train on all of them`,
       );
     }
     const extras: { -readonly [K in keyof AdvantageExtras]: AdvantageExtras[K] } = {};

@@ -667,8 +667,11 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     ];
     expect(await main([...args, ...roomier]), stderr).toBe(0);
     expect(stderr).toMatch(
-      /update 1 of \d+: \d of 4 episodes (is|are) longer than the model's context \(56 tokens\); (they were|it was|\d were) trained on the actions that fit, with the whole episode's return/,
+      /update 1 of \d+: \d of 4 episodes (is|are) longer than the model's context \(56 tokens\); (they were|it was|\d were) trained on the actions that fit, with the whole episode's return.*: \d+ of their \d+ actions were trained on\./,
     );
+    // How much was trained: the counts are of the longer episodes' actions, and fewer were kept than there were.
+    const [, kept, all] = /: (\d+) of their (\d+) actions were trained on/.exec(stderr) ?? [];
+    expect(Number(kept)).toBeLessThan(Number(all));
     const metrics = JSON.parse(readFileSync(join(dir, "roomier", "metrics.jsonl"), "utf8").split("\n")[0]);
     expect(metrics.cutToContext).toBeGreaterThan(0);
     expect(metrics.trainedTokens).toBeGreaterThan(0);
