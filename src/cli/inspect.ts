@@ -12,6 +12,7 @@ import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { findJournals } from "../observe/journals.ts";
 import { isViewerPage, readEpisodeFile } from "../observe/viewer.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
+import { wasCut } from "../runtime/tool-tally.ts";
 import { envResolver } from "./registry.ts";
 
 /** Long text cut to a line (newlines become ⏎ with the rest of `terminalSafe`, on every line of the timeline). */
@@ -57,7 +58,7 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
         break;
       case "tool.returned":
         lines.push(
-          `${at}  ${e.result.ok ? "result" : "FAILED"} ${e.call} ${toolOf.get(e.call) ?? "?"}: ${
+          `${at}  ${e.result.ok ? (wasCut(e.result) ? "result [cut to maxResultChars]" : "result") : "FAILED"} ${e.call} ${toolOf.get(e.call) ?? "?"}: ${
             e.result.ok
               ? clip(JSON.stringify(e.result.content), 120)
               : `${e.result.error.kind}: ${e.result.error.message}`

@@ -24,7 +24,7 @@ export interface ToolTallySummary {
   readonly failures: readonly ToolFailureCount[];
 }
 
-const wasCut = (result: ToolResult): boolean => {
+export const wasCut = (result: ToolResult): boolean => {
   if (!result.ok) return false;
   const content = result.content;
   if (typeof content === "string") return content.endsWith(TRUNCATION_MARKER);

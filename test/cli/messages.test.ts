@@ -94,6 +94,12 @@ describe("record says when episodes aborted", () => {
         },
       ],
     });
+    // inspect marks a cut result on its line (the marker at the end of a long result never showed).
+    output.clear();
+    expect(await main(["inspect", join(dir, "buggy")])).toBe(0);
+    const lines = output.stdout.split("\n");
+    expect(lines.filter((line) => line.includes("result [cut to maxResultChars]"))).toHaveLength(3);
+    expect(lines.filter((line) => / FAILED c\d+ /.test(line))).toHaveLength(3);
   });
 
   it("a machine that never ends: the turn-limit abort says it is the runtime's safety net and what to do", async () => {

@@ -3,7 +3,7 @@
  * gets `{ ok: false, error }`), so a bug in a tool's own code (`args.itme.toUpperCase()`) or a result cut
  * to size would otherwise pass unseen while every episode "succeeds".
  */
-import type { EpisodeEvent } from "../kernel/events.ts";
+import type { EpisodeEvent, ToolResult } from "../kernel/events.ts";
 export interface ToolFailureCount {
     readonly tool: string;
     readonly kind: string;
@@ -20,6 +20,7 @@ export interface ToolTallySummary {
     /** The most frequent failures, most frequent first (at most the summary's limit, 5 by default). */
     readonly failures: readonly ToolFailureCount[];
 }
+export declare const wasCut: (result: ToolResult) => boolean;
 export declare class ToolTally {
     private calls;
     private failed;
