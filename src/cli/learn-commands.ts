@@ -490,6 +490,8 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
   let tickEval: (record: EpisodeRecord) => void = () => {};
   const startBar = () =>
     progress(`train ${config.algo}`, config.steps, process.stderr, Math.min(resumedAt, config.steps), true);
+  let updateStarted = Date.now();
+  let sampledShown = 0;
   const interrupt = stopOnInterrupt();
   try {
     const result = await train({
@@ -502,6 +504,7 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
         evalBar?.stop();
         evalBar = null;
         bar = startBar();
+        updateStarted = Date.now();
       },
       // The greedy evaluations before and after training (config.evalEpisodes each) get bars of their own.
       onEvalStart: (phase, episodes) => {
@@ -511,7 +514,15 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
         tickEval = meansOn(evalBar);
       },
       onEvalEpisode: (_phase, record) => tickEval(record),
+      // A long update (long episodes, a long context) shows its sampling, at most every 10 s, after 10 s.
+      onEpisode: (_record, sampled, of) => {
+        const now = Date.now();
+        if (now - updateStarted < 10_000 || now - sampledShown < 10_000) return;
+        sampledShown = now;
+        bar?.tick(0, { sampling: `${sampled}/${of} episodes` });
+      },
       onUpdate: (m) => {
+        updateStarted = Date.now();
         bar?.tick(1, {
           return: m.meanReturn.toFixed(3),
           ...(m.successRate === null ? {} : { success: m.successRate.toFixed(3) }),

@@ -61,6 +61,8 @@ export interface TrainOptions {
   /** Called as the greedy evaluation before or after training starts, and after each of its episodes (progress display). */
   readonly onEvalStart?: (phase: "before" | "after", episodes: number) => void;
   readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord) => void;
+  /** Called after each episode an update samples, with how many of its episodes are done (progress display). */
+  readonly onEpisode?: (record: EpisodeRecord, sampled: number, of: number) => void;
   readonly log?: (line: string) => void;
   /** Checked before each update: true stops cleanly (checkpoint written). */
   readonly shouldStop?: () => boolean;
@@ -482,6 +484,7 @@ const TRAIN_OPTIONS = allKeys<TrainOptions>()([
   "onUpdate",
   "onEvalStart",
   "onEvalEpisode",
+  "onEpisode",
   "log",
   "shouldStop",
   "signal",
@@ -702,7 +705,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
         ? `; sampled success was ${bestSuccess.rate.toFixed(3)} at update ${bestSuccess.update} and is 0 now: the policy has likely collapsed (look at its actions with \`agent-r1 inspect ${out}\`). A lower --lr (this run: ${config.lr}) or a KL pull to the starting policy (--kl 0.05; this run: ${config.klCoef}) guards against that`
         : "";
     log(
-      `${update}: every one of its ${returns.length} episodes returned ${returns[0]}, so no episode was better than another${learned}${collapsed}`,
+      `${update}: every one of its ${returns.length} episodes returned ${Number(returns[0].toPrecision(12))}, so no episode was better than another${learned}${collapsed}`,
     );
   };
   for (; step < config.steps; step++) {
@@ -716,6 +719,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     const update = `update ${step + 1} of ${config.steps}`;
     const stepSeed = splitSeed(config.seed, `u${step}`);
     const sampleStart = performance.now();
+    let sampled = 0;
     const batch = await collect({
       env,
       policy,
@@ -724,6 +728,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       groupSize: config.groupSize,
       concurrency: Math.min(config.concurrency, config.tasksPerStep * config.groupSize),
       dir: join(out, "episodes", `u${pad(step)}`),
+      onEpisode: (record) => options.onEpisode?.(record, ++sampled, config.tasksPerStep * config.groupSize),
     });
     const sampleSeconds = (performance.now() - sampleStart) / 1000;
     const cutActions = batch.reduce(

@@ -208,7 +208,16 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
       warmStart: null,
       maxNewTokens: 2,
     });
-    await train({ env: partial, config, out: tempDir("agent-r1-partial-"), log: (line) => lines.push(line) });
+    const sampled: string[] = [];
+    await train({
+      env: partial,
+      config,
+      out: tempDir("agent-r1-partial-"),
+      log: (line) => lines.push(line),
+      // Progress inside an update: each sampled episode, counted against the update's.
+      onEpisode: (record, done, of) => sampled.push(`${done}/${of} ${record.episode.slice(0, 3)}`),
+    });
+    expect(sampled).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8].map((n) => `${n}/8 ep-`));
     const said = lines.filter((line) => line.includes("ended without a success metric"));
     expect(said, lines.join("\n")).toHaveLength(1);
     expect(said[0]).toMatch(

@@ -21,6 +21,8 @@ export interface TrainOptions {
     /** Called as the greedy evaluation before or after training starts, and after each of its episodes (progress display). */
     readonly onEvalStart?: (phase: "before" | "after", episodes: number) => void;
     readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord) => void;
+    /** Called after each episode an update samples, with how many of its episodes are done (progress display). */
+    readonly onEpisode?: (record: EpisodeRecord, sampled: number, of: number) => void;
     readonly log?: (line: string) => void;
     /** Checked before each update: true stops cleanly (checkpoint written). */
     readonly shouldStop?: () => boolean;
