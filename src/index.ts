@@ -42,13 +42,17 @@ export {
 } from "./runtime/action-format.ts";
 export {
   type AgentActEvent,
+  type Dynamic,
   defineEnv,
+  type EnvAction,
+  type EnvActionArgs,
   type EnvDefinition,
   type EnvInput,
   end,
   type LegalView,
   observe,
   reward,
+  type ToolDoneEvent,
   toolActors,
 } from "./runtime/env.ts";
 export { type EpisodeOptions, type EpisodeRecord, runEpisode } from "./runtime/episode.ts";

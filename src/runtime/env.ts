@@ -12,6 +12,7 @@ import type { Json } from "effect/Schema";
 import {
   type ActionFunction,
   type AnyStateMachine,
+  type DoneActorEvent,
   type EventObject,
   emit,
   fromPromise,
@@ -71,6 +72,11 @@ export interface EnvActionArgs<TContext = MachineContext, TEvent = EventObject> 
   readonly context: TContext;
   readonly event: TEvent;
 }
+/**
+ * A tool's done event, as an `invoke`'s `onDone` receives it: `output` is always a ToolResult. For a helper
+ * kept outside the machine: `({ event }: EnvActionArgs<Context, ToolDoneEvent>) => ...`.
+ */
+export type ToolDoneEvent = DoneActorEvent<ToolResult>;
 /** A value, or a function of the machine's context and the event being handled. */
 export type Dynamic<T, TContext = MachineContext, TEvent = EventObject> =
   | T

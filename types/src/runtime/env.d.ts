@@ -9,7 +9,7 @@
  * Math.random, Date.now or timers; randomness comes from `input.seed` through `Rng`.
  */
 import type { Json } from "effect/Schema";
-import { type ActionFunction, type AnyStateMachine, type EventObject, fromPromise, type MachineContext, type ParameterizedObject } from "xstate";
+import { type ActionFunction, type AnyStateMachine, type DoneActorEvent, type EventObject, fromPromise, type MachineContext, type ParameterizedObject } from "xstate";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
@@ -52,6 +52,11 @@ export interface EnvActionArgs<TContext = MachineContext, TEvent = EventObject> 
     readonly context: TContext;
     readonly event: TEvent;
 }
+/**
+ * A tool's done event, as an `invoke`'s `onDone` receives it: `output` is always a ToolResult. For a helper
+ * kept outside the machine: `({ event }: EnvActionArgs<Context, ToolDoneEvent>) => ...`.
+ */
+export type ToolDoneEvent = DoneActorEvent<ToolResult>;
 /** A value, or a function of the machine's context and the event being handled. */
 export type Dynamic<T, TContext = MachineContext, TEvent = EventObject> = T | ((args: EnvActionArgs<TContext, TEvent>) => T);
 /**
