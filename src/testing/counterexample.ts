@@ -139,11 +139,17 @@ const MAX_SHOWN = 100;
 /** Characters that look like nothing or like a plain space: shown as escapes. */
 const INVISIBLE = /(?! )[\p{Z}\p{Cf}\p{Co}\p{Cn}\u007f-\u009f]/gu;
 
-/** A string as JSON, with every invisible character escaped, cut to a readable length. */
+/**
+ * A string as JSON, with every invisible character escaped, cut to a readable length: its start and its
+ * end around a "…", so a long action still shows its closing tag (`"<check>[[[[…]]]]</check>" (10015
+ * characters)`).
+ */
 export const quote = (text: string): string => {
-  const cut = text.length > MAX_SHOWN ? text.slice(0, MAX_SHOWN) : text;
+  const long = text.length > MAX_SHOWN;
+  const tail = Math.floor(MAX_SHOWN / 4);
+  const cut = long ? `${text.slice(0, MAX_SHOWN - tail)}…${text.slice(text.length - tail)}` : text;
   const shown = JSON.stringify(cut).replace(INVISIBLE, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`);
-  return text.length > MAX_SHOWN ? `${shown}… (${text.length} characters)` : shown;
+  return long ? `${shown} (${text.length} characters)` : shown;
 };
 
 const json = (value: unknown): string => {

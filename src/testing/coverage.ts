@@ -491,7 +491,7 @@ const explore = (caller: string, env: EnvDefinition, options: CoverageOptions): 
       const kind = path.state.problem.startsWith("the machine waits") ? "silent" : "invalid";
       const detail = `${JSON.stringify(path.state.machine?.value)}: ${path.state.problem}`;
       // Observations shown differ from path to path; what is wrong with them does not.
-      note(`${kind}\n${detail.replace(/the observation "(?:[^"\\]|\\.)*"(?:… \(\d+ characters\))? shows/g, "")}`, {
+      note(`${kind}\n${detail.replace(/the observation "(?:[^"\\]|\\.)*"(?: \(\d+ characters\))? shows/g, "")}`, {
         kind,
         detail,
         path: path.steps,

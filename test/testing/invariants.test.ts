@@ -82,9 +82,10 @@ describe("reward invariants, against a sound environment and broken variants of 
   it("noRewardForRepeatedCalls catches a reward paid for the same call twice", async () => {
     const farmed = createSecretEnv({ process: () => 0.1 });
     const failure = await failureOf(checkRewards(farmed, { ...failing, invariants: [noRewardForRepeatedCalls()] }));
-    // (A huge action, which does not shrink, is shown cut: `"<check>[[[…" (10015 characters)`; seed 16.)
+    // (A huge action, which does not shrink, is shown cut around its middle, `"<check>[[[…]]]</check>" (10015
+    // characters)`, with seed 16: its closing tag stays in sight.)
     expect(failure.violation.message).toMatch(
-      /^turn 1 repeats the call "<check>(.*?)(<\/check>"|"… \(\d+ characters\)) of turn 0 and earns 0\.1: process reward 0\.1 on turn 1 \("checked a word"\)$/,
+      /^turn 1 repeats the call "<check>(.*?)<\/check>"( \(\d+ characters\))? of turn 0 and earns 0\.1: process reward 0\.1 on turn 1 \("checked a word"\)$/,
     );
     // Shrunk to the smallest story: two identical checks.
     const acted = failure.violation.episodes[0].filter((e) => e.type === "agent.acted");

@@ -164,18 +164,18 @@ describe("a model that returns no prediction", () => {
     const failure = await failureOf(broken(() => undefined));
     expect(failure).toBeInstanceOf(CounterexampleError);
     expect(failure.violation.message).toMatch(
-      /^turn 0: the model's act\(\) returned undefined for action ".*"(?:… \(\d+ characters\))?; it must return \{ state, reward\?, done\?, observation\? \}$/s,
+      /^turn 0: the model's act\(\) returned undefined for action ".*"(?: \(\d+ characters\))?; it must return \{ state, reward\?, done\?, observation\? \}$/s,
     );
   });
 
   it("act() that returns something other than an object, or no state, is named", async () => {
     const number = await failureOf(broken(() => 0.1));
     expect(number.violation.message).toMatch(
-      /^turn 0: the model's act\(\) returned 0\.1 for action ".*"(?:… \(\d+ characters\))?; it must return/s,
+      /^turn 0: the model's act\(\) returned 0\.1 for action ".*"(?: \(\d+ characters\))?; it must return/s,
     );
     const stateless = await failureOf(broken(() => ({ reward: 0 })));
     expect(stateless.violation.message).toMatch(
-      /^turn 0: the model's act\(\) returned no `state` for action ".*"(?:… \(\d+ characters\))?; it must return \{ state, reward\?, done\?, observation\? \} \(`state` is what the next act\(\) gets: write `state: undefined` if the model keeps none\)$/s,
+      /^turn 0: the model's act\(\) returned no `state` for action ".*"(?: \(\d+ characters\))?; it must return \{ state, reward\?, done\?, observation\? \} \(`state` is what the next act\(\) gets: write `state: undefined` if the model keeps none\)$/s,
     );
     const throws = await failureOf(
       broken((state) => {
@@ -183,18 +183,18 @@ describe("a model that returns no prediction", () => {
       }),
     );
     expect(throws.violation.message).toMatch(
-      /^turn 0: the model's act\(\) threw for action ".*"(?:… \(\d+ characters\))?: not written yet$/s,
+      /^turn 0: the model's act\(\) threw for action ".*"(?: \(\d+ characters\))?: not written yet$/s,
     );
   });
 
   it("a reward that is not a finite number, or a done that is not a boolean, is named", async () => {
     const nan = await failureOf(broken((state) => ({ state, reward: Number.NaN })));
     expect(nan.violation.message).toMatch(
-      /^turn 0: the model's act\(\) returned reward NaN for action ".*"(?:… \(\d+ characters\))?; a reward must be a finite number \(or left out, to skip the comparison\)$/s,
+      /^turn 0: the model's act\(\) returned reward NaN for action ".*"(?: \(\d+ characters\))?; a reward must be a finite number \(or left out, to skip the comparison\)$/s,
     );
     const done = await failureOf(broken((state) => ({ state, done: "yes" })));
     expect(done.violation.message).toMatch(
-      /^turn 0: the model's act\(\) returned done "yes" for action ".*"(?:… \(\d+ characters\))?; done must be/s,
+      /^turn 0: the model's act\(\) returned done "yes" for action ".*"(?: \(\d+ characters\))?; done must be/s,
     );
   });
 });

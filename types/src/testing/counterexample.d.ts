@@ -58,7 +58,11 @@ export declare class CounterexampleError extends CounterexampleError_base<{
 }> {
     get message(): string;
 }
-/** A string as JSON, with every invisible character escaped, cut to a readable length. */
+/**
+ * A string as JSON, with every invisible character escaped, cut to a readable length: its start and its
+ * end around a "…", so a long action still shows its closing tag (`"<check>[[[[…]]]]</check>" (10015
+ * characters)`).
+ */
 export declare const quote: (text: string) => string;
 /** A reward or return as the report shows it: up to 6 significant digits, so 0.1 + 0.2 shows as 0.3. */
 export declare const formatNumber: (value: number) => string;
