@@ -113,6 +113,11 @@ export const callOf = <A = Record<string, Json>>(
   tools: Readonly<Record<string, Tool>>,
   tool: string,
 ): A | undefined => {
+  // A misspelt name would match no call, ever: a guard using it would silently never fire.
+  if (!Object.hasOwn(tools, tool))
+    throw new TypeError(
+      `callOf: no tool named ${JSON.stringify(tool)} among the tools given (${Object.keys(tools).join(", ") || "none"})`,
+    );
   const action = parseAction(text, tools);
   return action.kind === "call" && action.tool === tool ? (action.args as A) : undefined;
 };

@@ -78,6 +78,13 @@ describe("parseAction on a tool with JSON arguments", () => {
     expect(() => formatCall(calc, { a: 1, op: "+", b: 2, extra: 1 })).toThrow(/does not fit the parameters of calc/);
   });
 
+  it("callOf with a tool name not among the tools throws (a misspelt name matched nothing, silently)", () => {
+    expect(callOf('<calc>{"a":1,"op":"+","b":2}</calc>', tools, "calc")).toEqual({ a: 1, op: "+", b: 2 });
+    expect(() => callOf('<calc>{"a":1,"op":"+","b":2}</calc>', tools, "clac")).toThrow(
+      'callOf: no tool named "clac" among the tools given (calc)',
+    );
+  });
+
   it("refuses NaN and Infinity in formatCall (written as null, the call would parse as malformed)", () => {
     for (const a of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])
       expect(() => formatCall(calc, { a, op: "/", b: 0 } as never)).toThrow(
