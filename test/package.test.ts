@@ -5,7 +5,7 @@
  * sources themselves under noUncheckedIndexedAccess and exactOptionalPropertyTypes gave over 300 errors.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "./support/index.ts";
@@ -47,6 +47,22 @@ describe("the package's type declarations", () => {
 
   it("a project under the strictest flags compiles against them, and its misuses are errors", () => {
     const checked = tsc("-p", join("test", "fixtures", "strict-consumer", "tsconfig.json"));
+    expect(checked.stdout + checked.stderr).toBe("");
+    expect(checked.status).toBe(0);
+  });
+
+  it("the README's weather example compiles under the strictest flags, as a project's own file", () => {
+    // The example imports the sources by path; a project imports the package by name.
+    const project = tempDir("agent-r1-strict-weather-");
+    symlinkSync(join(root, "node_modules"), join(project, "node_modules"));
+    writeFileSync(join(project, "package.json"), '{ "type": "module" }\n');
+    const example = readFileSync(join(root, "actors", "weather", "env.ts"), "utf8");
+    writeFileSync(join(project, "env.ts"), example.replace('"../../src/index.ts"', '"agent-r1-ts"'));
+    const strict = JSON.parse(readFileSync(join(root, "test", "fixtures", "strict-consumer", "tsconfig.json"), "utf8"));
+    strict.compilerOptions.paths = { "agent-r1-ts": [join(root, "types", "src", "index.d.ts")] };
+    strict.files = ["env.ts"];
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify(strict));
+    const checked = tsc("-p", join(project, "tsconfig.json"));
     expect(checked.stdout + checked.stderr).toBe("");
     expect(checked.status).toBe(0);
   });

@@ -4,16 +4,17 @@ import * as r1 from "../../src/index.ts";
 // The world: a table the tool reads. A tool returns raw outcomes; the machine decides what they mean.
 const TEMPERATURES: Record<string, number> = { oslo: 4, rome: 21, cairo: 30, lima: 18, quito: 14 };
 const CITIES = Object.keys(TEMPERATURES);
+const temperature = (city: string) => (Object.hasOwn(TEMPERATURES, city) ? (TEMPERATURES[city] ?? null) : null);
 const weather = r1.defineTool({
   name: "weather",
   description: "Current temperature of a city, in degrees.",
   parameters: r1.Schema.Struct({ city: r1.Schema.String }),
-  execute: ({ city }) => (Object.hasOwn(TEMPERATURES, city) ? TEMPERATURES[city] : null),
+  execute: ({ city }) => temperature(city), // own keys only: "constructor" is no city
 });
 const tools = { weather };
 type Task = { a: string; b: string };
 type Context = { task: Task; turns: number; seen: string[]; city: string };
-const warmer = (t: Task) => (TEMPERATURES[t.a] > TEMPERATURES[t.b] ? t.a : t.b);
+const warmer = (t: Task) => ((temperature(t.a) ?? 0) > (temperature(t.b) ?? 0) ? t.a : t.b);
 const answer = (text: string) => r1.answerOf(text, tools);
 const city = (text: string) => r1.callOf<{ city: string }>(text, tools, "weather")?.city;
 const correct = (a: { context: Context; event: r1.AgentActEvent }) =>
@@ -76,7 +77,6 @@ const machine = setup({
     done: { type: "final" },
   },
 });
-
 // Every word of the prompts, observations and actions (`<answer>` is <, answer, >); others cost a token per byte.
 const tokenizer = r1.WordTokenizer.fromCorpus([...CITIES, "which is warmer : or ? weather answer error use city"]);
 // A scripted expert, (request, rng) => action (rng: a seeded Rng): asks both cities, then answers.
@@ -93,7 +93,7 @@ export default r1.defineEnv<Task>({
   machine,
   tools,
   tokenizer,
-  task: (seed) => ((cities) => ({ a: cities[0], b: cities[1] }))(r1.Rng.fromSeed(seed).shuffle(CITIES)),
+  task: (seed) => ((cities) => ({ a: cities[0]!, b: cities[1]! }))(r1.Rng.fromSeed(seed).shuffle(CITIES)),
   policies: { expert },
   legalActions: ({ task: t }) => [t.a, t.b].flatMap((c) => [r1.formatCall(weather, { city: c }), r1.formatAnswer(c)]),
 });
