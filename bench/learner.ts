@@ -122,4 +122,7 @@ const lines = [
 ];
 const doc = lines.join("\n");
 process.stdout.write(`${doc}\n`);
-if (!args.includes("--no-write")) writeFileSync(new URL("../docs/bench-learner.md", import.meta.url), doc);
+if (!args.includes("--no-write")) {
+  writeFileSync(new URL("../docs/bench-learner.md", import.meta.url), doc);
+  console.log("wrote docs/bench-learner.md");
+}

@@ -78,6 +78,11 @@ describe("parseAction on a tool with JSON arguments", () => {
     expect(() => formatCall(calc, { a: 1, op: "+", b: 2, extra: 1 })).toThrow(/does not fit the parameters of calc/);
   });
 
+  it("an answer's text is trimmed at its ends and kept as is inside (rewards of recorded journals depend on it)", () => {
+    expect(parseAction("<answer>  new  york \n</answer>", tools)).toEqual({ kind: "answer", text: "new  york" });
+    expect(parseAction(" <answer>x</answer>\n", tools)).toEqual({ kind: "answer", text: "x" });
+  });
+
   it("callOf with a tool name not among the tools throws (a misspelt name matched nothing, silently)", () => {
     expect(callOf('<calc>{"a":1,"op":"+","b":2}</calc>', tools, "calc")).toEqual({ a: 1, op: "+", b: 2 });
     expect(() => callOf('<calc>{"a":1,"op":"+","b":2}</calc>', tools, "clac")).toThrow(
