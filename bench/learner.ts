@@ -124,5 +124,5 @@ const doc = lines.join("\n");
 process.stdout.write(`${doc}\n`);
 if (!args.includes("--no-write")) {
   writeFileSync(new URL("../docs/bench-learner.md", import.meta.url), doc);
-  console.log("wrote docs/bench-learner.md");
+  process.stderr.write("wrote docs/bench-learner.md\n");
 }

@@ -492,6 +492,7 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
     progress(`train ${config.algo}`, config.steps, process.stderr, Math.min(resumedAt, config.steps), true);
   let updateStarted = Date.now();
   let sampledShown = 0;
+  let lastMetrics: Record<string, string | number> = {};
   const interrupt = stopOnInterrupt();
   try {
     const result = await train({
@@ -514,21 +515,24 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
         tickEval = meansOn(evalBar);
       },
       onEvalEpisode: (_phase, record) => tickEval(record),
-      // A long update (long episodes, a long context) shows its sampling, at most every 10 s, after 10 s.
+      // A long update (long episodes, a long context) shows its sampling, at most every 10 s, after 10 s, next
+      // to the last update's metrics; once shown, the last episode says the update's training pass began.
       onEpisode: (_record, sampled, of) => {
         const now = Date.now();
-        if (now - updateStarted < 10_000 || now - sampledShown < 10_000) return;
+        const last = sampled === of && sampledShown >= updateStarted;
+        if (!last && (now - updateStarted < 10_000 || now - sampledShown < 10_000)) return;
         sampledShown = now;
-        bar?.tick(0, { sampling: `${sampled}/${of} episodes` });
+        bar?.tick(0, { ...lastMetrics, sampling: `${sampled}/${of} episodes${last ? ", updating" : ""}` });
       },
       onUpdate: (m) => {
         updateStarted = Date.now();
-        bar?.tick(1, {
+        lastMetrics = {
           return: m.meanReturn.toFixed(3),
           ...(m.successRate === null ? {} : { success: m.successRate.toFixed(3) }),
           "tok/s": m.tokensPerSecond.toFixed(0),
           ...(m.cutActions ? { "cut actions": m.cutActions } : {}),
-        });
+        };
+        bar?.tick(1, lastMetrics);
       },
     });
     bar?.stop();

@@ -450,12 +450,17 @@ export const wasmOutOfMemory = (cause: unknown): string | undefined => {
     cause instanceof Error &&
     cause.name === "RuntimeError" &&
     /memory access out of bounds|out of memory/i.test(message);
-  const allocation =
-    cause instanceof RangeError &&
-    /WebAssembly\.Memory|Array buffer allocation failed|could not allocate memory/i.test(message);
-  if (!wasm && !allocation) return undefined;
-  return `the TensorFlow.js wasm backend ran out of memory (${message}): its heap cannot grow past 4 GiB. A long --context-length is the usual cause (attention holds context x context numbers per head and layer, in sampling and in every pass of an update); use a shorter context, fewer --tasks x --group-size, or a smaller model. What was written before it is kept (train continues with --resume)`;
+  const allocation = cause instanceof RangeError && /WebAssembly\.Memory/i.test(message);
+  return wasm || allocation ? `${message}: ${WASM_MEMORY_HINT}` : undefined;
 };
+
+/** Said with a wasm memory trap, in a command's error or in an episode that aborted on one while sampling. */
+export const WASM_MEMORY_HINT =
+  "most likely the TensorFlow.js wasm backend ran out of memory (its heap cannot grow past 4 GiB). A long " +
+  "--context-length is the usual cause (attention holds context x context numbers per head and layer, in " +
+  "sampling and in each pass of an update); a run keeps its context and model when resumed, so start a new " +
+  "run with a shorter --context-length or a smaller model, or go on with --backend tensorflow or cpu, which " +
+  "have no such limit";
 
 /** `agent-r1 replay ... | head`: a reader that closes the pipe ends the command quietly (exit 0), not in a stack trace. */
 const endQuietlyOnClosedPipe = () => {
@@ -502,7 +507,9 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       cause instanceof EnvProtocolError ||
       cause instanceof EpisodesAbortedError
     ) {
-      err(`error: ${cause.message}`);
+      // Every episode aborted on a wasm memory trap while sampling: say what it most likely means.
+      const trapped = cause instanceof EpisodesAbortedError && /memory access out of bounds/.test(cause.reason);
+      err(`error: ${cause.message}${trapped ? `; ${WASM_MEMORY_HINT}` : ""}`);
       return 1;
     }
     const outOfMemory = wasmOutOfMemory(cause);

@@ -696,7 +696,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     if (returns.length < 2 || returns.some((r) => r !== returns[0])) return;
     const learned = m.gradNorm === 0 ? ": nothing to learn from (gradient norm 0)" : "";
     if (warnedFlat) {
-      log(`${update}: again every episode returned ${returns[0]}${learned}`);
+      log(`${update}: again every episode returned ${Number(returns[0].toPrecision(12))}${learned}`);
       return;
     }
     warnedFlat = true;
@@ -800,7 +800,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       ].filter(Boolean);
       log(
         `${update}: ${longer} of ${batch.length} episodes ${longer === 1 ? "is" : "are"} longer than the model's context ` +
-          `(${model.config.contextLength} tokens); ${parts.join(", ")}: ${keptActions} of their ${longerActions} actions were trained on. A longer --context-length (for a new model) or shorter episodes (fewer turns, shorter observations) train on all of them`,
+          `(${model.config.contextLength} tokens; ${keptActions} of their ${longerActions} actions were trained on); ${parts.join(", ")}. A longer --context-length (for a new model) or shorter episodes (fewer turns, shorter observations) train on all of them`,
       );
     }
     const extras: { -readonly [K in keyof AdvantageExtras]: AdvantageExtras[K] } = {};
@@ -891,7 +891,9 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     const records = batch.map((c) => c.record);
     const abortedRecords = records.filter((r) => r.reason.startsWith("aborted"));
     if (abortedRecords.length > 0)
-      log(`${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}`);
+      log(
+        `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}${/memory access out of bounds/.test(abortedRecords[0].reason) ? " (most likely the wasm backend's 4 GiB heap: a long --context-length is the usual cause)" : ""}`,
+      );
     if (abortedRecords.length === records.length && records.length > 0)
       throw new EpisodesAbortedError({
         batch: update,

@@ -146,8 +146,14 @@ const INVISIBLE = /(?! )[\p{Z}\p{Cf}\p{Co}\p{Cn}\u007f-\u009f]/gu;
  */
 export const quote = (text: string): string => {
   const long = text.length > MAX_SHOWN;
-  const tail = Math.floor(MAX_SHOWN / 4);
-  const cut = long ? `${text.slice(0, MAX_SHOWN - tail)}…${text.slice(text.length - tail)}` : text;
+  // Cut between characters, never inside a surrogate pair (an emoji would show as a lone surrogate).
+  const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
+  const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+  let head = MAX_SHOWN - Math.floor(MAX_SHOWN / 4);
+  if (isHigh(text.charCodeAt(head - 1)) && isLow(text.charCodeAt(head))) head -= 1;
+  let from = text.length - Math.floor(MAX_SHOWN / 4);
+  if (isLow(text.charCodeAt(from)) && isHigh(text.charCodeAt(from - 1))) from += 1;
+  const cut = long ? `${text.slice(0, head)}…${text.slice(from)}` : text;
   const shown = JSON.stringify(cut).replace(INVISIBLE, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`);
   return long ? `${shown} (${text.length} characters)` : shown;
 };

@@ -100,15 +100,21 @@ describe("an environment module that never finishes loading", () => {
 });
 
 describe("the wasm backend out of memory", () => {
-  it("is one line naming the 4 GiB heap and the context length, not a stack of wasm frames", async () => {
+  it("is one line naming the 4 GiB heap and what to do (a new run, or another backend), not a stack of wasm frames", async () => {
     // What tfjs-backend-wasm throws when its heap is full (a long --context-length): a WebAssembly.RuntimeError.
     const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { RuntimeError: new (m: string) => Error } };
     const said = wasmOutOfMemory(new wasm.RuntimeError("memory access out of bounds"));
     expect(said).toMatch(
-      /^the TensorFlow\.js wasm backend ran out of memory \(memory access out of bounds\): its heap cannot grow past 4 GiB\. A long --context-length is the usual cause/,
+      /^memory access out of bounds: most likely the TensorFlow\.js wasm backend ran out of memory \(its heap cannot grow past 4 GiB\)\. A long --context-length is the usual cause/,
+    );
+    // A resume keeps the context and the model, so it is not what the message offers.
+    expect(said).toContain(
+      "start a new run with a shorter --context-length or a smaller model, or go on with --backend",
     );
     expect(wasmOutOfMemory(new RangeError("WebAssembly.Memory(): could not allocate memory"))).toContain("4 GiB");
+    // Not wasm: a plain Error, a Node buffer that could not be allocated, any other RangeError.
     expect(wasmOutOfMemory(new Error("memory access out of bounds"))).toBeUndefined();
+    expect(wasmOutOfMemory(new RangeError("Array buffer allocation failed"))).toBeUndefined();
     expect(wasmOutOfMemory(new RangeError("index out of range"))).toBeUndefined();
   });
 });

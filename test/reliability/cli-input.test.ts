@@ -652,7 +652,7 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const more = ["--context-length", "16", "--no-warm-start", "--eval-episodes", "0", "--out", join(dir, "short")];
     expect(await main([...args, ...more]), stderr).toBe(0);
     expect(stderr).toMatch(
-      /update 1 of \d+: 4 of 4 episodes are longer than the model's context \(16 tokens\); they were left out \(not even the first action fit\): this update changed nothing/,
+      /update 1 of \d+: 4 of 4 episodes are longer than the model's context \(16 tokens; 0 of their \d+ actions were trained on\); they were left out \(not even the first action fit\): this update changed nothing/,
     );
     // A context that holds the first actions: those are trained on, with the episode's whole return.
     stderr = "";
@@ -667,10 +667,10 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     ];
     expect(await main([...args, ...roomier]), stderr).toBe(0);
     expect(stderr).toMatch(
-      /update 1 of \d+: \d of 4 episodes (is|are) longer than the model's context \(56 tokens\); (they were|it was|\d were) trained on the actions that fit, with the whole episode's return.*: \d+ of their \d+ actions were trained on\./,
+      /update 1 of \d+: \d of 4 episodes (is|are) longer than the model's context \(56 tokens; \d+ of their \d+ actions were trained on\); (they were|it was|\d were) trained on the actions that fit, with the whole episode's return/,
     );
     // How much was trained: the counts are of the longer episodes' actions, and fewer were kept than there were.
-    const [, kept, all] = /: (\d+) of their (\d+) actions were trained on/.exec(stderr) ?? [];
+    const [, kept, all] = /; (\d+) of their (\d+) actions were trained on/.exec(stderr) ?? [];
     expect(Number(kept)).toBeLessThan(Number(all));
     const metrics = JSON.parse(readFileSync(join(dir, "roomier", "metrics.jsonl"), "utf8").split("\n")[0]);
     expect(metrics.cutToContext).toBeGreaterThan(0);

@@ -182,6 +182,14 @@ describe("a failing property prints its counterexample and writes it as a journa
     expect(text).toContain('act      "bad\\u0000\\n"');
     expect(text).toContain('act      "\\u00a0"');
     expect(text).toContain(`act      "${"x".repeat(75)}…${"x".repeat(25)}" (500 characters)`);
+    // The cut never splits an emoji (a surrogate pair) at either end.
+    const { quote } = await import("../../src/testing/counterexample.ts");
+    const emoji = "\u{1F600}";
+    for (const text of [
+      `${"a".repeat(74)}${emoji}${"c".repeat(60)}`,
+      `${"a".repeat(80)}${"c".repeat(49)}${emoji}${"c".repeat(24)}`,
+    ])
+      expect(quote(text)).not.toMatch(/\\ud8|\\ude/);
     expect(text).toMatch(/end {6}answered, return -?[\d.]+, 4 turn\(s\)$/);
   });
 });
