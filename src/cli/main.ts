@@ -17,7 +17,7 @@ import {
 } from "../kernel/errors.ts";
 import { checkpointsIn } from "../learn/trainer.ts";
 import { findJournals } from "../observe/journals.ts";
-import { BackendUnavailableError } from "../policy/backend.ts";
+import { BackendUnavailableError, isWasmMemoryTrap, WASM_MEMORY_HINT, wasmOutOfMemory } from "../policy/backend.ts";
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -97,6 +97,8 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         resume: !!opts.resume,
         exitOnInterrupt: true,
       });
+      const ended = summary.episodes - summary.aborted;
+      const partialSuccess = summary.successRate === null ? undefined : successOfSome(summary.successReported, ended);
       if (opts.json) out(summaryJson(summary));
       else
         out(
@@ -105,12 +107,12 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
             (summary.aborted ? ` over all ${summary.episodes}` : "") +
             (summary.successRate === null ? "" : `, success ${summary.successRate.toFixed(3)}`) +
             // Success is of the episodes whose end reported it; the mean return is over all, aborted included.
-            (summary.successRate !== null && summary.successReported < summary.episodes - summary.aborted
-              ? ` (${successOfSome(summary.successReported, summary.episodes - summary.aborted - summary.successReported)})`
-              : "") +
-            (summary.aborted
-              ? `${summary.successRate === null || summary.successReported < summary.episodes - summary.aborted ? "" : ` of the ${summary.episodes - summary.aborted} not aborted`}, ${summary.aborted} aborted`
-              : "") +
+            (partialSuccess !== undefined
+              ? ` (${partialSuccess})`
+              : summary.successRate !== null && summary.aborted
+                ? ` of the ${ended} not aborted`
+                : "") +
+            (summary.aborted ? `, ${summary.aborted} aborted` : "") +
             ` (${summary.seconds.toFixed(1)} s)`,
         );
       for (const line of describeToolTally(summary.tools)) err(line);
@@ -440,28 +442,6 @@ export const fileSystemProblem = (cause: unknown): string | undefined => {
 };
 
 let pipeWatched = false;
-/**
- * The wasm backend out of memory, as one line: its heap cannot grow past 4 GiB, and tfjs says so only as
- * "memory access out of bounds" (or a failed allocation) deep in a stack. Undefined for any other error.
- */
-export const wasmOutOfMemory = (cause: unknown): string | undefined => {
-  const message = cause instanceof Error ? cause.message : "";
-  const wasm =
-    cause instanceof Error &&
-    cause.name === "RuntimeError" &&
-    /memory access out of bounds|out of memory/i.test(message);
-  const allocation = cause instanceof RangeError && /WebAssembly\.Memory/i.test(message);
-  return wasm || allocation ? `${message}: ${WASM_MEMORY_HINT}` : undefined;
-};
-
-/** Said with a wasm memory trap, in a command's error or in an episode that aborted on one while sampling. */
-export const WASM_MEMORY_HINT =
-  "most likely the TensorFlow.js wasm backend ran out of memory (its heap cannot grow past 4 GiB). A long " +
-  "--context-length is the usual cause (attention holds context x context numbers per head and layer, in " +
-  "sampling and in each pass of an update); a run keeps its context and model when resumed, so start a new " +
-  "run with a shorter --context-length or a smaller model, or go on with --backend tensorflow or cpu, which " +
-  "have no such limit";
-
 /** `agent-r1 replay ... | head`: a reader that closes the pipe ends the command quietly (exit 0), not in a stack trace. */
 const endQuietlyOnClosedPipe = () => {
   if (pipeWatched) return;
@@ -508,7 +488,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       cause instanceof EpisodesAbortedError
     ) {
       // Every episode aborted on a wasm memory trap while sampling: say what it most likely means.
-      const trapped = cause instanceof EpisodesAbortedError && /memory access out of bounds/.test(cause.reason);
+      const trapped = cause instanceof EpisodesAbortedError && isWasmMemoryTrap(cause.reason);
       err(`error: ${cause.message}${trapped ? `; ${WASM_MEMORY_HINT}` : ""}`);
       return 1;
     }

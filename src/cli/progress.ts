@@ -9,15 +9,15 @@ export interface Progress {
   stop(): void;
 }
 
+/** A rate as people read it: "3.2/s" when fast, "12.5 s each" when slower than one a second (not "0.0/s"). */
+export const speed = (perSecond: number): string =>
+  perSecond >= 1 || perSecond <= 0 ? `${perSecond.toFixed(1)}/s` : `${(1 / perSecond).toFixed(1)} s each`;
+
 /**
  * `already`: work done before this bar started (a resumed run's updates): counted in the total shown, not
  * in the rate or the ETA. `everyTick`: off a terminal, print every tick (training updates, each with its own
  * metrics) instead of at most one line per 2 seconds (episodes, which end in bursts).
  */
-/** A rate as people read it: "3.2/s" when fast, "12.5 s each" when slower than one a second (not "0.0/s"). */
-export const speed = (perSecond: number): string =>
-  perSecond >= 1 || perSecond <= 0 ? `${perSecond.toFixed(1)}/s` : `${(1 / perSecond).toFixed(1)} s each`;
-
 export const progress = (
   label: string,
   total: number,

@@ -70,11 +70,10 @@ export const describeEval = (summary: EvalSummary): string =>
     summary.successRate === null
       ? `mean return ${summary.meanReturn.toFixed(3)} (${summary.aborted === summary.episodes && summary.episodes > 0 ? "no episode ended, so no success to count" : "the environment reports no success metric"})`
       : `success ${summary.successRate.toFixed(3)}, ${"em" in summary.metrics ? `exact match ${summary.metrics.em.toFixed(3)}, F1 ${(summary.metrics.f1 ?? 0).toFixed(3)}, ` : ""}mean return ${summary.meanReturn.toFixed(3)}`,
-    summary.successRate !== null &&
-    summary.successReported !== undefined &&
-    summary.successReported < summary.episodes - summary.aborted
-      ? successOfSome(summary.successReported, summary.episodes - summary.aborted - summary.successReported)
-      : "",
+    (summary.successRate !== null &&
+      summary.successReported !== undefined &&
+      successOfSome(summary.successReported, summary.episodes - summary.aborted)) ||
+      "",
     summary.aborted > 0 ? `${summary.aborted} of ${summary.episodes} episodes ${summary.abortReason}` : "",
     summary.cutActions
       ? `${summary.cutActions} action${summary.cutActions === 1 ? "" : "s"} cut at the sampler's token budget (--max-new-tokens)`

@@ -20,7 +20,13 @@ import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../ke
 import { makeFolders } from "../kernel/folders.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
-import { type BackendChoice, type BackendName, initBackend } from "../policy/backend.ts";
+import {
+  type BackendChoice,
+  type BackendName,
+  initBackend,
+  isWasmMemoryTrap,
+  WASM_MEMORY_HINT,
+} from "../policy/backend.ts";
 import {
   CheckpointError,
   type LatestCheckpoint,
@@ -892,7 +898,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     const abortedRecords = records.filter((r) => r.reason.startsWith("aborted"));
     if (abortedRecords.length > 0)
       log(
-        `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}${/memory access out of bounds/.test(abortedRecords[0].reason) ? " (most likely the wasm backend's 4 GiB heap: a long --context-length is the usual cause)" : ""}`,
+        `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}${isWasmMemoryTrap(abortedRecords[0].reason) ? ` (${WASM_MEMORY_HINT})` : ""}`,
       );
     if (abortedRecords.length === records.length && records.length > 0)
       throw new EpisodesAbortedError({
@@ -907,10 +913,10 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       0,
     );
     const successes = records.filter((r) => "success" in r.metrics).map((r) => r.metrics.success);
-    const unreported = records.length - abortedRecords.length - successes.length;
-    if (successes.length > 0 && unreported > 0 && !warnedUnreportedSuccess) {
+    const partialSuccess = successOfSome(successes.length, records.length - abortedRecords.length);
+    if (partialSuccess !== undefined && !warnedUnreportedSuccess) {
       warnedUnreportedSuccess = true;
-      log(`${update}: ${successOfSome(successes.length, unreported)} (said once)`);
+      log(`${update}: ${partialSuccess} (said once)`);
     }
     const metrics: UpdateMetrics = {
       step,

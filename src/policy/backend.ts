@@ -305,3 +305,28 @@ const registerMissingWasmKernels = (): void => {
     tf.registerKernel({ kernelName: "UnsortedSegmentSum", backendName: "wasm", kernelFunc: unsortedSegmentSumWasm });
   }
 };
+
+/** A wasm memory trap, by its message: what tfjs-backend-wasm throws when its heap is full. */
+export const isWasmMemoryTrap = (message: string): boolean => /memory access out of bounds/.test(message);
+
+/** Said with a wasm memory trap: in a command's error, and with episodes that aborted on one while sampling. */
+export const WASM_MEMORY_HINT =
+  "most likely the TensorFlow.js wasm backend ran out of memory (its heap cannot grow past 4 GiB). A long " +
+  "--context-length is the usual cause (attention holds context x context numbers per head and layer, in " +
+  "sampling and in each pass of an update); a run keeps its context and model when resumed, so start a new " +
+  "run with a shorter --context-length or a smaller model, or go on with --backend tensorflow or cpu, which " +
+  "have no such limit";
+
+/**
+ * The wasm backend out of memory, as one line: its heap cannot grow past 4 GiB, and tfjs says so only as
+ * "memory access out of bounds" (or a failed allocation) deep in a stack. Undefined for any other error.
+ */
+export const wasmOutOfMemory = (cause: unknown): string | undefined => {
+  const message = cause instanceof Error ? cause.message : "";
+  const trap =
+    cause instanceof Error &&
+    cause.name === "RuntimeError" &&
+    (isWasmMemoryTrap(message) || /out of memory/i.test(message));
+  const allocation = cause instanceof RangeError && /WebAssembly\.Memory/i.test(message);
+  return trap || allocation ? `${message}: ${WASM_MEMORY_HINT}` : undefined;
+};

@@ -13,7 +13,7 @@ import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvMismatchError, messageOf, NonDeterminismError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import { ABORTED, EpisodeDerivation, waitingForTools } from "../runtime/derive.ts";
+import { ABORTED, EpisodeDerivation, misspelt, waitingForTools } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 
 export interface ReplayOptions {
@@ -289,13 +289,13 @@ export const replayEpisode = (
       // The live runtime aborts an action whose text is not what its tokens spell; one in a journal was
       // written by other code (an older version, or an edit): the learner would train on other text.
       if (verify && tokensVerified) {
-        let spelt: string;
+        let spelt: string | undefined;
         try {
-          spelt = tokenizer.decode(event.tokens);
+          spelt = misspelt(tokenizer, event.tokens, event.text);
         } catch (cause) {
           return refuse(event.seq, "agent.acted with tokens of the recorded tokenizer", messageOf(cause));
         }
-        if (spelt !== event.text)
+        if (spelt !== undefined)
           refuse(
             event.seq,
             `agent.acted's tokens, which spell ${JSON.stringify(spelt.slice(0, 80))}`,

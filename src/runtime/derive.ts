@@ -27,6 +27,17 @@ export const waitingForTools = (snapshot: AnyMachineSnapshot, tools: Readonly<Re
     (child) => typeof child?.src === "string" && child.src in tools,
   );
 
+/**
+ * What an action's tokens spell with `tokenizer`, when that is not its text (undefined when they agree).
+ * The tokens are what the learner trains on and the text is what the environment judges: live runs abort
+ * such an action and replay refuses one in a journal. (A lone surrogate in the text is journaled as
+ * U+FFFD, which is what its bytes decode to.) Throws what decode throws for an id outside the vocabulary.
+ */
+export const misspelt = (tokenizer: Tokenizer, tokens: readonly number[], text: string): string | undefined => {
+  const spelt = tokenizer.decode(tokens);
+  return spelt === text.toWellFormed() ? undefined : spelt;
+};
+
 /** Episode endings imposed from outside the environment (policy failure, turn limit): replay accepts them as inputs. */
 export const ABORTED = "aborted: ";
 

@@ -13,7 +13,7 @@ import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { type AgentEmitted, createAgentMachine } from "./agent.ts";
-import { EpisodeDerivation, waitingForTools } from "./derive.ts";
+import { EpisodeDerivation, misspelt, waitingForTools } from "./derive.ts";
 import { type EnvDefinition, envThrownFrom, locateGuardThrows } from "./env.ts";
 import type { PolicyAction } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
@@ -65,11 +65,14 @@ export interface EpisodeRecord {
 }
 
 /**
- * Said wherever a success rate is shown while some episodes ended without a `success` metric: the rate is
- * of the episodes that report it (record, train and eval say it the same way).
+ * Said wherever a success rate is shown while only some of the `ended` episodes (those not aborted)
+ * reported a `success` metric: the rate is of those (record, train and eval say it the same way).
+ * Undefined when all of them, or none, reported it.
  */
-export const successOfSome = (reported: number, without: number): string =>
-  `success is of the ${reported} episode${reported === 1 ? "" : "s"} that report it; ${without} ended without a success metric (end(reason, { success: 0 }) counts a failure)`;
+export const successOfSome = (reported: number, ended: number): string | undefined =>
+  reported > 0 && reported < ended
+    ? `success is of the ${reported} episode${reported === 1 ? "" : "s"} that report it; ${ended - reported} ended without a success metric (end(reason, { success: 0 }) counts a failure)`
+    : undefined;
 
 const DONE_PREFIX = "xstate.done.actor.";
 
@@ -132,10 +135,8 @@ const invalidAction = (action: PolicyAction, tokenizer: Tokenizer): string | und
     return `version ${action.version} is not a natural number`;
   if (action.allowed !== undefined && action.allowed.length !== action.tokens.length)
     return `${action.allowed.length} allowed lists for ${action.tokens.length} tokens`;
-  // The tokens are what the learner trains on and the text is what the environment judges: they must agree.
-  // (A lone surrogate in the text is recorded as U+FFFD, which is what its bytes decode to.)
-  const spelt = tokenizer.decode(action.tokens);
-  if (spelt !== action.text.toWellFormed())
+  const spelt = misspelt(tokenizer, action.tokens, action.text);
+  if (spelt !== undefined)
     return `its text ${JSON.stringify(action.text.slice(0, 80))} is not what its tokens spell (${JSON.stringify(spelt.slice(0, 80))}) with its tokenizer; a policy's tokens are the truth: give text = tokenizer.decode(tokens)`;
   return undefined;
 };

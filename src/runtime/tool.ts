@@ -42,10 +42,11 @@ export const TRUNCATION_MARKER = "…[truncated]";
 
 /** Where tools' code threw, by tool and the message journaled (not journaled itself: a line is not behaviour). */
 const toolThrows = new ThrowSites(64);
+const throwKey = (tool: string, message: string) => `${tool}\u0000${message}`;
 
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
 export const toolThrownFrom = (tool: string, message: string): string | undefined =>
-  toolThrows.where(`${tool}\u0000${message}`);
+  toolThrows.where(throwKey(tool, message));
 /** Deepest nesting of a result's content; deeper results become errors (the journal refuses deeper events). */
 export const MAX_RESULT_DEPTH = 128;
 
@@ -216,7 +217,7 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
           return toJsonResult(spec.name, content, maxResultChars);
         } catch (cause) {
           const result = failure("error", describe(cause), maxResultChars);
-          if (!result.ok) toolThrows.note(`${spec.name}\u0000${result.error.message}`, cause);
+          if (!result.ok) toolThrows.note(throwKey(spec.name, result.error.message), cause);
           return result;
         }
       })();

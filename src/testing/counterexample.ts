@@ -145,17 +145,16 @@ const INVISIBLE = /(?! )[\p{Z}\p{Cf}\p{Co}\p{Cn}\u007f-\u009f]/gu;
  * characters)`).
  */
 export const quote = (text: string): string => {
-  const long = text.length > MAX_SHOWN;
+  const escaped = (s: string) =>
+    JSON.stringify(s).replace(INVISIBLE, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`);
+  if (text.length <= MAX_SHOWN) return escaped(text);
   // Cut between characters, never inside a surrogate pair (an emoji would show as a lone surrogate).
-  const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff;
-  const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
-  let head = MAX_SHOWN - Math.floor(MAX_SHOWN / 4);
-  if (isHigh(text.charCodeAt(head - 1)) && isLow(text.charCodeAt(head))) head -= 1;
-  let from = text.length - Math.floor(MAX_SHOWN / 4);
-  if (isLow(text.charCodeAt(from)) && isHigh(text.charCodeAt(from - 1))) from += 1;
-  const cut = long ? `${text.slice(0, head)}…${text.slice(from)}` : text;
-  const shown = JSON.stringify(cut).replace(INVISIBLE, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`);
-  return long ? `${shown} (${text.length} characters)` : shown;
+  const splitsPair = (at: number) =>
+    /[\uD800-\uDBFF]/.test(text[at - 1] ?? "") && /[\uDC00-\uDFFF]/.test(text[at] ?? "");
+  const head = MAX_SHOWN - MAX_SHOWN / 4;
+  const from = text.length - MAX_SHOWN / 4;
+  const cut = `${text.slice(0, splitsPair(head) ? head - 1 : head)}…${text.slice(splitsPair(from) ? from + 1 : from)}`;
+  return `${escaped(cut)} (${text.length} characters)`;
 };
 
 const json = (value: unknown): string => {

@@ -2,8 +2,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fileSystemProblem, wasmOutOfMemory } from "../../src/cli/main.ts";
+import { fileSystemProblem } from "../../src/cli/main.ts";
 import { checkWritableParent, makeFolders } from "../../src/kernel/folders.ts";
+import { wasmOutOfMemory } from "../../src/policy/backend.ts";
 import { tempDir } from "../support/index.ts";
 
 const cli = (command: string) => spawnSync("bash", ["-c", command], { encoding: "utf8", timeout: 120_000 });

@@ -2,11 +2,11 @@ export interface Progress {
     tick(by?: number, info?: Record<string, string | number>): void;
     stop(): void;
 }
+/** A rate as people read it: "3.2/s" when fast, "12.5 s each" when slower than one a second (not "0.0/s"). */
+export declare const speed: (perSecond: number) => string;
 /**
  * `already`: work done before this bar started (a resumed run's updates): counted in the total shown, not
  * in the rate or the ETA. `everyTick`: off a terminal, print every tick (training updates, each with its own
  * metrics) instead of at most one line per 2 seconds (episodes, which end in bursts).
  */
-/** A rate as people read it: "3.2/s" when fast, "12.5 s each" when slower than one a second (not "0.0/s"). */
-export declare const speed: (perSecond: number) => string;
 export declare const progress: (label: string, total: number, stream?: NodeJS.WriteStream, already?: number, everyTick?: boolean) => Progress;

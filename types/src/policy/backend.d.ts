@@ -23,4 +23,13 @@ export declare const availableBackends: () => Promise<BackendName[]>;
  * BackendUnavailableError and leaves the active backend as it was.
  */
 export declare const initBackend: (preferred?: BackendChoice, options?: InitBackendOptions) => Promise<BackendName>;
+/** A wasm memory trap, by its message: what tfjs-backend-wasm throws when its heap is full. */
+export declare const isWasmMemoryTrap: (message: string) => boolean;
+/** Said with a wasm memory trap: in a command's error, and with episodes that aborted on one while sampling. */
+export declare const WASM_MEMORY_HINT: string;
+/**
+ * The wasm backend out of memory, as one line: its heap cannot grow past 4 GiB, and tfjs says so only as
+ * "memory access out of bounds" (or a failed allocation) deep in a stack. Undefined for any other error.
+ */
+export declare const wasmOutOfMemory: (cause: unknown) => string | undefined;
 export {};

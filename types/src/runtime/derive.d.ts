@@ -8,6 +8,13 @@ import type { Turn } from "./policy.ts";
  * pure replay fold alike, also while a result is on its way.
  */
 export declare const waitingForTools: (snapshot: AnyMachineSnapshot, tools: Readonly<Record<string, unknown>>) => boolean;
+/**
+ * What an action's tokens spell with `tokenizer`, when that is not its text (undefined when they agree).
+ * The tokens are what the learner trains on and the text is what the environment judges: live runs abort
+ * such an action and replay refuses one in a journal. (A lone surrogate in the text is journaled as
+ * U+FFFD, which is what its bytes decode to.) Throws what decode throws for an id outside the vocabulary.
+ */
+export declare const misspelt: (tokenizer: Tokenizer, tokens: readonly number[], text: string) => string | undefined;
 /** Episode endings imposed from outside the environment (policy failure, turn limit): replay accepts them as inputs. */
 export declare const ABORTED = "aborted: ";
 export declare class EpisodeDerivation {

@@ -42,10 +42,11 @@ export interface EpisodeRecord {
     readonly thrownAt?: string;
 }
 /**
- * Said wherever a success rate is shown while some episodes ended without a `success` metric: the rate is
- * of the episodes that report it (record, train and eval say it the same way).
+ * Said wherever a success rate is shown while only some of the `ended` episodes (those not aborted)
+ * reported a `success` metric: the rate is of those (record, train and eval say it the same way).
+ * Undefined when all of them, or none, reported it.
  */
-export declare const successOfSome: (reported: number, without: number) => string;
+export declare const successOfSome: (reported: number, ended: number) => string | undefined;
 /**
  * The parts an episode needs, checked up front: from plain JavaScript a missing part failed later as
  * "cannot read properties of undefined". `caller` names the function in the message.
