@@ -86,14 +86,14 @@ const expert = () =>
     const asked = history.filter((turn) => turn.role === "action").length;
     return asked < 2 ? r1.formatCall(weather, { city: asked ? b : a }) : r1.formatAnswer(warmer({ a, b }));
   });
-export default r1.defineEnv<Task>({
+export default r1.defineEnv({
   id: "weather",
   version: "1",
   description: "Which of two cities is warmer? Ask a weather tool, then answer.",
   machine,
   tools,
   tokenizer,
-  task: (seed) => ((cities) => ({ a: cities[0]!, b: cities[1]! }))(r1.Rng.fromSeed(seed).shuffle(CITIES)),
+  task: (seed): Task => ((cities) => ({ a: cities[0]!, b: cities[1]! }))(r1.Rng.fromSeed(seed).shuffle(CITIES)),
   policies: { expert },
   legalActions: ({ task: t }) => [t.a, t.b].flatMap((c) => [r1.formatCall(weather, { city: c }), r1.formatAnswer(c)]),
 });

@@ -312,7 +312,17 @@ export const checkMaxActionTokens = (env: Pick<EnvDefinition, "id" | "maxActionT
     throw new TypeError(`environment ${env.id}: \`maxActionTokens\` must be an integer >= 1, got ${JSON.stringify(n)}`);
 };
 
-export const defineEnv = <Task extends Json>(definition: EnvDefinition<Task>): EnvDefinition<Task> => {
+/**
+ * Checks an environment's definition and returns it. Write `defineEnv({ ... task: (seed): Task => ... })` and
+ * both type parameters are inferred: the policies keep their names (`env.policies!.expert()` under
+ * noPropertyAccessFromIndexSignature). `defineEnv<Task>({ ... })` also works; its policies are a record by name.
+ */
+export const defineEnv = <
+  Task extends Json,
+  Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>,
+>(
+  definition: EnvDefinition<Task> & { readonly policies?: Policies },
+): EnvDefinition<Task> & { readonly policies?: Policies } => {
   if (typeof definition !== "object" || definition === null)
     throw new TypeError("defineEnv takes one object: { id, version, description, machine, tools, tokenizer, task }");
   const name =

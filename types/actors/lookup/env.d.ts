@@ -28,5 +28,9 @@ export declare const LOOKUP_WARM_START: {
     readonly episodes: 400;
     readonly epochs: 5;
 };
-export declare const createLookupEnv: (rewards?: LookupRewards) => import("../../src/index.ts").EnvDefinition<LookupTask>;
-export declare const lookupEnv: import("../../src/index.ts").EnvDefinition<LookupTask>;
+export declare const createLookupEnv: (rewards?: LookupRewards) => import("../../src/index.ts").EnvDefinition<LookupTask> & {
+    readonly policies?: Readonly<Record<string, () => import("../../src/index.ts").Policy>> | undefined;
+};
+export declare const lookupEnv: import("../../src/index.ts").EnvDefinition<LookupTask> & {
+    readonly policies?: Readonly<Record<string, () => import("../../src/index.ts").Policy>> | undefined;
+};

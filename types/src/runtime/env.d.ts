@@ -154,7 +154,16 @@ export declare const rememberModuleSpec: <E extends object>(env: E, spec: string
 export declare const moduleSpecOf: (env: object) => string | undefined;
 /** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and by the CLI before sampling). */
 export declare const checkMaxActionTokens: (env: Pick<EnvDefinition, "id" | "maxActionTokens">) => void;
-export declare const defineEnv: <Task extends Json>(definition: EnvDefinition<Task>) => EnvDefinition<Task>;
+/**
+ * Checks an environment's definition and returns it. Write `defineEnv({ ... task: (seed): Task => ... })` and
+ * both type parameters are inferred: the policies keep their names (`env.policies!.expert()` under
+ * noPropertyAccessFromIndexSignature). `defineEnv<Task>({ ... })` also works; its policies are a record by name.
+ */
+export declare const defineEnv: <Task extends Json, Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>>(definition: EnvDefinition<Task> & {
+    readonly policies?: Policies;
+}) => EnvDefinition<Task> & {
+    readonly policies?: Policies;
+};
 /**
  * Where an environment error was thrown: its own stack's first user frame, or, for XState's rethrow of a
  * guard's error ("Unable to evaluate guard ... :\n<message>", without the original's stack), the place the
