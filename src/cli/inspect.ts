@@ -27,6 +27,9 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202
 export const terminalSafe = (line: string): string =>
   line.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).replace(/\n/g, "⏎");
 
+/** `1 turn`, `3 turns`. */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 /** A reward or a return as people write it: -0.3, not -0.30000000000000004 (6 significant digits). */
 const num = (x: number) => String(Number(x.toPrecision(6)));
 
@@ -43,12 +46,12 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
         lines.push(`${" ".repeat(5)}task ${clip(JSON.stringify(e.task))}`);
         break;
       case "env.observed":
-        lines.push(`${at}── turn ${e.turn} ── observation (${e.tokens.length} tokens): ${clip(e.text)}`);
+        lines.push(`${at}── turn ${e.turn} ── observation (${count(e.tokens.length, "token")}): ${clip(e.text)}`);
         break;
       case "agent.acted": {
         const logprob = e.logprobs.reduce((a, b) => a + b, 0);
         lines.push(
-          `${at}action  turn ${e.turn} (${e.tokens.length} tokens, logprob ${logprob.toFixed(2)}, policy v${e.policy.version}${e.allowed ? ", constrained" : ""}): ${clip(JSON.stringify(e.text))}`,
+          `${at}action  turn ${e.turn} (${count(e.tokens.length, "token")}, logprob ${logprob.toFixed(2)}, policy v${e.policy.version}${e.allowed ? ", constrained" : ""}): ${clip(JSON.stringify(e.text))}`,
         );
         break;
       }
@@ -73,7 +76,7 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
         break;
       case "episode.ended":
         lines.push(
-          `${at}ended: ${e.reason}; return ${num(e.return)}, ${e.turns} turns${
+          `${at}ended: ${e.reason}; return ${num(e.return)}, ${count(e.turns, "turn")}${
             Object.keys(e.metrics).length ? `, ${JSON.stringify(e.metrics)}` : ""
           }`,
         );
@@ -125,12 +128,13 @@ export const inspectPath = async (
     // --repair cuts only a torn last line; damage inside a file is left for a person to look at.
     const inside = damaged - torn - nothing;
     const hints = [
-      torn > 0 && `\`npx agent-r1 replay ${path} --repair\` cuts the ${torn} torn last line(s) back`,
+      torn > 0 &&
+        `\`npx agent-r1 replay ${path} --repair\` cuts the ${torn === 1 ? "torn last line" : `${torn} torn last lines`} back`,
       nothing > 0 && `${nothing} with no readable event (empty, or damaged on the first line)`,
       inside > 0 &&
         `${inside} damaged otherwise than by a cut last write (an edited, removed or added line), which --repair does not touch (any events after the damage are still in the file, unread)`,
     ].filter(Boolean);
-    write(`\n${damaged} of ${files.length} journal(s) damaged (shown up to the damage); ${hints.join("; ")}`);
+    write(`\n${damaged} of ${count(files.length, "journal")} damaged (shown up to the damage); ${hints.join("; ")}`);
   }
   return damaged;
 };

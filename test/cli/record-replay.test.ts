@@ -249,7 +249,7 @@ describe("agent-r1 inspect", () => {
     expect(run.stdout).toMatch(/ {2}! \S+ep-golden-1\.jsonl:\d+: torn-tail/);
     expect(run.stdout).toContain("# ".concat(join(dir, "ep-golden-2.jsonl"))); // and the next journal
     expect(run.stdout).toContain(
-      `1 of 2 journal(s) damaged (shown up to the damage); \`npx agent-r1 replay ${dir} --repair\` cuts the 1 torn last line(s) back`,
+      `1 of 2 journals damaged (shown up to the damage); \`npx agent-r1 replay ${dir} --repair\` cuts the torn last line back`,
     );
     // Damage inside a journal is not what --repair mends, and inspect does not suggest it for that.
     const lines = readFileSync(join(dir, "ep-golden-2.jsonl"), "utf8").split("\n");
@@ -279,7 +279,7 @@ describe("agent-r1 inspect", () => {
     writeFileSync(join(dir, "empty.jsonl"), "");
     const empty = cli("inspect", join(dir, "empty.jsonl"));
     expect(empty.code).toBe(1);
-    expect(empty.stdout).toContain("1 of 1 journal(s) damaged (shown up to the damage); 1 with no readable event");
+    expect(empty.stdout).toContain("1 of 1 journal damaged (shown up to the damage); 1 with no readable event");
     expect(empty.stdout).not.toContain("before their last line");
     const repair = cli("replay", join(dir, "ep-golden-2.jsonl"), "--repair");
     expect(repair.code).toBe(1);
@@ -307,7 +307,7 @@ describe("agent-r1 inspect", () => {
     expect(one.code).toBe(1);
     expect(one.stdout.match(/^# /gm)).toHaveLength(1);
     expect(one.stdout).toContain(`damaged among those not shown: ${join(dir, "ep-22.jsonl")}`);
-    expect(one.stdout).toContain("1 of 23 journal(s) damaged");
+    expect(one.stdout).toContain("1 of 23 journals damaged");
     const all = cli("inspect", dir, "--max-episodes", "23");
     expect(all.stdout.match(/^# /gm)).toHaveLength(23);
     expect(all.stdout).not.toContain("showed the first");
