@@ -2,7 +2,7 @@
  * The `agent-r1` command line. Exit codes: 0 success, 1 a check failed (divergence, corruption), 2 bad
  * usage (unknown names, wrong values, missing files), with a one-line message saying what is accepted.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
@@ -48,6 +48,7 @@ const optionsText = (env: EnvDefinition): string =>
 export const buildProgram = (setExit: (code: number) => void): Command => {
   const program = new Command("agent-r1")
     .description("End-to-end RL for tool-using LLM agents: record, replay and train episodes of ToolEnv environments.")
+    .version(JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
 
