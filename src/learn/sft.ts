@@ -67,6 +67,9 @@ export interface SftOptions {
 
 export interface SftResult {
   readonly episodes: number;
+  /** The action tokens of the episodes cloned, each counted once: what one epoch trains on. */
+  readonly actionTokens: number;
+  /** The action tokens trained on over all steps (curriculum and epochs): each epoch counts them again. */
   readonly tokens: number;
   readonly losses: readonly number[];
   /** The most tokens one demonstrated action takes: sampling needs at least this budget (`maxNewTokens`). */
@@ -379,7 +382,8 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
   await saveCheckpoint(options.out, clone);
   optimizer.dispose();
   model.dispose();
-  return { episodes: sequences.length, tokens, losses, longestAction: longest };
+  const actionTokens = sequences.reduce((sum, s) => sum + s.actionMask.reduce((n: number, m) => n + m, 0), 0);
+  return { episodes: sequences.length, actionTokens, tokens, losses, longestAction: longest };
 };
 
 /** The most tokens one action of the sequence takes (its longest run of action tokens). */

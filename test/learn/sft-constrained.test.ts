@@ -34,6 +34,9 @@ describe("sft --constrained and --init", () => {
     const masked = await sft({ ...base, out: join(dir, "masked"), constrained: true, log: (l) => lines.push(l) });
     // Same model, same batches: renormalising over the legal ids can only raise a demonstrated token's probability.
     expect(masked.losses[0]).toBeLessThan(free.losses[0]);
+    // tokens counts each epoch's pass; actionTokens the demonstrations' action tokens once.
+    expect(free.actionTokens).toBeGreaterThan(0);
+    expect(free.tokens).toBe(2 * free.actionTokens);
     // Every expert action of lookup is legal: nothing was left unconstrained.
     expect(lines.filter((l) => l.includes("not among the legal ones"))).toEqual([]);
     const resumed = await sft({ ...base, epochs: 1, out: join(dir, "more"), init: join(dir, "free"), log: () => {} });

@@ -50,6 +50,9 @@ export interface SftOptions {
 }
 export interface SftResult {
     readonly episodes: number;
+    /** The action tokens of the episodes cloned, each counted once: what one epoch trains on. */
+    readonly actionTokens: number;
+    /** The action tokens trained on over all steps (curriculum and epochs): each epoch counts them again. */
     readonly tokens: number;
     readonly losses: readonly number[];
     /** The most tokens one demonstrated action takes: sampling needs at least this budget (`maxNewTokens`). */
