@@ -22,6 +22,7 @@ import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { successOfSome } from "../runtime/episode.ts";
+import { describeCounts } from "../runtime/outcome-tally.ts";
 import { describeToolTally } from "../runtime/tool-tally.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
@@ -115,6 +116,13 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
                 : "") +
             (summary.aborted ? `, ${summary.aborted} aborted` : "") +
             ` (${summary.seconds.toFixed(1)} s)`,
+        );
+      if (!opts.json && summary.episodes > 0)
+        out(
+          `  ended: ${describeCounts(summary.endReasons)}` +
+            (Object.keys(summary.rewardCounts).length
+              ? `; rewards given: ${describeCounts(summary.rewardCounts)}`
+              : ""),
         );
       for (const line of describeToolTally(summary.tools)) err(line);
       // Journals of aborted episodes are written all the same; a run of nothing else is a failed run.

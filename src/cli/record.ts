@@ -14,6 +14,7 @@ import { isRunFolder } from "../observe/journals.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
+import { OutcomeTally } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout, taskSeedOf } from "../runtime/rollout.ts";
@@ -52,6 +53,10 @@ export interface RecordSummary {
   readonly firstAbort?: { readonly episode: string; readonly reason: string; readonly thrownAt?: string };
   /** What the tool calls did: how many failed (and with what), how many results were cut to size. */
   readonly tools: ToolTallySummary;
+  /** Episodes by the reason they ended ("answered", "turn-limit"; every aborted one as "aborted"). */
+  readonly endReasons: Readonly<Record<string, number>>;
+  /** Rewards given, by their reason ("malformed", ...): how often each was given. */
+  readonly rewardCounts: Readonly<Record<string, number>>;
   readonly seconds: number;
 }
 
@@ -135,6 +140,7 @@ interface Resumed {
   readonly successes: number;
   readonly withSuccess: number;
   readonly tools: ToolTally;
+  readonly outcomes: OutcomeTally;
 }
 
 /**
@@ -160,6 +166,7 @@ const resumeRecording = async (
   let successes = 0;
   let withSuccess = 0;
   const tools = new ToolTally();
+  const outcomes = new OutcomeTally();
   for (const { id, index } of taken) {
     const file = journal.fileOf(id);
     const read: EpisodeEvent[] = [];
@@ -212,6 +219,7 @@ const resumeRecording = async (
     returns += ended.return;
     events += read.length;
     tools.add(read);
+    outcomes.add(ended.reason, read);
     if (ended.reason.startsWith(ABORTED)) {
       aborted += 1;
       if (!firstAbort) firstAbort = { index, episode: ended.episode, reason: ended.reason.slice(ABORTED.length) };
@@ -222,7 +230,7 @@ const resumeRecording = async (
     }
   }
   for (const file of cut) rmSync(file);
-  return { kept, removed: cut.length, returns, events, aborted, firstAbort, successes, withSuccess, tools };
+  return { kept, removed: cut.length, returns, events, aborted, firstAbort, successes, withSuccess, tools, outcomes };
 };
 
 /**
@@ -315,6 +323,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
   let successes = resumed?.successes ?? 0;
   let withSuccess = resumed?.withSuccess ?? 0;
   const tools = resumed?.tools ?? new ToolTally();
+  const outcomes = resumed?.outcomes ?? new OutcomeTally();
   // Ctrl-C: say what is on disk and how to go on (the same command would refuse the episodes journaled already).
   const interrupted = () => {
     bar?.stop();
@@ -334,6 +343,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
           returns += r.return;
           events += r.events.length;
           tools.add(r.events);
+          outcomes.add(r.reason, r.events);
           if (r.reason.startsWith(ABORTED)) {
             aborted += 1;
             // Episode i has seed `<run seed>:i`.
@@ -376,6 +386,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
     aborted,
     ...(firstAbort ? { firstAbort: withoutIndex(firstAbort) } : {}),
     tools: tools.summary(),
+    ...outcomes.summary(),
     seconds: (Date.now() - started) / 1000,
   };
 };

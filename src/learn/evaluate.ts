@@ -7,7 +7,9 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
 import { type EpisodeRecord, successOfSome } from "../runtime/episode.ts";
+import { describeCounts, tallyOutcomes } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
+import { ToolTally } from "../runtime/tool-tally.ts";
 import { collect } from "./collect.ts";
 
 export interface EvalSummary {
@@ -25,6 +27,12 @@ export interface EvalSummary {
   readonly abortReason?: string;
   /** Actions a learned policy's sampler cut at its token budget before they ended (absent when none). */
   readonly cutActions?: number;
+  /** Episodes by the reason they ended, every aborted one as "aborted" (absent in summaries written before). */
+  readonly endReasons?: Readonly<Record<string, number>>;
+  /** Rewards given, by their reason ("malformed", ...): how often each was given (absent in older summaries). */
+  readonly rewardCounts?: Readonly<Record<string, number>>;
+  /** Tool calls made and how many of them failed (absent in older summaries). */
+  readonly tools?: { readonly calls: number; readonly failed: number };
 }
 
 /**
@@ -47,6 +55,9 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummar
       sums[k].count += 1;
     }
   const metrics = Object.fromEntries(Object.entries(sums).map(([k, { total, count }]) => [k, total / count]));
+  const tools = new ToolTally();
+  for (const r of records) tools.add(r.events);
+  const { calls, failed } = tools.summary(0);
   return {
     episodes: records.length,
     successRate: "success" in metrics ? metrics.success : null,
@@ -58,6 +69,8 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummar
     ...((reason) => (reason ? { abortReason: reason } : {}))(
       records.find((r) => r.reason.startsWith("aborted"))?.reason,
     ),
+    ...tallyOutcomes(records),
+    tools: { calls, failed },
   };
 };
 
@@ -78,6 +91,7 @@ export const describeEval = (summary: EvalSummary): string =>
     summary.cutActions
       ? `${summary.cutActions} action${summary.cutActions === 1 ? "" : "s"} cut at the sampler's token budget (--max-new-tokens)`
       : "",
+    summary.endReasons && summary.episodes > 0 ? `ended: ${describeCounts(summary.endReasons)}` : "",
   ]
     .filter(Boolean)
     .join("; ");

@@ -50,7 +50,7 @@ import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages, type Estimator, runEstimator } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
 import { actionBudgetOf, DEFAULT_TRAIN_CONFIG, decodeTrainConfig, scheduledLr, type TrainConfig } from "./config.ts";
-import { countCutActions, describeEval, type EvalSummary, evaluate } from "./evaluate.ts";
+import { countCutActions, describeEval, type EvalSummary, evaluate, summarizeEpisodes } from "./evaluate.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { episodeToSequence, fitToContext, type Sequence } from "./trajectory.ts";
 import { runWarmStart } from "./warm-start.ts";
@@ -94,6 +94,15 @@ export interface UpdateMetrics {
   readonly successRate: number | null;
   readonly meanTurns: number;
   readonly aborted: number;
+  /** Episodes by the reason they ended ("answered", "turn-limit"; every aborted one as "aborted"). */
+  readonly endReasons?: Readonly<Record<string, number>>;
+  /** Rewards given, by their reason ("malformed", ...): how often each was given this update. */
+  readonly rewardCounts?: Readonly<Record<string, number>>;
+  /** The mean of each metric the environment's end reported (success, em, f1, searches...). */
+  readonly endMetrics?: Readonly<Record<string, number>>;
+  /** Tool calls made this update, and how many failed (absent in runs written before they were counted). */
+  readonly toolCalls?: number;
+  readonly toolFailures?: number;
   /** Episodes longer than the context with not even their first action inside it: not trained on. */
   readonly droppedTooLong: number;
   /** Episodes longer than the context, trained on the actions that fit (with their whole return). */
@@ -754,19 +763,20 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
 
     // A tool whose own code throws hands the machine { ok: false, error } like a flaky service: said once,
     // with where it threw, so that a bug in a tool does not pass as an environment that is hard to learn.
+    const toolTally = new ToolTally();
+    for (const c of batch) toolTally.add(c.events);
+    const toolCounts = toolTally.summary(warnedToolThrow ? 0 : Number.POSITIVE_INFINITY);
     if (!warnedToolThrow) {
-      const tally = new ToolTally();
-      for (const c of batch) tally.add(c.events);
-      const thrown = tally
-        .summary(Number.POSITIVE_INFINITY)
-        .failures.filter((f) => f.kind === "error" && f.thrownAt !== undefined);
+      const thrown = toolCounts.failures.filter((f) => f.kind === "error" && f.thrownAt !== undefined);
       if (thrown.length > 0) {
         warnedToolThrow = true;
         log(
           `${update}: a tool's code threw (the machine got { ok: false, error }): ${thrown
             .slice(0, 3)
             .map(describeFailure)
-            .join("; ")}; if that is not a failure the environment means to teach, fix the tool`,
+            .join(
+              "; ",
+            )}; if that is not a failure the environment means to teach, fix the tool (counted per update in metrics.jsonl as toolFailures)`,
         );
       }
     }
@@ -918,6 +928,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       warnedUnreportedSuccess = true;
       log(`${update}: ${partialSuccess} (said once)`);
     }
+    const ended = summarizeEpisodes(records);
     const metrics: UpdateMetrics = {
       step,
       version: step + 1,
@@ -928,6 +939,11 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       successRate: successes.length ? mean(successes) : null,
       meanTurns: mean(records.map((r) => r.turns)),
       aborted: abortedRecords.length,
+      endReasons: ended.endReasons ?? {},
+      rewardCounts: ended.rewardCounts ?? {},
+      endMetrics: ended.metrics,
+      toolCalls: toolCounts.calls,
+      toolFailures: toolCounts.failed,
       droppedTooLong,
       cutToContext,
       cutActions,

@@ -142,10 +142,27 @@ const TITLES: Readonly<Record<string, string>> = {
   sampledTokens: "sampled tokens",
   sampleSeconds: "sampling seconds",
   trainSeconds: "training seconds",
+  toolCalls: "tool calls",
+  toolFailures: "failed tool calls",
+  cutActions: "actions cut at the token budget",
 };
 
+/** Titles of the fields of the per-update counts and the environment's own metrics. */
+const PREFIX_TITLES: readonly (readonly [string, string])[] = [
+  ["endReasons.", "episodes that ended"],
+  ["rewardCounts.", "rewards given"],
+  ["endMetrics.", "the environment's metric"],
+];
+const titleOf = (field: string): string => {
+  const prefixed = PREFIX_TITLES.find(([prefix]) => field.startsWith(prefix));
+  return prefixed ? `${prefixed[1]}: ${field.slice(prefixed[0].length)}` : (TITLES[field] ?? field);
+};
+
+/** Counts by key: an update that has none of a key counted zero of it (the key is absent from its line). */
+const COUNTS = ["endReasons", "rewardCounts"] as const;
+
 /** Fields that are the x axis or bookkeeping, never charted. */
-const NOT_CHARTED = new Set(["step", "version", "episodes"]);
+const NOT_CHARTED = new Set(["step", "version", "episodes", "endMetrics.success"]);
 
 const flatten = (value: Record<string, unknown>, prefix = "", out: Record<string, number> = {}, depth = 0) => {
   for (const [key, v] of Object.entries(value)) {
@@ -171,6 +188,7 @@ export const readRunMetrics = (dir: string, warn: (line: string) => void = stder
       detail: `${dir} has no metrics.jsonl (a run folder written by \`agent-r1 train\` has one)`,
     });
   const rows: Record<string, number>[] = [];
+  const counted: (typeof COUNTS)[number][][] = [];
   readFileSync(file, "utf8")
     .split("\n")
     .forEach((line, i) => {
@@ -187,7 +205,14 @@ export const readRunMetrics = (dir: string, warn: (line: string) => void = stder
         return;
       }
       rows.push(flatten(value as Record<string, unknown>));
+      counted.push(COUNTS.filter((c) => typeof (value as Record<string, unknown>)[c] === "object"));
     });
+  for (const count of COUNTS) {
+    const keys = new Set(rows.flatMap((row) => Object.keys(row).filter((k) => k.startsWith(`${count}.`))));
+    rows.forEach((row, i) => {
+      if (counted[i].includes(count)) for (const key of keys) row[key] ??= 0;
+    });
+  }
   return { dir, name: basename(resolve(dir)), rows };
 };
 
@@ -235,7 +260,7 @@ export const chartedFields = (
   for (const field of fields) {
     if (NOT_CHARTED.has(field) || picked.some((p) => p.field === field)) continue;
     const values = runs.flatMap((run) => run.rows.map((r) => r[field]).filter(finite));
-    if (values.some((v) => v !== values[0])) picked.push({ field, title: TITLES[field] ?? field });
+    if (values.some((v) => v !== values[0])) picked.push({ field, title: titleOf(field) });
   }
   return picked;
 };

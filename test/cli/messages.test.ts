@@ -215,7 +215,11 @@ describe("an environment that reports success on some endings only", () => {
 
   it("record says success is of the episodes that report it, and how many ended without (it said 1.000)", async () => {
     expect(await main(["record", ...common, "--policy", "say", "--out", join(dir, "partial")])).toBe(0);
-    const line = output.stdout.trim().split("\n").at(-1)!;
+    const lines = output.stdout.trim().split("\n");
+    const line = lines.find((l) => l.startsWith("recorded "))!;
+    // How the episodes ended, and the rewards given, on the line after (the fixture's reasons and reward).
+    const ending = /^ {2}ended: answered (\d+), gave up (\d+); rewards given: even (\d+)$/.exec(lines.at(-1)!) ?? [];
+    expect(Number(ending[1]) + Number(ending[2]), lines.at(-1)).toBe(12);
     const [, reported, without] =
       /success 1\.000 \(success is of the (\d+) episodes that report it; (\d+) ended without a success metric \(end\(reason, \{ success: 0 \}\) counts a failure\)\)/.exec(
         line,
@@ -228,14 +232,24 @@ describe("an environment that reports success on some endings only", () => {
     const summary = JSON.parse(output.stdout.trim().split("\n").at(-1)!) as {
       successReported: number;
       episodes: number;
+      endReasons: Record<string, number>;
+      rewardCounts: Record<string, number>;
     };
     expect(summary.successReported).toBe(Number(reported));
+    expect(summary.endReasons).toEqual({ answered: Number(ending[1]), "gave up": Number(ending[2]) });
+    expect(summary.rewardCounts).toEqual({ even: Number(ending[3]) });
   });
 
   it("eval says it in its summary line", async () => {
     const { describeEval, summarizeEpisodes } = await import("../../src/learn/evaluate.ts");
     const ended = (metrics: Record<string, number>) =>
-      ({ reason: "answered", return: 0, turns: 1, metrics }) as unknown as import("../../src/index.ts").EpisodeRecord;
+      ({
+        reason: "answered",
+        return: 0,
+        turns: 1,
+        metrics,
+        events: [],
+      }) as unknown as import("../../src/index.ts").EpisodeRecord;
     const summary = summarizeEpisodes([ended({ success: 1 }), ended({}), ended({ success: 0 }), ended({})]);
     expect(summary).toMatchObject({ successRate: 0.5, successReported: 2 });
     expect(describeEval(summary)).toContain(

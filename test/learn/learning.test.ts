@@ -119,6 +119,18 @@ describe("the learner, end to end (rollout -> journal -> replay -> update)", () 
       model: { layers: 1, heads: 2, width: 32, contextLength: 192, copy: true },
     };
     await train({ env: lookup, config: lookupConfig, out, log: () => {} });
+    // Each update says how its episodes ended, what was rewarded, and what the tools did.
+    for (const line of readFileSync(join(out, "metrics.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))) {
+      const ended = Object.values(line.endReasons as Record<string, number>).reduce((a, b) => a + b, 0);
+      expect(ended, JSON.stringify(line.endReasons)).toBe(line.episodes);
+      expect(line.toolCalls).toBeGreaterThan(0);
+      expect(line.toolFailures).toBeLessThanOrEqual(line.toolCalls);
+      expect(Object.keys(line.rewardCounts).length).toBeGreaterThan(0);
+      expect(line.endMetrics.success).toBe(line.successRate);
+    }
     const returns = metricsOf(out).map((m) => m.meanReturn);
     // Measured: about 0.4 at the first updates (legal but random lookups and answers), 1.3 at the last.
     const first = (returns[0] + returns[1]) / 2;

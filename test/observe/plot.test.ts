@@ -123,6 +123,21 @@ describe("plotRuns", () => {
     expect(fields).not.toContain("version");
   });
 
+  it("counts by reason: an update without a reason counted it zero; titled by what they count", () => {
+    const run = readRunMetrics(
+      runWith([
+        metricsLine(0, { endReasons: { answered: 6 }, rewardCounts: {} }),
+        metricsLine(1, { endReasons: { answered: 4, "turn-limit": 2 }, rewardCounts: { malformed: 3 } }),
+        metricsLine(2), // a run written before the counts: nothing made up
+      ]),
+    );
+    expect(run.rows.map((r) => r["endReasons.turn-limit"])).toEqual([0, 2, undefined]);
+    expect(run.rows.map((r) => r["rewardCounts.malformed"])).toEqual([0, 3, undefined]);
+    const titles = Object.fromEntries(chartedFields([run]).map((f) => [f.field, f.title]));
+    expect(titles["endReasons.turn-limit"]).toBe("episodes that ended: turn-limit");
+    expect(titles["rewardCounts.malformed"]).toBe("rewards given: malformed");
+  });
+
   it("refuses a missing folder and a folder without metrics.jsonl with a usage error", async () => {
     const empty = tempDir();
     await expect(plotRuns([join(empty, "nope")])).rejects.toThrow(UsageError);

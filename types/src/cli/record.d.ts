@@ -37,6 +37,10 @@ export interface RecordSummary {
     };
     /** What the tool calls did: how many failed (and with what), how many results were cut to size. */
     readonly tools: ToolTallySummary;
+    /** Episodes by the reason they ended ("answered", "turn-limit"; every aborted one as "aborted"). */
+    readonly endReasons: Readonly<Record<string, number>>;
+    /** Rewards given, by their reason ("malformed", ...): how often each was given. */
+    readonly rewardCounts: Readonly<Record<string, number>>;
     readonly seconds: number;
 }
 export declare const policyFor: (env: EnvDefinition, name: string) => Policy;

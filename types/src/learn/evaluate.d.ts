@@ -17,6 +17,15 @@ export interface EvalSummary {
     readonly abortReason?: string;
     /** Actions a learned policy's sampler cut at its token budget before they ended (absent when none). */
     readonly cutActions?: number;
+    /** Episodes by the reason they ended, every aborted one as "aborted" (absent in summaries written before). */
+    readonly endReasons?: Readonly<Record<string, number>>;
+    /** Rewards given, by their reason ("malformed", ...): how often each was given (absent in older summaries). */
+    readonly rewardCounts?: Readonly<Record<string, number>>;
+    /** Tool calls made and how many of them failed (absent in older summaries). */
+    readonly tools?: {
+        readonly calls: number;
+        readonly failed: number;
+    };
 }
 /**
  * Actions of these episodes that the sampler cut at its budget of `budget` tokens before they ended (no

@@ -50,6 +50,15 @@ export interface UpdateMetrics {
     readonly successRate: number | null;
     readonly meanTurns: number;
     readonly aborted: number;
+    /** Episodes by the reason they ended ("answered", "turn-limit"; every aborted one as "aborted"). */
+    readonly endReasons?: Readonly<Record<string, number>>;
+    /** Rewards given, by their reason ("malformed", ...): how often each was given this update. */
+    readonly rewardCounts?: Readonly<Record<string, number>>;
+    /** The mean of each metric the environment's end reported (success, em, f1, searches...). */
+    readonly endMetrics?: Readonly<Record<string, number>>;
+    /** Tool calls made this update, and how many failed (absent in runs written before they were counted). */
+    readonly toolCalls?: number;
+    readonly toolFailures?: number;
     /** Episodes longer than the context with not even their first action inside it: not trained on. */
     readonly droppedTooLong: number;
     /** Episodes longer than the context, trained on the actions that fit (with their whole return). */
