@@ -3,8 +3,9 @@
  * processes writing one folder destroyed each other's work (a `record --resume` removed the journals another
  * recorder was still writing, as torn; a second `train --resume` removed the other's half-written
  * checkpoint), so the second one is refused, naming the first. A lock whose process is gone (killed, the
- * machine restarted) is taken over, and so is one whose pid another process has now (where /proc tells the
- * start times apart): a crash never leaves a folder locked.
+ * machine restarted, or killed and not yet reaped by its parent: a zombie, where /proc says) is taken over,
+ * and so is one whose pid another process has now (where /proc tells the start times apart): a crash never
+ * leaves a folder locked.
  */
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -36,6 +37,21 @@ export const processStart = (pid: number): string | undefined => {
   }
 };
 
+/**
+ * Whether process `pid` has ended but is not yet reaped by its parent (a zombie, state Z or X in
+ * /proc/PID/stat): `kill(pid, 0)` still succeeds on it, yet it writes nothing any more. False where /proc
+ * does not say.
+ */
+export const processDead = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+    return state === "Z" || state === "X" || state === "x";
+  } catch {
+    return false;
+  }
+};
+
 /** Folders this process holds, by resolved path: released at exit whatever happens. */
 const held = new Set<string>();
 let exitHookInstalled = false;
@@ -43,7 +59,9 @@ let exitHookInstalled = false;
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
-    return true;
+    // A process killed but not yet reaped (its parent has not waited for it: a supervisor that polls later)
+    // still answers signal 0; it is gone all the same.
+    return !processDead(pid);
   } catch (error) {
     // EPERM: a process of another user has that pid: alive.
     return (error as NodeJS.ErrnoException).code === "EPERM";

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LOCK_FILE, lockFolder, processStart, unlockFolder } from "../../src/journal/lock.ts";
+import { LOCK_FILE, lockFolder, processDead, processStart, unlockFolder } from "../../src/journal/lock.ts";
 import { tempDir } from "../support/index.ts";
 
 describe("one writer per folder", () => {
@@ -52,6 +52,28 @@ describe("one writer per folder", () => {
     writeFileSync(join(dir, LOCK_FILE), "{");
     lockFolder(dir, "train");
     unlockFolder(dir);
+  });
+
+  it("takes over a lock whose process was killed and not yet reaped (a zombie)", async () => {
+    if (processStart(process.pid) === undefined) return; // no /proc: a zombie cannot be told apart here
+    const dir = tempDir("agent-r1-lock-");
+    // The background sleep's parent becomes `sleep 30` (exec), which never waits for it: killed, it stays a
+    // zombie until its parent ends.
+    const parent = spawn("sh", ["-c", "sleep 60 & echo $!; exec sleep 30"]);
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (d) => resolve(String(d)))));
+      const started = processStart(pid)!;
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid, command: "train", since: "then", started }));
+      expect(() => lockFolder(dir, "train --resume")).toThrow(/is being written by another agent-r1 process/);
+      process.kill(pid, "SIGKILL");
+      for (let i = 0; i < 100 && !processDead(pid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(processDead(pid)).toBe(true);
+      lockFolder(dir, "train --resume");
+      expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8")).command).toBe("train --resume");
+      unlockFolder(dir);
+    } finally {
+      parent.kill("SIGKILL");
+    }
   });
 
   it("record refuses a folder another record is writing; the first is unharmed", () => {

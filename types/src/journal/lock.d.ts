@@ -6,6 +6,12 @@ export declare const LOCK_FILE = ".agent-r1.lock";
  */
 export declare const processStart: (pid: number) => string | undefined;
 /**
+ * Whether process `pid` has ended but is not yet reaped by its parent (a zombie, state Z or X in
+ * /proc/PID/stat): `kill(pid, 0)` still succeeds on it, yet it writes nothing any more. False where /proc
+ * does not say.
+ */
+export declare const processDead: (pid: number) => boolean;
+/**
  * Takes the folder's lock for `command` (the folder must exist); throws a UsageError when another live
  * process holds it, or when this process already does (two runs of one program into one folder).
  */
