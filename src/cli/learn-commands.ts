@@ -1,9 +1,10 @@
 /** `agent-r1 train`, `sft`, `average` and `eval`: the learner's commands. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { UsageError } from "../kernel/errors.ts";
-import { checkWritableParent } from "../kernel/folders.ts";
+import { checkWritableParent, makeFolders } from "../kernel/folders.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
 import {
   actionBudgetOf,
@@ -218,6 +219,38 @@ const refuseCheckpointOut = (command: "sft" | "average", out: string, replace: b
     throw new UsageError({
       detail: `--out ${out} already holds a checkpoint; ${command} would replace it: give another --out, or --replace to write over it`,
     });
+};
+
+/**
+ * sft and average hold their --out's lock (src/journal/lock.ts) from their checks to their exit, as record
+ * and train hold theirs: two of them into one --out both passed the check at their start, and the later one
+ * silently replaced the other's checkpoint. Now the second is refused, naming the first, and the check is
+ * made again under the lock (a checkpoint written meanwhile is refused without --replace). A folder made
+ * here that holds nothing at the end (a failure, Ctrl-C) is removed. Returns the release.
+ */
+const holdCheckpointOut = (command: "sft" | "average", out: string, replace: boolean): (() => void) => {
+  refuseCheckpointOut(command, out, replace);
+  // The checkpoint is written once, at the end: a folder it cannot be written to is said now, not after the work.
+  checkWritableParent(out);
+  const created = !existsSync(out);
+  makeFolders(out);
+  lockFolder(out, replace ? `${command} --replace` : command);
+  const removeIfEmpty = () => {
+    if (created && existsSync(out) && holdsNothingButLock(out)) rmSync(out, { recursive: true, force: true });
+  };
+  process.on("exit", removeIfEmpty);
+  const release = () => {
+    process.off("exit", removeIfEmpty);
+    removeIfEmpty();
+    unlockFolder(out);
+  };
+  try {
+    refuseCheckpointOut(command, out, replace);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return release;
 };
 
 /** `; checkpoints there: v00010, v00020` when the folder of a missing checkpoint holds others. */
@@ -782,41 +815,43 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .option("--replace", "write over the checkpoint --out holds (refused without it)")
     .action(async (opts) => {
-      refuseCheckpointOut("sft", opts.out, !!opts.replace);
-      // The clone is written once, at the end: a folder it cannot be written to is said now, not after the epochs.
-      checkWritableParent(opts.out);
-      const init = opts.init ? resolveCheckpoint(opts.init, "--init") : undefined;
-      if (init) checkInitShape(init, modelOverrides(opts));
-      const env = await loadEnv(opts.env);
-      if (init) checkTokenizerOf(env, init);
-      const decoding = initConstrained("sft", opts.constrained, init, env);
-      const { constrained } = decoding;
-      if (constrained) requireLegalActions(env);
-      if (decoding.say) process.stderr.write(`${decoding.say}\n`);
-      const bar = progress("sft", opts.epochs, process.stderr, 0, true);
-      exitOnInterrupt(
-        `sft stopped before its clone was saved (it is written once, at the end), so ${opts.out} is as it was; run the command again`,
-      );
-      const result = await sft({
-        env,
-        data: opts.data,
-        out: opts.out,
-        epochs: opts.epochs,
-        batchSize: opts.batchSize,
-        lr: opts.lr,
-        seed: String(opts.seed),
-        backend: opts.backend,
-        model: modelFor(env, modelOverrides(opts)),
-        curriculum: opts.curriculum,
-        constrained,
-        successfulOnly: !opts.allEpisodes,
-        ...(init ? { init } : {}),
-        onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
-      });
-      bar.stop();
-      out(
-        `cloned ${result.episodes} episodes (${result.actionTokens} action tokens) for ${opts.epochs} epoch${opts.epochs === 1 ? "" : "s"} (${result.tokens} action tokens trained on in all), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
-      );
+      const release = holdCheckpointOut("sft", opts.out, !!opts.replace);
+      try {
+        const init = opts.init ? resolveCheckpoint(opts.init, "--init") : undefined;
+        if (init) checkInitShape(init, modelOverrides(opts));
+        const env = await loadEnv(opts.env);
+        if (init) checkTokenizerOf(env, init);
+        const decoding = initConstrained("sft", opts.constrained, init, env);
+        const { constrained } = decoding;
+        if (constrained) requireLegalActions(env);
+        if (decoding.say) process.stderr.write(`${decoding.say}\n`);
+        const bar = progress("sft", opts.epochs, process.stderr, 0, true);
+        exitOnInterrupt(
+          `sft stopped before its clone was saved (it is written once, at the end), so ${opts.out} is as it was; run the command again`,
+        );
+        const result = await sft({
+          env,
+          data: opts.data,
+          out: opts.out,
+          epochs: opts.epochs,
+          batchSize: opts.batchSize,
+          lr: opts.lr,
+          seed: String(opts.seed),
+          backend: opts.backend,
+          model: modelFor(env, modelOverrides(opts)),
+          curriculum: opts.curriculum,
+          constrained,
+          successfulOnly: !opts.allEpisodes,
+          ...(init ? { init } : {}),
+          onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
+        });
+        bar.stop();
+        out(
+          `cloned ${result.episodes} episodes (${result.actionTokens} action tokens) for ${opts.epochs} epoch${opts.epochs === 1 ? "" : "s"} (${result.tokens} action tokens trained on in all), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
+        );
+      } finally {
+        release();
+      }
       setExit(0);
     });
 
@@ -846,42 +881,45 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           detail: `--out ${opts.out} is one of the checkpoints to average; write the average to another folder`,
         });
       // Checked before any work, as sft does: a folder of something else is refused, an earlier checkpoint named.
-      refuseCheckpointOut("average", opts.out, !!opts.replace);
-      checkWritableParent(opts.out);
-      if (checkpointTarget(opts.out) === "checkpoint")
-        process.stderr.write(`average: ${opts.out} holds a checkpoint; the average replaces it\n`);
-      if (folders.length === 1)
-        process.stderr.write(
-          `note: only one checkpoint (${folders[0]}), so the average is a copy of it: give several checkpoints, or run folders with --last N\n`,
-        );
-      await initBackend(opts.backend);
-      const averaged = await averageCheckpoints(folders);
+      const release = holdCheckpointOut("average", opts.out, !!opts.replace);
       try {
-        await saveCheckpoint(opts.out, averaged);
-      } finally {
-        averaged.model.dispose();
-      }
-      // Not refused (two clones can be close), but said: an average of models trained from different starts
-      // is usually worse than either, and nothing else would tell.
-      const far = folders
-        .map((folder, i) => ({ folder, similarity: averaged.similarity[i] }))
-        .filter((c) => c.similarity < SOUP_SIMILARITY);
-      if (far.length > 0)
-        process.stderr.write(
-          `warning: ${far.map((c) => `${c.folder} (cosine ${c.similarity.toFixed(3)})`).join(", ")} ${far.length > 1 ? "are" : "is"} far from ${folders[0]}'s weights: checkpoints of one run, or of runs from one warm start, are above ${SOUP_SIMILARITY} (0.997 or more on hopqa's). An average of models trained from different starts is usually worse than either: evaluate it before use\n`,
+        if (checkpointTarget(opts.out) === "checkpoint")
+          process.stderr.write(`average: ${opts.out} holds a checkpoint; the average replaces it\n`);
+        if (folders.length === 1)
+          process.stderr.write(
+            `note: only one checkpoint (${folders[0]}), so the average is a copy of it: give several checkpoints, or run folders with --last N\n`,
+          );
+        await initBackend(opts.backend);
+        const averaged = await averageCheckpoints(folders);
+        try {
+          await saveCheckpoint(opts.out, averaged);
+        } finally {
+          averaged.model.dispose();
+        }
+        // Not refused (two clones can be close), but said: an average of models trained from different starts
+        // is usually worse than either, and nothing else would tell.
+        const far = folders
+          .map((folder, i) => ({ folder, similarity: averaged.similarity[i] }))
+          .filter((c) => c.similarity < SOUP_SIMILARITY);
+        if (far.length > 0)
+          process.stderr.write(
+            `warning: ${far.map((c) => `${c.folder} (cosine ${c.similarity.toFixed(3)})`).join(", ")} ${far.length > 1 ? "are" : "is"} far from ${folders[0]}'s weights: checkpoints of one run, or of runs from one warm start, are above ${SOUP_SIMILARITY} (0.997 or more on hopqa's). An average of models trained from different starts is usually worse than either: evaluate it before use\n`,
+          );
+        const summary = {
+          out: opts.out,
+          checkpoints: folders,
+          versions: averaged.versions,
+          version: averaged.version,
+          similarity: averaged.similarity.map((x) => Math.round(x * 1e4) / 1e4),
+        };
+        out(
+          opts.json
+            ? summaryJson(summary)
+            : `averaged ${folders.length} checkpoint${folders.length > 1 ? "s" : ""} (policy versions ${averaged.versions.join(", ")}) -> ${opts.out}`,
         );
-      const summary = {
-        out: opts.out,
-        checkpoints: folders,
-        versions: averaged.versions,
-        version: averaged.version,
-        similarity: averaged.similarity.map((x) => Math.round(x * 1e4) / 1e4),
-      };
-      out(
-        opts.json
-          ? summaryJson(summary)
-          : `averaged ${folders.length} checkpoint${folders.length > 1 ? "s" : ""} (policy versions ${averaged.versions.join(", ")}) -> ${opts.out}`,
-      );
+      } finally {
+        release();
+      }
       setExit(0);
     });
 

@@ -18,11 +18,12 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { copyFile, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { endianness } from "node:os";
 import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { Data, Result, Schema } from "effect";
+import { LOCK_FILE } from "../journal/lock.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
@@ -237,12 +238,13 @@ let saves = 0;
 export const checkpointTarget = (folder: string): "new" | "checkpoint" => {
   if (!existsSync(folder)) return "new";
   const names = statSync(folder).isDirectory() ? readdirSync(folder) : undefined;
-  const foreign = names?.find((name) => !KNOWN_FILES.has(name));
+  const foreign = names?.find((name) => !KNOWN_FILES.has(name) && name !== LOCK_FILE);
   if (!names || foreign !== undefined)
     throw new UsageError({
       detail: `${folder} exists and is not a checkpoint folder (${names ? `it holds ${foreign}` : "a file"}); choose another folder`,
     });
-  return names.length > 0 ? "checkpoint" : "new";
+  // The lock of the sft or average writing there (src/journal/lock.ts) is no checkpoint.
+  return names.some((name) => name !== LOCK_FILE) ? "checkpoint" : "new";
 };
 
 /**
@@ -327,6 +329,10 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
   await writeSynced(path.join(temporary, FILES.config), config);
   await writeSynced(path.join(temporary, FILES.tokenizer), tokenizerJson);
   await writeSynced(path.join(temporary, FILES.manifest), JSON.stringify(manifest, null, 2));
+  // The lock of the process writing the folder (sft, average: src/journal/lock.ts) goes with it, so that the
+  // folder stays locked through the swap.
+  if (existsSync(path.join(target, LOCK_FILE)))
+    await copyFile(path.join(target, LOCK_FILE), path.join(temporary, LOCK_FILE)).catch(() => undefined);
   await syncFolder(temporary);
   if (existsSync(target)) {
     // rename() cannot replace a folder that has files: move the old one aside first. A kill between the

@@ -1,0 +1,96 @@
+/**
+ * sft and average hold their --out's lock (as record and train do) from their checks to their exit: two of
+ * them into one --out both passed the check made at their start, and the later one silently replaced the
+ * other's checkpoint.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { LOCK_FILE, lockFolder, unlockFolder } from "../../src/journal/lock.ts";
+import { initBackend } from "../../src/policy/backend.ts";
+import { checkpointTarget, loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+const output = captureOutput();
+const dir = tempDir("agent-r1-out-lock-");
+const data = join(dir, "demos");
+const shape = ["--layers", "1", "--heads", "2", "--width", "16"];
+const sft = (out: string, ...more: string[]) =>
+  main(["sft", "--env", "lookup", "--data", data, "--epochs", "1", ...shape, "--out", out, ...more]);
+const sleeper = spawn("sleep", ["60"]);
+const heldBySleeper = (folder: string) =>
+  writeFileSync(join(folder, LOCK_FILE), JSON.stringify({ pid: sleeper.pid, command: "sft", since: "then" }));
+
+describe("sft and average lock their --out", () => {
+  beforeAll(async () => {
+    expect(await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "4", "--out", data])).toBe(0);
+  }, 60_000);
+  afterAll(() => {
+    sleeper.kill("SIGKILL");
+  });
+
+  it("sft refuses an --out another process writes, naming it, and leaves it as it was", async () => {
+    const out = join(dir, "busy");
+    expect(await sft(out)).toBe(0);
+    expect(readdirSync(out)).not.toContain(LOCK_FILE); // released after the run
+    const before = readFileSync(join(out, "weights.bin"));
+    heldBySleeper(out);
+    output.clear();
+    expect(await sft(out, "--replace")).toBe(2);
+    expect(output.stderr).toContain(`${out} is being written by another agent-r1 process (pid ${sleeper.pid}, sft`);
+    expect(readFileSync(join(out, "weights.bin"))).toEqual(before);
+    expect(JSON.parse(readFileSync(join(out, LOCK_FILE), "utf8")).pid).toBe(sleeper.pid);
+    // A folder that does not exist yet, which another sft has just made and locked: refused too.
+    const fresh = join(dir, "fresh");
+    mkdirSync(fresh);
+    heldBySleeper(fresh);
+    expect(await sft(fresh)).toBe(2);
+    expect(readdirSync(fresh)).toEqual([LOCK_FILE]); // the other's folder and lock are not removed
+  }, 60_000);
+
+  it("average refuses an --out another process writes", async () => {
+    const source = join(dir, "source");
+    expect(await sft(source)).toBe(0);
+    const out = join(dir, "avg");
+    mkdirSync(out);
+    heldBySleeper(out);
+    output.clear();
+    expect(await main(["average", source, "--out", out])).toBe(2);
+    expect(output.stderr).toContain(`is being written by another agent-r1 process (pid ${sleeper.pid}`);
+    expect(readdirSync(out)).toEqual([LOCK_FILE]);
+    // Once it is gone, the average is written and the lock released.
+    writeFileSync(join(out, LOCK_FILE), "{");
+    expect(await main(["average", source, "--out", out])).toBe(0);
+    expect(checkpointTarget(out)).toBe("checkpoint");
+    expect(existsSync(join(out, LOCK_FILE))).toBe(false);
+  }, 60_000);
+
+  it("a failed sft leaves no --out folder behind", async () => {
+    const out = join(dir, "failed");
+    expect(await main(["sft", "--env", "lookup", "--data", join(dir, "nothing"), ...shape, "--out", out])).not.toBe(0);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
+  it("saving a checkpoint into a locked folder keeps the lock in place", async () => {
+    await initBackend("wasm", { log: () => {} });
+    const source = join(dir, "source");
+    const out = join(dir, "saved");
+    mkdirSync(out);
+    lockFolder(out, "test");
+    expect(checkpointTarget(out)).toBe("new"); // the lock alone is no checkpoint
+    const loaded = await loadCheckpoint(source);
+    try {
+      for (let i = 0; i < 2; i++) {
+        await saveCheckpoint(out, loaded);
+        expect(JSON.parse(readFileSync(join(out, LOCK_FILE), "utf8")).pid).toBe(process.pid);
+      }
+    } finally {
+      loaded.model.dispose();
+      unlockFolder(out);
+    }
+    expect(readdirSync(out)).not.toContain(LOCK_FILE);
+    expect(checkpointTarget(out)).toBe("checkpoint");
+  }, 60_000);
+});
