@@ -280,14 +280,21 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
           )}${taken.length > 3 ? ", ..." : ""}${await otherSeed(journal.fileOf(taken[0].id), options.seed, taken[0].index)}); nothing was recorded: record into a new ` +
         `folder, or use another --seed (episode i of seed ${options.seed} is ${episodeIdOf(`${options.seed}:`)}i); --resume records the rest of a stopped recording`,
     });
-  if (options.resume && taken.length === 0) {
+  // Stopped before any episode ended (the default --durability episode writes a journal when its episode
+  // ends): the folder is there, empty but for a lock, and the recording starts from the beginning.
+  const startsOver = options.resume && taken.length === 0 && existed && holdsNothingButLock(options.out);
+  if (startsOver && !options.quiet)
+    process.stderr.write(
+      `record --resume: --out ${options.out} holds no journal yet (the recording stopped before its first episode ended); recording all ${options.episodes} from the beginning\n`,
+    );
+  if (options.resume && taken.length === 0 && !startsOver) {
     const others = existsSync(options.out) ? readdirSync(options.out).filter((n) => n.endsWith(".jsonl")).length : 0;
     if (!existed) rmSync(options.out, { recursive: true, force: true }); // the empty folder the journal made
     throw new UsageError({
       detail: `--resume: ${existed ? `--out ${options.out} holds no journal of seed ${options.seed}'s first ${options.episodes} episodes${others ? ` (it holds ${others} other journal${others === 1 ? "" : "s"}: another --seed?)` : ""}` : `--out ${options.out} does not exist`}, so there is no recording to go on with: check --out and --seed, or leave out --resume to start one`,
     });
   }
-  const resumed = options.resume ? await resumeRecording(options, journal, taken) : undefined;
+  const resumed = options.resume && !startsOver ? await resumeRecording(options, journal, taken) : undefined;
   // Journals of this seed past --episodes (a recording resumed with fewer): left as they are, and said.
   const later = journaled.length - taken.length;
   if (resumed && !options.quiet)

@@ -520,6 +520,24 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(nowhere.code).toBe(2);
     expect(nowhere.lines[0]).toContain(`--out ${missing} does not exist, so there is no recording to go on with`);
     expect(existsSync(missing)).toBe(false);
+    // Stopped before its first episode ended (nothing journaled yet, a lock left by a kill maybe): the
+    // printed advice (--resume) starts the recording from the beginning, as the first run would have.
+    for (const leftover of [[], [".agent-r1.lock"]]) {
+      const early = join(dir, `resume-early-${leftover.length}`);
+      mkdirSync(early);
+      for (const name of leftover)
+        writeFileSync(join(early, name), JSON.stringify({ pid: 2 ** 30, command: "record" }));
+      stderr = "";
+      stdout = "";
+      const started = await run(args(early, "--resume", "--json"));
+      expect(started.code, stderr).toBe(0);
+      expect(stderr).toContain(
+        `record --resume: --out ${early} holds no journal yet (the recording stopped before its first episode ended); recording all 6 from the beginning`,
+      );
+      const { seconds: _, out: __, ...again } = JSON.parse(stdout.trim().split("\n").at(-1)!);
+      expect(again).toEqual((({ seconds: _s, out: _o, ...r }) => r)(summary));
+      for (let i = 0; i < 6; i++) expect(bytes(early, i)).toEqual(bytes(reference, i));
+    }
     // Another recording's journals are not gone on with, and damage a stop does not leave is refused.
     stderr = "";
     const other = await run([...args(stopped, "--resume").map((a) => (a === "expert" ? "random" : a))]);
