@@ -40,6 +40,7 @@ import type { Policy } from "../runtime/policy.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import { type Progress, progress } from "./progress.ts";
 import { builtinEnvOfCheckpoint, configureEnv, loadEnv, runConfigEnv } from "./registry.ts";
+import { exitCodeOf, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
 /** What the user may say about a fresh model's shape on the command line. */
 export interface ModelOverrides {
@@ -471,35 +472,32 @@ const num =
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 /**
- * Ctrl-C in a stage that keeps nothing half done (cloning, evaluating): say so, and what to run, then exit
- * 130 at once. Returns the handler's removal (for a stage with its own handling, like training).
+ * Ctrl-C (or SIGTERM, SIGHUP: src/cli/signals.ts) in a stage that keeps nothing half done (cloning,
+ * evaluating): say so, and what to run, then exit 128 + the signal's number at once. Returns the handlers'
+ * removal, to call when the stage ends (or for a stage with its own handling, like training).
  */
-export const exitOnInterrupt = (say: string): (() => void) => {
-  const handler = () => {
-    process.stderr.write(`\ninterrupted: ${say}\n`);
-    process.exit(130);
-  };
-  process.once("SIGINT", handler);
-  return () => process.off("SIGINT", handler);
-};
+export const exitOnInterrupt = (say: string): (() => void) =>
+  onStopSignals((signal) => {
+    process.stderr.write(`\n${interruptedBy(signal)}: ${say}\n`);
+    process.exit(exitCodeOf(signal));
+  });
 
-/** Ctrl-C: finish the current update, write a checkpoint, say how to resume. */
+/** Ctrl-C (or SIGTERM, SIGHUP): finish the current update, write a checkpoint, say how to resume. */
 const stopOnInterrupt = () => {
-  let stop = false;
-  const handler = () => {
-    if (stop) {
+  let stoppedBy: StopSignal | undefined;
+  const dispose = onStopSignals((signal) => {
+    if (stoppedBy) {
       process.stderr.write(
-        "\ninterrupted again: quitting now, without a checkpoint of the current work; --resume continues from the last checkpoint written\n",
+        `\n${interruptedBy(signal)} again: quitting now, without a checkpoint of the current work; --resume continues from the last checkpoint written\n`,
       );
-      process.exit(130);
+      process.exit(exitCodeOf(signal));
     }
-    stop = true;
+    stoppedBy = signal;
     process.stderr.write(
-      "\ninterrupted: finishing what runs now (the warm start's cloning, the evaluation before training, or an update) and writing a checkpoint (Ctrl-C again to quit now)\n",
+      `\n${interruptedBy(signal)}: finishing what runs now (the warm start's cloning, the evaluation before training, or an update) and writing a checkpoint (Ctrl-C again to quit now)\n`,
     );
-  };
-  process.on("SIGINT", handler);
-  return { shouldStop: () => stop, dispose: () => process.off("SIGINT", handler) };
+  });
+  return { shouldStop: () => stoppedBy !== undefined, stoppedBy: () => stoppedBy, dispose };
 };
 
 /** Ticks a bar per evaluated episode with the means so far (exact match, else the return), not the last episode's. */
@@ -574,7 +572,8 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
       process.stderr.write(
         `stopped at policy version ${result.version}; resume with: npx agent-r1 train --out ${runDir} --resume\n`,
       );
-    return result;
+    // The signal that stopped it, for the exit code (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
+    return { ...result, stoppedBy: interrupt.stoppedBy() };
   } finally {
     interrupt.dispose();
   }
@@ -770,7 +769,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             (result.after ? `\n  after:  ${describeEval(result.after)}` : ""),
         );
       // Interrupted: the checkpoint is written and the resume line printed; the exit code says it stopped early.
-      setExit(result.stopped ? 130 : 0);
+      setExit(result.stopped ? exitCodeOf(result.stoppedBy ?? "SIGINT") : 0);
     });
 
   addShapeOptions(
@@ -826,7 +825,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         if (constrained) requireLegalActions(env);
         if (decoding.say) process.stderr.write(`${decoding.say}\n`);
         const bar = progress("sft", opts.epochs, process.stderr, 0, true);
-        exitOnInterrupt(
+        const quiet = exitOnInterrupt(
           `sft stopped before its clone was saved (it is written once, at the end), so ${opts.out} is as it was; run the command again`,
         );
         const result = await sft({
@@ -844,7 +843,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           successfulOnly: !opts.allEpisodes,
           ...(init ? { init } : {}),
           onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
-        });
+        }).finally(quiet);
         bar.stop();
         out(
           `cloned ${result.episodes} episodes (${result.actionTokens} action tokens) for ${opts.epochs} epoch${opts.epochs === 1 ? "" : "s"} (${result.tokens} action tokens trained on in all), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,

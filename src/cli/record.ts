@@ -20,6 +20,7 @@ import { PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout, taskSeedOf } from "../runtime/rollout.ts";
 import { ToolTally, type ToolTallySummary } from "../runtime/tool-tally.ts";
 import { progress } from "./progress.ts";
+import { exitCodeOf, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
 export interface RecordOptions {
   readonly env: EnvDefinition;
@@ -33,7 +34,7 @@ export interface RecordOptions {
   readonly quiet?: boolean;
   /** Go on with a stopped recording: keep the episodes journaled whole, record the others (`record --resume`). */
   readonly resume?: boolean;
-  /** Ctrl-C: say what is journaled and how to go on, then exit 130 (the CLI's `record`). */
+  /** Ctrl-C, SIGTERM or SIGHUP: say what is journaled and how to go on, then exit 130, 143 or 129 (the CLI's `record`). */
   readonly exitOnInterrupt?: boolean;
 }
 
@@ -331,17 +332,18 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
   let withSuccess = resumed?.withSuccess ?? 0;
   const tools = resumed?.tools ?? new ToolTally();
   const outcomes = resumed?.outcomes ?? new OutcomeTally();
-  // Ctrl-C: say what is on disk and how to go on (the same command would refuse the episodes journaled already).
-  const interrupted = () => {
+  // Ctrl-C (or SIGTERM, SIGHUP): say what is on disk and how to go on (the same command would refuse the
+  // episodes journaled already).
+  const interrupted = (signal: StopSignal) => {
     bar?.stop();
     process.stderr.write(
-      `\ninterrupted: ${done} of ${options.episodes} episodes ended and are journaled in ${options.out}; ` +
+      `\n${interruptedBy(signal)}: ${done} of ${options.episodes} episodes ended and are journaled in ${options.out}; ` +
         `episodes in flight may have left torn journals (\`npx agent-r1 replay ${options.out} --repair\` cuts them back); ` +
         "the same command with --resume records the rest (it removes what was cut short and keeps what ended)\n",
     );
-    process.exit(130);
+    process.exit(exitCodeOf(signal));
   };
-  if (options.exitOnInterrupt) process.once("SIGINT", interrupted);
+  const quiet = options.exitOnInterrupt ? onStopSignals(interrupted) : () => {};
   try {
     await lastValueFrom(
       run.episodes.pipe(
@@ -378,7 +380,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
       rmSync(options.out, { recursive: true });
     throw cause;
   } finally {
-    process.off("SIGINT", interrupted);
+    quiet();
   }
   bar?.stop();
   return {

@@ -166,6 +166,28 @@ describe("agent-r1 record / replay, as a user runs them", () => {
   });
 });
 
+describe("agent-r1 record, SIGTERM", () => {
+  it("exits 143 with the summary Ctrl-C gets: what is journaled and how to go on", async () => {
+    const dir = join(tempDir(), "terminated");
+    const child = spawn(
+      process.execPath,
+      ["bin/agent-r1.js", "record", "--env", "lookup", "--policy", "expert", "--episodes", "100000", "--out", dir],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    while (!existsSync(dir) || readdirSync(dir).length < 5) await new Promise((r) => setTimeout(r, 100));
+    child.kill("SIGTERM");
+    expect(await exited, stderr).toBe(143);
+    expect(stderr).toMatch(/interrupted by SIGTERM: \d+ of 100000 episodes ended and are journaled in /);
+    expect(stderr).toContain("the same command with --resume records the rest");
+    expect(readdirSync(dir)).not.toContain(".agent-r1.lock");
+  }, 60_000);
+});
+
 describe("agent-r1 record, Ctrl-C", () => {
   it("exits 130 saying what is journaled and how to go on; --resume then completes the recording", async () => {
     const dir = join(tempDir(), "interrupted");

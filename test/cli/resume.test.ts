@@ -145,6 +145,36 @@ describe("train, Ctrl-C", () => {
   }, 180_000);
 });
 
+describe("train, SIGTERM and SIGHUP (kill, timeout, docker stop, a scheduler's preemption, a closed terminal)", () => {
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const)
+    it(`${signal}: as Ctrl-C, finishes the update, writes a checkpoint, prints the resume command and exits ${code}`, async () => {
+      const dir = join(tempDir("agent-r1-sigterm-"), "run");
+      const child = spawn(
+        process.execPath,
+        ["bin/agent-r1.js", "train", "--env", "lookup", "--steps", "500", ...tiny, ...shape, "--out", dir],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let stderr = "";
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+      while (!existsSync(join(dir, "metrics.jsonl")) || readFileSync(join(dir, "metrics.jsonl"), "utf8") === "")
+        await new Promise((r) => setTimeout(r, 100));
+      child.kill(signal);
+      expect(await exited, stderr).toBe(code);
+      expect(stderr).toContain(`interrupted by ${signal}: finishing what runs now`);
+      expect(stderr).toContain(`; resume with: npx agent-r1 train --out ${dir} --resume`);
+      const versions = readdirSync(join(dir, "checkpoints")).filter((d) => d.startsWith("v"));
+      expect(versions.length).toBeGreaterThan(0);
+      // The lock is released: a resume is not refused.
+      expect(existsSync(join(dir, ".agent-r1.lock"))).toBe(false);
+    }, 180_000);
+});
+
 describe("train --resume from another folder", () => {
   it("names a starting checkpoint given as a relative path that is not found from here", () => {
     const root = tempDir("agent-r1-resume-rel-");

@@ -14,7 +14,7 @@ export interface RecordOptions {
     readonly quiet?: boolean;
     /** Go on with a stopped recording: keep the episodes journaled whole, record the others (`record --resume`). */
     readonly resume?: boolean;
-    /** Ctrl-C: say what is journaled and how to go on, then exit 130 (the CLI's `record`). */
+    /** Ctrl-C, SIGTERM or SIGHUP: say what is journaled and how to go on, then exit 130, 143 or 129 (the CLI's `record`). */
     readonly exitOnInterrupt?: boolean;
 }
 export interface RecordSummary {
