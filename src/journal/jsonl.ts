@@ -301,7 +301,15 @@ export async function* streamJournalFile(file: string): AsyncGenerator<EpisodeEv
     yield last;
   }
   if (validator.events === 0)
-    throw new JournalError({ problem: "empty", file, line: 0, detail: "the file holds no event" });
+    throw new JournalError({
+      problem: "empty",
+      file,
+      line: 0,
+      // Created, then a crash before its first write: --repair removes it (it holds nothing to keep).
+      detail: file.endsWith(JOURNAL_SUFFIX)
+        ? `the file holds no event (a journal created and never written: a crash before its first write); run \`npx agent-r1 replay --repair ${file}\` to remove it`
+        : "the file holds no event",
+    });
 }
 
 export const readJournalFile = async (file: string): Promise<EpisodeEvent[]> => {

@@ -131,7 +131,9 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     writeFileSync(cut, readFileSync(join(out, second), "utf8").slice(0, 40));
     writeFileSync(join(dir, "empty.jsonl"), "");
     const before = cli("replay", join(dir, "empty.jsonl"));
-    expect(before.stderr).toContain(`${join(dir, "empty.jsonl")}: empty: the file holds no event`);
+    expect(before.stderr).toContain(
+      `${join(dir, "empty.jsonl")}: empty: the file holds no event (a journal created and never written: a crash before its first write); run \`npx agent-r1 replay --repair ${join(dir, "empty.jsonl")}\` to remove it`,
+    );
     const repaired = cli("replay", dir, "--repair");
     expect(repaired.code, repaired.stderr).toBe(0);
     expect(repaired.stderr).toContain(`removed ${cut}: it held no whole event (40 bytes of a cut write`);
