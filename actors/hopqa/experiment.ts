@@ -19,7 +19,7 @@ import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
-import { runTrain } from "../../src/cli/learn-commands.ts";
+import { exitOnInterrupt, runTrain } from "../../src/cli/learn-commands.ts";
 import { progress } from "../../src/cli/progress.ts";
 import { canonicalJson } from "../../src/kernel/canonical.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
@@ -850,6 +850,10 @@ const main = async () => {
     );
   mkdirSync(opts.out, { recursive: true });
   if (!opts.report) {
+    // Ctrl-C (or SIGTERM, SIGHUP) exited 130 saying nothing: say what is kept and how to go on.
+    const quiet = exitOnInterrupt(
+      `finished runs are kept in ${opts.out} (and recorded in ${recordsDir(opts.docs)}); a run in progress resumes from its last checkpoint: run \`${command}\` again to go on`,
+    );
     await warmStart(opts.out, say, opts.warmStart);
     const todo = specs.filter(
       (s) => (!only || only.includes(s.group)) && !finished.some((f) => f.spec.name === s.name),
@@ -889,7 +893,10 @@ const main = async () => {
         await writeReport(opts.out, opts.seeds, opts.docs, command);
       }
     };
-    await Promise.all(Array.from({ length: opts.jobs }, worker)).finally(() => clearInterval(heartbeat));
+    await Promise.all(Array.from({ length: opts.jobs }, worker)).finally(() => {
+      clearInterval(heartbeat);
+      quiet();
+    });
     bar.stop();
   }
   const report = await writeReport(opts.out, opts.seeds, opts.docs, command);

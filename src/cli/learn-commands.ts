@@ -482,6 +482,10 @@ export const exitOnInterrupt = (say: string): (() => void) =>
     process.exit(exitCodeOf(signal));
   });
 
+/** eval on Ctrl-C (it exited 130 saying nothing): it writes nothing but its summary, so nothing is kept. */
+const EVAL_STOPPED =
+  "eval stopped before its summary, and it writes nothing else, so nothing was kept; run the command again";
+
 /** Ctrl-C (or SIGTERM, SIGHUP): finish the current update, write a checkpoint, say how to resume. */
 const stopOnInterrupt = () => {
   let stoppedBy: StopSignal | undefined;
@@ -1004,23 +1008,25 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (opts.suite) {
         // The suite's own seed unless --seed was given: its numbers are then the results table's.
         const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);
+        const quiet = exitOnInterrupt(EVAL_STOPPED);
         await evalSuite(() => policyFromModel(env, model, tokenizer, config, !opts.sample, version), {
           ...opts,
           constrained,
           checkpoint,
           seed,
           version,
-        });
+        }).finally(quiet);
         setExit(0);
         return;
       }
       const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
       const bar = progress("eval", opts.episodes);
+      const quiet = exitOnInterrupt(EVAL_STOPPED);
       const summary = await evaluate(env, policy, {
         episodes: opts.episodes,
         seed: String(opts.seed),
         onEpisode: meansOn(bar),
-      });
+      }).finally(quiet);
       bar.stop();
       if (summary.aborted > 0 || summary.cutActions) process.stderr.write(`warning: ${describeEval(summary)}\n`);
       const trainedSplit = new URLSearchParams(run?.env.split("?")[1] ?? "").get("split") ?? "train";

@@ -1,5 +1,5 @@
 /** `npm run experiment`'s guards: mistakes that would cost hours are refused at once, with what to do. */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,6 +14,32 @@ const experiment = (...args: string[]) => {
 };
 
 describe("npm run experiment", () => {
+  it("Ctrl-C says what is kept and how to go on (it exited 130 saying nothing)", async () => {
+    const root = tempDir("agent-r1-experiment-int-");
+    const out = join(root, "runs");
+    const docs = join(root, "docs");
+    const child = spawn(
+      process.execPath,
+      ["bin/run-ts.js", "actors/hopqa/experiment.ts", "--quick", "--out", out, "--docs", docs],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.stdout.on("data", () => {});
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    // Once it is at work (its --out made: the checks passed, the handler is in place).
+    while (!existsSync(out)) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill("SIGINT");
+    expect(await exited, stderr).toBe(130);
+    expect(stderr).toContain(
+      `interrupted: finished runs are kept in ${out} (and recorded in ${join(docs, "run-records")})`,
+    );
+    expect(stderr).toContain("a run in progress resumes from its last checkpoint: run `npm run experiment -- --quick");
+  }, 60_000);
+
   it("refuses a folder whose runs were trained with another plan, before building anything", () => {
     // A run of the 15-update table, as its config.json records it; --long would skip it and report it.
     const out = join(tempDir(), "experiment-plan");

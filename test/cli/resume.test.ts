@@ -202,6 +202,43 @@ describe("train --resume from another folder", () => {
   }, 300_000);
 });
 
+describe("eval, Ctrl-C and SIGTERM", () => {
+  const trained = join(tempDir("agent-r1-eval-int-"), "run");
+  beforeAll(async () => {
+    expect(await main(["train", "--env", "lookup", "--steps", "1", ...tiny, ...shape, "--out", trained])).toBe(0);
+  }, 60_000);
+  for (const [signal, code, said] of [
+    ["SIGINT", 130, "interrupted"],
+    ["SIGTERM", 143, "interrupted by SIGTERM"],
+  ] as const)
+    it(`${signal}: says that nothing was kept and exits ${code} (it said nothing)`, async () => {
+      const child = spawn(
+        process.execPath,
+        ["bin/agent-r1.js", "eval", "--checkpoint", trained, "--episodes", "3000", "--seed", "held"],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let stderr = "";
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      let ended = false;
+      const exited = new Promise<number | null>((done) =>
+        child.on("exit", (code) => {
+          ended = true;
+          done(code);
+        }),
+      );
+      // Once it evaluates (the model loaded, the backend said).
+      while (!stderr.includes("tfjs backend:") && !ended) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 1000));
+      child.kill(signal);
+      expect(await exited, stderr).toBe(code);
+      expect(stderr).toContain(
+        `${said}: eval stopped before its summary, and it writes nothing else, so nothing was kept; run the command again`,
+      );
+    }, 60_000);
+});
+
 describe("eval of a run folder", () => {
   it("evaluates on the environment the run was trained on when --env is not given, and says so", async () => {
     const env = resolve("test/reliability/fixtures/bulky-env.ts");
