@@ -128,20 +128,29 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
   if (statSync(file).isDirectory())
     throw new UsageError({ detail: `environment module ${file} is a folder, not a module${didYouMean(path, query)}` });
   let module: { default?: unknown; env?: unknown };
+  // A library's error thrown while the module builds its machine (XState's, for a transition to a state
+  // that does not exist) is 10 frames deep in the library before the module's own line: keep more frames.
+  const stackLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = Math.max(stackLimit, 64);
   try {
     module = (await import(pathToFileURL(file).href)) as { default?: unknown; env?: unknown };
   } catch (cause) {
-    // A syntax error's first line is only "Transform failed with 1 error:"; the place and the error follow.
+    // A syntax error's first line is only "Transform failed with 1 error:", and XState's "Invalid transition
+    // definition for state node 'm.a':": the place and the error follow, so a line ending in ":" goes on.
     const text = stripVTControlCharacters(cause instanceof Error ? cause.message : String(cause));
     const lines = text.split("\n").filter((l) => l.trim());
+    let kept = 1;
+    while (kept < Math.min(lines.length, 4) && lines[kept - 1].trimEnd().endsWith(":")) kept += 1;
     const reason = lines
-      .slice(0, lines[0]?.startsWith("Transform failed") ? 3 : 1)
+      .slice(0, lines[0]?.startsWith("Transform failed") ? Math.max(kept, 3) : kept)
       .join(" ")
       .replace(/\s+/g, " ");
     const at = thrownAt(cause, file);
     throw new UsageError({
       detail: `cannot load environment module ${path}: ${reason}${at ? ` (thrown at ${at})` : ""}${commonJsHint(file, reason)}`,
     });
+  } finally {
+    Error.stackTraceLimit = stackLimit;
   }
   const env = module.default ?? module.env;
   if (!isEnvDefinition(env)) {

@@ -38,6 +38,12 @@ writeFileSync(
 );
 const viaHelper = join(dir, "via-helper.ts");
 writeFileSync(viaHelper, 'import { need } from "./helper.ts";\n\nexport default need("config");\n');
+// XState throws 10 library frames deep, with the reason on the message's second line.
+const badTarget = join(dir, "bad-target.ts");
+writeFileSync(
+  badTarget,
+  'import { setup } from "xstate";\n\nexport default setup({}).createMachine({ id: "m", initial: "a", states: { a: { on: { go: "nope" } } } });\n',
+);
 const badId = join(dir, "bad-id.ts");
 writeFileSync(
   badId,
@@ -109,6 +115,10 @@ const CASES: [string[], RegExp][] = [
   [
     ["record", "--env", viaHelper, "--policy", "expert", "--out", out],
     /cannot load environment module .*via-helper\.ts: boom: config missing \(thrown at .*helper\.ts:2:\d+, from .*via-helper\.ts:3:\d+\)$/,
+  ],
+  [
+    ["record", "--env", badTarget, "--policy", "expert", "--out", out],
+    /bad-target\.ts: Invalid transition definition for state node 'm\.a': Child state 'nope' does not exist on 'm' \(thrown at .*bad-target\.ts:3:\d+\)$/,
   ],
   [
     ["record", "--env", badId, "--policy", "expert", "--out", out],
