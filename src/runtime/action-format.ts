@@ -45,14 +45,37 @@ export const formatCall = (tool: Tool, args: Json): string => {
       `formatCall: ${JSON.stringify(args)} does not fit the parameters of ${tool.name}: ${String(decoded.failure.message).replace(/\s+/g, " ")}`,
     );
   const field = singleStringField(tool);
-  const inner =
-    field !== undefined && typeof args === "object" && args !== null && !Array.isArray(args)
-      ? String((args as Record<string, Json>)[field])
-      : JSON.stringify(args);
-  return `<${tool.name}>${inner}</${tool.name}>`;
+  if (field !== undefined && typeof args === "object" && args !== null && !Array.isArray(args)) {
+    // The bare form carries the one string and nothing else, trimmed: what would not come back is refused.
+    const value = String((args as Record<string, Json>)[field]);
+    const others = Object.keys(args).filter((key) => key !== field);
+    if (others.length > 0)
+      throw new TypeError(
+        `formatCall: ${tool.name} takes its one required string field ${field} as bare text, so a call cannot carry ${others.join(", ")} ` +
+          "(a model cannot write it either: fill optional fields from the machine's invoke input)",
+      );
+    if (value !== value.trim())
+      throw new TypeError(
+        `formatCall: ${tool.name}'s ${field} ${JSON.stringify(value)} starts or ends with white space, which parsing trims: the call would ask for ${JSON.stringify(value.trim())}`,
+      );
+    if (value.includes(`</${tool.name}>`))
+      throw new TypeError(
+        `formatCall: ${tool.name}'s ${field} ${JSON.stringify(value)} holds the closing tag </${tool.name}>, which would end the call early (the action would be malformed)`,
+      );
+    return `<${tool.name}>${value}</${tool.name}>`;
+  }
+  // JSON may write "/" as "\/": no closing tag can appear inside a string of the arguments.
+  return `<${tool.name}>${JSON.stringify(args).replaceAll("</", "<\\/")}</${tool.name}>`;
 };
 
-export const formatAnswer = (text: string): string => `<answer>${text}</answer>`;
+/** `<answer>text</answer>`; throws on text holding `</answer>`, which would make the action malformed. */
+export const formatAnswer = (text: string): string => {
+  if (text.includes("</answer>"))
+    throw new TypeError(
+      `formatAnswer: ${JSON.stringify(text)} holds the closing tag </answer>, which would end the answer early (the action would be malformed)`,
+    );
+  return `<answer>${text}</answer>`;
+};
 
 export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>): ParsedAction => {
   if (text.length > MAX_ACTION_CHARS)

@@ -73,7 +73,9 @@ export class EpisodeDerivation {
     switch (e.type) {
       case "env.observe": {
         if (typeof e.text !== "string")
-          throw new TypeError(`${this.envId}: observe() needs a string, got ${typeof e.text}${placed(e)}`);
+          throw new TypeError(
+            `${this.envId}: observe() needs a string, got ${e.text === null ? "null" : Array.isArray(e.text) ? "an array" : typeof e.text}${placed(e)}`,
+          );
         const tokens = this.tokenizer ? this.tokenizer.encode(e.text) : [];
         this.history.push({ role: "observation", text: e.text, tokens });
         for (const t of tokens) this.context.push(t);

@@ -39,16 +39,28 @@ export const toolCallArbitrary = (tool: Tool, args?: fc.Arbitrary<Json>): fc.Arb
   const tools = { [tool.name]: tool };
   const derived = arbitraryOf(tool.parameters, { maxLength: 8 }) as fc.Arbitrary<Json>;
   const chosen = args ? fc.oneof({ arbitrary: args, weight: 4 }, { arbitrary: derived, weight: 1 }) : derived;
-  // A schema's numbers include NaN and Infinity, which no call can carry (formatCall refuses them).
+  // A schema's numbers include NaN and Infinity, which no call can carry, and a bare string argument cannot
+  // start or end with white space: formatCall refuses them, and they are left out.
   return chosen
     .filter((value) => notPlainJson(value) === undefined)
-    .map((value) => formatCall(tool, value))
-    .filter((text) => parseAction(text, tools).kind === "call");
+    .map((value) => tryFormat(() => formatCall(tool, value)))
+    .filter((text) => text !== undefined && parseAction(text, tools).kind === "call") as fc.Arbitrary<string>;
+};
+
+/** The text a formatter writes, or undefined where it refuses (text that would not parse back as written). */
+const tryFormat = (format: () => string): string | undefined => {
+  try {
+    return format();
+  } catch {
+    return undefined;
+  }
 };
 
 /** Well-formed final answers: `<answer>text</answer>`. */
 export const answerArbitrary = (answers: fc.Arbitrary<string> = fc.string({ maxLength: 12 })): fc.Arbitrary<string> =>
-  answers.map(formatAnswer).filter((text) => parseAction(text, {}).kind === "answer");
+  answers
+    .map((text) => tryFormat(() => formatAnswer(text)))
+    .filter((text) => text !== undefined && parseAction(text, {}).kind === "answer") as fc.Arbitrary<string>;
 
 /** Actions the parser accepts: a call of one of the environment's tools, or an answer (3:1). */
 export const wellFormedActionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> => {
@@ -115,7 +127,7 @@ export const hostileActionArbitrary = (env: WithTools, options: ActionOptions = 
     {
       arbitrary: fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.boolean()).map(([s, tagged]) => {
         const huge = s.repeat(Math.ceil(hugeLength / s.length));
-        return tagged ? formatAnswer(huge) : huge;
+        return tagged ? `<answer>${huge}</answer>` : huge;
       }),
       weight: 2,
     },
@@ -167,6 +179,8 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
           try {
             formatCall(env.tools[tool], sample);
           } catch (error) {
+            // Text that the bare form cannot carry (white space at its ends) is only left out of the calls.
+            if (!/does not fit|not plain JSON/.test((error as Error).message)) continue;
             throw new TypeError(
               `option args.${tool}: ${(error as Error).message.replace(/^formatCall: /, "it generated ").replace(" does not fit", ", which does not fit")}`,
             );

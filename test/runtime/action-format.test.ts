@@ -1,7 +1,7 @@
 /** The action format a model writes: what parses as a call, and what is malformed (never an exception). */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { callOf, defineTool, formatCall, parseAction, Schema, type Tool } from "../../src/index.ts";
+import { callOf, defineTool, formatAnswer, formatCall, parseAction, Schema, type Tool } from "../../src/index.ts";
 import { almostRightActionArbitrary } from "../../src/testing/index.ts";
 
 // A tool of several parameters, as a user's calculator would declare it: JSON arguments.
@@ -27,6 +27,51 @@ describe("parseAction on a tool with JSON arguments", () => {
           expect(parsed).toEqual({ kind: "call", tool: "calc", args: JSON.parse(JSON.stringify(args)) });
         },
       ),
+    );
+  });
+
+  it("never writes a call that parses as anything else: any string round-trips or formatCall throws", () => {
+    const note = defineTool({
+      name: "note",
+      description: "keeps a note",
+      parameters: Schema.Struct({ text: Schema.String, tags: Schema.Array(Schema.String) }),
+      execute: ({ text }) => text.length,
+    });
+    const inventory = defineTool({
+      name: "inventory",
+      description: "stock of an item",
+      parameters: Schema.Struct({ item: Schema.String, stock: Schema.optional(Schema.Number) }),
+      execute: ({ item }) => item,
+    });
+    // Strings rich in what could break the format: tags, slashes, white space at the ends.
+    const text = fc
+      .stringMatching(/^[ <>/a-z"\\]{0,12}$/)
+      .chain((s) => fc.constantFrom(s, `${s}</note>`, `</inventory>${s}`, ` ${s} `, `</answer>${s}`));
+    fc.assert(
+      fc.property(text, fc.array(text, { maxLength: 3 }), (t, tags) => {
+        const args = { text: t, tags };
+        expect(parseAction(formatCall(note, args), { note })).toEqual({ kind: "call", tool: "note", args });
+        let bare: string | undefined;
+        try {
+          bare = formatCall(inventory, { item: t });
+        } catch (error) {
+          // Refused only for what the bare form cannot carry: white space at the ends, or its closing tag.
+          expect(t !== t.trim() || t.includes("</inventory>"), String(error)).toBe(true);
+        }
+        if (bare !== undefined)
+          expect(parseAction(bare, { inventory })).toEqual({ kind: "call", tool: "inventory", args: { item: t } });
+        let answer: string | undefined;
+        try {
+          answer = formatAnswer(t);
+        } catch {
+          expect(t).toContain("</answer>");
+        }
+        if (answer !== undefined) expect(parseAction(answer, {})).toEqual({ kind: "answer", text: t.trim() });
+      }),
+    );
+    // An optional field cannot ride in the bare form (the model cannot write it either).
+    expect(() => formatCall(inventory, { item: "tea", stock: 3 })).toThrow(
+      /inventory takes its one required string field item as bare text, so a call cannot carry stock/,
     );
   });
 

@@ -28,6 +28,7 @@ const machine = setup({
             guard: ({ event }) => event.text === "huge",
             actions: [reward("process", 1e308, "big"), reward("process", 1e308, "bigger")],
           },
+          { guard: ({ event }) => event.text === "null", actions: observe(() => null as never) },
           { actions: observe("again") },
         ],
       },
@@ -40,7 +41,19 @@ const env = defineEnv({
   description: "emits what the runtime refuses, on a word",
   machine,
   tools: {},
-  tokenizer: new WordTokenizer(["say", "a", "word", "again", "text", "reward", "metric", "kind", "string", "huge"]),
+  tokenizer: new WordTokenizer([
+    "say",
+    "a",
+    "word",
+    "again",
+    "text",
+    "reward",
+    "metric",
+    "kind",
+    "string",
+    "huge",
+    "null",
+  ]),
   task: () => ({ q: "x" }),
 });
 
@@ -71,6 +84,8 @@ describe("an emitted value the runtime refuses", () => {
       "huge",
       /reward "bigger" of 1e\+308 takes the episode's return \(1e\+308 so far\) past the largest number; rewards must sum to a finite return \(reward\(\) at \S*emitted-errors\.test\.ts:29:\d+\)$/,
     ],
+    // A tool's undefined result is null in the journal: said as null, not as "object".
+    ["null", /observe\(\) needs a string, got null \(observe\(\) at \S*emitted-errors\.test\.ts:31:\d+\)$/],
   ])("%s: the episode aborts naming the line where it was written", async (word, says) => {
     const { record, events } = await playEpisode(env, { seed: "s", actions: [word] });
     expect(record.reason).toMatch(/^aborted: /);
