@@ -760,13 +760,18 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         algo: config.algo,
         backend: result.backend,
         version: result.version,
+        // Updates of this sitting, of the run's --steps in all, and whether it was stopped before them.
+        updates: result.steps,
+        steps: config.steps,
+        stopped: !!result.stopped,
         before: result.before,
         after: result.after,
       };
       if (opts.json) out(summaryJson(summary));
       else
         out(
-          `trained ${config.algo} on ${config.env} for ${result.steps} update${result.steps === 1 ? "" : "s"} (policy version ${result.version}, backend ${result.backend}) -> ${runDir}` +
+          `${result.stopped ? `stopped at update ${result.version} of ${config.steps}: trained` : "trained"} ${config.algo} on ${config.env} for ${result.steps} update${result.steps === 1 ? "" : "s"} (policy version ${result.version}, backend ${result.backend}) -> ${runDir}` +
+            (result.stopped ? ` (resume with: npx agent-r1 train --out ${runDir} --resume)` : "") +
             (result.before
               ? `\n  before: ${describeEval(result.before)}${config.warmStart ? ` (after the warm start on ${config.warmStart.episodes} recorded expert episodes)` : ""}`
               : "") +

@@ -61,8 +61,12 @@ export const START_PLAN = {
 /** The file that marks a folder as start's own: only a folder holding it is ever replaced. */
 export const START_MARKER = "start.json";
 
+/** The numbers start printed, as JSON, for a script or a later look (the terminal's copy scrolls away). */
+export const START_RESULTS = "results.json";
+
 const START_OUTPUTS = new Set([
   START_MARKER,
+  START_RESULTS,
   LOCK_FILE, // train's, while it writes (left by a killed one)
   "config.json",
   "metrics.jsonl",
@@ -107,6 +111,11 @@ export const replaceRunFolder = (out: string, env: string) => {
   );
 };
 
+const writeResults = (out: string, results: Record<string, unknown>) => {
+  writeFileSync(join(out, START_RESULTS), `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`(these numbers are in ${join(out, START_RESULTS)})\n`);
+};
+
 export const runStart = (options: StartOptions): Promise<number> =>
   options.env === "lookup" ? runLookupStart(options) : runHopqaStart(options);
 
@@ -149,6 +158,17 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
     say(`  ${label.padEnd(34)} success ${rate(summary?.successRate)}   mean return ${rate(summary?.meanReturn)}`);
   row("warm start (behaviour cloning):", result.before);
   row(`after GRPO (${plan.steps} updates):`, result.after);
+  writeResults(options.out, {
+    env: "lookup",
+    quick: !!options.quick,
+    evaluation: { episodes: plan.evalEpisodes, seed: `eval:${options.seed}`, decoding: "greedy" },
+    before: result.before ?? null,
+    after: result.after ?? null,
+    updates: plan.steps,
+    backend: result.backend,
+    minutes: Number(minutes),
+    run: options.out,
+  });
   say(
     `backend ${result.backend}, ${minutes} min in all; run folder ${options.out} (warm-start/, metrics.jsonl, checkpoints/, episodes/)`,
   );
@@ -280,6 +300,24 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
     line([label, ...COLUMNS.map((c) => s[c.id].em.toFixed(3)), s.average.toFixed(3)]);
   scores(`warm start (${recipe.demonstrator} clone)`, before);
   scores(`after GRPO (${plan.steps} updates)`, after);
+  writeResults(options.out, {
+    env: "hopqa",
+    quick: !!options.quick,
+    evaluation: {
+      questionsPerColumn: plan.evalEpisodes,
+      seed: `start:${options.seed}`,
+      decoding: "greedy, constrained",
+      columns: Object.fromEntries(COLUMNS.map((c) => [c.id, c.label])),
+    },
+    warmStart: recipe.demonstrator,
+    before,
+    after,
+    updates: plan.steps,
+    backend: result.backend,
+    minutes: Number(minutes),
+    run: join(options.out, "grpo"),
+    checkpoint: join(options.out, "grpo", "checkpoints", latest.dir),
+  });
   say(
     `backend ${result.backend}, ${minutes} min in all; run folder ${join(options.out, "grpo")} (metrics.jsonl, checkpoints/, episodes/)`,
   );

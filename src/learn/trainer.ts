@@ -658,6 +658,14 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   const greedy = policyFromModel(env, model, tokenizer, config, true, version);
 
   const evalSeed = `eval:${config.seed}`;
+  // How eval.json's numbers were taken: `agent-r1 eval --seed eval:SEED --episodes N` takes them again.
+  const evaluatedWith = {
+    seed: evalSeed,
+    episodes: config.evalEpisodes,
+    decoding: "greedy",
+    constrained: !!config.constrained,
+    ...((env.evaluation ?? env).options ? { env: (env.evaluation ?? env).options } : {}),
+  };
   const evaluateAs = (phase: "before" | "after") => {
     options.onEvalStart?.(phase, config.evalEpisodes);
     return evaluate(env.evaluation ?? env, greedy, {
@@ -673,7 +681,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       options.config.warmStart && !options.config.init ? "after the warm start, before RL" : "before training";
     log(`${what}: ${describeEval(before)}`);
     // Written now: a run killed later and resumed does not evaluate the initial policy again.
-    await writeJsonAtomically(join(out, "eval.json"), { before });
+    await writeJsonAtomically(join(out, "eval.json"), { before, evaluatedWith });
   }
 
   const checkpoint = async (v: number) => {
@@ -690,7 +698,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       tokenizer,
       version: v,
       optimizer: state,
-      constrained: config.constrained,
+      constrained: !!config.constrained,
     });
     await writeLatestCheckpoint(join(out, "checkpoints"), { version: v, dir });
   };
@@ -987,8 +995,8 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       : undefined);
   if (after) {
     log(`after training: ${describeEval(after)}`);
-    await writeJsonAtomically(join(out, "eval.json"), { before: earlier, after, version: finalVersion });
-  } else if (before) await writeJsonAtomically(join(out, "eval.json"), { before });
+    await writeJsonAtomically(join(out, "eval.json"), { before: earlier, after, version: finalVersion, evaluatedWith });
+  } else if (before) await writeJsonAtomically(join(out, "eval.json"), { before, evaluatedWith });
   reference?.dispose();
   optimizer.dispose();
   model.dispose();

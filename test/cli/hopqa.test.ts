@@ -1,6 +1,6 @@
 /** The main job and hopqa's evaluation command, run the way a user runs them. */
 import { spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -23,6 +23,13 @@ describe("npm start -- --env lookup --quick", () => {
     expect(run.stdout).toMatch(/after GRPO \(3 updates\):\s+success \d\.\d{3}/);
     expect(existsSync(join(out, "warm-start", "checkpoint", "manifest.json"))).toBe(true);
     expect(existsSync(join(out, "checkpoints", "latest.json"))).toBe(true);
+    // The printed numbers are kept: results.json, and train's eval.json says how they were taken.
+    const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+    const printed = /after GRPO \(3 updates\):\s+success (\d\.\d{3})/.exec(run.stdout)?.[1];
+    expect(results.after.successRate.toFixed(3)).toBe(printed);
+    const evalJson = JSON.parse(readFileSync(join(out, "eval.json"), "utf8"));
+    expect(evalJson.evaluatedWith).toMatchObject({ seed: results.evaluation.seed, episodes: 32, decoding: "greedy" });
+    expect(results.evaluation.seed).toMatch(/^eval:/);
   }, 120_000);
 });
 
@@ -35,7 +42,19 @@ describe("npm start -- --quick, then eval on any world", () => {
     for (const stage of ["1/4 warm start", "2/4 evaluating", "3/4 GRPO", "4/4 evaluating"])
       expect(run.stdout).toContain(stage);
     expect(run.stdout).toMatch(/warm start \(hasty clone\)\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}\s+\d\.\d{3}/);
-    expect(run.stdout).toMatch(/after GRPO \(2 updates\)\s+\d\.\d{3}/);
+    const after = /after GRPO \(2 updates\)\s+(\d\.\d{3})\s+(\d\.\d{3})\s+(\d\.\d{3})\s+(\d\.\d{3})/.exec(run.stdout);
+    expect(after, run.stdout).not.toBeNull();
+    // The table is kept in results.json, the same numbers.
+    const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+    expect(
+      [
+        results.after["test-seen"].em,
+        results.after["test-new"].em,
+        results.after["ood-new"].em,
+        results.after.average,
+      ].map((x: number) => x.toFixed(3)),
+    ).toEqual(after!.slice(1));
+    expect(results.checkpoint).toBe(join(out, "grpo", "checkpoints", "v00002"));
     expect(existsSync(join(out, "grpo", "checkpoints", "latest.json"))).toBe(true);
   }, 420_000);
 

@@ -124,8 +124,12 @@ describe("train, Ctrl-C", () => {
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let stderr = "";
+    let stdout = "";
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
+    });
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
     });
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
     // Interrupt once the first update is on record, while later ones are still to come.
@@ -134,6 +138,8 @@ describe("train, Ctrl-C", () => {
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(stderr).toContain(`; resume with: npx agent-r1 train --out ${dir} --resume`);
+    // The result on stdout says so too (a log of stdout alone read as a finished run).
+    expect(stdout).toMatch(/^stopped at update \d+ of 500: trained grpo on lookup for \d+ updates? /);
     const versions = readdirSync(join(dir, "checkpoints")).filter((d) => d.startsWith("v"));
     expect(versions.length).toBeGreaterThan(0);
     expect(versions.length).toBeLessThan(500);
