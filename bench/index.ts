@@ -6,7 +6,7 @@
  * docs/bench.md).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, platform, release, tmpdir } from "node:os";
+import { cpus, loadavg, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import canonicalize from "canonicalize";
 import { canonicalJson } from "../src/kernel/canonical.ts";
@@ -212,6 +212,10 @@ const main = async () => {
       `date: ${new Date(started).toISOString()}`,
       `node: ${process.version}`,
       `cpu: ${machine}`,
+      // Absolute figures (and fig. 4's share of peak in bench-learner.md) move with what else ran.
+      `load average (1, 5, 15 min) at the end: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(", ")}`,
       `repeats: ${REPEATS}, each side by side, interleaved in chunks (episodes: ${STEP_CHUNK} fig. 1, 1 fig. 2, ${REPLAY_CHUNK} fig. 3, ${FILE_CHUNK} files fig. 3b); total ${seconds} s`,
     ].join("\n");
     const text = `${header}\n\n${summary}\n\n${detail}\n\n${perRepeat}\n`;

@@ -11,7 +11,7 @@
  */
 
 import { writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import * as tf from "@tensorflow/tfjs-core";
 import { Rng } from "../src/kernel/prng.ts";
 import { initBackend } from "../src/policy/backend.ts";
@@ -97,6 +97,10 @@ const lines = [
   "```",
   `date: ${new Date().toISOString()}`,
   `node: ${process.version}; cpu: ${cpus()[0]?.model ?? "?"} (${cpus().length} logical cores); backend: ${backend}`,
+  // The share of peak (figure 4) is of a matMul timed in the same run: other work on the cores moves both.
+  `load average (1, 5, 15 min): ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ")}`,
   "```",
   "",
   "| figure | framework | baseline | ratio | target |",

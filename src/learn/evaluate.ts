@@ -25,7 +25,7 @@ export interface EvalSummary {
   readonly aborted: number;
   /** Why the first aborted episode was aborted (absent when none was). */
   readonly abortReason?: string;
-  /** Actions a learned policy's sampler cut at its token budget before they ended (absent when none). */
+  /** Actions a learned policy's sampler cut at its token budget before they ended (absent for a scripted policy). */
   readonly cutActions?: number;
   /** Episodes by the reason they ended, every aborted one as "aborted" (absent in summaries written before). */
   readonly endReasons?: Readonly<Record<string, number>>;
@@ -129,5 +129,6 @@ export const evaluate = async (
   if (!(policy instanceof TransformerPolicy)) return summary;
   const { maxNewTokens, stopTokens } = policy.sampling;
   const cut = collected.reduce((n, c) => n + countCutActions(c.events, maxNewTokens, stopTokens), 0);
-  return cut > 0 ? { ...summary, cutActions: cut } : summary;
+  // Always there for a learned policy (0 when none was cut): `jq .cutActions` gives a number, not null.
+  return { ...summary, cutActions: cut };
 };

@@ -15,7 +15,7 @@ export interface EvalSummary {
     readonly aborted: number;
     /** Why the first aborted episode was aborted (absent when none was). */
     readonly abortReason?: string;
-    /** Actions a learned policy's sampler cut at its token budget before they ended (absent when none). */
+    /** Actions a learned policy's sampler cut at its token budget before they ended (absent for a scripted policy). */
     readonly cutActions?: number;
     /** Episodes by the reason they ended, every aborted one as "aborted" (absent in summaries written before). */
     readonly endReasons?: Readonly<Record<string, number>>;
