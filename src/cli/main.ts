@@ -461,6 +461,20 @@ const endQuietlyOnClosedPipe = () => {
   });
 };
 
+/**
+ * A quoted `"~/runs/x"` reaches the command unexpanded (the shell expands only a bare ~): written as a
+ * folder named ~ under the working folder, a later `rm -rf ~` typed to remove it removes the home folder.
+ */
+const refuseUnexpandedHome = (argv: readonly string[]) => {
+  for (const arg of argv) {
+    const value = arg.startsWith("--") && arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : arg;
+    if (value === "~" || value.startsWith("~/"))
+      throw new UsageError({
+        detail: `${JSON.stringify(arg)}: the shell did not expand ~ (it does not in quotes or after =), and it would be a folder named ~ here: write $HOME${value.slice(1)} or the full path`,
+      });
+  }
+};
+
 export const main = async (argv: readonly string[]): Promise<number> => {
   endQuietlyOnClosedPipe();
   let code = 0;
@@ -468,6 +482,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     code = c;
   });
   try {
+    refuseUnexpandedHome(argv);
     await program.parseAsync([...argv], { from: "user" });
     return code;
   } catch (cause) {

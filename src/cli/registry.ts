@@ -2,8 +2,8 @@
  * Environments the CLI knows: the built-in ones by id, and any module path a user gives
  * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
@@ -61,11 +61,21 @@ const MODULE_ENDINGS = [".ts", ".js", ".mts", ".mjs", "/index.ts", "/index.js"];
 
 /** `; did you mean ./my-env.ts?` when `path` plus a module ending names a file, else "". */
 const didYouMean = (path: string, query: string | undefined): string => {
-  const found = MODULE_ENDINGS.map((ending) => path.replace(/[/\\]+$/, "") + ending).find((guess) => {
-    const file = resolve(guess);
-    return existsSync(file) && statSync(file).isFile();
-  });
-  return found === undefined ? "" : `; did you mean ${found}${query === undefined ? "" : `?${query}`}?`;
+  // Backslashes are not separators here (a Windows habit): try the path with slashes too.
+  const slashed = sep === "/" && path.includes("\\") ? path.replaceAll("\\", "/") : undefined;
+  const found = [...(slashed === undefined ? [] : [slashed]), path]
+    .flatMap((base) => ["", ...MODULE_ENDINGS].map((ending) => base.replace(/[/\\]+$/, "") + ending))
+    .filter((guess) => guess !== path)
+    .find((guess) => {
+      const file = resolve(guess);
+      return existsSync(file) && statSync(file).isFile();
+    });
+  if (found !== undefined) return `; did you mean ${found}${query === undefined ? "" : `?${query}`}?`;
+  if (path.startsWith("~/"))
+    return "; ~ is the shell's, and it does not expand a quoted one: write $HOME/ or the full path";
+  if (slashed !== undefined) return "; backslashes are not path separators here: write the path with /";
+  if (/^file:/.test(path)) return "; give a file path, not a file: URL";
+  return "";
 };
 
 /** This module: the importer, whose frame is in every import error's stack. */
@@ -95,9 +105,10 @@ const thrownAt = (cause: unknown, file: string): string | undefined => {
 const commonJsHint = (file: string, reason: string): string => {
   if (!file.endsWith(".ts") || !/require\(\)|ES Module|import statement|Unexpected token|"exports"/.test(reason))
     return "";
-  // The nearest package.json decides, even one without "type" under a project whose own says "module".
+  // The nearest package.json decides, even one without "type" under a project whose own says "module"; for
+  // a symbolic link, the one nearest to the file it points to (Node loads the real path).
   let nearest: string | undefined;
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
+  for (let dir = dirname(realOrSame(file)); ; dir = dirname(dir)) {
     const manifest = join(dir, "package.json");
     if (existsSync(manifest)) {
       try {
@@ -112,6 +123,14 @@ const commonJsHint = (file: string, reason: string): string => {
     `; note: ${shownPath(file)} is loaded as CommonJS: ${nearest ? `the package.json nearest to it, ${shownPath(nearest)}, does not say "type": "module" (the nearest one decides)` : 'no package.json above it says "type": "module"'}; ` +
     `rename it to .mts, or ${nearest ? `add "type": "module" to ${shownPath(nearest)}` : 'add a package.json with {"type": "module"} to its folder'}`
   );
+};
+
+const realOrSame = (file: string): string => {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 };
 
 /** A built-in environment by id, or the default export (or `env` export) of a module path. */

@@ -5,7 +5,7 @@
  * `lineChartSvg` draws any rows, `metricCharts` reads run folders and draws one chart per metric with
  * one coloured line per run, `plotRuns` writes them as files.
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve, sep } from "node:path";
 import * as vega from "vega";
 import type { TopLevelSpec } from "vega-lite";
@@ -274,12 +274,14 @@ export const metricCharts = async (
   if (runDirs.length === 0) throw new UsageError({ detail: "give at least one run folder" });
   const seen = new Map<string, string>();
   for (const dir of runDirs) {
-    const earlier = seen.get(resolve(dir));
+    // The same folder by two names (a symbolic link, ./a and a/) is one run.
+    const real = existsSync(dir) ? realpathSync(dir) : resolve(dir);
+    const earlier = seen.get(real);
     if (earlier !== undefined)
       throw new UsageError({
         detail: `${dir} is given twice (also as ${earlier}); each run is one line, give each folder once`,
       });
-    seen.set(resolve(dir), dir);
+    seen.set(real, dir);
   }
   const names = runNames(runDirs);
   const runs = runDirs.map((dir, i) => ({ ...readRunMetrics(dir, warn), name: names[i] }));

@@ -4,7 +4,7 @@
  * impure guard. Run in process through `main`, as test/reliability/cli-input.test.ts does.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -330,6 +330,13 @@ describe("an environment module outside an ESM package", () => {
     expect(shadowed.status).toBe(2);
     expect(shadowed.stderr).toMatch(
       /; note: .*env\.ts is loaded as CommonJS: the package\.json nearest to it, .*nested\/package\.json, does not say "type": "module" \(the nearest one decides\); rename it to \.mts, or add "type": "module" to .*nested\/package\.json$/m,
+    );
+    // A link from an ESM folder to it: Node loads the real path, and the note names the real folder's package.json.
+    symlinkSync(join(nested, "env.ts"), join(outside, "linked.ts"));
+    const linked = cli(join(outside, "linked.ts"));
+    expect(linked.status).toBe(2);
+    expect(linked.stderr).toMatch(
+      /; note: .* is loaded as CommonJS: the package\.json nearest to it, .*nested\/package\.json/m,
     );
     rmSync(join(outside, "package.json"));
     writeFileSync(join(outside, "env.mts"), source);

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
@@ -102,6 +102,10 @@ describe("plotRuns", () => {
     await expect(plotRuns([run, `${run}/`], join(tempDir(), "charts"))).rejects.toThrow(
       `${run}/ is given twice (also as ${run}); each run is one line, give each folder once`,
     );
+    // Through a symbolic link too.
+    const link = join(tempDir(), "link");
+    symlinkSync(run, link);
+    await expect(plotRuns([run, link], join(tempDir(), "charts"))).rejects.toThrow(`${link} is given twice`);
     const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     try {
       await plotRuns([run], join(tempDir(), "charts"));

@@ -129,6 +129,24 @@ const CASES: [string[], RegExp][] = [
     /environment module not found: .*throws; did you mean .*throws\.ts\?$/,
   ],
   [["record", "--env", dir, "--policy", "expert", "--out", out], /is a folder, not a module$/],
+  // Paths as other shells and systems write them: a quoted ~ (not expanded), backslashes, a file: URL.
+  [
+    ["record", "--env", "lookup", "--policy", "expert", "--out", "~/runs/x"],
+    /"~\/runs\/x": the shell did not expand ~ \(it does not in quotes or after =\), and it would be a folder named ~ here: write \$HOME\/runs\/x or the full path$/,
+  ],
+  [["train", "--out=~"], /"--out=~": the shell did not expand ~/],
+  [
+    ["record", "--env", "actors\\weather\\env.ts", "--policy", "expert", "--out", out],
+    /environment module not found: .*actors\\weather\\env\.ts; did you mean actors\/weather\/env\.ts\?$/,
+  ],
+  [
+    ["record", "--env", "C:\\Users\\me\\env.ts", "--policy", "expert", "--out", out],
+    /not found: .*; backslashes are not path separators here: write the path with \/$/,
+  ],
+  [
+    ["record", "--env", "file:///tmp/env.ts", "--policy", "expert", "--out", out],
+    /; give a file path, not a file: URL$/,
+  ],
   [
     ["train", "--env", "lookup", "--out", out, "--temperature", "0"],
     /--temperature must be a number > 0 \(decimal, like 0\.001 or 1e-3\), got "0"/,
