@@ -1,5 +1,5 @@
 /** `agent-r1 train`, `sft`, `average` and `eval`: the learner's commands. */
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
@@ -39,7 +39,16 @@ import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import { type Progress, progress } from "./progress.ts";
-import { builtinEnvOfCheckpoint, configureEnv, loadEnv, runConfigEnv } from "./registry.ts";
+import {
+  builtinEnvOfCheckpoint,
+  configureEnv,
+  fromStartFolder,
+  loadEnv,
+  modulePathOf,
+  runConfigEnv,
+  runEnvSpec,
+  runStartedIn,
+} from "./registry.ts";
 import { exitCodeOf, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
 /** What the user may say about a fresh model's shape on the command line. */
@@ -184,6 +193,32 @@ const checkResumeFlags = (
   if (clashes.length > 0)
     throw new UsageError({
       detail: `--resume continues ${runDir} with its own config.json, so ${clashes.join(", ")} cannot apply; drop ${clashes.length > 1 ? "them" : "it"} (--steps, to extend the run, and --backend do apply), or start a new run with another --out`,
+    });
+};
+
+/**
+ * `--resume --env PATH` says where the run's module is from here; it may not name another module, nor other
+ * options (other tasks): when the run's own module is still found, the two must be the same file.
+ */
+const checkResumeEnv = (runDir: string, meant: string, given: string) => {
+  const query = (spec: string) => (spec.includes("?") ? spec.slice(spec.indexOf("?") + 1) : "");
+  const file = join(runDir, "config.json");
+  if (query(given) !== query(meant))
+    throw new UsageError({
+      detail: `--resume --env ${given}: ${file} has ${meant}; ${query(meant) ? `its options ?${query(meant)}` : "no options"} must stay (other options draw other tasks): start a new run with another --out`,
+    });
+  const ownPath = modulePathOf(meant);
+  if (!isModulePath(ownPath) || !existsSync(ownPath)) {
+    if (isModulePath(ownPath))
+      process.stderr.write(
+        `--resume: ${meant} is not found, so the run's environment is ${given} from now on (config.json names it)\n`,
+      );
+    return;
+  }
+  const real = (path: string) => (existsSync(path) ? realpathSync(path) : resolve(path));
+  if (real(modulePathOf(given)) !== real(ownPath))
+    throw new UsageError({
+      detail: `--resume --env ${given}: ${file} has ${meant}, which is still there and is another file; drop --env to go on with it, or start a new run with another --out`,
     });
 };
 
@@ -372,14 +407,18 @@ const checkResumePaths = (runDir: string, config: TrainConfig) => {
 };
 
 /** An environment module named by a path relative to another working folder, which is not found from this one. */
-export const lostRelativeModule = (env: string) =>
-  isModulePath(env) && !isAbsolute(env) && !existsSync(env) && !existsSync(`${env}.ts`);
+export const lostRelativeModule = (spec: string) => {
+  const env = modulePathOf(spec);
+  return isModulePath(env) && !isAbsolute(env) && !existsSync(env) && !existsSync(`${env}.ts`);
+};
 
 /** A run's config.json names `what` by a path relative to the folder train ran in, and it is not found from here. */
-export const notFoundFromHere = (file: string, what: string, remedy: string) =>
-  new UsageError({
-    detail: `${file} names ${what}, a path relative to the folder train was started in, and it is not found from here (${process.cwd()}): ${remedy}`,
+export const notFoundFromHere = (file: string, what: string, remedy: string) => {
+  const origin = runStartedIn(dirname(file));
+  return new UsageError({
+    detail: `${file} names ${what}, a path relative to the folder train was started in${origin ? ` (${origin}), and it is found neither there nor` : ", and it is not found"} from here (${process.cwd()}): ${remedy}`,
   });
+};
 
 /**
  * A checkpoint folder from what the user typed: a checkpoint, or a run folder (`train --out`), whose latest
@@ -672,9 +711,27 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           throw new UsageError({
             detail: `--resume --steps ${opts.steps}: ${runDir} is already at policy version ${at}; --steps counts all the run's updates, so give more than ${at} to continue it${saved.steps > at ? ` (or drop --steps to finish its ${saved.steps})` : ""}`,
           });
+        // Relative paths are the folder train was started in's: from another folder, they are found there.
+        const meant = {
+          env: runEnvSpec(runDir, saved.env),
+          init: saved.init === null ? null : fromStartFolder(runDir, saved.init),
+        };
+        if (given("env")) checkResumeEnv(runDir, meant.env, String(opts.env));
+        else if (meant.env !== saved.env || meant.init !== saved.init)
+          process.stderr.write(
+            `--resume from another folder than ${runDir} was started in (${runStartedIn(runDir)}): its ${[
+              meant.env !== saved.env ? `--env is ${meant.env}` : "",
+              meant.init !== saved.init ? `--init is ${meant.init}` : "",
+            ]
+              .filter(Boolean)
+              .join(
+                " and ",
+              )} (config.json now names ${meant.env !== saved.env && meant.init !== saved.init ? "them" : "it"} so)\n`,
+          );
         config = {
           ...saved,
-          ...(given("env") ? { env: opts.env } : {}),
+          env: given("env") ? opts.env : meant.env,
+          init: meant.init,
           ...(given("backend") ? { backend: opts.backend } : {}),
           steps: given("steps") ? opts.steps : saved.steps,
         };

@@ -3,12 +3,13 @@
  * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { isFrameworkFile, isOwnFrame, shownPath, stackFrames, UsageError } from "../kernel/errors.ts";
+import { ORIGIN_FILE } from "../learn/trainer.ts";
 import { savedTokenizerId } from "../policy/checkpoint.ts";
 import { type EnvDefinition, isModulePath, rememberModuleSpec } from "../runtime/env.ts";
 
@@ -217,6 +218,41 @@ export const envResolver =
  * checkpoints/ or one checkpoint in it. The nearest config.json that names an `env` (a checkpoint's own
  * config.json holds the model's shape, not an environment).
  */
+/** The folder a train run was started in (its origin.json: runs of older versions have none). */
+export const runStartedIn = (runDir: string): string | undefined => {
+  try {
+    const { startedIn } = JSON.parse(readFileSync(join(runDir, ORIGIN_FILE), "utf8")) as { startedIn?: unknown };
+    return typeof startedIn === "string" && isAbsolute(startedIn) ? startedIn : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A relative path of a run's config.json as the folder train was started in meant it: from another folder,
+ * the path there (absolute) when it exists there; else as written. `runs/warm` found from another folder
+ * would be another checkpoint of that name (a KL reference silently swapped).
+ */
+export const fromStartFolder = (runDir: string, path: string): string => {
+  if (isAbsolute(path)) return path;
+  const origin = runStartedIn(runDir);
+  if (origin === undefined) return path;
+  const there = join(origin, path);
+  return resolve(path) === there || !existsSync(there) ? path : there;
+};
+
+/** The module path of an `--env` spec (without `?options`, and without a trailing slash, which Node ignores). */
+export const modulePathOf = (spec: string): string => spec.split("?", 1)[0].replace(/(?<=.)[/\\]+$/, "");
+
+/** A run's `env` (a module path, with its ?options) as meant from the folder train was started in. */
+export const runEnvSpec = (runDir: string, spec: string): string => {
+  if (!isModulePath(modulePathOf(spec))) return spec;
+  const query = spec.includes("?") ? spec.slice(spec.indexOf("?")) : "";
+  const path = modulePathOf(spec);
+  const meant = fromStartFolder(runDir, path);
+  return meant === path ? spec : `${meant}${query}`;
+};
+
 export const runConfigEnv = (
   path: string,
 ): { readonly file: string; readonly env: string; readonly constrained?: boolean } | undefined => {
@@ -228,7 +264,7 @@ export const runConfigEnv = (
       if (typeof config.env === "string")
         return {
           file,
-          env: config.env,
+          env: runEnvSpec(dir, config.env),
           ...(typeof config.constrained === "boolean" ? { constrained: config.constrained } : {}),
         };
     } catch (cause) {

@@ -71,6 +71,7 @@ const START_OUTPUTS = new Set([
   "config.json",
   "metrics.jsonl",
   "eval.json",
+  "origin.json",
   "checkpoints",
   "episodes",
   "warm-start",

@@ -133,6 +133,21 @@ export interface UpdateMetrics {
   readonly trainSeconds: number;
 }
 
+/** A run folder's record of the folder train was started in: `{ "startedIn": "/abs/path" }`. */
+export const ORIGIN_FILE = "origin.json";
+
+/**
+ * config.json, and with the first one origin.json: the folder the config's relative paths (--env
+ * ./my-env.ts, --init runs/warm) are relative to, so that a resume, eval or replay from another folder
+ * finds them there rather than whatever has that name where it runs.
+ */
+const writeConfig = async (out: string, config: TrainConfig, fresh: boolean) => {
+  // Only a fresh run knows it: a run of an older version resumed here was started elsewhere.
+  if (fresh && !existsSync(join(out, ORIGIN_FILE)))
+    await writeJsonAtomically(join(out, ORIGIN_FILE), { startedIn: process.cwd() });
+  await writeJsonAtomically(join(out, "config.json"), config);
+};
+
 export const TIMING_FIELDS = ["tokensPerSecond", "sampleSeconds", "trainSeconds"] as const;
 
 export interface TrainResult {
@@ -547,7 +562,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   if (config.warmStart && !config.init) {
     // Saved first, so that a run killed during its warm start resumes with its own settings (the warm
     // start is redone: it is deterministic), not with the defaults of a bare --resume.
-    if (!options.resume) await writeJsonAtomically(join(out, "config.json"), config);
+    if (!options.resume) await writeConfig(out, config, true);
     config = { ...config, init: await runWarmStart(env, config, config.warmStart, out, log) };
   }
   const metricsFile = join(out, "metrics.jsonl");
@@ -644,7 +659,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     log(
       `dropped the journals of episodes/${redone.length === 1 ? redone[0] : `${redone[0]}-${redone.at(-1)}`}, written after version ${startStep}: they are recorded again`,
     );
-  await writeJsonAtomically(join(out, "config.json"), config);
+  await writeConfig(out, config, !options.resume);
 
   // A frozen copy of the initial policy, for the KL penalty.
   const reference = config.klCoef > 0 ? (await initialModel(env, config)).model : undefined;

@@ -4,9 +4,10 @@
  * it), and a run already at its --steps says so. In process through `main`; Ctrl-C in a child process.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
@@ -182,20 +183,33 @@ describe("train, SIGTERM and SIGHUP (kill, timeout, docker stop, a scheduler's p
 });
 
 describe("train --resume from another folder", () => {
-  it("names a starting checkpoint given as a relative path that is not found from here", () => {
+  it("finds relative --init and --env paths from the folder train was started in, never a namesake here", () => {
     const root = tempDir("agent-r1-resume-rel-");
+    const other = tempDir("agent-r1-resume-other-");
     const cli = (cwd: string, ...args: string[]) =>
       spawnSync(process.execPath, [resolve("bin/agent-r1.js"), ...args], { cwd, encoding: "utf8", timeout: 120_000 });
     const base = ["train", "--env", "lookup", ...tiny, ...shape];
     expect(cli(root, ...base, "--steps", "1", "--out", "warm").status).toBe(0);
+    // Another folder holds a checkpoint of the same name, from another seed: a resume from there must not take it.
+    expect(cli(other, ...base, "--steps", "1", "--seed", "9", "--out", "warm").status).toBe(0);
     expect(cli(root, ...base, "--steps", "1", "--init", "warm", "--kl", "0.1", "--out", "run").status).toBe(0);
-    const elsewhere = cli(tmpdir(), "train", "--out", join(root, "run"), "--resume", "--steps", "2");
-    expect(elsewhere.status).toBe(2);
+    expect(JSON.parse(readFileSync(join(root, "run", "origin.json"), "utf8"))).toEqual({ startedIn: root });
+    const elsewhere = cli(other, "train", "--out", join(root, "run"), "--resume", "--steps", "2");
+    expect(elsewhere.status, elsewhere.stderr).toBe(0);
+    const meant = join(root, "warm", "checkpoints", "v00001");
     expect(elsewhere.stderr).toContain(
-      `error: ${join(root, "run", "config.json")} names the starting checkpoint ${join("warm", "checkpoints", "v00001")} (--init, or the warm start), a path relative to the folder train was started in, and it is not found from here (${tmpdir()}): run the resume from that folder`,
+      `--resume from another folder than ${join(root, "run")} was started in (${root}): its --init is ${meant} (config.json now names it so)`,
     );
-    // From the folder it started in, the same resume works.
-    expect(cli(root, "train", "--out", "run", "--resume", "--steps", "2").status).toBe(0);
+    expect(JSON.parse(readFileSync(join(root, "run", "config.json"), "utf8")).init).toBe(meant);
+    // Not found there either (the run's checkpoint moved away): said, naming both folders.
+    const moved = join(root, "run-moved");
+    cpSync(join(root, "run"), moved, { recursive: true });
+    writeFileSync(join(moved, "config.json"), readFileSync(join(moved, "config.json"), "utf8").replace(meant, "gone"));
+    const lost = cli(other, "train", "--out", moved, "--resume", "--steps", "3");
+    expect(lost.status).toBe(2);
+    expect(lost.stderr).toContain(
+      `error: ${join(moved, "config.json")} names the starting checkpoint gone (--init, or the warm start), a path relative to the folder train was started in (${root}), and it is found neither there nor from here (${other}): run the resume from that folder`,
+    );
     // A run's own warm start (config.json: "run2/warm-start/checkpoint") is found in the run folder from anywhere.
     cpSync(join(root, "warm", "checkpoints", "v00001"), join(root, "run2", "warm-start", "checkpoint"), {
       recursive: true,
@@ -205,6 +219,39 @@ describe("train --resume from another folder", () => {
     const resumed = cli(tmpdir(), "train", "--out", join(root, "run2"), "--resume", "--steps", "2");
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("for 1 update (policy version 2");
+  }, 300_000);
+
+  it("a module --env with options, or a trailing slash, is found again; --resume --env may not name another module or options", async () => {
+    const root = tempDir("agent-r1-resume-env-");
+    const module = join(root, "my env.ts");
+    // A module of the user's own, outside this repository: its imports resolve through a node_modules.
+    const source = readFileSync(resolve("test/reliability/fixtures/bulky-env.ts"), "utf8");
+    writeFileSync(
+      module,
+      source.replace('"../../../src/index.ts"', JSON.stringify(pathToFileURL(resolve("src/index.ts")).href)),
+    );
+    symlinkSync(resolve("node_modules"), join(root, "node_modules"));
+    writeFileSync(join(root, "package.json"), '{ "type": "module" }\n');
+    const cli = (cwd: string, ...args: string[]) =>
+      spawnSync(process.execPath, [resolve("bin/agent-r1.js"), ...args], { cwd, encoding: "utf8", timeout: 120_000 });
+    const base = ["train", ...tiny, ...shape, "--steps", "1"];
+    expect(cli(root, ...base, "--env", "./my env.ts/", "--out", "slash").status).toBe(0);
+    const slash = cli(root, "train", "--out", "slash", "--resume", "--steps", "2");
+    expect(slash.status, slash.stderr).toBe(0);
+    // From another folder, eval finds the module where train started.
+    const evaluated = cli(tmpdir(), "eval", "--checkpoint", join(root, "slash"), "--episodes", "1");
+    expect(evaluated.status, evaluated.stderr).toBe(0);
+    expect(evaluated.stderr).toContain(`eval: --env not given: ${module}, from ${join(root, "slash", "config.json")}`);
+    const copy = join(root, "copy.ts");
+    cpSync(module, copy);
+    const another = cli(root, "train", "--out", "slash", "--resume", "--steps", "3", "--env", "./copy.ts");
+    expect(another.status).toBe(2);
+    expect(another.stderr).toContain(
+      "--resume --env ./copy.ts: slash/config.json has ./my env.ts/, which is still there and is another file",
+    );
+    const options = cli(root, "train", "--out", "slash", "--resume", "--steps", "3", "--env", "./my env.ts?x=1");
+    expect(options.status).toBe(2);
+    expect(options.stderr).toContain("no options must stay (other options draw other tasks)");
   }, 300_000);
 });
 

@@ -16,6 +16,18 @@ export declare const envResolver: (extra?: EnvDefinition) => (id: string) => Env
  * checkpoints/ or one checkpoint in it. The nearest config.json that names an `env` (a checkpoint's own
  * config.json holds the model's shape, not an environment).
  */
+/** The folder a train run was started in (its origin.json: runs of older versions have none). */
+export declare const runStartedIn: (runDir: string) => string | undefined;
+/**
+ * A relative path of a run's config.json as the folder train was started in meant it: from another folder,
+ * the path there (absolute) when it exists there; else as written. `runs/warm` found from another folder
+ * would be another checkpoint of that name (a KL reference silently swapped).
+ */
+export declare const fromStartFolder: (runDir: string, path: string) => string;
+/** The module path of an `--env` spec (without `?options`, and without a trailing slash, which Node ignores). */
+export declare const modulePathOf: (spec: string) => string;
+/** A run's `env` (a module path, with its ?options) as meant from the folder train was started in. */
+export declare const runEnvSpec: (runDir: string, spec: string) => string;
 export declare const runConfigEnv: (path: string) => {
     readonly file: string;
     readonly env: string;

@@ -88,6 +88,8 @@ export interface UpdateMetrics {
     readonly sampleSeconds: number;
     readonly trainSeconds: number;
 }
+/** A run folder's record of the folder train was started in: `{ "startedIn": "/abs/path" }`. */
+export declare const ORIGIN_FILE = "origin.json";
 export declare const TIMING_FIELDS: readonly ["tokensPerSecond", "sampleSeconds", "trainSeconds"];
 export interface TrainResult {
     readonly backend: BackendName;
