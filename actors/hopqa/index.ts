@@ -1,5 +1,7 @@
+import type { EnvDefinition } from "../../src/index.ts";
 import { createHopqaEnv, DEFAULT_OPTIONS, NEW_WORLDS, parseOptions } from "./env.ts";
 import { carelessPolicy, expertPolicy, hastyPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
+import type { HopqaTask } from "./world.ts";
 
 export * from "./env.ts";
 export {
@@ -48,8 +50,9 @@ const variant = (options = DEFAULT_OPTIONS) => {
     },
     policies,
     configure: (more: Readonly<Record<string, string>>) => variant(parseOptions(more, options)),
-    get evaluation() {
-      return createHopqaEnv({ ...options, split: "test", worlds: NEW_WORLDS });
+    // A variant itself, so that it says its options (train's eval.json records them, to be evaluated again).
+    get evaluation(): EnvDefinition<HopqaTask> {
+      return variant({ ...options, split: "test", worlds: NEW_WORLDS });
     },
   };
 };

@@ -38,7 +38,7 @@ import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runti
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
-import { type Progress, progress } from "./progress.ts";
+import { type Progress, progress, stopAllBars } from "./progress.ts";
 import {
   builtinEnvOfCheckpoint,
   configureEnv,
@@ -194,6 +194,12 @@ const checkResumeFlags = (
     throw new UsageError({
       detail: `--resume continues ${runDir} with its own config.json, so ${clashes.join(", ")} cannot apply; drop ${clashes.length > 1 ? "them" : "it"} (--steps, to extend the run, and --backend do apply), or start a new run with another --out`,
     });
+};
+
+/** A module `--env` spec with its path made absolute (its ?options kept); an id as it is. */
+const absoluteModuleSpec = (spec: string): string => {
+  const path = modulePathOf(spec);
+  return isModulePath(path) ? `${resolve(path)}${spec.includes("?") ? spec.slice(spec.indexOf("?")) : ""}` : spec;
 };
 
 /**
@@ -379,9 +385,11 @@ const initConstrained = (
  * starting checkpoint is kept as named.
  */
 const ownWarmStart = (runDir: string, init: string | null): string | null => {
-  if (!init || isAbsolute(init) || existsSync(join(init, "manifest.json"))) return init;
+  if (!init?.endsWith(join("warm-start", "checkpoint"))) return init;
   const own = warmStartCheckpoint(runDir);
-  return init.endsWith(join("warm-start", "checkpoint")) && existsSync(join(own, "manifest.json")) ? own : init;
+  // A copy of a run resumed where the original still is: its own warm start, not the original's.
+  if (!existsSync(join(own, "manifest.json")) || resolve(init) === resolve(own)) return init;
+  return own;
 };
 
 /**
@@ -517,6 +525,7 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
  */
 export const exitOnInterrupt = (say: string): (() => void) =>
   onStopSignals((signal) => {
+    stopAllBars();
     process.stderr.write(`\n${interruptedBy(signal)}: ${say}\n`);
     process.exit(exitCodeOf(signal));
   });
@@ -530,6 +539,7 @@ const stopOnInterrupt = () => {
   let stoppedBy: StopSignal | undefined;
   const dispose = onStopSignals((signal) => {
     if (stoppedBy) {
+      stopAllBars();
       process.stderr.write(
         `\n${interruptedBy(signal)} again: quitting now, without a checkpoint of the current work; --resume continues from the last checkpoint written\n`,
       );
@@ -714,23 +724,25 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         // Relative paths are the folder train was started in's: from another folder, they are found there.
         const meant = {
           env: runEnvSpec(runDir, saved.env),
-          init: saved.init === null ? null : fromStartFolder(runDir, saved.init),
+          init: ((own) => (own !== saved.init ? own : own && fromStartFolder(runDir, own)))(
+            ownWarmStart(runDir, saved.init),
+          ),
         };
         if (given("env")) checkResumeEnv(runDir, meant.env, String(opts.env));
-        else if (meant.env !== saved.env || meant.init !== saved.init)
+        const envMoved = !given("env") && meant.env !== saved.env;
+        if (envMoved || meant.init !== saved.init)
           process.stderr.write(
             `--resume from another folder than ${runDir} was started in (${runStartedIn(runDir)}): its ${[
-              meant.env !== saved.env ? `--env is ${meant.env}` : "",
+              envMoved ? `--env is ${meant.env}` : "",
               meant.init !== saved.init ? `--init is ${meant.init}` : "",
             ]
               .filter(Boolean)
-              .join(
-                " and ",
-              )} (config.json now names ${meant.env !== saved.env && meant.init !== saved.init ? "them" : "it"} so)\n`,
+              .join(" and ")} (config.json now names ${envMoved && meant.init !== saved.init ? "them" : "it"} so)\n`,
           );
         config = {
           ...saved,
-          env: given("env") ? opts.env : meant.env,
+          // A path given now is relative to this folder, not to the one the run was started in: kept absolute.
+          env: given("env") ? absoluteModuleSpec(String(opts.env)) : meant.env,
           init: meant.init,
           ...(given("backend") ? { backend: opts.backend } : {}),
           steps: given("steps") ? opts.steps : saved.steps,
@@ -739,7 +751,6 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           process.stderr.write(
             `--steps ${config.steps}: ${runDir} will end at ${config.steps === 1 ? "1 update" : `${config.steps} updates`}, not the ${saved.steps} it was started with\n`,
           );
-        config = { ...config, init: ownWarmStart(runDir, config.init) };
         checkResumePaths(runDir, config);
         if (at >= config.steps)
           process.stderr.write(

@@ -27,6 +27,7 @@ import { describeToolTally } from "../runtime/tool-tally.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
+import { stopAllBars } from "./progress.ts";
 import { policyFor, record, refuseRecordOut } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv, runConfigEnv } from "./registry.ts";
 
@@ -486,6 +487,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     await program.parseAsync([...argv], { from: "user" });
     return code;
   } catch (cause) {
+    // A command that failed mid-bar: the bar goes before the error is said (else it is drawn under it).
+    stopAllBars();
     if (cause instanceof CommanderError) {
       // Help asked for (--help, `help`) and version are not errors; help shown because no command was given
       // (commander's exit code 1) is bad usage. Commander has printed the message already.

@@ -31,6 +31,18 @@ export const eta = (done: number, total: number, already: number, seconds: numbe
   return projectable ? `${Math.round(((total - done) * seconds) / since)}s` : "unknown";
 };
 
+/** The bars drawn now, newest last: a command that fails or quits mid-bar stops them (stopAllBars). */
+const active: Progress[] = [];
+
+/**
+ * Stops every bar still drawn, newest first (each gives the stream back to the one before): before an error
+ * or an interrupt message and an exit. A bar left drawn took over stderr for good, was drawn again under
+ * the error, and its redraw timer kept the process alive after the command had failed.
+ */
+export const stopAllBars = (): void => {
+  for (const bar of active.slice().reverse()) bar.stop();
+};
+
 const infoText = (info: Record<string, string | number>) =>
   Object.entries(info)
     .map(([k, v]) => `${k} ${v}`)
@@ -70,6 +82,8 @@ const terminalBar = (label: string, total: number, stream: NodeJS.WriteStream, a
     cliProgress.Presets.shades_classic,
   );
   const intercept = (chunk: unknown, ...rest: unknown[]): boolean => {
+    // A later bar that took the stream over may hand it back to this one after this one stopped.
+    if (stopped) return raw(chunk, ...rest);
     const text = typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString();
     if (text === "") return raw(chunk, ...rest);
     if (!held) raw("\r\x1b[2K");
@@ -91,14 +105,16 @@ const terminalBar = (label: string, total: number, stream: NodeJS.WriteStream, a
   bar.start(total, already, payload({}));
   stream.write = intercept as NodeJS.WriteStream["write"];
   let stopped = false;
-  return {
+  const handle: Progress = {
     tick: (by = 1, info = {}) => {
+      if (stopped) return;
       done += by;
       bar.update(done, payload(info));
     },
     stop: () => {
       if (stopped) return;
       stopped = true;
+      active.splice(active.indexOf(handle), 1);
       // The stream as it was, unless something took it over after this bar did (that one restores its own).
       if (stream.write === intercept) {
         if (own) Object.defineProperty(stream, "write", own);
@@ -109,6 +125,8 @@ const terminalBar = (label: string, total: number, stream: NodeJS.WriteStream, a
       bar.stop();
     },
   };
+  active.push(handle);
+  return handle;
 };
 
 /**

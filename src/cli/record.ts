@@ -375,6 +375,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
       { defaultValue: undefined },
     );
   } catch (cause) {
+    bar?.stop();
     // Failed before any journal was written (a task generator that throws, say): no empty folder is left.
     if (!existed && existsSync(options.out) && holdsNothingButLock(options.out))
       rmSync(options.out, { recursive: true });

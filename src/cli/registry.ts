@@ -230,26 +230,37 @@ export const runStartedIn = (runDir: string): string | undefined => {
 
 /**
  * A relative path of a run's config.json as the folder train was started in meant it: from another folder,
- * the path there (absolute) when it exists there; else as written. `runs/warm` found from another folder
- * would be another checkpoint of that name (a KL reference silently swapped).
+ * the path there (absolute) when it exists there. `runs/warm` found from another folder would be another
+ * checkpoint of that name (a KL reference silently swapped). Not there (the project moved): as written,
+ * from here, and `note` says so when something of that name is here.
  */
-export const fromStartFolder = (runDir: string, path: string): string => {
+export const fromStartFolder = (
+  runDir: string,
+  path: string,
+  note: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): string => {
   if (isAbsolute(path)) return path;
   const origin = runStartedIn(runDir);
   if (origin === undefined) return path;
   const there = join(origin, path);
-  return resolve(path) === there || !existsSync(there) ? path : there;
+  if (resolve(path) === there) return path;
+  if (existsSync(there)) return there;
+  if (existsSync(path) || existsSync(`${path}.ts`))
+    note(
+      `note: ${join(runDir, "config.json")} names ${path}, relative to the folder train was started in (${origin}), where it is gone: using ${resolve(path)} from here (if that is not the run's, give its path)`,
+    );
+  return path;
 };
 
 /** The module path of an `--env` spec (without `?options`, and without a trailing slash, which Node ignores). */
 export const modulePathOf = (spec: string): string => spec.split("?", 1)[0].replace(/(?<=.)[/\\]+$/, "");
 
 /** A run's `env` (a module path, with its ?options) as meant from the folder train was started in. */
-export const runEnvSpec = (runDir: string, spec: string): string => {
+export const runEnvSpec = (runDir: string, spec: string, note?: (line: string) => void): string => {
   if (!isModulePath(modulePathOf(spec))) return spec;
   const query = spec.includes("?") ? spec.slice(spec.indexOf("?")) : "";
   const path = modulePathOf(spec);
-  const meant = fromStartFolder(runDir, path);
+  const meant = fromStartFolder(runDir, path, note);
   return meant === path ? spec : `${meant}${query}`;
 };
 

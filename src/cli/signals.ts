@@ -19,9 +19,27 @@ export const interruptedBy = (signal: StopSignal): string =>
 
 /** Calls `handler` on each stop signal (every time one comes) until the returned removal is called. */
 export const onStopSignals = (handler: (signal: StopSignal) => void): (() => void) => {
-  const listeners = STOP_SIGNALS.map((signal) => [signal, () => handler(signal)] as const);
+  const listeners = STOP_SIGNALS.map(
+    (signal) =>
+      [
+        signal,
+        () => {
+          // A closed terminal (SIGHUP) fails every later write to it with EIO, an 'error' event that would
+          // crash the process before its checkpoint: such writes are dropped from now on.
+          if (signal === "SIGHUP") ignoreClosedTerminal();
+          handler(signal);
+        },
+      ] as const,
+  );
   for (const [signal, listener] of listeners) process.on(signal, listener);
   return () => {
     for (const [signal, listener] of listeners) process.off(signal, listener);
   };
+};
+
+let ignoring = false;
+const ignoreClosedTerminal = () => {
+  if (ignoring) return;
+  ignoring = true;
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
 };

@@ -31,6 +31,7 @@ import { initBackend } from "../policy/backend.ts";
 import { loadCheckpoint } from "../policy/checkpoint.ts";
 import { exitOnInterrupt, modelFor, runTrain } from "./learn-commands.ts";
 import { envById } from "./registry.ts";
+import { exitCodeOf } from "./signals.ts";
 
 export interface StartOptions {
   readonly out: string;
@@ -150,7 +151,7 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
     "start",
   );
   const result = await runTrain(config, options.out, false);
-  if (result.stopped) return 130;
+  if (result.stopped) return exitCodeOf(result.stoppedBy ?? "SIGINT");
   const minutes = ((Date.now() - started) / 60000).toFixed(1);
   const rate = (x: number | null | undefined) => (x === null || x === undefined ? "-" : x.toFixed(3));
   say("");
@@ -281,7 +282,7 @@ const runHopqaStart = async (options: StartOptions): Promise<number> => {
   );
   quiet();
   const result = await runTrain(config, join(options.out, "grpo"), false);
-  if (result.stopped) return 130;
+  if (result.stopped) return exitCodeOf(result.stoppedBy ?? "SIGINT");
   quiet = exitOnInterrupt(`start stopped while evaluating the trained policy (${join(options.out, "grpo")} holds it)`);
   const latest = readLatest(join(options.out, "grpo"));
   if (!latest) throw new Error("training wrote no checkpoint");

@@ -246,7 +246,7 @@ const checkConfigEnv = async (config: TrainConfig, env: EnvDefinition) => {
 };
 
 /** What `train` writes in its out folder: a folder holding anything else is not a run to resume. */
-const RUN_ENTRY = /^(config\.json|metrics\.jsonl|eval\.json|checkpoints|episodes|warm-start)(\.tmp)?$/;
+const RUN_ENTRY = /^(config\.json|origin\.json|metrics\.jsonl|eval\.json|checkpoints|episodes|warm-start)(\.tmp)?$/;
 const isRunEntry = (name: string) => name === LOCK_FILE || RUN_ENTRY.test(name);
 
 /**
@@ -679,6 +679,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     episodes: config.evalEpisodes,
     decoding: "greedy",
     constrained: !!config.constrained,
+    maxNewTokens: greedy.sampling.maxNewTokens,
     ...((env.evaluation ?? env).options ? { env: (env.evaluation ?? env).options } : {}),
   };
   const evaluateAs = (phase: "before" | "after") => {
@@ -786,11 +787,12 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
 
     // A tool whose own code throws hands the machine { ok: false, error } like a flaky service: said once,
     // with where it threw, so that a bug in a tool does not pass as an environment that is hard to learn.
-    const toolTally = new ToolTally();
-    for (const c of batch) toolTally.add(c.events);
-    const toolCounts = toolTally.summary(warnedToolThrow ? 0 : Number.POSITIVE_INFINITY);
     if (!warnedToolThrow) {
-      const thrown = toolCounts.failures.filter((f) => f.kind === "error" && f.thrownAt !== undefined);
+      const toolTally = new ToolTally();
+      for (const c of batch) toolTally.add(c.events);
+      const thrown = toolTally
+        .summary(Number.POSITIVE_INFINITY)
+        .failures.filter((f) => f.kind === "error" && f.thrownAt !== undefined);
       if (thrown.length > 0) {
         warnedToolThrow = true;
         log(
@@ -962,11 +964,11 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       successRate: successes.length ? mean(successes) : null,
       meanTurns: mean(records.map((r) => r.turns)),
       aborted: abortedRecords.length,
-      endReasons: ended.endReasons ?? {},
-      rewardCounts: ended.rewardCounts ?? {},
+      endReasons: ended.endReasons,
+      rewardCounts: ended.rewardCounts,
       endMetrics: ended.metrics,
-      toolCalls: toolCounts.calls,
-      toolFailures: toolCounts.failed,
+      toolCalls: ended.tools?.calls ?? 0,
+      toolFailures: ended.tools?.failed ?? 0,
       droppedTooLong,
       cutToContext,
       cutActions,

@@ -62,19 +62,31 @@ export const formatCall = (tool: Tool, args: Json): string => {
       throw new TypeError(
         `formatCall: ${tool.name}'s ${field} ${JSON.stringify(value)} holds the closing tag </${tool.name}>, which would end the call early (the action would be malformed)`,
       );
-    return `<${tool.name}>${value}</${tool.name}>`;
+    return notTooLong("formatCall", `<${tool.name}>${value}</${tool.name}>`);
   }
   // JSON may write "/" as "\/": no closing tag can appear inside a string of the arguments.
-  return `<${tool.name}>${JSON.stringify(args).replaceAll("</", "<\\/")}</${tool.name}>`;
+  return notTooLong("formatCall", `<${tool.name}>${JSON.stringify(args).replaceAll("</", "<\\/")}</${tool.name}>`);
 };
 
-/** `<answer>text</answer>`; throws on text holding `</answer>`, which would make the action malformed. */
+/**
+ * `<answer>text</answer>`; throws on text holding `</answer>`, or too long to parse, which would make the
+ * action malformed. (An answer's text is trimmed when parsed, by design: `<answer> lima </answer>` answers lima.)
+ */
 export const formatAnswer = (text: string): string => {
   if (text.includes("</answer>"))
     throw new TypeError(
       `formatAnswer: ${JSON.stringify(text)} holds the closing tag </answer>, which would end the answer early (the action would be malformed)`,
     );
-  return `<answer>${text}</answer>`;
+  return notTooLong("formatAnswer", `<answer>${text}</answer>`);
+};
+
+/** An action longer than the parser reads is malformed: a formatter refuses to write one. */
+const notTooLong = (formatter: string, action: string): string => {
+  if (action.length > MAX_ACTION_CHARS)
+    throw new TypeError(
+      `${formatter}: the action would be ${action.length} characters, more than the ${MAX_ACTION_CHARS} an action may have (parseAction calls a longer one malformed)`,
+    );
+  return action;
 };
 
 export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>): ParsedAction => {

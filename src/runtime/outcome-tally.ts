@@ -6,7 +6,7 @@
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { ABORTED } from "./derive.ts";
 
-/** At most this many distinct keys per count; the rest are counted under OTHER (a reason built per episode). */
+/** At most this many keys per count: the most frequent; the rest are summed under OTHER (a reason built per episode). */
 export const MAX_TALLY_KEYS = 24;
 export const OTHER_KEY = "(other)";
 
@@ -18,14 +18,20 @@ export interface OutcomeCounts {
 }
 
 const bump = (counts: Map<string, number>, key: string): void => {
-  const known = counts.has(key) || counts.size < MAX_TALLY_KEYS;
-  const at = known ? key : OTHER_KEY;
-  counts.set(at, (counts.get(at) ?? 0) + 1);
+  counts.set(key, (counts.get(key) ?? 0) + 1);
 };
 
-/** Keys in their first-seen order would differ with concurrency: sorted by count, then by name. */
-const sorted = (counts: Map<string, number>): Record<string, number> =>
-  Object.fromEntries([...counts].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0)));
+/**
+ * Sorted by count, then by name (first-seen order would differ with concurrency), and cut after all are
+ * counted: the MAX_TALLY_KEYS - 1 most frequent, and the rest under OTHER (which keys a cap at counting
+ * time kept would depend on the order episodes ended in).
+ */
+const sorted = (counts: Map<string, number>): Record<string, number> => {
+  const all = [...counts].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+  if (all.length <= MAX_TALLY_KEYS) return Object.fromEntries(all);
+  const kept = all.slice(0, MAX_TALLY_KEYS - 1);
+  return Object.fromEntries([...kept, [OTHER_KEY, all.slice(MAX_TALLY_KEYS - 1).reduce((n, [, c]) => n + c, 0)]]);
+};
 
 export class OutcomeTally {
   private readonly reasons = new Map<string, number>();
@@ -35,12 +41,6 @@ export class OutcomeTally {
   add(reason: string, events: readonly EpisodeEvent[]): void {
     bump(this.reasons, reason.startsWith(ABORTED) ? "aborted" : reason);
     for (const event of events) if (event.type === "reward.assigned") bump(this.rewards, event.reason);
-  }
-
-  /** Counts an episode from its events alone (a journal read back): its reason is on episode.ended. */
-  addEvents(events: readonly EpisodeEvent[]): void {
-    const ended = events.at(-1);
-    if (ended?.type === "episode.ended") this.add(ended.reason, events);
   }
 
   summary(): OutcomeCounts {

@@ -179,8 +179,9 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
           try {
             formatCall(env.tools[tool], sample);
           } catch (error) {
-            // Text that the bare form cannot carry (white space at its ends) is only left out of the calls.
-            if (!/does not fit|not plain JSON/.test((error as Error).message)) continue;
+            // Text that the bare form cannot carry (white space at its ends) is only left out of the calls;
+            // a field it cannot carry at all would leave every call out.
+            if (!/does not fit|not plain JSON|cannot carry/.test((error as Error).message)) continue;
             throw new TypeError(
               `option args.${tool}: ${(error as Error).message.replace(/^formatCall: /, "it generated ").replace(" does not fit", ", which does not fit")}`,
             );

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { progress } from "../../src/cli/progress.ts";
+import { progress, stopAllBars } from "../../src/cli/progress.ts";
 
 /** A stream that is not a terminal (CI, a pipe): progress writes plain lines to it. */
 const pipe = () => {
@@ -217,6 +217,24 @@ describe("progress on a terminal", () => {
     expect(stream.write).toBe(write);
     stream.write("after\n");
     expect(screen.slice(3)).toEqual(["after", ""]);
+  });
+
+  it("stopAllBars (a command failed or quit mid-bar) stops every bar: the stream is given back, nothing redraws", () => {
+    vi.stubEnv("TERM", "xterm-256color");
+    vi.useFakeTimers({ now: 1_000_000 });
+    const { stream, raw, write } = terminal();
+    const outer = progress("train", 4, stream, 0, true);
+    const inner = progress("eval", 2, stream);
+    inner.tick();
+    stopAllBars();
+    expect(stream.write).toBe(write);
+    stream.write("error: boom\n");
+    const after = raw.length;
+    vi.advanceTimersByTime(5000);
+    outer.tick();
+    inner.tick();
+    expect(raw.length).toBe(after); // no redraw under the error, no timer left running
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("a bar stopped while a line is unfinished ends that line first", () => {

@@ -1,4 +1,6 @@
+import type { EnvDefinition } from "../../src/index.ts";
 import { carelessPolicy, expertPolicy, hastyPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
+import type { HopqaTask } from "./world.ts";
 export * from "./env.ts";
 export { CONFUSED, carelessPolicy, carelessQueries, expertPolicy, expertQueries, HASTE_RATE, hastyAnswer, hastyOn, hastyPolicy, lazyPolicy, lazyQueries, ragPolicy, randomPolicy, SLIP_RATE, } from "./policies.ts";
 export { worldOf } from "./search.ts";
@@ -10,7 +12,7 @@ export declare const hopqa: {
     machine: import("xstate").AnyStateMachine;
     tools: Readonly<Record<string, import("../../src/index.ts").Tool>>;
     tokenizer: import("../../src/index.ts").Tokenizer;
-    task: (seed: string) => import("./world.ts").HopqaTask;
+    task: (seed: string) => HopqaTask;
     maxTurns?: number;
     maxActionTokens?: number;
     model?: {
@@ -25,7 +27,7 @@ export declare const hopqa: {
         readonly episodes: number;
         readonly epochs: number;
     };
-    legalActions?(view: import("../../src/index.ts").LegalView<import("./world.ts").HopqaTask>): readonly string[] | null;
+    legalActions?(view: import("../../src/index.ts").LegalView<HopqaTask>): readonly string[] | null;
     options: {
         split: import("./world.ts").Split;
         worlds: string;
@@ -42,5 +44,5 @@ export declare const hopqa: {
         random: typeof randomPolicy;
     };
     configure: (more: Readonly<Record<string, string>>) => /*elided*/ any;
-    evaluation: import("../../src/index.ts").EnvDefinition<import("./world.ts").HopqaTask>;
+    evaluation: EnvDefinition<HopqaTask>;
 };

@@ -13,6 +13,12 @@ export declare const drawsBar: (stream: NodeJS.WriteStream, env?: NodeJS.Process
  */
 export declare const eta: (done: number, total: number, already: number, seconds: number) => string;
 /**
+ * Stops every bar still drawn, newest first (each gives the stream back to the one before): before an error
+ * or an interrupt message and an exit. A bar left drawn took over stderr for good, was drawn again under
+ * the error, and its redraw timer kept the process alive after the command had failed.
+ */
+export declare const stopAllBars: () => void;
+/**
  * `already`: work done before this bar started (a resumed run's updates): counted in the total shown, not
  * in the rate or the ETA. `everyTick`: off a terminal, print every tick (training updates, each with its own
  * metrics) instead of at most one line per 2 seconds (episodes, which end in bursts).

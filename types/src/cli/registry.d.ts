@@ -20,14 +20,15 @@ export declare const envResolver: (extra?: EnvDefinition) => (id: string) => Env
 export declare const runStartedIn: (runDir: string) => string | undefined;
 /**
  * A relative path of a run's config.json as the folder train was started in meant it: from another folder,
- * the path there (absolute) when it exists there; else as written. `runs/warm` found from another folder
- * would be another checkpoint of that name (a KL reference silently swapped).
+ * the path there (absolute) when it exists there. `runs/warm` found from another folder would be another
+ * checkpoint of that name (a KL reference silently swapped). Not there (the project moved): as written,
+ * from here, and `note` says so when something of that name is here.
  */
-export declare const fromStartFolder: (runDir: string, path: string) => string;
+export declare const fromStartFolder: (runDir: string, path: string, note?: (line: string) => void) => string;
 /** The module path of an `--env` spec (without `?options`, and without a trailing slash, which Node ignores). */
 export declare const modulePathOf: (spec: string) => string;
 /** A run's `env` (a module path, with its ?options) as meant from the folder train was started in. */
-export declare const runEnvSpec: (runDir: string, spec: string) => string;
+export declare const runEnvSpec: (runDir: string, spec: string, note?: (line: string) => void) => string;
 export declare const runConfigEnv: (path: string) => {
     readonly file: string;
     readonly env: string;

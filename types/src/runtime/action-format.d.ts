@@ -12,7 +12,10 @@ export type ParsedAction = {
     readonly reason: string;
 };
 export declare const formatCall: (tool: Tool, args: Json) => string;
-/** `<answer>text</answer>`; throws on text holding `</answer>`, which would make the action malformed. */
+/**
+ * `<answer>text</answer>`; throws on text holding `</answer>`, or too long to parse, which would make the
+ * action malformed. (An answer's text is trimmed when parsed, by design: `<answer> lima </answer>` answers lima.)
+ */
 export declare const formatAnswer: (text: string) => string;
 export declare const parseAction: (text: string, tools: Readonly<Record<string, Tool>>) => ParsedAction;
 /** The answer's text, when the action is `<answer>...</answer>`. */

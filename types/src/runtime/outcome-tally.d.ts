@@ -4,7 +4,7 @@
  * the journals. `record --json`, `eval` and every line of a train run's metrics.jsonl carry them.
  */
 import type { EpisodeEvent } from "../kernel/events.ts";
-/** At most this many distinct keys per count; the rest are counted under OTHER (a reason built per episode). */
+/** At most this many keys per count: the most frequent; the rest are summed under OTHER (a reason built per episode). */
 export declare const MAX_TALLY_KEYS = 24;
 export declare const OTHER_KEY = "(other)";
 export interface OutcomeCounts {
@@ -18,8 +18,6 @@ export declare class OutcomeTally {
     private readonly rewards;
     /** Counts one episode: the reason it ended with, and its rewards' reasons (from its events). */
     add(reason: string, events: readonly EpisodeEvent[]): void;
-    /** Counts an episode from its events alone (a journal read back): its reason is on episode.ended. */
-    addEvents(events: readonly EpisodeEvent[]): void;
     summary(): OutcomeCounts;
 }
 /** The counts of some episodes at once. */

@@ -1,0 +1,47 @@
+/** The counts of how episodes ended: the same whatever order the episodes ended in, and cut to a size. */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { EpisodeEvent } from "../../src/index.ts";
+import { MAX_TALLY_KEYS, OTHER_KEY, tallyOutcomes } from "../../src/runtime/outcome-tally.ts";
+
+const rewardFor = (reason: string) => ({ type: "reward.assigned", reason }) as unknown as EpisodeEvent;
+
+// Words, not integers: an object lists integer-like keys first whatever their counts (display order only).
+const word = (maxLength: number) => fc.string({ unit: fc.constantFrom(..."abcde :-"), maxLength });
+const episode = fc.record({
+  reason: fc.oneof(fc.constantFrom("answered", "turn-limit", "aborted: boom"), word(3)),
+  rewards: fc.array(word(2), { maxLength: 4 }),
+});
+
+describe("tallyOutcomes", () => {
+  it("counts every episode and reward once, in any order, with at most MAX_TALLY_KEYS keys", () => {
+    fc.assert(
+      fc.property(fc.array(episode, { maxLength: 80 }), fc.nat(), (episodes, shift) => {
+        const records = episodes.map((e) => ({ reason: e.reason, events: e.rewards.map(rewardFor) }));
+        const counts = tallyOutcomes(records);
+        // Another completion order (concurrency) gives the same counts, keys in the same order.
+        const rotated = records.map((_, i) => records[(i + shift) % records.length]);
+        expect(JSON.stringify(tallyOutcomes(rotated))).toBe(JSON.stringify(counts));
+        const sum = (c: Readonly<Record<string, number>>) => Object.values(c).reduce((a, b) => a + b, 0);
+        expect(sum(counts.endReasons)).toBe(records.length);
+        expect(sum(counts.rewardCounts)).toBe(episodes.reduce((n, e) => n + e.rewards.length, 0));
+        for (const c of [counts.endReasons, counts.rewardCounts]) {
+          expect(Object.keys(c).length).toBeLessThanOrEqual(MAX_TALLY_KEYS);
+          // The most frequent are kept by name: none cut is more frequent than one kept.
+          const named = Object.entries(c).filter(([k]) => k !== OTHER_KEY);
+          expect(named.map(([, n]) => n)).toEqual([...named.map(([, n]) => n)].sort((a, b) => b - a));
+        }
+        for (const key of Object.keys(counts.endReasons)) expect(key.startsWith("aborted: ")).toBe(false);
+      }),
+    );
+  });
+
+  it("keeps the most frequent reasons by name and sums the rest under (other)", () => {
+    const records = Array.from({ length: 40 }, (_, i) => ({ reason: `r${String(i).padStart(2, "0")}`, events: [] }));
+    records.push({ reason: "r39", events: [] }, { reason: "r39", events: [] });
+    const { endReasons } = tallyOutcomes(records);
+    expect(Object.keys(endReasons)).toHaveLength(MAX_TALLY_KEYS);
+    expect(endReasons.r39).toBe(3);
+    expect(endReasons[OTHER_KEY]).toBe(42 - 3 - (MAX_TALLY_KEYS - 2));
+  });
+});
