@@ -168,22 +168,30 @@ describe("agent-r1 record / replay, as a user runs them", () => {
   });
 });
 
+/** A long recording of lookup, stopped by `signal` once `journals` journals are in `dir`. */
+const recordUntil = async (dir: string, journals: number, signal: NodeJS.Signals) => {
+  const child = spawn(
+    process.execPath,
+    ["bin/agent-r1.js", "record", "--env", "lookup", "--policy", "expert", "--episodes", "100000", "--out", dir],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+  while (!existsSync(dir) || readdirSync(dir).length < journals) await new Promise((r) => setTimeout(r, 100));
+  child.kill(signal);
+  const code = await exited;
+  return { code, stderr: () => stderr };
+};
+
 describe("agent-r1 record, SIGTERM", () => {
   it("exits 143 with the summary Ctrl-C gets: what is journaled and how to go on", async () => {
     const dir = join(tempDir(), "terminated");
-    const child = spawn(
-      process.execPath,
-      ["bin/agent-r1.js", "record", "--env", "lookup", "--policy", "expert", "--episodes", "100000", "--out", dir],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
-    while (!existsSync(dir) || readdirSync(dir).length < 5) await new Promise((r) => setTimeout(r, 100));
-    child.kill("SIGTERM");
-    expect(await exited, stderr).toBe(143);
+    const recording = await recordUntil(dir, 5, "SIGTERM");
+    const stderr = recording.stderr();
+    expect(recording.code, stderr).toBe(143);
     expect(stderr).toMatch(/interrupted by SIGTERM: \d+ of 100000 episodes ended and are journaled in /);
     expect(stderr).toContain("the same command with --resume records the rest");
     expect(readdirSync(dir)).not.toContain(".agent-r1.lock");
@@ -193,19 +201,9 @@ describe("agent-r1 record, SIGTERM", () => {
 describe("agent-r1 record, Ctrl-C", () => {
   it("exits 130 saying what is journaled and how to go on; --resume then completes the recording", async () => {
     const dir = join(tempDir(), "interrupted");
-    const child = spawn(
-      process.execPath,
-      ["bin/agent-r1.js", "record", "--env", "lookup", "--policy", "expert", "--episodes", "100000", "--out", dir],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
-    while (!existsSync(dir) || readdirSync(dir).length < 20) await new Promise((r) => setTimeout(r, 100));
-    child.kill("SIGINT");
-    expect(await exited).toBe(130);
+    const recording = await recordUntil(dir, 20, "SIGINT");
+    const stderr = recording.stderr();
+    expect(recording.code).toBe(130);
     expect(stderr).toMatch(/interrupted: \d+ of 100000 episodes ended and are journaled in /);
     expect(stderr).toContain("the same command with --resume records the rest");
     // --resume (here with fewer --episodes: the first ones) keeps what ended and records what was cut short.
