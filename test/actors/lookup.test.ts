@@ -91,7 +91,7 @@ const lookupModel: EnvModel<State, LookupTask> = {
       observation =
         toolResult && !toolResult.ok
           ? `error : lookup failed ( ${toolResult.error.kind} ) .`
-          : key in STORE
+          : Object.hasOwn(STORE, key) // own keys: `__proto__` (a near miss the kit tries) is not stored
             ? `${key} = ${STORE[key]} .`
             : `${key} : not found .`;
     }
