@@ -380,6 +380,29 @@ const initConstrained = (
 };
 
 /**
+ * What train and sft do first, in this order so that a bad flag is said before anything slow loads: find
+ * --init and check it against the shape flags, load --env, check its tokenizer against --init's, and decide
+ * the decoding (which needs the environment's legal actions when constrained).
+ */
+const initAndEnv = async (
+  command: "train" | "sft",
+  opts: ShapeOptions & { readonly init?: string; readonly env: string; readonly constrained?: boolean },
+): Promise<{
+  readonly init: string | null;
+  readonly env: EnvDefinition;
+  readonly decoding: ReturnType<typeof initConstrained>;
+}> => {
+  const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
+  if (init && !existsSync(init)) throw new UsageError({ detail: `--init ${init}: no such checkpoint folder` });
+  if (init) checkInitShape(init, modelOverrides(opts));
+  const env = await loadEnv(opts.env);
+  if (init) checkTokenizerOf(env, init);
+  const decoding = initConstrained(command, opts.constrained, init, env);
+  if (decoding.constrained) requireLegalActions(env);
+  return { init, env, decoding };
+};
+
+/**
  * The run's own warm start, which config.json names by the path train was given (`runs/grpo/warm-start/
  * checkpoint`): resumed from another folder, that path is found again inside the run folder. Any other
  * starting checkpoint is kept as named.
@@ -759,14 +782,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       } else {
         // Said before anything loads (the backend, the environment): these need no work to find.
         refuseRunFolder(runDir, "--resume");
-        const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
-        if (init && !existsSync(init)) throw new UsageError({ detail: `--init ${init}: no such checkpoint folder` });
-        if (init) checkInitShape(init, modelOverrides(opts));
-        const env = await loadEnv(opts.env);
-        if (init) checkTokenizerOf(env, init);
-        const decoding = initConstrained("train", opts.constrained, init, env);
+        const { init, env, decoding } = await initAndEnv("train", opts);
         const { constrained } = decoding;
-        if (constrained) requireLegalActions(env);
         config = decodeTrainConfig(
           {
             ...d,
@@ -893,13 +910,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .action(async (opts) => {
       const release = holdCheckpointOut("sft", opts.out, !!opts.replace);
       try {
-        const init = opts.init ? resolveCheckpoint(opts.init, "--init") : undefined;
-        if (init) checkInitShape(init, modelOverrides(opts));
-        const env = await loadEnv(opts.env);
-        if (init) checkTokenizerOf(env, init);
-        const decoding = initConstrained("sft", opts.constrained, init, env);
+        const { init, env, decoding } = await initAndEnv("sft", opts);
         const { constrained } = decoding;
-        if (constrained) requireLegalActions(env);
         if (decoding.say) process.stderr.write(`${decoding.say}\n`);
         const bar = progress("sft", opts.epochs, process.stderr, 0, true);
         const quiet = exitOnInterrupt(

@@ -116,28 +116,36 @@ describe("train --resume", () => {
   });
 });
 
+/**
+ * A 500-update train in a child process, returned once its first update is on record (metrics.jsonl has a
+ * line), while later ones are still to come: the moment a signal tests what an interrupted run keeps.
+ */
+const trainPastFirstUpdate = async (prefix: string) => {
+  const dir = join(tempDir(prefix), "run");
+  const child = spawn(
+    process.execPath,
+    ["bin/agent-r1.js", "train", "--env", "lookup", "--steps", "500", ...tiny, ...shape, "--out", dir],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const said = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk) => {
+    said.stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    said.stderr += chunk;
+  });
+  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+  while (!existsSync(join(dir, "metrics.jsonl")) || readFileSync(join(dir, "metrics.jsonl"), "utf8") === "")
+    await new Promise((r) => setTimeout(r, 100));
+  return { dir, child, exited, said };
+};
+
 describe("train, Ctrl-C", () => {
   it("finishes the update, writes a checkpoint, prints the resume command and exits 130", async () => {
-    const dir = join(tempDir("agent-r1-sigint-"), "run");
-    const child = spawn(
-      process.execPath,
-      ["bin/agent-r1.js", "train", "--env", "lookup", "--steps", "500", ...tiny, ...shape, "--out", dir],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stderr = "";
-    let stdout = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
-    // Interrupt once the first update is on record, while later ones are still to come.
-    while (!existsSync(join(dir, "metrics.jsonl")) || readFileSync(join(dir, "metrics.jsonl"), "utf8") === "")
-      await new Promise((r) => setTimeout(r, 100));
+    const { dir, child, exited, said } = await trainPastFirstUpdate("agent-r1-sigint-");
     child.kill("SIGINT");
     expect(await exited).toBe(130);
+    const { stderr, stdout } = said;
     expect(stderr).toContain(`; resume with: npx agent-r1 train --out ${dir} --resume`);
     // The result on stdout says so too (a log of stdout alone read as a finished run).
     expect(stdout).toMatch(/^stopped at update \d+ of 500: trained grpo on lookup for \d+ updates? /);
@@ -158,21 +166,11 @@ describe("train, SIGTERM and SIGHUP (kill, timeout, docker stop, a scheduler's p
     ["SIGHUP", 129],
   ] as const)
     it(`${signal}: as Ctrl-C, finishes the update, writes a checkpoint, prints the resume command and exits ${code}`, async () => {
-      const dir = join(tempDir("agent-r1-sigterm-"), "run");
-      const child = spawn(
-        process.execPath,
-        ["bin/agent-r1.js", "train", "--env", "lookup", "--steps", "500", ...tiny, ...shape, "--out", dir],
-        { stdio: ["ignore", "pipe", "pipe"] },
-      );
-      let stderr = "";
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk;
-      });
-      const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
-      while (!existsSync(join(dir, "metrics.jsonl")) || readFileSync(join(dir, "metrics.jsonl"), "utf8") === "")
-        await new Promise((r) => setTimeout(r, 100));
+      const { dir, child, exited, said } = await trainPastFirstUpdate("agent-r1-sigterm-");
       child.kill(signal);
-      expect(await exited, stderr).toBe(code);
+      const exitCode = await exited;
+      const { stderr } = said;
+      expect(exitCode, stderr).toBe(code);
       expect(stderr).toContain(`interrupted by ${signal}: finishing what runs now`);
       expect(stderr).toContain(`; resume with: npx agent-r1 train --out ${dir} --resume`);
       const versions = readdirSync(join(dir, "checkpoints")).filter((d) => d.startsWith("v"));
