@@ -15,12 +15,13 @@
  * (docs/run-records/NAME.json: plan, scores, train time, curve), so the table outlives the run folders: a later
  * sitting, even on a fresh clone, skips recorded runs, and `--report` rewrites the page from the records.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
-import { exitOnInterrupt, runTrain } from "../../src/cli/learn-commands.ts";
-import { progress } from "../../src/cli/progress.ts";
+import { runTrain } from "../../src/cli/learn-commands.ts";
+import { progress, stopAllBars } from "../../src/cli/progress.ts";
+import { exitCodeOf, interruptedBy, onStopSignals, type StopSignal } from "../../src/cli/signals.ts";
 import { canonicalJson } from "../../src/kernel/canonical.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
 import { policyFromModel, readLatest } from "../../src/learn/trainer.ts";
@@ -206,9 +207,14 @@ export const updateSeconds = (dir: string): number =>
   metricsOf(dir).reduce((total, m) => total + (m.sampleSeconds ?? 0) + (m.trainSeconds ?? 0), 0);
 
 /** One run: train (resuming if it was interrupted), then evaluate its last checkpoint on the suite. */
-export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
+/**
+ * Trains one run of the plan (or resumes it) and scores its last checkpoint on the suite. A run stopped by
+ * a signal is not scored: its suite.json would mark it finished, and the next sitting would skip it with
+ * fewer updates than the plan's. It returns the signal then (its checkpoint is written; it resumes).
+ */
+export const runOne = async (root: string, spec: RunSpec): Promise<StopSignal | undefined> => {
   const dir = join(root, spec.name);
-  if (existsSync(join(dir, "suite.json"))) return;
+  if (existsSync(join(dir, "suite.json"))) return undefined;
   const t = PLAN.train;
   const config = decodeTrainConfig(
     {
@@ -237,13 +243,16 @@ export const runOne = async (root: string, spec: RunSpec): Promise<void> => {
   // A run killed before it finished has no timing.json: the updates it made count from metrics.jsonl.
   const previous =
     readJson<{ trainSeconds: number }>(join(dir, "timing.json"))?.trainSeconds ?? (resume ? updateSeconds(dir) : 0);
-  await runTrain(config, dir, resume);
+  const trained = await runTrain(config, dir, resume);
+  // No timing.json either: the resumed run counts these updates from metrics.jsonl, as after a kill.
+  if (trained.stoppedBy) return trained.stoppedBy;
   const trainSeconds = previous + (Date.now() - started) / 1000;
   writeJson(join(dir, "timing.json"), { trainSeconds });
   const latest = readLatest(dir);
   if (!latest) throw new Error(`${spec.name}: no checkpoint after training`);
   const suite = await scoreSuite(`${spec.name} suite`, await policyOf(join(dir, "checkpoints", latest.dir)));
   writeJson(join(dir, "suite.json"), { ...suite, trainSeconds, steps: config.steps });
+  return undefined;
 };
 
 /** The plan's settings a run folder's config.json records; a folder made with other values is refused. */
@@ -319,6 +328,43 @@ export const checkPagePlan = (docs: string): void => {
     );
 };
 
+/**
+ * A stop signal while runs are in progress is passed on to them: each finishes its update, writes a
+ * checkpoint and exits, and no new run starts; this process then writes the report and exits with the
+ * signal's code. (It used to exit at once, leaving its runs training on as orphans, unseen, after a kill.)
+ * With none in progress (the warm start being cloned), it exits at once. A second signal passes on too:
+ * the runs quit without a checkpoint of the update in progress.
+ */
+const stopOnSignals = (kept: string, again: string) => {
+  let stoppedBy: StopSignal | undefined;
+  const dispose = onStopSignals((signal) => {
+    const second = stoppedBy !== undefined;
+    stoppedBy = signal;
+    if (children.size === 0) {
+      stopAllBars();
+      process.stderr.write(
+        `\n${interruptedBy(signal)}: ${kept}; a run in progress resumes from its last checkpoint: ${again}\n`,
+      );
+      process.exit(exitCodeOf(signal));
+    }
+    for (const child of children) child.kill(signal);
+    process.stderr.write(
+      second
+        ? `\n${interruptedBy(signal)} again: the ${children.size === 1 ? "run quits" : `${children.size} runs quit`} now, without a checkpoint of the update in progress\n`
+        : `\n${interruptedBy(signal)}: ${children.size === 1 ? "the run in progress finishes its update and writes a checkpoint" : `the ${children.size} runs in progress finish their update and write a checkpoint`}; no new run starts (Ctrl-C again to quit now)\n`,
+    );
+  });
+  return { stoppedBy: () => stoppedBy, dispose };
+};
+
+/** The runs in progress, each a child process, to pass a stop signal on to. */
+const children = new Set<ChildProcess>();
+
+/**
+ * One run in a child process. The child has a process group of its own (detached), so a Ctrl-C at the
+ * terminal reaches it once, from this process (stopOnSignals), not twice: a second signal makes train quit
+ * without its checkpoint.
+ */
 const runChild = (root: string, name: string, seeds: number) =>
   new Promise<number>((resolve) => {
     mkdirSync(join(root, name), { recursive: true });
@@ -336,12 +382,14 @@ const runChild = (root: string, name: string, seeds: number) =>
         name,
         ...CHILD_FLAGS,
       ],
-      { stdio: ["ignore", "pipe", "pipe"] },
+      { stdio: ["ignore", "pipe", "pipe"], detached: true },
     );
+    children.add(child);
     const chunks: Buffer[] = [];
     child.stdout.on("data", (c: Buffer) => chunks.push(c));
     child.stderr.on("data", (c: Buffer) => chunks.push(c));
     child.on("close", (code) => {
+      children.delete(child);
       writeFileSync(log, Buffer.concat(chunks));
       resolve(code ?? 1);
     });
@@ -816,7 +864,8 @@ const main = async () => {
     const spec = specs.find((s) => s.name === opts.run);
     if (!spec) throw new InvalidArgumentError(`no run named ${opts.run}`);
     await initBackend("auto");
-    await runOne(opts.out, spec);
+    const stoppedBy = await runOne(opts.out, spec);
+    if (stoppedBy) process.exitCode = exitCodeOf(stoppedBy);
     return;
   }
   const command = `npm run experiment${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
@@ -851,9 +900,10 @@ const main = async () => {
   mkdirSync(opts.out, { recursive: true });
   if (!opts.report) {
     // Ctrl-C (or SIGTERM, SIGHUP) exited 130 saying nothing: say what is kept and how to go on.
-    const quiet = exitOnInterrupt(
-      `finished runs are kept in ${opts.out} (and recorded in ${recordsDir(opts.docs)}); a run in progress resumes from its last checkpoint: run \`${command}\` again to go on`,
-    );
+    const kept = `finished runs are kept in ${opts.out} (and recorded in ${recordsDir(opts.docs)})`;
+    const again = `run \`${command}\` again to go on`;
+    const stop = stopOnSignals(kept, again);
+    const quiet = stop.dispose;
     await warmStart(opts.out, say, opts.warmStart);
     const todo = specs.filter(
       (s) => (!only || only.includes(s.group)) && !finished.some((f) => f.spec.name === s.name),
@@ -877,7 +927,7 @@ const main = async () => {
     heartbeat.unref();
     let next = 0;
     const worker = async () => {
-      while (next < todo.length) {
+      while (!stop.stoppedBy() && next < todo.length) {
         const spec = todo[next++];
         const started = Date.now();
         active.add(spec.name);
@@ -887,9 +937,11 @@ const main = async () => {
         say(
           code === 0 && suite
             ? `  ${spec.name}: avg EM ${suite.average.toFixed(3)} (${minutes} min)`
-            : `  ${spec.name}: FAILED (exit ${code}); see ${join(opts.out, spec.name, "log.txt")}`,
+            : stop.stoppedBy() && !suite
+              ? `  ${spec.name}: stopped at its last checkpoint (it resumes from there)`
+              : `  ${spec.name}: FAILED (exit ${code}); see ${join(opts.out, spec.name, "log.txt")}`,
         );
-        bar.tick(1);
+        bar.tick(stop.stoppedBy() && !suite ? 0 : 1);
         await writeReport(opts.out, opts.seeds, opts.docs, command);
       }
     };
@@ -898,6 +950,13 @@ const main = async () => {
       quiet();
     });
     bar.stop();
+    const stoppedBy = stop.stoppedBy();
+    if (stoppedBy) {
+      await writeReport(opts.out, opts.seeds, opts.docs, command);
+      process.stderr.write(`${interruptedBy(stoppedBy)}: every run stopped; ${kept}; ${again}\n`);
+      process.exitCode = exitCodeOf(stoppedBy);
+      return;
+    }
   }
   const report = await writeReport(opts.out, opts.seeds, opts.docs, command);
   say(

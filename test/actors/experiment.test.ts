@@ -14,31 +14,41 @@ const experiment = (...args: string[]) => {
 };
 
 describe("npm run experiment", () => {
-  it("Ctrl-C says what is kept and how to go on (it exited 130 saying nothing)", async () => {
+  it("Ctrl-C stops the runs in progress at a checkpoint, waits for them, says what is kept and how to go on", async () => {
     const root = tempDir("agent-r1-experiment-int-");
     const out = join(root, "runs");
     const docs = join(root, "docs");
-    const child = spawn(
-      process.execPath,
-      ["bin/run-ts.js", "actors/hopqa/experiment.ts", "--quick", "--out", out, "--docs", docs],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const args = ["--quick", "--only", "grpo", "--seeds", "1", "--jobs", "1", "--out", out, "--docs", docs];
+    const child = spawn(process.execPath, ["bin/run-ts.js", "actors/hopqa/experiment.ts", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
+    let stdout = "";
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    child.stdout.on("data", () => {});
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
-    // Once it is at work (its --out made: the checks passed, the handler is in place).
-    while (!existsSync(out)) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 300));
+    // Once its run is training (the warm start cloned, the run's config.json written).
+    const run = join(out, "grpo-s0");
+    while (!existsSync(join(run, "config.json"))) await new Promise((r) => setTimeout(r, 100));
     child.kill("SIGINT");
     expect(await exited, stderr).toBe(130);
+    expect(stderr).toContain("interrupted: the run in progress finishes its update");
+    // It waited for its run: the run's log is written (when the run's process ends), its checkpoint too, and
+    // it is not scored (a suite.json would mark it finished, and the next sitting would skip it).
+    expect(existsSync(join(run, "log.txt"))).toBe(true);
+    expect(readFileSync(join(run, "log.txt"), "utf8")).toContain("interrupted: finishing what runs now");
+    expect(existsSync(join(run, "checkpoints", "latest.json"))).toBe(true);
+    expect(existsSync(join(run, "suite.json"))).toBe(false);
+    expect(stdout).toContain("grpo-s0: stopped at its last checkpoint (it resumes from there)");
     expect(stderr).toContain(
-      `interrupted: finished runs are kept in ${out} (and recorded in ${join(docs, "run-records")})`,
+      `interrupted: every run stopped; finished runs are kept in ${out} (and recorded in ${join(docs, "run-records")})`,
     );
-    expect(stderr).toContain("a run in progress resumes from its last checkpoint: run `npm run experiment -- --quick");
-  }, 60_000);
+    expect(stderr).toContain(`run \`npm run experiment -- ${args.join(" ")}\` again to go on`);
+  }, 120_000);
 
   it("refuses a folder whose runs were trained with another plan, before building anything", () => {
     // A run of the 15-update table, as its config.json records it; --long would skip it and report it.
