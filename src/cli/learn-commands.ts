@@ -908,15 +908,18 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .option("--replace", "write over the checkpoint --out holds (refused without it)")
     .action(async (opts) => {
-      const release = holdCheckpointOut("sft", opts.out, !!opts.replace);
+      // Before the lock is taken (loading the environment takes seconds): a signal then ended sft without
+      // the exit that releases the lock, and the next sft had to take it over.
+      const quiet = exitOnInterrupt(
+        `sft stopped before its clone was saved (it is written once, at the end), so ${opts.out} is as it was; run the command again`,
+      );
+      let release = () => {};
       try {
+        release = holdCheckpointOut("sft", opts.out, !!opts.replace);
         const { init, env, decoding } = await initAndEnv("sft", opts);
         const { constrained } = decoding;
         if (decoding.say) process.stderr.write(`${decoding.say}\n`);
         const bar = progress("sft", opts.epochs, process.stderr, 0, true);
-        const quiet = exitOnInterrupt(
-          `sft stopped before its clone was saved (it is written once, at the end), so ${opts.out} is as it was; run the command again`,
-        );
         const result = await sft({
           env,
           data: opts.data,
@@ -932,12 +935,13 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           successfulOnly: !opts.allEpisodes,
           ...(init ? { init } : {}),
           onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
-        }).finally(quiet);
+        });
         bar.stop();
         out(
           `cloned ${result.episodes} episodes (${result.actionTokens} action tokens) for ${opts.epochs} epoch${opts.epochs === 1 ? "" : "s"} (${result.tokens} action tokens trained on in all), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
         );
       } finally {
+        quiet();
         release();
       }
       setExit(0);

@@ -94,3 +94,33 @@ describe("sft and average lock their --out", () => {
     expect(checkpointTarget(out)).toBe("checkpoint");
   }, 60_000);
 });
+
+describe("sft, stopped while its environment loads", () => {
+  it("says that nothing was written and removes the lock it already holds", async () => {
+    const folder = tempDir("agent-r1-sft-slow-env-");
+    // An environment module that takes seconds to load (a large store, a model to fetch): sft holds its
+    // --out's lock by then.
+    const env = join(folder, "slow-env.mts");
+    writeFileSync(
+      env,
+      `import { lookup } from ${JSON.stringify(join(process.cwd(), "actors/lookup/index.ts"))};\nawait new Promise((done) => setTimeout(done, 30_000));\nexport default lookup;\n`,
+    );
+    const out = join(folder, "clone");
+    const child = spawn(
+      process.execPath,
+      ["bin/agent-r1.js", "sft", "--env", env, "--data", data, "--epochs", "1", ...shape, "--out", out],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    while (!existsSync(join(out, LOCK_FILE))) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGTERM");
+    expect(await exited, stderr).toBe(143);
+    expect(stderr).toContain(`interrupted by SIGTERM: sft stopped before its clone was saved`);
+    // The folder it made for the clone is gone with its lock (it was killed with both left behind).
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+});
