@@ -2,7 +2,10 @@
  * The shared policy actor: one mailbox for every concurrent episode. Requests that arrive while the
  * policy is busy (or within the same event-loop turn) are answered by one batched `act` call, at most
  * `maxBatch` rows at a time. Rows are independent (each carries its own seed), so batching changes
- * throughput, never results; that holds for failures too: when a batched call throws, each of its rows is
+ * throughput, not what is sampled: only the last digits of a GPT's logprobs (about 1e-6: a row padded to a
+ * longer neighbour is summed in another float order), and a token only where a draw falls that close to a
+ * boundary. Which rows meet in a batch is itself deterministic unless tools take varying time. Independence
+ * holds for failures too: when a batched call throws, each of its rows is
  * asked again alone, so only the episodes whose own row fails are aborted.
  */
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
