@@ -31,20 +31,34 @@ export interface LineChartOptions {
   readonly points?: boolean;
 }
 
+const fmtNumber = (x: number) => String(Number(x.toPrecision(12)));
 const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+
+/**
+ * Text as SVG may hold it: characters XML forbids (controls but tab and newlines, lone surrogates: what is not a Char of XML 1.0) would make
+ * the file unreadable as XML, so they are written as \uXXXX, as the viewer writes controls.
+ */
+const xmlText = (text: string): string =>
+  text.replace(
+    /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 
 /**
  * A line chart of `rows` as an SVG document. Rows whose x or y is not a finite number are left out;
  * the lines' colours follow the order in which their series first appear.
  */
 export const lineChartSvg = async (options: LineChartOptions): Promise<string> => {
+  const xTitle = xmlText(options.xTitle ?? options.x);
+  const yTitle = xmlText(options.yTitle ?? options.y);
+  const seriesTitle = xmlText(options.seriesTitle ?? options.series ?? "");
   // Fixed field names inside the spec: user field names may hold dots or brackets, which vega reads as paths.
   const values = options.rows
     .filter((row) => finite(row[options.x]) && finite(row[options.y]))
     .map((row) => ({
       x: row[options.x] as number,
       y: row[options.y] as number,
-      s: options.series === undefined ? "" : String(row[options.series]),
+      s: options.series === undefined ? "" : xmlText(String(row[options.series])),
     }));
   const series = [...new Set(values.map((v) => v.s))];
   // A flat line would get a domain of zero width, and axis labels like -0.400000: give it room either side.
@@ -53,26 +67,32 @@ export const lineChartSvg = async (options: LineChartOptions): Promise<string> =
   const room = Math.abs(ys[0] ?? 0) / 2 || 1;
   const longest = Math.max(0, ...series.map((s) => values.filter((v) => v.s === s).length));
   const many = series.length > 1;
+  // Each point's description (its aria-label), written here: vega-lite would build it as an expression that
+  // pastes the titles in unescaped, which a title with a newline or a backslash breaks (and could inject into).
+  const described = values.map((v) => ({
+    ...v,
+    d: `${xTitle}: ${fmtNumber(v.x)}; ${yTitle}: ${fmtNumber(v.y)}${many ? `; ${seriesTitle}: ${v.s}` : ""}`,
+  }));
   const spec: TopLevelSpec = {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    title: options.title,
+    title: xmlText(options.title),
     width: options.width ?? 440,
     height: options.height ?? 200,
     background: "white",
-    data: { values },
+    data: { values: described },
     mark: { type: "line", point: options.points ?? longest <= 60, strokeWidth: 2 },
     encoding: {
       x: {
         field: "x",
         type: "quantitative",
-        title: options.xTitle ?? options.x,
+        title: xTitle,
         scale: { zero: false, nice: false },
         ...(values.every((v) => Number.isInteger(v.x)) ? { axis: { tickMinStep: 1, format: "d" } } : {}),
       },
       y: {
         field: "y",
         type: "quantitative",
-        title: options.yTitle ?? options.y,
+        title: yTitle,
         scale: options.yDomain
           ? { domain: [...options.yDomain] }
           : flat
@@ -84,12 +104,13 @@ export const lineChartSvg = async (options: LineChartOptions): Promise<string> =
             color: {
               field: "s",
               type: "nominal",
-              title: options.seriesTitle ?? options.series,
+              title: seriesTitle,
               scale: { domain: series },
               legend: { orient: "bottom", labelLimit: 400 },
             },
           }
         : {}),
+      description: { field: "d", type: "nominal" },
     },
     config: { font: "sans-serif", axis: { labelFontSize: 11, titleFontSize: 12 }, title: { fontSize: 14 } },
   };

@@ -29,6 +29,29 @@ describe("lineChartSvg", () => {
     expect(svg.match(/role-legend-symbol/g)?.length ?? 0).toBeGreaterThan(0);
   });
 
+  it("takes any text in titles and series: newlines, backslashes, controls, lone surrogates; the SVG stays XML", async () => {
+    const odd = 'a\nb\rc\u2028d\u2029e \\" + f \\ nul\u0000 bel\u0007 lone\ud800 <&"\'';
+    const rows = [1, 2].flatMap((x) => [
+      { x, y: x, run: `r1 ${odd}` },
+      { x, y: 2 * x, run: "r2" },
+    ]);
+    const svg = await lineChartSvg({
+      title: odd,
+      rows,
+      x: "x",
+      y: "y",
+      series: "run",
+      xTitle: odd,
+      yTitle: odd,
+      seriesTitle: odd,
+    });
+    // Characters XML forbids (a file with one is no image) are written as \uXXXX.
+    expect(svg).not.toMatch(/[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u);
+    expect(svg).toContain("nul\\u0000 bel\\u0007 lone\\ud800");
+    // Each point still says what it is (its aria-label).
+    expect(svg).toMatch(/aria-label="a[^"]*: 2; a[^"]*: 4; a[^"]*: r2"/);
+  });
+
   it("reads fields with dots or brackets as names, not paths", async () => {
     const rows = [
       { "a.b": 1, "c[0]": 2 },
