@@ -318,6 +318,7 @@ export const metricCharts = async (
     run.rows.map((row, n) => ({ ...row, x: row[axes[i].field] ?? n + 1, run: run.name })),
   );
   const charts: MetricChart[] = [];
+  const slugs = new Set<string>();
   for (const { field, title, domain } of fields) {
     const svg = await lineChartSvg({
       title,
@@ -331,7 +332,13 @@ export const metricCharts = async (
       ...size,
       ...(domain ? { yDomain: domain } : {}),
     });
-    charts.push({ field, slug: field.replace(/[^A-Za-z0-9_-]+/g, "-"), title, svg });
+    // A file name per chart: short enough for any file system, and never another chart's (a<b and a>b are
+    // both a-b, Loss and loss one file where case is ignored), or one chart would replace the other.
+    const base = field.replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 100);
+    let slug = base;
+    for (let n = 2; slugs.has(slug.toLowerCase()); n++) slug = `${base}-${n}`;
+    slugs.add(slug.toLowerCase());
+    charts.push({ field, slug, title, svg });
   }
   return charts;
 };

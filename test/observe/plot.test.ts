@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
@@ -103,6 +103,20 @@ describe("plotRuns", () => {
     const svg = readFileSync(files[0], "utf8");
     expect(svg).toContain("a/grpo");
     expect(svg).toContain("b/grpo");
+  });
+
+  it("gives each chart a file of its own: names that slug alike, or too long for a file name (reasons as counted)", async () => {
+    const long = `malformed: ${"y".repeat(300)}`;
+    const run = runWith(
+      [0, 1, 2].map((step) =>
+        JSON.stringify({ step, meanReturn: step, rewardCounts: { "a<b": step, "a>b": 5 - step, [long]: 2 * step } }),
+      ),
+    );
+    const files = await plotRuns([run]);
+    expect(new Set(files).size).toBe(4);
+    expect(files.every((f) => existsSync(f) && basename(f).length <= 120)).toBe(true);
+    expect(files.map((f) => basename(f)).slice(1, 3)).toEqual(["rewardCounts-a-b.svg", "rewardCounts-a-b-2.svg"]);
+    expect(readFileSync(files[2], "utf8")).toContain("a&gt;b");
   });
 
   it("replaces its own charts, never a file of the user's with a chart's name", async () => {
