@@ -49,8 +49,13 @@ const ESCAPES: Readonly<Record<string, string>> = {
 export const esc = (value: unknown): string =>
   String(value)
     .replace(/[&<>"']/g, (c) => ESCAPES[c])
-    // Control characters would be written raw into the page (invisible, and grep calls the file binary).
-    .replace(/[^\t\n\r\u0020-\u007e\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    // Control characters would be written raw into the page (invisible, and grep calls the file binary); so
+    // would bidi overrides and isolates, which turn the page's own text after them around (a reason ending in
+    // U+202E showed "· success 1" as "1 sseccus ·").
+    .replace(
+      /[^\t\n\r\u0020-\u007e\u0080-\uffff]|[\u202a-\u202e\u2066-\u2069]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
 
 const json = (value: unknown) => JSON.stringify(value) ?? String(value);
 const fmt = (x: number) => (Number.isInteger(x) ? String(x) : Number(x.toFixed(4)).toString());

@@ -32,6 +32,12 @@ describe("the episode viewer page", () => {
     expect(esc("a\u0000b\u001bc\u007fd\ne\tf")).toBe("a\\u0000b\\u001bc\\u007fd\ne\tf");
   });
 
+  it("writes bidi overrides as escapes: a recorded text cannot turn the page's own text around", () => {
+    expect(esc("a\u202eb\u202ac\u2067d\u2069e \u05e9\u05dc\u05d5\u05dd")).toBe(
+      "a\\u202eb\\u202ac\\u2067d\\u2069e \u05e9\u05dc\u05d5\u05dd",
+    );
+  });
+
   it("shades exactly the tokens the learner trains on: the action mask of the episode's sequence", async () => {
     const episode = await readEpisodeFile(GOLDEN);
     const html = episodeHtml(episode, "ep-0", { tokenizerFor });
