@@ -402,10 +402,13 @@ pre.text{margin:3px 0 0;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12
 code{font-family:ui-monospace,Menlo,monospace;font-size:12px}
 `;
 
-/** Opens the episode a link or the address names; filters the list. Reads no data into markup. */
+/**
+ * Opens the episode a link or the address names; filters the list. Reads no data into markup. An address
+ * whose # part is not URI-decodable (#%) opens nothing, and must not stop the rest (the filter, the buttons).
+ */
 const SCRIPT = `
 (function(){
-  function openHash(){var id=decodeURIComponent(location.hash.slice(1));if(!id)return;var el=document.getElementById(id);
+  function openHash(){var id;try{id=decodeURIComponent(location.hash.slice(1));}catch(e){return;}if(!id)return;var el=document.getElementById(id);
     if(el&&el.tagName==='DETAILS'){el.open=true;el.scrollIntoView({block:'start'});}}
   window.addEventListener('hashchange',openHash);openHash();
   var filter=document.getElementById('filter');

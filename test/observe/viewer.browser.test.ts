@@ -111,6 +111,19 @@ describe.skipIf(!available && !required)("the episode viewer in Chromium", () =>
     expect(errors).toEqual([]);
   });
 
+  it("keeps its filter and buttons working when the address ends in a # that is not URI-decodable", async () => {
+    const own = await browser.newPage();
+    const thrown: string[] = [];
+    own.on("pageerror", (e) => thrown.push(String(e)));
+    await own.goto(`file://${join(out, "run.html")}#%E0%A4%A`);
+    await own.fill("#filter", "no such episode");
+    expect(await own.locator("nav li:not([hidden])").count()).toBe(0);
+    await own.click("#expand");
+    expect(await own.locator("details.episode[open]").count()).toBe(9);
+    expect(thrown).toEqual([]);
+    await own.close();
+  });
+
   it("opens a single journal's timeline at once", async () => {
     await page.goto(`file://${join(out, "one.html")}`);
     expect(await page.locator("details.episode").count()).toBe(1);
