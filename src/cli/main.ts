@@ -452,13 +452,23 @@ export const fileSystemProblem = (cause: unknown): string | undefined => {
 };
 
 let pipeWatched = false;
-/** `agent-r1 replay ... | head`: a reader that closes the pipe ends the command quietly (exit 0), not in a stack trace. */
+/**
+ * `agent-r1 replay ... | head`: a reader that closes the pipe ends the command quietly (exit 0), not in a stack trace.
+ * A closed stderr (`record ... 2>&1 >out.txt | head`) only loses the progress and notes: the command goes on,
+ * and its summary still reaches stdout (an uncaught EPIPE there ended record or train mid-way, exit 1).
+ */
 const endQuietlyOnClosedPipe = () => {
   if (pipeWatched) return;
   pipeWatched = true;
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code === "EPIPE") process.exit(0);
     throw e;
+  });
+  let stderrClosed = false;
+  process.stderr.on("error", (e: NodeJS.ErrnoException) => {
+    // After EPIPE the stream is destroyed: later writes fail with ERR_STREAM_DESTROYED, dropped too.
+    if (e.code === "EPIPE") stderrClosed = true;
+    if (!stderrClosed) throw e;
   });
 };
 

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -84,6 +84,27 @@ describe("file-system trouble, in one line", () => {
     expect(piped.stderr).toBe("");
     expect(piped.status).toBe(0);
   });
+});
+
+describe("a closed stderr", () => {
+  it("loses only the progress: record goes on to the end and its --json summary reaches stdout, exit 0", async () => {
+    // `record ... 2>&1 >summary.json | head -1`: the reader of stderr is gone before the command ends.
+    const out = join(tempDir("agent-r1-fs-"), "rec");
+    const child = spawn(
+      "node",
+      ["bin/agent-r1.js", "record", "--env", "lookup", "--policy", "expert", "--episodes", "4", "--out", out, "--json"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child.stderr.destroy();
+    let stdout = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(status).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ episodes: 4, aborted: 0 });
+    expect(readdirSync(out).filter((name) => name.endsWith(".jsonl"))).toHaveLength(4);
+  }, 120_000);
 });
 
 describe("an environment module that never finishes loading", () => {
