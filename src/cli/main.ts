@@ -494,7 +494,14 @@ export const main = async (argv: readonly string[]): Promise<number> => {
   });
   try {
     refuseUnexpandedHome(argv);
-    await program.parseAsync([...argv], { from: "user" });
+    // `help recrod`: commander shows the whole help (exit 1) without saying the command is unknown; parsed as
+    // `recrod`, it says so and suggests the nearest command.
+    const [first, asked] = argv;
+    const unknownHelp =
+      first === "help" &&
+      asked !== undefined &&
+      !program.commands.some((c) => c.name() === asked || c.aliases().includes(asked));
+    await program.parseAsync(unknownHelp ? [asked] : [...argv], { from: "user" });
     return code;
   } catch (cause) {
     // A command that failed mid-bar: the bar goes before the error is said (else it is drawn under it).

@@ -515,6 +515,13 @@ describe("usage without a command, and a flag the chosen view does not use", () 
     expect(output.stderr).toMatch(/Usage: agent-r1/);
     expect(await main(["help"])).toBe(0);
     expect(await main(["--help"])).toBe(0);
+    expect(await main(["help", "record"])).toBe(0);
+  });
+
+  it("help for a command that does not exist says so and suggests one (exit 2), not the whole help", async () => {
+    expect(await main(["help", "recrod"])).toBe(2);
+    expect(output.stderr).toContain("error: unknown command 'recrod'");
+    expect(output.stderr).toContain("(Did you mean record?)");
   });
 
   it("inspect --env without --html: still loaded (a wrong path is said), and noted as unused", async () => {
