@@ -453,7 +453,8 @@ export const fileSystemProblem = (cause: unknown): string | undefined => {
 
 let pipeWatched = false;
 /**
- * `agent-r1 replay ... | head`: a reader that closes the pipe ends the command quietly (exit 0), not in a stack trace.
+ * `agent-r1 replay ... | head`: a reader that closes the pipe ends the command quietly (exit 0), not in a stack trace;
+ * a stdout that cannot be written (a full disk) is one line, exit 2.
  * A closed stderr (`record ... 2>&1 >out.txt | head`) only loses the progress and notes: the command goes on,
  * and its summary still reaches stdout (an uncaught EPIPE there ended record or train mid-way, exit 1).
  */
@@ -462,7 +463,11 @@ const endQuietlyOnClosedPipe = () => {
   pipeWatched = true;
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code === "EPIPE") process.exit(0);
-    throw e;
+    // `> summary.json` on a full disk: one line, as for the command's own files, not a stack trace.
+    if (fileSystemProblem(e) === undefined) throw e;
+    stopAllBars();
+    process.stderr.write(`error: cannot write to stdout: ${e.message}\n`);
+    process.exit(2);
   });
   let stderrClosed = false;
   process.stderr.on("error", (e: NodeJS.ErrnoException) => {

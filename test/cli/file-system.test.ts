@@ -107,6 +107,14 @@ describe("a closed stderr", () => {
   }, 120_000);
 });
 
+describe("a stdout that cannot be written", () => {
+  it.skipIf(!existsSync("/dev/full"))("a full disk under `> file` is one line and exit 2, not a stack trace", () => {
+    const full = cli("node bin/agent-r1.js replay replays/lookup > /dev/full");
+    expect(full.status, full.stderr).toBe(2);
+    expect(full.stderr.trim()).toBe("error: cannot write to stdout: ENOSPC: no space left on device, write");
+  });
+});
+
 describe("an environment module that never finishes loading", () => {
   it("ends with a line that says so, not a silent exit 13", () => {
     const module = join(tempDir("agent-r1-fs-"), "hang.mts");
