@@ -451,18 +451,26 @@ export const fileSystemProblem = (cause: unknown): string | undefined => {
   return said === undefined ? undefined : `${e.message}${said}`;
 };
 
+/** Commands that only read and list: a reader that closed their stdout has all it wants, so they end there. */
+const LISTING_COMMANDS = new Set(["replay", "inspect", "plot"]);
+let closedStdoutEnds = true;
 let pipeWatched = false;
 /**
  * `agent-r1 replay ... | head`: a reader that closes the pipe ends the command quietly (exit 0), not in a stack trace;
- * a stdout that cannot be written (a full disk) is one line, exit 2.
+ * a stdout that cannot be written (a full disk) is one line, exit 2. A command that does work (start prints its
+ * stages as it goes: `npm start | head -3`) drops the rest of its stdout and goes on to the end, exit code and
+ * files as without the pipe; it used to stop there, exit 0, before training.
  * A closed stderr (`record ... 2>&1 >out.txt | head`) only loses the progress and notes: the command goes on,
  * and its summary still reaches stdout (an uncaught EPIPE there ended record or train mid-way, exit 1).
  */
 const endQuietlyOnClosedPipe = () => {
   if (pipeWatched) return;
   pipeWatched = true;
+  let stdoutClosed = false;
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code === "EPIPE") process.exit(0);
+    if (e.code === "EPIPE" && closedStdoutEnds) process.exit(0);
+    if (e.code === "EPIPE") stdoutClosed = true;
+    if (stdoutClosed) return;
     // `> summary.json` on a full disk: one line, as for the command's own files, not a stack trace.
     if (fileSystemProblem(e) === undefined) throw e;
     stopAllBars();
@@ -496,6 +504,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
   let code = 0;
   const program = buildProgram((c) => {
     code = c;
+  }).hook("preAction", (_program, command) => {
+    closedStdoutEnds = LISTING_COMMANDS.has(command.name());
   });
   try {
     refuseUnexpandedHome(argv);

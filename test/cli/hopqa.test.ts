@@ -1,5 +1,5 @@
 /** The main job and hopqa's evaluation command, run the way a user runs them. */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -31,6 +31,21 @@ describe("npm start -- --env lookup --quick", () => {
     expect(evalJson.evaluatedWith).toMatchObject({ seed: results.evaluation.seed, episodes: 32, decoding: "greedy" });
     expect(results.evaluation.seed).toMatch(/^eval:/);
   }, 120_000);
+});
+
+describe("npm start -- --quick | head -1", () => {
+  it("goes on to the end when the reader of stdout is gone: trained, results.json written, exit 0", async () => {
+    const out = join(tempDir(), "start-closed");
+    const child = spawn(process.execPath, ["bin/agent-r1.js", "start", "--quick", "--out", out], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    // The reader has its line and leaves (head -1): every later stage line fails with EPIPE.
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(existsSync(join(out, "results.json"))).toBe(true);
+    expect(existsSync(join(out, "grpo", "checkpoints", "latest.json"))).toBe(true);
+  }, 420_000);
 });
 
 describe("npm start -- --quick, then eval on any world", () => {
