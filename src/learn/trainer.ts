@@ -597,7 +597,8 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   }
   // Work after the last checkpoint is redone: its metrics lines and journals are dropped, and said so.
   if (existsSync(metricsFile)) {
-    const text = readFileSync(metricsFile, "utf8");
+    // A byte order mark (an editor's, another tool's) is no part of the first line, as in config.json.
+    const text = readFileSync(metricsFile, "utf8").replace(/^\uFEFF/, "");
     const lines = text.split("\n");
     // A line without its newline is an append cut by a crash: dropped with the rest of the redone work.
     lines.pop();

@@ -210,7 +210,9 @@ export const readRunMetrics = (dir: string, warn: (line: string) => void = stder
     });
   const rows: Record<string, number>[] = [];
   const counted: (typeof COUNTS)[number][][] = [];
+  // A byte order mark (an editor's, another tool's) is no part of the first line: it would be skipped as not JSON.
   readFileSync(file, "utf8")
+    .replace(/^\uFEFF/, "")
     .split("\n")
     .forEach((line, i) => {
       if (line.trim() === "") return;

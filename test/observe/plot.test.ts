@@ -93,6 +93,14 @@ describe("plotRuns", () => {
     expect(svg).toContain("policy version (updates)");
   });
 
+  it("reads a metrics.jsonl saved with a byte order mark, first update included", () => {
+    const run = runWith([metricsLine(0), metricsLine(1)]);
+    writeFileSync(join(run, "metrics.jsonl"), `\uFEFF${readFileSync(join(run, "metrics.jsonl"), "utf8")}`);
+    const warnings: string[] = [];
+    expect(readRunMetrics(run, (line) => warnings.push(line)).rows.map((r) => r.step)).toEqual([0, 1]);
+    expect(warnings).toEqual([]);
+  });
+
   it("overlays several runs, one colour per run, and tells apart runs of the same name", async () => {
     const root = tempDir();
     const a = runWith([metricsLine(0), metricsLine(1)], join(root, "a", "grpo"));

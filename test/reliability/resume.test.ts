@@ -111,6 +111,18 @@ describe("resume: optimizer state in checkpoints", () => {
     rmSync(root, { recursive: true, force: true });
   });
 
+  it("resumes a run whose metrics.jsonl gained a byte order mark (an editor's), keeping its first update", async () => {
+    const env = await loadEnv("lookup");
+    const config = { ...CONFIGS.grpo, steps: 2 };
+    const out = join(tempDir("agent-r1-resume-bom-"), "run");
+    await trainStoppedAfter(config, out, 1);
+    const file = join(out, "metrics.jsonl");
+    writeFileSync(file, `\uFEFF${readFileSync(file, "utf8")}`);
+    await train({ env, config, out, resume: true, log: () => {} });
+    expect(metricsOf(out).map((m) => m.step)).toEqual([0, 1]);
+    expect(readFileSync(file, "utf8").startsWith("{")).toBe(true);
+  });
+
   it("says what a resume drops (work after the last checkpoint), and refuses a metrics.jsonl edited out of order or a run without its config.json", async () => {
     const env = await loadEnv("lookup");
     const config = CONFIGS.grpo;
