@@ -596,6 +596,10 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     log(`resuming ${out} from policy version ${latest.version}`);
   }
   // Work after the last checkpoint is redone: its metrics lines and journals are dropped, and said so.
+  if (existsSync(metricsFile) && statSync(metricsFile).isDirectory())
+    throw new UsageError({
+      detail: `${metricsFile} is a folder; a run's metrics.jsonl is a file, one JSON line per update`,
+    });
   if (existsSync(metricsFile)) {
     // A byte order mark (an editor's, another tool's) is no part of the first line, as in config.json.
     const text = readFileSync(metricsFile, "utf8").replace(/^\uFEFF/, "");

@@ -208,6 +208,8 @@ export const readRunMetrics = (dir: string, warn: (line: string) => void = stder
     throw new UsageError({
       detail: `${dir} has no metrics.jsonl (a run folder written by \`agent-r1 train\` has one)`,
     });
+  if (statSync(file).isDirectory())
+    throw new UsageError({ detail: `${file} is a folder; a run's metrics.jsonl is a file, one JSON line per update` });
   const rows: Record<string, number>[] = [];
   const counted: (typeof COUNTS)[number][][] = [];
   // A byte order mark (an editor's, another tool's) is no part of the first line: it would be skipped as not JSON.

@@ -101,6 +101,20 @@ describe("plotRuns", () => {
     expect(warnings).toEqual([]);
   });
 
+  it("agent-r1 plot of a run whose metrics.jsonl is a folder names it (Node's EISDIR names no path)", async () => {
+    const run = join(tempDir(), "run");
+    mkdirSync(join(run, "metrics.jsonl"), { recursive: true });
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(await main(["plot", run])).toBe(2);
+      expect(stderr.mock.calls.map((c) => String(c[0]))).toEqual([
+        `error: ${join(run, "metrics.jsonl")} is a folder; a run's metrics.jsonl is a file, one JSON line per update\n`,
+      ]);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
   it("overlays several runs, one colour per run, and tells apart runs of the same name", async () => {
     const root = tempDir();
     const a = runWith([metricsLine(0), metricsLine(1)], join(root, "a", "grpo"));

@@ -3,7 +3,7 @@
  * (timing fields aside) and the same final checkpoint, byte for byte, as a run of N updates never stopped.
  * Without the saved AdamW moments it does not: the control below strips them and sees the run diverge.
  */
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadEnv } from "../../src/cli/registry.ts";
@@ -121,6 +121,19 @@ describe("resume: optimizer state in checkpoints", () => {
     await train({ env, config, out, resume: true, log: () => {} });
     expect(metricsOf(out).map((m) => m.step)).toEqual([0, 1]);
     expect(readFileSync(file, "utf8").startsWith("{")).toBe(true);
+  });
+
+  it("refuses a run whose metrics.jsonl is a folder, naming it (Node's EISDIR names no path)", async () => {
+    const env = await loadEnv("lookup");
+    const config = { ...CONFIGS.grpo, steps: 2 };
+    const out = join(tempDir("agent-r1-resume-folder-"), "run");
+    await trainStoppedAfter(config, out, 1);
+    const file = join(out, "metrics.jsonl");
+    rmSync(file);
+    mkdirSync(file);
+    await expect(train({ env, config, out, resume: true, log: () => {} })).rejects.toThrow(
+      `${file} is a folder; a run's metrics.jsonl is a file`,
+    );
   });
 
   it("says what a resume drops (work after the last checkpoint), and refuses a metrics.jsonl edited out of order or a run without its config.json", async () => {
