@@ -411,6 +411,21 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
     });
   }
   const picked = join(run, "checkpoints", latest.dir);
+  // A checkpoint folder copied in from another run (of another size, say) keeps its own version: caught
+  // here, as train --resume catches it, not evaluated or trained from as this run's latest. An unreadable
+  // manifest is left to the loader, whose error names it.
+  let version: unknown;
+  try {
+    version = (
+      JSON.parse(readFileSync(join(picked, "manifest.json"), "utf8").replace(/^\uFEFF/, "")) as { version?: unknown }
+    ).version;
+  } catch {}
+  if (typeof version === "number" && version !== latest.version)
+    throw new CheckpointError({
+      problem: "mismatch",
+      file: join(run, "checkpoints", "latest.json"),
+      detail: `names ${latest.dir} as policy version ${latest.version}, its manifest says ${version}`,
+    });
   log(`${what} ${dir} is a run folder: using its latest checkpoint, ${picked}`);
   return picked;
 };

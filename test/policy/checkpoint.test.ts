@@ -4,6 +4,7 @@ import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WordTokenizer } from "../../src/kernel/tokenizer.ts";
+import { checkpointIn } from "../../src/learn/trainer.ts";
 import { initBackend } from "../../src/policy/backend.ts";
 import {
   CheckpointError,
@@ -190,5 +191,19 @@ describe("checkpoints/latest.json", () => {
     );
     await writeFile(path.join(checkpoints, "latest.json"), JSON.stringify({ dir: "v00009", version: 9 }));
     expect(readLatestCheckpoint(checkpoints)).toEqual({ dir: "v00009", version: 9 });
+  });
+
+  it("naming a checkpoint whose manifest has another version (a folder copied in from another run) is refused when a run folder is given as a checkpoint", async () => {
+    const run = path.join(folder, "latest-swapped");
+    const checkpoints = path.join(run, "checkpoints");
+    await mkdir(path.join(checkpoints, "v00002"), { recursive: true });
+    await writeFile(path.join(checkpoints, "v00002", "manifest.json"), JSON.stringify({ version: 1 }));
+    await writeFile(path.join(checkpoints, "latest.json"), JSON.stringify({ dir: "v00002", version: 2 }));
+    expect(() => checkpointIn(run, "--checkpoint")).toThrow(CheckpointError);
+    expect(() => checkpointIn(run, "--checkpoint")).toThrow(
+      `${path.join(checkpoints, "latest.json")}: mismatch: names v00002 as policy version 2, its manifest says 1`,
+    );
+    await writeFile(path.join(checkpoints, "v00002", "manifest.json"), JSON.stringify({ version: 2 }));
+    expect(checkpointIn(run, "--checkpoint")).toBe(path.join(checkpoints, "v00002"));
   });
 });
