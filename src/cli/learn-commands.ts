@@ -1,8 +1,9 @@
 /** `agent-r1 train`, `sft`, `average` and `eval`: the learner's commands. */
-import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
+import { readJsonText } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { checkWritableParent, makeFolders } from "../kernel/folders.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
@@ -104,7 +105,7 @@ const flagOf = (key: keyof ModelOverrides, value: unknown) =>
 /** A checkpoint's model config.json, read before the backend loads; undefined when it is no checkpoint. */
 const savedModelConfig = (checkpoint: string): Record<string, unknown> | undefined => {
   try {
-    return JSON.parse(readFileSync(join(checkpoint, "config.json"), "utf8"));
+    return JSON.parse(readJsonText(join(checkpoint, "config.json")));
   } catch {
     return undefined;
   }

@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
+import { readJsonText } from "../kernel/canonical.ts";
 import { isFrameworkFile, isOwnFrame, shownPath, stackFrames, UsageError } from "../kernel/errors.ts";
 import { ORIGIN_FILE } from "../learn/trainer.ts";
 import { savedTokenizerId } from "../policy/checkpoint.ts";
@@ -221,7 +222,7 @@ export const envResolver =
 /** The folder a train run was started in (its origin.json: runs of older versions have none). */
 export const runStartedIn = (runDir: string): string | undefined => {
   try {
-    const { startedIn } = JSON.parse(readFileSync(join(runDir, ORIGIN_FILE), "utf8")) as { startedIn?: unknown };
+    const { startedIn } = JSON.parse(readJsonText(join(runDir, ORIGIN_FILE))) as { startedIn?: unknown };
     return typeof startedIn === "string" && isAbsolute(startedIn) ? startedIn : undefined;
   } catch {
     return undefined;
@@ -271,7 +272,7 @@ export const runConfigEnv = (
     const file = join(dir, "config.json");
     if (!existsSync(file)) continue;
     try {
-      const config = JSON.parse(readFileSync(file, "utf8")) as { env?: unknown; constrained?: unknown };
+      const config = JSON.parse(readJsonText(file)) as { env?: unknown; constrained?: unknown };
       if (typeof config.env === "string")
         return {
           file,

@@ -3,6 +3,7 @@
  * or compared on replay goes through here, so two equal values always hash equal.
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import canonicalize from "canonicalize";
 import { configure } from "safe-stable-stringify";
 
@@ -97,3 +98,9 @@ export const notPlainJson = (
       return `${shortPath(path)} is a ${typeof value}`;
   }
 };
+
+/**
+ * A JSON file's text, without the byte order mark an editor may put first: JSON.parse refuses one, so a
+ * reader that skips what it cannot parse would take the file as absent. Train reads a run's config.json this way.
+ */
+export const readJsonText = (file: string): string => readFileSync(file, "utf8").replace(/^\uFEFF/, "");

@@ -15,7 +15,7 @@ import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
 import { holdsNothingButLock, LOCK_FILE, lockFolder, unlockFolder } from "../journal/lock.ts";
-import { canonicalJson, hashValue } from "../kernel/canonical.ts";
+import { canonicalJson, hashValue, readJsonText } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
@@ -337,7 +337,7 @@ export const checkTokenizerOf = (env: EnvDefinition, dir: string, id?: string): 
 const trainedFor = (dir: string): { env: string; file: string } | undefined => {
   const file = join(dir, "..", "..", "config.json");
   try {
-    const env = (JSON.parse(readFileSync(file, "utf8")) as { env?: unknown }).env;
+    const env = (JSON.parse(readJsonText(file)) as { env?: unknown }).env;
     return typeof env === "string" ? { env: env.split("?")[0], file } : undefined;
   } catch {
     return undefined;
@@ -356,7 +356,7 @@ export const checkpointsIn = (folder: string): string[] =>
 /** Whether a config.json is a run's (it names an `env`), read leniently: a damaged one is for the loader to name. */
 const namesAnEnv = (file: string): boolean => {
   try {
-    const json = JSON.parse(readFileSync(file, "utf8")) as unknown;
+    const json = JSON.parse(readJsonText(file)) as unknown;
     return typeof json === "object" && json !== null && typeof (json as { env?: unknown }).env === "string";
   } catch {
     return false;
@@ -416,9 +416,7 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
   // manifest is left to the loader, whose error names it.
   let version: unknown;
   try {
-    version = (
-      JSON.parse(readFileSync(join(picked, "manifest.json"), "utf8").replace(/^\uFEFF/, "")) as { version?: unknown }
-    ).version;
+    version = (JSON.parse(readJsonText(join(picked, "manifest.json"))) as { version?: unknown }).version;
   } catch {}
   if (typeof version === "number" && version !== latest.version)
     throw new CheckpointError({

@@ -9,10 +9,11 @@
  * Journals are data: every recorded string is HTML-escaped, and the page's script never turns data
  * into markup.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { streamJournalFile } from "../journal/jsonl.ts";
+import { readJsonText } from "../kernel/canonical.ts";
 import { JournalError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
 import { makeFolders } from "../kernel/folders.ts";
@@ -432,7 +433,7 @@ const kvTable = (value: unknown): string => {
 
 const readJson = (file: string, warn: (line: string) => void): unknown => {
   try {
-    return JSON.parse(readFileSync(file, "utf8"));
+    return JSON.parse(readJsonText(file));
   } catch (cause) {
     warn(`${file}: not readable as JSON (${cause instanceof Error ? cause.message : String(cause)})`);
     return undefined;

@@ -24,7 +24,7 @@ import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { Data, Result, Schema } from "effect";
 import { LOCK_FILE } from "../journal/lock.ts";
-import { canonicalJson } from "../kernel/canonical.ts";
+import { canonicalJson, readJsonText } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
@@ -617,7 +617,7 @@ export const loadCheckpoint = async (
 /** The tokenizer id a checkpoint's tokenizer.json states, without loading it: undefined when it cannot be read. */
 export const savedTokenizerId = (folder: string): string | undefined => {
   try {
-    const id = (JSON.parse(readFileSync(path.join(folder, FILES.tokenizer), "utf8")) as { id?: unknown }).id;
+    const id = (JSON.parse(readJsonText(path.join(folder, FILES.tokenizer))) as { id?: unknown }).id;
     return typeof id === "string" ? id : undefined;
   } catch {
     return undefined;
@@ -630,7 +630,7 @@ export const savedTokenizerId = (folder: string): string | undefined => {
  */
 export const savedConstrained = (folder: string): boolean | undefined => {
   try {
-    const manifest = JSON.parse(readFileSync(path.join(folder, FILES.manifest), "utf8")) as { constrained?: unknown };
+    const manifest = JSON.parse(readJsonText(path.join(folder, FILES.manifest))) as { constrained?: unknown };
     return typeof manifest.constrained === "boolean" ? manifest.constrained : undefined;
   } catch {
     return undefined;

@@ -92,6 +92,9 @@ describe("the learner from code", () => {
     const named = runConfigEnv(out);
     expect(named?.env).toBe("./actors/weather/env.ts");
     expect((await loadEnv(named!.env)).id).toBe("weather");
+    // Saved again by an editor with a byte order mark, as train --resume accepts it: still the run's environment.
+    writeFileSync(join(out, "config.json"), `\uFEFF${JSON.stringify(trainConfigFor(fromModule))}`);
+    expect(runConfigEnv(out)?.env).toBe("./actors/weather/env.ts");
   });
 
   it("train() refuses a config that does not decode, or that names another environment, before any work", async () => {

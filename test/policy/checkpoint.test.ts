@@ -88,6 +88,16 @@ describe("checkpoints", () => {
       expect(loaded.constrained).toBe(constrained);
       loaded.model.dispose();
     }
+    // A manifest saved again by an editor, with a byte order mark, loads (its digest is over canonical JSON),
+    // and the decoding it states is still read before loading, not taken as unknown.
+    const marked = path.join(folder, "decoding-marked");
+    await saveCheckpoint(marked, { model, tokenizer, version: 2, constrained: true });
+    const manifestFile = path.join(marked, "manifest.json");
+    await writeFile(manifestFile, `\uFEFF${await readFile(manifestFile, "utf8")}`);
+    expect(savedConstrained(marked)).toBe(true);
+    const reloaded = await loadCheckpoint(marked);
+    expect(reloaded.constrained).toBe(true);
+    reloaded.model.dispose();
     // Not told: the manifest has no such key, and a load says nothing of it.
     const plain = path.join(folder, "decoding-unknown");
     await saveCheckpoint(plain, { model, tokenizer, version: 2 });
