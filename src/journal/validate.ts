@@ -86,7 +86,9 @@ export class StreamValidator {
           ? "a blank line where an event belongs (a journal has one event per line, none blank; blank lines after the last event are removed by `npx agent-r1 replay --repair FILE`)"
           : text.startsWith("\uFEFF")
             ? `the line starts with a byte order mark (U+FEFF, bytes EF BB BF), which some editors add on saving; a journal is UTF-8 without one: remove those 3 bytes (the digests do not cover them), e.g. \`perl -i -pe 's/^\\xEF\\xBB\\xBF// if $. == ${this.line}' FILE\``
-            : `not valid JSON (${printable((cause as Error).message, 120)}): ${firstLine(text)}`,
+            : this.line === 1 && text.startsWith("\u001f\uFFFD")
+              ? "the file is gzip-compressed (it starts with the gzip bytes 1F 8B), not a journal's text: decompress it first, e.g. `gunzip -c FILE > EPISODE.jsonl`"
+              : `not valid JSON (${printable((cause as Error).message, 120)}): ${firstLine(text)}`,
       );
     }
     return this.accept(raw);

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { test as fcTest } from "@fast-check/vitest";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -139,6 +140,13 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     expect(error).toMatchObject({ problem: "parse", line: 1 });
     expect(error?.message).toContain("the line starts with a byte order mark (U+FEFF, bytes EF BB BF)");
     expect(error?.message).not.toContain("\uFEFF");
+  });
+
+  it("a gzip-compressed journal is named as one, not dumped as binary JSON", async () => {
+    const error = await readError(gzipSync(original));
+    expect(error).toMatchObject({ problem: "parse", line: 1 });
+    expect(error?.message).toContain("the file is gzip-compressed (it starts with the gzip bytes 1F 8B)");
+    expect(error?.message.length).toBeLessThan(400);
   });
 
   it("a blank line in the middle is named as one, at its line", async () => {
