@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
-import { readJsonText } from "../kernel/canonical.ts";
+import { jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
 import { isFrameworkFile, isOwnFrame, shownPath, stackFrames, UsageError } from "../kernel/errors.ts";
 import { ORIGIN_FILE } from "../learn/trainer.ts";
 import { savedTokenizerId } from "../policy/checkpoint.ts";
@@ -271,8 +271,10 @@ export const runConfigEnv = (
   for (let dir = path, up = 0; up < 3; dir = dirname(dir), up++) {
     const file = join(dir, "config.json");
     if (!existsSync(file)) continue;
+    let text = "";
     try {
-      const config = JSON.parse(readJsonText(file)) as { env?: unknown; constrained?: unknown };
+      text = readJsonText(file);
+      const config = JSON.parse(text) as { env?: unknown; constrained?: unknown };
       if (typeof config.env === "string")
         return {
           file,
@@ -283,7 +285,7 @@ export const runConfigEnv = (
       // A run folder's own config.json, damaged: say so, rather than fall back to a guess without a word.
       if (existsSync(join(dir, "checkpoints")) || existsSync(join(dir, "metrics.jsonl")))
         throw new UsageError({
-          detail: `${file}: not valid JSON (${(cause as Error).message.replace(/\s*\n\s*/g, " ")}), so the run's environment is unknown; mend the file, or give --env`,
+          detail: `${file}: not valid JSON (${jsonSyntaxError(cause, text)}), so the run's environment is unknown; mend the file, or give --env`,
         });
       // Another config.json up the tree names no environment: it is not this run's.
     }

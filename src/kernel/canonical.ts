@@ -104,3 +104,15 @@ export const notPlainJson = (
  * reader that skips what it cannot parse would take the file as absent. Train reads a run's config.json this way.
  */
 export const readJsonText = (file: string): string => readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+
+/**
+ * JSON.parse's message with the line and column of its "at position N" (Node 20 gives only the offset, no
+ * help in a file edited by hand), on one line.
+ */
+export const jsonSyntaxError = (cause: unknown, text: string): string => {
+  const message = (cause instanceof Error ? cause.message : String(cause)).replace(/\s*\n\s*/g, " ");
+  const at = /at position (\d+)/.exec(message);
+  if (!at || /\bline \d+/.test(message)) return message;
+  const before = text.slice(0, Number(at[1]));
+  return `${message}, line ${before.split("\n").length} column ${before.length - before.lastIndexOf("\n")}`;
+};

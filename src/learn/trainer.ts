@@ -15,7 +15,7 @@ import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
 import { holdsNothingButLock, LOCK_FILE, lockFolder, unlockFolder } from "../journal/lock.ts";
-import { canonicalJson, hashValue, readJsonText } from "../kernel/canonical.ts";
+import { canonicalJson, hashValue, jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
@@ -182,10 +182,12 @@ export const readRunConfig = (out: string): TrainConfig | undefined => {
     });
   if (!existsSync(file)) return undefined;
   let json: unknown;
+  let text = "";
   try {
-    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(readFileSync(file)));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(readFileSync(file));
+    json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError({ detail: `${file}: not valid JSON (${(error as Error).message.replace(/\s*\n\s*/g, " ")})` });
+    throw new UsageError({ detail: `${file}: not valid JSON (${jsonSyntaxError(error, text)})` });
   }
   let config: TrainConfig;
   try {

@@ -19,6 +19,7 @@ import {
   train,
   trainConfigFor,
 } from "../../src/learn/index.ts";
+import { readRunConfig } from "../../src/learn/trainer.ts";
 import { tempDir } from "../support/index.ts";
 
 const tiny = { layers: 1, heads: 2, width: 16 };
@@ -95,6 +96,16 @@ describe("the learner from code", () => {
     // Saved again by an editor with a byte order mark, as train --resume accepts it: still the run's environment.
     writeFileSync(join(out, "config.json"), `\uFEFF${JSON.stringify(trainConfigFor(fromModule))}`);
     expect(runConfigEnv(out)?.env).toBe("./actors/weather/env.ts");
+  });
+
+  it("a run's config.json edited by hand into invalid JSON is refused with the line and column (Node 20 gives only the offset)", () => {
+    const out = join(tempDir(), "hand-edited");
+    mkdirSync(join(out, "checkpoints"), { recursive: true });
+    writeFileSync(join(out, "config.json"), '{\n  "env": "lookup",\n  // a note\n  "algo": "grpo"\n}\n');
+    expect(() => readRunConfig(out)).toThrow(/config\.json: not valid JSON \(.*position 23, line 3 column 3\)$/);
+    expect(() => runConfigEnv(out)).toThrow(
+      /config\.json: not valid JSON \(.*position 23, line 3 column 3\), so the run's/,
+    );
   });
 
   it("train() refuses a config that does not decode, or that names another environment, before any work", async () => {

@@ -26,3 +26,8 @@ holders?: {
  * reader that skips what it cannot parse would take the file as absent. Train reads a run's config.json this way.
  */
 export declare const readJsonText: (file: string) => string;
+/**
+ * JSON.parse's message with the line and column of its "at position N" (Node 20 gives only the offset, no
+ * help in a file edited by hand), on one line.
+ */
+export declare const jsonSyntaxError: (cause: unknown, text: string) => string;
