@@ -62,6 +62,8 @@ export class StreamValidator {
   private episode: string | undefined;
   private ended = false;
   private count = 0;
+  /** Whether the line being checked holds U+FFFD, what bytes that are not UTF-8 decode to. */
+  private replacement = false;
 
   constructor(readonly file: string) {}
 
@@ -76,6 +78,7 @@ export class StreamValidator {
   /** Validates the next line (without its newline) and returns the decoded event. */
   acceptLine(text: string): EpisodeEvent {
     this.line += 1;
+    this.replacement = text.includes("\uFFFD");
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -97,6 +100,7 @@ export class StreamValidator {
   /** Validates the next event, already parsed (in-memory journals). */
   acceptValue(raw: unknown): EpisodeEvent {
     this.line += 1;
+    this.replacement = false;
     return this.accept(raw);
   }
 
@@ -147,7 +151,11 @@ export class StreamValidator {
     if (digest !== event.digest)
       this.fail(
         "digest",
-        `the line's content hashes to ${digest}, not to its recorded digest ${event.digest}: the line was edited`,
+        `the line's content hashes to ${digest}, not to its recorded digest ${event.digest}: the line was edited${
+          this.replacement
+            ? " (it holds U+FFFD, which bytes that are not UTF-8 read as: was the file saved in another encoding, such as Latin-1 or Windows-1252?)"
+            : ""
+        }`,
         event.seq,
       );
     if (event.prev !== this.prevHash)

@@ -149,6 +149,19 @@ describe("a journal file detects every kind of damage, naming file and line", ()
     expect(error?.message.length).toBeLessThan(400);
   });
 
+  it("a byte that is not UTF-8 (a file saved as Latin-1) is named as a likely other encoding, at its line", async () => {
+    const text = original.toString("latin1");
+    const at = text.indexOf('"text":"') + 8; // in the first observation's text
+    const latin1 = Buffer.from(text.slice(0, at) + "\u00e9" + text.slice(at + 1), "latin1"); // one byte, E9
+    const error = await readError(latin1);
+    expect(error).toMatchObject({ problem: "digest", line: lineAt(at) });
+    expect(error?.message).toContain("it holds U+FFFD, which bytes that are not UTF-8 read as");
+    // An edit in plain ASCII says nothing of encodings.
+    const ascii = await readError(Buffer.from(text.slice(0, at) + "#" + text.slice(at + 1), "latin1"));
+    expect(ascii).toMatchObject({ problem: "digest", line: lineAt(at) });
+    expect(ascii?.message).not.toContain("U+FFFD");
+  });
+
   it("a blank line in the middle is named as one, at its line", async () => {
     const lines = original.toString("utf8").trimEnd().split("\n");
     const error = await readError(Buffer.from(`${[lines[0], "", ...lines.slice(1)].join("\n")}\n`));

@@ -15,6 +15,8 @@ export declare class StreamValidator {
     private episode;
     private ended;
     private count;
+    /** Whether the line being checked holds U+FFFD, what bytes that are not UTF-8 decode to. */
+    private replacement;
     constructor(file: string);
     get events(): number;
     private fail;
