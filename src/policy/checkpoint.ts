@@ -403,8 +403,26 @@ const checkSum = (bytes: Uint8Array, expected: string, file: string, what = "the
     throw new CheckpointError({
       problem: "checksum",
       file,
-      detail: `SHA-256 of ${what} is ${actual}, the manifest says ${expected}`,
+      detail: `SHA-256 of ${what} is ${actual}, the manifest says ${expected}${respelledBy(bytes, expected)}`,
     });
+};
+
+/**
+ * What changed a text file whose checksum fails, when undoing it gives the checksum back: line endings made
+ * CRLF (a git checkout with core.autocrlf on Windows, an editor) or a byte order mark put first. The file
+ * still counts as damaged (checksums are over bytes), but the message says how to mend it.
+ */
+const respelledBy = (bytes: Uint8Array, expected: string): string => {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const bom = text.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]));
+  const crlf = text.includes("\r\n");
+  if (!bom && !crlf) return "";
+  let undone = bom ? text.subarray(3) : text;
+  if (crlf) undone = Buffer.from(undone.toString("latin1").replace(/\r\n/g, "\n"), "latin1");
+  if (sha256(undone) !== expected) return "";
+  if (!crlf)
+    return ": a byte order mark was put first (an editor); remove those 3 bytes (`sed -i '1s/^\\xEF\\xBB\\xBF//' FILE`) and it matches";
+  return `: its line endings were made CRLF${bom ? " and a byte order mark put first" : ""} (a git checkout with core.autocrlf, as on Windows; an editor); undo that (\`sed -i '1s/^\\xEF\\xBB\\xBF//; s/\\r$//' FILE\`) and it matches; in git, keep checkpoints as bytes (\`checkpoints/** -text\` in .gitattributes)`;
 };
 
 /** The manifest of either format version, as one shape. */

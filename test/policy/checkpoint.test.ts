@@ -189,6 +189,35 @@ describe("checkpoints", () => {
   });
 });
 
+describe("checkpoints respelled on the way (git's core.autocrlf, an editor)", () => {
+  it("are still refused, with what changed them and how to undo it", async () => {
+    const crlf = await damaged("crlf", async (d) => {
+      const file = path.join(d, "config.json");
+      await writeFile(file, (await readFile(file, "utf8")).replace(/\n/g, "\r\n"));
+    });
+    const crlfError = await refusal(crlf);
+    expect(crlfError.problem).toBe("checksum");
+    expect(crlfError.message).toContain("its line endings were made CRLF (a git checkout with core.autocrlf");
+    const bom = await damaged("bom", async (d) => {
+      const file = path.join(d, "tokenizer.json");
+      await writeFile(file, `\uFEFF${await readFile(file, "utf8")}`);
+    });
+    const bomError = await refusal(bom);
+    expect(bomError.problem).toBe("checksum");
+    expect(bomError.message).toContain("a byte order mark was put first (an editor); remove those 3 bytes");
+    // An edit that also made the line endings CRLF is an edit: nothing suggests undoing the endings mends it.
+    const edited = await damaged("crlf-edited", async (d) => {
+      const file = path.join(d, "config.json");
+      await writeFile(
+        file,
+        (await readFile(file, "utf8")).replace(/\n/g, "\r\n").replace(/"width": \d+/, '"width": 9'),
+      );
+    });
+    const editedError = await refusal(edited);
+    expect(editedError.message).not.toContain("CRLF");
+  });
+});
+
 describe("checkpoints/latest.json", () => {
   it("naming a folder that is gone is refused at latest.json, with the checkpoints that are there", async () => {
     const checkpoints = path.join(folder, "latest-gone", "checkpoints");
