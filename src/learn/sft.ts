@@ -129,8 +129,16 @@ export const loadSequences = async (
   const aborted: { file: string; reason: string }[] = [];
   const cutShort: string[] = [];
   const sequences: Sequence[] = [];
+  /** Each episode's file by its last digest (the hash chain covers every event): a copy has the same one. */
+  const seen = new Map<string, string>();
   for (const file of files) {
     const events = await readJournalFile(file);
+    const last = events.at(-1)?.digest;
+    if (last !== undefined && seen.has(last))
+      throw new UsageError({
+        detail: `${file} is a copy of ${seen.get(last)} (episode ${events[0]?.episode}, the same events): it would be cloned twice; remove one of them (a file manager's "(copy)", a folder copied in twice)`,
+      });
+    if (last !== undefined) seen.set(last, file);
     if (events[0]?.type === "episode.started" && events[0].env.id !== env.id)
       throw new UsageError({ detail: `${file} is an episode of ${events[0].env.id}, not ${env.id}` });
     // A record stopped mid-episode (Ctrl-C, a kill) leaves journals without an end: nothing to clone.

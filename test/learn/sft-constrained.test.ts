@@ -1,10 +1,10 @@
 /** Cloning under the legal actions' masks, and continuing a clone from its checkpoint (`sft --init`). */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expertPolicy, lookupEnv } from "../../actors/lookup/index.ts";
 import { record } from "../../src/cli/record.ts";
-import { sft } from "../../src/learn/sft.ts";
+import { loadSequences, sft } from "../../src/learn/sft.ts";
 import { tempDir } from "../support/index.ts";
 
 const model = { layers: 1, heads: 2, width: 32, contextLength: 96 };
@@ -102,4 +102,17 @@ describe("sft --constrained and --init", () => {
       sft({ ...sftOptions(empty), epochs: 1, batchSize: 4, out: join(empty, "clone"), log: () => {} }),
     ).rejects.toThrow(`no .jsonl journals in ${empty} or its subfolders`);
   }, 120_000);
+
+  it("refuses a journal that is a copy of another (a file manager's '(copy)'), which would be cloned twice", async () => {
+    const data = join(tempDir(), "demos");
+    await recordDemos(data, 2, "sft-copy");
+    copyFileSync(join(data, "ep-sft-copy-0.jsonl"), join(data, "ep-sft-copy-0 (copy).jsonl"));
+    const files = readdirSync(data).map((name) => join(data, name));
+    await expect(loadSequences(lookupEnv, files, 96)).rejects.toThrow(
+      `${join(data, "ep-sft-copy-0.jsonl")} is a copy of ${join(data, "ep-sft-copy-0 (copy).jsonl")} (episode ep-sft-copy-0, the same events): it would be cloned twice`,
+    );
+    // Distinct episodes load as before.
+    const distinct = files.filter((file) => !file.includes("(copy)"));
+    expect(await loadSequences(lookupEnv, distinct, 96)).toHaveLength(2);
+  });
 });
