@@ -468,8 +468,10 @@ const endQuietlyOnClosedPipe = () => {
   pipeWatched = true;
   let stdoutClosed = false;
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code === "EPIPE" && closedStdoutEnds) process.exit(0);
-    if (e.code === "EPIPE") stdoutClosed = true;
+    // EIO: the terminal was closed (SIGHUP); train and record go on to their checkpoint, as signals.ts says.
+    const gone = e.code === "EPIPE" || (e.code === "EIO" && process.stdout.isTTY === true);
+    if (gone && closedStdoutEnds) process.exit(0);
+    if (gone) stdoutClosed = true;
     if (stdoutClosed) return;
     // `> summary.json` on a full disk: one line, as for the command's own files, not a stack trace.
     if (fileSystemProblem(e) === undefined) throw e;
@@ -479,8 +481,9 @@ const endQuietlyOnClosedPipe = () => {
   });
   let stderrClosed = false;
   process.stderr.on("error", (e: NodeJS.ErrnoException) => {
-    // After EPIPE the stream is destroyed: later writes fail with ERR_STREAM_DESTROYED, dropped too.
-    if (e.code === "EPIPE") stderrClosed = true;
+    // After EPIPE the stream is destroyed: later writes fail with ERR_STREAM_DESTROYED, dropped too. EIO is a
+    // closed terminal (SIGHUP): thrown from here, it ended train before the checkpoint its handler promises.
+    if (e.code === "EPIPE" || (e.code === "EIO" && process.stderr.isTTY === true)) stderrClosed = true;
     if (!stderrClosed) throw e;
   });
 };

@@ -107,6 +107,31 @@ describe("a closed stderr", () => {
   }, 120_000);
 });
 
+describe("a closed terminal (SIGHUP)", () => {
+  it("fails later writes with EIO, which end no command (train goes on to the checkpoint its SIGHUP handler promises)", () => {
+    // A hung-up terminal fails every write to it with EIO (a pty is needed to see it for real): the listeners
+    // main() puts on stdout and stderr threw it, an uncaught exception that ended train with no checkpoint.
+    const script = join(tempDir("agent-r1-fs-"), "eio.mts");
+    const out = join(tempDir("agent-r1-fs-"), "rec");
+    writeFileSync(
+      script,
+      [
+        `import { main } from ${JSON.stringify(join(process.cwd(), "src/cli/main.ts"))};`,
+        `await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", ${JSON.stringify(out)}]);`,
+        `const eio = () => Object.assign(new Error("EIO: i/o error, write"), { code: "EIO", errno: -5, syscall: "write" });`,
+        // As on a terminal (EIO from a pipe or a file is a disk's error, not dropped).
+        "for (const s of [process.stdout, process.stderr]) Object.defineProperty(s, 'isTTY', { value: true });",
+        "process.stderr.emit('error', eio());",
+        "process.stdout.emit('error', eio());",
+        "await new Promise((r) => setTimeout(r, 100));",
+        "process.exitCode = 3;",
+      ].join("\n"),
+    );
+    const run = spawnSync(process.execPath, ["bin/run-ts.js", script], { encoding: "utf8", timeout: 120_000 });
+    expect(run.status, run.stderr).toBe(3);
+  }, 120_000);
+});
+
 describe("a stdout that cannot be written", () => {
   it.skipIf(!existsSync("/dev/full"))("a full disk under `> file` is one line and exit 2, not a stack trace", () => {
     const full = cli("node bin/agent-r1.js replay replays/lookup > /dev/full");
