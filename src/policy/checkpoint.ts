@@ -422,7 +422,7 @@ const respelledBy = (bytes: Uint8Array, expected: string): string => {
   if (sha256(undone) !== expected) return "";
   if (!crlf)
     return ": a byte order mark was put first (an editor); remove those 3 bytes (`sed -i '1s/^\\xEF\\xBB\\xBF//' FILE`) and it matches";
-  return `: its line endings were made CRLF${bom ? " and a byte order mark put first" : ""} (a git checkout with core.autocrlf, as on Windows; an editor); undo that (\`sed -i '1s/^\\xEF\\xBB\\xBF//; s/\\r$//' FILE\`) and it matches; in git, keep checkpoints as bytes (\`checkpoints/** -text\` in .gitattributes)`;
+  return `: its line endings were made CRLF${bom ? " and a byte order mark put first" : ""} (a git checkout with core.autocrlf, as on Windows; an editor); undo that (\`sed -i '1s/^\\xEF\\xBB\\xBF//; s/\\r$//' FILE\`) and it matches; in git, keep checkpoints as bytes (\`**/checkpoints/** -text\` in .gitattributes, at any depth)`;
 };
 
 /** The manifest of either format version, as one shape. */

@@ -198,6 +198,9 @@ describe("checkpoints respelled on the way (git's core.autocrlf, an editor)", ()
     const crlfError = await refusal(crlf);
     expect(crlfError.problem).toBe("checksum");
     expect(crlfError.message).toContain("its line endings were made CRLF (a git checkout with core.autocrlf");
+    // The .gitattributes line it suggests covers checkpoints at any depth (runs/NAME/checkpoints/, docs/checkpoints/),
+    // as this repository's own does: `checkpoints/** -text` matches only a checkpoints/ folder at the top.
+    expect(crlfError.message).toContain("`**/checkpoints/** -text` in .gitattributes");
     const bom = await damaged("bom", async (d) => {
       const file = path.join(d, "tokenizer.json");
       await writeFile(file, `\uFEFF${await readFile(file, "utf8")}`);
