@@ -136,7 +136,9 @@ export const loadSequences = async (
     const last = events.at(-1)?.digest;
     if (last !== undefined && seen.has(last))
       throw new UsageError({
-        detail: `${file} is a copy of ${seen.get(last)} (episode ${events[0]?.episode}, the same events): it would be cloned twice; remove one of them (a file manager's "(copy)", a folder copied in twice)`,
+        // Neither is named the copy: which file is read first is the listing's order ("ep-7-0 (copy).jsonl" sorts
+        // before "ep-7-0.jsonl"), not which was there first.
+        detail: `${seen.get(last)} and ${file} hold the same episode (${events[0]?.episode}, the same events): it would be cloned twice; remove one of them (a file manager's "(copy)", a folder copied in twice, or the same --seed recorded twice)`,
       });
     if (last !== undefined) seen.set(last, file);
     if (events[0]?.type === "episode.started" && events[0].env.id !== env.id)

@@ -109,7 +109,8 @@ describe("sft --constrained and --init", () => {
     copyFileSync(join(data, "ep-sft-copy-0.jsonl"), join(data, "ep-sft-copy-0 (copy).jsonl"));
     const files = readdirSync(data).map((name) => join(data, name));
     await expect(loadSequences(lookupEnv, files, 96)).rejects.toThrow(
-      `${join(data, "ep-sft-copy-0.jsonl")} is a copy of ${join(data, "ep-sft-copy-0 (copy).jsonl")} (episode ep-sft-copy-0, the same events): it would be cloned twice`,
+      // Neither is called the copy: the listing reads "ep-sft-copy-0 (copy).jsonl" first (' ' sorts before '.').
+      `${join(data, "ep-sft-copy-0 (copy).jsonl")} and ${join(data, "ep-sft-copy-0.jsonl")} hold the same episode (ep-sft-copy-0, the same events): it would be cloned twice`,
     );
     // Distinct episodes load as before.
     const distinct = files.filter((file) => !file.includes("(copy)"));
