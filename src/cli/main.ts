@@ -451,7 +451,10 @@ export const fileSystemProblem = (cause: unknown): string | undefined => {
   return said === undefined ? undefined : `${e.message}${said}`;
 };
 
-/** Commands that only read and list: a reader that closed their stdout has all it wants, so they end there. */
+/**
+ * Commands that only read and list (plot and inspect --html print after their files are written): a reader
+ * that closed their stdout has all it wants, so they end there. Not replay --repair, which writes as it lists.
+ */
 const LISTING_COMMANDS = new Set(["replay", "inspect", "plot"]);
 let closedStdoutEnds = true;
 let pipeWatched = false;
@@ -508,7 +511,8 @@ export const main = async (argv: readonly string[]): Promise<number> => {
   const program = buildProgram((c) => {
     code = c;
   }).hook("preAction", (_program, command) => {
-    closedStdoutEnds = LISTING_COMMANDS.has(command.name());
+    // replay --repair rewrites files as it lists them: ended by `| head`, it left the rest torn, exit 0.
+    closedStdoutEnds = LISTING_COMMANDS.has(command.name()) && !command.opts().repair;
   });
   try {
     refuseUnexpandedHome(argv);

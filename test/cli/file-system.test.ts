@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileSystemProblem } from "../../src/cli/main.ts";
@@ -104,6 +104,22 @@ describe("a closed stderr", () => {
     expect(status).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ episodes: 4, aborted: 0 });
     expect(readdirSync(out).filter((name) => name.endsWith(".jsonl"))).toHaveLength(4);
+  }, 120_000);
+});
+
+describe("a closed stdout", () => {
+  it("does not stop replay --repair: `replay --repair DIR | head -1` repairs every journal, not the first few", async () => {
+    const dir = tempDir("agent-r1-fs-repair-");
+    const golden = readFileSync(join("replays", "lookup", "expert", readdirSync("replays/lookup/expert")[0]));
+    // Torn last lines (a crash mid-write), enough that the reader leaves long before the end.
+    for (let i = 0; i < 300; i++) writeFileSync(join(dir, `ep-${i}.jsonl`), golden.subarray(0, golden.length - 20));
+    const child = spawn(process.execPath, ["bin/agent-r1.js", "replay", "--repair", dir], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    child.stdout.once("data", () => child.stdout.destroy());
+    await new Promise((resolve) => child.on("close", resolve));
+    const torn = readdirSync(dir).filter((name) => !readFileSync(join(dir, name), "utf8").endsWith("\n"));
+    expect(torn).toEqual([]);
   }, 120_000);
 });
 
