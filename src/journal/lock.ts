@@ -7,7 +7,7 @@
  * and so is one whose pid another process has now (where /proc tells the start times apart): a crash never
  * leaves a folder locked.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UsageError } from "../kernel/errors.ts";
 
@@ -75,6 +75,23 @@ const reused = (owner: LockRecord): boolean => {
   return now !== undefined && now !== owner.started;
 };
 
+/**
+ * How long an empty lock file counts as one being written: a writer creates the file and then writes its
+ * record, and a process starting that instant must not read the empty file as damaged and take it over
+ * (two writers then hold the folder). Past this, an empty lock is one whose writer died in between.
+ */
+export const EMPTY_LOCK_GRACE_MS = 5_000;
+
+/** An empty lock file made moments ago: its writer has not written its record yet. */
+const beingWritten = (file: string): boolean => {
+  try {
+    const stat = statSync(file);
+    return stat.size === 0 && Date.now() - stat.mtimeMs < EMPTY_LOCK_GRACE_MS;
+  } catch {
+    return false;
+  }
+};
+
 const readLock = (file: string): LockRecord | undefined => {
   try {
     const json = JSON.parse(readFileSync(file, "utf8")) as Partial<LockRecord>;
@@ -87,7 +104,7 @@ const readLock = (file: string): LockRecord | undefined => {
         }
       : undefined;
   } catch {
-    return undefined; // being written this instant, or damaged: a damaged lock is taken over
+    return undefined; // damaged (or emptied by a crash): taken over
   }
 };
 
@@ -134,6 +151,10 @@ export const lockFolder = (folder: string, command: string): void => {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
+    if (beingWritten(file))
+      throw new UsageError({
+        detail: `${folder} is being taken by another agent-r1 process this moment (its ${LOCK_FILE} is new and not yet written); two writers would destroy each other's work: wait for it to end, or give this command its own folder`,
+      });
     const owner = readLock(file);
     if (owner && owner.pid !== process.pid && alive(owner.pid) && !reused(owner)) throw busy(owner);
     // Left by a process that is gone, whose pid another process has now, or by this one in a run that ended

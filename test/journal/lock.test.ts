@@ -1,8 +1,15 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LOCK_FILE, lockFolder, processDead, processStart, unlockFolder } from "../../src/journal/lock.ts";
+import {
+  EMPTY_LOCK_GRACE_MS,
+  LOCK_FILE,
+  lockFolder,
+  processDead,
+  processStart,
+  unlockFolder,
+} from "../../src/journal/lock.ts";
 import { tempDir } from "../support/index.ts";
 
 describe("one writer per folder", () => {
@@ -102,5 +109,23 @@ describe("one writer per folder", () => {
     }
     const verified = spawnSync(process.execPath, ["bin/agent-r1.js", "replay", dir, "--verify"], { encoding: "utf8" });
     expect(verified.stdout).toContain("verified 4 journal(s) ok, 0 failed");
+  });
+});
+
+describe("a lock being written", () => {
+  it("refuses a folder whose lock was made a moment ago and is still empty, and takes over an empty lock left long ago", () => {
+    const dir = tempDir("agent-r1-lock-empty-");
+    const file = join(dir, LOCK_FILE);
+    // Another process has made the file and not yet written its record: read as damaged, it was taken over,
+    // and both processes wrote the folder.
+    writeFileSync(file, "");
+    expect(() => lockFolder(dir, "record")).toThrow(/is being taken by another agent-r1 process this moment/);
+    expect(readFileSync(file, "utf8")).toBe("");
+    // The same empty file from a writer that died before writing its record: taken over.
+    const then = new Date(Date.now() - EMPTY_LOCK_GRACE_MS - 1_000);
+    utimesSync(file, then, then);
+    lockFolder(dir, "record");
+    expect(JSON.parse(readFileSync(file, "utf8")).pid).toBe(process.pid);
+    unlockFolder(dir);
   });
 });

@@ -12,6 +12,12 @@ export declare const processStart: (pid: number) => string | undefined;
  */
 export declare const processDead: (pid: number) => boolean;
 /**
+ * How long an empty lock file counts as one being written: a writer creates the file and then writes its
+ * record, and a process starting that instant must not read the empty file as damaged and take it over
+ * (two writers then hold the folder). Past this, an empty lock is one whose writer died in between.
+ */
+export declare const EMPTY_LOCK_GRACE_MS = 5000;
+/**
  * Takes the folder's lock for `command` (the folder must exist); throws a UsageError when another live
  * process holds it, or when this process already does (two runs of one program into one folder).
  */
