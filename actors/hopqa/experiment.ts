@@ -17,11 +17,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { constants } from "node:os";
 import { join } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { runTrain } from "../../src/cli/learn-commands.ts";
 import { progress, stopAllBars } from "../../src/cli/progress.ts";
-import { exitCodeOf, interruptedBy, onStopSignals, type StopSignal } from "../../src/cli/signals.ts";
+import { exitCodeOf, interruptedBy, onStopSignals, STOP_SIGNALS, type StopSignal } from "../../src/cli/signals.ts";
 import { canonicalJson } from "../../src/kernel/canonical.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
 import { policyFromModel, readLatest } from "../../src/learn/trainer.ts";
@@ -337,9 +338,20 @@ export const checkPagePlan = (docs: string): void => {
  */
 const stopOnSignals = (kept: string, again: string) => {
   let stoppedBy: StopSignal | undefined;
+  let signals = 0;
   const dispose = onStopSignals((signal) => {
-    const second = stoppedBy !== undefined;
+    signals += 1;
+    const second = signals === 2;
     stoppedBy = signal;
+    // A third: a run that does not end (stuck in a long computation) must not keep this process alive.
+    if (signals >= 3 && children.size > 0) {
+      for (const child of children) child.kill("SIGKILL");
+      stopAllBars();
+      process.stderr.write(
+        `\n${interruptedBy(signal)} a third time: the runs in progress are killed; each resumes from its last periodic checkpoint: ${again}\n`,
+      );
+      process.exit(exitCodeOf(signal));
+    }
     if (children.size === 0) {
       stopAllBars();
       process.stderr.write(
@@ -351,7 +363,7 @@ const stopOnSignals = (kept: string, again: string) => {
     process.stderr.write(
       second
         ? `\n${interruptedBy(signal)} again: the ${children.size === 1 ? "run quits" : `${children.size} runs quit`} now, without a checkpoint of the update in progress\n`
-        : `\n${interruptedBy(signal)}: ${children.size === 1 ? "the run in progress finishes its update and writes a checkpoint" : `the ${children.size} runs in progress finish their update and write a checkpoint`}; no new run starts (Ctrl-C again to quit now)\n`,
+        : `\n${interruptedBy(signal)}: ${children.size === 1 ? "the run in progress finishes its update and writes a checkpoint" : `the ${children.size} runs in progress finish their update and write a checkpoint`}; no new run starts (Ctrl-C again to quit now, a third time to kill)\n`,
     );
   });
   return { stoppedBy: () => stoppedBy, dispose };
@@ -359,6 +371,13 @@ const stopOnSignals = (kept: string, again: string) => {
 
 /** The runs in progress, each a child process, to pass a stop signal on to. */
 const children = new Set<ChildProcess>();
+/**
+ * In their own process group, runs outlive this process: if it ends any other way than by waiting for them
+ * (an error, process.exit), each is told to stop (it checkpoints and exits), not left training unseen.
+ */
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGTERM");
+});
 
 /**
  * One run in a child process. The child has a process group of its own (detached), so a Ctrl-C at the
@@ -388,10 +407,11 @@ const runChild = (root: string, name: string, seeds: number) =>
     const chunks: Buffer[] = [];
     child.stdout.on("data", (c: Buffer) => chunks.push(c));
     child.stderr.on("data", (c: Buffer) => chunks.push(c));
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       children.delete(child);
       writeFileSync(log, Buffer.concat(chunks));
-      resolve(code ?? 1);
+      // Ended by a signal it does not handle (while scoring, say): 128 + its number, as a shell says.
+      resolve(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
     });
   });
 
@@ -937,7 +957,7 @@ const main = async () => {
         say(
           code === 0 && suite
             ? `  ${spec.name}: avg EM ${suite.average.toFixed(3)} (${minutes} min)`
-            : stop.stoppedBy() && !suite
+            : stop.stoppedBy() && !suite && STOP_SIGNALS.some((signal) => exitCodeOf(signal) === code)
               ? `  ${spec.name}: stopped at its last checkpoint (it resumes from there)`
               : `  ${spec.name}: FAILED (exit ${code}); see ${join(opts.out, spec.name, "log.txt")}`,
         );
