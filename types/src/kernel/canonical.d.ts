@@ -23,7 +23,7 @@ holders?: {
 }[]) => string | undefined;
 /**
  * A JSON file's text, without the byte order mark an editor may put first: JSON.parse refuses one, so a
- * reader that skips what it cannot parse would take the file as absent. Train reads a run's config.json this way.
+ * reader that skips what it cannot parse would take the file as absent.
  */
 export declare const readJsonText: (file: string) => string;
 /**
