@@ -111,12 +111,17 @@ describe("resume: optimizer state in checkpoints", () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it("resumes a run whose metrics.jsonl gained a byte order mark (an editor's), keeping its first update", async () => {
+  /** A 2-update GRPO run on lookup, stopped after its first update: the run, and its metrics.jsonl. */
+  const twoUpdateRunStoppedAfterOne = async (prefix: string) => {
     const env = await loadEnv("lookup");
     const config = { ...CONFIGS.grpo, steps: 2 };
-    const out = join(tempDir("agent-r1-resume-bom-"), "run");
+    const out = join(tempDir(prefix), "run");
     await trainStoppedAfter(config, out, 1);
-    const file = join(out, "metrics.jsonl");
+    return { env, config, out, file: join(out, "metrics.jsonl") };
+  };
+
+  it("resumes a run whose metrics.jsonl gained a byte order mark (an editor's), keeping its first update", async () => {
+    const { env, config, out, file } = await twoUpdateRunStoppedAfterOne("agent-r1-resume-bom-");
     writeFileSync(file, `\uFEFF${readFileSync(file, "utf8")}`);
     await train({ env, config, out, resume: true, log: () => {} });
     expect(metricsOf(out).map((m) => m.step)).toEqual([0, 1]);
@@ -124,11 +129,7 @@ describe("resume: optimizer state in checkpoints", () => {
   });
 
   it("refuses a run whose metrics.jsonl is a folder, naming it (Node's EISDIR names no path)", async () => {
-    const env = await loadEnv("lookup");
-    const config = { ...CONFIGS.grpo, steps: 2 };
-    const out = join(tempDir("agent-r1-resume-folder-"), "run");
-    await trainStoppedAfter(config, out, 1);
-    const file = join(out, "metrics.jsonl");
+    const { env, config, out, file } = await twoUpdateRunStoppedAfterOne("agent-r1-resume-folder-");
     rmSync(file);
     mkdirSync(file);
     await expect(train({ env, config, out, resume: true, log: () => {} })).rejects.toThrow(
