@@ -186,8 +186,15 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect((error as Error).message).toMatch(
       /^checkRewards: 2 invariants passed without checking anything\n- "process rewards sum to at most 1": none of the 12 episodes drawn earned a positive process reward[^\n]*\n- "no reward for repeating a call": none of the 12/,
     );
-    // The same invariants pass when the drawn episodes do it (the default secret actions call and answer).
-    await checkRewards(env, { ...options, numRuns: 12, invariants: [noRewardForRepeatedCalls(), processRewardCap(1)] });
+    // The same invariants pass when the drawn episodes do it (the default secret actions call and answer). At
+    // 12 episodes, about 1 draw in 300 repeated no call at all (fast-check seed 899109580; a fresh-clone run
+    // drew another): 30 make that vanishingly rare.
+    await checkRewards(env, { ...options, numRuns: 30, invariants: [noRewardForRepeatedCalls(), processRewardCap(1)] });
+    await checkRewards(env, {
+      ...options,
+      seed: 899109580,
+      invariants: [noRewardForRepeatedCalls(), processRewardCap(1)],
+    });
   });
 
   it("orderIndependentRewards refuses to pass on an environment that never has two calls in flight", async () => {
