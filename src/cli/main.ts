@@ -466,13 +466,20 @@ let pipeWatched = false;
  * A closed stderr (`record ... 2>&1 >out.txt | head`) only loses the progress and notes: the command goes on,
  * and its summary still reaches stdout (an uncaught EPIPE there ended record or train mid-way, exit 1).
  */
+/**
+ * Whether a write error says the stream's reader is gone: EPIPE (the pipe's reader ended), or EIO on a
+ * terminal, which a closed terminal (SIGHUP) gives every later write; train and record go on then to their
+ * checkpoint, as signals.ts says. EIO on a file or pipe is a disk's error, not this.
+ */
+const readerGone = (stream: NodeJS.WriteStream, e: NodeJS.ErrnoException): boolean =>
+  e.code === "EPIPE" || (e.code === "EIO" && stream.isTTY === true);
+
 const endQuietlyOnClosedPipe = () => {
   if (pipeWatched) return;
   pipeWatched = true;
   let stdoutClosed = false;
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-    // EIO: the terminal was closed (SIGHUP); train and record go on to their checkpoint, as signals.ts says.
-    const gone = e.code === "EPIPE" || (e.code === "EIO" && process.stdout.isTTY === true);
+    const gone = readerGone(process.stdout, e);
     if (gone && closedStdoutEnds) process.exit(0);
     if (gone) stdoutClosed = true;
     if (stdoutClosed) return;
@@ -484,9 +491,8 @@ const endQuietlyOnClosedPipe = () => {
   });
   let stderrClosed = false;
   process.stderr.on("error", (e: NodeJS.ErrnoException) => {
-    // After EPIPE the stream is destroyed: later writes fail with ERR_STREAM_DESTROYED, dropped too. EIO is a
-    // closed terminal (SIGHUP): thrown from here, it ended train before the checkpoint its handler promises.
-    if (e.code === "EPIPE" || (e.code === "EIO" && process.stderr.isTTY === true)) stderrClosed = true;
+    // Once gone, the stream is destroyed: later writes fail with ERR_STREAM_DESTROYED, dropped too.
+    if (readerGone(process.stderr, e)) stderrClosed = true;
     if (!stderrClosed) throw e;
   });
 };

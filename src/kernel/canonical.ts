@@ -3,9 +3,10 @@
  * or compared on replay goes through here, so two equal values always hash equal.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import canonicalize from "canonicalize";
 import { configure } from "safe-stable-stringify";
+import { UsageError } from "./errors.ts";
 
 /**
  * Sorted keys (by UTF-16 code units, as RFC 8785 sorts them), numbers and strings as JSON.stringify writes
@@ -104,6 +105,16 @@ export const notPlainJson = (
  * reader that skips what it cannot parse would take the file as absent.
  */
 export const readJsonText = (file: string): string => readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+
+/**
+ * A run's metrics.jsonl as text, read as readJsonText reads (a byte order mark would cost the first update);
+ * a folder of that name is said with its path (Node's EISDIR names none). Train and plot read it this way.
+ */
+export const readMetricsText = (file: string): string => {
+  if (statSync(file).isDirectory())
+    throw new UsageError({ detail: `${file} is a folder; a run's metrics.jsonl is a file, one JSON line per update` });
+  return readJsonText(file);
+};
 
 /**
  * JSON.parse's message with the line and column of its "at position N" (Node 20 gives only the offset, no

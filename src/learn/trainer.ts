@@ -15,7 +15,7 @@ import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
 import { holdsNothingButLock, LOCK_FILE, lockFolder, unlockFolder } from "../journal/lock.ts";
-import { canonicalJson, hashValue, jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
+import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsText } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
@@ -365,6 +365,14 @@ const namesAnEnv = (file: string): boolean => {
   }
 };
 
+/** latest.json names a checkpoint whose manifest says another version: a folder copied in from another run. */
+const latestMismatch = (run: string, latest: { readonly dir: string; readonly version: number }, version: number) =>
+  new CheckpointError({
+    problem: "mismatch",
+    file: join(run, "checkpoints", "latest.json"),
+    detail: `names ${latest.dir} as policy version ${latest.version}, its manifest says ${version}`,
+  });
+
 /**
  * The checkpoint a user means by `dir`: a checkpoint folder as it is; a run folder (`train --out`) or its
  * checkpoints/ folder: the run's latest checkpoint (said through `log`). `what` names the argument in errors.
@@ -420,12 +428,7 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
   try {
     version = (JSON.parse(readJsonText(join(picked, "manifest.json"))) as { version?: unknown }).version;
   } catch {}
-  if (typeof version === "number" && version !== latest.version)
-    throw new CheckpointError({
-      problem: "mismatch",
-      file: join(run, "checkpoints", "latest.json"),
-      detail: `names ${latest.dir} as policy version ${latest.version}, its manifest says ${version}`,
-    });
+  if (typeof version === "number" && version !== latest.version) throw latestMismatch(run, latest, version);
   log(`${what} ${dir} is a run folder: using its latest checkpoint, ${picked}`);
   return picked;
 };
@@ -598,11 +601,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     const loaded = await loadCheckpointFor(env, join(out, "checkpoints", latest.dir));
     if (loaded.version !== latest.version) {
       loaded.model.dispose();
-      throw new CheckpointError({
-        problem: "mismatch",
-        file: join(out, "checkpoints", "latest.json"),
-        detail: `names ${latest.dir} as policy version ${latest.version}, its manifest says ${loaded.version}`,
-      });
+      throw latestMismatch(out, latest, loaded.version);
     }
     ({ model, tokenizer, version } = loaded);
     savedOptimizer = loaded.optimizer;
@@ -611,13 +610,8 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     log(`resuming ${out} from policy version ${latest.version}`);
   }
   // Work after the last checkpoint is redone: its metrics lines and journals are dropped, and said so.
-  if (existsSync(metricsFile) && statSync(metricsFile).isDirectory())
-    throw new UsageError({
-      detail: `${metricsFile} is a folder; a run's metrics.jsonl is a file, one JSON line per update`,
-    });
   if (existsSync(metricsFile)) {
-    // A byte order mark (an editor's, another tool's) is no part of the first line, as in config.json.
-    const text = readFileSync(metricsFile, "utf8").replace(/^\uFEFF/, "");
+    const text = readMetricsText(metricsFile);
     const lines = text.split("\n");
     // A line without its newline is an append cut by a crash: dropped with the rest of the redone work.
     lines.pop();

@@ -10,8 +10,10 @@ import { basename, join, resolve, sep } from "node:path";
 import * as vega from "vega";
 import type { TopLevelSpec } from "vega-lite";
 import * as vl from "vega-lite";
+import { readMetricsText } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
+import { escapeUnseen } from "./unseen.ts";
 
 export interface LineChartOptions {
   readonly title: string;
@@ -35,30 +37,20 @@ const fmtNumber = (x: number) => String(Number(x.toPrecision(12)));
 const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
 /**
- * Text as SVG may hold it: characters XML forbids (controls but tab and newlines, lone surrogates: what is not a Char of XML 1.0) would make
- * the file unreadable as XML, so they are written as \uXXXX, as the viewer writes controls.
- */
-const xmlText = (text: string): string =>
-  text.replace(
-    /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-
-/**
  * A line chart of `rows` as an SVG document. Rows whose x or y is not a finite number are left out;
  * the lines' colours follow the order in which their series first appear.
  */
 export const lineChartSvg = async (options: LineChartOptions): Promise<string> => {
-  const xTitle = xmlText(options.xTitle ?? options.x);
-  const yTitle = xmlText(options.yTitle ?? options.y);
-  const seriesTitle = xmlText(options.seriesTitle ?? options.series ?? "");
+  const xTitle = escapeUnseen(options.xTitle ?? options.x);
+  const yTitle = escapeUnseen(options.yTitle ?? options.y);
+  const seriesTitle = escapeUnseen(options.seriesTitle ?? options.series ?? "");
   // Fixed field names inside the spec: user field names may hold dots or brackets, which vega reads as paths.
   const values = options.rows
     .filter((row) => finite(row[options.x]) && finite(row[options.y]))
     .map((row) => ({
       x: row[options.x] as number,
       y: row[options.y] as number,
-      s: options.series === undefined ? "" : xmlText(String(row[options.series])),
+      s: options.series === undefined ? "" : escapeUnseen(String(row[options.series])),
     }));
   const series = [...new Set(values.map((v) => v.s))];
   // A flat line would get a domain of zero width, and axis labels like -0.400000: give it room either side.
@@ -75,7 +67,7 @@ export const lineChartSvg = async (options: LineChartOptions): Promise<string> =
   }));
   const spec: TopLevelSpec = {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    title: xmlText(options.title),
+    title: escapeUnseen(options.title),
     width: options.width ?? 440,
     height: options.height ?? 200,
     background: "white",
@@ -208,13 +200,9 @@ export const readRunMetrics = (dir: string, warn: (line: string) => void = stder
     throw new UsageError({
       detail: `${dir} has no metrics.jsonl (a run folder written by \`agent-r1 train\` has one)`,
     });
-  if (statSync(file).isDirectory())
-    throw new UsageError({ detail: `${file} is a folder; a run's metrics.jsonl is a file, one JSON line per update` });
   const rows: Record<string, number>[] = [];
   const counted: (typeof COUNTS)[number][][] = [];
-  // A byte order mark (an editor's, another tool's) is no part of the first line: it would be skipped as not JSON.
-  readFileSync(file, "utf8")
-    .replace(/^\uFEFF/, "")
+  readMetricsText(file)
     .split("\n")
     .forEach((line, i) => {
       if (line.trim() === "") return;

@@ -19,6 +19,7 @@ import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { SPECIAL_TOKENS, type Tokenizer } from "../kernel/tokenizer.ts";
 import { evenlySpaced, findJournals, isRunFolder } from "./journals.ts";
+import { escapeUnseen } from "./unseen.ts";
 
 /** Marks the viewer's pages, so `inspect --html` replaces a page of its own and nothing else. */
 export const VIEWER_GENERATOR = "agent-r1 inspect";
@@ -47,16 +48,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
   "'": "&#39;",
 };
 /** Escapes text for HTML content and quoted attribute values. */
-export const esc = (value: unknown): string =>
-  String(value)
-    .replace(/[&<>"']/g, (c) => ESCAPES[c])
-    // Control characters would be written raw into the page (invisible, and grep calls the file binary); so
-    // would bidi overrides and isolates, which turn the page's own text after them around (a reason ending in
-    // U+202E showed "· success 1" as "1 sseccus ·").
-    .replace(
-      /[^\t\n\r\u0020-\u007e\u0080-\uffff]|[\u202a-\u202e\u2066-\u2069]/g,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-    );
+export const esc = (value: unknown): string => escapeUnseen(String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]));
 
 const json = (value: unknown) => JSON.stringify(value) ?? String(value);
 const fmt = (x: number) => (Number.isInteger(x) ? String(x) : Number(x.toFixed(4)).toString());

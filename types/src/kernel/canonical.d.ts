@@ -27,6 +27,11 @@ holders?: {
  */
 export declare const readJsonText: (file: string) => string;
 /**
+ * A run's metrics.jsonl as text, read as readJsonText reads (a byte order mark would cost the first update);
+ * a folder of that name is said with its path (Node's EISDIR names none). Train and plot read it this way.
+ */
+export declare const readMetricsText: (file: string) => string;
+/**
  * JSON.parse's message with the line and column of its "at position N" (Node 20 gives only the offset, no
  * help in a file edited by hand), on one line.
  */

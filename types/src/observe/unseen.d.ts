@@ -1,0 +1,1 @@
+export declare const escapeUnseen: (text: string) => string;
