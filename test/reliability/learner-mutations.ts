@@ -216,7 +216,11 @@ export const structuredMutation = (
         return;
       } else if (name === "shape") {
         // Another shape for a matrix of the manifest (same size when swapped, another size otherwise).
-        const shapes = paths.filter((p) => p.at(-1) === "shape" && (parentOf(doc, p).shape as number[]).length === 2);
+        // (An earlier mutation of the same file may have made a shape null or a number: not a matrix's then.)
+        const shapes = paths.filter((p) => {
+          const shape = parentOf(doc, p).shape;
+          return p.at(-1) === "shape" && Array.isArray(shape) && shape.length === 2;
+        });
         if (shapes.length === 0) return;
         const path = pick(shapes, a);
         const shape = parentOf(doc, path).shape as number[];
