@@ -988,9 +988,9 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
   try {
     await main();
   } catch (error) {
-    // A wrong flag or folder is the user's to fix: one line, no stack.
+    // A wrong flag or folder is the user's to fix: one line, no stack, `error: ` as commander's and agent-r1's.
     if (!(error instanceof InvalidArgumentError)) throw error;
-    process.stderr.write(`experiment: ${error.message}\n`);
+    process.stderr.write(`error: ${error.message}\n`);
     process.exitCode = 2;
   }
 }

@@ -80,7 +80,7 @@ describe("npm run experiment", () => {
     run = experiment("--warm-start", "docs/checkpoints/nope", "--out", out, "--docs", join(tempDir(), "docs"));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      "experiment: --warm-start docs/checkpoints/nope: checkpoint docs/checkpoints/nope/manifest.json: missing",
+      "error: --warm-start docs/checkpoints/nope: checkpoint docs/checkpoints/nope/manifest.json: missing",
     );
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(out, "warm-start"))).toBe(false);
@@ -134,7 +134,8 @@ describe("npm run experiment", () => {
     const out = join(tempDir(), "experiment-only");
     const run = experiment("--only", "grpo,gpro", "--out", out);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("unknown group(s) gpro; known: ppo, grpo,");
+    // One line, `error: ` as every other error of the command line says.
+    expect(run.stderr).toMatch(/^error: unknown group\(s\) gpro; known: ppo, grpo,[^\n]*\n$/);
     expect(existsSync(join(out, "warm-start"))).toBe(false);
   }, 60_000);
 
