@@ -130,6 +130,24 @@ const otherSeed = async (file: string, seed: string, index: number): Promise<str
   return "";
 };
 
+/**
+ * Why a file could not be read, without Node's call and path ("permission denied (EACCES)" of "EACCES:
+ * permission denied, open '/x'"): of a journal reader's "unreadable" or a file-system error; undefined otherwise.
+ */
+const unreadableWhy = (cause: unknown): string | undefined => {
+  const message =
+    cause instanceof JournalError
+      ? cause.problem === "unreadable"
+        ? cause.detail
+        : undefined
+      : cause instanceof Error && typeof (cause as NodeJS.ErrnoException).code === "string"
+        ? cause.message
+        : undefined;
+  if (message === undefined) return undefined;
+  const said = message.match(/^(E[A-Z]+): (.+?), \w+(?: '.*')?$/);
+  return said ? `${said[2]} (${said[1]})` : message;
+};
+
 /** What a resumed recording found: the ended episodes it keeps (and counts in its summary), and what it removed. */
 interface Resumed {
   readonly kept: Set<number>;
@@ -174,6 +192,12 @@ const resumeRecording = async (
     try {
       for await (const event of streamJournalFile(file)) read.push(event);
     } catch (cause) {
+      // A journal that cannot be read (EACCES) is no proof of a changed one: say what is wrong; nothing is removed.
+      const unreadable = unreadableWhy(cause);
+      if (unreadable)
+        throw new UsageError({
+          detail: `--resume: cannot read ${file}: ${unreadable}; nothing was removed or recorded: make it readable and run the same command again (or delete it to record the episode again)`,
+        });
       if (!(cause instanceof JournalError) || !(cause.repairable || cause.problem === "empty")) {
         throw new UsageError({
           detail: `--resume: ${cause instanceof Error ? cause.message : String(cause)}; a stopped recording leaves only a cut last line, so this journal was changed since: look at it (or delete it to record the episode again)`,

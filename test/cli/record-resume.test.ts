@@ -3,7 +3,8 @@
  * code still derives them: a reward changed in between (without a new version) would leave one folder of
  * episodes from two versions of the code.
  */
-import { readdirSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLookupEnv, DEFAULT_REWARDS } from "../../actors/lookup/env.ts";
@@ -38,4 +39,55 @@ describe("record --resume", () => {
     expect(resumed.episodes).toBe(4);
     expect(readdirSync(out).filter((f) => f.endsWith(".jsonl"))).toHaveLength(4);
   });
+
+  it("says a journal it cannot read (a folder in its place) cannot be read, not that it changed, and removes nothing", async () => {
+    const out = join(tempDir("agent-r1-record-resume-"), "demos");
+    const base = { episodes: 3, seed: "5", out, concurrency: 1, durability: "episode" as const, quiet: true };
+    await record({ ...base, env: createLookupEnv(), policy: expertPolicy() });
+    // A folder where the last journal was (a reader gets EISDIR): no stop leaves that, and no edit either.
+    const last = join(out, "ep-5-2.jsonl");
+    rmSync(last);
+    mkdirSync(last);
+    const refused = await record({ ...base, resume: true, env: createLookupEnv(), policy: expertPolicy() }).then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(refused).toBeInstanceOf(UsageError);
+    expect((refused as Error).message).toBe(
+      `--resume: cannot read ${last}: illegal operation on a directory (EISDIR); nothing was removed or recorded: make it readable and run the same command again (or delete it to record the episode again)`,
+    );
+    expect(readdirSync(out).sort()).toEqual(["ep-5-0.jsonl", "ep-5-1.jsonl", "ep-5-2.jsonl"]);
+  });
+
+  // chmod 000 does not stop root from reading: as root, the command runs as nobody (uid 65534), where nobody can.
+  const root = process.getuid?.() === 0;
+  const nobody = { uid: 65534, gid: 65534 };
+  const nobodyRuns = root && spawnSync(process.execPath, ["bin/agent-r1.js", "--version"], nobody).status === 0;
+  it.skipIf(root && !nobodyRuns)(
+    "says a journal without read permission cannot be read (permission denied), exit 2, and removes nothing",
+    async () => {
+      const dir = tempDir("agent-r1-record-resume-");
+      const out = join(dir, "demos");
+      const base = { episodes: 3, seed: "5", out, concurrency: 1, durability: "episode" as const, quiet: true };
+      await record({ ...base, env: createLookupEnv(), policy: expertPolicy() });
+      // nobody writes the lock file; the journals stay root's, the first one unreadable to anyone but root.
+      if (root) for (const folder of [dir, out]) chmodSync(folder, 0o777);
+      const first = join(out, "ep-5-0.jsonl");
+      chmodSync(first, 0o000);
+      const run = spawnSync(
+        process.execPath,
+        ["bin/agent-r1.js", "record", "--env", "lookup", "--policy", "expert", "--episodes", "3", "--seed", "5"].concat(
+          ["--out", out, "--resume"],
+        ),
+        { encoding: "utf8", timeout: 60_000, ...(root ? nobody : {}) },
+      );
+      chmodSync(first, 0o644);
+      expect(run.stderr).toBe(
+        `error: --resume: cannot read ${first}: permission denied (EACCES); nothing was removed or recorded: make it readable and run the same command again (or delete it to record the episode again)\n`,
+      );
+      expect(run.status).toBe(2);
+      expect(readdirSync(out).sort()).toEqual(["ep-5-0.jsonl", "ep-5-1.jsonl", "ep-5-2.jsonl"]);
+    },
+    60_000,
+  );
 });
