@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Command, CommanderError, Option } from "commander";
+import { sameEpisode } from "../journal/copies.ts";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import {
   EnvMismatchError,
@@ -157,6 +158,8 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       let removed = 0;
       /** Read whole but without episode.ended (plain reading only; --verify fails them). */
       let notEnded = 0;
+      /** Journals read ok that hold an episode an earlier one holds (a copied file). */
+      let copies = 0;
       /** Unknown environments, said once each, not once per journal. */
       const said = new Set<string>();
       // A run folder names its environment in config.json: verifying it needs no --env, as eval and inspect do.
@@ -192,6 +195,12 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
         if (verdict.ok) {
           ok += 1;
           if (verdict.reason === "(not ended)") notEnded += 1;
+          if (verdict.copyOf !== undefined) {
+            copies += 1;
+            err(
+              `warning: ${sameEpisode(verdict.copyOf, verdict.file, verdict.episode)}: one is a copy of the other (the same last digest), counted here as two; sft refuses them until one is removed`,
+            );
+          }
           if (!opts.quiet && verdict.events > 0)
             out(
               `ok ${verdict.file}: ${verdict.events} events` +
@@ -212,6 +221,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
       out(
         `${opts.verify ? "verified" : "read"} ${ok} journal(s) ok` +
           (notEnded ? ` (${notEnded} of them not ended: cut short, or still recording; --verify fails them)` : "") +
+          (copies ? ` (${copies} of them ${copies === 1 ? "a copy" : "copies"} of another: the same episode)` : "") +
           `, ${bad} failed` +
           (unverified ? `, ${unverified} not verified (unknown environment)` : "") +
           (removed ? `; removed ${removed} file(s) that held no whole event` : ""),

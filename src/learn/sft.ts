@@ -5,6 +5,7 @@
 
 import { existsSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
 import { readJournalFile } from "../journal/jsonl.ts";
 import { allKeys, checkKnownKeys, NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
@@ -129,18 +130,14 @@ export const loadSequences = async (
   const aborted: { file: string; reason: string }[] = [];
   const cutShort: string[] = [];
   const sequences: Sequence[] = [];
-  /** Each episode's file by its last digest (the hash chain covers every event): a copy has the same one. */
-  const seen = new Map<string, string>();
+  const copies = new EpisodeCopies();
   for (const file of files) {
     const events = await readJournalFile(file);
-    const last = events.at(-1)?.digest;
-    if (last !== undefined && seen.has(last))
+    const earlier = copies.earlier(file, events.at(-1)?.digest);
+    if (earlier !== undefined)
       throw new UsageError({
-        // Neither is named the copy: which file is read first is the listing's order ("ep-7-0 (copy).jsonl" sorts
-        // before "ep-7-0.jsonl"), not which was there first.
-        detail: `${seen.get(last)} and ${file} hold the same episode (${events[0]?.episode}, the same events): it would be cloned twice; remove one of them (a file manager's "(copy)", a folder copied in twice, or the same --seed recorded twice)`,
+        detail: `${sameEpisode(earlier, file, events[0]?.episode)}: it would be cloned twice; remove one of them (a file manager's "(copy)", a folder copied in twice, or the same --seed recorded twice)`,
       });
-    if (last !== undefined) seen.set(last, file);
     if (events[0]?.type === "episode.started" && events[0].env.id !== env.id)
       throw new UsageError({ detail: `${file} is an episode of ${events[0].env.id}, not ${env.id}` });
     // A record stopped mid-episode (Ctrl-C, a kill) leaves journals without an end: nothing to clone.

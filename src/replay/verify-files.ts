@@ -5,6 +5,7 @@
  * episode at a time. In a folder, only regular files are read: a link cannot lead the check outside it.
  */
 import { existsSync, lstatSync } from "node:fs";
+import { EpisodeCopies } from "../journal/copies.ts";
 import { type RepairReport, readJournalFile, repairJournalFile, streamJournalFile } from "../journal/jsonl.ts";
 import { EnvMismatchError, JournalError, messageOf, NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
@@ -20,6 +21,10 @@ export interface FileVerdict {
   readonly return?: number;
   readonly reason?: string;
   readonly repaired?: RepairReport;
+  /** The digest of its last event, of a journal read whole. */
+  readonly lastDigest?: string;
+  /** A journal checked before this one that holds the same episode (the same last digest): this is a copy, or it is. */
+  readonly copyOf?: string;
   /** What is wrong, naming file and line. */
   readonly problem?: string;
   /**
@@ -63,6 +68,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
         events: count,
         episode: first.episode,
         repaired,
+        lastDigest: last.digest,
         ...(last.type === "episode.ended" ? { return: last.return, reason: last.reason } : { reason: "(not ended)" }),
       };
     }
@@ -119,6 +125,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       events: events.length,
       episode: started.episode,
       repaired,
+      lastDigest: ended.digest,
       return: result.return,
       reason: result.reason,
     };
@@ -160,8 +167,11 @@ export async function* checkPath(path: string, options: VerifyOptions): AsyncGen
       detail: `no .jsonl journal files in ${path} (nor in its subfolders): give a journal, a folder of them, or a run folder (train --out)`,
     });
   const inFolder = files.length !== 1 || files[0] !== path;
+  const copies = new EpisodeCopies();
   for (const file of files) {
     const problem = inFolder ? notRegular(file) : undefined;
-    yield problem ? { file, ok: false, events: 0, problem } : await checkFile(file, options);
+    const verdict: FileVerdict = problem ? { file, ok: false, events: 0, problem } : await checkFile(file, options);
+    const copyOf = verdict.ok ? copies.earlier(file, verdict.lastDigest) : undefined;
+    yield copyOf === undefined ? verdict : { ...verdict, copyOf };
   }
 }

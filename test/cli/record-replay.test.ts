@@ -98,6 +98,25 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     expect(cli("replay", folder, "--verify", "--quiet").stdout).toContain("verified 2 journal(s) ok, 1 failed");
   });
 
+  it("says which journals hold the same episode (a copied file), with --verify or without, and counts them", () => {
+    const folder = tempDir();
+    expect(cli("record", "--env", "lookup", "--policy", "expert", "--episodes", "2", "--out", folder).code).toBe(0);
+    const original = join(folder, "ep-0-1.jsonl");
+    const copy = join(folder, "ep-0-1 (copy).jsonl");
+    copyFileSync(original, copy);
+    for (const verify of [["--verify"], []]) {
+      const replayed = cli("replay", folder, "--quiet", ...verify);
+      expect(replayed.code, replayed.stderr).toBe(0);
+      // The copy sorts first: neither is named the copy.
+      expect(replayed.stderr).toBe(
+        `warning: ${copy} and ${original} hold the same episode (ep-0-1, the same events): one is a copy of the other (the same last digest), counted here as two; sft refuses them until one is removed\n`,
+      );
+      expect(replayed.stdout).toContain(
+        `${verify.length ? "verified" : "read"} 3 journal(s) ok (1 of them a copy of another: the same episode), 0 failed`,
+      );
+    }
+  });
+
   it("editing one value makes replay exit 1 naming the file and line", () => {
     const file = join(out, readdirSync(out).sort()[3]);
     const lines = readFileSync(file, "utf8").split("\n");
@@ -227,13 +246,15 @@ describe("agent-r1 replay of a run folder (train --out)", () => {
   it("verifies the journals under episodes/ and warm-start/demos/, and reads metrics.jsonl as no journal", () => {
     const run = tempDir();
     const golden = readdirSync("replays/lookup/expert").sort();
-    for (const [folder, names] of [
-      [join(run, "episodes", "u00001"), golden.slice(0, 2)],
-      [join(run, "episodes", "u00002"), golden.slice(2)],
-      [join(run, "warm-start", "demos"), golden.slice(0, 1)],
+    // The demos are another policy's episodes: a copy of one of the run's would be said as a copy.
+    const demo = readdirSync("replays/lookup/random").sort()[0];
+    for (const [folder, names, from] of [
+      [join(run, "episodes", "u00001"), golden.slice(0, 2), "expert"],
+      [join(run, "episodes", "u00002"), golden.slice(2), "expert"],
+      [join(run, "warm-start", "demos"), [demo], "random"],
     ] as const) {
       mkdirSync(folder, { recursive: true });
-      for (const name of names) writeFileSync(join(folder, name), readFileSync(join("replays/lookup/expert", name)));
+      for (const name of names) writeFileSync(join(folder, name), readFileSync(join("replays/lookup", from, name)));
     }
     writeFileSync(join(run, "metrics.jsonl"), '{"update":1,"return":0.5}\n');
     const replayed = cli("replay", run, "--verify");

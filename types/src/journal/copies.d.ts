@@ -1,0 +1,14 @@
+/**
+ * Journals that hold the same episode: a copied file (a file manager's "ep-7-0 (copy).jsonl", a folder copied in
+ * twice, the same --seed recorded twice) ends with the same digest, and the hash chain covers every event.
+ */
+export declare class EpisodeCopies {
+    #private;
+    /** The file seen before with this last digest, if any; otherwise `file` is remembered as the episode's. */
+    earlier(file: string, lastDigest: string | undefined): string | undefined;
+}
+/**
+ * "A and B hold the same episode (ep-7-0, the same events)". Neither is named the copy: which file is read first
+ * is the listing's order ("ep-7-0 (copy).jsonl" sorts before "ep-7-0.jsonl"), not which was there first.
+ */
+export declare const sameEpisode: (earlier: string, file: string, episode: string | undefined) => string;
