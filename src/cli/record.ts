@@ -148,6 +148,47 @@ const unreadableWhy = (cause: unknown): string | undefined => {
   return said ? `${said[2]} (${said[1]})` : message;
 };
 
+/** A task field's value as said in a message: JSON, cut short, or "none" when absent. */
+const shown = (value: unknown): string => {
+  if (value === undefined) return "none";
+  const json = canonicalJson(value);
+  return json.length > 60 ? `${json.slice(0, 60)}...` : json;
+};
+
+/**
+ * Why a journal's task is not the one this --env gives its episode. An environment option (hopqa's top-k, which
+ * changes only the search tool, is in the task) set to a value of the recorded task that makes this --env give
+ * the recorded task is named, with its value here; otherwise the task's fields that differ are.
+ */
+const taskDifference = (env: EnvDefinition, recorded: unknown, taskSeed: string): string => {
+  const given = env.task(taskSeed) as unknown;
+  const fieldsOf = (task: unknown): Record<string, unknown> =>
+    typeof task === "object" && task !== null && !Array.isArray(task) ? (task as Record<string, unknown>) : {};
+  const [was, is] = [fieldsOf(recorded), fieldsOf(given)];
+  const differing = [...new Set([...Object.keys(was), ...Object.keys(is)])].filter(
+    (field) => shown(was[field]) !== shown(is[field]),
+  );
+  const target = canonicalJson(recorded);
+  for (const key of Object.keys(env.options ?? {}))
+    for (const field of differing) {
+      const value = was[field];
+      if (env.configure === undefined || !["string", "number", "boolean"].includes(typeof value)) continue;
+      try {
+        if (canonicalJson(env.configure({ [key]: String(value) }).task(taskSeed)) === target)
+          return `environment option ${key} ${value}, not ${env.options?.[key]} (its task is the one this --env gives with ${key}=${value})`;
+      } catch {
+        // not a value of this option
+      }
+    }
+  const options = Object.entries(env.options ?? {})
+    .map(([key, value]) => `${key} ${value}`)
+    .join(", ");
+  return (
+    `another task than this recording gives its episode (${differing.map((field) => `${field} ${shown(was[field])}, not ${shown(is[field])}`).join("; ") || "not a JSON object"}: ` +
+    `another --group-size, other environment options${options ? ` than this --env's ${options}` : ""}, or a task(seed) that is not a function of its seed?)`
+  );
+};
+
 /** What a resumed recording found: the ended episodes it keeps (and counts in its summary), and what it removed. */
 interface Resumed {
   readonly kept: Set<number>;
@@ -215,7 +256,7 @@ const resumeRecording = async (
             : started.policy.id !== policyId
               ? `policy ${started.policy.id}, not ${policyId}`
               : canonicalJson(started.task) !== canonicalJson(options.env.task(taskSeed))
-                ? "another task than this recording gives its episode (another --group-size, other environment options, or a task(seed) that is not a function of its seed?)"
+                ? taskDifference(options.env, started.task, taskSeed)
                 : undefined;
       if (differs)
         throw new UsageError({

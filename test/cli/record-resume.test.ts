@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLookupEnv, DEFAULT_REWARDS } from "../../actors/lookup/env.ts";
 import { expertPolicy } from "../../actors/lookup/policies.ts";
-import { record } from "../../src/cli/record.ts";
+import { policyFor, record } from "../../src/cli/record.ts";
+import { envById } from "../../src/cli/registry.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { tempDir } from "../support/index.ts";
 
@@ -90,4 +91,40 @@ describe("record --resume", () => {
     },
     60_000,
   );
+
+  it("names the environment option a folder was recorded with when --env gives another (hopqa's top-k, tool-only)", async () => {
+    const out = join(tempDir("agent-r1-record-resume-"), "demos");
+    const base = { episodes: 2, seed: "5", out, concurrency: 1, durability: "episode" as const, quiet: true };
+    const recordWith = (spec: string, resume = false) => {
+      const env = envById(spec);
+      return record({ ...base, resume, env, policy: policyFor(env, "expert") }).then(
+        () => undefined,
+        (cause: unknown) => cause,
+      );
+    };
+    expect(await recordWith("hopqa?top-k=3")).toBeUndefined();
+    rmSync(join(out, "ep-5-1.jsonl"));
+    const journal = join(out, "ep-5-0.jsonl");
+    const same = "--resume goes on with the same recording";
+    for (const [spec, option] of [
+      ["hopqa?top-k=4", "top-k 3, not 4 (its task is the one this --env gives with top-k=3)"],
+      ["hopqa", "top-k 3, not 2 (its task is the one this --env gives with top-k=3)"],
+      ["hopqa?top-k=3&split=test", "split train, not test (its task is the one this --env gives with split=train)"],
+    ]) {
+      const refused = await recordWith(spec, true);
+      expect(refused, spec).toBeInstanceOf(UsageError);
+      expect((refused as Error).message).toBe(
+        `--resume: ${journal} was recorded with environment option ${option}: ${same} (the same --env, --policy, --seed and --group-size); record into another --out`,
+      );
+    }
+    // Recorded with the default (a task without topK): no recorded value to name, so the task's field is.
+    rmSync(out, { recursive: true });
+    expect(await recordWith("hopqa")).toBeUndefined();
+    rmSync(join(out, "ep-5-1.jsonl"));
+    const refused = await recordWith("hopqa?top-k=3", true);
+    expect((refused as Error).message).toContain(
+      "was recorded with another task than this recording gives its episode (topK none, not 3: another --group-size, other environment options than this --env's split train, worlds 1-1000, top-k 3,",
+    );
+    expect(readdirSync(out)).toEqual(["ep-5-0.jsonl"]);
+  });
 });
