@@ -21,13 +21,18 @@ const bump = (counts: Map<string, number>, key: string): void => {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 };
 
+/** Most frequent first, then by name (first-seen order would differ with concurrency); OTHER last. */
+const byCount = ([a, x]: [string, number], [b, y]: [string, number]): number =>
+  Number(a === OTHER_KEY) - Number(b === OTHER_KEY) || y - x || (a < b ? -1 : a > b ? 1 : 0);
+
 /**
- * Sorted by count, then by name (first-seen order would differ with concurrency), and cut after all are
- * counted: the MAX_TALLY_KEYS - 1 most frequent, and the rest under OTHER (which keys a cap at counting
- * time kept would depend on the order episodes ended in).
+ * Sorted byCount and cut after all are counted: the MAX_TALLY_KEYS - 1 most frequent, and the rest under OTHER
+ * (which keys a cap at counting time kept would depend on the order episodes ended in). An object lists
+ * integer-like keys ("404") first whatever their counts: the JSON keeps the object (README documents it, plot
+ * reads it), and describeCounts sorts again for the text.
  */
 const sorted = (counts: Map<string, number>): Record<string, number> => {
-  const all = [...counts].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+  const all = [...counts].sort(byCount);
   if (all.length <= MAX_TALLY_KEYS) return Object.fromEntries(all);
   const kept = all.slice(0, MAX_TALLY_KEYS - 1);
   return Object.fromEntries([...kept, [OTHER_KEY, all.slice(MAX_TALLY_KEYS - 1).reduce((n, [, c]) => n + c, 0)]]);
@@ -57,8 +62,9 @@ export const tallyOutcomes = (
   return tally.summary();
 };
 
-/** "answered 6, turn-limit 3, aborted 1": a count for a line of text. */
+/** "answered 6, turn-limit 3, aborted 1": a count for a line of text, most frequent first (integer-like keys too). */
 export const describeCounts = (counts: Readonly<Record<string, number>>): string =>
   Object.entries(counts)
+    .sort(byCount)
     .map(([key, n]) => `${key} ${n}`)
     .join(", ");

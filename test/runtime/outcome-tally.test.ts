@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { EpisodeEvent } from "../../src/index.ts";
-import { MAX_TALLY_KEYS, OTHER_KEY, tallyOutcomes } from "../../src/runtime/outcome-tally.ts";
+import { describeCounts, MAX_TALLY_KEYS, OTHER_KEY, tallyOutcomes } from "../../src/runtime/outcome-tally.ts";
 
 const rewardFor = (reason: string) => ({ type: "reward.assigned", reason }) as unknown as EpisodeEvent;
 
@@ -43,5 +43,17 @@ describe("tallyOutcomes", () => {
     expect(Object.keys(endReasons)).toHaveLength(MAX_TALLY_KEYS);
     expect(endReasons.r39).toBe(3);
     expect(endReasons[OTHER_KEY]).toBe(42 - 3 - (MAX_TALLY_KEYS - 2));
+  });
+
+  it("describes the counts most frequent first, integer-like reasons too (an object lists those first)", () => {
+    const records = [
+      ...Array.from({ length: 3 }, () => ({ reason: "answered", events: [rewardFor("exact match")] })),
+      { reason: "404", events: [rewardFor("2"), rewardFor("2")] },
+    ];
+    const { endReasons, rewardCounts } = tallyOutcomes(records);
+    expect(describeCounts(endReasons)).toBe("answered 3, 404 1");
+    expect(describeCounts(rewardCounts)).toBe("exact match 3, 2 2");
+    // The JSON is the object README documents: its keys in whatever order an object keeps them.
+    expect(endReasons).toEqual({ answered: 3, "404": 1 });
   });
 });

@@ -25,5 +25,5 @@ export declare const tallyOutcomes: (episodes: readonly {
     readonly reason: string;
     readonly events: readonly EpisodeEvent[];
 }[]) => OutcomeCounts;
-/** "answered 6, turn-limit 3, aborted 1": a count for a line of text. */
+/** "answered 6, turn-limit 3, aborted 1": a count for a line of text, most frequent first (integer-like keys too). */
 export declare const describeCounts: (counts: Readonly<Record<string, number>>) => string;
