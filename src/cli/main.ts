@@ -346,7 +346,10 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
     });
 
   addLearnCommands(program, setExit);
-  for (const command of program.commands) preferUnknownOption(command);
+  for (const command of program.commands) {
+    preferUnknownOption(command);
+    refuseRepeatedOptions(command);
+  }
   return program;
 };
 
@@ -384,6 +387,26 @@ const preferUnknownOption = (command: Command): void => {
     if (unknown !== undefined) reports.unknownOption(unknown.split("=")[0]);
     missing(option);
   };
+};
+
+/**
+ * An option that takes one value, given twice (`--seed 1 --seed 2`, a flag pasted at the end of a long command):
+ * commander keeps the last and says nothing, so the run may not be the one meant. No option here collects its
+ * values; a flag without a value (`--quick`) may be repeated.
+ */
+const refuseRepeatedOptions = (command: Command): void => {
+  for (const option of command.options) {
+    if (!(option.required || option.optional) || option.variadic) continue;
+    const given: string[] = [];
+    command.on(`option:${option.name()}`, (value: string | undefined) => {
+      given.push(String(value));
+      if (given.length > 1)
+        command.error(`error: ${option.long ?? option.short} given twice (${given.join(", ")}): give it once`, {
+          exitCode: 2,
+          code: "agent-r1.repeatedOption",
+        });
+    });
+  }
 };
 
 /**

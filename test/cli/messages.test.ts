@@ -524,6 +524,35 @@ describe("usage without a command, and a flag the chosen view does not use", () 
     expect(output.stderr).toContain("(Did you mean record?)");
   });
 
+  it("an option of one value given twice is refused, naming both values (exit 2, nothing written); a bare flag may repeat", async () => {
+    const out = join(dir, "repeated");
+    for (const [argv, said] of [
+      [
+        ["record", "--env", "lookup", "--policy", "expert", "--seed", "1", "--seed", "2", "--out", out],
+        "--seed given twice (1, 2)",
+      ],
+      [["train", "--env", "lookup", "--out", out, "--steps", "1", "--steps=2"], "--steps given twice (1, 2)"],
+      [
+        ["sft", "--env", "lookup", "--data", "replays/lookup", "--out", out, "--out", `${out}-2`],
+        `--out given twice (${out}, ${out}-2)`,
+      ],
+      [
+        ["eval", "--env", "lookup", "--episodes", "1", "--checkpoint", "a", "--episodes", "3"],
+        "--episodes given twice (1, 3)",
+      ],
+      [["replay", "replays/lookup", "--env", "lookup", "--env", "weather"], "--env given twice (lookup, weather)"],
+      [["start", "--quick", "--seed", "1", "--out", out, "--seed", "1"], "--seed given twice (1, 1)"],
+    ] as const) {
+      output.clear();
+      expect(await main([...argv]), argv.join(" ")).toBe(2);
+      expect(errors()[0]).toBe(`error: ${said}: give it once`);
+    }
+    expect(existsSync(out)).toBe(false);
+    output.clear();
+    expect(await main(["replay", "replays/lookup/expert", "--quiet", "--quiet"])).toBe(0);
+    expect(output.stdout).toContain("read 4 journal(s) ok, 0 failed");
+  });
+
   it("inspect --env without --html: still loaded (a wrong path is said), and noted as unused", async () => {
     expect(await main(["inspect", "replays/lookup", "--env", "./no-such-env.ts"])).toBe(2);
     expect(output.stderr).toMatch(/environment module not found: .*no-such-env\.ts/);
