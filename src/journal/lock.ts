@@ -5,8 +5,9 @@
  * half-written checkpoint; a second `sft` replaced the other's clone), so the second one is refused, naming the first. A lock whose process is gone (killed, the
  * machine restarted, or killed and not yet reaped by its parent: a zombie, where /proc says) is taken over,
  * and so is one whose pid another process has now (where /proc tells the start times apart): a crash never
- * leaves a folder locked.
+ * leaves a folder locked. Of several processes taking over one stale lock at once, one does (removeStale).
  */
+import { createHash } from "node:crypto";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UsageError } from "../kernel/errors.ts";
@@ -92,9 +93,19 @@ const beingWritten = (file: string): boolean => {
   }
 };
 
-const readLock = (file: string): LockRecord | undefined => {
+/** The lock file's text, or undefined when there is none (removed between two looks). */
+const readText = (file: string): string | undefined => {
   try {
-    const json = JSON.parse(readFileSync(file, "utf8")) as Partial<LockRecord>;
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+};
+
+const parseLock = (text: string): LockRecord | undefined => {
+  try {
+    const json = JSON.parse(text) as Partial<LockRecord>;
     return Number.isSafeInteger(json.pid) && (json.pid as number) > 0
       ? {
           pid: json.pid as number,
@@ -106,6 +117,69 @@ const readLock = (file: string): LockRecord | undefined => {
   } catch {
     return undefined; // damaged (or emptied by a crash): taken over
   }
+};
+
+/** Whether the process a lock (or claim) record names still runs as the process that wrote it. */
+const holderLives = (owner: LockRecord | undefined): owner is LockRecord =>
+  owner !== undefined && alive(owner.pid) && !reused(owner);
+
+/** Creates `file` holding this process's record; false when it exists already (O_EXCL: one creator wins). */
+const createRecord = (file: string, command: string): boolean => {
+  let fd: number;
+  try {
+    fd = openSync(file, "wx");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    const started = processStart(process.pid);
+    writeSync(
+      fd,
+      JSON.stringify({ pid: process.pid, command, since: new Date().toISOString(), ...(started ? { started } : {}) }),
+    );
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+};
+
+/** A claim file's name: the file it claims and the text judged stale in it, so one claim is one stale lock. */
+const claimName = (file: string, staleText: string): string =>
+  `${file}.takeover-${createHash("sha256").update(staleText).digest("hex").slice(0, 16)}`;
+
+/**
+ * Removes `file` if it still holds `staleText` (judged stale by the caller), as one step against every other
+ * process doing the same: without it two processes that both read one stale lock each removed "it" and made
+ * their own, and the later removal removed the other's new, live lock (both then wrote the folder). The
+ * remover first creates a claim named after that stale text with O_EXCL; only the claim's holder removes the
+ * file, after reading it again: another claimant that comes later finds the file no longer holds that text
+ * (the winner's new lock, or none) and removes nothing. A claim left by a process that died holding it (it
+ * is held for a few system calls) is itself stale, and taken over the same way. Returns whether it removed
+ * the file; false when it no longer held that text or another live process is taking it over this moment.
+ */
+const removeStale = (file: string, staleText: string, depth = 0): boolean => {
+  if (depth > 4) return false; // claims of claims of dead claimants: give up this attempt
+  const claim = claimName(file, staleText);
+  if (!createRecord(claim, "takeover")) {
+    const claimText = readText(claim);
+    if (claimText === undefined) return false; // released this moment: look again
+    if (claimText === "" && beingWritten(claim)) return false;
+    if (holderLives(parseLock(claimText))) return false; // another process is taking it over
+    if (!removeStale(claim, claimText, depth + 1) || !createRecord(claim, "takeover")) return false;
+  }
+  try {
+    if (readText(file) !== staleText) return false; // taken over (and maybe locked anew) by another
+    rmSync(file, { force: true });
+    return true;
+  } finally {
+    rmSync(claim, { force: true });
+  }
+};
+
+/** Waits `ms` milliseconds, blocking (lockFolder is synchronous). */
+const pause = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 };
 
 /**
@@ -123,23 +197,8 @@ export const lockFolder = (folder: string, command: string): void => {
     throw new UsageError({
       detail: `${folder} is being written by this process already (another record or train into it has not ended); two writers would destroy each other's work: give each its own folder`,
     });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(file, "wx");
-      try {
-        const started = processStart(process.pid);
-        writeSync(
-          fd,
-          JSON.stringify({
-            pid: process.pid,
-            command,
-            since: new Date().toISOString(),
-            ...(started ? { started } : {}),
-          }),
-        );
-      } finally {
-        closeSync(fd);
-      }
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (createRecord(file, command)) {
       held.add(path);
       if (!exitHookInstalled) {
         exitHookInstalled = true;
@@ -148,20 +207,23 @@ export const lockFolder = (folder: string, command: string): void => {
         });
       }
       return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
-    if (beingWritten(file))
+    const text = readText(file);
+    if (text === undefined) continue; // released (or taken over) between the two looks
+    if (text === "" && beingWritten(file))
       throw new UsageError({
         detail: `${folder} is being taken by another agent-r1 process this moment (its ${LOCK_FILE} is new and not yet written); two writers would destroy each other's work: wait for it to end, or give this command its own folder`,
       });
-    const owner = readLock(file);
-    if (owner && owner.pid !== process.pid && alive(owner.pid) && !reused(owner)) throw busy(owner);
+    const owner = parseLock(text);
+    if (owner && owner.pid !== process.pid && holderLives(owner)) throw busy(owner);
     // Left by a process that is gone, whose pid another process has now, or by this one in a run that ended
-    // without releasing: taken over.
-    rmSync(file, { force: true });
+    // without releasing: taken over, by one process only when several try at once (then the others find the
+    // winner's lock on their next look, and are refused naming it).
+    if (!removeStale(file, text)) pause(5);
   }
-  throw new UsageError({ detail: `${folder}: could not take ${LOCK_FILE} (another process keeps making it)` });
+  throw new UsageError({
+    detail: `${folder}: could not take ${LOCK_FILE} (other processes keep making it or taking it over)`,
+  });
 };
 
 /** Whether a folder holds nothing but (maybe) its lock: a run that failed before writing anything. */

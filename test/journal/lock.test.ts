@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -127,5 +128,37 @@ describe("a lock being written", () => {
     lockFolder(dir, "record");
     expect(JSON.parse(readFileSync(file, "utf8")).pid).toBe(process.pid);
     unlockFolder(dir);
+  });
+});
+
+describe("a takeover's claim", () => {
+  // Taking over a stale lock first claims it (.agent-r1.lock.takeover-<hash of the stale text>, made with
+  // O_EXCL) so that of several processes doing so at once only one removes it (test/journal/lock-race.test.ts).
+  const claimOf = (dir: string, text: string) =>
+    `${join(dir, LOCK_FILE)}.takeover-${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+  const stale = JSON.stringify({ pid: 2 ** 30, command: "record", since: "then" });
+
+  it("left by a process that died holding it is taken over too, and removed", () => {
+    const dir = tempDir("agent-r1-lock-claim-");
+    writeFileSync(join(dir, LOCK_FILE), stale);
+    writeFileSync(claimOf(dir, stale), JSON.stringify({ pid: 2 ** 30 + 1, command: "takeover", since: "then" }));
+    lockFolder(dir, "record");
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8")).pid).toBe(process.pid);
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+    unlockFolder(dir);
+  });
+
+  it("held by a live process: the stale lock is left to it", async () => {
+    const dir = tempDir("agent-r1-lock-claim-");
+    const sleeper = spawn("sleep", ["30"]);
+    try {
+      writeFileSync(join(dir, LOCK_FILE), stale);
+      writeFileSync(claimOf(dir, stale), JSON.stringify({ pid: sleeper.pid, command: "takeover", since: "then" }));
+      expect(() => lockFolder(dir, "record")).toThrow(/could not take .agent-r1.lock/);
+      expect(readFileSync(join(dir, LOCK_FILE), "utf8")).toBe(stale);
+    } finally {
+      sleeper.kill("SIGKILL");
+      await new Promise((resolve) => sleeper.on("exit", resolve));
+    }
   });
 });
