@@ -314,16 +314,34 @@ export const refuseRecordOut = (out: string) => {
     throw new UsageError({ detail: `--out ${out} is a checkpoint folder: record into a folder of its own` });
 };
 
+/** What a stop signal does now: the stage record is in sets it (see record). */
+interface OnStop {
+  handler: (signal: StopSignal) => void;
+}
+
 export const record = async (options: RecordOptions): Promise<RecordSummary> => {
+  // Before the lock is taken: a signal between taking it and the episodes' start (a --resume checks every
+  // journal first: seconds for a large folder) ended record without the exit that releases the lock, and
+  // the next record had to take it over. Until the episodes start it exits saying that none ran.
+  const onStop: OnStop = {
+    handler: (signal) => {
+      process.stderr.write(
+        `\n${interruptedBy(signal)}: record stopped before its episodes started (while it ${options.resume ? "checked the journals to go on with" : "looked at --out"}), so nothing was recorded; run the command again\n`,
+      );
+      process.exit(exitCodeOf(signal));
+    },
+  };
+  const quiet = options.exitOnInterrupt ? onStopSignals((signal) => onStop.handler(signal)) : () => {};
   try {
-    return await recordLocked(options);
+    return await recordLocked(options, onStop);
   } finally {
     unlockFolder(options.out);
+    quiet();
   }
 };
 
 /** record, holding its --out's lock (lockFolder) once the folder is there. */
-const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
+const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<RecordSummary> => {
   const started = Date.now();
   if (existsSync(options.out) && !statSync(options.out).isDirectory())
     throw new UsageError({ detail: `--out ${options.out} is a file, not a folder` });
@@ -408,7 +426,7 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
     );
     process.exit(exitCodeOf(signal));
   };
-  const quiet = options.exitOnInterrupt ? onStopSignals(interrupted) : () => {};
+  onStop.handler = interrupted;
   try {
     await lastValueFrom(
       run.episodes.pipe(
@@ -445,8 +463,6 @@ const recordLocked = async (options: RecordOptions): Promise<RecordSummary> => {
     if (!existed && existsSync(options.out) && holdsNothingButLock(options.out))
       rmSync(options.out, { recursive: true });
     throw cause;
-  } finally {
-    quiet();
   }
   bar?.stop();
   return {

@@ -1,0 +1,74 @@
+/**
+ * record takes its --out's lock before its episodes start, and a --resume then checks every journal it goes
+ * on with (seconds, for a large folder). Its stop-signal handler used to be installed only when the episodes
+ * started: SIGTERM or Ctrl-C in between ended it without the exit that releases the lock, which the next
+ * record had to take over. The handler is now installed before the lock is taken. (The check reads the
+ * journals synchronously, so a signal during it is handled when the episodes have started, with what they say.)
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { LOCK_FILE } from "../../src/journal/lock.ts";
+import { tempDir } from "../support/index.ts";
+
+describe("record --resume, stopped while it checks the journals to go on with", () => {
+  it.each([
+    ["SIGTERM", 143, "interrupted by SIGTERM"],
+    ["SIGINT", 130, "interrupted"],
+  ] as const)(
+    "%s: exits %i saying what is journaled, and removes its lock",
+    async (signal, code, said) => {
+      const folder = tempDir("agent-r1-record-slow-check-");
+      // lookup, whose task(seed) takes 40 ms when AGENT_R1_TEST_SLOW_TASK is set (an environment that builds a
+      // large task): --resume calls it for each of the 60 journals it checks, with the lock held. (One long
+      // busy task instead delayed the signal's handling past the check, here.)
+      const env = join(folder, "slow-task-env.mts");
+      writeFileSync(
+        env,
+        `import { lookup } from ${JSON.stringify(join(process.cwd(), "actors/lookup/index.ts"))};
+const slow = process.env.AGENT_R1_TEST_SLOW_TASK === "1";
+export default {
+  ...lookup,
+  task: (seed) => {
+    const until = Date.now() + (slow ? 40 : 0);
+    while (Date.now() < until) {}
+    return lookup.task(seed);
+  },
+};
+`,
+      );
+      const out = join(folder, "demos");
+      const args = ["bin/agent-r1.js", "record", "--env", env, "--policy", "expert", "--episodes", "60", "--out", out];
+      const first = spawnSync(process.execPath, args, { encoding: "utf8" });
+      expect(first.status, first.stderr).toBe(0);
+      const journals = readdirSync(out).sort();
+      expect(journals).toHaveLength(60);
+      // 20 more to record: the check reads the journals synchronously, so a signal that comes during it is
+      // handled once the episodes have started (before, it ended the process at once, leaving the lock).
+      const resume = [...args.slice(0, -4), "--episodes", "80", "--out", out, "--resume"];
+      const child = spawn(process.execPath, resume, {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, AGENT_R1_TEST_SLOW_TASK: "1" },
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      const exited = new Promise<number | null>((done) => child.on("exit", (exit) => done(exit)));
+      while (!existsSync(join(out, LOCK_FILE))) await new Promise((r) => setTimeout(r, 20));
+      child.kill(signal);
+      expect(await exited, stderr).toBe(code);
+      expect(stderr).toMatch(
+        new RegExp(
+          `${said}: (record stopped before its episodes started \\(while it checked the journals to go on with\\), so nothing was recorded|\\d+ of 80 episodes ended and are journaled in)`,
+        ),
+      );
+      // The lock is gone with it (it was left behind), and the journals checked are kept.
+      const left = readdirSync(out);
+      expect(left).not.toContain(LOCK_FILE);
+      for (const journal of journals) expect(left).toContain(journal);
+    },
+    60_000,
+  );
+});
