@@ -380,6 +380,12 @@ process.on("exit", () => {
 });
 
 /**
+ * The script a run's child process runs: this one, with --run NAME. A test seam: AGENT_R1_EXPERIMENT_RUN_SCRIPT
+ * names another (test/actors/experiment-signals.test.ts's stand-in runs, which are given the same arguments).
+ */
+const RUN_SCRIPT = process.env.AGENT_R1_EXPERIMENT_RUN_SCRIPT || "actors/hopqa/experiment.ts";
+
+/**
  * One run in a child process. The child has a process group of its own (detached), so a Ctrl-C at the
  * terminal reaches it once, from this process (stopOnSignals), not twice: a second signal makes train quit
  * without its checkpoint.
@@ -390,17 +396,7 @@ const runChild = (root: string, name: string, seeds: number) =>
     const log = join(root, name, "log.txt");
     const child = spawn(
       process.execPath,
-      [
-        "bin/run-ts.js",
-        "actors/hopqa/experiment.ts",
-        "--out",
-        root,
-        "--seeds",
-        String(seeds),
-        "--run",
-        name,
-        ...CHILD_FLAGS,
-      ],
+      ["bin/run-ts.js", RUN_SCRIPT, "--out", root, "--seeds", String(seeds), "--run", name, ...CHILD_FLAGS],
       { stdio: ["ignore", "pipe", "pipe"], detached: true },
     );
     children.add(child);

@@ -1,0 +1,99 @@
+/**
+ * `npm run experiment`'s handling of its runs' processes when it stops, with stand-in runs
+ * (test/fixtures/experiment-run.mjs through AGENT_R1_EXPERIMENT_RUN_SCRIPT): a third stop signal kills runs
+ * that do not stop; an experiment that ends otherwise (it throws) tells its runs to stop; a run that fails
+ * after a stop signal is reported as failed, not as stopped at its checkpoint.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../support/index.ts";
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const until = async (ready: () => boolean) => {
+  const deadline = Date.now() + 45_000;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+/** The experiment (--quick, grpo, `seeds` seeds at once) with stand-in runs that behave as `mode` says. */
+const start = (mode: string, seeds: number) => {
+  const root = tempDir("agent-r1-experiment-runs-");
+  const out = join(root, "runs");
+  mkdirSync(out, { recursive: true });
+  // The warm start counts as built: the runs start at once.
+  const scores = { "test-seen": { em: 0 }, "test-new": { em: 0 }, "ood-new": { em: 0 }, average: 0 };
+  writeFileSync(join(out, "baselines.json"), JSON.stringify({ base: scores, rag: scores }));
+  const args = ["--quick", "--only", "grpo", "--seeds", String(seeds), "--jobs", String(seeds), "--out", out];
+  const child = spawn(
+    process.execPath,
+    ["bin/run-ts.js", "actors/hopqa/experiment.ts", ...args, "--docs", join(root, "docs")],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        AGENT_R1_EXPERIMENT_RUN_SCRIPT: join(process.cwd(), "test/fixtures/experiment-run.mjs"),
+        FAKE_RUN: mode,
+      },
+    },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+  const pidOf = (run: string) => Number(readFileSync(join(out, run, "pid"), "utf8"));
+  const running = (run: string) => until(() => existsSync(join(out, run, "pid")));
+  return { child, out, exited, pidOf, running, output: () => ({ stdout, stderr }) };
+};
+
+describe("npm run experiment, its runs' processes", () => {
+  it("a third stop signal kills runs that do not stop, and exits", async () => {
+    const experiment = start("stuck", 1);
+    await experiment.running("grpo-s0");
+    const run = experiment.pidOf("grpo-s0");
+    for (let i = 0; i < 3; i++) {
+      experiment.child.kill("SIGINT");
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(await experiment.exited, experiment.output().stderr).toBe(130);
+    expect(experiment.output().stderr).toContain("interrupted a third time: the runs in progress are killed");
+    await until(() => !alive(run));
+  }, 90_000);
+
+  it("ended by an error, it tells its runs in progress to stop (they are detached: they would train on)", async () => {
+    const experiment = start("crash", 2);
+    await experiment.running("grpo-s1");
+    const second = experiment.pidOf("grpo-s1");
+    expect(await experiment.exited).not.toBe(0);
+    expect(experiment.output().stderr).toMatch(/SyntaxError|JSON/);
+    await until(() => existsSync(join(experiment.out, "grpo-s1", "got-SIGTERM")));
+    await until(() => !alive(second));
+  }, 90_000);
+
+  it("a run that fails after a stop signal is reported FAILED, one that exits with the stop's code stopped", async () => {
+    const experiment = start("stop-exits", 2);
+    await experiment.running("grpo-s0");
+    await experiment.running("grpo-s1");
+    experiment.child.kill("SIGINT");
+    expect(await experiment.exited, experiment.output().stderr).toBe(130);
+    const { stdout } = experiment.output();
+    expect(stdout).toContain("grpo-s0: stopped at its last checkpoint (it resumes from there)");
+    expect(stdout).toContain("grpo-s1: FAILED (exit 1)");
+    expect(stdout).not.toContain("grpo-s1: stopped");
+  }, 90_000);
+});
