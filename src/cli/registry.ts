@@ -3,7 +3,7 @@
  * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
@@ -233,7 +233,8 @@ export const runStartedIn = (runDir: string): string | undefined => {
  * A relative path of a run's config.json as the folder train was started in meant it: from another folder,
  * the path there (absolute) when it exists there. `runs/warm` found from another folder would be another
  * checkpoint of that name (a KL reference silently swapped). Not there (the project moved): as written,
- * from here, and `note` says so when something of that name is here.
+ * from here, and `note` says so when something of that name is here. A run without origin.json (made before
+ * it was recorded): as written, from here, and `note` says so, naming the path taken.
  */
 export const fromStartFolder = (
   runDir: string,
@@ -242,7 +243,17 @@ export const fromStartFolder = (
 ): string => {
   if (isAbsolute(path)) return path;
   const origin = runStartedIn(runDir);
-  if (origin === undefined) return path;
+  if (origin === undefined) {
+    // A run of a version before origin.json: the folder it was started in is unknown, so the path is taken
+    // from here, and said (a namesake here, another `runs/warm`, would otherwise be used without a word).
+    // Inside the run folder (its own warm start) it is the run's wherever this runs.
+    const inRun = relative(resolve(runDir), resolve(path));
+    if ((existsSync(path) || existsSync(`${path}.ts`)) && (inRun.startsWith("..") || isAbsolute(inRun)))
+      note(
+        `note: ${join(runDir, "config.json")} names ${path}, relative to the folder train was started in, which the run does not record (it predates origin.json): using ${resolve(path)}, from here (${process.cwd()}); if that is not the run's, run this from the folder train was started in`,
+      );
+    return path;
+  }
   const there = join(origin, path);
   if (resolve(path) === there) return path;
   if (existsSync(there)) return there;

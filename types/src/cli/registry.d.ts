@@ -22,7 +22,8 @@ export declare const runStartedIn: (runDir: string) => string | undefined;
  * A relative path of a run's config.json as the folder train was started in meant it: from another folder,
  * the path there (absolute) when it exists there. `runs/warm` found from another folder would be another
  * checkpoint of that name (a KL reference silently swapped). Not there (the project moved): as written,
- * from here, and `note` says so when something of that name is here.
+ * from here, and `note` says so when something of that name is here. A run without origin.json (made before
+ * it was recorded): as written, from here, and `note` says so, naming the path taken.
  */
 export declare const fromStartFolder: (runDir: string, path: string, note?: (line: string) => void) => string;
 /** The module path of an `--env` spec (without `?options`, and without a trailing slash, which Node ignores). */
