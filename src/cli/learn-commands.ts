@@ -25,6 +25,7 @@ import {
   policyFromModel,
   readLatest,
   readRunConfig,
+  recordedEnvOfRun,
   refuseForeignResume,
   refuseRunFolder,
   train,
@@ -1074,6 +1075,13 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (opts.split !== undefined) options.set("split", opts.split);
       if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
       const env = configureEnv(base, options.toString());
+      // A policy trained on an older version of the environment may be scored on this one; said, not refused.
+      const runDir = run && dirname(run.file);
+      const trainedOn = runDir && recordedEnvOfRun(runDir);
+      if (trainedOn && trainedOn.id === env.id && trainedOn.version !== env.version)
+        process.stderr.write(
+          `note: ${runDir} was trained on ${env.id} version ${trainedOn.version} (its journals), and is scored here on version ${env.version}\n`,
+        );
       if (!existsSync(opts.checkpoint))
         throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}${checkpointsBeside(opts.checkpoint)}` });
       const checkpoint = resolveCheckpoint(opts.checkpoint, "--checkpoint");

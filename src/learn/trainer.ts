@@ -306,6 +306,57 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
   return { ...saved, steps: config.steps, backend: config.backend, env: config.env, init: config.init ?? saved.init };
 };
 
+/**
+ * The environment a run's journals were recorded with: the first journal under episodes/ (else the warm
+ * start's demos), its episode.started line. Undefined when there is none, or it cannot be read (replay and
+ * the resume's own checks say what is wrong with a damaged one).
+ */
+export const recordedEnvOfRun = (
+  runDir: string,
+): { readonly id: string; readonly version: string; readonly file: string } | undefined => {
+  const first = (dir: string): string | undefined => {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return undefined;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      if (name.endsWith(".jsonl")) return path;
+      if (/^u\d+$/.test(name)) {
+        const inside = first(path);
+        if (inside) return inside;
+      }
+    }
+    return undefined;
+  };
+  const file = first(join(runDir, "episodes")) ?? first(join(runDir, "warm-start", "demos"));
+  if (!file) return undefined;
+  try {
+    const line = readJsonText(file).split("\n", 1)[0];
+    const { env } = JSON.parse(line) as { env?: { id?: unknown; version?: unknown } };
+    return typeof env?.id === "string" && typeof env.version === "string"
+      ? { id: env.id, version: env.version, file }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A run recorded on another version of its environment (hopqa v2's journals, this build's v3) is not
+ * resumed: its new episodes would be of the other version, one run folder mixing the two (and its own older
+ * episodes no longer replay). Its weights can start a new run.
+ */
+const refuseOtherEnvVersion = (out: string, env: EnvDefinition) => {
+  const recorded = recordedEnvOfRun(out);
+  if (!recorded || recorded.id !== env.id || recorded.version === env.version) return;
+  throw new UsageError({
+    detail: `--resume: ${recorded.file} was recorded with environment ${env.id} v${recorded.version}, and this build has ${env.id} v${env.version}: going on would mix episodes of two versions in one run folder (its older ones no longer replay), so ${out} cannot be resumed here; start a new run from its weights with train --init ${out} --out NEW (or resume with the version that recorded it)`,
+  });
+};
+
 /** A checkpoint to start from; one written for another tokenizer is a UsageError naming both. */
 export const loadCheckpointFor = async (env: EnvDefinition, dir: string, options: { optimizer?: boolean } = {}) => {
   const loaded = await loadCheckpoint(dir, options);
@@ -568,7 +619,10 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   // From code as from the CLI: a wrong field is refused before any work, naming it.
   let config = decodeTrainConfig(options.config, "train config");
   await checkConfigEnv(config, env);
-  if (options.resume) config = resumedConfig(out, config);
+  if (options.resume) {
+    config = resumedConfig(out, config);
+    refuseOtherEnvVersion(out, env);
+  }
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);
   if (!options.resume) refuseRunFolder(out);

@@ -3,10 +3,13 @@
  * environment's version changed, a config.json the old way): what is read, what is refused, and what is said.
  */
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../support/index.ts";
+import { main } from "../../src/cli/main.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+const output = captureOutput();
 
 const tiny = ["--no-warm-start", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0"];
 const shape = ["--layers", "1", "--heads", "2", "--width", "16"];
@@ -28,4 +31,44 @@ describe("a run without origin.json (made before it was recorded)", () => {
       `note: ${join(root, "run", "config.json")} names warm/checkpoints/v00001, relative to the folder train was started in, which the run does not record (it predates origin.json): using ${join(other, "warm", "checkpoints", "v00001")}, from here (${other})`,
     );
   }, 300_000);
+});
+
+/** A run's journals made to look recorded on another version of lookup (this build's is 1). */
+const recordedOnVersion = (run: string, version: string) => {
+  for (const update of readdirSync(join(run, "episodes")))
+    for (const name of readdirSync(join(run, "episodes", update))) {
+      const file = join(run, "episodes", update, name);
+      writeFileSync(
+        file,
+        readFileSync(file, "utf8").replace(
+          '"env":{"id":"lookup","version":"1"}',
+          `"env":{"id":"lookup","version":"${version}"}`,
+        ),
+      );
+    }
+};
+
+describe("a run recorded on an older version of its environment", () => {
+  const run = join(tempDir("agent-r1-old-env-"), "run");
+
+  it("train --resume refuses it, saying what was recorded, what this build has, and to start a new run from its weights", async () => {
+    expect(await main(["train", "--env", "lookup", "--steps", "1", ...tiny, ...shape, "--out", run])).toBe(0);
+    recordedOnVersion(run, "0");
+    expect(await main(["train", "--out", run, "--resume", "--steps", "2"])).toBe(2);
+    expect(output.stderr).toContain(
+      `${join(run, "episodes", "u00000")}/ep-0-u0-0.jsonl was recorded with environment lookup v0, and this build has lookup v1: going on would mix episodes of two versions in one run folder`,
+    );
+    expect(output.stderr).toContain(`start a new run from its weights with train --init ${run} --out NEW`);
+    expect(readdirSync(join(run, "checkpoints")).filter((d) => d.startsWith("v"))).toEqual(["v00001"]);
+    // What it says works.
+    const next = join(run, "..", "new");
+    expect(await main(["train", "--init", run, "--steps", "1", ...tiny, "--out", next]), output.stderr).toBe(0);
+  }, 120_000);
+
+  it("eval --checkpoint scores it on this build's version, with a note naming both", async () => {
+    expect(await main(["eval", "--checkpoint", run, "--episodes", "1"])).toBe(0);
+    expect(output.stderr).toContain(
+      `note: ${run} was trained on lookup version 0 (its journals), and is scored here on version 1`,
+    );
+  }, 60_000);
 });

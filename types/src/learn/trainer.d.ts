@@ -109,6 +109,16 @@ export declare const policyFromModel: (env: EnvDefinition, model: Gpt, tokenizer
  * not exist (a misspelt folder would start a whole new run) or holds other files. `flag` names the option.
  */
 export declare const refuseForeignResume: (out: string, flag?: string) => void;
+/**
+ * The environment a run's journals were recorded with: the first journal under episodes/ (else the warm
+ * start's demos), its episode.started line. Undefined when there is none, or it cannot be read (replay and
+ * the resume's own checks say what is wrong with a damaged one).
+ */
+export declare const recordedEnvOfRun: (runDir: string) => {
+    readonly id: string;
+    readonly version: string;
+    readonly file: string;
+} | undefined;
 /** A checkpoint to start from; one written for another tokenizer is a UsageError naming both. */
 export declare const loadCheckpointFor: (env: EnvDefinition, dir: string, options?: {
     optimizer?: boolean;
