@@ -13,6 +13,7 @@ import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvMismatchError, messageOf, NonDeterminismError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
+import { parseAction } from "../runtime/action-format.ts";
 import { ABORTED, EpisodeDerivation, misspelt, waitingForTools } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 
@@ -51,6 +52,19 @@ const IMPURE =
 /** Said too for an environment with variants: one whose options change its machine replays as another. */
 const CONFIGURED =
   " (a configure() option that changes the machine is such a change: a variant may change only its tasks)";
+
+/**
+ * Said first when the divergence follows an action the parser has read otherwise since 2026-12-03: two tags of
+ * one name, or a tag named after an object built-in (`<toString>`), is malformed now.
+ */
+const reparsed = (text: string, seq: number, tools: EnvDefinition["tools"]): string => {
+  const parsed = parseAction(text, tools);
+  if (parsed.kind !== "malformed") return "";
+  const name = /^\s*<([^>\s/]+)>/.exec(text)?.[1];
+  const doubled = parsed.reason.startsWith("more than one <");
+  if (!doubled && !(name !== undefined && name in Object.prototype)) return "";
+  return `the action at seq ${seq} (${brief(text)}) ${doubled ? `holds two <${name}> tags` : `is tagged <${name}>, an object built-in`}, which is malformed since 2026-12-03 and was read otherwise before: a journal recorded earlier diverges at it, however pure its environment; record it again`;
+};
 
 /** A derived event the journal cannot hold; the live runtime ended the episode on it, with this reason. */
 class Unrecordable {
@@ -133,9 +147,14 @@ export const replayEpisode = (
       file: options.file,
       expected,
       actual,
-      hint: env.configure ? IMPURE + CONFIGURED : IMPURE,
+      hint: ((usual) => {
+        const parse = lastAction ? reparsed(lastAction.text, lastAction.seq, env.tools) : "";
+        return parse ? `${parse}; if it was recorded later, ${usual}` : usual;
+      })(env.configure ? IMPURE + CONFIGURED : IMPURE),
     });
   };
+  /** The last action fed to the machine, whose parse may have changed since it was recorded. */
+  let lastAction: { readonly text: string; readonly seq: number } | undefined;
   if (started?.type !== "episode.started") return refuse(0, "episode.started", "no episode.started first");
   // Another environment's journal: refused with or without verify (re-reward keeps the id).
   if (started.env.id !== env.id)
@@ -305,6 +324,7 @@ export const replayEpisode = (
       cursor += 1;
       out.push(bodyOf(event));
       derivation.acted(event.text, event.tokens);
+      lastAction = { text: event.text, seq: event.seq };
       guarded(event.seq, () =>
         transition(env.machine, snapshot!, {
           type: "agent.act",

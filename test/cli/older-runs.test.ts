@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
+import { hashEvent } from "../../src/index.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
 
 const output = captureOutput();
@@ -69,6 +70,39 @@ describe("a run recorded on an older version of its environment", () => {
     expect(await main(["eval", "--checkpoint", run, "--episodes", "1"])).toBe(0);
     expect(output.stderr).toContain(
       `note: ${run} was trained on lookup version 0 (its journals), and is scored here on version 1`,
+    );
+  }, 60_000);
+});
+
+describe("a journal recorded before 2026-12-03 with an action of two tags of one name", () => {
+  it("replay --verify says that the parser changed and to record it again, not only that the environment is impure", async () => {
+    const dir = join(tempDir("agent-r1-old-parse-"), "rec");
+    expect(await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", dir])).toBe(0);
+    const file = join(dir, "ep-0-0.jsonl");
+    // The expert's first action doubled (`<lookup>k</lookup><lookup>k</lookup>`), its tokens spelling it, the
+    // journal resealed: what an older version recorded, when such an action parsed as one call.
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    const at = lines.findIndex((line) => JSON.parse(line).type === "agent.acted");
+    const acted = JSON.parse(lines[at]);
+    const spelt = acted.tokens.slice(0, -1);
+    acted.text = `${acted.text}${acted.text}`;
+    acted.tokens = [...spelt, ...spelt, acted.tokens.at(-1)];
+    acted.logprobs = acted.tokens.map(() => 0);
+    let prev = JSON.parse(lines[at - 1]).digest;
+    for (let k = at; k < lines.length; k++) {
+      const event = k === at ? acted : JSON.parse(lines[k]);
+      event.prev = prev;
+      delete event.digest;
+      event.digest = hashEvent(event);
+      prev = event.digest;
+      lines[k] = JSON.stringify(event);
+    }
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    expect(await main(["replay", "--verify", file])).toBe(1);
+    expect(output.stderr).toMatch(
+      new RegExp(
+        `the action at seq ${acted.seq} \\(.*\\) holds two <lookup> tags, which is malformed since 2026-12-03 and was read otherwise before: a journal recorded earlier diverges at it, however pure its environment; record it again; if it was recorded later, the usual cause is`,
+      ),
     );
   }, 60_000);
 });
