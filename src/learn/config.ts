@@ -160,7 +160,7 @@ export const decodeTrainConfig = (value: unknown, where: string): TrainConfig =>
 };
 
 /** Estimators whose baseline is the other episodes of the same task: a group of one has no signal. */
-const GROUP_RELATIVE: readonly string[] = ["grpo", "rloo", "reinforce++-baseline"];
+export const GROUP_RELATIVE: readonly string[] = ["grpo", "rloo", "reinforce++-baseline"];
 
 /** A learned policy's token budget per action for an environment: its `maxActionTokens`, else the default. */
 export const actionBudgetOf = (env: Pick<EnvDefinition, "maxActionTokens">): number =>

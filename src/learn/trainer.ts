@@ -49,7 +49,14 @@ import { describeFailure, ToolTally } from "../runtime/tool-tally.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages, type Estimator, runEstimator } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
-import { actionBudgetOf, DEFAULT_TRAIN_CONFIG, decodeTrainConfig, scheduledLr, type TrainConfig } from "./config.ts";
+import {
+  actionBudgetOf,
+  DEFAULT_TRAIN_CONFIG,
+  decodeTrainConfig,
+  GROUP_RELATIVE,
+  scheduledLr,
+  type TrainConfig,
+} from "./config.ts";
 import { countCutActions, describeEval, type EvalSummary, evaluate, summarizeEpisodes } from "./evaluate.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { episodeToSequence, fitToContext, type Sequence } from "./trajectory.ts";
@@ -188,6 +195,15 @@ export const readRunConfig = (out: string): TrainConfig | undefined => {
     json = JSON.parse(text);
   } catch (error) {
     throw new UsageError({ detail: `${file}: not valid JSON (${jsonSyntaxError(error, text)})` });
+  }
+  // A run of a group-relative estimator with groups of one, which versions before the check allowed: its
+  // config is refused now, and a resume keeps its config, so it cannot go on; its weights can start a new run.
+  const { algo, groupSize, env } = (typeof json === "object" && json !== null ? json : {}) as Record<string, unknown>;
+  if (typeof algo === "string" && GROUP_RELATIVE.includes(algo) && groupSize === 1) {
+    const envFlag = typeof env === "string" ? ` --env ${/^[\w./:@-]+$/.test(env) ? env : JSON.stringify(env)}` : "";
+    throw new UsageError({
+      detail: `${file}: this run is ${algo} with groupSize 1, which an older version allowed and this one refuses (each episode is compared with the others of its task, so every advantage is 0); a resume keeps the run's config, so it cannot be resumed: start a new run from its weights with train --init ${out}${envFlag} --out NEW --group-size 2 (or --algo ppo, reinforce++ or remax)`,
+    });
   }
   let config: TrainConfig;
   try {

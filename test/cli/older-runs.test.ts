@@ -106,3 +106,29 @@ describe("a journal recorded before 2026-12-03 with an action of two tags of one
     );
   }, 60_000);
 });
+
+describe("a grpo run with --group-size 1 (allowed before the check)", () => {
+  it("train --resume says an older version allowed it and that it cannot be resumed; train --init RUN --out NEW works", async () => {
+    const run = join(tempDir("agent-r1-old-g1-"), "run");
+    expect(
+      await main(["train", "--env", "lookup", "--algo", "grpo", "--steps", "1", ...tiny, ...shape, "--out", run]),
+    ).toBe(0);
+    const file = join(run, "config.json");
+    writeFileSync(file, readFileSync(file, "utf8").replace('"groupSize": 2', '"groupSize": 1'));
+    const said = `${file}: this run is grpo with groupSize 1, which an older version allowed and this one refuses`;
+    for (const more of [[], ["--group-size", "2"], ["--algo", "ppo"]]) {
+      expect(await main(["train", "--out", run, "--resume", "--steps", "2", ...more])).toBe(2);
+      expect(output.stderr).toContain(said);
+      expect(output.stderr).toContain(
+        `cannot be resumed: start a new run from its weights with train --init ${run} --env lookup --out NEW --group-size 2`,
+      );
+      expect(output.stderr).not.toContain("give at least 2");
+      output.clear();
+    }
+    const next = join(run, "..", "new");
+    expect(
+      await main(["train", "--init", run, "--env", "lookup", "--steps", "1", ...tiny, "--out", next]),
+      output.stderr,
+    ).toBe(0);
+  }, 120_000);
+});

@@ -91,6 +91,8 @@ export type TrainConfig = typeof TrainConfig.Type;
 export declare const DEFAULT_TRAIN_CONFIG: TrainConfig;
 /** Decodes a config from outside; a wrong field is a UsageError naming it and what is accepted. */
 export declare const decodeTrainConfig: (value: unknown, where: string) => TrainConfig;
+/** Estimators whose baseline is the other episodes of the same task: a group of one has no signal. */
+export declare const GROUP_RELATIVE: readonly string[];
 /** A learned policy's token budget per action for an environment: its `maxActionTokens`, else the default. */
 export declare const actionBudgetOf: (env: Pick<EnvDefinition, "maxActionTokens">) => number;
 /** A fresh model's context when neither the user nor the environment says. */
