@@ -232,20 +232,23 @@ const checkResumeEnv = (runDir: string, meant: string, given: string) => {
 
 /**
  * The environment a checkpoint was trained on, when --env is not given: its run folder's config.json (the
- * checkpoint, its checkpoints/ folder, or the run folder itself) names it. Said on stderr; the run's
- * environment options (its training split, say) are left out, for eval's own flags to choose.
+ * checkpoint, its checkpoints/ folder, or the run folder itself) names it, with its options (the worlds it
+ * trained in, say), which eval's --split and --world-seed replace one by one. Said on stderr. --suite fixes
+ * its columns' options, so it takes the environment alone.
  */
-const trainedEnv = (found: ReturnType<typeof runConfigEnv>): string | undefined => {
+const trainedEnv = (found: ReturnType<typeof runConfigEnv>, suite: boolean): string | undefined => {
   if (!found) return undefined;
   const [env, query] = found.env.split("?");
   if (lostRelativeModule(env))
     throw notFoundFromHere(found.file, `the environment module ${env}`, "pass --env with the module's path");
+  const kept = query && !suite;
   process.stderr.write(
-    `eval: --env not given: ${env}, from ${found.file}` +
-      (query ? ` (without its training options ?${query}: give --env to choose them)` : "") +
+    `eval: --env not given: ${kept ? found.env : env}, from ${found.file}` +
+      (kept ? " (the run's options: --split and --world-seed replace theirs)" : "") +
+      (query && suite ? ` (without its training options ?${query}: --suite fixes each column's)` : "") +
       "\n",
   );
-  return env;
+  return kept ? found.env : env;
 };
 
 /**
@@ -1055,7 +1058,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       } catch (cause) {
         if (!envGiven) throw cause;
       }
-      if (!envGiven) opts.env = trainedEnv(run) ?? tokenizerEnv(opts.checkpoint) ?? d.env;
+      if (!envGiven) opts.env = trainedEnv(run, !!opts.suite) ?? tokenizerEnv(opts.checkpoint) ?? d.env;
       if (opts.suite) checkSuiteOptions(opts);
       const base = await loadEnv(opts.env);
       // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
@@ -1068,7 +1071,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         if (value === undefined) continue;
         if (!base.configure)
           throw new UsageError({ detail: `${flag}: environment ${base.id} takes no options (no splits, no worlds)` });
-        if (keys.some((k) => inEnv.has(k)))
+        // The run's own options (--env not given) are replaced by the flag; options typed in --env are not.
+        if (envGiven && keys.some((k) => inEnv.has(k)))
           throw new UsageError({ detail: `${flag} and --env ${opts.env} both choose the ${keys[0]}: give it once` });
       }
       const options = new URLSearchParams();

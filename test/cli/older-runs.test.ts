@@ -132,3 +132,21 @@ describe("a grpo run with --group-size 1 (allowed before the check)", () => {
     ).toBe(0);
   }, 120_000);
 });
+
+describe("eval --checkpoint RUN without --env", () => {
+  it("scores on the run's environment with its options (the worlds it trained in); --split and --world-seed replace theirs", async () => {
+    const run = join(tempDir("agent-r1-eval-options-"), "run");
+    const hopqa = ["--env", "hopqa?worlds=1-100", "--steps", "1", ...tiny, ...shape, "--out", run];
+    expect(await main(["train", ...hopqa]), output.stderr).toBe(0);
+    const last = () => JSON.parse(output.stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(await main(["eval", "--checkpoint", run, "--episodes", "1"])).toBe(0);
+    expect(output.stderr).toContain(`eval: --env not given: hopqa?worlds=1-100, from ${join(run, "config.json")}`);
+    expect(last()).toMatchObject({ env: "hopqa", split: "train", worlds: "1-100" });
+    output.clear();
+    expect(await main(["eval", "--checkpoint", run, "--episodes", "1", "--split", "test"])).toBe(0);
+    expect(last()).toMatchObject({ env: "hopqa", split: "test", worlds: "1-100" });
+    output.clear();
+    expect(await main(["eval", "--checkpoint", run, "--episodes", "1", "--world-seed", "1000001-1000200"])).toBe(0);
+    expect(last()).toMatchObject({ env: "hopqa", split: "train", worlds: "1000001-1000200" });
+  }, 120_000);
+});
