@@ -7,8 +7,18 @@
  * and so is one whose pid another process has now (where /proc tells the start times apart): a crash never
  * leaves a folder locked. Of several processes taking over one stale lock at once, one does (removeStale).
  */
-import { createHash } from "node:crypto";
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { UsageError } from "../kernel/errors.ts";
 
@@ -77,13 +87,15 @@ const reused = (owner: LockRecord): boolean => {
 };
 
 /**
- * How long an empty lock file counts as one being written: a writer creates the file and then writes its
- * record, and a process starting that instant must not read the empty file as damaged and take it over
- * (two writers then hold the folder). Past this, an empty lock is one whose writer died in between.
+ * How long an empty lock file counts as one being written. A lock is made whole (written to a temp file,
+ * then linked into place), so this version never leaves one empty; an older version created the file and
+ * then wrote its record, and a process starting that instant must not read the empty file as damaged and
+ * take it over (two writers then hold the folder). Past this, an empty lock is one whose writer died in
+ * between (or a crash lost its record), and is taken over.
  */
 export const EMPTY_LOCK_GRACE_MS = 5_000;
 
-/** An empty lock file made moments ago: its writer has not written its record yet. */
+/** An empty lock file made moments ago: its writer (an older version) has not written its record yet. */
 const beingWritten = (file: string): boolean => {
   try {
     const stat = statSync(file);
@@ -123,8 +135,55 @@ const parseLock = (text: string): LockRecord | undefined => {
 const holderLives = (owner: LockRecord | undefined): owner is LockRecord =>
   owner !== undefined && alive(owner.pid) && !reused(owner);
 
-/** Creates `file` holding this process's record; false when it exists already (O_EXCL: one creator wins). */
+/**
+ * The temp file a record is written to before it is linked into place:
+ * `.agent-r1.lock.tmp-<pid>-<random>` (or the claim's name with `.tmp-...`), in the same folder (a link
+ * does not cross file systems).
+ */
+const tempName = (file: string): string => `${file}${TEMP_MARK}${process.pid}-${randomBytes(6).toString("hex")}`;
+const TEMP_MARK = ".tmp-";
+
+/**
+ * Creates `file` holding this process's record, whole: the record is written to a temp file that is then
+ * linked to `file` (a link fails with EEXIST when the file exists: one creator wins), and the temp file is
+ * removed whatever happened. No process ever sees the file empty or half written (an O_EXCL create followed
+ * by a write did, which the empty-lock grace covered). False when `file` exists already.
+ */
 const createRecord = (file: string, command: string): boolean => {
+  const started = processStart(process.pid);
+  const text = JSON.stringify({
+    pid: process.pid,
+    command,
+    since: new Date().toISOString(),
+    ...(started ? { started } : {}),
+  });
+  const temp = tempName(file);
+  let made = false;
+  try {
+    const fd = openSync(temp, "wx");
+    made = true;
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    linkSync(temp, file);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (made && code === "EEXIST") return false;
+    // A file system without hard links: made with O_EXCL and then written, as before (the grace for an
+    // empty lock covers the moment in between).
+    if (made && (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "ENOSYS"))
+      return createInPlace(file, text);
+    throw error;
+  } finally {
+    if (made) rmSync(temp, { force: true });
+  }
+};
+
+/** `file` created with O_EXCL and then written: false when it exists. */
+const createInPlace = (file: string, text: string): boolean => {
   let fd: number;
   try {
     fd = openSync(file, "wx");
@@ -133,11 +192,7 @@ const createRecord = (file: string, command: string): boolean => {
     throw error;
   }
   try {
-    const started = processStart(process.pid);
-    writeSync(
-      fd,
-      JSON.stringify({ pid: process.pid, command, since: new Date().toISOString(), ...(started ? { started } : {}) }),
-    );
+    writeSync(fd, text);
   } finally {
     closeSync(fd);
   }
@@ -200,6 +255,8 @@ export const lockFolder = (folder: string, command: string): void => {
   for (let attempt = 0; attempt < 200; attempt++) {
     if (createRecord(file, command)) {
       held.add(path);
+      // What a process killed while it took this lock left (its claim, its temp file) goes now.
+      removeDeadLockSideFiles(path);
       if (!exitHookInstalled) {
         exitHookInstalled = true;
         process.on("exit", () => {
@@ -226,8 +283,46 @@ export const lockFolder = (folder: string, command: string): void => {
   });
 };
 
-/** Whether a folder holds nothing but (maybe) its lock: a run that failed before writing anything. */
-export const holdsNothingButLock = (folder: string): boolean => readdirSync(folder).every((name) => name === LOCK_FILE);
+/**
+ * Whether `name` (in a folder) is a file the locking leaves for moments (a takeover's claim, a record's temp
+ * file) that its process left behind when it died there (killed between two system calls): nothing of the
+ * folder's, removable. One of a live process is not (it is in use this moment).
+ */
+const deadLockSideFile = (folder: string, name: string): boolean => {
+  if (!name.startsWith(`${LOCK_FILE}.`)) return false;
+  const temp = name.lastIndexOf(TEMP_MARK);
+  if (temp >= 0) {
+    // Its process is named in it: .tmp-<pid>-<random>.
+    const pid = Number(name.slice(temp + TEMP_MARK.length).split("-")[0]);
+    return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !alive(pid);
+  }
+  if (!name.startsWith(`${LOCK_FILE}.takeover-`)) return false;
+  const file = join(folder, name);
+  const text = readText(file);
+  if (text === undefined) return true; // gone this moment
+  if (text === "" && beingWritten(file)) return false; // an older version's claim, being written
+  const owner = parseLock(text);
+  return !(owner && (owner.pid === process.pid || holderLives(owner)));
+};
+
+/** Removes the claims and temp files that dead processes left in the folder (see deadLockSideFile). */
+const removeDeadLockSideFiles = (folder: string): void => {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) if (deadLockSideFile(folder, name)) rmSync(join(folder, name), { force: true });
+};
+
+/**
+ * Whether a folder holds nothing but (maybe) its lock: a run that failed before writing anything. A takeover
+ * claim or temp file of the lock that a dead process left (killed while it took the lock) is not the run's:
+ * it does not count.
+ */
+export const holdsNothingButLock = (folder: string): boolean =>
+  readdirSync(folder).every((name) => name === LOCK_FILE || deadLockSideFile(folder, name));
 
 /** Releases a lock this process holds (nothing when it holds none there). */
 export const unlockFolder = (folder: string): void => {

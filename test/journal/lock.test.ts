@@ -1,10 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   EMPTY_LOCK_GRACE_MS,
+  holdsNothingButLock,
   LOCK_FILE,
   lockFolder,
   processDead,
@@ -160,5 +162,97 @@ describe("a takeover's claim", () => {
       sleeper.kill("SIGKILL");
       await new Promise((resolve) => sleeper.on("exit", resolve));
     }
+  });
+});
+
+describe("a lock is made whole", () => {
+  // A lock used to be created empty (O_EXCL) and then written: another process that read it in between saw
+  // an empty file, and was refused as "being taken" (or, past EMPTY_LOCK_GRACE_MS, took it over). It is now
+  // written to a temp file and linked into place.
+  it("is never seen empty or half written by a process reading it while another takes and releases it", async () => {
+    const base = tempDir("agent-r1-lock-whole-");
+    const folder = join(base, "f");
+    mkdirSync(folder);
+    const script = join(base, "child.mts");
+    const lockModule = pathToFileURL(join(process.cwd(), "src/journal/lock.ts")).href;
+    writeFileSync(
+      script,
+      `import { writeFileSync } from "node:fs";
+import { lockFolder, unlockFolder } from ${JSON.stringify(lockModule)};
+const [folder, done] = process.argv.slice(2);
+for (let i = 0; i < 3000; i++) {
+  lockFolder(folder, "child");
+  unlockFolder(folder);
+}
+writeFileSync(done, "");
+`,
+    );
+    const done = join(base, "done");
+    const child = spawn(process.execPath, ["--import", "tsx", script, folder, done], { stdio: "inherit" });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    const file = join(folder, LOCK_FILE);
+    let seen = 0;
+    let torn = 0;
+    let example = "";
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(done) && Date.now() < deadline) {
+      let text: string;
+      try {
+        text = readFileSync(file, "utf8");
+      } catch {
+        continue; // released this moment
+      }
+      seen += 1;
+      try {
+        JSON.parse(text);
+      } catch {
+        torn += 1;
+        example = JSON.stringify(text);
+      }
+    }
+    await exited;
+    expect(existsSync(done)).toBe(true);
+    expect(seen).toBeGreaterThan(0);
+    expect(torn, `${torn} of ${seen} reads were not a whole record (one: ${example})`).toBe(0);
+    // Nothing of the locking is left behind.
+    expect(readdirSync(folder)).toEqual([]);
+  }, 90_000);
+
+  it("leaves no temp file when the folder is taken", async () => {
+    const dir = tempDir("agent-r1-lock-whole-");
+    const sleeper = spawn("sleep", ["30"]);
+    try {
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: sleeper.pid, command: "record", since: "then" }));
+      expect(() => lockFolder(dir, "record")).toThrow(/is being written by another agent-r1 process/);
+      expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+    } finally {
+      sleeper.kill("SIGKILL");
+      await new Promise((resolve) => sleeper.on("exit", resolve));
+    }
+  });
+
+  it("a claim or temp file a dead process left is not the folder's, and goes when the lock is taken", async () => {
+    const dir = tempDir("agent-r1-lock-whole-");
+    const dead = 2 ** 30 + 7;
+    const claim = `${LOCK_FILE}.takeover-0123456789abcdef`;
+    const temp = `${LOCK_FILE}.tmp-${dead}-a1b2c3`;
+    writeFileSync(join(dir, claim), JSON.stringify({ pid: dead, command: "takeover", since: "then" }));
+    writeFileSync(join(dir, temp), JSON.stringify({ pid: dead, command: "record", since: "then" }));
+    // A run killed while it took its lock leaves the folder as empty as one killed after.
+    expect(holdsNothingButLock(dir)).toBe(true);
+    // One of a live process is in use: the folder is not empty.
+    const sleeper = spawn("sleep", ["30"]);
+    const live = `${LOCK_FILE}.tmp-${sleeper.pid}-d4e5f6`;
+    try {
+      writeFileSync(join(dir, live), "");
+      expect(holdsNothingButLock(dir)).toBe(false);
+      lockFolder(dir, "record");
+      expect(readdirSync(dir).sort()).toEqual([LOCK_FILE, live].sort());
+      unlockFolder(dir);
+    } finally {
+      sleeper.kill("SIGKILL");
+      await new Promise((resolve) => sleeper.on("exit", resolve));
+    }
+    expect(holdsNothingButLock(dir)).toBe(true);
   });
 });

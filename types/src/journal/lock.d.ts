@@ -12,9 +12,11 @@ export declare const processStart: (pid: number) => string | undefined;
  */
 export declare const processDead: (pid: number) => boolean;
 /**
- * How long an empty lock file counts as one being written: a writer creates the file and then writes its
- * record, and a process starting that instant must not read the empty file as damaged and take it over
- * (two writers then hold the folder). Past this, an empty lock is one whose writer died in between.
+ * How long an empty lock file counts as one being written. A lock is made whole (written to a temp file,
+ * then linked into place), so this version never leaves one empty; an older version created the file and
+ * then wrote its record, and a process starting that instant must not read the empty file as damaged and
+ * take it over (two writers then hold the folder). Past this, an empty lock is one whose writer died in
+ * between (or a crash lost its record), and is taken over.
  */
 export declare const EMPTY_LOCK_GRACE_MS = 5000;
 /**
@@ -22,7 +24,11 @@ export declare const EMPTY_LOCK_GRACE_MS = 5000;
  * process holds it, or when this process already does (two runs of one program into one folder).
  */
 export declare const lockFolder: (folder: string, command: string) => void;
-/** Whether a folder holds nothing but (maybe) its lock: a run that failed before writing anything. */
+/**
+ * Whether a folder holds nothing but (maybe) its lock: a run that failed before writing anything. A takeover
+ * claim or temp file of the lock that a dead process left (killed while it took the lock) is not the run's:
+ * it does not count.
+ */
 export declare const holdsNothingButLock: (folder: string) => boolean;
 /** Releases a lock this process holds (nothing when it holds none there). */
 export declare const unlockFolder: (folder: string) => void;
