@@ -204,6 +204,12 @@ interface Resumed {
 }
 
 /**
+ * One turn of the event loop, through its poll phase (where a signal that came is read and its listeners
+ * called): a setImmediate set in the check phase runs in the next turn, after that turn's poll.
+ */
+const signalsHandled = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(() => resolve())));
+
+/**
  * `record --resume`: the journals of this recording's episodes that ended are kept, if they are this
  * recording's (same environment, policy, seed and task) and the environment's code still replays them;
  * those a stop cut short (no episode.ended, a torn last line, an empty file) are removed, to be recorded
@@ -228,6 +234,10 @@ const resumeRecording = async (
   const tools = new ToolTally();
   const outcomes = new OutcomeTally();
   for (const { id, index } of taken) {
+    // The journals are read synchronously: a stop signal that comes meanwhile is handled only when the event
+    // loop turns. Without a turn here it waited for the episodes, and with none left to record it was dropped
+    // (record exited 0). Each turn lets the stop handler end record now, the journals as they were.
+    await signalsHandled();
     const file = journal.fileOf(id);
     const read: EpisodeEvent[] = [];
     try {
@@ -295,6 +305,8 @@ const resumeRecording = async (
       successes += ended.metrics.success;
     }
   }
+  // A signal during the last journal's check: handled before anything is removed.
+  await signalsHandled();
   for (const file of cut) rmSync(file);
   return { kept, removed: cut.length, returns, events, aborted, firstAbort, successes, withSuccess, tools, outcomes };
 };
@@ -326,7 +338,7 @@ export const record = async (options: RecordOptions): Promise<RecordSummary> => 
   const onStop: OnStop = {
     handler: (signal) => {
       process.stderr.write(
-        `\n${interruptedBy(signal)}: record stopped before its episodes started (while it ${options.resume ? "checked the journals to go on with" : "looked at --out"}), so nothing was recorded; run the command again\n`,
+        `\n${interruptedBy(signal)}: record stopped before its episodes started (while it ${options.resume ? "checked the journals to go on with" : "looked at --out"}), so nothing was recorded${options.resume ? " (the journals are kept as they were)" : ""}; run the command again\n`,
       );
       process.exit(exitCodeOf(signal));
     },

@@ -2,8 +2,10 @@
  * record takes its --out's lock before its episodes start, and a --resume then checks every journal it goes
  * on with (seconds, for a large folder). Its stop-signal handler used to be installed only when the episodes
  * started: SIGTERM or Ctrl-C in between ended it without the exit that releases the lock, which the next
- * record had to take over. The handler is now installed before the lock is taken. (The check reads the
- * journals synchronously, so a signal during it is handled when the episodes have started, with what they say.)
+ * record had to take over. The handler is now installed before the lock is taken. The check reads the
+ * journals synchronously, so a signal during it was handled only once the episodes had started, and with
+ * none left to record (a --resume of a recording that had ended) it was dropped: record exited 0. The check
+ * now lets the event loop turn at each journal, so the signal ends record during it.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
@@ -14,11 +16,14 @@ import { tempDir } from "../support/index.ts";
 
 describe("record --resume, stopped while it checks the journals to go on with", () => {
   it.each([
-    ["SIGTERM", 143, "interrupted by SIGTERM"],
-    ["SIGINT", 130, "interrupted"],
+    ["SIGTERM", 143, "interrupted by SIGTERM", 80],
+    ["SIGINT", 130, "interrupted", 80],
+    // Nothing left to record: the signal was dropped, and record exited 0.
+    ["SIGTERM", 143, "interrupted by SIGTERM", 60],
+    ["SIGINT", 130, "interrupted", 60],
   ] as const)(
-    "%s: exits %i saying what is journaled, and removes its lock",
-    async (signal, code, said) => {
+    "%s: exits %i (%s), keeps the journals and removes its lock (--resume --episodes %i, 60 journaled)",
+    async (signal, code, said, episodes) => {
       const folder = tempDir("agent-r1-record-slow-check-");
       // lookup, whose task(seed) takes 40 ms when AGENT_R1_TEST_SLOW_TASK is set (an environment that builds a
       // large task): --resume calls it for each of the 60 journals it checks, with the lock held. (One long
@@ -44,9 +49,9 @@ export default {
       expect(first.status, first.stderr).toBe(0);
       const journals = readdirSync(out).sort();
       expect(journals).toHaveLength(60);
-      // 20 more to record: the check reads the journals synchronously, so a signal that comes during it is
-      // handled once the episodes have started (before, it ended the process at once, leaving the lock).
-      const resume = [...args.slice(0, -4), "--episodes", "80", "--out", out, "--resume"];
+      // 20 more to record, or none: a signal that comes during the check ends record (before, it ended the
+      // process at once, leaving the lock; then it waited for the episodes, and was dropped when none were left).
+      const resume = [...args.slice(0, -4), "--episodes", String(episodes), "--out", out, "--resume"];
       const child = spawn(process.execPath, resume, {
         stdio: ["ignore", "pipe", "pipe"],
         env: { ...process.env, AGENT_R1_TEST_SLOW_TASK: "1" },
@@ -60,9 +65,11 @@ export default {
       child.kill(signal);
       expect(await exited, stderr).toBe(code);
       expect(stderr).toMatch(
-        new RegExp(
-          `${said}: (record stopped before its episodes started \\(while it checked the journals to go on with\\), so nothing was recorded|\\d+ of 80 episodes ended and are journaled in)`,
-        ),
+        episodes === 60
+          ? `${said}: record stopped before its episodes started (while it checked the journals to go on with), so nothing was recorded (the journals are kept as they were)`
+          : new RegExp(
+              `${said}: (record stopped before its episodes started \\(while it checked the journals to go on with\\), so nothing was recorded|\\d+ of 80 episodes ended and are journaled in)`,
+            ),
       );
       // The lock is gone with it (it was left behind), and the journals checked are kept.
       const left = readdirSync(out);
