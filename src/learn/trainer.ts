@@ -369,7 +369,8 @@ const refuseOtherEnvVersion = (out: string, env: EnvDefinition) => {
   const recorded = recordedEnvOfRun(out);
   if (!recorded || recorded.id !== env.id || recorded.version === env.version) return;
   throw new UsageError({
-    detail: `--resume: ${recorded.file} was recorded with environment ${env.id} v${recorded.version}, and this build has ${env.id} v${env.version}: going on would mix episodes of two versions in one run folder (its older ones no longer replay), so ${out} cannot be resumed here; start a new run from its weights with train --init ${out} --out NEW (or resume with the version that recorded it)`,
+    // "resume", as train's other refusals of a resume say it: train --resume and train({ resume: true }) both come here.
+    detail: `resume: ${recorded.file} was recorded with environment ${env.id} v${recorded.version}, and this build has ${env.id} v${env.version}: going on would mix episodes of two versions in one run folder (its older ones no longer replay), so ${out} cannot be resumed here; start a new run from its weights with train --init ${out} --out NEW (from code: train({ ..., config: { ...config, init: ${JSON.stringify(out)} }, out: NEW })) (or resume with the version that recorded it)`,
   });
 };
 

@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { hashEvent } from "../../src/index.ts";
+import { loadEnv, readRunConfig, train } from "../../src/learn/index.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
 
 const output = captureOutput();
@@ -60,6 +61,13 @@ describe("a run recorded on an older version of its environment", () => {
       `${join(run, "episodes", "u00000")}/ep-0-u0-0.jsonl was recorded with environment lookup v0, and this build has lookup v1: going on would mix episodes of two versions in one run folder`,
     );
     expect(output.stderr).toContain(`start a new run from its weights with train --init ${run} --out NEW`);
+    // From code, the same refusal, worded for both (it said "--resume", which code does not pass).
+    const config = readRunConfig(run)!;
+    await expect(
+      train({ env: await loadEnv("lookup"), config: { ...config, steps: 2 }, out: run, resume: true, log: () => {} }),
+    ).rejects.toThrow(
+      /^resume: .* going on would mix episodes of two versions in one run folder .*\(from code: train\(\{ \.\.\., config: \{ \.\.\.config, init: /,
+    );
     expect(readdirSync(join(run, "checkpoints")).filter((d) => d.startsWith("v"))).toEqual(["v00001"]);
     // What it says works.
     const next = join(run, "..", "new");
