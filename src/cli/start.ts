@@ -21,7 +21,7 @@ import {
   type WarmStartRecipe,
 } from "../../actors/hopqa/warm-start.ts";
 import { LOOKUP_WARM_START } from "../../actors/lookup/env.ts";
-import { LOCK_FILE } from "../journal/lock.ts";
+import { isLockFile, LOCK_FILE } from "../journal/lock.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
@@ -91,7 +91,7 @@ export const replaceRunFolder = (out: string, env: string) => {
   if (existsSync(out)) {
     if (!statSync(out).isDirectory()) throw new UsageError({ detail: `--out ${out} is a file, not a folder` });
     const names = readdirSync(out);
-    const foreign = names.filter((name) => !START_OUTPUTS.has(name));
+    const foreign = names.filter((name) => !START_OUTPUTS.has(name) && !isLockFile(name));
     if (foreign.length > 0)
       throw new UsageError({
         detail:

@@ -24,6 +24,14 @@ import { UsageError } from "../kernel/errors.ts";
 
 export const LOCK_FILE = ".agent-r1.lock";
 
+/**
+ * Whether a folder entry is the lock or one of the files taking it leaves for moments (a takeover's claim
+ * `.agent-r1.lock.takeover-*`, a record's temp file `.agent-r1.lock.tmp-*`): the locking's, not the folder's
+ * contents. A check of what a folder holds ignores them (a second writer's refused attempt put its temp file
+ * there for an instant, and one killed meanwhile left it).
+ */
+export const isLockFile = (name: string): boolean => name === LOCK_FILE || name.startsWith(`${LOCK_FILE}.`);
+
 interface LockRecord {
   readonly pid: number;
   readonly command: string;

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
-import { holdsNothingButLock, LOCK_FILE, lockFolder, unlockFolder } from "../journal/lock.ts";
+import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsText } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
@@ -265,7 +265,7 @@ const checkConfigEnv = async (config: TrainConfig, env: EnvDefinition) => {
 
 /** What `train` writes in its out folder: a folder holding anything else is not a run to resume. */
 const RUN_ENTRY = /^(config\.json|origin\.json|metrics\.jsonl|eval\.json|checkpoints|episodes|warm-start)(\.tmp)?$/;
-const isRunEntry = (name: string) => name === LOCK_FILE || RUN_ENTRY.test(name);
+const isRunEntry = (name: string) => isLockFile(name) || RUN_ENTRY.test(name);
 
 /**
  * A resume of a folder with no config.json: fine when empty (a run killed at its start), not when it does

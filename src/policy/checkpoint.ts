@@ -23,7 +23,7 @@ import { endianness } from "node:os";
 import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { Data, Result, Schema } from "effect";
-import { LOCK_FILE } from "../journal/lock.ts";
+import { isLockFile, LOCK_FILE } from "../journal/lock.ts";
 import { canonicalJson, readJsonText } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
@@ -238,13 +238,13 @@ let saves = 0;
 export const checkpointTarget = (folder: string): "new" | "checkpoint" => {
   if (!existsSync(folder)) return "new";
   const names = statSync(folder).isDirectory() ? readdirSync(folder) : undefined;
-  const foreign = names?.find((name) => !KNOWN_FILES.has(name) && name !== LOCK_FILE);
+  const foreign = names?.find((name) => !KNOWN_FILES.has(name) && !isLockFile(name));
   if (!names || foreign !== undefined)
     throw new UsageError({
       detail: `${folder} exists and is not a checkpoint folder (${names ? `it holds ${foreign}` : "a file"}); choose another folder`,
     });
-  // The lock of the sft or average writing there (src/journal/lock.ts) is no checkpoint.
-  return names.some((name) => name !== LOCK_FILE) ? "checkpoint" : "new";
+  // The lock of the sft or average writing there (src/journal/lock.ts), and its claims and temp files, are no checkpoint.
+  return names.some((name) => !isLockFile(name)) ? "checkpoint" : "new";
 };
 
 /**

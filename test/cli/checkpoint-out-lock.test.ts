@@ -92,6 +92,16 @@ describe("sft and average lock their --out", () => {
     }
     expect(readdirSync(out)).not.toContain(LOCK_FILE);
     expect(checkpointTarget(out)).toBe("checkpoint");
+    // A second writer's refused attempt puts its temp file beside the lock for an instant (and a takeover
+    // its claim): read as a foreign file, it made the first's save refuse its own --out.
+    for (const side of [`${LOCK_FILE}.tmp-123-abcdef`, `${LOCK_FILE}.takeover-0123456789abcdef`]) {
+      writeFileSync(join(out, side), "");
+      expect(checkpointTarget(out)).toBe("checkpoint");
+      const empty = join(dir, `empty-${side}`);
+      mkdirSync(empty);
+      writeFileSync(join(empty, side), "");
+      expect(checkpointTarget(empty)).toBe("new");
+    }
   }, 60_000);
 });
 

@@ -1,5 +1,12 @@
 export declare const LOCK_FILE = ".agent-r1.lock";
 /**
+ * Whether a folder entry is the lock or one of the files taking it leaves for moments (a takeover's claim
+ * `.agent-r1.lock.takeover-*`, a record's temp file `.agent-r1.lock.tmp-*`): the locking's, not the folder's
+ * contents. A check of what a folder holds ignores them (a second writer's refused attempt put its temp file
+ * there for an instant, and one killed meanwhile left it).
+ */
+export declare const isLockFile: (name: string) => boolean;
+/**
  * When process `pid` started (clock ticks since boot, from /proc/PID/stat), or undefined where /proc does not
  * say. A pid is reused after its process ends (a container restarted, a busy machine): the same pid with
  * another start time is another process.
