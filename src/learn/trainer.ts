@@ -200,9 +200,8 @@ export const readRunConfig = (out: string): TrainConfig | undefined => {
   // config is refused now, and a resume keeps its config, so it cannot go on; its weights can start a new run.
   const { algo, groupSize, env } = (typeof json === "object" && json !== null ? json : {}) as Record<string, unknown>;
   if (typeof algo === "string" && GROUP_RELATIVE.includes(algo) && groupSize === 1) {
-    const envFlag = typeof env === "string" ? ` --env ${/^[\w./:@-]+$/.test(env) ? env : JSON.stringify(env)}` : "";
     throw new UsageError({
-      detail: `${file}: this run is ${algo} with groupSize 1, which an older version allowed and this one refuses (each episode is compared with the others of its task, so every advantage is 0); a resume keeps the run's config, so it cannot be resumed: start a new run from its weights with train --init ${out}${envFlag} --out NEW --group-size 2 (or --algo ppo, reinforce++ or remax)`,
+      detail: `${file}: this run is ${algo} with groupSize 1, which an older version allowed and this one refuses (each episode is compared with the others of its task, so every advantage is 0); a resume keeps the run's config, so it cannot be resumed: start a new run from its weights with train --init ${out}${envFlag(env)} --algo ${algo} --group-size 2 --out NEW (or --algo ppo, reinforce++ or remax)`,
     });
   }
   let config: TrainConfig;
@@ -365,12 +364,16 @@ export const recordedEnvOfRun = (
  * resumed: its new episodes would be of the other version, one run folder mixing the two (and its own older
  * episodes no longer replay). Its weights can start a new run.
  */
-const refuseOtherEnvVersion = (out: string, env: EnvDefinition) => {
+/** ` --env ENV` for a message's command line (quoted when the shell would split it); "" when there is none. */
+const envFlag = (env: unknown): string =>
+  typeof env === "string" ? ` --env ${/^[\w./:@-]+$/.test(env) ? env : JSON.stringify(env)}` : "";
+
+const refuseOtherEnvVersion = (out: string, env: EnvDefinition, config: TrainConfig) => {
   const recorded = recordedEnvOfRun(out);
   if (!recorded || recorded.id !== env.id || recorded.version === env.version) return;
   throw new UsageError({
     // "resume", as train's other refusals of a resume say it: train --resume and train({ resume: true }) both come here.
-    detail: `resume: ${recorded.file} was recorded with environment ${env.id} v${recorded.version}, and this build has ${env.id} v${env.version}: going on would mix episodes of two versions in one run folder (its older ones no longer replay), so ${out} cannot be resumed here; start a new run from its weights with train --init ${out} --out NEW (from code: train({ ..., config: { ...config, init: ${JSON.stringify(out)} }, out: NEW })) (or resume with the version that recorded it)`,
+    detail: `resume: ${recorded.file} was recorded with environment ${env.id} v${recorded.version}, and this build has ${env.id} v${env.version}: going on would mix episodes of two versions in one run folder (its older ones no longer replay), so ${out} cannot be resumed here; start a new run from its weights with train --init ${out}${envFlag(config.env)} --algo ${config.algo} --out NEW (from code: train({ ..., config: { ...config, init: ${JSON.stringify(out)} }, out: NEW })) (or resume with the version that recorded it)`,
   });
 };
 
@@ -638,7 +641,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   await checkConfigEnv(config, env);
   if (options.resume) {
     config = resumedConfig(out, config);
-    refuseOtherEnvVersion(out, env);
+    refuseOtherEnvVersion(out, env, config);
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);

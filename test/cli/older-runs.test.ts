@@ -15,6 +15,14 @@ const output = captureOutput();
 
 const tiny = ["--no-warm-start", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0"];
 const shape = ["--layers", "1", "--heads", "2", "--width", "16"];
+/** The command line a refusal suggests ("... with train --init RUN --env E ... --out NEW"), without --out NEW. */
+const suggested = (stderr: string): string[] => {
+  const command = /with (train --init \S+(?: --[\w-]+ \S+)*) --out NEW/.exec(stderr)?.[1];
+  expect(command, stderr).toBeDefined();
+  return (command as string).split(" ");
+};
+/** A short run's flags that no suggestion names. */
+const small = ["--steps", "1", "--no-warm-start", "--tasks", "2", "--eval-episodes", "0"];
 const cli = (cwd: string, ...args: string[]) =>
   spawnSync(process.execPath, [resolve("bin/agent-r1.js"), ...args], { cwd, encoding: "utf8", timeout: 120_000 });
 
@@ -60,7 +68,9 @@ describe("a run recorded on an older version of its environment", () => {
     expect(output.stderr).toContain(
       `${join(run, "episodes", "u00000")}/ep-0-u0-0.jsonl was recorded with environment lookup v0, and this build has lookup v1: going on would mix episodes of two versions in one run folder`,
     );
-    expect(output.stderr).toContain(`start a new run from its weights with train --init ${run} --out NEW`);
+    expect(output.stderr).toContain(
+      `start a new run from its weights with train --init ${run} --env lookup --algo grpo --out NEW`,
+    );
     // From code, the same refusal, worded for both (it said "--resume", which code does not pass).
     const config = readRunConfig(run)!;
     await expect(
@@ -69,9 +79,9 @@ describe("a run recorded on an older version of its environment", () => {
       /^resume: .* going on would mix episodes of two versions in one run folder .*\(from code: train\(\{ \.\.\., config: \{ \.\.\.config, init: /,
     );
     expect(readdirSync(join(run, "checkpoints")).filter((d) => d.startsWith("v"))).toEqual(["v00001"]);
-    // What it says works.
+    // What it says works, as it says it.
     const next = join(run, "..", "new");
-    expect(await main(["train", "--init", run, "--steps", "1", ...tiny, "--out", next]), output.stderr).toBe(0);
+    expect(await main([...suggested(output.stderr), ...small, "--out", next]), output.stderr).toBe(0);
   }, 120_000);
 
   it("eval --checkpoint scores it on this build's version, with a note naming both", async () => {
@@ -125,19 +135,16 @@ describe("a grpo run with --group-size 1 (allowed before the check)", () => {
     writeFileSync(file, readFileSync(file, "utf8").replace('"groupSize": 2', '"groupSize": 1'));
     const said = `${file}: this run is grpo with groupSize 1, which an older version allowed and this one refuses`;
     for (const more of [[], ["--group-size", "2"], ["--algo", "ppo"]]) {
+      output.clear();
       expect(await main(["train", "--out", run, "--resume", "--steps", "2", ...more])).toBe(2);
       expect(output.stderr).toContain(said);
       expect(output.stderr).toContain(
-        `cannot be resumed: start a new run from its weights with train --init ${run} --env lookup --out NEW --group-size 2`,
+        `cannot be resumed: start a new run from its weights with train --init ${run} --env lookup --algo grpo --group-size 2 --out NEW`,
       );
       expect(output.stderr).not.toContain("give at least 2");
-      output.clear();
     }
     const next = join(run, "..", "new");
-    expect(
-      await main(["train", "--init", run, "--env", "lookup", "--steps", "1", ...tiny, "--out", next]),
-      output.stderr,
-    ).toBe(0);
+    expect(await main([...suggested(output.stderr), ...small, "--out", next]), output.stderr).toBe(0);
   }, 120_000);
 });
 

@@ -53,7 +53,7 @@ describe("tallyOutcomes", () => {
     const { endReasons, rewardCounts } = tallyOutcomes(records);
     expect(describeCounts(endReasons)).toBe("answered 3, 404 1");
     expect(describeCounts(rewardCounts)).toBe("exact match 3, 2 2");
-    // The JSON is the object README documents: its keys in whatever order an object keeps them.
+    // The JSON keeps the object README documents (counts by reason; its key order is not asserted).
     expect(endReasons).toEqual({ answered: 3, "404": 1 });
   });
 });
