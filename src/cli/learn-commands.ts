@@ -977,9 +977,15 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         throw new UsageError({
           detail: `--out ${opts.out} is one of the checkpoints to average; write the average to another folder`,
         });
-      // Checked before any work, as sft does: a folder of something else is refused, an earlier checkpoint named.
-      const release = holdCheckpointOut("average", opts.out, !!opts.replace);
+      // Before the lock is taken, as sft's: a signal without a handler ended average without the exit that
+      // releases the lock (the next one into --out had to take it over) and removes the folder it made.
+      const quiet = exitOnInterrupt(
+        `average stopped; ${opts.out} holds what it held before or the whole average, never part of one (a checkpoint is saved whole or not at all); run the command again`,
+      );
+      let release = () => {};
       try {
+        // Checked before any work, as sft does: a folder of something else is refused, an earlier checkpoint named.
+        release = holdCheckpointOut("average", opts.out, !!opts.replace);
         if (checkpointTarget(opts.out) === "checkpoint")
           process.stderr.write(`average: ${opts.out} holds a checkpoint; the average replaces it\n`);
         if (folders.length === 1)
@@ -1015,6 +1021,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             : `averaged ${folders.length} checkpoint${folders.length > 1 ? "s" : ""} (policy versions ${averaged.versions.join(", ")}) -> ${opts.out}`,
         );
       } finally {
+        quiet();
         release();
       }
       setExit(0);

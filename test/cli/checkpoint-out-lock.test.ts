@@ -3,8 +3,8 @@
  * them into one --out both passed the check made at their start, and the later one silently replaced the
  * other's checkpoint.
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
@@ -131,6 +131,44 @@ describe("sft, stopped while its environment loads", () => {
     expect(await exited, stderr).toBe(143);
     expect(stderr).toContain(`interrupted by SIGTERM: sft stopped before its clone was saved`);
     // The folder it made for the clone is gone with its lock (it was killed with both left behind).
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+});
+
+describe("average, stopped while it reads its checkpoints", () => {
+  it("says what --out holds, and removes its lock and the folder it made", async () => {
+    const folder = tempDir("agent-r1-average-stop-");
+    const demos = join(folder, "demos");
+    expect(await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "4", "--out", demos])).toBe(0);
+    const source = join(folder, "source");
+    const cloned = ["sft", "--env", "lookup", "--data", demos, "--epochs", "1", ...shape, "--out", source];
+    expect(await main(cloned)).toBe(0);
+    // A second checkpoint whose weights file is a named pipe no one writes: reading it waits, so average is
+    // held mid-way with its --out locked (as a slow disk or a network folder would hold it).
+    const held = join(folder, "held");
+    cpSync(source, held, { recursive: true });
+    rmSync(join(held, "weights.bin"));
+    execFileSync("mkfifo", [join(held, "weights.bin")]);
+    const out = join(folder, "avg");
+    const child = spawn(process.execPath, ["bin/agent-r1.js", "average", source, held, "--out", out], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    while (!existsSync(join(out, LOCK_FILE))) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500)); // into the reading
+    child.kill("SIGTERM");
+    const said = `interrupted by SIGTERM: average stopped; ${out} holds what it held before`;
+    for (let wait = 0; wait < 200 && !stderr.includes(said); wait++) await new Promise((r) => setTimeout(r, 50));
+    expect(stderr).toContain(said);
+    // The read still waits in a worker thread, which the exit waits for: the pipe gets its writer (the disk
+    // answers), and the process ends.
+    writeFileSync(join(held, "weights.bin"), "x");
+    expect(await exited, stderr).toBe(143);
+    // Killed by the signal itself, it left the folder and its lock behind.
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 });
