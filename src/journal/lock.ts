@@ -166,32 +166,27 @@ const createRecord = (file: string, command: string): boolean => {
     ...(started ? { started } : {}),
   });
   const temp = tempName(file);
-  let made = false;
   try {
-    const fd = openSync(temp, "wx");
-    made = true;
+    writeNew(temp, text); // its name is this process's and random: never there already
     try {
-      writeSync(fd, text);
-    } finally {
-      closeSync(fd);
+      linkSync(temp, file);
+      return true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") return false;
+      // A file system without hard links: made with O_EXCL and then written (the grace for an empty lock
+      // covers the moment in between).
+      if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "ENOSYS")
+        return writeNew(file, text);
+      throw error;
     }
-    linkSync(temp, file);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (made && code === "EEXIST") return false;
-    // A file system without hard links: made with O_EXCL and then written, as before (the grace for an
-    // empty lock covers the moment in between).
-    if (made && (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "ENOSYS"))
-      return createInPlace(file, text);
-    throw error;
   } finally {
-    if (made) rmSync(temp, { force: true });
+    rmSync(temp, { force: true });
   }
 };
 
 /** `file` created with O_EXCL and then written: false when it exists. */
-const createInPlace = (file: string, text: string): boolean => {
+const writeNew = (file: string, text: string): boolean => {
   let fd: number;
   try {
     fd = openSync(file, "wx");

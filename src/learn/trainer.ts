@@ -359,15 +359,15 @@ export const recordedEnvOfRun = (
   }
 };
 
+/** ` --env ENV` for a message's command line (quoted when the shell would split it); "" when there is none. */
+const envFlag = (env: unknown): string =>
+  typeof env === "string" ? ` --env ${/^[\w./:@-]+$/.test(env) ? env : JSON.stringify(env)}` : "";
+
 /**
  * A run recorded on another version of its environment (hopqa v2's journals, this build's v3) is not
  * resumed: its new episodes would be of the other version, one run folder mixing the two (and its own older
  * episodes no longer replay). Its weights can start a new run.
  */
-/** ` --env ENV` for a message's command line (quoted when the shell would split it); "" when there is none. */
-const envFlag = (env: unknown): string =>
-  typeof env === "string" ? ` --env ${/^[\w./:@-]+$/.test(env) ? env : JSON.stringify(env)}` : "";
-
 const refuseOtherEnvVersion = (out: string, env: EnvDefinition, config: TrainConfig) => {
   const recorded = recordedEnvOfRun(out);
   if (!recorded || recorded.id !== env.id || recorded.version === env.version) return;

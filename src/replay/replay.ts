@@ -141,17 +141,10 @@ export const replayEpisode = (
   };
   /** The machine derived something else from the same inputs. */
   const diverge = (seq: number, expected: string, actual: string): never => {
-    throw new NonDeterminismError({
-      episode,
-      seq,
-      file: options.file,
-      expected,
-      actual,
-      hint: ((usual) => {
-        const parse = lastAction ? reparsed(lastAction.text, lastAction.seq, env.tools) : "";
-        return parse ? `${parse}; if it was recorded later, ${usual}` : usual;
-      })(env.configure ? IMPURE + CONFIGURED : IMPURE),
-    });
+    const usual = env.configure ? IMPURE + CONFIGURED : IMPURE;
+    const parse = lastAction ? reparsed(lastAction.text, lastAction.seq, env.tools) : "";
+    const hint = parse ? `${parse}; if it was recorded later, ${usual}` : usual;
+    throw new NonDeterminismError({ episode, seq, file: options.file, expected, actual, hint });
   };
   /** The last action fed to the machine, whose parse may have changed since it was recorded. */
   let lastAction: { readonly text: string; readonly seq: number } | undefined;
