@@ -349,6 +349,7 @@ export const buildProgram = (setExit: (code: number) => void): Command => {
   for (const command of program.commands) {
     preferUnknownOption(command);
     refuseRepeatedOptions(command);
+    refuseBothForms(command);
   }
   return program;
 };
@@ -406,6 +407,29 @@ const refuseRepeatedOptions = (command: Command): void => {
           code: "agent-r1.repeatedOption",
         });
     });
+  }
+};
+
+/**
+ * A flag given with its negation (`--constrained --no-constrained`, in either order or more than once): commander
+ * keeps the last and says nothing, as for a repeated value. A flag repeated in one form (`--quick --quick`) may be.
+ */
+const refuseBothForms = (command: Command): void => {
+  const flags = command.options.filter((option) => !(option.required || option.optional));
+  for (const option of flags.filter((o) => o.negate)) {
+    const positive = flags.find((o) => !o.negate && o.attributeName() === option.attributeName());
+    if (positive === undefined) continue;
+    const given: string[] = [];
+    for (const form of [positive, option])
+      command.on(`option:${form.name()}`, () => {
+        const flag = form.long ?? form.name();
+        if (given.length > 0 && !given.includes(flag))
+          command.error(`error: ${given[0]} and ${flag} both given: give one of them`, {
+            exitCode: 2,
+            code: "agent-r1.contradictoryOptions",
+          });
+        given.push(flag);
+      });
   }
 };
 

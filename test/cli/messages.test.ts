@@ -553,6 +553,47 @@ describe("usage without a command, and a flag the chosen view does not use", () 
     expect(output.stdout).toContain("read 4 journal(s) ok, 0 failed");
   });
 
+  it("a flag given with its negation is refused, in either order (exit 2, nothing written); one form may repeat", async () => {
+    const out = join(dir, "both-forms");
+    for (const [argv, said] of [
+      [
+        ["train", "--env", "lookup", "--out", out, "--constrained", "--no-constrained"],
+        "--constrained and --no-constrained",
+      ],
+      [
+        ["sft", "--env", "lookup", "--data", "replays/lookup", "--out", out, "--no-constrained", "--constrained"],
+        "--no-constrained and --constrained",
+      ],
+      [
+        ["eval", "--env", "lookup", "--checkpoint", "a", "--constrained", "--constrained", "--no-constrained"],
+        "--constrained and --no-constrained",
+      ],
+      [
+        ["train", "--env", "lookup", "--out", out, "--no-copy-head", "--steps", "1", "--copy-head"],
+        "--no-copy-head and --copy-head",
+      ],
+    ] as const) {
+      output.clear();
+      expect(await main([...argv]), argv.join(" ")).toBe(2);
+      expect(errors()[0]).toBe(`error: ${said} both given: give one of them`);
+    }
+    expect(existsSync(out)).toBe(false);
+    output.clear();
+    // One form repeated is one flag; eval goes on to the missing checkpoint.
+    expect(
+      await main([
+        "eval",
+        "--env",
+        "lookup",
+        "--checkpoint",
+        join(dir, "none"),
+        "--no-constrained",
+        "--no-constrained",
+      ]),
+    ).toBe(2);
+    expect(output.stderr).not.toContain("both given");
+  });
+
   it("inspect --env without --html: still loaded (a wrong path is said), and noted as unused", async () => {
     expect(await main(["inspect", "replays/lookup", "--env", "./no-such-env.ts"])).toBe(2);
     expect(output.stderr).toMatch(/environment module not found: .*no-such-env\.ts/);
