@@ -20,6 +20,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import { constants } from "node:os";
 import { join } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { refuseBothForms, refuseRepeatedOptions } from "../../src/cli/args.ts";
 import { runTrain } from "../../src/cli/learn-commands.ts";
 import { progress, stopAllBars } from "../../src/cli/progress.ts";
 import { exitCodeOf, interruptedBy, onStopSignals, STOP_SIGNALS, type StopSignal } from "../../src/cli/signals.ts";
@@ -838,6 +839,9 @@ const main = async () => {
     )
     .option("--run <name>", "(internal) run one named run in this process")
     .exitOverride();
+  // `--seeds 1 --seeds 3` or `--copy-head --no-copy-head`: refused, as agent-r1 does, not the last kept.
+  refuseRepeatedOptions(program);
+  refuseBothForms(program);
   try {
     program.parse();
   } catch (error) {

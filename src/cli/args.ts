@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 
 /** A seed becomes part of episode ids (file names): keep it short and plain. */
 export const seedArg = (value: string) => {
@@ -34,3 +34,46 @@ export const summaryJson = (summary: unknown): string =>
       ? Number(value.toPrecision(12))
       : value,
   );
+
+/**
+ * An option that takes one value, given twice (`--seed 1 --seed 2`, a flag pasted at the end of a long command):
+ * commander keeps the last and says nothing, so the run may not be the one meant. No option of agent-r1's (or of
+ * `npm run experiment`) collects its values; a flag without a value (`--quick`) may be repeated.
+ */
+export const refuseRepeatedOptions = (command: Command): void => {
+  for (const option of command.options) {
+    if (!(option.required || option.optional) || option.variadic) continue;
+    const given: string[] = [];
+    command.on(`option:${option.name()}`, (value: string | undefined) => {
+      given.push(String(value));
+      if (given.length > 1)
+        command.error(`error: ${option.long ?? option.short} given twice (${given.join(", ")}): give it once`, {
+          exitCode: 2,
+          code: "agent-r1.repeatedOption",
+        });
+    });
+  }
+};
+
+/**
+ * A flag given with its negation (`--constrained --no-constrained`, in either order or more than once): commander
+ * keeps the last and says nothing, as for a repeated value. A flag repeated in one form (`--quick --quick`) may be.
+ */
+export const refuseBothForms = (command: Command): void => {
+  const flags = command.options.filter((option) => !(option.required || option.optional));
+  for (const option of flags.filter((o) => o.negate)) {
+    const positive = flags.find((o) => !o.negate && o.attributeName() === option.attributeName());
+    if (positive === undefined) continue;
+    const given: string[] = [];
+    for (const form of [positive, option])
+      command.on(`option:${form.name()}`, () => {
+        const flag = form.long ?? form.name();
+        if (given.length > 0 && !given.includes(flag))
+          command.error(`error: ${given[0]} and ${flag} both given: give one of them`, {
+            exitCode: 2,
+            code: "agent-r1.contradictoryOptions",
+          });
+        given.push(flag);
+      });
+  }
+};

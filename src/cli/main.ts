@@ -25,7 +25,7 @@ import type { EnvDefinition } from "../runtime/env.ts";
 import { successOfSome } from "../runtime/episode.ts";
 import { describeCounts } from "../runtime/outcome-tally.ts";
 import { describeToolTally } from "../runtime/tool-tally.ts";
-import { intArg, seedArg, summaryJson } from "./args.ts";
+import { intArg, refuseBothForms, refuseRepeatedOptions, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
 import { stopAllBars } from "./progress.ts";
@@ -388,49 +388,6 @@ const preferUnknownOption = (command: Command): void => {
     if (unknown !== undefined) reports.unknownOption(unknown.split("=")[0]);
     missing(option);
   };
-};
-
-/**
- * An option that takes one value, given twice (`--seed 1 --seed 2`, a flag pasted at the end of a long command):
- * commander keeps the last and says nothing, so the run may not be the one meant. No option here collects its
- * values; a flag without a value (`--quick`) may be repeated.
- */
-const refuseRepeatedOptions = (command: Command): void => {
-  for (const option of command.options) {
-    if (!(option.required || option.optional) || option.variadic) continue;
-    const given: string[] = [];
-    command.on(`option:${option.name()}`, (value: string | undefined) => {
-      given.push(String(value));
-      if (given.length > 1)
-        command.error(`error: ${option.long ?? option.short} given twice (${given.join(", ")}): give it once`, {
-          exitCode: 2,
-          code: "agent-r1.repeatedOption",
-        });
-    });
-  }
-};
-
-/**
- * A flag given with its negation (`--constrained --no-constrained`, in either order or more than once): commander
- * keeps the last and says nothing, as for a repeated value. A flag repeated in one form (`--quick --quick`) may be.
- */
-const refuseBothForms = (command: Command): void => {
-  const flags = command.options.filter((option) => !(option.required || option.optional));
-  for (const option of flags.filter((o) => o.negate)) {
-    const positive = flags.find((o) => !o.negate && o.attributeName() === option.attributeName());
-    if (positive === undefined) continue;
-    const given: string[] = [];
-    for (const form of [positive, option])
-      command.on(`option:${form.name()}`, () => {
-        const flag = form.long ?? form.name();
-        if (given.length > 0 && !given.includes(flag))
-          command.error(`error: ${given[0]} and ${flag} both given: give one of them`, {
-            exitCode: 2,
-            code: "agent-r1.contradictoryOptions",
-          });
-        given.push(flag);
-      });
-  }
 };
 
 /**

@@ -130,6 +130,21 @@ describe("npm run experiment", () => {
     expect(run.stderr).toContain("--hasty and --half-hasty are two warm starts: give one");
   }, 60_000);
 
+  it("refuses an option of one value given twice, and a flag with its negation, before any work (exit 2)", () => {
+    const out = join(tempDir(), "experiment-repeated");
+    // --quick --report, so that were the flags let through (the last kept), nothing is built: a report of no runs.
+    for (const [args, said] of [
+      [["--seeds", "1", "--out", out, "--seeds", "3"], "--seeds given twice (1, 3): give it once"],
+      [["--out", out, "--only", "grpo", "--only=ppo"], "--only given twice (grpo, ppo): give it once"],
+      [["--out", out, "--copy-head", "--no-copy-head"], "--copy-head and --no-copy-head both given: give one of them"],
+    ] as const) {
+      const run = experiment("--quick", "--report", ...args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toBe(`error: ${said}\n`);
+    }
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
   it("names the known groups when --only has an unknown one, before the warm start", () => {
     const out = join(tempDir(), "experiment-only");
     const run = experiment("--only", "grpo,gpro", "--out", out);
