@@ -1088,7 +1088,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       const env = configureEnv(base, options.toString());
       // A policy trained on an older version of the environment may be scored on this one; said, not refused.
       const runDir = run && dirname(run.file);
-      const trainedOn = runDir && recordedEnvOfRun(runDir);
+      const trainedOn = runDir && recordedEnvOfRun(runDir, env);
       if (trainedOn && trainedOn.id === env.id && trainedOn.version !== env.version)
         process.stderr.write(
           `note: ${runDir} was trained on ${env.id} version ${trainedOn.version} (its journals), and is scored here on version ${env.version}\n`,

@@ -10,7 +10,17 @@
  *                                    the newest (each written atomically: a kill never leaves half of one)
  *   runs/NAME/eval.json              success before and after training, on seeds training never used
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
@@ -321,42 +331,65 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
   return { ...saved, steps: config.steps, backend: config.backend, env: config.env, init: config.init ?? saved.init };
 };
 
+/** A file's first line (without reading the rest: a journal's episode.started line is a few hundred bytes). */
+const firstLineOf = (file: string): string => {
+  const fd = openSync(file, "r");
+  try {
+    const chunks: Buffer[] = [];
+    for (let at = 0; ; ) {
+      const chunk = Buffer.alloc(4096);
+      const read = readSync(fd, chunk, 0, chunk.length, at);
+      const end = chunk.subarray(0, read).indexOf(10);
+      chunks.push(chunk.subarray(0, end === -1 ? read : end));
+      if (end !== -1 || read === 0) break;
+      at += read;
+    }
+    return Buffer.concat(chunks)
+      .toString("utf8")
+      .replace(/^\uFEFF/, "");
+  } finally {
+    closeSync(fd);
+  }
+};
+
 /**
- * The environment a run's journals were recorded with: the first journal under episodes/ (else the warm
- * start's demos), its episode.started line. Undefined when there is none, or it cannot be read (replay and
- * the resume's own checks say what is wrong with a damaged one).
+ * The environment a run's journals were recorded with, from their episode.started lines (the first line of
+ * each, not the whole file): those under episodes/, in order, then the warm start's demos. Given this
+ * build's environment, the first journal recorded on another version of it, if any (a run resumed across
+ * versions by a build without the check has it in a later update only), else the first journal's. Undefined
+ * when there is none that can be read (replay and the resume's own checks say what is wrong with a damaged one).
  */
 export const recordedEnvOfRun = (
   runDir: string,
+  current?: { readonly id: string; readonly version: string },
 ): { readonly id: string; readonly version: string; readonly file: string } | undefined => {
-  const first = (dir: string): string | undefined => {
+  const journals = (dir: string): string[] => {
     let names: string[];
     try {
       names = readdirSync(dir).sort();
     } catch {
-      return undefined;
+      return [];
     }
-    for (const name of names) {
-      const path = join(dir, name);
-      if (name.endsWith(".jsonl")) return path;
-      if (/^u\d+$/.test(name)) {
-        const inside = first(path);
-        if (inside) return inside;
-      }
-    }
-    return undefined;
+    return names.flatMap((name) =>
+      name.endsWith(".jsonl") ? [join(dir, name)] : /^u\d+$/.test(name) ? journals(join(dir, name)) : [],
+    );
   };
-  const file = first(join(runDir, "episodes")) ?? first(join(runDir, "warm-start", "demos"));
-  if (!file) return undefined;
-  try {
-    const line = readJsonText(file).split("\n", 1)[0];
-    const { env } = JSON.parse(line) as { env?: { id?: unknown; version?: unknown } };
-    return typeof env?.id === "string" && typeof env.version === "string"
-      ? { id: env.id, version: env.version, file }
-      : undefined;
-  } catch {
-    return undefined;
+  let first: { readonly id: string; readonly version: string; readonly file: string } | undefined;
+  for (const file of [...journals(join(runDir, "episodes")), ...journals(join(runDir, "warm-start", "demos"))]) {
+    let recorded: typeof first;
+    try {
+      const { env } = JSON.parse(firstLineOf(file)) as { env?: { id?: unknown; version?: unknown } };
+      if (typeof env?.id === "string" && typeof env.version === "string")
+        recorded = { id: env.id, version: env.version, file };
+    } catch {
+      // Unreadable or damaged: the next journal says it.
+    }
+    if (recorded === undefined) continue;
+    if (current === undefined) return recorded;
+    first ??= recorded;
+    if (recorded.id === current.id && recorded.version !== current.version) return recorded;
   }
+  return first;
 };
 
 /** ` --env ENV` for a message's command line (quoted when the shell would split it); "" when there is none. */
@@ -369,7 +402,7 @@ const envFlag = (env: unknown): string =>
  * episodes no longer replay). Its weights can start a new run.
  */
 const refuseOtherEnvVersion = (out: string, env: EnvDefinition, config: TrainConfig) => {
-  const recorded = recordedEnvOfRun(out);
+  const recorded = recordedEnvOfRun(out, env);
   if (!recorded || recorded.id !== env.id || recorded.version === env.version) return;
   throw new UsageError({
     // "resume", as train's other refusals of a resume say it: train --resume and train({ resume: true }) both come here.

@@ -44,8 +44,8 @@ describe("a run without origin.json (made before it was recorded)", () => {
 });
 
 /** A run's journals made to look recorded on another version of lookup (this build's is 1). */
-const recordedOnVersion = (run: string, version: string) => {
-  for (const update of readdirSync(join(run, "episodes")))
+const recordedOnVersion = (run: string, version: string, updates = readdirSync(join(run, "episodes"))) => {
+  for (const update of updates)
     for (const name of readdirSync(join(run, "episodes", update))) {
       const file = join(run, "episodes", update, name);
       writeFileSync(
@@ -82,6 +82,19 @@ describe("a run recorded on an older version of its environment", () => {
     // What it says works, as it says it.
     const next = join(run, "..", "new");
     expect(await main([...suggested(output.stderr), ...small, "--out", next]), output.stderr).toBe(0);
+  }, 120_000);
+
+  it("train --resume refuses a run whose later update alone was recorded on another version (every journal's first line is read)", async () => {
+    const later = join(run, "..", "later");
+    expect(await main(["train", "--env", "lookup", "--steps", "2", ...tiny, ...shape, "--out", later])).toBe(0);
+    recordedOnVersion(later, "0", ["u00001"]);
+    // And the first journal damaged: it is passed over, not taken for the run's.
+    writeFileSync(join(later, "episodes", "u00000", "ep-0-u0-0.jsonl"), "not a journal\n");
+    expect(await main(["train", "--out", later, "--resume", "--steps", "3"])).toBe(2);
+    expect(output.stderr).toMatch(
+      /\/later\/episodes\/u00001\/ep-\S+\.jsonl was recorded with environment lookup v0, and this build has lookup v1/,
+    );
+    expect(readdirSync(join(later, "checkpoints")).filter((d) => d.startsWith("v"))).toEqual(["v00002"]);
   }, 120_000);
 
   it("eval --checkpoint scores it on this build's version, with a note naming both", async () => {

@@ -110,11 +110,16 @@ export declare const policyFromModel: (env: EnvDefinition, model: Gpt, tokenizer
  */
 export declare const refuseForeignResume: (out: string, flag?: string) => void;
 /**
- * The environment a run's journals were recorded with: the first journal under episodes/ (else the warm
- * start's demos), its episode.started line. Undefined when there is none, or it cannot be read (replay and
- * the resume's own checks say what is wrong with a damaged one).
+ * The environment a run's journals were recorded with, from their episode.started lines (the first line of
+ * each, not the whole file): those under episodes/, in order, then the warm start's demos. Given this
+ * build's environment, the first journal recorded on another version of it, if any (a run resumed across
+ * versions by a build without the check has it in a later update only), else the first journal's. Undefined
+ * when there is none that can be read (replay and the resume's own checks say what is wrong with a damaged one).
  */
-export declare const recordedEnvOfRun: (runDir: string) => {
+export declare const recordedEnvOfRun: (runDir: string, current?: {
+    readonly id: string;
+    readonly version: string;
+}) => {
     readonly id: string;
     readonly version: string;
     readonly file: string;
