@@ -1,5 +1,5 @@
 /** `agent-r1 train`, `sft`, `average` and `eval`: the learner's commands. */
-import { existsSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
@@ -33,7 +33,7 @@ import {
 import { warmStartCheckpoint } from "../learn/warm-start.ts";
 import { averageCheckpoints, SOUP_SIMILARITY } from "../policy/average.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
-import { checkpointTarget, saveCheckpoint, savedConstrained } from "../policy/checkpoint.ts";
+import { checkpointTarget, SFT_FILE, saveCheckpoint, savedConstrained } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
@@ -43,6 +43,7 @@ import { intArg, seedArg, summaryJson } from "./args.ts";
 import { type Progress, progress, stopAllBars } from "./progress.ts";
 import {
   builtinEnvOfCheckpoint,
+  cloneConfigEnv,
   configureEnv,
   fromStartFolder,
   loadEnv,
@@ -233,10 +234,14 @@ const checkResumeEnv = (runDir: string, meant: string, given: string) => {
 /**
  * The environment a checkpoint was trained on, when --env is not given: its run folder's config.json (the
  * checkpoint, its checkpoints/ folder, or the run folder itself) names it, with its options (the worlds it
- * trained in, say), which eval's --split and --world-seed replace one by one. Said on stderr. --suite fixes
- * its columns' options, so it takes the environment alone.
+ * trained in, say), which eval's --split and --world-seed replace one by one; a clone's sft.json, the --env
+ * it was cloned under. Said on stderr. --suite fixes its columns' options, so it takes the environment alone.
  */
-const trainedEnv = (found: ReturnType<typeof runConfigEnv>, suite: boolean): string | undefined => {
+const trainedEnv = (
+  found: { readonly file: string; readonly env: string } | undefined,
+  suite: boolean,
+  whose: "run" | "clone" = "run",
+): string | undefined => {
   if (!found) return undefined;
   const [env, query] = found.env.split("?");
   if (lostRelativeModule(env))
@@ -244,8 +249,10 @@ const trainedEnv = (found: ReturnType<typeof runConfigEnv>, suite: boolean): str
   const kept = query && !suite;
   process.stderr.write(
     `eval: --env not given: ${kept ? found.env : env}, from ${found.file}` +
-      (kept ? " (the run's options: --split and --world-seed replace theirs)" : "") +
-      (query && suite ? ` (without its training options ?${query}: --suite fixes each column's)` : "") +
+      (kept ? ` (the ${whose}'s options: --split and --world-seed replace theirs)` : "") +
+      (query && suite
+        ? ` (without its ${whose === "run" ? "training" : "cloning"} options ?${query}: --suite fixes each column's)`
+        : "") +
       "\n",
   );
   return kept ? found.env : env;
@@ -385,6 +392,19 @@ const initConstrained = (
 };
 
 /**
+ * --init of a clone cloned under another --env (its sft.json: hopqa's test split, or a module), with --env
+ * not given: said, since the default is not what the clone learnt on. Not taken, as --init of a run's is not.
+ */
+const noteCloneEnv = (command: "train" | "sft", init: string, used: string) => {
+  const clone = cloneConfigEnv(init);
+  if (clone === undefined || clone.env === used) return;
+  const flag = /^[\w./:@-]+$/.test(clone.env) ? clone.env : JSON.stringify(clone.env);
+  process.stderr.write(
+    `note: --init ${init} was cloned under --env ${clone.env} (${clone.file}); --env not given, so ${command} uses ${used}: pass --env ${flag} for the clone's\n`,
+  );
+};
+
+/**
  * What train and sft do first, in this order so that a bad flag is said before anything slow loads: find
  * --init and check it against the shape flags, load --env, check its tokenizer against --init's, and decide
  * the decoding (which needs the environment's legal actions when constrained).
@@ -392,6 +412,7 @@ const initConstrained = (
 const initAndEnv = async (
   command: "train" | "sft",
   opts: ShapeOptions & { readonly init?: string; readonly env: string; readonly constrained?: boolean },
+  envGiven: boolean,
 ): Promise<{
   readonly init: string | null;
   readonly env: EnvDefinition;
@@ -400,6 +421,7 @@ const initAndEnv = async (
   const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
   if (init && !existsSync(init)) throw new UsageError({ detail: `--init ${init}: no such checkpoint folder` });
   if (init) checkInitShape(init, modelOverrides(opts));
+  if (init && !envGiven) noteCloneEnv(command, init, opts.env);
   const env = await loadEnv(opts.env);
   if (init) checkTokenizerOf(env, init);
   const decoding = initConstrained(command, opts.constrained, init, env);
@@ -787,7 +809,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       } else {
         // Said before anything loads (the backend, the environment): these need no work to find.
         refuseRunFolder(runDir, "--resume");
-        const { init, env, decoding } = await initAndEnv("train", opts);
+        const { init, env, decoding } = await initAndEnv("train", opts, command.getOptionValueSource("env") === "cli");
         const { constrained } = decoding;
         config = decodeTrainConfig(
           {
@@ -912,7 +934,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
   )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     .option("--replace", "write over the checkpoint --out holds (refused without it)")
-    .action(async (opts) => {
+    .action(async (opts, command: Command) => {
       // Before the lock is taken (loading the environment takes seconds): a signal then ended sft without
       // the exit that releases the lock, and the next sft had to take it over.
       const quiet = exitOnInterrupt(
@@ -921,7 +943,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       let release = () => {};
       try {
         release = holdCheckpointOut("sft", opts.out, !!opts.replace);
-        const { init, env, decoding } = await initAndEnv("sft", opts);
+        const { init, env, decoding } = await initAndEnv("sft", opts, command.getOptionValueSource("env") === "cli");
         const { constrained } = decoding;
         if (decoding.say) process.stderr.write(`${decoding.say}\n`);
         const bar = progress("sft", opts.epochs, process.stderr, 0, true);
@@ -942,6 +964,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
         });
         bar.stop();
+        // The --env cloned under, for eval without --env (a module's path absolute: it may run elsewhere).
+        writeFileSync(
+          join(opts.out, SFT_FILE),
+          `${JSON.stringify({ env: absoluteModuleSpec(String(opts.env)), data: resolve(opts.data) }, null, 2)}\n`,
+        );
         out(
           `cloned ${result.episodes} episodes (${result.actionTokens} action tokens) for ${opts.epochs} epoch${opts.epochs === 1 ? "" : "s"} (${result.tokens} action tokens trained on in all), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
         );
@@ -1065,7 +1092,19 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       } catch (cause) {
         if (!envGiven) throw cause;
       }
-      if (!envGiven) opts.env = trainedEnv(run, !!opts.suite) ?? tokenizerEnv(opts.checkpoint) ?? d.env;
+      // A clone of sft (outside a run): the --env it was cloned under, from its sft.json.
+      let clone: ReturnType<typeof cloneConfigEnv>;
+      try {
+        clone = run ? undefined : cloneConfigEnv(opts.checkpoint);
+      } catch (cause) {
+        if (!envGiven) throw cause;
+      }
+      if (!envGiven)
+        opts.env =
+          trainedEnv(run, !!opts.suite) ??
+          trainedEnv(clone, !!opts.suite, "clone") ??
+          tokenizerEnv(opts.checkpoint) ??
+          d.env;
       if (opts.suite) checkSuiteOptions(opts);
       const base = await loadEnv(opts.env);
       // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
@@ -1138,12 +1177,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       }).finally(quiet);
       bar.stop();
       if (summary.aborted > 0 || summary.cutActions) process.stderr.write(`warning: ${describeEval(summary)}\n`);
-      const trainedSplit = new URLSearchParams(run?.env.split("?")[1] ?? "").get("split") ?? "train";
+      const trainedSplit = new URLSearchParams((run ?? clone)?.env.split("?")[1] ?? "").get("split") ?? "train";
       if (env.options?.split === trainedSplit)
         process.stderr.write(
           trainedSplit === "train"
             ? `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`
-            : `note: the run trained on split ${trainedSplit} (${run?.file}), so these questions are not held out\n`,
+            : `note: the ${run ? "run trained" : "clone was cloned"} on split ${trainedSplit} (${(run ?? clone)?.file}), so these questions are not held out\n`,
         );
       else if (env.id === "hopqa" && !options.has("world-seed") && !/\bworld-seed=|\bworlds=/.test(opts.env ?? ""))
         process.stderr.write(

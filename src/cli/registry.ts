@@ -11,7 +11,7 @@ import { lookup } from "../../actors/lookup/index.ts";
 import { jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
 import { isFrameworkFile, isOwnFrame, shownPath, stackFrames, UsageError } from "../kernel/errors.ts";
 import { ORIGIN_FILE } from "../learn/trainer.ts";
-import { savedTokenizerId } from "../policy/checkpoint.ts";
+import { SFT_FILE, savedTokenizerId } from "../policy/checkpoint.ts";
 import { type EnvDefinition, isModulePath, rememberModuleSpec } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
@@ -300,6 +300,26 @@ export const runConfigEnv = (
         });
       // Another config.json up the tree names no environment: it is not this run's.
     }
+  }
+  return undefined;
+};
+
+/**
+ * The environment a clone of `agent-r1 sft` was cloned under: its sft.json's `env` (module paths are written
+ * absolute). Undefined for a checkpoint without one (a run's, an average, a clone of a version before it).
+ */
+export const cloneConfigEnv = (checkpoint: string): { readonly file: string; readonly env: string } | undefined => {
+  const file = join(checkpoint, SFT_FILE);
+  if (!existsSync(file)) return undefined;
+  let text = "";
+  try {
+    text = readJsonText(file);
+    const { env } = JSON.parse(text) as { env?: unknown };
+    if (typeof env === "string") return { file, env };
+  } catch (cause) {
+    throw new UsageError({
+      detail: `${file}: not valid JSON (${jsonSyntaxError(cause, text)}), so the clone's environment is unknown; mend the file, or give --env`,
+    });
   }
   return undefined;
 };

@@ -146,7 +146,14 @@ const FILES = {
   config: "config.json",
   tokenizer: "tokenizer.json",
 } as const;
-const KNOWN_FILES = new Set<string>(Object.values(FILES));
+/**
+ * What `agent-r1 sft` writes beside a clone's checkpoint files: the --env it cloned under (`{ "env":
+ * "hopqa?split=test", "data": "/abs/demos" }`), which eval takes when --env is not given, as it takes a run's
+ * from its config.json. Not in the manifest (its digest covers what it decodes), so a clone without one
+ * loads as before.
+ */
+export const SFT_FILE = "sft.json";
+const KNOWN_FILES = new Set<string>([...Object.values(FILES), SFT_FILE]);
 
 const sha256 = (bytes: Uint8Array | string): string => createHash("sha256").update(bytes).digest("hex");
 

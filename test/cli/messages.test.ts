@@ -467,6 +467,35 @@ describe("training from --init follows the constrained decoding the checkpoint w
   }, 120_000);
 });
 
+describe("a clone of sft keeps the --env it was cloned under (its sft.json)", () => {
+  const PARTIAL = "./test/reliability/fixtures/partial-success-env.ts";
+  const shape = ["--layers", "1", "--heads", "2", "--width", "16"];
+
+  it("eval without --env takes it, as it takes a run's; train --init without --env says it", async () => {
+    const data = join(dir, "partial-demos");
+    expect(await main(["record", "--env", PARTIAL, "--policy", "say", "--episodes", "2", "--out", data])).toBe(0);
+    const clone = join(dir, "partial-clone");
+    const sft = ["sft", "--env", PARTIAL, "--data", data, "--all-episodes", "--epochs", "1", ...shape];
+    expect(await main([...sft, "--out", clone]), output.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(clone, "sft.json"), "utf8"))).toEqual({
+      env: resolve(PARTIAL),
+      data: resolve(data),
+    });
+    output.clear();
+    expect(await main(["eval", "--checkpoint", clone, "--episodes", "1"]), output.stderr).toBe(0);
+    expect(errors()).toContain(`eval: --env not given: ${resolve(PARTIAL)}, from ${join(clone, "sft.json")}`);
+    output.clear();
+    // Not taken by train (nor by --init of a run): the default environment is used, and the clone's named.
+    expect(await main(["train", "--init", clone, "--steps", "1", "--out", join(dir, "from-partial-clone")])).toBe(2);
+    expect(errors()[0]).toBe(
+      `note: --init ${clone} was cloned under --env ${resolve(PARTIAL)} (${join(clone, "sft.json")}); --env not given, so train uses lookup: pass --env ${resolve(PARTIAL)} for the clone's`,
+    );
+    // sft --replace writes the clone again, sft.json with it (a checkpoint folder that holds one is a checkpoint).
+    expect(await main([...sft, "--out", clone, "--replace"]), output.stderr).toBe(0);
+    expect(existsSync(join(clone, "sft.json"))).toBe(true);
+  }, 120_000);
+});
+
 describe("a damaged checkpoint of a run", () => {
   it("names the run's other checkpoints and how to resume from one, and resuming from it works", async () => {
     const run = join(dir, "damaged-latest");

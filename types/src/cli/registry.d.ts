@@ -36,6 +36,14 @@ export declare const runConfigEnv: (path: string) => {
     readonly constrained?: boolean;
 } | undefined;
 /**
+ * The environment a clone of `agent-r1 sft` was cloned under: its sft.json's `env` (module paths are written
+ * absolute). Undefined for a checkpoint without one (a run's, an average, a clone of a version before it).
+ */
+export declare const cloneConfigEnv: (checkpoint: string) => {
+    readonly file: string;
+    readonly env: string;
+} | undefined;
+/**
  * The built-in environment whose tokenizer a checkpoint carries (its tokenizer.json's id), for a checkpoint
  * outside a run folder (a shipped one) evaluated without --env. Undefined when none or several match.
  */

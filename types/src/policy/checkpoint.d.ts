@@ -20,6 +20,13 @@ declare const LatestFile: Schema.Struct<{
     readonly dir: Schema.String;
 }>;
 export type LatestCheckpoint = typeof LatestFile.Type;
+/**
+ * What `agent-r1 sft` writes beside a clone's checkpoint files: the --env it cloned under (`{ "env":
+ * "hopqa?split=test", "data": "/abs/demos" }`), which eval takes when --env is not given, as it takes a run's
+ * from its config.json. Not in the manifest (its digest covers what it decodes), so a clone without one
+ * loads as before.
+ */
+export declare const SFT_FILE = "sft.json";
 /** A manifest's digest: SHA-256 of the canonical JSON of every field but `digest`. */
 export declare const manifestDigest: (manifest: object) => string;
 /** The optimizer's state: its update count and both moments of every parameter, by parameter name. */
