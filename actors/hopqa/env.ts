@@ -3,8 +3,8 @@
  *
  * Actions: `<search>query</search>` or `<answer>text</answer>`. Rewards (the defaults; see `HopqaRewards`):
  * - process +0.2 the first time a passage on the question's gold path is retrieved (once per passage:
- *   searching more cannot farm it), -0.05 per search, -0.1 for repeating a query (and no gold reward),
- *   -0.1 for a failed search, -0.1 for a malformed action;
+ *   searching more cannot farm it), -0.05 per search, -0.1 for repeating a query (and no gold reward; the
+ *   same words in any order repeat it, see `queryKey`), -0.1 for a failed search, -0.1 for a malformed action;
  * - outcome 1 for an exact-match answer that appeared in some search result, else 0: a right guess of an
  *   entity the agent never saw earns nothing (it is still counted in the `em` metric).
  * Metrics at the end: em, f1, success (= em), grounded, searches, recall of gold passages.
@@ -114,6 +114,13 @@ export const normalize = (text: string): string =>
     .filter(Boolean)
     .join(" ");
 
+/**
+ * How queries are compared for the repeat penalty: normalised, words sorted. BM25 scores a query as a bag of
+ * words, so `born ada berg` returns what `ada berg born` did; it is the same query, and costs the repeat
+ * penalty (it cost only the search's -0.05 before). A doubled word is not a repeat: it changes the scores.
+ */
+export const queryKey = (query: string): string => normalize(query).split(" ").sort().join(" ");
+
 export const exactMatch = (prediction: string, gold: string): number =>
   normalize(prediction) === normalize(gold) ? 1 : 0;
 
@@ -215,15 +222,14 @@ export const legalActions = ({ task, history }: LegalView<HopqaTask>): string[] 
   const observations = history.filter((t) => t.role === "observation").map((t) => t.text);
   const named = entitiesIn(world, observations.join(" \n "));
   const inResults = entitiesIn(world, observations.slice(1).join(" \n "));
-  // A query already made returns the same results again (and costs a repeat penalty): never legal twice.
-  const made = new Set(history.filter((t) => t.role === "action").map((t) => normalize(t.text)));
+  // A query already made (in any word order) returns the same results again (and costs a repeat penalty): never legal twice.
+  const made = new Set(history.filter((t) => t.role === "action").map((t) => queryKey(queryText(t.text))));
   const searches = new Set<string>();
   for (const entity of named)
     for (const relation of RELATION_NAMES)
       if (RELATIONS[relation].from === entity.type)
         for (const query of hopQueries(entity.name, entity.type, relation)) {
-          const call = formatCall(searchTool, { query });
-          if (!made.has(normalize(call))) searches.add(call);
+          if (!made.has(queryKey(query))) searches.add(formatCall(searchTool, { query }));
         }
   // The question says what kind of thing it asks for ("name the city where ..."): answers are of that type.
   const asked = RELATIONS[task.chain.at(-1) as Relation].to;
@@ -242,8 +248,8 @@ const searchReward = (context: Context, result: ToolResult, rewards: HopqaReward
 };
 const searchRewardRaw = (context: Context, result: ToolResult, rewards: HopqaRewards): [number, string] => {
   if (!result.ok) return [rewards.searchCost + rewards.toolFailure, "search failed"];
-  const query = normalize(context.pending);
-  if (context.queries.includes(query)) return [rewards.searchCost + rewards.repeated, "repeated query"];
+  if (context.queries.includes(queryKey(context.pending)))
+    return [rewards.searchCost + rewards.repeated, "repeated query"];
   const gold = goldOf(context.task).gold;
   const fresh = idsOf(result).filter((id) => gold.includes(id) && !context.seen.includes(id));
   if (fresh.length === 0) return [rewards.searchCost, "search found no new gold passage"];
@@ -367,7 +373,7 @@ const createMachine = (rewards: HopqaRewards) =>
                 const feedback = describeResult(result);
                 return {
                   process: searchReward(context, result, rewards),
-                  queries: [...context.queries, normalize(context.pending)],
+                  queries: [...context.queries, queryKey(context.pending)],
                   seen: [...context.seen, ...idsOf(result).filter((id) => !context.seen.includes(id))],
                   observed: `${context.observed} ${feedback}`,
                   feedback,

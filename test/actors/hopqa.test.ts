@@ -7,6 +7,7 @@ import {
   chainsOf,
   DEFAULT_SIZES,
   drawQuestion,
+  type EntityType,
   exactMatch,
   expertQueries,
   f1Score,
@@ -16,12 +17,15 @@ import {
   type HopqaTask,
   hastyAnswer,
   hastyOn,
+  hopQueries,
   hopqa,
   lazyQueries,
   legalActions,
   MAX_TURNS,
+  NAME_POOLS,
   normalize,
   parseOptions,
+  queryKey,
   questionText,
   RELATIONS,
   type Relation,
@@ -204,6 +208,55 @@ describe("hopqa's rewards", () => {
     });
   }, 60_000);
 
+  it("on 4-hop questions with top-10 search too, gold rewards stay capped per passage", async () => {
+    // The bounds above are for 2-3 hops at top-2. With four gold passages and a query naming the whole path
+    // (one search can retrieve them all at top-10) the return reaches 1 + 0.2 * 4 - 0.05 = 1.75, no more.
+    const ood = hopqa.configure({ split: "ood", "top-k": "10" });
+    const tasks = Array.from({ length: 4 }, (_, i) => ood.task(`o${i}`) as HopqaTask);
+    const solved = tasks.map((t) => ({ task: t, ...solveQuestion(worldOf(t.world).world, t) }));
+    const wholePath = solved.map((s) =>
+      [...s.path.slice(0, -1), ...s.task.chain.map((r) => RELATIONS[r as Relation].keyword)].join(" "),
+    );
+    // The bound is reached: one search for the whole path, then the answer.
+    const direct = await Promise.all(
+      solved.map((s, i) =>
+        playEpisode(ood, {
+          task: s.task,
+          seed: "w",
+          actions: [`<search>${wholePath[i]}</search>`, `<answer>${s.answer}</answer>`],
+        }),
+      ),
+    );
+    expect(Math.max(...direct.map((d) => d.record.return))).toBeCloseTo(1.75, 9);
+    const goldReward = (e: { rewards: readonly { kind: string; reason: string; value: number }[] }) =>
+      e.rewards.filter((r) => r.kind === "process" && r.reason.startsWith("retrieved")).length;
+    await checkRewards(ood, {
+      tasks: fc.constantFrom(...tasks),
+      args: {
+        search: fc.constantFrom(...wholePath, ...tasks.flatMap(expertQueries)).map((query) => ({ query })),
+      },
+      answers: fc.constantFrom(...solved.map((s) => s.answer)),
+      numRuns: 20,
+      invariants: [
+        rewardBounds({ min: -0.15, max: 1 }),
+        returnBounds({ min: -0.15 * MAX_TURNS, max: 1 + 0.2 * 4 - 0.05 }),
+        processRewardCap(0.2 * 4 - 0.05),
+        episodeInvariant(
+          "the gold rewards sum to at most 0.2 per distinct gold passage",
+          (e) => {
+            const s = solved.find((x) => JSON.stringify(x.task) === JSON.stringify(e.script.task));
+            const gold = e.rewards
+              .filter((r) => r.kind === "process" && r.reason.startsWith("retrieved"))
+              .reduce((sum, r) => sum + r.value + 0.05, 0);
+            const cap = 0.2 * new Set(s?.gold).size;
+            return gold <= cap + 1e-9 ? undefined : `gold rewards ${gold} above ${cap}`;
+          },
+          { appliesTo: (e) => goldReward(e) > 0, describe: "retrieved a gold passage" },
+        ),
+      ],
+    });
+  }, 60_000);
+
   it("run one search at a time, so the order in which results return cannot change a reward", async () => {
     // orderIndependentRewards refuses to pass when no generated episode had two calls in flight: here
     // that refusal is the property (a change that let one action run two searches would make it check).
@@ -231,6 +284,47 @@ describe("hopqa's rewards", () => {
     const process = played.rewards.filter((r) => r.kind === "process").map((r) => r.value);
     expect(process[0]).toBeGreaterThan(0);
     expect(process[1]).toBe(-0.15);
+  });
+
+  it("a query in other case, punctuation, spacing or word order repeats it (BM25 ignores order); a doubled word does not", async () => {
+    const task = TASKS[0];
+    const query = expertQueries(task)[0];
+    const words = query.split(" ");
+    const variants = [
+      query.toUpperCase(),
+      `${query} ?`,
+      `  ${words.join("   ")}  `,
+      [...words].reverse().join(" "),
+      [...words.slice(1), words[0]].join(", "),
+    ];
+    const played = await playEpisode(hopqa, {
+      task,
+      seed: "r",
+      actions: [query, ...variants.slice(0, 4)].map((q) => `<search>${q}</search>`),
+    });
+    const process = played.rewards.filter((r) => r.kind === "process");
+    expect(process[0].value).toBeGreaterThan(0);
+    // Before queries were compared with their words sorted, the reordered one cost only the search's -0.05.
+    expect(process.slice(1).map((r) => [r.value, r.reason])).toEqual(
+      variants.slice(0, 4).map(() => [-0.15, "repeated query"]),
+    );
+    const rotated = await playEpisode(hopqa, {
+      task,
+      seed: "r",
+      actions: [
+        `<search>${query}</search>`,
+        `<search>${variants[4]}</search>`,
+        `<search>${query} ${words[0]}</search>`,
+      ],
+    });
+    expect(rotated.rewards.map((r) => r.reason).slice(1)).toEqual([
+      "repeated query",
+      "search found no new gold passage",
+    ]);
+    // The results are indeed the same in either order, on every task drawn here.
+    for (const t of TASKS)
+      for (const q of expertQueries(t))
+        expect(worldOf(t.world).search(q.split(" ").reverse().join(" "), 2)).toEqual(worldOf(t.world).search(q, 2));
   });
 });
 
@@ -407,6 +501,23 @@ describe("hopqa's legal actions (constrained decoding)", () => {
     }
     expect(illegal).toBeLessThanOrEqual(4);
   });
+  it("no two query forms, of any entity the name pools can make, are the same words in another order", () => {
+    // So constrained decoding and the demonstrators never meet the reordered-repeat rule (queryKey).
+    const entities: [string, EntityType][] = [
+      ...NAME_POOLS.first.flatMap((f) => NAME_POOLS.last.map((l): [string, EntityType] => [`${f} ${l}`, "person"])),
+      ...(["city", "country", "film", "company"] as const).flatMap((type) =>
+        NAME_POOLS[type].map((n): [string, EntityType] => [n, type]),
+      ),
+    ];
+    const formsOf = new Map<string, Set<string>>();
+    for (const [name, type] of entities)
+      for (const relation of Object.keys(RELATIONS) as Relation[])
+        if (RELATIONS[relation].from === type)
+          for (const q of hopQueries(name, type, relation))
+            formsOf.set(queryKey(q), (formsOf.get(queryKey(q)) ?? new Set()).add(normalize(q)));
+    expect(formsOf.size).toBeGreaterThan(1000);
+    expect([...formsOf.values()].filter((forms) => forms.size > 1)).toEqual([]);
+  });
   it("never offer a query already made (it would return the same results and cost a repeat penalty)", () => {
     const task = hopqa.configure({ split: "test" }).task("repeat") as HopqaTask;
     const [first] = expertQueries(task);
@@ -422,6 +533,16 @@ describe("hopqa's legal actions (constrained decoding)", () => {
       ],
     });
     expect(after).not.toContain(search);
+    // Nor in another word order: a query made unconstrained with its words reordered is the same query.
+    const reordered = legalActions({
+      task,
+      history: [
+        question,
+        { role: "action", text: `<search>${first.split(" ").reverse().join(" ")}</search>`, tokens: [] },
+        { role: "observation", text: "results : none", tokens: [] },
+      ],
+    });
+    expect(reordered).not.toContain(search);
     // The hop's other query forms stay legal.
     expect(after).toContain(`<search>${first.replace(/ (\S+)$/, " $1 $1")}</search>`);
   });

@@ -24,6 +24,12 @@ export interface HopqaRewards {
 export declare const DEFAULT_REWARDS: HopqaRewards;
 /** Lower case, single spaces, no surrounding punctuation: how answers and queries are compared. */
 export declare const normalize: (text: string) => string;
+/**
+ * How queries are compared for the repeat penalty: normalised, words sorted. BM25 scores a query as a bag of
+ * words, so `born ada berg` returns what `ada berg born` did; it is the same query, and costs the repeat
+ * penalty (it cost only the search's -0.05 before). A doubled word is not a repeat: it changes the scores.
+ */
+export declare const queryKey: (query: string) => string;
 export declare const exactMatch: (prediction: string, gold: string) => number;
 /** Token-level F1 between the normalised prediction and the gold answer (SQuAD style). */
 export declare const f1Score: (prediction: string, gold: string) => number;
