@@ -57,19 +57,6 @@ const matMulProbe = (m: number, k: number, n: number): Probe => {
   };
 };
 
-export const measureMatMul = async (
-  options: { readonly m?: number; readonly k?: number; readonly n?: number; readonly repeats?: number } = {},
-): Promise<MatMulMeasurement> => {
-  const { m = 1024, k = 64, n = 256, repeats = 30 } = options;
-  const probe = matMulProbe(m, k, n);
-  try {
-    const medianMs = median(await timeMs(probe.run, 5, repeats));
-    return { backend: tf.getBackend(), shape: [m, k, n], medianMs, gflops: probe.flops / (medianMs * 1e6) };
-  } finally {
-    probe.dispose();
-  }
-};
-
 export interface TrainMeasurement {
   readonly backend: string;
   readonly parameters: number;
@@ -133,16 +120,6 @@ const trainMeasurement = (probe: ReturnType<typeof trainProbe>, options: TrainOp
   flopsPerStep: probe.flops,
   gflops: probe.flops / (medianMs * 1e6),
 });
-
-/** Median wall time of one training step of the reference model (or `options.config` over it). */
-export const measureTrainStep = async (options: TrainOptions = {}): Promise<TrainMeasurement> => {
-  const probe = trainProbe(options);
-  try {
-    return trainMeasurement(probe, options, median(await timeMs(probe.run, 2, options.repeats ?? 10)));
-  } finally {
-    probe.dispose();
-  }
-};
 
 /**
  * Two timings taken in turn for `rounds` rounds (each callback times one unit of its work), so that both
