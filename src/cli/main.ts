@@ -48,7 +48,7 @@ const optionsText = (env: EnvDefinition): string =>
         .join(", ")})`
     : "";
 
-export const buildProgram = (setExit: (code: number) => void): Command => {
+const buildProgram = (setExit: (code: number) => void): Command => {
   const program = new Command("agent-r1")
     .description("End-to-end RL for tool-using LLM agents: record, replay and train episodes of ToolEnv environments.")
     .version(JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version)

@@ -16,7 +16,7 @@ export const speed = (perSecond: number): string =>
   perSecond >= 1 || perSecond <= 0 ? `${perSecond.toFixed(1)}/s` : `${(1 / perSecond).toFixed(1)} s each`;
 
 /** Whether a bar can be drawn on `stream`: a terminal that understands cursor movement (not TERM=dumb). */
-export const drawsBar = (stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean =>
+const drawsBar = (stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean =>
   stream.isTTY === true && env.TERM !== "dumb";
 
 /**
@@ -24,7 +24,7 @@ export const drawsBar = (stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = pr
  * passed. Episodes run in batches and end in bursts, so the first one's time says little about the rest (a
  * 40 s evaluation was once projected at 49,537 s, an 8 s one at 69 s).
  */
-export const eta = (done: number, total: number, already: number, seconds: number): string => {
+const eta = (done: number, total: number, already: number, seconds: number): string => {
   if (done >= total) return "0s";
   const since = done - already;
   const projectable = seconds >= 2 && since >= Math.max(2, Math.ceil(0.02 * (total - already)));

@@ -45,7 +45,7 @@ export interface StartOptions {
 }
 
 /** The schedule of the lookup job; `--quick` is a smoke run of the same stages. */
-export const START_PLAN = {
+const START_PLAN = {
   // The warm start lookup declares (its `warmStart`), then `train`'s defaults.
   full: {
     demos: LOOKUP_WARM_START.episodes,
@@ -63,7 +63,7 @@ export const START_PLAN = {
 export const START_MARKER = "start.json";
 
 /** The numbers start printed, as JSON, for a script or a later look (the terminal's copy scrolls away). */
-export const START_RESULTS = "results.json";
+const START_RESULTS = "results.json";
 
 const START_OUTPUTS = new Set([
   START_MARKER,
@@ -189,7 +189,7 @@ const runLookupStart = async (options: StartOptions): Promise<number> => {
  * clone 20 updates lifted the test columns from 0.30 to 0.67 (HASTY_STEPS); from the expert's, 16 updates
  * printed 0.523 -> 0.563 (docs/hopqa.md).
  */
-export const HOPQA_PLAN = {
+const HOPQA_PLAN = {
   hasty: { ...EXPLORE, ...HASTY_STEPS, tasks: 8, epochs: 1, evalEpisodes: 100 },
   expert: { steps: 16, tasks: 8, epochs: 1, ...EXPLORE, evalEpisodes: 100 },
   quick: { steps: 2, tasks: 2, epochs: 1, ...EXPLORE, evalEpisodes: 8 },

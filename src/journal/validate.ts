@@ -36,10 +36,10 @@ export const printable = (text: string, max = 300): string => {
 const firstLine = (text: string) => printable(text.split("\n")[0], 160);
 
 /** Deepest nesting an event may have. Deeper JSON is refused before any recursive code (decoding, hashing) sees it. */
-export const MAX_EVENT_DEPTH = 256;
+const MAX_EVENT_DEPTH = 256;
 
 /** Whether a parsed JSON value nests deeper than `limit` (iterative: no stack overflow on hostile input). */
-export const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+const nestsDeeperThan = (value: unknown, limit: number): boolean => {
   if (typeof value !== "object" || value === null) return false;
   const items: object[] = [value];
   const depths: number[] = [1];

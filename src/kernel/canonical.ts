@@ -41,7 +41,7 @@ export const hashEvent = (event: object): string => {
  * JSON.parse accepts, would overflow the stack of every recursive walker after it: this one, Schema's
  * decoding, the canonical hash).
  */
-export const MAX_JSON_DEPTH = 256;
+const MAX_JSON_DEPTH = 256;
 
 /** Where in a value: a path as long as the nesting limit allows would bury the message; its ends find it. */
 const shortPath = (path: string): string =>

@@ -26,7 +26,7 @@ export interface AdamWConfig {
   readonly maxGradNorm: number | null;
 }
 
-export const DEFAULT_ADAMW: AdamWConfig = {
+const DEFAULT_ADAMW: AdamWConfig = {
   lr: 3e-4,
   beta1: 0.9,
   beta2: 0.999,
@@ -43,7 +43,7 @@ export type StepOutcome =
   | { readonly applied: false; readonly gradNorm: number; readonly reason: string };
 
 /** ||g||_2 over all the gradients together (reads one number back, asynchronously: WebGPU needs it). */
-export const globalGradNorm = async (grads: Iterable<tf.Tensor>): Promise<number> => {
+const globalGradNorm = async (grads: Iterable<tf.Tensor>): Promise<number> => {
   const list = [...grads];
   if (list.length === 0) return 0;
   // Added two at a time rather than with addN: a kernel with one buffer per input exceeds WebGPU's limit

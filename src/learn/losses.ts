@@ -39,7 +39,7 @@ export interface PpoLossConfig {
   readonly klKind: KlKind;
 }
 
-export const DEFAULT_PPO_LOSS: PpoLossConfig = {
+const DEFAULT_PPO_LOSS: PpoLossConfig = {
   clipEps: 0.2,
   valueClipEps: 0.2,
   valueCoef: 0.5,
@@ -87,7 +87,7 @@ export interface PpoLossOutput {
 }
 
 /** sum(mask * x) / max(sum(mask), 1); with `normalizer`, sum(mask * x) / max(normalizer, 1). */
-export const maskedMean = (x: tf.Tensor, mask: tf.Tensor, normalizer?: number): tf.Scalar =>
+const maskedMean = (x: tf.Tensor, mask: tf.Tensor, normalizer?: number): tf.Scalar =>
   tf.div(tf.sum(tf.mul(x, mask)), normalizer === undefined ? tf.maximum(tf.sum(mask), 1) : Math.max(normalizer, 1));
 
 /** a - b on tokens where mask is on, exactly 0 elsewhere (and no gradient flows there). */
@@ -97,7 +97,7 @@ const maskedDifference = (a: tf.Tensor, b: tf.Tensor, on: tf.Tensor): tf.Tensor 
 };
 
 /** L_clip and its metrics. */
-export const clippedSurrogate = (
+const clippedSurrogate = (
   logRatio: tf.Tensor,
   advantages: tf.Tensor,
   mask: tf.Tensor,

@@ -394,7 +394,7 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
 };
 
 /** The most tokens one action of the sequence takes (its longest run of action tokens). */
-export const longestAction = (sequence: Sequence): number => {
+const longestAction = (sequence: Sequence): number => {
   let longest = 0;
   let run = 0;
   for (const bit of sequence.actionMask) {

@@ -215,7 +215,7 @@ const METRIC_NAMES = ["policyLoss", "valueLoss", "entropy", "kl", "approxKl", "c
  * slices whose gradients are summed (the same update). The default budget is 8,192 tokens for 2 layers
  * of width 128 and shrinks in proportion to layers x width.
  */
-export const defaultTokensPerPass = (model: Gpt): number =>
+const defaultTokensPerPass = (model: Gpt): number =>
   Math.max(256, Math.floor((8192 * 2 * 128) / (model.config.layers * model.config.width)));
 
 /**
@@ -223,7 +223,7 @@ export const defaultTokensPerPass = (model: Gpt): number =>
  * work outside attention). Measured on wasm (2 layers, width 128): a pass of one row took 15-45 ms more
  * than a 16th of a pass of 16 rows of the same length, about 150 units.
  */
-export const PASS_OVERHEAD = 150;
+const PASS_OVERHEAD = 150;
 
 /** Row indices cut in their order into slices of at most `budget` tokens padded to the batch's longest row. */
 export const passSlicesInOrder = (tokens: readonly (readonly number[])[], budget: number): number[][] => {

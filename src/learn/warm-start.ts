@@ -15,7 +15,7 @@ import type { TrainConfig, WarmStartConfig } from "./config.ts";
 import { sft } from "./sft.ts";
 
 /** Where a run keeps its warm start: the demonstrations and the cloned checkpoint RL starts from. */
-export const warmStartDir = (runDir: string) => join(runDir, "warm-start");
+const warmStartDir = (runDir: string) => join(runDir, "warm-start");
 export const warmStartCheckpoint = (runDir: string) => join(warmStartDir(runDir), "checkpoint");
 
 /** `cloned`: how many of the recorded episodes were cloned, when not all of them (some aborted). */

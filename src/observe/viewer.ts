@@ -22,7 +22,7 @@ import { evenlySpaced, findJournals, isRunFolder } from "./journals.ts";
 import { escapeUnseen } from "./unseen.ts";
 
 /** Marks the viewer's pages, so `inspect --html` replaces a page of its own and nothing else. */
-export const VIEWER_GENERATOR = "agent-r1 inspect";
+const VIEWER_GENERATOR = "agent-r1 inspect";
 
 /** Whether an HTML text is a page the viewer wrote: its generator mark, or (pages older than the mark) its header. */
 export const isViewerPage = (html: string): boolean =>

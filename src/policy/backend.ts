@@ -167,7 +167,7 @@ const ATTEMPTS: Record<BackendName, (explicit: boolean) => Promise<Attempt>> = {
 };
 
 /** Whether each backend could be used, without switching to it. */
-export const availableBackends = async (): Promise<BackendName[]> => {
+const availableBackends = async (): Promise<BackendName[]> => {
   const found: BackendName[] = [];
   const probes: Record<BackendName, () => Promise<boolean>> = {
     tensorflow: async () => {

@@ -30,8 +30,8 @@ import { makeFolders } from "../kernel/folders.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { Gpt, type GptConfig, gptConfig } from "./gpt.ts";
 
-export const CHECKPOINT_FORMAT = "agent-r1/gpt-checkpoint" as const;
-export const CHECKPOINT_FORMAT_VERSION = 2 as const;
+const CHECKPOINT_FORMAT = "agent-r1/gpt-checkpoint" as const;
+const CHECKPOINT_FORMAT_VERSION = 2 as const;
 
 export type CheckpointProblem =
   | "missing" // a file is absent or unreadable (a save that never finished has no manifest.json)

@@ -95,7 +95,7 @@ export const gptConfig = (overrides: Partial<GptConfig> = {}): GptConfig => {
 };
 
 /** Additive logit mask value: exp() of it underflows to exactly 0, and 0 * it stays finite (unlike -inf). */
-export const MASKED = -1e9;
+const MASKED = -1e9;
 
 // ---------------------------------------------------------------------------------------------------------
 // Parameters and their deterministic initialisation
@@ -168,7 +168,7 @@ const withoutGradients = <T>(run: () => T): T => {
   }
 };
 
-export const matMul2d = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => {
+const matMul2d = (x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D => {
   const backend = tf.getBackend();
   return !gradientFree && (backend === "wasm" || backend === "cpu") ? plainGradMatMul(x, w) : tf.matMul(x, w);
 };

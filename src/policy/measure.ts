@@ -69,7 +69,7 @@ export interface TrainMeasurement {
 }
 
 /** The design's reference model: d=64, 2 layers, 4 heads, T=64, batch 16 (about 110k parameters at V=96). */
-export const REFERENCE_MODEL: Partial<GptConfig> = { vocabSize: 96, contextLength: 64, width: 64, layers: 2, heads: 4 };
+const REFERENCE_MODEL: Partial<GptConfig> = { vocabSize: 96, contextLength: 64, width: 64, layers: 2, heads: 4 };
 
 export interface TrainOptions {
   readonly config?: Partial<GptConfig>;

@@ -48,7 +48,7 @@ const throwKey = (tool: string, message: string) => `${tool}\u0000${message}`;
 export const toolThrownFrom = (tool: string, message: string): string | undefined =>
   toolThrows.where(throwKey(tool, message));
 /** Deepest nesting of a result's content; deeper results become errors (the journal refuses deeper events). */
-export const MAX_RESULT_DEPTH = 128;
+const MAX_RESULT_DEPTH = 128;
 
 const cut = (text: string, limit: number): string =>
   text.length <= limit ? text : text.slice(0, limit).toWellFormed() + TRUNCATION_MARKER;

@@ -439,7 +439,7 @@ export const orderIndependentRewards = (): RewardInvariant<OrderCase> => {
 };
 
 /** The most tool calls an episode had in flight at once (called, not yet returned). */
-export const mostCallsInFlight = (events: readonly EpisodeEvent[]): number => {
+const mostCallsInFlight = (events: readonly EpisodeEvent[]): number => {
   const open = new Set<string>();
   let most = 0;
   for (const e of events) {

@@ -4,10 +4,6 @@ import { type EpisodeEvent } from "../kernel/events.ts";
  * decoded as U+FFFD) written as escapes, cut at `max` characters. Binary junk is not echoed raw.
  */
 export declare const printable: (text: string, max?: number) => string;
-/** Deepest nesting an event may have. Deeper JSON is refused before any recursive code (decoding, hashing) sees it. */
-export declare const MAX_EVENT_DEPTH = 256;
-/** Whether a parsed JSON value nests deeper than `limit` (iterative: no stack overflow on hostile input). */
-export declare const nestsDeeperThan: (value: unknown, limit: number) => boolean;
 export declare class StreamValidator {
     readonly file: string;
     private line;

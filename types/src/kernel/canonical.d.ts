@@ -5,12 +5,6 @@ export declare const hashValue: (value: unknown) => string;
 /** Hash of an event (its `digest`, and the next event's `prev`): canonical JSON without `digest` and `meta`. */
 export declare const hashEvent: (event: object) => string;
 /**
- * How deep plain JSON may nest: deeper values are refused, not walked (a 10,000-deep array, which
- * JSON.parse accepts, would overflow the stack of every recursive walker after it: this one, Schema's
- * decoding, the canonical hash).
- */
-export declare const MAX_JSON_DEPTH = 256;
-/**
  * Where `value` stops being plain JSON (undefined when it is all plain): a Set, Map, Date, class instance,
  * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
  * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).

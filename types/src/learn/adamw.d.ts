@@ -24,7 +24,6 @@ export interface AdamWConfig {
     /** Clip the global gradient norm to this (null: no clipping). */
     readonly maxGradNorm: number | null;
 }
-export declare const DEFAULT_ADAMW: AdamWConfig;
 /** Per-step overrides (a learning-rate schedule, a different clip). */
 export type AdamWOverrides = Partial<Pick<AdamWConfig, "lr" | "weightDecay" | "maxGradNorm">>;
 export type StepOutcome = {
@@ -35,8 +34,6 @@ export type StepOutcome = {
     readonly gradNorm: number;
     readonly reason: string;
 };
-/** ||g||_2 over all the gradients together (reads one number back, asynchronously: WebGPU needs it). */
-export declare const globalGradNorm: (grads: Iterable<tf.Tensor>) => Promise<number>;
 export declare class AdamW {
     readonly params: ReadonlyMap<string, tf.Variable>;
     readonly decays: (name: string, variable: tf.Variable) => boolean;

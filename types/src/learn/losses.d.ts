@@ -36,7 +36,6 @@ export interface PpoLossConfig {
     readonly klCoef: number;
     readonly klKind: KlKind;
 }
-export declare const DEFAULT_PPO_LOSS: PpoLossConfig;
 /** Per-token inputs, each [B, T] (or any common shape). */
 export interface PpoLossInputs {
     /** log pi(a_t|s_t) under the current parameters (differentiated). */
@@ -73,14 +72,6 @@ export interface PpoLossOutput {
     readonly approxKl: tf.Scalar;
     readonly clipfrac: tf.Scalar;
 }
-/** sum(mask * x) / max(sum(mask), 1); with `normalizer`, sum(mask * x) / max(normalizer, 1). */
-export declare const maskedMean: (x: tf.Tensor, mask: tf.Tensor, normalizer?: number) => tf.Scalar;
-/** L_clip and its metrics. */
-export declare const clippedSurrogate: (logRatio: tf.Tensor, advantages: tf.Tensor, mask: tf.Tensor, clipEps: number, normalizer?: number) => {
-    loss: tf.Scalar;
-    approxKl: tf.Scalar;
-    clipfrac: tf.Scalar;
-};
 /** L_value; clipped around the old values when they and `clipEps` are given. */
 export declare const clippedValueLoss: (values: tf.Tensor, returns: tf.Tensor, mask: tf.Tensor, oldValues?: tf.Tensor, clipEps?: number | null, normalizer?: number) => tf.Scalar;
 /** Per-token KL estimate to the reference, given d = log pi_ref - log pi (0 on masked tokens). */

@@ -202,5 +202,3 @@ export declare const loadSequences: (env: EnvDefinition, files: readonly string[
 /** The sequence up to the end of its n-th action (all of it when it has fewer). */
 export declare const firstActions: (sequence: Sequence, n: number) => Sequence;
 export declare const sft: (given: SftOptions) => Promise<SftResult>;
-/** The most tokens one action of the sequence takes (its longest run of action tokens). */
-export declare const longestAction: (sequence: Sequence) => number;

@@ -66,21 +66,6 @@ export interface SupervisedStepResult {
     readonly gradNorm: number;
     readonly tokens: number;
 }
-/**
- * Padded tokens per forward pass. A pass holds the activations of all its tokens (and attention's, per
- * token times the row length), and tfjs-backend-wasm's heap cannot grow past 4 GiB: a batch of 64 episodes
- * of 320 tokens at width 128 (2 layers) came close and some batches died with "memory access out of
- * bounds"; at width 256 and 4 layers, 8,192 tokens in one pass aborted. Larger batches are cut into
- * slices whose gradients are summed (the same update). The default budget is 8,192 tokens for 2 layers
- * of width 128 and shrinks in proportion to layers x width.
- */
-export declare const defaultTokensPerPass: (model: Gpt) => number;
-/**
- * What one more forward/backward pass costs, in the units of `passSlices`' cost model (one unit: a token's
- * work outside attention). Measured on wasm (2 layers, width 128): a pass of one row took 15-45 ms more
- * than a 16th of a pass of 16 rows of the same length, about 150 units.
- */
-export declare const PASS_OVERHEAD = 150;
 /** Row indices cut in their order into slices of at most `budget` tokens padded to the batch's longest row. */
 export declare const passSlicesInOrder: (tokens: readonly (readonly number[])[], budget: number) => number[][];
 /**

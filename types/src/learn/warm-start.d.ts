@@ -1,7 +1,5 @@
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { TrainConfig, WarmStartConfig } from "./config.ts";
-/** Where a run keeps its warm start: the demonstrations and the cloned checkpoint RL starts from. */
-export declare const warmStartDir: (runDir: string) => string;
 export declare const warmStartCheckpoint: (runDir: string) => string;
 /** `cloned`: how many of the recorded episodes were cloned, when not all of them (some aborted). */
 export declare const describeWarmStart: (w: WarmStartConfig, cloned?: number) => string;

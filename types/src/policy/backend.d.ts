@@ -15,8 +15,6 @@ export interface InitBackendOptions {
     /** Where the one line naming the chosen backend goes. Default: stderr. */
     readonly log?: (line: string) => void;
 }
-/** Whether each backend could be used, without switching to it. */
-export declare const availableBackends: () => Promise<BackendName[]>;
 /**
  * Makes `preferred` the active tfjs backend ("auto": the fastest that works) and returns its name. The
  * choice is logged once (again only when it changes). An explicit choice that cannot be used throws

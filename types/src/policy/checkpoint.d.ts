@@ -1,8 +1,6 @@
 import { Schema } from "effect";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { Gpt, type GptConfig } from "./gpt.ts";
-export declare const CHECKPOINT_FORMAT: "agent-r1/gpt-checkpoint";
-export declare const CHECKPOINT_FORMAT_VERSION: 2;
 export type CheckpointProblem = "missing" | "parse" | "schema" | "truncated" | "checksum" | "mismatch";
 declare const CheckpointError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
     readonly _tag: "CheckpointError";

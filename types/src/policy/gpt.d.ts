@@ -58,8 +58,6 @@ export interface GptConfig {
 export declare const DEFAULT_GPT_CONFIG: GptConfig;
 /** A complete, checked config from overrides of the defaults. */
 export declare const gptConfig: (overrides?: Partial<GptConfig>) => GptConfig;
-/** Additive logit mask value: exp() of it underflows to exactly 0, and 0 * it stays finite (unlike -inf). */
-export declare const MASKED = -1000000000;
 type Init = {
     readonly kind: "normal";
     readonly std: number;
@@ -73,7 +71,6 @@ export declare class ParameterStore {
     constructor(seed: string);
     create(name: string, shape: readonly number[], init: Init): tf.Variable;
 }
-export declare const matMul2d: (x: tf.Tensor2D, w: tf.Tensor2D) => tf.Tensor2D;
 declare class Linear {
     readonly weight: tf.Variable;
     readonly bias: tf.Variable | null;

@@ -34,6 +34,4 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
 export declare const TRUNCATION_MARKER = "\u2026[truncated]";
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
 export declare const toolThrownFrom: (tool: string, message: string) => string | undefined;
-/** Deepest nesting of a result's content; deeper results become errors (the journal refuses deeper events). */
-export declare const MAX_RESULT_DEPTH = 128;
 export declare const defineTool: <P extends Schema.Top>(spec: ToolSpec<P>) => Tool<P>;

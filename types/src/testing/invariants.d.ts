@@ -6,7 +6,6 @@
  *   await checkRewards(env, { invariants: [rewardBounds({ min: -0.1, max: 1 }), noRewardForRepeatedCalls()] });
  */
 import fc from "fast-check";
-import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { CounterexampleError, type PropertyRunOptions, type Violation } from "./counterexample.ts";
 import { type EpisodeScript, type EpisodeScriptOptions, type PlayedEpisode } from "./episodes.ts";
@@ -87,8 +86,6 @@ interface OrderCase {
  * the rewards of every turn (as multisets: the order of rewards within a turn may differ).
  */
 export declare const orderIndependentRewards: () => RewardInvariant<OrderCase>;
-/** The most tool calls an episode had in flight at once (called, not yet returned). */
-export declare const mostCallsInFlight: (events: readonly EpisodeEvent[]) => number;
 /** No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort). */
 export declare const neverCrashes: () => RewardInvariant<EpisodeScript>;
 /** The recorded episode replays through the machine's pure transitions to the same events. */
