@@ -20,7 +20,7 @@
  *
  * No dropout: RL needs the logprobs of the sampling pass and of the training pass to agree exactly.
  *
- * Speed on wasm (DESIGN §7): every projection is a plain 2-D matMul on [B*T, in] x [in, out], with a
+ * Speed on wasm: every projection is a plain 2-D matMul on [B*T, in] x [in, out], with a
  * gradient that transposes explicitly (matMul's own gradient uses transpose flags, measured 10-40x slower
  * there). Embeddings are gathers whose gradient is a segment sum. Log-probabilities and entropies come
  * from the vectorised Softmax kernel, not from elementwise exp/log over [B*T, V]. Attention uses batched
