@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Runs the TypeScript CLI directly through tsx's loader: no build step, so a fresh clone works after `npm ci`.
+import "./preload.js";
 import { register } from "tsx/esm/api";
 
 // Node exits 13 when the event loop runs dry under a top-level await that never settles: here, a module the

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs a TypeScript entry file (benchmarks, scripts) through tsx's loader.
 import { pathToFileURL } from "node:url";
+import "./preload.js";
 import { register } from "tsx/esm/api";
 
 register();

@@ -1,8 +1,8 @@
 /** The public API. Environments in actors/ import from here only. */
 
-export { Schema } from "effect";
 /** Plain JSON values: what a task, a tool's arguments and the journal hold. */
 export type { Json } from "effect/Schema";
+export * as Schema from "effect/Schema";
 export type { Durability, EpisodeWriter, Journal } from "./journal/journal.ts";
 export {
   JsonlJournal,

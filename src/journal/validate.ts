@@ -2,7 +2,8 @@
  * Validation of a recorded stream, one line at a time: JSON, schema, version, episode, seq, hash chain and
  * order. Used by every reader, so a violation is never skipped and always names file, line and seq.
  */
-import { Result, Schema } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
 import { hashEvent } from "../kernel/canonical.ts";
 import { JournalError, type JournalProblem } from "../kernel/errors.ts";
 import {

@@ -4,7 +4,7 @@
  */
 import { dirname, isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import { closest, distance } from "fastest-levenshtein";
 
 export interface JournalPlace {

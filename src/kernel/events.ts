@@ -5,7 +5,7 @@
  * Inputs from outside the environment (the source of truth) are `episode.started`, `agent.acted` and
  * `tool.returned`; every other event is derived by the environment machine and re-derived on replay.
  */
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 /** Version of the event format written by this code. Journals of another version are refused. */
 export const EVENT_FORMAT_VERSION = 1 as const;

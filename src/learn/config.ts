@@ -2,7 +2,8 @@
  * The training configuration: one Effect Schema, with a default and a one-line help for every field
  * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
  */
-import { Result, Schema } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
 import { didYouMean, firstUnknownKey, UsageError } from "../kernel/errors.ts";
 import { checkEnvArgument, type EnvDefinition, moduleSpecOf } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";

@@ -11,7 +11,7 @@
  * last action token of the episode. A reward whose action has no token (empty action, or no such turn)
  * cannot be placed: it is dropped and counted in `droppedRewards`.
  */
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import { hashValue } from "../kernel/canonical.ts";
 import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
 

@@ -13,7 +13,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import { UsageError } from "../kernel/errors.ts";
 import { registerGradients } from "./gradients.ts";
 

@@ -22,7 +22,9 @@ import { copyFile, mkdir, open, readdir, readFile, rename, rm } from "node:fs/pr
 import { endianness } from "node:os";
 import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
-import { Data, Result, Schema } from "effect";
+import * as Data from "effect/Data";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
 import { isLockFile, LOCK_FILE } from "../journal/lock.ts";
 import { canonicalJson, readJsonText } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";

@@ -5,8 +5,9 @@
  * environment answers with a format penalty, never an exception. (A tool with one required string field and
  * optional others also takes the text: the environment fills the rest when it calls the tool.)
  */
-import { Result, Schema } from "effect";
+import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
+import * as Schema from "effect/Schema";
 import { notPlainJson } from "../kernel/canonical.ts";
 import type { Tool } from "./tool.ts";
 

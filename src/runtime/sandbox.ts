@@ -13,7 +13,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { defineTool, type Tool } from "./tool.ts";
 
 export interface SandboxOptions {

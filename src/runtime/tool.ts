@@ -5,8 +5,9 @@
  * become `{ ok: false, error }`, never an exception. Results and error messages are plain, well-formed JSON, cut to size with a
  * visible marker, so whatever a tool does, the journal can hold and hash it.
  */
-import { Result, Schema } from "effect";
+import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
+import * as Schema from "effect/Schema";
 import { notPlainJson } from "../kernel/canonical.ts";
 import { allKeys, didYouMean, firstUnknownKey, shownValue, ThrowSites } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";

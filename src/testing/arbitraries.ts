@@ -8,8 +8,9 @@
  * themselves, so what comes out always decodes. A change to an event schema changes these arbitraries.
  */
 
-import { type Schema, SchemaAST } from "effect";
+import type * as Schema from "effect/Schema";
 import type { Json } from "effect/Schema";
+import * as SchemaAST from "effect/SchemaAST";
 import fc from "fast-check";
 import { EpisodeChain } from "../journal/stamp.ts";
 import {

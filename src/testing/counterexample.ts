@@ -6,7 +6,7 @@
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import fc from "fast-check";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { EpisodeChain } from "../journal/stamp.ts";

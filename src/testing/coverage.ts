@@ -12,8 +12,9 @@
  * soon as a loop is seen to grow the context each round without ending the episode (an endless episode
  * whose states never repeat, which no limit would get to the end of).
  */
-import { Schema } from "effect";
+
 import type { Json } from "effect/Schema";
+import * as Schema from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getStateNodes } from "xstate/graph";
 import { canonicalJson } from "../kernel/canonical.ts";

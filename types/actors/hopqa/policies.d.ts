@@ -1,3 +1,26 @@
+/**
+ * Scripted policies for `hopqa`:
+ * - `expert`: reads the world graph; per hop it searches `<entity> <relation keyword>` (or a fallback
+ *   query when that misses the gold passage), then answers. Its demonstrations feed the warm start.
+ * - `lazy`: the expert's weaker twin, a demonstrator that is often wrong in a way it cannot see: per hop it
+ *   searches the bare entity name whenever that happens to retrieve the gold passage (it reads the world
+ *   graph, so it knows), and the expert's query otherwise. A policy cloned from it cannot know when the bare
+ *   name works (about 2 hops in 3), so it learns to search bare names, and misses the passage the rest of
+ *   the time: a weak warm start whose gap is a choice (which query) that RL can find.
+ * - `careless`: the expert with a habit that costs it turns: per hop, with probability 0.7 it first searches
+ *   the entity with the word of another of its relations (director for studio, born for works, ...), then
+ *   with the right one. It always answers right (it slips only while the turn limit leaves room), but a
+ *   policy cloned from it slips on most hops, runs out of turns on longer chains, and must learn from
+ *   reward to search the right relation first: a weak warm start whose gap is a choice RL can see.
+ * - `hasty`: the expert with a habit that makes it wrong: on most questions (HASTE_RATE, decided by a hash of
+ *   the task) it answers one hop early, naming the first entity of the asked type that its last results
+ *   showed (where one was shown; otherwise it goes on like the expert). It reads every passage right; it
+ *   just stops searching too soon. A policy cloned from it stops early on most questions: a weak warm start
+ *   whose gap is one decision per episode (answer now, or search once more) that the outcome reward sees.
+ * - `rag`: naive RAG, the paper's baseline: one search with the whole question, then an answer: the first
+ *   entity of the answer's type in the results.
+ * - `random`: random queries and answers, for tests.
+ */
 import { type HopqaTask, type Relation } from "./world.ts";
 /** The expert's queries for a task: per hop, the first candidate whose top-k holds the gold passage. */
 export declare const expertQueries: (task: HopqaTask) => string[];

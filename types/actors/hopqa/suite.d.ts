@@ -1,3 +1,9 @@
+/**
+ * The benchmark's evaluation suite: exact match (and F1) of a policy on three columns, the shape of the
+ * paper's table. "test, seen worlds": held-out questions of the worlds training draws from; "test, new
+ * worlds": 2-3 hop questions in worlds training never saw; "ood, new worlds": 4-hop questions (relation
+ * chains never seen in training) in unseen worlds, Musique's role. Greedy decoding, fixed seeds.
+ */
 import type { EpisodeRecord } from "../../src/runtime/episode.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 export declare const COLUMNS: readonly [{

@@ -1,3 +1,14 @@
+/**
+ * The hopqa world: a seeded generator of a small synthetic encyclopedia. Entities of five types (people,
+ * cities, countries, films, companies) are linked by nine functional relations; every entity has a
+ * passage that states its facts and mentions other entities, and distractor passages share words with
+ * the questions without stating any fact. Questions compose 2 to 4 relations ("which country is the
+ * birthplace of the director of X in ?"), phrased in several ways per relation.
+ *
+ * Names come from fixed pools (so one tokenizer covers every world); a world's seed decides which names
+ * exist and every fact. Another seed gives the same kinds of entities and relations, different facts:
+ * a policy that memorised facts fails there, one that searches does not.
+ */
 export declare const ENTITY_TYPES: readonly ["person", "city", "country", "film", "company"];
 export type EntityType = (typeof ENTITY_TYPES)[number];
 /** Each relation maps an entity of one type to exactly one entity of another. */

@@ -1,3 +1,7 @@
+/**
+ * Environments the CLI knows: the built-in ones by id, and any module path a user gives
+ * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
+ */
 import { type EnvDefinition } from "../runtime/env.ts";
 export declare const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>>;
 /** A built-in environment by id, with options: `hopqa?split=test&world-seed=7`. */

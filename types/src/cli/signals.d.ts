@@ -1,3 +1,10 @@
+/**
+ * The signals that stop a command: Ctrl-C (SIGINT), and SIGTERM, which kill, timeout, docker stop, systemd
+ * and Slurm or Kubernetes preemption send, and SIGHUP (the terminal closed). All three get what Ctrl-C gets:
+ * train finishes its update and writes a checkpoint, record says what is journaled; without a handler,
+ * SIGTERM and SIGHUP ended the process silently, losing the updates since the last checkpoint and leaving
+ * its lock. The exit code is the shell's for that signal: 128 + its number (130 INT, 143 TERM, 129 HUP).
+ */
 export declare const STOP_SIGNALS: readonly ["SIGINT", "SIGTERM", "SIGHUP"];
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 /** 128 + the signal's number, as a shell reports a process the signal ended. */

@@ -1,3 +1,15 @@
+/**
+ * The embedded default store: one JSONL file per episode (`<dir>/<episode>.jsonl`), one event per line.
+ *
+ * Appends are buffered in order and written with the durability policy: "event" writes and fsyncs every
+ * event before append resolves; "episode" writes as the buffer fills and fsyncs on close; "none" never
+ * fsyncs. With "event" and "episode", the folder entry of a new file is made durable too (fsync of the
+ * folder), so an episode whose close returned survives a machine crash. A crash can leave a torn last
+ * line; readers report it and `repairJournalFile` truncates it.
+ *
+ * Lines are at most MAX_LINE_BYTES long, on both sides: the writer refuses a longer event and readers
+ * refuse a longer line, so reading never holds more than one line of one file in memory.
+ */
 import { type EpisodeEvent } from "../kernel/events.ts";
 import { type Durability, type EpisodeWriter, type Journal } from "./journal.ts";
 export declare const JOURNAL_SUFFIX = ".jsonl";

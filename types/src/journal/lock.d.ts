@@ -1,3 +1,12 @@
+/**
+ * One writer per folder: `record`, `train`, `sft` and `average` hold `.agent-r1.lock` in their --out while
+ * they write. Two processes writing one folder destroyed each other's work (a `record --resume` removed the
+ * journals another recorder was still writing, as torn; a second `train --resume` removed the other's
+ * half-written checkpoint; a second `sft` replaced the other's clone), so the second one is refused, naming the first. A lock whose process is gone (killed, the
+ * machine restarted, or killed and not yet reaped by its parent: a zombie, where /proc says) is taken over,
+ * and so is one whose pid another process has now (where /proc tells the start times apart): a crash never
+ * leaves a folder locked. Of several processes taking over one stale lock at once, one does (removeStale).
+ */
 export declare const LOCK_FILE = ".agent-r1.lock";
 /**
  * Whether a folder entry is the lock or one of the files taking it leaves for moments (a takeover's claim

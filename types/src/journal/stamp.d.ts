@@ -1,3 +1,6 @@
+/**
+ * The envelope of an event (`v`, `episode`, `seq`, `prev`) and the hash chain that links events.
+ */
 import { type EpisodeEvent, type EventBody } from "../kernel/events.ts";
 /** Stamps bodies into one episode's chain: contiguous seq from 0, `prev` = hash of the previous event. */
 export declare class EpisodeChain {

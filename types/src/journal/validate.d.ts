@@ -1,3 +1,7 @@
+/**
+ * Validation of a recorded stream, one line at a time: JSON, schema, version, episode, seq, hash chain and
+ * order. Used by every reader, so a violation is never skipped and always names file, line and seq.
+ */
 import { type EpisodeEvent } from "../kernel/events.ts";
 /**
  * Text from a damaged file, safe to print on a terminal: control characters (and bytes that were not UTF-8,

@@ -1,3 +1,7 @@
+/**
+ * Canonical JSON (RFC 8785, key-order independent) and the hashes built on it. Everything that is hashed
+ * or compared on replay goes through here, so two equal values always hash equal.
+ */
 export declare const canonicalJson: (value: unknown) => string;
 /** 128-bit hex digest of a string. */
 export declare const digest: (text: string) => string;

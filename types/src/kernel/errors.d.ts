@@ -1,3 +1,7 @@
+/**
+ * Typed errors. Each is a value with a `_tag` and a message a user can act on; journal errors name the
+ * file, the line and the seq where the problem is.
+ */
 export interface JournalPlace {
     readonly file: string;
     /** 1-based line number in the file. */

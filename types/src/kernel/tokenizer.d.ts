@@ -1,3 +1,11 @@
+/**
+ * Word-level tokenizer with a byte fallback: any string encodes, and decoding gives it back exactly.
+ *
+ * Ids: 0..255 are raw UTF-8 bytes (used for pieces outside the vocabulary), then the special tokens, then
+ * the vocabulary's words. Text is cut into pieces: runs of letters/digits, single spaces, newlines and
+ * single other characters. A piece in the vocabulary is one token; any other piece is spelled in bytes.
+ * A vocabulary word that spans several pieces (a tag such as `<search>`) is matched whole, before that cut.
+ */
 export interface Tokenizer {
     /** Names this exact vocabulary; recorded in every episode so replay can check observation tokens. */
     readonly id: string;

@@ -1,3 +1,8 @@
+/**
+ * Runs a batch of episodes with a policy and hands them to the learner the way the design asks: every
+ * episode is journaled, read back from the journal (schema, seq, hash chain) and replay-verified before
+ * it becomes a trajectory. Episodes come back in seed order, whatever order they finished in.
+ */
 import type { Durability } from "../journal/journal.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";

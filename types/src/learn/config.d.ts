@@ -2,7 +2,7 @@
  * The training configuration: one Effect Schema, with a default and a one-line help for every field
  * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
  */
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { type EnvDefinition } from "../runtime/env.ts";
 export declare const LR_SCHEDULES: readonly ["constant", "linear", "cosine"];
 export type LrSchedule = (typeof LR_SCHEDULES)[number];

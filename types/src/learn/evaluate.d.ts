@@ -1,3 +1,7 @@
+/**
+ * Evaluation: run episodes on seeds training never used and report the success rate, the mean return
+ * and the mean of every metric the environment reports (exact match, F1, ...).
+ */
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 import { type EpisodeRecord } from "../runtime/episode.ts";

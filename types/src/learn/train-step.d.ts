@@ -1,3 +1,15 @@
+/**
+ * One optimisation step of the policy: PPO-style (any advantage estimator feeds it) or supervised
+ * cross-entropy on action tokens (behaviour cloning).
+ *
+ * Batches are token-aligned, like trajectories: index t of every per-token array refers to token t, and
+ * the logprob, value and allowed list at t are those of the distribution that produced token t from
+ * tokens 0..t-1. Rows may have different lengths; they are right-padded here (every row starts at
+ * position 0, as in sampling). Token 0 has no distribution, so its mask must be 0.
+ *
+ * Constrained decoding: when a token was sampled under an allowed list, training scores it under the same
+ * mask, so the importance ratio compares like with like.
+ */
 import { type Gpt } from "../policy/gpt.ts";
 import type { AdamW, AdamWOverrides } from "./adamw.ts";
 import { type PpoLossConfig } from "./losses.ts";

@@ -1,3 +1,15 @@
+/**
+ * Training as one stream: rollout -> journal -> replay -> trajectories -> advantages -> update, once per
+ * step. Each update bumps the policy version; every episode's journal, the metrics of every update and
+ * the checkpoints land in the run folder:
+ *
+ *   runs/NAME/config.json            the decoded TrainConfig
+ *   runs/NAME/metrics.jsonl          one line per update
+ *   runs/NAME/episodes/u00012/*.jsonl the journals of update 12's rollouts
+ *   runs/NAME/checkpoints/v00013/    weights, optimizer state, config, tokenizer, version; latest.json names
+ *                                    the newest (each written atomically: a kill never leaves half of one)
+ *   runs/NAME/eval.json              success before and after training, on seeds training never used
+ */
 import type * as tf from "@tensorflow/tfjs-core";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { type BackendChoice, type BackendName } from "../policy/backend.ts";

@@ -1,3 +1,16 @@
+/**
+ * Journal -> training sequences, token-in/token-out.
+ *
+ * Append layout (the paper's): one sequence per episode,
+ *   tokens = prompt ++ a_0 ++ o_1 ++ a_1 ++ o_2 ++ ... ++ a_T [++ o_{T+1}]
+ * the exact concatenation of the recorded ids (never decoded and re-encoded: that drift cost Python
+ * frameworks whole runs). Step layout (Agent-R1 v0.1.0's step-level MDP): one sequence per turn t whose
+ * prompt is the context before a_t and whose response is a_t alone.
+ *
+ * Reward placement: a process reward of turn t sits on the last token of a_t, the outcome reward on the
+ * last action token of the episode. A reward whose action has no token (empty action, or no such turn)
+ * cannot be placed: it is dropped and counted in `droppedRewards`.
+ */
 import type { EpisodeEvent } from "../kernel/events.ts";
 /** Token span [start, end) of one action inside its sequence. */
 export interface ActionSpan {

@@ -1,3 +1,9 @@
+/**
+ * A short warm start before RL: record a few episodes of the environment's `expert` policy and clone them
+ * (cross-entropy on action tokens). An environment whose fresh policy cannot find the action format by
+ * sampling (RL then sees no reward at all) declares one as its default (`EnvDefinition.warmStart`);
+ * `train` runs it when it starts from a fresh model and says so, and `--no-warm-start` skips it.
+ */
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { TrainConfig, WarmStartConfig } from "./config.ts";
 export declare const warmStartCheckpoint: (runDir: string) => string;

@@ -1,3 +1,7 @@
+/**
+ * Where the journals of a path are: a journal file, a folder of journals (`record --out`), or a run
+ * folder (`train --out`: metrics.jsonl, and the journals under episodes/u00012/).
+ */
 /** A run folder: written by `agent-r1 train` (metrics.jsonl, episodes/). */
 export declare const isRunFolder: (dir: string) => boolean;
 /**

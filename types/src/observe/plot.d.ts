@@ -1,3 +1,10 @@
+/**
+ * Charts of training runs: the numeric fields of each run's `metrics.jsonl` over updates, as SVG.
+ *
+ * A chart is a vega-lite spec compiled to vega and rendered in Node by a headless view (no canvas):
+ * `lineChartSvg` draws any rows, `metricCharts` reads run folders and draws one chart per metric with
+ * one coloured line per run, `plotRuns` writes them as files.
+ */
 export interface LineChartOptions {
     readonly title: string;
     readonly rows: readonly Readonly<Record<string, unknown>>[];

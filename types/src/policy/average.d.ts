@@ -1,3 +1,9 @@
+/**
+ * Weight averaging of checkpoints: the mean of each parameter over several checkpoints of one model shape
+ * and one tokenizer. The last few checkpoints of one RL run (Polyak / tail averaging), or the last ones of
+ * runs from the same warm start on other seeds (a "model soup"), often score steadier than any one of them:
+ * an RL run's exact match swings between checkpoints a few updates apart.
+ */
 import { type CheckpointContents } from "./checkpoint.ts";
 export interface AveragedCheckpoint extends CheckpointContents {
     /** The policy versions averaged, in the order given. */

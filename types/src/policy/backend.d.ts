@@ -1,3 +1,15 @@
+/**
+ * Chooses the tfjs backend the policy runs on, fastest first:
+ *
+ *   tensorflow  @tensorflow/tfjs-node-gpu or @tensorflow/tfjs-node (optional; the user installs them)
+ *   webgpu      the `webgpu` npm package (Dawn) + @tensorflow/tfjs-backend-webgpu (optional), with a GPU adapter
+ *   wasm        @tensorflow/tfjs-backend-wasm, the default on CPU machines (about 20x the pure-JS cpu backend)
+ *   cpu         @tensorflow/tfjs-backend-cpu
+ *
+ * Optional packages are imported by a computed name inside try/catch, so nothing requires them. On wasm we
+ * register the one kernel training needs that the package lacks (UnsortedSegmentSum, the gradient of gather),
+ * and on every backend the gradients that tfjs-core's Node build leaves out (see gradients.ts).
+ */
 export type BackendName = "tensorflow" | "webgpu" | "wasm" | "cpu";
 export type BackendChoice = "auto" | BackendName;
 export declare const BACKEND_ORDER: readonly BackendName[];

@@ -1,4 +1,22 @@
-import { Schema } from "effect";
+/**
+ * A checkpoint is a folder:
+ *
+ *   manifest.json   format, policy version, tensor names/shapes/offsets/SHA-256, checksums of the other
+ *                   files, the optimizer's step; its own digest (SHA-256 of its canonical JSON)
+ *   weights.bin     every parameter as float32 little-endian, concatenated in manifest order
+ *   optimizer.bin   AdamW's first moments in manifest order, then its second moments (when saved)
+ *   config.json     the GptConfig
+ *   tokenizer.json  the WordTokenizer's word list and id
+ *
+ * Saving is atomic: the files are written and fsynced in a temporary folder next to the target, manifest
+ * last, and the folder is renamed into place. A kill at any moment leaves the previous folder (or none)
+ * and a `NAME.tmp-*` folder that `removeUnfinishedSaves` clears; never a half-written checkpoint under its
+ * name. Loading checks everything (presence, JSON shape, sizes, checksums, names and shapes) before it
+ * fills a model: a damaged or incomplete checkpoint is refused with a CheckpointError naming the file and
+ * the place (a field, a tensor, a byte position), never half-loaded. Format version 1 (no digest, no
+ * optimizer state) is still read.
+ */
+import * as Schema from "effect/Schema";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { Gpt, type GptConfig } from "./gpt.ts";
 export type CheckpointProblem = "missing" | "parse" | "schema" | "truncated" | "checksum" | "mismatch";

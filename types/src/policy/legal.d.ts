@@ -1,3 +1,16 @@
+/**
+ * Constrained decoding from an environment's legal actions.
+ *
+ * An environment declares, for the state a request shows, the complete action texts it would accept
+ * (`EnvDefinition.legalActions`). They are encoded exactly as a policy's action is (the text's ids, then
+ * `<eos>`) into a prefix tree; at each sampled token the sampler may only pick a child of the node the
+ * tokens so far lead to, so every action sampled under the constraint is one of the declared texts. The
+ * allowed ids of every token are recorded with the action (agent.acted.allowed) and training scores the
+ * action under the same lists, so PPO's ratio stays exact.
+ *
+ * `allowedForAction` walks a recorded action (e.g. an expert's demonstration) through the same tree, so
+ * behaviour cloning can learn under the mask the sampler will later use.
+ */
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvDefinition, LegalView } from "../runtime/env.ts";
 import type { PolicyRequest } from "../runtime/policy.ts";

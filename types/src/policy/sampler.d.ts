@@ -1,3 +1,23 @@
+/**
+ * Batched sampling with a KV cache. Each row brings its own context, seed and settings; the model runs
+ * once per step for the whole batch, and token choice happens per row in float64 on the CPU.
+ *
+ * Independence: a row's randomness is Rng.fromSeed(row.seed) alone (one uniform draw per sampled
+ * token), and its logits do not depend on the other rows (see gpt.ts, left padding), so a row samples
+ * the same tokens alone or in any batch.
+ *
+ * Per step, for a row:
+ *   1. allowed = allowedNext(tokens so far) (null: every id); other logits are masked to -inf;
+ *   2. logprob = log softmax(masked logits) at temperature 1, reported for the chosen token;
+ *   3. greedy: the highest logit (lowest id on ties). Otherwise softmax(masked logits / temperature),
+ *      cut to the top-p nucleus (most likely first, ties by id), one inverse-CDF draw.
+ *
+ * Which temperature the logprobs refer to: always 1, whatever the sampling temperature and top-p. That is
+ * the distribution the learner recomputes (gpt.tokenStats under the same allowed mask), so PPO's ratio
+ * exp(logp_new - logp_recorded) compares like with like. Sampling at another temperature or with top-p < 1
+ * makes the data off-policy with respect to those logprobs; sample at temperature 1, top-p 1 for exact
+ * on-policy ratios.
+ */
 import { Rng } from "../kernel/prng.ts";
 import { type Gpt } from "./gpt.ts";
 /** Constrained decoding: the ids allowed after the tokens sampled so far in this action, or null for all. */

@@ -1,3 +1,12 @@
+/**
+ * Replay: fold an episode's recorded inputs (the agent's actions, the tools' results) through the
+ * environment machine's pure functions `initialTransition` / `transition`. No tool and no policy is
+ * called: the machine's tool invocations are matched to recorded calls and answered with the recorded
+ * results, in the recorded order. Every derived event is re-derived by the same code the live runtime
+ * uses; with `verify`, each one must equal the record, or a NonDeterminismError names the episode, the
+ * seq, both versions and the usual cause. A journal of another environment id is refused, verifying or not,
+ * with an EnvMismatchError (re-rewarding takes a variant of the environment that keeps its id).
+ */
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvDefinition } from "../runtime/env.ts";

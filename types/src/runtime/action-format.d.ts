@@ -1,3 +1,10 @@
+/**
+ * The action format, simple enough for a small model: one tool call `<name>argument</name>` or a final
+ * answer `<answer>text</answer>`. A tool whose parameters have a single string field takes the text as
+ * that field; any other tool takes a JSON object. Anything else is malformed: a normal outcome that the
+ * environment answers with a format penalty, never an exception. (A tool with one required string field and
+ * optional others also takes the text: the environment fills the rest when it calls the tool.)
+ */
 import type { Json } from "effect/Schema";
 import type { Tool } from "./tool.ts";
 export type ParsedAction = {

@@ -1,3 +1,7 @@
+/**
+ * The agent actor: waits for an observation, asks the shared policy actor for an action given the whole
+ * token context, and emits it. It holds no randomness of its own: each turn's seed is passed in.
+ */
 import type { PolicyAction, PolicyRequest } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
 export type AgentEmitted = {

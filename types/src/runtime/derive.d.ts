@@ -1,3 +1,7 @@
+/**
+ * How a ToolEnv machine's behaviour becomes journal events. Live runs and replay both go through this one
+ * class, so what replay re-derives is by construction what the runtime recorded.
+ */
 import type { AnyMachineSnapshot } from "xstate";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";

@@ -1,3 +1,14 @@
+/**
+ * Running code a model wrote: never in this process. `runJavaScript` starts a separate `node` with
+ * - Node's permission model on and nothing allowed: no file read or write, no child process, no worker,
+ *   no native addon, no `process.binding`;
+ * - no network: a new, empty network namespace (`unshare -n`, Linux) where one can be made, otherwise
+ *   every network API replaced, before the code runs, by one that throws (the result says which);
+ * - a time limit (SIGKILL), a memory limit (V8's heap limit, and a watchdog on the resident size that
+ *   catches memory outside the heap), and a limit on the output it may print;
+ * - an empty environment (no inherited secrets) and a fresh, empty working folder.
+ * `codeTool` wraps it as a Tool whose result is the run's outcome, so faults become data too.
+ */
 import { type Tool } from "./tool.ts";
 export interface SandboxOptions {
     /** Wall-clock limit in milliseconds (default 5,000). */

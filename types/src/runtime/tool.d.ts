@@ -5,8 +5,8 @@
  * become `{ ok: false, error }`, never an exception. Results and error messages are plain, well-formed JSON, cut to size with a
  * visible marker, so whatever a tool does, the journal can hold and hash it.
  */
-import { Schema } from "effect";
 import type { Json } from "effect/Schema";
+import * as Schema from "effect/Schema";
 import type { ToolResult } from "../kernel/events.ts";
 export interface ToolContext {
     /** Aborted when the call times out or the environment stops waiting for it. */

@@ -7,7 +7,7 @@
  * finite, minimum, maxLength, pattern...), and every generated value is also passed through the checks
  * themselves, so what comes out always decodes. A change to an event schema changes these arbitraries.
  */
-import { type Schema } from "effect";
+import type * as Schema from "effect/Schema";
 import type { Json } from "effect/Schema";
 import fc from "fast-check";
 import { type EpisodeEvent, type EventBody, type EventOf, type EventType, ToolFailure, ToolResult } from "../kernel/events.ts";

@@ -1,3 +1,8 @@
+/**
+ * When a property fails: the shrunk counterexample is printed as the episode it played, step by step, and
+ * written as a journal file, so `agent-r1 replay <file> --verify` re-derives it event by event; the
+ * message also gives fast-check's seed and path to rerun exactly that case.
+ */
 import fc from "fast-check";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";

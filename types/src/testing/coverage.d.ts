@@ -1,3 +1,17 @@
+/**
+ * Path coverage of an environment machine with `xstate/graph`: from sample actions and sample tool
+ * results, explore every state the machine can reach (its value, context, and the runtime's protocol:
+ * waiting for an action, tools in flight, ended) and check that
+ *   - every atomic and final state node of the machine is reached,
+ *   - every reachable state can still end the episode, and no path loops forever,
+ *   - every state where the agent must act has been shown an observation (a string, with no "undefined",
+ *     "NaN" or "[object Object]" in it), rewards are finite, and nothing waits for nothing.
+ * The exploration folds the machine's pure `initialTransition` / `transition`, as replay does, so guards
+ * and actions run but no tool is called. It is breadth first (`getAdjacencyMap`), so the first way found to
+ * each state is a shortest path to it. It is synchronous, so it stops itself: after `limit` states, or as
+ * soon as a loop is seen to grow the context each round without ending the episode (an endless episode
+ * whose states never repeat, which no limit would get to the end of).
+ */
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot } from "xstate";
 import type { ToolResult } from "../kernel/events.ts";

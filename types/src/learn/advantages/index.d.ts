@@ -1,3 +1,7 @@
+/**
+ * Advantage estimators by algorithm name, behind one signature:
+ *   computeAdvantages(algorithm, sequences, extras, options) -> { advantages, returns?, degenerateGroups, rewardKl? }
+ */
 import { type AdvantageExtras, type AdvantageOptions, type AdvantageResult, type Algorithm, type Estimator, type ScoredSequence } from "./types.ts";
 export * from "./types.ts";
 export declare const ESTIMATORS: Readonly<Record<Algorithm, Estimator>>;
