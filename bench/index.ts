@@ -5,6 +5,7 @@
  * Options: `--quick` (smaller workloads, for a smoke run), `--repeats N`, `--no-write` (do not touch
  * docs/bench.md).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,6 +42,8 @@ const REPLAY_EPISODES = quick ? 200 : 800;
 const STEP_CHUNK = quick ? 100 : 400;
 const REPLAY_CHUNK = quick ? 50 : 200;
 const FILE_CHUNK = quick ? 25 : 50;
+/** Start-ups of the CLI per side and repeat (figure 4). */
+const STARTS = quick ? 2 : 4;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const medianRate = (samples: readonly Sample[]) => median(samples.map(rate));
@@ -130,6 +133,32 @@ const main = async () => {
       canonicalSide(canonicalize),
     );
 
+    // Figure 4 ------------------------------------------------------------------------------------------
+    // The CLI's start-up, as bin/agent-r1.js runs it (bin/preload.js loads the heavy packages before tsx's
+    // loader) against the same main() reached through tsx alone: every command, and every test that runs
+    // one, pays it.
+    log(`figure 4: ${STARTS} start-ups of agent-r1 --version per side and repeat ...`);
+    const bare = [
+      'import { register } from "tsx/esm/api";',
+      "register();",
+      'const { main } = await import("./src/cli/main.ts");',
+      'process.exitCode = await main(["--version"]);',
+    ].join("\n");
+    const start = (args: readonly string[]) => () =>
+      timed(() => {
+        const run = spawnSync(process.execPath, args, { encoding: "utf8" });
+        if (run.status !== 0 || !/^\d+\.\d+\.\d+/.test(run.stdout))
+          throw new Error(`figure 4: node ${args.join(" ")} failed: ${run.stderr}`);
+        return 1;
+      });
+    const starts = await interleavedPairs(
+      REPEATS,
+      Array.from({ length: STARTS }, (_, i) => i),
+      1,
+      start(["bin/agent-r1.js", "--version"]),
+      start(["--input-type=module", "-e", bare]),
+    );
+
     // Report --------------------------------------------------------------------------------------------
     const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
     const appendRatio = median(appends.ratios);
@@ -178,6 +207,13 @@ const main = async () => {
           `${fmtRatio(median(disk.ratios))} throughput`,
           "(reported)",
         ],
+        [
+          "4. CLI start-ups/s (agent-r1 --version): with bin/preload.js vs tsx alone",
+          medianRate(starts.a).toFixed(2),
+          medianRate(starts.b).toFixed(2),
+          `${fmtRatio(median(starts.ratios))} throughput`,
+          "(reported)",
+        ],
       ],
     );
     const detail = table(
@@ -194,6 +230,8 @@ const main = async () => {
         row("readJournalFile only", `${journalEvents} events`, disk.b),
         row("canonicalJson (safe-stable-stringify)", `${hashed.length} events`, canonical.a),
         row("canonicalize (the reference library)", `${hashed.length} events`, canonical.b),
+        slowRow("bin/agent-r1.js --version", `${STARTS} start-ups`, starts.a),
+        slowRow("the same main() under tsx alone", `${STARTS} start-ups`, starts.b),
       ],
     );
     const perRepeat = [
@@ -203,6 +241,7 @@ const main = async () => {
       `figure 3 replay/bare per repeat: ${ratiosOf(replays)}`,
       `figure 3b read+replay/read per repeat: ${ratiosOf(disk)}`,
       `figure 1b canonicalJson/canonicalize per repeat: ${ratiosOf(canonical)}`,
+      `figure 4 preload/tsx alone per repeat: ${ratiosOf(starts)}`,
     ].join("\n");
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     const cpu = cpus();
@@ -262,6 +301,16 @@ const row = (name: string, work: string, samples: readonly Sample[]) => [
   fmtRate(medianRate(samples)),
   spread(samples),
 ];
+/** A row of rates near 1/s (figure 4), with two decimals where fmtRate rounds to whole units. */
+const slowRow = (name: string, work: string, samples: readonly Sample[]) => {
+  const rates = samples.map(rate);
+  return [
+    name,
+    work,
+    medianRate(samples).toFixed(2),
+    `${Math.min(...rates).toFixed(2)}–${Math.max(...rates).toFixed(2)}`,
+  ];
+};
 const ratiosOf = (p: PairResult) => p.ratios.map(fmtRatio).join(", ");
 
 await main();
