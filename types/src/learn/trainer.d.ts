@@ -4,11 +4,13 @@
  * the checkpoints land in the run folder:
  *
  *   runs/NAME/config.json            the decoded TrainConfig
+ *   runs/NAME/origin.json            the folder train was started in (the config's relative paths)
  *   runs/NAME/metrics.jsonl          one line per update
  *   runs/NAME/episodes/u00012/*.jsonl the journals of update 12's rollouts
  *   runs/NAME/checkpoints/v00013/    weights, optimizer state, config, tokenizer, version; latest.json names
  *                                    the newest (each written atomically: a kill never leaves half of one)
  *   runs/NAME/eval.json              success before and after training, on seeds training never used
+ *   runs/NAME/warm-start/            the warm start's demonstrations and cloned checkpoint, when one ran
  */
 import type * as tf from "@tensorflow/tfjs-core";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
