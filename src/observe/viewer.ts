@@ -374,6 +374,7 @@ main{padding:14px 20px;min-width:0}section{margin-bottom:18px}h2{font-size:16px;
 table.kv{border-collapse:collapse;font-size:13px;background:#fff}table.kv td{border:1px solid #e5e7eb;padding:2px 8px;vertical-align:top}table.kv td:first-child{color:var(--muted)}
 .legend{display:flex;gap:14px;align-items:center;font-size:13px;margin:6px 0 10px}.legend .tok{margin-right:4px}
 details.episode{background:#fff;border:1px solid #e5e7eb;border-left:4px solid #9ca3af;border-radius:6px;margin:0 0 8px}
+details.episode{content-visibility:auto;contain-intrinsic-size:auto 36px}
 details.episode.success{border-left-color:var(--pos)}details.episode.failure{border-left-color:var(--neg)}details.episode.broken,details.episode.unfinished{border-left-color:#f59e0b}
 details.episode>summary{cursor:pointer;padding:6px 10px;font-size:13px}details.episode[open]>summary{border-bottom:1px solid #e5e7eb;background:#f3f4f6}
 .ep-id{font-weight:600;font-family:ui-monospace,Menlo,monospace}.muted{color:var(--muted)}.ep-body{padding:8px 10px}
