@@ -3,8 +3,8 @@
  *
  * Actions: `<search>query</search>` or `<answer>text</answer>`. Rewards (the defaults; see `HopqaRewards`):
  * - process +0.2 the first time a passage on the question's gold path is retrieved (once per passage:
- *   searching more cannot farm it), -0.05 per search, -0.1 for repeating a query (and no gold reward),
- *   -0.1 for a failed search, -0.1 for a malformed action;
+ *   searching more cannot farm it), -0.05 per search, -0.1 for repeating a query (and no gold reward; the
+ *   same words in any order repeat it, see `queryKey`), -0.1 for a failed search, -0.1 for a malformed action;
  * - outcome 1 for an exact-match answer that appeared in some search result, else 0: a right guess of an
  *   entity the agent never saw earns nothing (it is still counted in the `em` metric).
  * Metrics at the end: em, f1, success (= em), grounded, searches, recall of gold passages.
