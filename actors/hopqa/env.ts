@@ -248,7 +248,8 @@ const searchReward = (context: Context, result: ToolResult, rewards: HopqaReward
 };
 const searchRewardRaw = (context: Context, result: ToolResult, rewards: HopqaRewards): [number, string] => {
   if (!result.ok) return [rewards.searchCost + rewards.toolFailure, "search failed"];
-  if (context.queries.includes(queryKey(context.pending)))
+  const key = queryKey(context.pending);
+  if (context.queries.some((made) => queryKey(made) === key))
     return [rewards.searchCost + rewards.repeated, "repeated query"];
   const gold = goldOf(context.task).gold;
   const fresh = idsOf(result).filter((id) => gold.includes(id) && !context.seen.includes(id));
@@ -373,7 +374,9 @@ const createMachine = (rewards: HopqaRewards) =>
                 const feedback = describeResult(result);
                 return {
                   process: searchReward(context, result, rewards),
-                  queries: [...context.queries, queryKey(context.pending)],
+                  // Kept as normalised, not as queryKey: the context's hash is journaled, and journals recorded
+                  // before reordered queries counted as repeats still verify up to such a query.
+                  queries: [...context.queries, normalize(context.pending)],
                   seen: [...context.seen, ...idsOf(result).filter((id) => !context.seen.includes(id))],
                   observed: `${context.observed} ${feedback}`,
                   feedback,

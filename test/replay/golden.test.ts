@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { hopqa } from "../../actors/hopqa/index.ts";
 import { createLookupEnv, DEFAULT_REWARDS, lookupEnv } from "../../actors/lookup/index.ts";
 import { EnvMismatchError, NonDeterminismError, type RewardBody, readJournalFile } from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
@@ -97,6 +98,30 @@ describe("golden journals under replays/ (regenerate with `npm run replays:recor
       for (const r of rewarded.rewards)
         expect(Object.keys(r).sort()).toEqual(["kind", "reason", "turn", "type", "value"]);
     }
+  });
+});
+
+// Recorded by 2005387, before a query with an earlier query's words in another order counted as a repeat: a
+// change to what the context holds (its hash is journaled) would fail every hopqa journal recorded before it.
+const HOPQA = "replays/hopqa";
+const hopqaFiles = readdirSync(HOPQA, { recursive: true })
+  .map(String)
+  .filter((f) => f.endsWith(".jsonl"))
+  .map((f) => join(HOPQA, f))
+  .sort();
+
+describe("hopqa golden journals under replays/hopqa (expert and random, recorded by an earlier build)", () => {
+  it("there are golden journals of both policies", () => {
+    expect(hopqaFiles.filter((f) => f.includes("expert")).length).toBeGreaterThan(0);
+    expect(hopqaFiles.filter((f) => f.includes("random")).length).toBeGreaterThan(0);
+  });
+
+  it.each(hopqaFiles)("%s replay-verifies against the current hopqa machine", async (file) => {
+    const events = await readJournalFile(file);
+    const result = replayEpisode(events, hopqa, { file });
+    expect(result.tokensVerified).toBe(true);
+    const ended = events.at(-1);
+    expect(ended?.type === "episode.ended" && ended.return).toBe(result.return);
   });
 });
 
