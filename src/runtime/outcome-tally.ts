@@ -13,7 +13,10 @@ export const OTHER_KEY = "(other)";
 export interface OutcomeCounts {
   /** Episodes by the reason they ended ("answered", "turn-limit", ...); every aborted one under "aborted". */
   readonly endReasons: Readonly<Record<string, number>>;
-  /** Rewards assigned, by their reason ("malformed", "exact match", ...): how often each was given. */
+  /**
+   * Rewards given, by their reason ("malformed", "exact match", ...): how often each was given. A reward of 0
+   * (a process reward function that pays nothing this time, say for a repeat) is journaled but not counted here.
+   */
   readonly rewardCounts: Readonly<Record<string, number>>;
 }
 
@@ -42,10 +45,11 @@ export class OutcomeTally {
   private readonly reasons = new Map<string, number>();
   private readonly rewards = new Map<string, number>();
 
-  /** Counts one episode: the reason it ended with, and its rewards' reasons (from its events). */
+  /** Counts one episode: the reason it ended with, and its nonzero rewards' reasons (from its events). */
   add(reason: string, events: readonly EpisodeEvent[]): void {
     bump(this.reasons, reason.startsWith(ABORTED) ? "aborted" : reason);
-    for (const event of events) if (event.type === "reward.assigned") bump(this.rewards, event.reason);
+    for (const event of events)
+      if (event.type === "reward.assigned" && event.value !== 0) bump(this.rewards, event.reason);
   }
 
   summary(): OutcomeCounts {

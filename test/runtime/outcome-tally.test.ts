@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import type { EpisodeEvent } from "../../src/index.ts";
 import { describeCounts, MAX_TALLY_KEYS, OTHER_KEY, tallyOutcomes } from "../../src/runtime/outcome-tally.ts";
 
-const rewardFor = (reason: string) => ({ type: "reward.assigned", reason }) as unknown as EpisodeEvent;
+const rewardFor = (reason: string, value = 1) =>
+  ({ type: "reward.assigned", reason, value }) as unknown as EpisodeEvent;
 
 // Words, not integers: an object lists integer-like keys first whatever their counts (display order only).
 const word = (maxLength: number) => fc.string({ unit: fc.constantFrom(..."abcde :-"), maxLength });
@@ -17,7 +18,7 @@ describe("tallyOutcomes", () => {
   it("counts every episode and reward once, in any order, with at most MAX_TALLY_KEYS keys", () => {
     fc.assert(
       fc.property(fc.array(episode, { maxLength: 80 }), fc.nat(), (episodes, shift) => {
-        const records = episodes.map((e) => ({ reason: e.reason, events: e.rewards.map(rewardFor) }));
+        const records = episodes.map((e) => ({ reason: e.reason, events: e.rewards.map((r) => rewardFor(r)) }));
         const counts = tallyOutcomes(records);
         // Another completion order (concurrency) gives the same counts, keys in the same order.
         const rotated = records.map((_, i) => records[(i + shift) % records.length]);
@@ -34,6 +35,18 @@ describe("tallyOutcomes", () => {
         for (const key of Object.keys(counts.endReasons)) expect(key.startsWith("aborted: ")).toBe(false);
       }),
     );
+  });
+
+  it("counts the rewards given, not a reward of 0 (a repeat a process reward pays nothing for)", () => {
+    // A greedy policy that repeats one stock check 7 times earned 0.05 once: "checked stock 7" read as farming.
+    const events = [
+      rewardFor("checked stock", 0.05),
+      ...Array.from({ length: 6 }, () => rewardFor("checked stock", 0)),
+    ];
+    const { rewardCounts } = tallyOutcomes([
+      { reason: "turn-limit", events: [...events, rewardFor("malformed", -0.1)] },
+    ]);
+    expect(rewardCounts).toEqual({ "checked stock": 1, malformed: 1 });
   });
 
   it("keeps the most frequent reasons by name and sums the rest under (other)", () => {

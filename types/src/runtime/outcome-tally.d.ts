@@ -10,13 +10,16 @@ export declare const OTHER_KEY = "(other)";
 export interface OutcomeCounts {
     /** Episodes by the reason they ended ("answered", "turn-limit", ...); every aborted one under "aborted". */
     readonly endReasons: Readonly<Record<string, number>>;
-    /** Rewards assigned, by their reason ("malformed", "exact match", ...): how often each was given. */
+    /**
+     * Rewards given, by their reason ("malformed", "exact match", ...): how often each was given. A reward of 0
+     * (a process reward function that pays nothing this time, say for a repeat) is journaled but not counted here.
+     */
     readonly rewardCounts: Readonly<Record<string, number>>;
 }
 export declare class OutcomeTally {
     private readonly reasons;
     private readonly rewards;
-    /** Counts one episode: the reason it ended with, and its rewards' reasons (from its events). */
+    /** Counts one episode: the reason it ended with, and its nonzero rewards' reasons (from its events). */
     add(reason: string, events: readonly EpisodeEvent[]): void;
     summary(): OutcomeCounts;
 }
