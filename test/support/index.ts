@@ -64,6 +64,12 @@ export const tempDir = (prefix = "agent-r1-test-") => {
   return dir;
 };
 
+/** Leaves a folder `tempDir` made out of the removal after this test file (a failed test's counterexamples). */
+export const keepTempDir = (dir: string) => {
+  const at = madeDirs.indexOf(dir);
+  if (at >= 0) madeDirs.splice(at, 1);
+};
+
 /** Removes every folder `tempDir` made in this test file (unless AGENT_R1_KEEP_TEMP is set). */
 export const removeTempDirs = () => {
   if (process.env.AGENT_R1_KEEP_TEMP) return;
