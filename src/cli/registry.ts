@@ -9,7 +9,7 @@ import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
-import { isFrameworkFile, isOwnFrame, shownPath, stackFrames, UsageError } from "../kernel/errors.ts";
+import { isFrameworkFile, isOwnFrame, shownPath, shownValue, stackFrames, UsageError } from "../kernel/errors.ts";
 import { ORIGIN_FILE } from "../learn/trainer.ts";
 import { SFT_FILE, savedTokenizerId } from "../policy/checkpoint.ts";
 import { type EnvDefinition, isModulePath, rememberModuleSpec } from "../runtime/env.ts";
@@ -307,21 +307,35 @@ export const runConfigEnv = (
 /**
  * The environment a clone of `agent-r1 sft` was cloned under: its sft.json's `env` (module paths are written
  * absolute). Undefined for a checkpoint without one (a run's, an average, a clone of a version before it).
+ * One that cannot be read, is not JSON, or names no environment (edited by hand) is a UsageError naming it.
  */
 export const cloneConfigEnv = (checkpoint: string): { readonly file: string; readonly env: string } | undefined => {
   const file = join(checkpoint, SFT_FILE);
   if (!existsSync(file)) return undefined;
-  let text = "";
+  const unknown = (why: string) =>
+    new UsageError({
+      detail: `${file}: ${why}, so the clone's environment is unknown; mend the file, or give --env`,
+    });
+  if (statSync(file).isDirectory()) throw unknown("a folder, where sft writes a file");
+  let text: string;
   try {
     text = readJsonText(file);
-    const { env } = JSON.parse(text) as { env?: unknown };
-    if (typeof env === "string") return { file, env };
   } catch (cause) {
-    throw new UsageError({
-      detail: `${file}: not valid JSON (${jsonSyntaxError(cause, text)}), so the clone's environment is unknown; mend the file, or give --env`,
-    });
+    throw unknown(`cannot be read (${cause instanceof Error ? cause.message : String(cause)})`);
   }
-  return undefined;
+  let saved: unknown;
+  try {
+    saved = JSON.parse(text);
+  } catch (cause) {
+    throw unknown(`not valid JSON (${jsonSyntaxError(cause, text)})`);
+  }
+  if (typeof saved !== "object" || saved === null || Array.isArray(saved))
+    throw unknown(`not an object with "env" (it holds ${shownValue(saved)})`);
+  const { env } = saved as { env?: unknown };
+  if (env === undefined) throw unknown(`no "env" in it (the --env the clone was cloned under)`);
+  if (typeof env !== "string" || env.trim() === "")
+    throw unknown(`its "env" is ${shownValue(env)}, where sft writes the --env the clone was cloned under`);
+  return { file, env };
 };
 
 /**

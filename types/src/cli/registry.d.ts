@@ -42,6 +42,7 @@ export declare const runConfigEnv: (path: string) => {
 /**
  * The environment a clone of `agent-r1 sft` was cloned under: its sft.json's `env` (module paths are written
  * absolute). Undefined for a checkpoint without one (a run's, an average, a clone of a version before it).
+ * One that cannot be read, is not JSON, or names no environment (edited by hand) is a UsageError naming it.
  */
 export declare const cloneConfigEnv: (checkpoint: string) => {
     readonly file: string;

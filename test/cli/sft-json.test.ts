@@ -1,0 +1,50 @@
+/** A clone's sft.json, edited by hand or damaged: eval and train --init say what is wrong with it, never crash or guess. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cloneConfigEnv } from "../../src/cli/registry.ts";
+import { UsageError } from "../../src/kernel/errors.ts";
+import { tempDir } from "../support/index.ts";
+
+const cloneWith = (name: string, sftJson: string | null) => {
+  const clone = join(tempDir("agent-r1-sft-json-"), name);
+  mkdirSync(clone, { recursive: true });
+  if (sftJson === null) mkdirSync(join(clone, "sft.json"));
+  else writeFileSync(join(clone, "sft.json"), sftJson);
+  return clone;
+};
+
+const problemOf = (clone: string): string => {
+  try {
+    cloneConfigEnv(clone);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as UsageError).message;
+  }
+  throw new Error("cloneConfigEnv took it");
+};
+
+describe("a clone's sft.json", () => {
+  it("gives the env it names, and nothing for a clone without one", () => {
+    expect(cloneConfigEnv(cloneWith("ok", '{ "env": "hopqa?split=test", "data": "/d" }\n'))?.env).toBe(
+      "hopqa?split=test",
+    );
+    expect(cloneConfigEnv(tempDir("agent-r1-sft-json-"))).toBeUndefined();
+  });
+
+  it.each([
+    ["null", "null", 'not an object with "env" (it holds null)'],
+    ["array", '["hopqa"]', 'not an object with "env" (it holds an array)'],
+    ["no-env", '{ "data": "/d" }', 'no "env" in it'],
+    ["number", '{ "env": 5 }', 'its "env" is 5,'],
+    ["empty", '{ "env": "" }', 'its "env" is "" (a string),'],
+    ["syntax", '{ "env": ', "not valid JSON (Unexpected end of JSON input"],
+    ["folder", null, "a folder, where sft writes a file"],
+  ])("%s: a UsageError naming the file and what is wrong (not 'not valid JSON' for valid JSON)", (name, text, said) => {
+    const message = problemOf(cloneWith(name, text));
+    expect(message).toContain(join(name, "sft.json"));
+    expect(message).toContain(said);
+    expect(message).toContain("mend the file, or give --env");
+    if (text !== null && !name.startsWith("syntax")) expect(message).not.toContain("not valid JSON");
+  });
+});
