@@ -5,7 +5,7 @@
  * sources themselves under noUncheckedIndexedAccess and exactOptionalPropertyTypes gave over 300 errors.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "./support/index.ts";
@@ -24,6 +24,23 @@ const filesUnder = (dir: string): string[] =>
     .sort();
 
 describe("the package's type declarations", () => {
+  it("build-types DIR refuses a folder that holds anything but declarations (it is emptied first), or a file", () => {
+    const dir = tempDir("agent-r1-types-");
+    mkdirSync(join(dir, "src"));
+    writeFileSync(join(dir, "src", "old.d.ts"), "export {};\n");
+    writeFileSync(join(dir, "notes.md"), "mine\n");
+    for (const [out, said] of [
+      [dir, `${dir} holds ${join(dir, "notes.md")}, which is not a type declaration`],
+      [join(dir, "notes.md"), `${join(dir, "notes.md")} is a file`],
+    ]) {
+      const run = spawnSync(process.execPath, [join(root, "bin", "build-types.js"), out], { encoding: "utf8" });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(said);
+    }
+    expect(readFileSync(join(dir, "notes.md"), "utf8")).toBe("mine\n");
+    expect(existsSync(join(dir, "src", "old.d.ts"))).toBe(true);
+  });
+
   it("types/ holds the declarations of the sources as they are now (else: npm run types)", () => {
     const fresh = join(tempDir("agent-r1-types-"), "types");
     const emitted = spawnSync(process.execPath, [join(root, "bin", "build-types.js"), fresh], { encoding: "utf8" });
