@@ -26,6 +26,7 @@ import {
 import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
+import { MAX_LINE_BYTES } from "../journal/jsonl.ts";
 import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsText } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
@@ -333,12 +334,18 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
   return { ...saved, steps: config.steps, backend: config.backend, env: config.env, init: config.init ?? saved.init };
 };
 
-/** A file's first line (without reading the rest: a journal's episode.started line is a few hundred bytes). */
+/**
+ * A file's first line (without reading the rest: a journal's episode.started line is a few hundred bytes). A
+ * journal's line is at most MAX_LINE_BYTES (as its reader says); a longer one, or anything but a plain file (a
+ * named pipe would block, /dev/zero never ends), is no journal: thrown, and the caller goes on to the next.
+ */
 const firstLineOf = (file: string): string => {
+  if (!statSync(file).isFile()) throw new Error(`${file} is not a file`);
   const fd = openSync(file, "r");
   try {
     const chunks: Buffer[] = [];
     for (let at = 0; ; ) {
+      if (at > MAX_LINE_BYTES) throw new Error(`${file}: first line longer than ${MAX_LINE_BYTES} bytes`);
       const chunk = Buffer.alloc(4096);
       const read = readSync(fd, chunk, 0, chunk.length, at);
       const end = chunk.subarray(0, read).indexOf(10);
@@ -365,7 +372,8 @@ export const recordedEnvOfRun = (
   runDir: string,
   current?: { readonly id: string; readonly version: string },
 ): { readonly id: string; readonly version: string; readonly file: string } | undefined => {
-  const journals = (dir: string): string[] => {
+  // A run's layout: episodes/uNNNNN/*.jsonl (one level; a uNNNNN link to its own folder would loop).
+  const journals = (dir: string, updates = true): string[] => {
     let names: string[];
     try {
       names = readdirSync(dir).sort();
@@ -373,7 +381,11 @@ export const recordedEnvOfRun = (
       return [];
     }
     return names.flatMap((name) =>
-      name.endsWith(".jsonl") ? [join(dir, name)] : /^u\d+$/.test(name) ? journals(join(dir, name)) : [],
+      name.endsWith(".jsonl")
+        ? [join(dir, name)]
+        : updates && /^u\d+$/.test(name)
+          ? journals(join(dir, name), false)
+          : [],
     );
   };
   let first: { readonly id: string; readonly version: string; readonly file: string } | undefined;
