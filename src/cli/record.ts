@@ -10,6 +10,7 @@ import { canonicalJson } from "../kernel/canonical.ts";
 import { JournalError, messageOf, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
+import { actionBudgetOf } from "../learn/config.ts";
 import { isRunFolder } from "../observe/journals.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
@@ -427,6 +428,8 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   let withSuccess = resumed?.withSuccess ?? 0;
   const tools = resumed?.tools ?? new ToolTally();
   const outcomes = resumed?.outcomes ?? new OutcomeTally();
+  /** The most tokens one action took (its <eos> included), in the episodes recorded now. */
+  let longest = 0;
   // Ctrl-C (or SIGTERM, SIGHUP): say what is on disk and how to go on (the same command would refuse the
   // episodes journaled already).
   const interrupted = (signal: StopSignal) => {
@@ -448,6 +451,8 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
           events += r.events.length;
           tools.add(r.events);
           outcomes.add(r.reason, r.events);
+          for (const event of r.events)
+            if (event.type === "agent.acted") longest = Math.max(longest, event.tokens.length);
           if (r.reason.startsWith(ABORTED)) {
             aborted += 1;
             // Episode i has seed `<run seed>:i`.
@@ -477,6 +482,16 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
     throw cause;
   }
   bar?.stop();
+  // Said now rather than at sft, or at train's first cut actions: these are demonstrations a model will learn from.
+  const budget = actionBudgetOf(options.env);
+  if (longest > budget)
+    process.stderr.write(
+      `note: the longest recorded action takes ${longest} tokens (its <eos> included), but train and eval sample at most ` +
+        `${budget} per action (a longer one is cut and comes out malformed): set maxActionTokens: ${longest} in environment ` +
+        `${options.env.id}, or pass train and eval --max-new-tokens ${longest}` +
+        (options.env.legalActions ? " (--constrained sizes its budget from the legal actions instead)" : "") +
+        "\n",
+    );
   return {
     env: options.env.id,
     policy: options.policy.id,

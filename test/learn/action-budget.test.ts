@@ -1,7 +1,7 @@
 /**
  * A learned policy's token budget per action (`maxNewTokens`): an environment whose actions are longer
  * than the budget gets every action cut and malformed. The budget comes from `--max-new-tokens`, else the
- * environment's `maxActionTokens`; sft says when the demonstrations need more, and train and eval say how
+ * environment's `maxActionTokens`; record and sft say when the demonstrations need more, and train and eval say how
  * many actions were cut. Runs the CLI in process (`main`, as bin/agent-r1.js does).
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -49,7 +49,23 @@ describe("the sampler's token budget per action", () => {
 
   it("sft, train and eval take the environment's maxActionTokens, say when it is too small, and --max-new-tokens overrides it", async () => {
     const demos = join(dir, "demos");
-    await run("record", "--env", tight, "--policy", "expert", "--episodes", "4", "--seed", "1", "--out", demos);
+    const recorded = await run(
+      "record",
+      "--env",
+      tight,
+      "--policy",
+      "expert",
+      "--episodes",
+      "4",
+      "--seed",
+      "1",
+      "--out",
+      demos,
+    );
+    // Said when the demonstrations are recorded, before anything learns from them.
+    expect(recorded.stderr).toMatch(
+      /note: the longest recorded action takes (\d+) tokens \(its <eos> included\), but train and eval sample at most 2 per action .*set maxActionTokens: \1 in environment weather, or pass train and eval --max-new-tokens \1( \(--constrained sizes its budget from the legal actions instead\))?\n/,
+    );
     const clone = join(dir, "clone");
     const shape = ["--layers", "1", "--heads", "2", "--width", "16"];
     const sft = await run("sft", "--env", tight, "--data", demos, "--out", clone, "--epochs", "1", ...shape);
