@@ -96,8 +96,8 @@ export const carelessQueries = (task: HopqaTask): string[] => {
 };
 
 const scriptedExpert = (id: string, queriesOf: (task: HopqaTask) => string[]) =>
-  scriptedPolicy(id, tokenizer, (request) => {
-    const task = request.task as unknown as HopqaTask;
+  scriptedPolicy<HopqaTask>(id, tokenizer, (request) => {
+    const task = request.task;
     const queries = queriesOf(task);
     const done = actionsSoFar(request);
     if (done < queries.length) return search(queries[done]);
@@ -133,8 +133,8 @@ export const hastyAnswer = (task: HopqaTask, results: readonly string[]): string
  * id names any other rate (`hopqa-hasty@0.5` for half-hasty), so a journal says which demonstrator wrote it.
  */
 export const hastyPolicy = (rate = HASTE_RATE) =>
-  scriptedPolicy(rate === HASTE_RATE ? "hopqa-hasty" : `hopqa-hasty@${rate}`, tokenizer, (request) => {
-    const task = request.task as unknown as HopqaTask;
+  scriptedPolicy<HopqaTask>(rate === HASTE_RATE ? "hopqa-hasty" : `hopqa-hasty@${rate}`, tokenizer, (request) => {
+    const task = request.task;
     const queries = expertQueries(task);
     const done = actionsSoFar(request);
     if (done === queries.length - 1 && hastyOn(task, rate)) {
@@ -160,8 +160,8 @@ const firstOfType = (task: HopqaTask, text: string, type: string, exclude: strin
 };
 
 export const ragPolicy = () =>
-  scriptedPolicy("hopqa-rag", tokenizer, (request) => {
-    const task = request.task as unknown as HopqaTask;
+  scriptedPolicy<HopqaTask>("hopqa-rag", tokenizer, (request) => {
+    const task = request.task;
     if (actionsSoFar(request) === 0) return search(questionText(task));
     const last = request.history.at(-1);
     const type = RELATIONS[task.chain.at(-1) as Relation].to;
@@ -171,7 +171,7 @@ export const ragPolicy = () =>
 const WORDS = [...NAME_POOLS.city, ...NAME_POOLS.film, "born", "director", "the", "of"];
 
 export const randomPolicy = () =>
-  scriptedPolicy("hopqa-random", tokenizer, (_request, rng: Rng) => {
+  scriptedPolicy<HopqaTask>("hopqa-random", tokenizer, (_request, rng: Rng) => {
     const roll = rng.float();
     const words = Array.from({ length: rng.int(1, 4) }, () => rng.pick(WORDS)).join(" ");
     if (roll < 0.5) return search(words);

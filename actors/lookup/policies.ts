@@ -11,8 +11,8 @@ const lastValue = (request: PolicyRequest): string | undefined => {
 };
 
 export const expertPolicy = () =>
-  scriptedPolicy("lookup-expert", tokenizer, (request) => {
-    const task = request.task as unknown as LookupTask;
+  scriptedPolicy<LookupTask>("lookup-expert", tokenizer, (request) => {
+    const task = request.task;
     const lookups = request.history.filter((t) => t.role === "action").length;
     const value = lastValue(request);
     if (lookups === 0) return formatCall(lookupTool, { key: task.key });
@@ -23,7 +23,7 @@ export const expertPolicy = () =>
 const WORDS = [...KEYS, ...VALUES, "<", ">", "/", "lookup", "answer", "."];
 
 export const randomPolicy = () =>
-  scriptedPolicy("lookup-random", tokenizer, (_request, rng: Rng) => {
+  scriptedPolicy<LookupTask>("lookup-random", tokenizer, (_request, rng: Rng) => {
     const roll = rng.float();
     if (roll < 0.4)
       return { text: formatCall(lookupTool, { key: rng.pick(KEYS) }), logprob: Math.log(0.4 / KEYS.length) };

@@ -81,8 +81,8 @@ const machine = setup({
 const tokenizer = r1.WordTokenizer.fromCorpus([...CITIES, "which is warmer : or ? weather answer error use city"]);
 // A scripted expert, (request, rng) => action (rng: a seeded Rng): asks both cities, then answers.
 const expert = () =>
-  r1.scriptedPolicy("weather-expert", tokenizer, ({ task, history }) => {
-    const { a, b } = task as Task;
+  r1.scriptedPolicy<Task>("weather-expert", tokenizer, ({ task, history }) => {
+    const { a, b } = task;
     const asked = history.filter((turn) => turn.role === "action").length;
     return asked < 2 ? r1.formatCall(weather, { city: asked ? b : a }) : r1.formatAnswer(warmer({ a, b }));
   });

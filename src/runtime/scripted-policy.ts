@@ -2,6 +2,8 @@
  * A policy written as a function from the request to the action's text: experts, baselines, test
  * doubles. The text is encoded with the tokenizer; its ids are what the journal records.
  */
+
+import type { Json } from "effect/Schema";
 import { Rng } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, PolicyRequest } from "./policy.ts";
@@ -12,10 +14,17 @@ export interface ScriptedChoice {
   readonly logprob?: number;
 }
 
-export const scriptedPolicy = (
+/** What a scripted policy's function is given: the policy's request, with the task typed as the environment's. */
+export type ScriptedRequest<Task = Json> = Omit<PolicyRequest, "task"> & { readonly task: Task };
+
+/**
+ * `scriptedPolicy<Task>(...)` types `request.task` as the environment's tasks (the runtime passes the task
+ * its environment drew; the type is the author's word for it, as for `legalActions`).
+ */
+export const scriptedPolicy = <Task = Json>(
   id: string,
   tokenizer: Tokenizer,
-  decide: (request: PolicyRequest, rng: Rng) => string | ScriptedChoice | PromiseLike<string | ScriptedChoice>,
+  decide: (request: ScriptedRequest<Task>, rng: Rng) => string | ScriptedChoice | PromiseLike<string | ScriptedChoice>,
 ): Policy => {
   const eos = tokenizer.idOf("<eos>");
   return {
@@ -26,7 +35,7 @@ export const scriptedPolicy = (
       Promise.all(
         requests.map(async (request) => {
           // An async script (one that awaits a service) is awaited; its answer must still be the same for the same request.
-          const choice = (await decide(request, Rng.fromSeed(request.seed))) as
+          const choice = (await decide(request as ScriptedRequest<Task>, Rng.fromSeed(request.seed))) as
             | string
             | ScriptedChoice
             | undefined

@@ -19,5 +19,5 @@ export type { Policy, PolicyAction, PolicyRequest, Turn } from "./runtime/policy
 export { PolicyActor } from "./runtime/policy-actor.ts";
 export { type Rollout, type RolloutOptions, rollout } from "./runtime/rollout.ts";
 export { codeTool, runJavaScript, type SandboxOptions, type SandboxResult } from "./runtime/sandbox.ts";
-export { type ScriptedChoice, scriptedPolicy } from "./runtime/scripted-policy.ts";
+export { type ScriptedChoice, type ScriptedRequest, scriptedPolicy } from "./runtime/scripted-policy.ts";
 export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./runtime/tool.ts";
