@@ -9,6 +9,9 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 export type Durability = "event" | "episode" | "none";
 export const DURABILITIES: readonly Durability[] = ["event", "episode", "none"];
 
+/**
+ * The open stream of one episode, from `Journal.create`: the runtime appends each event in seq order, then closes it.
+ */
 export interface EpisodeWriter {
   readonly episode: string;
   /** Appends an event whose envelope is already stamped; refuses an event whose seq is not the next one. */
@@ -19,6 +22,10 @@ export interface EpisodeWriter {
   close(): Promise<void>;
 }
 
+/**
+ * Where episodes are recorded: one append-only, validated event stream per episode id. JsonlJournal (files) and
+ * MemoryJournal implement it.
+ */
 export interface Journal {
   /** Where this journal lives, for messages. */
   readonly location: string;

@@ -154,6 +154,10 @@ class JsonlEpisodeWriter implements EpisodeWriter {
   }
 }
 
+/**
+ * The journal on disk: `<location>/<episode>.jsonl`, one event per line. The folder is created if missing; durability
+ * defaults to "episode" (fsync at close). Throws a TypeError on an unknown durability.
+ */
 export class JsonlJournal implements Journal {
   constructor(
     readonly location: string,
@@ -168,6 +172,7 @@ export class JsonlJournal implements Journal {
     if (durability !== "none") syncDir(location);
   }
 
+  /** The file that holds this episode's stream; throws a RangeError on an episode id that is not a safe file name. */
   fileOf(episode: string): string {
     assertEpisodeId(episode);
     return join(this.location, `${episode}${JOURNAL_SUFFIX}`);
@@ -177,6 +182,7 @@ export class JsonlJournal implements Journal {
     return this.createSync(episode);
   }
 
+  /** `create` without the promise; throws JournalExistsError when the episode's file already exists. */
   createSync(episode: string): JsonlEpisodeWriter {
     return new JsonlEpisodeWriter(episode, this.fileOf(episode), this.durability);
   }
@@ -312,6 +318,10 @@ export async function* streamJournalFile(file: string): AsyncGenerator<EpisodeEv
     });
 }
 
+/**
+ * Every event of one journal file, validated as `streamJournalFile` validates them; throws JournalError on the first
+ * problem.
+ */
 export const readJournalFile = async (file: string): Promise<EpisodeEvent[]> => {
   const events: EpisodeEvent[] = [];
   for await (const event of streamJournalFile(file)) events.push(event);
@@ -334,10 +344,13 @@ export const journalFilesAt = async (
   return names.map((name) => join(path, name));
 };
 
+/** What `repairJournalFile` did to a file whose last line was torn. */
 export interface RepairReport {
   readonly file: string;
+  /** The valid events left in the file. */
   readonly keptEvents: number;
   readonly removedBytes: number;
+  /** The removed bytes (the torn line), as text; "" when only a newline was added. */
   readonly removedText: string;
   /** The last event was whole and valid but lacked its newline: the newline was added, nothing removed. */
   readonly addedNewline?: boolean;

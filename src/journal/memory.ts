@@ -5,6 +5,10 @@ import type { EpisodeWriter, Journal } from "./journal.ts";
 import { assertEpisodeId } from "./stamp.ts";
 import { StreamValidator } from "./validate.ts";
 
+/**
+ * A Journal held in memory (location "memory"); read returns copies, so later changes to them do not reach the
+ * stream.
+ */
 export class MemoryJournal implements Journal {
   readonly location = "memory";
   private readonly streams = new Map<string, EpisodeEvent[]>();

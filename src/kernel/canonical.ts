@@ -16,6 +16,10 @@ import { UsageError } from "./errors.ts";
  */
 const sortedJson = configure({ deterministic: true, strict: true, circularValue: Error, bigint: false });
 
+/**
+ * RFC 8785 canonical JSON of a plain JSON value (sorted keys, fixed number format). Throws on NaN,
+ * Infinity, bigint, a function, a cycle or a lone surrogate.
+ */
 export const canonicalJson = (value: unknown): string => {
   const fast = sortedJson(value);
   // JSON.stringify writes a lone surrogate as an escape (\udXXX), which RFC 8785 refuses: on the rare text
@@ -28,6 +32,7 @@ export const canonicalJson = (value: unknown): string => {
 /** 128-bit hex digest of a string. */
 export const digest = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 32);
 
+/** Hash of a value's canonical JSON (128-bit hex): two equal values always hash equal, whatever their key order. */
 export const hashValue = (value: unknown): string => digest(canonicalJson(value));
 
 /** Hash of an event (its `digest`, and the next event's `prev`): canonical JSON without `digest` and `meta`. */

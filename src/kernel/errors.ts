@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import * as Data from "effect/Data";
 import { closest, distance } from "fastest-levenshtein";
 
+/** Where in a journal a problem is: the file, the line and, when known, the event's seq. */
 export interface JournalPlace {
   readonly file: string;
   /** 1-based line number in the file. */
@@ -17,6 +18,7 @@ export interface JournalPlace {
 const where = (p: JournalPlace) =>
   `${p.file}${p.line > 0 ? `:${p.line}` : ""}${p.seq === undefined ? "" : ` (seq ${p.seq})`}`;
 
+/** What is wrong with a journal file (JournalError's `problem`); only "torn-tail" is repairable. */
 export type JournalProblem =
   | "unreadable" // I/O failed
   | "parse" // not JSON
@@ -30,6 +32,10 @@ export type JournalProblem =
   | "torn-tail" // the last line is incomplete (a crash mid-write); `replay --repair` fixes it
   | "empty"; // the file holds no event
 
+/**
+ * A journal file that cannot be read as a valid episode stream; says the problem, file, 1-based line (0 for the whole
+ * file) and seq where known.
+ */
 export class JournalError extends Data.TaggedError("JournalError")<{
   readonly problem: JournalProblem;
   readonly file: string;
@@ -57,6 +63,7 @@ export class JournalConflictError extends Data.TaggedError("JournalConflictError
   }
 }
 
+/** Creating an episode stream that already exists: the journal never overwrites an episode. */
 export class JournalExistsError extends Data.TaggedError("JournalExistsError")<{
   readonly episode: string;
   readonly file: string;

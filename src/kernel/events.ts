@@ -30,9 +30,14 @@ const Envelope = {
   meta: Schema.optionalKey(Schema.Struct({ at: Schema.optionalKey(Schema.Finite) })),
 };
 
+/** The policy that acted: its id and version (a learner bumps the version after each update). */
 export const PolicyRef = Schema.Struct({ id: Schema.String, version: NonNegativeInt });
 export type PolicyRef = typeof PolicyRef.Type;
 
+/**
+ * First event of every episode (an input): the environment's id and version, the task, the seed, the policy and the
+ * tokenizer id.
+ */
 export const EpisodeStarted = Schema.Struct({
   ...Envelope,
   type: Schema.Literal("episode.started"),
@@ -43,6 +48,10 @@ export const EpisodeStarted = Schema.Struct({
   tokenizer: Schema.String,
 });
 
+/**
+ * The agent's action in a turn (an input): the sampled tokens, their text and their log-probabilities under the
+ * acting policy.
+ */
 export const AgentActed = Schema.Struct({
   ...Envelope,
   type: Schema.Literal("agent.acted"),
@@ -58,6 +67,7 @@ export const AgentActed = Schema.Struct({
   allowed: Schema.optionalKey(Schema.Array(Schema.NullOr(TokenIds))),
 });
 
+/** A tool call the environment started from the agent's action (derived); `call` ties it to its `tool.returned`. */
 export const ToolCalled = Schema.Struct({
   ...Envelope,
   type: Schema.Literal("tool.called"),
@@ -69,18 +79,24 @@ export const ToolCalled = Schema.Struct({
   args: Schema.Json,
 });
 
+/**
+ * Why a tool call failed: the tool threw (error), ran out of time (timeout) or got arguments that do not decode
+ * (invalid-args).
+ */
 export const ToolFailure = Schema.Struct({
   kind: Schema.Literals(["error", "timeout", "invalid-args"]),
   message: Schema.String,
 });
 export type ToolFailure = typeof ToolFailure.Type;
 
+/** The outcome of a tool call: `{ ok: true, content }` or `{ ok: false, error }`; a tool call never throws. */
 export const ToolResult = Schema.Union([
   Schema.Struct({ ok: Schema.Literal(true), content: Schema.Json }),
   Schema.Struct({ ok: Schema.Literal(false), error: ToolFailure }),
 ]);
 export type ToolResult = typeof ToolResult.Type;
 
+/** A tool call's result (an input: replay reads it instead of calling the tool). */
 export const ToolReturned = Schema.Struct({
   ...Envelope,
   type: Schema.Literal("tool.returned"),
@@ -88,6 +104,7 @@ export const ToolReturned = Schema.Struct({
   result: ToolResult,
 });
 
+/** What the environment shows the agent (derived), as text and as the tokenizer's tokens. */
 export const EnvObserved = Schema.Struct({
   ...Envelope,
   type: Schema.Literal("env.observed"),
@@ -96,9 +113,11 @@ export const EnvObserved = Schema.Struct({
   tokens: TokenIds,
 });
 
+/** "process" rewards are given during the episode (per turn), "outcome" rewards at its end. */
 export const RewardKind = Schema.Literals(["process", "outcome"]);
 export type RewardKind = typeof RewardKind.Type;
 
+/** A reward the environment gave (derived), with the turn it belongs to and a reason for people. */
 export const RewardAssigned = Schema.Struct({
   ...Envelope,
   type: Schema.Literal("reward.assigned"),
@@ -108,6 +127,7 @@ export const RewardAssigned = Schema.Struct({
   reason: Schema.String,
 });
 
+/** The environment machine's persisted state after a step (derived), with its hash; replay compares both. */
 export const EnvTransitioned = Schema.Struct({
   ...Envelope,
   type: Schema.Literal("env.transitioned"),
@@ -115,6 +135,10 @@ export const EnvTransitioned = Schema.Struct({
   hash: Schema.String,
 });
 
+/**
+ * Last event of every episode (derived): why it ended, the return (sum of its rewards), the turns taken and the
+ * environment's metrics.
+ */
 export const EpisodeEnded = Schema.Struct({
   ...Envelope,
   type: Schema.Literal("episode.ended"),
@@ -125,6 +149,7 @@ export const EpisodeEnded = Schema.Struct({
   metrics: Schema.Record(Schema.String, Schema.Finite),
 });
 
+/** Any event of an episode's stream: the schema journals are decoded and validated with. */
 export const EpisodeEvent = Schema.Union([
   EpisodeStarted,
   AgentActed,
@@ -136,7 +161,9 @@ export const EpisodeEvent = Schema.Union([
   EpisodeEnded,
 ]);
 export type EpisodeEvent = typeof EpisodeEvent.Type;
+/** The `type` of an event ("episode.started", "agent.acted", ...). */
 export type EventType = EpisodeEvent["type"];
+/** The event whose `type` is T. */
 export type EventOf<T extends EventType> = Extract<EpisodeEvent, { type: T }>;
 
 /** An event before the journal stamps its envelope. */
@@ -150,6 +177,7 @@ export type RewardBody = EventBody<EventOf<"reward.assigned">>;
 /** Events that enter from outside the environment: the source of truth for replay. */
 export const INPUT_EVENT_TYPES: ReadonlySet<EventType> = new Set(["episode.started", "agent.acted", "tool.returned"]);
 
+/** A type guard for one event type, for `events.filter(isEventOf("reward.assigned"))`. */
 export const isEventOf =
   <T extends EventType>(type: T) =>
   (event: EpisodeEvent): event is EventOf<T> =>

@@ -9,6 +9,7 @@ import { uniformInt } from "pure-rand/distribution/uniformInt";
 import { xoroshiro128plusFromState } from "pure-rand/generator/xoroshiro128plus";
 import type { RandomGenerator } from "pure-rand/types/RandomGenerator";
 
+/** The seed of the index-th child stream of `seed` (`splitSeed("7", 3)` is "7:3"). */
 export const splitSeed = (seed: string, index: number | string): string => `${seed}:${index}`;
 
 /** The four 32-bit words of xoroshiro128+'s state, taken from the seed's SHA-256. */
@@ -19,9 +20,14 @@ const stateOf = (seed: string): number[] => {
   return words.some((w) => w !== 0) ? words : [1, 0, 0, 0];
 };
 
+/**
+ * A deterministic random stream (xoroshiro128+) seeded from a string: the same seed gives the same draws on every
+ * machine.
+ */
 export class Rng {
   private constructor(private readonly generator: RandomGenerator) {}
 
+  /** The stream of this seed (its SHA-256 sets the generator's state). */
   static fromSeed(seed: string): Rng {
     return new Rng(xoroshiro128plusFromState(stateOf(seed)));
   }
@@ -36,6 +42,7 @@ export class Rng {
     return uniformInt(this.generator, from, to);
   }
 
+  /** A uniformly chosen item; throws a RangeError on an empty list. */
   pick<T>(items: readonly T[]): T {
     if (items.length === 0) throw new RangeError("cannot pick from an empty list");
     return items[this.int(0, items.length - 1)];

@@ -8,6 +8,7 @@
  */
 import { digest } from "./canonical.ts";
 
+/** Turns text into token ids and back; policies and the environment's observations share one per environment. */
 export interface Tokenizer {
   /** Names this exact vocabulary; recorded in every episode so replay can check observation tokens. */
   readonly id: string;
@@ -24,6 +25,7 @@ export const SPECIAL_TOKENS = ["<pad>", "<bos>", "<eos>", "<obs>", "<act>"] as c
 /** In implicit-space mode: marks two words written together (`a,b`), where a space is otherwise implied. */
 const GLUE = "<glue>";
 
+/** Options of WordTokenizer. */
 export interface WordTokenizerOptions {
   /**
    * `explicit` (default): a space is a token. `implicit`: one space between two vocabulary words costs no
@@ -35,6 +37,10 @@ export interface WordTokenizerOptions {
 
 const PIECE = /[\p{L}\p{N}_]+|\n| |[^\p{L}\p{N}_\n ]/gu;
 
+/**
+ * The word-level tokenizer with a byte fallback: ids 0..255 are bytes, then SPECIAL_TOKENS (and `<glue>` with
+ * implicit spaces), space, newline, then `words` in the order given. Any text encodes and decodes back exactly.
+ */
 export class WordTokenizer implements Tokenizer {
   readonly id: string;
   readonly size: number;

@@ -17,6 +17,7 @@ import { parseAction } from "../runtime/action-format.ts";
 import { ABORTED, EpisodeDerivation, misspelt, waitingForTools } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 
+/** Options of replayEpisode. */
 export interface ReplayOptions {
   /** Compare every re-derived event with the record (default true). Off: derive afresh (re-reward). */
   readonly verify?: boolean;
@@ -29,6 +30,7 @@ export interface ReplayOptions {
 /** The keys of ReplayOptions. */
 const REPLAY_OPTIONS = allKeys<ReplayOptions>()(["verify", "tokenizer", "file"]);
 
+/** An episode replayed: its stream, rewards and ending as the machine derives them now. */
 export interface ReplayResult {
   readonly episode: string;
   /** The replayed stream: recorded inputs and re-derived events, in order, without envelopes. */
@@ -126,6 +128,11 @@ const contextDifference = (
   }
 };
 
+/**
+ * Replays one episode's recorded events through `env`'s machine without calling tools or a policy. Throws
+ * EnvMismatchError when the journal is of another environment id, and, when verifying, NonDeterminismError at the
+ * first derived event that differs from the record.
+ */
 export const replayEpisode = (
   recorded: readonly EpisodeEvent[],
   env: EnvDefinition,

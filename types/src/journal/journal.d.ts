@@ -7,6 +7,9 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 /** When appended events reach the disk: fsync after every event, once at the end of each episode, or never. */
 export type Durability = "event" | "episode" | "none";
 export declare const DURABILITIES: readonly Durability[];
+/**
+ * The open stream of one episode, from `Journal.create`: the runtime appends each event in seq order, then closes it.
+ */
 export interface EpisodeWriter {
     readonly episode: string;
     /** Appends an event whose envelope is already stamped; refuses an event whose seq is not the next one. */
@@ -16,6 +19,10 @@ export interface EpisodeWriter {
     /** Flushes (fsync unless durability is "none") and releases the stream. */
     close(): Promise<void>;
 }
+/**
+ * Where episodes are recorded: one append-only, validated event stream per episode id. JsonlJournal (files) and
+ * MemoryJournal implement it.
+ */
 export interface Journal {
     /** Where this journal lives, for messages. */
     readonly location: string;

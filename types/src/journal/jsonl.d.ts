@@ -37,12 +37,18 @@ declare class JsonlEpisodeWriter implements EpisodeWriter {
     close(): Promise<void>;
     closeSync(): void;
 }
+/**
+ * The journal on disk: `<location>/<episode>.jsonl`, one event per line. The folder is created if missing; durability
+ * defaults to "episode" (fsync at close). Throws a TypeError on an unknown durability.
+ */
 export declare class JsonlJournal implements Journal {
     readonly location: string;
     readonly durability: Durability;
     constructor(location: string, durability?: Durability);
+    /** The file that holds this episode's stream; throws a RangeError on an episode id that is not a safe file name. */
     fileOf(episode: string): string;
     create(episode: string): Promise<EpisodeWriter>;
+    /** `create` without the promise; throws JournalExistsError when the episode's file already exists. */
     createSync(episode: string): JsonlEpisodeWriter;
     read(episode: string): Promise<EpisodeEvent[]>;
     episodes(): Promise<string[]>;
@@ -53,15 +59,22 @@ export type { JsonlEpisodeWriter };
  * violation, after yielding every event before it.
  */
 export declare function streamJournalFile(file: string): AsyncGenerator<EpisodeEvent>;
+/**
+ * Every event of one journal file, validated as `streamJournalFile` validates them; throws JournalError on the first
+ * problem.
+ */
 export declare const readJournalFile: (file: string) => Promise<EpisodeEvent[]>;
 /** Journal files under a path: the file itself, or every *.jsonl in a folder (and its subfolders with recursive: true), sorted. */
 export declare const journalFilesAt: (path: string, options?: {
     readonly recursive?: boolean;
 }) => Promise<string[]>;
+/** What `repairJournalFile` did to a file whose last line was torn. */
 export interface RepairReport {
     readonly file: string;
+    /** The valid events left in the file. */
     readonly keptEvents: number;
     readonly removedBytes: number;
+    /** The removed bytes (the torn line), as text; "" when only a newline was added. */
     readonly removedText: string;
     /** The last event was whole and valid but lacked its newline: the newline was added, nothing removed. */
     readonly addedNewline?: boolean;

@@ -2,9 +2,14 @@
  * Canonical JSON (RFC 8785, key-order independent) and the hashes built on it. Everything that is hashed
  * or compared on replay goes through here, so two equal values always hash equal.
  */
+/**
+ * RFC 8785 canonical JSON of a plain JSON value (sorted keys, fixed number format). Throws on NaN,
+ * Infinity, bigint, a function, a cycle or a lone surrogate.
+ */
 export declare const canonicalJson: (value: unknown) => string;
 /** 128-bit hex digest of a string. */
 export declare const digest: (text: string) => string;
+/** Hash of a value's canonical JSON (128-bit hex): two equal values always hash equal, whatever their key order. */
 export declare const hashValue: (value: unknown) => string;
 /** Hash of an event (its `digest`, and the next event's `prev`): canonical JSON without `digest` and `meta`. */
 export declare const hashEvent: (event: object) => string;

@@ -2,16 +2,22 @@
  * Typed errors. Each is a value with a `_tag` and a message a user can act on; journal errors name the
  * file, the line and the seq where the problem is.
  */
+/** Where in a journal a problem is: the file, the line and, when known, the event's seq. */
 export interface JournalPlace {
     readonly file: string;
     /** 1-based line number in the file. */
     readonly line: number;
     readonly seq?: number;
 }
+/** What is wrong with a journal file (JournalError's `problem`); only "torn-tail" is repairable. */
 export type JournalProblem = "unreadable" | "parse" | "schema" | "version" | "episode" | "sequence" | "digest" | "chain" | "order" | "torn-tail" | "empty";
 declare const JournalError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
     readonly _tag: "JournalError";
 } & Readonly<A>;
+/**
+ * A journal file that cannot be read as a valid episode stream; says the problem, file, 1-based line (0 for the whole
+ * file) and seq where known.
+ */
 export declare class JournalError extends JournalError_base<{
     readonly problem: JournalProblem;
     readonly file: string;
@@ -37,6 +43,7 @@ export declare class JournalConflictError extends JournalConflictError_base<{
 declare const JournalExistsError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
     readonly _tag: "JournalExistsError";
 } & Readonly<A>;
+/** Creating an episode stream that already exists: the journal never overwrites an episode. */
 export declare class JournalExistsError extends JournalExistsError_base<{
     readonly episode: string;
     readonly file: string;

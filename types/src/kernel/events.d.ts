@@ -10,11 +10,16 @@ import * as Schema from "effect/Schema";
 export declare const EVENT_FORMAT_VERSION: 1;
 /** `prev` of the first event of every episode. */
 export declare const GENESIS: "genesis";
+/** The policy that acted: its id and version (a learner bumps the version after each update). */
 export declare const PolicyRef: Schema.Struct<{
     readonly id: Schema.String;
     readonly version: Schema.Int;
 }>;
 export type PolicyRef = typeof PolicyRef.Type;
+/**
+ * First event of every episode (an input): the environment's id and version, the task, the seed, the policy and the
+ * tokenizer id.
+ */
 export declare const EpisodeStarted: Schema.Struct<{
     readonly v: Schema.Literal<1>;
     readonly episode: Schema.String;
@@ -37,6 +42,10 @@ export declare const EpisodeStarted: Schema.Struct<{
     }>;
     readonly tokenizer: Schema.String;
 }>;
+/**
+ * The agent's action in a turn (an input): the sampled tokens, their text and their log-probabilities under the
+ * acting policy.
+ */
 export declare const AgentActed: Schema.Struct<{
     readonly v: Schema.Literal<1>;
     readonly episode: Schema.String;
@@ -61,6 +70,7 @@ export declare const AgentActed: Schema.Struct<{
      */
     readonly allowed: Schema.optionalKey<Schema.$Array<Schema.NullOr<Schema.$Array<Schema.Int>>>>;
 }>;
+/** A tool call the environment started from the agent's action (derived); `call` ties it to its `tool.returned`. */
 export declare const ToolCalled: Schema.Struct<{
     readonly v: Schema.Literal<1>;
     readonly episode: Schema.String;
@@ -78,11 +88,16 @@ export declare const ToolCalled: Schema.Struct<{
     readonly tool: Schema.String;
     readonly args: Schema.Codec<Schema.Json, Schema.Json, never, never>;
 }>;
+/**
+ * Why a tool call failed: the tool threw (error), ran out of time (timeout) or got arguments that do not decode
+ * (invalid-args).
+ */
 export declare const ToolFailure: Schema.Struct<{
     readonly kind: Schema.Literals<readonly ["error", "timeout", "invalid-args"]>;
     readonly message: Schema.String;
 }>;
 export type ToolFailure = typeof ToolFailure.Type;
+/** The outcome of a tool call: `{ ok: true, content }` or `{ ok: false, error }`; a tool call never throws. */
 export declare const ToolResult: Schema.Union<readonly [Schema.Struct<{
     readonly ok: Schema.Literal<true>;
     readonly content: Schema.Codec<Schema.Json, Schema.Json, never, never>;
@@ -94,6 +109,7 @@ export declare const ToolResult: Schema.Union<readonly [Schema.Struct<{
     }>;
 }>]>;
 export type ToolResult = typeof ToolResult.Type;
+/** A tool call's result (an input: replay reads it instead of calling the tool). */
 export declare const ToolReturned: Schema.Struct<{
     readonly v: Schema.Literal<1>;
     readonly episode: Schema.String;
@@ -116,6 +132,7 @@ export declare const ToolReturned: Schema.Struct<{
         }>;
     }>]>;
 }>;
+/** What the environment shows the agent (derived), as text and as the tokenizer's tokens. */
 export declare const EnvObserved: Schema.Struct<{
     readonly v: Schema.Literal<1>;
     readonly episode: Schema.String;
@@ -130,8 +147,10 @@ export declare const EnvObserved: Schema.Struct<{
     readonly text: Schema.String;
     readonly tokens: Schema.$Array<Schema.Int>;
 }>;
+/** "process" rewards are given during the episode (per turn), "outcome" rewards at its end. */
 export declare const RewardKind: Schema.Literals<readonly ["process", "outcome"]>;
 export type RewardKind = typeof RewardKind.Type;
+/** A reward the environment gave (derived), with the turn it belongs to and a reason for people. */
 export declare const RewardAssigned: Schema.Struct<{
     readonly v: Schema.Literal<1>;
     readonly episode: Schema.String;
@@ -147,6 +166,7 @@ export declare const RewardAssigned: Schema.Struct<{
     readonly turn: Schema.Int;
     readonly reason: Schema.String;
 }>;
+/** The environment machine's persisted state after a step (derived), with its hash; replay compares both. */
 export declare const EnvTransitioned: Schema.Struct<{
     readonly v: Schema.Literal<1>;
     readonly episode: Schema.String;
@@ -160,6 +180,10 @@ export declare const EnvTransitioned: Schema.Struct<{
     readonly state: Schema.Codec<Schema.Json, Schema.Json, never, never>;
     readonly hash: Schema.String;
 }>;
+/**
+ * Last event of every episode (derived): why it ended, the return (sum of its rewards), the turns taken and the
+ * environment's metrics.
+ */
 export declare const EpisodeEnded: Schema.Struct<{
     readonly v: Schema.Literal<1>;
     readonly episode: Schema.String;
@@ -176,6 +200,7 @@ export declare const EpisodeEnded: Schema.Struct<{
     /** The environment's own metrics (exact match, F1, ...), as numbers. */
     readonly metrics: Schema.$Record<Schema.String, Schema.Finite>;
 }>;
+/** Any event of an episode's stream: the schema journals are decoded and validated with. */
 export declare const EpisodeEvent: Schema.Union<readonly [Schema.Struct<{
     readonly v: Schema.Literal<1>;
     readonly episode: Schema.String;
@@ -313,7 +338,9 @@ export declare const EpisodeEvent: Schema.Union<readonly [Schema.Struct<{
     readonly metrics: Schema.$Record<Schema.String, Schema.Finite>;
 }>]>;
 export type EpisodeEvent = typeof EpisodeEvent.Type;
+/** The `type` of an event ("episode.started", "agent.acted", ...). */
 export type EventType = EpisodeEvent["type"];
+/** The event whose `type` is T. */
 export type EventOf<T extends EventType> = Extract<EpisodeEvent, {
     type: T;
 }>;
@@ -323,4 +350,5 @@ export type EventBody<E extends EpisodeEvent = EpisodeEvent> = E extends Episode
 export type RewardBody = EventBody<EventOf<"reward.assigned">>;
 /** Events that enter from outside the environment: the source of truth for replay. */
 export declare const INPUT_EVENT_TYPES: ReadonlySet<EventType>;
+/** A type guard for one event type, for `events.filter(isEventOf("reward.assigned"))`. */
 export declare const isEventOf: <T extends EventType>(type: T) => (event: EpisodeEvent) => event is EventOf<T>;

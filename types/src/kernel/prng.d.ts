@@ -3,15 +3,22 @@
  * ("7" -> "7:3" -> "7:3:0": run -> episode -> turn). A child stream depends only on its own name, so a
  * result never depends on what else ran in the same batch or in which order.
  */
+/** The seed of the index-th child stream of `seed` (`splitSeed("7", 3)` is "7:3"). */
 export declare const splitSeed: (seed: string, index: number | string) => string;
+/**
+ * A deterministic random stream (xoroshiro128+) seeded from a string: the same seed gives the same draws on every
+ * machine.
+ */
 export declare class Rng {
     private readonly generator;
     private constructor();
+    /** The stream of this seed (its SHA-256 sets the generator's state). */
     static fromSeed(seed: string): Rng;
     /** Uniform in [0, 1). */
     float(): number;
     /** Uniform integer in [from, to], both included. */
     int(from: number, to: number): number;
+    /** A uniformly chosen item; throws a RangeError on an empty list. */
     pick<T>(items: readonly T[]): T;
     /** A new array with the items in a random order (Fisher-Yates). */
     shuffle<T>(items: readonly T[]): T[];

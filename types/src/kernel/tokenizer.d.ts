@@ -6,6 +6,7 @@
  * single other characters. A piece in the vocabulary is one token; any other piece is spelled in bytes.
  * A vocabulary word that spans several pieces (a tag such as `<search>`) is matched whole, before that cut.
  */
+/** Turns text into token ids and back; policies and the environment's observations share one per environment. */
 export interface Tokenizer {
     /** Names this exact vocabulary; recorded in every episode so replay can check observation tokens. */
     readonly id: string;
@@ -17,6 +18,7 @@ export interface Tokenizer {
 }
 /** Special tokens every tokenizer has, in id order after the bytes. */
 export declare const SPECIAL_TOKENS: readonly ["<pad>", "<bos>", "<eos>", "<obs>", "<act>"];
+/** Options of WordTokenizer. */
 export interface WordTokenizerOptions {
     /**
      * `explicit` (default): a space is a token. `implicit`: one space between two vocabulary words costs no
@@ -25,6 +27,10 @@ export interface WordTokenizerOptions {
      */
     readonly spaces?: "explicit" | "implicit";
 }
+/**
+ * The word-level tokenizer with a byte fallback: ids 0..255 are bytes, then SPECIAL_TOKENS (and `<glue>` with
+ * implicit spaces), space, newline, then `words` in the order given. Any text encodes and decodes back exactly.
+ */
 export declare class WordTokenizer implements Tokenizer {
     readonly words: readonly string[];
     readonly id: string;

@@ -10,6 +10,7 @@
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
+/** Options of replayEpisode. */
 export interface ReplayOptions {
     /** Compare every re-derived event with the record (default true). Off: derive afresh (re-reward). */
     readonly verify?: boolean;
@@ -18,6 +19,7 @@ export interface ReplayOptions {
     /** Named in error messages. */
     readonly file?: string;
 }
+/** An episode replayed: its stream, rewards and ending as the machine derives them now. */
 export interface ReplayResult {
     readonly episode: string;
     /** The replayed stream: recorded inputs and re-derived events, in order, without envelopes. */
@@ -30,4 +32,9 @@ export interface ReplayResult {
     /** Whether observation tokens were checked (false when the record's tokenizer was not available). */
     readonly tokensVerified: boolean;
 }
+/**
+ * Replays one episode's recorded events through `env`'s machine without calling tools or a policy. Throws
+ * EnvMismatchError when the journal is of another environment id, and, when verifying, NonDeterminismError at the
+ * first derived event that differs from the record.
+ */
 export declare const replayEpisode: (recorded: readonly EpisodeEvent[], env: EnvDefinition, options?: ReplayOptions) => ReplayResult;
