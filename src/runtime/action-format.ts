@@ -11,6 +11,10 @@ import * as Schema from "effect/Schema";
 import { notPlainJson } from "../kernel/canonical.ts";
 import type { Tool } from "./tool.ts";
 
+/**
+ * An action's text read against the tools: a call (with decoded-shape arguments), an answer, or malformed with a
+ * reason.
+ */
 export type ParsedAction =
   | { readonly kind: "call"; readonly tool: string; readonly args: Json }
   | { readonly kind: "answer"; readonly text: string }
@@ -34,6 +38,10 @@ const singleStringField = (tool: Tool): string | undefined => {
   return schema.properties?.[required[0]]?.type === "string" ? required[0] : undefined;
 };
 
+/**
+ * The action text of a call of `tool` with `args` (`<name>text</name>` for a single-string tool, else JSON). Throws a
+ * TypeError on arguments that are not plain JSON, do not fit the parameters, or would not parse back the same.
+ */
 export const formatCall = (tool: Tool, args: Json): string => {
   // NaN and Infinity are not JSON: written as null, the call would parse as malformed.
   const notJson = notPlainJson(args);
@@ -90,6 +98,7 @@ const notTooLong = (formatter: string, action: string): string => {
   return action;
 };
 
+/** Reads an action's text as a call of one of `tools`, an answer or a malformed action; never throws. */
 export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>): ParsedAction => {
   if (text.length > MAX_ACTION_CHARS)
     return { kind: "malformed", reason: `action longer than ${MAX_ACTION_CHARS} characters` };

@@ -18,6 +18,7 @@ import { type EnvDefinition, envThrownFrom, locateGuardThrows } from "./env.ts";
 import type { PolicyAction } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
 
+/** Options of runEpisode. */
 export interface EpisodeOptions {
   readonly env: EnvDefinition;
   readonly policy: PolicyActor;
@@ -48,6 +49,10 @@ const EPISODE_OPTIONS = allKeys<EpisodeOptions>()([
   "signal",
 ]);
 
+/**
+ * A finished episode: its journaled events and its ending (the `episode.ended` event's reason, return, turns and
+ * metrics).
+ */
 export interface EpisodeRecord {
   readonly episode: string;
   readonly seed: string;
@@ -165,6 +170,10 @@ export const checkEpisodeParts = (
   if (missing.length > 0) throw new TypeError(`${caller}: missing or wrong option: ${missing.join("; ")}`);
 };
 
+/**
+ * Runs one episode live, journaling every event before anything sees it. An environment that throws or breaks the
+ * protocol ends the episode as aborted (a record, not a rejection); the promise rejects when the journal fails.
+ */
 export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
   new Promise<EpisodeRecord>((resolveEpisode, rejectEpisode) => {
     checkKnownKeys("runEpisode", options, EPISODE_OPTIONS);

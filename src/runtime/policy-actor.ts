@@ -16,12 +16,17 @@ interface Pending {
   readonly reject: (cause: unknown) => void;
 }
 
+/**
+ * Batches concurrent episodes' requests into `act` calls of at most `maxBatch` rows (default 64): give one to
+ * runEpisode or rollout. Throws a RangeError on a maxBatch that is not a positive integer.
+ */
 export class PolicyActor {
   private queue: Pending[] = [];
   private scheduled = false;
   private running = false;
   /** Batches answered so far and rows in them: batching efficiency is rows / batches. */
   batches = 0;
+  /** Rows answered so far. */
   rows = 0;
 
   constructor(
@@ -32,6 +37,7 @@ export class PolicyActor {
       throw new RangeError(`maxBatch must be a positive integer, got ${maxBatch}`);
   }
 
+  /** Queues one request; it is answered in the next batch, and rejects only when its own row fails. */
   request(request: PolicyRequest): Promise<PolicyAction> {
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });

@@ -6,12 +6,16 @@
 import type { Json } from "effect/Schema";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 
+/**
+ * One entry of an episode's history: an observation of the environment or an action of the agent, as text and tokens.
+ */
 export interface Turn {
   readonly role: "observation" | "action";
   readonly text: string;
   readonly tokens: readonly number[];
 }
 
+/** One row of a policy's batch: the episode's state at the turn to act in. */
 export interface PolicyRequest {
   readonly episode: string;
   readonly turn: number;
@@ -24,6 +28,7 @@ export interface PolicyRequest {
   readonly context: readonly number[];
 }
 
+/** A policy's answer to one request: the sampled token ids (the truth), their text and per-token logprobs. */
 export interface PolicyAction {
   readonly tokens: readonly number[];
   readonly text: string;
@@ -34,10 +39,12 @@ export interface PolicyAction {
   readonly allowed?: readonly (readonly number[] | null)[];
 }
 
+/** Samples the agent's actions, a batch of requests at a time, one action per request in the same order. */
 export interface Policy {
   readonly id: string;
   /** The current version; a learner bumps it after each update. */
   readonly version: number;
   readonly tokenizer: Tokenizer;
+  /** One action per request, in order; each row sampled with its own seed only. */
   act(requests: readonly PolicyRequest[]): Promise<readonly PolicyAction[]>;
 }

@@ -19,6 +19,7 @@ import type { EnvDefinition } from "./env.ts";
 import { checkEpisodeParts, type EpisodeRecord, runEpisode } from "./episode.ts";
 import type { PolicyActor } from "./policy-actor.ts";
 
+/** Options of rollout. */
 export interface RolloutOptions {
   readonly env: EnvDefinition;
   readonly policy: PolicyActor;
@@ -85,6 +86,10 @@ export const taskSeedOf = (seed: string, index: number, groupSize: number): stri
 const TASK_PURITY_CHECKS = 8;
 const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}...` : text);
 
+/**
+ * Runs `episodes` episodes of `env` into `journal` (see Rollout for when it starts and how to stop it). Throws a
+ * RangeError when episodes is not a whole number >= 0, or concurrency or groupSize not a positive integer.
+ */
 export const rollout = (options: RolloutOptions): Rollout => {
   checkKnownKeys("rollout", options, ROLLOUT_OPTIONS);
   const concurrency = options.concurrency ?? 16;

@@ -16,6 +16,7 @@ import { delimiter, join } from "node:path";
 import * as Schema from "effect/Schema";
 import { defineTool, type Tool } from "./tool.ts";
 
+/** Limits and input of one runJavaScript run. */
 export interface SandboxOptions {
   /** Wall-clock limit in milliseconds (default 5,000). */
   readonly timeoutMs?: number;
@@ -31,15 +32,19 @@ export interface SandboxOptions {
 
 export type SandboxEnd = "exit" | "timeout" | "memory" | "output" | "aborted" | "error";
 
+/** How a runJavaScript run went; a run stopped by a limit is a result, not an exception. */
 export interface SandboxResult {
   /** The code ran to completion within every limit and exited with code 0. */
   readonly ok: boolean;
   /** How the run ended: on its own, or stopped by which limit. */
   readonly ended: SandboxEnd;
+  /** The process's exit code; null when a signal ended it. */
   readonly exitCode: number | null;
+  /** The signal that ended the process (SIGKILL for a limit), or null. */
   readonly signal: string | null;
   readonly stdout: string;
   readonly stderr: string;
+  /** Wall-clock time of the run, in milliseconds. */
   readonly ms: number;
   /** How the network was kept away: an empty namespace, or the network APIs replaced in the process. */
   readonly network: "namespace" | "blocked-in-process";

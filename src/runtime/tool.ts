@@ -12,17 +12,21 @@ import { notPlainJson } from "../kernel/canonical.ts";
 import { allKeys, didYouMean, firstUnknownKey, shownValue, ThrowSites } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 
+/** What a tool's `execute` is given besides its arguments. */
 export interface ToolContext {
   /** Aborted when the call times out or the environment stops waiting for it. */
   readonly signal: AbortSignal;
 }
 
+/** What `defineTool` takes: a tool's name (its tag in actions), description, parameters and code. */
 export interface ToolSpec<P extends Schema.Top> {
   readonly name: string;
+  /** Shown to people and in prompts. */
   readonly description: string;
   /** The arguments, as an Effect Schema; decoded before `execute` runs and rendered as JSON Schema for prompts. */
   readonly parameters: P;
   // Method syntax on purpose: a tool with specific arguments still fits a Record<string, Tool>.
+  /** Runs the call with decoded arguments; returns plain JSON. Whatever it throws becomes a failed ToolResult. */
   execute(args: P["Type"], context: ToolContext): Promise<Json> | Json;
   /** Per-call time limit in milliseconds (default 10 s). */
   readonly timeoutMs?: number;
@@ -30,6 +34,7 @@ export interface ToolSpec<P extends Schema.Top> {
   readonly maxResultChars?: number;
 }
 
+/** A tool ready to be called: the spec with its limits filled in. Give tools to an environment as `tools`. */
 export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
   readonly timeoutMs: number;
   readonly maxResultChars: number;
@@ -39,6 +44,7 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
   call(args: unknown, signal?: AbortSignal): Promise<ToolResult>;
 }
 
+/** Appended where a result or error message was cut to `maxResultChars`. */
 export const TRUNCATION_MARKER = "…[truncated]";
 
 /** Where tools' code threw, by tool and the message journaled (not journaled itself: a line is not behaviour). */
@@ -179,6 +185,10 @@ const checkToolSpec = (spec: ToolSpec<Schema.Top>): void => {
     );
 };
 
+/**
+ * Makes a Tool from its spec (timeoutMs default 10,000, maxResultChars default 20,000). Throws a TypeError on a
+ * malformed spec, a RangeError on a limit that is not positive (maxResultChars: not a positive integer).
+ */
 export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => {
   checkToolSpec(spec as unknown as ToolSpec<Schema.Top>);
   const timeoutMs = spec.timeoutMs ?? 10_000;

@@ -7,6 +7,10 @@
  */
 import type { Json } from "effect/Schema";
 import type { Tool } from "./tool.ts";
+/**
+ * An action's text read against the tools: a call (with decoded-shape arguments), an answer, or malformed with a
+ * reason.
+ */
 export type ParsedAction = {
     readonly kind: "call";
     readonly tool: string;
@@ -18,12 +22,17 @@ export type ParsedAction = {
     readonly kind: "malformed";
     readonly reason: string;
 };
+/**
+ * The action text of a call of `tool` with `args` (`<name>text</name>` for a single-string tool, else JSON). Throws a
+ * TypeError on arguments that are not plain JSON, do not fit the parameters, or would not parse back the same.
+ */
 export declare const formatCall: (tool: Tool, args: Json) => string;
 /**
  * `<answer>text</answer>`; throws on text holding `</answer>`, or too long to parse, which would make the
  * action malformed. (An answer's text is trimmed when parsed, by design: `<answer> lima </answer>` answers lima.)
  */
 export declare const formatAnswer: (text: string) => string;
+/** Reads an action's text as a call of one of `tools`, an answer or a malformed action; never throws. */
 export declare const parseAction: (text: string, tools: Readonly<Record<string, Tool>>) => ParsedAction;
 /** The answer's text, when the action is `<answer>...</answer>`. */
 export declare const answerOf: (text: string, tools: Readonly<Record<string, Tool>>) => string | undefined;

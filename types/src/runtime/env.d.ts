@@ -82,6 +82,7 @@ export interface LegalView<Task = Json> {
     readonly task: Task;
     readonly history: readonly Turn[];
 }
+/** A ToolEnv: what `defineEnv` checks and returns, and what the runtime, replay, the CLI and the learner take. */
 export interface EnvDefinition<Task extends Json = Json> {
     readonly id: string;
     /** Bump when behaviour changes: replays of another version are refused with a clear message. */

@@ -8,6 +8,7 @@ import type { Journal } from "../journal/journal.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { type EnvDefinition } from "./env.ts";
 import type { PolicyActor } from "./policy-actor.ts";
+/** Options of runEpisode. */
 export interface EpisodeOptions {
     readonly env: EnvDefinition;
     readonly policy: PolicyActor;
@@ -26,6 +27,10 @@ export interface EpisodeOptions {
      */
     readonly signal?: AbortSignal;
 }
+/**
+ * A finished episode: its journaled events and its ending (the `episode.ended` event's reason, return, turns and
+ * metrics).
+ */
 export interface EpisodeRecord {
     readonly episode: string;
     readonly seed: string;
@@ -57,4 +62,8 @@ export declare const checkEpisodeParts: (caller: string, options: {
     readonly journal?: unknown;
     readonly seed?: unknown;
 }) => void;
+/**
+ * Runs one episode live, journaling every event before anything sees it. An environment that throws or breaks the
+ * protocol ends the episode as aborted (a record, not a rejection); the promise rejects when the journal fails.
+ */
 export declare const runEpisode: (options: EpisodeOptions) => Promise<EpisodeRecord>;

@@ -9,6 +9,10 @@
  * asked again alone, so only the episodes whose own row fails are aborted.
  */
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
+/**
+ * Batches concurrent episodes' requests into `act` calls of at most `maxBatch` rows (default 64): give one to
+ * runEpisode or rollout. Throws a RangeError on a maxBatch that is not a positive integer.
+ */
 export declare class PolicyActor {
     readonly policy: Policy;
     readonly maxBatch: number;
@@ -17,8 +21,10 @@ export declare class PolicyActor {
     private running;
     /** Batches answered so far and rows in them: batching efficiency is rows / batches. */
     batches: number;
+    /** Rows answered so far. */
     rows: number;
     constructor(policy: Policy, maxBatch?: number);
+    /** Queues one request; it is answered in the next batch, and rejects only when its own row fails. */
     request(request: PolicyRequest): Promise<PolicyAction>;
     private schedule;
     private flush;

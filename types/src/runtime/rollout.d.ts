@@ -15,6 +15,7 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "./env.ts";
 import { type EpisodeRecord } from "./episode.ts";
 import type { PolicyActor } from "./policy-actor.ts";
+/** Options of rollout. */
 export interface RolloutOptions {
     readonly env: EnvDefinition;
     readonly policy: PolicyActor;
@@ -58,4 +59,8 @@ export interface Rollout {
 }
 /** The seed episode `index`'s task is drawn from: its group's (groups of `groupSize` consecutive episodes share a task). */
 export declare const taskSeedOf: (seed: string, index: number, groupSize: number) => string;
+/**
+ * Runs `episodes` episodes of `env` into `journal` (see Rollout for when it starts and how to stop it). Throws a
+ * RangeError when episodes is not a whole number >= 0, or concurrency or groupSize not a positive integer.
+ */
 export declare const rollout: (options: RolloutOptions) => Rollout;

@@ -6,6 +6,7 @@ import type { Json } from "effect/Schema";
 import { Rng } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, PolicyRequest } from "./policy.ts";
+/** A scripted action with its probability, for scripts that draw at random. */
 export interface ScriptedChoice {
     readonly text: string;
     /** Log-probability of the whole action under the script (0 for a deterministic script). */

@@ -8,21 +8,26 @@
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import type { ToolResult } from "../kernel/events.ts";
+/** What a tool's `execute` is given besides its arguments. */
 export interface ToolContext {
     /** Aborted when the call times out or the environment stops waiting for it. */
     readonly signal: AbortSignal;
 }
+/** What `defineTool` takes: a tool's name (its tag in actions), description, parameters and code. */
 export interface ToolSpec<P extends Schema.Top> {
     readonly name: string;
+    /** Shown to people and in prompts. */
     readonly description: string;
     /** The arguments, as an Effect Schema; decoded before `execute` runs and rendered as JSON Schema for prompts. */
     readonly parameters: P;
+    /** Runs the call with decoded arguments; returns plain JSON. Whatever it throws becomes a failed ToolResult. */
     execute(args: P["Type"], context: ToolContext): Promise<Json> | Json;
     /** Per-call time limit in milliseconds (default 10 s). */
     readonly timeoutMs?: number;
     /** Results and error messages longer than this (in characters of JSON) are cut, with a visible marker (default 20,000). */
     readonly maxResultChars?: number;
 }
+/** A tool ready to be called: the spec with its limits filled in. Give tools to an environment as `tools`. */
 export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
     readonly timeoutMs: number;
     readonly maxResultChars: number;
@@ -31,7 +36,12 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
     /** Decodes the arguments and runs the tool under its time limit. Never throws. */
     call(args: unknown, signal?: AbortSignal): Promise<ToolResult>;
 }
+/** Appended where a result or error message was cut to `maxResultChars`. */
 export declare const TRUNCATION_MARKER = "\u2026[truncated]";
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
 export declare const toolThrownFrom: (tool: string, message: string) => string | undefined;
+/**
+ * Makes a Tool from its spec (timeoutMs default 10,000, maxResultChars default 20,000). Throws a TypeError on a
+ * malformed spec, a RangeError on a limit that is not positive (maxResultChars: not a positive integer).
+ */
 export declare const defineTool: <P extends Schema.Top>(spec: ToolSpec<P>) => Tool<P>;
