@@ -19,6 +19,7 @@ export type WithTools = Pick<EnvDefinition, "tools">;
 /** The keys of ActionOptions. */
 export const ACTION_OPTIONS = allKeys<ActionOptions>()(["args", "answers", "hugeLength"]);
 
+/** What the action arbitraries draw: arguments per tool, answer texts and the size of a huge action. */
 export interface ActionOptions {
   /**
    * Meaningful arguments per tool name (e.g. keys that exist). They are mixed 4:1 with arguments derived

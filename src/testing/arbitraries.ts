@@ -31,6 +31,7 @@ import {
   ToolReturned,
 } from "../kernel/events.ts";
 
+/** Options of arbitraryOf: bounds on what is drawn where the schema sets none. */
 export interface ArbitraryOptions {
   /** Longest string or array where the schema sets no bound (default 12). */
   readonly maxLength?: number;
@@ -274,6 +275,10 @@ export function eventArbitrary(
 
 const ENVELOPE_KEYS = ["v", "episode", "seq", "prev", "digest", "meta"] as const;
 
+/**
+ * The event without its envelope (`v`, `episode`, `seq`, `prev`, `digest`, `meta`): what replay returns and what is
+ * compared.
+ */
 export const bodyOf = <E extends EpisodeEvent>(event: E): EventBody<E> => {
   const body: Record<string, unknown> = { ...event };
   for (const key of ENVELOPE_KEYS) delete body[key];

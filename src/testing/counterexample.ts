@@ -15,6 +15,10 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { bodyOf } from "./arbitraries.ts";
 
+/**
+ * Where a failing property's counterexample journals are written, and how the printed replay command names the
+ * environment.
+ */
 export interface CounterexampleOptions {
   /**
    * Folder for counterexample journals (default: $AGENT_R1_COUNTEREXAMPLES, else
@@ -37,11 +41,13 @@ export const PROPERTY_RUN_OPTIONS = allKeys<PropertyRunOptions>()([
   "path",
 ]);
 
+/** How many cases a property check tries, and how to rerun one reported case. */
 export interface PropertyRunOptions extends CounterexampleOptions {
   /** Cases to try (default 50). */
   readonly numRuns?: number;
   /** fast-check's seed: with `path`, reruns exactly a reported counterexample. */
   readonly seed?: number;
+  /** fast-check's path of a reported counterexample; needs its `seed`. */
   readonly path?: string;
 }
 
@@ -82,6 +88,10 @@ export interface Violation {
   readonly details?: readonly string[];
 }
 
+/**
+ * A property failed: the shrunk case's violation, the journals written for it, and fast-check's seed and path to
+ * rerun it.
+ */
 export class CounterexampleError extends Data.TaggedError("CounterexampleError")<{
   readonly property: string;
   readonly env: string;
@@ -215,6 +225,10 @@ export const describeEpisode = (events: readonly EpisodeEvent[], episode?: strin
     .join("\n");
 };
 
+/**
+ * Where counterexample journals go by default: $AGENT_R1_COUNTEREXAMPLES, else `<os
+ * tmpdir>/agent-r1-counterexamples`.
+ */
 export const defaultCounterexampleDir = (): string =>
   process.env.AGENT_R1_COUNTEREXAMPLES ?? join(tmpdir(), "agent-r1-counterexamples");
 

@@ -43,6 +43,7 @@ export interface ProtocolSnapshot {
   readonly awaiting: boolean;
   /** The machine called end() or reached a final state. */
   readonly ended: boolean;
+  /** The tool calls started and not yet answered. */
   readonly inFlight: readonly ToolCallInFlight[];
   /** The latest observation shown. */
   readonly observation: string | undefined;
@@ -50,6 +51,7 @@ export interface ProtocolSnapshot {
   readonly problem: string | undefined;
 }
 
+/** What the exploration sends the machine: an agent action, or a tool result. */
 export type ExplorationEvent =
   | { readonly type: "agent.act"; readonly turn: number; readonly text: string; readonly tokens: readonly number[] }
   | { readonly type: `xstate.done.actor.${string}`; readonly output: ToolResult; readonly actorId: string };
@@ -66,6 +68,10 @@ const COVERAGE_OPTIONS = allKeys<CoverageOptions>()([
   "suspiciousObservation",
 ]);
 
+/**
+ * Options of exploreEnv and checkCoverage: the task, the sample actions and tool results, and the exploration's
+ * limits.
+ */
 export interface CoverageOptions {
   /** The task to explore (default: `env.task(seed)`). */
   readonly task?: Json;
@@ -94,6 +100,10 @@ export interface CoverageOptions {
   readonly suspiciousObservation?: RegExp | false;
 }
 
+/**
+ * A problem found by the exploration: a state node never reached, a state that cannot end (dead-end), a loop
+ * (endless), an agent asked to act without an observation (silent), or a bad observation or reward (invalid).
+ */
 export interface CoverageProblem {
   readonly kind: "unreachable" | "dead-end" | "endless" | "silent" | "invalid";
   readonly detail: string;
@@ -106,6 +116,7 @@ export interface CoverageProblem {
   readonly paths?: number;
 }
 
+/** The shortest path found to one explored state. */
 export interface CoveragePath {
   /** The steps, in words. */
   readonly steps: readonly string[];
@@ -114,6 +125,7 @@ export interface CoveragePath {
   readonly state: ProtocolSnapshot;
 }
 
+/** What exploreEnv found: the states and transitions explored, the state nodes reached and not, and the problems. */
 export interface CoverageReport {
   /** Distinct states explored, and transitions between them. */
   readonly states: number;
@@ -582,6 +594,9 @@ const explore = (caller: string, env: EnvDefinition, options: CoverageOptions): 
   };
 };
 
+/**
+ * Thrown by checkCoverage when the report lists problems; `report` holds them all (the message shows the first 8).
+ */
 export class CoverageError extends Error {
   constructor(
     readonly env: string,

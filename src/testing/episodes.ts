@@ -36,6 +36,7 @@ export interface EpisodeScript {
   readonly toolResults?: readonly (ToolResult | null)[];
 }
 
+/** An episode script played live: the record, its events and its rewards. */
 export interface PlayedEpisode {
   readonly script: EpisodeScript;
   readonly record: EpisodeRecord;
@@ -49,6 +50,7 @@ export interface PlayedEpisode {
 export const SCRIPT_POLICY = "script";
 const EXHAUSTED = "the script has no more actions";
 
+/** What episodeScriptArbitrary draws: the actions, seeds or tasks, and the tool results to inject. */
 export interface EpisodeScriptOptions extends ActionOptions {
   /** The agent's actions (default: `actionArbitrary(env, options)`, well-formed and hostile). */
   readonly actions?: fc.Arbitrary<string>;
@@ -82,6 +84,7 @@ export const EPISODE_SCRIPT_OPTIONS = allKeys<EpisodeScriptOptions>()([
   "legal",
 ]);
 
+/** Episode seeds "s0" to "s9999". */
 export const seedArbitrary = (): fc.Arbitrary<string> => fc.nat({ max: 9999 }).map((n) => `s${n}`);
 
 /** Actions with some exact repeats of earlier ones: `{ repeat: i }` copies the i-th earlier action. */
@@ -138,6 +141,7 @@ export const episodeScriptArbitrary = (
   return options.tasks ? fc.record({ ...script, task: options.tasks }) : fc.record(script);
 };
 
+/** Options of playEpisode. */
 export interface PlayOptions {
   /** Where the events go (default: a fresh MemoryJournal). */
   readonly journal?: Journal;
@@ -234,9 +238,14 @@ export interface StepResult {
   readonly reward: number;
   /** The last observation shown after the action (undefined when none). */
   readonly observation: string | undefined;
+  /** The episode has ended. */
   readonly done: boolean;
 }
 
+/**
+ * What an EpisodeDriver starts from: the episode's seed (the task is drawn from it unless given), and where its
+ * events go.
+ */
 export interface DriverOptions {
   readonly seed: string;
   readonly task?: Json;
@@ -307,6 +316,7 @@ export class EpisodeDriver {
     return driver;
   }
 
+  /** The episode has ended (the environment ended it, or `close` cut it short). */
   get done(): boolean {
     return this.outcome !== undefined;
   }

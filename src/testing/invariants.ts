@@ -78,6 +78,7 @@ const coverage = (didWhat: string, advice = GIVE_MORE) => {
   };
 };
 
+/** Options of episodeInvariant. */
 export interface EpisodeInvariantOptions {
   /**
    * Whether the rule has anything to check in this episode (e.g. it earned a process reward). When no
@@ -210,6 +211,7 @@ export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
   );
 };
 
+/** Options of noRewardForRepeatedCalls. */
 export interface RepeatedCallOptions {
   /** The call an action makes, as a comparable key; default: the framework's action format. */
   readonly callOf?: (text: string, env: EnvDefinition) => string | undefined;
@@ -469,6 +471,7 @@ export const replaysIdentically = (): RewardInvariant<EpisodeScript> =>
     }
   });
 
+/** A reward invariant of any case type, as checkRewards takes a list of them. */
 // biome-ignore lint/suspicious/noExplicitAny: a list of invariants, each with its own case type
 export type AnyRewardInvariant = RewardInvariant<any>;
 
@@ -480,7 +483,9 @@ const REWARD_CHECK_OPTIONS = allKeys<RewardCheckOptions>()([
   "only",
 ]);
 
+/** Options of checkRewards: the invariants, how episodes are drawn, and how many cases are run. */
 export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOptions {
+  /** The invariants to check, each as its own property. */
   readonly invariants: readonly AnyRewardInvariant[];
   /** Check only the invariants of these names (to rerun a reported counterexample). */
   readonly only?: string | readonly string[];

@@ -12,6 +12,7 @@ import type { Tool } from "../runtime/tool.ts";
 export type WithTools = Pick<EnvDefinition, "tools">;
 /** The keys of ActionOptions. */
 export declare const ACTION_OPTIONS: readonly ["args", "answers", "hugeLength"];
+/** What the action arbitraries draw: arguments per tool, answer texts and the size of a huge action. */
 export interface ActionOptions {
     /**
      * Meaningful arguments per tool name (e.g. keys that exist). They are mixed 4:1 with arguments derived

@@ -11,6 +11,7 @@ import type * as Schema from "effect/Schema";
 import type { Json } from "effect/Schema";
 import fc from "fast-check";
 import { type EpisodeEvent, type EventBody, type EventOf, type EventType, ToolFailure, ToolResult } from "../kernel/events.ts";
+/** Options of arbitraryOf: bounds on what is drawn where the schema sets none. */
 export interface ArbitraryOptions {
     /** Longest string or array where the schema sets no bound (default 12). */
     readonly maxLength?: number;
@@ -32,6 +33,10 @@ export declare const arbitraryOf: <S extends Schema.Top>(schema: S, options?: Ar
  */
 export declare function eventArbitrary(options?: ArbitraryOptions): fc.Arbitrary<EpisodeEvent>;
 export declare function eventArbitrary<T extends EventType>(type: T, options?: ArbitraryOptions): fc.Arbitrary<EventOf<T>>;
+/**
+ * The event without its envelope (`v`, `episode`, `seq`, `prev`, `digest`, `meta`): what replay returns and what is
+ * compared.
+ */
 export declare const bodyOf: <E extends EpisodeEvent>(event: E) => EventBody<E>;
 /** Event bodies (no envelope), as the runtime hands them to the journal to stamp. */
 export declare const eventBodyArbitrary: <T extends EventType>(type: T, options?: ArbitraryOptions) => fc.Arbitrary<EventBody<EventOf<T>>>;

@@ -6,6 +6,10 @@
 import fc from "fast-check";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
+/**
+ * Where a failing property's counterexample journals are written, and how the printed replay command names the
+ * environment.
+ */
 export interface CounterexampleOptions {
     /**
      * Folder for counterexample journals (default: $AGENT_R1_COUNTEREXAMPLES, else
@@ -20,11 +24,13 @@ export interface CounterexampleOptions {
 }
 /** The keys of PropertyRunOptions. */
 export declare const PROPERTY_RUN_OPTIONS: readonly ["counterexampleDir", "envModule", "numRuns", "seed", "path"];
+/** How many cases a property check tries, and how to rerun one reported case. */
 export interface PropertyRunOptions extends CounterexampleOptions {
     /** Cases to try (default 50). */
     readonly numRuns?: number;
     /** fast-check's seed: with `path`, reruns exactly a reported counterexample. */
     readonly seed?: number;
+    /** fast-check's path of a reported counterexample; needs its `seed`. */
     readonly path?: string;
 }
 /**
@@ -45,6 +51,10 @@ export interface Violation {
 declare const CounterexampleError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
     readonly _tag: "CounterexampleError";
 } & Readonly<A>;
+/**
+ * A property failed: the shrunk case's violation, the journals written for it, and fast-check's seed and path to
+ * rerun it.
+ */
 export declare class CounterexampleError extends CounterexampleError_base<{
     readonly property: string;
     readonly env: string;
@@ -78,6 +88,10 @@ export declare const formatBeside: (value: number, limit: number) => string;
  * `episode`: the id to show, when the episode was written under another (a counterexample's journal).
  */
 export declare const describeEpisode: (events: readonly EpisodeEvent[], episode?: string) => string;
+/**
+ * Where counterexample journals go by default: $AGENT_R1_COUNTEREXAMPLES, else `<os
+ * tmpdir>/agent-r1-counterexamples`.
+ */
 export declare const defaultCounterexampleDir: () => string;
 /**
  * Writes episodes as journal files (re-stamped under a new episode id, so names never clash) and returns

@@ -32,12 +32,14 @@ export interface ProtocolSnapshot {
     readonly awaiting: boolean;
     /** The machine called end() or reached a final state. */
     readonly ended: boolean;
+    /** The tool calls started and not yet answered. */
     readonly inFlight: readonly ToolCallInFlight[];
     /** The latest observation shown. */
     readonly observation: string | undefined;
     /** What is wrong with the transition into this state. */
     readonly problem: string | undefined;
 }
+/** What the exploration sends the machine: an agent action, or a tool result. */
 export type ExplorationEvent = {
     readonly type: "agent.act";
     readonly turn: number;
@@ -48,6 +50,10 @@ export type ExplorationEvent = {
     readonly output: ToolResult;
     readonly actorId: string;
 };
+/**
+ * Options of exploreEnv and checkCoverage: the task, the sample actions and tool results, and the exploration's
+ * limits.
+ */
 export interface CoverageOptions {
     /** The task to explore (default: `env.task(seed)`). */
     readonly task?: Json;
@@ -75,6 +81,10 @@ export interface CoverageOptions {
     /** Observations matching this are reported (default: "undefined", "NaN", "[object Object]"). */
     readonly suspiciousObservation?: RegExp | false;
 }
+/**
+ * A problem found by the exploration: a state node never reached, a state that cannot end (dead-end), a loop
+ * (endless), an agent asked to act without an observation (silent), or a bad observation or reward (invalid).
+ */
 export interface CoverageProblem {
     readonly kind: "unreachable" | "dead-end" | "endless" | "silent" | "invalid";
     readonly detail: string;
@@ -86,6 +96,7 @@ export interface CoverageProblem {
      */
     readonly paths?: number;
 }
+/** The shortest path found to one explored state. */
 export interface CoveragePath {
     /** The steps, in words. */
     readonly steps: readonly string[];
@@ -93,6 +104,7 @@ export interface CoveragePath {
     readonly script: EpisodeScript;
     readonly state: ProtocolSnapshot;
 }
+/** What exploreEnv found: the states and transitions explored, the state nodes reached and not, and the problems. */
 export interface CoverageReport {
     /** Distinct states explored, and transitions between them. */
     readonly states: number;
@@ -116,6 +128,9 @@ export interface PathStep {
 }
 /** Explores the machine and reports coverage and problems; throws only when the exploration cannot finish. */
 export declare const exploreEnv: (env: EnvDefinition, options: CoverageOptions) => CoverageReport;
+/**
+ * Thrown by checkCoverage when the report lists problems; `report` holds them all (the message shows the first 8).
+ */
 export declare class CoverageError extends Error {
     readonly env: string;
     readonly report: CoverageReport;

@@ -30,6 +30,7 @@ export interface EpisodeScript {
     /** Results to inject, by tool call in call order; null (or past the end) calls the real tool. */
     readonly toolResults?: readonly (ToolResult | null)[];
 }
+/** An episode script played live: the record, its events and its rewards. */
 export interface PlayedEpisode {
     readonly script: EpisodeScript;
     readonly record: EpisodeRecord;
@@ -40,6 +41,7 @@ export interface PlayedEpisode {
 }
 /** The policy id of played scripts; its failure reason marks a truncated episode. */
 export declare const SCRIPT_POLICY = "script";
+/** What episodeScriptArbitrary draws: the actions, seeds or tasks, and the tool results to inject. */
 export interface EpisodeScriptOptions extends ActionOptions {
     /** The agent's actions (default: `actionArbitrary(env, options)`, well-formed and hostile). */
     readonly actions?: fc.Arbitrary<string>;
@@ -62,6 +64,7 @@ export interface EpisodeScriptOptions extends ActionOptions {
 }
 /** The options of episode scripts (checkRewards refuses any other). */
 export declare const EPISODE_SCRIPT_OPTIONS: readonly ["args", "answers", "hugeLength", "actions", "maxActions", "seeds", "tasks", "toolResults", "repeats", "legal"];
+/** Episode seeds "s0" to "s9999". */
 export declare const seedArbitrary: () => fc.Arbitrary<string>;
 /** Actions with some exact repeats of earlier ones: `{ repeat: i }` copies the i-th earlier action. */
 export declare const actionsWithRepeatsArbitrary: <A extends ScriptAction>(actions: fc.Arbitrary<A>, maxActions: number, repeats?: boolean) => fc.Arbitrary<A[]>;
@@ -69,6 +72,7 @@ export declare const actionsWithRepeatsArbitrary: <A extends ScriptAction>(actio
 export declare const resolveAction: (env: EnvDefinition, action: ScriptAction, request: PolicyRequest) => string;
 /** Episode scripts for an environment. */
 export declare const episodeScriptArbitrary: (env: EnvDefinition, options?: EpisodeScriptOptions) => fc.Arbitrary<EpisodeScript>;
+/** Options of playEpisode. */
 export interface PlayOptions {
     /** Where the events go (default: a fresh MemoryJournal). */
     readonly journal?: Journal;
@@ -93,8 +97,13 @@ export interface StepResult {
     readonly reward: number;
     /** The last observation shown after the action (undefined when none). */
     readonly observation: string | undefined;
+    /** The episode has ended. */
     readonly done: boolean;
 }
+/**
+ * What an EpisodeDriver starts from: the episode's seed (the task is drawn from it unless given), and where its
+ * events go.
+ */
 export interface DriverOptions {
     readonly seed: string;
     readonly task?: Json;
@@ -119,6 +128,7 @@ export declare class EpisodeDriver {
     private settle;
     /** Starts the episode and waits for its first observation. */
     static start(env: EnvDefinition, options: DriverOptions): Promise<EpisodeDriver>;
+    /** The episode has ended (the environment ended it, or `close` cut it short). */
     get done(): boolean;
     /** The task the episode runs. */
     get task(): Json;

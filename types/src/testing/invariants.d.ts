@@ -22,6 +22,7 @@ export interface RewardInvariant<Case = unknown> {
      */
     readonly vacuous?: () => string | undefined;
 }
+/** Options of episodeInvariant. */
 export interface EpisodeInvariantOptions {
     /**
      * Whether the rule has anything to check in this episode (e.g. it earned a process reward). When no
@@ -50,6 +51,7 @@ export declare const returnBounds: (bounds: {
 }) => RewardInvariant<EpisodeScript>;
 /** Process rewards of one episode sum to at most `cap`: more tool calls cannot farm more reward. */
 export declare const processRewardCap: (cap: number) => RewardInvariant<EpisodeScript>;
+/** Options of noRewardForRepeatedCalls. */
 export interface RepeatedCallOptions {
     /** The call an action makes, as a comparable key; default: the framework's action format. */
     readonly callOf?: (text: string, env: EnvDefinition) => string | undefined;
@@ -90,8 +92,11 @@ export declare const orderIndependentRewards: () => RewardInvariant<OrderCase>;
 export declare const neverCrashes: () => RewardInvariant<EpisodeScript>;
 /** The recorded episode replays through the machine's pure transitions to the same events. */
 export declare const replaysIdentically: () => RewardInvariant<EpisodeScript>;
+/** A reward invariant of any case type, as checkRewards takes a list of them. */
 export type AnyRewardInvariant = RewardInvariant<any>;
+/** Options of checkRewards: the invariants, how episodes are drawn, and how many cases are run. */
 export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOptions {
+    /** The invariants to check, each as its own property. */
     readonly invariants: readonly AnyRewardInvariant[];
     /** Check only the invariants of these names (to rerun a reported counterexample). */
     readonly only?: string | readonly string[];

@@ -30,7 +30,9 @@ export interface EnvModel<State, Task = Json> {
     /** The prediction for the agent's action; `toolResult` is what every tool call of this action returns, if injected. */
     act(state: State, text: string, toolResult?: ToolResult): ModelPrediction<State>;
 }
+/** Options of checkModel: the model, and how action sequences and tasks are drawn. */
 export interface ModelCheckOptions<State, Task> extends ActionOptions, PropertyRunOptions {
+    /** The model the environment is checked against. */
     readonly model: EnvModel<State, Task>;
     /** The agent's actions (default: `actionArbitrary(env, options)`). */
     readonly actions?: fc.Arbitrary<string>;
