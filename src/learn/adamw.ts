@@ -58,6 +58,10 @@ const globalGradNorm = async (grads: Iterable<tf.Tensor>): Promise<number> => {
 
 const decayMatrices = (_name: string, variable: tf.Variable): boolean => variable.rank >= 2;
 
+/**
+ * The optimizer of `params` (AdamW with global gradient-norm clipping; defaults lr 3e-4, weight decay 0.01 on
+ * matrices, clip 1.0). Call `dispose` to free its moments.
+ */
 export class AdamW {
   readonly config: AdamWConfig;
   /** Updates applied so far (t of the bias correction). */
@@ -149,6 +153,7 @@ export class AdamW {
     this.step = state.step;
   }
 
+  /** Frees the moment tensors. */
   dispose(): void {
     for (const { m, v } of this.moments.values()) {
       m.dispose();

@@ -15,14 +15,17 @@ import type { Policy } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout } from "../runtime/rollout.ts";
 
+/** Options of collect: what to run (env, policy, seed, episodes in groups of `groupSize`) and where to journal it. */
 export interface CollectOptions {
   readonly env: EnvDefinition;
   readonly policy: Policy;
   readonly seed: string;
   readonly episodes: number;
+  /** Episodes per task (default 1); GRPO and RLOO compare the episodes of one group. */
   readonly groupSize?: number;
   /** Folder for the journals; in memory when absent. */
   readonly dir?: string;
+  /** Durability of the journals in `dir` (default "episode"). */
   readonly durability?: Durability;
   readonly concurrency?: number;
   /** Re-derive every event through the environment before use (default true). */
@@ -31,6 +34,7 @@ export interface CollectOptions {
   readonly onEpisode?: (record: EpisodeRecord) => void;
 }
 
+/** One collected episode: its record, and its events as read back and verified. */
 export interface Collected {
   readonly record: EpisodeRecord;
   /** The episode as read back from the journal. */
@@ -39,6 +43,10 @@ export interface Collected {
 
 const indexOf = (seed: string) => Number(seed.slice(seed.lastIndexOf(":") + 1));
 
+/**
+ * Runs `episodes` episodes, journals them, reads each back and (by default) replay-verifies it; returns them in seed
+ * order.
+ */
 export const collect = async (options: CollectOptions): Promise<Collected[]> => {
   const journal: Journal = options.dir
     ? new JsonlJournal(options.dir, options.durability ?? "episode")

@@ -12,6 +12,7 @@ const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
 const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0));
 const Probability = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(1));
 
+/** How the learning rate changes over a run (see scheduledLr). */
 export const LR_SCHEDULES = ["constant", "linear", "cosine"] as const;
 export type LrSchedule = (typeof LR_SCHEDULES)[number];
 
@@ -25,9 +26,14 @@ export const scheduledLr = (lr: number, schedule: LrSchedule | undefined, step: 
   return schedule === "linear" ? lr * (1 - progress) : lr * 0.5 * (1 + Math.cos(Math.PI * progress));
 };
 
+/** Behaviour cloning before RL: `episodes` episodes of the environment's expert, cloned for `epochs` passes. */
 export const WarmStartConfig = Schema.Struct({ episodes: PositiveInt, epochs: PositiveInt });
 export type WarmStartConfig = typeof WarmStartConfig.Type;
 
+/**
+ * Everything a training run is configured by, as an Effect Schema (a default and a help line per field); a run saves
+ * it as config.json.
+ */
 export const TrainConfig = Schema.Struct({
   env: Schema.String,
   algo: Schema.Literals(ALGORITHMS),
@@ -98,6 +104,7 @@ export const TrainConfig = Schema.Struct({
 });
 export type TrainConfig = typeof TrainConfig.Type;
 
+/** The defaults of every TrainConfig field (the CLI's `train` defaults). */
 export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   env: "lookup",
   algo: "grpo",

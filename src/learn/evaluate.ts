@@ -12,6 +12,9 @@ import type { Policy } from "../runtime/policy.ts";
 import { ToolTally } from "../runtime/tool-tally.ts";
 import { collect } from "./collect.ts";
 
+/**
+ * The scores of an evaluation: success rate, mean return and turns, the environment's metrics, and what went wrong.
+ */
 export interface EvalSummary {
   readonly episodes: number;
   /** Mean `success` over the episodes whose end reported one (null when none did). */
@@ -22,6 +25,7 @@ export interface EvalSummary {
   readonly meanTurns: number;
   /** Mean of each metric the environment reported. */
   readonly metrics: Readonly<Record<string, number>>;
+  /** Episodes aborted (an environment, tool or policy error, or a stop). */
   readonly aborted: number;
   /** Why the first aborted episode was aborted (absent when none was). */
   readonly abortReason?: string;
@@ -96,6 +100,11 @@ export const describeEval = (summary: EvalSummary): string =>
     .filter(Boolean)
     .join("; ");
 
+/**
+ * Runs `episodes` episodes of `policy` on seeds `SEED:i` and summarizes them; journals go to `dir` when given (in
+ * memory otherwise). Throws a TypeError or RangeError on bad options, and when a learned policy's tokenizer is not
+ * the environment's.
+ */
 export const evaluate = async (
   env: EnvDefinition,
   policy: Policy,

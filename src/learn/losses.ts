@@ -23,8 +23,13 @@
  */
 import * as tf from "@tensorflow/tfjs-core";
 
+/**
+ * Estimator of the KL to the reference policy (Schulman's k1, k2, k3); with d = log pi_ref - log pi per token:
+ * k1 = -d, k2 = d^2 / 2, k3 = exp(d) - 1 - d.
+ */
 export type KlKind = "k1" | "k2" | "k3";
 
+/** The weights and clip ranges of ppoLoss; a missing field takes its default. */
 export interface PpoLossConfig {
   /** Ratio clip range eps. */
   readonly clipEps: number;
@@ -148,6 +153,10 @@ export const ppoLossConfig = (overrides: Partial<PpoLossConfig> = {}): PpoLossCo
   klKind: overrides.klKind ?? DEFAULT_PPO_LOSS.klKind,
 });
 
+/**
+ * The clipped PPO objective with value, entropy and KL terms, each a mean over the masked tokens (or divided by
+ * `inputs.normalizer`), as tensors.
+ */
 export const ppoLoss = (inputs: PpoLossInputs, config: Partial<PpoLossConfig> = {}): PpoLossOutput => {
   const c = ppoLossConfig(config);
   const { mask, normalizer } = inputs;

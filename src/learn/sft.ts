@@ -26,10 +26,15 @@ import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
 
+/**
+ * Options of sft: the environment, the recorded journals (`data`), where the checkpoint goes (`out`), and the
+ * training schedule.
+ */
 export interface SftOptions {
   readonly env: EnvDefinition;
   /** Folder of recorded journals (searched recursively one level: DIR/*.jsonl and DIR/*\/*.jsonl). */
   readonly data: string;
+  /** Folder the clone's checkpoint is written to (a checkpoint there is replaced). */
   readonly out: string;
   /** Passes over the data (default 40, as `agent-r1 sft`). */
   readonly epochs?: number;
@@ -39,6 +44,7 @@ export interface SftOptions {
   readonly lr?: number;
   /** Seed of the initialisation and shuffling (default "0"). */
   readonly seed?: string;
+  /** The tfjs backend (default "auto": the fastest available). */
   readonly backend?: "auto" | "tensorflow" | "webgpu" | "wasm" | "cpu";
   /** The fresh model's shape (default: the environment's, as `train` builds it: modelConfigFor(env)). */
   readonly model?: Partial<GptConfig>;
@@ -66,12 +72,15 @@ export interface SftOptions {
   readonly log?: (line: string) => void;
 }
 
+/** What sft trained on, and its mean loss per epoch. */
 export interface SftResult {
+  /** Episodes cloned. */
   readonly episodes: number;
   /** The action tokens of the episodes cloned, each counted once: what one epoch trains on. */
   readonly actionTokens: number;
   /** The action tokens trained on over all steps (curriculum and epochs): each epoch counts them again. */
   readonly tokens: number;
+  /** Mean loss of each epoch, in order. */
   readonly losses: readonly number[];
   /** The most tokens one demonstrated action takes: sampling needs at least this budget (`maxNewTokens`). */
   readonly longestAction: number;
@@ -293,6 +302,10 @@ const sftOptions = (options: SftOptions) => {
   };
 };
 
+/**
+ * Behaviour cloning from recorded journals into a checkpoint at `out` (what `agent-r1 sft` runs). Throws a UsageError
+ * when `data` holds no usable episodes.
+ */
 export const sft = async (given: SftOptions): Promise<SftResult> => {
   const options = sftOptions(given);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));

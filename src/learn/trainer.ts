@@ -75,10 +75,12 @@ import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { episodeToSequence, fitToContext, type Sequence } from "./trajectory.ts";
 import { runWarmStart } from "./warm-start.ts";
 
+/** Options of train: the environment, the run's config, the run folder (`out`), and progress callbacks. */
 export interface TrainOptions {
   readonly env: EnvDefinition;
   readonly config: TrainConfig;
   readonly out: string;
+  /** Continue the run in `out` from its latest checkpoint, with its saved config. */
   readonly resume?: boolean;
   /** Called once before the first update, after any warm start and evaluation (progress display). */
   readonly onUpdatesStart?: () => void;
@@ -104,8 +106,11 @@ export interface TrainOptions {
   readonly estimator?: { readonly name: string; readonly estimate: Estimator };
 }
 
+/** One update's line of the run's metrics.jsonl: what was sampled, how the episodes went, and the losses. */
 export interface UpdateMetrics {
+  /** The update's index, from 0 (its policy version is step + 1). */
   readonly step: number;
+  /** The policy version after this update. */
   readonly version: number;
   readonly episodes: number;
   readonly meanReturn: number;
@@ -144,6 +149,7 @@ export interface UpdateMetrics {
   readonly gradNorm: number;
   /** The learning rate of this update (`lrSchedule`; absent in runs written before it was recorded). */
   readonly lr?: number;
+  /** Updates skipped so far for a NaN or infinite loss or gradient. */
   readonly skippedUpdates: number;
   readonly trainedTokens: number;
   readonly sampledTokens: number;
@@ -170,12 +176,15 @@ const writeConfig = async (out: string, config: TrainConfig, fresh: boolean) => 
 
 export const TIMING_FIELDS = ["tokensPerSecond", "sampleSeconds", "trainSeconds"] as const;
 
+/** How a training run ended: the backend, the updates run, the policy version, the evaluations before and after. */
 export interface TrainResult {
   readonly backend: BackendName;
   readonly steps: number;
+  /** The policy version at the end (the updates it has had, counting those of a resumed run). */
   readonly version: number;
   readonly before?: EvalSummary;
   readonly after?: EvalSummary;
+  /** Stopped early (shouldStop or signal) rather than run to `config.steps`. */
   readonly stopped: boolean;
 }
 
@@ -230,6 +239,10 @@ export const readRunConfig = (out: string): TrainConfig | undefined => {
   return config;
 };
 
+/**
+ * A TransformerPolicy of `model` that samples as the config says (temperature, topP, maxNewTokens, constrained);
+ * greedy for evaluation.
+ */
 export const policyFromModel = (
   env: EnvDefinition,
   model: Gpt,
@@ -657,6 +670,10 @@ const TRAIN_OPTIONS = allKeys<TrainOptions>()([
   "estimator",
 ]);
 
+/**
+ * A whole RL run, as `agent-r1 train` runs it: evaluate, update `config.steps` times (checkpoints and metrics in
+ * `out`), evaluate again. The run folder is locked while it runs.
+ */
 export const train = async (options: TrainOptions): Promise<TrainResult> => {
   try {
     return await trainLocked(options);

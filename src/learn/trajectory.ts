@@ -22,6 +22,10 @@ export interface ActionSpan {
   readonly end: number;
 }
 
+/**
+ * An episode as the learner sees it: one token sequence with per-token masks, logprobs and rewards (or, in the step
+ * layout, one sequence per action).
+ */
 export interface Sequence {
   readonly episode: string;
   /** Episodes of one group are compared with each other (GRPO, RLOO, ...): same task, same group. */
@@ -61,6 +65,7 @@ export interface Sequence {
   readonly cutFrom?: number;
 }
 
+/** Options of episodeToSequence. */
 export interface TrajectoryOptions {
   /** Weight of process rewards in `rewards` and `totalReturn`; 0 turns them off. Default 1. */
   readonly processRewardWeight?: number;

@@ -15,6 +15,9 @@ import { UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { escapeUnseen } from "./unseen.ts";
 
+/**
+ * Options of lineChartSvg: the rows, which fields are x, y and the series, and titles and size (default 440 x 200).
+ */
 export interface LineChartOptions {
   readonly title: string;
   readonly rows: readonly Readonly<Record<string, unknown>>[];

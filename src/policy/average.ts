@@ -11,6 +11,7 @@ import { canonicalJson } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { type CheckpointContents, loadCheckpoint, readLatestCheckpoint } from "./checkpoint.ts";
 
+/** The averaged model of averageCheckpoints, with which versions went into it and how alike they were. */
 export interface AveragedCheckpoint extends CheckpointContents {
   /** The policy versions averaged, in the order given. */
   readonly versions: readonly number[];

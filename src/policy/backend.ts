@@ -18,10 +18,12 @@ import { UsageError } from "../kernel/errors.ts";
 import { registerGradients } from "./gradients.ts";
 
 export type BackendName = "tensorflow" | "webgpu" | "wasm" | "cpu";
+/** A tfjs backend by name, or "auto" for the fastest one available. */
 export type BackendChoice = "auto" | BackendName;
 
 export const BACKEND_ORDER: readonly BackendName[] = ["tensorflow", "webgpu", "wasm", "cpu"];
 
+/** The backend asked for cannot be loaded here; says why and which ones can. */
 export class BackendUnavailableError extends Data.TaggedError("BackendUnavailableError")<{
   readonly requested: BackendName;
   readonly reason: string;

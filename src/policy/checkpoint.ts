@@ -35,6 +35,7 @@ import { Gpt, type GptConfig, gptConfig } from "./gpt.ts";
 const CHECKPOINT_FORMAT = "agent-r1/gpt-checkpoint" as const;
 const CHECKPOINT_FORMAT_VERSION = 2 as const;
 
+/** What is wrong with a checkpoint (CheckpointError's `problem`). */
 export type CheckpointProblem =
   | "missing" // a file is absent or unreadable (a save that never finished has no manifest.json)
   | "parse" // a JSON file is not JSON
@@ -48,6 +49,7 @@ const sizeDetail = (bytes: number, expected: number): string =>
   `${bytes} bytes, the manifest says ${expected}` +
   (bytes > expected ? ` (${bytes - expected} bytes too many: not a cut write, something was added to the file)` : "");
 
+/** A checkpoint that cannot be loaded whole: the problem, the file, and where in it. */
 export class CheckpointError extends Data.TaggedError("CheckpointError")<{
   readonly problem: CheckpointProblem;
   readonly file: string;
@@ -222,6 +224,7 @@ export interface OptimizerState {
   readonly moments: ReadonlyMap<string, { readonly m: Float32Array; readonly v: Float32Array }>;
 }
 
+/** A loaded checkpoint: the model, its tokenizer and its policy version. */
 export interface CheckpointContents {
   readonly model: Gpt;
   readonly tokenizer: WordTokenizer;

@@ -40,7 +40,9 @@ export interface GptConfig {
   readonly vocabSize: number;
   /** Longest sequence the position embeddings cover. */
   readonly contextLength: number;
+  /** Transformer blocks. */
   readonly layers: number;
+  /** Attention heads per block. */
   readonly heads: number;
   /** Model width d; must be a multiple of `heads`. */
   readonly width: number;
@@ -59,6 +61,7 @@ export interface GptConfig {
   readonly positions?: "learned" | "alibi";
 }
 
+/** The defaults gptConfig fills in: a 2-layer, 4-head, width-64 GPT over 512 ids and 128 positions. */
 export const DEFAULT_GPT_CONFIG: GptConfig = {
   vocabSize: 512,
   contextLength: 128,
@@ -486,6 +489,10 @@ const readIds = (tokens: tf.Tensor2D): ArrayLike<number> => {
   }
 };
 
+/**
+ * The policy's model: a small decoder-only transformer with a value head (and optionally a copy head), its weights
+ * initialised from `seed`. Call `dispose` to free its tensors.
+ */
 export class Gpt {
   readonly config: GptConfig;
   readonly store: ParameterStore;
@@ -534,12 +541,14 @@ export class Gpt {
     return this.store.variables;
   }
 
+  /** Trainable numbers in the model. */
   parameterCount(): number {
     let count = 0;
     for (const variable of this.store.variables.values()) count += variable.size;
     return count;
   }
 
+  /** Frees the model's tensors; the model cannot be used after. */
   dispose(): void {
     for (const variable of this.store.variables.values()) variable.dispose();
   }

@@ -20,6 +20,7 @@ import {
 
 export * from "./types.ts";
 
+/** The shipped estimator of each algorithm (ppo is GAE with the critic's values). */
 export const ESTIMATORS: Readonly<Record<Algorithm, Estimator>> = {
   ppo: gae,
   grpo,
@@ -29,6 +30,7 @@ export const ESTIMATORS: Readonly<Record<Algorithm, Estimator>> = {
   remax,
 };
 
+/** Runs `algorithm`'s estimator on the sequences, with the defaults for any option not given. */
 export const computeAdvantages = (
   algorithm: Algorithm,
   sequences: readonly ScoredSequence[],

@@ -4,6 +4,7 @@
  */
 import type { Sequence } from "../trajectory.ts";
 
+/** The advantage estimators train can use, by name (TrainConfig's `algo`, the CLI's `--algo`). */
 export const ALGORITHMS = ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];
 
@@ -29,6 +30,7 @@ export interface AdvantageExtras {
   readonly greedyReward?: Readonly<Record<string, number>>;
 }
 
+/** Options shared by the estimators; each reads only those it names. Defaults: DEFAULT_ADVANTAGE_OPTIONS. */
 export interface AdvantageOptions {
   /** false = the "no advantage mask" ablation: advantages over every response token, not actions only. */
   readonly maskAdvantages?: boolean;
@@ -42,6 +44,7 @@ export interface AdvantageOptions {
   readonly normalizeByStd?: boolean;
 }
 
+/** Advantage mask on, gamma 1, lambda 1, eps 1e-6, GRPO divides by the group's std. */
 export const DEFAULT_ADVANTAGE_OPTIONS: Required<AdvantageOptions> = {
   maskAdvantages: true,
   gamma: 1,
@@ -50,6 +53,7 @@ export const DEFAULT_ADVANTAGE_OPTIONS: Required<AdvantageOptions> = {
   normalizeByStd: true,
 };
 
+/** What an estimator returns for a batch of sequences. */
 export interface AdvantageResult {
   /** One array per sequence, as long as its tokens; exactly 0 outside the advantage mask. */
   readonly advantages: Float32Array[];
@@ -61,6 +65,7 @@ export interface AdvantageResult {
   readonly rewardKl?: number;
 }
 
+/** An advantage estimator: what ESTIMATORS holds, and what `TrainOptions.estimator` takes in place of one. */
 export type Estimator = (
   sequences: readonly ScoredSequence[],
   extras: AdvantageExtras,

@@ -34,6 +34,10 @@ export type StepOutcome = {
     readonly gradNorm: number;
     readonly reason: string;
 };
+/**
+ * The optimizer of `params` (AdamW with global gradient-norm clipping; defaults lr 3e-4, weight decay 0.01 on
+ * matrices, clip 1.0). Call `dispose` to free its moments.
+ */
 export declare class AdamW {
     readonly params: ReadonlyMap<string, tf.Variable>;
     readonly decays: (name: string, variable: tf.Variable) => boolean;
@@ -54,5 +58,6 @@ export declare class AdamW {
      * of its size, and nothing else): a state that does not fit throws a RangeError and changes nothing.
      */
     restore(state: OptimizerState): void;
+    /** Frees the moment tensors. */
     dispose(): void;
 }

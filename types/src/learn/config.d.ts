@@ -4,6 +4,7 @@
  */
 import * as Schema from "effect/Schema";
 import { type EnvDefinition } from "../runtime/env.ts";
+/** How the learning rate changes over a run (see scheduledLr). */
 export declare const LR_SCHEDULES: readonly ["constant", "linear", "cosine"];
 export type LrSchedule = (typeof LR_SCHEDULES)[number];
 /**
@@ -11,11 +12,16 @@ export type LrSchedule = (typeof LR_SCHEDULES)[number];
  * update 0 has `lr` and the rate would reach 0 at update `steps` (linear, cosine).
  */
 export declare const scheduledLr: (lr: number, schedule: LrSchedule | undefined, step: number, steps: number) => number;
+/** Behaviour cloning before RL: `episodes` episodes of the environment's expert, cloned for `epochs` passes. */
 export declare const WarmStartConfig: Schema.Struct<{
     readonly episodes: Schema.Int;
     readonly epochs: Schema.Int;
 }>;
 export type WarmStartConfig = typeof WarmStartConfig.Type;
+/**
+ * Everything a training run is configured by, as an Effect Schema (a default and a help line per field); a run saves
+ * it as config.json.
+ */
 export declare const TrainConfig: Schema.Struct<{
     readonly env: Schema.String;
     readonly algo: Schema.Literals<readonly ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"]>;
@@ -88,6 +94,7 @@ export declare const TrainConfig: Schema.Struct<{
     }>;
 }>;
 export type TrainConfig = typeof TrainConfig.Type;
+/** The defaults of every TrainConfig field (the CLI's `train` defaults). */
 export declare const DEFAULT_TRAIN_CONFIG: TrainConfig;
 /** Decodes a config from outside; a wrong field is a UsageError naming it and what is accepted. */
 export declare const decodeTrainConfig: (value: unknown, where: string) => TrainConfig;

@@ -6,6 +6,9 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 import { type EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
+/**
+ * The scores of an evaluation: success rate, mean return and turns, the environment's metrics, and what went wrong.
+ */
 export interface EvalSummary {
     readonly episodes: number;
     /** Mean `success` over the episodes whose end reported one (null when none did). */
@@ -16,6 +19,7 @@ export interface EvalSummary {
     readonly meanTurns: number;
     /** Mean of each metric the environment reported. */
     readonly metrics: Readonly<Record<string, number>>;
+    /** Episodes aborted (an environment, tool or policy error, or a stop). */
     readonly aborted: number;
     /** Why the first aborted episode was aborted (absent when none was). */
     readonly abortReason?: string;
@@ -42,6 +46,11 @@ export declare const summarizeEpisodes: (records: readonly EpisodeRecord[]) => E
  * them, as hopqa does), mean return, and anything that went wrong. Over `episodes` greedy episodes.
  */
 export declare const describeEval: (summary: EvalSummary) => string;
+/**
+ * Runs `episodes` episodes of `policy` on seeds `SEED:i` and summarizes them; journals go to `dir` when given (in
+ * memory otherwise). Throws a TypeError or RangeError on bad options, and when a learned policy's tokenizer is not
+ * the environment's.
+ */
 export declare const evaluate: (env: EnvDefinition, policy: Policy, options: {
     episodes: number;
     seed: string;

@@ -22,7 +22,12 @@
  * Metrics follow CleanRL's names: approx_kl = mean_m[(r - 1) - log r], clipfrac = mean_m[|r - 1| > eps].
  */
 import * as tf from "@tensorflow/tfjs-core";
+/**
+ * Estimator of the KL to the reference policy (Schulman's k1, k2, k3); with d = log pi_ref - log pi per token:
+ * k1 = -d, k2 = d^2 / 2, k3 = exp(d) - 1 - d.
+ */
 export type KlKind = "k1" | "k2" | "k3";
+/** The weights and clip ranges of ppoLoss; a missing field takes its default. */
 export interface PpoLossConfig {
     /** Ratio clip range eps. */
     readonly clipEps: number;
@@ -78,6 +83,10 @@ export declare const clippedValueLoss: (values: tf.Tensor, returns: tf.Tensor, m
 export declare const klEstimate: (refMinusLogp: tf.Tensor, kind: KlKind) => tf.Tensor;
 /** The defaults overridden by every key of `overrides` that is not undefined. */
 export declare const ppoLossConfig: (overrides?: Partial<PpoLossConfig>) => PpoLossConfig;
+/**
+ * The clipped PPO objective with value, entropy and KL terms, each a mean over the masked tokens (or divided by
+ * `inputs.normalizer`), as tensors.
+ */
 export declare const ppoLoss: (inputs: PpoLossInputs, config?: Partial<PpoLossConfig>) => PpoLossOutput;
 /** Behaviour cloning: -mean_m[log pi(a_t|s_t)]. */
 export declare const crossEntropyLoss: (logprobs: tf.Tensor, mask: tf.Tensor, normalizer?: number) => tf.Scalar;

@@ -15,11 +15,13 @@ import type { AdamW, AdamWOverrides } from "./adamw.ts";
 import { type PpoLossConfig } from "./losses.ts";
 type PerToken = readonly (readonly number[] | ArrayLike<number>)[];
 type AllowedLists = readonly (readonly (readonly number[] | null)[])[];
+/** One update's rows, per token: what trainStep trains on. */
 export interface TrainBatch {
     /** Token ids per row. */
     readonly tokens: readonly (readonly number[])[];
     /** 1 on tokens that are trained (sampled action tokens), 0 on prompt, observations and padding. */
     readonly lossMask: PerToken;
+    /** The advantage of each token (0 outside the loss mask), as computeAdvantages gives it. */
     readonly advantages: PerToken;
     /** Logprobs recorded when the tokens were sampled (any value where the mask is 0). */
     readonly logprobs: PerToken;
@@ -36,6 +38,7 @@ export interface TrainBatch {
     /** Constrained decoding: the ids allowed at each token, null where unconstrained. */
     readonly allowed?: AllowedLists;
 }
+/** The optimizer, the loss's weights and this step's overrides (e.g. the scheduled learning rate). */
 export interface TrainStepOptions extends Partial<PpoLossConfig>, AdamWOverrides {
     readonly optimizer: AdamW;
     /** Whiten advantages over this batch's masked tokens first (CleanRL's norm_adv). Default false. */
@@ -49,6 +52,7 @@ export interface TrainStepOptions extends Partial<PpoLossConfig>, AdamWOverrides
     readonly passes?: PassGrouping;
 }
 export type PassGrouping = "by-length" | "in-order";
+/** The update's losses and diagnostics (numbers read back after the step); `skipped` when it was not applied. */
 export interface TrainStepResult {
     /** True when the update was not applied (NaN or infinite loss or gradient); `reason` says which. */
     readonly skipped: boolean;
@@ -57,8 +61,11 @@ export interface TrainStepResult {
     readonly policyLoss: number;
     readonly valueLoss: number;
     readonly entropy: number;
+    /** Mean KL estimate to the reference policy (0 without refLogprobs or klCoef). */
     readonly kl: number;
+    /** Mean KL of the updated policy to the sampling one, CleanRL's approx_kl. */
     readonly approxKl: number;
+    /** Share of masked tokens whose ratio left the clip range. */
     readonly clipfrac: number;
     /** Global gradient norm before clipping (NaN when the loss itself was not finite). */
     readonly gradNorm: number;
@@ -93,6 +100,10 @@ export declare const passSlices: (tokens: readonly (readonly number[])[], budget
     readonly overhead?: number;
     readonly modelWidth?: number;
 }) => number[][];
+/**
+ * One gradient update of `model` on the batch (in slices of `tokensPerPass` tokens whose gradients are summed).
+ * Throws a RangeError on an empty batch or a row longer than the model's context.
+ */
 export declare const trainStep: (model: Gpt, batch: TrainBatch, options: TrainStepOptions) => Promise<TrainStepResult>;
 /** Behaviour cloning: minimise -log pi(a_t|s_t) over the masked tokens. */
 export declare const supervisedStep: (model: Gpt, batch: SupervisedBatch, options: AdamWOverrides & {

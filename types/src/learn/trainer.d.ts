@@ -23,10 +23,12 @@ import { type EpisodeRecord } from "../runtime/episode.ts";
 import { type Estimator } from "./advantages/index.ts";
 import { type TrainConfig } from "./config.ts";
 import { type EvalSummary } from "./evaluate.ts";
+/** Options of train: the environment, the run's config, the run folder (`out`), and progress callbacks. */
 export interface TrainOptions {
     readonly env: EnvDefinition;
     readonly config: TrainConfig;
     readonly out: string;
+    /** Continue the run in `out` from its latest checkpoint, with its saved config. */
     readonly resume?: boolean;
     /** Called once before the first update, after any warm start and evaluation (progress display). */
     readonly onUpdatesStart?: () => void;
@@ -54,8 +56,11 @@ export interface TrainOptions {
         readonly estimate: Estimator;
     };
 }
+/** One update's line of the run's metrics.jsonl: what was sampled, how the episodes went, and the losses. */
 export interface UpdateMetrics {
+    /** The update's index, from 0 (its policy version is step + 1). */
     readonly step: number;
+    /** The policy version after this update. */
     readonly version: number;
     readonly episodes: number;
     readonly meanReturn: number;
@@ -94,6 +99,7 @@ export interface UpdateMetrics {
     readonly gradNorm: number;
     /** The learning rate of this update (`lrSchedule`; absent in runs written before it was recorded). */
     readonly lr?: number;
+    /** Updates skipped so far for a NaN or infinite loss or gradient. */
     readonly skippedUpdates: number;
     readonly trainedTokens: number;
     readonly sampledTokens: number;
@@ -105,18 +111,25 @@ export interface UpdateMetrics {
 /** A run folder's record of the folder train was started in: `{ "startedIn": "/abs/path" }`. */
 export declare const ORIGIN_FILE = "origin.json";
 export declare const TIMING_FIELDS: readonly ["tokensPerSecond", "sampleSeconds", "trainSeconds"];
+/** How a training run ended: the backend, the updates run, the policy version, the evaluations before and after. */
 export interface TrainResult {
     readonly backend: BackendName;
     readonly steps: number;
+    /** The policy version at the end (the updates it has had, counting those of a resumed run). */
     readonly version: number;
     readonly before?: EvalSummary;
     readonly after?: EvalSummary;
+    /** Stopped early (shouldStop or signal) rather than run to `config.steps`. */
     readonly stopped: boolean;
 }
 /** The run's newest checkpoint (checkpoints/latest.json); a damaged latest.json is a CheckpointError. */
 export declare const readLatest: (out: string) => LatestCheckpoint | undefined;
 /** A run folder's config.json (undefined if absent); a damaged one is a UsageError naming the file and field. */
 export declare const readRunConfig: (out: string) => TrainConfig | undefined;
+/**
+ * A TransformerPolicy of `model` that samples as the config says (temperature, topP, maxNewTokens, constrained);
+ * greedy for evaluation.
+ */
 export declare const policyFromModel: (env: EnvDefinition, model: Gpt, tokenizer: WordTokenizer, config: TrainConfig, greedy?: boolean, version?: number) => TransformerPolicy;
 /**
  * A resume of a folder with no config.json: fine when empty (a run killed at its start), not when it does
@@ -168,5 +181,9 @@ export declare const loadPolicy: (env: EnvDefinition, dir: string, options?: {
 export declare const freshModelConfig: (config: TrainConfig, vocabSize: number, where?: string) => GptConfig;
 /** A fresh run into a folder that holds a run is refused: `resume` is how it continues. */
 export declare const refuseRunFolder: (out: string, resume?: string) => void;
+/**
+ * A whole RL run, as `agent-r1 train` runs it: evaluate, update `config.steps` times (checkpoints and metrics in
+ * `out`), evaluate again. The run folder is locked while it runs.
+ */
 export declare const train: (options: TrainOptions) => Promise<TrainResult>;
 export type { tf };

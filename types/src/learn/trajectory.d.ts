@@ -18,6 +18,10 @@ export interface ActionSpan {
     readonly start: number;
     readonly end: number;
 }
+/**
+ * An episode as the learner sees it: one token sequence with per-token masks, logprobs and rewards (or, in the step
+ * layout, one sequence per action).
+ */
 export interface Sequence {
     readonly episode: string;
     /** Episodes of one group are compared with each other (GRPO, RLOO, ...): same task, same group. */
@@ -56,6 +60,7 @@ export interface Sequence {
     /** Set by `fitToContext` on an episode cut to the model's context: its length in tokens before the cut. */
     readonly cutFrom?: number;
 }
+/** Options of episodeToSequence. */
 export interface TrajectoryOptions {
     /** Weight of process rewards in `rewards` and `totalReturn`; 0 turns them off. Default 1. */
     readonly processRewardWeight?: number;

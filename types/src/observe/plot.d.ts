@@ -5,6 +5,9 @@
  * `lineChartSvg` draws any rows, `metricCharts` reads run folders and draws one chart per metric with
  * one coloured line per run, `plotRuns` writes them as files.
  */
+/**
+ * Options of lineChartSvg: the rows, which fields are x, y and the series, and titles and size (default 440 x 200).
+ */
 export interface LineChartOptions {
     readonly title: string;
     readonly rows: readonly Readonly<Record<string, unknown>>[];

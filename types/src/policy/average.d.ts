@@ -5,6 +5,7 @@
  * an RL run's exact match swings between checkpoints a few updates apart.
  */
 import { type CheckpointContents } from "./checkpoint.ts";
+/** The averaged model of averageCheckpoints, with which versions went into it and how alike they were. */
 export interface AveragedCheckpoint extends CheckpointContents {
     /** The policy versions averaged, in the order given. */
     readonly versions: readonly number[];

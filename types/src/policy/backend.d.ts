@@ -11,11 +11,13 @@
  * and on every backend the gradients that tfjs-core's Node build leaves out (see gradients.ts).
  */
 export type BackendName = "tensorflow" | "webgpu" | "wasm" | "cpu";
+/** A tfjs backend by name, or "auto" for the fastest one available. */
 export type BackendChoice = "auto" | BackendName;
 export declare const BACKEND_ORDER: readonly BackendName[];
 declare const BackendUnavailableError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
     readonly _tag: "BackendUnavailableError";
 } & Readonly<A>;
+/** The backend asked for cannot be loaded here; says why and which ones can. */
 export declare class BackendUnavailableError extends BackendUnavailableError_base<{
     readonly requested: BackendName;
     readonly reason: string;

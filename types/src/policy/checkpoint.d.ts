@@ -19,10 +19,12 @@
 import * as Schema from "effect/Schema";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { Gpt, type GptConfig } from "./gpt.ts";
+/** What is wrong with a checkpoint (CheckpointError's `problem`). */
 export type CheckpointProblem = "missing" | "parse" | "schema" | "truncated" | "checksum" | "mismatch";
 declare const CheckpointError_base: new <A extends Record<string, any> = {}>(args: import("effect/Types").VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P]; }>) => import("effect/Cause").YieldableError & {
     readonly _tag: "CheckpointError";
 } & Readonly<A>;
+/** A checkpoint that cannot be loaded whole: the problem, the file, and where in it. */
 export declare class CheckpointError extends CheckpointError_base<{
     readonly problem: CheckpointProblem;
     readonly file: string;
@@ -53,6 +55,7 @@ export interface OptimizerState {
         readonly v: Float32Array;
     }>;
 }
+/** A loaded checkpoint: the model, its tokenizer and its policy version. */
 export interface CheckpointContents {
     readonly model: Gpt;
     readonly tokenizer: WordTokenizer;

@@ -37,7 +37,9 @@ export interface GptConfig {
     readonly vocabSize: number;
     /** Longest sequence the position embeddings cover. */
     readonly contextLength: number;
+    /** Transformer blocks. */
     readonly layers: number;
+    /** Attention heads per block. */
     readonly heads: number;
     /** Model width d; must be a multiple of `heads`. */
     readonly width: number;
@@ -55,6 +57,7 @@ export interface GptConfig {
     /** Learned absolute position embeddings (absent: the default) or ALiBi's distance biases. */
     readonly positions?: "learned" | "alibi";
 }
+/** The defaults gptConfig fills in: a 2-layer, 4-head, width-64 GPT over 512 ids and 128 positions. */
 export declare const DEFAULT_GPT_CONFIG: GptConfig;
 /** A complete, checked config from overrides of the defaults. */
 export declare const gptConfig: (overrides?: Partial<GptConfig>) => GptConfig;
@@ -161,6 +164,10 @@ interface CopyHead {
     readonly key: Linear;
     readonly width: number;
 }
+/**
+ * The policy's model: a small decoder-only transformer with a value head (and optionally a copy head), its weights
+ * initialised from `seed`. Call `dispose` to free its tensors.
+ */
 export declare class Gpt {
     readonly config: GptConfig;
     readonly store: ParameterStore;
@@ -177,7 +184,9 @@ export declare class Gpt {
     constructor(config: Partial<GptConfig>, seed: string);
     /** Trainable variables by name, in a fixed order. */
     get parameters(): ReadonlyMap<string, tf.Variable>;
+    /** Trainable numbers in the model. */
     parameterCount(): number;
+    /** Frees the model's tensors; the model cannot be used after. */
     dispose(): void;
     /** Logits [B, T, V] for every position of `tokens` [B, T] (int32). */
     logits(tokens: tf.Tensor2D, options?: ForwardOptions): tf.Tensor3D;

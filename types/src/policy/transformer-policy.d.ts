@@ -11,10 +11,13 @@ import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
 import type { Gpt } from "./gpt.ts";
 import { type AllowedNext } from "./sampler.ts";
+/** How TransformerPolicy samples actions. */
 export interface SamplingConfig {
     /** Sampling temperature (logprobs are always reported at temperature 1; see sampler.ts). */
     readonly temperature: number;
+    /** Nucleus sampling: draw from the smallest set of tokens whose probability reaches this (1: all). */
     readonly topP: number;
+    /** Most tokens one action takes; a longer one is cut (and so comes out malformed). */
     readonly maxNewTokens: number;
     /** Ids that end an action (included in it). Default: the tokenizer's <eos>. */
     readonly stopTokens: readonly number[];
@@ -34,6 +37,10 @@ export interface TransformerPolicyOptions {
     /** Constrained decoding: per request, a callback giving the allowed next ids (or null: unconstrained). */
     readonly constrain?: (request: PolicyRequest) => Constraint | null | undefined;
 }
+/**
+ * A Policy that samples from a Gpt (defaults: temperature 1, topP 1, maxNewTokens 32, stop at <eos>). Throws a
+ * RangeError when the tokenizer has more ids than the model, or maxNewTokens leaves no room for a context.
+ */
 export declare class TransformerPolicy implements Policy {
     readonly id: string;
     readonly tokenizer: Tokenizer;

@@ -4,7 +4,9 @@
  */
 import { type AdvantageExtras, type AdvantageOptions, type AdvantageResult, type Algorithm, type Estimator, type ScoredSequence } from "./types.ts";
 export * from "./types.ts";
+/** The shipped estimator of each algorithm (ppo is GAE with the critic's values). */
 export declare const ESTIMATORS: Readonly<Record<Algorithm, Estimator>>;
+/** Runs `algorithm`'s estimator on the sequences, with the defaults for any option not given. */
 export declare const computeAdvantages: (algorithm: Algorithm, sequences: readonly ScoredSequence[], extras?: AdvantageExtras, options?: AdvantageOptions) => AdvantageResult;
 /**
  * Runs an estimator (a shipped one or your own) with the default options filled in, and checks what it

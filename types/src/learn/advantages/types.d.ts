@@ -3,6 +3,7 @@
  * outside the advantage mask), plus value targets for PPO.
  */
 import type { Sequence } from "../trajectory.ts";
+/** The advantage estimators train can use, by name (TrainConfig's `algo`, the CLI's `--algo`). */
 export declare const ALGORITHMS: readonly ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"];
 export type Algorithm = (typeof ALGORITHMS)[number];
 export declare const isAlgorithm: (name: string) => name is Algorithm;
@@ -21,6 +22,7 @@ export interface AdvantageExtras {
     /** remax: reward of the greedy rollout of each group's task, keyed by group id. */
     readonly greedyReward?: Readonly<Record<string, number>>;
 }
+/** Options shared by the estimators; each reads only those it names. Defaults: DEFAULT_ADVANTAGE_OPTIONS. */
 export interface AdvantageOptions {
     /** false = the "no advantage mask" ablation: advantages over every response token, not actions only. */
     readonly maskAdvantages?: boolean;
@@ -33,7 +35,9 @@ export interface AdvantageOptions {
     /** grpo: divide by the group's std (false = Dr. GRPO, centring only). */
     readonly normalizeByStd?: boolean;
 }
+/** Advantage mask on, gamma 1, lambda 1, eps 1e-6, GRPO divides by the group's std. */
 export declare const DEFAULT_ADVANTAGE_OPTIONS: Required<AdvantageOptions>;
+/** What an estimator returns for a batch of sequences. */
 export interface AdvantageResult {
     /** One array per sequence, as long as its tokens; exactly 0 outside the advantage mask. */
     readonly advantages: Float32Array[];
@@ -44,4 +48,5 @@ export interface AdvantageResult {
     /** reinforce++ with a KL penalty: the mean KL_k it put in the reward, over action tokens. */
     readonly rewardKl?: number;
 }
+/** An advantage estimator: what ESTIMATORS holds, and what `TrainOptions.estimator` takes in place of one. */
 export type Estimator = (sequences: readonly ScoredSequence[], extras: AdvantageExtras, options: Required<AdvantageOptions>) => AdvantageResult;
