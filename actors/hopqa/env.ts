@@ -50,6 +50,7 @@ import {
 export const MAX_TURNS = 6;
 /** Passages per search (top-k), and the words shown of each. */
 export const DEFAULT_TOP_K = 2;
+/** Words of each passage shown in an observation; the rest is cut with "…". */
 export const PASSAGE_WORDS = 40;
 
 /**
@@ -74,13 +75,20 @@ export const searchTool = defineTool({
 });
 const tools = { search: searchTool };
 
+/** The process rewards of the machine (outcome rewards are fixed: 1 for a grounded exact match, else 0). */
 export interface HopqaRewards {
+  /** The first retrieval of each passage on the gold path (default +0.2). */
   readonly goldPassage: number;
+  /** Every search (default -0.05). */
   readonly searchCost: number;
+  /** A repeated query, its words in any order (default -0.1, and no gold reward). */
   readonly repeated: number;
+  /** A failed search (default -0.1). */
   readonly toolFailure: number;
+  /** A malformed action (default -0.1). */
   readonly malformed: number;
 }
+/** The rewards the environment gives unless createHopqaEnv is told others. */
 export const DEFAULT_REWARDS: HopqaRewards = {
   goldPassage: 0.2,
   searchCost: -0.05,
@@ -121,6 +129,7 @@ export const normalize = (text: string): string =>
  */
 export const queryKey = (query: string): string => normalize(query).split(" ").sort().join(" ");
 
+/** 1 when the prediction equals the gold answer after `normalize`, else 0. */
 export const exactMatch = (prediction: string, gold: string): number =>
   normalize(prediction) === normalize(gold) ? 1 : 0;
 
@@ -417,19 +426,30 @@ const createMachine = (rewards: HopqaRewards) =>
     },
   });
 
+/**
+ * The hopqa tokenizer: VOCABULARY as words, with implicit spaces. Every world and every hopqa checkpoint share it.
+ */
 export const tokenizer = new WordTokenizer([...VOCABULARY], { spaces: "implicit" });
 
 /** Which worlds and questions an environment draws tasks from. */
 export interface HopqaOptions {
+  /** Which questions: train, test (held-out 2-3 hop) or ood (4-hop). */
   readonly split: Split;
   /** World seeds, as an inclusive integer range: each task picks one. */
   readonly worlds: readonly [number, number];
+  /** Passages per search (default 2). */
   readonly topK: number;
+  /**
+   * The process rewards (default DEFAULT_REWARDS). Other rewards keep the id "hopqa": a journal recorded with
+   * one set verifies only against that set (against another, replay with verify: false re-rewards it).
+   */
   readonly rewards: HopqaRewards;
 }
 /** Training draws from worlds 1-1000; evaluation on new worlds uses seeds from 1,000,001 up. */
 export const TRAIN_WORLDS: readonly [number, number] = [1, 1000];
+/** World seeds training never draws from: the "new worlds" evaluation columns. */
 export const NEW_WORLDS: readonly [number, number] = [1_000_001, 1_000_200];
+/** The train split of worlds 1-1000, top-2 search, DEFAULT_REWARDS. */
 export const DEFAULT_OPTIONS: HopqaOptions = {
   split: "train",
   worlds: TRAIN_WORLDS,
@@ -491,6 +511,10 @@ export const drawTask =
     return options.topK === DEFAULT_TOP_K ? task : { ...task, topK: options.topK };
   };
 
+/**
+ * A hopqa environment drawing tasks as `options` say; without the scripted policies and `configure` that `hopqa`
+ * adds.
+ */
 export const createHopqaEnv = (options: HopqaOptions = DEFAULT_OPTIONS): EnvDefinition<HopqaTask> =>
   defineEnv<HopqaTask>({
     id: "hopqa",

@@ -57,4 +57,8 @@ const variant = (options = DEFAULT_OPTIONS) => {
   };
 };
 
+/**
+ * The hopqa environment (train split, worlds 1-1000) with its scripted policies; `configure` makes variants
+ * (`hopqa?split=test&worlds=a-b&top-k=K`).
+ */
 export const hopqa = variant();

@@ -104,6 +104,10 @@ const scriptedExpert = (id: string, queriesOf: (task: HopqaTask) => string[]) =>
     return formatAnswer(solveQuestion(worldOf(task.world).world, task).answer);
   });
 
+/**
+ * The expert demonstrator (see the top of this file): right on every question, its demonstrations feed the warm
+ * start.
+ */
 export const expertPolicy = () => scriptedExpert("hopqa-expert", expertQueries);
 
 /** How often the hasty demonstrator answers one hop early (where its results showed a candidate). */
@@ -145,7 +149,9 @@ export const hastyPolicy = (rate = HASTE_RATE) =>
     if (done < queries.length) return search(queries[done]);
     return formatAnswer(solveQuestion(worldOf(task.world).world, task).answer);
   });
+/** The lazy demonstrator: searches bare entity names where that happens to work (see the top of this file). */
 export const lazyPolicy = () => scriptedExpert("hopqa-lazy", lazyQueries);
+/** The careless demonstrator: often searches a confused relation first (see the top of this file). */
 export const carelessPolicy = () => scriptedExpert("hopqa-careless", carelessQueries);
 
 /** The first entity of a type named in a text (by position), other than the excluded one. */
@@ -159,6 +165,9 @@ const firstOfType = (task: HopqaTask, text: string, type: string, exclude: strin
   return best?.name;
 };
 
+/**
+ * Naive RAG, the paper's baseline: one search with the whole question, then the first entity of the answer's type.
+ */
 export const ragPolicy = () =>
   scriptedPolicy<HopqaTask>("hopqa-rag", tokenizer, (request) => {
     const task = request.task;
@@ -170,6 +179,7 @@ export const ragPolicy = () =>
 
 const WORDS = [...NAME_POOLS.city, ...NAME_POOLS.film, "born", "director", "the", "of"];
 
+/** Random queries and answers, for tests. */
 export const randomPolicy = () =>
   scriptedPolicy<HopqaTask>("hopqa-random", tokenizer, (_request, rng: Rng) => {
     const roll = rng.float();

@@ -10,19 +10,25 @@ import type { EpisodeRecord } from "../../src/runtime/episode.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
 
+/** The three columns of the results table, each a hopqa variant's options. */
 export const COLUMNS = [
   { id: "test-seen", label: "test (seen worlds)", options: { split: "test", worlds: "1-1000" } },
   { id: "test-new", label: "test (new worlds)", options: { split: "test", worlds: "1000001-1000200" } },
   { id: "ood-new", label: "ood 4-hop (new worlds)", options: { split: "ood", worlds: "1000001-1000200" } },
 ] as const;
+/** "test-seen", "test-new" or "ood-new". */
 export type ColumnId = (typeof COLUMNS)[number]["id"];
 
+/** A policy's scores on one column: means over its episodes of the hopqa metrics. */
 export interface SuiteScore {
+  /** Exact match. */
   readonly em: number;
   readonly f1: number;
+  /** Share of answers found in what the agent was shown. */
   readonly grounded: number;
   readonly episodes: number;
 }
+/** Scores per column, and `average`: the mean exact match of the three columns. */
 export type SuiteResult = Record<ColumnId, SuiteScore> & { readonly average: number };
 
 /**
@@ -40,6 +46,10 @@ export const suiteTicker = (tick: (info: Record<string, string | number>) => voi
   };
 };
 
+/**
+ * Evaluates a policy on each column, `episodes` questions per column, seeds from `seed` (`policy` is called once per
+ * column). Throws a RangeError when episodes is not a positive whole number.
+ */
 export const evaluateSuite = async (
   policy: () => Policy,
   episodes: number,

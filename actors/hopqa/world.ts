@@ -12,6 +12,7 @@
 import { Rng } from "../../src/index.ts";
 
 export const ENTITY_TYPES = ["person", "city", "country", "film", "company"] as const;
+/** The five kinds of entities a world holds. */
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
 /** Each relation maps an entity of one type to exactly one entity of another. */
@@ -26,7 +27,9 @@ export const RELATIONS = {
   country: { from: "city", to: "country", keyword: "country" },
   capital: { from: "country", to: "city", keyword: "capital" },
 } as const satisfies Record<string, { from: EntityType; to: EntityType; keyword: string }>;
+/** One of the nine relations (RELATIONS), each from one entity type to one. */
 export type Relation = keyof typeof RELATIONS;
+/** Every relation's name, in RELATIONS' order. */
 export const RELATION_NAMES = Object.keys(RELATIONS) as Relation[];
 
 /** Noun phrases per relation; `{x}` is the inner phrase. Questions pick one per hop. */
@@ -41,6 +44,7 @@ export const PHRASES: Readonly<Record<Relation, readonly string[]>> = {
   country: ["the country of {x}", "the country that {x} is in"],
   capital: ["the capital of {x}", "the capital city of {x}"],
 };
+/** How a question wraps its phrase; `{x}` is the phrase. */
 export const QUESTION_FORMS = ["what is {x} ?", "name {x} ."] as const;
 
 // ---- name pools (fixed: the tokenizer's vocabulary) ----
@@ -80,12 +84,14 @@ export const NAME_POOLS = {
 
 // ---- the world ----
 
+/** An entity of a world; `id` is its index in `World.entities`. */
 export interface Entity {
   readonly id: number;
   readonly type: EntityType;
   readonly name: string;
 }
 
+/** A passage of a world's encyclopedia; `id` is its index in `World.passages`. */
 export interface Passage {
   readonly id: number;
   /** The entity the passage is about; -1 for a distractor. */
@@ -93,6 +99,7 @@ export interface Passage {
   readonly text: string;
 }
 
+/** How many entities of each type a world has, and how many distractor passages. */
 export interface WorldSizes {
   readonly person: number;
   readonly city: number;
@@ -101,11 +108,14 @@ export interface WorldSizes {
   readonly company: number;
   readonly distractors: number;
 }
+/** The sizes of every hopqa world. */
 export const DEFAULT_SIZES: WorldSizes = { person: 24, city: 16, country: 8, film: 16, company: 10, distractors: 16 };
 
+/** A generated world: its entities, the facts linking them and its passages. */
 export interface World {
   readonly seed: string;
   readonly entities: readonly Entity[];
+  /** Entities by their name. */
   readonly byName: ReadonlyMap<string, Entity>;
   /** facts[entity id][relation] = entity id. */
   readonly facts: ReadonlyArray<Readonly<Partial<Record<Relation, number>>>>;
@@ -132,6 +142,10 @@ const checkSizes = (sizes: WorldSizes) => {
   if (sizes.city < sizes.country) throw new RangeError("hopqa world needs at least as many cities as countries");
 };
 
+/**
+ * The world of a seed (the same seed, the same world). Throws a RangeError on sizes outside the name pools or with
+ * fewer cities than countries.
+ */
 export const generateWorld = (seed: string, sizes: WorldSizes = DEFAULT_SIZES): World => {
   checkSizes(sizes);
   const rng = Rng.fromSeed(`hopqa-world:${seed}`);
@@ -262,13 +276,21 @@ export const chainsOf = (hops: number): Relation[][] => {
   return out;
 };
 
+/** Which questions: train, test (held-out 2-3 hop questions) or ood (4-hop, chains never trained on). */
 export type Split = "train" | "test" | "ood";
 export const SPLITS: readonly Split[] = ["train", "test", "ood"];
 
+/**
+ * A hopqa task: a question in one world, as plain JSON. The answer is not stored: solveQuestion derives it from the
+ * world.
+ */
 export interface HopqaTask {
+  /** The world's seed (generateWorld, worldOf). */
   readonly world: string;
   readonly split: string;
+  /** The name of the entity the question starts from. */
   readonly start: string;
+  /** The relations followed from `start`, in order (2 to 4 of them). */
   readonly chain: readonly string[];
   /** Which phrase per hop, and which question form. */
   readonly phrasing: readonly number[];
@@ -290,6 +312,10 @@ const questionHash = (start: string, chain: readonly string[]): number =>
   fnv1a(`${start}|${chain.join(">")}`) / 2 ** 32;
 /** Share of 2-3 hop questions held out for test. */
 export const TEST_SHARE = 0.2;
+/**
+ * The split a question (start entity and relation chain) belongs to: ood at 4 hops, else test for a fixed
+ * hash-decided TEST_SHARE of questions, else train.
+ */
 export const splitOf = (start: string, chain: readonly string[]): Split =>
   chain.length >= 4 ? "ood" : questionHash(start, chain) < TEST_SHARE ? "test" : "train";
 
@@ -313,6 +339,7 @@ export const drawQuestion = (world: World, split: Split, seed: string): HopqaTas
   throw new Error(`no ${split} question found in world ${world.seed}`);
 };
 
+/** The question's text, as the agent reads it. */
 export const questionText = (task: HopqaTask): string => {
   let phrase = task.start;
   task.chain.forEach((r, i) => {

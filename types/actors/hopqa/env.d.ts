@@ -15,6 +15,7 @@ import { type EntityType, type HopqaTask, type Relation, type Split } from "./wo
 export declare const MAX_TURNS = 6;
 /** Passages per search (top-k), and the words shown of each. */
 export declare const DEFAULT_TOP_K = 2;
+/** Words of each passage shown in an observation; the rest is cut with "…". */
 export declare const PASSAGE_WORDS = 40;
 /**
  * `search(query)`: BM25 over the passages of a world, returning the raw top-k passages. The agent writes
@@ -25,13 +26,20 @@ export declare const searchTool: import("../../src/index.ts").Tool<Schema.Struct
     readonly world: Schema.optionalKey<Schema.String>;
     readonly k: Schema.optionalKey<Schema.Int>;
 }>>;
+/** The process rewards of the machine (outcome rewards are fixed: 1 for a grounded exact match, else 0). */
 export interface HopqaRewards {
+    /** The first retrieval of each passage on the gold path (default +0.2). */
     readonly goldPassage: number;
+    /** Every search (default -0.05). */
     readonly searchCost: number;
+    /** A repeated query, its words in any order (default -0.1, and no gold reward). */
     readonly repeated: number;
+    /** A failed search (default -0.1). */
     readonly toolFailure: number;
+    /** A malformed action (default -0.1). */
     readonly malformed: number;
 }
+/** The rewards the environment gives unless createHopqaEnv is told others. */
 export declare const DEFAULT_REWARDS: HopqaRewards;
 /** Lower case, single spaces, no surrounding punctuation: how answers and queries are compared. */
 export declare const normalize: (text: string) => string;
@@ -41,6 +49,7 @@ export declare const normalize: (text: string) => string;
  * penalty (it cost only the search's -0.05 before). A doubled word is not a repeat: it changes the scores.
  */
 export declare const queryKey: (query: string) => string;
+/** 1 when the prediction equals the gold answer after `normalize`, else 0. */
 export declare const exactMatch: (prediction: string, gold: string) => number;
 /** Token-level F1 between the normalised prediction and the gold answer (SQuAD style). */
 export declare const f1Score: (prediction: string, gold: string) => number;
@@ -62,21 +71,36 @@ export declare const hopQueries: (entity: string, type: EntityType, relation: Re
  * (and penalises or scores it); these are the ones a sensible agent picks from.
  */
 export declare const legalActions: ({ task, history }: LegalView<HopqaTask>) => string[];
+/**
+ * The hopqa tokenizer: VOCABULARY as words, with implicit spaces. Every world and every hopqa checkpoint share it.
+ */
 export declare const tokenizer: WordTokenizer;
 /** Which worlds and questions an environment draws tasks from. */
 export interface HopqaOptions {
+    /** Which questions: train, test (held-out 2-3 hop) or ood (4-hop). */
     readonly split: Split;
     /** World seeds, as an inclusive integer range: each task picks one. */
     readonly worlds: readonly [number, number];
+    /** Passages per search (default 2). */
     readonly topK: number;
+    /**
+     * The process rewards (default DEFAULT_REWARDS). Other rewards keep the id "hopqa": a journal recorded with
+     * one set verifies only against that set (against another, replay with verify: false re-rewards it).
+     */
     readonly rewards: HopqaRewards;
 }
 /** Training draws from worlds 1-1000; evaluation on new worlds uses seeds from 1,000,001 up. */
 export declare const TRAIN_WORLDS: readonly [number, number];
+/** World seeds training never draws from: the "new worlds" evaluation columns. */
 export declare const NEW_WORLDS: readonly [number, number];
+/** The train split of worlds 1-1000, top-2 search, DEFAULT_REWARDS. */
 export declare const DEFAULT_OPTIONS: HopqaOptions;
 /** Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K` (the CLI's `--env hopqa?split=test&...`). */
 export declare const parseOptions: (options: Readonly<Record<string, string>>, base?: HopqaOptions) => HopqaOptions;
 /** Draws the task of a seed: a world from the range, then a question of the split. */
 export declare const drawTask: (options: HopqaOptions) => (seed: string) => HopqaTask;
+/**
+ * A hopqa environment drawing tasks as `options` say; without the scripted policies and `configure` that `hopqa`
+ * adds.
+ */
 export declare const createHopqaEnv: (options?: HopqaOptions) => EnvDefinition<HopqaTask>;

@@ -5,6 +5,10 @@ export * from "./env.ts";
 export { CONFUSED, carelessPolicy, carelessQueries, expertPolicy, expertQueries, HASTE_RATE, hastyAnswer, hastyOn, hastyPolicy, lazyPolicy, lazyQueries, ragPolicy, randomPolicy, SLIP_RATE, } from "./policies.ts";
 export { worldOf } from "./search.ts";
 export * from "./world.ts";
+/**
+ * The hopqa environment (train split, worlds 1-1000) with its scripted policies; `configure` makes variants
+ * (`hopqa?split=test&worlds=a-b&top-k=K`).
+ */
 export declare const hopqa: {
     id: string;
     version: string;

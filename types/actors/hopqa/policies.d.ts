@@ -37,6 +37,10 @@ export declare const SLIP_RATE = 0.7;
  * slip never repeats a query.
  */
 export declare const carelessQueries: (task: HopqaTask) => string[];
+/**
+ * The expert demonstrator (see the top of this file): right on every question, its demonstrations feed the warm
+ * start.
+ */
 export declare const expertPolicy: () => import("../../src/index.ts").Policy;
 /** How often the hasty demonstrator answers one hop early (where its results showed a candidate). */
 export declare const HASTE_RATE = 0.7;
@@ -52,7 +56,13 @@ export declare const hastyAnswer: (task: HopqaTask, results: readonly string[]) 
  * id names any other rate (`hopqa-hasty@0.5` for half-hasty), so a journal says which demonstrator wrote it.
  */
 export declare const hastyPolicy: (rate?: number) => import("../../src/index.ts").Policy;
+/** The lazy demonstrator: searches bare entity names where that happens to work (see the top of this file). */
 export declare const lazyPolicy: () => import("../../src/index.ts").Policy;
+/** The careless demonstrator: often searches a confused relation first (see the top of this file). */
 export declare const carelessPolicy: () => import("../../src/index.ts").Policy;
+/**
+ * Naive RAG, the paper's baseline: one search with the whole question, then the first entity of the answer's type.
+ */
 export declare const ragPolicy: () => import("../../src/index.ts").Policy;
+/** Random queries and answers, for tests. */
 export declare const randomPolicy: () => import("../../src/index.ts").Policy;

@@ -6,6 +6,7 @@
  */
 import type { EpisodeRecord } from "../../src/runtime/episode.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
+/** The three columns of the results table, each a hopqa variant's options. */
 export declare const COLUMNS: readonly [{
     readonly id: "test-seen";
     readonly label: "test (seen worlds)";
@@ -28,13 +29,18 @@ export declare const COLUMNS: readonly [{
         readonly worlds: "1000001-1000200";
     };
 }];
+/** "test-seen", "test-new" or "ood-new". */
 export type ColumnId = (typeof COLUMNS)[number]["id"];
+/** A policy's scores on one column: means over its episodes of the hopqa metrics. */
 export interface SuiteScore {
+    /** Exact match. */
     readonly em: number;
     readonly f1: number;
+    /** Share of answers found in what the agent was shown. */
     readonly grounded: number;
     readonly episodes: number;
 }
+/** Scores per column, and `average`: the mean exact match of the three columns. */
 export type SuiteResult = Record<ColumnId, SuiteScore> & {
     readonly average: number;
 };
@@ -43,6 +49,10 @@ export type SuiteResult = Record<ColumnId, SuiteScore> & {
  * of that column so far (a mean, not the last episode's 0 or 1).
  */
 export declare const suiteTicker: (tick: (info: Record<string, string | number>) => void) => (column: ColumnId, record: EpisodeRecord) => void;
+/**
+ * Evaluates a policy on each column, `episodes` questions per column, seeds from `seed` (`policy` is called once per
+ * column). Throws a RangeError when episodes is not a positive whole number.
+ */
 export declare const evaluateSuite: (policy: () => Policy, episodes: number, seed?: string, onEpisode?: (column: ColumnId, record: EpisodeRecord) => void) => Promise<SuiteResult>;
 /** evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far): it takes a minute or more. */
 export declare const evaluateSuiteShown: (label: string, policy: () => Policy, episodes: number, seed?: string) => Promise<SuiteResult>;

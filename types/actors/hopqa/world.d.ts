@@ -10,6 +10,7 @@
  * a policy that memorised facts fails there, one that searches does not.
  */
 export declare const ENTITY_TYPES: readonly ["person", "city", "country", "film", "company"];
+/** The five kinds of entities a world holds. */
 export type EntityType = (typeof ENTITY_TYPES)[number];
 /** Each relation maps an entity of one type to exactly one entity of another. */
 export declare const RELATIONS: {
@@ -59,10 +60,13 @@ export declare const RELATIONS: {
         readonly keyword: "capital";
     };
 };
+/** One of the nine relations (RELATIONS), each from one entity type to one. */
 export type Relation = keyof typeof RELATIONS;
+/** Every relation's name, in RELATIONS' order. */
 export declare const RELATION_NAMES: Relation[];
 /** Noun phrases per relation; `{x}` is the inner phrase. Questions pick one per hop. */
 export declare const PHRASES: Readonly<Record<Relation, readonly string[]>>;
+/** How a question wraps its phrase; `{x}` is the phrase. */
 export declare const QUESTION_FORMS: readonly ["what is {x} ?", "name {x} ."];
 /**
  * Small pools on purpose: a world draws most of each pool, so worlds share names and differ in facts. With
@@ -77,17 +81,20 @@ export declare const NAME_POOLS: {
     readonly film: string[];
     readonly company: string[];
 };
+/** An entity of a world; `id` is its index in `World.entities`. */
 export interface Entity {
     readonly id: number;
     readonly type: EntityType;
     readonly name: string;
 }
+/** A passage of a world's encyclopedia; `id` is its index in `World.passages`. */
 export interface Passage {
     readonly id: number;
     /** The entity the passage is about; -1 for a distractor. */
     readonly about: number;
     readonly text: string;
 }
+/** How many entities of each type a world has, and how many distractor passages. */
 export interface WorldSizes {
     readonly person: number;
     readonly city: number;
@@ -96,10 +103,13 @@ export interface WorldSizes {
     readonly company: number;
     readonly distractors: number;
 }
+/** The sizes of every hopqa world. */
 export declare const DEFAULT_SIZES: WorldSizes;
+/** A generated world: its entities, the facts linking them and its passages. */
 export interface World {
     readonly seed: string;
     readonly entities: readonly Entity[];
+    /** Entities by their name. */
     readonly byName: ReadonlyMap<string, Entity>;
     /** facts[entity id][relation] = entity id. */
     readonly facts: ReadonlyArray<Readonly<Partial<Record<Relation, number>>>>;
@@ -107,15 +117,27 @@ export interface World {
     /** The passage about each entity, by entity id. */
     readonly passageOf: readonly number[];
 }
+/**
+ * The world of a seed (the same seed, the same world). Throws a RangeError on sizes outside the name pools or with
+ * fewer cities than countries.
+ */
 export declare const generateWorld: (seed: string, sizes?: WorldSizes) => World;
 /** Relation chains of a given length, type-checked, without an immediate return (capital then country). */
 export declare const chainsOf: (hops: number) => Relation[][];
+/** Which questions: train, test (held-out 2-3 hop questions) or ood (4-hop, chains never trained on). */
 export type Split = "train" | "test" | "ood";
 export declare const SPLITS: readonly Split[];
+/**
+ * A hopqa task: a question in one world, as plain JSON. The answer is not stored: solveQuestion derives it from the
+ * world.
+ */
 export interface HopqaTask {
+    /** The world's seed (generateWorld, worldOf). */
     readonly world: string;
     readonly split: string;
+    /** The name of the entity the question starts from. */
     readonly start: string;
+    /** The relations followed from `start`, in order (2 to 4 of them). */
     readonly chain: readonly string[];
     /** Which phrase per hop, and which question form. */
     readonly phrasing: readonly number[];
@@ -125,9 +147,14 @@ export interface HopqaTask {
 export declare const fnv1a: (text: string) => number;
 /** Share of 2-3 hop questions held out for test. */
 export declare const TEST_SHARE = 0.2;
+/**
+ * The split a question (start entity and relation chain) belongs to: ood at 4 hops, else test for a fixed
+ * hash-decided TEST_SHARE of questions, else train.
+ */
 export declare const splitOf: (start: string, chain: readonly string[]) => Split;
 /** Draws a question of a split in a world, deterministically from the seed. */
 export declare const drawQuestion: (world: World, split: Split, seed: string) => HopqaTask;
+/** The question's text, as the agent reads it. */
 export declare const questionText: (task: HopqaTask) => string;
 /** The entities along the question's path (start first), the gold passages, and the answer. */
 export declare const solveQuestion: (world: World, task: HopqaTask) => {
