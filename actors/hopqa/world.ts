@@ -11,6 +11,7 @@
  */
 import { Rng } from "../../src/index.ts";
 
+/** Every EntityType. */
 export const ENTITY_TYPES = ["person", "city", "country", "film", "company"] as const;
 /** The five kinds of entities a world holds. */
 export type EntityType = (typeof ENTITY_TYPES)[number];
@@ -106,6 +107,7 @@ export interface WorldSizes {
   readonly country: number;
   readonly film: number;
   readonly company: number;
+  /** Passages that share words with questions but state no fact. */
   readonly distractors: number;
 }
 /** The sizes of every hopqa world. */
@@ -278,6 +280,7 @@ export const chainsOf = (hops: number): Relation[][] => {
 
 /** Which questions: train, test (held-out 2-3 hop questions) or ood (4-hop, chains never trained on). */
 export type Split = "train" | "test" | "ood";
+/** Every Split. */
 export const SPLITS: readonly Split[] = ["train", "test", "ood"];
 
 /**
@@ -287,6 +290,7 @@ export const SPLITS: readonly Split[] = ["train", "test", "ood"];
 export interface HopqaTask {
   /** The world's seed (generateWorld, worldOf). */
   readonly world: string;
+  /** The Split the question was drawn from. */
   readonly split: string;
   /** The name of the entity the question starts from. */
   readonly start: string;
@@ -294,6 +298,7 @@ export interface HopqaTask {
   readonly chain: readonly string[];
   /** Which phrase per hop, and which question form. */
   readonly phrasing: readonly number[];
+  /** Further fields a variant adds (`topK` when it is not the default). */
   readonly [field: string]: string | number | readonly string[] | readonly number[];
 }
 

@@ -78,7 +78,9 @@ export class NonDeterminismError extends Data.TaggedError("NonDeterminismError")
   readonly episode: string;
   readonly seq: number;
   readonly file?: string;
+  /** The recorded version, as text. */
   readonly expected: string;
+  /** The version the replay derived, as text. */
   readonly actual: string;
   /** The usual cause of such a divergence, said after both versions. */
   readonly hint?: string;

@@ -69,8 +69,10 @@ export class AdamW {
   private readonly moments = new Map<string, { readonly m: tf.Variable; readonly v: tf.Variable }>();
 
   constructor(
+    /** The variables it updates, by name. */
     readonly params: ReadonlyMap<string, tf.Variable>,
     config: Partial<AdamWConfig> = {},
+    /** Which parameters get weight decay (default: matrices, not biases or gains). */
     readonly decays: (name: string, variable: tf.Variable) => boolean = decayMatrices,
   ) {
     const given = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined));

@@ -14,6 +14,7 @@ const Probability = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema
 
 /** How the learning rate changes over a run (see scheduledLr). */
 export const LR_SCHEDULES = ["constant", "linear", "cosine"] as const;
+/** One of LR_SCHEDULES. */
 export type LrSchedule = (typeof LR_SCHEDULES)[number];
 
 /**

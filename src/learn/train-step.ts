@@ -62,7 +62,9 @@ export type PassGrouping = "by-length" | "in-order";
 export interface TrainStepResult {
   /** True when the update was not applied (NaN or infinite loss or gradient); `reason` says which. */
   readonly skipped: boolean;
+  /** Why the update was skipped. */
   readonly reason?: string;
+  /** The total loss: the policy, value, entropy and KL terms, weighted as PpoLossConfig says. */
   readonly loss: number;
   readonly policyLoss: number;
   readonly valueLoss: number;
@@ -455,6 +457,7 @@ export const supervisedStep = async (
   }
 };
 
+/** What scoreTokens returns: per row, per token, the model's logprob, value and entropy. */
 export interface TokenScores {
   /** Per row, per token t: log pi(token_t | tokens_<t) (0 at t = 0). */
   readonly logprobs: Float32Array[];

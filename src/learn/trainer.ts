@@ -114,8 +114,11 @@ export interface UpdateMetrics {
   readonly version: number;
   readonly episodes: number;
   readonly meanReturn: number;
+  /** Mean over this update's episodes of the sum of their process rewards. */
   readonly meanProcessReward: number;
+  /** Mean over this update's episodes of the sum of their outcome rewards. */
   readonly meanOutcomeReward: number;
+  /** Mean `success` metric of the episodes that reported one; null when none did. */
   readonly successRate: number | null;
   readonly meanTurns: number;
   readonly aborted: number;
@@ -134,6 +137,7 @@ export interface UpdateMetrics {
   readonly cutToContext?: number;
   /** Sampled actions cut at the token budget before they ended (absent in runs written before it was counted). */
   readonly cutActions?: number;
+  /** Groups with no learning signal (one episode, or all rewards equal): their advantages are 0. */
   readonly degenerateGroups: number;
   readonly loss: number;
   readonly policyLoss: number;
@@ -149,9 +153,11 @@ export interface UpdateMetrics {
   readonly gradNorm: number;
   /** The learning rate of this update (`lrSchedule`; absent in runs written before it was recorded). */
   readonly lr?: number;
-  /** Updates skipped so far for a NaN or infinite loss or gradient. */
+  /** Gradient steps of this update that were not applied (a NaN or infinite loss or gradient). */
   readonly skippedUpdates: number;
+  /** Tokens under the loss mask, summed over this update's gradient steps. */
   readonly trainedTokens: number;
+  /** Action tokens the policy sampled this update. */
   readonly sampledTokens: number;
   /** Timing fields: the only ones that differ between two runs of the same seed and config. */
   readonly tokensPerSecond: number;
@@ -179,10 +185,16 @@ export const TIMING_FIELDS = ["tokensPerSecond", "sampleSeconds", "trainSeconds"
 /** How a training run ended: the backend, the updates run, the policy version, the evaluations before and after. */
 export interface TrainResult {
   readonly backend: BackendName;
+  /** Updates run by this call (a resumed run's earlier ones not counted). */
   readonly steps: number;
   /** The policy version at the end (the updates it has had, counting those of a resumed run). */
   readonly version: number;
+  /**
+   * The greedy evaluation before the first update (a resumed run's from its eval.json); absent when evalEpisodes is
+   * 0.
+   */
   readonly before?: EvalSummary;
+  /** The greedy evaluation after the last update; absent when stopped early or evalEpisodes is 0. */
   readonly after?: EvalSummary;
   /** Stopped early (shouldStop or signal) rather than run to `config.steps`. */
   readonly stopped: boolean;

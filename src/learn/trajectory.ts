@@ -183,8 +183,10 @@ const buildAppend = (events: readonly EpisodeEvent[], options: TrajectoryOptions
 
 /** An episode (or step) longer than the model's context: the trainer drops it, cloning refuses it. */
 export class EpisodeTooLongError extends Data.TaggedError("EpisodeTooLongError")<{
+  /** What was too long (an episode, or one step of one), for the message. */
   readonly what: string;
   readonly tokens: number;
+  /** The model's context length. */
   readonly maxTokens: number;
 }> {
   override get message(): string {

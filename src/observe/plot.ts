@@ -20,6 +20,7 @@ import { escapeUnseen } from "./unseen.ts";
  */
 export interface LineChartOptions {
   readonly title: string;
+  /** The data, one object per point. */
   readonly rows: readonly Readonly<Record<string, unknown>>[];
   /** Field of the x value, of the y value, and of the line a row belongs to (one colour per value). */
   readonly x: string;

@@ -35,6 +35,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { Rng } from "../kernel/prng.ts";
 import { registerGradients } from "./gradients.ts";
 
+/** The model's shape and initialisation; gptConfig fills the defaults (DEFAULT_GPT_CONFIG) and checks it. */
 export interface GptConfig {
   /** Number of token ids (the tokenizer's size). */
   readonly vocabSize: number;

@@ -31,6 +31,7 @@ export class PolicyActor {
 
   constructor(
     readonly policy: Policy,
+    /** Most rows in one `act` call. */
     readonly maxBatch = 64,
   ) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1)

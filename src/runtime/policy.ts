@@ -32,6 +32,10 @@ export interface PolicyRequest {
 export interface PolicyAction {
   readonly tokens: readonly number[];
   readonly text: string;
+  /**
+   * Log-probability of each token under the policy that sampled it, one per token: the learner's importance ratio is
+   * taken against these.
+   */
   readonly logprobs: readonly number[];
   /** The policy version that produced this action. */
   readonly version: number;

@@ -6,6 +6,7 @@ import type { Sequence } from "../trajectory.ts";
 
 /** The advantage estimators train can use, by name (TrainConfig's `algo`, the CLI's `--algo`). */
 export const ALGORITHMS = ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"] as const;
+/** One of ALGORITHMS. */
 export type Algorithm = (typeof ALGORITHMS)[number];
 
 export const isAlgorithm = (name: string): name is Algorithm => (ALGORITHMS as readonly string[]).includes(name);

@@ -38,6 +38,7 @@ export interface SuiteScore {
     readonly f1: number;
     /** Share of answers found in what the agent was shown. */
     readonly grounded: number;
+    /** Questions evaluated in this column. */
     readonly episodes: number;
 }
 /** Scores per column, and `average`: the mean exact match of the three columns. */

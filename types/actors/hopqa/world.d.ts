@@ -9,6 +9,7 @@
  * exist and every fact. Another seed gives the same kinds of entities and relations, different facts:
  * a policy that memorised facts fails there, one that searches does not.
  */
+/** Every EntityType. */
 export declare const ENTITY_TYPES: readonly ["person", "city", "country", "film", "company"];
 /** The five kinds of entities a world holds. */
 export type EntityType = (typeof ENTITY_TYPES)[number];
@@ -101,6 +102,7 @@ export interface WorldSizes {
     readonly country: number;
     readonly film: number;
     readonly company: number;
+    /** Passages that share words with questions but state no fact. */
     readonly distractors: number;
 }
 /** The sizes of every hopqa world. */
@@ -126,6 +128,7 @@ export declare const generateWorld: (seed: string, sizes?: WorldSizes) => World;
 export declare const chainsOf: (hops: number) => Relation[][];
 /** Which questions: train, test (held-out 2-3 hop questions) or ood (4-hop, chains never trained on). */
 export type Split = "train" | "test" | "ood";
+/** Every Split. */
 export declare const SPLITS: readonly Split[];
 /**
  * A hopqa task: a question in one world, as plain JSON. The answer is not stored: solveQuestion derives it from the
@@ -134,6 +137,7 @@ export declare const SPLITS: readonly Split[];
 export interface HopqaTask {
     /** The world's seed (generateWorld, worldOf). */
     readonly world: string;
+    /** The Split the question was drawn from. */
     readonly split: string;
     /** The name of the entity the question starts from. */
     readonly start: string;
@@ -141,6 +145,7 @@ export interface HopqaTask {
     readonly chain: readonly string[];
     /** Which phrase per hop, and which question form. */
     readonly phrasing: readonly number[];
+    /** Further fields a variant adds (`topK` when it is not the default). */
     readonly [field: string]: string | number | readonly string[] | readonly number[];
 }
 /** FNV-1a of a string's UTF-16 code units: a stable 32-bit hash, the same on every run and platform. */

@@ -58,7 +58,9 @@ export declare class NonDeterminismError extends NonDeterminismError_base<{
     readonly episode: string;
     readonly seq: number;
     readonly file?: string;
+    /** The recorded version, as text. */
     readonly expected: string;
+    /** The version the replay derived, as text. */
     readonly actual: string;
     /** The usual cause of such a divergence, said after both versions. */
     readonly hint?: string;

@@ -10,8 +10,10 @@
 export interface Tokenizer {
     /** Names this exact vocabulary; recorded in every episode so replay can check observation tokens. */
     readonly id: string;
+    /** Number of ids: every id is in [0, size). */
     readonly size: number;
     encode(text: string): number[];
+    /** The text of these ids (WordTokenizer throws a RangeError on an id outside [0, size)). */
     decode(ids: readonly number[]): string;
     /** Id of a special token or vocabulary word, or undefined. */
     idOf(piece: string): number | undefined;

@@ -39,13 +39,19 @@ export type StepOutcome = {
  * matrices, clip 1.0). Call `dispose` to free its moments.
  */
 export declare class AdamW {
+    /** The variables it updates, by name. */
     readonly params: ReadonlyMap<string, tf.Variable>;
+    /** Which parameters get weight decay (default: matrices, not biases or gains). */
     readonly decays: (name: string, variable: tf.Variable) => boolean;
     readonly config: AdamWConfig;
     /** Updates applied so far (t of the bias correction). */
     step: number;
     private readonly moments;
-    constructor(params: ReadonlyMap<string, tf.Variable>, config?: Partial<AdamWConfig>, decays?: (name: string, variable: tf.Variable) => boolean);
+    constructor(
+    /** The variables it updates, by name. */
+    params: ReadonlyMap<string, tf.Variable>, config?: Partial<AdamWConfig>, 
+    /** Which parameters get weight decay (default: matrices, not biases or gains). */
+    decays?: (name: string, variable: tf.Variable) => boolean);
     /**
      * One update from gradients by parameter name (a parameter without a gradient is left alone). Returns
      * the global norm before clipping, or why nothing was applied.

@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema";
 import { type EnvDefinition } from "../runtime/env.ts";
 /** How the learning rate changes over a run (see scheduledLr). */
 export declare const LR_SCHEDULES: readonly ["constant", "linear", "cosine"];
+/** One of LR_SCHEDULES. */
 export type LrSchedule = (typeof LR_SCHEDULES)[number];
 /**
  * The learning rate of update `step` (0-based) of `steps`: `lr` throughout (constant), or decayed so that

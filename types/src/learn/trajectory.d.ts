@@ -74,8 +74,10 @@ declare const EpisodeTooLongError_base: new <A extends Record<string, any> = {}>
 } & Readonly<A>;
 /** An episode (or step) longer than the model's context: the trainer drops it, cloning refuses it. */
 export declare class EpisodeTooLongError extends EpisodeTooLongError_base<{
+    /** What was too long (an episode, or one step of one), for the message. */
     readonly what: string;
     readonly tokens: number;
+    /** The model's context length. */
     readonly maxTokens: number;
 }> {
     get message(): string;

@@ -10,6 +10,7 @@
  */
 export interface LineChartOptions {
     readonly title: string;
+    /** The data, one object per point. */
     readonly rows: readonly Readonly<Record<string, unknown>>[];
     /** Field of the x value, of the y value, and of the line a row belongs to (one colour per value). */
     readonly x: string;

@@ -32,6 +32,7 @@
  * key they could see is masked): never read or train them.
  */
 import * as tf from "@tensorflow/tfjs-core";
+/** The model's shape and initialisation; gptConfig fills the defaults (DEFAULT_GPT_CONFIG) and checks it. */
 export interface GptConfig {
     /** Number of token ids (the tokenizer's size). */
     readonly vocabSize: number;

@@ -46,6 +46,7 @@ export declare class TransformerPolicy implements Policy {
     readonly tokenizer: Tokenizer;
     readonly model: Gpt;
     readonly sampling: SamplingConfig;
+    /** Constrained decoding's allowed next ids per request; absent: unconstrained. */
     readonly constrain?: (request: PolicyRequest) => Constraint | null | undefined;
     /** Bumped by the learner after each update. */
     version: number;

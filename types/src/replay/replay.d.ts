@@ -26,7 +26,9 @@ export interface ReplayResult {
     readonly events: readonly EventBody[];
     /** The replayed stream's rewards (re-derived ones, when not verifying), in order. */
     readonly rewards: readonly RewardBody[];
+    /** Sum of the rewards. */
     readonly return: number;
+    /** Why the episode ended (the `episode.ended` reason). */
     readonly reason: string;
     readonly turns: number;
     /** Whether observation tokens were checked (false when the record's tokenizer was not available). */

@@ -36,9 +36,12 @@ export interface EpisodeRecord {
     readonly seed: string;
     readonly task: Json;
     readonly events: readonly EpisodeEvent[];
+    /** Why the episode ended ("aborted: ..." when it was aborted). */
     readonly reason: string;
+    /** Sum of the episode's rewards, process and outcome. */
     readonly return: number;
     readonly turns: number;
+    /** The environment's metrics at the end (exact match, F1, success...). */
     readonly metrics: Readonly<Record<string, number>>;
     /**
      * Where the environment's code threw, for an episode it aborted ("file:line:column"; not journaled,

@@ -15,6 +15,7 @@ import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
  */
 export declare class PolicyActor {
     readonly policy: Policy;
+    /** Most rows in one `act` call. */
     readonly maxBatch: number;
     private queue;
     private scheduled;
@@ -23,7 +24,9 @@ export declare class PolicyActor {
     batches: number;
     /** Rows answered so far. */
     rows: number;
-    constructor(policy: Policy, maxBatch?: number);
+    constructor(policy: Policy, 
+    /** Most rows in one `act` call. */
+    maxBatch?: number);
     /** Queues one request; it is answered in the next batch, and rejects only when its own row fails. */
     request(request: PolicyRequest): Promise<PolicyAction>;
     private schedule;

@@ -20,7 +20,9 @@ export interface RolloutOptions {
     readonly env: EnvDefinition;
     readonly policy: PolicyActor;
     readonly journal: Journal;
+    /** The run's seed: episode i's seed is `${seed}:${i}`. */
     readonly seed: string;
+    /** Episodes to run, from index `start`. */
     readonly episodes: number;
     /** Episodes running at once (default 16). Bounds memory and the policy actor's queue. */
     readonly concurrency?: number;

@@ -29,7 +29,9 @@ export interface ToolSpec<P extends Schema.Top> {
 }
 /** A tool ready to be called: the spec with its limits filled in. Give tools to an environment as `tools`. */
 export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
+    /** The spec's limit, or the default. */
     readonly timeoutMs: number;
+    /** The spec's limit, or the default. */
     readonly maxResultChars: number;
     /** JSON Schema of the parameters, for prompts and docs. */
     readonly jsonSchema: unknown;

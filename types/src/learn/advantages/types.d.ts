@@ -5,6 +5,7 @@
 import type { Sequence } from "../trajectory.ts";
 /** The advantage estimators train can use, by name (TrainConfig's `algo`, the CLI's `--algo`). */
 export declare const ALGORITHMS: readonly ["ppo", "grpo", "reinforce++", "reinforce++-baseline", "rloo", "remax"];
+/** One of ALGORITHMS. */
 export type Algorithm = (typeof ALGORITHMS)[number];
 export declare const isAlgorithm: (name: string) => name is Algorithm;
 /** What an estimator reads from a sequence (either layout). */
