@@ -59,5 +59,6 @@ for (const entry of readdirSync(out, { recursive: true, withFileTypes: true })) 
   const source = join(root, declarations.slice(out.length + 1).replace(/\.d\.ts$/, ".ts"));
   const comment = opening.exec(readFileSync(source, "utf8"))?.[1];
   const text = readFileSync(declarations, "utf8");
-  if (comment && !text.startsWith(comment)) writeFileSync(declarations, `${comment}\n${text}`);
+  // As a plain block comment: a doc comment (`/**`) there would read as the doc of the file's first declaration.
+  if (comment && !text.startsWith(comment)) writeFileSync(declarations, `/*${comment.slice(3)}\n${text}`);
 }

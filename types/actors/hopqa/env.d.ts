@@ -1,4 +1,4 @@
-/**
+/*
  * `hopqa`: answer a multi-hop question about a synthetic world through a BM25 `search` tool.
  *
  * Actions: `<search>query</search>` or `<answer>text</answer>`. Rewards (the defaults; see `HopqaRewards`):

@@ -1,4 +1,4 @@
-/**
+/*
  * Scripted policies for `hopqa`:
  * - `expert`: reads the world graph; per hop it searches `<entity> <relation keyword>` (or a fallback
  *   query when that misses the gold passage), then answers. Its demonstrations feed the warm start.

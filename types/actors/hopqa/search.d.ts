@@ -1,4 +1,4 @@
-/**
+/*
  * BM25 search over a world's passages, with MiniSearch (BM25+, its default scoring). Worlds and their
  * indexes are generated on demand and kept in a small cache: generating one takes a few milliseconds.
  */

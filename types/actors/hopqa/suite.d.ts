@@ -1,4 +1,4 @@
-/**
+/*
  * The benchmark's evaluation suite: exact match (and F1) of a policy on three columns, the shape of the
  * paper's table. "test, seen worlds": held-out questions of the worlds training draws from; "test, new
  * worlds": 2-3 hop questions in worlds training never saw; "ood, new worlds": 4-hop questions (relation

@@ -1,4 +1,4 @@
-/**
+/*
  * The hopqa world: a seeded generator of a small synthetic encyclopedia. Entities of five types (people,
  * cities, countries, films, companies) are linked by nine functional relations; every entity has a
  * passage that states its facts and mentions other entities, and distractor passages share words with

@@ -1,4 +1,4 @@
-/**
+/*
  * The lookup world: a key-value store of 48 keys. Some keys hold a word (a final value), others hold the
  * name of another key, so a task can ask for one lookup or a chain of two. Fixed by a seed, so every run,
  * test and replay sees the same store.

@@ -1,4 +1,4 @@
-/**
+/*
  * Progress for long commands: a bar with rate and ETA on a terminal, plain periodic lines otherwise
  * (CI, pipes, a dumb terminal such as an editor's shell), always on stderr so stdout stays machine-readable.
  * While a bar is drawn, anything else written to its stream (warnings, a summary) goes on a line of its own

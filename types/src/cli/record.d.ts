@@ -1,4 +1,4 @@
-/** `agent-r1 record`: run episodes of an environment with a policy and journal them. */
+/* `agent-r1 record`: run episodes of an environment with a policy and journal them. */
 import type { Durability } from "../journal/journal.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Policy } from "../runtime/policy.ts";

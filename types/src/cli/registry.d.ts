@@ -1,4 +1,4 @@
-/**
+/*
  * Environments the CLI knows: the built-in ones by id, and any module path a user gives
  * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * The signals that stop a command: Ctrl-C (SIGINT), and SIGTERM, which kill, timeout, docker stop, systemd
  * and Slurm or Kubernetes preemption send, and SIGHUP (the terminal closed). All three get what Ctrl-C gets:
  * train finishes its update and writes a checkpoint, record says what is journaled; without a handler,

@@ -1,4 +1,4 @@
-/**
+/*
  * The embedded default store: one JSONL file per episode (`<dir>/<episode>.jsonl`), one event per line.
  *
  * Appends are buffered in order and written with the durability policy: "event" writes and fsyncs every

@@ -1,4 +1,4 @@
-/**
+/*
  * One writer per folder: `record`, `train`, `sft` and `average` hold `.agent-r1.lock` in their --out while
  * they write. Two processes writing one folder destroyed each other's work (a `record --resume` removed the
  * journals another recorder was still writing, as torn; a second `train --resume` removed the other's

@@ -1,4 +1,4 @@
-/** In-memory journal: for tests and for runs that need no files. Same contract and validation as on disk. */
+/* In-memory journal: for tests and for runs that need no files. Same contract and validation as on disk. */
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EpisodeWriter, Journal } from "./journal.ts";
 /**

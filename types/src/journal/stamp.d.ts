@@ -1,4 +1,4 @@
-/**
+/*
  * The envelope of an event (`v`, `episode`, `seq`, `prev`) and the hash chain that links events.
  */
 import { type EpisodeEvent, type EventBody } from "../kernel/events.ts";

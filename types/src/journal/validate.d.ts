@@ -1,4 +1,4 @@
-/**
+/*
  * Validation of a recorded stream, one line at a time: JSON, schema, version, episode, seq, hash chain and
  * order. Used by every reader, so a violation is never skipped and always names file, line and seq.
  */

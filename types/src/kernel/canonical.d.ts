@@ -1,4 +1,4 @@
-/**
+/*
  * Canonical JSON (RFC 8785, key-order independent) and the hashes built on it. Everything that is hashed
  * or compared on replay goes through here, so two equal values always hash equal.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * Typed errors. Each is a value with a `_tag` and a message a user can act on; journal errors name the
  * file, the line and the seq where the problem is.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * Making the folders a command writes to, so that what goes wrong is said plainly and early.
  *
  * Node 20's `mkdirSync(path, { recursive: true })` reports a parent it could not create as ENOENT ("no such

@@ -1,4 +1,4 @@
-/**
+/*
  * Seeded, splittable randomness. A seed is a string; `splitSeed(seed, i)` names the i-th child stream
  * ("7" -> "7:3" -> "7:3:0": run -> episode -> turn). A child stream depends only on its own name, so a
  * result never depends on what else ran in the same batch or in which order.

@@ -1,4 +1,4 @@
-/**
+/*
  * Word-level tokenizer with a byte fallback: any string encodes, and decoding gives it back exactly.
  *
  * Ids: 0..255 are raw UTF-8 bytes (used for pieces outside the vocabulary), then the special tokens, then

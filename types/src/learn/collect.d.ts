@@ -1,4 +1,4 @@
-/**
+/*
  * Runs a batch of episodes with a policy and hands them to the learner the way the design asks: every
  * episode is journaled, read back from the journal (schema, seq, hash chain) and replay-verified before
  * it becomes a trajectory. Episodes come back in seed order, whatever order they finished in.

@@ -1,4 +1,4 @@
-/**
+/*
  * The training configuration: one Effect Schema, with a default and a one-line help for every field
  * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * Evaluation: run episodes on seeds training never used and report the success rate, the mean return
  * and the mean of every metric the environment reports (exact match, F1, ...).
  */

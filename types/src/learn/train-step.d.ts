@@ -1,4 +1,4 @@
-/**
+/*
  * One optimisation step of the policy: PPO-style (any advantage estimator feeds it) or supervised
  * cross-entropy on action tokens (behaviour cloning).
  *

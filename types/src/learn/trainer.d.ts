@@ -1,4 +1,4 @@
-/**
+/*
  * Training as one stream: rollout -> journal -> replay -> trajectories -> advantages -> update, once per
  * step. Each update bumps the policy version; every episode's journal, the metrics of every update and
  * the checkpoints land in the run folder:

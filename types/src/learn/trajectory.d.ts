@@ -1,4 +1,4 @@
-/**
+/*
  * Journal -> training sequences, token-in/token-out.
  *
  * Append layout (the paper's): one sequence per episode,

@@ -1,4 +1,4 @@
-/**
+/*
  * A short warm start before RL: record a few episodes of the environment's `expert` policy and clone them
  * (cross-entropy on action tokens). An environment whose fresh policy cannot find the action format by
  * sampling (RL then sees no reward at all) declares one as its default (`EnvDefinition.warmStart`);

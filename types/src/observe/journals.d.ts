@@ -1,4 +1,4 @@
-/**
+/*
  * Where the journals of a path are: a journal file, a folder of journals (`record --out`), or a run
  * folder (`train --out`: metrics.jsonl, and the journals under episodes/u00012/).
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * Charts of training runs: the numeric fields of each run's `metrics.jsonl` over updates, as SVG.
  *
  * A chart is a vega-lite spec compiled to vega and rendered in Node by a headless view (no canvas):

@@ -1,4 +1,4 @@
-/**
+/*
  * Recorded text (a model's, a tool's) shown in a page or an image: characters that would not show as
  * themselves are written as `\uXXXX`. Controls (but tab and line breaks) are invisible, and some are no XML
  * at all (an SVG holding one is no image); bidi embeddings, overrides and isolates turn the page's own text

@@ -1,4 +1,4 @@
-/**
+/*
  * Weight averaging of checkpoints: the mean of each parameter over several checkpoints of one model shape
  * and one tokenizer. The last few checkpoints of one RL run (Polyak / tail averaging), or the last ones of
  * runs from the same warm start on other seeds (a "model soup"), often score steadier than any one of them:

@@ -1,4 +1,4 @@
-/**
+/*
  * Chooses the tfjs backend the policy runs on, fastest first:
  *
  *   tensorflow  @tensorflow/tfjs-node-gpu or @tensorflow/tfjs-node (optional; the user installs them)

@@ -1,4 +1,4 @@
-/**
+/*
  * A checkpoint is a folder:
  *
  *   manifest.json   format, policy version, tensor names/shapes/offsets/SHA-256, checksums of the other

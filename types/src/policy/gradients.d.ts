@@ -1,4 +1,4 @@
-/**
+/*
  * Gradients for the kernels the GPT and the losses use.
  *
  * The Node build of tfjs-core registers no gradients (the full `@tensorflow/tfjs` bundle does), and its

@@ -1,4 +1,4 @@
-/**
+/*
  * Constrained decoding from an environment's legal actions.
  *
  * An environment declares, for the state a request shows, the complete action texts it would accept

@@ -1,4 +1,4 @@
-/**
+/*
  * Batched sampling with a KV cache. Each row brings its own context, seed and settings; the model runs
  * once per step for the whole batch, and token choice happens per row in float64 on the CPU.
  *

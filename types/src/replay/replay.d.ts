@@ -1,4 +1,4 @@
-/**
+/*
  * Replay: fold an episode's recorded inputs (the agent's actions, the tools' results) through the
  * environment machine's pure functions `initialTransition` / `transition`. No tool and no policy is
  * called: the machine's tool invocations are matched to recorded calls and answered with the recorded

@@ -1,4 +1,4 @@
-/**
+/*
  * The action format, simple enough for a small model: one tool call `<name>argument</name>` or a final
  * answer `<answer>text</answer>`. A tool whose parameters have a single string field takes the text as
  * that field; any other tool takes a JSON object. Anything else is malformed: a normal outcome that the

@@ -1,4 +1,4 @@
-/**
+/*
  * The agent actor: waits for an observation, asks the shared policy actor for an action given the whole
  * token context, and emits it. It holds no randomness of its own: each turn's seed is passed in.
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * How a ToolEnv machine's behaviour becomes journal events. Live runs and replay both go through this one
  * class, so what replay re-derives is by construction what the runtime recorded.
  */

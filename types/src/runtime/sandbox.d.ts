@@ -1,4 +1,4 @@
-/**
+/*
  * Running code a model wrote: never in this process. `runJavaScript` starts a separate `node` with
  * - Node's permission model on and nothing allowed: no file read or write, no child process, no worker,
  *   no native addon, no `process.binding`;

@@ -1,4 +1,4 @@
-/**
+/*
  * Tool: an executor that returns the raw outcome of a call (query a store, call an API). It never decides
  * rewards or state: that is the ToolEnv's job. A tool call always ends in a ToolResult: a throw (of
  * anything), a timeout, a cancellation, arguments that do not decode or a result that is not plain JSON

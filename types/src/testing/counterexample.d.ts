@@ -1,4 +1,4 @@
-/**
+/*
  * When a property fails: the shrunk counterexample is printed as the episode it played, step by step, and
  * written as a journal file, so `agent-r1 replay <file> --verify` re-derives it event by event; the
  * message also gives fast-check's seed and path to rerun exactly that case.

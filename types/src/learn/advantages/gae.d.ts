@@ -1,4 +1,4 @@
-/**
+/*
  * PPO: Generalized Advantage Estimation (Schulman et al. 2016) over action tokens only.
  *
  *   delta_k = r_k + gamma * V(s_{k+1}) - V(s_k)

@@ -1,4 +1,4 @@
-/**
+/*
  * Sequence-level estimators compare episodes of one group. Each episode counts once, with its return R,
  * whether it arrives as one sequence (append layout) or one per turn (step layout); every sequence of
  * the episode then gets the episode's advantage on its advantage-masked tokens.

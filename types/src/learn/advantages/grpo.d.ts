@@ -1,4 +1,4 @@
-/**
+/*
  * GRPO (Shao et al. 2024, DeepSeekMath), outcome supervision over a group of G episodes of one task:
  *
  *   A_i = (R_i - mean(R_1..R_G)) / (std(R_1..R_G) + eps)      on every action token of episode i

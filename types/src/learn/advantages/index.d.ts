@@ -1,4 +1,4 @@
-/**
+/*
  * Advantage estimators by algorithm name, behind one signature:
  *   computeAdvantages(algorithm, sequences, extras, options) -> { advantages, returns?, degenerateGroups, rewardKl? }
  */

@@ -1,4 +1,4 @@
-/**
+/*
  * REINFORCE++-baseline (Hu 2025): a group-mean baseline, then normalisation over the batch's tokens.
  *
  *   A'_i = R_i - mean(R_1..R_G)                                   episode i, within its group of G

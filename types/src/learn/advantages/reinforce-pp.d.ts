@@ -1,4 +1,4 @@
-/**
+/*
  * REINFORCE++ (Hu 2025): token-level reward with a KL penalty, discounted return-to-go, batch-normalised.
  *
  *   r'_k = r_k - beta * KL_k        KL_k = log pi(a_k) - log pi_ref(a_k); 0 off action tokens or with no ref

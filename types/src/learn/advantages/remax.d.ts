@@ -1,4 +1,4 @@
-/**
+/*
  * ReMax (Li et al. 2024): the reward of a greedy rollout of the same task is the baseline.
  *
  *   A_i = R_i - R_greedy(group of i)                         on every action token of episode i

@@ -1,4 +1,4 @@
-/**
+/*
  * RLOO, REINFORCE leave-one-out (Kool et al. 2019; Ahmadian et al. 2024), over a group of G episodes:
  *
  *   A_i = R_i - (1 / (G - 1)) * sum_{j != i} R_j             on every action token of episode i
