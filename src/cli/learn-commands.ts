@@ -912,6 +912,14 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         "clone under the masks of the environment's legal actions, for constrained decoding (default: as --init's run was trained)",
       )
       .option("--no-constrained", "clone without the masks, whatever --init's run was trained with")
+      .addOption(
+        new Option(
+          "--position-offsets <kind>",
+          "where each training row's positions start: mixed, half the rows at 0 and half at a random position up to contextLength minus the row's length (so the positions of episodes longer than the demonstrations get trained); random, every row at a random position; none. Sampling and evaluation always start at 0",
+        )
+          .choices(["none", "random", "mixed"])
+          .default("none"),
+      )
       .option("--init <dir>", "continue cloning from this checkpoint instead of a fresh model")
       .option(
         "--all-episodes",
@@ -959,6 +967,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           model: modelFor(env, modelOverrides(opts)),
           curriculum: opts.curriculum,
           constrained,
+          positionOffsets: opts.positionOffsets,
           successfulOnly: !opts.allEpisodes,
           ...(init ? { init } : {}),
           onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),

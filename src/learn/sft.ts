@@ -63,6 +63,14 @@ export interface SftOptions {
    * `train --constrained` samples from. A demonstrated action that is not legal stays unconstrained.
    */
   readonly constrained?: boolean;
+  /**
+   * Randomized position offsets (Ruoss et al. 2023): "random" starts each training row at a position drawn
+   * uniformly from [0, contextLength - its length], from its own stream of the seed (the shuffling is
+   * unchanged), so that every learned position embedding meets every kind of content. Default "none".
+   * Evaluation and sampling are unchanged (offset 0). "mixed": each row at offset 0 with probability 1/2,
+   * else as "random" (so the positions evaluation uses keep their full share of training).
+   */
+  readonly positionOffsets?: "none" | "random" | "mixed";
   /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
   readonly successfulOnly?: boolean;
   /** After each curriculum stage (its index and last batch loss). */
@@ -254,6 +262,7 @@ const SFT_OPTIONS = allKeys<SftOptions>()([
   "init",
   "curriculum",
   "constrained",
+  "positionOffsets",
   "successfulOnly",
   "onStage",
   "onEpoch",
@@ -288,6 +297,9 @@ const sftOptions = (options: SftOptions) => {
   if (typeof lr !== "number" || !Number.isFinite(lr) || lr <= 0) throw wrong("lr must be a number > 0", options.lr);
   const seed = options.seed ?? "0";
   if (typeof seed !== "string") throw wrong("seed must be a string", options.seed);
+  const positionOffsets = options.positionOffsets ?? "none";
+  if (positionOffsets !== "none" && positionOffsets !== "random" && positionOffsets !== "mixed")
+    throw wrong('positionOffsets must be "none", "random" or "mixed"', options.positionOffsets);
   if (options.model !== undefined && (typeof options.model !== "object" || options.model === null))
     throw wrong("model must be an object of GPT fields (layers, heads, width, contextLength, ...)", options.model);
   return {
@@ -297,6 +309,7 @@ const sftOptions = (options: SftOptions) => {
     batchSize: whole("batchSize", 16),
     lr,
     seed,
+    positionOffsets,
     backend: options.backend ?? "auto",
     model: options.model ?? modelConfigFor(env),
   };
@@ -345,6 +358,16 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
         `${longest} in environment ${options.env.id} (--constrained sizes its budget from the legal actions instead)`,
     );
   const optimizer = new AdamW(model.parameters, { lr: options.lr, weightDecay: 0 });
+  // Its own stream, so that the shuffling (and the curriculum's draws) are those of a run without offsets.
+  const offsetRng = Rng.fromSeed(splitSeed(options.seed, "position-offsets"));
+  const offsetKind = model.config.positions === "alibi" ? "none" : options.positionOffsets;
+  const randomOffsets = offsetKind !== "none";
+  if (options.positionOffsets !== "none" && !randomOffsets)
+    log(`sft: --position-offsets ${options.positionOffsets} does nothing with ALiBi (it has no absolute positions)`);
+  const drawOffset = (length: number): number => {
+    if (offsetKind === "mixed" && offsetRng.float() < 0.5) return 0;
+    return offsetRng.int(0, Math.max(0, model.config.contextLength - (length - 1)));
+  };
   /** One cross-entropy step on these rows' action tokens (under their legal-action masks when constrained). */
   const cloneStep = async (rows: readonly Sequence[]) => {
     // A turn of the event loop per step: the steps compute synchronously, so without it a Ctrl-C (SIGINT)
@@ -355,6 +378,13 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
       {
         tokens: rows.map((s) => s.tokens),
         lossMask: rows.map((s) => s.actionMask),
+        // The model reads tokens 0..length-2 (the last is only a target): they fit from any start up to
+        // contextLength - (length - 1).
+        ...(randomOffsets
+          ? {
+              positionOffsets: rows.map((s) => drawOffset(s.tokens.length)),
+            }
+          : {}),
         ...(options.constrained ? { allowed: rows.map((s) => s.allowed) } : {}),
       },
       { optimizer },

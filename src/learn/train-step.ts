@@ -85,6 +85,8 @@ export interface SupervisedBatch {
   readonly tokens: readonly (readonly number[])[];
   readonly lossMask: PerToken;
   readonly allowed?: AllowedLists;
+  /** Per row, the position its first token takes (randomized positions; default 0 for every row). */
+  readonly positionOffsets?: readonly number[];
 }
 
 export interface SupervisedStepResult {
@@ -439,7 +441,12 @@ export const supervisedStep = async (
     const shifted = shift(model, pickRows(batch.tokens, rows)!, pickRows(batch.allowed, rows));
     try {
       const mask = shifted.field(pickRows(batch.lossMask, rows), "lossMask")!;
-      const stats = model.tokenStats(shifted.inputs, shifted.targets, shifted.forward);
+      const offsets = pickRows(batch.positionOffsets, rows);
+      const stats = model.tokenStats(
+        shifted.inputs,
+        shifted.targets,
+        offsets ? { ...shifted.forward, positionOffsets: offsets } : shifted.forward,
+      );
       return { loss: crossEntropyLoss(stats.logprobs, mask, normalizer) };
     } finally {
       shifted.dispose();

@@ -453,6 +453,12 @@ export interface ForwardOptions {
   /** Pad slots at the start of each row (default none): masked as keys, real tokens start at position 0. */
   readonly leftPad?: readonly number[];
   /**
+   * Training only (randomized positions, Ruoss et al. 2023): each row's real tokens start at this position
+   * instead of 0, so every learned position embedding is trained on every kind of content. Unpadded rows
+   * only; a slot past contextLength - 1 (right padding, never scored) is clamped. Ignored with ALiBi.
+   */
+  readonly positionOffsets?: readonly number[];
+  /**
    * The ids of `tokens`, row-major, on the CPU. The copy head needs them to know what each slot would
    * copy; without them it reads the tensor back synchronously, which WebGPU under Node cannot do.
    */
@@ -577,7 +583,7 @@ export class Gpt {
     return tf.tidy(() => {
       const [batch, time] = inputs.shape;
       const vocab = this.config.vocabSize;
-      const { hidden } = this.trunk(inputs, options.leftPad);
+      const { hidden } = this.trunk(inputs, options.leftPad, options.positionOffsets);
       let logits = this.outputs(hidden, inputs, options);
       if (options.logitMask) logits = tf.add(logits, tf.reshape(options.logitMask, [batch * time, vocab]));
       const stats = logprobAndEntropy(logits, floatOneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, vocab));
@@ -682,14 +688,29 @@ export class Gpt {
   // --- internals ----------------------------------------------------------------------------------------
 
   /** Final-LayerNormed hidden states [B*T, d] and each layer's keys and values. */
-  private trunk(tokens: tf.Tensor2D, leftPad?: readonly number[]): { hidden: tf.Tensor2D; caches: LayerCache[] } {
+  private trunk(
+    tokens: tf.Tensor2D,
+    leftPad?: readonly number[],
+    positionOffsets?: readonly number[],
+  ): { hidden: tf.Tensor2D; caches: LayerCache[] } {
     const [batch, time] = tokens.shape;
     if (time > this.config.contextLength) {
       throw new RangeError(`sequence of ${time} tokens exceeds contextLength ${this.config.contextLength}`);
     }
     const padded = leftPad?.some((p) => p > 0) ?? false;
     let x: tf.Tensor2D;
-    if (padded && leftPad) {
+    const offset = this.positionEmbedding !== null && (positionOffsets?.some((o) => o > 0) ?? false);
+    if (offset && positionOffsets) {
+      if (padded) throw new RangeError("positionOffsets are for unpadded (training) rows only");
+      if (positionOffsets.length !== batch)
+        throw new RangeError(`positionOffsets has ${positionOffsets.length} rows, tokens has ${batch}`);
+      const last = this.config.contextLength - 1;
+      const positions = new Int32Array(batch * time);
+      for (let b = 0; b < batch; b++) {
+        for (let t = 0; t < time; t++) positions[b * time + t] = Math.min(last, t + positionOffsets[b]);
+      }
+      x = this.embed(tf.reshape(tokens, [-1]) as tf.Tensor1D, positions);
+    } else if (padded && leftPad) {
       const positions = new Int32Array(batch * time);
       for (let b = 0; b < batch; b++) {
         for (let t = 0; t < time; t++) positions[b * time + t] = Math.max(0, t - leftPad[b]);

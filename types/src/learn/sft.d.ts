@@ -46,6 +46,14 @@ export interface SftOptions {
      * `train --constrained` samples from. A demonstrated action that is not legal stays unconstrained.
      */
     readonly constrained?: boolean;
+    /**
+     * Randomized position offsets (Ruoss et al. 2023): "random" starts each training row at a position drawn
+     * uniformly from [0, contextLength - its length], from its own stream of the seed (the shuffling is
+     * unchanged), so that every learned position embedding meets every kind of content. Default "none".
+     * Evaluation and sampling are unchanged (offset 0). "mixed": each row at offset 0 with probability 1/2,
+     * else as "random" (so the positions evaluation uses keep their full share of training).
+     */
+    readonly positionOffsets?: "none" | "random" | "mixed";
     /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
     readonly successfulOnly?: boolean;
     /** After each curriculum stage (its index and last batch loss). */

@@ -78,6 +78,8 @@ export interface SupervisedBatch {
     readonly tokens: readonly (readonly number[])[];
     readonly lossMask: PerToken;
     readonly allowed?: AllowedLists;
+    /** Per row, the position its first token takes (randomized positions; default 0 for every row). */
+    readonly positionOffsets?: readonly number[];
 }
 export interface SupervisedStepResult {
     readonly skipped: boolean;

@@ -140,6 +140,12 @@ export interface ForwardOptions {
     /** Pad slots at the start of each row (default none): masked as keys, real tokens start at position 0. */
     readonly leftPad?: readonly number[];
     /**
+     * Training only (randomized positions, Ruoss et al. 2023): each row's real tokens start at this position
+     * instead of 0, so every learned position embedding is trained on every kind of content. Unpadded rows
+     * only; a slot past contextLength - 1 (right padding, never scored) is clamped. Ignored with ALiBi.
+     */
+    readonly positionOffsets?: readonly number[];
+    /**
      * The ids of `tokens`, row-major, on the CPU. The copy head needs them to know what each slot would
      * copy; without them it reads the tensor back synchronously, which WebGPU under Node cannot do.
      */
