@@ -10,7 +10,17 @@
  * Lines are at most MAX_LINE_BYTES long, on both sides: the writer refuses a longer event and readers
  * refuse a longer line, so reading never holds more than one line of one file in memory.
  */
-import { closeSync, constants, existsSync, fsyncSync, openSync, readdirSync, readSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { lstat, open, readdir, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { JournalConflictError, JournalError, JournalExistsError } from "../kernel/errors.ts";
@@ -275,6 +285,24 @@ function* linesOf(file: string, noFollow = false): Generator<Line> {
     if (spareBuffers.length < 4) spareBuffers.push(buffer);
   }
 }
+
+/**
+ * A file's first line (a journal's episode.started), without reading the rest; undefined for an empty file.
+ * Only a plain file is opened (a named pipe would block, /dev/zero never ends); anything else, an unreadable
+ * file and a line past MAX_LINE_BYTES throw a JournalError. A byte-order mark is dropped.
+ */
+export const firstLineOf = (file: string): string | undefined => {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(file);
+  } catch (cause) {
+    throw new JournalError({ problem: "unreadable", file, line: 0, detail: (cause as Error).message });
+  }
+  if (!stat.isFile()) throw new JournalError({ problem: "unreadable", file, line: 0, detail: "not a plain file" });
+  for (const item of linesOf(file))
+    return (item.complete ? item.text : item.bytes.toString("utf8")).replace(/^\uFEFF/, "");
+  return undefined;
+};
 
 /**
  * Streams the validated events of one journal file, in bounded memory. Throws JournalError at the first

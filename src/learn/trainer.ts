@@ -12,21 +12,11 @@
  *   runs/NAME/eval.json              success before and after training, on seeds training never used
  *   runs/NAME/warm-start/            the warm start's demonstrations and cloned checkpoint, when one ran
  */
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
-import { MAX_LINE_BYTES } from "../journal/jsonl.ts";
+import { firstLineOf } from "../journal/jsonl.ts";
 import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsText } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
@@ -360,33 +350,6 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
 };
 
 /**
- * A file's first line (without reading the rest: a journal's episode.started line is a few hundred bytes). A
- * journal's line is at most MAX_LINE_BYTES (as its reader says); a longer one, or anything but a plain file (a
- * named pipe would block, /dev/zero never ends), is no journal: thrown, and the caller goes on to the next.
- */
-const firstLineOf = (file: string): string => {
-  if (!statSync(file).isFile()) throw new Error(`${file} is not a file`);
-  const fd = openSync(file, "r");
-  try {
-    const chunks: Buffer[] = [];
-    for (let at = 0; ; ) {
-      if (at > MAX_LINE_BYTES) throw new Error(`${file}: first line longer than ${MAX_LINE_BYTES} bytes`);
-      const chunk = Buffer.alloc(4096);
-      const read = readSync(fd, chunk, 0, chunk.length, at);
-      const end = chunk.subarray(0, read).indexOf(10);
-      chunks.push(chunk.subarray(0, end === -1 ? read : end));
-      if (end !== -1 || read === 0) break;
-      at += read;
-    }
-    return Buffer.concat(chunks)
-      .toString("utf8")
-      .replace(/^\uFEFF/, "");
-  } finally {
-    closeSync(fd);
-  }
-};
-
-/**
  * The environment a run's journals were recorded with, from their episode.started lines (the first line of
  * each, not the whole file): those under episodes/, in order, then the warm start's demos. Given this
  * build's environment, the first journal recorded on another version of it, if any (a run resumed across
@@ -417,7 +380,7 @@ export const recordedEnvOfRun = (
   for (const file of [...journals(join(runDir, "episodes")), ...journals(join(runDir, "warm-start", "demos"))]) {
     let recorded: typeof first;
     try {
-      const { env } = JSON.parse(firstLineOf(file)) as { env?: { id?: unknown; version?: unknown } };
+      const { env } = JSON.parse(firstLineOf(file) ?? "") as { env?: { id?: unknown; version?: unknown } };
       if (typeof env?.id === "string" && typeof env.version === "string")
         recorded = { id: env.id, version: env.version, file };
     } catch {

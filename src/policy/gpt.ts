@@ -700,20 +700,18 @@ export class Gpt {
     const padded = leftPad?.some((p) => p > 0) ?? false;
     let x: tf.Tensor2D;
     const offset = this.positionEmbedding !== null && (positionOffsets?.some((o) => o > 0) ?? false);
-    if (offset && positionOffsets) {
-      if (padded) throw new RangeError("positionOffsets are for unpadded (training) rows only");
-      if (positionOffsets.length !== batch)
-        throw new RangeError(`positionOffsets has ${positionOffsets.length} rows, tokens has ${batch}`);
+    if (offset && padded) throw new RangeError("positionOffsets are for unpadded (training) rows only");
+    if (offset && positionOffsets?.length !== batch)
+      throw new RangeError(`positionOffsets has ${positionOffsets?.length} rows, tokens has ${batch}`);
+    if (padded || offset) {
+      // A row's real tokens from position 0 (after its left pad), or from its offset; a right-pad slot past
+      // the table's end (never scored) takes the last position.
       const last = this.config.contextLength - 1;
       const positions = new Int32Array(batch * time);
       for (let b = 0; b < batch; b++) {
-        for (let t = 0; t < time; t++) positions[b * time + t] = Math.min(last, t + positionOffsets[b]);
-      }
-      x = this.embed(tf.reshape(tokens, [-1]) as tf.Tensor1D, positions);
-    } else if (padded && leftPad) {
-      const positions = new Int32Array(batch * time);
-      for (let b = 0; b < batch; b++) {
-        for (let t = 0; t < time; t++) positions[b * time + t] = Math.max(0, t - leftPad[b]);
+        const pad = (padded && leftPad?.[b]) || 0;
+        const start = (offset && positionOffsets?.[b]) || 0;
+        for (let t = 0; t < time; t++) positions[b * time + t] = Math.min(last, Math.max(0, t - pad) + start);
       }
       x = this.embed(tf.reshape(tokens, [-1]) as tf.Tensor1D, positions);
     } else {

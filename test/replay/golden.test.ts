@@ -6,12 +6,24 @@ import { createLookupEnv, DEFAULT_REWARDS, lookupEnv } from "../../actors/lookup
 import { EnvMismatchError, NonDeterminismError, type RewardBody, readJournalFile } from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 
-const ROOT = "replays/lookup";
-const files = readdirSync(ROOT, { recursive: true })
-  .map(String)
-  .filter((f) => f.endsWith(".jsonl"))
-  .map((f) => join(ROOT, f))
-  .sort();
+/** The golden journals under a folder of replays/, sorted. */
+const journalsUnder = (root: string) =>
+  readdirSync(root, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".jsonl"))
+    .map((f) => join(root, f))
+    .sort();
+
+const files = journalsUnder("replays/lookup");
+
+/** A golden journal replay-verifies (tokens too) against `env` and ends with the return it recorded. */
+const replaysAsRecorded = (env: Parameters<typeof replayEpisode>[1]) => async (file: string) => {
+  const events = await readJournalFile(file);
+  const result = replayEpisode(events, env, { file });
+  expect(result.tokensVerified).toBe(true);
+  const ended = events.at(-1);
+  expect(ended?.type === "episode.ended" && ended.return).toBe(result.return);
+};
 
 describe("golden journals under replays/ (regenerate with `npm run replays:record` after an intended change)", () => {
   it("there are golden journals of both policies", () => {
@@ -19,13 +31,7 @@ describe("golden journals under replays/ (regenerate with `npm run replays:recor
     expect(files.some((f) => f.includes("random"))).toBe(true);
   });
 
-  it.each(files)("%s replay-verifies against the current lookup machine", async (file) => {
-    const events = await readJournalFile(file);
-    const result = replayEpisode(events, lookupEnv, { file });
-    expect(result.tokensVerified).toBe(true);
-    const ended = events.at(-1);
-    expect(ended?.type === "episode.ended" && ended.return).toBe(result.return);
-  });
+  it.each(files)("%s replay-verifies against the current lookup machine", replaysAsRecorded(lookupEnv));
 
   it("a change of behaviour (another process reward) fails with the divergence", async () => {
     const changed = createLookupEnv({ ...DEFAULT_REWARDS, neededKey: 0.25 });
@@ -105,12 +111,7 @@ describe("golden journals under replays/ (regenerate with `npm run replays:recor
 // change to what the context holds (its hash is journaled) would fail every hopqa journal recorded before it.
 // `npm run replays:record` records them again with the build at hand: do that only for an intended change of
 // hopqa (with a new version), since the journals of earlier builds are what these check.
-const HOPQA = "replays/hopqa";
-const hopqaFiles = readdirSync(HOPQA, { recursive: true })
-  .map(String)
-  .filter((f) => f.endsWith(".jsonl"))
-  .map((f) => join(HOPQA, f))
-  .sort();
+const hopqaFiles = journalsUnder("replays/hopqa");
 
 describe("hopqa golden journals under replays/hopqa (expert and random, recorded by an earlier build)", () => {
   it("there are golden journals of both policies", () => {
@@ -118,13 +119,7 @@ describe("hopqa golden journals under replays/hopqa (expert and random, recorded
     expect(hopqaFiles.filter((f) => f.includes("random")).length).toBeGreaterThan(0);
   });
 
-  it.each(hopqaFiles)("%s replay-verifies against the current hopqa machine", async (file) => {
-    const events = await readJournalFile(file);
-    const result = replayEpisode(events, hopqa, { file });
-    expect(result.tokensVerified).toBe(true);
-    const ended = events.at(-1);
-    expect(ended?.type === "episode.ended" && ended.return).toBe(result.return);
-  });
+  it.each(hopqaFiles)("%s replay-verifies against the current hopqa machine", replaysAsRecorded(hopqa));
 });
 
 describe("a machine that throws on a recorded input", () => {

@@ -55,6 +55,12 @@ export declare class JsonlJournal implements Journal {
 }
 export type { JsonlEpisodeWriter };
 /**
+ * A file's first line (a journal's episode.started), without reading the rest; undefined for an empty file.
+ * Only a plain file is opened (a named pipe would block, /dev/zero never ends); anything else, an unreadable
+ * file and a line past MAX_LINE_BYTES throw a JournalError. A byte-order mark is dropped.
+ */
+export declare const firstLineOf: (file: string) => string | undefined;
+/**
  * Streams the validated events of one journal file, in bounded memory. Throws JournalError at the first
  * violation, after yielding every event before it.
  */
