@@ -35,10 +35,14 @@ export interface ModelPrediction<State> {
 
 /** A simple model of an environment, written by its author. */
 export interface EnvModel<State, Task = Json> {
-  /** The model's state when an episode of `task` starts. */
-  init(task: Task): State;
-  /** The first observation, when the model predicts it. */
-  opening?(task: Task): string | RegExp;
+  /**
+   * The model's state when an episode of `task` starts. `seed` is the episode's seed, the machine's
+   * `input.seed`: a model of an environment whose transitions draw from it (random demand, weather, an
+   * opponent) draws the same way, with `Rng.fromSeed`.
+   */
+  init(task: Task, seed: string): State;
+  /** The first observation, when the model predicts it (`seed` as for `init`). */
+  opening?(task: Task, seed: string): string | RegExp;
   /** The prediction for the agent's action; `toolResult` is what every tool call of this action returns, if injected. */
   act(state: State, text: string, toolResult?: ToolResult): ModelPrediction<State>;
 }
@@ -220,7 +224,7 @@ export const checkModel = async <State, Task = Json>(
   for (const method of ["init", "act"] as const)
     if (typeof model?.[method] !== "function")
       throw new TypeError(
-        `checkModel: \`model\` has no ${method}() function; a model is { init(task), act(state, text, toolResult?), opening?(task) }`,
+        `checkModel: \`model\` has no ${method}() function; a model is { init(task, seed), act(state, text, toolResult?), opening?(task, seed) }`,
       );
   const fault = options.toolFaults
     ? fc.option(options.toolFaults, { freq: 4, nil: undefined })
@@ -256,13 +260,13 @@ export const checkModel = async <State, Task = Json>(
       run: async ({ seed, task, commands }) => {
         const driver = await EpisodeDriver.start(env, { seed, ...(task !== undefined ? { task: task as Json } : {}) });
         const run: ModelRun<State> = {
-          state: model.init(driver.task as never),
+          state: model.init(driver.task as never, seed),
           done: driver.done,
           turn: 0,
           texts: [],
         };
         let mismatch: string | undefined;
-        const opening = model.opening?.(driver.task as never);
+        const opening = model.opening?.(driver.task as never, seed);
         if (opening !== undefined && typeof opening !== "string" && !(opening instanceof RegExp))
           mismatch = `the model's opening() returned ${describeValue(opening)}; it must return the first observation, a string or a RegExp (or undefined, to skip the comparison)`;
         else if (opening !== undefined && !matches(opening, driver.observation))

@@ -1,5 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { assign, setup } from "xstate";
+import * as r1 from "../../src/index.ts";
 import { parseAction } from "../../src/index.ts";
 import {
   CounterexampleError,
@@ -200,5 +202,78 @@ describe("a model that returns no prediction", () => {
     expect(done.violation.message).toMatch(
       /^turn 0: the model's act\(\) returned done "yes" for action ".*"(?: \(\d+ characters\))?; done must be/s,
     );
+  });
+});
+
+describe("a model of an environment whose transitions draw from the episode's seed", () => {
+  // A world that moves on its own: each action, a demand drawn from input.seed and the day is served from
+  // stock, with a process reward of minus the shortfall. Only a model that knows the seed can predict it.
+  type Context = { seed: string; day: number; stock: number };
+  const demand = (seed: string, day: number) => r1.Rng.fromSeed(`${seed}:demand:${day}`).int(0, 3);
+  const machine = setup({
+    types: { context: {} as Context, events: {} as r1.AgentActEvent, input: {} as r1.EnvInput<{ stock: number }> },
+  }).createMachine({
+    context: ({ input }) => ({ seed: input.seed, day: 0, stock: input.task.stock }),
+    entry: r1.observe(({ context }) => `stock ${context.stock}`),
+    initial: "waiting",
+    states: {
+      waiting: {
+        on: {
+          "agent.act": [
+            {
+              guard: ({ context }) => context.day >= 3,
+              target: "done",
+              actions: r1.end("closed", { success: 1 }),
+            },
+            {
+              target: "waiting",
+              reenter: true,
+              actions: [
+                r1.reward(
+                  "process",
+                  ({ context }) => -Math.max(0, demand(context.seed, context.day) - context.stock),
+                  "shortfall",
+                ),
+                assign({
+                  stock: ({ context }) => Math.max(0, context.stock - demand(context.seed, context.day)),
+                  day: ({ context }) => context.day + 1,
+                }),
+                r1.observe(({ context }) => `stock ${context.stock}`),
+              ],
+            },
+          ],
+        },
+      },
+      done: { type: "final" },
+    },
+  });
+  const shop = r1.defineEnv<{ stock: number }>({
+    id: "shop",
+    version: "1",
+    description: "Stock drawn down by seeded demand.",
+    machine,
+    tools: {},
+    tokenizer: r1.WordTokenizer.fromCorpus(["stock wait 0 1 2 3 4 5 6 7 8 9"]),
+    task: (seed) => ({ stock: r1.Rng.fromSeed(seed).int(2, 6) }),
+  });
+  type State = { seed: string; day: number; stock: number };
+  const shopModel: EnvModel<State, { stock: number }> = {
+    init: ({ stock }, seed) => ({ seed, day: 0, stock }),
+    opening: ({ stock }, seed) => (typeof seed === "string" ? `stock ${stock}` : "no seed given"),
+    act: (state, _text) => {
+      if (state.day >= 3) return { state, reward: 0, done: true };
+      const want = demand(state.seed, state.day);
+      const stock = Math.max(0, state.stock - want);
+      return {
+        state: { ...state, day: state.day + 1, stock },
+        reward: -Math.max(0, want - state.stock),
+        done: false,
+        observation: `stock ${stock}`,
+      };
+    },
+  };
+
+  it("init and opening get the episode's seed, so the model draws what the machine draws", async () => {
+    await checkModel(shop, { model: shopModel, actions: fc.constant("wait"), numRuns: 30, repeats: false });
   });
 });

@@ -23,10 +23,14 @@ export interface ModelPrediction<State> {
 }
 /** A simple model of an environment, written by its author. */
 export interface EnvModel<State, Task = Json> {
-    /** The model's state when an episode of `task` starts. */
-    init(task: Task): State;
-    /** The first observation, when the model predicts it. */
-    opening?(task: Task): string | RegExp;
+    /**
+     * The model's state when an episode of `task` starts. `seed` is the episode's seed, the machine's
+     * `input.seed`: a model of an environment whose transitions draw from it (random demand, weather, an
+     * opponent) draws the same way, with `Rng.fromSeed`.
+     */
+    init(task: Task, seed: string): State;
+    /** The first observation, when the model predicts it (`seed` as for `init`). */
+    opening?(task: Task, seed: string): string | RegExp;
     /** The prediction for the agent's action; `toolResult` is what every tool call of this action returns, if injected. */
     act(state: State, text: string, toolResult?: ToolResult): ModelPrediction<State>;
 }
