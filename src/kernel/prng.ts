@@ -37,8 +37,15 @@ export class Rng {
     return uniformFloat64(this.generator);
   }
 
-  /** Uniform integer in [from, to], both included. */
+  /**
+   * Uniform integer in [from, to], both included. Throws a RangeError unless both are safe integers with
+   * `from <= to` (reversed or fractional bounds would otherwise draw numbers outside them: `int(5, 2)` gave 6).
+   */
   int(from: number, to: number): number {
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from > to || !Number.isSafeInteger(to - from))
+      throw new RangeError(
+        `Rng.int(from, to) takes two safe integers with from <= to (a span of at most 2^53 - 1), got int(${from}, ${to})`,
+      );
     return uniformInt(this.generator, from, to);
   }
 

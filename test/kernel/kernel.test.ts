@@ -88,6 +88,25 @@ describe("seeded splittable randomness", () => {
   );
 });
 
+it("int refuses bounds it cannot draw within: reversed, fractional, NaN, unsafe (int(5, 2) drew 6)", () => {
+  const rng = Rng.fromSeed("bounds");
+  for (const [from, to] of [
+    [5, 2],
+    [0.5, 2.5],
+    [0, 2.5],
+    [0, Number.NaN],
+    [Number.NaN, 3],
+    [0, Number.POSITIVE_INFINITY],
+    [-(2 ** 53), 0],
+    [-(2 ** 52), 2 ** 52],
+  ])
+    expect(() => rng.int(from as number, to as number), `int(${from}, ${to})`).toThrow(RangeError);
+  expect(rng.int(3, 3)).toBe(3);
+  expect(rng.int(-4, -4)).toBe(-4);
+  const big = rng.int(0, Number.MAX_SAFE_INTEGER);
+  expect(Number.isSafeInteger(big)).toBe(true);
+});
+
 describe("word tokenizer with byte fallback", () => {
   const tokenizer = new WordTokenizer(["the", "key", "k1", "<", ">", "/", "lookup"]);
 

@@ -16,7 +16,10 @@ export declare class Rng {
     static fromSeed(seed: string): Rng;
     /** Uniform in [0, 1). */
     float(): number;
-    /** Uniform integer in [from, to], both included. */
+    /**
+     * Uniform integer in [from, to], both included. Throws a RangeError unless both are safe integers with
+     * `from <= to` (reversed or fractional bounds would otherwise draw numbers outside them: `int(5, 2)` gave 6).
+     */
     int(from: number, to: number): number;
     /** A uniformly chosen item; throws a RangeError on an empty list. */
     pick<T>(items: readonly T[]): T;
