@@ -101,6 +101,13 @@ const maskedDifference = (a: tf.Tensor, b: tf.Tensor, on: tf.Tensor): tf.Tensor 
   return tf.where(on, difference, tf.zeros(difference.shape));
 };
 
+/**
+ * min(max(x, lo), hi), as tf.clipByValue computes it (the same values and gradient) but on every backend:
+ * tfjs-backend-wasm's clipByValue returns garbage (3.6e-41) when lo and hi differ but round to the same
+ * float32, as 1 - eps and 1 + eps do for a clip range eps below 3e-8.
+ */
+const clip = (x: tf.Tensor, lo: number, hi: number): tf.Tensor => tf.minimum(tf.maximum(x, lo), hi);
+
 /** L_clip and its metrics. */
 const clippedSurrogate = (
   logRatio: tf.Tensor,
@@ -110,8 +117,14 @@ const clippedSurrogate = (
   normalizer?: number,
 ): { loss: tf.Scalar; approxKl: tf.Scalar; clipfrac: tf.Scalar } => {
   const ratio = tf.exp(logRatio);
-  const unclipped = tf.mul(tf.neg(advantages), ratio);
-  const clipped = tf.mul(tf.neg(advantages), tf.clipByValue(ratio, 1 - clipEps, 1 + clipEps));
+  // Past a log ratio of 88, exp() overflows float32, and 0 * Infinity made the gradient NaN (the update
+  // skipped) where it is 0. So the log ratio is capped one nat above log(1 + eps) before exp() wherever that
+  // changes nothing: in the clipped term (clip(r) is 1 + eps past the cap either way), and in the unclipped
+  // one where A >= 0 (the objective there is -A min(r, 1 + eps); past the cap the clipped term wins the max
+  // exactly, as it did, with gradient 0). Where A < 0 the loss grows with r, and r is not capped.
+  const capped = tf.minimum(logRatio, Math.log1p(clipEps) + 1);
+  const unclipped = tf.mul(tf.neg(advantages), tf.exp(tf.where(tf.greaterEqual(advantages, 0), capped, logRatio)));
+  const clipped = tf.mul(tf.neg(advantages), clip(tf.exp(capped), 1 - clipEps, 1 + clipEps));
   return {
     loss: maskedMean(tf.maximum(unclipped, clipped), mask, normalizer),
     approxKl: maskedMean(tf.sub(tf.sub(ratio, 1), logRatio), mask, normalizer),
@@ -130,7 +143,7 @@ export const clippedValueLoss = (
 ): tf.Scalar => {
   const unclipped = tf.square(tf.sub(values, returns));
   if (oldValues === undefined || clipEps === null) return tf.mul(maskedMean(unclipped, mask, normalizer), 0.5);
-  const clippedValues = tf.add(oldValues, tf.clipByValue(tf.sub(values, oldValues), -clipEps, clipEps));
+  const clippedValues = tf.add(oldValues, clip(tf.sub(values, oldValues), -clipEps, clipEps));
   const clipped = tf.square(tf.sub(clippedValues, returns));
   return tf.mul(maskedMean(tf.maximum(unclipped, clipped), mask, normalizer), 0.5);
 };
