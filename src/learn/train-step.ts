@@ -182,21 +182,27 @@ const checkMask = (mask: PerToken): number => {
   return count;
 };
 
-/** (A - mean) / (std + 1e-8) over the masked tokens. */
+/**
+ * (A - mean) / (std + 1e-8) over the masked tokens (the population std). Two passes: the spread is summed
+ * around the mean, not taken as mean(A^2) - mean^2, which cancels to 0 (and whitened advantages of 1e8)
+ * once the advantages share an offset large beside their spread (1e9 +- 1).
+ */
 const whiten = (advantages: PerToken, mask: PerToken): number[][] => {
   let sum = 0;
-  let squares = 0;
   let count = 0;
   advantages.forEach((row, b) => {
     for (let t = 0; t < row.length; t++) {
       if (mask[b][t] === 0) continue;
       sum += row[t];
-      squares += row[t] * row[t];
       count += 1;
     }
   });
   const mean = count > 0 ? sum / count : 0;
-  const std = count > 0 ? Math.sqrt(Math.max(squares / count - mean * mean, 0)) : 0;
+  let squares = 0;
+  advantages.forEach((row, b) => {
+    for (let t = 0; t < row.length; t++) if (mask[b][t] !== 0) squares += (row[t] - mean) ** 2;
+  });
+  const std = count > 0 ? Math.sqrt(squares / count) : 0;
   return advantages.map((row) => Array.from(row, (a) => (a - mean) / (std + 1e-8)));
 };
 
