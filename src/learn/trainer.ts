@@ -46,6 +46,7 @@ import {
 import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
+import { ABORTED } from "../runtime/derive.ts";
 import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
 import { type EpisodeRecord, successOfSome } from "../runtime/episode.ts";
 import { describeFailure, ToolTally } from "../runtime/tool-tally.ts";
@@ -852,6 +853,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   let warnedCut = false;
   let warnedToolThrow = false;
   let warnedUnreportedSuccess = false;
+  let warnedWithoutActions = false;
   // A batch whose episodes all returned the same carries no signal; after a collapse (a policy that
   // writes only malformed actions) every batch is like that, and the run goes on learning nothing.
   let warnedFlat = false;
@@ -933,9 +935,26 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       }
     }
 
+    const records = batch.map((c) => c.record);
+    const abortedRecords = records.filter((r) => r.reason.startsWith("aborted"));
+    if (abortedRecords.length === records.length && records.length > 0)
+      throw new EpisodesAbortedError({
+        batch: update,
+        reason: abortedRecords[0].reason,
+        ...(abortedRecords[0].thrownAt ? { thrownAt: abortedRecords[0].thrownAt } : {}),
+      });
+    const leftOut = abortedRecords.filter((r) => !trainsAborted(r.reason)).length;
+    if (abortedRecords.length > 0)
+      log(
+        `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}${isWasmMemoryTrap(abortedRecords[0].reason) ? ` (${WASM_MEMORY_HINT})` : ""}${leftOut === 0 ? "" : leftOut === abortedRecords.length ? "; left out of training" : `; ${leftOut} of them (those not stopped at the turn limit) left out of training`}`,
+      );
+
     // --- trajectories -----------------------------------------------------------------------------------
     const trainStart = performance.now();
     const sequences: Sequence[] = [];
+    /** Episodes that ended before the policy's first action: no token of theirs to train, no return of its. */
+    let withoutActions = 0;
+    let extrasGreedy: Record<string, number> | undefined;
     // An episode longer than the context is trained on the actions its sampler saw whole, with its whole
     // return (fitToContext); one whose first action already overflowed is left out.
     let droppedTooLong = 0;
@@ -943,8 +962,13 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     /** Actions of the episodes longer than the context, and how many of them were trained on. */
     let longerActions = 0;
     let keptActions = 0;
-    for (const { events } of batch) {
+    for (const { events, record } of batch) {
+      if (!trainsAborted(record.reason)) continue;
       const whole = episodeToSequence(events, { processRewardWeight: config.processRewardWeight });
+      if (!whole.actionMask.includes(1)) {
+        withoutActions += 1;
+        continue;
+      }
       const fitted = fitToContext(whole, model.config.contextLength, policy.sampling.maxNewTokens);
       if (fitted !== whole) longerActions += whole.turns.length;
       if (fitted === undefined) droppedTooLong += 1;
@@ -971,6 +995,22 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
           `(${model.config.contextLength} tokens; ${keptActions} of their ${longerActions} actions were trained on); ${parts.join(", ")}. A longer --context-length (for a new model) or shorter episodes (fewer turns, shorter observations) train on all of them`,
       );
     }
+    if (withoutActions > 0 && !warnedWithoutActions) {
+      warnedWithoutActions = true;
+      log(
+        `${update}: ${withoutActions} of ${batch.length} episodes ended before the policy acted (no action token to train, and a return no action of the policy's earned): left out of training (said once)`,
+      );
+    }
+    if (config.algo === "remax") {
+      // ReMax needs its group's greedy return; a greedy rollout that aborted (or never acted) has none.
+      extrasGreedy = await greedyBaseline(env, greedy, stepSeed, config);
+      const before = sequences.length;
+      sequences.splice(0, sequences.length, ...sequences.filter((s) => extrasGreedy![s.group] !== undefined));
+      if (sequences.length < before)
+        log(
+          `${update}: ${before - sequences.length} episodes left out of training: the greedy rollout of their task, ReMax's baseline, aborted or never acted`,
+        );
+    }
     const extras: { -readonly [K in keyof AdvantageExtras]: AdvantageExtras[K] } = {};
     const tokens = sequences.map((s) => s.tokens);
     const allowed = sequences.some((s) => s.allowed.some((a) => a !== null))
@@ -984,7 +1024,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       extras.refLogprobs = refLogprobs;
       extras.klCoef = config.klCoef;
     }
-    if (config.algo === "remax") extras.greedyReward = await greedyBaseline(env, greedy, stepSeed, config);
+    if (extrasGreedy) extras.greedyReward = extrasGreedy;
     const advantageOptions = { maskAdvantages: config.maskAdvantages, gamma: config.gamma, lambda: config.lambda };
     const advantages = options.estimator
       ? runEstimator(options.estimator.name, options.estimator.estimate, sequences, extras, advantageOptions)
@@ -1056,18 +1096,6 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     const trainSeconds = (performance.now() - trainStart) / 1000;
     const applied = results.filter((r) => !r.skipped);
     for (const r of results) if (r.skipped) log(`${update}: skipped (${r.reason})`);
-    const records = batch.map((c) => c.record);
-    const abortedRecords = records.filter((r) => r.reason.startsWith("aborted"));
-    if (abortedRecords.length > 0)
-      log(
-        `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}${isWasmMemoryTrap(abortedRecords[0].reason) ? ` (${WASM_MEMORY_HINT})` : ""}`,
-      );
-    if (abortedRecords.length === records.length && records.length > 0)
-      throw new EpisodesAbortedError({
-        batch: update,
-        reason: abortedRecords[0].reason,
-        ...(abortedRecords[0].thrownAt ? { thrownAt: abortedRecords[0].thrownAt } : {}),
-      });
     const rewardsOf = (c: Collected, kind: "process" | "outcome") =>
       c.events.reduce((s, e) => s + (e.type === "reward.assigned" && e.kind === kind ? e.value : 0), 0);
     const sampledTokens = batch.reduce(
@@ -1162,6 +1190,16 @@ const aggregate = (
   return masks.map((m, i) => (lengths[i] > 0 ? m.map((x) => (x * total) / (rows * lengths[i])) : m));
 };
 
+/**
+ * Whether an episode that ended so is trained on. An aborted one (the environment's code, its legal actions
+ * or the policy threw: a NaN reward, say) has no return the environment stands by: it is left out, as sft
+ * leaves it out of cloning, rather than compared with the others as if it had returned what it got before it
+ * broke off. One the runtime's turn limit stopped is kept, as before: its rewards were given, and a policy
+ * that never ends its episodes should learn from that.
+ */
+const trainsAborted = (reason: string): boolean =>
+  !reason.startsWith(ABORTED) || reason.startsWith(`${ABORTED}turn limit `);
+
 /** ReMax's baseline: the reward of one greedy rollout per task, keyed by the task's group id. */
 const greedyBaseline = async (
   env: EnvDefinition,
@@ -1172,10 +1210,11 @@ const greedyBaseline = async (
   const runs = await collect({ env, policy: greedy, seed: stepSeed, episodes: config.tasksPerStep, groupSize: 1 });
   const baseline: Record<string, number> = {};
   for (const { events, record } of runs) {
+    // An aborted rollout's return is not the environment's judgement, and one that never acted has none.
+    if (!trainsAborted(record.reason)) continue;
     // The return as training weighs it (the process reward weight), also for an episode cut to the context.
-    baseline[hashValue(record.task)] = episodeToSequence(events, {
-      processRewardWeight: config.processRewardWeight,
-    }).totalReturn;
+    const sequence = episodeToSequence(events, { processRewardWeight: config.processRewardWeight });
+    if (sequence.actionMask.includes(1)) baseline[hashValue(record.task)] = sequence.totalReturn;
   }
   return baseline;
 };
