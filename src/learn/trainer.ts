@@ -946,7 +946,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     const leftOut = abortedRecords.filter((r) => !trainsAborted(r.reason)).length;
     if (abortedRecords.length > 0)
       log(
-        `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason}${isWasmMemoryTrap(abortedRecords[0].reason) ? ` (${WASM_MEMORY_HINT})` : ""}${leftOut === 0 ? "" : leftOut === abortedRecords.length ? "; left out of training" : `; ${leftOut} of them (those not stopped at the turn limit) left out of training`}`,
+        `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason} (the first: ${join(out, "episodes", `u${pad(step)}`, `${abortedRecords[0].episode}.jsonl`)})${isWasmMemoryTrap(abortedRecords[0].reason) ? ` (${WASM_MEMORY_HINT})` : ""}${leftOut === 0 ? "" : leftOut === abortedRecords.length ? "; left out of training" : `; ${leftOut} of them (those not stopped at the turn limit) left out of training`}`,
       );
 
     // --- trajectories -----------------------------------------------------------------------------------

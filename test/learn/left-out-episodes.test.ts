@@ -115,7 +115,9 @@ describe("train leaves out episodes with nothing to learn from", () => {
         given[0].every((e) => e.endsWith("-2") || e.endsWith("-3")),
         given[0].join(", "),
       ).toBe(true);
-      expect(lines.join("\n")).toMatch(/2 of 4 episodes aborted: .*has value NaN.*; left out of training/);
+      expect(lines.join("\n")).toMatch(
+        /2 of 4 episodes aborted: .*has value NaN.* \(the first: .*episodes\/u00000\/ep-0-u0-0\.jsonl\); left out of training/,
+      );
     }
   });
 
