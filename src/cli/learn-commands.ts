@@ -1,5 +1,5 @@
 /** `agent-r1 train`, `sft`, `average` and `eval`: the learner's commands. */
-import { existsSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
@@ -33,7 +33,7 @@ import {
 import { warmStartCheckpoint } from "../learn/warm-start.ts";
 import { averageCheckpoints, SOUP_SIMILARITY } from "../policy/average.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
-import { checkpointTarget, SFT_FILE, saveCheckpoint, savedConstrained } from "../policy/checkpoint.ts";
+import { checkpointTarget, saveCheckpoint, savedConstrained } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
@@ -240,7 +240,7 @@ const checkResumeEnv = (runDir: string, meant: string, given: string) => {
 const trainedEnv = (
   found: { readonly file: string; readonly env: string } | undefined,
   suite: boolean,
-  whose: "run" | "clone" = "run",
+  whose: "run" | "clone" | "average" = "run",
 ): string | undefined => {
   if (!found) return undefined;
   const [env, query] = found.env.split("?");
@@ -251,7 +251,7 @@ const trainedEnv = (
     `eval: --env not given: ${kept ? found.env : env}, from ${found.file}` +
       (kept ? ` (the ${whose}'s options: --split and --world-seed replace theirs)` : "") +
       (query && suite
-        ? ` (without its ${whose === "run" ? "training" : "cloning"} options ?${query}: --suite fixes each column's)`
+        ? ` (without its ${whose === "clone" ? "cloning" : "training"} options ?${query}: --suite fixes each column's)`
         : "") +
       "\n",
   );
@@ -392,6 +392,34 @@ const initConstrained = (
 };
 
 /**
+ * The --env every checkpoint to average was made under (its run's config.json, or its own sft.json or
+ * average.json), for the average's average.json, so eval of the average needs no --env. Undefined, and said,
+ * when they differ or one is not known (a damaged record counts as not known: the average is still made).
+ */
+const averagedEnv = (folders: readonly string[]): string | undefined => {
+  const envs = folders.map((folder) => {
+    try {
+      const found = runConfigEnv(folder) ?? cloneConfigEnv(folder);
+      return found && { env: absoluteModuleSpec(found.env), file: found.file };
+    } catch {
+      return undefined;
+    }
+  });
+  const known = envs.filter((found) => found !== undefined);
+  if (known.length === folders.length && known.every((found) => found.env === known[0].env)) return known[0].env;
+  if (known.length > 0)
+    process.stderr.write(
+      `note: the average records no environment (eval it with --env): ${folders
+        .map(
+          (folder, i) =>
+            `${folder} ${envs[i] ? `was made under ${envs[i].env} (${envs[i].file})` : "has no readable record of its environment"}`,
+        )
+        .join("; ")}\n`,
+    );
+  return undefined;
+};
+
+/**
  * --init of a clone cloned under another --env (its sft.json: hopqa's test split, or a module), with --env
  * not given: said, since the default is not what the clone learnt on. Not taken, as --init of a run's is not.
  */
@@ -399,8 +427,9 @@ const noteCloneEnv = (command: "train" | "sft", init: string, used: string) => {
   const clone = cloneConfigEnv(init);
   if (clone === undefined || clone.env === used) return;
   const flag = /^[\w./:@-]+$/.test(clone.env) ? clone.env : JSON.stringify(clone.env);
+  const made = clone.whose === "clone" ? "was cloned under" : "is an average of checkpoints made under";
   process.stderr.write(
-    `note: --init ${init} was cloned under --env ${clone.env} (${clone.file}); --env not given, so ${command} uses ${used}: pass --env ${flag} for the clone's\n`,
+    `note: --init ${init} ${made} --env ${clone.env} (${clone.file}); --env not given, so ${command} uses ${used}: pass --env ${flag} for the ${clone.whose}'s\n`,
   );
 };
 
@@ -968,16 +997,13 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           curriculum: opts.curriculum,
           constrained,
           positionOffsets: opts.positionOffsets,
+          // The --env cloned under, for eval without --env (a module's path absolute: it may run elsewhere).
+          envSpec: absoluteModuleSpec(String(opts.env)),
           successfulOnly: !opts.allEpisodes,
           ...(init ? { init } : {}),
           onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
         });
         bar.stop();
-        // The --env cloned under, for eval without --env (a module's path absolute: it may run elsewhere).
-        writeFileSync(
-          join(opts.out, SFT_FILE),
-          `${JSON.stringify({ env: absoluteModuleSpec(String(opts.env)), data: resolve(opts.data) }, null, 2)}\n`,
-        );
         out(
           `cloned ${result.episodes} episodes (${result.actionTokens} action tokens) for ${opts.epochs} epoch${opts.epochs === 1 ? "" : "s"} (${result.tokens} action tokens trained on in all), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
         );
@@ -1028,10 +1054,16 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           process.stderr.write(
             `note: only one checkpoint (${folders[0]}), so the average is a copy of it: give several checkpoints, or run folders with --last N\n`,
           );
+        const env = averagedEnv(folders);
         await initBackend(opts.backend);
         const averaged = await averageCheckpoints(folders);
         try {
-          await saveCheckpoint(opts.out, averaged);
+          await saveCheckpoint(opts.out, {
+            ...averaged,
+            ...(env === undefined
+              ? {}
+              : { origin: { by: "average", env, checkpoints: folders.map((folder) => resolve(folder)) } }),
+          });
         } finally {
           averaged.model.dispose();
         }
@@ -1111,7 +1143,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (!envGiven)
         opts.env =
           trainedEnv(run, !!opts.suite) ??
-          trainedEnv(clone, !!opts.suite, "clone") ??
+          trainedEnv(clone, !!opts.suite, clone?.whose) ??
           tokenizerEnv(opts.checkpoint) ??
           d.env;
       if (opts.suite) checkSuiteOptions(opts);

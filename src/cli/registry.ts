@@ -11,7 +11,7 @@ import { lookup } from "../../actors/lookup/index.ts";
 import { jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
 import { isFrameworkFile, isOwnFrame, shownPath, shownValue, stackFrames, UsageError } from "../kernel/errors.ts";
 import { ORIGIN_FILE } from "../learn/trainer.ts";
-import { SFT_FILE, savedTokenizerId } from "../policy/checkpoint.ts";
+import { AVERAGE_FILE, SFT_FILE, savedTokenizerId } from "../policy/checkpoint.ts";
 import { type EnvDefinition, isModulePath, rememberModuleSpec } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
@@ -305,18 +305,29 @@ export const runConfigEnv = (
 };
 
 /**
- * The environment a clone of `agent-r1 sft` was cloned under: its sft.json's `env` (module paths are written
- * absolute). Undefined for a checkpoint without one (a run's, an average, a clone of a version before it).
- * One that cannot be read, is not JSON, or names no environment (edited by hand) is a UsageError naming it.
+ * The environment a checkpoint outside a run was made under: a clone's sft.json `env` (the --env of `agent-r1
+ * sft`), else an average's average.json `env` (that of the checkpoints averaged); module paths are written
+ * absolute. Undefined for a checkpoint with neither (a run's, a clone of a version before sft.json, an average
+ * of checkpoints of different or unknown environments). One that cannot be read, is not JSON, or names no
+ * environment (edited by hand) is a UsageError naming it.
  */
-export const cloneConfigEnv = (checkpoint: string): { readonly file: string; readonly env: string } | undefined => {
-  const file = join(checkpoint, SFT_FILE);
-  if (!existsSync(file)) return undefined;
+export const cloneConfigEnv = (
+  checkpoint: string,
+): { readonly file: string; readonly env: string; readonly whose: "clone" | "average" } | undefined => {
+  const whose = existsSync(join(checkpoint, SFT_FILE))
+    ? "clone"
+    : existsSync(join(checkpoint, AVERAGE_FILE))
+      ? "average"
+      : undefined;
+  if (whose === undefined) return undefined;
+  const file = join(checkpoint, whose === "clone" ? SFT_FILE : AVERAGE_FILE);
+  const made = whose === "clone" ? "the --env the clone was cloned under" : "the --env of the checkpoints averaged";
   const unknown = (why: string) =>
     new UsageError({
-      detail: `${file}: ${why}, so the clone's environment is unknown; mend the file, or give --env`,
+      detail: `${file}: ${why}, so the ${whose}'s environment is unknown; mend the file, or give --env`,
     });
-  if (statSync(file).isDirectory()) throw unknown("a folder, where sft writes a file");
+  if (statSync(file).isDirectory())
+    throw unknown(`a folder, where ${whose === "clone" ? "sft" : "average"} writes a file`);
   let text: string;
   try {
     text = readJsonText(file);
@@ -332,10 +343,10 @@ export const cloneConfigEnv = (checkpoint: string): { readonly file: string; rea
   if (typeof saved !== "object" || saved === null || Array.isArray(saved))
     throw unknown(`not an object with "env" (it holds ${shownValue(saved)})`);
   const { env } = saved as { env?: unknown };
-  if (env === undefined) throw unknown(`no "env" in it (the --env the clone was cloned under)`);
+  if (env === undefined) throw unknown(`no "env" in it (${made})`);
   if (typeof env !== "string" || env.trim() === "")
-    throw unknown(`its "env" is ${shownValue(env)}, where sft writes the --env the clone was cloned under`);
-  return { file, env };
+    throw unknown(`its "env" is ${shownValue(env)}, where ${whose === "clone" ? "sft" : "average"} writes ${made}`);
+  return { file, env, whose };
 };
 
 /**

@@ -4,7 +4,7 @@
  */
 
 import { existsSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
 import { readJournalFile } from "../journal/jsonl.ts";
 import { allKeys, checkKnownKeys, NonDeterminismError, UsageError } from "../kernel/errors.ts";
@@ -13,7 +13,7 @@ import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { findJournals, isRunFolder } from "../observe/journals.ts";
 import { initBackend } from "../policy/backend.ts";
-import { checkpointTarget, saveCheckpoint } from "../policy/checkpoint.ts";
+import { type CheckpointContents, checkpointTarget, saveCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
 import { allowedForAction, legalTrie, requireLegalActions } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
@@ -71,6 +71,12 @@ export interface SftOptions {
    * else as "random" (so the positions evaluation uses keep their full share of training).
    */
   readonly positionOffsets?: "none" | "random" | "mixed";
+  /**
+   * The `--env` spec `env` was loaded from (a module's path absolute, with its ?options), written with `data`
+   * to the clone's sft.json (and each epoch's saved checkpoint), so that `agent-r1 eval` and `train --init` of
+   * the clone know its environment without --env. Without it, no sft.json is written.
+   */
+  readonly envSpec?: string;
   /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
   readonly successfulOnly?: boolean;
   /** After each curriculum stage (its index and last batch loss). */
@@ -263,6 +269,7 @@ const SFT_OPTIONS = allKeys<SftOptions>()([
   "curriculum",
   "constrained",
   "positionOffsets",
+  "envSpec",
   "successfulOnly",
   "onStage",
   "onEpoch",
@@ -282,6 +289,8 @@ const sftOptions = (options: SftOptions) => {
     });
   checkEnvArgument("sft", options.env, "env");
   const { env } = options;
+  if (options.envSpec !== undefined && (typeof options.envSpec !== "string" || options.envSpec.trim() === ""))
+    throw wrong("envSpec must be the --env spec the environment was loaded from", options.envSpec);
   for (const key of ["data", "out"] as const)
     if (typeof options[key] !== "string" || options[key] === "")
       throw wrong(
@@ -392,7 +401,15 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
   };
   // A clone under the masks is decoded under them (train --init and eval follow the manifest); a free clone
   // records nothing, since it may be decoded either way.
-  const clone = { model, tokenizer, version: 0, ...(options.constrained ? { constrained: true } : {}) };
+  const clone: CheckpointContents = {
+    model,
+    tokenizer,
+    version: 0,
+    ...(options.constrained ? { constrained: true } : {}),
+    ...(options.envSpec === undefined
+      ? {}
+      : { origin: { by: "sft", env: options.envSpec, data: resolve(options.data) } as const }),
+  };
   const rng = Rng.fromSeed(splitSeed(options.seed, "sft"));
   const losses: number[] = [];
   let tokens = 0;

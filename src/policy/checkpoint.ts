@@ -157,7 +157,20 @@ const FILES = {
  * loads as before.
  */
 export const SFT_FILE = "sft.json";
-const KNOWN_FILES = new Set<string>([...Object.values(FILES), SFT_FILE]);
+/**
+ * What `agent-r1 average` writes beside an average's checkpoint files when every checkpoint averaged was
+ * made under one --env: `{ "env": ..., "checkpoints": [absolute folders] }`, read as a clone's sft.json is.
+ */
+export const AVERAGE_FILE = "average.json";
+const KNOWN_FILES = new Set<string>([...Object.values(FILES), SFT_FILE, AVERAGE_FILE]);
+
+/**
+ * Where a checkpoint outside a run came from, saved with it (in the same swap, so a checkpoint is never
+ * without it): a clone's --env and data (SFT_FILE), or an average's --env and checkpoints (AVERAGE_FILE).
+ */
+export type CheckpointOrigin =
+  | { readonly by: "sft"; readonly env: string; readonly data: string }
+  | { readonly by: "average"; readonly env: string; readonly checkpoints: readonly string[] };
 
 const sha256 = (bytes: Uint8Array | string): string => createHash("sha256").update(bytes).digest("hex");
 
@@ -238,6 +251,8 @@ export interface CheckpointContents {
    * checkpoint written before this was recorded).
    */
   readonly constrained?: boolean;
+  /** Written beside the checkpoint files (SFT_FILE or AVERAGE_FILE), so eval without --env finds the env. */
+  readonly origin?: CheckpointOrigin;
 }
 
 let saves = 0;
@@ -264,7 +279,7 @@ export const checkpointTarget = (folder: string): "new" | "checkpoint" => {
  * replaced; an existing folder that holds anything else is refused (UsageError), never deleted.
  */
 export const saveCheckpoint = async (folder: string, contents: CheckpointContents): Promise<void> => {
-  const { model, tokenizer, version, optimizer, constrained } = contents;
+  const { model, tokenizer, version, optimizer, constrained, origin } = contents;
   if (!Number.isInteger(version) || version < 0) throw new RangeError(`policy version must be >= 0, got ${version}`);
   const target = path.resolve(folder);
   checkpointTarget(folder);
@@ -341,6 +356,13 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
   await writeSynced(path.join(temporary, FILES.config), config);
   await writeSynced(path.join(temporary, FILES.tokenizer), tokenizerJson);
   await writeSynced(path.join(temporary, FILES.manifest), JSON.stringify(manifest, null, 2));
+  if (origin) {
+    const { by, ...record } = origin;
+    await writeSynced(
+      path.join(temporary, by === "sft" ? SFT_FILE : AVERAGE_FILE),
+      `${JSON.stringify(record, null, 2)}\n`,
+    );
+  }
   // The lock of the process writing the folder (sft, average: src/journal/lock.ts) goes with it, so that the
   // folder stays locked through the swap.
   if (existsSync(path.join(target, LOCK_FILE)))

@@ -493,6 +493,33 @@ describe("a clone of sft keeps the --env it was cloned under (its sft.json)", ()
     // sft --replace writes the clone again, sft.json with it (a checkpoint folder that holds one is a checkpoint).
     expect(await main([...sft, "--out", clone, "--replace"]), output.stderr).toBe(0);
     expect(existsSync(join(clone, "sft.json"))).toBe(true);
+
+    // An average of clones made under one --env records it (average.json), and eval without --env takes it.
+    const next = join(dir, "partial-clone-next");
+    expect(await main([...sft, "--init", clone, "--out", next]), output.stderr).toBe(0);
+    const soup = join(dir, "partial-soup");
+    output.clear();
+    expect(await main(["average", clone, next, "--out", soup]), output.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(soup, "average.json"), "utf8"))).toEqual({
+      env: resolve(PARTIAL),
+      checkpoints: [resolve(clone), resolve(next)],
+    });
+    output.clear();
+    expect(await main(["eval", "--checkpoint", soup, "--episodes", "1"]), output.stderr).toBe(0);
+    expect(errors()).toContain(`eval: --env not given: ${resolve(PARTIAL)}, from ${join(soup, "average.json")}`);
+    output.clear();
+    expect(await main(["train", "--init", soup, "--steps", "1", "--out", join(dir, "from-partial-soup")])).toBe(2);
+    expect(errors()[0]).toBe(
+      `note: --init ${soup} is an average of checkpoints made under --env ${resolve(PARTIAL)} (${join(soup, "average.json")}); --env not given, so train uses lookup: pass --env ${resolve(PARTIAL)} for the average's`,
+    );
+    // With one checkpoint of no known environment, the average records none, and says which.
+    rmSync(join(next, "sft.json"));
+    output.clear();
+    expect(await main(["average", clone, next, "--out", join(dir, "partial-soup-unknown")]), output.stderr).toBe(0);
+    expect(existsSync(join(dir, "partial-soup-unknown", "average.json"))).toBe(false);
+    expect(errors()).toContain(
+      `note: the average records no environment (eval it with --env): ${clone} was made under ${resolve(PARTIAL)} (${join(clone, "sft.json")}); ${next} has no readable record of its environment`,
+    );
   }, 120_000);
 });
 

@@ -48,3 +48,16 @@ describe("a clone's sft.json", () => {
     if (text !== null && !name.startsWith("syntax")) expect(message).not.toContain("not valid JSON");
   });
 });
+
+describe("an average's average.json", () => {
+  it("gives the env it names, and a damaged one is the average's, named", () => {
+    const soup = join(tempDir("agent-r1-average-json-"), "soup");
+    mkdirSync(soup, { recursive: true });
+    writeFileSync(join(soup, "average.json"), '{ "env": "lookup", "checkpoints": ["/a", "/b"] }\n');
+    expect(cloneConfigEnv(soup)).toEqual({ file: join(soup, "average.json"), env: "lookup", whose: "average" });
+    writeFileSync(join(soup, "average.json"), '{ "checkpoints": [] }');
+    expect(problemOf(soup)).toBe(
+      `${join(soup, "average.json")}: no "env" in it (the --env of the checkpoints averaged), so the average's environment is unknown; mend the file, or give --env`,
+    );
+  });
+});

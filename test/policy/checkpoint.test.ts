@@ -8,6 +8,7 @@ import { checkpointIn } from "../../src/learn/trainer.ts";
 import { initBackend } from "../../src/policy/backend.ts";
 import {
   CheckpointError,
+  checkpointTarget,
   loadCheckpoint,
   manifestDigest,
   readLatestCheckpoint,
@@ -112,6 +113,22 @@ describe("checkpoints", () => {
       await writeFile(path.join(d, "manifest.json"), JSON.stringify({ ...manifest, constrained: true }));
     });
     expect((await refusal(edited)).problem).toBe("checksum");
+  });
+
+  it("save where a clone or an average came from in the same swap as the weights (no window without it)", async () => {
+    const clone = path.join(folder, "origin-sft");
+    await saveCheckpoint(clone, { model, tokenizer, version: 0, origin: { by: "sft", env: "lookup", data: "/d" } });
+    expect(JSON.parse(await readFile(path.join(clone, "sft.json"), "utf8"))).toEqual({ env: "lookup", data: "/d" });
+    // Saved again over it (sft --replace): the new record, and the folder is a checkpoint to replace, not foreign.
+    const soup = { by: "average", env: "./envs/x.ts", checkpoints: ["/a", "/b"] } as const;
+    await saveCheckpoint(clone, { model, tokenizer, version: 0, origin: soup });
+    expect(JSON.parse(await readFile(path.join(clone, "average.json"), "utf8"))).toEqual({
+      env: "./envs/x.ts",
+      checkpoints: ["/a", "/b"],
+    });
+    await expect(readFile(path.join(clone, "sft.json"))).rejects.toThrow(/ENOENT/);
+    expect(checkpointTarget(clone)).toBe("checkpoint");
+    (await loadCheckpoint(clone)).model.dispose();
   });
 
   it("refuses flipped bits in the weights", async () => {

@@ -40,13 +40,16 @@ export declare const runConfigEnv: (path: string) => {
     readonly constrained?: boolean;
 } | undefined;
 /**
- * The environment a clone of `agent-r1 sft` was cloned under: its sft.json's `env` (module paths are written
- * absolute). Undefined for a checkpoint without one (a run's, an average, a clone of a version before it).
- * One that cannot be read, is not JSON, or names no environment (edited by hand) is a UsageError naming it.
+ * The environment a checkpoint outside a run was made under: a clone's sft.json `env` (the --env of `agent-r1
+ * sft`), else an average's average.json `env` (that of the checkpoints averaged); module paths are written
+ * absolute. Undefined for a checkpoint with neither (a run's, a clone of a version before sft.json, an average
+ * of checkpoints of different or unknown environments). One that cannot be read, is not JSON, or names no
+ * environment (edited by hand) is a UsageError naming it.
  */
 export declare const cloneConfigEnv: (checkpoint: string) => {
     readonly file: string;
     readonly env: string;
+    readonly whose: "clone" | "average";
 } | undefined;
 /**
  * The built-in environment whose tokenizer a checkpoint carries (its tokenizer.json's id), for a checkpoint

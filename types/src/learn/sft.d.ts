@@ -54,6 +54,12 @@ export interface SftOptions {
      * else as "random" (so the positions evaluation uses keep their full share of training).
      */
     readonly positionOffsets?: "none" | "random" | "mixed";
+    /**
+     * The `--env` spec `env` was loaded from (a module's path absolute, with its ?options), written with `data`
+     * to the clone's sft.json (and each epoch's saved checkpoint), so that `agent-r1 eval` and `train --init` of
+     * the clone know its environment without --env. Without it, no sft.json is written.
+     */
+    readonly envSpec?: string;
     /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
     readonly successfulOnly?: boolean;
     /** After each curriculum stage (its index and last batch loss). */

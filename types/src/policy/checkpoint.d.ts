@@ -45,6 +45,24 @@ export type LatestCheckpoint = typeof LatestFile.Type;
  * loads as before.
  */
 export declare const SFT_FILE = "sft.json";
+/**
+ * What `agent-r1 average` writes beside an average's checkpoint files when every checkpoint averaged was
+ * made under one --env: `{ "env": ..., "checkpoints": [absolute folders] }`, read as a clone's sft.json is.
+ */
+export declare const AVERAGE_FILE = "average.json";
+/**
+ * Where a checkpoint outside a run came from, saved with it (in the same swap, so a checkpoint is never
+ * without it): a clone's --env and data (SFT_FILE), or an average's --env and checkpoints (AVERAGE_FILE).
+ */
+export type CheckpointOrigin = {
+    readonly by: "sft";
+    readonly env: string;
+    readonly data: string;
+} | {
+    readonly by: "average";
+    readonly env: string;
+    readonly checkpoints: readonly string[];
+};
 /** A manifest's digest: SHA-256 of the canonical JSON of every field but `digest`. */
 export declare const manifestDigest: (manifest: object) => string;
 /** The optimizer's state: its update count and both moments of every parameter, by parameter name. */
@@ -69,6 +87,8 @@ export interface CheckpointContents {
      * checkpoint written before this was recorded).
      */
     readonly constrained?: boolean;
+    /** Written beside the checkpoint files (SFT_FILE or AVERAGE_FILE), so eval without --env finds the env. */
+    readonly origin?: CheckpointOrigin;
 }
 /**
  * Where a checkpoint may be saved: a new folder ("new") or a checkpoint to replace ("checkpoint"); a file,
