@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, messageOf, thrownFrom } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, messageOf, shownValue, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { parseAction } from "../runtime/action-format.ts";
@@ -481,6 +481,7 @@ const REWARD_CHECK_OPTIONS = allKeys<RewardCheckOptions>()([
   ...PROPERTY_RUN_OPTIONS,
   "invariants",
   "only",
+  "log",
 ]);
 
 /** Options of checkRewards: the invariants, how episodes are drawn, and how many cases are run. */
@@ -489,6 +490,11 @@ export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOpt
   readonly invariants: readonly AnyRewardInvariant[];
   /** Check only the invariants of these names (to rerun a reported counterexample). */
   readonly only?: string | readonly string[];
+  /**
+   * Told as each invariant starts and ends (`checkRewards: "bounds" (1 of 3): 50 cases passed in 1.2 s`), for
+   * a long check run from a script; none by default (a test runner shows its own progress).
+   */
+  readonly log?: (line: string) => void;
 }
 
 /**
@@ -543,10 +549,18 @@ export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptio
         .map((i) => JSON.stringify(i.name))
         .join(", ")}`,
     );
+  if (options.log !== undefined && typeof options.log !== "function")
+    throw new TypeError(`checkRewards: log must be a function of one line of text, got ${shownValue(options.log)}`);
   const failures: CounterexampleError[] = [];
   const checkedNothing: { invariant: string; reason: string }[] = [];
-  for (const invariant of options.invariants) {
-    if (only && !only.includes(invariant.name)) continue;
+  const checked = options.invariants.filter((invariant) => !only || only.includes(invariant.name));
+  for (const [index, invariant] of checked.entries()) {
+    const which = `checkRewards: ${JSON.stringify(invariant.name)} (${index + 1} of ${checked.length})`;
+    const started = performance.now();
+    const took = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
+    options.log?.(
+      `${which}: checking ${options.path === undefined ? `${options.numRuns ?? 50} cases` : `case ${options.path}`}`,
+    );
     try {
       await checkProperty(
         {
@@ -562,8 +576,10 @@ export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptio
       // A rerun of one reported case (path) is not a search, so it says nothing about coverage.
       const reason = options.path === undefined ? invariant.vacuous?.() : undefined;
       if (reason) checkedNothing.push({ invariant: invariant.name, reason });
+      options.log?.(`${which}: ${reason ? "checked nothing" : "passed"} in ${took()}`);
     } catch (cause) {
       if (!(cause instanceof CounterexampleError)) throw cause;
+      options.log?.(`${which}: FAILED in ${took()} (a counterexample, shrunk)`);
       failures.push(cause);
     }
   }

@@ -65,6 +65,26 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(failure.violation.message).toMatch(/^outcome reward 2 on turn \d+ \("answer"\) is above 1$/);
   });
 
+  it("log tells each invariant's start and end, in order, failures included; a log that is no function is refused", async () => {
+    const lines: string[] = [];
+    const check = checkRewards(createSecretEnv({ outcome: () => 2 }), {
+      ...options,
+      numRuns: 5,
+      invariants: [neverCrashes(), rewardBounds({ min: -0.05, max: 1 })],
+      log: (line) => lines.push(line),
+    });
+    await expect(check).rejects.toBeInstanceOf(CounterexampleError);
+    expect(lines.map((line) => line.replace(/\d+\.\d s/, "T s"))).toEqual([
+      'checkRewards: "no action or tool result crashes the environment" (1 of 2): checking 5 cases',
+      'checkRewards: "no action or tool result crashes the environment" (1 of 2): passed in T s',
+      'checkRewards: "each reward lies in [-0.05, 1]" (2 of 2): checking 5 cases',
+      'checkRewards: "each reward lies in [-0.05, 1]" (2 of 2): FAILED in T s (a counterexample, shrunk)',
+    ]);
+    await expect(
+      checkRewards(createSecretEnv(), { ...options, invariants: [neverCrashes()], log: "stderr" as never }),
+    ).rejects.toThrow('checkRewards: log must be a function of one line of text, got "stderr"');
+  });
+
   it("returnBounds reports the return and its terms", async () => {
     const failure = await failureOf(
       checkRewards(createSecretEnv(), { ...failing, invariants: [returnBounds({ min: 0, max: 1.4 })] }),

@@ -100,6 +100,11 @@ export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOpt
     readonly invariants: readonly AnyRewardInvariant[];
     /** Check only the invariants of these names (to rerun a reported counterexample). */
     readonly only?: string | readonly string[];
+    /**
+     * Told as each invariant starts and ends (`checkRewards: "bounds" (1 of 3): 50 cases passed in 1.2 s`), for
+     * a long check run from a script; none by default (a test runner shows its own progress).
+     */
+    readonly log?: (line: string) => void;
 }
 /**
  * Every case of an invariant passed, but none could have failed: the environment never did what the rule is
