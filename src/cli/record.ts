@@ -10,7 +10,7 @@ import { canonicalJson } from "../kernel/canonical.ts";
 import { JournalError, messageOf, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
-import { actionBudgetOf } from "../learn/config.ts";
+import { actionBudgetNote } from "../learn/config.ts";
 import { isRunFolder } from "../observe/journals.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
@@ -483,15 +483,8 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   }
   bar?.stop();
   // Said now rather than at sft, or at train's first cut actions: these are demonstrations a model will learn from.
-  const budget = actionBudgetOf(options.env);
-  if (longest > budget)
-    process.stderr.write(
-      `note: the longest recorded action takes ${longest} tokens (its <eos> included), but train and eval sample at most ` +
-        `${budget} per action (a longer one is cut and comes out malformed): set maxActionTokens: ${longest} in environment ` +
-        `${options.env.id}, or pass train and eval --max-new-tokens ${longest}` +
-        (options.env.legalActions ? " (--constrained sizes its budget from the legal actions instead)" : "") +
-        "\n",
-    );
+  const note = actionBudgetNote(options.env, longest, "recorded");
+  if (note) process.stderr.write(`${note}\n`);
   return {
     env: options.env.id,
     policy: options.policy.id,

@@ -175,6 +175,25 @@ export const GROUP_RELATIVE: readonly string[] = ["grpo", "rloo", "reinforce++-b
 export const actionBudgetOf = (env: Pick<EnvDefinition, "maxActionTokens">): number =>
   env.maxActionTokens ?? DEFAULT_TRAIN_CONFIG.maxNewTokens;
 
+/**
+ * The note for demonstrations (recorded, or about to be cloned) whose longest action takes more tokens than
+ * train and eval sample per action, or undefined when it fits. One wording for record and sft.
+ */
+export const actionBudgetNote = (
+  env: Pick<EnvDefinition, "id" | "maxActionTokens" | "legalActions">,
+  longest: number,
+  demonstrations: "recorded" | "demonstrated",
+): string | undefined => {
+  const budget = actionBudgetOf(env);
+  if (longest <= budget) return undefined;
+  return (
+    `note: the longest ${demonstrations} action takes ${longest} tokens (its <eos> included), but train and eval sample at most ` +
+    `${budget} per action (a longer one is cut and comes out malformed): set maxActionTokens: ${longest} in environment ` +
+    `${env.id}, or pass train and eval --max-new-tokens ${longest}` +
+    (env.legalActions ? " (--constrained sizes its budget from the legal actions instead)" : "")
+  );
+};
+
 /** A fresh model's context when neither the user nor the environment says. */
 export const DEFAULT_CONTEXT = 192;
 

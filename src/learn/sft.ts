@@ -21,7 +21,7 @@ import { ABORTED } from "../runtime/derive.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
-import { actionBudgetOf, modelConfigFor } from "./config.ts";
+import { actionBudgetNote, modelConfigFor } from "./config.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -359,13 +359,8 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
   if (sequences.length === 0) throw new UsageError({ detail: `no episode to clone in ${options.data}` });
   // Said before cloning starts, so a run can be stopped and the budget fixed at once.
   const longest = Math.max(0, ...sequences.map(longestAction));
-  const budget = actionBudgetOf(options.env);
-  if (longest > budget)
-    log(
-      `note: the longest demonstrated action takes ${longest} tokens, but train and eval sample at most ${budget} per action ` +
-        `(a longer one is cut and comes out malformed): pass them --max-new-tokens ${longest}, or set maxActionTokens: ` +
-        `${longest} in environment ${options.env.id} (--constrained sizes its budget from the legal actions instead)`,
-    );
+  const note = actionBudgetNote(options.env, longest, "demonstrated");
+  if (note) log(note);
   const optimizer = new AdamW(model.parameters, { lr: options.lr, weightDecay: 0 });
   // Its own stream, so that the shuffling (and the curriculum's draws) are those of a run without offsets.
   const offsetRng = Rng.fromSeed(splitSeed(options.seed, "position-offsets"));

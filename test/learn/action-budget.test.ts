@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import type { EpisodeEvent } from "../../src/kernel/events.ts";
+import { actionBudgetNote } from "../../src/learn/config.ts";
 import { countCutActions, describeEval } from "../../src/learn/evaluate.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
 
@@ -64,13 +65,13 @@ describe("the sampler's token budget per action", () => {
     );
     // Said when the demonstrations are recorded, before anything learns from them.
     expect(recorded.stderr).toMatch(
-      /note: the longest recorded action takes (\d+) tokens \(its <eos> included\), but train and eval sample at most 2 per action .*set maxActionTokens: \1 in environment weather, or pass train and eval --max-new-tokens \1( \(--constrained sizes its budget from the legal actions instead\))?\n/,
+      /note: the longest recorded action takes (\d+) tokens \(its <eos> included\), but train and eval sample at most 2 per action .*set maxActionTokens: \1 in environment weather, or pass train and eval --max-new-tokens \1 \(--constrained sizes its budget from the legal actions instead\)\n/,
     );
     const clone = join(dir, "clone");
     const shape = ["--layers", "1", "--heads", "2", "--width", "16"];
     const sft = await run("sft", "--env", tight, "--data", demos, "--out", clone, "--epochs", "1", ...shape);
     expect(sft.stderr).toMatch(
-      /note: the longest demonstrated action takes \d+ tokens, but train and eval sample at most 2 per action .*--max-new-tokens \d+/,
+      /note: the longest demonstrated action takes (\d+) tokens \(its <eos> included\), but train and eval sample at most 2 per action .*set maxActionTokens: \1 in environment weather, or pass train and eval --max-new-tokens \1 \(--constrained sizes its budget from the legal actions instead\)\n/,
     );
 
     const runDir = join(dir, "run");
@@ -111,4 +112,17 @@ describe("the sampler's token budget per action", () => {
     await run("train", "--env", tight, "--init", clone, ...few, "--max-new-tokens", "30", "--out", wide);
     expect(JSON.parse(readFileSync(join(wide, "config.json"), "utf8")).maxNewTokens).toBe(30);
   }, 120_000);
+});
+
+describe("actionBudgetNote", () => {
+  it("is one note for record and sft; nothing when the longest action fits; --constrained named only where it applies", () => {
+    const env = { id: "plain", maxActionTokens: 4 };
+    expect(actionBudgetNote(env, 4, "recorded")).toBeUndefined();
+    expect(actionBudgetNote(env, 5, "demonstrated")).toBe(
+      "note: the longest demonstrated action takes 5 tokens (its <eos> included), but train and eval sample at most 4 per action (a longer one is cut and comes out malformed): set maxActionTokens: 5 in environment plain, or pass train and eval --max-new-tokens 5",
+    );
+    expect(actionBudgetNote({ ...env, legalActions: () => [] }, 5, "recorded")).toMatch(
+      /^note: the longest recorded action takes 5 tokens .* --max-new-tokens 5 \(--constrained sizes its budget from the legal actions instead\)$/,
+    );
+  });
 });

@@ -103,6 +103,11 @@ export declare const decodeTrainConfig: (value: unknown, where: string) => Train
 export declare const GROUP_RELATIVE: readonly string[];
 /** A learned policy's token budget per action for an environment: its `maxActionTokens`, else the default. */
 export declare const actionBudgetOf: (env: Pick<EnvDefinition, "maxActionTokens">) => number;
+/**
+ * The note for demonstrations (recorded, or about to be cloned) whose longest action takes more tokens than
+ * train and eval sample per action, or undefined when it fits. One wording for record and sft.
+ */
+export declare const actionBudgetNote: (env: Pick<EnvDefinition, "id" | "maxActionTokens" | "legalActions">, longest: number, demonstrations: "recorded" | "demonstrated") => string | undefined;
 /** A fresh model's context when neither the user nor the environment says. */
 export declare const DEFAULT_CONTEXT = 192;
 /** A fresh model's shape for an environment: the defaults, then the environment's `model`, then `overrides`. */
