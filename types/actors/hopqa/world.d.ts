@@ -138,7 +138,7 @@ export interface HopqaTask {
     /** The world's seed (generateWorld, worldOf). */
     readonly world: string;
     /** The Split the question was drawn from. */
-    readonly split: string;
+    readonly split: Split;
     /** The name of the entity the question starts from. */
     readonly start: string;
     /** The relations followed from `start`, in order (2 to 4 of them). */
