@@ -276,30 +276,63 @@ export const runEnvSpec = (runDir: string, spec: string, note?: (line: string) =
   return meant === path ? spec : `${meant}${query}`;
 };
 
+/**
+ * A record a command wrote beside its output (a run's config.json, a clone's sft.json, an average's
+ * average.json): its `env`, or why it has none, in words for "FILE: WHY, so the run's environment is unknown".
+ * Undefined for a readable object without `env` (for config.json: another program's file up the tree).
+ */
+const envRecord = (
+  file: string,
+  writer: string,
+  made: string,
+): { readonly env: string; readonly value: Record<string, unknown> } | { readonly why: string } | undefined => {
+  if (statSync(file).isDirectory()) return { why: `a folder, where ${writer} writes a file` };
+  let text: string;
+  try {
+    text = readJsonText(file);
+  } catch (cause) {
+    return { why: `cannot be read (${cause instanceof Error ? cause.message : String(cause)})` };
+  }
+  let saved: unknown;
+  try {
+    saved = JSON.parse(text);
+  } catch (cause) {
+    return { why: `not valid JSON (${jsonSyntaxError(cause, text)})` };
+  }
+  if (typeof saved !== "object" || saved === null || Array.isArray(saved))
+    return { why: `not an object with "env" (it holds ${shownValue(saved)})` };
+  const value = saved as Record<string, unknown>;
+  if (value.env === undefined) return undefined;
+  if (typeof value.env !== "string" || value.env.trim() === "")
+    return { why: `its "env" is ${shownValue(value.env)}, where ${writer} writes ${made}` };
+  return { env: value.env, value };
+};
+
+/**
+ * The environment of the run a checkpoint or run folder belongs to: the `env` of the first config.json found
+ * in it or up to two folders above (a run's checkpoints/vNNNNN), as meant from the folder train was started
+ * in. A damaged config.json of a run folder (one with checkpoints/ or metrics.jsonl: not JSON, not an object,
+ * an `env` that is no text) is a UsageError naming it; one without `env` is another program's, and skipped.
+ */
 export const runConfigEnv = (
   path: string,
 ): { readonly file: string; readonly env: string; readonly constrained?: boolean } | undefined => {
   for (let dir = path, up = 0; up < 3; dir = dirname(dir), up++) {
     const file = join(dir, "config.json");
     if (!existsSync(file)) continue;
-    let text = "";
-    try {
-      text = readJsonText(file);
-      const config = JSON.parse(text) as { env?: unknown; constrained?: unknown };
-      if (typeof config.env === "string")
-        return {
-          file,
-          env: runEnvSpec(dir, config.env),
-          ...(typeof config.constrained === "boolean" ? { constrained: config.constrained } : {}),
-        };
-    } catch (cause) {
-      // A run folder's own config.json, damaged: say so, rather than fall back to a guess without a word.
-      if (existsSync(join(dir, "checkpoints")) || existsSync(join(dir, "metrics.jsonl")))
-        throw new UsageError({
-          detail: `${file}: not valid JSON (${jsonSyntaxError(cause, text)}), so the run's environment is unknown; mend the file, or give --env`,
-        });
-      // Another config.json up the tree names no environment: it is not this run's.
-    }
+    const found = envRecord(file, "train", "the environment it trained on");
+    if (found !== undefined && "env" in found)
+      return {
+        file,
+        env: runEnvSpec(dir, found.env),
+        ...(typeof found.value.constrained === "boolean" ? { constrained: found.value.constrained } : {}),
+      };
+    // A run folder's own config.json, damaged: say so, rather than fall back to a guess without a word.
+    // Another config.json up the tree that names no environment is not this run's.
+    if (found !== undefined && (existsSync(join(dir, "checkpoints")) || existsSync(join(dir, "metrics.jsonl"))))
+      throw new UsageError({
+        detail: `${file}: ${found.why}, so the run's environment is unknown; mend the file, or give --env`,
+      });
   }
   return undefined;
 };
@@ -322,31 +355,11 @@ export const cloneConfigEnv = (
   if (whose === undefined) return undefined;
   const file = join(checkpoint, whose === "clone" ? SFT_FILE : AVERAGE_FILE);
   const made = whose === "clone" ? "the --env the clone was cloned under" : "the --env of the checkpoints averaged";
-  const unknown = (why: string) =>
-    new UsageError({
-      detail: `${file}: ${why}, so the ${whose}'s environment is unknown; mend the file, or give --env`,
-    });
-  if (statSync(file).isDirectory())
-    throw unknown(`a folder, where ${whose === "clone" ? "sft" : "average"} writes a file`);
-  let text: string;
-  try {
-    text = readJsonText(file);
-  } catch (cause) {
-    throw unknown(`cannot be read (${cause instanceof Error ? cause.message : String(cause)})`);
-  }
-  let saved: unknown;
-  try {
-    saved = JSON.parse(text);
-  } catch (cause) {
-    throw unknown(`not valid JSON (${jsonSyntaxError(cause, text)})`);
-  }
-  if (typeof saved !== "object" || saved === null || Array.isArray(saved))
-    throw unknown(`not an object with "env" (it holds ${shownValue(saved)})`);
-  const { env } = saved as { env?: unknown };
-  if (env === undefined) throw unknown(`no "env" in it (${made})`);
-  if (typeof env !== "string" || env.trim() === "")
-    throw unknown(`its "env" is ${shownValue(env)}, where ${whose === "clone" ? "sft" : "average"} writes ${made}`);
-  return { file, env, whose };
+  const found = envRecord(file, whose === "clone" ? "sft" : "average", made);
+  if (found !== undefined && "env" in found) return { file, env: found.env, whose };
+  throw new UsageError({
+    detail: `${file}: ${found?.why ?? `no "env" in it (${made})`}, so the ${whose}'s environment is unknown; mend the file, or give --env`,
+  });
 };
 
 /**

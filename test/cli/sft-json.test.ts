@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cloneConfigEnv } from "../../src/cli/registry.ts";
+import { cloneConfigEnv, runConfigEnv } from "../../src/cli/registry.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { tempDir } from "../support/index.ts";
 
@@ -59,5 +59,39 @@ describe("an average's average.json", () => {
     expect(problemOf(soup)).toBe(
       `${join(soup, "average.json")}: no "env" in it (the --env of the checkpoints averaged), so the average's environment is unknown; mend the file, or give --env`,
     );
+  });
+});
+
+describe("a run's config.json, as eval reads it for the run's environment", () => {
+  const runWith = (name: string, configJson: string | null) => {
+    const run = join(tempDir("agent-r1-config-json-"), name);
+    mkdirSync(join(run, "checkpoints", "v00001"), { recursive: true });
+    if (configJson === null) mkdirSync(join(run, "config.json"));
+    else writeFileSync(join(run, "config.json"), configJson);
+    return run;
+  };
+
+  it.each([
+    ["null", "null", 'not an object with "env" (it holds null)'],
+    ["array", '["lookup"]', 'not an object with "env" (it holds an array)'],
+    ["number", '{ "env": 5 }', 'its "env" is 5, where train writes the environment it trained on'],
+    ["folder", null, "a folder, where train writes a file"],
+  ])(
+    "%s: a UsageError naming the file and what is wrong, from the run or one of its checkpoints",
+    (name, text, said) => {
+      const run = runWith(name, text);
+      for (const from of [run, join(run, "checkpoints", "v00001")])
+        expect(() => runConfigEnv(from)).toThrow(
+          `${join(run, "config.json")}: ${said}, so the run's environment is unknown; mend the file, or give --env`,
+        );
+    },
+  );
+
+  it("one without env (another program's config.json up the tree) is not the run's: skipped", () => {
+    expect(runConfigEnv(runWith("other", '{ "steps": 3 }'))).toBeUndefined();
+    expect(runConfigEnv(runWith("run", '{ "env": "lookup", "constrained": true }'))).toMatchObject({
+      env: "lookup",
+      constrained: true,
+    });
   });
 });
