@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import GithubSlugger from "github-slugger";
 import { describe, expect, it } from "vitest";
 
 const readme = readFileSync("README.md", "utf8");
@@ -25,5 +26,32 @@ describe("README", () => {
     const file = readFileSync("actors/weather/env.ts", "utf8");
     expect(block).toBe(file);
     expect(file.trimEnd().split("\n").length).toBeLessThan(100);
+  });
+});
+
+/** The anchors GitHub gives the headings of a markdown text (code blocks skipped). */
+const anchorsOf = (markdown: string): Set<string> => {
+  const slugger = new GithubSlugger();
+  return new Set(
+    markdown
+      .replace(/```[\s\S]*?```/g, "")
+      .split("\n")
+      .filter((line) => /^#{1,6} /.test(line))
+      .map((line) => slugger.slug(line.replace(/^#+ /, ""))),
+  );
+};
+
+describe("README links", () => {
+  it("every link to a heading (#anchor, here or in a committed markdown file) names a heading there, as GitHub makes its anchors", () => {
+    const links = [...readme.matchAll(/\]\(([^)\s#]*)#([^)\s]+)\)/g)].map((m) => ({ file: m[1], anchor: m[2] }));
+    expect(links.filter((link) => link.file === "").length).toBeGreaterThan(10);
+    expect(links.filter((link) => link.file !== "").length).toBeGreaterThan(3);
+    const broken = links.filter(
+      ({ file, anchor }) =>
+        !(file === "" ? anchorsOf(readme) : existsSync(file) ? anchorsOf(readFileSync(file, "utf8")) : new Set()).has(
+          anchor,
+        ),
+    );
+    expect(broken).toEqual([]);
   });
 });
