@@ -43,7 +43,7 @@ import { intArg, seedArg, summaryJson } from "./args.ts";
 import { type Progress, progress, stopAllBars } from "./progress.ts";
 import {
   builtinEnvOfCheckpoint,
-  cloneConfigEnv,
+  checkpointOriginEnv,
   configureEnv,
   fromStartFolder,
   loadEnv,
@@ -399,7 +399,7 @@ const initConstrained = (
 const averagedEnv = (folders: readonly string[]): string | undefined => {
   const envs = folders.map((folder) => {
     try {
-      const found = runConfigEnv(folder) ?? cloneConfigEnv(folder);
+      const found = runConfigEnv(folder) ?? checkpointOriginEnv(folder);
       return found && { env: absoluteModuleSpec(found.env), file: found.file };
     } catch {
       return undefined;
@@ -424,7 +424,7 @@ const averagedEnv = (folders: readonly string[]): string | undefined => {
  * not given: said, since the default is not what the clone learnt on. Not taken, as --init of a run's is not.
  */
 const noteCloneEnv = (command: "train" | "sft", init: string, used: string) => {
-  const clone = cloneConfigEnv(init);
+  const clone = checkpointOriginEnv(init);
   if (clone === undefined || clone.env === used) return;
   const flag = /^[\w./:@-]+$/.test(clone.env) ? clone.env : JSON.stringify(clone.env);
   const made = clone.whose === "clone" ? "was cloned under" : "is an average of checkpoints made under";
@@ -1134,9 +1134,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         if (!envGiven) throw cause;
       }
       // A clone of sft (outside a run): the --env it was cloned under, from its sft.json.
-      let clone: ReturnType<typeof cloneConfigEnv>;
+      let clone: ReturnType<typeof checkpointOriginEnv>;
       try {
-        clone = run ? undefined : cloneConfigEnv(opts.checkpoint);
+        clone = run ? undefined : checkpointOriginEnv(opts.checkpoint);
       } catch (cause) {
         if (!envGiven) throw cause;
       }

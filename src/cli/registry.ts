@@ -344,7 +344,7 @@ export const runConfigEnv = (
  * of checkpoints of different or unknown environments). One that cannot be read, is not JSON, or names no
  * environment (edited by hand) is a UsageError naming it.
  */
-export const cloneConfigEnv = (
+export const checkpointOriginEnv = (
   checkpoint: string,
 ): { readonly file: string; readonly env: string; readonly whose: "clone" | "average" } | undefined => {
   const whose = existsSync(join(checkpoint, SFT_FILE))

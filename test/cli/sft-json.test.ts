@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cloneConfigEnv, runConfigEnv } from "../../src/cli/registry.ts";
+import { checkpointOriginEnv, runConfigEnv } from "../../src/cli/registry.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { tempDir } from "../support/index.ts";
 
@@ -16,20 +16,20 @@ const cloneWith = (name: string, sftJson: string | null) => {
 
 const problemOf = (clone: string): string => {
   try {
-    cloneConfigEnv(clone);
+    checkpointOriginEnv(clone);
   } catch (error) {
     expect(error).toBeInstanceOf(UsageError);
     return (error as UsageError).message;
   }
-  throw new Error("cloneConfigEnv took it");
+  throw new Error("checkpointOriginEnv took it");
 };
 
 describe("a clone's sft.json", () => {
   it("gives the env it names, and nothing for a clone without one", () => {
-    expect(cloneConfigEnv(cloneWith("ok", '{ "env": "hopqa?split=test", "data": "/d" }\n'))?.env).toBe(
+    expect(checkpointOriginEnv(cloneWith("ok", '{ "env": "hopqa?split=test", "data": "/d" }\n'))?.env).toBe(
       "hopqa?split=test",
     );
-    expect(cloneConfigEnv(tempDir("agent-r1-sft-json-"))).toBeUndefined();
+    expect(checkpointOriginEnv(tempDir("agent-r1-sft-json-"))).toBeUndefined();
   });
 
   it.each([
@@ -54,7 +54,7 @@ describe("an average's average.json", () => {
     const soup = join(tempDir("agent-r1-average-json-"), "soup");
     mkdirSync(soup, { recursive: true });
     writeFileSync(join(soup, "average.json"), '{ "env": "lookup", "checkpoints": ["/a", "/b"] }\n');
-    expect(cloneConfigEnv(soup)).toEqual({ file: join(soup, "average.json"), env: "lookup", whose: "average" });
+    expect(checkpointOriginEnv(soup)).toEqual({ file: join(soup, "average.json"), env: "lookup", whose: "average" });
     writeFileSync(join(soup, "average.json"), '{ "checkpoints": [] }');
     expect(problemOf(soup)).toBe(
       `${join(soup, "average.json")}: no "env" in it (the --env of the checkpoints averaged), so the average's environment is unknown; mend the file, or give --env`,

@@ -52,7 +52,7 @@ export declare const runConfigEnv: (path: string) => {
  * of checkpoints of different or unknown environments). One that cannot be read, is not JSON, or names no
  * environment (edited by hand) is a UsageError naming it.
  */
-export declare const cloneConfigEnv: (checkpoint: string) => {
+export declare const checkpointOriginEnv: (checkpoint: string) => {
     readonly file: string;
     readonly env: string;
     readonly whose: "clone" | "average";
