@@ -162,7 +162,9 @@ export const loadSequences = async (
         detail: `${sameEpisode(earlier, file, events[0]?.episode)}: it would be cloned twice; remove one of them (a file manager's "(copy)", a folder copied in twice, or the same --seed recorded twice)`,
       });
     if (events[0]?.type === "episode.started" && events[0].env.id !== env.id)
-      throw new UsageError({ detail: `${file} is an episode of ${events[0].env.id}, not ${env.id}` });
+      throw new UsageError({
+        detail: `${file} is an episode of ${events[0].env.id}, not ${env.id}: clone it under the environment it was recorded in (agent-r1 sft --env with its id, or its module's path)`,
+      });
     // A record stopped mid-episode (Ctrl-C, a kill) leaves journals without an end: nothing to clone.
     if (events.length > 0 && events.at(-1)?.type !== "episode.ended") {
       cutShort.push(file);

@@ -475,6 +475,12 @@ describe("a clone of sft keeps the --env it was cloned under (its sft.json)", ()
     const data = join(dir, "partial-demos");
     expect(await main(["record", "--env", PARTIAL, "--policy", "say", "--episodes", "2", "--out", data])).toBe(0);
     const clone = join(dir, "partial-clone");
+    // Without --env, sft's default environment is not the one recorded: said, with what to pass.
+    output.clear();
+    expect(await main(["sft", "--data", data, "--epochs", "1", ...shape, "--out", join(dir, "no-env-clone")])).toBe(2);
+    expect(errors().at(-1)).toMatch(
+      /^error: .*\.jsonl is an episode of partial-success, not lookup: clone it under the environment it was recorded in \(agent-r1 sft --env with its id, or its module's path\)$/,
+    );
     const sft = ["sft", "--env", PARTIAL, "--data", data, "--all-episodes", "--epochs", "1", ...shape];
     expect(await main([...sft, "--out", clone]), output.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(clone, "sft.json"), "utf8"))).toEqual({
