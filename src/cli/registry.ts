@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
+import { warehouse } from "../../actors/warehouse/index.ts";
 import { jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
 import { isFrameworkFile, isOwnFrame, shownPath, shownValue, stackFrames, UsageError } from "../kernel/errors.ts";
 import { ORIGIN_FILE } from "../learn/trainer.ts";
@@ -15,7 +16,7 @@ import { AVERAGE_FILE, SFT_FILE, savedTokenizerId } from "../policy/checkpoint.t
 import { type EnvDefinition, isModulePath, rememberModuleSpec } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
-export const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>> = { lookup, hopqa };
+export const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>> = { lookup, hopqa, warehouse };
 
 const isEnvDefinition = (value: unknown): value is EnvDefinition => {
   const env = value as Partial<EnvDefinition> | undefined;

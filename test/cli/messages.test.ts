@@ -139,7 +139,7 @@ describe("replay --verify of journals whose environment is not built in", () => 
     expect(await main(["replay", folder, "--verify"])).toBe(2);
     const lines = errors();
     expect(lines[0]).toBe(
-      'error: environment "fickle" is not built in (built in: lookup, hopqa); to verify its journals, pass the module that defines it: --env ./path/to/env.ts',
+      'error: environment "fickle" is not built in (built in: lookup, hopqa, warehouse); to verify its journals, pass the module that defines it: --env ./path/to/env.ts',
     );
     expect(lines.filter((line) => line.includes("is not built in"))).toHaveLength(1);
     expect(lines.slice(1)).toEqual(
@@ -158,7 +158,7 @@ describe("replay --verify of journals whose environment is not built in", () => 
   it("with --env naming another environment: says which one it defines", async () => {
     expect(await main(["replay", join(dir, "unknown"), "--verify", "--env", "./actors/weather/env.ts"])).toBe(2);
     expect(errors().filter((line) => line.startsWith("error: "))).toEqual([
-      'error: environment "fickle" is not built in (built in: lookup, hopqa), and --env defines "weather"; to verify its journals, pass the module that defines it: --env ./path/to/env.ts',
+      'error: environment "fickle" is not built in (built in: lookup, hopqa, warehouse), and --env defines "weather"; to verify its journals, pass the module that defines it: --env ./path/to/env.ts',
     ]);
   });
 });
