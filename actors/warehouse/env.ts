@@ -4,7 +4,8 @@
  * (world.ts). The machine's `dayPasses` state is that step; its randomness comes from the episode's seed.
  *
  * Rewards (process, each day): +0.05 for each item that met the day's demand, -0.2 for each that ran out;
- * -0.05 for each order placed; -0.1 for a malformed action. Outcome: the fill rate (demand served / demand).
+ * -0.05 for each order placed; -0.1 for a malformed action (an order of a qty outside 1..20 too). Outcome: the
+ * fill rate (demand served / demand).
  */
 import { assign, setup } from "xstate";
 import {
@@ -51,11 +52,14 @@ export const checkStock = defineTool({
 export const order = defineTool({
   name: "order",
   description: `Orders qty (1..${MAX_QTY}) of an item; it arrives ${DELAY} days later.`,
-  parameters: Schema.Struct({ item: Schema.Literals(ITEMS), qty: Schema.Number }),
-  execute: ({ item, qty }) => {
-    if (!Number.isInteger(qty) || qty < 1 || qty > MAX_QTY) throw new RangeError(`qty must be 1..${MAX_QTY}`);
-    return { item, qty };
-  },
+  // The range is the parameters' own: an order of 0, 25 or 2.5 is a malformed action, as one of an item the
+  // warehouse does not carry is. (A tool that throws on it would look like a bug: train says "a tool's code
+  // threw ... fix the tool".)
+  parameters: Schema.Struct({
+    item: Schema.Literals(ITEMS),
+    qty: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_QTY })),
+  }),
+  execute: ({ item, qty }) => ({ item, qty }),
 });
 const tools = { check_stock: checkStock, order };
 
@@ -167,7 +171,7 @@ const machine = setup({
             ],
           },
           {
-            // A refused order (a qty out of range, a failed call) costs nothing, and orders nothing.
+            // A failed call (an error, a timeout) costs nothing, and orders nothing.
             target: "dayPasses",
             actions: assign({
               note: ({ event }) => `error : order failed ( ${event.output.ok ? "" : event.output.error.kind} ) .`,

@@ -21,9 +21,10 @@ import {
   warehouseEnv,
 } from "../../actors/warehouse/index.ts";
 import { main } from "../../src/cli/main.ts";
-import { MemoryJournal, PolicyActor, parseAction, Rng, runEpisode } from "../../src/index.ts";
+import { MemoryJournal, PolicyActor, parseAction, Rng, runEpisode, scriptedPolicy } from "../../src/index.ts";
 import { collect } from "../../src/learn/collect.ts";
 import {
+  actionArbitrary,
   checkModel,
   checkRewards,
   type EnvModel,
@@ -76,11 +77,46 @@ describe("warehouse's days come from the episode's seed", () => {
   });
 });
 
+describe("warehouse's order", () => {
+  it("takes a whole qty of 1 to 20 in its parameters: any other is a malformed action, not a tool that throws", async () => {
+    for (const qty of [0, -3, MAX_QTY + 1, 2.5])
+      expect(parseAction(`<order>{"item":"gears","qty":${qty}}</order>`, warehouseEnv.tools).kind, `qty ${qty}`).toBe(
+        "malformed",
+      );
+    expect(parseAction(`<order>{"item":"gears","qty":${MAX_QTY}}</order>`, warehouseEnv.tools).kind).toBe("call");
+    // An episode that orders too many: the day's malformed-action penalty, and no tool call at all (train's
+    // "a tool's code threw ... fix the tool" would otherwise flag the environment itself).
+    const journal = new MemoryJournal();
+    const tooMany = `<order>{"item":"gears","qty":${MAX_QTY + 5}}</order>`;
+    const { events } = await runEpisode({
+      env: warehouseEnv,
+      policy: new PolicyActor(scriptedPolicy("too-many", warehouseEnv.tokenizer, () => tooMany)),
+      journal,
+      seed: "too-many",
+    });
+    expect(events.filter((e) => e.type === "tool.called")).toEqual([]);
+    expect(
+      events.filter((e) => e.type === "reward.assigned" && e.reason === "malformed action").map((e) => e.type),
+    ).toHaveLength(DAYS);
+  });
+});
+
+const args = {
+  check_stock: fc.constantFrom("bolts", "gears", "nuts").map((item) => ({ item })),
+  order: fc.record({ item: fc.constantFrom(...ITEMS), qty: fc.integer({ min: 1, max: MAX_QTY }) }),
+};
 const generators = {
-  args: {
-    check_stock: fc.constantFrom("bolts", "gears", "nuts").map((item) => ({ item })),
-    order: fc.record({ item: fc.constantFrom(...ITEMS), qty: fc.integer({ min: -2, max: MAX_QTY + 3 }) }),
-  },
+  args,
+  // The kit's actions (well-formed and hostile), and orders of a qty out of range (malformed: they do not parse).
+  actions: fc.oneof(
+    { weight: 9, arbitrary: actionArbitrary(warehouseEnv, { args }) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ item: fc.constantFrom(...ITEMS), qty: fc.constantFrom(-2, 0, MAX_QTY + 1, MAX_QTY + 3, 2.5) })
+        .map(({ item, qty }) => `<order>{"item":"${item}","qty":${qty}}</order>`),
+    },
+  ),
 };
 
 describe("warehouse's rewards", () => {
@@ -131,14 +167,9 @@ const warehouseModel: EnvModel<State, WarehouseTask> = {
       if (toolResult && !toolResult.ok) note = `error : check_stock failed ( ${toolResult.error.kind} ) .`;
       else note = item === "bolts" || item === "gears" ? report(s, item) : `no item ${item} .`;
     } else if (action.kind === "call") {
+      // An order of a qty outside 1..MAX_QTY does not parse: it is malformed, below.
       const { item, qty } = action.args as { item: Item; qty: number };
-      const refused =
-        toolResult && !toolResult.ok
-          ? toolResult.error.kind
-          : Number.isInteger(qty) && qty >= 1 && qty <= MAX_QTY
-            ? undefined
-            : "error";
-      if (refused) note = `error : order failed ( ${refused} ) .`;
+      if (toolResult && !toolResult.ok) note = `error : order failed ( ${toolResult.error.kind} ) .`;
       else {
         reward += REWARDS.order;
         due.push({ item, qty, day: s.day + DELAY });

@@ -4,7 +4,8 @@
  * (world.ts). The machine's `dayPasses` state is that step; its randomness comes from the episode's seed.
  *
  * Rewards (process, each day): +0.05 for each item that met the day's demand, -0.2 for each that ran out;
- * -0.05 for each order placed; -0.1 for a malformed action. Outcome: the fill rate (demand served / demand).
+ * -0.05 for each order placed; -0.1 for a malformed action (an order of a qty outside 1..20 too). Outcome: the
+ * fill rate (demand served / demand).
  */
 import { Schema, WordTokenizer } from "../../src/index.ts";
 import { type WarehouseTask } from "./world.ts";
@@ -19,7 +20,7 @@ export declare const checkStock: import("../../src/index.ts").Tool<Schema.Struct
 }>>;
 export declare const order: import("../../src/index.ts").Tool<Schema.Struct<{
     readonly item: Schema.Literals<readonly ["bolts", "gears"]>;
-    readonly qty: Schema.Number;
+    readonly qty: Schema.Int;
 }>>;
 /** Every word the environment and its actions write, and the numbers up to 99. */
 export declare const tokenizer: WordTokenizer;
