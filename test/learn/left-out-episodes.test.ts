@@ -76,9 +76,12 @@ const envOf = (id: string, kinds: readonly Task["kind"][]) => {
 };
 
 /** Trains 1 update of 2 tasks x 2 episodes; what the estimator was given (episode ids) and what was said. */
-const trainOnce = async (env: ReturnType<typeof envOf>, algo: "grpo" | "remax" | "ppo" = "grpo") => {
+const trainOnce = async (
+  env: ReturnType<typeof envOf>,
+  algo: "grpo" | "remax" | "ppo" = "grpo",
+  lines: string[] = [],
+) => {
   const given: string[][] = [];
-  const lines: string[] = [];
   const spy: Estimator = (sequences, extras, options) => {
     given.push(sequences.map((s) => s.episode));
     return ESTIMATORS[algo](sequences, extras, options);
@@ -139,9 +142,13 @@ describe("train leaves out episodes with nothing to learn from", () => {
     expect(lines.join("\n")).not.toMatch(/left out of training/);
   });
 
-  it("a batch whose every episode aborted stops with the reason, not a RangeError of the update", async () => {
-    await expect(trainOnce(envOf("silent", ["silent"]))).rejects.toThrow(
+  it("a batch whose every episode aborted stops with the reason, not a RangeError of the update, and names the first journal", async () => {
+    const lines: string[] = [];
+    await expect(trainOnce(envOf("silent", ["silent"]), "grpo", lines)).rejects.toThrow(
       /every episode of update 1 of 1 was aborted: environment error: .*waiting for nothing/,
     );
+    // The error names no journal: the line said before it does (as it did before the refusal moved up).
+    expect(lines.join("\n")).toMatch(/4 of 4 episodes aborted: .*\(the first: .*episodes\/u00000\/ep-0-u0-0\.jsonl\)/);
+    expect(lines.join("\n")).not.toMatch(/left out of training/);
   });
 });
