@@ -491,8 +491,9 @@ export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOpt
   /** Check only the invariants of these names (to rerun a reported counterexample). */
   readonly only?: string | readonly string[];
   /**
-   * Told as each invariant starts and ends (`checkRewards: "bounds" (1 of 3): 50 cases passed in 1.2 s`), for
-   * a long check run from a script; none by default (a test runner shows its own progress).
+   * Told as each invariant starts and ends (`checkRewards: "bounds" (1 of 3): checking 50 cases`, then
+   * `...: passed in 1.2 s`, `checked nothing` or `FAILED`), for a long check run from a script; none by default
+   * (a test runner shows its own progress).
    */
   readonly log?: (line: string) => void;
 }
