@@ -58,6 +58,8 @@ describe("warehouse's days come from the episode's seed", () => {
 
   it("record and replay --verify, expert and random", async () => {
     for (const policy of ["expert", "random"]) {
+      // Each policy's own output: the expert's "verified 5" would otherwise pass random's check too.
+      output.clear();
       const out = join(tempDir(), policy);
       const args = ["--env", "warehouse", "--policy", policy, "--episodes", "5", "--out", out];
       expect(await main(["record", ...args]), output.stderr).toBe(0);
