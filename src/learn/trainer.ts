@@ -1013,6 +1013,9 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
           `${update}: ${before - sequences.length} episodes left out of training: the greedy rollout of their task, ReMax's baseline, aborted or never acted`,
         );
     }
+    // Left out for any of the reasons above (too long, aborted, no action, no ReMax baseline), and none left.
+    if (sequences.length === 0 && droppedTooLong < batch.length)
+      log(`${update}: no episode of ${batch.length} was left to train on: this update changed nothing`);
     const extras: { -readonly [K in keyof AdvantageExtras]: AdvantageExtras[K] } = {};
     const tokens = sequences.map((s) => s.tokens);
     const allowed = sequences.some((s) => s.allowed.some((a) => a !== null))

@@ -129,9 +129,10 @@ describe("train leaves out episodes with nothing to learn from", () => {
     expect(mixed.given[0]).toHaveLength(2);
     expect(mixed.lines.join("\n")).toMatch(/2 of 4 episodes ended before the policy acted .*left out of training/);
     for (const algo of ["grpo", "ppo", "remax"] as const) {
-      const { run, given } = await trainOnce(envOf(`entry-only-${algo}`, ["entry"]), algo);
+      const { run, given, lines } = await trainOnce(envOf(`entry-only-${algo}`, ["entry"]), algo);
       expect(run.version).toBe(1);
       expect(given).toEqual([[]]);
+      expect(lines.join("\n")).toMatch(/no episode of 4 was left to train on: this update changed nothing/);
     }
   });
 
