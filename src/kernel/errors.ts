@@ -136,9 +136,11 @@ export class EpisodesAbortedError extends Data.TaggedError("EpisodesAbortedError
   readonly reason: string;
   /** Where the first abort's error was thrown (file:line:column), when known. */
   readonly thrownAt?: string;
+  /** The first aborted episode's journal, when it was written (`agent-r1 inspect` shows it). */
+  readonly journal?: string;
 }> {
   override get message(): string {
-    return `every episode of ${this.batch} was ${this.reason}${this.thrownAt ? ` (thrown at ${this.thrownAt})` : ""}; nothing to learn from`;
+    return `every episode of ${this.batch} was ${this.reason}${this.thrownAt ? ` (thrown at ${this.thrownAt})` : ""}${this.journal ? `; the first: ${this.journal}` : ""}; nothing to learn from`;
   }
 }
 

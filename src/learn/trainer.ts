@@ -939,16 +939,18 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     const abortedRecords = records.filter((r) => r.reason.startsWith("aborted"));
     const everyAborted = abortedRecords.length === records.length && records.length > 0;
     const leftOut = everyAborted ? 0 : abortedRecords.filter((r) => !trainsAborted(r.reason)).length;
-    // Said before the refusal below too: its error names no journal, and this line names the first.
+    const firstAborted =
+      abortedRecords[0] && join(out, "episodes", `u${pad(step)}`, `${abortedRecords[0].episode}.jsonl`);
     if (abortedRecords.length > 0)
       log(
-        `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason} (the first: ${join(out, "episodes", `u${pad(step)}`, `${abortedRecords[0].episode}.jsonl`)})${isWasmMemoryTrap(abortedRecords[0].reason) ? ` (${WASM_MEMORY_HINT})` : ""}${leftOut === 0 ? "" : leftOut === abortedRecords.length ? "; left out of training" : `; ${leftOut} of them (those not stopped at the turn limit) left out of training`}`,
+        `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason} (the first: ${firstAborted})${isWasmMemoryTrap(abortedRecords[0].reason) ? ` (${WASM_MEMORY_HINT})` : ""}${leftOut === 0 ? "" : leftOut === abortedRecords.length ? "; left out of training" : `; ${leftOut} of them (those not stopped at the turn limit) left out of training`}`,
       );
     if (everyAborted)
       throw new EpisodesAbortedError({
         batch: update,
         reason: abortedRecords[0].reason,
         ...(abortedRecords[0].thrownAt ? { thrownAt: abortedRecords[0].thrownAt } : {}),
+        ...(firstAborted ? { journal: firstAborted } : {}),
       });
 
     // --- trajectories -----------------------------------------------------------------------------------

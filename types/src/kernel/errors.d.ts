@@ -108,6 +108,8 @@ export declare class EpisodesAbortedError extends EpisodesAbortedError_base<{
     readonly reason: string;
     /** Where the first abort's error was thrown (file:line:column), when known. */
     readonly thrownAt?: string;
+    /** The first aborted episode's journal, when it was written (`agent-r1 inspect` shows it). */
+    readonly journal?: string;
 }> {
     get message(): string;
 }
