@@ -214,13 +214,16 @@ const machine = setup({
   },
 });
 
-/** Every word the environment and its actions write, and the numbers up to 99. */
+/**
+ * Every word the environment and its actions write, and every number it can: stock runs up to the largest
+ * start (8) plus an order of MAX_QTY a day (a number outside the vocabulary would cost a token per digit).
+ */
 export const tokenizer = WordTokenizer.fromCorpus([
   "day of , orders arrive days later . bolts gears : on hand order error malformed action no item ordered",
   "due sold ( ) short failed timeout invalid-args",
   formatCall(checkStock, { item: "bolts" }),
   formatCall(order, { item: "gears", qty: 5 }),
-  Array.from({ length: 100 }, (_, i) => String(i)).join(" "),
+  Array.from({ length: 8 + DAYS * MAX_QTY + 1 }, (_, i) => String(i)).join(" "),
 ]);
 
 export const warehouseEnv = defineEnv<WarehouseTask>({

@@ -79,6 +79,12 @@ describe("warehouse's days come from the episode's seed", () => {
   });
 });
 
+describe("warehouse's tokenizer", () => {
+  it("has one token for every number the world can show (the most stock: a start of 8 and an order a day)", () => {
+    for (const n of [0, 99, 100, 8 + DAYS * MAX_QTY]) expect(warehouseEnv.tokenizer.encode(String(n))).toHaveLength(1);
+  });
+});
+
 describe("warehouse's order", () => {
   it("takes a whole qty of 1 to 20 in its parameters: any other is a malformed action, not a tool that throws", async () => {
     for (const qty of [0, -3, MAX_QTY + 1, 2.5])
@@ -125,6 +131,8 @@ describe("warehouse's rewards", () => {
   it("hold their invariants on generated episodes, hostile actions and tool failures included", async () => {
     await checkRewards(warehouseEnv, {
       ...generators,
+      // Every episode runs DAYS actions: shorter scripts never reach the outcome, which an invariant checks.
+      minActions: DAYS,
       maxActions: DAYS + 2,
       numRuns: 15,
       invariants: [

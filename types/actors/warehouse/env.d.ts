@@ -22,7 +22,10 @@ export declare const order: import("../../src/index.ts").Tool<Schema.Struct<{
     readonly item: Schema.Literals<readonly ["bolts", "gears"]>;
     readonly qty: Schema.Int;
 }>>;
-/** Every word the environment and its actions write, and the numbers up to 99. */
+/**
+ * Every word the environment and its actions write, and every number it can: stock runs up to the largest
+ * start (8) plus an order of MAX_QTY a day (a number outside the vocabulary would cost a token per digit).
+ */
 export declare const tokenizer: WordTokenizer;
 export declare const warehouseEnv: import("../../src/index.ts").EnvDefinition<WarehouseTask> & {
     readonly policies?: Readonly<Record<string, () => import("../../src/index.ts").Policy>> | undefined;
