@@ -8,7 +8,7 @@ import type { Json } from "effect/Schema";
 import fc from "fast-check";
 import type { Journal } from "../journal/journal.ts";
 import { MemoryJournal } from "../journal/memory.ts";
-import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
 import { type EpisodeRecord, runEpisode } from "../runtime/episode.ts";
@@ -56,6 +56,11 @@ export interface EpisodeScriptOptions extends ActionOptions {
   readonly actions?: fc.Arbitrary<string>;
   /** At most this many actions (default 6). */
   readonly maxActions?: number;
+  /**
+   * At least this many actions (default 0). An environment that ends only after a fixed number of actions
+   * (a world that runs for N days) needs scripts that long for its ending, and its outcome reward, to be drawn.
+   */
+  readonly minActions?: number;
   /** Episode seeds (default "s0" to "s9999"); the environment draws the task from it. */
   readonly seeds?: fc.Arbitrary<string>;
   /** Tasks; when absent, `env.task(seed)`. */
@@ -77,6 +82,7 @@ export const EPISODE_SCRIPT_OPTIONS = allKeys<EpisodeScriptOptions>()([
   ...ACTION_OPTIONS,
   "actions",
   "maxActions",
+  "minActions",
   "seeds",
   "tasks",
   "toolResults",
@@ -92,19 +98,23 @@ export const actionsWithRepeatsArbitrary = <A extends ScriptAction>(
   actions: fc.Arbitrary<A>,
   maxActions: number,
   repeats = true,
+  minActions = 0,
 ): fc.Arbitrary<A[]> => {
-  if (!repeats) return fc.array(actions, { maxLength: maxActions });
+  if (!repeats) return fc.array(actions, { minLength: minActions, maxLength: maxActions });
   const item = fc.oneof(
     { arbitrary: actions.map((action) => ({ action })), weight: 3 },
     { arbitrary: fc.nat({ max: maxActions }).map((repeat) => ({ repeat })), weight: 1 },
   );
-  return fc.array(item, { maxLength: maxActions }).map((items) => {
+  const scripts = fc.array(item, { minLength: minActions, maxLength: maxActions }).map((items) => {
     const texts: A[] = [];
     for (const it of items)
       if ("action" in it) texts.push(it.action);
       else if (texts.length > 0) texts.push(texts[it.repeat % texts.length]);
     return texts;
   });
+  // A leading repeat has nothing to copy and is dropped, so a script can come out shorter than drawn. (Only
+  // filtered when asked: the draws, seeds and paths of checks without minActions stay what they were.)
+  return minActions > 0 ? scripts.filter((texts) => texts.length >= minActions) : scripts;
 };
 
 /** The text a script's action stands for, in the state the request shows. */
@@ -121,6 +131,11 @@ export const episodeScriptArbitrary = (
 ): fc.Arbitrary<EpisodeScript> => {
   checkArbitraryOptions(options, env);
   const maxActions = options.maxActions ?? 6;
+  const minActions = options.minActions ?? 0;
+  if (!Number.isInteger(minActions) || minActions < 0 || minActions > maxActions)
+    throw new RangeError(
+      `minActions must be an integer from 0 to maxActions (${maxActions}), got ${shownValue(options.minActions)}`,
+    );
   const toolResult =
     options.toolResults ??
     fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: failedToolResultArbitrary(), weight: 1 });
@@ -134,7 +149,7 @@ export const episodeScriptArbitrary = (
       : drawn;
   const script = {
     seed: options.seeds ?? seedArbitrary(),
-    actions: actionsWithRepeatsArbitrary(actions, maxActions, options.repeats),
+    actions: actionsWithRepeatsArbitrary(actions, maxActions, options.repeats, minActions),
     toolResults: fc.array(toolResult, { maxLength: maxActions }),
   };
   // Every key required: an optional `task` let fast-check drop the user's task, and shrinking always did.

@@ -7,6 +7,7 @@ import { parseAction } from "../../src/index.ts";
 import {
   actionArbitrary,
   almostRightActionArbitrary,
+  episodeScriptArbitrary,
   hostileActionArbitrary,
   toolCallArbitrary,
   wellFormedActionArbitrary,
@@ -102,6 +103,9 @@ describe("options that must be arbitraries", () => {
     await expect(checkRewards(lookupEnv, { invariants: bounds, maxActions: 0 })).rejects.toThrow(
       "checkRewards: maxActions must be an integer >= 1, got 0",
     );
+    await expect(checkRewards(lookupEnv, { invariants: bounds, minActions: 7 })).rejects.toThrow(
+      "minActions must be an integer from 0 to maxActions (6), got 7",
+    );
     await expect(checkRewards(lookupEnv, { invariants: bounds, actions: fc.constant(5) as never })).rejects.toThrow(
       "option actions must generate text (strings), but it generated 5 (number)",
     );
@@ -173,5 +177,18 @@ describe("options that must be arbitraries", () => {
       seeds: fc.constantFrom("s1", "s2"),
       numRuns: 2,
     });
+  });
+});
+
+describe("minActions", () => {
+  it("draws scripts of at least that many actions, repeats included (a world that ends only after N actions)", () => {
+    for (const repeats of [true, false])
+      fc.assert(
+        fc.property(episodeScriptArbitrary(weather, { minActions: 4, maxActions: 6, repeats }), (script) => {
+          expect(script.actions.length).toBeGreaterThanOrEqual(4);
+          expect(script.actions.length).toBeLessThanOrEqual(6);
+        }),
+        { numRuns: 200 },
+      );
   });
 });

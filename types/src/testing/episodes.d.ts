@@ -47,6 +47,11 @@ export interface EpisodeScriptOptions extends ActionOptions {
     readonly actions?: fc.Arbitrary<string>;
     /** At most this many actions (default 6). */
     readonly maxActions?: number;
+    /**
+     * At least this many actions (default 0). An environment that ends only after a fixed number of actions
+     * (a world that runs for N days) needs scripts that long for its ending, and its outcome reward, to be drawn.
+     */
+    readonly minActions?: number;
     /** Episode seeds (default "s0" to "s9999"); the environment draws the task from it. */
     readonly seeds?: fc.Arbitrary<string>;
     /** Tasks; when absent, `env.task(seed)`. */
@@ -63,11 +68,11 @@ export interface EpisodeScriptOptions extends ActionOptions {
     readonly legal?: boolean;
 }
 /** The options of episode scripts (checkRewards refuses any other). */
-export declare const EPISODE_SCRIPT_OPTIONS: readonly ["args", "answers", "hugeLength", "actions", "maxActions", "seeds", "tasks", "toolResults", "repeats", "legal"];
+export declare const EPISODE_SCRIPT_OPTIONS: readonly ["args", "answers", "hugeLength", "actions", "maxActions", "minActions", "seeds", "tasks", "toolResults", "repeats", "legal"];
 /** Episode seeds "s0" to "s9999". */
 export declare const seedArbitrary: () => fc.Arbitrary<string>;
 /** Actions with some exact repeats of earlier ones: `{ repeat: i }` copies the i-th earlier action. */
-export declare const actionsWithRepeatsArbitrary: <A extends ScriptAction>(actions: fc.Arbitrary<A>, maxActions: number, repeats?: boolean) => fc.Arbitrary<A[]>;
+export declare const actionsWithRepeatsArbitrary: <A extends ScriptAction>(actions: fc.Arbitrary<A>, maxActions: number, repeats?: boolean, minActions?: number) => fc.Arbitrary<A[]>;
 /** The text a script's action stands for, in the state the request shows. */
 export declare const resolveAction: (env: EnvDefinition, action: ScriptAction, request: PolicyRequest) => string;
 /** Episode scripts for an environment. */
