@@ -18,10 +18,12 @@ const alive = (pid: number) => {
     return false;
   }
 };
-const until = async (ready: () => boolean) => {
-  const deadline = Date.now() + 45_000;
+/** Waits for `ready`; on a timeout, the error says what was awaited and what the experiment said. */
+const until = async (ready: () => boolean, what = "the condition", said: () => string = () => "") => {
+  // Generous: a loaded machine has taken over 45 s to start the experiment's first run (once, in a full suite).
+  const deadline = Date.now() + 90_000;
   while (!ready()) {
-    if (Date.now() > deadline) throw new Error("timed out");
+    if (Date.now() > deadline) throw new Error(`timed out after 90 s waiting for ${what}${said()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 };
@@ -55,9 +57,17 @@ const start = (mode: string, seeds: number) => {
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
-  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((done) =>
+    child.on("exit", (code) => {
+      exitCode = code;
+      done(code);
+    }),
+  );
   const pidOf = (run: string) => Number(readFileSync(join(out, run, "pid"), "utf8"));
-  const running = (run: string) => until(() => existsSync(join(out, run, "pid")));
+  const said = () =>
+    `; the experiment ${exitCode === undefined ? "is still running" : `exited ${exitCode}`}; its stdout: ${JSON.stringify(stdout.slice(-2000))}; its stderr: ${JSON.stringify(stderr.slice(-2000))}`;
+  const running = (run: string) => until(() => existsSync(join(out, run, "pid")), `${run}'s pid file`, said);
   return { child, out, exited, pidOf, running, output: () => ({ stdout, stderr }) };
 };
 
@@ -73,7 +83,7 @@ describe("npm run experiment, its runs' processes", () => {
     expect(await experiment.exited, experiment.output().stderr).toBe(130);
     expect(experiment.output().stderr).toContain("interrupted a third time: the runs in progress are killed");
     await until(() => !alive(run));
-  }, 90_000);
+  }, 200_000);
 
   it("ended by an error, it tells its runs in progress to stop (they are detached: they would train on)", async () => {
     const experiment = start("crash", 2);
@@ -83,7 +93,7 @@ describe("npm run experiment, its runs' processes", () => {
     expect(experiment.output().stderr).toMatch(/SyntaxError|JSON/);
     await until(() => existsSync(join(experiment.out, "grpo-s1", "got-SIGTERM")));
     await until(() => !alive(second));
-  }, 90_000);
+  }, 200_000);
 
   it("a run that fails after a stop signal is reported FAILED, one that exits with the stop's code stopped", async () => {
     const experiment = start("stop-exits", 2);
@@ -95,5 +105,5 @@ describe("npm run experiment, its runs' processes", () => {
     expect(stdout).toContain("grpo-s0: stopped at its last checkpoint (it resumes from there)");
     expect(stdout).toContain("grpo-s1: FAILED (exit 1)");
     expect(stdout).not.toContain("grpo-s1: stopped");
-  }, 90_000);
+  }, 200_000);
 });
