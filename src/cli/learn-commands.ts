@@ -406,7 +406,14 @@ const averagedEnv = (folders: readonly string[]): string | undefined => {
     }
   });
   const known = envs.filter((found) => found !== undefined);
-  if (known.length === folders.length && known.every((found) => found.env === known[0].env)) return known[0].env;
+  // One environment whatever the order of its ?options (`hopqa?split=test&top-k=3` is `hopqa?top-k=3&split=test`).
+  const sameEnv = (spec: string) => {
+    const options = new URLSearchParams(spec.includes("?") ? spec.slice(spec.indexOf("?") + 1) : "");
+    options.sort();
+    return `${modulePathOf(spec)}?${options}`;
+  };
+  if (known.length === folders.length && known.every((found) => sameEnv(found.env) === sameEnv(known[0].env)))
+    return known[0].env;
   if (known.length > 0)
     process.stderr.write(
       `note: the average records no environment (eval it with --env): ${folders

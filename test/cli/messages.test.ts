@@ -526,6 +526,19 @@ describe("a clone of sft keeps the --env it was cloned under (its sft.json)", ()
     expect(errors()).toContain(
       `note: the average records no environment (eval it with --env): ${clone} was made under ${resolve(PARTIAL)} (${join(clone, "sft.json")}); ${next} has no readable record of its environment`,
     );
+    // One environment with its options in another order is the same environment; other options are not.
+    for (const [first, second, recorded] of [
+      ["?a=1&b=2", "?b=2&a=1", true],
+      ["?a=1", "?a=2", false],
+    ] as const) {
+      writeFileSync(join(clone, "sft.json"), JSON.stringify({ env: `${resolve(PARTIAL)}${first}` }));
+      writeFileSync(join(next, "sft.json"), JSON.stringify({ env: `${resolve(PARTIAL)}${second}` }));
+      const out = join(dir, `partial-soup-${recorded}`);
+      expect(await main(["average", clone, next, "--out", out]), output.stderr).toBe(0);
+      expect(existsSync(join(out, "average.json"))).toBe(recorded);
+      if (recorded)
+        expect(JSON.parse(readFileSync(join(out, "average.json"), "utf8")).env).toBe(`${resolve(PARTIAL)}${first}`);
+    }
   }, 120_000);
 });
 
