@@ -936,7 +936,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     }
 
     const records = batch.map((c) => c.record);
-    const abortedRecords = records.filter((r) => r.reason.startsWith("aborted"));
+    const abortedRecords = records.filter((r) => r.reason.startsWith(ABORTED));
     const everyAborted = abortedRecords.length === records.length && records.length > 0;
     const leftOut = everyAborted ? 0 : abortedRecords.filter((r) => !trainsAborted(r.reason)).length;
     const firstAborted =
@@ -968,8 +968,8 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     let keptActions = 0;
     for (const { events, record } of batch) {
       if (!trainsAborted(record.reason)) continue;
-      const whole = episodeToSequence(events, { processRewardWeight: config.processRewardWeight });
-      if (!whole.actionMask.includes(1)) {
+      const whole = trainableSequence(events, config);
+      if (whole === undefined) {
         withoutActions += 1;
         continue;
       }
@@ -1207,6 +1207,15 @@ const aggregate = (
 const trainsAborted = (reason: string): boolean =>
   !reason.startsWith(ABORTED) || reason.startsWith(`${ABORTED}turn limit `);
 
+/**
+ * An episode as training weighs it (the process reward weight), or undefined when it ended before the
+ * policy acted: no action token to train, and a return no action of the policy's earned.
+ */
+const trainableSequence = (events: Collected["events"], config: TrainConfig): Sequence | undefined => {
+  const sequence = episodeToSequence(events, { processRewardWeight: config.processRewardWeight });
+  return sequence.actionMask.includes(1) ? sequence : undefined;
+};
+
 /** ReMax's baseline: the reward of one greedy rollout per task, keyed by the task's group id. */
 const greedyBaseline = async (
   env: EnvDefinition,
@@ -1220,8 +1229,8 @@ const greedyBaseline = async (
     // An aborted rollout's return is not the environment's judgement, and one that never acted has none.
     if (!trainsAborted(record.reason)) continue;
     // The return as training weighs it (the process reward weight), also for an episode cut to the context.
-    const sequence = episodeToSequence(events, { processRewardWeight: config.processRewardWeight });
-    if (sequence.actionMask.includes(1)) baseline[hashValue(record.task)] = sequence.totalReturn;
+    const sequence = trainableSequence(events, config);
+    if (sequence) baseline[hashValue(record.task)] = sequence.totalReturn;
   }
   return baseline;
 };

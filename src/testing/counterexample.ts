@@ -42,6 +42,9 @@ export const PROPERTY_RUN_OPTIONS = allKeys<PropertyRunOptions>()([
 ]);
 
 /** How many cases a property check tries, and how to rerun one reported case. */
+/** Cases a property tries when not told (PropertyRunOptions.numRuns). */
+export const DEFAULT_NUM_RUNS = 50;
+
 export interface PropertyRunOptions extends CounterexampleOptions {
   /** Cases to try (default 50). */
   readonly numRuns?: number;
@@ -321,7 +324,7 @@ export const checkProperty = async <T>(
   let details: fc.RunDetails<[T]>;
   try {
     details = await fc.check(property, {
-      numRuns: options.numRuns ?? 50,
+      numRuns: options.numRuns ?? DEFAULT_NUM_RUNS,
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
       ...(options.path !== undefined ? { path: options.path, endOnFailure: true } : {}),
     });

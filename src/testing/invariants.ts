@@ -19,6 +19,7 @@ import {
   CounterexampleError,
   checkProperty,
   checkRunOptions,
+  DEFAULT_NUM_RUNS,
   formatBeside,
   formatNumber,
   PROPERTY_RUN_OPTIONS,
@@ -560,7 +561,7 @@ export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptio
     const started = performance.now();
     const took = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
     options.log?.(
-      `${which}: checking ${options.path === undefined ? `${options.numRuns ?? 50} cases` : `case ${options.path}`}`,
+      `${which}: checking ${options.path === undefined ? `${options.numRuns ?? DEFAULT_NUM_RUNS} cases` : `case ${options.path}`}`,
     );
     try {
       await checkProperty(

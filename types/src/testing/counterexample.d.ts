@@ -25,6 +25,8 @@ export interface CounterexampleOptions {
 /** The keys of PropertyRunOptions. */
 export declare const PROPERTY_RUN_OPTIONS: readonly ["counterexampleDir", "envModule", "numRuns", "seed", "path"];
 /** How many cases a property check tries, and how to rerun one reported case. */
+/** Cases a property tries when not told (PropertyRunOptions.numRuns). */
+export declare const DEFAULT_NUM_RUNS = 50;
 export interface PropertyRunOptions extends CounterexampleOptions {
     /** Cases to try (default 50). */
     readonly numRuns?: number;
