@@ -5,9 +5,10 @@
 #   bash scripts/gpu-check.sh run       # on the GPU machine (no Node, no network), from the repository root,
 #                                       # with .device/gpu/pkg carried: the device tool's carry [".device/gpu/pkg"]
 #   bash scripts/gpu-check.sh cli train --env hopqa ... --backend webgpu   # the whole CLI, bundled the same way
+#   bash scripts/gpu-check.sh check     # `npm run check:webgpu` bundled the same way: WebGPU against wasm, same seed
 #
-# pkg holds: node (xz -9 of this machine's binary; unpacked beside pkg on first use), gpu-step.mjs and agent-r1.mjs (scripts/gpu-step.ts and
-# the CLI bundled with esbuild, together with @tensorflow/tfjs-backend-webgpu and one copy of tfjs-core), the `webgpu` package (Dawn) with its
+# pkg holds: node (xz -9 of this machine's binary; unpacked beside pkg on first use), gpu-step.mjs, agent-r1.mjs and webgpu-check.mjs (scripts/gpu-step.ts,
+# the CLI and scripts/webgpu-check.ts bundled with esbuild, together with @tensorflow/tfjs-backend-webgpu and one copy of tfjs-core), the `webgpu` package (Dawn) with its
 # linux-x64 binary only (xz -9 too, unpacked beside pkg on first use), tfjs-backend-wasm's .wasm files, and the Vulkan loader (Debian's libvulkan1); the
 # GPU driver provides the rest. Prints one JSON line per backend: backend, parameters, stepMs, tokensPerSecond
 # (or error). docs/gpu.md records what it printed.
@@ -42,9 +43,11 @@ Object.defineProperty(globalThis, "navigator", { value: { gpu: dawn.create([]) }
 await import("@tensorflow/tfjs-backend-webgpu");
 ENTRY
   printf 'import "./dawn.ts";\nawait import("../../scripts/gpu-step.ts");\n' >"$ROOT/entry.ts"
+  printf 'import "./dawn.ts";\nawait import("../../scripts/webgpu-check.ts");\n' >"$ROOT/entry-check.ts"
   printf 'import "./dawn.ts";\nconst { main } = await import("../../src/cli/main.ts");\nprocess.exitCode = await main(process.argv.slice(2));\n' >"$ROOT/entry-cli.ts"
   bundle "$ROOT/entry.ts" "$PKG/gpu-step.mjs" --minify
   bundle "$ROOT/entry-cli.ts" "$PKG/agent-r1.mjs" --minify
+  bundle "$ROOT/entry-check.ts" "$PKG/webgpu-check.mjs" --minify
   local dawn="$ROOT/build/node_modules/webgpu"
   cp "$dawn/package.json" "$dawn/index.js" "$PKG/node_modules/webgpu/"
   # Dawn's binary packed like Node's (21 MB -> about 6): pkg and the working tree must fit the carry's 64 MiB.
@@ -52,7 +55,14 @@ ENTRY
   mkdir -p "$PKG/node_modules/webgpu/dist/linux-x64"
   xz -9 -c "$dawn/dist/linux-x64/dawn.node" >"$PKG/node_modules/webgpu/dist/linux-x64/dawn.node.xz"
   cp node_modules/@tensorflow/tfjs-backend-wasm/dist/*.wasm "$PKG/wasm/"
-  [ -f "$PKG/node.xz" ] || xz -9 -c "$(command -v node)" >"$PKG/node.xz"
+  # Node without its debug symbols where strip exists (99 -> 86 MB; packed 24 -> 22 MB).
+  if [ ! -f "$PKG/node.xz" ]; then
+    if command -v strip >/dev/null; then
+      strip -o "$ROOT/build/node" "$(command -v node)" && xz -9 -c "$ROOT/build/node" >"$PKG/node.xz"
+    else
+      xz -9 -c "$(command -v node)" >"$PKG/node.xz"
+    fi
+  fi
   if [ ! -e "$PKG/lib/libvulkan.so.1" ]; then
     (cd "$ROOT/build" && rm -f libvulkan1_*.deb && apt-get download libvulkan1 && rm -rf vk && dpkg-deb -x libvulkan1_*.deb vk)
     cp -L "$ROOT"/build/vk/usr/lib/x86_64-linux-gnu/libvulkan.so.1 "$PKG/lib/"
@@ -60,10 +70,11 @@ ENTRY
   du -sh "$PKG"
 }
 
-# Runs one of pkg's bundles from $ROOT/rt, beside pkg, where Node and Dawn are unpacked on first use (not in
-# pkg: it stays small enough to carry). The bundle is copied there so that `import "webgpu"` finds rt's copy.
+# Runs one of pkg's bundles from .device/rt, where Dawn is unpacked on first use (not in pkg: it stays small
+# enough to carry). The bundle is copied there so that `import "webgpu"` finds rt's copy, and two folders down
+# from the root, as src/cli/main.ts is, so that the CLI finds the project's package.json (its --version).
 node_run() {
-  local bundle=$1 rt=$ROOT/rt
+  local bundle=$1 rt=.device/rt
   shift
   local dawn=$rt/node_modules/webgpu/dist/linux-x64
   [ -x "$ROOT/node" ] || { xz -dc "$PKG/node.xz" >"$ROOT/node" && chmod +x "$ROOT/node"; }
@@ -84,5 +95,6 @@ case "${1:-}" in
   prepare) prepare ;;
   run) shift; run "$@" ;;
   cli) shift; node_run agent-r1.mjs "$@" ;;
-  *) echo "usage: bash scripts/gpu-check.sh prepare | run [backend ...] | cli <agent-r1 arguments>" >&2; exit 2 ;;
+  check) node_run webgpu-check.mjs ;;
+  *) echo "usage: bash scripts/gpu-check.sh prepare | run [backend ...] | cli <agent-r1 arguments> | check" >&2; exit 2 ;;
 esac
