@@ -48,7 +48,7 @@ import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
-import { type EpisodeRecord, successOfSome } from "../runtime/episode.ts";
+import { DEFAULT_MAX_TURNS, type EpisodeRecord, successOfSome } from "../runtime/episode.ts";
 import { describeFailure, ToolTally } from "../runtime/tool-tally.ts";
 import { AdamW } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages, type Estimator, runEstimator } from "./advantages/index.ts";
@@ -852,6 +852,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
   options.onUpdatesStart?.();
   let warnedCut = false;
   let warnedToolThrow = false;
+  let warnedTurnLimit = false;
   let warnedUnreportedSuccess = false;
   let warnedWithoutActions = false;
   // A batch whose episodes all returned the same carries no signal; after a collapse (a policy that
@@ -937,21 +938,34 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
 
     const records = batch.map((c) => c.record);
     const abortedRecords = records.filter((r) => r.reason.startsWith(ABORTED));
-    const everyAborted = abortedRecords.length === records.length && records.length > 0;
-    const leftOut = everyAborted ? 0 : abortedRecords.filter((r) => !trainsAborted(r.reason)).length;
-    const firstAborted =
-      abortedRecords[0] && join(out, "episodes", `u${pad(step)}`, `${abortedRecords[0].episode}.jsonl`);
+    const journalOf = (r: EpisodeRecord) => join(out, "episodes", `u${pad(step)}`, `${r.episode}.jsonl`);
+    // Left out: aborted, and not by the turn limit (an episode it stopped is trained on, its rewards given).
+    const leftOutRecords = abortedRecords.filter((r) => !trainsAborted(r.reason));
+    const noneTrainable = leftOutRecords.length === records.length && records.length > 0;
+    const leftOut = noneTrainable ? 0 : leftOutRecords.length;
+    const firstAborted = abortedRecords[0] && journalOf(abortedRecords[0]);
     if (abortedRecords.length > 0)
       log(
         `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason} (the first: ${firstAborted})${isWasmMemoryTrap(abortedRecords[0].reason) ? ` (${WASM_MEMORY_HINT})` : ""}${leftOut === 0 ? "" : leftOut === abortedRecords.length ? "; left out of training" : `; ${leftOut} of them (those not stopped at the turn limit) left out of training`}`,
       );
-    if (everyAborted)
+    if (noneTrainable)
       throw new EpisodesAbortedError({
         batch: update,
-        reason: abortedRecords[0].reason,
-        ...(abortedRecords[0].thrownAt ? { thrownAt: abortedRecords[0].thrownAt } : {}),
-        ...(firstAborted ? { journal: firstAborted } : {}),
+        reason: leftOutRecords[0].reason,
+        ...(leftOutRecords[0].thrownAt ? { thrownAt: leftOutRecords[0].thrownAt } : {}),
+        journal: journalOf(leftOutRecords[0]),
       });
+    // Every episode stopped by the turn limit: trained on as in a mixed batch (their rewards were given), but
+    // an environment that never ends its episodes is more likely a missing end() than a policy to teach.
+    if (!warnedTurnLimit && records.length > 0 && records.every((r) => r.reason.startsWith(TURN_LIMIT))) {
+      warnedTurnLimit = true;
+      log(
+        `${update}: note: every episode hit the runtime's turn limit (maxTurns ${env.maxTurns ?? DEFAULT_MAX_TURNS}); they are trained on ` +
+          "with the rewards they were given, as in a batch where only some hit it. If the environment means to end its " +
+          "episodes, end them with end() on a turn limit of its own (as README's example does), or raise the " +
+          "environment's maxTurns",
+      );
+    }
 
     // --- trajectories -----------------------------------------------------------------------------------
     const trainStart = performance.now();
@@ -1204,8 +1218,10 @@ const aggregate = (
  * broke off. One the runtime's turn limit stopped is kept, as before: its rewards were given, and a policy
  * that never ends its episodes should learn from that.
  */
-const trainsAborted = (reason: string): boolean =>
-  !reason.startsWith(ABORTED) || reason.startsWith(`${ABORTED}turn limit `);
+const trainsAborted = (reason: string): boolean => !reason.startsWith(ABORTED) || reason.startsWith(TURN_LIMIT);
+
+/** How an episode the runtime's turn limit stopped ends (src/runtime/episode.ts). */
+const TURN_LIMIT = `${ABORTED}turn limit `;
 
 /**
  * An episode as training weighs it (the process reward weight), or undefined when it ended before the

@@ -177,6 +177,9 @@ export const checkEpisodeParts = (
  * Runs one episode live, journaling every event before anything sees it. An environment that throws or breaks the
  * protocol ends the episode as aborted (a record, not a rejection); the promise rejects when the journal fails.
  */
+/** The runtime's turn limit of an environment without `maxTurns`: an episode that takes more actions is aborted. */
+export const DEFAULT_MAX_TURNS = 64;
+
 export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
   new Promise<EpisodeRecord>((resolveEpisode, rejectEpisode) => {
     checkKnownKeys("runEpisode", options, EPISODE_OPTIONS);
@@ -184,7 +187,7 @@ export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
     const { env, policy, journal, seed } = options;
     const task = options.task ?? env.task(seed);
     const episode = options.episode ?? episodeIdOf(seed);
-    const maxTurns = env.maxTurns ?? 64;
+    const maxTurns = env.maxTurns ?? DEFAULT_MAX_TURNS;
     const tokenizer = policy.policy.tokenizer;
     const chain = new EpisodeChain(episode);
     const derivation = new EpisodeDerivation(env.id, tokenizer);

@@ -4,6 +4,8 @@
  * before the policy acted (no action token, and a return no action earned). Before, the first was compared
  * with its group as if it had returned 0, and a batch of the second crashed the run with "training rows
  * need at least two tokens" (so did a batch whose every episode aborted, before its EpisodesAbortedError).
+ * An episode the runtime's turn limit stopped is trained on, also in a batch of nothing else (which stopped
+ * the run with an EpisodesAbortedError before).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { assign, setup } from "xstate";
@@ -141,6 +143,25 @@ describe("train leaves out episodes with nothing to learn from", () => {
     expect(given[0]).toHaveLength(4);
     expect(lines.join("\n")).toMatch(/2 of 4 episodes aborted: turn limit 2 reached/);
     expect(lines.join("\n")).not.toMatch(/left out of training/);
+  });
+
+  it("a batch whose every episode the turn limit stopped is trained on as in a mixed one, with a note on the limit", async () => {
+    const { run, given, lines } = await trainOnce(envOf("endless-only", ["endless"]));
+    expect(run.version).toBe(1);
+    expect(given[0]).toHaveLength(4);
+    const said = lines.join("\n");
+    expect(said).toMatch(/4 of 4 episodes aborted: turn limit 2 reached/);
+    expect(said).toMatch(/note: every episode hit the runtime's turn limit \(maxTurns 2\); they are trained on/);
+    expect(said).toMatch(/raise the environment's maxTurns/);
+    expect(said).not.toMatch(/left out of training/);
+    // A mixed batch says nothing of the kind.
+    const mixed = await trainOnce(envOf("endless-mixed", ["endless", "ok"]));
+    expect(mixed.lines.join("\n")).not.toMatch(/every episode hit/);
+    // Every episode aborted, but half of them at the turn limit: those are trained on, the others left out.
+    const broken = await trainOnce(envOf("endless-nan", ["endless", "nan"]));
+    expect(broken.run.version).toBe(1);
+    expect(broken.given[0]).toHaveLength(2);
+    expect(broken.lines.join("\n")).toMatch(/2 of them \(those not stopped at the turn limit\) left out of training/);
   });
 
   it("a batch whose every episode aborted stops with the reason, not a RangeError of the update, and names the first journal", async () => {
