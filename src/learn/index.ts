@@ -26,7 +26,7 @@ export {
 // episodeToSequence + fitToContext, scoreTokens where needed, computeAdvantages, trainStep).
 export { DEFAULT_GPT_CONFIG, Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 export { type SamplingConfig, TransformerPolicy } from "../policy/transformer-policy.ts";
-export { AdamW, type AdamWOverrides } from "./adamw.ts";
+export { AdamW, type AdamWOverrides, ZERO_GRADIENT } from "./adamw.ts";
 export {
   type AdvantageExtras,
   type AdvantageOptions,

@@ -50,7 +50,7 @@ import { ABORTED } from "../runtime/derive.ts";
 import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
 import { DEFAULT_MAX_TURNS, type EpisodeRecord, successOfSome } from "../runtime/episode.ts";
 import { describeFailure, ToolTally } from "../runtime/tool-tally.ts";
-import { AdamW } from "./adamw.ts";
+import { AdamW, ZERO_GRADIENT } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages, type Estimator, runEstimator } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
 import {
@@ -863,7 +863,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
     if (m.successRate !== null && m.successRate > (bestSuccess?.rate ?? 0))
       bestSuccess = { rate: m.successRate, update: m.version };
     if (returns.length < 2 || returns.some((r) => r !== returns[0])) return;
-    const learned = m.gradNorm === 0 ? ": nothing to learn from (gradient norm 0)" : "";
+    const learned = m.gradNorm === 0 ? ": nothing to learn from (gradient norm 0: the optimizer took no step)" : "";
     if (warnedFlat) {
       log(`${update}: again every episode returned ${Number(returns[0].toPrecision(12))}${learned}`);
       return;
@@ -1115,8 +1115,11 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       }
     }
     const trainSeconds = (performance.now() - trainStart) / 1000;
-    const applied = results.filter((r) => !r.skipped);
-    for (const r of results) if (r.skipped) log(`${update}: skipped (${r.reason})`);
+    // A step whose gradient was 0 everywhere was not taken either (AdamW), but it measured its losses: it counts
+    // in the means (its gradNorm 0 says it), not among the failed steps (a NaN or infinite loss or gradient).
+    const failed = results.filter((r) => r.skipped && r.reason !== ZERO_GRADIENT);
+    const applied = results.filter((r) => !failed.includes(r));
+    for (const r of failed) log(`${update}: skipped (${r.reason})`);
     const rewardsOf = (c: Collected, kind: "process" | "outcome") =>
       c.events.reduce((s, e) => s + (e.type === "reward.assigned" && e.kind === kind ? e.value : 0), 0);
     const sampledTokens = batch.reduce(
@@ -1159,7 +1162,7 @@ const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
       clipfrac: mean(applied.map((r) => r.clipfrac)),
       gradNorm: mean(applied.map((r) => r.gradNorm)),
       lr,
-      skippedUpdates: results.length - applied.length,
+      skippedUpdates: failed.length,
       trainedTokens: Math.round(results.reduce((s, r) => s + r.tokens, 0)),
       sampledTokens,
       tokensPerSecond: sampledTokens / Math.max(1e-9, sampleSeconds),

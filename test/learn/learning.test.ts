@@ -92,10 +92,21 @@ describe("a batch with nothing to learn from", () => {
     await train({ env: flat, config: { ...config("flat", 3), env: "flat" }, out, log: (line) => lines.push(line) });
     const flatLines = lines.filter((l) => l.includes("returned 0.5"));
     expect(flatLines, lines.join("\n")).toEqual([
-      "update 1 of 3: every one of its 32 episodes returned 0.5, so no episode was better than another: nothing to learn from (gradient norm 0)",
-      "update 2 of 3: again every episode returned 0.5: nothing to learn from (gradient norm 0)",
-      "update 3 of 3: again every episode returned 0.5: nothing to learn from (gradient norm 0)",
+      "update 1 of 3: every one of its 32 episodes returned 0.5, so no episode was better than another: nothing to learn from (gradient norm 0: the optimizer took no step)",
+      "update 2 of 3: again every episode returned 0.5: nothing to learn from (gradient norm 0: the optimizer took no step)",
+      "update 3 of 3: again every episode returned 0.5: nothing to learn from (gradient norm 0: the optimizer took no step)",
     ]);
+    // Not a failed step either: nothing said "skipped", and the metrics count none.
+    expect(lines.join("\n")).not.toMatch(/skipped/);
+    expect(metricsOf(out).map((m) => [m.gradNorm, m.skippedUpdates])).toEqual([
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
+    // AdamW took no step (it counted three before: weight decay and momentum would have moved the weights).
+    const latest = JSON.parse(readFileSync(join(out, "checkpoints", "latest.json"), "utf8")) as { dir: string };
+    const manifest = JSON.parse(readFileSync(join(out, "checkpoints", latest.dir, "manifest.json"), "utf8"));
+    expect(manifest.optimizer.step).toBe(0);
   });
 });
 

@@ -8,7 +8,12 @@
  *   p <- p - lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps) - lr wd p
  *
  * Weight decay applies to matrices only by default (not to biases and LayerNorm gains), as in nanoGPT.
- * A gradient that is NaN or infinite anywhere skips the whole update: nothing changes, t included.
+ * A gradient that is NaN or infinite anywhere skips the whole update: nothing changes, t included. So does a
+ * gradient that is 0 everywhere (its global norm is exactly 0): an update with nothing to learn from, such as a
+ * GRPO batch whose every group tied (every advantage 0) with no KL, entropy or value term. Plain AdamW would
+ * still move the weights there, by the momentum of earlier steps and by weight decay, and count the step in
+ * the bias correction; here it is not taken. (A KL or entropy term, or a critic, gives such a batch a
+ * gradient: it is applied as any other.)
  *
  * `state()` and `restore()` carry t and the moments through a checkpoint, so a resumed run continues
  * exactly as an uninterrupted one.
@@ -26,6 +31,10 @@ export interface AdamWConfig {
 }
 /** Per-step overrides (a learning-rate schedule, a different clip). */
 export type AdamWOverrides = Partial<Pick<AdamWConfig, "lr" | "weightDecay" | "maxGradNorm">>;
+/**
+ * Whether an update was applied. Not applied: a gradient norm that is not finite, or one of exactly 0 (reason
+ * `ZERO_GRADIENT`); nothing changed then, the step count included.
+ */
 export type StepOutcome = {
     readonly applied: true;
     readonly gradNorm: number;
@@ -34,6 +43,8 @@ export type StepOutcome = {
     readonly gradNorm: number;
     readonly reason: string;
 };
+/** The reason of an update not applied because its gradient is 0 everywhere (`StepOutcome`). */
+export declare const ZERO_GRADIENT = "the gradient is 0 everywhere: nothing to learn from";
 /**
  * The optimizer of `params` (AdamW with global gradient-norm clipping; defaults lr 3e-4, weight decay 0.01 on
  * matrices, clip 1.0). Call `dispose` to free its moments.

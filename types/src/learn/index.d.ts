@@ -15,7 +15,7 @@ export { type BackendChoice, BackendUnavailableError, initBackend } from "../pol
 export { type CheckpointContents, CheckpointError, type CheckpointProblem, loadCheckpoint, saveCheckpoint, } from "../policy/checkpoint.ts";
 export { DEFAULT_GPT_CONFIG, Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 export { type SamplingConfig, TransformerPolicy } from "../policy/transformer-policy.ts";
-export { AdamW, type AdamWOverrides } from "./adamw.ts";
+export { AdamW, type AdamWOverrides, ZERO_GRADIENT } from "./adamw.ts";
 export { type AdvantageExtras, type AdvantageOptions, type AdvantageResult, computeAdvantages, DEFAULT_ADVANTAGE_OPTIONS, ESTIMATORS, type Estimator, runEstimator, type ScoredSequence, } from "./advantages/index.ts";
 export { ALGORITHMS, type Algorithm } from "./advantages/types.ts";
 export { type Collected, type CollectOptions, collect } from "./collect.ts";

@@ -54,7 +54,10 @@ export interface TrainStepOptions extends Partial<PpoLossConfig>, AdamWOverrides
 export type PassGrouping = "by-length" | "in-order";
 /** The update's losses and diagnostics (numbers read back after the step); `skipped` when it was not applied. */
 export interface TrainStepResult {
-    /** True when the update was not applied (NaN or infinite loss or gradient); `reason` says which. */
+    /**
+     * True when the update was not applied (NaN or infinite loss or gradient, or a gradient 0 everywhere:
+     * `ZERO_GRADIENT`, nothing to learn from); `reason` says which.
+     */
     readonly skipped: boolean;
     /** Why the update was skipped. */
     readonly reason?: string;
