@@ -19,7 +19,9 @@
  * exactly as an uninterrupted one.
  */
 import * as tf from "@tensorflow/tfjs-core";
+import { shownValue, UsageError } from "../kernel/errors.ts";
 import type { OptimizerState } from "../policy/checkpoint.ts";
+import { LR_RULE } from "./config.ts";
 
 export interface AdamWConfig {
   readonly lr: number;
@@ -71,8 +73,28 @@ export const ZERO_GRADIENT = "the gradient is 0 everywhere: nothing to learn fro
 const decayMatrices = (_name: string, variable: tf.Variable): boolean => variable.rank >= 2;
 
 /**
+ * Refuses, as a UsageError naming the field, what train's config and the CLI refuse (a learning rate of 0, a
+ * negative weight decay) and what would make every step NaN (betas outside [0, 1), eps <= 0).
+ */
+const checkAdamWConfig = (config: AdamWConfig) => {
+  const wrong = (rule: string, value: unknown) =>
+    new UsageError({ detail: `AdamW: ${rule}, got ${shownValue(value)}` });
+  const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+  if (!finite(config.lr) || config.lr <= 0) throw wrong(LR_RULE, config.lr);
+  for (const key of ["beta1", "beta2"] as const)
+    if (!finite(config[key]) || config[key] < 0 || config[key] >= 1)
+      throw wrong(`${key} must be a number >= 0 and < 1`, config[key]);
+  if (!finite(config.eps) || config.eps <= 0) throw wrong("eps must be a finite number > 0", config.eps);
+  if (!finite(config.weightDecay) || config.weightDecay < 0)
+    throw wrong("weightDecay must be a finite number >= 0", config.weightDecay);
+  if (config.maxGradNorm !== null && (!finite(config.maxGradNorm) || config.maxGradNorm < 0))
+    throw wrong("maxGradNorm must be a finite number >= 0, or null for no clipping", config.maxGradNorm);
+};
+
+/**
  * The optimizer of `params` (AdamW with global gradient-norm clipping; defaults lr 3e-4, weight decay 0.01 on
- * matrices, clip 1.0). Call `dispose` to free its moments.
+ * matrices, clip 1.0). A wrong config (a learning rate of 0, say) is a UsageError naming the field. Call
+ * `dispose` to free its moments.
  */
 export class AdamW {
   readonly config: AdamWConfig;
@@ -89,6 +111,7 @@ export class AdamW {
   ) {
     const given = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined));
     this.config = { ...DEFAULT_ADAMW, ...given };
+    checkAdamWConfig(this.config);
     const zeros = (like: tf.Variable) => {
       const initial = tf.zerosLike(like);
       const variable = tf.variable(initial, false);

@@ -10,6 +10,12 @@ import { ALGORITHMS } from "./advantages/types.ts";
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
 const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0));
+/**
+ * A learning rate: > 0, as the CLI's --lr (at 0 an update changes no weight, weight decay included: only the
+ * optimizer's moments and step count). `train`, `sft` and `AdamW` refuse 0 alike.
+ */
+export const LR_RULE = "lr must be a finite number > 0 (the CLI's --lr; at 0 nothing is learnt)";
+const LearningRate = Schema.Finite.check(Schema.isGreaterThan(0, { message: LR_RULE }));
 const Probability = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(1));
 
 /** How the learning rate changes over a run (see scheduledLr). */
@@ -52,7 +58,8 @@ export const TrainConfig = Schema.Struct({
   temperature: Schema.Finite.check(Schema.isGreaterThan(0)),
   topP: Probability,
   maxNewTokens: PositiveInt,
-  lr: NonNegative,
+  /** The learning rate (> 0). */
+  lr: LearningRate,
   /**
    * The learning rate over the run's updates: constant, or decayed from `lr` at the first update to 0 after
    * the last (`steps`), linearly or along a half cosine; absent = constant.

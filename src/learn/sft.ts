@@ -21,7 +21,7 @@ import { ABORTED } from "../runtime/derive.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
-import { actionBudgetNote, modelConfigFor } from "./config.ts";
+import { actionBudgetNote, LR_RULE, modelConfigFor } from "./config.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -305,7 +305,7 @@ const sftOptions = (options: SftOptions) => {
     return value;
   };
   const lr = options.lr ?? 3e-3;
-  if (typeof lr !== "number" || !Number.isFinite(lr) || lr <= 0) throw wrong("lr must be a number > 0", options.lr);
+  if (typeof lr !== "number" || !Number.isFinite(lr) || lr <= 0) throw wrong(LR_RULE, options.lr);
   const seed = options.seed ?? "0";
   if (typeof seed !== "string") throw wrong("seed must be a string", options.seed);
   const positionOffsets = options.positionOffsets ?? "none";

@@ -5,6 +5,7 @@
  */
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { UsageError } from "../../src/index.ts";
 import { AdamW, ZERO_GRADIENT } from "../../src/learn/adamw.ts";
 import { initBackend } from "../../src/learn/index.ts";
 import { scoreTokens, trainStep } from "../../src/learn/train-step.ts";
@@ -75,6 +76,29 @@ describe("AdamW", () => {
     } finally {
       optimizer.dispose();
       model.dispose();
+    }
+  });
+
+  it("refuses a config the CLI and train's config refuse, a learning rate of 0 first, as a UsageError naming the field", () => {
+    const params = paramsOf();
+    try {
+      const refused = (config: object, message: RegExp) => {
+        expect(() => new AdamW(params, config)).toThrow(UsageError);
+        expect(() => new AdamW(params, config)).toThrow(message);
+      };
+      refused({ lr: 0 }, /^AdamW: lr must be a finite number > 0 \(the CLI's --lr; at 0 nothing is learnt\), got 0$/);
+      refused({ lr: -1e-3 }, /^AdamW: lr must be .*, got -0\.001$/);
+      refused({ lr: Number.NaN }, /^AdamW: lr must be .*, got NaN$/);
+      refused({ lr: "1e-3" }, /^AdamW: lr must be .*, got "1e-3" \(a string\)$/);
+      refused({ weightDecay: -0.1 }, /^AdamW: weightDecay must be a finite number >= 0, got -0\.1$/);
+      refused({ beta2: 1 }, /^AdamW: beta2 must be a number >= 0 and < 1, got 1$/);
+      refused({ eps: 0 }, /^AdamW: eps must be a finite number > 0, got 0$/);
+      refused({ maxGradNorm: Number.POSITIVE_INFINITY }, /^AdamW: maxGradNorm must be .*, got Infinity$/);
+      // What was accepted stays accepted: the defaults, no clipping, no weight decay.
+      new AdamW(params, { maxGradNorm: null, weightDecay: 0 }).dispose();
+      new AdamW(params, { lr: undefined }).dispose();
+    } finally {
+      for (const p of params.values()) p.dispose();
     }
   });
 });

@@ -63,6 +63,11 @@ describe("the learner from code", () => {
     expect(trainConfigFor({ ...weather, maxActionTokens: 20 }).maxNewTokens).toBe(20);
     expect(() => trainConfigFor(lookup, { steps: 0 })).toThrow(UsageError);
     expect(() => trainConfigFor(lookup, { lr: -1 })).toThrow(/train config: [\s\S]*"lr"/);
+    // 0 as the CLI's --lr 0 is refused: an update that changes no weight.
+    expect(() => trainConfigFor(lookup, { lr: 0 })).toThrow(UsageError);
+    expect(() => trainConfigFor(lookup, { lr: 0 })).toThrow(
+      /^train config: lr must be a finite number > 0 \(the CLI's --lr; at 0 nothing is learnt\)\n {2}at \["lr"\]$/,
+    );
     // A CLI flag's name, or a misspelt field, names the field it meant and lists them all.
     expect(() => trainConfigFor(lookup, { tasks: 2 } as never)).toThrow(
       "train config: no field `tasks` (did you mean `tasksPerStep`?); the fields: env, algo, steps,",

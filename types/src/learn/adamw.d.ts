@@ -47,7 +47,8 @@ export type StepOutcome = {
 export declare const ZERO_GRADIENT = "the gradient is 0 everywhere: nothing to learn from";
 /**
  * The optimizer of `params` (AdamW with global gradient-norm clipping; defaults lr 3e-4, weight decay 0.01 on
- * matrices, clip 1.0). Call `dispose` to free its moments.
+ * matrices, clip 1.0). A wrong config (a learning rate of 0, say) is a UsageError naming the field. Call
+ * `dispose` to free its moments.
  */
 export declare class AdamW {
     /** The variables it updates, by name. */

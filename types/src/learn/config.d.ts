@@ -4,6 +4,11 @@
  */
 import * as Schema from "effect/Schema";
 import { type EnvDefinition } from "../runtime/env.ts";
+/**
+ * A learning rate: > 0, as the CLI's --lr (at 0 an update changes no weight, weight decay included: only the
+ * optimizer's moments and step count). `train`, `sft` and `AdamW` refuse 0 alike.
+ */
+export declare const LR_RULE = "lr must be a finite number > 0 (the CLI's --lr; at 0 nothing is learnt)";
 /** How the learning rate changes over a run (see scheduledLr). */
 export declare const LR_SCHEDULES: readonly ["constant", "linear", "cosine"];
 /** One of LR_SCHEDULES. */
@@ -40,6 +45,7 @@ export declare const TrainConfig: Schema.Struct<{
     readonly temperature: Schema.Finite;
     readonly topP: Schema.Finite;
     readonly maxNewTokens: Schema.Int;
+    /** The learning rate (> 0). */
     readonly lr: Schema.Finite;
     /**
      * The learning rate over the run's updates: constant, or decayed from `lr` at the first update to 0 after
