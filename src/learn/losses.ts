@@ -7,7 +7,8 @@
  *   KL to a frozen reference, with d_t = log pi_ref - log pi:
  *     k1 = -d_t                         (= log pi - log pi_ref)
  *     k2 = d_t^2 / 2
- *     k3 = exp(d_t) - d_t - 1           (Schulman's unbiased, non-negative estimator)
+ *     k3 = exp(d_t) - d_t - 1           (Schulman's unbiased, non-negative estimator; past d_t = 20 its
+ *                                        tangent there, so that it cannot overflow: see K3_LINEAR_FROM)
  *   L = L_clip + c_v L_value - c_H mean_m[H_t] + c_kl mean_m[k_t]
  *
  * As a loss term on tokens sampled from pi, the three pull differently (Schulman 2020; Tang & Munos 2025):
@@ -148,13 +149,33 @@ export const clippedValueLoss = (
   return tf.mul(maskedMean(tf.maximum(unclipped, clipped), mask, normalizer), 0.5);
 };
 
-/** Per-token KL estimate to the reference, given d = log pi_ref - log pi (0 on masked tokens). */
+/**
+ * Where k3 leaves its exponential: past d = K3_LINEAR_FROM it goes on as its tangent there. exp(d) overflows
+ * float32 past d = 88.7 (a token the policy now gives e^-88 of the probability the reference gives it: an
+ * observation token under --no-loss-mask, say), which made the loss Infinity and skipped every such update.
+ * 20 is where verl clamps d; a tangent rather than a clamp keeps the pull on those tokens (a clamp's gradient
+ * there is 0).
+ */
+export const K3_LINEAR_FROM = 20;
+
+/**
+ * k3 = exp(d) - d - 1 up to d = D (K3_LINEAR_FROM), then its tangent at D:
+ * k3(D) + (exp(D) - 1)(d - D). Continuous with its derivative, convex, and finite for every finite d.
+ */
+const k3 = (d: tf.Tensor): tf.Tensor => {
+  const below = tf.minimum(d, K3_LINEAR_FROM);
+  const exact = tf.sub(tf.sub(tf.exp(below), below), 1);
+  // Past D: the slope exp(D) - 1 times how far past (0 below D, where `exact` is the whole of it).
+  const past = tf.relu(tf.sub(d, K3_LINEAR_FROM));
+  return tf.add(exact, tf.mul(past, Math.exp(K3_LINEAR_FROM) - 1));
+};
+
+/**
+ * Per-token KL estimate to the reference, given d = log pi_ref - log pi (0 on masked tokens); k3 goes on
+ * linearly past d = K3_LINEAR_FROM rather than overflow.
+ */
 export const klEstimate = (refMinusLogp: tf.Tensor, kind: KlKind): tf.Tensor =>
-  kind === "k1"
-    ? tf.neg(refMinusLogp)
-    : kind === "k2"
-      ? tf.mul(tf.square(refMinusLogp), 0.5)
-      : tf.sub(tf.sub(tf.exp(refMinusLogp), refMinusLogp), 1);
+  kind === "k1" ? tf.neg(refMinusLogp) : kind === "k2" ? tf.mul(tf.square(refMinusLogp), 0.5) : k3(refMinusLogp);
 
 /** The defaults overridden by every key of `overrides` that is not undefined. */
 export const ppoLossConfig = (overrides: Partial<PpoLossConfig> = {}): PpoLossConfig => ({

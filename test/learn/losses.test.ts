@@ -110,6 +110,40 @@ describe("ppoLoss", () => {
   });
 });
 
+describe("k3 past a log difference of 20", () => {
+  it("goes on as its tangent there: finite where exp() overflows float32 (d > 88.7), with a gradient", () => {
+    const ds = [19, 20, 21, 88, 89, 200];
+    const d = tf.tensor1d(ds);
+    const D = 20;
+    const k = read(klEstimate(d, "k3"));
+    expect(k.every(Number.isFinite), k.join(", ")).toBe(true);
+    ds.forEach((x, i) => {
+      const want = x <= D ? Math.exp(x) - x - 1 : Math.exp(D) - D - 1 + (Math.exp(D) - 1) * (x - D);
+      expect(k[i] / want).toBeCloseTo(1, 5);
+    });
+    // Its gradient: exp(d) - 1 below 20, the tangent's slope past it (never 0, never Infinity).
+    const grad = read(tf.grad((x: tf.Tensor) => tf.sum(klEstimate(x, "k3")))(d));
+    ds.forEach((x, i) => {
+      expect(grad[i] / (Math.exp(Math.min(x, D)) - 1)).toBeCloseTo(1, 5);
+    });
+    // In the loss: a finite KL term and loss, not Infinity (which skipped the update).
+    const mask = tf.tensor2d([[1, 1]]);
+    const logprobs = tf.tensor2d([[-100, -0.1]]);
+    const out = ppoLoss(
+      {
+        logprobs,
+        oldLogprobs: logprobs,
+        advantages: tf.tensor2d([[0, 0]]),
+        mask,
+        refLogprobs: tf.tensor2d([[-0.5, -0.1]]),
+      },
+      { klCoef: 0.05, klKind: "k3" },
+    );
+    expect(Number.isFinite(read(out.loss)[0])).toBe(true);
+    expect(Number.isFinite(read(out.kl)[0])).toBe(true);
+  });
+});
+
 describe("the KL loss term's pull, in expectation over the policy's own samples", () => {
   it("k2's is the gradient of KL(pi || ref); k3's that of KL(ref || pi); k1's is zero", () => {
     // Five actions, each one token weighted by its probability under the policy (the expectation a batch

@@ -7,7 +7,8 @@
  *   KL to a frozen reference, with d_t = log pi_ref - log pi:
  *     k1 = -d_t                         (= log pi - log pi_ref)
  *     k2 = d_t^2 / 2
- *     k3 = exp(d_t) - d_t - 1           (Schulman's unbiased, non-negative estimator)
+ *     k3 = exp(d_t) - d_t - 1           (Schulman's unbiased, non-negative estimator; past d_t = 20 its
+ *                                        tangent there, so that it cannot overflow: see K3_LINEAR_FROM)
  *   L = L_clip + c_v L_value - c_H mean_m[H_t] + c_kl mean_m[k_t]
  *
  * As a loss term on tokens sampled from pi, the three pull differently (Schulman 2020; Tang & Munos 2025):
@@ -79,7 +80,18 @@ export interface PpoLossOutput {
 }
 /** L_value; clipped around the old values when they and `clipEps` are given. */
 export declare const clippedValueLoss: (values: tf.Tensor, returns: tf.Tensor, mask: tf.Tensor, oldValues?: tf.Tensor, clipEps?: number | null, normalizer?: number) => tf.Scalar;
-/** Per-token KL estimate to the reference, given d = log pi_ref - log pi (0 on masked tokens). */
+/**
+ * Where k3 leaves its exponential: past d = K3_LINEAR_FROM it goes on as its tangent there. exp(d) overflows
+ * float32 past d = 88.7 (a token the policy now gives e^-88 of the probability the reference gives it: an
+ * observation token under --no-loss-mask, say), which made the loss Infinity and skipped every such update.
+ * 20 is where verl clamps d; a tangent rather than a clamp keeps the pull on those tokens (a clamp's gradient
+ * there is 0).
+ */
+export declare const K3_LINEAR_FROM = 20;
+/**
+ * Per-token KL estimate to the reference, given d = log pi_ref - log pi (0 on masked tokens); k3 goes on
+ * linearly past d = K3_LINEAR_FROM rather than overflow.
+ */
 export declare const klEstimate: (refMinusLogp: tf.Tensor, kind: KlKind) => tf.Tensor;
 /** The defaults overridden by every key of `overrides` that is not undefined. */
 export declare const ppoLossConfig: (overrides?: Partial<PpoLossConfig>) => PpoLossConfig;
