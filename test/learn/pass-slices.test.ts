@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { passSlices, passSlicesInOrder } from "../../src/learn/train-step.ts";
+import { defaultPassing, GPU_TOKENS_PER_PASS, passSlices, passSlicesInOrder } from "../../src/learn/train-step.ts";
 
 const rowsOf = (lengths: readonly number[]) => lengths.map((n) => Array.from({ length: n }, (_, t) => t));
 /** The padded work of a grouping, in the cost model's units (overhead per pass + rows x w x (1 + w / d)). */
@@ -43,5 +43,20 @@ describe("passSlices: a batch's rows grouped into forward passes", () => {
     const lengths = [360, ...Array(15).fill(150)];
     const slices = passSlices(rowsOf(lengths), 8192, { modelWidth: 128 });
     expect(slices).toEqual([[0], lengths.slice(1).map((_, i) => i + 1)]);
+  });
+});
+
+describe("defaultPassing: how a batch is cut when the caller does not say", () => {
+  it("groups by length on wasm and cpu, and sends a minibatch through in one pass on a GPU backend", () => {
+    const model = { config: { vocabSize: 437, contextLength: 384, width: 128, heads: 4, layers: 2 } };
+    for (const backend of ["wasm", "cpu"]) expect(defaultPassing(model, backend).passes).toBe("by-length");
+    expect(defaultPassing(model, "wasm").tokensPerPass).toBeLessThan(GPU_TOKENS_PER_PASS);
+    for (const backend of ["webgpu", "webgl"])
+      expect(defaultPassing(model, backend)).toEqual({ tokensPerPass: GPU_TOKENS_PER_PASS, passes: "in-order" });
+    // hopqa's RL minibatch (32 episodes of up to 384 tokens) is one pass on a GPU, several on wasm.
+    const lengths = Array.from({ length: 32 }, (_, i) => 120 + ((i * 37) % 264));
+    const gpu = defaultPassing(model, "webgpu");
+    expect(passSlicesInOrder(rowsOf(lengths), gpu.tokensPerPass)).toHaveLength(1);
+    expect(passSlices(rowsOf(lengths), defaultPassing(model, "wasm").tokensPerPass).length).toBeGreaterThan(1);
   });
 });

@@ -10,7 +10,7 @@
  * Constrained decoding: when a token was sampled under an allowed list, training scores it under the same
  * mask, so the importance ratio compares like with like.
  */
-import { type Gpt } from "../policy/gpt.ts";
+import { type Gpt, type GptConfig } from "../policy/gpt.ts";
 import type { AdamW, AdamWOverrides } from "./adamw.ts";
 import { type PpoLossConfig } from "./losses.ts";
 type PerToken = readonly (readonly number[] | ArrayLike<number>)[];
@@ -43,11 +43,15 @@ export interface TrainStepOptions extends Partial<PpoLossConfig>, AdamWOverrides
     readonly optimizer: AdamW;
     /** Whiten advantages over this batch's masked tokens first (CleanRL's norm_adv). Default false. */
     readonly normalizeAdvantages?: boolean;
-    /** Padded tokens per forward pass; a larger batch is cut into slices whose gradients are summed. */
+    /**
+     * Padded tokens per forward pass; a larger batch is cut into slices whose gradients are summed. Default:
+     * `defaultPassing` (by the model's size on wasm and cpu, GPU_TOKENS_PER_PASS on a GPU backend).
+     */
     readonly tokensPerPass?: number;
     /**
-     * How rows are grouped into passes: "by-length" (the default) pads each pass to its own longest row,
-     * rows of similar length together; "in-order" cuts the batch in its order (the benchmark's baseline).
+     * How rows are grouped into passes: "by-length" (the default on wasm and cpu) pads each pass to its own
+     * longest row, rows of similar length together; "in-order" (the default on a GPU backend) cuts the batch
+     * in its order (the benchmark's baseline on wasm).
      */
     readonly passes?: PassGrouping;
 }
@@ -94,6 +98,24 @@ export interface SupervisedStepResult {
 }
 /** Row indices cut in their order into slices of at most `budget` tokens padded to the batch's longest row. */
 export declare const passSlicesInOrder: (tokens: readonly (readonly number[])[], budget: number) => number[][];
+/**
+ * Padded tokens per pass on a GPU backend. Each pass there costs a round of kernel launches, new pipelines
+ * for a new row length and a read back that waits for the queue, while padding costs little: on an H200 a
+ * hopqa RL update's learner took 1.7-1.9x less time in one pass per minibatch than in passes cut by length
+ * (docs/gpu.md).
+ */
+export declare const GPU_TOKENS_PER_PASS = 32768;
+/**
+ * How a batch is cut into passes when the caller does not say: on wasm and cpu, `defaultTokensPerPass`
+ * grouped by length; on a GPU backend (`backend`, default the current one), rows in their order padded to the
+ * longest, GPU_TOKENS_PER_PASS tokens a pass (one pass for most minibatches).
+ */
+export declare const defaultPassing: (model: {
+    readonly config: Pick<GptConfig, "layers" | "width">;
+}, backend?: string) => {
+    readonly tokensPerPass: number;
+    readonly passes: PassGrouping;
+};
 /**
  * Row indices cut into passes of at most `budget` padded tokens (one row at least), each pass padded to
  * its own longest row. Rows are grouped by length (longest first), and the cut points minimise the padded
