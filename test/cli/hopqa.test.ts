@@ -1,9 +1,9 @@
 /** The main job and hopqa's evaluation command, run the way a user runs them. */
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
 
 const words = (text: string) => text.split(" ");
@@ -12,10 +12,71 @@ const cli = (...args: string[]) => {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 };
 
+interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+/**
+ * `cli` in a child process that runs while this one waits: the three `npm start` runs below begin together
+ * (each is single-threaded, about half a minute of a core; one after another they took two to three minutes
+ * of the suite). `closeStdout`: the reader of stdout leaves after its first chunk (`| head -1`), and stdout
+ * is not kept. Never rejects: a child that cannot start resolves with code null and the error as stderr.
+ * One still running when the file ends (a test failed early) is killed then.
+ */
+const running = new Set<ChildProcess>();
+const cliInBackground = (args: readonly string[], closeStdout = false): Promise<Ran> =>
+  new Promise((done) => {
+    const child = spawn(process.execPath, ["bin/agent-r1.js", ...args], {
+      stdio: ["ignore", "pipe", closeStdout ? "ignore" : "pipe"],
+    });
+    running.add(child);
+    const said = { stdout: "", stderr: "" };
+    if (closeStdout)
+      // The reader has its line and leaves (head -1): every later stage line fails with EPIPE.
+      child.stdout?.once("data", () => child.stdout?.destroy());
+    else {
+      child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+        said.stdout += chunk;
+      });
+      child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+        said.stderr += chunk;
+      });
+    }
+    const timer = setTimeout(() => child.kill("SIGKILL"), 400_000);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      done({ code: null, stdout: said.stdout, stderr: String(error) });
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      running.delete(child);
+      done({ code, ...said });
+    });
+  });
+
+let lookupOut: string;
+let closedOut: string;
+let hopqaOut: string;
+let starts: { lookup: Promise<Ran>; closed: Promise<Ran>; hopqa: Promise<Ran> };
+beforeAll(() => {
+  lookupOut = join(tempDir(), "start-lookup");
+  closedOut = join(tempDir(), "start-closed");
+  hopqaOut = join(tempDir(), "start");
+  starts = {
+    lookup: cliInBackground(["start", "--env", "lookup", "--quick", "--out", lookupOut]),
+    closed: cliInBackground(["start", "--quick", "--out", closedOut], true),
+    hopqa: cliInBackground(["start", "--quick", "--out", hopqaOut]),
+  };
+});
+afterAll(() => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 describe("npm start -- --env lookup --quick", () => {
-  it("runs train's own warm start, then GRPO, and prints the success rate before and after", () => {
-    const out = join(tempDir(), "start-lookup");
-    const run = cli("start", "--env", "lookup", "--quick", "--out", out);
+  it("runs train's own warm start, then GRPO, and prints the success rate before and after", async () => {
+    const out = lookupOut;
+    const run = await starts.lookup;
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("1/2 warm start: 64 expert episodes cloned for 2 epochs");
     expect(run.stderr).toMatch(/warm start: 64 expert episodes cloned for 2 epochs \(expert success 1\.000/);
@@ -30,18 +91,13 @@ describe("npm start -- --env lookup --quick", () => {
     const evalJson = JSON.parse(readFileSync(join(out, "eval.json"), "utf8"));
     expect(evalJson.evaluatedWith).toMatchObject({ seed: results.evaluation.seed, episodes: 32, decoding: "greedy" });
     expect(results.evaluation.seed).toMatch(/^eval:/);
-  }, 120_000);
+  }, 420_000);
 });
 
 describe("npm start -- --quick | head -1", () => {
   it("goes on to the end when the reader of stdout is gone: trained, results.json written, exit 0", async () => {
-    const out = join(tempDir(), "start-closed");
-    const child = spawn(process.execPath, ["bin/agent-r1.js", "start", "--quick", "--out", out], {
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    // The reader has its line and leaves (head -1): every later stage line fails with EPIPE.
-    child.stdout.once("data", () => child.stdout.destroy());
-    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    const out = closedOut;
+    const { code } = await starts.closed;
     expect(code).toBe(0);
     expect(existsSync(join(out, "results.json"))).toBe(true);
     expect(existsSync(join(out, "grpo", "checkpoints", "latest.json"))).toBe(true);
@@ -49,10 +105,13 @@ describe("npm start -- --quick | head -1", () => {
 });
 
 describe("npm start -- --quick, then eval on any world", () => {
-  const out = join(tempDir(), "start");
+  let out: string;
+  beforeAll(() => {
+    out = hopqaOut;
+  });
 
-  it("runs every stage of the main job and prints exact match per column before and after RL", () => {
-    const run = cli("start", "--quick", "--out", out);
+  it("runs every stage of the main job and prints exact match per column before and after RL", async () => {
+    const run = await starts.hopqa;
     expect(run.code, run.stderr).toBe(0);
     for (const stage of ["1/4 warm start", "2/4 evaluating", "3/4 GRPO", "4/4 evaluating"])
       expect(run.stdout).toContain(stage);
