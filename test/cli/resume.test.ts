@@ -263,9 +263,11 @@ describe("eval, Ctrl-C and SIGTERM", () => {
     ["SIGTERM", 143, "interrupted by SIGTERM"],
   ] as const)
     it(`${signal}: says that nothing was kept and exits ${code} (it said nothing)`, async () => {
+      // eval decodes all its episodes together, so a signal waits for the step under way: 1,000 episodes
+      // answer it within about a second and still run for ten more (3,000 took 4 to 10 s to answer).
       const child = spawn(
         process.execPath,
-        ["bin/agent-r1.js", "eval", "--checkpoint", trained, "--episodes", "3000", "--seed", "held"],
+        ["bin/agent-r1.js", "eval", "--checkpoint", trained, "--episodes", "1000", "--seed", "held"],
         { stdio: ["ignore", "pipe", "pipe"] },
       );
       let stderr = "";
