@@ -274,6 +274,9 @@ export interface PathStep {
 const toCoveragePath = (path: readonly PathStep[], seed: string, task: Json): CoveragePath => {
   const steps: string[] = [];
   const actions: string[] = [];
+  // A script's results go by call, in the order calls start (as playEpisode injects them). Every call of one
+  // state's invoke has the same actor id, so an actor id names its call in flight, and each call that starts
+  // (a call in flight that was not in flight before this step) takes the next index.
   const callIndex = new Map<string, number>();
   const results: (ToolResult | null)[] = [];
   let before: ProtocolSnapshot | undefined;
@@ -282,12 +285,16 @@ const toCoveragePath = (path: readonly PathStep[], seed: string, task: Json): Co
       const event = step.event as ExplorationEvent;
       steps.push(describeEvent(event, before));
       if (event.type === "agent.act") actions.push(event.text);
-      else results[callIndex.get(event.actorId) ?? results.length] = event.output;
+      else {
+        const index = callIndex.get(event.actorId);
+        if (index !== undefined) results[index] = event.output;
+        callIndex.delete(event.actorId);
+      }
     }
     for (const call of step.state.inFlight)
-      if (!callIndex.has(call.actor)) {
-        callIndex.set(call.actor, callIndex.size);
-        results[callIndex.size - 1] ??= null;
+      if (!before?.inFlight.includes(call) || !callIndex.has(call.actor)) {
+        callIndex.set(call.actor, results.length);
+        results.push(null);
       }
     before = step.state;
   }

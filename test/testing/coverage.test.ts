@@ -29,6 +29,29 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     }
   });
 
+  it("a path's script carries one tool result per call, so it replays the path's results, not the real tool's", async () => {
+    // Every call of a state's invoke has the same actor id: the script once kept one result for all of them,
+    // so a path that called the tool twice played its second call on the real tool.
+    const env = createSecretEnv();
+    const report = exploreEnv(env, {
+      task: { secret: "bee" },
+      actions: ["<check>ant</check>", "<answer>bee</answer>"],
+    });
+    const twice = report.paths.filter(
+      (p) => p.state.inFlight.length === 0 && p.steps.filter((s) => s.startsWith("check ")).length >= 2,
+    );
+    expect(twice.length).toBeGreaterThan(0);
+    for (const path of twice) {
+      const calls = path.steps.filter((s) => s.startsWith("check ")).length;
+      expect(path.script.toolResults, path.steps.join(" → ")).toHaveLength(calls);
+      const played = await playEpisode(env, path.script);
+      const results = played.events.flatMap((e) => (e.type === "tool.returned" ? [e.result] : []));
+      expect(results, path.steps.join(" → ")).toEqual(path.script.toolResults);
+      const observed = played.events.findLast((e) => e.type === "env.observed");
+      expect(observed?.type === "env.observed" && observed.text, path.steps.join(" → ")).toBe(path.state.observation);
+    }
+  });
+
   it("a loop without a turn limit is an endless path, with the steps that reach it", () => {
     const env = createSecretEnv({}, { loops: true });
     const failure = (() => {
