@@ -21,12 +21,16 @@ describe("README", () => {
 
   it("its environment example is the file actors/weather/env.ts, under 100 lines", () => {
     const marker = "<!-- example: actors/weather/env.ts -->\n```ts\n";
-    const start = readme.indexOf(marker);
-    expect(start).toBeGreaterThan(-1);
-    const block = readme.slice(start + marker.length, readme.indexOf("```", start + marker.length));
-    const file = readFileSync("actors/weather/env.ts", "utf8");
-    expect(block).toBe(file);
-    expect(file.trimEnd().split("\n").length).toBeLessThan(100);
+    expect(readme.indexOf(marker)).toBeGreaterThan(-1);
+    expect(readFileSync("actors/weather/env.ts", "utf8").trimEnd().split("\n").length).toBeLessThan(100);
+  });
+
+  it("each example marked <!-- example: PATH --> is the file PATH byte for byte (so the example is run)", () => {
+    const examples = [...readme.matchAll(/<!-- example: (\S+) -->\n```ts\n([\s\S]*?)```/g)];
+    expect(examples.map((m) => m[1])).toEqual(
+      expect.arrayContaining(["actors/weather/env.ts", "test/runtime/readme-effect-tool.test.ts"]),
+    );
+    for (const [, path, block] of examples) expect(block, path).toBe(readFileSync(path, "utf8"));
   });
 });
 

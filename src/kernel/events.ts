@@ -81,11 +81,13 @@ export const ToolCalled = Schema.Struct({
 
 /**
  * Why a tool call failed: the tool threw (error), ran out of time (timeout) or got arguments that do not decode
- * (invalid-args).
+ * (invalid-args). `tag`: the `_tag` of what the tool threw, when it had one (an Effect tagged error, such as
+ * `Data.TaggedError("StoreLocked")`), so that a machine can tell typed errors apart without reading messages.
  */
 export const ToolFailure = Schema.Struct({
   kind: Schema.Literals(["error", "timeout", "invalid-args"]),
   message: Schema.String,
+  tag: Schema.optionalKey(Schema.String),
 });
 export type ToolFailure = typeof ToolFailure.Type;
 

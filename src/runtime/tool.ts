@@ -77,10 +77,28 @@ const describe = (cause: unknown): string => {
   }
 };
 
-const failure = (kind: "error" | "timeout" | "invalid-args", message: string, limit: number): ToolResult => ({
+const failure = (
+  kind: "error" | "timeout" | "invalid-args",
+  message: string,
+  limit: number,
+  tag?: string,
+): ToolResult => ({
   ok: false,
-  error: { kind, message: cut(message.toWellFormed(), limit) },
+  error: { kind, message: cut(message.toWellFormed(), limit), ...(tag === undefined ? {} : { tag }) },
 });
+
+/** Longest `_tag` journaled; a longer one is cut like a message. */
+const MAX_TAG_CHARS = 200;
+
+/** The `_tag` of a thrown value (Effect's tagged errors, `Data.TaggedError("NotFound")`), if it has a string one. */
+const tagOf = (cause: unknown): string | undefined => {
+  try {
+    const tag = typeof cause === "object" && cause !== null ? (cause as { _tag?: unknown })._tag : undefined;
+    return typeof tag === "string" && tag.length > 0 ? cut(tag.toWellFormed(), MAX_TAG_CHARS) : undefined;
+  } catch {
+    return undefined; // a getter that throws, a revoked proxy: no tag
+  }
+};
 
 /** Replaces lone surrogates (not valid Unicode, refused by canonical JSON) in every string and key. */
 const wellFormed = (value: Json, depth: number): Json => {
@@ -229,7 +247,7 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
           const content = await spec.execute(decoded.success as P["Type"], { signal: controller.signal });
           return toJsonResult(spec.name, content, maxResultChars);
         } catch (cause) {
-          const result = failure("error", describe(cause), maxResultChars);
+          const result = failure("error", describe(cause), maxResultChars, tagOf(cause));
           if (!result.ok) toolThrows.note(throwKey(spec.name, result.error.message), cause);
           return result;
         }

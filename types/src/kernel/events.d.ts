@@ -90,11 +90,13 @@ export declare const ToolCalled: Schema.Struct<{
 }>;
 /**
  * Why a tool call failed: the tool threw (error), ran out of time (timeout) or got arguments that do not decode
- * (invalid-args).
+ * (invalid-args). `tag`: the `_tag` of what the tool threw, when it had one (an Effect tagged error, such as
+ * `Data.TaggedError("StoreLocked")`), so that a machine can tell typed errors apart without reading messages.
  */
 export declare const ToolFailure: Schema.Struct<{
     readonly kind: Schema.Literals<readonly ["error", "timeout", "invalid-args"]>;
     readonly message: Schema.String;
+    readonly tag: Schema.optionalKey<Schema.String>;
 }>;
 export type ToolFailure = typeof ToolFailure.Type;
 /** The outcome of a tool call: `{ ok: true, content }` or `{ ok: false, error }`; a tool call never throws. */
@@ -106,6 +108,7 @@ export declare const ToolResult: Schema.Union<readonly [Schema.Struct<{
     readonly error: Schema.Struct<{
         readonly kind: Schema.Literals<readonly ["error", "timeout", "invalid-args"]>;
         readonly message: Schema.String;
+        readonly tag: Schema.optionalKey<Schema.String>;
     }>;
 }>]>;
 export type ToolResult = typeof ToolResult.Type;
@@ -129,6 +132,7 @@ export declare const ToolReturned: Schema.Struct<{
         readonly error: Schema.Struct<{
             readonly kind: Schema.Literals<readonly ["error", "timeout", "invalid-args"]>;
             readonly message: Schema.String;
+            readonly tag: Schema.optionalKey<Schema.String>;
         }>;
     }>]>;
 }>;
@@ -280,6 +284,7 @@ export declare const EpisodeEvent: Schema.Union<readonly [Schema.Struct<{
         readonly error: Schema.Struct<{
             readonly kind: Schema.Literals<readonly ["error", "timeout", "invalid-args"]>;
             readonly message: Schema.String;
+            readonly tag: Schema.optionalKey<Schema.String>;
         }>;
     }>]>;
 }>, Schema.Struct<{

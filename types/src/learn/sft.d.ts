@@ -161,6 +161,7 @@ export declare const withLegalMasks: (env: EnvDefinition, events: readonly Episo
             readonly error: {
                 readonly kind: "error" | "invalid-args" | "timeout";
                 readonly message: string;
+                readonly tag?: string | undefined;
             };
         };
     } | {
