@@ -1131,6 +1131,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       "hopqa only: the benchmark's three columns (test seen worlds, test new worlds, ood new worlds), --episodes each, as docs/results.md scores them",
     )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
+    // record and train take --json; eval's summary is JSON already, so the flag is taken and changes nothing.
+    .option("--json", "accepted as record and train take it: eval always prints its summary as JSON")
     .action(async (opts, command: Command) => {
       const envGiven = opts.env !== undefined;
       // A damaged config.json is an error only when it is what would name the environment.

@@ -195,8 +195,13 @@ describe("eval says which questions it scored", () => {
     expect(summary).toMatchObject({ env: "hopqa", split: "train", worlds: "1-1000", sample: true, episodes: 1 });
     expect(output.stderr).toContain("note: these are hopqa's training questions (split train); --split test or ood");
     output.clear();
+    // --json, as record and train take it: the same JSON summary (eval's always is).
+    expect(await main([...args, "--split", "test", "--json"]), output.stderr).toBe(0);
+    const withJson = JSON.parse(output.stdout.trim().split("\n").at(-1)!);
+    output.clear();
     expect(await main([...args, "--split", "test"]), output.stderr).toBe(0);
     expect(JSON.parse(output.stdout.trim().split("\n").at(-1)!)).toMatchObject({ split: "test", episodes: 1 });
+    expect(JSON.parse(output.stdout.trim().split("\n").at(-1)!)).toEqual(withJson);
     expect(JSON.parse(output.stdout.trim().split("\n").at(-1)!).sample).toBeUndefined();
     expect(output.stderr).not.toContain("training questions");
     // Held-out questions, but in the training worlds: said, with how to score unseen worlds.
