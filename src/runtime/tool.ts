@@ -100,6 +100,14 @@ const tagOf = (cause: unknown): string | undefined => {
   }
 };
 
+/**
+ * What a call whose `execute` threw `cause` returns (and the journal keeps): an error failure with the thrown
+ * value's message, cut to `maxResultChars`, and its `_tag` when it has one. exploreEnv gives the same for a
+ * synchronous tool that throws.
+ */
+export const thrownFailure = (cause: unknown, maxResultChars: number): ToolResult =>
+  failure("error", describe(cause), maxResultChars, tagOf(cause));
+
 /** Replaces lone surrogates (not valid Unicode, refused by canonical JSON) in every string and key. */
 const wellFormed = (value: Json, depth: number): Json => {
   if (depth > MAX_RESULT_DEPTH) throw new RangeError(`the result nests deeper than ${MAX_RESULT_DEPTH} levels`);
@@ -247,7 +255,7 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
           const content = await spec.execute(decoded.success as P["Type"], { signal: controller.signal });
           return toJsonResult(spec.name, content, maxResultChars);
         } catch (cause) {
-          const result = failure("error", describe(cause), maxResultChars, tagOf(cause));
+          const result = thrownFailure(cause, maxResultChars);
           if (!result.ok) toolThrows.note(throwKey(spec.name, result.error.message), cause);
           return result;
         }

@@ -22,7 +22,7 @@ import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { checkEnvArgument } from "../runtime/env.ts";
-import type { Tool } from "../runtime/tool.ts";
+import { type Tool, thrownFailure } from "../runtime/tool.ts";
 import { quote } from "./counterexample.ts";
 import type { EpisodeScript } from "./episodes.ts";
 import { endlessGrowthFinder, fieldsOf, jsonOf } from "./growth.ts";
@@ -158,7 +158,8 @@ const ownResult = (tool: Tool, args: Json): ToolResult => {
     }
     return { ok: true, content: JSON.parse(JSON.stringify(content ?? null)) as Json };
   } catch (cause) {
-    return failure("error", cause instanceof Error ? cause.message : String(cause));
+    // As the runtime journals it: the same message, and the thrown value's `_tag` (a machine may branch on it).
+    return thrownFailure(cause, tool.maxResultChars);
   }
 };
 

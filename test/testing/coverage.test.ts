@@ -1,3 +1,4 @@
+import * as Data from "effect/Data";
 import { describe, expect, it } from "vitest";
 import { setup } from "xstate";
 import * as r1 from "../../src/index.ts";
@@ -50,6 +51,28 @@ describe("path coverage of an environment machine with xstate/graph", () => {
       const observed = played.events.findLast((e) => e.type === "env.observed");
       expect(observed?.type === "env.observed" && observed.text, path.steps.join(" → ")).toBe(path.state.observation);
     }
+  });
+
+  it("a synchronous tool that throws: its failure as the runtime journals it, the thrown error's _tag included", async () => {
+    class StoreLocked extends Data.TaggedError("StoreLocked")<{ readonly message: string }> {}
+    const check = r1.defineTool({
+      name: "check",
+      description: "Always locked.",
+      parameters: r1.Schema.Struct({ word: r1.Schema.String }),
+      execute: () => {
+        throw new StoreLocked({ message: "the store is locked" });
+      },
+    });
+    const live = await check.call({ word: "ant" });
+    expect(live).toEqual({ ok: false, error: { kind: "error", message: "the store is locked", tag: "StoreLocked" } });
+    const env = { ...createSecretEnv(), tools: { check } };
+    const report = exploreEnv(env, { task: { secret: "bee" }, actions: ["<check>ant</check>"] });
+    const own = report.paths
+      .flatMap((p) => p.script.toolResults)
+      .filter((r) => r?.ok === false && r.error.kind === "error");
+    expect(own.length).toBeGreaterThan(0);
+    // The tool's own result (the default's first sample) is what a live call journals, tag and all.
+    expect(own).toContainEqual(live);
   });
 
   it("a loop without a turn limit is an endless path, with the steps that reach it", () => {

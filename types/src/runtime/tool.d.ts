@@ -43,6 +43,12 @@ export declare const TRUNCATION_MARKER = "\u2026[truncated]";
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
 export declare const toolThrownFrom: (tool: string, message: string) => string | undefined;
 /**
+ * What a call whose `execute` threw `cause` returns (and the journal keeps): an error failure with the thrown
+ * value's message, cut to `maxResultChars`, and its `_tag` when it has one. exploreEnv gives the same for a
+ * synchronous tool that throws.
+ */
+export declare const thrownFailure: (cause: unknown, maxResultChars: number) => ToolResult;
+/**
  * Makes a Tool from its spec (timeoutMs default 10,000, maxResultChars default 20,000). Throws a TypeError on a
  * malformed spec, a RangeError on a limit that is not positive (maxResultChars: not a positive integer).
  */
