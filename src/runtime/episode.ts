@@ -173,13 +173,13 @@ export const checkEpisodeParts = (
   if (missing.length > 0) throw new TypeError(`${caller}: missing or wrong option: ${missing.join("; ")}`);
 };
 
+/** The runtime's turn limit of an environment without `maxTurns`: an episode that takes more actions is aborted. */
+export const DEFAULT_MAX_TURNS = 64;
+
 /**
  * Runs one episode live, journaling every event before anything sees it. An environment that throws or breaks the
  * protocol ends the episode as aborted (a record, not a rejection); the promise rejects when the journal fails.
  */
-/** The runtime's turn limit of an environment without `maxTurns`: an episode that takes more actions is aborted. */
-export const DEFAULT_MAX_TURNS = 64;
-
 export const runEpisode = (options: EpisodeOptions): Promise<EpisodeRecord> =>
   new Promise<EpisodeRecord>((resolveEpisode, rejectEpisode) => {
     checkKnownKeys("runEpisode", options, EPISODE_OPTIONS);

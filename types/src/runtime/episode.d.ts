@@ -65,10 +65,10 @@ export declare const checkEpisodeParts: (caller: string, options: {
     readonly journal?: unknown;
     readonly seed?: unknown;
 }) => void;
+/** The runtime's turn limit of an environment without `maxTurns`: an episode that takes more actions is aborted. */
+export declare const DEFAULT_MAX_TURNS = 64;
 /**
  * Runs one episode live, journaling every event before anything sees it. An environment that throws or breaks the
  * protocol ends the episode as aborted (a record, not a rejection); the promise rejects when the journal fails.
  */
-/** The runtime's turn limit of an environment without `maxTurns`: an episode that takes more actions is aborted. */
-export declare const DEFAULT_MAX_TURNS = 64;
 export declare const runEpisode: (options: EpisodeOptions) => Promise<EpisodeRecord>;
