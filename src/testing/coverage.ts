@@ -276,8 +276,9 @@ const toCoveragePath = (path: readonly PathStep[], seed: string, task: Json): Co
   const steps: string[] = [];
   const actions: string[] = [];
   // A script's results go by call, in the order calls start (as playEpisode injects them). Every call of one
-  // state's invoke has the same actor id, so an actor id names its call in flight, and each call that starts
-  // (a call in flight that was not in flight before this step) takes the next index.
+  // state's invoke has the same actor id, so an actor id names its call in flight only: its result frees the
+  // id, and a call in flight whose id is free is a call that started, which takes the next index. (Not by
+  // object identity: exploration merges equal states reached by other paths, whose objects differ.)
   const callIndex = new Map<string, number>();
   const results: (ToolResult | null)[] = [];
   let before: ProtocolSnapshot | undefined;
@@ -293,7 +294,7 @@ const toCoveragePath = (path: readonly PathStep[], seed: string, task: Json): Co
       }
     }
     for (const call of step.state.inFlight)
-      if (!before?.inFlight.includes(call) || !callIndex.has(call.actor)) {
+      if (!callIndex.has(call.actor)) {
         callIndex.set(call.actor, results.length);
         results.push(null);
       }
