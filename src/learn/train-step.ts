@@ -263,24 +263,29 @@ export const passSlicesInOrder = (tokens: readonly (readonly number[])[], budget
 const GPU_BACKENDS: ReadonlySet<string> = new Set(["webgpu", "webgl"]);
 
 /**
- * Padded tokens per pass on a GPU backend. Each pass there costs a round of kernel launches, new pipelines
- * for a new row length and a read back that waits for the queue, while padding costs little: on an H200 a
- * hopqa RL update's learner took 1.7-1.9x less time in one pass per minibatch than in passes cut by length
- * (docs/gpu.md).
+ * Padded tokens per pass on a GPU backend for a model of 2 layers of width 128 (hopqa's); larger models get
+ * fewer in proportion to layers x width, as on wasm, so that a pass's activations stay about the same size.
+ * Each pass there costs a round of kernel launches, new pipelines for a new row length and a read back that
+ * waits for the queue, while padding costs little: on an H200 a hopqa RL update's learner took 1.7-1.9x less
+ * time in one pass per minibatch than in passes cut by length (docs/gpu.md).
  */
 export const GPU_TOKENS_PER_PASS = 32_768;
+
+const gpuTokensPerPass = (model: { readonly config: Pick<GptConfig, "layers" | "width"> }): number =>
+  Math.max(1024, Math.floor((GPU_TOKENS_PER_PASS * 2 * 128) / (model.config.layers * model.config.width)));
 
 /**
  * How a batch is cut into passes when the caller does not say: on wasm and cpu, `defaultTokensPerPass`
  * grouped by length; on a GPU backend (`backend`, default the current one), rows in their order padded to the
- * longest, GPU_TOKENS_PER_PASS tokens a pass (one pass for most minibatches).
+ * longest, GPU_TOKENS_PER_PASS tokens a pass for hopqa's model, fewer for larger ones (one pass for most
+ * minibatches).
  */
 export const defaultPassing = (
   model: { readonly config: Pick<GptConfig, "layers" | "width"> },
   backend: string = tf.getBackend(),
 ): { readonly tokensPerPass: number; readonly passes: PassGrouping } =>
   GPU_BACKENDS.has(backend)
-    ? { tokensPerPass: GPU_TOKENS_PER_PASS, passes: "in-order" }
+    ? { tokensPerPass: gpuTokensPerPass(model), passes: "in-order" }
     : { tokensPerPass: defaultTokensPerPass(model), passes: "by-length" };
 
 /** The passes of a batch for `model`, grouped as asked (`defaultPassing` for what is not). */

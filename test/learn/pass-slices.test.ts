@@ -54,6 +54,9 @@ describe("defaultPassing: how a batch is cut when the caller does not say", () =
     for (const backend of ["webgpu", "webgl"])
       expect(defaultPassing(model, backend)).toEqual({ tokensPerPass: GPU_TOKENS_PER_PASS, passes: "in-order" });
     // hopqa's RL minibatch (32 episodes of up to 384 tokens) is one pass on a GPU, several on wasm.
+    // 4 layers of width 256 (4x the layers x width) get a quarter of the tokens per pass, as on wasm.
+    const large = { config: { ...model.config, layers: 4, width: 256 } };
+    expect(defaultPassing(large, "webgpu").tokensPerPass).toBe(GPU_TOKENS_PER_PASS / 4);
     const lengths = Array.from({ length: 32 }, (_, i) => 120 + ((i * 37) % 264));
     const gpu = defaultPassing(model, "webgpu");
     expect(passSlicesInOrder(rowsOf(lengths), gpu.tokensPerPass)).toHaveLength(1);

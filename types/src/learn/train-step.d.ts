@@ -99,16 +99,18 @@ export interface SupervisedStepResult {
 /** Row indices cut in their order into slices of at most `budget` tokens padded to the batch's longest row. */
 export declare const passSlicesInOrder: (tokens: readonly (readonly number[])[], budget: number) => number[][];
 /**
- * Padded tokens per pass on a GPU backend. Each pass there costs a round of kernel launches, new pipelines
- * for a new row length and a read back that waits for the queue, while padding costs little: on an H200 a
- * hopqa RL update's learner took 1.7-1.9x less time in one pass per minibatch than in passes cut by length
- * (docs/gpu.md).
+ * Padded tokens per pass on a GPU backend for a model of 2 layers of width 128 (hopqa's); larger models get
+ * fewer in proportion to layers x width, as on wasm, so that a pass's activations stay about the same size.
+ * Each pass there costs a round of kernel launches, new pipelines for a new row length and a read back that
+ * waits for the queue, while padding costs little: on an H200 a hopqa RL update's learner took 1.7-1.9x less
+ * time in one pass per minibatch than in passes cut by length (docs/gpu.md).
  */
 export declare const GPU_TOKENS_PER_PASS = 32768;
 /**
  * How a batch is cut into passes when the caller does not say: on wasm and cpu, `defaultTokensPerPass`
  * grouped by length; on a GPU backend (`backend`, default the current one), rows in their order padded to the
- * longest, GPU_TOKENS_PER_PASS tokens a pass (one pass for most minibatches).
+ * longest, GPU_TOKENS_PER_PASS tokens a pass for hopqa's model, fewer for larger ones (one pass for most
+ * minibatches).
  */
 export declare const defaultPassing: (model: {
     readonly config: Pick<GptConfig, "layers" | "width">;
