@@ -64,7 +64,7 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
           `${at}  ${e.result.ok ? (wasCut(e.result) ? "result [cut to maxResultChars]" : "result") : "FAILED"} ${e.call} ${toolOf.get(e.call) ?? "?"}: ${
             e.result.ok
               ? clip(JSON.stringify(e.result.content), 120)
-              : `${e.result.error.kind}: ${e.result.error.message}`
+              : `${e.result.error.kind}${e.result.error.tag === undefined ? "" : ` (${e.result.error.tag})`}: ${e.result.error.message}`
           }`,
         );
         break;

@@ -263,7 +263,7 @@ export const episodeHtml = (
         const g = turnOfCall.has(e.call) ? groupOf(turnOfCall.get(e.call)!) : current;
         const what = e.result.ok
           ? `<code>${esc(json(e.result.content))}</code>`
-          : `<b>${esc(e.result.error.kind)}</b>: ${esc(e.result.error.message)}`;
+          : `<b>${esc(e.result.error.kind)}</b>${e.result.error.tag === undefined ? "" : ` (${esc(e.result.error.tag)})`}: ${esc(e.result.error.message)}`;
         add(
           row(
             e,
