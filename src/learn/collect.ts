@@ -3,6 +3,7 @@
  * episode is journaled, read back from the journal (schema, seq, hash chain) and replay-verified before
  * it becomes a trajectory. Episodes come back in seed order, whatever order they finished in.
  */
+import type { Json } from "effect/Schema";
 import { lastValueFrom, tap, toArray } from "rxjs";
 import type { Durability, Journal } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
@@ -15,9 +16,12 @@ import type { Policy } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout } from "../runtime/rollout.ts";
 
-/** Options of collect: what to run (env, policy, seed, episodes in groups of `groupSize`) and where to journal it. */
-export interface CollectOptions {
-  readonly env: EnvDefinition;
+/**
+ * Options of collect: what to run (env, policy, seed, episodes in groups of `groupSize`) and where to journal it.
+ * `Task` is the environment's task type (its records' `task` has it).
+ */
+export interface CollectOptions<Task extends Json = Json> {
+  readonly env: EnvDefinition<Task>;
   readonly policy: Policy;
   readonly seed: string;
   readonly episodes: number;
@@ -31,12 +35,12 @@ export interface CollectOptions {
   /** Re-derive every event through the environment before use (default true). */
   readonly verify?: boolean;
   /** Called as each episode ends (progress display). */
-  readonly onEpisode?: (record: EpisodeRecord) => void;
+  readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
 }
 
 /** One collected episode: its record, and its events as read back and verified. */
-export interface Collected {
-  readonly record: EpisodeRecord;
+export interface Collected<Task extends Json = Json> {
+  readonly record: EpisodeRecord<Task>;
   /** The episode as read back from the journal. */
   readonly events: readonly EpisodeEvent[];
 }
@@ -47,7 +51,12 @@ const indexOf = (seed: string) => Number(seed.slice(seed.lastIndexOf(":") + 1));
  * Runs `episodes` episodes, journals them, reads each back and (by default) replay-verifies it; returns them in seed
  * order.
  */
-export const collect = async (options: CollectOptions): Promise<Collected[]> => {
+export const collect: {
+  /** The records' `task` has the environment's task type (`defineEnv` infers it from `task: (seed): Task => ...`). */
+  <Task extends Json>(options: CollectOptions<Task>): Promise<Collected<Task>[]>;
+  /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
+  (options: CollectOptions): Promise<Collected[]>;
+} = async <Task extends Json>(options: CollectOptions<Task>): Promise<Collected<Task>[]> => {
   const journal: Journal = options.dir
     ? new JsonlJournal(options.dir, options.durability ?? "episode")
     : new MemoryJournal();
@@ -69,7 +78,7 @@ export const collect = async (options: CollectOptions): Promise<Collected[]> => 
       ),
     )
   ).sort((a, b) => indexOf(a.seed) - indexOf(b.seed));
-  const out: Collected[] = [];
+  const out: Collected<Task>[] = [];
   for (const record of records) {
     const events = await journal.read(record.episode);
     if (options.verify ?? true)

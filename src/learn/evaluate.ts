@@ -2,6 +2,7 @@
  * Evaluation: run episodes on seeds training never used and report the success rate, the mean return
  * and the mean of every metric the environment reports (exact match, F1, ...).
  */
+import type { Json } from "effect/Schema";
 import { checkKnownKeys, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
@@ -105,10 +106,23 @@ export const describeEval = (summary: EvalSummary): string =>
  * memory otherwise). Throws a TypeError or RangeError on bad options, and when a learned policy's tokenizer is not
  * the environment's.
  */
-export const evaluate = async (
-  env: EnvDefinition,
+export const evaluate: {
+  /** `onEpisode` gets records whose `task` has the environment's task type. */
+  <Task extends Json>(
+    env: EnvDefinition<Task>,
+    policy: Policy,
+    options: { episodes: number; seed: string; dir?: string; onEpisode?: (record: EpisodeRecord<Task>) => void },
+  ): Promise<EvalSummary>;
+  /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
+  (
+    env: EnvDefinition,
+    policy: Policy,
+    options: { episodes: number; seed: string; dir?: string; onEpisode?: (record: EpisodeRecord) => void },
+  ): Promise<EvalSummary>;
+} = async <Task extends Json>(
+  env: EnvDefinition<Task>,
   policy: Policy,
-  options: { episodes: number; seed: string; dir?: string; onEpisode?: (record: EpisodeRecord) => void },
+  options: { episodes: number; seed: string; dir?: string; onEpisode?: (record: EpisodeRecord<Task>) => void },
 ): Promise<EvalSummary> => {
   checkEnvArgument("evaluate", env);
   if (typeof options !== "object" || options === null)

@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
+import type { Json } from "effect/Schema";
 import { firstLineOf } from "../journal/jsonl.ts";
 import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsText } from "../kernel/canonical.ts";
@@ -66,9 +67,12 @@ import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { episodeToSequence, fitToContext, type Sequence } from "./trajectory.ts";
 import { runWarmStart } from "./warm-start.ts";
 
-/** Options of train: the environment, the run's config, the run folder (`out`), and progress callbacks. */
-export interface TrainOptions {
-  readonly env: EnvDefinition;
+/**
+ * Options of train: the environment, the run's config, the run folder (`out`), and progress callbacks. `Task` is
+ * the environment's task type (the callbacks' records' `task` has it).
+ */
+export interface TrainOptions<Task extends Json = Json> {
+  readonly env: EnvDefinition<Task>;
   readonly config: TrainConfig;
   readonly out: string;
   /** Continue the run in `out` from its latest checkpoint, with its saved config. */
@@ -79,9 +83,9 @@ export interface TrainOptions {
   readonly onUpdate?: (metrics: UpdateMetrics) => void;
   /** Called as the greedy evaluation before or after training starts, and after each of its episodes (progress display). */
   readonly onEvalStart?: (phase: "before" | "after", episodes: number) => void;
-  readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord) => void;
+  readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord<Task>) => void;
   /** Called after each episode an update samples, with how many of its episodes are done (progress display). */
-  readonly onEpisode?: (record: EpisodeRecord, sampled: number, of: number) => void;
+  readonly onEpisode?: (record: EpisodeRecord<Task>, sampled: number, of: number) => void;
   readonly log?: (line: string) => void;
   /** Checked before each update: true stops cleanly (checkpoint written). */
   readonly shouldStop?: () => boolean;
@@ -650,7 +654,12 @@ const TRAIN_OPTIONS = allKeys<TrainOptions>()([
  * A whole RL run, as `agent-r1 train` runs it: evaluate, update `config.steps` times (checkpoints and metrics in
  * `out`), evaluate again. The run folder is locked while it runs.
  */
-export const train = async (options: TrainOptions): Promise<TrainResult> => {
+export const train: {
+  /** The callbacks' records' `task` has the environment's task type. */
+  <Task extends Json>(options: TrainOptions<Task>): Promise<TrainResult>;
+  /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
+  (options: TrainOptions): Promise<TrainResult>;
+} = async <Task extends Json>(options: TrainOptions<Task>): Promise<TrainResult> => {
   try {
     return await trainLocked(options);
   } finally {
@@ -659,7 +668,7 @@ export const train = async (options: TrainOptions): Promise<TrainResult> => {
 };
 
 /** train, holding its --out's lock (lockFolder) from the moment it writes there. */
-const trainLocked = async (options: TrainOptions): Promise<TrainResult> => {
+const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Promise<TrainResult> => {
   checkKnownKeys("train", options, TRAIN_OPTIONS);
   const shouldStop = () => options.shouldStop?.() === true || options.signal?.aborted === true;
   if (

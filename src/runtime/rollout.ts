@@ -19,9 +19,9 @@ import type { EnvDefinition } from "./env.ts";
 import { checkEpisodeParts, type EpisodeRecord, runEpisode } from "./episode.ts";
 import type { PolicyActor } from "./policy-actor.ts";
 
-/** Options of rollout. */
-export interface RolloutOptions {
-  readonly env: EnvDefinition;
+/** Options of rollout; `Task` is the environment's task type (its records' `task` has it). */
+export interface RolloutOptions<Task extends Json = Json> {
+  readonly env: EnvDefinition<Task>;
   readonly policy: PolicyActor;
   readonly journal: Journal;
   /** The run's seed: episode i's seed is `${seed}:${i}`. */
@@ -35,7 +35,7 @@ export interface RolloutOptions {
   /** First episode index (to continue a run). */
   readonly start?: number;
   /** Tasks by group index; defaults to the environment's `task(seed)`. */
-  readonly task?: (group: number, seed: string) => Json;
+  readonly task?: (group: number, seed: string) => Task;
   /** Episode indices not to run (journaled already: a resumed recording). Every other index keeps its seed and task. */
   readonly skip?: (index: number) => boolean;
   /**
@@ -54,9 +54,9 @@ export interface RolloutOptions {
  * (running ones finish into the journal) and both streams complete; to stop running episodes too, abort
  * the rollout's `signal`.
  */
-export interface Rollout {
+export interface Rollout<Task extends Json = Json> {
   /** Completed episodes, in completion order; completes when the last one has ended. */
-  readonly episodes: Observable<EpisodeRecord>;
+  readonly episodes: Observable<EpisodeRecord<Task>>;
   /**
    * Every event of every episode, each after the journal appended it (write-ahead; on disk at once only
    * with durability "event"); an episode's events all come before its record on `episodes`. Completes
@@ -92,7 +92,12 @@ const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}...` :
  * Runs `episodes` episodes of `env` into `journal` (see Rollout for when it starts and how to stop it). Throws a
  * RangeError when episodes is not a whole number >= 0, or concurrency or groupSize not a positive integer.
  */
-export const rollout = (options: RolloutOptions): Rollout => {
+export const rollout: {
+  /** The records' `task` has the environment's task type (`defineEnv` infers it from `task: (seed): Task => ...`). */
+  <Task extends Json>(options: RolloutOptions<Task>): Rollout<Task>;
+  /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
+  (options: RolloutOptions): Rollout;
+} = <Task extends Json>(options: RolloutOptions<Task>): Rollout<Task> => {
   checkKnownKeys("rollout", options, ROLLOUT_OPTIONS);
   const concurrency = options.concurrency ?? 16;
   const groupSize = options.groupSize ?? 1;
@@ -105,12 +110,12 @@ export const rollout = (options: RolloutOptions): Rollout => {
   if (!Number.isInteger(groupSize) || groupSize < 1)
     throw new RangeError(`rollout: groupSize must be a positive integer, got ${groupSize}`);
   const events = new Subject<EpisodeEvent>();
-  const episodes = new Subject<EpisodeRecord>();
+  const episodes = new Subject<EpisodeRecord<Task>>();
   /** Episode `index` of the run: its task drawn and checked, then the episode itself. */
-  const episodeAt = (index: number): Observable<EpisodeRecord> => {
+  const episodeAt = (index: number): Observable<EpisodeRecord<Task>> => {
     const group = Math.floor(index / groupSize);
     const taskSeed = taskSeedOf(options.seed, index, groupSize);
-    let task: Json;
+    let task: Task;
     try {
       task = options.task ? options.task(group, taskSeed) : options.env.task(taskSeed);
     } catch (cause) {
@@ -168,7 +173,7 @@ export const rollout = (options: RolloutOptions): Rollout => {
     return index === undefined ? of(undefined) : episodeAt(index);
   }).pipe(
     repeat(),
-    takeWhile((record): record is EpisodeRecord => record !== undefined),
+    takeWhile((record): record is EpisodeRecord<Task> => record !== undefined),
   );
   const run = merge(...Array.from({ length: Math.max(1, Math.min(concurrency, options.episodes)) }, () => lane));
 

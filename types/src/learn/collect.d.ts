@@ -1,16 +1,20 @@
-/*
+/**
  * Runs a batch of episodes with a policy and hands them to the learner the way the design asks: every
  * episode is journaled, read back from the journal (schema, seq, hash chain) and replay-verified before
  * it becomes a trajectory. Episodes come back in seed order, whatever order they finished in.
  */
+import type { Json } from "effect/Schema";
 import type { Durability } from "../journal/journal.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
-/** Options of collect: what to run (env, policy, seed, episodes in groups of `groupSize`) and where to journal it. */
-export interface CollectOptions {
-    readonly env: EnvDefinition;
+/**
+ * Options of collect: what to run (env, policy, seed, episodes in groups of `groupSize`) and where to journal it.
+ * `Task` is the environment's task type (its records' `task` has it).
+ */
+export interface CollectOptions<Task extends Json = Json> {
+    readonly env: EnvDefinition<Task>;
     readonly policy: Policy;
     readonly seed: string;
     readonly episodes: number;
@@ -24,11 +28,11 @@ export interface CollectOptions {
     /** Re-derive every event through the environment before use (default true). */
     readonly verify?: boolean;
     /** Called as each episode ends (progress display). */
-    readonly onEpisode?: (record: EpisodeRecord) => void;
+    readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
 }
 /** One collected episode: its record, and its events as read back and verified. */
-export interface Collected {
-    readonly record: EpisodeRecord;
+export interface Collected<Task extends Json = Json> {
+    readonly record: EpisodeRecord<Task>;
     /** The episode as read back from the journal. */
     readonly events: readonly EpisodeEvent[];
 }
@@ -36,4 +40,9 @@ export interface Collected {
  * Runs `episodes` episodes, journals them, reads each back and (by default) replay-verifies it; returns them in seed
  * order.
  */
-export declare const collect: (options: CollectOptions) => Promise<Collected[]>;
+export declare const collect: {
+    /** The records' `task` has the environment's task type (`defineEnv` infers it from `task: (seed): Task => ...`). */
+    <Task extends Json>(options: CollectOptions<Task>): Promise<Collected<Task>[]>;
+    /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
+    (options: CollectOptions): Promise<Collected[]>;
+};

@@ -1,7 +1,8 @@
-/*
+/**
  * Evaluation: run episodes on seeds training never used and report the success rate, the mean return
  * and the mean of every metric the environment reports (exact match, F1, ...).
  */
+import type { Json } from "effect/Schema";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 import { type EpisodeRecord } from "../runtime/episode.ts";
@@ -51,9 +52,19 @@ export declare const describeEval: (summary: EvalSummary) => string;
  * memory otherwise). Throws a TypeError or RangeError on bad options, and when a learned policy's tokenizer is not
  * the environment's.
  */
-export declare const evaluate: (env: EnvDefinition, policy: Policy, options: {
-    episodes: number;
-    seed: string;
-    dir?: string;
-    onEpisode?: (record: EpisodeRecord) => void;
-}) => Promise<EvalSummary>;
+export declare const evaluate: {
+    /** `onEpisode` gets records whose `task` has the environment's task type. */
+    <Task extends Json>(env: EnvDefinition<Task>, policy: Policy, options: {
+        episodes: number;
+        seed: string;
+        dir?: string;
+        onEpisode?: (record: EpisodeRecord<Task>) => void;
+    }): Promise<EvalSummary>;
+    /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
+    (env: EnvDefinition, policy: Policy, options: {
+        episodes: number;
+        seed: string;
+        dir?: string;
+        onEpisode?: (record: EpisodeRecord) => void;
+    }): Promise<EvalSummary>;
+};

@@ -13,6 +13,7 @@
  *   runs/NAME/warm-start/            the warm start's demonstrations and cloned checkpoint, when one ran
  */
 import type * as tf from "@tensorflow/tfjs-core";
+import type { Json } from "effect/Schema";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { type BackendChoice, type BackendName } from "../policy/backend.ts";
 import { type LatestCheckpoint } from "../policy/checkpoint.ts";
@@ -23,9 +24,12 @@ import { type EpisodeRecord } from "../runtime/episode.ts";
 import { type Estimator } from "./advantages/index.ts";
 import { type TrainConfig } from "./config.ts";
 import { type EvalSummary } from "./evaluate.ts";
-/** Options of train: the environment, the run's config, the run folder (`out`), and progress callbacks. */
-export interface TrainOptions {
-    readonly env: EnvDefinition;
+/**
+ * Options of train: the environment, the run's config, the run folder (`out`), and progress callbacks. `Task` is
+ * the environment's task type (the callbacks' records' `task` has it).
+ */
+export interface TrainOptions<Task extends Json = Json> {
+    readonly env: EnvDefinition<Task>;
     readonly config: TrainConfig;
     readonly out: string;
     /** Continue the run in `out` from its latest checkpoint, with its saved config. */
@@ -36,9 +40,9 @@ export interface TrainOptions {
     readonly onUpdate?: (metrics: UpdateMetrics) => void;
     /** Called as the greedy evaluation before or after training starts, and after each of its episodes (progress display). */
     readonly onEvalStart?: (phase: "before" | "after", episodes: number) => void;
-    readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord) => void;
+    readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord<Task>) => void;
     /** Called after each episode an update samples, with how many of its episodes are done (progress display). */
-    readonly onEpisode?: (record: EpisodeRecord, sampled: number, of: number) => void;
+    readonly onEpisode?: (record: EpisodeRecord<Task>, sampled: number, of: number) => void;
     readonly log?: (line: string) => void;
     /** Checked before each update: true stops cleanly (checkpoint written). */
     readonly shouldStop?: () => boolean;
@@ -197,5 +201,10 @@ export declare const refuseRunFolder: (out: string, resume?: string) => void;
  * A whole RL run, as `agent-r1 train` runs it: evaluate, update `config.steps` times (checkpoints and metrics in
  * `out`), evaluate again. The run folder is locked while it runs.
  */
-export declare const train: (options: TrainOptions) => Promise<TrainResult>;
+export declare const train: {
+    /** The callbacks' records' `task` has the environment's task type. */
+    <Task extends Json>(options: TrainOptions<Task>): Promise<TrainResult>;
+    /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
+    (options: TrainOptions): Promise<TrainResult>;
+};
 export type { tf };

@@ -8,15 +8,15 @@ import type { Journal } from "../journal/journal.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { type EnvDefinition } from "./env.ts";
 import type { PolicyActor } from "./policy-actor.ts";
-/** Options of runEpisode. */
-export interface EpisodeOptions {
-    readonly env: EnvDefinition;
+/** Options of runEpisode; `Task` is the environment's task type (its record's `task` has it). */
+export interface EpisodeOptions<Task extends Json = Json> {
+    readonly env: EnvDefinition<Task>;
     readonly policy: PolicyActor;
     readonly journal: Journal;
     /** The episode's seed; turn t's policy seed is `${seed}:${t}`. */
     readonly seed: string;
     /** The task; drawn from the seed when absent. */
-    readonly task?: Json;
+    readonly task?: Task;
     /** Defaults to an id derived from the seed. */
     readonly episode?: string;
     /** Receives every event after it is in the journal. */
@@ -29,12 +29,14 @@ export interface EpisodeOptions {
 }
 /**
  * A finished episode: its journaled events and its ending (the `episode.ended` event's reason, return, turns and
- * metrics).
+ * metrics). `Task` is its environment's task type: runEpisode, rollout, collect and evaluate give the records of an
+ * `EnvDefinition<Task>` (from `defineEnv`) that type; code that takes the records of any environment keeps the
+ * default, JSON.
  */
-export interface EpisodeRecord {
+export interface EpisodeRecord<Task extends Json = Json> {
     readonly episode: string;
     readonly seed: string;
-    readonly task: Json;
+    readonly task: Task;
     readonly events: readonly EpisodeEvent[];
     /** Why the episode ended ("aborted: ..." when it was aborted). */
     readonly reason: string;
@@ -71,4 +73,9 @@ export declare const DEFAULT_MAX_TURNS = 64;
  * Runs one episode live, journaling every event before anything sees it. An environment that throws or breaks the
  * protocol ends the episode as aborted (a record, not a rejection); the promise rejects when the journal fails.
  */
-export declare const runEpisode: (options: EpisodeOptions) => Promise<EpisodeRecord>;
+export declare const runEpisode: {
+    /** The record's `task` has the environment's task type (`defineEnv` infers it from `task: (seed): Task => ...`). */
+    <Task extends Json>(options: EpisodeOptions<Task>): Promise<EpisodeRecord<Task>>;
+    /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): a JSON task. */
+    (options: EpisodeOptions): Promise<EpisodeRecord>;
+};

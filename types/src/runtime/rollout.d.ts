@@ -15,9 +15,9 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EnvDefinition } from "./env.ts";
 import { type EpisodeRecord } from "./episode.ts";
 import type { PolicyActor } from "./policy-actor.ts";
-/** Options of rollout. */
-export interface RolloutOptions {
-    readonly env: EnvDefinition;
+/** Options of rollout; `Task` is the environment's task type (its records' `task` has it). */
+export interface RolloutOptions<Task extends Json = Json> {
+    readonly env: EnvDefinition<Task>;
     readonly policy: PolicyActor;
     readonly journal: Journal;
     /** The run's seed: episode i's seed is `${seed}:${i}`. */
@@ -31,7 +31,7 @@ export interface RolloutOptions {
     /** First episode index (to continue a run). */
     readonly start?: number;
     /** Tasks by group index; defaults to the environment's `task(seed)`. */
-    readonly task?: (group: number, seed: string) => Json;
+    readonly task?: (group: number, seed: string) => Task;
     /** Episode indices not to run (journaled already: a resumed recording). Every other index keeps its seed and task. */
     readonly skip?: (index: number) => boolean;
     /**
@@ -49,9 +49,9 @@ export interface RolloutOptions {
  * (running ones finish into the journal) and both streams complete; to stop running episodes too, abort
  * the rollout's `signal`.
  */
-export interface Rollout {
+export interface Rollout<Task extends Json = Json> {
     /** Completed episodes, in completion order; completes when the last one has ended. */
-    readonly episodes: Observable<EpisodeRecord>;
+    readonly episodes: Observable<EpisodeRecord<Task>>;
     /**
      * Every event of every episode, each after the journal appended it (write-ahead; on disk at once only
      * with durability "event"); an episode's events all come before its record on `episodes`. Completes
@@ -65,4 +65,9 @@ export declare const taskSeedOf: (seed: string, index: number, groupSize: number
  * Runs `episodes` episodes of `env` into `journal` (see Rollout for when it starts and how to stop it). Throws a
  * RangeError when episodes is not a whole number >= 0, or concurrency or groupSize not a positive integer.
  */
-export declare const rollout: (options: RolloutOptions) => Rollout;
+export declare const rollout: {
+    /** The records' `task` has the environment's task type (`defineEnv` infers it from `task: (seed): Task => ...`). */
+    <Task extends Json>(options: RolloutOptions<Task>): Rollout<Task>;
+    /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
+    (options: RolloutOptions): Rollout;
+};
