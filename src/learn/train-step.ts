@@ -231,6 +231,9 @@ const namedGrads = (model: Gpt, grads: tf.NamedTensorMap): Map<string, tf.Tensor
 
 const METRIC_NAMES = ["policyLoss", "valueLoss", "entropy", "kl", "approxKl", "clipfrac"] as const;
 
+/** What a pass budget depends on: the model's layers and width. */
+type ModelSize = { readonly config: Pick<GptConfig, "layers" | "width"> };
+
 /**
  * Padded tokens per forward pass. A pass holds the activations of all its tokens (and attention's, per
  * token times the row length), and tfjs-backend-wasm's heap cannot grow past 4 GiB: a batch of 64 episodes
@@ -239,8 +242,11 @@ const METRIC_NAMES = ["policyLoss", "valueLoss", "entropy", "kl", "approxKl", "c
  * slices whose gradients are summed (the same update). The default budget is 8,192 tokens for 2 layers
  * of width 128 and shrinks in proportion to layers x width.
  */
-const defaultTokensPerPass = (model: { readonly config: Pick<GptConfig, "layers" | "width"> }): number =>
-  Math.max(256, Math.floor((8192 * 2 * 128) / (model.config.layers * model.config.width)));
+/** `budget` tokens for 2 layers of width 128, in proportion to layers x width for other models (at least `least`). */
+const scaledTokensPerPass = (model: ModelSize, budget: number, least: number): number =>
+  Math.max(least, Math.floor((budget * 2 * 128) / (model.config.layers * model.config.width)));
+
+const defaultTokensPerPass = (model: ModelSize): number => scaledTokensPerPass(model, 8192, 256);
 
 /**
  * What one more forward/backward pass costs, in the units of `passSlices`' cost model (one unit: a token's
@@ -271,9 +277,6 @@ const GPU_BACKENDS: ReadonlySet<string> = new Set(["webgpu", "webgl"]);
  */
 export const GPU_TOKENS_PER_PASS = 32_768;
 
-const gpuTokensPerPass = (model: { readonly config: Pick<GptConfig, "layers" | "width"> }): number =>
-  Math.max(1024, Math.floor((GPU_TOKENS_PER_PASS * 2 * 128) / (model.config.layers * model.config.width)));
-
 /**
  * How a batch is cut into passes when the caller does not say: on wasm and cpu, `defaultTokensPerPass`
  * grouped by length; on a GPU backend (`backend`, default the current one), rows in their order padded to the
@@ -281,11 +284,11 @@ const gpuTokensPerPass = (model: { readonly config: Pick<GptConfig, "layers" | "
  * minibatches).
  */
 export const defaultPassing = (
-  model: { readonly config: Pick<GptConfig, "layers" | "width"> },
+  model: ModelSize,
   backend: string = tf.getBackend(),
 ): { readonly tokensPerPass: number; readonly passes: PassGrouping } =>
   GPU_BACKENDS.has(backend)
-    ? { tokensPerPass: gpuTokensPerPass(model), passes: "in-order" }
+    ? { tokensPerPass: scaledTokensPerPass(model, GPU_TOKENS_PER_PASS, 1024), passes: "in-order" }
     : { tokensPerPass: defaultTokensPerPass(model), passes: "by-length" };
 
 /** The passes of a batch for `model`, grouped as asked (`defaultPassing` for what is not). */

@@ -96,6 +96,10 @@ export interface SupervisedStepResult {
     readonly gradNorm: number;
     readonly tokens: number;
 }
+/** What a pass budget depends on: the model's layers and width. */
+type ModelSize = {
+    readonly config: Pick<GptConfig, "layers" | "width">;
+};
 /** Row indices cut in their order into slices of at most `budget` tokens padded to the batch's longest row. */
 export declare const passSlicesInOrder: (tokens: readonly (readonly number[])[], budget: number) => number[][];
 /**
@@ -112,9 +116,7 @@ export declare const GPU_TOKENS_PER_PASS = 32768;
  * longest, GPU_TOKENS_PER_PASS tokens a pass for hopqa's model, fewer for larger ones (one pass for most
  * minibatches).
  */
-export declare const defaultPassing: (model: {
-    readonly config: Pick<GptConfig, "layers" | "width">;
-}, backend?: string) => {
+export declare const defaultPassing: (model: ModelSize, backend?: string) => {
     readonly tokensPerPass: number;
     readonly passes: PassGrouping;
 };
