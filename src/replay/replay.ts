@@ -305,7 +305,10 @@ export const replayEpisode = (
       break;
     }
     if (event.type === "agent.acted") {
-      if (!derivation.awaitingAction || waitingForTools(snapshot!, env.tools))
+      if (
+        !derivation.awaitingAction ||
+        waitingForTools(snapshot!, env.tools, (id) => [...pending.values()].includes(id))
+      )
         diverge(event.seq, "agent.acted", "the machine was not waiting for an action here");
       // The live runtime aborts an action whose text is not what its tokens spell; one in a journal was
       // written by other code (an older version, or an edit): the learner would train on other text.

@@ -7,11 +7,16 @@ import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Turn } from "./policy.ts";
 /**
- * Whether the machine is waiting for a tool: one of its children is a tool invocation. A child stays
- * until the machine has taken its result (or stopped it), so this holds in the live actor and in the
- * pure replay fold alike, also while a result is on its way.
+ * Whether the machine is waiting for a tool: one of its children is a tool invocation whose result the
+ * machine has not yet taken. XState keeps an invoked child in `snapshot.children` until the invoking state
+ * is left, also after its result was delivered (an `onDone` without a target), so a child counts only while
+ * its call is in flight: in the live actor, while the child's own snapshot is active (its result not yet
+ * delivered); in the pure replay fold, whose children never run, while `inFlight(id)` says so (the calls
+ * replay has seen made and not yet returned). Counting a delivered child left such a machine waiting for a
+ * result that had already come: the agent was never asked again, and the command stopped with nothing left
+ * to run.
  */
-export declare const waitingForTools: (snapshot: AnyMachineSnapshot, tools: Readonly<Record<string, unknown>>) => boolean;
+export declare const waitingForTools: (snapshot: AnyMachineSnapshot, tools: Readonly<Record<string, unknown>>, inFlight?: (actorId: string) => boolean) => boolean;
 /**
  * What an action's tokens spell with `tokenizer`, when that is not its text (undefined when they agree).
  * The tokens are what the learner trains on and the text is what the environment judges: live runs abort
