@@ -218,9 +218,20 @@ export const replayEpisode = (
   let snapshot: AnyMachineSnapshot;
   let ended = false;
 
-  const step = ([next, actions]: [AnyMachineSnapshot, { type: string; params?: unknown }[]]) => {
+  type Action = { type: string; params?: unknown };
+  const spawnsTool = (action: Action) =>
+    action.type === "xstate.spawnChild" &&
+    typeof (action.params as { src?: unknown } | undefined)?.src === "string" &&
+    (action.params as { src: string }).src in env.tools;
+  /**
+   * `initial`: the machine's first transition. A live actor starts the children of its initial state before
+   * it runs that transition's other actions (XState's start() starts them, then flushes what was deferred:
+   * the entry's observe() and reward()), so the live journal has their tool calls first; replay follows.
+   */
+  const step = ([next, actions]: [AnyMachineSnapshot, Action[]], initial = false) => {
     snapshot = next;
-    for (const action of actions) {
+    const ordered = initial ? [...actions.filter(spawnsTool), ...actions.filter((a) => !spawnsTool(a))] : actions;
+    for (const action of ordered) {
       const params = (action.params ?? {}) as Record<string, unknown>;
       if (action.type === "xstate.emit") {
         const body = derivation.emitted(params.event as { type: string });
@@ -256,9 +267,9 @@ export const replayEpisode = (
    * live runtime ended the episode there as an environment error: a record that ended so, with the same
    * message, is replayed faithfully; anything else diverges at that input's seq.
    */
-  const guarded = (seq: number, run: () => unknown) => {
+  const guarded = (seq: number, run: () => unknown, initial = false) => {
     try {
-      step(run() as never);
+      step(run() as never, initial);
     } catch (cause) {
       if (cause instanceof NonDeterminismError) throw cause;
       const reason = cause instanceof Unrecordable ? cause.reason : `environment error: ${messageOf(cause)}`;
@@ -283,7 +294,7 @@ export const replayEpisode = (
   };
 
   const input = { task: started.task, seed: started.seed };
-  guarded(0, () => initialTransition(env.machine, input));
+  guarded(0, () => initialTransition(env.machine, input), true);
 
   /** The next recorded input, skipping (when not verifying) the record's own derived events. */
   const nextInput = (): EpisodeEvent | undefined => {
