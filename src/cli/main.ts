@@ -24,7 +24,7 @@ import { checkPath } from "../replay/verify-files.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { successOfSome } from "../runtime/episode.ts";
 import { describeCounts } from "../runtime/outcome-tally.ts";
-import { describeToolTally } from "../runtime/tool-tally.ts";
+import { describeToolTally, THROWN_BEFORE_RESUME } from "../runtime/tool-tally.ts";
 import { intArg, refuseBothForms, refuseRepeatedOptions, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
@@ -134,7 +134,11 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         err(
           `${all ? `error: all ${summary.episodes}` : `${summary.aborted} of ${summary.episodes}`} episodes aborted; ` +
             `the first, ${firstAbort.episode}: ${firstAbort.reason}` +
-            (firstAbort.thrownAt ? ` (thrown at ${firstAbort.thrownAt})` : "") +
+            (firstAbort.thrownAt
+              ? ` (thrown at ${firstAbort.thrownAt})`
+              : firstAbort.thrownBeforeResume
+                ? ` (${THROWN_BEFORE_RESUME})`
+                : "") +
             (firstAbort.reason.startsWith("turn limit ")
               ? " (the runtime's safety net: the machine never ended the episode; end it with end() on a turn limit of its own, as README's example does, or set maxTurns higher)"
               : ""),

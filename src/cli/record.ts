@@ -52,7 +52,13 @@ export interface RecordSummary {
   readonly successReported: number;
   readonly aborted: number;
   /** The aborted episode with the lowest index (the same one at any concurrency), and why it aborted. */
-  readonly firstAbort?: { readonly episode: string; readonly reason: string; readonly thrownAt?: string };
+  readonly firstAbort?: {
+    readonly episode: string;
+    readonly reason: string;
+    readonly thrownAt?: string;
+    /** A throw in an episode `record --resume` kept: the journal keeps the reason, not where it was thrown. */
+    readonly thrownBeforeResume?: true;
+  };
   /** What the tool calls did: how many failed (and with what), how many results were cut to size. */
   readonly tools: ToolTallySummary;
   /** Episodes by the reason they ended ("answered", "turn-limit"; every aborted one as "aborted"). */
@@ -295,11 +301,16 @@ const resumeRecording = async (
     kept.add(index);
     returns += ended.return;
     events += read.length;
-    tools.add(read);
+    tools.add(read, true);
     outcomes.add(ended.reason, read);
     if (ended.reason.startsWith(ABORTED)) {
       aborted += 1;
-      if (!firstAbort) firstAbort = { index, episode: ended.episode, reason: ended.reason.slice(ABORTED.length) };
+      if (!firstAbort) {
+        const reason = ended.reason.slice(ABORTED.length);
+        // The policy's or the environment's code threw it (a recording says where); the journal has the reason only.
+        const thrown = reason.startsWith("environment error: ") || reason.startsWith(`policy ${policyId} failed: `);
+        firstAbort = { index, episode: ended.episode, reason, ...(thrown ? { thrownBeforeResume: true } : {}) };
+      }
     }
     if ("success" in ended.metrics) {
       withSuccess += 1;

@@ -13,7 +13,16 @@ export interface ToolFailureCount {
   readonly count: number;
   /** Where the tool's code threw it (file:line:column), when this process saw it thrown. */
   readonly thrownAt?: string;
+  /**
+   * Thrown by the tool's code in an episode that `record --resume` kept, and not seen thrown by this process:
+   * the journal keeps the message, not where it was thrown (so no thrownAt).
+   */
+  readonly thrownBeforeResume?: true;
 }
+
+/** Said of a failure whose episode `record --resume` kept, in place of "thrown at file:line:col". */
+export const THROWN_BEFORE_RESUME =
+  "thrown before --resume, in a kept episode: the journal keeps the message, not where it was thrown";
 
 export interface ToolTallySummary {
   readonly calls: number;
@@ -41,10 +50,16 @@ export class ToolTally {
   private calls = 0;
   private failed = 0;
   private cut = 0;
-  private readonly failures = new Map<string, { tool: string; kind: string; message: string; count: number }>();
+  private readonly failures = new Map<
+    string,
+    { tool: string; kind: string; message: string; count: number; kept: boolean }
+  >();
 
-  /** Counts the tool calls of one episode's events. */
-  add(events: readonly EpisodeEvent[]): void {
+  /**
+   * Counts the tool calls of one episode's events; `kept`: an episode journaled before (`record --resume`),
+   * whose tools' throws this process did not see.
+   */
+  add(events: readonly EpisodeEvent[], kept = false): void {
     const toolOf = new Map<string, string>();
     for (const event of events) {
       if (event.type === "tool.called") {
@@ -58,8 +73,10 @@ export class ToolTally {
         const tool = toolOf.get(event.call) ?? "?";
         const key = `${tool}\u0000${result.error.kind}\u0000${result.error.message}`;
         const seen = this.failures.get(key);
-        if (seen) seen.count += 1;
-        else this.failures.set(key, { tool, kind: result.error.kind, message: result.error.message, count: 1 });
+        if (seen) {
+          seen.count += 1;
+          seen.kept ||= kept;
+        } else this.failures.set(key, { tool, kind: result.error.kind, message: result.error.message, count: 1, kept });
       }
     }
   }
@@ -69,17 +86,24 @@ export class ToolTally {
     const failures = [...this.failures.values()]
       .sort((a, b) => b.count - a.count)
       .slice(0, limit)
-      .map((f) => {
+      .map(({ kept, ...f }): ToolFailureCount => {
         const at = toolThrownFrom(f.tool, f.message);
-        return at ? { ...f, thrownAt: at } : f;
+        if (at) return { ...f, thrownAt: at };
+        // Thrown by the tool's code (not a timeout, bad arguments or a cancellation) in a kept episode.
+        return kept && f.kind === "error" && !f.message.startsWith(`${f.tool} was cancelled: `)
+          ? { ...f, thrownBeforeResume: true }
+          : f;
       });
     return { calls: this.calls, failed: this.failed, cut: this.cut, failures };
   }
 }
 
-/** One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)`. */
+/**
+ * One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)` (or, when
+ * `record --resume` kept its episodes and this process did not see it thrown, that where is not journaled).
+ */
 export const describeFailure = (f: ToolFailureCount): string =>
-  `${f.count}x ${f.tool} ${f.kind}: ${f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message}${f.thrownAt ? ` (thrown at ${f.thrownAt})` : ""}`;
+  `${f.count}x ${f.tool} ${f.kind}: ${f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message}${f.thrownAt ? ` (thrown at ${f.thrownAt})` : f.thrownBeforeResume ? ` (${THROWN_BEFORE_RESUME})` : ""}`;
 
 /** The summary's lines for a person (none when every call succeeded and none was cut). */
 export const describeToolTally = (tally: ToolTallySummary): string[] => {

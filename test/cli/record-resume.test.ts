@@ -127,4 +127,35 @@ describe("record --resume", () => {
     );
     expect(readdirSync(out)).toEqual(["ep-5-0.jsonl"]);
   });
+
+  it("says the same failure lines as an unbroken recording, and where a kept journal cannot say where its code threw, says so", () => {
+    const dir = tempDir("agent-r1-record-resume-");
+    const run = (env: string, policy: string, exit: number, ...more: string[]) => {
+      const args = ["record", "--env", `./test/reliability/fixtures/${env}.ts`, "--policy", policy, "--episodes", "3"];
+      const ran = spawnSync(process.execPath, ["bin/agent-r1.js", ...args, "--out", join(dir, env), ...more], {
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(ran.status, ran.stderr).toBe(exit);
+      return ran.stderr.split("\n").filter((line) => /^(note: \d+ of \d+ tool calls failed|error: all)/.test(line));
+    };
+    const notJournaled =
+      "(thrown before --resume, in a kept episode: the journal keeps the message, not where it was thrown)";
+    const failed =
+      "note: 3 of 6 tool calls failed (the machine got { ok: false, error }): 3x shout error: Cannot read properties of undefined (reading 'toUpperCase')";
+    const unbroken = run("buggy-tool-env", "expert", 0);
+    expect(unbroken).toEqual([`${failed} (thrown at test/reliability/fixtures/buggy-tool-env.ts:14:41)`]);
+    // A stop after two episodes: the third throws again in the resumed process, so it knows where.
+    rmSync(join(dir, "buggy-tool-env", "ep-0-2.jsonl"));
+    expect(run("buggy-tool-env", "expert", 0, "--resume")).toEqual(unbroken);
+    // Every episode kept: nothing threw in this process, and a journal keeps the message, not the line.
+    expect(run("buggy-tool-env", "expert", 0, "--resume")).toEqual([`${failed} ${notJournaled}`]);
+
+    // The first abort's line: the same.
+    const aborted = "error: all 3 episodes aborted; the first, ep-0-0: policy fickle-broken failed: no model loaded";
+    expect(run("fickle-env", "broken", 1)).toEqual([
+      `${aborted} (thrown at test/reliability/fixtures/fickle-env.ts:66:11)`,
+    ]);
+    expect(run("fickle-env", "broken", 1, "--resume")).toEqual([`${aborted} ${notJournaled}`]);
+  }, 120_000);
 });

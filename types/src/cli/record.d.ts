@@ -35,6 +35,8 @@ export interface RecordSummary {
         readonly episode: string;
         readonly reason: string;
         readonly thrownAt?: string;
+        /** A throw in an episode `record --resume` kept: the journal keeps the reason, not where it was thrown. */
+        readonly thrownBeforeResume?: true;
     };
     /** What the tool calls did: how many failed (and with what), how many results were cut to size. */
     readonly tools: ToolTallySummary;

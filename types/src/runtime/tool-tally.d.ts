@@ -11,7 +11,14 @@ export interface ToolFailureCount {
     readonly count: number;
     /** Where the tool's code threw it (file:line:column), when this process saw it thrown. */
     readonly thrownAt?: string;
+    /**
+     * Thrown by the tool's code in an episode that `record --resume` kept, and not seen thrown by this process:
+     * the journal keeps the message, not where it was thrown (so no thrownAt).
+     */
+    readonly thrownBeforeResume?: true;
 }
+/** Said of a failure whose episode `record --resume` kept, in place of "thrown at file:line:col". */
+export declare const THROWN_BEFORE_RESUME = "thrown before --resume, in a kept episode: the journal keeps the message, not where it was thrown";
 export interface ToolTallySummary {
     readonly calls: number;
     readonly failed: number;
@@ -26,12 +33,18 @@ export declare class ToolTally {
     private failed;
     private cut;
     private readonly failures;
-    /** Counts the tool calls of one episode's events. */
-    add(events: readonly EpisodeEvent[]): void;
+    /**
+     * Counts the tool calls of one episode's events; `kept`: an episode journaled before (`record --resume`),
+     * whose tools' throws this process did not see.
+     */
+    add(events: readonly EpisodeEvent[], kept?: boolean): void;
     /** The counts, with the `limit` most frequent failures (all of them with Infinity). */
     summary(limit?: number): ToolTallySummary;
 }
-/** One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)`. */
+/**
+ * One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)` (or, when
+ * `record --resume` kept its episodes and this process did not see it thrown, that where is not journaled).
+ */
 export declare const describeFailure: (f: ToolFailureCount) => string;
 /** The summary's lines for a person (none when every call succeeded and none was cut). */
 export declare const describeToolTally: (tally: ToolTallySummary) => string[];
