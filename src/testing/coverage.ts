@@ -72,9 +72,9 @@ const COVERAGE_OPTIONS = allKeys<CoverageOptions>()([
  * Options of exploreEnv and checkCoverage: the task, the sample actions and tool results, and the exploration's
  * limits.
  */
-export interface CoverageOptions {
+export interface CoverageOptions<Task extends Json = Json> {
   /** The task to explore (default: `env.task(seed)`). */
-  readonly task?: Json;
+  readonly task?: Task;
   readonly seed?: string;
   /** Sample actions the agent tries in every state where it acts (a few: each multiplies the states). */
   readonly actions: readonly string[] | ((machine: AnyMachineSnapshot) => readonly string[]);
@@ -117,16 +117,19 @@ export interface CoverageProblem {
 }
 
 /** The shortest path found to one explored state. */
-export interface CoveragePath {
+export interface CoveragePath<Task extends Json = Json> {
   /** The steps, in words. */
   readonly steps: readonly string[];
   /** The same path as an episode script: `playEpisode(env, script)` plays it live. */
-  readonly script: EpisodeScript;
+  readonly script: EpisodeScript<Task>;
   readonly state: ProtocolSnapshot;
 }
 
-/** What exploreEnv found: the states and transitions explored, the state nodes reached and not, and the problems. */
-export interface CoverageReport {
+/**
+ * What exploreEnv found: the states and transitions explored, the state nodes reached and not, and the problems.
+ * `Task`: the environment's task type, which its paths' scripts have (JSON for an environment of any type).
+ */
+export interface CoverageReport<Task extends Json = Json> {
   /** Distinct states explored, and transitions between them. */
   readonly states: number;
   readonly transitions: number;
@@ -137,7 +140,7 @@ export interface CoverageReport {
   /** States where the episode ended. */
   readonly ends: number;
   /** The shortest path to every explored state. */
-  readonly paths: readonly CoveragePath[];
+  readonly paths: readonly CoveragePath<Task>[];
   readonly problems: readonly CoverageProblem[];
 }
 
@@ -272,7 +275,7 @@ export interface PathStep {
   readonly event: ExplorationEvent | { readonly type: "xstate.init" };
 }
 
-const toCoveragePath = (path: readonly PathStep[], seed: string, task: Json): CoveragePath => {
+const toCoveragePath = <Task extends Json>(path: readonly PathStep[], seed: string, task: Task): CoveragePath<Task> => {
   const steps: string[] = [];
   const actions: string[] = [];
   // A script's results go by call, in the order calls start (as playEpisode injects them). Every call of one
@@ -312,10 +315,19 @@ const DEFAULT_LIMIT = 5_000;
 /** State counts at which the exploration looks for a loop that grows the context: this, then each doubling. */
 const FIRST_CHECKPOINT = 200;
 /** Explores the machine and reports coverage and problems; throws only when the exploration cannot finish. */
-export const exploreEnv = (env: EnvDefinition, options: CoverageOptions): CoverageReport =>
+export const exploreEnv: {
+  /** The report's paths' scripts have the environment's task type (`defineEnv` infers it). */
+  <Task extends Json>(env: EnvDefinition<Task>, options: CoverageOptions<Task>): CoverageReport<Task>;
+  /** An environment of any task type, or a `task` of another type than its own: JSON tasks. */
+  (env: EnvDefinition, options: CoverageOptions): CoverageReport;
+} = <Task extends Json>(env: EnvDefinition<Task>, options: CoverageOptions<Task>): CoverageReport<Task> =>
   explore("exploreEnv", env, options);
 
-const explore = (caller: string, env: EnvDefinition, options: CoverageOptions): CoverageReport => {
+const explore = <Task extends Json>(
+  caller: string,
+  env: EnvDefinition<Task>,
+  options: CoverageOptions<Task>,
+): CoverageReport<Task> => {
   if (typeof options !== "object" || options === null)
     throw new TypeError(`${caller}: the second argument must be options { actions, task?, toolResults?, ... }`);
   checkKnownKeys(caller, options, COVERAGE_OPTIONS);
@@ -342,7 +354,7 @@ const explore = (caller: string, env: EnvDefinition, options: CoverageOptions): 
   if (options.allowCycles !== undefined && typeof options.allowCycles !== "boolean")
     throw new TypeError(`${caller}: options.allowCycles must be true or false, got ${shownValue(options.allowCycles)}`);
   const seed = options.seed ?? "coverage";
-  const task = options.task ?? (env.task(seed) as Json);
+  const task: Task = options.task ?? env.task(seed);
   const suspicious =
     options.suspiciousObservation === false ? undefined : (options.suspiciousObservation ?? SUSPICIOUS);
   const given = options.serialize;
@@ -633,7 +645,12 @@ export class CoverageError extends Error {
  * Explores the machine and throws a CoverageError listing each problem with the shortest path to it (or a
  * RangeError when the exploration cannot finish: over `limit`, or an endless episode whose context grows).
  */
-export const checkCoverage = (env: EnvDefinition, options: CoverageOptions): CoverageReport => {
+export const checkCoverage: {
+  /** The report's paths' scripts have the environment's task type (`defineEnv` infers it). */
+  <Task extends Json>(env: EnvDefinition<Task>, options: CoverageOptions<Task>): CoverageReport<Task>;
+  /** An environment of any task type, or a `task` of another type than its own: JSON tasks. */
+  (env: EnvDefinition, options: CoverageOptions): CoverageReport;
+} = <Task extends Json>(env: EnvDefinition<Task>, options: CoverageOptions<Task>): CoverageReport<Task> => {
   checkEnvArgument("checkCoverage", env);
   const report = explore("checkCoverage", env, options);
   if (report.problems.length > 0) throw new CoverageError(env.id, report);

@@ -21,11 +21,15 @@ import { failedToolResultArbitrary } from "./arbitraries.ts";
 /** An action of a script: its text, or a pick among the environment's legal actions in the state reached. */
 export type ScriptAction = string | { readonly legal: number };
 
-/** An episode as fast-check generates it: everything that enters the environment from outside. */
-export interface EpisodeScript {
+/**
+ * An episode as fast-check generates it: everything that enters the environment from outside. `Task`: the
+ * environment's task type (the kit's functions give an `EnvDefinition<Task>`'s scripts that type); a script of
+ * any environment keeps the default, JSON.
+ */
+export interface EpisodeScript<Task extends Json = Json> {
   readonly seed: string;
   /** The task; drawn from the seed by the environment when absent. */
-  readonly task?: Json;
+  readonly task?: Task;
   /**
    * The agent's actions, in order. When they run out first, the episode is cut short (aborted). A
    * `{ legal: i }` is resolved when played: the i-th (modulo their number) of the actions the environment's
@@ -36,10 +40,10 @@ export interface EpisodeScript {
   readonly toolResults?: readonly (ToolResult | null)[];
 }
 
-/** An episode script played live: the record, its events and its rewards. */
-export interface PlayedEpisode {
-  readonly script: EpisodeScript;
-  readonly record: EpisodeRecord;
+/** An episode script played live: the record, its events and its rewards (`Task`: as for EpisodeScript). */
+export interface PlayedEpisode<Task extends Json = Json> {
+  readonly script: EpisodeScript<Task>;
+  readonly record: EpisodeRecord<Task>;
   readonly events: readonly EpisodeEvent[];
   readonly rewards: readonly EventOf<"reward.assigned">[];
   /** The script ran out of actions before the environment ended the episode. */
@@ -51,7 +55,7 @@ export const SCRIPT_POLICY = "script";
 const EXHAUSTED = "the script has no more actions";
 
 /** What episodeScriptArbitrary draws: the actions, seeds or tasks, and the tool results to inject. */
-export interface EpisodeScriptOptions extends ActionOptions {
+export interface EpisodeScriptOptions<Task extends Json = Json> extends ActionOptions {
   /** The agent's actions (default: `actionArbitrary(env, options)`, well-formed and hostile). */
   readonly actions?: fc.Arbitrary<string>;
   /** At most this many actions (default 6). */
@@ -64,7 +68,7 @@ export interface EpisodeScriptOptions extends ActionOptions {
   /** Episode seeds (default "s0" to "s9999"); the environment draws the task from it. */
   readonly seeds?: fc.Arbitrary<string>;
   /** Tasks; when absent, `env.task(seed)`. */
-  readonly tasks?: fc.Arbitrary<Json>;
+  readonly tasks?: fc.Arbitrary<Task>;
   /** One injected result per tool call, null for the real tool (default: real 4 in 5, else a failure). */
   readonly toolResults?: fc.Arbitrary<ToolResult | null>;
   /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
@@ -125,10 +129,18 @@ export const resolveAction = (env: EnvDefinition, action: ScriptAction, request:
 };
 
 /** Episode scripts for an environment. */
-export const episodeScriptArbitrary = (
-  env: EnvDefinition,
-  options: EpisodeScriptOptions = {},
-): fc.Arbitrary<EpisodeScript> => {
+export const episodeScriptArbitrary: {
+  /** The scripts' `task` has the environment's task type (`defineEnv` infers it from `task: (seed): Task => ...`). */
+  <Task extends Json>(
+    env: EnvDefinition<Task>,
+    options?: EpisodeScriptOptions<Task>,
+  ): fc.Arbitrary<EpisodeScript<Task>>;
+  /** An environment of any task type, or `tasks` of another type than its own: JSON tasks. */
+  (env: EnvDefinition, options?: EpisodeScriptOptions): fc.Arbitrary<EpisodeScript>;
+} = <Task extends Json>(
+  env: EnvDefinition<Task>,
+  options: EpisodeScriptOptions<Task> = {},
+): fc.Arbitrary<EpisodeScript<Task>> => {
   checkArbitraryOptions(options, env);
   const maxActions = options.maxActions ?? 6;
   const minActions = options.minActions ?? 0;
@@ -172,11 +184,11 @@ export interface PlayOptions {
 }
 
 /** The environment with its tools' results injected and scheduled; its machine, id and version unchanged. */
-const withTools = (
-  env: EnvDefinition,
+const withTools = <Task extends Json>(
+  env: EnvDefinition<Task>,
   inject: (call: number) => ToolResult | null | undefined,
   schedule: PlayOptions["schedule"],
-): EnvDefinition => {
+): EnvDefinition<Task> => {
   let calls = 0;
   const wrap = (name: string, tool: Tool): Tool => ({
     ...tool,
@@ -206,11 +218,20 @@ const rewardsOf = (events: readonly EpisodeEvent[]) =>
   events.filter((e): e is EventOf<"reward.assigned"> => e.type === "reward.assigned");
 
 /** Plays a script through the live runtime (`runEpisode`); the journal replays with `--verify`. */
-export const playEpisode = async (
-  env: EnvDefinition,
-  script: EpisodeScript,
+export const playEpisode: {
+  /** The played episode's `script.task` and `record.task` have the environment's task type. */
+  <Task extends Json>(
+    env: EnvDefinition<Task>,
+    script: EpisodeScript<Task>,
+    options?: PlayOptions,
+  ): Promise<PlayedEpisode<Task>>;
+  /** An environment of any task type, or a script whose task is of another type than its own: a JSON task. */
+  (env: EnvDefinition, script: EpisodeScript, options?: PlayOptions): Promise<PlayedEpisode>;
+} = async <Task extends Json>(
+  env: EnvDefinition<Task>,
+  script: EpisodeScript<Task>,
   options: PlayOptions = {},
-): Promise<PlayedEpisode> => {
+): Promise<PlayedEpisode<Task>> => {
   // From plain JavaScript, a script without its seed or actions failed deep in the runtime.
   if (typeof script?.seed !== "string" || !Array.isArray(script.actions))
     throw new TypeError(
@@ -261,9 +282,9 @@ export interface StepResult {
  * What an EpisodeDriver starts from: the episode's seed (the task is drawn from it unless given), and where its
  * events go.
  */
-export interface DriverOptions {
+export interface DriverOptions<Task extends Json = Json> {
   readonly seed: string;
-  readonly task?: Json;
+  readonly task?: Task;
   readonly journal?: Journal;
   readonly episode?: string;
 }
@@ -274,18 +295,18 @@ const DRIVER_OPTIONS = allKeys<DriverOptions>()(["seed", "task", "journal", "epi
  * returns once the environment waits for the next action or has ended; `close` cuts a running episode
  * short (recorded as an abort) and returns its record.
  */
-export class EpisodeDriver {
+export class EpisodeDriver<Task extends Json = Json> {
   readonly events: EpisodeEvent[] = [];
   private pending: { requests: readonly PolicyRequest[]; resolve: (a: PolicyAction[]) => void } | undefined;
   private rejectPending: ((cause: Error) => void) | undefined;
   private wake: (() => void) | undefined;
-  private outcome: { record?: EpisodeRecord; failure?: unknown } | undefined;
+  private outcome: { record?: EpisodeRecord<Task>; failure?: unknown } | undefined;
   private injected: ToolResult | undefined;
-  private readonly episode: Promise<EpisodeRecord>;
+  private readonly episode: Promise<EpisodeRecord<Task>>;
 
   private constructor(
-    readonly env: EnvDefinition,
-    options: DriverOptions,
+    readonly env: EnvDefinition<Task>,
+    options: DriverOptions<Task>,
   ) {
     const policy: Policy = {
       id: "driver",
@@ -313,13 +334,21 @@ export class EpisodeDriver {
     );
   }
 
-  private settle(outcome: { record?: EpisodeRecord; failure?: unknown }) {
+  private settle(outcome: { record?: EpisodeRecord<Task>; failure?: unknown }) {
     this.outcome = outcome;
     this.wake?.();
   }
 
-  /** Starts the episode and waits for its first observation. */
-  static async start(env: EnvDefinition, options: DriverOptions): Promise<EpisodeDriver> {
+  /**
+   * Starts the episode and waits for its first observation. The driver's `task` and its record's have the
+   * environment's task type; an environment of any task type, or a `task` of another type, gives JSON tasks.
+   */
+  static start<Task extends Json>(env: EnvDefinition<Task>, options: DriverOptions<Task>): Promise<EpisodeDriver<Task>>;
+  static start(env: EnvDefinition, options: DriverOptions): Promise<EpisodeDriver>;
+  static async start<Task extends Json>(
+    env: EnvDefinition<Task>,
+    options: DriverOptions<Task>,
+  ): Promise<EpisodeDriver<Task>> {
     checkEnvArgument("EpisodeDriver.start", env);
     checkKnownKeys("EpisodeDriver.start", options, DRIVER_OPTIONS);
     if (typeof options?.seed !== "string")
@@ -336,10 +365,11 @@ export class EpisodeDriver {
     return this.outcome !== undefined;
   }
 
-  /** The task the episode runs. */
-  get task(): Json {
+  /** The task the episode runs (its episode.started's, journaled before `start` returns). */
+  get task(): Task {
     const started = this.events[0];
-    return started?.type === "episode.started" ? started.task : null;
+    if (started?.type !== "episode.started") throw new Error("the episode has not started: await EpisodeDriver.start");
+    return started.task as Task;
   }
 
   /** The latest observation so far. */
@@ -375,7 +405,7 @@ export class EpisodeDriver {
   }
 
   /** Ends the episode (an abort when it is still running) and returns its record. */
-  async close(): Promise<EpisodeRecord> {
+  async close(): Promise<EpisodeRecord<Task>> {
     if (this.pending) {
       this.pending = undefined;
       this.rejectPending?.(new Error("the test ended the episode"));

@@ -54,9 +54,9 @@ export type ExplorationEvent = {
  * Options of exploreEnv and checkCoverage: the task, the sample actions and tool results, and the exploration's
  * limits.
  */
-export interface CoverageOptions {
+export interface CoverageOptions<Task extends Json = Json> {
     /** The task to explore (default: `env.task(seed)`). */
-    readonly task?: Json;
+    readonly task?: Task;
     readonly seed?: string;
     /** Sample actions the agent tries in every state where it acts (a few: each multiplies the states). */
     readonly actions: readonly string[] | ((machine: AnyMachineSnapshot) => readonly string[]);
@@ -97,15 +97,18 @@ export interface CoverageProblem {
     readonly paths?: number;
 }
 /** The shortest path found to one explored state. */
-export interface CoveragePath {
+export interface CoveragePath<Task extends Json = Json> {
     /** The steps, in words. */
     readonly steps: readonly string[];
     /** The same path as an episode script: `playEpisode(env, script)` plays it live. */
-    readonly script: EpisodeScript;
+    readonly script: EpisodeScript<Task>;
     readonly state: ProtocolSnapshot;
 }
-/** What exploreEnv found: the states and transitions explored, the state nodes reached and not, and the problems. */
-export interface CoverageReport {
+/**
+ * What exploreEnv found: the states and transitions explored, the state nodes reached and not, and the problems.
+ * `Task`: the environment's task type, which its paths' scripts have (JSON for an environment of any type).
+ */
+export interface CoverageReport<Task extends Json = Json> {
     /** Distinct states explored, and transitions between them. */
     readonly states: number;
     readonly transitions: number;
@@ -116,7 +119,7 @@ export interface CoverageReport {
     /** States where the episode ended. */
     readonly ends: number;
     /** The shortest path to every explored state. */
-    readonly paths: readonly CoveragePath[];
+    readonly paths: readonly CoveragePath<Task>[];
     readonly problems: readonly CoverageProblem[];
 }
 /** One step of a path: the event and the state it leads to (the first step: `xstate.init` and the initial state). */
@@ -127,7 +130,12 @@ export interface PathStep {
     };
 }
 /** Explores the machine and reports coverage and problems; throws only when the exploration cannot finish. */
-export declare const exploreEnv: (env: EnvDefinition, options: CoverageOptions) => CoverageReport;
+export declare const exploreEnv: {
+    /** The report's paths' scripts have the environment's task type (`defineEnv` infers it). */
+    <Task extends Json>(env: EnvDefinition<Task>, options: CoverageOptions<Task>): CoverageReport<Task>;
+    /** An environment of any task type, or a `task` of another type than its own: JSON tasks. */
+    (env: EnvDefinition, options: CoverageOptions): CoverageReport;
+};
 /**
  * Thrown by checkCoverage when the report lists problems; `report` holds them all (the message shows the first 8).
  */
@@ -140,5 +148,10 @@ export declare class CoverageError extends Error {
  * Explores the machine and throws a CoverageError listing each problem with the shortest path to it (or a
  * RangeError when the exploration cannot finish: over `limit`, or an endless episode whose context grows).
  */
-export declare const checkCoverage: (env: EnvDefinition, options: CoverageOptions) => CoverageReport;
+export declare const checkCoverage: {
+    /** The report's paths' scripts have the environment's task type (`defineEnv` infers it). */
+    <Task extends Json>(env: EnvDefinition<Task>, options: CoverageOptions<Task>): CoverageReport<Task>;
+    /** An environment of any task type, or a `task` of another type than its own: JSON tasks. */
+    (env: EnvDefinition, options: CoverageOptions): CoverageReport;
+};
 export {};

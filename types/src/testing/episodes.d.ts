@@ -16,11 +16,15 @@ import { type ActionOptions } from "./actions.ts";
 export type ScriptAction = string | {
     readonly legal: number;
 };
-/** An episode as fast-check generates it: everything that enters the environment from outside. */
-export interface EpisodeScript {
+/**
+ * An episode as fast-check generates it: everything that enters the environment from outside. `Task`: the
+ * environment's task type (the kit's functions give an `EnvDefinition<Task>`'s scripts that type); a script of
+ * any environment keeps the default, JSON.
+ */
+export interface EpisodeScript<Task extends Json = Json> {
     readonly seed: string;
     /** The task; drawn from the seed by the environment when absent. */
-    readonly task?: Json;
+    readonly task?: Task;
     /**
      * The agent's actions, in order. When they run out first, the episode is cut short (aborted). A
      * `{ legal: i }` is resolved when played: the i-th (modulo their number) of the actions the environment's
@@ -30,10 +34,10 @@ export interface EpisodeScript {
     /** Results to inject, by tool call in call order; null (or past the end) calls the real tool. */
     readonly toolResults?: readonly (ToolResult | null)[];
 }
-/** An episode script played live: the record, its events and its rewards. */
-export interface PlayedEpisode {
-    readonly script: EpisodeScript;
-    readonly record: EpisodeRecord;
+/** An episode script played live: the record, its events and its rewards (`Task`: as for EpisodeScript). */
+export interface PlayedEpisode<Task extends Json = Json> {
+    readonly script: EpisodeScript<Task>;
+    readonly record: EpisodeRecord<Task>;
     readonly events: readonly EpisodeEvent[];
     readonly rewards: readonly EventOf<"reward.assigned">[];
     /** The script ran out of actions before the environment ended the episode. */
@@ -42,7 +46,7 @@ export interface PlayedEpisode {
 /** The policy id of played scripts; its failure reason marks a truncated episode. */
 export declare const SCRIPT_POLICY = "script";
 /** What episodeScriptArbitrary draws: the actions, seeds or tasks, and the tool results to inject. */
-export interface EpisodeScriptOptions extends ActionOptions {
+export interface EpisodeScriptOptions<Task extends Json = Json> extends ActionOptions {
     /** The agent's actions (default: `actionArbitrary(env, options)`, well-formed and hostile). */
     readonly actions?: fc.Arbitrary<string>;
     /** At most this many actions (default 6). */
@@ -55,7 +59,7 @@ export interface EpisodeScriptOptions extends ActionOptions {
     /** Episode seeds (default "s0" to "s9999"); the environment draws the task from it. */
     readonly seeds?: fc.Arbitrary<string>;
     /** Tasks; when absent, `env.task(seed)`. */
-    readonly tasks?: fc.Arbitrary<Json>;
+    readonly tasks?: fc.Arbitrary<Task>;
     /** One injected result per tool call, null for the real tool (default: real 4 in 5, else a failure). */
     readonly toolResults?: fc.Arbitrary<ToolResult | null>;
     /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
@@ -76,7 +80,12 @@ export declare const actionsWithRepeatsArbitrary: <A extends ScriptAction>(actio
 /** The text a script's action stands for, in the state the request shows. */
 export declare const resolveAction: (env: EnvDefinition, action: ScriptAction, request: PolicyRequest) => string;
 /** Episode scripts for an environment. */
-export declare const episodeScriptArbitrary: (env: EnvDefinition, options?: EpisodeScriptOptions) => fc.Arbitrary<EpisodeScript>;
+export declare const episodeScriptArbitrary: {
+    /** The scripts' `task` has the environment's task type (`defineEnv` infers it from `task: (seed): Task => ...`). */
+    <Task extends Json>(env: EnvDefinition<Task>, options?: EpisodeScriptOptions<Task>): fc.Arbitrary<EpisodeScript<Task>>;
+    /** An environment of any task type, or `tasks` of another type than its own: JSON tasks. */
+    (env: EnvDefinition, options?: EpisodeScriptOptions): fc.Arbitrary<EpisodeScript>;
+};
 /** Options of playEpisode. */
 export interface PlayOptions {
     /** Where the events go (default: a fresh MemoryJournal). */
@@ -92,7 +101,12 @@ export interface PlayOptions {
     readonly schedule?: (label: string, result: Promise<ToolResult>) => Promise<ToolResult>;
 }
 /** Plays a script through the live runtime (`runEpisode`); the journal replays with `--verify`. */
-export declare const playEpisode: (env: EnvDefinition, script: EpisodeScript, options?: PlayOptions) => Promise<PlayedEpisode>;
+export declare const playEpisode: {
+    /** The played episode's `script.task` and `record.task` have the environment's task type. */
+    <Task extends Json>(env: EnvDefinition<Task>, script: EpisodeScript<Task>, options?: PlayOptions): Promise<PlayedEpisode<Task>>;
+    /** An environment of any task type, or a script whose task is of another type than its own: a JSON task. */
+    (env: EnvDefinition, script: EpisodeScript, options?: PlayOptions): Promise<PlayedEpisode>;
+};
 /** What one action led to, up to the environment's next observation or the end. */
 export interface StepResult {
     /** The events from the agent's action on. */
@@ -109,9 +123,9 @@ export interface StepResult {
  * What an EpisodeDriver starts from: the episode's seed (the task is drawn from it unless given), and where its
  * events go.
  */
-export interface DriverOptions {
+export interface DriverOptions<Task extends Json = Json> {
     readonly seed: string;
-    readonly task?: Json;
+    readonly task?: Task;
     readonly journal?: Journal;
     readonly episode?: string;
 }
@@ -120,8 +134,8 @@ export interface DriverOptions {
  * returns once the environment waits for the next action or has ended; `close` cuts a running episode
  * short (recorded as an abort) and returns its record.
  */
-export declare class EpisodeDriver {
-    readonly env: EnvDefinition;
+export declare class EpisodeDriver<Task extends Json = Json> {
+    readonly env: EnvDefinition<Task>;
     readonly events: EpisodeEvent[];
     private pending;
     private rejectPending;
@@ -131,12 +145,16 @@ export declare class EpisodeDriver {
     private readonly episode;
     private constructor();
     private settle;
-    /** Starts the episode and waits for its first observation. */
+    /**
+     * Starts the episode and waits for its first observation. The driver's `task` and its record's have the
+     * environment's task type; an environment of any task type, or a `task` of another type, gives JSON tasks.
+     */
+    static start<Task extends Json>(env: EnvDefinition<Task>, options: DriverOptions<Task>): Promise<EpisodeDriver<Task>>;
     static start(env: EnvDefinition, options: DriverOptions): Promise<EpisodeDriver>;
     /** The episode has ended (the environment ended it, or `close` cut it short). */
     get done(): boolean;
-    /** The task the episode runs. */
-    get task(): Json;
+    /** The task the episode runs (its episode.started's, journaled before `start` returns). */
+    get task(): Task;
     /** The latest observation so far. */
     get observation(): string | undefined;
     private turn;
@@ -145,5 +163,5 @@ export declare class EpisodeDriver {
         toolResult?: ToolResult;
     }): Promise<StepResult>;
     /** Ends the episode (an abort when it is still running) and returns its record. */
-    close(): Promise<EpisodeRecord>;
+    close(): Promise<EpisodeRecord<Task>>;
 }

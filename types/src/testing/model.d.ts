@@ -56,4 +56,9 @@ export interface ModelCheckOptions<State, Task> extends ActionOptions, PropertyR
  * Runs random action sequences against the environment and the model; throws a CounterexampleError with
  * the shortest sequence found where they disagree, its episode, and its journal.
  */
-export declare const checkModel: <State, Task = Json>(env: EnvDefinition, options: ModelCheckOptions<State, Task>) => Promise<void>;
+export declare const checkModel: {
+    /** The model's `init` and `opening`, and `tasks`, get the environment's task type (`defineEnv` infers it). */
+    <State, Task extends Json>(env: EnvDefinition<Task>, options: ModelCheckOptions<State, Task>): Promise<void>;
+    /** An environment of any task type, or a model of another task type than its own (JSON by default). */
+    <State, Task = Json>(env: EnvDefinition, options: ModelCheckOptions<State, Task>): Promise<void>;
+};
