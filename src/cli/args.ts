@@ -55,6 +55,39 @@ export const refuseRepeatedOptions = (command: Command): void => {
   }
 };
 
+/** A value that names a file or folder (`<dir>`, `<file>`, `<path>`, `<id|path>`, `<runs...>`). */
+const PATH_VALUE = /dir|file|path|runs|checkpoints/;
+const emptyMeans = (placeholder: string) =>
+  PATH_VALUE.test(placeholder) ? "; an empty path would be the working folder" : "";
+
+/**
+ * An option or argument given an empty value (`--out ""`, an unset `$VAR`): an empty path resolves to the working
+ * folder, so `average --out ""` wrote its checkpoint over the folder the command ran in, and `record --out ""`
+ * failed with Node's `ENOENT: ... open ''`. No option or argument of agent-r1's takes an empty value. A value
+ * that a parser checks (a number, a seed) is refused by it first, with its own message.
+ */
+export const refuseEmptyValues = (command: Command): void => {
+  const refuse = (what: string, placeholder: string) =>
+    command.error(`error: ${what} is empty (""): give ${placeholder}${emptyMeans(placeholder)}`, {
+      exitCode: 2,
+      code: "agent-r1.emptyValue",
+    });
+  for (const option of command.options) {
+    if (!(option.required || option.optional)) continue;
+    const placeholder = /<[^>]+>|\[[^\]]+\]/.exec(option.flags)?.[0] ?? "a value";
+    command.on(`option:${option.name()}`, (value: unknown) => {
+      if (value === "") refuse(option.long ?? option.name(), placeholder);
+    });
+  }
+  command.hook("preAction", (_, action) => {
+    action.registeredArguments.forEach((argument, index) => {
+      const given = argument.variadic ? action.args.slice(index) : [action.args[index]];
+      const shown = `<${argument.name()}${argument.variadic ? "..." : ""}>`;
+      if (given.includes("")) refuse(`the ${shown} argument`, shown);
+    });
+  });
+};
+
 /**
  * A flag given with its negation (`--constrained --no-constrained`, in either order or more than once): commander
  * keeps the last and says nothing, as for a repeated value. A flag repeated in one form (`--quick --quick`) may be.

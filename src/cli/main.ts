@@ -25,7 +25,7 @@ import type { EnvDefinition } from "../runtime/env.ts";
 import { successOfSome } from "../runtime/episode.ts";
 import { describeCounts } from "../runtime/outcome-tally.ts";
 import { describeToolTally, THROWN_BEFORE_RESUME } from "../runtime/tool-tally.ts";
-import { intArg, refuseBothForms, refuseRepeatedOptions, seedArg, summaryJson } from "./args.ts";
+import { intArg, refuseBothForms, refuseEmptyValues, refuseRepeatedOptions, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
 import { stopAllBars } from "./progress.ts";
@@ -354,6 +354,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
     preferUnknownOption(command);
     refuseRepeatedOptions(command);
     refuseBothForms(command);
+    refuseEmptyValues(command);
   }
   return program;
 };

@@ -633,6 +633,44 @@ describe("usage without a command, and a flag the chosen view does not use", () 
     expect(output.stdout).toContain("read 4 journal(s) ok, 0 failed");
   });
 
+  it('an empty value (--out "", an unset $VAR) is refused, naming the option, before anything is written to the working folder', () => {
+    // Run in a folder of its own: before, `average --out ""` wrote its checkpoint over the working folder.
+    const cwd = join(dir, "empty-values");
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(join(cwd, "keep.txt"), "mine");
+    const checkpoint = resolve("docs/checkpoints/hopqa-best");
+    const folder = "an empty path would be the working folder";
+    for (const [argv, said] of [
+      [["average", checkpoint, "--out", ""], `--out is empty (""): give <dir>; ${folder}`],
+      [["record", "--env", "lookup", "--policy", "expert", "--out", ""], `--out is empty (""): give <dir>; ${folder}`],
+      [["train", "--env", "lookup", "--steps", "1", "--out="], `--out is empty (""): give <dir>; ${folder}`],
+      [["inspect", resolve("replays/lookup/expert"), "--html", ""], `--html is empty (""): give <file>; ${folder}`],
+      [
+        ["replay", resolve("replays/lookup/expert"), "--verify", "--env", ""],
+        `--env is empty (""): give <path>; ${folder}`,
+      ],
+      [["eval", "--checkpoint", ""], `--checkpoint is empty (""): give <dir>; ${folder}`],
+      [["record", "--env", "lookup", "--policy", "", "--out", "x"], `--policy is empty (""): give <name>`],
+      [["plot", resolve("replays/lookup"), ""], `the <runs...> argument is empty (""): give <runs...>; ${folder}`],
+      [["inspect", ""], `the <path> argument is empty (""): give <path>; ${folder}`],
+    ] as const) {
+      const run = spawnSync(process.execPath, [resolve("bin/agent-r1.js"), ...argv], {
+        cwd,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(run.status, `${argv.join(" ")}: ${run.stderr}`).toBe(2);
+      expect(run.stderr.split("\n")[0], argv.join(" ")).toBe(`error: ${said}`);
+      expect(readdirSync(cwd), argv.join(" ")).toEqual(["keep.txt"]);
+    }
+    // A value that a parser checks keeps its own message.
+    const seed = spawnSync(process.execPath, [resolve("bin/agent-r1.js"), "train", "--seed", ""], {
+      cwd,
+      encoding: "utf8",
+    });
+    expect(seed.stderr).toMatch(/^error: option '--seed <seed>' argument '' is invalid\. --seed must be 1 to 100/);
+  }, 120_000);
+
   it("a flag given with its negation is refused, in either order (exit 2, nothing written); one form may repeat", async () => {
     const out = join(dir, "both-forms");
     for (const [argv, said] of [
