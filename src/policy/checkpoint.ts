@@ -263,6 +263,9 @@ let saves = 0;
  * its work, not after.
  */
 export const checkpointTarget = (folder: string): "new" | "checkpoint" => {
+  // "" resolves to the working folder, which existsSync("") denies: a save there replaced the working folder.
+  if (folder.trim() === "")
+    throw new UsageError({ detail: `a checkpoint folder must be named, got ${JSON.stringify(folder)}` });
   if (!existsSync(folder)) return "new";
   const names = statSync(folder).isDirectory() ? readdirSync(folder) : undefined;
   const foreign = names?.find((name) => !KNOWN_FILES.has(name) && !isLockFile(name));

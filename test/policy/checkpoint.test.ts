@@ -131,6 +131,13 @@ describe("checkpoints", () => {
     (await loadCheckpoint(clone)).model.dispose();
   });
 
+  it("are never saved to an empty folder name, which would replace the working folder", async () => {
+    // The first expect guards the second: without the check, saving to "" renames the working folder away.
+    expect(() => checkpointTarget("")).toThrow(/a checkpoint folder must be named, got ""/);
+    await expect(saveCheckpoint("", { model, tokenizer, version: 1 })).rejects.toThrow(/must be named/);
+    expect(() => checkpointTarget(" ")).toThrow(/must be named/);
+  });
+
   it("refuses flipped bits in the weights", async () => {
     const dir = await damaged("flipped", async (d) => {
       const bytes = await readFile(path.join(d, "weights.bin"));
