@@ -124,6 +124,8 @@ export const hostileActionArbitrary = (env: WithTools, options: ActionOptions = 
     { arbitrary: fc.string({ unit: "grapheme", maxLength: 40 }), weight: 4 },
     { arbitrary: fc.string({ unit: "binary", maxLength: 40 }), weight: 2 },
     { arbitrary: fc.constantFrom("", " ", "\n", "\u0000", "<", "</>", "<answer>", "<>x</>"), weight: 2 },
+    // Lone surrogates: not Unicode; fc.string's units never make one (the runtime turns each into U+FFFD).
+    { arbitrary: fc.constantFrom("\ud800", "hello \udc00", "<answer>\ud83d</answer>"), weight: 1 },
     { arbitrary: almostRightActionArbitrary(env, options), weight: 8 },
     {
       arbitrary: fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.boolean()).map(([s, tagged]) => {
