@@ -32,6 +32,20 @@ describe("README", () => {
     );
     for (const [, path, block] of examples) expect(block, path).toBe(readFileSync(path, "utf8"));
   });
+
+  it("'From your own project' installs every package the examples import, at the framework's own versions", () => {
+    const start = readme.indexOf("### From your own project");
+    const section = readme.slice(start, readme.indexOf("\n## ", start));
+    const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+    const versions: Record<string, string> = { ...pkg.dependencies, ...pkg.devDependencies };
+    const install = /^npm i \/path\/to\/agent-r1-ts ([^#\n]*)/m.exec(section)?.[1]?.trim().split(/\s+/) ?? [];
+    // The environment example imports xstate, the "From code" one rxjs, the Effect tool effect/Effect and effect/Data:
+    // a user's project that lacks effect fails with "Cannot find module 'effect/Data'".
+    for (const name of ["xstate", "rxjs", "effect"]) expect(install, name).toContain(`${name}@${versions[name]}`);
+    // Every version the section pins is the framework's own (a second copy of effect refuses valid journal lines).
+    for (const [, name, version] of section.matchAll(/\b((?:@[\w-]+\/)?[\w.-]+)@(\d[\w.-]*)/g))
+      expect(`${name}@${version}`).toBe(`${name}@${versions[name!]}`);
+  });
 });
 
 /** The anchors GitHub gives the headings of a markdown text (code blocks skipped). */
