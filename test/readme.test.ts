@@ -33,6 +33,13 @@ describe("README", () => {
     for (const [, path, block] of examples) expect(block, path).toBe(readFileSync(path, "utf8"));
   });
 
+  it("'From your own project' warns that the clone's npm ci, through a symlinked node_modules, empties the linked folder", () => {
+    const start = readme.indexOf("### From your own project");
+    const section = readme.slice(start, readme.indexOf("\n## ", start));
+    expect(section).toMatch(/Skip the clone's `npm ci` where its `node_modules` is installed already/);
+    expect(section).toMatch(/through a symlink\s+it removes what the linked folder holds/);
+  });
+
   it("'From your own project' installs every package the examples import, at the framework's own versions", () => {
     const start = readme.indexOf("### From your own project");
     const section = readme.slice(start, readme.indexOf("\n## ", start));
