@@ -33,6 +33,8 @@ export interface RecordOptions {
   readonly durability: Durability;
   readonly groupSize?: number;
   readonly quiet?: boolean;
+  /** Where the note on demonstrations longer than the action budget goes (default: stderr). */
+  readonly log?: (line: string) => void;
   /** Go on with a stopped recording: keep the episodes journaled whole, record the others (`record --resume`). */
   readonly resume?: boolean;
   /** Ctrl-C, SIGTERM or SIGHUP: say what is journaled and how to go on, then exit 130, 143 or 129 (the CLI's `record`). */
@@ -495,7 +497,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   bar?.stop();
   // Said now rather than at sft, or at train's first cut actions: these are demonstrations a model will learn from.
   const note = actionBudgetNote(options.env, longest, "recorded");
-  if (note) process.stderr.write(`${note}\n`);
+  if (note) (options.log ?? ((line: string) => process.stderr.write(`${line}\n`)))(note);
   return {
     env: options.env.id,
     policy: options.policy.id,

@@ -86,6 +86,10 @@ export interface TrainOptions<Task extends Json = Json> {
   readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord<Task>) => void;
   /** Called after each episode an update samples, with how many of its episodes are done (progress display). */
   readonly onEpisode?: (record: EpisodeRecord<Task>, sampled: number, of: number) => void;
+  /**
+   * Where the run's lines go (default: stderr). Given, it hears everything the run says, and nothing is written
+   * to stderr: the warm start's progress (recording and cloning), drawn there by default, is left out.
+   */
   readonly log?: (line: string) => void;
   /** Checked before each update: true stops cleanly (checkpoint written). */
   readonly shouldStop?: () => boolean;
@@ -704,7 +708,11 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     // Saved first, so that a run killed during its warm start resumes with its own settings (the warm
     // start is redone: it is deterministic), not with the defaults of a bare --resume.
     if (!options.resume) await writeConfig(out, config, true);
-    config = { ...config, init: await runWarmStart(env, config, config.warmStart, out, log) };
+    // A caller's own log hears of the warm start as of everything else: no progress of its own on stderr.
+    config = {
+      ...config,
+      init: await runWarmStart(env, config, config.warmStart, out, log, options.log === undefined),
+    };
   }
   const metricsFile = join(out, "metrics.jsonl");
 

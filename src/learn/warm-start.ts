@@ -24,7 +24,8 @@ export const describeWarmStart = (w: WarmStartConfig, cloned = w.episodes) =>
 
 /**
  * Records and clones into `warmStartDir(runDir)`; returns the checkpoint. A checkpoint already there (a
- * run interrupted after its warm start) is reused.
+ * run interrupted after its warm start) is reused. `bars`: show the recording's and the cloning's progress
+ * on stderr (as `train` does without a `log` of the caller's); else only `log` hears of the warm start.
  */
 export const runWarmStart = async (
   env: EnvDefinition,
@@ -32,6 +33,7 @@ export const runWarmStart = async (
   warm: WarmStartConfig,
   runDir: string,
   log: (line: string) => void,
+  bars = true,
 ): Promise<string> => {
   const checkpoint = warmStartCheckpoint(runDir);
   if (existsSync(join(checkpoint, "manifest.json"))) {
@@ -56,13 +58,15 @@ export const runWarmStart = async (
     out: demos,
     concurrency: 32,
     durability: "episode",
+    quiet: !bars,
+    log,
   });
   if (recorded.firstAbort)
     log(
       `warm start: ${recorded.aborted} of ${warm.episodes} expert episodes aborted; the first, ${recorded.firstAbort.episode}: ${recorded.firstAbort.reason}` +
         (recorded.firstAbort.thrownAt ? ` (thrown at ${recorded.firstAbort.thrownAt})` : ""),
     );
-  const bar = progress("warm start (cloning)", warm.epochs, process.stderr, 0, true);
+  const bar = bars ? progress("warm start (cloning)", warm.epochs, process.stderr, 0, true) : null;
   const cloned = await sft({
     env,
     data: demos,
@@ -74,10 +78,10 @@ export const runWarmStart = async (
     backend: config.backend,
     model: config.model,
     constrained: config.constrained ?? false,
-    onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
+    onEpoch: (_, loss) => bar?.tick(1, { loss: loss.toFixed(3) }),
     log,
   });
-  bar.stop();
+  bar?.stop();
   const notAborted = recorded.aborted ? ` of the ${warm.episodes - recorded.aborted} not aborted` : "";
   log(
     `warm start: ${describeWarmStart(warm, cloned.episodes)} (expert success ${recorded.successRate?.toFixed(3) ?? "n/a"}${notAborted}, final loss ${cloned.losses.at(-1)?.toFixed(3)}) in ${((performance.now() - started) / 1000).toFixed(0)} s -> ${checkpoint}`,

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG, type TrainConfig } from "../../src/learn/config.ts";
@@ -54,6 +54,28 @@ describe("the warm start before RL", () => {
     await train({ env: lookup, config: { ...saved, steps: 2 }, out, resume: true, log: (l) => resumed.push(l) });
     expect(resumed.some((l) => l.startsWith("warm start"))).toBe(false);
     expect(readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n")).toHaveLength(2);
+  });
+
+  it("from code with a log of the caller's, writes nothing to stderr: the warm start's progress is left out too", async () => {
+    // It drew its recording's and its cloning's progress ("record lookup: 6/6 ...", "warm start (cloning):
+    // 1/1 ...") on process.stderr, past the log given for every other line of the run, and so the recording's
+    // note on demonstrations longer than the action budget (here 3 tokens, which every expert action passes).
+    const env = { ...lookup, maxActionTokens: 3 };
+    const out = join(tempDir(), "run");
+    const lines: string[] = [];
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      await train({ env, config: config({ episodes: 4, epochs: 1 }), out, log: (l) => lines.push(l) });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written).toEqual([]);
+    expect(lines.some((l) => l.startsWith("note: the longest recorded action takes"))).toBe(true);
+    expect(lines.some((l) => l.startsWith("warm start: 4 expert episodes cloned for 1 epoch"))).toBe(true);
   });
 
   it("stopped during the warm start (Ctrl-C), skips the evaluation before RL; the resume evaluates it", async () => {

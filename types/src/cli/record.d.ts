@@ -13,6 +13,8 @@ export interface RecordOptions {
     readonly durability: Durability;
     readonly groupSize?: number;
     readonly quiet?: boolean;
+    /** Where the note on demonstrations longer than the action budget goes (default: stderr). */
+    readonly log?: (line: string) => void;
     /** Go on with a stopped recording: keep the episodes journaled whole, record the others (`record --resume`). */
     readonly resume?: boolean;
     /** Ctrl-C, SIGTERM or SIGHUP: say what is journaled and how to go on, then exit 130, 143 or 129 (the CLI's `record`). */

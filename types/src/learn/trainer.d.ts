@@ -43,6 +43,10 @@ export interface TrainOptions<Task extends Json = Json> {
     readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord<Task>) => void;
     /** Called after each episode an update samples, with how many of its episodes are done (progress display). */
     readonly onEpisode?: (record: EpisodeRecord<Task>, sampled: number, of: number) => void;
+    /**
+     * Where the run's lines go (default: stderr). Given, it hears everything the run says, and nothing is written
+     * to stderr: the warm start's progress (recording and cloning), drawn there by default, is left out.
+     */
     readonly log?: (line: string) => void;
     /** Checked before each update: true stops cleanly (checkpoint written). */
     readonly shouldStop?: () => boolean;

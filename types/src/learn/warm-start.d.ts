@@ -11,6 +11,7 @@ export declare const warmStartCheckpoint: (runDir: string) => string;
 export declare const describeWarmStart: (w: WarmStartConfig, cloned?: number) => string;
 /**
  * Records and clones into `warmStartDir(runDir)`; returns the checkpoint. A checkpoint already there (a
- * run interrupted after its warm start) is reused.
+ * run interrupted after its warm start) is reused. `bars`: show the recording's and the cloning's progress
+ * on stderr (as `train` does without a `log` of the caller's); else only `log` hears of the warm start.
  */
-export declare const runWarmStart: (env: EnvDefinition, config: TrainConfig, warm: WarmStartConfig, runDir: string, log: (line: string) => void) => Promise<string>;
+export declare const runWarmStart: (env: EnvDefinition, config: TrainConfig, warm: WarmStartConfig, runDir: string, log: (line: string) => void, bars?: boolean) => Promise<string>;
