@@ -52,7 +52,8 @@ export interface ReplayResult {
  */
 const IMPURE =
   "the usual cause is a guard, action, observe, reward or end function that is not pure (Math.random, " +
-  "Date.now, timers, or reading outside state that changes); or the environment changed without a new version";
+  "Date.now, timers, reading outside state that changes, or changing the context in place instead of through " +
+  "assign, which happens live and not in replay); or the environment changed without a new version";
 /** Said too for an environment with variants: one whose options change its machine replays as another. */
 const CONFIGURED =
   " (a configure() option that changes the machine is such a change: a variant may change only its tasks)";
@@ -122,7 +123,7 @@ const contextDifference = (
         return `${said}: context.${key} was ${brief(field(before, key))} when recorded, and replay made it ${brief(field(after, key))}`;
     }
     if (changed.length === 0)
-      return `${said}; this transition changed no field in replay, so the recording changed one`;
+      return `${said}; this transition changed no field in replay, so the recording changed one (an action that changes the context in place, not through assign, does so live only)`;
     return `${said}; this transition changed in replay: ${changed.map((key) => `context.${key} ${brief(field(before, key))} -> ${brief(field(after, key))}`).join(", ")}`;
   } catch {
     // A hint that fails must not hide the divergence it would explain.

@@ -303,6 +303,8 @@ export const checkProperty = async <T>(
     readonly run: (value: T) => Promise<Violation | undefined>;
     /** Code that reruns this exact case, given fast-check's seed and path. */
     readonly rerun: (seed: number, path: string) => string;
+    /** What else a rerun needs besides the seed and path (said when a path leads nowhere): checkModel's replayPath. */
+    readonly rerunAlsoNeeds?: string;
   },
   options: PropertyRunOptions = {},
 ): Promise<void> => {
@@ -332,7 +334,7 @@ export const checkProperty = async <T>(
     // fast-check's own words for a path that leads nowhere: "Unable to replay, got wrong path=...".
     if (options.path !== undefined && /Unable to replay/.test(String((error as Error)?.message)))
       throw new RangeError(
-        `${spec.name}: path "${options.path}" leads to no case of this property${options.seed === undefined ? " (and no seed was given)" : ` with seed ${options.seed}`}; pass the seed and path a counterexample printed, with the same options`,
+        `${spec.name}: path "${options.path}" leads to no case of this property${options.seed === undefined ? " (and no seed was given)" : ` with seed ${options.seed}`}; pass the seed and path a counterexample printed${spec.rerunAlsoNeeds ? `, ${spec.rerunAlsoNeeds}` : ""}, with the same options`,
       );
     throw error;
   }

@@ -290,6 +290,7 @@ export const checkModel: {
       },
       rerun: (seed, path) =>
         `checkModel(env, { ...sameOptions, seed: ${seed}, path: ${JSON.stringify(path)}${replayPath ? `, replayPath: ${JSON.stringify(replayPath)}` : ""} })`,
+      rerunAlsoNeeds: "and the replayPath it printed (checkModel replays its command sequence from it)",
     },
     options,
   );

@@ -44,7 +44,7 @@ describe("golden journals under replays/ (regenerate with `npm run replays:recor
       } catch (e) {
         expect((e as Error).message).toMatch(/"value":0\.2\b[\s\S]*"value":0\.25/);
         expect((e as Error).message).toMatch(
-          /\n {2}hint: the usual cause is a guard, action, observe, reward or end function that is not pure \(Math\.random, Date\.now, timers, or reading outside state that changes\); or the environment changed without a new version$/,
+          /\n {2}hint: the usual cause is a guard, action, observe, reward or end function that is not pure \(Math\.random, Date\.now, timers, reading outside state that changes, or changing the context in place instead of through assign, which happens live and not in replay\); or the environment changed without a new version$/,
         );
       }
     }

@@ -97,6 +97,17 @@ describe("model-based testing with fc.commands against a user's model", () => {
       (cause: unknown) => cause as CounterexampleError,
     );
     expect(again.violation.message).toBe(failure.violation.message);
+    // A path that leads fast-check to no case (the seed and path without the replay path can): the refusal
+    // says that checkModel also needs the replayPath it printed.
+    await expect(
+      checkModel(env, {
+        ...secretActions,
+        model: model(true),
+        seed: failure.seed,
+        path: "99:99:99",
+        counterexampleDir: tempDir("agent-r1-cx-"),
+      }),
+    ).rejects.toThrow(/leads to no case of this property .*and the replayPath it printed/);
   });
 
   it("repeats earlier actions itself, so a repeat is tried even where two random actions never coincide", async () => {

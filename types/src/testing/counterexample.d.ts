@@ -112,5 +112,7 @@ export declare const checkProperty: <T>(spec: {
     readonly run: (value: T) => Promise<Violation | undefined>;
     /** Code that reruns this exact case, given fast-check's seed and path. */
     readonly rerun: (seed: number, path: string) => string;
+    /** What else a rerun needs besides the seed and path (said when a path leads nowhere): checkModel's replayPath. */
+    readonly rerunAlsoNeeds?: string;
 }, options?: PropertyRunOptions) => Promise<void>;
 export {};
