@@ -387,7 +387,7 @@ export const runEpisode: {
           `environment error: the machine is in state ${canonicalJson(snapshot.value)} waiting for nothing (no observe(), no end(), no tool call in flight): ${
             derivation.history.length === 0
               ? "it started without observing: give its entry (or its first state's) an observe() with the task, or a tool call"
-              : "the last input (an action, or a tool's result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent"
+              : "the last input (an action, or a tool's result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent; a state that runs several tools at once needs a way out once every result is in (an always transition whose guard then holds)"
           }`,
         );
     };
