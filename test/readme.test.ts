@@ -28,7 +28,11 @@ describe("README", () => {
   it("each example marked <!-- example: PATH --> is the file PATH byte for byte (so the example is run)", () => {
     const examples = [...readme.matchAll(/<!-- example: (\S+) -->\n```ts\n([\s\S]*?)```/g)];
     expect(examples.map((m) => m[1])).toEqual(
-      expect.arrayContaining(["actors/weather/env.ts", "test/runtime/readme-effect-tool.test.ts"]),
+      expect.arrayContaining([
+        "actors/weather/env.ts",
+        "test/runtime/readme-effect-tool.test.ts",
+        "test/runtime/readme-own-policy.test.ts",
+      ]),
     );
     for (const [, path, block] of examples) expect(block, path).toBe(readFileSync(path, "utf8"));
   });
