@@ -64,6 +64,7 @@ export {
   trainStep,
 } from "./train-step.ts";
 export {
+  type LoadPolicyOptions,
   loadCheckpointFor,
   loadPolicy,
   policyFromModel,

@@ -548,27 +548,40 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
   return picked;
 };
 
+/** loadPolicy's options. */
+export interface LoadPolicyOptions {
+  /** Sample greedily (default true). */
+  readonly greedy?: boolean;
+  /** Decode only the environment's legal actions (it must declare `legalActions`). */
+  readonly constrained?: boolean;
+  readonly backend?: BackendChoice;
+  /**
+   * Where its lines go (default: stderr), as train's `log`: the backend it started ("tfjs backend: wasm", said by
+   * the first call of a process that starts one) and, for a run folder, the checkpoint taken as its latest.
+   */
+  readonly log?: (line: string) => void;
+}
+
 /**
  * A checkpoint (or a run folder: its latest) as a policy, for `evaluate` or `rollout` from code: the backend started, the tokenizer checked
  * against the environment's, greedy unless told, the environment's action budget.
  */
-export const loadPolicy = async (
-  env: EnvDefinition,
-  dir: string,
-  options: { readonly greedy?: boolean; readonly constrained?: boolean; readonly backend?: BackendChoice } = {},
-) => {
+export const loadPolicy = async (env: EnvDefinition, dir: string, options: LoadPolicyOptions = {}) => {
   checkEnvArgument("loadPolicy", env);
   if (typeof dir !== "string" || dir === "")
     throw new TypeError(
       `loadPolicy: the second argument must be a checkpoint folder or a run folder, got ${String(dir)}`,
     );
-  checkKnownKeys("loadPolicy", options, ["greedy", "constrained", "backend"]);
+  checkKnownKeys("loadPolicy", options, ["greedy", "constrained", "backend", "log"]);
+  if (options.log !== undefined && typeof options.log !== "function")
+    throw new TypeError(`loadPolicy: log must be a function of a line, got ${typeof options.log}`);
   if (options.constrained) requireLegalActions(env);
   // From code, a missing checkpoint is a CheckpointError (README), as loadCheckpoint's is.
   if (!existsSync(dir))
     throw new CheckpointError({ problem: "missing", file: dir, detail: "no such checkpoint folder or run folder" });
-  await initBackend(options.backend ?? "auto");
-  const { model, tokenizer, version } = await loadCheckpointFor(env, checkpointIn(dir, "loadPolicy:"), {
+  // Without a log the backend's line goes to stderr, as before; the run folder's note is said only to a log.
+  await initBackend(options.backend ?? "auto", options.log ? { log: options.log } : {});
+  const { model, tokenizer, version } = await loadCheckpointFor(env, checkpointIn(dir, "loadPolicy:", options.log), {
     optimizer: false,
   });
   const config = {

@@ -24,5 +24,5 @@ export { describeEval, type EvalSummary, evaluate } from "./evaluate.ts";
 export { type KlKind, type PpoLossConfig, ppoLoss } from "./losses.ts";
 export { type SftOptions, type SftResult, sft } from "./sft.ts";
 export { scoreTokens, type TokenScores, type TrainBatch, type TrainStepOptions, type TrainStepResult, trainStep, } from "./train-step.ts";
-export { loadCheckpointFor, loadPolicy, policyFromModel, readLatest, readRunConfig, type TrainOptions, type TrainResult, train, type UpdateMetrics, } from "./trainer.ts";
+export { type LoadPolicyOptions, loadCheckpointFor, loadPolicy, policyFromModel, readLatest, readRunConfig, type TrainOptions, type TrainResult, train, type UpdateMetrics, } from "./trainer.ts";
 export { type ActionSpan, EpisodeTooLongError, episodeToSequence, fitToContext, type Sequence, type TrajectoryOptions, } from "./trajectory.ts";

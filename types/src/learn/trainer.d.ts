@@ -188,15 +188,24 @@ export declare const checkpointsIn: (folder: string) => string[];
  * checkpoints/ folder: the run's latest checkpoint (said through `log`). `what` names the argument in errors.
  */
 export declare const checkpointIn: (dir: string, what: string, log?: (line: string) => void) => string;
+/** loadPolicy's options. */
+export interface LoadPolicyOptions {
+    /** Sample greedily (default true). */
+    readonly greedy?: boolean;
+    /** Decode only the environment's legal actions (it must declare `legalActions`). */
+    readonly constrained?: boolean;
+    readonly backend?: BackendChoice;
+    /**
+     * Where its lines go (default: stderr), as train's `log`: the backend it started ("tfjs backend: wasm", said by
+     * the first call of a process that starts one) and, for a run folder, the checkpoint taken as its latest.
+     */
+    readonly log?: (line: string) => void;
+}
 /**
  * A checkpoint (or a run folder: its latest) as a policy, for `evaluate` or `rollout` from code: the backend started, the tokenizer checked
  * against the environment's, greedy unless told, the environment's action budget.
  */
-export declare const loadPolicy: (env: EnvDefinition, dir: string, options?: {
-    readonly greedy?: boolean;
-    readonly constrained?: boolean;
-    readonly backend?: BackendChoice;
-}) => Promise<TransformerPolicy>;
+export declare const loadPolicy: (env: EnvDefinition, dir: string, options?: LoadPolicyOptions) => Promise<TransformerPolicy>;
 /** A fresh model's GptConfig; one that cannot be built (heads not dividing width, too large) is a UsageError. */
 export declare const freshModelConfig: (config: TrainConfig, vocabSize: number, where?: string) => GptConfig;
 /** A fresh run into a folder that holds a run is refused: `resume` is how it continues. */
