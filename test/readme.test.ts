@@ -37,6 +37,18 @@ describe("README", () => {
     for (const [, path, block] of examples) expect(block, path).toBe(readFileSync(path, "utf8"));
   });
 
+  it("'From code' says what a project of one's own imports in place of ./actors/weather/env.ts, which the package does not export", () => {
+    const start = readme.indexOf("From code (a script saved at this repository's root");
+    expect(start).toBeGreaterThan(-1);
+    const intro = readme.slice(start, readme.indexOf("```ts", start));
+    expect(intro).toContain(
+      'in your\nown project, import your own environment\'s module instead, `import weather from "./envs/my-env.ts"`',
+    );
+    expect(intro).toMatch(/no `actors\/weather`/);
+    const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+    expect(Object.keys(pkg.exports).some((entry) => entry.includes("actors"))).toBe(false);
+  });
+
   it("'From your own project' warns that the clone's npm ci, through a symlinked node_modules, empties the linked folder", () => {
     const start = readme.indexOf("### From your own project");
     const section = readme.slice(start, readme.indexOf("\n## ", start));
