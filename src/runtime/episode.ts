@@ -1,6 +1,6 @@
 /**
- * One episode, live: the environment machine and the agent run as XState actors; every input and every
- * derived event is appended to the journal before any consumer sees it (write-ahead). Inputs (the
+ * One episode, live: the environment machine runs as an XState actor and the agent as a loop of policy
+ * requests (at most one in flight); every input and every derived event is appended to the journal before any consumer sees it (write-ahead). Inputs (the
  * agent's actions, tool results) are appended before they are delivered to the machine.
  */
 import type { Json } from "effect/Schema";
@@ -12,10 +12,9 @@ import { allKeys, checkKnownKeys, messageOf, thrownFrom } from "../kernel/errors
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import { type AgentEmitted, createAgentMachine } from "./agent.ts";
 import { EpisodeDerivation, misspelt, waitingForTools } from "./derive.ts";
 import { type EnvDefinition, envThrownFrom, locateGuardThrows } from "./env.ts";
-import type { PolicyAction } from "./policy.ts";
+import type { PolicyAction, PolicyRequest } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
 
 /** Options of runEpisode; `Task` is the environment's task type (its record's `task` has it). */
@@ -117,16 +116,6 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
     machine = env.machine.provide({ actors });
     locateGuardThrows(machine);
     recordingMachines.set(env, machine);
-  }
-  return machine;
-};
-
-const agentMachines = new WeakMap<PolicyActor, ReturnType<typeof createAgentMachine>>();
-const agentMachineFor = (policy: PolicyActor) => {
-  let machine = agentMachines.get(policy);
-  if (!machine) {
-    machine = createAgentMachine(policy);
-    agentMachines.set(policy, machine);
   }
   return machine;
 };
@@ -242,7 +231,6 @@ export const runEpisode: {
       options.signal?.removeEventListener("abort", onStop);
       ending.abort(new DOMException(`the episode stopped: its journal failed: ${messageOf(cause)}`, "AbortError"));
       envActor?.stop();
-      agent.stop();
       writer
         ?.close()
         .catch(() => {})
@@ -275,7 +263,6 @@ export const runEpisode: {
     };
 
     let envActor: AnyActorRef;
-    const agent = createActor(agentMachineFor(policy));
     /** Aborted with the episode's reason just before its actors stop (tools still running see it). */
     const ending = new AbortController();
 
@@ -289,7 +276,6 @@ export const runEpisode: {
         // Named AbortError, as fetch and other APIs name a cancellation, so a tool's own checks see one.
         ending.abort(new DOMException(`the episode ended: ${(body as { reason: string }).reason}`, "AbortError"));
         envActor?.stop();
-        agent.stop();
         await writer!.close();
         await delivered;
         if (journalFailure) throw journalFailure;
@@ -314,25 +300,46 @@ export const runEpisode: {
     const onStop = () => abort(`stopped: ${messageOf(options.signal?.reason ?? "the signal aborted")}`);
     const envError = (cause: unknown) => void finish(`environment error: ${messageOf(cause)}`, envThrownFrom(cause));
 
+    /**
+     * The agent: one policy request at a time. While a request is out, asking again does nothing (the
+     * observation is already in the request's history or will be in the next one's). The answer is taken in
+     * the microtask the request's promise settles in; after the episode finished it is ignored.
+     */
+    let thinking = false;
     const askAgent = () => {
       if (derivation.actions >= maxTurns) return abort(`turn limit ${maxTurns} reached`);
+      if (thinking) return;
       const turn = derivation.actions;
-      agent.send({
-        type: "agent.observe",
-        request: {
-          episode,
-          turn,
-          seed: splitSeed(seed, turn),
-          task,
-          history: [...derivation.history],
-          context: [...derivation.context],
+      const request: PolicyRequest = {
+        episode,
+        turn,
+        seed: splitSeed(seed, turn),
+        task,
+        history: [...derivation.history],
+        context: [...derivation.context],
+      };
+      thinking = true;
+      let answer: Promise<PolicyAction>;
+      try {
+        answer = Promise.resolve(policy.request(request));
+      } catch (cause) {
+        thinking = false;
+        return agentFailed(cause);
+      }
+      answer.then(
+        (action) => {
+          thinking = false;
+          if (!finished) void agentDecided(action, request);
         },
-      });
+        (cause) => {
+          thinking = false;
+          if (!finished) agentFailed(cause);
+        },
+      );
     };
 
-    agent.on("agent.decided", async (e: Extract<AgentEmitted, { type: "agent.decided" }>) => {
+    const agentDecided = async (action: PolicyAction, request: PolicyRequest) => {
       if (finished) return;
-      const { action, request } = e;
       const problem = invalidAction(action, tokenizer);
       if (problem) return abort(`policy ${policy.policy.id} returned an invalid action: ${problem}`);
       // A lone surrogate is not Unicode and cannot be journaled: it becomes U+FFFD, as UTF-8 would make it.
@@ -355,12 +362,9 @@ export const runEpisode: {
       if (finished) return;
       derivation.acted(text, action.tokens);
       envActor.send({ type: "agent.act", turn: request.turn, text, tokens: action.tokens });
-    });
-    agent.on(
-      "agent.failed",
-      (e: Extract<AgentEmitted, { type: "agent.failed" }>) =>
-        void finish(`policy ${policy.policy.id} failed: ${messageOf(e.error)}`, thrownFrom(e.error)),
-    );
+    };
+    const agentFailed = (cause: unknown) =>
+      void finish(`policy ${policy.policy.id} failed: ${messageOf(cause)}`, thrownFrom(cause));
 
     const onEmitted = (emitted: { type: string }) => {
       if (finished) return;
@@ -402,7 +406,6 @@ export const runEpisode: {
         policy: { id: policy.policy.id, version: policy.policy.version },
         tokenizer: tokenizer.id,
       });
-      agent.start();
       envActor = createActor(recordingMachineFor(env), { input: { task, seed }, inspect: onInspect });
       episodeOfSystem.set(envActor.system, { record: toolCalled, ending: ending.signal });
       envActor.on("*", onEmitted);
