@@ -1,7 +1,7 @@
 /**
  * The envelope of an event (`v`, `episode`, `seq`, `prev`) and the hash chain that links events.
  */
-import { hashEvent } from "../kernel/canonical.ts";
+import { hashEvent, hashValue } from "../kernel/canonical.ts";
 import { type EpisodeEvent, EVENT_FORMAT_VERSION, type EventBody, GENESIS } from "../kernel/events.ts";
 
 /** Stamps bodies into one episode's chain: contiguous seq from 0, `prev` = hash of the previous event. */
@@ -16,17 +16,21 @@ export class EpisodeChain {
   }
 
   stamp(body: EventBody, meta?: { at?: number }): EpisodeEvent {
-    const unsealed = {
+    const event: Record<string, unknown> = {
       v: EVENT_FORMAT_VERSION,
       episode: this.episode,
       seq: this.seq,
       prev: this.prev,
       ...body,
     };
-    const digest = hashEvent(unsealed);
+    // hashEvent copies the event without `digest` and `meta`: a body without them is hashed as it is.
+    const digest = "digest" in body || "meta" in body ? hashEvent(event) : hashValue(event);
     this.prev = digest;
     this.seq += 1;
-    return { ...unsealed, digest, ...(meta ? { meta } : {}) } as EpisodeEvent;
+    // Set in place, in the order `{ ...event, digest, ...(meta ? { meta } : {}) }` would give them.
+    event.digest = digest;
+    if (meta) event.meta = meta;
+    return event as unknown as EpisodeEvent;
   }
 }
 
