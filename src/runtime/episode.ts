@@ -4,7 +4,7 @@
  * agent's actions, tool results) are appended before they are delivered to the machine.
  */
 import type { Json } from "effect/Schema";
-import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type InspectionEvent } from "xstate";
+import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise } from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
@@ -83,17 +83,21 @@ export const successOfSome = (reported: number, ended: number): string | undefin
     ? `success is of the ${reported} episode${reported === 1 ? "" : "s"} that report it; ${ended - reported} ended without a success metric (end(reason, { success: 0 }) counts a failure)`
     : undefined;
 
-const DONE_PREFIX = "xstate.done.actor.";
-
 /** Records a tool call and returns its arguments as plain JSON. */
 type ToolCallRecorder = (child: string, tool: string, input: unknown) => Json;
+
+/** Records a tool's result as it is sent to the actor that invoked the tool. */
+type ToolResultRecorder = (child: AnyActorRef, result: ToolResult) => void;
 
 /**
  * Each running episode's recorder and ending signal, found by the tool actors through their actor system.
  * The signal aborts, with the episode's reason, before the episode stops its actors: a tool cut off sees
  * why (a stopped rollout's reason, a turn limit) rather than the actor system's generic stop.
  */
-const episodeOfSystem = new WeakMap<object, { record: ToolCallRecorder; ending: AbortSignal }>();
+const episodeOfSystem = new WeakMap<
+  object,
+  { record: ToolCallRecorder; returned: ToolResultRecorder; ending: AbortSignal }
+>();
 
 /**
  * The environment's machine with recording tool actors, built once per environment (building a machine
@@ -104,14 +108,26 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
   let machine = recordingMachines.get(env);
   if (!machine) {
     const actors = Object.fromEntries(
-      Object.entries(env.tools).map(([name, tool]) => [
-        name,
-        fromPromise<ToolResult, unknown>(({ input, self, signal, system }) => {
+      Object.entries(env.tools).map(([name, tool]) => {
+        const logic = fromPromise<ToolResult, unknown>(({ input, self, signal, system }) => {
           const running = episodeOfSystem.get(system);
           const args = running ? running.record(self.id, name, input) : (input as Json);
           return tool.call(args, running ? AbortSignal.any([running.ending, signal]) : signal);
-        }),
-      ]),
+        });
+        // The step that settles the call as done is the one that sends the result to the invoking actor
+        // (Actor.update relays `xstate.done.actor.<id>` right after it, in the same call): the result is
+        // recorded here, before that send and so before the machine can take it (write-ahead).
+        const recording: typeof logic = {
+          ...logic,
+          transition: (snapshot, event, scope) => {
+            const next = logic.transition(snapshot, event, scope);
+            if (snapshot.status === "active" && next.status === "done")
+              episodeOfSystem.get(scope.system)?.returned(scope.self, next.output as ToolResult);
+            return next;
+          },
+        };
+        return [name, recording];
+      }),
     );
     machine = env.machine.provide({ actors });
     locateGuardThrows(machine);
@@ -253,13 +269,12 @@ export const runEpisode: {
      * The append happens before delivery (write-ahead). A result the machine stopped waiting for is
      * never delivered, so never recorded.
      */
-    const onInspect = (inspection: InspectionEvent) => {
-      if (finished || inspection.type !== "@xstate.event" || inspection.actorRef !== envActor) return;
-      const event = inspection.event as { type: string; output?: unknown };
-      if (!event.type.startsWith(DONE_PREFIX)) return;
-      const call = callOfChild.get(event.type.slice(DONE_PREFIX.length));
+    const toolReturned: ToolResultRecorder = (child, result) => {
+      // Only the environment machine's own tool calls: a nested actor's tool result goes to that actor.
+      if (finished || child._parent !== envActor) return;
+      const call = callOfChild.get(child.id);
       if (call === undefined) return;
-      void record({ type: "tool.returned", call, result: event.output as ToolResult });
+      void record({ type: "tool.returned", call, result });
     };
 
     let envActor: AnyActorRef;
@@ -406,8 +421,8 @@ export const runEpisode: {
         policy: { id: policy.policy.id, version: policy.policy.version },
         tokenizer: tokenizer.id,
       });
-      envActor = createActor(recordingMachineFor(env), { input: { task, seed }, inspect: onInspect });
-      episodeOfSystem.set(envActor.system, { record: toolCalled, ending: ending.signal });
+      envActor = createActor(recordingMachineFor(env), { input: { task, seed } });
+      episodeOfSystem.set(envActor.system, { record: toolCalled, returned: toolReturned, ending: ending.signal });
       envActor.on("*", onEmitted);
       envActor.subscribe({
         next: onMacrostep,
