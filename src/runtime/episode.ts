@@ -1,7 +1,8 @@
 /**
- * One episode, live: the environment machine runs as an XState actor and the agent as a loop of policy
- * requests (at most one in flight); every input and every derived event is appended to the journal before any consumer sees it (write-ahead). Inputs (the
- * agent's actions, tool results) are appended before they are delivered to the machine.
+ * One episode, live: the environment machine runs as an XState actor, the agent as policy requests (at
+ * most one in flight); every input and every derived event is appended to the journal before any consumer
+ * sees it (write-ahead). Inputs (the agent's actions, tool results) are appended before they are delivered
+ * to the machine.
  */
 import type { Json } from "effect/Schema";
 import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise } from "xstate";
@@ -16,6 +17,7 @@ import { EpisodeDerivation, misspelt, waitingForTools } from "./derive.ts";
 import { type EnvDefinition, envThrownFrom, locateGuardThrows } from "./env.ts";
 import type { PolicyAction, PolicyRequest } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
+import { isDefinedTool } from "./tool.ts";
 
 /** Options of runEpisode; `Task` is the environment's task type (its record's `task` has it). */
 export interface EpisodeOptions<Task extends Json = Json> {
@@ -84,10 +86,13 @@ export const successOfSome = (reported: number, ended: number): string | undefin
     : undefined;
 
 /** Records a tool call and returns its arguments as plain JSON. */
-type ToolCallRecorder = (child: string, tool: string, input: unknown) => Json;
+type ToolCallRecorder = (child: AnyActorRef, tool: string, input: unknown, defined: boolean) => Json;
 
-/** Records a tool's result as it is sent to the actor that invoked the tool. */
-type ToolResultRecorder = (child: AnyActorRef, result: ToolResult) => void;
+/**
+ * Called when a tool actor stops running (done, failed or stopped); records a done call's result as it is
+ * sent to the actor that invoked the tool.
+ */
+type ToolResultRecorder = (child: AnyActorRef, done: { readonly output?: unknown } | undefined) => void;
 
 /**
  * Each running episode's recorder and ending signal, found by the tool actors through their actor system.
@@ -109,9 +114,10 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
   if (!machine) {
     const actors = Object.fromEntries(
       Object.entries(env.tools).map(([name, tool]) => {
+        const defined = isDefinedTool(tool);
         const logic = fromPromise<ToolResult, unknown>(({ input, self, signal, system }) => {
           const running = episodeOfSystem.get(system);
-          const args = running ? running.record(self.id, name, input) : (input as Json);
+          const args = running ? running.record(self, name, input, defined) : (input as Json);
           return tool.call(args, running ? AbortSignal.any([running.ending, signal]) : signal);
         });
         // The step that settles the call as done is the one that sends the result to the invoking actor
@@ -121,8 +127,8 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
           ...logic,
           transition: (snapshot, event, scope) => {
             const next = logic.transition(snapshot, event, scope);
-            if (snapshot.status === "active" && next.status === "done")
-              episodeOfSystem.get(scope.system)?.returned(scope.self, next.output as ToolResult);
+            if (snapshot.status === "active" && next.status !== "active")
+              episodeOfSystem.get(scope.system)?.returned(scope.self, next.status === "done" ? next : undefined);
             return next;
           },
         };
@@ -245,7 +251,7 @@ export const runEpisode: {
       if (finished) return;
       finished = true;
       options.signal?.removeEventListener("abort", onStop);
-      ending.abort(new DOMException(`the episode stopped: its journal failed: ${messageOf(cause)}`, "AbortError"));
+      endTools(() => new DOMException(`the episode stopped: its journal failed: ${messageOf(cause)}`, "AbortError"));
       envActor?.stop();
       writer
         ?.close()
@@ -255,11 +261,20 @@ export const runEpisode: {
 
     /** The call each tool child is running, by the machine's child id. */
     const callOfChild = new Map<string, string>();
-    const toolCalled: ToolCallRecorder = (child, tool, input) => {
+    /**
+     * Tool actors whose call may still see the episode's `ending` signal: those running a call of a tool
+     * defineTool made (its `call` drops the signal when it settles, which is after its actor stops running),
+     * and every actor that called a tool made otherwise (`undefinedToolCalled`: it may keep the signal).
+     */
+    const toolsRunning = new Set<AnyActorRef>();
+    let undefinedToolCalled = false;
+    const toolCalled: ToolCallRecorder = (child, tool, input, defined) => {
       const call = `c${callCounter++}`;
-      callOfChild.set(child, call);
+      callOfChild.set(child.id, call);
+      toolsRunning.add(child);
+      if (!defined) undefinedToolCalled = true;
       const args = JSON.parse(JSON.stringify(input ?? null)) as Json;
-      void record({ type: "tool.called", turn: derivation.turn, call, actor: child, tool, args });
+      void record({ type: "tool.called", turn: derivation.turn, call, actor: child.id, tool, args });
       return args;
     };
 
@@ -269,12 +284,21 @@ export const runEpisode: {
      * The append happens before delivery (write-ahead). A result the machine stopped waiting for is
      * never delivered, so never recorded.
      */
-    const toolReturned: ToolResultRecorder = (child, result) => {
+    const toolReturned: ToolResultRecorder = (child, done) => {
+      toolsRunning.delete(child);
       // Only the environment machine's own tool calls: a nested actor's tool result goes to that actor.
-      if (finished || child._parent !== envActor) return;
+      if (done === undefined || finished || child._parent !== envActor) return;
       const call = callOfChild.get(child.id);
       if (call === undefined) return;
-      void record({ type: "tool.returned", call, result });
+      void record({ type: "tool.returned", call, result: done.output as ToolResult });
+    };
+
+    /**
+     * Aborts `ending` with the episode's reason, where a tool can see it: no tool call holds the signal
+     * otherwise, and the reason (a DOMException, with its stack) and the abort cost about as much as a step.
+     */
+    const endTools = (reason: () => DOMException) => {
+      if (toolsRunning.size > 0 || undefinedToolCalled) ending.abort(reason());
     };
 
     let envActor: AnyActorRef;
@@ -289,7 +313,7 @@ export const runEpisode: {
         const body = derivation.ended(abort?.toWellFormed());
         record(body);
         // Named AbortError, as fetch and other APIs name a cancellation, so a tool's own checks see one.
-        ending.abort(new DOMException(`the episode ended: ${(body as { reason: string }).reason}`, "AbortError"));
+        endTools(() => new DOMException(`the episode ended: ${(body as { reason: string }).reason}`, "AbortError"));
         envActor?.stop();
         await writer!.close();
         await delivered;

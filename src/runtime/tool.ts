@@ -46,6 +46,16 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
   call(args: unknown, signal?: AbortSignal): Promise<ToolResult>;
 }
 
+/** The tools defineTool made (not copies, not hand-made objects with a `call` of their own). */
+const definedTools = new WeakSet<object>();
+
+/**
+ * Whether defineTool made this tool: its `call` passes the signal it is given to no one (`execute` gets a
+ * signal of the call's own) and stops listening to it once the call has settled.
+ */
+export const isDefinedTool = (tool: unknown): boolean =>
+  typeof tool === "object" && tool !== null && definedTools.has(tool);
+
 /** Appended where a result or error message was cut to `maxResultChars`. */
 export const TRUNCATION_MARKER = "…[truncated]";
 
@@ -268,5 +278,6 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
       }
     },
   };
+  definedTools.add(tool);
   return tool;
 };

@@ -379,6 +379,35 @@ describe("rollout runner", () => {
   });
 });
 
+describe("runEpisode: the ending signal", () => {
+  it("reaches a tool made without defineTool that keeps its signal after its call returned", async () => {
+    const { createRaceEnv, playing } = await import("../support/index.ts");
+    const env = createRaceEnv({ a: () => "A", b: () => "B" });
+    const kept: AbortSignal[] = [];
+    // Not from defineTool: its call may hold on to the signal, so the episode's end must still abort it.
+    const a = {
+      ...env.tools.a,
+      call: async (args: unknown, signal?: AbortSignal) => {
+        if (signal) kept.push(signal);
+        return env.tools.a.call(args);
+      },
+    };
+    const handMade = { ...env, tools: { ...env.tools, a } };
+    const record = await runEpisode({
+      env: handMade,
+      policy: new PolicyActor(playing(["<a>x</a>", "<answer>x</answer>"], env.tokenizer)),
+      journal: new MemoryJournal(),
+      seed: "kept",
+    });
+    expect(record.reason).toBe("answered");
+    expect(kept).toHaveLength(1);
+    expect(kept[0].aborted).toBe(true);
+    expect(`${(kept[0].reason as DOMException).name}: ${(kept[0].reason as DOMException).message}`).toBe(
+      "AbortError: the episode ended: answered",
+    );
+  });
+});
+
 describe("rollout: cancelling with a signal", () => {
   it("stops running episodes at once (journaled as aborted, tool signals aborted) and starts no more", async () => {
     const { createRaceEnv, playing } = await import("../support/index.ts");

@@ -1,7 +1,8 @@
 /**
- * One episode, live: the environment machine and the agent run as XState actors; every input and every
- * derived event is appended to the journal before any consumer sees it (write-ahead). Inputs (the
- * agent's actions, tool results) are appended before they are delivered to the machine.
+ * One episode, live: the environment machine runs as an XState actor, the agent as policy requests (at
+ * most one in flight); every input and every derived event is appended to the journal before any consumer
+ * sees it (write-ahead). Inputs (the agent's actions, tool results) are appended before they are delivered
+ * to the machine.
  */
 import type { Json } from "effect/Schema";
 import type { Journal } from "../journal/journal.ts";

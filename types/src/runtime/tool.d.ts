@@ -38,6 +38,11 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
     /** Decodes the arguments and runs the tool under its time limit. Never throws. */
     call(args: unknown, signal?: AbortSignal): Promise<ToolResult>;
 }
+/**
+ * Whether defineTool made this tool: its `call` passes the signal it is given to no one (`execute` gets a
+ * signal of the call's own) and stops listening to it once the call has settled.
+ */
+export declare const isDefinedTool: (tool: unknown) => boolean;
 /** Appended where a result or error message was cut to `maxResultChars`. */
 export declare const TRUNCATION_MARKER = "\u2026[truncated]";
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
