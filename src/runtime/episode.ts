@@ -1,6 +1,6 @@
 /**
- * One episode, live: the environment machine runs as an XState actor, the agent as policy requests (at
- * most one in flight); every input and every derived event is appended to the journal before any consumer
+ * One episode, live: the environment machine and the agent run as XState actors (the agent asks the shared
+ * policy actor, at most one request in flight); every input and every derived event is appended to the journal before any consumer
  * sees it (write-ahead). Inputs (the agent's actions, tool results) are appended before they are delivered
  * to the machine.
  */
@@ -13,6 +13,7 @@ import { allKeys, checkKnownKeys, messageOf, thrownFrom } from "../kernel/errors
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
+import { createAgent } from "./agent.ts";
 import { EpisodeDerivation, misspelt, waitingForTools } from "./derive.ts";
 import { type EnvDefinition, envThrownFrom, locateGuardThrows } from "./env.ts";
 import type { PolicyAction, PolicyRequest } from "./policy.ts";
@@ -253,6 +254,7 @@ export const runEpisode: {
       options.signal?.removeEventListener("abort", onStop);
       endTools(() => new DOMException(`the episode stopped: its journal failed: ${messageOf(cause)}`, "AbortError"));
       envActor?.stop();
+      agent.stop();
       writer
         ?.close()
         .catch(() => {})
@@ -315,6 +317,7 @@ export const runEpisode: {
         // Named AbortError, as fetch and other APIs name a cancellation, so a tool's own checks see one.
         endTools(() => new DOMException(`the episode ended: ${(body as { reason: string }).reason}`, "AbortError"));
         envActor?.stop();
+        agent.stop();
         await writer!.close();
         await delivered;
         if (journalFailure) throw journalFailure;
@@ -339,43 +342,27 @@ export const runEpisode: {
     const onStop = () => abort(`stopped: ${messageOf(options.signal?.reason ?? "the signal aborted")}`);
     const envError = (cause: unknown) => void finish(`environment error: ${messageOf(cause)}`, envThrownFrom(cause));
 
-    /**
-     * The agent: one policy request at a time. While a request is out, asking again does nothing (the
-     * observation is already in the request's history or will be in the next one's). The answer is taken in
-     * the microtask the request's promise settles in; after the episode finished it is ignored.
-     */
-    let thinking = false;
+    /** The agent actor (src/runtime/agent.ts): it asks the policy, one request at a time, and emits the answer. */
+    const agent = createAgent(policy);
     const askAgent = () => {
       if (derivation.actions >= maxTurns) return abort(`turn limit ${maxTurns} reached`);
-      if (thinking) return;
       const turn = derivation.actions;
-      const request: PolicyRequest = {
-        episode,
-        turn,
-        seed: splitSeed(seed, turn),
-        task,
-        history: [...derivation.history],
-        context: [...derivation.context],
-      };
-      thinking = true;
-      let answer: Promise<PolicyAction>;
-      try {
-        answer = Promise.resolve(policy.request(request));
-      } catch (cause) {
-        thinking = false;
-        return agentFailed(cause);
-      }
-      answer.then(
-        (action) => {
-          thinking = false;
-          if (!finished) void agentDecided(action, request);
+      agent.send({
+        type: "agent.observe",
+        request: {
+          episode,
+          turn,
+          seed: splitSeed(seed, turn),
+          task,
+          history: [...derivation.history],
+          context: [...derivation.context],
         },
-        (cause) => {
-          thinking = false;
-          if (!finished) agentFailed(cause);
-        },
-      );
+      });
     };
+    agent.on("agent.decided", ({ action, request }) => void agentDecided(action, request));
+    agent.on("agent.failed", ({ error }) => {
+      if (!finished) agentFailed(error);
+    });
 
     const agentDecided = async (action: PolicyAction, request: PolicyRequest) => {
       if (finished) return;
@@ -445,6 +432,7 @@ export const runEpisode: {
         policy: { id: policy.policy.id, version: policy.policy.version },
         tokenizer: tokenizer.id,
       });
+      agent.start();
       envActor = createActor(recordingMachineFor(env), { input: { task, seed } });
       episodeOfSystem.set(envActor.system, { record: toolCalled, returned: toolReturned, ending: ending.signal });
       envActor.on("*", onEmitted);

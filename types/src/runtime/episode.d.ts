@@ -1,6 +1,6 @@
 /**
- * One episode, live: the environment machine runs as an XState actor, the agent as policy requests (at
- * most one in flight); every input and every derived event is appended to the journal before any consumer
+ * One episode, live: the environment machine and the agent run as XState actors (the agent asks the shared
+ * policy actor, at most one request in flight); every input and every derived event is appended to the journal before any consumer
  * sees it (write-ahead). Inputs (the agent's actions, tool results) are appended before they are delivered
  * to the machine.
  */

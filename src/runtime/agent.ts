@@ -1,0 +1,60 @@
+/**
+ * The agent actor: one per episode. It receives each observation as an `agent.observe` event carrying the
+ * policy request (the whole token context, the turn's seed), asks the shared policy actor, and emits
+ * `agent.decided` with the action, or `agent.failed`. It holds no randomness of its own (each turn's seed
+ * comes in the request) and at most one request is out at a time: an `agent.observe` that arrives while one
+ * is out is dropped (its observation is in the next request's history). A callback actor, so a turn costs
+ * one event and one emit, not an invoked child.
+ */
+import { type ActorRefFrom, createActor, fromCallback } from "xstate";
+import type { PolicyAction, PolicyRequest } from "./policy.ts";
+import type { PolicyActor } from "./policy-actor.ts";
+
+export type AgentEvent = { readonly type: "agent.observe"; readonly request: PolicyRequest };
+
+export type AgentEmitted =
+  | { readonly type: "agent.decided"; readonly request: PolicyRequest; readonly action: PolicyAction }
+  | { readonly type: "agent.failed"; readonly request: PolicyRequest; readonly error: unknown };
+
+export const agentLogic = (policy: PolicyActor) =>
+  fromCallback<AgentEvent, undefined, AgentEmitted>(({ receive, emit }) => {
+    let thinking = false;
+    let stopped = false;
+    receive(({ request }) => {
+      if (thinking || stopped) return;
+      thinking = true;
+      let answer: Promise<PolicyAction>;
+      try {
+        answer = Promise.resolve(policy.request(request));
+      } catch (error) {
+        // A policy that throws instead of rejecting fails the same way.
+        answer = Promise.reject(error);
+      }
+      answer.then(
+        (action) => {
+          thinking = false;
+          if (!stopped) emit({ type: "agent.decided", request, action });
+        },
+        (error: unknown) => {
+          thinking = false;
+          if (!stopped) emit({ type: "agent.failed", request, error });
+        },
+      );
+    });
+    return () => {
+      stopped = true;
+    };
+  });
+
+/** The agent logic of each policy actor, built once (an episode then only creates its actor). */
+const logics = new WeakMap<PolicyActor, ReturnType<typeof agentLogic>>();
+
+/** A new (not started) agent actor asking `policy`. */
+export const createAgent = (policy: PolicyActor): ActorRefFrom<ReturnType<typeof agentLogic>> => {
+  let logic = logics.get(policy);
+  if (!logic) {
+    logic = agentLogic(policy);
+    logics.set(policy, logic);
+  }
+  return createActor(logic);
+};
