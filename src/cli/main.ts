@@ -233,7 +233,11 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       if (given && opts.verify && !givenUsed && ok + bad > 0)
         err(
           bad > 0
-            ? `note: --env ${opts.env} defines ${JSON.stringify(given.id)}, and no journal verified here names it (the ${bad} that failed may: a journal that could not be read says no environment); the others were verified with the environment each names`
+            ? `note: --env ${opts.env} defines ${JSON.stringify(given.id)} and was not used: ${
+                ok > 0
+                  ? `the ${ok} journal(s) that verified name other environments (each verified with its own), and `
+                  : ""
+              }the ${bad} that failed ${bad === 1 ? "was" : "were"} refused before the environment ${bad === 1 ? "it names was" : "they name were"} looked up`
             : `note: --env ${opts.env} defines ${JSON.stringify(given.id)}, and no journal here was recorded with it: each was verified with the environment it names`,
         );
       // A journal that could not be checked for want of --env is bad usage, unless a check failed too.

@@ -75,7 +75,7 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     const failed = cli("replay", damaged, "--verify", "--env", "./actors/weather/env.ts");
     expect(failed.code, failed.stderr).toBe(1);
     expect(failed.stderr).toContain(
-      'note: --env ./actors/weather/env.ts defines "weather", and no journal verified here names it (the 1 that failed may',
+      'note: --env ./actors/weather/env.ts defines "weather" and was not used: the 1 that failed was refused before the environment it names was looked up',
     );
     // A journal cut short names its environment: no note, only the failure.
     writeFileSync(join(damaged, name), `${lines.slice(0, 4).join("\n")}\n`);
