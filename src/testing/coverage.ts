@@ -568,13 +568,16 @@ const explore = <Task extends Json>(
   // No loops: a loop is an episode the environment never ends by itself.
   if (!options.allowCycles) {
     const color = new Map<string, 1 | 2>();
-    const loop = (start: string): string | undefined => {
-      const stack: { key: string; next: string[] }[] = [];
-      const enter = (key: string) => {
+    type Edge = { readonly key: string; readonly event: ExplorationEvent };
+    /** A loop reachable from `start`: the state it comes back to and the steps around it, in words. */
+    const loop = (start: string): { entry: string; steps: string[] } | undefined => {
+      const stack: { key: string; next: Edge[]; via?: ExplorationEvent }[] = [];
+      const enter = (key: string, via?: ExplorationEvent) => {
         color.set(key, 1);
         stack.push({
           key,
-          next: Object.values(adjacency[key].transitions).map((t) => keyOf(t.state)),
+          next: Object.values(adjacency[key].transitions).map((t) => ({ key: keyOf(t.state), event: t.event })),
+          ...(via ? { via } : {}),
         });
       };
       enter(start);
@@ -584,20 +587,27 @@ const explore = <Task extends Json>(
         if (next === undefined) {
           color.set(top.key, 2);
           stack.pop();
-        } else if (color.get(next) === 1) return next;
-        else if (!color.has(next)) enter(next);
+        } else if (color.get(next.key) === 1) {
+          // The stack from the state the edge comes back to, then the edge itself: the loop's steps.
+          const around = stack.slice(stack.findIndex((s) => s.key === next.key));
+          const edges = [
+            ...around.slice(1).map((s, i) => ({ from: around[i].key, event: s.via! })),
+            { from: top.key, event: next.event },
+          ];
+          return { entry: next.key, steps: edges.map((e) => describeEvent(e.event, adjacency[e.from].state)) };
+        } else if (!color.has(next.key)) enter(next.key, next.event);
       }
       return undefined;
     };
     for (const key of keys) {
       if (color.has(key)) continue;
-      const entry = loop(key);
-      if (entry === undefined) continue;
-      const state = adjacency[entry].state;
+      const cycle = loop(key);
+      if (cycle === undefined) continue;
+      const state = adjacency[cycle.entry].state;
       problems.push({
         kind: "endless",
-        detail: `${JSON.stringify(state.machine.value)}: a path loops back to this state, so an episode can go on forever (count turns in the context and end at a limit, or pass allowCycles)`,
-        path: pathOf.get(entry)?.steps,
+        detail: `${JSON.stringify(state.machine.value)}: a path loops back to this state, so an episode can go on forever (count turns in the context and end at a limit, or pass allowCycles); the loop: ${cycle.steps.join(" → ")}`,
+        path: pathOf.get(cycle.entry)?.steps,
       });
       break;
     }

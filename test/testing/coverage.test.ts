@@ -94,6 +94,8 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect((failure as Error).message).toContain(
       '  - endless: "waiting": a path loops back to this state, so an episode can go on forever',
     );
+    // The steps around the loop are named, not only the way to it.
+    expect((failure as Error).message).toMatch(/; the loop: act "hello"\n/);
   });
 
   it("finds unreachable states, silent states, missing values in observations and dead ends", () => {
