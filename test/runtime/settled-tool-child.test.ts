@@ -9,24 +9,18 @@ import { assign, setup } from "xstate";
 import {
   type AgentActEvent,
   defineEnv,
-  defineTool,
   type EnvInput,
   end,
   observe,
   replayEpisode,
   reward,
-  Schema,
   toolActors,
   WordTokenizer,
 } from "../../src/index.ts";
 import { playEpisode } from "../../src/testing/index.ts";
+import { echoTool } from "../support/index.ts";
 
-const echo = defineTool({
-  name: "echo",
-  description: "Says its word back.",
-  parameters: Schema.Struct({ word: Schema.String }),
-  execute: ({ word }) => word,
-});
+const echo = echoTool;
 const tools = { echo };
 const tokenizer = WordTokenizer.fromCorpus(["go echo a b stop"]);
 const base = { version: "1", description: "an echo", tools, tokenizer, task: () => ({}) };

@@ -8,26 +8,20 @@ import { assign, setup } from "xstate";
 import {
   type AgentActEvent,
   defineEnv,
-  defineTool,
   type EnvInput,
   end,
   observe,
   reward,
-  Schema,
   type ToolResult,
   toolActors,
   WordTokenizer,
 } from "../../src/index.ts";
 import { playEpisode } from "../../src/testing/index.ts";
+import { echoTool } from "../support/index.ts";
 
 type Task = { word: string };
 type Context = { task: Task; asked: number };
-const echo = defineTool({
-  name: "echo",
-  description: "says its word back",
-  parameters: Schema.Struct({ word: Schema.String }),
-  execute: ({ word }) => word,
-});
+const echo = echoTool;
 const tools = { echo };
 
 const machine = setup({

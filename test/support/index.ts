@@ -53,6 +53,14 @@ export const captureOutput = () => {
 
 const madeDirs: string[] = [];
 
+/** A tool that says its word back (`{ word }` -> word): the smallest tool a machine can invoke. */
+export const echoTool = defineTool({
+  name: "echo",
+  description: "Says its word back.",
+  parameters: Schema.Struct({ word: Schema.String }),
+  execute: ({ word }) => word,
+});
+
 /**
  * A fresh folder under the OS temp dir, removed after the test file's last test (test/support/cleanup.ts,
  * vitest's setupFiles): a test run leaves nothing behind in /tmp. Set AGENT_R1_KEEP_TEMP=1 to keep them
