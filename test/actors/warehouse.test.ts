@@ -17,6 +17,9 @@ import {
   MAX_QTY,
   REWARDS,
   randomPolicy,
+  SLOPPY_QTY,
+  SLOPPY_RATE,
+  sloppyPolicy,
   type WarehouseTask,
   warehouseEnv,
 } from "../../actors/warehouse/index.ts";
@@ -76,6 +79,51 @@ describe("warehouse's days come from the episode's seed", () => {
     };
     const [expert, random] = [await mean(expertPolicy), await mean(randomPolicy)];
     expect(expert).toBeGreaterThan(random + 0.3);
+  });
+});
+
+describe("warehouse's sloppy demonstrator", () => {
+  it("acts as the expert would, except that most of its orders are of SLOPPY_QTY; it scores below the expert", async () => {
+    // Each turn, the expert's action and the sloppy one's on the same request (the sloppy one is played).
+    const pairs: [string, string][] = [];
+    const [expert, sloppy] = [expertPolicy(), sloppyPolicy()];
+    const both = scriptedPolicy("both", warehouseEnv.tokenizer, async (request) => {
+      const [[e], [s]] = await Promise.all([expert.act([request]), sloppy.act([request])]);
+      pairs.push([e.text, s.text]);
+      return s.text;
+    });
+    const episodes = 40;
+    const played = await collect({ env: warehouseEnv, policy: both, seed: "sloppy", episodes });
+    const orderOf = (text: string) => {
+      const action = parseAction(text, warehouseEnv.tools);
+      return action.kind === "call" && action.tool === "order" ? (action.args as { item: Item; qty: number }) : null;
+    };
+    let orders = 0;
+    let small = 0;
+    for (const [e, s] of pairs) {
+      const [eo, so] = [orderOf(e), orderOf(s)];
+      if (eo === null || so === null) {
+        expect(s).toBe(e);
+        continue;
+      }
+      orders++;
+      expect(so.item).toBe(eo.item);
+      if (so.qty !== eo.qty) {
+        expect(so.qty).toBe(SLOPPY_QTY);
+        small++;
+      }
+    }
+    // About SLOPPY_RATE of its orders are small (fewer where the expert's qty is SLOPPY_QTY itself).
+    expect(orders).toBeGreaterThan(100);
+    expect(small / orders).toBeGreaterThan(SLOPPY_RATE - 0.15);
+    expect(small / orders).toBeLessThan(SLOPPY_RATE + 0.1);
+    // Its habit costs it: lower return and success than the expert's on the same seeds.
+    const mean = (runs: typeof played, f: (r: (typeof played)[number]) => number) =>
+      runs.reduce((sum, r) => sum + f(r), 0) / runs.length;
+    const fromExpert = await collect({ env: warehouseEnv, policy: expertPolicy(), seed: "sloppy", episodes });
+    const success = (r: (typeof played)[number]) => Number(r.record.metrics?.success ?? 0);
+    expect(mean(played, (r) => r.record.return)).toBeLessThan(mean(fromExpert, (r) => r.record.return) - 0.2);
+    expect(mean(played, success)).toBeLessThan(mean(fromExpert, success));
   });
 });
 

@@ -1,6 +1,6 @@
 import { expertPolicy, randomPolicy } from "./policies.ts";
 export { checkStock, order, REWARDS, tokenizer, warehouseEnv } from "./env.ts";
-export { expertPolicy, randomPolicy } from "./policies.ts";
+export { expertPolicy, randomPolicy, SLOPPY_QTY, SLOPPY_RATE, sloppyPolicy } from "./policies.ts";
 export * from "./world.ts";
 export declare const warehouse: {
     id: string;
@@ -30,6 +30,7 @@ export declare const warehouse: {
     evaluation?: import("../../src/index.ts").EnvDefinition<import("./world.ts").WarehouseTask> | undefined;
     policies: {
         expert: typeof expertPolicy;
+        sloppy: () => import("../../src/index.ts").Policy;
         random: typeof randomPolicy;
     };
 };
