@@ -130,9 +130,50 @@ const validate = (model: Gpt, rows: readonly SampleRow[]): void => {
   });
 };
 
-/** Samples every row to its stop token or maxNewTokens. */
-export const sample = async (model: Gpt, rows: readonly SampleRow[]): Promise<SampleResult[]> => {
+/**
+ * Bytes one attention-score tensor of a prefill may take ([rows, heads, T, T] float32, T the longest context of
+ * the rows). A prefill keeps a few such tensors alive at once (scores, their softmax, the mask), and tfjs's wasm
+ * heap is bounded: 64 rows of warehouse's 704-token contexts (about 500 MB a tensor) aborted every episode of
+ * `eval --episodes 100` with wasm's `Aborted()`, while 40 rows (about 320 MB) ran; 256 MB makes groups of 32
+ * there (that eval: 32 s, no abort) and keeps 64 rows of hopqa's 384 tokens (151 MB) in one batch. Batches above
+ * this are sampled in consecutive groups of rows; a row samples the same tokens in any group (rows are
+ * independent).
+ */
+export const PREFILL_SCORE_BYTES = 256 * 1024 * 1024;
+
+/** Splits rows into consecutive groups whose prefill attention scores stay within `budget` bytes each. */
+export const prefillGroups = <Row extends { readonly context: readonly number[] }>(
+  rows: readonly Row[],
+  heads: number,
+  budget = PREFILL_SCORE_BYTES,
+): Row[][] => {
+  const longest = Math.max(0, ...rows.map((row) => row.context.length));
+  const perRow = heads * longest * longest * 4;
+  const size = Math.max(1, Math.floor(budget / Math.max(1, perRow)));
+  const groups: Row[][] = [];
+  for (let start = 0; start < rows.length; start += size) groups.push(rows.slice(start, start + size));
+  return groups;
+};
+
+/**
+ * Samples every row to its stop token or maxNewTokens. Rows whose prefill would pass `prefillBytes` (default
+ * PREFILL_SCORE_BYTES) are sampled in consecutive groups, one after the other.
+ */
+export const sample = async (
+  model: Gpt,
+  rows: readonly SampleRow[],
+  options: { readonly prefillBytes?: number } = {},
+): Promise<SampleResult[]> => {
   validate(model, rows);
+  const groups = prefillGroups(rows, model.config.heads, options.prefillBytes);
+  if (groups.length <= 1) return sampleGroup(model, rows);
+  const results: SampleResult[] = [];
+  for (const group of groups) results.push(...(await sampleGroup(model, group)));
+  return results;
+};
+
+/** Samples one group of (validated) rows in one batch. */
+const sampleGroup = async (model: Gpt, rows: readonly SampleRow[]): Promise<SampleResult[]> => {
   const vocab = model.config.vocabSize;
   const states = rows.map((row) => ({
     rng: Rng.fromSeed(row.seed),

@@ -4,7 +4,7 @@ import { Rng } from "../../src/kernel/prng.ts";
 import { scoreTokens } from "../../src/learn/train-step.ts";
 import { initBackend } from "../../src/policy/backend.ts";
 import { Gpt } from "../../src/policy/gpt.ts";
-import { chooseToken, type SampleRow, sample } from "../../src/policy/sampler.ts";
+import { chooseToken, PREFILL_SCORE_BYTES, prefillGroups, type SampleRow, sample } from "../../src/policy/sampler.ts";
 
 const VOCAB = 48;
 let model: Gpt;
@@ -34,6 +34,32 @@ describe("sample", () => {
         expect(Math.abs(batched[i].logprobs[t] - logprob)).toBeLessThan(1e-5);
       });
     }
+  });
+
+  it("samples a batch past the prefill budget in groups of rows, each row as it would alone", async () => {
+    // Budget for two rows of the longest context (8 tokens, 2 heads): 2 x 8 x 8 x 4 bytes each.
+    const budget = 2 * (2 * 8 * 8 * 4);
+    expect(prefillGroups(rows, 2, budget).map((g) => g.length)).toEqual([2, 2, 1]);
+    const grouped = await sample(model, rows, { prefillBytes: budget });
+    const whole = await sample(model, rows);
+    expect(grouped.map((r) => r.tokens)).toEqual(whole.map((r) => r.tokens));
+    expect(grouped.map((r) => r.finish)).toEqual(whole.map((r) => r.finish));
+    grouped.forEach((r, i) => {
+      r.logprobs.forEach((logprob, t) => {
+        expect(Math.abs(whole[i].logprobs[t] - logprob)).toBeLessThan(1e-5);
+      });
+    });
+    // The default budget: 64 rows of 704-token contexts on 4 heads (warehouse's model; about 500 MB of scores,
+    // which aborted the wasm heap) go in groups; 64 rows of hopqa's 384 tokens go in one.
+    const long = Array.from({ length: 64 }, () => ({ context: new Array<number>(704).fill(1) }));
+    expect(prefillGroups(long, 4).length).toBeGreaterThan(1);
+    expect(prefillGroups(long, 4).every((g) => g.length * 4 * 704 * 704 * 4 <= PREFILL_SCORE_BYTES)).toBe(true);
+    expect(
+      prefillGroups(
+        long.map(() => ({ context: new Array<number>(384).fill(1) })),
+        4,
+      ),
+    ).toHaveLength(1);
   });
 
   it("depends only on the row's seed", async () => {

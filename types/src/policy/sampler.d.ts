@@ -55,6 +55,25 @@ interface Choice {
 }
 /** Picks one token from `logits` (length V) for a row. */
 export declare const chooseToken: (logits: ArrayLike<number>, row: Pick<SampleRow, "temperature" | "topP" | "greedy">, rng: Rng, allowed: number[] | null) => Choice;
-/** Samples every row to its stop token or maxNewTokens. */
-export declare const sample: (model: Gpt, rows: readonly SampleRow[]) => Promise<SampleResult[]>;
+/**
+ * Bytes one attention-score tensor of a prefill may take ([rows, heads, T, T] float32, T the longest context of
+ * the rows). A prefill keeps a few such tensors alive at once (scores, their softmax, the mask), and tfjs's wasm
+ * heap is bounded: 64 rows of warehouse's 704-token contexts (about 500 MB a tensor) aborted every episode of
+ * `eval --episodes 100` with wasm's `Aborted()`, while 40 rows (about 320 MB) ran; 256 MB makes groups of 32
+ * there (that eval: 32 s, no abort) and keeps 64 rows of hopqa's 384 tokens (151 MB) in one batch. Batches above
+ * this are sampled in consecutive groups of rows; a row samples the same tokens in any group (rows are
+ * independent).
+ */
+export declare const PREFILL_SCORE_BYTES: number;
+/** Splits rows into consecutive groups whose prefill attention scores stay within `budget` bytes each. */
+export declare const prefillGroups: <Row extends {
+    readonly context: readonly number[];
+}>(rows: readonly Row[], heads: number, budget?: number) => Row[][];
+/**
+ * Samples every row to its stop token or maxNewTokens. Rows whose prefill would pass `prefillBytes` (default
+ * PREFILL_SCORE_BYTES) are sampled in consecutive groups, one after the other.
+ */
+export declare const sample: (model: Gpt, rows: readonly SampleRow[], options?: {
+    readonly prefillBytes?: number;
+}) => Promise<SampleResult[]>;
 export {};
