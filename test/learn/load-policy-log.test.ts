@@ -1,5 +1,6 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadEnv, loadPolicy } from "../../src/learn/index.ts";
+import { withStderr } from "../support/index.ts";
 
 // Its own file: the backend's line is said once per process, by the first call that starts the backend.
 describe("loadPolicy from code with a log of the caller's", () => {
@@ -8,20 +9,10 @@ describe("loadPolicy from code with a log of the caller's", () => {
     // log the calling program gave everything else (train's, say).
     const hopqa = await loadEnv("hopqa");
     const lines: string[] = [];
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    });
-    try {
-      const policy = await loadPolicy(hopqa, "docs/checkpoints/hopqa-copy-warm-start", {
-        backend: "wasm",
-        log: (line) => lines.push(line),
-      });
-      expect(policy.tokenizer.id).toBe(hopqa.tokenizer.id);
-    } finally {
-      spy.mockRestore();
-    }
+    const { result: policy, written } = await withStderr(() =>
+      loadPolicy(hopqa, "docs/checkpoints/hopqa-copy-warm-start", { backend: "wasm", log: (line) => lines.push(line) }),
+    );
+    expect(policy.tokenizer.id).toBe(hopqa.tokenizer.id);
     expect(written).toEqual([]);
     expect(lines).toEqual(["tfjs backend: wasm"]);
   });

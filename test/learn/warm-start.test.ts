@@ -1,14 +1,14 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG, type TrainConfig } from "../../src/learn/config.ts";
 import { train } from "../../src/learn/trainer.ts";
 import { warmStartCheckpoint } from "../../src/learn/warm-start.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
-import { tempDir } from "../support/index.ts";
+import { tempDir, withStderr } from "../support/index.ts";
 
 const config = (warmStart: TrainConfig["warmStart"]): TrainConfig => ({
   ...DEFAULT_TRAIN_CONFIG,
@@ -63,16 +63,9 @@ describe("the warm start before RL", () => {
     const env = { ...lookup, maxActionTokens: 3 };
     const out = join(tempDir(), "run");
     const lines: string[] = [];
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    });
-    try {
-      await train({ env, config: config({ episodes: 4, epochs: 1 }), out, log: (l) => lines.push(l) });
-    } finally {
-      spy.mockRestore();
-    }
+    const { written } = await withStderr(() =>
+      train({ env, config: config({ episodes: 4, epochs: 1 }), out, log: (l) => lines.push(l) }),
+    );
     expect(written).toEqual([]);
     expect(lines.some((l) => l.startsWith("note: the longest recorded action takes"))).toBe(true);
     expect(lines.some((l) => l.startsWith("warm start: 4 expert episodes cloned for 1 epoch"))).toBe(true);

@@ -51,6 +51,20 @@ export const captureOutput = () => {
   return output;
 };
 
+/** Runs `run` with process.stderr captured (nothing reaches the terminal): its result, and what was written. */
+export const withStderr = async <T>(run: () => Promise<T>): Promise<{ result: T; written: string[] }> => {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    return { result: await run(), written };
+  } finally {
+    spy.mockRestore();
+  }
+};
+
 const madeDirs: string[] = [];
 
 /** A tool that says its word back (`{ word }` -> word): the smallest tool a machine can invoke. */
