@@ -21,6 +21,7 @@ import {
   rewardBounds,
 } from "../../src/testing/index.ts";
 import { createRaceEnv, tempDir } from "../support/index.ts";
+import { createFanOutEnv } from "./fan-out-env.ts";
 import { createSecretEnv, secretActions, WORDS } from "./fixtures.ts";
 
 const counterexampleDir = tempDir("agent-r1-cx-");
@@ -134,10 +135,32 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(failure.violation.message).toMatch(
       /^with tool results in call order the rewards are \[.*turn 0 process 0\.1/,
     );
-    expect(failure.violation.details?.[0]).toMatch(/^arrival order: schedulerFor\(\)`\n/);
+    // Shrunk to the one departure from call order that matters: b's result first.
+    expect(failure.violation.details).toEqual(["arrival order: b call 1, a call 0 (priorities by call [0, 1])"]);
     // The same rule passes on the race environment made sound: its reward counts results, not their order.
     const sound = createRaceEnv({ a: () => "A", b: () => "B" }, (order) => 0.05 * order.length);
     await checkRewards(sound, { ...failing, args: {}, answers: undefined, invariants: [orderIndependentRewards()] });
+  });
+
+  it("orderIndependentRewards shrinks the arrival order to the smallest departure from call order, and reruns it", async () => {
+    // Four calls at once; the reward is wrong only when d's result comes before a's, one arrival order in 2.
+    const fanOut = createFanOutEnv((order) => (order.indexOf("d") < order.indexOf("a") ? 0.2 : 0.1));
+    const check = { ...failing, args: {}, answers: undefined, invariants: [orderIndependentRewards()] };
+    const failure = await failureOf(checkRewards(fanOut, check));
+    // One turn of four calls, and only d moved ahead: the rest arrive in call order.
+    expect(failure.violation.details).toEqual([
+      "arrival order: d call 3, a call 0, b call 1, c call 2 (priorities by call [0, 0, 0, 1])",
+    ]);
+    const [, scheduled] = failure.violation.episodes;
+    const returned = scheduled.flatMap((e) => (e.type === "tool.returned" ? [e.call] : []));
+    const called = scheduled.flatMap((e) => (e.type === "tool.called" ? [e.call] : []));
+    expect(returned).toEqual([called[3], called[0], called[1], called[2]]);
+    // The advice reruns exactly that case: the same order, the same message.
+    const rerun = await failureOf(
+      checkRewards(fanOut, { ...check, only: failure.property, seed: failure.seed, path: failure.path }),
+    );
+    expect(rerun.violation.details).toEqual(failure.violation.details);
+    expect(rerun.violation.message).toBe(failure.violation.message);
   });
 
   it("orderIndependentRewards varies the order of real async tools' results too, not only injected ones", async () => {

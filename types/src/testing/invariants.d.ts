@@ -80,12 +80,18 @@ interface FinalAnswerCase {
 export declare const outcomeDependsOnlyOnFinalAnswer: (options?: FinalAnswerOptions) => RewardInvariant<FinalAnswerCase>;
 interface OrderCase {
     readonly script: EpisodeScript;
-    readonly scheduler: fc.Scheduler;
+    /**
+     * The arrival order, as a priority for each tool call (by call index; past the end, 0): each time the machine
+     * waits and tool results are held, the held one of the highest priority arrives next, the earliest call among
+     * equals. All zeros is call order, which it shrinks towards: a counterexample's order is the fewest and
+     * smallest departures from call order that still fail, e.g. [0, 0, 0, 1] for "the 4th call's result first".
+     */
+    readonly priorities: readonly number[];
 }
 /**
  * Concurrent tool calls may return in any order; the rewards must not depend on it. Each case plays an
- * episode twice, with results in call order and in an order fast-check's scheduler picks, and compares
- * the rewards of every turn (as multisets: the order of rewards within a turn may differ).
+ * episode twice, with results in call order and in an arrival order fast-check draws (and shrinks, towards call
+ * order), and compares the rewards of every turn (as multisets: the order of rewards within a turn may differ).
  */
 export declare const orderIndependentRewards: () => RewardInvariant<OrderCase>;
 /** No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort). */
