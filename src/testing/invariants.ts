@@ -5,6 +5,8 @@
  *
  *   await checkRewards(env, { invariants: [rewardBounds({ min: -0.1, max: 1 }), noRewardForRepeatedCalls()] });
  */
+
+import type { Json } from "effect/Schema";
 import fc from "fast-check";
 import { canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, messageOf, shownValue, thrownFrom } from "../kernel/errors.ts";
@@ -37,12 +39,15 @@ import {
   seedArbitrary,
 } from "./episodes.ts";
 
-/** A property of an environment's rewards: how to generate a case, and how to check it. */
-export interface RewardInvariant<Case = unknown> {
+/**
+ * A property of an environment's rewards: how to generate a case, and how to check it. `Task`: the task type of
+ * the environments it checks (JSON, any environment's, by default; the built-in invariants are of any).
+ */
+export interface RewardInvariant<Case = unknown, Task extends Json = Json> {
   readonly name: string;
-  readonly arbitrary: (env: EnvDefinition, options: EpisodeScriptOptions) => fc.Arbitrary<Case>;
+  readonly arbitrary: (env: EnvDefinition<Task>, options: EpisodeScriptOptions<Task>) => fc.Arbitrary<Case>;
   /** Plays the case; returns what broke, with the episodes that show it, or nothing. */
-  readonly check: (env: EnvDefinition, value: Case) => Promise<Violation | undefined>;
+  readonly check: (env: EnvDefinition<Task>, value: Case) => Promise<Violation | undefined>;
   /**
    * Asked after every case passed: why the cases checked nothing (e.g. none had two tool calls in flight
    * for an arrival-order rule), or nothing. `arbitrary` is called first, once per check, and may reset
@@ -79,13 +84,13 @@ const coverage = (didWhat: string, advice = GIVE_MORE) => {
   };
 };
 
-/** Options of episodeInvariant. */
-export interface EpisodeInvariantOptions {
+/** Options of episodeInvariant (`Task`: as for episodeInvariant). */
+export interface EpisodeInvariantOptions<Task extends Json = Json> {
   /**
    * Whether the rule has anything to check in this episode (e.g. it earned a process reward). When no
    * drawn episode applies, checkRewards throws NothingCheckedError instead of passing. Default: every one.
    */
-  readonly appliesTo?: (episode: PlayedEpisode, env: EnvDefinition) => boolean;
+  readonly appliesTo?: (episode: PlayedEpisode<Task>, env: EnvDefinition<Task>) => boolean;
   /** Says, in the NothingCheckedError, what no drawn episode did (default: "applied"). */
   readonly describe?: string;
 }
@@ -94,12 +99,16 @@ export interface EpisodeInvariantOptions {
  * An invariant of single episodes: `check` returns a message when the played episode breaks it. Write
  * your own with it, e.g. `episodeInvariant("never rewards a malformed action", (e) => ...)`; give
  * `{ appliesTo }` when only some episodes can break it, so a check that met none of them fails.
+ *
+ * `Task`: the environment's task type, so that `e.record.task` and `e.script.task` read with no cast. Written
+ * in checkRewards' `invariants`, it is the environment's; elsewhere, give it (`episodeInvariant<MyTask>(...)`)
+ * or annotate the episode (`(e: PlayedEpisode<MyTask>) => ...`); otherwise JSON, for any environment.
  */
-export const episodeInvariant = (
+export const episodeInvariant = <Task extends Json = Json>(
   name: string,
-  check: (episode: PlayedEpisode, env: EnvDefinition) => string | undefined,
-  options: EpisodeInvariantOptions = {},
-): RewardInvariant<EpisodeScript> => {
+  check: (episode: PlayedEpisode<Task>, env: EnvDefinition<Task>) => string | undefined,
+  options: EpisodeInvariantOptions<Task> = {},
+): RewardInvariant<EpisodeScript<Task>, Task> => {
   checkKnownKeys("episodeInvariant", options, allKeys<EpisodeInvariantOptions>()(["appliesTo", "describe"]));
   const seen = coverage(options.describe ?? "applied (appliesTo returned false for each)");
   const { appliesTo } = options;
@@ -522,9 +531,9 @@ export const replaysIdentically = (): RewardInvariant<EpisodeScript> =>
     }
   });
 
-/** A reward invariant of any case type, as checkRewards takes a list of them. */
+/** A reward invariant of any case type, as checkRewards takes a list of them (`Task`: as for RewardInvariant). */
 // biome-ignore lint/suspicious/noExplicitAny: a list of invariants, each with its own case type
-export type AnyRewardInvariant = RewardInvariant<any>;
+export type AnyRewardInvariant<Task extends Json = Json> = RewardInvariant<any, Task>;
 
 /** Every option checkRewards reads (the others would be ignored silently). */
 const REWARD_CHECK_OPTIONS = allKeys<RewardCheckOptions>()([
@@ -535,10 +544,13 @@ const REWARD_CHECK_OPTIONS = allKeys<RewardCheckOptions>()([
   "log",
 ]);
 
-/** Options of checkRewards: the invariants, how episodes are drawn, and how many cases are run. */
-export interface RewardCheckOptions extends EpisodeScriptOptions, PropertyRunOptions {
-  /** The invariants to check, each as its own property. */
-  readonly invariants: readonly AnyRewardInvariant[];
+/**
+ * Options of checkRewards: the invariants, how episodes are drawn, and how many cases are run. `Task`: the
+ * environment's task type, which its invariants may read (`episodeInvariant`'s episodes) and `tasks` draws.
+ */
+export interface RewardCheckOptions<Task extends Json = Json> extends EpisodeScriptOptions<Task>, PropertyRunOptions {
+  /** The invariants to check, each as its own property: the built-in ones, of any task, and your own. */
+  readonly invariants: readonly AnyRewardInvariant<Task>[];
   /** Check only the invariants of these names (to rerun a reported counterexample). */
   readonly only?: string | readonly string[];
   /**
@@ -576,7 +588,15 @@ export class InvariantsFailedError extends Error {
  * Checks reward invariants against an environment. Throws a CounterexampleError (one failure) or an
  * InvariantsFailedError (several) whose message shows each shrunk episode and where its journal is.
  */
-export const checkRewards = async (env: EnvDefinition, options: RewardCheckOptions): Promise<void> => {
+export const checkRewards: {
+  /**
+   * The invariants get the environment's task type: `episodeInvariant("...", (e) => ...)` written in
+   * `invariants` reads `e.record.task` as the environment's Task (`defineEnv` infers it from `task`).
+   */
+  <Task extends Json>(env: EnvDefinition<Task>, options: RewardCheckOptions<NoInfer<Task>>): Promise<void>;
+  /** An environment of any task type: JSON tasks. */
+  (env: EnvDefinition, options: RewardCheckOptions): Promise<void>;
+} = async <Task extends Json>(env: EnvDefinition<Task>, options: RewardCheckOptions<Task>): Promise<void> => {
   checkEnvArgument("checkRewards", env);
   checkKnownKeys("checkRewards", options, REWARD_CHECK_OPTIONS);
   // A check that checks nothing must not pass.
