@@ -186,6 +186,34 @@ const defaultSerialize = (s: ProtocolSnapshot): string =>
 
 type Step = [AnyMachineSnapshot, { type: string; params?: unknown }[]];
 
+/** An action function the pure transition returned without running it (the live actor runs it). */
+interface ActionToRun {
+  readonly type: string;
+  readonly params?: unknown;
+  readonly info?: { readonly context?: unknown };
+  readonly exec?: (info: unknown, params: unknown) => unknown;
+}
+
+/**
+ * What an action function changes in the context, in words (`seen: [] -> ["x"]`), or undefined: it runs on a
+ * copy of the context, so the exploration itself is not changed. A context that is not plain data, or an
+ * action that throws (one that needs the live actor, `self`), is not judged.
+ */
+const changedInPlace = (action: ActionToRun, context: unknown): string | undefined => {
+  if (typeof action.exec !== "function" || typeof context !== "object" || context === null) return undefined;
+  let copy: Record<string, unknown>;
+  try {
+    copy = structuredClone(context) as Record<string, unknown>;
+    action.exec({ ...action.info, context: copy }, action.params);
+  } catch {
+    return undefined;
+  }
+  const original = context as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(original), ...Object.keys(copy)])];
+  const field = keys.find((key) => jsonOf(original[key]) !== jsonOf(copy[key]));
+  return field === undefined ? undefined : `${field}: ${jsonOf(original[field])} -> ${jsonOf(copy[field])}`;
+};
+
 /** The environment machine as actor logic whose snapshots carry the runtime's protocol state. */
 const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious: RegExp | undefined) => {
   const fold = (before: ProtocolSnapshot | undefined, event: ExplorationEvent | undefined, step: () => Step) => {
@@ -226,6 +254,12 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
           const ref = params.actorRef as { id?: string } | string | undefined;
           const id = typeof ref === "string" ? ref : ref?.id;
           inFlight = inFlight.filter((c) => c.actor !== id);
+        } else if (!action.type.startsWith("xstate.")) {
+          const changed = changedInPlace(action as ActionToRun, next.context);
+          if (changed)
+            problems.push(
+              `the action ${quote(action.type)} changes the context in place (${changed}): the live episode sees that change, replay and exploreEnv do not (their pure transitions do not run action functions); change the context only with assign(...)`,
+            );
         }
       }
       if (next.status === "done") ended = true;

@@ -1,6 +1,7 @@
 import * as Data from "effect/Data";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { setup } from "xstate";
+import { assign, setup } from "xstate";
 import * as r1 from "../../src/index.ts";
 import { CoverageError, checkCoverage, exploreEnv, playEpisode } from "../../src/testing/index.ts";
 import { createCounterEnv } from "./coverage-fixtures.ts";
@@ -299,5 +300,96 @@ describe("an episode that never ends while its context grows", () => {
     expect(failure.message).toMatch(
       /^counter: more than 200 states to explore: give fewer sample actions or tool results, raise `limit` \(now 200\), or `serialize` fewer details of the context\. Among the states explored, the context fields that vary most: seen \(\d+ values\), turns \(\d+ values\)\.$/,
     );
+  });
+});
+
+describe("an action function that changes the context in place", () => {
+  type Context = { turns: number; seen: string[]; meta: { last: string } };
+  /** Each action observes and counts a turn with assign, then runs `action` (an action function), then "end" ends. */
+  const envWith = (action: (context: Context, text: string) => void) =>
+    r1.defineEnv({
+      id: "in-place",
+      version: "1",
+      description: "an action function",
+      tools: {},
+      tokenizer: new r1.WordTokenizer(["go", "end"]),
+      task: () => null,
+      machine: setup({
+        types: { context: {} as Context, events: {} as r1.AgentActEvent, input: {} as r1.EnvInput },
+      }).createMachine({
+        context: { turns: 0, seen: [], meta: { last: "" } },
+        entry: r1.observe("go"),
+        initial: "waiting",
+        states: {
+          waiting: {
+            on: {
+              "agent.act": [
+                { guard: ({ event }) => event.text === "end", target: "done", actions: r1.end("answered") },
+                {
+                  guard: ({ context }) => context.turns < 2,
+                  actions: [
+                    assign({ turns: ({ context }) => context.turns + 1 }),
+                    ({ context, event }) => action(context, event.text),
+                    r1.observe("again"),
+                  ],
+                },
+                { target: "done", actions: r1.end("turn-limit") },
+              ],
+            },
+          },
+          done: { type: "final" },
+        },
+      }),
+    });
+  /** Each changes one field in place: a list, a number, a nested object, or a key the context did not have. */
+  const mutations: Record<string, { field: string; run: (c: Context, text: string, by: number) => void }> = {
+    push: { field: "seen", run: (c, text) => void c.seen.push(text) },
+    count: {
+      field: "turns",
+      run: (c, _text, by) => {
+        c.turns += by;
+      },
+    },
+    nested: {
+      field: "meta",
+      run: (c, text) => {
+        c.meta.last = `${text}!`;
+      },
+    },
+    add: { field: "extra", run: (c, _text, by) => void Object.assign(c, { extra: by }) },
+  };
+
+  it("is reported as invalid, naming the field it changes, whichever field and however deep", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...Object.keys(mutations)), fc.integer({ min: 1, max: 1000 }), (which, by) => {
+        const { field, run } = mutations[which];
+        const report = exploreEnv(
+          envWith((c, text) => run(c, text, by)),
+          { actions: ["go", "end"] },
+        );
+        const invalid = report.problems.filter((p) => p.kind === "invalid");
+        expect(invalid).toHaveLength(1);
+        expect(invalid[0].detail).toMatch(
+          new RegExp(
+            `^"waiting": the action "\\(anonymous\\)" changes the context in place \\(${field}: .* -> .*\\): the live episode sees that change, replay and exploreEnv do not .*assign`,
+          ),
+        );
+        expect(invalid[0].path).toEqual(['act "go"']);
+        // Judged on a copy: the explored states keep the context the pure transitions give.
+        expect(report.paths.every((p) => p.state.machine.context.seen.length === 0)).toBe(true);
+      }),
+      { numRuns: 12 },
+    );
+  });
+
+  it("an action function that reads the context, or does nothing, is not reported", () => {
+    const reads: string[] = [];
+    const report = checkCoverage(
+      envWith((c) => void reads.push(c.seen.join())),
+      { actions: ["go", "end"] },
+    );
+    expect(report.problems).toEqual([]);
+    expect(report.unreachable).toEqual([]);
+    expect(reads.length).toBeGreaterThan(0);
   });
 });
