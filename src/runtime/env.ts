@@ -314,6 +314,16 @@ export const checkMaxActionTokens = (env: Pick<EnvDefinition, "id" | "maxActionT
 };
 
 /**
+ * `maxTurns`, when given, is a positive integer: 0 or a negative limit aborted every episode before its first
+ * action ("turn limit 0 reached"), and NaN or a string turned the runtime's safety net off without a word.
+ */
+const checkMaxTurns = (env: Pick<EnvDefinition, "id" | "maxTurns">): void => {
+  const n = env.maxTurns;
+  if (n !== undefined && !(Number.isSafeInteger(n) && n >= 1))
+    throw new TypeError(`environment ${env.id}: \`maxTurns\` must be an integer >= 1, got ${shownValue(n)}`);
+};
+
+/**
  * Checks an environment's definition and returns it. Write `defineEnv({ ... task: (seed): Task => ... })` and
  * both type parameters are inferred: the policies keep their names (`env.policies!.expert()` under
  * noPropertyAccessFromIndexSignature). `defineEnv<Task>({ ... })` also works; its policies are a record by name.
@@ -344,6 +354,7 @@ export const defineEnv = <
     );
   }
   checkMaxActionTokens(definition);
+  checkMaxTurns(definition);
   // A model calls a tool by its name (formatCall writes <name>, the prompt lists names) and the parser
   // looks the tag up by key: a key other than the name would make every call of it malformed.
   for (const [key, tool] of Object.entries(definition.tools)) {

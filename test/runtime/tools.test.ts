@@ -208,6 +208,12 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
       /^environment lookup: `maxActionTokens` must be an integer >= 1, got 0/,
     ],
     ["maxActionTokens", { maxActionTokens: "20" }, /`maxActionTokens` must be an integer >= 1, got "20"/],
+    // 0 or -1 aborted every episode before its first action; NaN or "5" turned the turn limit off silently.
+    ["maxTurns", { maxTurns: 0 }, /^environment lookup: `maxTurns` must be an integer >= 1, got 0$/],
+    ["maxTurns", { maxTurns: -1 }, /`maxTurns` must be an integer >= 1, got -1$/],
+    ["maxTurns", { maxTurns: 2.5 }, /`maxTurns` must be an integer >= 1, got 2\.5$/],
+    ["maxTurns", { maxTurns: Number.NaN }, /`maxTurns` must be an integer >= 1, got NaN$/],
+    ["maxTurns", { maxTurns: "5" }, /`maxTurns` must be an integer >= 1, got "5" \(a string\)$/],
   ])("a wrong or missing %s: %j", (_field, change, says) => {
     expect(() => defineEnv({ ...lookupEnv, ...(change as object) } as typeof lookupEnv)).toThrow(says);
   });
