@@ -377,6 +377,7 @@ export const defineEnv = <
   checkInvokedActors(definition.id, definition.machine, actors);
   checkPolicies(definition.id, definition.policies);
   checkWarmStart(definition.id, definition.warmStart);
+  checkOptionalFields(definition.id, definition as unknown as EnvDefinition<never>);
   return definition;
 };
 
@@ -447,6 +448,51 @@ const checkWarmStart = (id: string, warmStart: unknown): void => {
     if (!(typeof value === "number" && Number.isInteger(value) && value >= 1))
       throw new TypeError(
         `environment ${id}: warmStart.${field} must be a positive integer, got ${value === undefined ? "nothing" : shownValue(value)}`,
+      );
+  }
+};
+
+type ModelField = NonNullable<EnvDefinition["model"]>;
+const MODEL_FIELDS: readonly string[] = allKeys<ModelField>()([
+  "layers",
+  "heads",
+  "width",
+  "contextLength",
+  "copy",
+  "positions",
+]);
+
+/**
+ * The optional fields defineEnv did not look into: `model: { layer: 3 }` (a misspelt `layers`) trained the default
+ * shape without a word, and `legalActions: [...]` (a list, not a function) loaded and then aborted every
+ * constrained episode with "env.legalActions is not a function". Their values (a context length of 0) are
+ * checked where a model is made, naming the environment.
+ */
+const checkOptionalFields = (id: string, definition: EnvDefinition<never>): void => {
+  const model: unknown = definition.model;
+  if (model !== undefined) {
+    if (typeof model !== "object" || model === null || Array.isArray(model))
+      throw new TypeError(
+        `environment ${id}: \`model\` must be { layers, heads, width, contextLength, copy, positions } (any of them), got ${shownValue(model)}`,
+      );
+    const unknown = firstUnknownKey(model, MODEL_FIELDS);
+    if (unknown)
+      throw new TypeError(
+        `environment ${id}: \`model\` has no field \`${unknown.key}\`${didYouMean(unknown.meant)}; it takes ${MODEL_FIELDS.join(", ")}`,
+      );
+  }
+  for (const field of ["legalActions", "configure"] as const) {
+    const value: unknown = definition[field];
+    if (value !== undefined && typeof value !== "function")
+      throw new TypeError(
+        `environment ${id}: \`${field}\` must be a function (${field === "legalActions" ? "({ task, history }) => string[] | null" : "(options) => a variant of the environment"}), got ${shownValue(value)}`,
+      );
+  }
+  for (const field of ["options", "evaluation"] as const) {
+    const value: unknown = definition[field];
+    if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value)))
+      throw new TypeError(
+        `environment ${id}: \`${field}\` must be ${field === "options" ? "an object of the options in effect" : "an environment (a variant, e.g. env.configure({ ... }))"}, got ${shownValue(value)}`,
       );
   }
 };

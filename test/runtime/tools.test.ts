@@ -214,6 +214,14 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     ["maxTurns", { maxTurns: 2.5 }, /`maxTurns` must be an integer >= 1, got 2\.5$/],
     ["maxTurns", { maxTurns: Number.NaN }, /`maxTurns` must be an integer >= 1, got NaN$/],
     ["maxTurns", { maxTurns: "5" }, /`maxTurns` must be an integer >= 1, got "5" \(a string\)$/],
+    // A misspelt model field trained the default shape silently; a list of legal actions loaded, then aborted
+    // every constrained episode with "env.legalActions is not a function".
+    ["model", { model: { layer: 3 } }, /^environment lookup: `model` has no field `layer` \(did you mean `layers`\?\)/],
+    ["model", { model: "big" }, /`model` must be \{ layers, heads, width, contextLength, copy, positions \}/],
+    ["legalActions", { legalActions: ["<answer>a</answer>"] }, /`legalActions` must be a function .*, got an array$/],
+    ["configure", { configure: 3 }, /`configure` must be a function .*, got 3$/],
+    ["options", { options: "x" }, /`options` must be an object of the options in effect, got "x" \(a string\)$/],
+    ["evaluation", { evaluation: "heldout" }, /`evaluation` must be an environment .*, got "heldout"/],
   ])("a wrong or missing %s: %j", (_field, change, says) => {
     expect(() => defineEnv({ ...lookupEnv, ...(change as object) } as typeof lookupEnv)).toThrow(says);
   });
