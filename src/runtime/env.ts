@@ -383,13 +383,13 @@ export const defineEnv = <
 
 /** The parts of XState's state nodes that hold invocations as written (not in its public types). */
 interface InvokingNode {
-  readonly config?: { readonly invoke?: unknown };
+  readonly config?: { readonly invoke?: unknown; readonly after?: unknown };
   readonly states?: Record<string, InvokingNode>;
 }
 
 /**
  * An `invoke` whose `src` names no actor (a misspelt tool, `"ecko"`) starts nothing: XState leaves the
- * machine waiting, and the episode ended as "waiting for nothing" without naming the cause.
+ * machine waiting, and the episode ended as "waiting for nothing" without naming the cause. So did an `after`.
  */
 const checkInvokedActors = (id: string, machine: AnyStateMachine, actors: Record<string, unknown>): void => {
   const visit = (node: InvokingNode | undefined, path: string): void => {
@@ -407,6 +407,16 @@ const checkInvokedActors = (id: string, machine: AnyStateMachine, actors: Record
         );
       }
     }
+    // A delayed transition waits on a clock the episode does not have: the live runtime waits for an action
+    // or a tool's result and ended the episode as "waiting for nothing", and replay folds without timers.
+    const after = node.config?.after;
+    if (after !== undefined && after !== null && (typeof after !== "object" || Object.keys(after).length > 0))
+      throw new TypeError(
+        `environment ${id}: ${path ? `state "${path}"` : "the machine's root"} has \`after\` (a delayed transition, ` +
+          `${typeof after === "object" ? Object.keys(after).join(", ") : String(after)}): an episode moves only on the agent's actions and ` +
+          "the tools' results (its time is its turns: replay folds them without timers), so the delay would never " +
+          "fire; count turns in the context, or make the wait a tool call (a tool that sleeps, with its own timeoutMs)",
+      );
     for (const [key, child] of Object.entries(node.states ?? {})) visit(child, path ? `${path}.${key}` : key);
   };
   visit(machine.root as unknown as InvokingNode, "");

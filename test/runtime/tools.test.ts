@@ -293,6 +293,23 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     expect(() => defineEnv({ ...lookupEnv, machine: inherited })).toThrow('invokes src "toString"');
   });
 
+  it("a delayed transition (`after`) is refused when the environment is defined, naming the state", () => {
+    // Live, the episode waited for an action or a tool's result and ended as "waiting for nothing", naming
+    // no `after`; replay folds without timers.
+    const delayed = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
+      initial: "waiting",
+      states: { waiting: { on: { go: "napping" } }, napping: { after: { 100: { target: "waiting" } } } },
+    });
+    expect(() => defineEnv({ ...lookupEnv, machine: delayed })).toThrow(
+      'environment lookup: state "napping" has `after` (a delayed transition, 100): an episode moves only on',
+    );
+    const nested = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
+      initial: "a",
+      states: { a: { initial: "b", states: { b: { after: { 5: "c" } }, c: {} } } },
+    });
+    expect(() => defineEnv({ ...lookupEnv, machine: nested })).toThrow('state "a.b" has `after`');
+  });
+
   it("policies must be factories, and warmStart { episodes, epochs }: refused when defined, naming the field", () => {
     const policy = expertPolicy();
     expect(() => defineEnv({ ...lookupEnv, policies: { expert: policy as never } })).toThrow(
