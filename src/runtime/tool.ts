@@ -158,6 +158,9 @@ const positive = (name: string, value: number, integer: boolean) => {
     throw new RangeError(`${name} must be a positive ${integer ? "integer" : "number"}, got ${shownValue(value)}`);
 };
 
+/** The longest delay setTimeout keeps (2^31 - 1 ms); Node fires a longer one after 1 ms. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 /** The keys of ToolSpec. */
 const TOOL_FIELDS = allKeys<ToolSpec<Schema.Top>>()([
   "name",
@@ -232,6 +235,12 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
   const timeoutMs = spec.timeoutMs ?? 10_000;
   const maxResultChars = spec.maxResultChars ?? 20_000;
   positive(`tool ${spec.name}: timeoutMs`, timeoutMs, false);
+  // setTimeout takes at most 2^31 - 1 ms: a longer delay (1e12, meant as "no limit") fired after 1 ms, and
+  // every slow call failed as "timed out after 1000000000000 ms".
+  if (timeoutMs > MAX_TIMEOUT_MS)
+    throw new RangeError(
+      `tool ${spec.name}: timeoutMs must be at most ${MAX_TIMEOUT_MS} (about 24.8 days, the longest delay Node's timers take; a longer one fires after 1 ms), got ${timeoutMs}`,
+    );
   positive(`tool ${spec.name}: maxResultChars`, maxResultChars, true);
   const decode = Schema.decodeUnknownResult(spec.parameters as unknown as Schema.Codec<unknown, unknown>);
   const tool: Tool<P> = {

@@ -219,6 +219,12 @@ describe("many concurrent calls", () => {
     const spec = { name: "t", description: "", parameters: Schema.Struct({}), execute: () => 1 };
     for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY])
       expect(() => defineTool({ ...spec, timeoutMs })).toThrow(/timeoutMs must be a positive number/);
+    // Past setTimeout's 2^31 - 1 ms, Node fires after 1 ms: a tool meant to have no limit timed out at once.
+    for (const timeoutMs of [2 ** 31, 1e12])
+      expect(() => defineTool({ ...spec, timeoutMs })).toThrow(
+        `tool t: timeoutMs must be at most 2147483647 (about 24.8 days, the longest delay Node's timers take; a longer one fires after 1 ms), got ${timeoutMs}`,
+      );
+    expect(defineTool({ ...spec, timeoutMs: 2 ** 31 - 1 }).timeoutMs).toBe(2 ** 31 - 1);
     for (const maxResultChars of [0, 1.5, -3])
       expect(() => defineTool({ ...spec, maxResultChars })).toThrow(/maxResultChars must be a positive integer/);
     // From JavaScript, a limit given as text is said to be text ("500" read like 500 hid the mistake).
