@@ -124,7 +124,9 @@ const contextDifference = (
     }
     if (changed.length === 0)
       return `${said}; this transition changed no field in replay, so the recording changed one (an action that changes the context in place, not through assign, does so live only)`;
-    return `${said}; this transition changed in replay: ${changed.map((key) => `context.${key} ${brief(field(before, key))} -> ${brief(field(after, key))}`).join(", ")}`;
+    // No field put back gives the recorded hash: the culprit may be a field the list does not show (an action
+    // that changed it in place, live only) as well as another value in one it does.
+    return `${said}; this transition changed in replay: ${changed.map((key) => `context.${key} ${brief(field(before, key))} -> ${brief(field(after, key))}`).join(", ")}, and putting ${changed.length === 1 ? "it" : "any one of them"} back does not give the recorded hash: the recording differs in a field this list does not show (changed live only: in place, not through assign) or holds another value in one it does (Date.now, Math.random)`;
   } catch {
     // A hint that fails must not hide the divergence it would explain.
     return said;

@@ -55,6 +55,19 @@ const makeEnv = (variants = false): EnvDefinition => {
               ],
             },
             {
+              // In place, in an action of its own (not an assign): replay runs only XState's own actions, so
+              // the push is live only, and the field replay changed (turns) is not the one that differs.
+              guard: ({ event }) => event.text === "stash",
+              target: "done",
+              actions: [
+                ({ context }) => {
+                  context.stamps.push(clock++);
+                },
+                assign({ turns: ({ context }) => context.turns + 1 }),
+                end("done"),
+              ],
+            },
+            {
               // A field named like an Object.prototype member, present only after the first run.
               guard: ({ event }) => event.text === "builtin",
               target: "done",
@@ -79,7 +92,7 @@ const makeEnv = (variants = false): EnvDefinition => {
     description: "writes outside state into its context",
     machine,
     tools: {},
-    tokenizer: new WordTokenizer(["say", "something", "clock", "hello", "push", "builtin"]),
+    tokenizer: new WordTokenizer(["say", "something", "clock", "hello", "push", "builtin", "stash"]),
     task: () => ({ q: "x" }),
     // An environment with variants: its divergence hint adds that options must not change the machine.
     ...(variants ? { configure: () => makeEnv(), options: {} } : {}),
@@ -115,6 +128,18 @@ describe("a context that diverged in replay", () => {
   it("sees a change made in place (a push into an array), not 'no field changed'", async () => {
     const message = await divergence("push");
     expect(message).toContain("this transition changed in replay: context.stamps [] -> [1]");
+  });
+
+  it("says when no field the transition changed explains the hash: a change in place, live only, is not listed", async () => {
+    // The push into context.stamps happened live only; replay's transition changed turns alone. Listing
+    // turns, as if it differed, sent the user to the wrong field.
+    const message = await divergence("stash");
+    expect(message).toContain(
+      "this transition changed in replay: context.turns 0 -> 1, and putting it back does not give the recorded hash: " +
+        "the recording differs in a field this list does not show (changed live only: in place, not through assign) or holds another value in one it does (Date.now, Math.random)",
+    );
+    // Where putting a field back explains the hash, that field is named for certain, as before.
+    expect(await divergence("hello")).not.toContain("putting it back does not give");
   });
 
   it("a field named like a built-in (valueOf) is named, not an error of its own", async () => {
