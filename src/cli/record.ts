@@ -7,7 +7,7 @@ import { JsonlJournal, streamJournalFile } from "../journal/jsonl.ts";
 import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { JournalError, messageOf, UsageError } from "../kernel/errors.ts";
+import { JournalError, messageOf, thrownFrom, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { actionBudgetNote } from "../learn/config.ts";
@@ -17,7 +17,7 @@ import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { OutcomeTally } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
-import { PolicyActor } from "../runtime/policy-actor.ts";
+import { notAPolicy, PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout, taskSeedOf } from "../runtime/rollout.ts";
 import { ToolTally, type ToolTallySummary } from "../runtime/tool-tally.ts";
 import { progress } from "./progress.ts";
@@ -77,7 +77,23 @@ export const policyFor = (env: EnvDefinition, name: string): Policy => {
     throw new UsageError({
       detail: `environment ${env.id} has no policy "${name}"; its policies: ${Object.keys(env.policies ?? {}).join(", ") || "(none)"}`,
     });
-  return make();
+  // A factory that throws (an API key missing) or returns something else printed a stack trace of the
+  // framework's, "Cannot read properties of undefined (reading 'id')" for the second.
+  let policy: unknown;
+  try {
+    policy = make();
+  } catch (cause) {
+    const at = thrownFrom(cause);
+    throw new UsageError({
+      detail: `environment ${env.id}: policies.${name}() threw: ${messageOf(cause)}${at ? ` (thrown at ${at})` : ""}`,
+    });
+  }
+  const problem = notAPolicy(policy);
+  if (problem)
+    throw new UsageError({
+      detail: `environment ${env.id}: policies.${name}() did not return a Policy ({ id, version, tokenizer, act }, as scriptedPolicy(...) makes): ${problem}`,
+    });
+  return policy as Policy;
 };
 
 /** The summary's first abort: what the loop tracked, less the index it compared by. */

@@ -7,7 +7,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { progress } from "../cli/progress.ts";
-import { record } from "../cli/record.ts";
+import { policyFor, record } from "../cli/record.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -40,11 +40,12 @@ export const runWarmStart = async (
     log(`warm start: reusing ${checkpoint}`);
     return checkpoint;
   }
-  const expert = env.policies?.expert;
-  if (!expert)
+  if (!env.policies?.expert)
     throw new UsageError({
       detail: `the warm start records the environment's "expert" policy, and ${env.id} has none: use --no-warm-start or --init DIR`,
     });
+  // Made before anything is removed or recorded: a factory that throws or returns no Policy is named.
+  const expert = policyFor(env, "expert");
   const started = performance.now();
   const seed = splitSeed(config.seed, "warm-start");
   const demos = join(warmStartDir(runDir), "demos");
@@ -52,7 +53,7 @@ export const runWarmStart = async (
   rmSync(demos, { recursive: true, force: true });
   const recorded = await record({
     env,
-    policy: expert(),
+    policy: expert,
     episodes: warm.episodes,
     seed,
     out: demos,

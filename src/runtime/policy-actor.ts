@@ -8,6 +8,7 @@
  * holds for failures too: when a batched call throws, each of its rows is
  * asked again alone, so only the episodes whose own row fails are aborted.
  */
+import { shownValue } from "../kernel/errors.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
 
 interface Pending {
@@ -15,6 +16,20 @@ interface Pending {
   readonly resolve: (action: PolicyAction) => void;
   readonly reject: (cause: unknown) => void;
 }
+
+/** What is wrong with a value given as a Policy, or undefined for one that has its parts. */
+export const notAPolicy = (policy: unknown): string | undefined => {
+  if (typeof policy !== "object" || policy === null)
+    return `got ${policy === undefined ? "nothing (undefined)" : shownValue(policy)}`;
+  const { id, version, tokenizer, act } = policy as Partial<Record<keyof Policy, unknown>>;
+  if (typeof id !== "string") return `its id is ${shownValue(id)}, not a string`;
+  if (typeof act !== "function") return `policy ${id} has no act(requests) function`;
+  if (typeof (tokenizer as { encode?: unknown } | undefined)?.encode !== "function")
+    return `policy ${id} has no tokenizer (give it the environment's, env.tokenizer)`;
+  if (!(typeof version === "number" && Number.isInteger(version) && version >= 0))
+    return `policy ${id}'s version is ${shownValue(version)}, not a natural number`;
+  return undefined;
+};
 
 /**
  * Batches concurrent episodes' requests into `act` calls of at most `maxBatch` rows (default 64): give one to
@@ -36,6 +51,9 @@ export class PolicyActor {
   ) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1)
       throw new RangeError(`maxBatch must be a positive integer, got ${maxBatch}`);
+    // Anything else failed at the episode's start as "Cannot read properties of undefined (reading 'id')".
+    const problem = notAPolicy(policy);
+    if (problem) throw new TypeError(`PolicyActor takes a Policy ({ id, version, tokenizer, act }): ${problem}`);
   }
 
   /** Queues one request; it is answered in the next batch, and rejects only when its own row fails. */

@@ -1,4 +1,4 @@
-/**
+/*
  * The shared policy actor: one mailbox for every concurrent episode. Requests that arrive while the
  * policy is busy (or within the same event-loop turn) are answered by one batched `act` call, at most
  * `maxBatch` rows at a time. Rows are independent (each carries its own seed), so batching changes
@@ -9,6 +9,8 @@
  * asked again alone, so only the episodes whose own row fails are aborted.
  */
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
+/** What is wrong with a value given as a Policy, or undefined for one that has its parts. */
+export declare const notAPolicy: (policy: unknown) => string | undefined;
 /**
  * Batches concurrent episodes' requests into `act` calls of at most `maxBatch` rows (default 64): give one to
  * runEpisode or rollout. Throws a RangeError on a maxBatch that is not a positive integer.

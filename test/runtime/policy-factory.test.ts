@@ -1,0 +1,60 @@
+/**
+ * What an environment's `policies` factory makes is checked where it is made: a factory that returned
+ * something else failed at the episode's start with the framework's own stack ("Cannot read properties of
+ * undefined (reading 'id')"), and one that threw (an API key missing) printed a stack trace from record.
+ */
+import { describe, expect, it } from "vitest";
+import { lookupEnv } from "../../actors/lookup/index.ts";
+import weather from "../../actors/weather/env.ts";
+import { policyFor } from "../../src/cli/record.ts";
+import { defineEnv, PolicyActor, scriptedPolicy } from "../../src/index.ts";
+import { UsageError } from "../../src/kernel/errors.ts";
+
+const withPolicies = (policies: Record<string, () => unknown>) =>
+  defineEnv({ ...lookupEnv, policies: policies as never });
+
+describe("a policy factory that does not make a Policy", () => {
+  it("record's policyFor names the factory and what it returned", () => {
+    const env = withPolicies({ text: () => "hi", none: () => undefined });
+    expect(() => policyFor(env, "text")).toThrow(UsageError);
+    expect(() => policyFor(env, "text")).toThrow(
+      'environment lookup: policies.text() did not return a Policy ({ id, version, tokenizer, act }, as scriptedPolicy(...) makes): got "hi" (a string)',
+    );
+    expect(() => policyFor(env, "none")).toThrow("policies.none() did not return a Policy");
+    expect(() => policyFor(env, "none")).toThrow("got nothing (undefined)");
+  });
+
+  it("record's policyFor names a factory that throws, and the line that threw", () => {
+    const env = withPolicies({
+      llm: () => {
+        throw new Error("no API key in OPENAI_API_KEY");
+      },
+    });
+    let error: unknown;
+    try {
+      policyFor(env, "llm");
+    } catch (cause) {
+      error = cause;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).detail).toMatch(
+      /^environment lookup: policies\.llm\(\) threw: no API key in OPENAI_API_KEY \(thrown at test\/runtime\/policy-factory\.test\.ts:\d+:\d+\)$/,
+    );
+  });
+
+  it("PolicyActor refuses what is not a Policy, naming the part missing", () => {
+    const good = scriptedPolicy("s", lookupEnv.tokenizer, () => "<answer>x</answer>");
+    expect(() => new PolicyActor("hi" as never)).toThrow(
+      'PolicyActor takes a Policy ({ id, version, tokenizer, act }): got "hi" (a string)',
+    );
+    expect(() => new PolicyActor({ ...good, act: undefined } as never)).toThrow(
+      "policy s has no act(requests) function",
+    );
+    expect(() => new PolicyActor({ ...good, tokenizer: undefined } as never)).toThrow(
+      "policy s has no tokenizer (give it the environment's, env.tokenizer)",
+    );
+    expect(() => new PolicyActor({ ...good, version: -1 })).toThrow("policy s's version is -1, not a natural number");
+    expect(new PolicyActor(good).policy).toBe(good);
+    expect(policyFor(weather, "expert").id).toBe("weather-expert");
+  });
+});
