@@ -11,7 +11,7 @@
  * `allowedForAction` walks a recorded action (e.g. an expert's demonstration) through the same tree, so
  * behaviour cloning can learn under the mask the sampler will later use.
  */
-import { shownValue, UsageError } from "../kernel/errors.ts";
+import { messageOf, shownValue, UsageError } from "../kernel/errors.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvDefinition, LegalView } from "../runtime/env.ts";
 import type { PolicyRequest } from "../runtime/policy.ts";
@@ -89,10 +89,25 @@ export const requireLegalActions = (env: EnvDefinition): void => {
 
 /** The tree of the legal actions an environment declares for a state, or null when it declares none. */
 export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | null => {
-  const legal: unknown = env.legalActions?.(view);
-  if (legal == null) return null;
   // Numbered as the journal numbers turns: the first action is turn 0.
   const turn = view.history.filter((t) => t.role === "action").length;
+  let legal: unknown;
+  try {
+    legal = env.legalActions?.(view);
+  } catch (cause) {
+    // Said as the policy's failure ("policy X failed: legal bug"), it blamed the policy: name legalActions,
+    // and keep the stack of the throw, so the line of the environment's code that threw is still found.
+    const said = new Error(`environment ${env.id}: legalActions threw for turn ${turn}: ${messageOf(cause)}`, {
+      cause,
+    });
+    if (cause instanceof Error && cause.stack)
+      said.stack = `Error: ${said.message}\n${cause.stack
+        .split("\n")
+        .filter((line) => /^\s+at /.test(line))
+        .join("\n")}`;
+    throw said;
+  }
+  if (legal == null) return null;
   const bad = Array.isArray(legal) ? legal.findIndex((text) => typeof text !== "string") : -1;
   if (!Array.isArray(legal) || bad >= 0)
     throw new TypeError(

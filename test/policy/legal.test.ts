@@ -1,6 +1,7 @@
 /** Constrained decoding from an environment's legal actions: the prefix tree, the sampler, SFT's masks. */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { thrownFrom } from "../../src/kernel/errors.ts";
 import { WordTokenizer } from "../../src/kernel/tokenizer.ts";
 import { withLegalMasks } from "../../src/learn/sft.ts";
 import { scoreTokens } from "../../src/learn/train-step.ts";
@@ -159,6 +160,24 @@ describe("constrained decoding", () => {
     }
     const unconstrained = { ...toyEnv, legalActions: () => null } as unknown as EnvDefinition;
     expect(constrainTo(unconstrained)(request("x", "paris"))).toBeNull();
+  });
+
+  it("a legalActions that throws is named as the environment's, keeping the line of its own code that threw", () => {
+    // Said as "policy X failed: legal bug", it blamed the policy and named no legalActions.
+    const throwing = {
+      ...toyEnv,
+      legalActions: () => {
+        throw new Error("legal bug");
+      },
+    } as unknown as EnvDefinition;
+    let error: unknown;
+    try {
+      legalTrie(throwing, request("x", "paris"));
+    } catch (cause) {
+      error = cause;
+    }
+    expect((error as Error).message).toBe("environment toy: legalActions threw for turn 0: legal bug");
+    expect(thrownFrom(error)).toMatch(/^test\/policy\/legal\.test\.ts:\d+:\d+$/);
   });
 
   it("SFT masks: a demonstrated legal action gets the sampler's allowed ids, an illegal one none", () => {
