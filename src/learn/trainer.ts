@@ -625,6 +625,30 @@ const refuseFileAsOut = (out: string): void => {
     throw new UsageError({ detail: `${out} is a file; a run's --out is a folder (config.json, checkpoints/, ...)` });
 };
 
+/**
+ * The journal folders a resume removes (episodes/uNNNNN from the version resumed from on) hold the run's
+ * journals and nothing else; anything more was put there by something else (`train --out RUN/episodes/u00009`,
+ * an sft clone, a recording), and removing the folder would delete it with no trace: refused, naming it.
+ */
+const refuseForeignInRedone = (out: string, startStep: number, steps: number): void => {
+  for (let step = startStep; step < steps + 1; step++) {
+    const folder = join(out, "episodes", `u${pad(step)}`);
+    if (!existsSync(folder)) continue;
+    const foreign = readdirSync(folder, { withFileTypes: true }).filter(
+      (entry) => !(entry.isFile() && entry.name.endsWith(".jsonl")),
+    );
+    if (foreign.length > 0)
+      throw new UsageError({
+        detail: `${folder} holds ${foreign
+          .slice(0, 3)
+          .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+          .join(
+            ", ",
+          )}${foreign.length > 3 ? ", ..." : ""}, which the run did not write there: the resume redoes that update and removes the folder with everything in it; move what is not the run's out of ${out}, then resume`,
+      });
+  }
+};
+
 /** A fresh run into a folder that holds a run is refused: `resume` is how it continues. */
 export const refuseRunFolder = (out: string, resume = "--resume (from code: train({ ..., resume: true }))"): void => {
   if (existsSync(join(out, "metrics.jsonl")))
@@ -635,6 +659,11 @@ export const refuseRunFolder = (out: string, resume = "--resume (from code: trai
   if (basename(parent) === "checkpoints" && existsSync(join(parent, "latest.json")))
     throw new UsageError({
       detail: `${out} is in a train run's checkpoints/ folder: a run there would break that run's checkpoints and --resume; train into a folder of its own${existsSync(join(out, "manifest.json")) ? ` (--init ${out} starts from that checkpoint)` : ""}`,
+    });
+  // A run's episodes/ folder: that run's resume removes its episodes/uNNNNN folders whole, this run with them.
+  if (basename(parent) === "episodes" && existsSync(join(dirname(parent), "config.json")))
+    throw new UsageError({
+      detail: `${out} is in the episodes/ folder of the train run ${dirname(parent)}: that run's --resume removes the journal folders it redoes, with anything in them; train into a folder of its own`,
     });
   if (existsSync(join(out, "manifest.json")) || existsSync(join(out, "weights.bin")))
     throw new UsageError({
@@ -754,6 +783,9 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     log(`resuming ${out} from policy version ${latest.version}`);
   }
   // Work after the last checkpoint is redone: its metrics lines and journals are dropped, and said so.
+  // Those journal folders are removed whole, so one that holds anything but journals (a run, a clone or
+  // a recording written into episodes/uNNNNN) is refused first, before anything is changed.
+  refuseForeignInRedone(out, startStep, config.steps);
   if (existsSync(metricsFile)) {
     const text = readMetricsText(metricsFile);
     const lines = text.split("\n");
