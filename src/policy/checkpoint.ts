@@ -354,23 +354,30 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
   const temporary = `${target}.tmp-${process.pid}-${saves}`;
   await rm(temporary, { recursive: true, force: true });
   await mkdir(temporary);
-  await writeSynced(path.join(temporary, FILES.weights), weights);
-  if (moments) await writeSynced(path.join(temporary, FILES.optimizer), moments);
-  await writeSynced(path.join(temporary, FILES.config), config);
-  await writeSynced(path.join(temporary, FILES.tokenizer), tokenizerJson);
-  await writeSynced(path.join(temporary, FILES.manifest), JSON.stringify(manifest, null, 2));
-  if (origin) {
-    const { by, ...record } = origin;
-    await writeSynced(
-      path.join(temporary, by === "sft" ? SFT_FILE : AVERAGE_FILE),
-      `${JSON.stringify(record, null, 2)}\n`,
-    );
+  try {
+    await writeSynced(path.join(temporary, FILES.weights), weights);
+    if (moments) await writeSynced(path.join(temporary, FILES.optimizer), moments);
+    await writeSynced(path.join(temporary, FILES.config), config);
+    await writeSynced(path.join(temporary, FILES.tokenizer), tokenizerJson);
+    await writeSynced(path.join(temporary, FILES.manifest), JSON.stringify(manifest, null, 2));
+    if (origin) {
+      const { by, ...record } = origin;
+      await writeSynced(
+        path.join(temporary, by === "sft" ? SFT_FILE : AVERAGE_FILE),
+        `${JSON.stringify(record, null, 2)}\n`,
+      );
+    }
+    // The lock of the process writing the folder (sft, average: src/journal/lock.ts) goes with it, so that the
+    // folder stays locked through the swap.
+    if (existsSync(path.join(target, LOCK_FILE)))
+      await copyFile(path.join(target, LOCK_FILE), path.join(temporary, LOCK_FILE)).catch(() => undefined);
+    await syncFolder(temporary);
+  } catch (cause) {
+    // A save that failed (a full disk, an I/O error) takes its half-written folder with it: nothing else would
+    // remove it beside an sft or average --out, and on a full disk it holds the space the next try needs.
+    await rm(temporary, { recursive: true, force: true }).catch(() => undefined);
+    throw cause;
   }
-  // The lock of the process writing the folder (sft, average: src/journal/lock.ts) goes with it, so that the
-  // folder stays locked through the swap.
-  if (existsSync(path.join(target, LOCK_FILE)))
-    await copyFile(path.join(target, LOCK_FILE), path.join(temporary, LOCK_FILE)).catch(() => undefined);
-  await syncFolder(temporary);
   if (existsSync(target)) {
     // rename() cannot replace a folder that has files: move the old one aside first. A kill between the
     // two renames leaves no folder under the name (a `missing` manifest when loading), never a mixed one.

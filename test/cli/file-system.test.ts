@@ -86,6 +86,20 @@ describe("file-system trouble, in one line", () => {
   });
 });
 
+describe("a checkpoint save that fails", () => {
+  it("takes its half-written folder with it: an sft that hit the file size limit left OUT.tmp-PID-N beside --out, never removed", () => {
+    const dir = tempDir("agent-r1-fs-save-");
+    const out = join(dir, "clone");
+    // 200 KiB: the epoch runs, and the clone's weights.bin (over 500 KB) fails with EFBIG mid-write.
+    const sft = cli(
+      `ulimit -f 200; node bin/agent-r1.js sft --env lookup --data replays/lookup/expert --epochs 1 --out ${JSON.stringify(out)}`,
+    );
+    expect(sft.status, sft.stderr).toBe(2);
+    expect(sft.stderr).toContain("error: EFBIG: file too large, write");
+    expect(readdirSync(dir)).toEqual([]);
+  }, 120_000);
+});
+
 describe("a closed stderr", () => {
   it("loses only the progress: record goes on to the end and its --json summary reaches stdout, exit 0", async () => {
     // `record ... 2>&1 >summary.json | head -1`: the reader of stderr is gone before the command ends.
