@@ -1011,6 +1011,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
         });
         bar.stop();
+        if (Number.isNaN(result.losses.at(-1)))
+          process.stderr.write(
+            `warning: every step of the last epoch was skipped (its loss was not finite), so the clone in ${opts.out} is not a trained one; a learning rate too high (--lr ${opts.lr}) is the usual cause\n`,
+          );
         out(
           `cloned ${result.episodes} episodes (${result.actionTokens} action tokens) for ${opts.epochs} epoch${opts.epochs === 1 ? "" : "s"} (${result.tokens} action tokens trained on in all), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
         );

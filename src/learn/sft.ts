@@ -440,7 +440,8 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
       }
     }
     tokens += count;
-    losses.push(total / Math.max(1, count));
+    // An epoch whose every step was skipped (a NaN loss) has no loss: NaN, not a 0 that reads as a perfect fit.
+    losses.push(count > 0 ? total / count : Number.NaN);
     await options.onEpoch?.(epoch, losses.at(-1)!, (dir) => saveCheckpoint(dir, clone));
   }
   await saveCheckpoint(options.out, clone);
