@@ -2,11 +2,12 @@
  * The `agent-r1` command line. Exit codes: 0 success, 1 a check failed (divergence, corruption), 2 bad
  * usage (unknown names, wrong values, missing files), with a one-line message saying what is accepted.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { sameEpisode } from "../journal/copies.ts";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
+import { liveLockHolder } from "../journal/lock.ts";
 import {
   EnvMismatchError,
   EnvProtocolError,
@@ -176,6 +177,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         if (env === given) givenUsed = true;
         return env;
       };
+      if (opts.repair) refuseRepairWhileWritten(path);
       for await (const verdict of checkPath(path, { verify: !!opts.verify, repair: !!opts.repair, envOf })) {
         if (verdict.repaired && verdict.repaired.keptEvents === 0) {
           // Nothing whole was left: the file is gone, not a journal read ok.
@@ -447,6 +449,25 @@ const otherCheckpoints = (file: string, detail: string): string => {
     `; the run's ${checkpoint === file ? "" : "other "}checkpoints: ${shown.join(", ")} (give one, e.g. ${join(folder, others.at(-1)!)}, as --checkpoint or --init; ` +
     `train --resume goes on from ${join(folder, "latest.json")}: set its "dir" and "version" to one of them to resume from there)`
   );
+};
+
+/**
+ * `replay --repair` of journals that a live record or train is writing: an episode in flight there is an empty
+ * file or a prefix, which repair would remove or cut under the writer (its later lines then went to a removed
+ * file, or after the cut: the episode lost, or a damaged journal, while the writer reported it recorded).
+ * The writer's lock is in its --out: the folder given, or one up to three levels above (a run's episodes/uNNNNN).
+ */
+const refuseRepairWhileWritten = (path: string): void => {
+  let dir = resolvePath(path);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) dir = dirname(dir);
+  for (let up = 0; up <= 3; up++, dir = dirname(dir)) {
+    const holder = liveLockHolder(dir);
+    if (holder)
+      throw new UsageError({
+        detail: `--repair: ${dir} is being written by agent-r1 process ${holder.pid} (${holder.command}, since ${holder.since}); its episodes in flight look cut short, and repair would cut or remove them under it: wait for it to end (or stop it), then repair; replay without --repair only reads`,
+      });
+    if (dirname(dir) === dir) break;
+  }
 };
 
 /**

@@ -144,6 +144,23 @@ const holderLives = (owner: LockRecord | undefined): owner is LockRecord =>
   owner !== undefined && alive(owner.pid) && !reused(owner);
 
 /**
+ * The live process that holds `folder`'s lock (its pid, command and start), or undefined when none does: for a
+ * command that changes journals without writing them (`replay --repair`), which must not cut the files of an
+ * episode still being written.
+ */
+export const liveLockHolder = (folder: string): { pid: number; command: string; since: string } | undefined => {
+  let text: string | undefined;
+  try {
+    text = readText(join(resolve(folder), LOCK_FILE));
+  } catch {
+    return undefined;
+  }
+  if (text === undefined) return undefined;
+  const owner = parseLock(text);
+  return holderLives(owner) ? { pid: owner.pid, command: owner.command, since: owner.since } : undefined;
+};
+
+/**
  * The temp file a record is written to before it is linked into place:
  * `.agent-r1.lock.tmp-<pid>-<random>` (or the claim's name with `.tmp-...`), in the same folder (a link
  * does not cross file systems).

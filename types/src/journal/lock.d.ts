@@ -36,6 +36,16 @@ export declare const processDead: (pid: number) => boolean;
  */
 export declare const EMPTY_LOCK_GRACE_MS = 5000;
 /**
+ * The live process that holds `folder`'s lock (its pid, command and start), or undefined when none does: for a
+ * command that changes journals without writing them (`replay --repair`), which must not cut the files of an
+ * episode still being written.
+ */
+export declare const liveLockHolder: (folder: string) => {
+    pid: number;
+    command: string;
+    since: string;
+} | undefined;
+/**
  * Takes the folder's lock for `command` (the folder must exist); throws a UsageError when another live
  * process holds it, or when this process already does (two runs of one program into one folder).
  */
