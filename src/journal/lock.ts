@@ -119,6 +119,11 @@ const readText = (file: string): string | undefined => {
     return readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    // Node's EISDIR names no path: the folder would not know which one is in the way.
+    if ((error as NodeJS.ErrnoException).code === "EISDIR")
+      throw new UsageError({
+        detail: `${file} is a folder, where agent-r1 keeps the lock of the folder it writes (a file); agent-r1 never makes such a folder: move it away, then run the command again`,
+      });
     throw error;
   }
 };

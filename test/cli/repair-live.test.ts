@@ -3,7 +3,7 @@
  * journal is created empty before its first event, and repair removed it as "a file with no event"; the
  * recorder then wrote the episode into the removed file and reported it recorded. Repair now refuses a folder
  * whose writer's lock is held by a live process (the folder given or one up to three levels above), and
- * changes nothing; plain replay still reads it.
+ * changes nothing; plain replay still reads it. And a folder standing where the lock file goes is named.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -53,4 +53,13 @@ it("replay --repair goes on where the lock's process is gone (a recording that w
   await main(["replay", "--repair", folder]);
   expect(output.stderr).not.toContain("--repair:");
   expect(existsSync(join(folder, "ep-x-1.jsonl"))).toBe(false);
+});
+
+it("a folder in the lock's place is named, not Node's EISDIR without a path", async () => {
+  const folder = tempDir("agent-r1-lock-folder-");
+  mkdirSync(join(folder, LOCK_FILE));
+  expect(await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", folder])).toBe(2);
+  expect(output.stderr).toContain(
+    `error: ${join(folder, LOCK_FILE)} is a folder, where agent-r1 keeps the lock of the folder it writes (a file)`,
+  );
 });
