@@ -166,8 +166,10 @@ const refuseHtmlTarget = (file: string): void => {
       detail: `--html ${file}: the page's file name must end in .html${existsSync(file) ? " (and this file exists: inspect replaces only its own pages)" : ""}`,
     });
   if (!existsSync(file)) return;
-  // An .html page of the user's own is not inspect's to replace.
-  if (!isViewerPage(readFileSync(file, "utf8")))
+  // An .html page of the user's own is not inspect's to replace; an empty file holds nothing to lose (an
+  // earlier version's page, killed mid-write, was left so).
+  const text = readFileSync(file, "utf8");
+  if (text !== "" && !isViewerPage(text))
     throw new UsageError({
       detail: `--html ${file} exists and is not a page inspect wrote; inspect replaces only its own pages: give a new file name, or remove that one first`,
     });

@@ -10,7 +10,7 @@
  * into markup.
  */
 import { existsSync, statSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { streamJournalFile } from "../journal/jsonl.ts";
 import { readJsonText } from "../kernel/canonical.ts";
@@ -561,6 +561,15 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
 export const writeViewer = async (path: string, file: string, options: ViewerOptions = {}): Promise<ViewerPage> => {
   const page = await viewerHtml(path, options);
   makeFolders(dirname(resolve(file)));
-  await writeFile(file, page.html);
+  // Written aside and renamed: a kill mid-write left the page empty (truncated first), which the next
+  // inspect --html then refused to replace as not one of its pages.
+  const temporary = `${file}.tmp-${process.pid}`;
+  try {
+    await writeFile(temporary, page.html);
+    await rename(temporary, file);
+  } catch (cause) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw cause;
+  }
   return page;
 };

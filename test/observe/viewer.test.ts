@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -187,6 +187,13 @@ describe("the episode viewer page", () => {
     done = cli("inspect", GOLDEN, "--html", page);
     expect(done.code, done.stderr).toBe(0);
     expect(readFileSync(page, "utf8")).not.toBe(first);
+    // An empty file (a page an earlier version was killed while writing: truncated, then written) holds
+    // nothing to lose: replaced, not refused as someone else's page. The page is now written aside and renamed.
+    writeFileSync(page, "");
+    done = cli("inspect", GOLDEN, "--html", page);
+    expect(done.code, done.stderr).toBe(0);
+    expect(readFileSync(page, "utf8")).toContain("<!doctype html>");
+    expect(readdirSync(dir).filter((name) => name.includes(".tmp-"))).toEqual([]);
   });
 
   it("agent-r1 inspect of a missing path exits 2 with one line", async () => {
