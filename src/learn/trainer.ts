@@ -768,7 +768,16 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   let savedOptimizer: OptimizerState | undefined;
   await removeUnfinishedSaves(join(out, "checkpoints"));
   const latest = options.resume ? readLatest(out) : undefined;
-  if (options.resume && !latest) log(`no checkpoint in ${out}/checkpoints yet: starting from the beginning`);
+  if (options.resume && !latest) {
+    // A checkpoint that latest.json does not name (a kill right after the first save, or latest.json removed
+    // by hand) is not trusted: it is moved aside below, and said so here rather than "no checkpoint".
+    const unnamed = checkpointsIn(join(out, "checkpoints")).filter((name) => /^v\d+$/.test(name));
+    log(
+      unnamed.length === 0
+        ? `no checkpoint in ${out}/checkpoints yet: starting from the beginning`
+        : `${out}/checkpoints has no latest.json, which names the checkpoint a resume starts from: starting from the beginning, and ${unnamed.join(", ")} ${unnamed.length === 1 ? "goes" : "go"} to ${out}/dropped-checkpoints (to go on from one instead, train a new run from it with --init)`,
+    );
+  }
   if (latest) {
     model.dispose();
     const loaded = await loadCheckpointFor(env, join(out, "checkpoints", latest.dir));

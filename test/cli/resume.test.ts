@@ -4,7 +4,7 @@
  * it), and a run already at its --steps says so. In process through `main`; Ctrl-C in a child process.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -92,6 +92,18 @@ describe("train --resume", () => {
       readdirSync(join(run, "checkpoints")).filter((d) => d.startsWith("v")),
     );
   });
+
+  it("says which checkpoints it sets aside when latest.json is gone, not that there are none", async () => {
+    const unnamed = join(tempDir("agent-r1-resume-unnamed-"), "run");
+    cpSync(run, unnamed, { recursive: true });
+    rmSync(join(unnamed, "checkpoints", "latest.json"));
+    expect(await main(["train", "--out", unnamed, "--resume", "--steps", "1"])).toBe(0);
+    expect(output.stderr).toContain(
+      `${unnamed}/checkpoints has no latest.json, which names the checkpoint a resume starts from: starting from the beginning, and v00001, v00002 go to ${unnamed}/dropped-checkpoints`,
+    );
+    expect(output.stderr).not.toContain("no checkpoint in");
+    expect(readdirSync(join(unnamed, "dropped-checkpoints")).sort()).toEqual(["v00001", "v00002"]);
+  }, 60_000);
 
   it("refuses a folder that holds other files and no run", async () => {
     const other = tempDir("agent-r1-resume-other-");
