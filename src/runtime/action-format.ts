@@ -47,6 +47,9 @@ export const formatCall = (tool: Tool, args: Json): string => {
   const notJson = notPlainJson(args);
   if (notJson !== undefined)
     throw new TypeError(`formatCall: the arguments of ${tool.name} are not plain JSON: ${notJson}`);
+  // Not Unicode: the call would parse as malformed (JSON) or as U+FFFD in place of the surrogate (bare text).
+  const notText = notUnicode(args);
+  if (notText !== undefined) throw new TypeError(`formatCall: the arguments of ${tool.name}: ${notText}`);
   // Arguments that do not fit would be written as a call of something else (`{ titel: "x" }` as `<t>undefined</t>`).
   const decoded = decodeArgs(tool)(args);
   if (Result.isFailure(decoded))
@@ -131,10 +134,35 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
   // of whatever walks the arguments next.
   const notJson = notPlainJson(args);
   if (notJson !== undefined) return { kind: "malformed", reason: `arguments of ${name}: ${notJson}` };
+  // A JSON escape writes a lone surrogate in ASCII (`{"q":"\ud800"}`): the action's text is Unicode, the
+  // arguments are not, and the call could not be journaled (the episode aborted at its tool.called).
+  const notText = notUnicode(args);
+  if (notText !== undefined) return { kind: "malformed", reason: `arguments of ${name}: ${notText}` };
   const decoded = decodeArgs(tool)(args);
   if (Result.isFailure(decoded))
     return { kind: "malformed", reason: `arguments of ${name}: ${String(decoded.failure.message)}` };
   return { kind: "call", tool: name, args: args as Json };
+};
+
+/** Where `value` (plain JSON) holds a string or key that is not Unicode: a lone UTF-16 surrogate. */
+const notUnicode = (value: unknown, path = ""): string | undefined => {
+  const where = (at: string) => (at.length <= 60 ? at : `${at.slice(0, 30)}…${at.slice(-20)}`) || "the value";
+  if (typeof value === "string")
+    return value.isWellFormed() ? undefined : `${where(path)} holds a lone surrogate, which is not Unicode`;
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const problem = notUnicode(value[i], `${path}[${i}]`);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (!key.isWellFormed()) return `a key of ${where(path)} holds a lone surrogate, which is not Unicode`;
+    const problem = notUnicode(item, `${path}.${key}`);
+    if (problem) return problem;
+  }
+  return undefined;
 };
 
 /**

@@ -89,6 +89,44 @@ describe("parseAction on a tool with JSON arguments", () => {
     }
   });
 
+  it("calls arguments whose JSON escapes write a lone surrogate malformed, and formatCall refuses them", () => {
+    // `\ud800` is six ASCII characters a model can type; parsed, it is a string that is not Unicode, which the
+    // journal cannot write: the call's tool.called aborted the episode.
+    for (const [text, where] of [
+      ['<calc>{"a":1,"op":"\\ud800","b":2}</calc>', ".op"],
+      ['<calc>{"a":1,"op":"+","b":2,"\\udc00":3}</calc>', "a key of the value"],
+    ] as const) {
+      const parsed = parseAction(text, tools);
+      expect(parsed).toEqual({
+        kind: "malformed",
+        reason: `arguments of calc: ${where} holds a lone surrogate, which is not Unicode`,
+      });
+      expect(callOf(text, tools, "calc")).toBeUndefined();
+    }
+    const note = defineTool({
+      name: "note",
+      description: "keeps a note",
+      parameters: Schema.Struct({ text: Schema.String, n: Schema.Number }),
+      execute: ({ text }) => text,
+    });
+    // A surrogate pair written as two escapes is one character: a call like any other.
+    expect(parseAction('<note>{"text":"\\ud83c\\udf4e","n":1}</note>', { note })).toEqual({
+      kind: "call",
+      tool: "note",
+      args: { text: "\u{1F34E}", n: 1 },
+    });
+    expect(() => formatCall(note, { text: "half \ud800", n: 1 })).toThrow(
+      "formatCall: the arguments of note: .text holds a lone surrogate, which is not Unicode",
+    );
+    const bare = defineTool({
+      name: "bare",
+      description: "one string",
+      parameters: Schema.Struct({ q: Schema.String }),
+      execute: ({ q }) => q,
+    });
+    expect(() => formatCall(bare, { q: "\udfff" })).toThrow(/\.q holds a lone surrogate/);
+  });
+
   it("calls arguments nested past the depth limit malformed instead of overflowing the stack", () => {
     // A tool that takes any JSON: its parameters would decode whatever nesting came through.
     const store = defineTool({

@@ -11,7 +11,9 @@ import { describe, expect, it } from "vitest";
 import { assign, setup } from "xstate";
 import {
   type AgentActEvent,
+  callOf,
   defineEnv,
+  defineTool,
   type EnvInput,
   end,
   MemoryJournal,
@@ -19,7 +21,9 @@ import {
   PolicyActor,
   replayEpisode,
   rollout,
+  Schema,
   scriptedPolicy,
+  toolActors,
   WordTokenizer,
 } from "../../src/index.ts";
 import { checkRewards, neverCrashes, playEpisode, replaysIdentically } from "../../src/testing/index.ts";
@@ -104,6 +108,74 @@ describe("text that is not Unicode", () => {
       "hello",
       "hello \ufffd",
     ]);
+  });
+
+  it("a call whose JSON escapes write a lone surrogate is malformed, not an aborted episode", async () => {
+    // `\ud800` in a call's JSON is ASCII in the action, and a lone surrogate once parsed: callOf gave it to the
+    // machine, whose invoke journaled it as tool.called, and the episode aborted ("could not record tool.called").
+    const order = defineTool({
+      name: "order",
+      description: "orders an item",
+      parameters: Schema.Struct({ item: Schema.String, qty: Schema.Number }),
+      execute: ({ item }) => item,
+    });
+    const tools = { order };
+    const call = (text: string) => callOf<{ item: string; qty: number }>(text, tools, "order");
+    const shop = setup({
+      types: {
+        context: {} as { last: string },
+        events: {} as AgentActEvent,
+        input: {} as EnvInput<{ q: string }>,
+      },
+      actors: toolActors(tools),
+    }).createMachine({
+      context: { last: "" },
+      initial: "waiting",
+      entry: observe("order"),
+      states: {
+        waiting: {
+          on: {
+            "agent.act": [
+              { guard: ({ event }) => event.text === "stop", target: "done", actions: end("stopped") },
+              {
+                guard: ({ event }) => call(event.text) !== undefined,
+                target: "asking",
+                actions: assign({ last: ({ event }) => event.text }),
+              },
+              { actions: observe("malformed") },
+            ],
+          },
+        },
+        asking: {
+          invoke: {
+            src: "order",
+            input: ({ context }: { context: { last: string } }) => call(context.last)!,
+            onDone: { target: "waiting", actions: observe("ordered") },
+          },
+        },
+        done: { type: "final" },
+      },
+    });
+    const shopEnv = defineEnv({
+      id: "shop",
+      version: "1",
+      description: "orders items",
+      machine: shop,
+      tools,
+      tokenizer: new WordTokenizer(["order", "ordered", "malformed", "stop"]),
+      task: () => ({ q: "x" }),
+    });
+    const { record, events } = await playEpisode(shopEnv, {
+      seed: "s",
+      actions: ['<order>{"item":"\\ud800","qty":1}</order>', '<order>{"item":"tea","qty":1}</order>', "stop"],
+    });
+    expect(record.reason).toBe("stopped");
+    expect(events.filter((e) => e.type === "env.observed").map((e) => (e as { text: string }).text)).toEqual([
+      "order",
+      "malformed",
+      "ordered",
+    ]);
+    expect(replayEpisode(events, shopEnv).events).toHaveLength(events.length);
   });
 
   it("the testing kit's neverCrashes passes on lone surrogates instead of hanging", async () => {
