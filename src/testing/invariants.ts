@@ -512,12 +512,18 @@ const mostCallsInFlight = (events: readonly EpisodeEvent[]): number => {
   return most;
 };
 
-/** No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort). */
+/**
+ * No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort)
+ * or write what the journal cannot hold (a "could not record" abort: its own text with a lone surrogate, from
+ * a `slice` that cut an emoji in two, or a tool input holding one), which aborts the episode just the same.
+ */
 export const neverCrashes = (): RewardInvariant<EpisodeScript> =>
   episodeInvariant("no action or tool result crashes the environment", (e) =>
     e.record.reason.startsWith(`${ABORTED}environment error`)
       ? `the episode ended with "${e.record.reason}"${e.record.thrownAt ? ` (thrown at ${e.record.thrownAt})` : ""}`
-      : undefined,
+      : e.record.reason.startsWith(`${ABORTED}could not record `)
+        ? `the episode ended with "${e.record.reason}": the environment wrote an event the journal cannot hold`
+        : undefined,
   );
 
 /** The recorded episode replays through the machine's pure transitions to the same events. */

@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { setup } from "xstate";
 import weather from "../../actors/weather/env.ts";
+import { type AgentActEvent, defineEnv, type EnvInput, end, observe, WordTokenizer } from "../../src/index.ts";
 import type { AnyRewardInvariant, RewardCheckOptions } from "../../src/testing/index.ts";
 import {
   CounterexampleError,
@@ -257,6 +259,47 @@ describe("reward invariants, against a sound environment and broken variants of 
     const failure = await failureOf(checkRewards(fragile, { ...failing, invariants: [neverCrashes()] }));
     expect(failure.violation.message).toMatch(
       /^the episode ended with "aborted: environment error: [\s\S]*cannot read this action" \(thrown at test\/testing\/fixtures\.ts:\d+:\d+\)$/,
+    );
+  });
+
+  it("neverCrashes catches an environment whose own text cannot be journaled (a slice that cuts an emoji in two)", async () => {
+    // Such an episode aborts ("could not record env.observed") like one whose guard threw, and the check passed it.
+    const machine = setup({
+      types: { context: {} as { n: number }, events: {} as AgentActEvent, input: {} as EnvInput<{ q: string }> },
+    }).createMachine({
+      context: { n: 0 },
+      initial: "waiting",
+      entry: observe("say"),
+      states: {
+        waiting: {
+          on: {
+            "agent.act": [
+              { guard: ({ event }) => event.text === "stop", target: "done", actions: end("stopped", { success: 1 }) },
+              { actions: observe(({ event }) => `you said ${event.text.slice(0, 3)}`) },
+            ],
+          },
+        },
+        done: { type: "final" },
+      },
+    });
+    const cutting = defineEnv({
+      id: "cutting",
+      version: "1",
+      description: "echoes the first three code units of an action",
+      machine,
+      tools: {},
+      tokenizer: new WordTokenizer(["say", "you", "said", "stop"]),
+      task: () => ({ q: "x" }),
+    });
+    const failure = await failureOf(
+      checkRewards(cutting, {
+        actions: fc.constantFrom("ab\u{1F34E}", "stop"),
+        numRuns: 20,
+        invariants: [neverCrashes()],
+      }),
+    );
+    expect(failure.violation.message).toMatch(
+      /^the episode ended with "aborted: could not record env\.observed: .*surrogate.*": the environment wrote an event the journal cannot hold$/i,
     );
   });
 

@@ -102,7 +102,11 @@ interface OrderCase {
  * order), and compares the rewards of every turn (as multisets: the order of rewards within a turn may differ).
  */
 export declare const orderIndependentRewards: () => RewardInvariant<OrderCase>;
-/** No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort). */
+/**
+ * No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort)
+ * or write what the journal cannot hold (a "could not record" abort: its own text with a lone surrogate, from
+ * a `slice` that cut an emoji in two, or a tool input holding one), which aborts the episode just the same.
+ */
 export declare const neverCrashes: () => RewardInvariant<EpisodeScript>;
 /** The recorded episode replays through the machine's pure transitions to the same events. */
 export declare const replaysIdentically: () => RewardInvariant<EpisodeScript>;
