@@ -179,6 +179,9 @@ export const replayEpisode = (
   /** Tool calls in flight: call id -> the machine's child actor id. */
   const pending = new Map<string, string>();
 
+  /** The recorded tool calls by call id: deriving afresh, a call must still be the one whose result was recorded. */
+  const recordedCalls = new Map(recorded.flatMap((e) => (e.type === "tool.called" ? [[e.call, e] as const] : [])));
+
   /** The canonical JSON of { value, context } at the last transition that matched its record. */
   let matchedTransition = "";
 
@@ -213,7 +216,20 @@ export const replayEpisode = (
       out.push(actual);
       cursor += 1;
     } else {
-      // Deriving afresh: skip the record's derived events; keep its inputs for the fold.
+      // Deriving afresh: skip the record's derived events; keep its inputs for the fold. A tool call must still
+      // be the recorded one: its recorded result is fed to the machine as this call's, and it answers the
+      // recorded arguments only (a variant that asks for something else would be given another call's result).
+      if (body.type === "tool.called") {
+        const made = recordedCalls.get(body.call);
+        const call = (c: { tool: string; args: Json }) => `${c.tool}(${brief(c.args)})`;
+        const same = (c: { tool: string; args: Json }) => canonicalJson([c.tool, c.args]);
+        if (made !== undefined && same(made) !== same(body))
+          refuse(
+            made.seq,
+            `call ${body.call}: ${call(made)}`,
+            `this environment calls ${call(body)} as call ${body.call}: the recorded result answers ${call(made)}, not this call, so re-deriving the episode would feed it another call's result (a variant that re-rewards recorded episodes must make the tool calls they made)`,
+          );
+      }
       out.push(body);
     }
   };
@@ -387,8 +403,21 @@ export const replayEpisode = (
       "replay ended the episode before this event",
     );
 
+  /**
+   * Why deriving afresh stopped before the machine ended: a journal cut short, or, for one that ended, an
+   * environment that asks for more than was recorded (another action, or a tool call the recording never made).
+   */
+  const ranOut = (): string => {
+    if (!recorded.some((e) => e.type === "episode.ended")) return "journal cut short";
+    const unanswered = [...pending.keys()].flatMap((call) =>
+      out.flatMap((e) => (e.type === "tool.called" && e.call === call ? [`${e.tool}(${brief(e.args)})`] : [])),
+    );
+    return unanswered.length > 0
+      ? `the recording holds no result for ${unanswered.join(", ")}, which this environment calls: a variant that re-rewards recorded episodes must make the tool calls they made`
+      : "the recorded actions ran out before this environment ended the episode (it asks for another action)";
+  };
   const last = out[out.length - 1];
-  const endedBody = last?.type === "episode.ended" ? last : derivation.ended("journal cut short");
+  const endedBody = last?.type === "episode.ended" ? last : derivation.ended(ranOut());
   return {
     episode,
     events: out,

@@ -102,9 +102,14 @@ describe("replay folds recorded inputs through the machine's pure transitions", 
     );
     recorded[i] = { ...acted, tokens: [...acted.tokens, 1e6] };
     expect(() => replayEpisode(recorded, lookupEnv)).toThrow(/token id/);
-    // Deriving afresh (re-rewarding) trusts the record's text, as before.
-    recorded[i] = { ...acted, text: "<lookup>k2</lookup>" };
+    // Deriving afresh (re-rewarding) does not check the tokens against the text, as before.
     expect(replayEpisode(recorded, lookupEnv, { verify: false }).turns).toBe(1);
+    // It trusts the record's text, but a text that makes another tool call than the recorded one is refused:
+    // the recorded result answers lookup(k1), not lookup(k2).
+    recorded[i] = { ...acted, text: "<lookup>k2</lookup>" };
+    expect(() => replayEpisode(recorded, lookupEnv, { verify: false })).toThrow(
+      /this environment calls lookup\(\{"key":"k2"\}\) as call c0: the recorded result answers lookup\(\{"key":"k1"\}\)/,
+    );
   });
 
   it("a policy that returns garbage aborts the episode readably, and the abort replays", async () => {
