@@ -29,7 +29,7 @@ const tools = { echo: echoTool };
  * `<echo>w</echo>` echoes a word (process reward 1 when the tool says back the word asked, once), then an
  * answer ends it. `ask` turns the action's word into the word the machine asks for: the variants under test.
  */
-const createEchoEnv = (ask: (word: string) => string = (w) => w, needsCalls = 1) =>
+const createEchoEnv = (ask: (word: string) => string = (w) => w, needsCalls = 1, answerCalls = false) =>
   defineEnv({
     id: "echo-env",
     version: "1",
@@ -56,11 +56,15 @@ const createEchoEnv = (ask: (word: string) => string = (w) => w, needsCalls = 1)
                 actions: [reward("outcome", 1, "answered"), end("answered", { success: 1 })],
               },
               {
-                guard: ({ event }) => parseAction(event.text, tools).kind === "call",
+                // answerCalls: an answer is one more call (a variant that asks for a call never recorded).
+                guard: ({ event }) =>
+                  parseAction(event.text, tools).kind === "call" ||
+                  (answerCalls && parseAction(event.text, tools).kind === "answer"),
                 target: "calling",
                 actions: assign({
                   word: ({ event }) => {
                     const parsed = parseAction(event.text, tools);
+                    if (parsed.kind === "answer") return ask(parsed.text);
                     return ask(parsed.kind === "call" ? String((parsed.args as { word: string }).word) : "");
                   },
                 }),
@@ -141,6 +145,14 @@ describe("re-rewarding feeds a variant only the results of the calls it makes as
     );
     expect(stricter.reason).toBe(
       "aborted: the recorded actions ran out before this environment ended the episode (it asks for another action)",
+    );
+    const calling = replayEpisode(
+      events,
+      createEchoEnv((w) => w, 2, true),
+      { verify: false },
+    );
+    expect(calling.reason).toBe(
+      'aborted: the recording holds no result for echo({"word":"hi"}), which this environment calls: a variant that re-rewards recorded episodes must make the tool calls they made',
     );
     // A journal that was cut short still says so.
     const cut = events.slice(
