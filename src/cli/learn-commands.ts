@@ -2,6 +2,7 @@
 import { existsSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { firstLineOf, journalFilesAt } from "../journal/jsonl.ts";
 import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { readJsonText } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
@@ -45,6 +46,7 @@ import {
   builtinEnvOfCheckpoint,
   checkpointOriginEnv,
   configureEnv,
+  ENVIRONMENTS,
   fromStartFolder,
   loadEnv,
   modulePathOf,
@@ -438,6 +440,23 @@ const noteCloneEnv = (command: "train" | "sft", init: string, used: string) => {
   process.stderr.write(
     `note: --init ${init} ${made} --env ${clone.env} (${clone.file}); --env not given, so ${command} uses ${used}: pass --env ${flag} for the ${clone.whose}'s\n`,
   );
+};
+
+/**
+ * The built-in environment whose episodes `--data` holds, from its first journal's episode.started: sft without
+ * --env clones under it (the default, lookup, refused another environment's journals). Undefined when the first
+ * journal is not one of a built-in environment (a module's: its path is not recorded) or cannot be read; sft's
+ * own reading then says what is wrong.
+ */
+const builtinEnvOfData = async (data: string): Promise<string | undefined> => {
+  try {
+    const [first] = await journalFilesAt(data, { recursive: true });
+    const line = first === undefined ? undefined : firstLineOf(first);
+    const id = line === undefined ? undefined : (JSON.parse(line) as { env?: { id?: unknown } }).env?.id;
+    return typeof id === "string" && Object.hasOwn(ENVIRONMENTS, id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 /**
@@ -933,7 +952,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     program
       .command("sft")
       .description("behaviour cloning from recorded journals: cross-entropy on action tokens only")
-      .option("--env <id|path>", "environment", d.env)
+      .option("--env <id|path>", "environment (without it: the built-in one --data's journals were recorded in)", d.env)
       .requiredOption(
         "--data <dir>",
         "recorded journals: a folder of them (e.g. from `record --policy expert`, subfolders included) or a run folder (train --out)",
@@ -987,7 +1006,17 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       let release = () => {};
       try {
         release = holdCheckpointOut("sft", opts.out, !!opts.replace);
-        const { init, env, decoding } = await initAndEnv("sft", opts, command.getOptionValueSource("env") === "cli");
+        const envGiven = command.getOptionValueSource("env") === "cli";
+        if (!envGiven) {
+          const recorded = await builtinEnvOfData(opts.data);
+          if (recorded !== undefined && recorded !== opts.env) {
+            process.stderr.write(
+              `note: --env not given; the journals in ${opts.data} are episodes of ${recorded}, so sft clones under it\n`,
+            );
+            opts.env = recorded;
+          }
+        }
+        const { init, env, decoding } = await initAndEnv("sft", opts, envGiven);
         const { constrained } = decoding;
         if (decoding.say) process.stderr.write(`${decoding.say}\n`);
         const bar = progress("sft", opts.epochs, process.stderr, 0, true);

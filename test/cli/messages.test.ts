@@ -476,6 +476,20 @@ describe("a clone of sft keeps the --env it was cloned under (its sft.json)", ()
   const PARTIAL = "./test/reliability/fixtures/partial-success-env.ts";
   const shape = ["--layers", "1", "--heads", "2", "--width", "16"];
 
+  it("sft without --env clones under the built-in environment its journals were recorded in, and says so", async () => {
+    const data = join(dir, "warehouse-demos");
+    expect(await main(["record", "--env", "warehouse", "--policy", "expert", "--episodes", "2", "--out", data])).toBe(
+      0,
+    );
+    const clone = join(dir, "warehouse-clone");
+    output.clear();
+    expect(await main(["sft", "--data", data, "--epochs", "1", ...shape, "--out", clone]), output.stderr).toBe(0);
+    expect(errors()).toContain(
+      `note: --env not given; the journals in ${data} are episodes of warehouse, so sft clones under it`,
+    );
+    expect(JSON.parse(readFileSync(join(clone, "sft.json"), "utf8"))).toMatchObject({ env: "warehouse" });
+  }, 120_000);
+
   it("eval without --env takes it, as it takes a run's; train --init without --env says it", async () => {
     const data = join(dir, "partial-demos");
     expect(await main(["record", "--env", PARTIAL, "--policy", "say", "--episodes", "2", "--out", data])).toBe(0);
