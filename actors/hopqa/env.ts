@@ -48,10 +48,15 @@ import {
 
 /** Turns per episode: enough for 4 searches and an answer, plus one slip. */
 export const MAX_TURNS = 6;
-/** Passages per search (top-k), and the words shown of each. */
+/** Passages per search (top-k). */
 export const DEFAULT_TOP_K = 2;
-/** Words of each passage shown in an observation; the rest is cut with "…". */
-export const PASSAGE_WORDS = 40;
+/**
+ * Tokens (of the hopqa `tokenizer`) of each passage shown in an observation; the rest is cut with "…". Every world's
+ * passage is vocabulary words between single spaces, one token each, and at most 28 of them: none is cut.
+ */
+export const PASSAGE_TOKENS = 40;
+/** @deprecated The budget is counted in tokens: PASSAGE_TOKENS (the same 40; a world passage's word is one token). */
+export const PASSAGE_WORDS = PASSAGE_TOKENS;
 
 /**
  * `search(query)`: BM25 over the passages of a world, returning the raw top-k passages. The agent writes
@@ -160,17 +165,19 @@ export const grounded = (answer: string, observed: string): boolean => {
   return a.length > 0 && ` ${normalize(observed)} `.includes(` ${a} `);
 };
 
-const cutWords = (text: string, words: number) => {
-  const parts = text.split(" ");
-  return parts.length <= words ? text : `${parts.slice(0, words).join(" ")} …`;
+// Counted in tokens, not in space-separated words: punctuation written without spaces, a word outside the
+// vocabulary (spelled out a character at a time) or a tab are each more tokens than words.
+const cutTokens = (text: string, budget: number) => {
+  const ids = tokenizer.encode(text);
+  return ids.length <= budget ? text : `${tokenizer.decode(ids.slice(0, budget)).trimEnd()} …`;
 };
 
-/** The observation for a search result: numbered passages, each cut to PASSAGE_WORDS words. */
+/** The observation for a search result: numbered passages, each cut to PASSAGE_TOKENS tokens. */
 export const describeResult = (result: ToolResult): string => {
   if (!result.ok) return `error : search failed ( ${result.error.kind} ) .`;
   const passages = Array.isArray(result.content) ? (result.content as { text?: unknown }[]) : [];
   if (passages.length === 0) return "results : none .";
-  return `results : ${passages.map((p, i) => `[ ${i + 1} ] ${cutWords(String(p.text), PASSAGE_WORDS)}`).join(" ")}`;
+  return `results : ${passages.map((p, i) => `[ ${i + 1} ] ${cutTokens(String(p.text), PASSAGE_TOKENS)}`).join(" ")}`;
 };
 
 const idsOf = (result: ToolResult): number[] =>

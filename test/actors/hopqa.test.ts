@@ -6,6 +6,7 @@ import {
   carelessQueries,
   chainsOf,
   DEFAULT_SIZES,
+  describeResult,
   drawQuestion,
   type EntityType,
   exactMatch,
@@ -24,6 +25,7 @@ import {
   MAX_TURNS,
   NAME_POOLS,
   normalize,
+  PASSAGE_TOKENS,
   parseOptions,
   queryKey,
   questionText,
@@ -32,6 +34,7 @@ import {
   SLIP_RATE,
   solveQuestion,
   splitOf,
+  tokenizer,
   worldOf,
 } from "../../actors/hopqa/index.ts";
 import { collect } from "../../src/learn/collect.ts";
@@ -139,6 +142,33 @@ describe("BM25 search", () => {
     const indexed = worldOf("3");
     const query = indexed.world.entities[0].name;
     expect(indexed.search(query, 5)).toEqual(indexed.search(query, 5));
+  });
+});
+
+describe("observations", () => {
+  it("cut each passage to a budget of tokens, not of space-separated words, and leave every world's passages whole", () => {
+    const world = worldOf("1000123").world;
+    // Every passage of a world fits: the observation shows it whole.
+    for (const p of world.passages)
+      expect(describeResult({ ok: true, content: [{ id: p.id, text: p.text }] })).toBe(`results : [ 1 ] ${p.text}`);
+    // Long passages, in words, in punctuation written without spaces, in words outside the vocabulary, and one
+    // "word" of 5,000 characters: each passage of the observation stays within the budget (and the cut mark).
+    // The observation's own words and the cut mark; a passage that starts or ends outside the vocabulary spends a
+    // token on each space next to it.
+    const frame = tokenizer.encode("results : [ 1 ] …").length + 2;
+    const passages = [
+      Array.from({ length: 300 }, () => "senar lekel was born in naveman .").join(" "),
+      Array.from({ length: 300 }, () => "senar,lekel.was(born)").join(" "),
+      Array.from({ length: 300 }, () => "zzqqxx").join(" "),
+      "x".repeat(5000),
+      Array.from({ length: 300 }, () => "senar\nlekel").join("\t"),
+    ];
+    for (const text of passages) {
+      const observation = describeResult({ ok: true, content: [{ id: 0, text }] });
+      expect(observation.endsWith(" …")).toBe(true);
+      expect(tokenizer.encode(observation).length).toBeLessThanOrEqual(frame + PASSAGE_TOKENS);
+      expect(text.startsWith(observation.slice("results : [ 1 ] ".length, -" …".length))).toBe(true);
+    }
   });
 });
 

@@ -13,9 +13,14 @@ import { type EnvDefinition, type LegalView, Schema, type ToolResult, WordTokeni
 import { type EntityType, type HopqaTask, type Relation, type Split } from "./world.ts";
 /** Turns per episode: enough for 4 searches and an answer, plus one slip. */
 export declare const MAX_TURNS = 6;
-/** Passages per search (top-k), and the words shown of each. */
+/** Passages per search (top-k). */
 export declare const DEFAULT_TOP_K = 2;
-/** Words of each passage shown in an observation; the rest is cut with "…". */
+/**
+ * Tokens (of the hopqa `tokenizer`) of each passage shown in an observation; the rest is cut with "…". Every world's
+ * passage is vocabulary words between single spaces, one token each, and at most 28 of them: none is cut.
+ */
+export declare const PASSAGE_TOKENS = 40;
+/** @deprecated The budget is counted in tokens: PASSAGE_TOKENS (the same 40; a world passage's word is one token). */
 export declare const PASSAGE_WORDS = 40;
 /**
  * `search(query)`: BM25 over the passages of a world, returning the raw top-k passages. The agent writes
@@ -55,7 +60,7 @@ export declare const exactMatch: (prediction: string, gold: string) => number;
 export declare const f1Score: (prediction: string, gold: string) => number;
 /** Whether the answer occurs, as whole words, in what the agent was shown. */
 export declare const grounded: (answer: string, observed: string) => boolean;
-/** The observation for a search result: numbered passages, each cut to PASSAGE_WORDS words. */
+/** The observation for a search result: numbered passages, each cut to PASSAGE_TOKENS tokens. */
 export declare const describeResult: (result: ToolResult) => string;
 /** A word every passage about an entity of a type has (and few others do): a query's fallback. */
 export declare const TYPE_WORD: Readonly<Record<EntityType, string>>;
