@@ -118,7 +118,11 @@ interface Context {
   scored: Outcome | null;
 }
 
-/** Lower case, single spaces, no surrounding punctuation: how answers and queries are compared. */
+/**
+ * Lower case, every character that is not a letter or a digit read as a space (inside a name too: `ada-berg` is
+ * `ada berg`), single spaces: how answers and queries are compared. Articles are kept, unlike SQuAD's normalisation:
+ * `the ada berg` does not match `ada berg` (no entity name holds an article).
+ */
 export const normalize = (text: string): string =>
   text
     .toLowerCase()

@@ -176,6 +176,10 @@ describe("answers are scored by exact match and F1", () => {
   it("normalises case, spaces and punctuation", () => {
     expect(exactMatch("  Ada  Berg. ", "ada berg")).toBe(1);
     expect(exactMatch("ada", "ada berg")).toBe(0);
+    // Punctuation inside a name reads as a space; articles are kept (as README says, unlike SQuAD's rule).
+    expect(exactMatch("Ada-Berg", "ada berg")).toBe(1);
+    expect(exactMatch("the ada berg", "ada berg")).toBe(0);
+    expect(f1Score("The Ada Berg!", "ada berg")).toBeCloseTo(0.8);
     expect(f1Score("ada", "ada berg")).toBeCloseTo(2 / 3);
     expect(f1Score("", "ada")).toBe(0);
     expect(grounded("ada berg", "results : ada berg was born")).toBe(true);

@@ -46,7 +46,11 @@ export interface HopqaRewards {
 }
 /** The rewards the environment gives unless createHopqaEnv is told others. */
 export declare const DEFAULT_REWARDS: HopqaRewards;
-/** Lower case, single spaces, no surrounding punctuation: how answers and queries are compared. */
+/**
+ * Lower case, every character that is not a letter or a digit read as a space (inside a name too: `ada-berg` is
+ * `ada berg`), single spaces: how answers and queries are compared. Articles are kept, unlike SQuAD's normalisation:
+ * `the ada berg` does not match `ada berg` (no entity name holds an article).
+ */
 export declare const normalize: (text: string) => string;
 /**
  * How queries are compared for the repeat penalty: normalised, words sorted. BM25 scores a query as a bag of
