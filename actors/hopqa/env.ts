@@ -501,7 +501,8 @@ export const parseOptions = (options: Readonly<Record<string, string>>, base = D
         );
       worlds = [from, to];
     } else if (key === "top-k") {
-      const k = Number(value);
+      // Decimal digits only, as world-seed: Number() alone read "0x3", " 3" and "3e0" as 3.
+      const k = /^\d+$/.test(value) ? Number(value) : Number.NaN;
       if (!Number.isInteger(k) || k < 1 || k > 10)
         throw new RangeError(`hopqa: top-k must be an integer in [1, 10], got "${value}"`);
       topK = k;

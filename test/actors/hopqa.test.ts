@@ -591,6 +591,11 @@ describe("options", () => {
     expect(() => parseOptions({ "world-seed": "7", worlds: "1-10" })).toThrow(
       /world-seed and worlds both choose the worlds/,
     );
+    expect(parseOptions({ "top-k": "3" })).toMatchObject({ topK: 3 });
+    expect(parseOptions({ "top-k": "03" })).toMatchObject({ topK: 3 });
+    // top-k is written in decimal digits, as world-seed is: hex, exponents and spaces were read as 3 unannounced.
+    for (const k of ["0x3", " 3", "3 ", "3e0", "3.0", "+3"])
+      expect(() => parseOptions({ "top-k": k }), k).toThrow(`top-k must be an integer in [1, 10], got "${k}"`);
     const task = hopqa.configure({ "world-seed": "42", split: "test" }).task("s");
     expect(task).toMatchObject({ world: "42", split: "test" });
   });
