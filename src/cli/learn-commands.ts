@@ -1259,7 +1259,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         onEpisode: meansOn(bar),
       }).finally(quiet);
       bar.stop();
-      if (summary.aborted > 0 || summary.cutActions) process.stderr.write(`warning: ${describeEval(summary)}\n`);
+      if (summary.aborted > 0 || summary.cutActions || summary.cutContext)
+        process.stderr.write(`warning: ${describeEval(summary)}\n`);
       const trainedSplit = new URLSearchParams((run ?? clone)?.env.split("?")[1] ?? "").get("split") ?? "train";
       if (env.options?.split === trainedSplit)
         process.stderr.write(

@@ -12,6 +12,7 @@ import { describeCounts, tallyOutcomes } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { ToolTally } from "../runtime/tool-tally.ts";
 import { collect } from "./collect.ts";
+import { episodeToSequence, type Sequence } from "./trajectory.ts";
 
 /**
  * The scores of an evaluation: success rate, mean return and turns, the environment's metrics, and what went wrong.
@@ -32,6 +33,11 @@ export interface EvalSummary {
   readonly abortReason?: string;
   /** Actions a learned policy's sampler cut at its token budget before they ended (absent for a scripted policy). */
   readonly cutActions?: number;
+  /**
+   * Episodes that outgrew a learned policy's context (its model's contextLength): their later actions were sampled
+   * from a context cut at the front, without the episode's start (hopqa's question). Absent for a scripted policy.
+   */
+  readonly cutContext?: number;
   /** Episodes by the reason they ended, every aborted one as "aborted" (absent in summaries written before). */
   readonly endReasons?: Readonly<Record<string, number>>;
   /** Rewards given, by their reason ("malformed", ...): how often each was given (absent in older summaries). */
@@ -49,6 +55,20 @@ export const countCutActions = (events: readonly EpisodeEvent[], budget: number,
     ? 0
     : events.filter((e) => e.type === "agent.acted" && e.tokens.length >= budget && !stop.includes(e.tokens.at(-1)!))
         .length;
+
+/**
+ * Whether an episode had an action sampled from a context cut at the front: one that did not start within the
+ * model's `contextLength` with room for its budget (the test `fitToContext` applies before training on it).
+ */
+export const outgrewContext = (events: readonly EpisodeEvent[], contextLength: number, maxNewTokens: number) => {
+  let sequence: Sequence;
+  try {
+    sequence = episodeToSequence(events);
+  } catch {
+    return false; // an episode that makes no sequence (aborted before its first action): nothing was sampled
+  }
+  return sequence.turns.some((span) => span.start + Math.max(maxNewTokens, span.end - span.start) > contextLength);
+};
 
 export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummary => {
   const n = Math.max(1, records.length);
@@ -95,6 +115,9 @@ export const describeEval = (summary: EvalSummary): string =>
     summary.aborted > 0 ? `${summary.aborted} of ${summary.episodes} episodes ${summary.abortReason}` : "",
     summary.cutActions
       ? `${summary.cutActions} action${summary.cutActions === 1 ? "" : "s"} cut at the sampler's token budget (--max-new-tokens)`
+      : "",
+    summary.cutContext
+      ? `${summary.cutContext} episode${summary.cutContext === 1 ? "" : "s"} outgrew the model's context: later actions were sampled without the episode's start (shorter observations or fewer turns fit)`
       : "",
     summary.endReasons && summary.episodes > 0 ? `ended: ${describeCounts(summary.endReasons)}` : "",
   ]
@@ -152,6 +175,8 @@ export const evaluate: {
   if (!(policy instanceof TransformerPolicy)) return summary;
   const { maxNewTokens, stopTokens } = policy.sampling;
   const cut = collected.reduce((n, c) => n + countCutActions(c.events, maxNewTokens, stopTokens), 0);
+  const contextLength = policy.model.config.contextLength;
+  const cutContext = collected.filter((c) => outgrewContext(c.events, contextLength, maxNewTokens)).length;
   // Always there for a learned policy (0 when none was cut): `jq .cutActions` gives a number, not null.
-  return { ...summary, cutActions: cut };
+  return { ...summary, cutActions: cut, cutContext };
 };

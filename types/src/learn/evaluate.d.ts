@@ -26,6 +26,11 @@ export interface EvalSummary {
     readonly abortReason?: string;
     /** Actions a learned policy's sampler cut at its token budget before they ended (absent for a scripted policy). */
     readonly cutActions?: number;
+    /**
+     * Episodes that outgrew a learned policy's context (its model's contextLength): their later actions were sampled
+     * from a context cut at the front, without the episode's start (hopqa's question). Absent for a scripted policy.
+     */
+    readonly cutContext?: number;
     /** Episodes by the reason they ended, every aborted one as "aborted" (absent in summaries written before). */
     readonly endReasons?: Readonly<Record<string, number>>;
     /** Rewards given, by their reason ("malformed", ...): how often each was given (absent in older summaries). */
@@ -41,6 +46,11 @@ export interface EvalSummary {
  * stop token last): they come out malformed, and mean the budget is too small for the environment's actions.
  */
 export declare const countCutActions: (events: readonly EpisodeEvent[], budget: number, stop: readonly number[]) => number;
+/**
+ * Whether an episode had an action sampled from a context cut at the front: one that did not start within the
+ * model's `contextLength` with room for its budget (the test `fitToContext` applies before training on it).
+ */
+export declare const outgrewContext: (events: readonly EpisodeEvent[], contextLength: number, maxNewTokens: number) => boolean;
 export declare const summarizeEpisodes: (records: readonly EpisodeRecord[]) => EvalSummary;
 /**
  * One line for a log: success (when the environment reports it), exact match and F1 (when it reports
