@@ -13,10 +13,11 @@ import { jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
 import { isFrameworkFile, isOwnFrame, shownPath, shownValue, stackFrames, UsageError } from "../kernel/errors.ts";
 import { ORIGIN_FILE } from "../learn/trainer.ts";
 import { AVERAGE_FILE, SFT_FILE, savedTokenizerId } from "../policy/checkpoint.ts";
-import { type EnvDefinition, isModulePath, rememberModuleSpec } from "../runtime/env.ts";
+import { type EnvDefinition, isModulePath, rememberBuiltIn, rememberModuleSpec } from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
 export const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>> = { lookup, hopqa, warehouse };
+for (const env of Object.values(ENVIRONMENTS)) rememberBuiltIn(env);
 
 const isEnvDefinition = (value: unknown): value is EnvDefinition => {
   const env = value as Partial<EnvDefinition> | undefined;
@@ -38,7 +39,7 @@ export const envById = (spec: string): EnvDefinition => {
     throw new UsageError({
       detail: `unknown environment "${id}"; known: ${Object.keys(ENVIRONMENTS).join(", ")} (or give a module path, e.g. --env ./my-env.ts)`,
     });
-  return query === undefined ? env : configureEnv(env, query);
+  return rememberBuiltIn(query === undefined ? env : configureEnv(env, query));
 };
 
 /** Applies `key=value&key=value` options through the environment's `configure`. */

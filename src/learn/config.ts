@@ -5,7 +5,7 @@
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import { didYouMean, firstUnknownKey, UsageError } from "../kernel/errors.ts";
-import { checkEnvArgument, type EnvDefinition, moduleSpecOf } from "../runtime/env.ts";
+import { checkEnvArgument, type EnvDefinition, isBuiltInEnv, moduleSpecOf } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
@@ -195,8 +195,11 @@ export const actionBudgetNote = (
   if (longest <= budget) return undefined;
   return (
     `note: the longest ${demonstrations} action takes ${longest} tokens (its <eos> included), but train and eval sample at most ` +
-    `${budget} per action (a longer one is cut and comes out malformed): set maxActionTokens: ${longest} in environment ` +
-    `${env.id}, or pass train and eval --max-new-tokens ${longest}` +
+    `${budget} per action (a longer one is cut and comes out malformed): ` +
+    // A built-in environment's source is not the user's to edit: only the flag is theirs to set.
+    (isBuiltInEnv(env)
+      ? `pass train and eval --max-new-tokens ${longest}`
+      : `set maxActionTokens: ${longest} in environment ${env.id}, or pass train and eval --max-new-tokens ${longest}`) +
     (env.legalActions ? " (--constrained sizes its budget from the legal actions instead)" : "")
   );
 };

@@ -259,6 +259,16 @@ export const rememberModuleSpec = <E extends object>(env: E, spec: string): E =>
 /** The module path `loadEnv` loaded this environment from, if it was loaded from one. */
 export const moduleSpecOf = (env: object): string | undefined => moduleSpecs.get(env);
 
+const builtIns = new WeakSet<object>();
+/** Marks an environment built into the CLI (`--env hopqa`), or a variant of one (`hopqa?split=test`): the registry's. */
+export const rememberBuiltIn = <E extends object>(env: E): E => {
+  builtIns.add(env);
+  return env;
+};
+
+/** Whether this environment is a built-in one (its source is the package's, not the user's to edit). */
+export const isBuiltInEnv = (env: object): boolean => builtIns.has(env);
+
 /** What defineEnv checks first: each required field, and what it must be. */
 const REQUIRED_FIELDS: readonly [keyof EnvDefinition, string, (value: unknown) => boolean][] = [
   [

@@ -126,3 +126,29 @@ describe("actionBudgetNote", () => {
     );
   });
 });
+
+describe("actionBudgetNote of a built-in environment", () => {
+  it("suggests only --max-new-tokens: a built-in environment's maxActionTokens is not the user's to set", async () => {
+    // lookup's random policy writes actions longer than lookup's 12-token budget.
+    const out = join(dir, "built-in");
+    const code = await main([
+      "record",
+      "--env",
+      "lookup",
+      "--policy",
+      "random",
+      "--episodes",
+      "3",
+      "--seed",
+      "7",
+      "--out",
+      out,
+    ]);
+    expect(code, output.stderr).toBe(0);
+    const note = output.stderr.split("\n").find((line) => line.startsWith("note: the longest recorded action"));
+    expect(note).toMatch(
+      / per action \(a longer one is cut and comes out malformed\): pass train and eval --max-new-tokens \d+ \(--constrained/,
+    );
+    expect(note).not.toContain("maxActionTokens");
+  });
+});

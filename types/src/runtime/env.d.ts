@@ -153,6 +153,10 @@ export declare const isModulePath: (spec: string) => boolean;
 export declare const rememberModuleSpec: <E extends object>(env: E, spec: string) => E;
 /** The module path `loadEnv` loaded this environment from, if it was loaded from one. */
 export declare const moduleSpecOf: (env: object) => string | undefined;
+/** Marks an environment built into the CLI (`--env hopqa`), or a variant of one (`hopqa?split=test`): the registry's. */
+export declare const rememberBuiltIn: <E extends object>(env: E) => E;
+/** Whether this environment is a built-in one (its source is the package's, not the user's to edit). */
+export declare const isBuiltInEnv: (env: object) => boolean;
 /** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and by the CLI before sampling). */
 export declare const checkMaxActionTokens: (env: Pick<EnvDefinition, "id" | "maxActionTokens">) => void;
 /**
