@@ -1277,6 +1277,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           env: env.id,
           ...env.options,
           ...Object.fromEntries(options),
+          // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
+          ...(opts.worldSeed !== undefined ? { "world-seed": worldSeedAsRead(opts.worldSeed) } : {}),
           constrained,
           ...(opts.sample ? { sample: true } : {}),
           checkpoint,
@@ -1292,6 +1294,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       setExit(failed ? 1 : 0);
     });
 };
+
+/** `--world-seed` as its digits were read: "00042" is 42 and "007-010" is 7-10; anything else as typed. */
+const worldSeedAsRead = (seed: string): string =>
+  /^\d+(-\d+)?$/.test(seed) ? seed.replace(/\d+/g, (digits) => digits.replace(/^0+(?=\d)/, "")) : seed;
 
 /**
  * `eval --suite`: hopqa's three-column evaluation (actors/hopqa/suite.ts), the one the experiment's table

@@ -212,6 +212,32 @@ describe("eval says which questions it scored", () => {
     expect(await main([...args, "--split", "ood", "--world-seed", "1000001-1000200"]), output.stderr).toBe(0);
     expect(output.stderr).not.toContain("note: held-out questions");
   }, 60_000);
+
+  it('reports --world-seed as it was read, beside the worlds it chose: 00042 is 42, not "00042"', async () => {
+    const args = [
+      "eval",
+      "--env",
+      "hopqa",
+      "--checkpoint",
+      "docs/checkpoints/hopqa-copy-warm-start",
+      "--episodes",
+      "1",
+    ];
+    expect(await main([...args, "--split", "test", "--world-seed", "00042"]), output.stderr).toBe(0);
+    const padded = JSON.parse(output.stdout.trim().split("\n").at(-1)!);
+    expect(padded).toMatchObject({ "world-seed": "42", worlds: "42-42" });
+    output.clear();
+    // The same questions as --world-seed 42: only the report changed.
+    expect(await main([...args, "--split", "test", "--world-seed", "42"]), output.stderr).toBe(0);
+    const plain = JSON.parse(output.stdout.trim().split("\n").at(-1)!);
+    expect({ ...padded, seconds: 0 }).toEqual({ ...plain, seconds: 0 });
+    output.clear();
+    expect(await main([...args, "--split", "test", "--world-seed", "0007-0010"]), output.stderr).toBe(0);
+    expect(JSON.parse(output.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      "world-seed": "7-10",
+      worlds: "7-10",
+    });
+  }, 60_000);
 });
 
 describe("an environment that reports success on some endings only", () => {
