@@ -6,6 +6,7 @@
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
 import { UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -86,11 +87,15 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
   return lines.map(terminalSafe);
 };
 
-/** Journals of a file, a folder of journals, or a run folder (the journals under its episodes folder). */
+/**
+ * Journals of a file, a folder of journals, or a run folder (the journals under its episodes folder).
+ * `warn`: where journals that hold the same episode (a copied file) are said, as replay says them.
+ */
 export const inspectPath = async (
   path: string,
   write: (line: string) => void,
   maxEpisodes = Number.POSITIVE_INFINITY,
+  warn: (line: string) => void = write,
 ): Promise<number> => {
   const files = await findJournals(path);
   if (files.length === 0) write(`no journals (.jsonl) in ${path}`);
@@ -99,6 +104,7 @@ export const inspectPath = async (
   let nothing = 0;
   /** Damaged journals past the ones shown: read (the exit status counts them) and named, not printed. */
   const damagedUnshown: string[] = [];
+  const copies = new EpisodeCopies();
   for (const [i, file] of files.entries()) {
     const shown = i < maxEpisodes;
     if (shown) {
@@ -108,6 +114,12 @@ export const inspectPath = async (
     // A damaged journal (a run killed mid-write) shows its readable events and its problem; the rest go on.
     const { events, error, torn: tornTail } = await readEpisodeFile(file);
     if (shown) for (const line of timeline(events)) write(line);
+    // Read whole: a journal whose last digest an earlier one ends with holds the same episode.
+    const copyOf = error ? undefined : copies.earlier(file, events.at(-1)?.digest);
+    if (copyOf !== undefined)
+      warn(
+        `warning: ${sameEpisode(copyOf, file, events[0]?.episode)}: one is a copy of the other (the same last digest); sft refuses them until one is removed`,
+      );
     if (error) {
       damaged += 1;
       if (tornTail) torn += 1;

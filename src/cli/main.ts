@@ -287,7 +287,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         if (page.unreadable > 0) return setExit(1);
       } else {
         // Damage is shown, and the exit status says so, as replay's does.
-        if ((await inspectPath(path, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES)) > 0) return setExit(1);
+        if ((await inspectPath(path, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES, err)) > 0) return setExit(1);
       }
       setExit(0);
     });

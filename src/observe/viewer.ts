@@ -12,6 +12,7 @@
 import { existsSync, statSync } from "node:fs";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
 import { streamJournalFile } from "../journal/jsonl.ts";
 import { readJsonText } from "../kernel/canonical.ts";
 import { JournalError } from "../kernel/errors.ts";
@@ -451,9 +452,19 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
   const run = isDir && isRunFolder(path);
   const shown = evenlySpaced(files, options.maxEpisodes ?? 200);
   const episodes: EpisodeFile[] = [];
+  /** Shown journals that hold an episode an earlier shown one holds (a copied file): on the page, once in its means. */
+  let copied = 0;
+  const copies = new EpisodeCopies();
   for (const file of shown) {
     const episode = await readEpisodeFile(file, isDir ? relative(root, dirname(resolve(file))) : "");
     if (episode.error) warn(`${episode.error}`);
+    const copyOf = episode.error ? undefined : copies.earlier(file, episode.events.at(-1)?.digest);
+    if (copyOf !== undefined) {
+      copied += 1;
+      warn(
+        `warning: ${sameEpisode(copyOf, file, episode.events[0]?.episode)}: one is a copy of the other (the same last digest), counted once in the page's means; sft refuses them until one is removed`,
+      );
+    }
     episodes.push(episode);
   }
 
@@ -515,11 +526,13 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
     )
     .join("");
 
-  /** Mean return and success of these episodes (those that ended). */
+  /** Mean return and success of these episodes (those that ended), each once however many files hold it. */
   const means = (of: readonly EpisodeFile[]): string[] => {
+    const once = new EpisodeCopies();
     const ended = of.flatMap((e) => {
       const end = episodeSummary(e.events).ended;
-      return end ? [end] : [];
+      if (!end) return [];
+      return !e.error && once.earlier(e.file, end.digest) !== undefined ? [] : [end];
     });
     const withSuccess = ended.filter((e) => "success" in e.metrics);
     return [
@@ -538,6 +551,9 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
     ...(demos.length && policy.length ? [`training: ${means(policy).join(", ")}`] : means(policy)),
     ...(demos.length ? [`warm-start demonstrations: ${means(demos).join(", ")}`] : []),
     ...(episodes.some((e) => e.error) ? [`${episodes.filter((e) => e.error).length} unreadable`] : []),
+    ...(copied
+      ? [`${copied} ${copied === 1 ? "copy" : "copies"} of another journal (the same episode), counted once`]
+      : []),
   ].join(" · ");
 
   const title = `${run ? "run" : isDir ? "journals" : "journal"} ${basename(root)}`;

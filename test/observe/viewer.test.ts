@@ -125,6 +125,49 @@ describe("the episode viewer page", () => {
     expect(existsSync(file)).toBe(true);
   });
 
+  it("journals that hold the same episode (a copied file) are named in a warning, and counted once in the page's means", async () => {
+    const dir = tempDir();
+    cpSync("replays/lookup/expert", dir, { recursive: true });
+    const returns = async (files: string[]) =>
+      Promise.all(
+        files.map(async (f) => {
+          const end = (await readEpisodeFile(f)).events.find((e) => e.type === "episode.ended");
+          return end?.type === "episode.ended" ? end.return : 0;
+        }),
+      );
+    const mean = (xs: number[]) => Number((xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(4)).toString();
+    const before = await viewerHtml(dir);
+    const expected = mean(await returns(await findJournals(dir)));
+    expect(before.html).toContain(`mean return ${expected}`);
+    const original = join(dir, "ep-golden-1.jsonl");
+    const copy = join(dir, "ep-golden-1 (copy).jsonl");
+    copyFileSync(original, copy);
+    const warnings: string[] = [];
+    const page = await viewerHtml(dir, { warn: (line) => warnings.push(line) });
+    expect(warnings).toEqual([
+      `warning: ${copy} and ${original} hold the same episode (${(await readEpisodeFile(original)).events[0].episode}, the same events): one is a copy of the other (the same last digest), counted once in the page's means; sft refuses them until one is removed`,
+    ]);
+    // Both are on the page (they are files there); the summary's mean is the episodes', not the files'.
+    expect(page.shown).toBe(before.shown + 1);
+    expect(page.html).toContain(`mean return ${expected}`);
+    expect(page.html).toContain("1 copy of another journal (the same episode), counted once");
+    // The terminal view says so too, on its warning stream, as replay does.
+    const lines: string[] = [];
+    const said: string[] = [];
+    await inspectPath(
+      dir,
+      (line) => lines.push(line),
+      Number.POSITIVE_INFINITY,
+      (line) => said.push(line),
+    );
+    expect(said).toEqual([expect.stringMatching(/^warning: .* hold the same episode .*: one is a copy of the other/)]);
+    expect(said[0]).toContain(`${copy} and ${original}`);
+    expect(lines.join("\n")).not.toContain("same episode");
+    const done = cli("inspect", dir);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toContain(`warning: ${copy} and ${original} hold the same episode`);
+  });
+
   it("samples a large folder evenly, keeping the first and the last", () => {
     expect(evenlySpaced([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 4)).toEqual([1, 4, 7, 10]);
     expect(evenlySpaced([1, 2, 3], 5)).toEqual([1, 2, 3]);
