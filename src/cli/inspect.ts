@@ -14,6 +14,7 @@ import { findJournals } from "../observe/journals.ts";
 import { isViewerPage, readEpisodeFile } from "../observe/viewer.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { wasCut } from "../runtime/tool-tally.ts";
+import { FILES_WORTH_A_BAR, progress } from "./progress.ts";
 import { envResolver } from "./registry.ts";
 
 /** Long text cut to a line (newlines become ⏎ with the rest of `terminalSafe`, on every line of the timeline). */
@@ -210,6 +211,8 @@ export const inspectHtml = async (
     maxEpisodes: options.maxEpisodes,
     charts: (dir) => metricCharts([dir], options.warn, { width: 300, height: 150 }),
     warn: options.warn,
+    // Progress on stderr while many journals are read (a page of 200 of a big run, or --max-episodes more).
+    progress: (journals) => (journals >= FILES_WORTH_A_BAR ? progress("inspect --html", journals) : undefined),
   });
   for (const envId of undecoded) {
     let known = true;

@@ -29,7 +29,7 @@ import { describeToolTally, THROWN_BEFORE_RESUME } from "../runtime/tool-tally.t
 import { intArg, refuseBothForms, refuseEmptyValues, refuseRepeatedOptions, seedArg, summaryJson } from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
-import { stopAllBars } from "./progress.ts";
+import { FILES_WORTH_A_BAR, type Progress, progress, stopAllBars } from "./progress.ts";
 import { policyFor, record, refuseRecordOut } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv, runConfigEnv } from "./registry.ts";
 
@@ -178,7 +178,15 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         return env;
       };
       if (opts.repair) refuseRepairWhileWritten(path);
-      for await (const verdict of checkPath(path, { verify: !!opts.verify, repair: !!opts.repair, envOf })) {
+      // Progress on stderr for many journals, unless --quiet; not while stdout is the terminal, where the
+      // "ok" line of each journal is the progress (and a bar on the same screen would be torn by them).
+      let bar: Progress | undefined;
+      const found = (files: readonly string[]) => {
+        if (!opts.quiet && !process.stdout.isTTY && files.length >= FILES_WORTH_A_BAR)
+          bar = progress(opts.verify ? "replay --verify" : "replay", files.length);
+      };
+      for await (const verdict of checkPath(path, { verify: !!opts.verify, repair: !!opts.repair, envOf, found })) {
+        bar?.tick();
         if (verdict.repaired && verdict.repaired.keptEvents === 0) {
           // Nothing whole was left: the file is gone, not a journal read ok.
           removed += 1;
@@ -224,6 +232,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
           err(`FAIL ${verdict.problem}`);
         }
       }
+      bar?.stop();
       out(
         `${opts.verify ? "verified" : "read"} ${ok} journal(s) ok` +
           (notEnded ? ` (${notEnded} of them not ended: cut short, or still recording; --verify fails them)` : "") +

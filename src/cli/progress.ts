@@ -15,6 +15,12 @@ export interface Progress {
 export const speed = (perSecond: number): string =>
   perSecond >= 1 || perSecond <= 0 ? `${perSecond.toFixed(1)}/s` : `${(1 / perSecond).toFixed(1)} s each`;
 
+/**
+ * Files to read before a reading command (`replay`, `inspect --html`) shows progress: fewer are read in well
+ * under a second (a journal takes about 3 ms to verify), and a bar would only flash.
+ */
+export const FILES_WORTH_A_BAR = 100;
+
 /** Whether a bar can be drawn on `stream`: a terminal that understands cursor movement (not TERM=dumb). */
 const drawsBar = (stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean =>
   stream.isTTY === true && env.TERM !== "dumb";

@@ -39,6 +39,8 @@ export interface ViewerOptions {
   /** Metric charts for a run folder (inline SVG); the CLI passes `metricCharts` of ./plot.ts. */
   readonly charts?: (runDir: string) => Promise<readonly { readonly title: string; readonly svg: string }[]>;
   readonly warn?: (line: string) => void;
+  /** Progress while the shown journals are read: given their number, a counter ticked once per journal, then stopped. */
+  readonly progress?: (journals: number) => { tick(): void; stop(): void } | undefined;
 }
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -455,8 +457,10 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
   /** Shown journals that hold an episode an earlier shown one holds (a copied file): on the page, once in its means. */
   let copied = 0;
   const copies = new EpisodeCopies();
+  const bar = options.progress?.(shown.length);
   for (const file of shown) {
     const episode = await readEpisodeFile(file, isDir ? relative(root, dirname(resolve(file))) : "");
+    bar?.tick();
     if (episode.error) warn(`${episode.error}`);
     const copyOf = episode.error ? undefined : copies.earlier(file, episode.events.at(-1)?.digest);
     if (copyOf !== undefined) {
@@ -467,6 +471,7 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
     }
     episodes.push(episode);
   }
+  bar?.stop();
 
   const sections: string[] = [];
   if (run) {

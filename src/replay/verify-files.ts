@@ -38,6 +38,8 @@ export interface VerifyOptions {
   readonly verify: boolean;
   readonly repair: boolean;
   readonly envOf: (id: string) => EnvDefinition;
+  /** Told the journals found, before any is checked (a caller's progress takes its total from them). */
+  readonly found?: (files: readonly string[]) => void;
 }
 
 /** Reads a file without keeping its events: the count, the first and the last. */
@@ -166,6 +168,7 @@ export async function* checkPath(path: string, options: VerifyOptions): AsyncGen
     throw new UsageError({
       detail: `no .jsonl journal files in ${path} (nor in its subfolders): give a journal, a folder of them, or a run folder (train --out)`,
     });
+  options.found?.(files);
   const inFolder = files.length !== 1 || files[0] !== path;
   const copies = new EpisodeCopies();
   for (const file of files) {

@@ -11,6 +11,11 @@ export interface Progress {
 /** A rate as people read it: "3.2/s" when fast, "12.5 s each" when slower than one a second (not "0.0/s"). */
 export declare const speed: (perSecond: number) => string;
 /**
+ * Files to read before a reading command (`replay`, `inspect --html`) shows progress: fewer are read in well
+ * under a second (a journal takes about 3 ms to verify), and a bar would only flash.
+ */
+export declare const FILES_WORTH_A_BAR = 100;
+/**
  * Stops every bar still drawn, newest first (each gives the stream back to the one before): before an error
  * or an interrupt message and an exit. A bar left drawn took over stderr for good, was drawn again under
  * the error, and its redraw timer kept the process alive after the command had failed.
