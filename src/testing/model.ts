@@ -6,8 +6,9 @@
  */
 import type { Json } from "effect/Schema";
 import fc from "fast-check";
-import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
-import type { ToolResult } from "../kernel/events.ts";
+import { allKeys, checkKnownKeys, NonDeterminismError } from "../kernel/errors.ts";
+import type { EpisodeEvent, ToolResult } from "../kernel/events.ts";
+import { replayEpisode } from "../replay/replay.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
 import { ACTION_OPTIONS, type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
 import {
@@ -208,6 +209,17 @@ class RepeatCommand<State> extends ActCommand<State> {
   }
 }
 
+/** Why the episode does not replay through the environment's pure transitions, or undefined when it does. */
+const replayProblem = (events: readonly EpisodeEvent[], env: EnvDefinition): string | undefined => {
+  try {
+    replayEpisode(events as EpisodeEvent[], env);
+    return undefined;
+  } catch (cause) {
+    if (!(cause instanceof NonDeterminismError) || cause.hint === undefined) return undefined;
+    return `but the environment is not deterministic: this episode does not replay through its own machine, so the same actions can give other results (the model may be right; fix the environment first):\n  ${cause.message.split("\n").join("\n  ")}`;
+  }
+};
+
 /**
  * Runs random action sequences against the environment and the model; throws a CounterexampleError with
  * the shortest sequence found where they disagree, its episode, and its journal.
@@ -286,7 +298,15 @@ export const checkModel: {
         if (!mismatch) return undefined;
         // fast-check replays a command sequence only with its own replay path too (the last failure is the shrunk one).
         replayPath = /replayPath="([^"]*)"/.exec(String(commands))?.[1];
-        return { message: mismatch, episodes: [driver.events], details: [`commands: ${String(commands)}`] };
+        // A mismatch in an environment that does not replay its own episode is not the model's to fix: a
+        // guard or action that is not pure (Math.random, Date.now, state outside the machine) gives the
+        // same actions other results each time, so say so rather than blame the model.
+        const unreplayable = replayProblem(driver.events, env);
+        return {
+          message: unreplayable ? `${mismatch}\n${unreplayable}` : mismatch,
+          episodes: [driver.events],
+          details: [`commands: ${String(commands)}`],
+        };
       },
       rerun: (seed, path) =>
         `checkModel(env, { ...sameOptions, seed: ${seed}, path: ${JSON.stringify(path)}${replayPath ? `, replayPath: ${JSON.stringify(replayPath)}` : ""} })`,

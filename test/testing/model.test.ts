@@ -221,43 +221,45 @@ describe("a model of an environment whose transitions draw from the episode's se
   // stock, with a process reward of minus the shortfall. Only a model that knows the seed can predict it.
   type Context = { seed: string; day: number; stock: number };
   const demand = (seed: string, day: number) => r1.Rng.fromSeed(`${seed}:demand:${day}`).int(0, 3);
-  const machine = setup({
-    types: { context: {} as Context, events: {} as r1.AgentActEvent, input: {} as r1.EnvInput<{ stock: number }> },
-  }).createMachine({
-    context: ({ input }) => ({ seed: input.seed, day: 0, stock: input.task.stock }),
-    entry: r1.observe(({ context }) => `stock ${context.stock}`),
-    initial: "waiting",
-    states: {
-      waiting: {
-        on: {
-          "agent.act": [
-            {
-              guard: ({ context }) => context.day >= 3,
-              target: "done",
-              actions: r1.end("closed", { success: 1 }),
-            },
-            {
-              target: "waiting",
-              reenter: true,
-              actions: [
-                r1.reward(
-                  "process",
-                  ({ context }) => -Math.max(0, demand(context.seed, context.day) - context.stock),
-                  "shortfall",
-                ),
-                assign({
-                  stock: ({ context }) => Math.max(0, context.stock - demand(context.seed, context.day)),
-                  day: ({ context }) => context.day + 1,
-                }),
-                r1.observe(({ context }) => `stock ${context.stock}`),
-              ],
-            },
-          ],
+  const machineWith = (draw: (seed: string, day: number) => number) =>
+    setup({
+      types: { context: {} as Context, events: {} as r1.AgentActEvent, input: {} as r1.EnvInput<{ stock: number }> },
+    }).createMachine({
+      context: ({ input }) => ({ seed: input.seed, day: 0, stock: input.task.stock }),
+      entry: r1.observe(({ context }) => `stock ${context.stock}`),
+      initial: "waiting",
+      states: {
+        waiting: {
+          on: {
+            "agent.act": [
+              {
+                guard: ({ context }) => context.day >= 3,
+                target: "done",
+                actions: r1.end("closed", { success: 1 }),
+              },
+              {
+                target: "waiting",
+                reenter: true,
+                actions: [
+                  r1.reward(
+                    "process",
+                    ({ context }) => -Math.max(0, draw(context.seed, context.day) - context.stock),
+                    "shortfall",
+                  ),
+                  assign({
+                    stock: ({ context }) => Math.max(0, context.stock - draw(context.seed, context.day)),
+                    day: ({ context }) => context.day + 1,
+                  }),
+                  r1.observe(({ context }) => `stock ${context.stock}`),
+                ],
+              },
+            ],
+          },
         },
+        done: { type: "final" },
       },
-      done: { type: "final" },
-    },
-  });
+    });
+  const machine = machineWith(demand);
   const shop = r1.defineEnv<{ stock: number }>({
     id: "shop",
     version: "1",
@@ -286,5 +288,25 @@ describe("a model of an environment whose transitions draw from the episode's se
 
   it("init and opening get the episode's seed, so the model draws what the machine draws", async () => {
     await checkModel(shop, { model: shopModel, actions: fc.constant("wait"), numRuns: 30, repeats: false });
+  });
+  it("a mismatch in an environment that does not replay its own episode says so, rather than blame the model", async () => {
+    // The user's mistake: the day's demand drawn from state outside the machine (as Math.random would be),
+    // so the same actions give other results live and in replay. A counter makes it fail every time.
+    let calls = 0;
+    const drifting = r1.defineEnv<{ stock: number }>({
+      ...shop,
+      machine: machineWith(() => calls++),
+    });
+    const check = checkModel(drifting, { model: shopModel, actions: fc.constant("wait"), numRuns: 30, repeats: false });
+    await expect(check).rejects.toThrow(/the environment is not deterministic: this episode does not replay/);
+    await expect(check).rejects.toThrow(/replay diverged/);
+    // a deterministic environment's mismatch does not say it
+    const wrong: EnvModel<State, { stock: number }> = {
+      ...shopModel,
+      act: (state, text) => ({ ...shopModel.act(state, text), reward: 7 }),
+    };
+    const honest = checkModel(shop, { model: wrong, actions: fc.constant("wait"), numRuns: 30, repeats: false });
+    await expect(honest).rejects.toThrow(/the model expects reward 7/);
+    await expect(honest).rejects.not.toThrow(/not deterministic/);
   });
 });
