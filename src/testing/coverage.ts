@@ -214,6 +214,40 @@ const changedInPlace = (action: ActionToRun, context: unknown): string | undefin
   return field === undefined ? undefined : `${field}: ${jsonOf(original[field])} -> ${jsonOf(copy[field])}`;
 };
 
+/**
+ * Whether a pure transition gives the same result when run again: a guard or action that draws from
+ * `Math.random`, the clock or state outside the machine gives another context, state or emitted event
+ * (an observation, a reward) each time, which replay would not re-derive. Says what differed, or undefined.
+ */
+const differsOnRerun = (step: () => Step, first: Step): string | undefined => {
+  let again: Step;
+  try {
+    again = step();
+  } catch {
+    return undefined;
+  }
+  const [a, aActions] = first;
+  const [b, bActions] = again;
+  if (jsonOf(a.value) !== jsonOf(b.value)) return `the state ${jsonOf(a.value)}, then ${jsonOf(b.value)}`;
+  const before = (a.context ?? {}) as Record<string, unknown>;
+  const after = (b.context ?? {}) as Record<string, unknown>;
+  const field = [...new Set([...Object.keys(before), ...Object.keys(after)])].find(
+    (key) => jsonOf(before[key]) !== jsonOf(after[key]),
+  );
+  if (field !== undefined) return `context.${field} ${jsonOf(before[field])}, then ${jsonOf(after[field])}`;
+  const emitted = (actions: Step[1]) =>
+    actions
+      .filter((action) => action.type === "xstate.emit")
+      .map((action) => (action.params as { event?: unknown })?.event);
+  const [ea, eb] = [emitted(aActions), emitted(bActions)];
+  const at = ea.findIndex((event, i) => jsonOf(event) !== jsonOf(eb[i]));
+  if (at >= 0 || ea.length !== eb.length) {
+    const i = at >= 0 ? at : Math.min(ea.length, eb.length);
+    return `the emitted ${jsonOf(ea[i] ?? null)}, then ${jsonOf(eb[i] ?? null)}`;
+  }
+  return undefined;
+};
+
 /** The environment machine as actor logic whose snapshots carry the runtime's protocol state. */
 const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious: RegExp | undefined) => {
   const fold = (before: ProtocolSnapshot | undefined, event: ExplorationEvent | undefined, step: () => Step) => {
@@ -226,6 +260,11 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
     try {
       const [next, actions] = step();
       machine = next;
+      const rerun = differsOnRerun(step, [next, actions]);
+      if (rerun)
+        problems.push(
+          `the transition is not a pure function of the state and the event: run twice, it gave ${rerun}; a guard or action draws from Math.random, the clock or state outside the machine, which replay does not re-derive (draw from Rng.fromSeed of the episode's seed, input.seed, instead)`,
+        );
       for (const action of actions) {
         const params = (action.params ?? {}) as Record<string, unknown>;
         if (action.type === "xstate.emit") {
@@ -559,7 +598,11 @@ const explore = <Task extends Json>(
       const kind = path.state.problem.startsWith("the machine waits") ? "silent" : "invalid";
       const detail = `${JSON.stringify(path.state.machine?.value)}: ${path.state.problem}`;
       // Observations shown differ from path to path; what is wrong with them does not.
-      note(`${kind}\n${detail.replace(/the observation "(?:[^"\\]|\\.)*"(?: \(\d+ characters\))? shows/g, "")}`, {
+      // Likewise the values an impure transition gave: the field it gave them in is what is wrong.
+      const what = detail
+        .replace(/the observation "(?:[^"\\]|\\.)*"(?: \(\d+ characters\))? shows/g, "")
+        .replace(/(run twice, it gave (?:context\.\S+|the state|the emitted)) .*?(; a guard or action draws)/, "$1$2");
+      note(`${kind}\n${what}`, {
         kind,
         detail,
         path: path.steps,

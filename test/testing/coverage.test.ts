@@ -393,3 +393,65 @@ describe("an action function that changes the context in place", () => {
     expect(reads.length).toBeGreaterThan(0);
   });
 });
+
+describe("a transition that is not a pure function of the state and the event", () => {
+  // The user's mistake: a world that moves by Math.random (here a module-level counter, so that every
+  // run differs). Replay would not re-derive it; exploring it, each state's transition is run twice.
+  const envWith = (impure: "context" | "observation") => {
+    let draws = 0;
+    return r1.defineEnv({
+      id: "impure",
+      version: "1",
+      description: "a world that moves by a draw outside the machine",
+      tools: {},
+      tokenizer: new r1.WordTokenizer(["go", "end", "moved", "0", "1", "2"]),
+      task: () => null,
+      machine: setup({
+        types: {
+          context: {} as { turns: number; spot: number },
+          events: {} as r1.AgentActEvent,
+          input: {} as r1.EnvInput,
+        },
+      }).createMachine({
+        context: { turns: 0, spot: 0 },
+        entry: r1.observe("go"),
+        initial: "waiting",
+        states: {
+          waiting: {
+            on: {
+              "agent.act": [
+                { guard: ({ context }) => context.turns >= 1, target: "done", actions: r1.end("turn-limit") },
+                {
+                  target: "waiting",
+                  reenter: true,
+                  actions: [
+                    assign({
+                      turns: ({ context }) => context.turns + 1,
+                      spot: () => (impure === "context" ? ++draws : 0),
+                    }),
+                    r1.observe(() => (impure === "observation" ? `moved ${++draws}` : "moved")),
+                  ],
+                },
+              ],
+            },
+          },
+          done: { type: "final" },
+        },
+      }),
+    });
+  };
+  it("is reported, naming the context field that came out otherwise", () => {
+    const report = exploreEnv(envWith("context"), { task: null, actions: ["go"] });
+    const impure = report.problems.filter((p) => /not a pure function/.test(p.detail));
+    expect(impure).toHaveLength(1);
+    expect(impure[0]?.kind).toBe("invalid");
+    expect(impure[0]?.detail).toMatch(/run twice, it gave context\.spot \d+, then \d+; .*Math\.random/);
+    expect(() => checkCoverage(envWith("context"), { task: null, actions: ["go"] })).toThrow(/not a pure function/);
+  });
+  it("is reported when only what it emits differs (an observation)", () => {
+    const report = exploreEnv(envWith("observation"), { task: null, actions: ["go"] });
+    expect(report.problems.map((p) => p.detail).join("\n")).toMatch(
+      /run twice, it gave the emitted .*moved \d+.*, then/,
+    );
+  });
+});
