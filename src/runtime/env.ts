@@ -385,6 +385,7 @@ export const defineEnv = <
         `environment ${definition.id}: tool ${name} is not among the machine's actors; add \`actors: toolActors(tools)\` to its setup()`,
       );
   checkInvokedActors(definition.id, definition.machine, actors);
+  checkEventlessCycles(definition.id, definition.machine);
   checkPolicies(definition.id, definition.policies);
   checkWarmStart(definition.id, definition.warmStart);
   checkOptionalFields(definition.id, definition as unknown as EnvDefinition<never>);
@@ -430,6 +431,53 @@ const checkInvokedActors = (id: string, machine: AnyStateMachine, actors: Record
     for (const [key, child] of Object.entries(node.states ?? {})) visit(child, path ? `${path}.${key}` : key);
   };
   visit(machine.root as unknown as InvokingNode, "");
+};
+
+/** The parts of XState's state nodes that hold eventless transitions as resolved (not in its public types). */
+interface EventlessNode {
+  readonly type?: string;
+  readonly path?: readonly string[];
+  readonly always?: readonly { readonly guard?: unknown; readonly target?: readonly EventlessNode[] }[];
+  readonly states?: Record<string, EventlessNode>;
+}
+
+/**
+ * Atomic states that hand over to each other by unguarded `always` transitions loop forever once entered:
+ * XState takes eventless transitions until none is enabled, so the episode never reached its next observation
+ * and the process ran out of memory (a V8 crash after minutes, naming nothing). Only a state whose first
+ * `always` has no guard and one atomic target is followed: that transition is always taken (a state's own
+ * eventless transitions come before its ancestors'), so a cycle of them is certain.
+ */
+const checkEventlessCycles = (id: string, machine: AnyStateMachine): void => {
+  const next = new Map<EventlessNode, EventlessNode>();
+  const visit = (node: EventlessNode | undefined): void => {
+    if (!node) return;
+    const first = node.always?.[0];
+    const target = first && first.guard === undefined && first.target?.length === 1 ? first.target[0] : undefined;
+    if (node.type === "atomic" && target?.type === "atomic" && target !== node) next.set(node, target);
+    for (const child of Object.values(node.states ?? {})) visit(child);
+  };
+  visit(machine.root as unknown as EventlessNode);
+  const name = (node: EventlessNode) => `"${(node.path ?? []).join(".")}"`;
+  const done = new Set<EventlessNode>();
+  for (const start of next.keys()) {
+    const path: EventlessNode[] = [];
+    let at: EventlessNode | undefined = start;
+    while (at !== undefined && !done.has(at) && !path.includes(at)) {
+      path.push(at);
+      at = next.get(at);
+    }
+    if (at !== undefined && path.includes(at)) {
+      const cycle = [...path.slice(path.indexOf(at)), at];
+      throw new TypeError(
+        `environment ${id}: states ${cycle.map(name).join(" → ")} pass to each other by \`always\` transitions ` +
+          "without a guard, so entering one loops forever (XState takes eventless transitions until none is " +
+          "enabled: the episode never gets its next observation); give one of them a guard that stops the loop, " +
+          "or let it wait for the agent (observe()) or a tool",
+      );
+    }
+    for (const node of path) done.add(node);
+  }
 };
 
 /** `policies` holds factories: `{ expert: () => policy }`. A policy object given instead failed at record time. */

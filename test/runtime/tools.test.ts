@@ -293,6 +293,38 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     expect(() => defineEnv({ ...lookupEnv, machine: inherited })).toThrow('invokes src "toString"');
   });
 
+  it("states that pass to each other by unguarded `always` transitions are refused when the environment is defined", () => {
+    // Live, entering one looped forever inside XState's microsteps: the process ran out of memory after
+    // minutes (a V8 crash naming nothing), and record never said which states.
+    const looping = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
+      initial: "waiting",
+      states: {
+        waiting: { on: { go: "moving" } },
+        moving: { always: [{ guard: () => false, target: "waiting" }, { target: "spin" }] },
+        spin: { always: { target: "spin2" } },
+        spin2: { always: "spin" },
+      },
+    });
+    expect(() => defineEnv({ ...lookupEnv, machine: looping })).toThrow(
+      'environment lookup: states "spin" → "spin2" → "spin" pass to each other by `always` transitions without a guard, so entering one loops forever',
+    );
+    // A guard on the first `always` of one of them may stop the loop: not refused, nor an unguarded chain that ends.
+    const guarded = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
+      initial: "waiting",
+      states: {
+        waiting: { on: { go: "spin" } },
+        spin: { always: { target: "spin2" } },
+        spin2: { always: [{ guard: () => true, target: "waiting" }, { target: "spin" }] },
+      },
+    });
+    expect(() => defineEnv({ ...lookupEnv, machine: guarded })).not.toThrow();
+    const chain = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
+      initial: "a",
+      states: { a: { always: "b" }, b: { always: "c" }, c: { on: { go: "a" } } },
+    });
+    expect(() => defineEnv({ ...lookupEnv, machine: chain })).not.toThrow();
+  });
+
   it("a delayed transition (`after`) is refused when the environment is defined, naming the state", () => {
     // Live, the episode waited for an action or a tool's result and ended as "waiting for nothing", naming
     // no `after`; replay folds without timers.
