@@ -443,17 +443,17 @@ const noteCloneEnv = (command: "train" | "sft", init: string, used: string) => {
 };
 
 /**
- * The built-in environment whose episodes `--data` holds, from its first journal's episode.started: sft without
- * --env clones under it (the default, lookup, refused another environment's journals). Undefined when the first
- * journal is not one of a built-in environment (a module's: its path is not recorded) or cannot be read; sft's
- * own reading then says what is wrong.
+ * The id of the environment whose episodes `--data` holds, from its first journal's episode.started: sft without
+ * --env clones under it when it is built in (the default, lookup, refused another environment's journals), and
+ * asks for the module's path otherwise. Undefined when the first journal cannot be read; sft's own reading then
+ * says what is wrong.
  */
-const builtinEnvOfData = async (data: string): Promise<string | undefined> => {
+const envOfData = async (data: string): Promise<string | undefined> => {
   try {
     const [first] = await journalFilesAt(data, { recursive: true });
     const line = first === undefined ? undefined : firstLineOf(first);
     const id = line === undefined ? undefined : (JSON.parse(line) as { env?: { id?: unknown } }).env?.id;
-    return typeof id === "string" && Object.hasOwn(ENVIRONMENTS, id) ? id : undefined;
+    return typeof id === "string" ? id : undefined;
   } catch {
     return undefined;
   }
@@ -1008,7 +1008,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         release = holdCheckpointOut("sft", opts.out, !!opts.replace);
         const envGiven = command.getOptionValueSource("env") === "cli";
         if (!envGiven) {
-          const recorded = await builtinEnvOfData(opts.data);
+          const recorded = await envOfData(opts.data);
+          if (recorded !== undefined && !Object.hasOwn(ENVIRONMENTS, recorded))
+            throw new UsageError({
+              detail: `--env not given, and the journals in ${opts.data} are episodes of ${recorded}, which is not built in (a journal names its environment's id, not its module's path): pass --env with the path of the module that defines ${recorded}`,
+            });
           if (recorded !== undefined && recorded !== opts.env) {
             process.stderr.write(
               `note: --env not given; the journals in ${opts.data} are episodes of ${recorded}, so sft clones under it\n`,
