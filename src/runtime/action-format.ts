@@ -136,7 +136,8 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
   if (notJson !== undefined) return { kind: "malformed", reason: `arguments of ${name}: ${notJson}` };
   // A JSON escape writes a lone surrogate in ASCII (`{"q":"\ud800"}`): the action's text is Unicode, the
   // arguments are not, and the call could not be journaled (the episode aborted at its tool.called).
-  const notText = notUnicode(args);
+  // Only an escape (or text that is not Unicode already) can write one: the walk is skipped otherwise.
+  const notText = inner.includes("\\u") || !inner.isWellFormed() ? notUnicode(args) : undefined;
   if (notText !== undefined) return { kind: "malformed", reason: `arguments of ${name}: ${notText}` };
   const decoded = decodeArgs(tool)(args);
   if (Result.isFailure(decoded))
