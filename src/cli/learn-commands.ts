@@ -2,7 +2,7 @@
 import { existsSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { firstLineOf, journalFilesAt } from "../journal/jsonl.ts";
+import { journalFilesAt, recordedEnvOf } from "../journal/jsonl.ts";
 import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { readJsonText } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
@@ -449,14 +449,8 @@ const noteCloneEnv = (command: "train" | "sft", init: string, used: string) => {
  * says what is wrong.
  */
 const envOfData = async (data: string): Promise<string | undefined> => {
-  try {
-    const [first] = await journalFilesAt(data, { recursive: true });
-    const line = first === undefined ? undefined : firstLineOf(first);
-    const id = line === undefined ? undefined : (JSON.parse(line) as { env?: { id?: unknown } }).env?.id;
-    return typeof id === "string" ? id : undefined;
-  } catch {
-    return undefined;
-  }
+  const [first] = await journalFilesAt(data, { recursive: true }).catch(() => []);
+  return first === undefined ? undefined : recordedEnvOf(first)?.id;
 };
 
 /**

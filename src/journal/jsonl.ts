@@ -305,6 +305,21 @@ export const firstLineOf = (file: string): string | undefined => {
 };
 
 /**
+ * The environment a journal was recorded in, from its first line (episode.started), without reading the rest;
+ * undefined for a file that cannot be read or does not start so (whatever reads it next says what is wrong).
+ */
+export const recordedEnvOf = (file: string): { readonly id: string; readonly version: string } | undefined => {
+  try {
+    const { env } = JSON.parse(firstLineOf(file) ?? "") as { env?: { id?: unknown; version?: unknown } };
+    return typeof env?.id === "string" && typeof env.version === "string"
+      ? { id: env.id, version: env.version }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
  * Streams the validated events of one journal file, in bounded memory. Throws JournalError at the first
  * violation, after yielding every event before it.
  */

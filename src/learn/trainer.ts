@@ -17,7 +17,7 @@ import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type * as tf from "@tensorflow/tfjs-core";
 import type { Json } from "effect/Schema";
-import { firstLineOf } from "../journal/jsonl.ts";
+import { recordedEnvOf } from "../journal/jsonl.ts";
 import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsText } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
@@ -387,15 +387,10 @@ export const recordedEnvOfRun = (
   };
   let first: { readonly id: string; readonly version: string; readonly file: string } | undefined;
   for (const file of [...journals(join(runDir, "episodes")), ...journals(join(runDir, "warm-start", "demos"))]) {
-    let recorded: typeof first;
-    try {
-      const { env } = JSON.parse(firstLineOf(file) ?? "") as { env?: { id?: unknown; version?: unknown } };
-      if (typeof env?.id === "string" && typeof env.version === "string")
-        recorded = { id: env.id, version: env.version, file };
-    } catch {
-      // Unreadable or damaged: the next journal says it.
-    }
-    if (recorded === undefined) continue;
+    // Unreadable or damaged: the next journal says it.
+    const env = recordedEnvOf(file);
+    if (env === undefined) continue;
+    const recorded = { ...env, file };
     if (current === undefined) return recorded;
     first ??= recorded;
     if (recorded.id === current.id && recorded.version !== current.version) return recorded;

@@ -180,16 +180,9 @@ describe("a divergence", () => {
 });
 
 describe("eval says which questions it scored", () => {
+  const args = ["eval", "--env", "hopqa", "--checkpoint", "docs/checkpoints/hopqa-copy-warm-start", "--episodes", "1"];
+
   it("reports every option in effect and the sampling, and notes when the questions are hopqa's training ones", async () => {
-    const args = [
-      "eval",
-      "--env",
-      "hopqa",
-      "--checkpoint",
-      "docs/checkpoints/hopqa-copy-warm-start",
-      "--episodes",
-      "1",
-    ];
     expect(await main([...args, "--sample"]), output.stderr).toBe(0);
     const summary = JSON.parse(output.stdout.trim().split("\n").at(-1)!);
     expect(summary).toMatchObject({ env: "hopqa", split: "train", worlds: "1-1000", sample: true, episodes: 1 });
@@ -214,15 +207,6 @@ describe("eval says which questions it scored", () => {
   }, 60_000);
 
   it('reports --world-seed as it was read, beside the worlds it chose: 00042 is 42, not "00042"', async () => {
-    const args = [
-      "eval",
-      "--env",
-      "hopqa",
-      "--checkpoint",
-      "docs/checkpoints/hopqa-copy-warm-start",
-      "--episodes",
-      "1",
-    ];
     expect(await main([...args, "--split", "test", "--world-seed", "00042"]), output.stderr).toBe(0);
     const padded = JSON.parse(output.stdout.trim().split("\n").at(-1)!);
     expect(padded).toMatchObject({ "world-seed": "42", worlds: "42-42" });

@@ -61,6 +61,14 @@ export type { JsonlEpisodeWriter };
  */
 export declare const firstLineOf: (file: string) => string | undefined;
 /**
+ * The environment a journal was recorded in, from its first line (episode.started), without reading the rest;
+ * undefined for a file that cannot be read or does not start so (whatever reads it next says what is wrong).
+ */
+export declare const recordedEnvOf: (file: string) => {
+    readonly id: string;
+    readonly version: string;
+} | undefined;
+/**
  * Streams the validated events of one journal file, in bounded memory. Throws JournalError at the first
  * violation, after yielding every event before it.
  */
