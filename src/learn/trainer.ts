@@ -1154,9 +1154,12 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
               advantages: pick(advantages.advantages),
               logprobs,
               ...(config.algo === "ppo" ? { returns: pick(advantages.returns!), oldValues: pick(scores!.values) } : {}),
-              // Without the loss mask the policy terms cover every response token; the critic still learns only
-              // where GAE gave it a target (its returns are 0 elsewhere, which it would otherwise be pulled to).
-              ...(config.algo === "ppo" && !config.maskLoss
+              // The critic learns where GAE gave it a target: the action tokens, or every response token without
+              // the advantage mask (GAE then reads the critic's values at observation tokens too, so they must be
+              // fitted). Without the loss mask the policy terms cover every response token, but the critic is
+              // still fitted only where GAE gave it a target (its returns are 0 elsewhere, which it would
+              // otherwise be pulled to).
+              ...(config.algo === "ppo" && (!config.maskLoss || !config.maskAdvantages)
                 ? {
                     valueMask: aggregate(
                       pick(sequences).map((s) => (config.maskAdvantages ? s.actionMask : s.responseMask)),
