@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- --quick] [-- --no-write] [-- --repeats N]`: the kernel figures (bench/index.ts) then the
- * learner's (bench/learner.ts), each given the same options (npm passes them to the last command of a
- * script only, so `a && b` ran the first without them).
+ * `npm run bench [-- --quick] [-- --no-write] [-- --repeats N] [-- --figure 1]`: the kernel figures
+ * (bench/index.ts) then the learner's (bench/learner.ts), each given the same options (npm passes them to
+ * the last command of a script only, so `a && b` ran the first without them). `--figure 1` runs figure 1
+ * alone and only prints it (no learner figures).
  */
 import { spawnSync } from "node:child_process";
 import { Command } from "commander";
@@ -10,9 +11,11 @@ new Command("bench")
   .option("--quick", "smaller workloads, for a smoke run")
   .option("--no-write", "print only; leave docs/bench.md and docs/bench-learner.md alone")
   .option("--repeats <n>", "side-by-side repeats of each kernel figure")
+  .option("--figure <n>", "only this kernel figure (1: runtime vs bare actor), printed, nothing written")
   .parse();
 const args = process.argv.slice(2);
-for (const script of ["bench/index.ts", "bench/learner.ts"]) {
+const scripts = args.includes("--figure") ? ["bench/index.ts"] : ["bench/index.ts", "bench/learner.ts"];
+for (const script of scripts) {
   const run = spawnSync(process.execPath, ["bin/run-ts.js", script, ...args], { stdio: "inherit" });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }

@@ -3,7 +3,7 @@
  * (the machines are shared and noisy). Prints a table and writes docs/bench.md (with bench/notes.md appended).
  *
  * Options: `--quick` (smaller workloads, for a smoke run), `--repeats N`, `--no-write` (do not touch
- * docs/bench.md).
+ * docs/bench.md), `--figure 1` (figure 1 alone, printed only: its ratio per repeat, in a minute or two).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -33,6 +33,13 @@ const quick = args.includes("--quick");
 const write = !args.includes("--no-write");
 const repeatsArg = args.indexOf("--repeats");
 const REPEATS = repeatsArg >= 0 ? Number(args[repeatsArg + 1]) : 5;
+const figureArg = args.indexOf("--figure");
+/** Only this figure ("1"), printed and not written: figure 1 is the one the runtime's changes move. */
+const onlyFigure = figureArg >= 0 ? args[figureArg + 1] : undefined;
+if (onlyFigure !== undefined && onlyFigure !== "1") {
+  process.stderr.write(`bench: --figure ${onlyFigure ?? ""}: only figure 1 runs alone (--figure 1)\n`);
+  process.exit(2);
+}
 const CONCURRENCY = 32;
 /** Episodes per repeat of figure 1 (each about 2.5 steps), of figure 2 (one fsync each) and of figure 3. */
 const STEP_EPISODES = quick ? 400 : 1600;
@@ -71,6 +78,21 @@ const main = async () => {
       journal = freshJournal(root);
     });
     const overhead = median(steps.ratios.map((r) => 1 / r));
+    if (onlyFigure === "1") {
+      process.stdout.write(
+        [
+          `command: npm run bench -- ${args.join(" ")}`,
+          `node: ${process.version}, cpu: ${cpus()[0]?.model ?? "unknown CPU"} (${cpus().length} logical cores)`,
+          `figure 1, env steps/s: runtime ${fmtRate(medianRate(steps.a))}, bare actor ${fmtRate(medianRate(steps.b))}: ${fmtRatio(overhead)} time/step (target ≤ 3x: ${overhead <= 3 ? "met" : "MISSED"})`,
+          `figure 1 overhead per repeat: ${steps.ratios.map((r) => fmtRatio(1 / r)).join(", ")}`,
+          `load average (1, 5, 15 min) at the end: ${loadavg()
+            .map((l) => l.toFixed(2))
+            .join(", ")}`,
+          "",
+        ].join("\n"),
+      );
+      return;
+    }
     // Thousands of journal files: removed now, so the reported total includes removing them.
     for (const name of readdirSync(root)) rmSync(join(root, name), { recursive: true, force: true });
 
