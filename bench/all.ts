@@ -5,16 +5,21 @@
  * alone and only prints it (no learner figures).
  */
 import { spawnSync } from "node:child_process";
-import { Command } from "commander";
+import { Command, Option } from "commander";
 
-new Command("bench")
+const options = new Command("bench")
   .option("--quick", "smaller workloads, for a smoke run")
   .option("--no-write", "print only; leave docs/bench.md and docs/bench-learner.md alone")
   .option("--repeats <n>", "side-by-side repeats of each kernel figure")
-  .option("--figure <n>", "only this kernel figure (1: runtime vs bare actor), printed, nothing written")
-  .parse();
+  .addOption(
+    new Option("--figure <n>", "only this kernel figure (1: runtime vs bare actor), printed, nothing written").choices([
+      "1",
+    ]),
+  )
+  .parse()
+  .opts();
 const args = process.argv.slice(2);
-const scripts = args.includes("--figure") ? ["bench/index.ts"] : ["bench/index.ts", "bench/learner.ts"];
+const scripts = options.figure ? ["bench/index.ts"] : ["bench/index.ts", "bench/learner.ts"];
 for (const script of scripts) {
   const run = spawnSync(process.execPath, ["bin/run-ts.js", script, ...args], { stdio: "inherit" });
   if (run.status !== 0) process.exit(run.status ?? 1);

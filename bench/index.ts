@@ -33,11 +33,14 @@ const quick = args.includes("--quick");
 const write = !args.includes("--no-write");
 const repeatsArg = args.indexOf("--repeats");
 const REPEATS = repeatsArg >= 0 ? Number(args[repeatsArg + 1]) : 5;
-const figureArg = args.indexOf("--figure");
+const figureArg = args.findIndex((a) => a === "--figure" || a.startsWith("--figure="));
 /** Only this figure ("1"), printed and not written: figure 1 is the one the runtime's changes move. */
-const onlyFigure = figureArg >= 0 ? args[figureArg + 1] : undefined;
-if (onlyFigure !== undefined && onlyFigure !== "1") {
-  process.stderr.write(`bench: --figure ${onlyFigure ?? ""}: only figure 1 runs alone (--figure 1)\n`);
+const onlyFigure =
+  figureArg < 0 ? undefined : args[figureArg].startsWith("--figure=") ? args[figureArg].slice(9) : args[figureArg + 1];
+if (figureArg >= 0 && onlyFigure !== "1") {
+  process.stderr.write(
+    `bench: --figure ${onlyFigure === undefined ? "without a number" : JSON.stringify(onlyFigure)}: only figure 1 runs alone (--figure 1)\n`,
+  );
   process.exit(2);
 }
 const CONCURRENCY = 32;
