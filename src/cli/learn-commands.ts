@@ -1259,8 +1259,16 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       bar.stop();
       if (summary.aborted > 0 || summary.cutActions || summary.cutContext)
         process.stderr.write(`warning: ${describeEval(summary)}\n`);
+      // The run's own training draws (its config.json): a score on questions it trained on measures memory.
+      const trained = await trainedEnvOf(run?.env);
+      const overlap = trained?.id === env.id ? trainingOverlap(trained.options, env.options) : undefined;
       const trainedSplit = new URLSearchParams((run ?? clone)?.env.split("?")[1] ?? "").get("split") ?? "train";
-      if (env.options?.split === trainedSplit)
+      if (overlap?.overlaps) {
+        const [from, to] = overlap.worlds;
+        process.stderr.write(
+          `warning: eval draws split ${env.options?.split} questions from ${from === to ? `world ${from}` : `worlds ${from}-${to}`}, which training drew from too (${run?.env}, ${run?.file}): the score then measures memory of the training questions, not search; --split test or ood, or a --world-seed outside ${trained?.options?.worlds}, scores unseen ones\n`,
+        );
+      } else if (overlap === undefined && env.options?.split === trainedSplit)
         process.stderr.write(
           trainedSplit === "train"
             ? `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`
@@ -1282,6 +1290,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           checkpoint,
           version,
           seed: String(opts.seed),
+          ...(overlap ? { overlapsTraining: overlap.overlaps } : {}),
           ...summary,
           ...("em" in summary.metrics ? { exactMatch: summary.metrics.em, f1: summary.metrics.f1 } : {}),
         }),
@@ -1291,6 +1300,42 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (failed) process.stderr.write(`eval: all ${summary.episodes} episodes aborted, so nothing was scored\n`);
       setExit(failed ? 1 : 0);
     });
+};
+
+/** An inclusive range of world seeds, "a-b" or "a", as an environment's `worlds` option says it. */
+const rangeOf = (value: string | number | undefined): readonly [number, number] | undefined => {
+  const match = /^(\d+)(?:-(\d+))?$/.exec(String(value ?? ""));
+  return match ? [Number(match[1]), Number(match[2] ?? match[1])] : undefined;
+};
+
+/**
+ * Whether eval draws from what training drew from, for an environment whose options name a `split` and a
+ * range of `worlds` (hopqa's): the same split and at least one world in common, then the worlds in common.
+ * Undefined when it cannot be known (no such options on either side): nothing is said then.
+ */
+export const trainingOverlap = (
+  trained: Readonly<Record<string, string | number>> | undefined,
+  scored: Readonly<Record<string, string | number>> | undefined,
+):
+  | { readonly overlaps: false }
+  | { readonly overlaps: true; readonly worlds: readonly [number, number] }
+  | undefined => {
+  const a = rangeOf(trained?.worlds);
+  const b = rangeOf(scored?.worlds);
+  if (!a || !b || trained?.split === undefined || scored?.split === undefined) return undefined;
+  const from = Math.max(a[0], b[0]);
+  const to = Math.min(a[1], b[1]);
+  return trained.split === scored.split && from <= to ? { overlaps: true, worlds: [from, to] } : { overlaps: false };
+};
+
+/** The environment a run trained on (its config.json's `env`), or undefined if it cannot be loaded now. */
+const trainedEnvOf = async (spec: string | undefined): Promise<EnvDefinition | undefined> => {
+  if (spec === undefined) return undefined;
+  try {
+    return await loadEnv(spec);
+  } catch {
+    return undefined;
+  }
 };
 
 /** `--world-seed` as its digits were read: "00042" is 42 and "007-010" is 7-10; anything else as typed. */

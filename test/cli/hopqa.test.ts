@@ -268,13 +268,36 @@ describe("train --env hopqa without --init", () => {
     const heldOut = cli("train", "--env", "hopqa?split=test", "--no-warm-start", ...tiny, heldOutRun);
     expect(heldOut.code, heldOut.stderr).toBe(0);
     expect(heldOut.stderr).toMatch(/note: training on hopqa's split test: these are questions held out for evaluation/);
-    // Its eval on that split does not call the questions held out.
+    // Its eval on that split does not call the questions held out: in the worlds it trained in, it warns.
     const scored = cli("eval", "--checkpoint", heldOutRun, "--split", "test", "--episodes", "1");
     expect(scored.code, scored.stderr).toBe(0);
     expect(scored.stderr).toContain(
-      `note: the run trained on split test (${join(heldOutRun, "config.json")}), so these questions are not held out`,
+      `warning: eval draws split test questions from worlds 1-1000, which training drew from too (hopqa?split=test, ${join(heldOutRun, "config.json")})`,
     );
     expect(scored.stderr).not.toMatch(/held-out questions in the training worlds/);
+  }, 60_000);
+});
+
+describe("eval of a run on what it trained on", () => {
+  it("warns that the score measures memory when the world and split are ones training drew from, and says so in the summary", () => {
+    const run = join(tempDir(), "few-worlds");
+    const tiny = words("--steps 1 --tasks 1 --group-size 2 --eval-episodes 0 --layers 1 --width 16 --heads 2");
+    const trained = cli("train", "--env", "hopqa?worlds=1-50", "--no-warm-start", ...tiny, "--out", run);
+    expect(trained.code, trained.stderr).toBe(0);
+    const seen = cli("eval", "--checkpoint", run, "--world-seed", "7", "--episodes", "1");
+    expect(seen.code, seen.stderr).toBe(0);
+    expect(seen.stderr).toContain(
+      `warning: eval draws split train questions from world 7, which training drew from too (hopqa?worlds=1-50, ${join(run, "config.json")}): the score then measures memory of the training questions, not search; --split test or ood, or a --world-seed outside 1-50, scores unseen ones\n`,
+    );
+    expect(JSON.parse(seen.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      "world-seed": "7",
+      overlapsTraining: true,
+    });
+    // A world training never drew from: no warning (and no note calling them training questions).
+    const unseen = cli("eval", "--checkpoint", run, "--world-seed", "51", "--episodes", "1");
+    expect(unseen.code, unseen.stderr).toBe(0);
+    expect(unseen.stderr).not.toMatch(/training drew from|training questions/);
+    expect(JSON.parse(unseen.stdout.trim().split("\n").at(-1)!)).toMatchObject({ overlapsTraining: false });
   }, 60_000);
 });
 
