@@ -34,7 +34,13 @@ import {
 import { warmStartCheckpoint } from "../learn/warm-start.ts";
 import { averageCheckpoints, SOUP_SIMILARITY } from "../policy/average.ts";
 import { BACKEND_ORDER, initBackend } from "../policy/backend.ts";
-import { checkpointTarget, saveCheckpoint, savedConstrained } from "../policy/checkpoint.ts";
+import {
+  checkpointTarget,
+  describeLeftoversOfReplace,
+  leftoverNote,
+  saveCheckpoint,
+  savedConstrained,
+} from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
@@ -286,6 +292,9 @@ const refuseCheckpointOut = (command: "sft" | "average", out: string, replace: b
  */
 const holdCheckpointOut = (command: "sft" | "average", out: string, replace: boolean): (() => void) => {
   refuseCheckpointOut(command, out, replace);
+  // A kill between a --replace's two renames left the previous checkpoint beside --out: said, never removed.
+  const leftovers = describeLeftoversOfReplace(out);
+  if (leftovers) process.stderr.write(`warning: ${leftovers}\n`);
   // The checkpoint is written once, at the end: a folder it cannot be written to is said now, not after the work.
   checkWritableParent(out);
   const created = !existsSync(out);
@@ -1214,7 +1223,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           `note: ${runDir} was trained on ${env.id} version ${trainedOn.version} (its journals), and is scored here on version ${env.version}\n`,
         );
       if (!existsSync(opts.checkpoint))
-        throw new UsageError({ detail: `no checkpoint at ${opts.checkpoint}${checkpointsBeside(opts.checkpoint)}` });
+        throw new UsageError({
+          detail: `no checkpoint at ${opts.checkpoint}${checkpointsBeside(opts.checkpoint)}${leftoverNote(opts.checkpoint)}`,
+        });
       const checkpoint = resolveCheckpoint(opts.checkpoint, "--checkpoint");
       // Said before the backend loads, from the checkpoint's config.json (a folder without one fails to load).
       const maxNewTokens = maxNewTokensFor(env, opts.maxNewTokens);

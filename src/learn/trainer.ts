@@ -34,6 +34,7 @@ import {
 import {
   CheckpointError,
   type LatestCheckpoint,
+  leftoverNote,
   loadCheckpoint,
   MAX_PARAMETERS,
   minimumParameters,
@@ -516,7 +517,7 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
         });
     } else
       throw new UsageError({
-        detail: `${what} ${dir}: no such checkpoint folder${existsSync(dirname(resolve(dir))) ? "" : ` (not even ${dirname(resolve(dir))})`}`,
+        detail: `${what} ${dir}: no such checkpoint folder${existsSync(dirname(resolve(dir))) ? "" : ` (not even ${dirname(resolve(dir))})`}${leftoverNote(dir)}`,
       });
     return dir; // the loader says what is missing
   }

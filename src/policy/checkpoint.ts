@@ -389,6 +389,41 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
   await syncFolder(path.dirname(target));
 };
 
+/**
+ * The previous checkpoints a save that replaced `folder` moved aside (`FOLDER.old-PID-N`) and, killed between
+ * its two renames or before removing them, left beside it; oldest name first. Never removed here: each holds a
+ * checkpoint the user had.
+ */
+export const leftoversOfReplace = (folder: string): string[] => {
+  const parent = path.dirname(folder);
+  const prefix = `${path.basename(path.resolve(folder))}.old-`;
+  if (!existsSync(parent)) return [];
+  return readdirSync(parent)
+    .filter((name) => name.startsWith(prefix) && /^\d+-\d+$/.test(name.slice(prefix.length)))
+    .sort()
+    .map((name) => path.join(parent, name));
+};
+
+/** One line on the leftovers of an interrupted --replace beside `folder`, or undefined if there are none. */
+export const describeLeftoversOfReplace = (folder: string): string | undefined => {
+  const found = leftoversOfReplace(folder);
+  if (found.length === 0) return undefined;
+  const quote = (p: string) => (/^[\w./:@+-]+$/.test(p) ? p : `'${p.replaceAll("'", "'\\''")}'`);
+  const missing = !existsSync(folder);
+  return (
+    `found ${found.join(", ")} left by an interrupted --replace of ${folder}: ${found.length > 1 ? "they hold" : "it holds"} the checkpoint ${folder} held before` +
+    (missing
+      ? ` (${folder} itself is missing): move it back with \`mv ${quote(found.at(-1) as string)} ${quote(folder)}\`, or delete it`
+      : `; ${folder} holds the new one: delete ${found.length > 1 ? "them" : "it"} once not needed, or move ${found.length > 1 ? "one" : "it"} back over ${folder}`)
+  );
+};
+
+/** `; found DIR.old-... left by an interrupted --replace ...` when a replace of `dir` was cut short. */
+export const leftoverNote = (dir: string): string => {
+  const found = describeLeftoversOfReplace(dir);
+  return found ? `; ${found}` : "";
+};
+
 /** Removes the leftovers of saves killed mid-way (`*.tmp-*`, `*.old-*` folders) in a folder of checkpoints. */
 export const removeUnfinishedSaves = async (folder: string): Promise<string[]> => {
   if (!existsSync(folder)) return [];

@@ -2,7 +2,7 @@
  * `agent-r1 average`: the mean of checkpoints' weights (a run's last few with --last, or any list), and
  * clear refusals for checkpoints that cannot average, written nowhere.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -128,6 +128,36 @@ describe("agent-r1 average", () => {
     output.clear();
     expect(await main(["average", ckpt(2), ckpt(3), "--out", join(run, "checkpoints", "v00009"), "--replace"])).toBe(2);
     expect(output.stderr).toContain("is in a train run's checkpoints/ folder, which only train writes");
+  });
+
+  it("names the previous checkpoint that a --replace killed between its two renames left beside --out, and removes nothing", async () => {
+    const out = join(dir, "interrupted");
+    expect(await main(["average", ckpt(2), ckpt(3), "--out", out])).toBe(0);
+    // What a kill between saveCheckpoint's two renames leaves: the old checkpoint moved aside, nothing at --out.
+    const aside = `${out}.old-99999-1`;
+    renameSync(out, aside);
+    output.clear();
+    expect(await main(["eval", "--env", "lookup", "--checkpoint", out, "--episodes", "1"])).toBe(2);
+    expect(output.stderr).toContain(
+      `found ${aside} left by an interrupted --replace of ${out}: it holds the checkpoint ${out} held before (${out} itself is missing): move it back with \`mv ${aside} ${out}\`, or delete it`,
+    );
+    output.clear();
+    // Read as a checkpoint by another command (here average's input), the same.
+    expect(await main(["average", out, ckpt(2), "--out", join(dir, "never-made")])).toBe(2);
+    expect(output.stderr).toContain(`found ${aside} left by an interrupted --replace of ${out}`);
+    output.clear();
+    // The next write to --out says so too, and leaves the old checkpoint where it is.
+    expect(await main(["average", ckpt(2), ckpt(3), "--out", out])).toBe(0);
+    expect(output.stderr).toContain(
+      `warning: found ${aside} left by an interrupted --replace of ${out}: it holds the checkpoint ${out} held before (${out} itself is missing)`,
+    );
+    expect(existsSync(join(aside, "manifest.json"))).toBe(true);
+    output.clear();
+    expect(await main(["average", ckpt(2), ckpt(3), "--out", out, "--replace"])).toBe(0);
+    expect(output.stderr).toContain(
+      `warning: found ${aside} left by an interrupted --replace of ${out}: it holds the checkpoint ${out} held before; ${out} holds the new one: delete it once not needed`,
+    );
+    expect(existsSync(join(aside, "manifest.json"))).toBe(true);
   });
 
   it("refuses checkpoints of another shape, an --out among the inputs, and a checkpoint given twice, writing nothing", async () => {

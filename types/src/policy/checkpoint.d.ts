@@ -101,6 +101,16 @@ export declare const checkpointTarget: (folder: string) => "new" | "checkpoint";
  * replaced; an existing folder that holds anything else is refused (UsageError), never deleted.
  */
 export declare const saveCheckpoint: (folder: string, contents: CheckpointContents) => Promise<void>;
+/**
+ * The previous checkpoints a save that replaced `folder` moved aside (`FOLDER.old-PID-N`) and, killed between
+ * its two renames or before removing them, left beside it; oldest name first. Never removed here: each holds a
+ * checkpoint the user had.
+ */
+export declare const leftoversOfReplace: (folder: string) => string[];
+/** One line on the leftovers of an interrupted --replace beside `folder`, or undefined if there are none. */
+export declare const describeLeftoversOfReplace: (folder: string) => string | undefined;
+/** `; found DIR.old-... left by an interrupted --replace ...` when a replace of `dir` was cut short. */
+export declare const leftoverNote: (dir: string) => string;
 /** Removes the leftovers of saves killed mid-way (`*.tmp-*`, `*.old-*` folders) in a folder of checkpoints. */
 export declare const removeUnfinishedSaves: (folder: string) => Promise<string[]>;
 /** The largest model a config may ask for (weights, gradients and two moments: 2 GiB of float32). */
