@@ -463,6 +463,25 @@ const envOfData = async (data: string): Promise<string | undefined> => {
 };
 
 /**
+ * The environment module of the train run whose episodes `--data` holds (the run folder, its episodes/, or
+ * one update's folder in it): its config.json's `env`, for sft without --env, since a journal names only the
+ * environment's id. Undefined when --data is no run's or the run's environment is not a module; a module that
+ * is no longer there is a UsageError naming the path and the config.json it came from.
+ */
+const runModuleOf = (data: string): { readonly env: string; readonly file: string } | undefined => {
+  const run = runConfigEnv(data);
+  if (run === undefined || !isModulePath(modulePathOf(run.env))) return undefined;
+  const path = modulePathOf(run.env);
+  if (lostRelativeModule(run.env))
+    throw notFoundFromHere(run.file, `the environment module ${path}`, "pass --env with the module's path");
+  if (!existsSync(path))
+    throw new UsageError({
+      detail: `--env not given, and ${run.file} names the environment module ${path}, which is not there any more: pass --env with the module's path`,
+    });
+  return run;
+};
+
+/**
  * What train and sft do first, in this order so that a bad flag is said before anything slow loads: find
  * --init and check it against the shape flags, load --env, check its tokenizer against --init's, and decide
  * the decoding (which needs the environment's legal actions when constrained).
@@ -1012,11 +1031,17 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         const envGiven = command.getOptionValueSource("env") === "cli";
         if (!envGiven) {
           const recorded = await envOfData(opts.data);
-          if (recorded !== undefined && !Object.hasOwn(ENVIRONMENTS, recorded))
+          const fromRun = recorded !== undefined && !Object.hasOwn(ENVIRONMENTS, recorded) && runModuleOf(opts.data);
+          if (fromRun) {
+            process.stderr.write(
+              `note: --env not given; ${opts.data} holds episodes of a train run whose config.json names ${fromRun.env} (${fromRun.file}), so sft clones under it\n`,
+            );
+            opts.env = fromRun.env;
+          } else if (recorded !== undefined && !Object.hasOwn(ENVIRONMENTS, recorded))
             throw new UsageError({
               detail: `--env not given, and the journals in ${opts.data} are episodes of ${recorded}, which is not built in (a journal names its environment's id, not its module's path): pass --env with the path of the module that defines ${recorded}`,
             });
-          if (recorded !== undefined && recorded !== opts.env) {
+          else if (recorded !== undefined && recorded !== opts.env) {
             process.stderr.write(
               `note: --env not given; the journals in ${opts.data} are episodes of ${recorded}, so sft clones under it\n`,
             );

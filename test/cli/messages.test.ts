@@ -500,6 +500,29 @@ describe("a clone of sft keeps the --env it was cloned under (its sft.json)", ()
     expect(JSON.parse(readFileSync(join(clone, "sft.json"), "utf8"))).toMatchObject({ env: "warehouse" });
   }, 120_000);
 
+  it("sft --data of a train run of an environment module, without --env, clones under the module its config.json names", async () => {
+    // A module of its own, so that it can be removed afterwards.
+    const module = join(dir, "partial-copy.ts");
+    writeFileSync(module, `export { default } from ${JSON.stringify(pathToFileURL(resolve(PARTIAL)).href)};\n`);
+    const run = join(dir, "partial-run");
+    const tiny = ["--steps", "1", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0", "--no-warm-start"];
+    expect(await main(["train", "--env", module, ...tiny, ...shape, "--out", run]), output.stderr).toBe(0);
+    const sft = ["sft", "--data", run, "--all-episodes", "--epochs", "1", ...shape];
+    output.clear();
+    expect(await main([...sft, "--out", join(dir, "partial-run-clone")]), output.stderr).toBe(0);
+    expect(errors()).toContain(
+      `note: --env not given; ${run} holds episodes of a train run whose config.json names ${module} (${join(run, "config.json")}), so sft clones under it`,
+    );
+    expect(JSON.parse(readFileSync(join(dir, "partial-run-clone", "sft.json"), "utf8"))).toMatchObject({ env: module });
+    // The module gone: said, naming the path and the config.json it came from.
+    rmSync(module);
+    output.clear();
+    expect(await main([...sft, "--out", join(dir, "partial-run-clone-2")])).toBe(2);
+    expect(errors().at(-1)).toBe(
+      `error: --env not given, and ${join(run, "config.json")} names the environment module ${module}, which is not there any more: pass --env with the module's path`,
+    );
+  }, 120_000);
+
   it("eval without --env takes it, as it takes a run's; train --init without --env says it", async () => {
     const data = join(dir, "partial-demos");
     expect(await main(["record", "--env", PARTIAL, "--policy", "say", "--episodes", "2", "--out", data])).toBe(0);
