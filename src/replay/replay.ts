@@ -15,7 +15,7 @@ import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { parseAction } from "../runtime/action-format.ts";
 import { ABORTED, EpisodeDerivation, misspelt, waitingForTools } from "../runtime/derive.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { boundedMachineOf, type EnvDefinition, endlessEventMessage } from "../runtime/env.ts";
 
 /** Options of replayEpisode. */
 export interface ReplayOptions {
@@ -235,6 +235,10 @@ export const replayEpisode = (
   };
 
   let snapshot: AnyMachineSnapshot;
+  // The machine as the live runtime runs it: one event's microsteps bounded (an endless one is an env error).
+  const machine = boundedMachineOf(env.machine);
+  /** The type of the event being taken, for an event that never settles (endlessEventMessage). */
+  let taking = "xstate.init";
   let ended = false;
 
   type Action = { type: string; params?: unknown };
@@ -291,7 +295,10 @@ export const replayEpisode = (
       step(run() as never, initial);
     } catch (cause) {
       if (cause instanceof NonDeterminismError) throw cause;
-      const reason = cause instanceof Unrecordable ? cause.reason : `environment error: ${messageOf(cause)}`;
+      const reason =
+        cause instanceof Unrecordable
+          ? cause.reason
+          : `environment error: ${endlessEventMessage(cause, taking, initial ? undefined : snapshot?.value) ?? messageOf(cause)}`;
       const record = recorded[cursor];
       if (!verify || (record?.type === "episode.ended" && record.reason === ABORTED + reason)) {
         if (verify) cursor += 1;
@@ -313,7 +320,7 @@ export const replayEpisode = (
   };
 
   const input = { task: started.task, seed: started.seed };
-  guarded(0, () => initialTransition(env.machine, input), true);
+  guarded(0, () => initialTransition(machine, input), true);
 
   /** The next recorded input, skipping (when not verifying) the record's own derived events. */
   const nextInput = (): EpisodeEvent | undefined => {
@@ -360,8 +367,9 @@ export const replayEpisode = (
       out.push(bodyOf(event));
       derivation.acted(event.text, event.tokens);
       lastAction = { text: event.text, seq: event.seq };
+      taking = "agent.act";
       guarded(event.seq, () =>
-        transition(env.machine, snapshot!, {
+        transition(machine, snapshot!, {
           type: "agent.act",
           turn: event.turn,
           text: event.text,
@@ -374,8 +382,9 @@ export const replayEpisode = (
       cursor += 1;
       out.push(bodyOf(event));
       pending.delete(event.call);
+      taking = `xstate.done.actor.${actor}`;
       guarded(event.seq, () =>
-        transition(env.machine, snapshot!, {
+        transition(machine, snapshot!, {
           type: `xstate.done.actor.${actor}`,
           output: event.result,
           actorId: actor,

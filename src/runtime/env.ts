@@ -642,6 +642,61 @@ export const locateGuardThrows = (machine: AnyStateMachine): void => {
 };
 
 /**
+ * The most microsteps one event may take (XState's `options.maxIterations`, per macrostep), unless the
+ * machine sets its own: an \`always\` transition whose guard keeps holding (to its own state, or round a
+ * cycle) otherwise loops synchronously until memory runs out, where XState's default bound is Infinity.
+ */
+export const MAX_MICROSTEPS = 10_000;
+
+/**
+ * Bounds the microsteps of one event (MAX_MICROSTEPS) on the framework's own copy of the machine (from
+ * `provide`), unless the user's config chose a bound: past it XState throws, and the episode ends as an
+ * environment error.
+ */
+export const boundMicrosteps = (machine: AnyStateMachine): void => {
+  const chosen = (machine.config as { options?: { maxIterations?: unknown } }).options?.maxIterations;
+  if (typeof chosen === "number") return;
+  (machine as { options: { maxIterations?: number } }).options = { ...machine.options, maxIterations: MAX_MICROSTEPS };
+};
+
+/** The framework's bounded copies of environments' machines, for replay (one per machine: building one is costly). */
+const boundedMachines = new WeakMap<AnyStateMachine, AnyStateMachine>();
+
+/**
+ * The environment's machine as the runtime runs it (MAX_MICROSTEPS per event, boundMicrosteps), for replay's
+ * pure transitions: the user's own machine is not changed.
+ */
+export const boundedMachineOf = (machine: AnyStateMachine): AnyStateMachine => {
+  let bounded = boundedMachines.get(machine);
+  if (!bounded) {
+    bounded = machine.provide({});
+    boundMicrosteps(bounded);
+    boundedMachines.set(machine, bounded);
+  }
+  return bounded;
+};
+
+/**
+ * XState's error for an event that set off more microsteps than the bound ("Infinite loop detected", naming
+ * no state), said with the event's type and the state the machine took it in, and the usual cause; the same
+ * live and in replay, which re-derives the episode's end. Undefined for any other error.
+ */
+export const endlessEventMessage = (cause: unknown, eventType: string | undefined, stateBefore: unknown) => {
+  const message = messageOf(cause);
+  const bound = /^Infinite loop detected: the machine has processed more than (\d+) microsteps/.exec(message)?.[1];
+  if (bound === undefined) return undefined;
+  const where =
+    stateBefore === undefined || eventType === undefined || eventType === "xstate.init"
+      ? "entering the machine's initial state"
+      : `event ${eventType} in state ${JSON.stringify(stateBefore)}`;
+  return (
+    `${where} set off more than ${bound} microsteps without settling: an \`always\` transition whose guard stays true ` +
+    "(to its own state, or round a cycle of states), or events raised in a loop; make the guard false once its " +
+    "transition is taken, or wait there for the agent (observe()) or a tool (XState: Infinite loop detected)"
+  );
+};
+
+/**
  * `env` must be an environment object: a string (an id or path) or a wrong import is named, with the fix.
  * `what` names the argument, e.g. "env" for an option.
  */

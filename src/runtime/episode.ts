@@ -15,7 +15,7 @@ import { splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { createAgent } from "./agent.ts";
 import { EpisodeDerivation, misspelt, waitingForTools } from "./derive.ts";
-import { type EnvDefinition, envThrownFrom, locateGuardThrows } from "./env.ts";
+import { boundMicrosteps, type EnvDefinition, endlessEventMessage, envThrownFrom, locateGuardThrows } from "./env.ts";
 import type { PolicyAction, PolicyRequest } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
 import { isDefinedTool } from "./tool.ts";
@@ -106,6 +106,22 @@ const episodeOfSystem = new WeakMap<
 >();
 
 /**
+ * Notes the type of the event the machine is taking (an inspection event per microstep: a comparison each),
+ * for an event that never settles: XState's "Infinite loop detected" names neither it nor the state.
+ */
+const eventWatch = () => {
+  let current: { readonly type: string } | undefined;
+  return {
+    inspect: (inspected: { readonly type: string; readonly event?: { readonly type: string } }) => {
+      if (inspected.type === "@xstate.microstep" && inspected.event !== current) current = inspected.event;
+    },
+    get type() {
+      return current?.type;
+    },
+  };
+};
+
+/**
  * The environment's machine with recording tool actors, built once per environment (building a machine
  * is costly): each tool actor finds its episode through the actor system it runs in.
  */
@@ -138,6 +154,7 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
     );
     machine = env.machine.provide({ actors });
     locateGuardThrows(machine);
+    boundMicrosteps(machine);
     recordingMachines.set(env, machine);
   }
   return machine;
@@ -340,7 +357,14 @@ export const runEpisode: {
 
     const abort = (reason: string) => void finish(reason);
     const onStop = () => abort(`stopped: ${messageOf(options.signal?.reason ?? "the signal aborted")}`);
-    const envError = (cause: unknown) => void finish(`environment error: ${messageOf(cause)}`, envThrownFrom(cause));
+    /** The event the machine is taking, and the state it took the last one to (for endlessEventMessage). */
+    const taking = eventWatch();
+    let settled: unknown;
+    const envError = (cause: unknown) =>
+      void finish(
+        `environment error: ${endlessEventMessage(cause, taking.type, settled) ?? messageOf(cause)}`,
+        envThrownFrom(cause),
+      );
 
     /** The agent actor (src/runtime/agent.ts): it asks the policy, one request at a time, and emits the answer. */
     const agent = createAgent(policy);
@@ -404,6 +428,7 @@ export const runEpisode: {
 
     const onMacrostep = (snapshot: Parameters<Parameters<AnyActorRef["subscribe"]>[0]>[0]) => {
       if (finished) return;
+      settled = (snapshot as { value?: unknown }).value;
       try {
         void record(derivation.transitioned(snapshot));
       } catch (cause) {
@@ -433,7 +458,7 @@ export const runEpisode: {
         tokenizer: tokenizer.id,
       });
       agent.start();
-      envActor = createActor(recordingMachineFor(env), { input: { task, seed } });
+      envActor = createActor(recordingMachineFor(env), { input: { task, seed }, inspect: taking.inspect });
       episodeOfSystem.set(envActor.system, { record: toolCalled, returned: toolReturned, ending: ending.signal });
       envActor.on("*", onEmitted);
       envActor.subscribe({

@@ -9,7 +9,7 @@
  */
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { type EnvDefinition } from "../runtime/env.ts";
 /** Options of replayEpisode. */
 export interface ReplayOptions {
     /** Compare every re-derived event with the record (default true). Off: derive afresh (re-reward). */

@@ -183,6 +183,29 @@ export declare const envThrownFrom: (cause: unknown) => string | undefined;
  */
 export declare const locateGuardThrows: (machine: AnyStateMachine) => void;
 /**
+ * The most microsteps one event may take (XState's `options.maxIterations`, per macrostep), unless the
+ * machine sets its own: an \`always\` transition whose guard keeps holding (to its own state, or round a
+ * cycle) otherwise loops synchronously until memory runs out, where XState's default bound is Infinity.
+ */
+export declare const MAX_MICROSTEPS = 10000;
+/**
+ * Bounds the microsteps of one event (MAX_MICROSTEPS) on the framework's own copy of the machine (from
+ * `provide`), unless the user's config chose a bound: past it XState throws, and the episode ends as an
+ * environment error.
+ */
+export declare const boundMicrosteps: (machine: AnyStateMachine) => void;
+/**
+ * The environment's machine as the runtime runs it (MAX_MICROSTEPS per event, boundMicrosteps), for replay's
+ * pure transitions: the user's own machine is not changed.
+ */
+export declare const boundedMachineOf: (machine: AnyStateMachine) => AnyStateMachine;
+/**
+ * XState's error for an event that set off more microsteps than the bound ("Infinite loop detected", naming
+ * no state), said with the event's type and the state the machine took it in, and the usual cause; the same
+ * live and in replay, which re-derives the episode's end. Undefined for any other error.
+ */
+export declare const endlessEventMessage: (cause: unknown, eventType: string | undefined, stateBefore: unknown) => string | undefined;
+/**
  * `env` must be an environment object: a string (an id or path) or a wrong import is named, with the fix.
  * `what` names the argument, e.g. "env" for an option.
  */

@@ -1,0 +1,104 @@
+/**
+ * An `always` transition whose guard keeps holding (to its own state, or round a cycle of states) looped
+ * synchronously inside XState until memory ran out: defineEnv refuses unguarded cycles, but a guard's value
+ * is known only at run time. The runtime now bounds the microsteps of one event, so such an episode ends as
+ * an environment error, recorded with the events before it.
+ */
+import { describe, expect, it } from "vitest";
+import { assign, setup } from "xstate";
+import {
+  type AgentActEvent,
+  defineEnv,
+  type EnvInput,
+  end,
+  MemoryJournal,
+  observe,
+  WordTokenizer,
+} from "../../src/index.ts";
+import { replayEpisode } from "../../src/replay/replay.ts";
+import { playEpisode } from "../../src/testing/index.ts";
+
+const loopingEnv = (id: string, cycle: boolean, maxIterations?: number) =>
+  defineEnv({
+    id,
+    version: "1",
+    description: "an always transition whose guard keeps holding once the agent says spin",
+    machine: setup({
+      types: {
+        context: {} as { spins: number },
+        events: {} as AgentActEvent,
+        input: {} as EnvInput<{ q: string }>,
+      },
+    }).createMachine({
+      context: { spins: 0 },
+      ...(maxIterations === undefined ? {} : { options: { maxIterations } }),
+      initial: "awaiting",
+      entry: observe("say something"),
+      states: {
+        awaiting: {
+          on: {
+            "agent.act": [
+              { guard: ({ event }) => event.text.includes("spin"), target: "spinning" },
+              { guard: ({ event }) => event.text.includes("stop"), target: "done", actions: end("stopped", {}) },
+              { actions: observe("again") },
+            ],
+          },
+        },
+        spinning: {
+          always: {
+            guard: ({ context }) => context.spins >= 0,
+            target: cycle ? "turning" : "spinning",
+            reenter: true,
+            actions: assign({ spins: ({ context }) => context.spins + 1 }),
+          },
+        },
+        turning: { always: { guard: () => true, target: "spinning" } },
+        done: { type: "final" },
+      },
+    }),
+    tools: {},
+    tokenizer: new WordTokenizer(["say", "something", "again", "spin", "stop", "hello"]),
+    task: () => ({ q: "x" }),
+  });
+
+describe("an always transition whose guard keeps holding", () => {
+  it.each([
+    ["to its own state", false],
+    ["round a cycle of states", true],
+  ])(
+    "%s ends the episode as an environment error, keeping the events before it",
+    async (_, cycle) => {
+      const env = loopingEnv(cycle ? "cycling" : "spinning", cycle);
+      const journal = new MemoryJournal();
+      const { record } = await playEpisode(env, { seed: "s", actions: ["hello", "spin"] }, { journal });
+      expect(record.reason).toBe(
+        'aborted: environment error: event agent.act in state "awaiting" set off more than 10000 microsteps without settling: an `always` transition whose guard stays true (to its own state, or round a cycle of states), or events raised in a loop; make the guard false once its transition is taken, or wait there for the agent (observe()) or a tool (XState: Infinite loop detected)',
+      );
+      // The events before it are kept: the first action and what it got, the looping one, then the end.
+      const events = await journal.read(record.episode);
+      expect(events.map((e) => e.type)).toEqual([
+        "episode.started",
+        "env.observed",
+        "env.transitioned",
+        "agent.acted",
+        "env.observed",
+        "env.transitioned",
+        "agent.acted",
+        "episode.ended",
+      ]);
+      // Replay re-derives the same end (it bounds the machine as the live runtime does), rather than loop.
+      expect(replayEpisode(events, env).reason).toBe(record.reason);
+      // The bound is on the framework's copies: the user's machine is not changed.
+      expect(env.machine.options.maxIterations).toBe(Number.POSITIVE_INFINITY);
+    },
+    20_000,
+  );
+
+  it("a machine's own options.maxIterations is the bound instead", async () => {
+    const env = loopingEnv("own-bound", false, 50);
+    const { record } = await playEpisode(env, { seed: "s", actions: ["spin"] });
+    expect(record.reason).toMatch(
+      /^aborted: environment error: event agent\.act in state "awaiting" set off more than 50 microsteps without settling/,
+    );
+  });
+});
