@@ -21,7 +21,7 @@ import { canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
-import { checkEnvArgument } from "../runtime/env.ts";
+import { boundedMachineOf, checkEnvArgument, endlessEventMessage } from "../runtime/env.ts";
 import { type Tool, thrownFailure } from "../runtime/tool.ts";
 import { quote } from "./counterexample.ts";
 import type { EpisodeScript } from "./episodes.ts";
@@ -253,6 +253,8 @@ const differsOnRerun = (step: () => Step, first: Step): string | undefined => {
 
 /** The environment machine as actor logic whose snapshots carry the runtime's protocol state. */
 const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious: RegExp | undefined) => {
+  // The machine as the runtime runs it: an event that never settles (a guarded `always` loop) is an error.
+  const bounded = boundedMachineOf(env.machine);
   // Transitions run twice to catch an impure one, for the first PURITY_CHECKS only (an impure world move
   // shows on the first steps; a second run of every transition of a large exploration would double it).
   let purityChecks = 0;
@@ -310,7 +312,12 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
       if (next.status === "done") ended = true;
       if (next.status === "error") problems.push(`the machine failed: ${String(next.error)}`);
     } catch (cause) {
-      problems.push(`the machine threw: ${cause instanceof Error ? cause.message : String(cause)}`);
+      const endless = endlessEventMessage(cause, event?.type ?? "xstate.init", before?.machine.value);
+      problems.push(
+        endless
+          ? `the machine: ${endless}`
+          : `the machine threw: ${cause instanceof Error ? cause.message : String(cause)}`,
+      );
     }
     if (problems.length === 0 && !ended && !awaiting && inFlight.length === 0)
       problems.push("the machine waits for nothing: no observe(), no end(), no tool call in flight");
@@ -330,10 +337,10 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
   return {
     config: {},
     getInitialSnapshot: () =>
-      fold(undefined, undefined, () => initialTransition(env.machine, { task, seed }) as unknown as Step),
+      fold(undefined, undefined, () => initialTransition(bounded, { task, seed }) as unknown as Step),
     // Each state is expanded once (getAdjacencyMap skips a state it has seen), so nothing is memoized.
     transition: (snapshot: ProtocolSnapshot, event: ExplorationEvent) =>
-      fold(snapshot, event, () => transition(env.machine, snapshot.machine, event as never) as unknown as Step),
+      fold(snapshot, event, () => transition(bounded, snapshot.machine, event as never) as unknown as Step),
     getPersistedSnapshot: (snapshot: ProtocolSnapshot) => snapshot,
   };
 };
@@ -587,11 +594,12 @@ const explore = <Task extends Json>(
   // States left at once (eventless `always` transitions) show only in the microsteps of a transition.
   if (stateNodes.some((id) => !reached.has(id))) {
     try {
-      for (const [snapshot] of getInitialMicrosteps(env.machine, { task, seed })) reach(snapshot);
+      for (const [snapshot] of getInitialMicrosteps(boundedMachineOf(env.machine), { task, seed })) reach(snapshot);
       for (const key of keys) {
         const from = adjacency[key].state;
         for (const { event } of Object.values(adjacency[key].transitions))
-          for (const [snapshot] of getMicrosteps(env.machine, from.machine, event as never)) reach(snapshot);
+          for (const [snapshot] of getMicrosteps(boundedMachineOf(env.machine), from.machine, event as never))
+            reach(snapshot);
         if (stateNodes.every((id) => reached.has(id))) break;
       }
     } catch {

@@ -16,7 +16,7 @@ import {
   WordTokenizer,
 } from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
-import { playEpisode } from "../../src/testing/index.ts";
+import { exploreEnv, playEpisode } from "../../src/testing/index.ts";
 
 const loopingEnv = (id: string, cycle: boolean, maxIterations?: number) =>
   defineEnv({
@@ -101,4 +101,12 @@ describe("an always transition whose guard keeps holding", () => {
       /^aborted: environment error: event agent\.act in state "awaiting" set off more than 50 microsteps without settling/,
     );
   });
+
+  it("exploreEnv ends and reports it, on the path that sets it off, rather than loop", () => {
+    const report = exploreEnv(loopingEnv("explored", true), { actions: ["hello", "spin", "stop"] });
+    const endless = report.problems.filter((p) => p.detail.includes("microsteps without settling"));
+    expect(endless.length, JSON.stringify(report.problems)).toBeGreaterThan(0);
+    expect(endless[0].detail).toContain('event agent.act in state "awaiting" set off more than 10000 microsteps');
+    expect(endless[0].detail).toContain("`always` transition whose guard stays true");
+  }, 20_000);
 });
