@@ -506,6 +506,17 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
             .map((name) => join(dir, name))
             .join(", ")}${inside.length > 6 ? `, ... (${inside.length} in all)` : ""}`,
         });
+      // A folder of run folders (`runs/`): name the runs, rather than load tfjs to say a manifest is missing.
+      const runs = readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, "checkpoints", "latest.json")))
+        .map((d) => join(dir, d.name))
+        .sort();
+      if (runs.length > 0)
+        throw new UsageError({
+          detail: `${what} ${dir} holds run folders but is no checkpoint: give one of them (its latest checkpoint) or a checkpoint in it: ${runs
+            .slice(0, 6)
+            .join(", ")}${runs.length > 6 ? `, ... (${runs.length} in all)` : ""}`,
+        });
       if (readdirSync(dir).some((name) => name.endsWith(".jsonl")))
         throw new UsageError({
           detail: `${what} ${dir} is a folder of journals (.jsonl), not a checkpoint (manifest.json, weights.bin, ...): clone one from it with \`agent-r1 sft --data ${dir}\``,
@@ -540,7 +551,9 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
     version = (JSON.parse(readJsonText(join(picked, "manifest.json"))) as { version?: unknown }).version;
   } catch {}
   if (typeof version === "number" && version !== latest.version) throw latestMismatch(run, latest, version);
-  log(`${what} ${dir} is a run folder: using its latest checkpoint, ${picked}`);
+  log(
+    `${what} ${dir} is ${run === dir ? "a run folder" : `the checkpoints folder of the run ${run}`}: using its latest checkpoint, ${picked}`,
+  );
   return picked;
 };
 
