@@ -551,10 +551,20 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
   const isDemo = (e: EpisodeFile) => run && e.group.split(sep)[0] === "warm-start";
   const demos = episodes.filter(isDemo);
   const policy = episodes.filter((e) => !isDemo(e));
+  // The means are of the episodes read, the shown ones: where fewer are shown than found, say of how many
+  // (a run's header read as the run's training mean, which metrics.jsonl had otherwise).
+  const foundDemos = run
+    ? files.filter((f) => relative(root, dirname(resolve(f))).split(sep)[0] === "warm-start").length
+    : 0;
+  const of = (read: number, found: number) => (read < found ? ` (${read} of ${found} shown)` : "");
   const stats = [
     `${files.length} episode(s)${shown.length < files.length ? `, ${shown.length} shown (evenly spaced)` : ""}`,
-    ...(demos.length && policy.length ? [`training: ${means(policy).join(", ")}`] : means(policy)),
-    ...(demos.length ? [`warm-start demonstrations: ${means(demos).join(", ")}`] : []),
+    ...(demos.length && policy.length
+      ? [`training${of(policy.length, files.length - foundDemos)}: ${means(policy).join(", ")}`]
+      : shown.length < files.length && means(policy).length
+        ? [`of the ${policy.length} shown: ${means(policy).join(", ")}`]
+        : means(policy)),
+    ...(demos.length ? [`warm-start demonstrations${of(demos.length, foundDemos)}: ${means(demos).join(", ")}`] : []),
     ...(episodes.some((e) => e.error) ? [`${episodes.filter((e) => e.error).length} unreadable`] : []),
     ...(copied
       ? [`${copied} ${copied === 1 ? "copy" : "copies"} of another journal (the same episode), counted once`]

@@ -105,6 +105,23 @@ describe("the episode viewer page", () => {
     expect((await viewerHtml(run)).html).not.toContain("training:");
   });
 
+  it("where fewer episodes are shown than found, the page's means say of how many they are", async () => {
+    const withDemos = await makeRunFolder("sampled");
+    cpSync("replays/lookup/expert", join(withDemos, "warm-start", "demos"), { recursive: true });
+    const found = (await findJournals(withDemos)).length;
+    const { html, shown } = await viewerHtml(withDemos, { maxEpisodes: found - 3 });
+    expect(shown).toBe(found - 3);
+    // Read back from the page: the shown counts of each part add up to what is shown, each below its found.
+    const training = html.match(/ · training \((\d+) of (\d+) shown\): mean return /);
+    const demos = html.match(/ · warm-start demonstrations \((\d+) of 4 shown\): mean return /);
+    expect(training?.[2]).toBe(String(found - 4));
+    expect(Number(training?.[1]) + Number(demos?.[1])).toBe(found - 3);
+    // A folder of journals without demonstrations: its one mean is of the shown ones, and says so.
+    const page = await viewerHtml("replays/lookup/expert", { maxEpisodes: 2 });
+    expect(page.html).toContain("4 episode(s), 2 shown (evenly spaced) · of the 2 shown: mean return ");
+    expect((await viewerHtml("replays/lookup/expert")).html).not.toContain(" shown");
+  });
+
   it("a damaged journal is shown up to the damage, with the problem", async () => {
     const dir = tempDir();
     const lines = readFileSync(GOLDEN, "utf8").split("\n");
