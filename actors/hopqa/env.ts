@@ -28,6 +28,7 @@ import {
   toolActors,
   WordTokenizer,
 } from "../../src/index.ts";
+import { closestName, didYouMean } from "../../src/kernel/errors.ts";
 import { worldOf } from "./search.ts";
 import {
   drawQuestion,
@@ -489,7 +490,9 @@ export const parseOptions = (options: Readonly<Record<string, string>>, base = D
   for (const [key, value] of Object.entries(options)) {
     if (key === "split") {
       if (!(SPLITS as readonly string[]).includes(value))
-        throw new RangeError(`hopqa: split must be one of ${SPLITS.join(", ")}, got "${value}"`);
+        throw new RangeError(
+          `hopqa: split must be one of ${SPLITS.join(", ")}, got "${value}"${didYouMean(closestName(value, SPLITS))}`,
+        );
       split = value as Split;
     } else if (key === "world-seed" || key === "worlds") {
       const match = /^(\d+)(?:-(\d+))?$/.exec(value);
@@ -497,7 +500,7 @@ export const parseOptions = (options: Readonly<Record<string, string>>, base = D
       const to = Number(match?.[2] ?? match?.[1]);
       if (!match || !Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from)
         throw new RangeError(
-          `hopqa: ${key} must be an integer (at most ${Number.MAX_SAFE_INTEGER}) or a range a-b (a <= b), got "${value}"`,
+          `hopqa: ${key} must be a world number in decimal digits (0 to ${Number.MAX_SAFE_INTEGER}; no sign, point or exponent) or a range a-b of them (a <= b), got "${value}"`,
         );
       worlds = [from, to];
     } else if (key === "top-k") {

@@ -255,7 +255,7 @@ const CASES: [string[], RegExp][] = [
   ],
   [
     ["eval", "--env", "hopqa", "--checkpoint", WARM, "--world-seed", "99999999999999999999"],
-    /world-seed must be an integer \(at most 9007199254740991\) or a range a-b/,
+    /world-seed must be a world number in decimal digits \(0 to 9007199254740991; no sign, point or exponent\) or a range a-b/,
   ],
   [
     ["eval", "--env", "hopqa", "--checkpoint", "README.md"],
