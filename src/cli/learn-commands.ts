@@ -849,22 +849,31 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             detail: `--resume --steps ${opts.steps}: ${runDir} is already at policy version ${at}; --steps counts all the run's updates, so give more than ${at} to continue it${saved.steps > at ? ` (or drop --steps to finish its ${saved.steps})` : ""}`,
           });
         // Relative paths are the folder train was started in's: from another folder, they are found there.
+        // A copy of a run (cp -r runs/a runs/b) names the original's warm start: its own is taken instead.
+        const ownInit = ownWarmStart(runDir, saved.init);
+        const origin = runStartedIn(runDir);
+        const copiedRun =
+          ownInit !== saved.init &&
+          !(origin !== undefined && saved.init !== null && resolve(origin, saved.init) === resolve(ownInit ?? ""));
         const meant = {
           env: runEnvSpec(runDir, saved.env),
-          init: ((own) => (own !== saved.init ? own : own && fromStartFolder(runDir, own)))(
-            ownWarmStart(runDir, saved.init),
-          ),
+          init: copiedRun ? ownInit : saved.init && fromStartFolder(runDir, saved.init),
         };
         if (given("env")) checkResumeEnv(runDir, meant.env, String(opts.env));
         const envMoved = !given("env") && meant.env !== saved.env;
-        if (envMoved || meant.init !== saved.init)
+        const initMoved = !copiedRun && meant.init !== saved.init;
+        if (copiedRun)
           process.stderr.write(
-            `--resume from another folder than ${runDir} was started in (${runStartedIn(runDir)}): its ${[
+            `${join(runDir, "config.json")} names the warm start ${saved.init}, another run's (this run folder is a copy, or was moved): using its own, ${ownInit} (config.json now names it so)\n`,
+          );
+        if (envMoved || initMoved)
+          process.stderr.write(
+            `--resume from another folder than ${runDir} was started in (${origin}): its ${[
               envMoved ? `--env is ${meant.env}` : "",
-              meant.init !== saved.init ? `--init is ${meant.init}` : "",
+              initMoved ? `--init is ${meant.init}` : "",
             ]
               .filter(Boolean)
-              .join(" and ")} (config.json now names ${envMoved && meant.init !== saved.init ? "them" : "it"} so)\n`,
+              .join(" and ")} (config.json now names ${envMoved && initMoved ? "them" : "it"} so)\n`,
           );
         config = {
           ...saved,

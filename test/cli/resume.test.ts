@@ -229,6 +229,22 @@ describe("train --resume from another folder", () => {
     const resumed = cli(tmpdir(), "train", "--out", join(root, "run2"), "--resume", "--steps", "2");
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("for 1 update (policy version 2");
+    // A copy of that run (cp -r run2 run3) resumed in the folder both were made in: it takes its own warm
+    // start, said as such (it was said to be resumed "from another folder than run3 was started in", the
+    // very folder it was resumed from).
+    cpSync(join(root, "run2"), join(root, "run3"), { recursive: true });
+    // (the resume above, from elsewhere, made run2's config.json name it absolute)
+    const named = JSON.parse(readFileSync(join(root, "run3", "config.json"), "utf8")).init;
+    expect(named).toBe(join(root, "run2", "warm-start", "checkpoint"));
+    const copy = cli(root, "train", "--out", "run3", "--resume", "--steps", "3");
+    expect(copy.status, copy.stderr).toBe(0);
+    expect(copy.stderr).toContain(
+      `${join("run3", "config.json")} names the warm start ${named}, another run's (this run folder is a copy, or was moved): using its own, ${join("run3", "warm-start", "checkpoint")} (config.json now names it so)`,
+    );
+    expect(copy.stderr).not.toContain("--resume from another folder");
+    expect(JSON.parse(readFileSync(join(root, "run3", "config.json"), "utf8")).init).toBe(
+      join("run3", "warm-start", "checkpoint"),
+    );
   }, 300_000);
 
   it("a module --env with options, or a trailing slash, is found again; --resume --env may not name another module or options", async () => {
