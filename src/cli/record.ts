@@ -11,7 +11,7 @@ import { JournalError, messageOf, thrownFrom, UsageError } from "../kernel/error
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { actionBudgetNote } from "../learn/config.ts";
-import { isRunFolder } from "../observe/journals.ts";
+import { enclosingRun } from "../observe/journals.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -103,25 +103,6 @@ const withoutIndex = ({ index: _, ...abort }: { index: number } & NonNullable<Re
  * The episodes this command would write that --out already has journals of (episode i of seed S is `ep-S-i`),
  * by index. Matched against one listing of the folder, not one lookup per episode (--episodes may be millions).
  */
-/**
- * The train run (or `start` folder) that `out` is, or lies in up to three levels down (episodes/u00000,
- * warm-start/demos, checkpoints/v00001), as an absolute path; undefined when none.
- */
-const enclosingRun = (out: string): string | undefined => {
-  let dir = resolve(out);
-  for (let up = 0; up <= 3; up++, dir = dirname(dir)) {
-    const isRun =
-      up === 0
-        ? isRunFolder(dir) || existsSync(join(dir, "start.json"))
-        : existsSync(join(dir, "start.json")) ||
-          (existsSync(join(dir, "config.json")) &&
-            (existsSync(join(dir, "metrics.jsonl")) || existsSync(join(dir, "checkpoints", "latest.json"))));
-    if (isRun) return dir;
-    if (dirname(dir) === dir) break;
-  }
-  return undefined;
-};
-
 const journaledEpisodes = (seed: string, journal: JsonlJournal): { id: string; index: number }[] => {
   // Episode i of seed S is `${episodeIdOf(`${S}:`)}${i}`.
   const prefix = episodeIdOf(`${seed}:`);

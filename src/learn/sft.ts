@@ -11,7 +11,7 @@ import { allKeys, checkKnownKeys, NonDeterminismError, UsageError } from "../ker
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
-import { findJournals, isRunFolder } from "../observe/journals.ts";
+import { enclosingRun, findJournals, isRunFolder, shownPath } from "../observe/journals.ts";
 import { initBackend } from "../policy/backend.ts";
 import { type CheckpointContents, checkpointTarget, saveCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
@@ -131,10 +131,18 @@ const demonstrationFiles = async (data: string): Promise<string[]> => {
   const files = await findJournals(data).catch((error: unknown) => {
     throw error instanceof UsageError ? new UsageError({ detail: `--data: ${error.detail}` }) : error;
   });
-  if (files.length === 0)
+  if (files.length === 0) {
+    // A folder inside a run (its checkpoints/) or a checkpoint: record cannot write there, so the hint was wrong.
+    const run = enclosingRun(data);
     throw new UsageError({
-      detail: `no .jsonl journals in ${data} or its subfolders (record some with \`npx agent-r1 record --policy expert --out ${data}\`)`,
+      detail:
+        run && run !== resolve(data)
+          ? `no .jsonl journals in ${data}: it is inside the train run folder ${shownPath(run)}, whose journals are its episodes/ (and warm-start/demos/): give --data ${shownPath(run)}, or ${join(shownPath(run), "episodes")} for the policy's alone`
+          : existsSync(join(data, "manifest.json"))
+            ? `--data ${data} is a checkpoint folder (weights), not journals: give a folder of recorded journals (\`npx agent-r1 record --policy expert --out DIR\`)`
+            : `no .jsonl journals in ${data} or its subfolders (record some with \`npx agent-r1 record --policy expert --out ${data}\`)`,
     });
+  }
   return files;
 };
 

@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { JOURNAL_SUFFIX } from "../journal/jsonl.ts";
 import { UsageError } from "../kernel/errors.ts";
 
@@ -15,6 +15,31 @@ const SKIPPED_FOLDERS = new Set(["checkpoints", "plots", "node_modules"]);
 /** A run folder: written by `agent-r1 train` (metrics.jsonl, episodes/). */
 export const isRunFolder = (dir: string): boolean =>
   existsSync(join(dir, "metrics.jsonl")) || existsSync(join(dir, "episodes"));
+
+/** An absolute path as a user would type it from here: relative when it lies under the working folder. */
+export const shownPath = (path: string): string => {
+  const rel = relative(process.cwd(), path);
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? path : rel;
+};
+
+/**
+ * The train run (or `start` folder) that `out` is, or lies in up to three levels down (episodes/u00000,
+ * warm-start/demos, checkpoints/v00001), as an absolute path; undefined when none.
+ */
+export const enclosingRun = (out: string): string | undefined => {
+  let dir = resolve(out);
+  for (let up = 0; up <= 3; up++, dir = dirname(dir)) {
+    const isRun =
+      up === 0
+        ? isRunFolder(dir) || existsSync(join(dir, "start.json"))
+        : existsSync(join(dir, "start.json")) ||
+          (existsSync(join(dir, "config.json")) &&
+            (existsSync(join(dir, "metrics.jsonl")) || existsSync(join(dir, "checkpoints", "latest.json"))));
+    if (isRun) return dir;
+    if (dirname(dir) === dir) break;
+  }
+  return undefined;
+};
 
 /**
  * The journal files at `path`, sorted: the file itself, or the .jsonl files of a folder and of its

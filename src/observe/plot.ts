@@ -13,6 +13,7 @@ import * as vl from "vega-lite";
 import { readMetricsText } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
+import { enclosingRun, shownPath } from "./journals.ts";
 import { escapeUnseen } from "./unseen.ts";
 
 /**
@@ -200,10 +201,16 @@ export const readRunMetrics = (dir: string, warn: (line: string) => void = stder
   if (!existsSync(dir)) throw new UsageError({ detail: `no such run folder: ${dir}` });
   if (!statSync(dir).isDirectory()) throw new UsageError({ detail: `${dir} is not a run folder (it is a file)` });
   const file = join(dir, "metrics.jsonl");
-  if (!existsSync(file))
+  if (!existsSync(file)) {
+    // A folder inside a run (its checkpoints/, a checkpoint, episodes/): name the run to plot.
+    const run = enclosingRun(dir);
     throw new UsageError({
-      detail: `${dir} has no metrics.jsonl (a run folder written by \`agent-r1 train\` has one)`,
+      detail:
+        run && run !== resolve(dir) && existsSync(join(run, "metrics.jsonl"))
+          ? `${dir} has no metrics.jsonl: it is inside the run folder ${shownPath(run)}, which has one: plot ${shownPath(run)}`
+          : `${dir} has no metrics.jsonl (a run folder written by \`agent-r1 train\` has one)`,
     });
+  }
   const rows: Record<string, number>[] = [];
   const counted: (typeof COUNTS)[number][][] = [];
   readMetricsText(file)

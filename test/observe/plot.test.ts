@@ -208,6 +208,18 @@ describe("plotRuns", () => {
     expect(existsSync(join(empty, "plots"))).toBe(false);
   });
 
+  it("a folder inside a run (its checkpoints/, a checkpoint) is refused naming the run to plot", async () => {
+    const run = runWith([metricsLine(0)]);
+    writeFileSync(join(run, "config.json"), JSON.stringify({ env: "lookup" }));
+    const checkpoint = join(run, "checkpoints", "v00001");
+    mkdirSync(checkpoint, { recursive: true });
+    writeFileSync(join(run, "checkpoints", "latest.json"), JSON.stringify({ version: 1, dir: "v00001" }));
+    for (const dir of [join(run, "checkpoints"), checkpoint])
+      await expect(plotRuns([dir])).rejects.toThrow(
+        `${dir} has no metrics.jsonl: it is inside the run folder ${run}, which has one: plot ${run}`,
+      );
+  });
+
   it("agent-r1 plot prints the written files", () => {
     const run = runWith([metricsLine(0), metricsLine(1)]);
     const done = spawnSync(process.execPath, ["bin/agent-r1.js", "plot", run], { encoding: "utf8", timeout: 60_000 });

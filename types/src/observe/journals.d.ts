@@ -4,6 +4,13 @@
  */
 /** A run folder: written by `agent-r1 train` (metrics.jsonl, episodes/). */
 export declare const isRunFolder: (dir: string) => boolean;
+/** An absolute path as a user would type it from here: relative when it lies under the working folder. */
+export declare const shownPath: (path: string) => string;
+/**
+ * The train run (or `start` folder) that `out` is, or lies in up to three levels down (episodes/u00000,
+ * warm-start/demos, checkpoints/v00001), as an absolute path; undefined when none.
+ */
+export declare const enclosingRun: (out: string) => string | undefined;
 /**
  * The journal files at `path`, sorted: the file itself, or the .jsonl files of a folder and of its
  * subfolders (at most `depth` levels down), skipping metrics.jsonl and checkpoint folders. Links are
