@@ -452,7 +452,18 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
   const files = await findJournals(path);
   const isDir = statSync(path).isDirectory();
   const run = isDir && isRunFolder(path);
-  const shown = evenlySpaced(files, options.maxEpisodes ?? 200);
+  // A run's own episodes come first: its warm-start demonstrations (the expert's, 400 for lookup) fill what
+  // is left, rather than crowd the policy's out of an even sample of both (12 of a small run's 24 were shown).
+  const isDemoFile = (f: string) => run && relative(root, dirname(resolve(f))).split(sep)[0] === "warm-start";
+  const max = options.maxEpisodes ?? 200;
+  const policyShown = evenlySpaced(
+    files.filter((f) => !isDemoFile(f)),
+    max,
+  );
+  const order = new Map(files.map((f, i) => [f, i]));
+  const shown = [...policyShown, ...evenlySpaced(files.filter(isDemoFile), max - policyShown.length)].sort(
+    (a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0),
+  );
   const episodes: EpisodeFile[] = [];
   /** Shown journals that hold an episode an earlier shown one holds (a copied file): on the page, once in its means. */
   let copied = 0;
@@ -553,9 +564,7 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
   const policy = episodes.filter((e) => !isDemo(e));
   // The means are of the episodes read, the shown ones: where fewer are shown than found, say of how many
   // (a run's header read as the run's training mean, which metrics.jsonl had otherwise).
-  const foundDemos = run
-    ? files.filter((f) => relative(root, dirname(resolve(f))).split(sep)[0] === "warm-start").length
-    : 0;
+  const foundDemos = files.filter(isDemoFile).length;
   const of = (read: number, found: number) => (read < found ? ` (${read} of ${found} shown)` : "");
   const stats = [
     `${files.length} episode(s)${shown.length < files.length ? `, ${shown.length} shown (evenly spaced)` : ""}`,

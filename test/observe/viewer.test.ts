@@ -105,17 +105,24 @@ describe("the episode viewer page", () => {
     expect((await viewerHtml(run)).html).not.toContain("training:");
   });
 
-  it("where fewer episodes are shown than found, the page's means say of how many they are", async () => {
+  it("a run's own episodes are shown before its warm-start demonstrations, and the means say of how many they are", async () => {
     const withDemos = await makeRunFolder("sampled");
     cpSync("replays/lookup/expert", join(withDemos, "warm-start", "demos"), { recursive: true });
     const found = (await findJournals(withDemos)).length;
+    const policy = found - 4;
+    // Room for all the policy's episodes and one demonstration: the demonstrations give way, not the policy's.
     const { html, shown } = await viewerHtml(withDemos, { maxEpisodes: found - 3 });
     expect(shown).toBe(found - 3);
-    // Read back from the page: the shown counts of each part add up to what is shown, each below its found.
-    const training = html.match(/ · training \((\d+) of (\d+) shown\): mean return /);
-    const demos = html.match(/ · warm-start demonstrations \((\d+) of 4 shown\): mean return /);
-    expect(training?.[2]).toBe(String(found - 4));
-    expect(Number(training?.[1]) + Number(demos?.[1])).toBe(found - 3);
+    expect(count(html, 'id="ep-')).toBe(found - 3);
+    expect(count(html, "<h3>warm-start/demos</h3>")).toBe(1);
+    expect(html).toContain(` · training: mean return `);
+    expect(html).toContain(` · warm-start demonstrations (1 of 4 shown): mean return `);
+    // Room for fewer than the policy's: an even sample of them, no demonstration, and the mean says so.
+    const fewer = await viewerHtml(withDemos, { maxEpisodes: policy - 1 });
+    expect(fewer.html).not.toContain("warm-start/demos");
+    expect(fewer.html).toContain(
+      `${found} episode(s), ${policy - 1} shown (evenly spaced) · of the ${policy - 1} shown: mean return `,
+    );
     // A folder of journals without demonstrations: its one mean is of the shown ones, and says so.
     const page = await viewerHtml("replays/lookup/expert", { maxEpisodes: 2 });
     expect(page.html).toContain("4 episode(s), 2 shown (evenly spaced) · of the 2 shown: mean return ");
