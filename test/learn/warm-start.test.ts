@@ -90,6 +90,15 @@ describe("the warm start before RL", () => {
     const resumed = await train({ env: lookup, config: saved, out, resume: true, log: () => {} });
     expect(resumed.before?.episodes).toBe(2);
     expect(resumed.version).toBe(1);
+    // eval.json says how its numbers were taken; `env` only for an environment with options (lookup has none).
+    const { evaluatedWith } = JSON.parse(readFileSync(join(out, "eval.json"), "utf8"));
+    expect(evaluatedWith).toEqual({
+      seed: "eval:0",
+      episodes: 2,
+      decoding: "greedy",
+      constrained: false,
+      maxNewTokens: evaluatedWith.maxNewTokens,
+    });
   });
 
   it("saves the run's settings before its warm start: a run killed during it resumes with them", async () => {
