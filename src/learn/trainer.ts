@@ -476,6 +476,38 @@ const namesAnEnv = (file: string): boolean => {
   }
 };
 
+/**
+ * A metrics line's mean return against its update's journals (episodes/uNNNNN, each one's episode.ended):
+ * refused when they differ, naming both, as a metrics.jsonl of another run (or an edited one) would. Skipped
+ * where the journals cannot say (removed, fewer than the line counts, one not ended).
+ */
+const checkMetricsAgainstJournals = (out: string, metricsFile: string, lineNo: number, line: string) => {
+  const { step, episodes, meanReturn } = JSON.parse(line) as Partial<UpdateMetrics>;
+  if (typeof step !== "number" || typeof meanReturn !== "number" || typeof episodes !== "number") return;
+  const folder = join(out, "episodes", `u${pad(step)}`);
+  if (!existsSync(folder)) return;
+  const files = readdirSync(folder).filter((f) => f.endsWith(".jsonl"));
+  if (files.length !== episodes || files.length === 0) return;
+  let sum = 0;
+  for (const file of files) {
+    try {
+      const last = JSON.parse(readFileSync(join(folder, file), "utf8").trimEnd().split("\n").at(-1) ?? "") as {
+        type?: unknown;
+        return?: unknown;
+      };
+      if (last.type !== "episode.ended" || typeof last.return !== "number") return;
+      sum += last.return;
+    } catch {
+      return;
+    }
+  }
+  const journaled = sum / files.length;
+  if (Math.abs(journaled - meanReturn) > 1e-6 * Math.max(1, Math.abs(meanReturn)))
+    throw new UsageError({
+      detail: `${metricsFile}:${lineNo}: update ${step}'s mean return is ${meanReturn}, but its ${files.length} journals in ${folder} returned ${journaled} on average: the file is another run's, or was edited (put this run's own metrics.jsonl back to resume)`,
+    });
+};
+
 /** latest.json names a checkpoint whose manifest says another version: a folder copied in from another run. */
 const latestMismatch = (run: string, latest: { readonly dir: string; readonly version: number }, version: number) =>
   new CheckpointError({
@@ -810,6 +842,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     // A line without its newline is an append cut by a crash: dropped with the rest of the redone work.
     lines.pop();
     const kept: string[] = [];
+    let lastKept = -1;
     let dropped = 0;
     let previous = -1;
     for (const [i, line] of lines.entries()) {
@@ -826,9 +859,14 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
           detail: `${metricsFile}:${i + 1}: update ${String(step)} after update ${previous}; updates are written once each, in order, so the file was edited or damaged (remove the line to resume)`,
         });
       previous = step as number;
-      if ((step as number) < startStep) kept.push(line);
-      else dropped++;
+      if ((step as number) < startStep) {
+        kept.push(line);
+        lastKept = i;
+      } else dropped++;
     }
+    // A metrics.jsonl copied in from another run passed every check above: its last kept update is
+    // compared with that update's journals here, before anything is changed.
+    if (lastKept >= 0) checkMetricsAgainstJournals(out, metricsFile, lastKept + 1, lines[lastKept]);
     await writeTextAtomically(metricsFile, kept.map((l) => `${l}\n`).join(""));
     if (dropped > 0)
       log(

@@ -151,6 +151,8 @@ describe("resume: optimizer state in checkpoints", () => {
     cpSync(join(whole, "episodes", "u00002"), join(crashed, "episodes", "u00002"), { recursive: true });
     const edited = join(root, "edited");
     cpSync(crashed, edited, { recursive: true });
+    const foreign = join(root, "foreign");
+    cpSync(crashed, foreign, { recursive: true });
     const lines: string[] = [];
     await train({ env, config, out: crashed, resume: true, log: (l) => lines.push(l) });
     expect(lines).toContain("dropped the metrics of 1 update after version 2: they are redone");
@@ -163,6 +165,18 @@ describe("resume: optimizer state in checkpoints", () => {
     await expect(train({ env, config, out: edited, resume: true, log: () => {} })).rejects.toThrow(
       `${join(edited, "metrics.jsonl")}:3: update 0 after update 1; updates are written once each, in order`,
     );
+    // Another run's metrics.jsonl (here: update 1's mean return not this run's): refused by its last kept
+    // line against that update's journals, and left as it was (it was resumed, its gap blamed on a crash).
+    const [first, second, ...rest] = readFileSync(join(foreign, "metrics.jsonl"), "utf8").split("\n");
+    const other = { ...JSON.parse(second), meanReturn: JSON.parse(second).meanReturn + 0.5 };
+    const swapped = [first, JSON.stringify(other), ...rest].join("\n");
+    writeFileSync(join(foreign, "metrics.jsonl"), swapped);
+    const resumeForeign = () => train({ env, config, out: foreign, resume: true, log: () => {} });
+    await expect(resumeForeign()).rejects.toThrow(
+      `${join(foreign, "metrics.jsonl")}:2: update 1's mean return is ${other.meanReturn}, but its 4 journals in ${join(foreign, "episodes", "u00001")} returned `,
+    );
+    await expect(resumeForeign()).rejects.toThrow("the file is another run's, or was edited");
+    expect(readFileSync(join(foreign, "metrics.jsonl"), "utf8")).toBe(swapped);
     rmSync(join(edited, "config.json"));
     await expect(train({ env, config, out: edited, resume: true, log: () => {} })).rejects.toThrow(
       `resume: ${edited} holds a run but no config.json, which a resume continues from`,
