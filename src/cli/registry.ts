@@ -9,8 +9,16 @@ import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { warehouse } from "../../actors/warehouse/index.ts";
-import { jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
-import { isFrameworkFile, isOwnFrame, shownPath, shownValue, stackFrames, UsageError } from "../kernel/errors.ts";
+import { canonicalJson, jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
+import {
+  firstUnknownKey,
+  isFrameworkFile,
+  isOwnFrame,
+  shownPath,
+  shownValue,
+  stackFrames,
+  UsageError,
+} from "../kernel/errors.ts";
 import { ORIGIN_FILE } from "../learn/trainer.ts";
 import { AVERAGE_FILE, SFT_FILE, savedTokenizerId } from "../policy/checkpoint.ts";
 import { type EnvDefinition, isModulePath, rememberBuiltIn, rememberModuleSpec } from "../runtime/env.ts";
@@ -53,11 +61,24 @@ export const configureEnv = (env: EnvDefinition, query: string): EnvDefinition =
   const options = Object.fromEntries(params);
   if (Object.keys(options).length === 0) return env;
   if (!env.configure) throw new UsageError({ detail: `environment ${env.id} takes no options, got "?${query}"` });
+  let variant: EnvDefinition;
   try {
-    return env.configure(options);
+    variant = env.configure(options);
   } catch (cause) {
     throw new UsageError({ detail: cause instanceof Error ? cause.message : String(cause) });
   }
+  // A configure of one's own may pass over a key it does not know (`?too=kg`): the variant is then the
+  // environment itself, under options the user never chose. Caught where it says its options in effect and
+  // they did not change: a given key that is none of them changed nothing, so it is no option at all.
+  if (variant.options !== undefined && canonicalJson(variant.options) === canonicalJson(env.options ?? {})) {
+    const known = Object.keys(variant.options);
+    const unknown = firstUnknownKey(options, known);
+    if (unknown)
+      throw new UsageError({
+        detail: `environment ${env.id}: option "${unknown.key}" in "?${query}" changed nothing${unknown.meant ? ` (did you mean "${unknown.meant}"?)` : ""}: its configure ignored it, and the options in effect are still ${JSON.stringify(variant.options)}; its options: ${known.join(", ")}`,
+      });
+  }
+  return variant;
 };
 
 /** What a module path without its extension (or a folder) may have meant. */
