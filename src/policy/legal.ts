@@ -13,6 +13,7 @@
  */
 import { messageOf, shownValue, UsageError } from "../kernel/errors.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
+import { parseAction } from "../runtime/action-format.ts";
 import type { EnvDefinition, LegalView } from "../runtime/env.ts";
 import type { PolicyRequest } from "../runtime/policy.ts";
 import type { AllowedNext } from "./sampler.ts";
@@ -87,6 +88,32 @@ export const requireLegalActions = (env: EnvDefinition): void => {
     });
 };
 
+/** Legal texts found well-formed already, per environment (the same lists come back turn after turn). */
+const wellFormedLegal = new WeakMap<EnvDefinition, Set<string>>();
+const WELL_FORMED_KEPT = 100_000;
+
+/**
+ * Refuses a legal action written as a tag (`<name>...`) that the environment's own parser calls malformed:
+ * a tool it does not have (`<weigh>` for `<weight>`), arguments its parameters refuse, a mistyped closing
+ * tag. Constrained decoding would sample only what the machine must penalise, and nothing said so.
+ * Untagged text is left alone: a machine may read its own words.
+ */
+const checkLegalCalls = (env: EnvDefinition, legal: readonly string[], turn: number): void => {
+  if (env.tools === undefined) return;
+  const known = wellFormedLegal.get(env) ?? new Set<string>();
+  wellFormedLegal.set(env, known);
+  for (const [index, text] of legal.entries()) {
+    if (known.has(text)) continue;
+    const parsed = parseAction(text, env.tools);
+    if (parsed.kind === "malformed" && text.trim().startsWith("<"))
+      throw new RangeError(
+        `environment ${env.id}: legalActions returned ${JSON.stringify(text)} (item ${index}) for turn ${turn}, which is malformed: ${parsed.reason}; a legal action is a call of one of its tools or an answer (write it with formatCall(tool, args) or formatAnswer(text))`,
+      );
+    if (known.size >= WELL_FORMED_KEPT) known.clear();
+    known.add(text);
+  }
+};
+
 /** The tree of the legal actions an environment declares for a state, or null when it declares none. */
 export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | null => {
   // Numbered as the journal numbers turns: the first action is turn 0.
@@ -115,6 +142,7 @@ export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | nul
     );
   if (legal.length === 0)
     throw new RangeError(`environment ${env.id} declared no legal action for turn ${turn} (legalActions returned [])`);
+  checkLegalCalls(env, legal as string[], turn);
   return new ActionTrie(legal.map((text) => actionTokens(env.tokenizer, text)));
 };
 

@@ -1,6 +1,7 @@
 /** Constrained decoding from an environment's legal actions: the prefix tree, the sampler, SFT's masks. */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import weather from "../../actors/weather/env.ts";
 import { thrownFrom } from "../../src/kernel/errors.ts";
 import { WordTokenizer } from "../../src/kernel/tokenizer.ts";
 import { withLegalMasks } from "../../src/learn/sft.ts";
@@ -9,6 +10,7 @@ import { initBackend } from "../../src/policy/backend.ts";
 import { Gpt } from "../../src/policy/gpt.ts";
 import { ActionTrie, actionTokens, allowedForAction, constrainTo, legalTrie } from "../../src/policy/legal.ts";
 import { TransformerPolicy } from "../../src/policy/transformer-policy.ts";
+import { formatAnswer, formatCall } from "../../src/runtime/action-format.ts";
 import type { EnvDefinition } from "../../src/runtime/env.ts";
 import type { PolicyRequest } from "../../src/runtime/policy.ts";
 
@@ -160,6 +162,27 @@ describe("constrained decoding", () => {
     }
     const unconstrained = { ...toyEnv, legalActions: () => null } as unknown as EnvDefinition;
     expect(constrainTo(unconstrained)(request("x", "paris"))).toBeNull();
+  });
+
+  it("a legal action written as a tag the environment calls malformed (a misspelt tool) is an error naming it", () => {
+    // Sampled under such a list, the policy could only write what the machine penalises, and nothing said so.
+    const { a, b } = weather.task("legal");
+    const view = { task: { a, b }, history: [] };
+    const withLegal = (texts: string[]) => ({ ...weather, legalActions: () => texts }) as unknown as EnvDefinition;
+    const good = [formatCall(weather.tools.weather, { city: a }), formatAnswer(b)];
+    expect(legalTrie(withLegal(good), view)?.size).toBe(2);
+    // Untagged text is the machine's own business (a machine may read its own words).
+    expect(legalTrie(withLegal([...good, "pass"]), view)?.size).toBe(3);
+    for (const [text, reason] of [
+      [`<wether>${a}</wether>`, /unknown tool wether; tools: weather/],
+      [`<weather>${a}</waether>`, /expected <tool>argument<\/tool> or <answer>text<\/answer>/],
+      [`<answer>${a}</answer><answer>${b}</answer>`, /more than one <answer> in one action/],
+    ] as const)
+      expect(() => legalTrie(withLegal([...good, text]), view)).toThrow(
+        new RegExp(
+          `^environment weather: legalActions returned ${JSON.stringify(text).replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} \\(item 2\\) for turn 0, which is malformed: ${reason.source}.*formatCall\\(tool, args\\)`,
+        ),
+      );
   });
 
   it("a legalActions that throws is named as the environment's, keeping the line of its own code that threw", () => {
