@@ -5,6 +5,7 @@
  * become `{ ok: false, error }`, never an exception. Results and error messages are plain, well-formed JSON, cut to size with a
  * visible marker, so whatever a tool does, the journal can hold and hash it.
  */
+import { inspect } from "node:util";
 import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
@@ -72,18 +73,20 @@ const MAX_RESULT_DEPTH = 128;
 const cut = (text: string, limit: number): string =>
   text.length <= limit ? text : text.slice(0, limit).toWellFormed() + TRUNCATION_MARKER;
 
-/** A message for whatever was thrown (an Error, a string, undefined, a cyclic object, a BigInt...). Never throws. */
+/**
+ * A message for whatever was thrown (an Error, a string, undefined, a cyclic object, a BigInt...). Never throws.
+ * What is neither an Error nor text is said to be thrown, as `inspect` shows it: `undefined` alone, or a cyclic
+ * object's `[object Object]`, told the model and the user nothing.
+ */
 const describe = (cause: unknown): string => {
   if (cause instanceof Error) return cause.message || cause.name || "Error";
   if (typeof cause === "string") return cause;
   try {
-    return JSON.stringify(cause) ?? String(cause);
+    const message = typeof cause === "object" && cause !== null ? (cause as { message?: unknown }).message : undefined;
+    if (typeof message === "string" && message !== "") return message;
+    return `threw ${inspect(cause, { depth: 2, breakLength: Number.POSITIVE_INFINITY, maxStringLength: 200 })}, not an Error`;
   } catch {
-    try {
-      return String(cause);
-    } catch {
-      return Object.prototype.toString.call(cause);
-    }
+    return `threw ${Object.prototype.toString.call(cause)}, not an Error`; // a revoked proxy, a throwing getter
   }
 };
 

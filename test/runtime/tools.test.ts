@@ -61,6 +61,25 @@ describe("tool faults are recorded outcomes, never crashes", () => {
     expect(run.reason).toBe("answered");
   });
 
+  it("a thrown value that is not an Error is said to be one, as inspect shows it, not as 'undefined'", async () => {
+    const cyclic: { code: number; self?: unknown } = { code: 7 };
+    cyclic.self = cyclic;
+    for (const [thrown, message] of [
+      [undefined, "threw undefined, not an Error"],
+      [42, "threw 42, not an Error"],
+      [cyclic, "threw <ref *1> { code: 7, self: [Circular *1] }, not an Error"],
+      [{ message: "bad unit" }, "bad unit"], // an error-like object's own message
+      ["plain text", "plain text"],
+    ] as const) {
+      const { result } = await returned(
+        withLookup(() => {
+          throw thrown;
+        }),
+      );
+      expect(result).toEqual({ ok: false, error: { kind: "error", message } });
+    }
+  });
+
   it("a hang is cut by the timeout, and the tool's signal is aborted", async () => {
     let aborted = "";
     const { run, result } = await returned(
