@@ -13,13 +13,14 @@
  * whose states never repeat, which no limit would get to the end of).
  */
 
+import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getStateNodes } from "xstate/graph";
-import { canonicalJson } from "../kernel/canonical.ts";
+import { canonicalJson, notPlainJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
-import type { ToolResult } from "../kernel/events.ts";
+import { type ToolResult, ToolResult as ToolResultSchema } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage } from "../runtime/env.ts";
 import { type Tool, thrownFailure } from "../runtime/tool.ts";
@@ -409,6 +410,42 @@ export const exploreEnv: {
 } = <Task extends Json>(env: EnvDefinition<Task>, options: CoverageOptions<Task>): CoverageReport<Task> =>
   explore("exploreEnv", env, options);
 
+/**
+ * The user's `toolResults`, each answer checked as the live runtime would have shaped it: a list of
+ * `{ ok: true, content }` (plain JSON) or `{ ok: false, error: { kind, message } }`. Fed to the machine
+ * unchecked, `{ ok: true }` or a NaN content explored states no episode can reach (an observation of
+ * `undefined`, a reward of NaN) and reported them as the environment's.
+ */
+const checkedToolResults =
+  (caller: string, given: NonNullable<CoverageOptions["toolResults"]>) =>
+  (tool: string, args: Json): readonly ToolResult[] => {
+    const said = `${caller}: options.toolResults(${JSON.stringify(tool)}, ${canonicalJsonOr(args)})`;
+    const results: unknown = given(tool, args);
+    if (!Array.isArray(results))
+      throw new TypeError(`${said} returned ${shownValue(results)}; it must return a list of tool results`);
+    for (const [index, result] of results.entries()) {
+      const decoded = Schema.decodeUnknownResult(ToolResultSchema)(result, { onExcessProperty: "error" });
+      const problem = Result.isFailure(decoded)
+        ? String(decoded.failure.message).replace(/\s+/g, " ")
+        : (result as ToolResult).ok
+          ? notPlainJson((result as { content: unknown }).content, "content")
+          : undefined;
+      if (problem !== undefined)
+        throw new TypeError(
+          `${said} item ${index} is not a tool result (${problem}): give { ok: true, content } with content plain JSON, or { ok: false, error: { kind: "error" | "timeout" | "invalid-args", message } }`,
+        );
+    }
+    return results as readonly ToolResult[];
+  };
+
+const canonicalJsonOr = (value: unknown): string => {
+  try {
+    return canonicalJson(value);
+  } catch {
+    return shownValue(value);
+  }
+};
+
 const explore = <Task extends Json>(
   caller: string,
   env: EnvDefinition<Task>,
@@ -464,7 +501,8 @@ const explore = <Task extends Json>(
       }
     : defaultSerialize;
   const logic = protocolLogic(env, task, seed, suspicious);
-  const toolResults = options.toolResults ?? defaultToolResults(env);
+  const toolResults =
+    options.toolResults === undefined ? defaultToolResults(env) : checkedToolResults(caller, options.toolResults);
   const limit = options.limit ?? DEFAULT_LIMIT;
   const tokens = new Map<string, readonly number[]>();
   const tokensOf = (text: string): readonly number[] => {

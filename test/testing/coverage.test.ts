@@ -455,3 +455,34 @@ describe("a transition that is not a pure function of the state and the event", 
     );
   });
 });
+
+describe("exploreEnv's toolResults are checked as the runtime shapes a result", () => {
+  // Fed to the machine as given, `{ ok: true }` explored states no live episode reaches (an observation of
+  // "undefined") and reported them as the environment's own problems.
+  it("refuses an answer that is not a tool result, naming the call, the item and what is wrong", async () => {
+    const weather = (await import("../../actors/weather/env.ts")).default;
+    const options = { task: { a: "oslo", b: "rome" }, actions: ["<weather>oslo</weather>", "<answer>rome</answer>"] };
+    for (const [results, problem] of [
+      [[{ ok: true }], /item 0 is not a tool result \(Missing key at \["content"\]\)/],
+      [
+        [
+          { ok: true, content: 4 },
+          { ok: true, content: Number.NaN },
+        ],
+        /item 1 is not a tool result \(Expected JSON value/,
+      ],
+      [
+        [{ ok: false, error: { kind: "crash", message: "x" } }],
+        /item 0 is not a tool result \(Expected "error" \| "timeout" \| "invalid-args"/,
+      ],
+      [[{ ok: true, content: 4, extra: 1 }], /item 0 is not a tool result \(.*excess.*\["extra"\]\)/],
+      [{ ok: true, content: 4 }, /returned an object; it must return a list of tool results/],
+    ] as const)
+      expect(() => exploreEnv(weather, { ...options, toolResults: () => results as never })).toThrow(
+        new RegExp(`^exploreEnv: options\\.toolResults\\("weather", \\{"city":"oslo"\\}\\) ${problem.source}`),
+      );
+    // Well-formed results explore as before.
+    const report = exploreEnv(weather, { ...options, toolResults: () => [{ ok: true, content: 4 }] });
+    expect(report.problems).toEqual([]);
+  });
+});
