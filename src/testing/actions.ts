@@ -4,10 +4,14 @@
  * almost-right tool calls). An environment must answer every one of them with an observation, a penalty
  * or an end, never with a crash.
  */
+import { inspect } from "node:util";
+import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
+import * as Schema from "effect/Schema";
 import fc from "fast-check";
 import { notPlainJson } from "../kernel/canonical.ts";
 import { allKeys } from "../kernel/errors.ts";
+import { type ToolResult, ToolResult as ToolResultSchema } from "../kernel/events.ts";
 import { formatAnswer, formatCall, parseAction } from "../runtime/action-format.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { Tool } from "../runtime/tool.ts";
@@ -145,9 +149,28 @@ const isArbitrary = (value: unknown): boolean =>
  * which would otherwise fail deep inside the kit ("Cannot read properties of undefined (reading 'tools')").
  */
 /**
+ * What is wrong with a tool result the test injects, or undefined: the runtime shapes every real result as
+ * `{ ok: true, content }` (content plain JSON) or `{ ok: false, error: { kind, message, tag? } }`. Injected
+ * otherwise, `{ ok: true }` made observations of "undefined" and a NaN content aborted the episode as if
+ * the environment had written it: problems of the test, reported as the environment's.
+ */
+export const toolResultProblem = (result: unknown): string | undefined => {
+  const decoded = Schema.decodeUnknownResult(ToolResultSchema)(result, { onExcessProperty: "error" });
+  if (Result.isFailure(decoded)) return String(decoded.failure.message).replace(/\s+/g, " ");
+  return (result as ToolResult).ok ? notPlainJson((result as { content: unknown }).content, "content") : undefined;
+};
+
+/** How a tool result is written, for the errors that refuse another shape. */
+export const TOOL_RESULT_SHAPE =
+  '{ ok: true, content } with content plain JSON, or { ok: false, error: { kind: "error" | "timeout" | "invalid-args", message } }';
+
+/**
  * The kit's options that must be fast-check arbitraries (`tasks: [a, b]` instead of
  * `fc.constantFrom(a, b)` failed deep inside fast-check with "generate is not a function").
  */
+/** A generated value as inspect shows it: JSON would write NaN as null, the very thing that is wrong. */
+const shownJson = (value: unknown): string => inspect(value, { depth: 4, breakLength: Number.POSITIVE_INFINITY });
+
 export const checkArbitraryOptions = (options: object, env?: WithTools & { readonly id?: string }): void => {
   const record = options as Record<string, unknown>;
   const wrong = (name: string, value: unknown) =>
@@ -158,6 +181,16 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
     );
   for (const name of ["actions", "answers", "seeds", "tasks", "toolResults", "toolFaults"])
     if (record[name] !== undefined && !isArbitrary(record[name])) throw wrong(name, record[name]);
+  // Injected results of the wrong shape would be blamed on the environment: try a few (null: the real tool).
+  for (const name of ["toolResults", "toolFaults"])
+    if (record[name] !== undefined)
+      for (const sample of fc.sample(record[name] as fc.Arbitrary<unknown>, { numRuns: 20, seed: 1 })) {
+        const problem = sample === null && name === "toolResults" ? undefined : toolResultProblem(sample);
+        if (problem !== undefined)
+          throw new TypeError(
+            `option ${name} generated ${shownJson(sample)}, which is not a tool result (${problem}): give ${TOOL_RESULT_SHAPE}${name === "toolResults" ? ", or null for the real tool's result" : ""}`,
+          );
+      }
   // Texts an agent writes: an arbitrary of anything else makes actions no episode can take.
   for (const name of ["actions", "answers", "seeds"])
     if (record[name] !== undefined)

@@ -13,17 +13,17 @@
  * whose states never repeat, which no limit would get to the end of).
  */
 
-import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getStateNodes } from "xstate/graph";
-import { canonicalJson, notPlainJson } from "../kernel/canonical.ts";
+import { canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
-import { type ToolResult, ToolResult as ToolResultSchema } from "../kernel/events.ts";
+import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage } from "../runtime/env.ts";
 import { type Tool, thrownFailure } from "../runtime/tool.ts";
+import { TOOL_RESULT_SHAPE, toolResultProblem } from "./actions.ts";
 import { quote } from "./counterexample.ts";
 import type { EpisodeScript } from "./episodes.ts";
 import { endlessGrowthFinder, fieldsOf, jsonOf } from "./growth.ts";
@@ -411,8 +411,7 @@ export const exploreEnv: {
   explore("exploreEnv", env, options);
 
 /**
- * The user's `toolResults`, each answer checked as the live runtime would have shaped it: a list of
- * `{ ok: true, content }` (plain JSON) or `{ ok: false, error: { kind, message } }`. Fed to the machine
+ * The user's `toolResults`, each answer checked as the live runtime would have shaped it. Fed to the machine
  * unchecked, `{ ok: true }` or a NaN content explored states no episode can reach (an observation of
  * `undefined`, a reward of NaN) and reported them as the environment's.
  */
@@ -424,16 +423,9 @@ const checkedToolResults =
     if (!Array.isArray(results))
       throw new TypeError(`${said} returned ${shownValue(results)}; it must return a list of tool results`);
     for (const [index, result] of results.entries()) {
-      const decoded = Schema.decodeUnknownResult(ToolResultSchema)(result, { onExcessProperty: "error" });
-      const problem = Result.isFailure(decoded)
-        ? String(decoded.failure.message).replace(/\s+/g, " ")
-        : (result as ToolResult).ok
-          ? notPlainJson((result as { content: unknown }).content, "content")
-          : undefined;
+      const problem = toolResultProblem(result);
       if (problem !== undefined)
-        throw new TypeError(
-          `${said} item ${index} is not a tool result (${problem}): give { ok: true, content } with content plain JSON, or { ok: false, error: { kind: "error" | "timeout" | "invalid-args", message } }`,
-        );
+        throw new TypeError(`${said} item ${index} is not a tool result (${problem}): give ${TOOL_RESULT_SHAPE}`);
     }
     return results as readonly ToolResult[];
   };

@@ -15,7 +15,14 @@ import { type EpisodeRecord, runEpisode } from "../runtime/episode.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
 import type { Tool } from "../runtime/tool.ts";
-import { ACTION_OPTIONS, type ActionOptions, actionArbitrary, checkArbitraryOptions } from "./actions.ts";
+import {
+  ACTION_OPTIONS,
+  type ActionOptions,
+  actionArbitrary,
+  checkArbitraryOptions,
+  TOOL_RESULT_SHAPE,
+  toolResultProblem,
+} from "./actions.ts";
 import { failedToolResultArbitrary } from "./arbitraries.ts";
 
 /** An action of a script: its text, or a pick among the environment's legal actions in the state reached. */
@@ -237,6 +244,15 @@ export const playEpisode: {
     throw new TypeError(
       `playEpisode: the script must be { seed: string, actions: [...], task?, toolResults? }; ${typeof script?.seed !== "string" ? `its seed is ${script?.seed === undefined ? "missing" : typeof script.seed} (the episode's seed names its journal, and draws the task when none is given)` : "its actions are not an array"}`,
     );
+  // An injected result of another shape than the runtime's was journaled, or aborted the episode, as the
+  // environment's doing.
+  for (const [index, result] of (script.toolResults ?? []).entries()) {
+    const problem = result == null ? undefined : toolResultProblem(result);
+    if (problem !== undefined)
+      throw new TypeError(
+        `playEpisode: script.toolResults[${index}] is not a tool result (${problem}): give ${TOOL_RESULT_SHAPE}, or null for the real tool's result`,
+      );
+  }
   const policy: Policy = {
     id: SCRIPT_POLICY,
     version: 0,

@@ -3,7 +3,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assign, setup } from "xstate";
 import * as r1 from "../../src/index.ts";
-import { CoverageError, checkCoverage, exploreEnv, playEpisode } from "../../src/testing/index.ts";
+import {
+  CoverageError,
+  checkCoverage,
+  checkModel,
+  checkRewards,
+  exploreEnv,
+  neverCrashes,
+  playEpisode,
+} from "../../src/testing/index.ts";
 import { createCounterEnv } from "./coverage-fixtures.ts";
 import { createSecretEnv, WORDS } from "./fixtures.ts";
 
@@ -456,7 +464,7 @@ describe("a transition that is not a pure function of the state and the event", 
   });
 });
 
-describe("exploreEnv's toolResults are checked as the runtime shapes a result", () => {
+describe("injected tool results are checked as the runtime shapes a result", () => {
   // Fed to the machine as given, `{ ok: true }` explored states no live episode reaches (an observation of
   // "undefined") and reported them as the environment's own problems.
   it("refuses an answer that is not a tool result, naming the call, the item and what is wrong", async () => {
@@ -481,6 +489,25 @@ describe("exploreEnv's toolResults are checked as the runtime shapes a result", 
       expect(() => exploreEnv(weather, { ...options, toolResults: () => results as never })).toThrow(
         new RegExp(`^exploreEnv: options\\.toolResults\\("weather", \\{"city":"oslo"\\}\\) ${problem.source}`),
       );
+    // checkRewards' and checkModel's injected results, and a script's, are refused alike, before anything
+    // runs: a NaN content aborted the episode as "the environment wrote an event the journal cannot hold".
+    const nan = fc.constant({ ok: true, content: Number.NaN }) as never;
+    const said =
+      /generated \{ ok: true, content: NaN \}, which is not a tool result \(Expected JSON value at \["content"\]\)/;
+    await expect(checkRewards(weather, { toolResults: nan, invariants: [neverCrashes()], numRuns: 5 })).rejects.toThrow(
+      new RegExp(`^option toolResults ${said.source}.*, or null for the real tool's result$`),
+    );
+    const model = { init: () => ({}), opening: () => "", act: () => ({ state: {} }) };
+    await expect(checkModel(weather, { model, toolFaults: nan, numRuns: 5 })).rejects.toThrow(
+      new RegExp(`^option toolFaults ${said.source}`),
+    );
+    await expect(
+      playEpisode(weather, {
+        seed: "s",
+        actions: ["<weather>oslo</weather>"],
+        toolResults: [null, { ok: true } as never],
+      }),
+    ).rejects.toThrow(/^playEpisode: script\.toolResults\[1\] is not a tool result \(Missing key at \["content"\]\)/);
     // Well-formed results explore as before.
     const report = exploreEnv(weather, { ...options, toolResults: () => [{ ok: true, content: 4 }] });
     expect(report.problems).toEqual([]);

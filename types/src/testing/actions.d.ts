@@ -1,4 +1,4 @@
-/**
+/*
  * What an agent may say: well-formed actions (tool calls whose arguments are derived from each tool's
  * parameter schema, final answers) and hostile ones (random text, unicode, lone surrogates, huge strings,
  * almost-right tool calls). An environment must answer every one of them with an observation, a penalty
@@ -42,9 +42,14 @@ export declare const hostileActionArbitrary: (env: WithTools, options?: ActionOp
  * which would otherwise fail deep inside the kit ("Cannot read properties of undefined (reading 'tools')").
  */
 /**
- * The kit's options that must be fast-check arbitraries (`tasks: [a, b]` instead of
- * `fc.constantFrom(a, b)` failed deep inside fast-check with "generate is not a function").
+ * What is wrong with a tool result the test injects, or undefined: the runtime shapes every real result as
+ * `{ ok: true, content }` (content plain JSON) or `{ ok: false, error: { kind, message, tag? } }`. Injected
+ * otherwise, `{ ok: true }` made observations of "undefined" and a NaN content aborted the episode as if
+ * the environment had written it: problems of the test, reported as the environment's.
  */
+export declare const toolResultProblem: (result: unknown) => string | undefined;
+/** How a tool result is written, for the errors that refuse another shape. */
+export declare const TOOL_RESULT_SHAPE = "{ ok: true, content } with content plain JSON, or { ok: false, error: { kind: \"error\" | \"timeout\" | \"invalid-args\", message } }";
 export declare const checkArbitraryOptions: (options: object, env?: WithTools & {
     readonly id?: string;
 }) => void;

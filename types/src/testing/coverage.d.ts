@@ -14,7 +14,7 @@
  */
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot } from "xstate";
-import { type ToolResult } from "../kernel/events.ts";
+import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { EpisodeScript } from "./episodes.ts";
 interface ToolCallInFlight {
