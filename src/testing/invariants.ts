@@ -122,7 +122,13 @@ export const episodeInvariant = <Task extends Json = Json>(
       const played = await playEpisode(env, script);
       let message: string | undefined;
       try {
-        message = check(played, env);
+        const said: unknown = check(played, env);
+        // A check written as a predicate (`(e) => e.record.return <= 1`) returned a boolean: true crashed the
+        // report, and false, meant as "broken", passed. Anything but a message or nothing is the check's bug.
+        message =
+          said === undefined || said === null || typeof said === "string"
+            ? (said ?? undefined)
+            : `the check returned ${shownValue(said)}; it must return undefined when the rule holds, or a message (a string) saying what broke${typeof said === "boolean" ? ' (a check says what broke, not whether the rule holds: (e) => (holds ? undefined : "what broke"))' : ""}`;
         if (appliesTo) seen.count(appliesTo(played, env));
       } catch (cause) {
         // A bug in the check itself: still a counterexample, so the report shows (and shrinks) the episode it met.

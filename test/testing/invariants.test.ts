@@ -337,6 +337,25 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(failure.violation.episodes).toHaveLength(1);
   });
 
+  it("a check that returns a boolean (a predicate) or another non-message is reported, not a crash or a pass", async () => {
+    // true crashed the report ("violation.message.split is not a function"); false, meant as broken, passed.
+    const env = createSecretEnv({ process: () => 0.1 });
+    for (const [returned, shown] of [
+      [true, "true"],
+      [false, "false"],
+      [0, "0"],
+    ] as const) {
+      const predicate = episodeInvariant("a predicate", () => returned as never);
+      const failure = await failureOf(checkRewards(env, { ...failing, invariants: [predicate] }));
+      expect(failure.violation.message).toBe(
+        `the check returned ${shown}; it must return undefined when the rule holds, or a message (a string) saying what broke${typeof returned === "boolean" ? ' (a check says what broke, not whether the rule holds: (e) => (holds ? undefined : "what broke"))' : ""}`,
+      );
+      expect(failure.message).toMatch(/^property "a predicate" failed on environment secret/);
+    }
+    // null is nothing too: the rule holds.
+    await checkRewards(env, { ...failing, invariants: [episodeInvariant("null holds", () => null as never)] });
+  });
+
   it("`only`, `seed` and `path` rerun exactly the reported counterexample, without searching again", async () => {
     const farmed = createSecretEnv({ process: () => 0.1 });
     const invariants = [rewardBounds({ min: -1, max: 1 }), noRewardForRepeatedCalls()];
