@@ -50,8 +50,13 @@ export const envById = (spec: string): EnvDefinition => {
   return rememberBuiltIn(query === undefined ? env : configureEnv(env, query));
 };
 
-/** Applies `key=value&key=value` options through the environment's `configure`. */
-export const configureEnv = (env: EnvDefinition, query: string): EnvDefinition => {
+/**
+ * Applies `key=value&key=value` options through the environment's `configure`. `refuseIgnored` (a module's
+ * own configure, which may pass over a key it does not know): refuses a key that changed none of the options
+ * in effect and is none of them. Built-in environments refuse unknown keys themselves, and may take a key
+ * that names none of their options (hopqa's `world-seed` sets `worlds`), which given again changes nothing.
+ */
+export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = false): EnvDefinition => {
   const params = new URLSearchParams(query);
   const twice = [...new Set([...params.keys()].filter((key) => params.getAll(key).length > 1))];
   if (twice.length > 0)
@@ -70,7 +75,11 @@ export const configureEnv = (env: EnvDefinition, query: string): EnvDefinition =
   // A configure of one's own may pass over a key it does not know (`?too=kg`): the variant is then the
   // environment itself, under options the user never chose. Caught where it says its options in effect and
   // they did not change: a given key that is none of them changed nothing, so it is no option at all.
-  if (variant.options !== undefined && canonicalJson(variant.options) === canonicalJson(env.options ?? {})) {
+  if (
+    refuseIgnored &&
+    variant.options !== undefined &&
+    canonicalJson(variant.options) === canonicalJson(env.options ?? {})
+  ) {
     const known = Object.keys(variant.options);
     const unknown = firstUnknownKey(options, known);
     if (unknown)
@@ -216,7 +225,7 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
     });
   }
   // A train config made from this environment (trainConfigFor) names the module, so the CLI can resume it.
-  return rememberModuleSpec(query === undefined ? env : configureEnv(env, query), spec);
+  return rememberModuleSpec(query === undefined ? env : configureEnv(env, query, true), spec);
 };
 
 /**
