@@ -479,14 +479,23 @@ const refuseRepairWhileWritten = (path: string): void => {
   }
 };
 
+/** The commands whose run a full disk cuts short and `--resume` continues. */
+const RESUMABLE_COMMANDS = new Set(["record", "train"]);
+
 /**
  * A file-system error as one line: Node's message (the code, the call and the path) and what it means, for
- * the errors a user's paths and disks cause. Undefined for any other error.
+ * the errors a user's paths and disks cause. Undefined for any other error. With the command that met it,
+ * a full disk says what to do next for that command: record and train keep what they wrote and continue
+ * with --resume; any other command (sft, average, plot, inspect --html, replay --repair) is run again.
  */
-export const fileSystemProblem = (cause: unknown): string | undefined => {
+export const fileSystemProblem = (cause: unknown, command?: string): string | undefined => {
   const e = cause as NodeJS.ErrnoException | undefined;
   if (!(e instanceof Error) || typeof e.code !== "string") return undefined;
-  const kept = "what was written before it is kept (record and train continue with --resume)";
+  const resumable = command === undefined || RESUMABLE_COMMANDS.has(command);
+  const kept = (fix: string) =>
+    resumable
+      ? `what was written before it is kept (${command === undefined ? "record and train continue" : `${fix}, then ${command} continues`} with --resume)`
+      : `${fix}, then run ${command} again`;
   const meaning: Record<string, string | undefined> = {
     ENOENT: "",
     EACCES: "",
@@ -495,9 +504,9 @@ export const fileSystemProblem = (cause: unknown): string | undefined => {
     EEXIST: e.syscall === "mkdir" ? ": a file stands where this path needs a folder" : "",
     EISDIR: ": this path is a folder, where a file was expected",
     EROFS: ": the file system is read-only",
-    ENOSPC: `: the disk is full; ${kept}`,
-    EDQUOT: `: the disk quota is used up; ${kept}`,
-    EFBIG: `: the file grew past the size allowed (ulimit -f) or the file system's limit; ${kept}`,
+    ENOSPC: `: the disk is full; ${kept("free space")}`,
+    EDQUOT: `: the disk quota is used up; ${kept("free space")}`,
+    EFBIG: `: the file grew past the size allowed (ulimit -f) or the file system's limit; ${kept("raise the limit")}`,
     ENAMETOOLONG: ": a name in this path is too long",
   };
   const said = meaning[e.code];
@@ -510,6 +519,8 @@ export const fileSystemProblem = (cause: unknown): string | undefined => {
  */
 const LISTING_COMMANDS = new Set(["replay", "inspect", "plot"]);
 let closedStdoutEnds = true;
+/** The command being run (commander's name for it), for what a full disk says to do next. */
+let runningCommand: string | undefined;
 let pipeWatched = false;
 /**
  * `agent-r1 replay ... | head`: a reader that closes the pipe ends the command quietly (exit 0), not in a stack trace;
@@ -572,6 +583,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
   }).hook("preAction", (_program, command) => {
     // replay --repair rewrites files as it lists them: ended by `| head`, it left the rest torn, exit 0.
     closedStdoutEnds = LISTING_COMMANDS.has(command.name()) && !command.opts().repair;
+    runningCommand = command.name();
   });
   try {
     refuseUnexpandedHome(argv);
@@ -622,7 +634,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
       err(`error: ${outOfMemory}`);
       return 1;
     }
-    const fsProblem = fileSystemProblem(cause);
+    const fsProblem = fileSystemProblem(cause, runningCommand);
     if (fsProblem !== undefined) {
       err(`error: ${fsProblem}`);
       return 2;

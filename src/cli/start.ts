@@ -22,7 +22,7 @@ import {
 } from "../../actors/hopqa/warm-start.ts";
 import { LOOKUP_WARM_START } from "../../actors/lookup/env.ts";
 import { isLockFile, LOCK_FILE } from "../journal/lock.ts";
-import { UsageError } from "../kernel/errors.ts";
+import { UsageError, writingFile } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig } from "../learn/config.ts";
 import { policyFromModel, readLatest } from "../learn/trainer.ts";
@@ -107,14 +107,17 @@ export const replaceRunFolder = (out: string, env: string) => {
   }
   rmSync(out, { recursive: true, force: true });
   makeFolders(out);
-  writeFileSync(
-    join(out, START_MARKER),
-    `${JSON.stringify({ writtenBy: "agent-r1 start", env, note: "start replaces this folder on every run" }, null, 2)}\n`,
+  writingFile(join(out, START_MARKER), () =>
+    writeFileSync(
+      join(out, START_MARKER),
+      `${JSON.stringify({ writtenBy: "agent-r1 start", env, note: "start replaces this folder on every run" }, null, 2)}\n`,
+    ),
   );
 };
 
 const writeResults = (out: string, results: Record<string, unknown>) => {
-  writeFileSync(join(out, START_RESULTS), `${JSON.stringify(results, null, 2)}\n`);
+  const file = join(out, START_RESULTS);
+  writingFile(file, () => writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`));
   process.stdout.write(`(these numbers are in ${join(out, START_RESULTS)})\n`);
 };
 

@@ -23,7 +23,13 @@ import {
 } from "node:fs";
 import { lstat, open, readdir, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { JournalConflictError, JournalError, JournalExistsError } from "../kernel/errors.ts";
+import {
+  JournalConflictError,
+  JournalError,
+  JournalExistsError,
+  writingFile,
+  writingFileAsync,
+} from "../kernel/errors.ts";
 import { type EpisodeEvent, EVENT_FORMAT_VERSION, GENESIS } from "../kernel/events.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { DURABILITIES, type Durability, type EpisodeWriter, type Journal } from "./journal.ts";
@@ -45,11 +51,16 @@ const syncDir = (dir: string): void => {
   }
 };
 
-/** writeSync may write less than asked (a full disk, a signal): loop, so a line is never left half-written. */
-const writeAll = (fd: number, text: string): void => {
+/**
+ * writeSync may write less than asked (a full disk, a signal): loop, so a line is never left half-written.
+ * Its error names `file` (a full disk said "write" and no more).
+ */
+const writeAll = (fd: number, text: string, file: string): void => {
   const bytes = Buffer.from(text, "utf8");
   let offset = 0;
-  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+  writingFile(file, () => {
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+  });
 };
 
 class JsonlEpisodeWriter implements EpisodeWriter {
@@ -119,8 +130,8 @@ class JsonlEpisodeWriter implements EpisodeWriter {
     this.nextSeq += 1;
     if (this.durability === "event") {
       const fd = this.openFile();
-      writeAll(fd, line);
-      fsyncSync(fd);
+      writeAll(fd, line, this.file);
+      writingFile(this.file, () => fsyncSync(fd));
       return;
     }
     this.buffer.push(line);
@@ -134,13 +145,14 @@ class JsonlEpisodeWriter implements EpisodeWriter {
     const text = this.buffer.join("");
     this.buffer = [];
     this.buffered = 0;
-    writeAll(fd, text);
+    writeAll(fd, text, this.file);
   }
 
   async flush(): Promise<void> {
     this.writeBuffer();
-    if (this.fd === undefined) return;
-    fsyncSync(this.fd);
+    const fd = this.fd;
+    if (fd === undefined) return;
+    writingFile(this.file, () => fsyncSync(fd));
     this.syncEntry();
   }
 
@@ -152,8 +164,9 @@ class JsonlEpisodeWriter implements EpisodeWriter {
     if (this.closed) return;
     try {
       this.writeBuffer();
-      if (this.fd !== undefined && this.durability !== "none") {
-        fsyncSync(this.fd);
+      const fd = this.fd;
+      if (fd !== undefined && this.durability !== "none") {
+        writingFile(this.file, () => fsyncSync(fd));
         this.syncEntry();
       }
     } finally {
@@ -512,8 +525,10 @@ export const repairJournalFile = async (file: string): Promise<RepairReport | un
     if (wholeLastEvent(validator, item.bytes)) {
       const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
       try {
-        await handle.write("\n");
-        await handle.sync();
+        await writingFileAsync(file, async () => {
+          await handle.write("\n");
+          await handle.sync();
+        });
       } finally {
         await handle.close();
       }

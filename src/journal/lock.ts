@@ -20,7 +20,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { UsageError } from "../kernel/errors.ts";
+import { UsageError, writingFile } from "../kernel/errors.ts";
 
 export const LOCK_FILE = ".agent-r1.lock";
 
@@ -217,7 +217,7 @@ const writeNew = (file: string, text: string): boolean => {
     throw error;
   }
   try {
-    writeSync(fd, text);
+    writingFile(file, () => writeSync(fd, text));
   } finally {
     closeSync(fd);
   }

@@ -290,3 +290,36 @@ export const checkKnownKeys = (fn: string, options: object, known: readonly stri
       `${fn}: unknown option \`${unknown.key}\`${didYouMean(unknown.meant)}; ${fn} knows ${known.join(", ")}`,
     );
 };
+
+/**
+ * Node's write errors name no file (`ENOSPC: no space left on device, write`: writeSync, writeFile and
+ * appendFile alike), so a full disk was said without saying where. Names `file` in the error as Node does
+ * for a call given a path (`..., write '/runs/x/metrics.jsonl'`) and returns it, for `throw withFile(e, f)`;
+ * an error that names a path already, or is not a file-system error, is returned as it is.
+ */
+export const withFile = (cause: unknown, file: string): unknown => {
+  const e = cause as NodeJS.ErrnoException;
+  if (e instanceof Error && typeof e.code === "string" && e.path === undefined) {
+    e.path = file;
+    e.message = `${e.message} '${file}'`;
+  }
+  return cause;
+};
+
+/** Runs `write` (synchronous), its file-system error naming `file` (`withFile`). */
+export const writingFile = <T>(file: string, write: () => T): T => {
+  try {
+    return write();
+  } catch (cause) {
+    throw withFile(cause, file);
+  }
+};
+
+/** Awaits `write`, its file-system error naming `file` (`withFile`). */
+export const writingFileAsync = async <T>(file: string, write: () => Promise<T>): Promise<T> => {
+  try {
+    return await write();
+  } catch (cause) {
+    throw withFile(cause, file);
+  }
+};

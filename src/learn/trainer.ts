@@ -20,7 +20,7 @@ import type { Json } from "effect/Schema";
 import { recordedEnvOf } from "../journal/jsonl.ts";
 import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsText } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError, writingFileAsync } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
@@ -204,7 +204,7 @@ const pad = (n: number) => String(n).padStart(5, "0");
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 const writeTextAtomically = async (file: string, text: string) => {
-  await writeFile(`${file}.tmp`, text);
+  await writingFileAsync(file, () => writeFile(`${file}.tmp`, text));
   await rename(`${file}.tmp`, file);
 };
 const writeJsonAtomically = (file: string, value: unknown) =>
@@ -1290,7 +1290,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
       sampleSeconds,
       trainSeconds,
     };
-    await appendFile(metricsFile, `${JSON.stringify(metrics)}\n`);
+    await writingFileAsync(metricsFile, () => appendFile(metricsFile, `${JSON.stringify(metrics)}\n`));
     warnIfFlat(
       update,
       metrics,

@@ -15,7 +15,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
 import { streamJournalFile } from "../journal/jsonl.ts";
 import { readJsonText } from "../kernel/canonical.ts";
-import { JournalError } from "../kernel/errors.ts";
+import { JournalError, writingFileAsync } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { SPECIAL_TOKENS, type Tokenizer } from "../kernel/tokenizer.ts";
@@ -605,7 +605,7 @@ export const writeViewer = async (path: string, file: string, options: ViewerOpt
   // inspect --html then refused to replace as not one of its pages.
   const temporary = `${file}.tmp-${process.pid}`;
   try {
-    await writeFile(temporary, page.html);
+    await writingFileAsync(file, () => writeFile(temporary, page.html));
     await rename(temporary, file);
   } catch (cause) {
     await rm(temporary, { force: true }).catch(() => undefined);

@@ -27,7 +27,7 @@ import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import { isLockFile, LOCK_FILE } from "../journal/lock.ts";
 import { canonicalJson, readJsonText } from "../kernel/canonical.ts";
-import { UsageError } from "../kernel/errors.ts";
+import { UsageError, writingFileAsync } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { Gpt, type GptConfig, gptConfig } from "./gpt.ts";
@@ -203,8 +203,10 @@ const fromLittleEndian = (bytes: Uint8Array, offset: number, count: number): Flo
 const writeSynced = async (file: string, data: Uint8Array | string): Promise<void> => {
   const handle = await open(file, "wx");
   try {
-    await handle.writeFile(data);
-    await handle.sync();
+    await writingFileAsync(file, async () => {
+      await handle.writeFile(data);
+      await handle.sync();
+    });
   } finally {
     await handle.close();
   }

@@ -23,6 +23,18 @@ describe("file-system trouble, in one line", () => {
       /the disk is full; what was written before it is kept \(record and train continue with --resume\)$/,
     );
     expect(fileSystemProblem(error("EFBIG", "EFBIG: file too large, write"))).toContain("(ulimit -f)");
+    // Said for the command that met it: record and train continue with --resume, the others run again.
+    expect(
+      fileSystemProblem(error("ENOSPC", "ENOSPC: no space left on device, write '/r/ep-0-3.jsonl'"), "record"),
+    ).toBe(
+      "ENOSPC: no space left on device, write '/r/ep-0-3.jsonl': the disk is full; what was written before it is kept (free space, then record continues with --resume)",
+    );
+    expect(fileSystemProblem(error("ENOSPC", "ENOSPC: no space left on device, write"), "sft")).toMatch(
+      /the disk is full; free space, then run sft again$/,
+    );
+    expect(fileSystemProblem(error("EFBIG", "EFBIG: file too large, write"), "plot")).toMatch(
+      /limit; raise the limit, then run plot again$/,
+    );
     expect(fileSystemProblem(error("EACCES", "EACCES: permission denied, open '/x'"))).toBe(
       "EACCES: permission denied, open '/x'",
     );
@@ -95,8 +107,33 @@ describe("a checkpoint save that fails", () => {
       `ulimit -f 200; node bin/agent-r1.js sft --env lookup --data replays/lookup/expert --epochs 1 --out ${JSON.stringify(out)}`,
     );
     expect(sft.status, sft.stderr).toBe(2);
-    expect(sft.stderr).toContain("error: EFBIG: file too large, write");
+    // The file is named (Node's write error names none) and what to do is sft's, not record's --resume.
+    expect(sft.stderr).toMatch(
+      /^error: EFBIG: file too large, write '.*clone\.tmp-\d+-\d+[/\\]weights\.bin': .*; raise the limit, then run sft again$/m,
+    );
     expect(readdirSync(dir)).toEqual([]);
+  }, 120_000);
+
+  it("record into a full disk (ulimit -f) names the journal it could not write; --resume keeps the whole episodes and redoes the cut ones", () => {
+    const out = join(tempDir("agent-r1-fs-record-"), "rec");
+    const record = (limit: string, resume: string) =>
+      cli(
+        `${limit}exec node bin/agent-r1.js record --env lookup --policy expert --episodes 12 --out ${JSON.stringify(out)}${resume}`,
+      );
+    // 4 KiB per file: the first journal past it fails mid-line with EFBIG (Node ignores SIGXFSZ).
+    const full = record("ulimit -f 4; ", "");
+    expect(full.status, full.stderr).toBe(2);
+    expect(full.stderr).toMatch(
+      /^error: EFBIG: file too large, write '.*[/\\]rec[/\\]ep-0-\d+\.jsonl': .*what was written before it is kept \(raise the limit, then record continues with --resume\)$/m,
+    );
+    const resumed = record("", " --resume");
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(
+      /record --resume: \d+ of 12 episodes are journaled already and kept; removed \d+ that the stop cut short/,
+    );
+    const verify = cli(`node bin/agent-r1.js replay ${JSON.stringify(out)} --verify`);
+    expect(verify.status, verify.stderr).toBe(0);
+    expect(verify.stdout).toContain("verified 12 journal(s) ok, 0 failed");
   }, 120_000);
 });
 

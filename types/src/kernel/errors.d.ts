@@ -185,4 +185,15 @@ export declare const allKeys: <T>() => <const K extends readonly (keyof T & stri
  * defaults used silently), naming the closest known one.
  */
 export declare const checkKnownKeys: (fn: string, options: object, known: readonly string[]) => void;
+/**
+ * Node's write errors name no file (`ENOSPC: no space left on device, write`: writeSync, writeFile and
+ * appendFile alike), so a full disk was said without saying where. Names `file` in the error as Node does
+ * for a call given a path (`..., write '/runs/x/metrics.jsonl'`) and returns it, for `throw withFile(e, f)`;
+ * an error that names a path already, or is not a file-system error, is returned as it is.
+ */
+export declare const withFile: (cause: unknown, file: string) => unknown;
+/** Runs `write` (synchronous), its file-system error naming `file` (`withFile`). */
+export declare const writingFile: <T>(file: string, write: () => T) => T;
+/** Awaits `write`, its file-system error naming `file` (`withFile`). */
+export declare const writingFileAsync: <T>(file: string, write: () => Promise<T>) => Promise<T>;
 export {};
