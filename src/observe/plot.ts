@@ -5,13 +5,13 @@
  * `lineChartSvg` draws any rows, `metricCharts` reads run folders and draws one chart per metric with
  * one coloured line per run, `plotRuns` writes them as files.
  */
-import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve, sep } from "node:path";
 import * as vega from "vega";
 import type { TopLevelSpec } from "vega-lite";
 import * as vl from "vega-lite";
 import { readMetricsText } from "../kernel/canonical.ts";
-import { UsageError } from "../kernel/errors.ts";
+import { UsageError, writingFile } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { enclosingRun, shownPath } from "./journals.ts";
 import { escapeUnseen } from "./unseen.ts";
@@ -350,7 +350,9 @@ export const metricCharts = async (
 const isVegaSvg = (file: string): boolean => {
   if (!statSync(file).isFile()) return false;
   const head = readFileSync(file, "utf8").slice(0, 400);
-  return head.startsWith("<svg") && head.includes('class="marks"');
+  // An empty file holds nothing to lose: an earlier plot cut short by a full disk (before charts were
+  // written aside and renamed) left its chart so, and the same plot then refused to replace it.
+  return head === "" || (head.startsWith("<svg") && head.includes('class="marks"'));
 };
 
 /**
@@ -376,7 +378,15 @@ export const plotRuns = async (
   makeFolders(outDir);
   return charts.map((chart) => {
     const file = join(outDir, `${chart.slug}.svg`);
-    writeFileSync(file, chart.svg);
+    // Written aside and renamed: a full disk mid-write left an empty chart behind, not a chart.
+    const temporary = `${file}.tmp-${process.pid}`;
+    try {
+      writingFile(file, () => writeFileSync(temporary, chart.svg));
+      renameSync(temporary, file);
+    } catch (cause) {
+      rmSync(temporary, { force: true });
+      throw cause;
+    }
     return file;
   });
 };

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
@@ -154,6 +154,35 @@ describe("plotRuns", () => {
     rmSync(join(out, "meanReturn.svg"));
     const files = await plotRuns([run], out);
     expect(await plotRuns([run], out)).toEqual(files);
+  });
+
+  it("agent-r1 plot into a full disk (ulimit -f) leaves no empty chart behind, and the same plot then writes them all", () => {
+    const run = runWith([metricsLine(0), metricsLine(1, { meanReturn: 0.9 })]);
+    const out = join(run, "plots");
+    const plot = (limit: string) =>
+      spawnSync("bash", ["-c", `${limit}exec node bin/agent-r1.js plot ${JSON.stringify(run)}`], {
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    // 1 KiB per file: the first chart's write fails (EFBIG; Node ignores SIGXFSZ).
+    const full = plot("ulimit -f 1; ");
+    expect(full.status, full.stderr).toBe(2);
+    expect(full.stderr).toMatch(/^error: EFBIG: file too large, write .*\(ulimit -f\)/m);
+    // It used to leave meanReturn.svg empty, which the next plot refused as "not written by plot".
+    expect(readdirSync(out)).toEqual([]);
+    const done = plot("");
+    expect(done.status, done.stderr).toBe(0);
+    expect(readdirSync(out)).toContain("meanReturn.svg");
+    expect(readdirSync(out).some((name) => name.includes(".tmp-"))).toBe(false);
+  });
+
+  it("replaces an empty chart (an earlier plot cut short by a full disk left it so)", async () => {
+    const run = runWith([metricsLine(0), metricsLine(1)]);
+    const out = join(run, "plots");
+    mkdirSync(out);
+    writeFileSync(join(out, "meanReturn.svg"), "");
+    const files = await plotRuns([run], out);
+    expect(readFileSync(files[0], "utf8")).toContain('class="marks"');
   });
 
   it("refuses a folder given twice (it would draw one line for two), and warns on stderr by default", async () => {
