@@ -399,7 +399,8 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
 export const leftoversOfReplace = (folder: string): string[] => {
   const parent = path.dirname(folder);
   const prefix = `${path.basename(path.resolve(folder))}.old-`;
-  if (!existsSync(parent)) return [];
+  // A parent that is a file (`--out afile/clone`) holds no leftovers: the check of --out says what is wrong.
+  if (!existsSync(parent) || !statSync(parent).isDirectory()) return [];
   return readdirSync(parent)
     .filter((name) => name.startsWith(prefix) && /^\d+-\d+$/.test(name.slice(prefix.length)))
     .sort()
