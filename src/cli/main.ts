@@ -556,7 +556,9 @@ const endQuietlyOnClosedPipe = () => {
   let stderrClosed = false;
   process.stderr.on("error", (e: NodeJS.ErrnoException) => {
     // Once gone, the stream is destroyed: later writes fail with ERR_STREAM_DESTROYED, dropped too.
-    if (readerGone(process.stderr, e)) stderrClosed = true;
+    // A stderr that cannot be written (`2> log` on a full disk, `2>/dev/full`) loses the progress and notes
+    // alike: nothing can be said there, and the command goes on (it used to stop mid-run, exit 1, unsaid).
+    if (readerGone(process.stderr, e) || fileSystemProblem(e) !== undefined) stderrClosed = true;
     if (!stderrClosed) throw e;
   });
 };

@@ -138,6 +138,17 @@ describe("a checkpoint save that fails", () => {
 });
 
 describe("a closed stderr", () => {
+  it("a stderr that cannot be written (2>/dev/full, a log on a full disk) loses only the progress: record goes on to the end, exit 0", () => {
+    const out = join(tempDir("agent-r1-fs-"), "rec");
+    // It used to stop after a few episodes, exit 1, with nothing said and no summary.
+    const run = cli(
+      `node bin/agent-r1.js record --env lookup --policy expert --episodes 30 --out ${JSON.stringify(out)} --json 2>/dev/full`,
+    );
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ episodes: 30 });
+    expect(readdirSync(out).filter((name) => name.endsWith(".jsonl"))).toHaveLength(30);
+  }, 120_000);
+
   it("loses only the progress: record goes on to the end and its --json summary reaches stdout, exit 0", async () => {
     // `record ... 2>&1 >summary.json | head -1`: the reader of stderr is gone before the command ends.
     const out = join(tempDir("agent-r1-fs-"), "rec");
