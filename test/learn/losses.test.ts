@@ -99,6 +99,24 @@ describe("ppoLoss", () => {
     expect(own.valueLoss.dataSync()[0]).toBeCloseTo((0.5 * (2.25 + 0)) / 2, 5);
   });
 
+  it("divides a slice's value loss by the value mask's batch total, not the policy mask's (gradient accumulation)", () => {
+    // One slice of a larger batch: the policy mask counts 6 tokens over the batch, the value mask 8.
+    const values = tf.tensor1d([1.5, 0.0, 2.0]);
+    const returns = tf.tensor1d([3.0, 0.0, 0.0]);
+    const slice = ppoLoss({
+      logprobs: tf.zeros([3]),
+      oldLogprobs: tf.zeros([3]),
+      advantages: tf.zeros([3]),
+      values,
+      returns,
+      mask: tf.tensor1d([1, 0, 0]),
+      normalizer: 6,
+      valueMask: tf.tensor1d([1, 1, 0]),
+      valueNormalizer: 8,
+    });
+    expect(slice.valueLoss.dataSync()[0]).toBeCloseTo((0.5 * (2.25 + 0)) / 8, 6);
+  });
+
   it("estimates KL with k1, k2 and k3", () => {
     const d = tf.tensor1d([0.5, -0.25]); // log pi_ref - log pi
     expect(read(klEstimate(d, "k1"))).toEqual([-0.5, 0.25]);
