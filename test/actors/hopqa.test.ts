@@ -138,6 +138,14 @@ describe("BM25 search", () => {
     expect(question / 100).toBeLessThan(0.5);
   });
 
+  it("returns exactly the top k passages, best first: the first k of a longer list", () => {
+    const indexed = worldOf("3");
+    const query = indexed.world.entities[0].name;
+    const ten = indexed.search(query, 10);
+    expect(ten).toHaveLength(10);
+    for (const k of [1, 2, 3, 5]) expect(indexed.search(query, k)).toEqual(ten.slice(0, k));
+  });
+
   it("returns the same passages in the same order every time", () => {
     const indexed = worldOf("3");
     const query = indexed.world.entities[0].name;
@@ -318,6 +326,20 @@ describe("hopqa's rewards", () => {
     const process = played.rewards.filter((r) => r.kind === "process").map((r) => r.value);
     expect(process[0]).toBeGreaterThan(0);
     expect(process[1]).toBe(-0.15);
+  });
+
+  it("a failed search costs the search and the failure (-0.15) and earns no gold reward", async () => {
+    const task = TASKS[0];
+    const query = expertQueries(task)[0];
+    const played = await playEpisode(hopqa, {
+      task,
+      seed: "f",
+      actions: [`<search>${query}</search>`, "<answer>x</answer>"],
+      toolResults: [{ ok: false, error: { kind: "timeout", message: "search timed out" } }],
+    });
+    const process = played.rewards.filter((r) => r.kind === "process");
+    expect(process).toHaveLength(1);
+    expect(process[0]).toMatchObject({ value: -0.15, reason: "search failed" });
   });
 
   it("a query in other case, punctuation, spacing or word order repeats it (BM25 ignores order); a doubled word does not", async () => {
