@@ -166,6 +166,31 @@ describe("parseAction on a tool with JSON arguments", () => {
     expect(parseAction(" <answer>x</answer>\n", tools)).toEqual({ kind: "answer", text: "x" });
   });
 
+  it("a single-string tool's text is trimmed at its ends, as an answer's is (formatCall refuses text it would change)", () => {
+    const lookup = defineTool({
+      name: "lookup",
+      description: "the value of a key",
+      parameters: Schema.Struct({ key: Schema.String }),
+      execute: ({ key }) => key,
+    });
+    expect(parseAction("<lookup>  k30 \n</lookup>", { lookup })).toEqual({
+      kind: "call",
+      tool: "lookup",
+      args: { key: "k30" },
+    });
+    expect(() => formatCall(lookup, { key: " k30" })).toThrow(/starts or ends with white space/);
+  });
+
+  it("reads an action of up to 100,000 characters; one longer is malformed, as formatAnswer refuses to write it", () => {
+    const longest = formatAnswer("x".repeat(100_000 - "<answer></answer>".length));
+    expect(parseAction(longest, tools)).toMatchObject({ kind: "answer" });
+    expect(parseAction(`${longest} `, tools)).toEqual({
+      kind: "malformed",
+      reason: "action longer than 100000 characters",
+    });
+    expect(() => formatAnswer("x".repeat(100_000 - "<answer></answer>".length + 1))).toThrow(/more than the 100000/);
+  });
+
   it("callOf with a tool name not among the tools throws (a misspelt name matched nothing, silently)", () => {
     expect(callOf('<calc>{"a":1,"op":"+","b":2}</calc>', tools, "calc")).toEqual({ a: 1, op: "+", b: 2 });
     expect(() => callOf('<calc>{"a":1,"op":"+","b":2}</calc>', tools, "clac")).toThrow(
