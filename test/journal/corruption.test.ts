@@ -15,6 +15,7 @@ import {
   repairJournalFile,
   runEpisode,
 } from "../../src/index.ts";
+import { hashEvent } from "../../src/kernel/canonical.ts";
 import { tempDir } from "../support/index.ts";
 
 let original: Buffer;
@@ -134,6 +135,59 @@ describe("a journal file detects every kind of damage, naming file and line", ()
       expect(error!.message.length).toBeLessThan(1500);
     },
   );
+
+  it("names what is wrong with a line whose digest was recomputed: the chain, the order, the logprobs", async () => {
+    type Line = Record<string, unknown> & { seq: number; prev: string; digest: string; type: string };
+    const events = (): Line[] =>
+      original
+        .toString("utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+    const write = (ls: Line[]) => Buffer.from(`${ls.map((e) => JSON.stringify(e)).join("\n")}\n`);
+    /** Every digest and prev recomputed from `from` on, as a forger would: only the other checks are left. */
+    const rechain = (ls: Line[], from = 0): Line[] => {
+      for (let k = from; k < ls.length; k++) {
+        if (k > 0) ls[k].prev = ls[k - 1].digest;
+        ls[k].digest = hashEvent(ls[k]);
+      }
+      return ls;
+    };
+    const at = (error: JournalError | undefined) => [error?.problem, error?.line];
+
+    // A reward edited, and its own digest recomputed: the next line's prev no longer matches.
+    const edited = events();
+    const r = edited.findIndex((e) => e.type === "reward.assigned");
+    edited[r].value = 100;
+    edited[r].digest = hashEvent(edited[r]);
+    expect(at(await readError(write(edited)))).toEqual(["chain", r + 2]);
+
+    // A line dropped: the seq after it is one too far.
+    const dropped = events().filter((_, k) => k !== 1);
+    expect(at(await readError(write(dropped)))).toEqual(["sequence", 2]);
+
+    // An event after episode.ended, chained and numbered as the writer would.
+    const after = events();
+    after.push({ ...after[after.length - 1], seq: after.length });
+    expect(at(await readError(write(rechain(after))))).toEqual(["order", after.length]);
+
+    // A logprob above 0 (a probability above 1) in an action, its chain recomputed.
+    const acted = events();
+    const a = acted.findIndex((e) => e.type === "agent.acted");
+    (acted[a].logprobs as number[])[0] = 0.5;
+    const error = await readError(write(rechain(acted, a)));
+    expect(at(error)).toEqual(["schema", a + 1]);
+    expect(error?.message).toContain("a logprob is above 0");
+  });
+
+  it("meta (wall-clock time for other writers) is never hashed: adding or changing it keeps the journal valid", async () => {
+    const lines = original
+      .toString("utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l, k) => JSON.stringify({ ...JSON.parse(l), meta: { at: 1_700_000_000_000 + k } }));
+    expect(await readError(Buffer.from(`${lines.join("\n")}\n`))).toBeUndefined();
+  });
 
   it("a byte order mark an editor added is named as one (it was shown as an invisible character)", async () => {
     const error = await readError(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), original]));
