@@ -57,6 +57,15 @@ describe("golden journals under replays/ (regenerate with `npm run replays:recor
     );
   });
 
+  it("a journal cut short before an action (a crash mid-episode) does not verify: the machine is still running", async () => {
+    const file = files.find((f) => f.includes("expert")) as string;
+    const events = await readJournalFile(file);
+    const lastAction = events.findLastIndex((e) => e.type === "agent.acted");
+    expect(() => replayEpisode(events.slice(0, lastAction), lookupEnv, { file })).toThrow(
+      /the machine is still running: the journal was cut short/,
+    );
+  });
+
   it("another environment id is refused, verifying or not, saying that re-rewarding keeps the id", async () => {
     const events = await readJournalFile(files[0]);
     const renamed = { ...createLookupEnv({ ...DEFAULT_REWARDS, neededKey: 0.5 }), id: "lookup-v2" };
