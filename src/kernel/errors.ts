@@ -4,6 +4,7 @@
  */
 import { dirname, isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inspect } from "node:util";
 import * as Data from "effect/Data";
 import { closest, distance } from "fastest-levenshtein";
 
@@ -162,8 +163,28 @@ export type AgentR1Error =
   | EpisodesAbortedError
   | UsageError;
 
-/** A thrown value's message: an Error's `message`, anything else as a string (what journals record). */
-export const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
+/**
+ * The message of a thrown value that is not an Error (`throw undefined`, `throw 3`, a plain or cyclic object): text as
+ * it is, an error-like object's own `message`, anything else said to be thrown, as `inspect` shows it
+ * (`threw undefined, not an Error`): `undefined` alone, or `[object Object]`, told the user nothing. Never throws.
+ */
+export const notAnErrorMessage = (cause: unknown): string => {
+  if (typeof cause === "string") return cause;
+  try {
+    const message = typeof cause === "object" && cause !== null ? (cause as { message?: unknown }).message : undefined;
+    if (typeof message === "string" && message !== "") return message;
+    return `threw ${inspect(cause, { depth: 2, breakLength: Number.POSITIVE_INFINITY, maxStringLength: 200 })}, not an Error`;
+  } catch {
+    return `threw ${Object.prototype.toString.call(cause)}, not an Error`; // a revoked proxy, a throwing getter
+  }
+};
+
+/**
+ * A thrown value's message (what journals record): an Error's `message`, anything else as notAnErrorMessage says
+ * it (`threw undefined, not an Error`).
+ */
+export const messageOf = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : notAnErrorMessage(cause);
 
 /**
  * A value a user gave, as an error message shows it: text quoted and said to be text (the string "0.5" is not

@@ -590,7 +590,10 @@ type GuardFunction = ((...args: unknown[]) => unknown) & {
   [NOTING]?: true;
 };
 
-/** A guard that notes where it threw before XState rethrows its error without the stack (see envThrownFrom). */
+/**
+ * A guard that notes where it threw before XState rethrows its error without the stack (see envThrownFrom), and
+ * throws what is not an Error as one, with messageOf's message (`threw undefined, not an Error`).
+ */
 const noting = (guard: unknown): unknown => {
   if (typeof guard !== "function") return guard;
   const fn = guard as GuardFunction;
@@ -610,7 +613,9 @@ const noting = (guard: unknown): unknown => {
       return fn(...args);
     } catch (cause) {
       noteGuardThrow(cause);
-      throw cause;
+      // XState rethrows a guard's error as "Unable to evaluate guard ...:\n" + its `message`: a guard that threw
+      // undefined, 3 or a plain object would say "undefined" (or fail on `undefined.message`).
+      throw cause instanceof Error ? cause : new Error(messageOf(cause));
     }
   };
   wrapped[NOTING] = true;
@@ -663,13 +668,15 @@ export const boundMicrosteps = (machine: AnyStateMachine): void => {
 const boundedMachines = new WeakMap<AnyStateMachine, AnyStateMachine>();
 
 /**
- * The environment's machine as the runtime runs it (MAX_MICROSTEPS per event, boundMicrosteps), for replay's
- * pure transitions: the user's own machine is not changed.
+ * The environment's machine as the runtime runs it (MAX_MICROSTEPS per event, boundMicrosteps, guards wrapped by
+ * locateGuardThrows), for replay's pure transitions: the user's own machine is not changed.
  */
 export const boundedMachineOf = (machine: AnyStateMachine): AnyStateMachine => {
   let bounded = boundedMachines.get(machine);
   if (!bounded) {
     bounded = machine.provide({});
+    // Guards as the runtime runs them: what a guard throws that is not an Error ends a replay with the same reason.
+    locateGuardThrows(bounded);
     boundMicrosteps(bounded);
     boundedMachines.set(machine, bounded);
   }

@@ -5,12 +5,11 @@
  * become `{ ok: false, error }`, never an exception. Results and error messages are plain, well-formed JSON, cut to size with a
  * visible marker, so whatever a tool does, the journal can hold and hash it.
  */
-import { inspect } from "node:util";
 import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import { notPlainJson } from "../kernel/canonical.ts";
-import { allKeys, didYouMean, firstUnknownKey, shownValue, ThrowSites } from "../kernel/errors.ts";
+import { allKeys, didYouMean, firstUnknownKey, notAnErrorMessage, shownValue, ThrowSites } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 
 /** What a tool's `execute` is given besides its arguments. */
@@ -75,20 +74,10 @@ const cut = (text: string, limit: number): string =>
 
 /**
  * A message for whatever was thrown (an Error, a string, undefined, a cyclic object, a BigInt...). Never throws.
- * What is neither an Error nor text is said to be thrown, as `inspect` shows it: `undefined` alone, or a cyclic
- * object's `[object Object]`, told the model and the user nothing.
+ * What is neither an Error nor text is said to be thrown (notAnErrorMessage).
  */
-const describe = (cause: unknown): string => {
-  if (cause instanceof Error) return cause.message || cause.name || "Error";
-  if (typeof cause === "string") return cause;
-  try {
-    const message = typeof cause === "object" && cause !== null ? (cause as { message?: unknown }).message : undefined;
-    if (typeof message === "string" && message !== "") return message;
-    return `threw ${inspect(cause, { depth: 2, breakLength: Number.POSITIVE_INFINITY, maxStringLength: 200 })}, not an Error`;
-  } catch {
-    return `threw ${Object.prototype.toString.call(cause)}, not an Error`; // a revoked proxy, a throwing getter
-  }
-};
+const describe = (cause: unknown): string =>
+  cause instanceof Error ? cause.message || cause.name || "Error" : notAnErrorMessage(cause);
 
 const failure = (
   kind: "error" | "timeout" | "invalid-args",

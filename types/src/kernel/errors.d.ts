@@ -124,7 +124,16 @@ export declare class UsageError extends UsageError_base<{
 }
 /** Every tagged error of the kernel, for an exhaustive `Effect.catchTags` or a `switch` on `_tag`. */
 export type AgentR1Error = JournalError | JournalConflictError | JournalExistsError | NonDeterminismError | EnvMismatchError | EnvProtocolError | EpisodesAbortedError | UsageError;
-/** A thrown value's message: an Error's `message`, anything else as a string (what journals record). */
+/**
+ * The message of a thrown value that is not an Error (`throw undefined`, `throw 3`, a plain or cyclic object): text as
+ * it is, an error-like object's own `message`, anything else said to be thrown, as `inspect` shows it
+ * (`threw undefined, not an Error`): `undefined` alone, or `[object Object]`, told the user nothing. Never throws.
+ */
+export declare const notAnErrorMessage: (cause: unknown) => string;
+/**
+ * A thrown value's message (what journals record): an Error's `message`, anything else as notAnErrorMessage says
+ * it (`threw undefined, not an Error`).
+ */
 export declare const messageOf: (cause: unknown) => string;
 /**
  * A value a user gave, as an error message shows it: text quoted and said to be text (the string "0.5" is not

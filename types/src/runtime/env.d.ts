@@ -195,8 +195,8 @@ export declare const MAX_MICROSTEPS = 10000;
  */
 export declare const boundMicrosteps: (machine: AnyStateMachine) => void;
 /**
- * The environment's machine as the runtime runs it (MAX_MICROSTEPS per event, boundMicrosteps), for replay's
- * pure transitions: the user's own machine is not changed.
+ * The environment's machine as the runtime runs it (MAX_MICROSTEPS per event, boundMicrosteps, guards wrapped by
+ * locateGuardThrows), for replay's pure transitions: the user's own machine is not changed.
  */
 export declare const boundedMachineOf: (machine: AnyStateMachine) => AnyStateMachine;
 /**
