@@ -7,7 +7,7 @@ import { JsonlJournal, streamJournalFile } from "../journal/jsonl.ts";
 import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { JournalError, messageOf, thrownFrom, UsageError } from "../kernel/errors.ts";
+import { closestName, didYouMean, JournalError, messageOf, thrownFrom, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { actionBudgetNote } from "../learn/config.ts";
@@ -75,7 +75,7 @@ export const policyFor = (env: EnvDefinition, name: string): Policy => {
   const make = Object.hasOwn(policies, name) ? policies[name] : undefined;
   if (!make)
     throw new UsageError({
-      detail: `environment ${env.id} has no policy "${name}"; its policies: ${Object.keys(env.policies ?? {}).join(", ") || "(none)"}`,
+      detail: `environment ${env.id} has no policy "${name}"${didYouMean(closestName(name, Object.keys(policies)))}; its policies: ${Object.keys(policies).join(", ") || "(none)"}`,
     });
   // A factory that throws (an API key missing) or returns something else printed a stack trace of the
   // framework's, "Cannot read properties of undefined (reading 'id')" for the second.

@@ -182,6 +182,10 @@ const CASES: [string[], RegExp][] = [
     ["record", "--env", "lookup", "--policy", "genius", "--out", out],
     /has no policy "genius"; its policies: expert, random/,
   ],
+  [
+    ["record", "--env", "lookup", "--policy", "expret", "--out", out],
+    /has no policy "expret" \(did you mean `expert`\?\); its policies: expert, random/,
+  ],
   [record("--episodes", "0"), /--episodes must be a positive integer, got "0"/],
   [record("--episodes", "abc"), /--episodes must be a positive integer, got "abc"/],
   [record("--episodes", "1.5"), /--episodes must be a positive integer/],
