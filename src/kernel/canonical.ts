@@ -64,11 +64,20 @@ const shortPath = (path: string): string =>
 /**
  * Where `value` stops being plain JSON (undefined when it is all plain): a Set, Map, Date, class instance,
  * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
- * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).
+ * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them),
+ * unless `undefinedFields: "refuse"`: for a value replayed from its JSON (a task), where a field that was there
+ * live is missing on replay.
  */
 export const notPlainJson = (
   value: unknown,
   path = "",
+  options: { readonly undefinedFields?: "allow" | "refuse" } = {},
+): string | undefined => firstNotPlain(value, path, options.undefinedFields === "refuse");
+
+const firstNotPlain = (
+  value: unknown,
+  path: string,
+  refuseUndefinedFields: boolean,
   depth = 0,
   /** The objects and arrays that hold this value, outermost first, with their paths: a cycle is named as one. */
   holders: { readonly value: object; readonly path: string }[] = [],
@@ -92,7 +101,7 @@ export const notPlainJson = (
       const within = [...holders, { value, path }];
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          const problem = notPlainJson(value[i], `${path}[${i}]`, depth + 1, within);
+          const problem = firstNotPlain(value[i], `${path}[${i}]`, refuseUndefinedFields, depth + 1, within);
           if (problem) return problem;
         }
         return undefined;
@@ -101,8 +110,11 @@ export const notPlainJson = (
       if (proto !== Object.prototype && proto !== null)
         return `${shortPath(path)} is a ${(value as object).constructor?.name ?? "non-plain object"}`;
       for (const [key, item] of Object.entries(value)) {
-        if (item === undefined) continue;
-        const problem = notPlainJson(item, `${path}.${key}`, depth + 1, within);
+        if (item === undefined) {
+          if (!refuseUndefinedFields) continue;
+          return `${shortPath(`${path}.${key}`)} is undefined (JSON drops the field: leave it out, or give null)`;
+        }
+        const problem = firstNotPlain(item, `${path}.${key}`, refuseUndefinedFields, depth + 1, within);
         if (problem) return problem;
       }
       return undefined;

@@ -126,8 +126,9 @@ export const rollout: {
         detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) threw for episode ${index}: ${messageOf(cause)}${at ? ` (thrown at ${at})` : ""}; episodes already ended are kept`,
       });
     }
-    // The journal keeps the task as JSON and replay starts from that: a Date or a Set would replay as something else.
-    const problem = notPlainJson(task, "task");
+    // The journal keeps the task as JSON and replay starts from that: a Date or a Set would replay as something else,
+    // and a field that is undefined would be missing (`"hint" in task` true live, false on replay).
+    const problem = notPlainJson(task, "task", { undefinedFields: "refuse" });
     if (problem)
       throw new EnvProtocolError({
         env: options.env.id,

@@ -57,8 +57,11 @@ describe("notPlainJson", () => {
     expect(notPlainJson({ a: shared, b: [shared, shared] }, "x")).toBeUndefined();
   });
 
-  it("allows undefined object properties (JSON drops them), not undefined array items", () => {
+  it("allows undefined object properties (JSON drops them) unless told to refuse them (a task), not undefined array items", () => {
     expect(notPlainJson({ a: undefined, b: 1 }, "x")).toBeUndefined();
+    expect(notPlainJson({ b: 1, a: { c: undefined } }, "x", { undefinedFields: "refuse" })).toMatch(
+      /^x\.a\.c is undefined/,
+    );
     expect(notPlainJson([undefined], "x")).toBe("x[0] is undefined");
   });
 });

@@ -377,6 +377,30 @@ describe("rollout runner", () => {
       'environment lookup: task("d:task0") returned a value that is not plain JSON: task.when is a Date',
     );
   });
+
+  it("a task with an undefined field (JSON drops it, so replay would see another task) fails the rollout, naming it", async () => {
+    for (const [extra, path] of [
+      [{ hint: undefined }, "task.hint"],
+      [{ meta: { source: "x", note: undefined } }, "task.meta.note"],
+      [{ list: [{ a: 1 }, { b: undefined }] }, "task.list[1].b"],
+    ] as const) {
+      const env = {
+        ...lookupEnv,
+        task: (seed: string) => ({ ...(lookupEnv.task(seed) as object), ...extra }) as never,
+      };
+      const r = rollout({
+        env,
+        policy: new PolicyActor(expertPolicy()),
+        journal: new MemoryJournal(),
+        seed: "u",
+        episodes: 1,
+      });
+      const outcome = await within(settled(lastValueFrom(r.episodes.pipe(toArray()))));
+      expect("error" in outcome && String(outcome.error)).toContain(
+        `environment lookup: task("u:task0") returned a value that is not plain JSON: ${path} is undefined (JSON drops the field: leave it out, or give null)`,
+      );
+    }
+  });
 });
 
 describe("runEpisode: the ending signal", () => {

@@ -16,14 +16,13 @@ export declare const hashEvent: (event: object) => string;
 /**
  * Where `value` stops being plain JSON (undefined when it is all plain): a Set, Map, Date, class instance,
  * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
- * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them).
+ * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them),
+ * unless `undefinedFields: "refuse"`: for a value replayed from its JSON (a task), where a field that was there
+ * live is missing on replay.
  */
-export declare const notPlainJson: (value: unknown, path?: string, depth?: number, 
-/** The objects and arrays that hold this value, outermost first, with their paths: a cycle is named as one. */
-holders?: {
-    readonly value: object;
-    readonly path: string;
-}[]) => string | undefined;
+export declare const notPlainJson: (value: unknown, path?: string, options?: {
+    readonly undefinedFields?: "allow" | "refuse";
+}) => string | undefined;
 /**
  * A JSON file's text, without the byte order mark an editor may put first: JSON.parse refuses one, so a
  * reader that skips what it cannot parse would take the file as absent.
