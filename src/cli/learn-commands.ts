@@ -1302,7 +1302,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         onEpisode: meansOn(bar),
       }).finally(quiet);
       bar.stop();
-      if (summary.aborted > 0 || summary.cutActions || summary.cutContext)
+      if (summary.aborted > 0 || summary.cutActions || summary.cutContext || summary.successOutOfRange)
         process.stderr.write(`warning: ${describeEval(summary)}\n`);
       // The run's own training draws (its config.json): a score on questions it trained on measures memory.
       const trained = await trainedEnvOf(run?.env);

@@ -23,7 +23,7 @@ import { BackendUnavailableError, isWasmMemoryTrap, WASM_MEMORY_HINT, wasmOutOfM
 import { CheckpointError } from "../policy/checkpoint.ts";
 import { checkPath } from "../replay/verify-files.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { successOfSome } from "../runtime/episode.ts";
+import { successOfSome, successOutOfRangeNote } from "../runtime/episode.ts";
 import { describeCounts } from "../runtime/outcome-tally.ts";
 import { describeToolTally, THROWN_BEFORE_RESUME } from "../runtime/tool-tally.ts";
 import { intArg, refuseBothForms, refuseEmptyValues, refuseRepeatedOptions, seedArg, summaryJson } from "./args.ts";
@@ -127,6 +127,8 @@ const buildProgram = (setExit: (code: number) => void): Command => {
               ? `; rewards given: ${describeCounts(summary.rewardCounts)}`
               : ""),
         );
+      if (summary.successOutOfRange)
+        err(`warning: ${successOutOfRangeNote(summary.successOutOfRange, summary.episodes)}`);
       for (const line of describeToolTally(summary.tools)) err(line);
       // Journals of aborted episodes are written all the same; a run of nothing else is a failed run.
       const { firstAbort } = summary;

@@ -15,6 +15,7 @@ import { enclosingRun } from "../observe/journals.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
+import { countSuccessOutOfRange, type SuccessOutOfRange } from "../runtime/episode.ts";
 import { OutcomeTally } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { notAPolicy, PolicyActor } from "../runtime/policy-actor.ts";
@@ -52,6 +53,8 @@ export interface RecordSummary {
   readonly successRate: number | null;
   /** How many episodes' ends reported `success` (those that ended without it are not in successRate). */
   readonly successReported: number;
+  /** The episodes whose `success` was outside [0, 1], when any did (the rate is then no rate: the CLI warns). */
+  readonly successOutOfRange?: SuccessOutOfRange;
   readonly aborted: number;
   /** The aborted episode with the lowest index (the same one at any concurrency), and why it aborted. */
   readonly firstAbort?: {
@@ -205,6 +208,7 @@ interface Resumed {
   readonly firstAbort?: { index: number } & NonNullable<RecordSummary["firstAbort"]>;
   readonly successes: number;
   readonly withSuccess: number;
+  readonly successOutOfRange: SuccessOutOfRange | undefined;
   readonly tools: ToolTally;
   readonly outcomes: OutcomeTally;
 }
@@ -237,6 +241,7 @@ const resumeRecording = async (
   let firstAbort: Resumed["firstAbort"];
   let successes = 0;
   let withSuccess = 0;
+  let successOutOfRange: SuccessOutOfRange | undefined;
   const tools = new ToolTally();
   const outcomes = new OutcomeTally();
   for (const { id, index } of taken) {
@@ -315,11 +320,24 @@ const resumeRecording = async (
       withSuccess += 1;
       successes += ended.metrics.success;
     }
+    successOutOfRange = countSuccessOutOfRange(successOutOfRange, ended);
   }
   // A signal during the last journal's check: handled before anything is removed.
   await signalsHandled();
   for (const file of cut) rmSync(file);
-  return { kept, removed: cut.length, returns, events, aborted, firstAbort, successes, withSuccess, tools, outcomes };
+  return {
+    kept,
+    removed: cut.length,
+    returns,
+    events,
+    aborted,
+    firstAbort,
+    successes,
+    withSuccess,
+    successOutOfRange,
+    tools,
+    outcomes,
+  };
 };
 
 /**
@@ -436,6 +454,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   let firstAbort: ({ index: number } & NonNullable<RecordSummary["firstAbort"]>) | undefined = resumed?.firstAbort;
   let successes = resumed?.successes ?? 0;
   let withSuccess = resumed?.withSuccess ?? 0;
+  let successOutOfRange = resumed?.successOutOfRange;
   const tools = resumed?.tools ?? new ToolTally();
   const outcomes = resumed?.outcomes ?? new OutcomeTally();
   /** The most tokens one action took (its <eos> included), in the episodes recorded now. */
@@ -479,6 +498,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
             withSuccess += 1;
             successes += r.metrics.success;
           }
+          successOutOfRange = countSuccessOutOfRange(successOutOfRange, r);
           bar?.tick(1, { "mean return": (returns / done).toFixed(3) });
         }),
       ),
@@ -504,6 +524,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
     meanReturn: returns / Math.max(1, done),
     successRate: withSuccess ? successes / withSuccess : null,
     successReported: withSuccess,
+    ...(successOutOfRange ? { successOutOfRange } : {}),
     aborted,
     ...(firstAbort ? { firstAbort: withoutIndex(firstAbort) } : {}),
     tools: tools.summary(),

@@ -7,7 +7,13 @@ import { checkKnownKeys, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
-import { type EpisodeRecord, successOfSome } from "../runtime/episode.ts";
+import {
+  countSuccessOutOfRange,
+  type EpisodeRecord,
+  type SuccessOutOfRange,
+  successOfSome,
+  successOutOfRangeNote,
+} from "../runtime/episode.ts";
 import { describeCounts, tallyOutcomes } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { ToolTally } from "../runtime/tool-tally.ts";
@@ -23,6 +29,8 @@ export interface EvalSummary {
   readonly successRate: number | null;
   /** How many episodes' ends reported `success` (absent in summaries written before it was counted). */
   readonly successReported?: number;
+  /** The episodes whose `success` was outside [0, 1], when any did: successRate is then no rate (describeEval says so). */
+  readonly successOutOfRange?: SuccessOutOfRange;
   readonly meanReturn: number;
   readonly meanTurns: number;
   /** Mean of each metric the environment reported. */
@@ -87,6 +95,9 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummar
     episodes: records.length,
     successRate: "success" in metrics ? metrics.success : null,
     successReported: sums.success?.count ?? 0,
+    ...((out) => (out ? { successOutOfRange: out } : {}))(
+      records.reduce<SuccessOutOfRange | undefined>(countSuccessOutOfRange, undefined),
+    ),
     meanReturn: records.reduce((s, r) => s + r.return, 0) / n,
     meanTurns: records.reduce((s, r) => s + r.turns, 0) / n,
     metrics,
@@ -112,6 +123,9 @@ export const describeEval = (summary: EvalSummary): string =>
       summary.successReported !== undefined &&
       successOfSome(summary.successReported, summary.episodes - summary.aborted)) ||
       "",
+    summary.successRate !== null && summary.successOutOfRange
+      ? successOutOfRangeNote(summary.successOutOfRange, summary.episodes)
+      : "",
     summary.aborted > 0 ? `${summary.aborted} of ${summary.episodes} episodes ${summary.abortReason}` : "",
     summary.cutActions
       ? `${summary.cutActions} action${summary.cutActions === 1 ? "" : "s"} cut at the sampler's token budget (--max-new-tokens)`

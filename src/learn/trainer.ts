@@ -50,7 +50,7 @@ import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
-import { DEFAULT_MAX_TURNS, type EpisodeRecord, successOfSome } from "../runtime/episode.ts";
+import { DEFAULT_MAX_TURNS, type EpisodeRecord, successOfSome, successOutOfRangeNote } from "../runtime/episode.ts";
 import { describeFailure, ToolTally } from "../runtime/tool-tally.ts";
 import { AdamW, ZERO_GRADIENT } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages, type Estimator, runEstimator } from "./advantages/index.ts";
@@ -972,6 +972,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   let warnedToolThrow = false;
   let warnedTurnLimit = false;
   let warnedUnreportedSuccess = false;
+  let warnedSuccessOutOfRange = false;
   let warnedWithoutActions = false;
   // A batch whose episodes all returned the same carries no signal; after a collapse (a policy that
   // writes only malformed actions) every batch is like that, and the run goes on learning nothing.
@@ -1254,6 +1255,10 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
       log(`${update}: ${partialSuccess} (said once)`);
     }
     const ended = summarizeEpisodes(records);
+    if (ended.successOutOfRange && !warnedSuccessOutOfRange) {
+      warnedSuccessOutOfRange = true;
+      log(`${update}: ${successOutOfRangeNote(ended.successOutOfRange, records.length)} (said once)`);
+    }
     const metrics: UpdateMetrics = {
       step,
       version: step + 1,

@@ -86,6 +86,37 @@ export const successOfSome = (reported: number, ended: number): string | undefin
     ? `success is of the ${reported} episode${reported === 1 ? "" : "s"} that report it; ${ended - reported} ended without a success metric (end(reason, { success: 0 }) counts a failure)`
     : undefined;
 
+/**
+ * The episodes whose end reported a `success` metric outside [0, 1] (`end(..., { success: 100 })`): success is read
+ * as a rate, so their mean is none. Journals keep them as they are (old ones must replay); the summaries warn.
+ */
+export interface SuccessOutOfRange {
+  /** How many episodes reported one. */
+  readonly episodes: number;
+  /** The first of them (as they came), and its success. */
+  readonly episode: string;
+  readonly success: number;
+}
+
+/** `seen`, with one more episode counted if its end's `success` metric is outside [0, 1]. */
+export const countSuccessOutOfRange = (
+  seen: SuccessOutOfRange | undefined,
+  ended: { readonly episode: string; readonly metrics: Readonly<Record<string, number>> },
+): SuccessOutOfRange | undefined => {
+  const success = Object.hasOwn(ended.metrics, "success") ? ended.metrics.success : undefined;
+  if (success === undefined || (success >= 0 && success <= 1)) return seen;
+  return seen ? { ...seen, episodes: seen.episodes + 1 } : { episodes: 1, episode: ended.episode, success };
+};
+
+/**
+ * Said wherever a success rate is shown while some episode's `success` was outside [0, 1] (record, train and
+ * eval say it the same way): the rate shown is no rate.
+ */
+export const successOutOfRangeNote = (out: SuccessOutOfRange, episodes: number): string =>
+  `${out.episodes} of ${episodes} episode${episodes === 1 ? "" : "s"} ended with a success metric outside [0, 1] ` +
+  `(e.g. ${out.episode}: success ${out.success}), so the success shown is no rate: success is read as a rate, ` +
+  "end(reason, { success }) with 1 for a success and 0 for a failure (a fraction between for partial success)";
+
 /** Records a tool call and returns its arguments as plain JSON. */
 type ToolCallRecorder = (child: AnyActorRef, tool: string, input: unknown, defined: boolean) => Json;
 

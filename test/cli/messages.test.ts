@@ -274,6 +274,57 @@ describe("an environment that reports success on some endings only", () => {
   });
 });
 
+describe("an environment that reports success outside [0, 1] (a percentage)", () => {
+  const PERCENT = "./test/reliability/fixtures/percent-success-env.ts";
+  const NOTE =
+    /(\d+) of 12 episodes ended with a success metric outside \[0, 1\] \(e\.g\. (ep-\S+): success 100\), so the success shown is no rate: success is read as a rate/;
+
+  it("record warns on one line, how many and one of them; its journals are kept and replay", async () => {
+    const out = join(dir, "percent");
+    expect(
+      await main(["record", "--env", PERCENT, "--seed", "p", "--episodes", "12", "--policy", "say", "--out", out]),
+    ).toBe(0);
+    const warnings = errors().filter((line) => line.startsWith("warning: "));
+    expect(warnings, output.stderr).toHaveLength(1);
+    const [, count, episode] = NOTE.exec(warnings[0]) ?? [];
+    const ended = /^ {2}ended: answered (\d+), missed (\d+)/.exec(output.stdout.trim().split("\n").at(-1)!) ?? [];
+    expect(Number(count), warnings[0]).toBe(Number(ended[1]));
+    expect(Number(count)).toBeGreaterThan(0);
+    expect(existsSync(join(out, `${episode}.jsonl`))).toBe(true);
+    output.clear();
+    expect(await main(["replay", out, "--verify", "--env", PERCENT]), output.stderr).toBe(0);
+  });
+
+  it("eval's summary line (and train's before/after) says it; a success within [0, 1] says nothing", async () => {
+    const { describeEval, summarizeEpisodes } = await import("../../src/learn/evaluate.ts");
+    const ended = (episode: string, metrics: Record<string, number>) =>
+      ({
+        episode,
+        reason: "answered",
+        return: 0,
+        turns: 1,
+        metrics,
+        events: [],
+      }) as unknown as import("../../src/index.ts").EpisodeRecord;
+    const summary = summarizeEpisodes([
+      ended("ep-a", { success: 0 }),
+      ended("ep-b", { success: 100 }),
+      ended("ep-c", { success: -1 }),
+    ]);
+    expect(summary.successOutOfRange).toEqual({ episodes: 2, episode: "ep-b", success: 100 });
+    expect(describeEval(summary)).toContain(
+      "2 of 3 episodes ended with a success metric outside [0, 1] (e.g. ep-b: success 100), so the success shown is no rate",
+    );
+    const fine = summarizeEpisodes([
+      ended("ep-a", { success: 0 }),
+      ended("ep-b", { success: 1 }),
+      ended("ep-c", { success: 0.5 }),
+    ]);
+    expect(fine.successOutOfRange).toBeUndefined();
+    expect(describeEval(fine)).not.toContain("outside [0, 1]");
+  });
+});
+
 describe("training on an impure environment", () => {
   it("stops at the first episode that does not replay: exit 1 (a failed check, not bad usage), the hint said", async () => {
     const args = ["--steps", "1", "--tasks", "1", "--group-size", "2", "--eval-episodes", "0", "--no-warm-start"];

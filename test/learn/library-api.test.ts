@@ -225,6 +225,25 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
     );
   });
 
+  it("train() says once when an episode's success was outside [0, 1] (no rate)", async () => {
+    const { default: percent } = await import("../reliability/fixtures/percent-success-env.ts");
+    const lines: string[] = [];
+    const config = trainConfigFor(percent, {
+      steps: 2,
+      tasksPerStep: 4,
+      groupSize: 2,
+      evalEpisodes: 0,
+      warmStart: null,
+      maxNewTokens: 2,
+    });
+    await train({ env: percent, config, out: tempDir("agent-r1-percent-"), log: (line) => lines.push(line) });
+    const said = lines.filter((line) => line.includes("outside [0, 1]"));
+    expect(said, lines.join("\n")).toHaveLength(1);
+    expect(said[0]).toMatch(
+      /^update \d of 2: \d of 8 episodes ended with a success metric outside \[0, 1\] \(e\.g\. ep-\S+: success 100\), so the success shown is no rate: .* \(said once\)$/,
+    );
+  });
+
   it("train() stops at an AbortSignal as at shouldStop: between updates, its checkpoint written", async () => {
     const controller = new AbortController();
     const config = trainConfigFor(lookupEnv, {

@@ -1,6 +1,7 @@
 /* `agent-r1 record`: run episodes of an environment with a policy and journal them. */
 import type { Durability } from "../journal/journal.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
+import { type SuccessOutOfRange } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { type ToolTallySummary } from "../runtime/tool-tally.ts";
 export interface RecordOptions {
@@ -31,6 +32,8 @@ export interface RecordSummary {
     readonly successRate: number | null;
     /** How many episodes' ends reported `success` (those that ended without it are not in successRate). */
     readonly successReported: number;
+    /** The episodes whose `success` was outside [0, 1], when any did (the rate is then no rate: the CLI warns). */
+    readonly successOutOfRange?: SuccessOutOfRange;
     readonly aborted: number;
     /** The aborted episode with the lowest index (the same one at any concurrency), and why it aborted. */
     readonly firstAbort?: {

@@ -5,7 +5,7 @@
 import type { Json } from "effect/Schema";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
-import { type EpisodeRecord } from "../runtime/episode.ts";
+import { type EpisodeRecord, type SuccessOutOfRange } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 /**
  * The scores of an evaluation: success rate, mean return and turns, the environment's metrics, and what went wrong.
@@ -16,6 +16,8 @@ export interface EvalSummary {
     readonly successRate: number | null;
     /** How many episodes' ends reported `success` (absent in summaries written before it was counted). */
     readonly successReported?: number;
+    /** The episodes whose `success` was outside [0, 1], when any did: successRate is then no rate (describeEval says so). */
+    readonly successOutOfRange?: SuccessOutOfRange;
     readonly meanReturn: number;
     readonly meanTurns: number;
     /** Mean of each metric the environment reported. */

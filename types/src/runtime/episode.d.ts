@@ -59,6 +59,27 @@ export interface EpisodeRecord<Task extends Json = Json> {
  */
 export declare const successOfSome: (reported: number, ended: number) => string | undefined;
 /**
+ * The episodes whose end reported a `success` metric outside [0, 1] (`end(..., { success: 100 })`): success is read
+ * as a rate, so their mean is none. Journals keep them as they are (old ones must replay); the summaries warn.
+ */
+export interface SuccessOutOfRange {
+    /** How many episodes reported one. */
+    readonly episodes: number;
+    /** The first of them (as they came), and its success. */
+    readonly episode: string;
+    readonly success: number;
+}
+/** `seen`, with one more episode counted if its end's `success` metric is outside [0, 1]. */
+export declare const countSuccessOutOfRange: (seen: SuccessOutOfRange | undefined, ended: {
+    readonly episode: string;
+    readonly metrics: Readonly<Record<string, number>>;
+}) => SuccessOutOfRange | undefined;
+/**
+ * Said wherever a success rate is shown while some episode's `success` was outside [0, 1] (record, train and
+ * eval say it the same way): the rate shown is no rate.
+ */
+export declare const successOutOfRangeNote: (out: SuccessOutOfRange, episodes: number) => string;
+/**
  * The parts an episode needs, checked up front: from plain JavaScript a missing part failed later as
  * "cannot read properties of undefined". `caller` names the function in the message.
  */
