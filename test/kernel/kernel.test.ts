@@ -57,6 +57,11 @@ describe("canonical JSON and hashes", () => {
       sameAsReference(value);
   });
 
+  it("refuses a value with no JSON text (undefined, a function) rather than hashing nothing", () => {
+    expect(() => canonicalJson(undefined)).toThrow("value has no JSON representation");
+    expect(() => canonicalJson(() => 1)).toThrow();
+  });
+
   it("different values hash differently", () => {
     expect(hashValue({ a: 1 })).not.toBe(hashValue({ a: 2 }));
   });
@@ -86,6 +91,52 @@ describe("seeded splittable randomness", () => {
       }
     },
   );
+});
+
+describe("draws over a range and shuffles", () => {
+  fcTest.prop([fc.string(), fc.integer({ min: -50, max: 50 }), fc.nat(4)])(
+    "int draws both ends of its range (from and to are included)",
+    (seed, from, span) => {
+      const rng = Rng.fromSeed(seed);
+      const drawn = new Set(Array.from({ length: 200 }, () => rng.int(from, from + span)));
+      expect(drawn.has(from) && drawn.has(from + span), [...drawn].join(", ")).toBe(true);
+    },
+  );
+
+  fcTest.prop([fc.string(), fc.integer({ min: 1, max: 5 })])("pick can pick every item", (seed, n) => {
+    const rng = Rng.fromSeed(seed);
+    const items = Array.from({ length: n }, (_, i) => `item ${i}`);
+    expect(new Set(Array.from({ length: 200 }, () => rng.pick(items))).size).toBe(n);
+  });
+
+  fcTest.prop([fc.string(), fc.array(fc.jsonValue(), { maxLength: 30 })])(
+    "shuffle returns a permutation of the items, and leaves the list it was given as it was",
+    (seed, items) => {
+      const before = structuredClone(items);
+      const shuffled = Rng.fromSeed(seed).shuffle(items);
+      expect(items).toEqual(before);
+      const key = (x: unknown) => JSON.stringify(x) ?? "undefined";
+      expect(shuffled.map(key).sort()).toEqual(items.map(key).sort());
+    },
+  );
+
+  it("shuffle draws every order about equally often (Fisher-Yates: an item may stay where it was)", () => {
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 1200; i++) {
+      const order = Rng.fromSeed(splitSeed("shuffle", i)).shuffle([0, 1, 2]).join("");
+      counts.set(order, (counts.get(order) ?? 0) + 1);
+    }
+    // 6 orders, 200 each expected: a binomial standard deviation of about 13, so 150-250 is nearly 4 of them.
+    expect([...counts.keys()].sort()).toEqual(["012", "021", "102", "120", "201", "210"]);
+    for (const [order, n] of counts) expect(n, `order ${order}`).toBeGreaterThan(150);
+    for (const [order, n] of counts) expect(n, `order ${order}`).toBeLessThan(250);
+  });
+
+  it("splitSeed names the child stream seed:index, so two parents' children never share a name", () => {
+    expect(splitSeed("7", 3)).toBe("7:3");
+    expect(splitSeed(splitSeed("7", 3), 0)).toBe("7:3:0");
+    expect(splitSeed("1", 12)).not.toBe(splitSeed("11", 2));
+  });
 });
 
 it("int refuses bounds it cannot draw within: reversed, fractional, NaN, unsafe (int(5, 2) drew 6)", () => {
