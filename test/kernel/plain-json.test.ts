@@ -57,6 +57,16 @@ describe("notPlainJson", () => {
     expect(notPlainJson({ a: shared, b: [shared, shared] }, "x")).toBeUndefined();
   });
 
+  it("takes JSON nested 256 levels deep and refuses 257, naming the limit", () => {
+    const nested = (levels: number): unknown => {
+      let value: unknown = 0;
+      for (let i = 0; i < levels; i++) value = [value];
+      return value;
+    };
+    expect(notPlainJson(nested(256), "x")).toBeUndefined();
+    expect(notPlainJson(nested(257), "x")).toMatch(/ nests deeper than 256 levels/);
+  });
+
   it("allows undefined object properties (JSON drops them) unless told to refuse them (a task), not undefined array items", () => {
     expect(notPlainJson({ a: undefined, b: 1 }, "x")).toBeUndefined();
     expect(notPlainJson({ b: 1, a: { c: undefined } }, "x", { undefinedFields: "refuse" })).toMatch(
