@@ -64,6 +64,27 @@ describe("one writer per folder", () => {
     unlockFolder(dir);
   });
 
+  it("takes over a lock with this process's pid that it does not hold (a restarted container reuses low pids)", () => {
+    const dir = tempDir("agent-r1-lock-");
+    // An older version's lock (no start time), written by an earlier process that had this pid.
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, command: "record", since: "then" }));
+    lockFolder(dir, "train");
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8"))).toMatchObject({
+      pid: process.pid,
+      command: "train",
+    });
+    unlockFolder(dir);
+  });
+
+  it.each([0, -1, 1.5])("takes over a lock whose pid (%s) names no process, as damaged", (pid) => {
+    const dir = tempDir("agent-r1-lock-");
+    // kill(0, 0) signals this process's own group, which answers: pid 0 read as a live holder was never let go.
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid, command: "record", since: "then" }));
+    lockFolder(dir, "train");
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8")).command).toBe("train");
+    unlockFolder(dir);
+  });
+
   it("takes over a lock whose process was killed and not yet reaped (a zombie)", async () => {
     if (processStart(process.pid) === undefined) return; // no /proc: a zombie cannot be told apart here
     const dir = tempDir("agent-r1-lock-");
