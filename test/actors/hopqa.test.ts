@@ -342,6 +342,43 @@ describe("hopqa's rewards", () => {
     expect(process[0]).toMatchObject({ value: -0.15, reason: "search failed" });
   });
 
+  it("a search that finds no new gold passage still costs the search (-0.05), and only that", async () => {
+    const task = TASKS[0];
+    const query = expertQueries(task)[0];
+    const played = await playEpisode(hopqa, {
+      task,
+      seed: "n",
+      // The same passages again under another query: fresh query, no new gold passage.
+      actions: [`<search>${query}</search>`, `<search>${query} ${query.split(" ")[0]}</search>`, "<answer>x</answer>"],
+    });
+    const process = played.rewards.filter((r) => r.kind === "process");
+    expect(process[0].value).toBeGreaterThan(0);
+    expect(process[1]).toMatchObject({ value: -0.05, reason: "search found no new gold passage" });
+  });
+
+  it("a malformed action costs -0.1, says how to act, and the episode goes on", async () => {
+    const task = TASKS[0];
+    const played = await playEpisode(hopqa, { task, seed: "m", actions: ["what is it?", "<answer>x</answer>"] });
+    const process = played.rewards.filter((r) => r.kind === "process");
+    expect(process).toEqual([expect.objectContaining({ turn: 0, value: -0.1, reason: "malformed action" })]);
+    expect(played.events.some((e) => e.type === "env.observed" && e.text.startsWith("error : malformed action"))).toBe(
+      true,
+    );
+    expect(played.record.reason).toBe("answered");
+  });
+
+  it(`ends an episode at the turn limit (MAX_TURNS = ${MAX_TURNS} actions) with outcome 0, "turn limit"`, async () => {
+    const task = TASKS[0];
+    const actions = Array.from({ length: MAX_TURNS + 1 }, (_, i) => `not an action ${i}`);
+    const played = await playEpisode(hopqa, { task, seed: "l", actions });
+    expect(played.record.reason).toBe("turn-limit");
+    expect(played.events.filter((e) => e.type === "agent.acted")).toHaveLength(MAX_TURNS);
+    expect(played.rewards.filter((r) => r.kind === "process")).toHaveLength(MAX_TURNS);
+    expect(played.rewards.filter((r) => r.kind === "outcome")).toEqual([
+      expect.objectContaining({ turn: MAX_TURNS - 1, value: 0, reason: "turn limit" }),
+    ]);
+  });
+
   it("a query in other case, punctuation, spacing or word order repeats it (BM25 ignores order); a doubled word does not", async () => {
     const task = TASKS[0];
     const query = expertQueries(task)[0];
