@@ -1329,7 +1329,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
  * Loss weights per token. token-mean: the 0/1 mask. seq-mean-token-mean: each row's tokens share one
  * row's weight, scaled so the weights still sum to the number of masked tokens.
  */
-const aggregate = (
+export const aggregate = (
   masks: readonly (readonly number[])[],
   how: TrainConfig["lossAggregation"],
 ): (readonly number[])[] => {

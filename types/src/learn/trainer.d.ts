@@ -220,4 +220,9 @@ export declare const train: {
     /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
     (options: TrainOptions): Promise<TrainResult>;
 };
+/**
+ * Loss weights per token. token-mean: the 0/1 mask. seq-mean-token-mean: each row's tokens share one
+ * row's weight, scaled so the weights still sum to the number of masked tokens.
+ */
+export declare const aggregate: (masks: readonly (readonly number[])[], how: TrainConfig["lossAggregation"]) => (readonly number[])[];
 export type { tf };
