@@ -95,6 +95,16 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(failure.violation.message).toMatch(/^the return is -0\.05 \(-0\.05\), below 0$/);
   });
 
+  it("returnBounds catches a return above its max too", async () => {
+    const failure = await failureOf(
+      checkRewards(createSecretEnv({ outcome: () => 2 }), {
+        ...failing,
+        invariants: [returnBounds({ min: -1, max: 1.4 })],
+      }),
+    );
+    expect(failure.violation.message).toMatch(/^the return is [\d.]+ \(.*\), above 1\.4$/);
+  });
+
   it("processRewardCap catches process rewards that more calls keep raising", async () => {
     const farmed = createSecretEnv({ process: () => 0.1 });
     const failure = await failureOf(checkRewards(farmed, { ...failing, invariants: [processRewardCap(0.2)] }));
