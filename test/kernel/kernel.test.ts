@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import { test as fcTest } from "@fast-check/vitest";
 import canonicalize from "canonicalize";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, hashValue, Rng, splitSeed, WordTokenizer } from "../../src/index.ts";
+import { canonicalJson, hashEvent, hashValue, Rng, splitSeed, WordTokenizer } from "../../src/index.ts";
 import { closestName } from "../../src/kernel/errors.ts";
 
 describe("canonical JSON and hashes", () => {
@@ -60,6 +61,17 @@ describe("canonical JSON and hashes", () => {
   it("refuses a value with no JSON text (undefined, a function) rather than hashing nothing", () => {
     expect(() => canonicalJson(undefined)).toThrow("value has no JSON representation");
     expect(() => canonicalJson(() => 1)).toThrow();
+  });
+
+  it("a hash is the first 128 bits of the SHA-256 of the RFC 8785 text, as journals recorded before hold it", () => {
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 32);
+    const value = { b: [1, "é\n", -0, 1e21, 0.1], a: null, "": { z: true, y: false } };
+    expect(canonicalJson(value)).toBe('{"":{"y":false,"z":true},"a":null,"b":[1,"é\\n",0,1e+21,0.1]}');
+    expect(hashValue(value)).toBe(sha(canonicalJson(value)));
+    expect(hashValue(value)).toMatch(/^[0-9a-f]{32}$/);
+    // An event's digest leaves out its own digest and its meta.
+    const event = { type: "episode.started", seq: 0, prev: "p", digest: "d", meta: { at: 1 } };
+    expect(hashEvent(event)).toBe(sha('{"prev":"p","seq":0,"type":"episode.started"}'));
   });
 
   it("different values hash differently", () => {
