@@ -5,7 +5,7 @@
  * to the machine.
  */
 import type { Json } from "effect/Schema";
-import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise } from "xstate";
+import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type InspectionEvent } from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
@@ -137,14 +137,18 @@ const episodeOfSystem = new WeakMap<
 >();
 
 /**
- * Notes the type of the event the machine is taking (an inspection event per microstep: a comparison each),
- * for an event that never settles: XState's "Infinite loop detected" names neither it nor the state.
+ * Notes the type of the event the machine is taking (an inspection event per event sent to it), for an event
+ * that never settles: XState's "Infinite loop detected" names neither it nor the state. Only the events sent
+ * to the environment's own machine (agent.act, a tool's xstate.done.actor.*), as replay feeds them: not the
+ * events its actions raise, whose microsteps are part of the event that set them off.
  */
 const eventWatch = () => {
   let current: { readonly type: string } | undefined;
   return {
-    inspect: (inspected: { readonly type: string; readonly event?: { readonly type: string } }) => {
-      if (inspected.type === "@xstate.microstep" && inspected.event !== current) current = inspected.event;
+    inspect: (inspected: InspectionEvent) => {
+      // The machine's own actor is its system's root: the one without a parent.
+      if (inspected.type === "@xstate.event" && (inspected.actorRef as { _parent?: unknown })._parent === undefined)
+        current = inspected.event;
     },
     get type() {
       return current?.type;

@@ -5,7 +5,7 @@
  * an environment error, recorded with the events before it.
  */
 import { describe, expect, it } from "vitest";
-import { assign, setup } from "xstate";
+import { assign, raise, setup } from "xstate";
 import {
   type AgentActEvent,
   defineEnv,
@@ -93,6 +93,42 @@ describe("an always transition whose guard keeps holding", () => {
     },
     20_000,
   );
+
+  it("events raised in a loop are said as the event sent to the machine, live and in replay (which verifies)", async () => {
+    // An action raising the event it handles: XState's microsteps take the raised event, which replay never sees.
+    const env = defineEnv({
+      id: "raising",
+      version: "1",
+      description: "an event raised in a loop once the agent acts",
+      machine: setup({
+        types: {
+          context: {} as { n: number },
+          events: {} as AgentActEvent | { type: "ping" },
+          input: {} as EnvInput<{ q: string }>,
+        },
+      }).createMachine({
+        context: { n: 0 },
+        initial: "awaiting",
+        entry: observe("say something"),
+        states: {
+          awaiting: { on: { "agent.act": { target: "pinging", actions: raise({ type: "ping" }) } } },
+          pinging: {
+            on: { ping: { actions: [assign({ n: ({ context }) => context.n + 1 }), raise({ type: "ping" })] } },
+          },
+        },
+      }),
+      tools: {},
+      tokenizer: new WordTokenizer(["say", "something", "spin"]),
+      task: () => ({ q: "x" }),
+    });
+    const journal = new MemoryJournal();
+    const { record } = await playEpisode(env, { seed: "s", actions: ["spin"] }, { journal });
+    expect(record.reason).toMatch(
+      /^aborted: environment error: event agent\.act in state "awaiting" set off more than 10000 microsteps/,
+    );
+    const events = await journal.read(record.episode);
+    expect(replayEpisode(events, env, { verify: true }).reason).toBe(record.reason);
+  }, 20_000);
 
   it("a machine's own options.maxIterations is the bound instead", async () => {
     const env = loopingEnv("own-bound", false, 50);
