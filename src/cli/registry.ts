@@ -82,12 +82,32 @@ export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = 
   ) {
     const known = Object.keys(variant.options);
     const unknown = firstUnknownKey(options, known);
-    if (unknown)
+    if (unknown && !readsKey(env, options, unknown.key, variant.options))
       throw new UsageError({
         detail: `environment ${env.id}: option "${unknown.key}" in "?${query}" changed nothing${unknown.meant ? ` (did you mean "${unknown.meant}"?)` : ""}: its configure ignored it, and the options in effect are still ${JSON.stringify(variant.options)}; its options: ${known.join(", ")}`,
       });
   }
   return variant;
+};
+
+/**
+ * Whether `configure` reads `key`, which names none of the options in effect and changed none of them: an alias
+ * given at the value in effect (`?world-seed=1-1000`, hopqa's worlds, when a module re-exports it) changes
+ * nothing either. Asked with the key's value changed to one no option takes: a configure that reads the key
+ * refuses it or says other options; one that passes over it says the same options again.
+ */
+const readsKey = (
+  env: EnvDefinition,
+  options: Readonly<Record<string, string>>,
+  key: string,
+  inEffect: Readonly<Record<string, unknown>>,
+): boolean => {
+  try {
+    const probed = env.configure?.({ ...options, [key]: "\u0000agent-r1: not a value" });
+    return probed?.options === undefined || canonicalJson(probed.options) !== canonicalJson(inEffect);
+  } catch {
+    return true;
+  }
 };
 
 /** What a module path without its extension (or a folder) may have meant. */

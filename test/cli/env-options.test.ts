@@ -47,6 +47,14 @@ describe("environment options of a module's own configure", () => {
     });
   });
 
+  it("takes a key a module's configure reads that names none of its options, given at the value in effect", async () => {
+    // A module re-exporting hopqa: world-seed sets `worlds`, so 1-1000 (the default worlds) changes nothing.
+    const wrapper = join(dir, "my-hopqa.mts");
+    writeFileSync(wrapper, `export { hopqa as default } from ${url("actors/hopqa/index.ts")};\n`);
+    expect((await loadEnv(`${wrapper}?world-seed=1-1000`)).options).toMatchObject({ worlds: "1-1000" });
+    await expect(loadEnv(`${wrapper}?world-seed=x`)).rejects.toThrow(/world-seed must be a world number/);
+  });
+
   it("leaves built-in environments to their own checks: hopqa's world-seed given again changes nothing", () => {
     // world-seed sets hopqa's `worlds`, so it names none of its options; eval --world-seed on a run of the
     // same seed gives it again.
