@@ -15,7 +15,7 @@ import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { parseAction } from "../runtime/action-format.ts";
 import { ABORTED, EpisodeDerivation, misspelt, waitingForTools } from "../runtime/derive.ts";
-import { boundedMachineOf, type EnvDefinition, endlessEventMessage } from "../runtime/env.ts";
+import { boundedMachineOf, type EnvDefinition, endlessEventMessage, legacyEnvErrorMessage } from "../runtime/env.ts";
 
 /** Options of replayEpisode. */
 export interface ReplayOptions {
@@ -300,9 +300,18 @@ export const replayEpisode = (
           ? cause.reason
           : `environment error: ${endlessEventMessage(cause, taking, initial ? undefined : snapshot?.value) ?? messageOf(cause)}`;
       const record = recorded[cursor];
-      if (!verify || (record?.type === "episode.ended" && record.reason === ABORTED + reason)) {
+      // A journal of a version before 2026-12-05 says a thrown value that is not an Error otherwise: its end holds.
+      const legacy = cause instanceof Unrecordable ? undefined : legacyEnvErrorMessage(cause);
+      const said =
+        verify &&
+        legacy !== undefined &&
+        record?.type === "episode.ended" &&
+        record.reason === `${ABORTED}environment error: ${legacy}`
+          ? `environment error: ${legacy}`
+          : reason;
+      if (!verify || (record?.type === "episode.ended" && record.reason === ABORTED + said)) {
         if (verify) cursor += 1;
-        const body = derivation.ended(reason);
+        const body = derivation.ended(said);
         if (verify && canonicalJson(body) !== canonicalJson(bodyOf(record)))
           diverge(record.seq, canonicalJson(bodyOf(record)), canonicalJson(body));
         out.push(body);

@@ -613,13 +613,48 @@ const noting = (guard: unknown): unknown => {
       return fn(...args);
     } catch (cause) {
       noteGuardThrow(cause);
+      if (!(cause instanceof Error)) lastNotAnError = { message: messageOf(cause), thrown: cause };
       // XState rethrows a guard's error as "Unable to evaluate guard ...:\n" + its `message`: a guard that threw
       // undefined, 3 or a plain object would say "undefined" (or fail on `undefined.message`).
-      throw cause instanceof Error ? cause : new Error(messageOf(cause));
+      if (cause instanceof Error) throw cause;
+      const error = new Error(messageOf(cause));
+      thrownInstead.set(error, cause);
+      throw error;
     }
   };
   wrapped[NOTING] = true;
   return wrapped;
+};
+
+/** The last value a guard threw that was not an Error, and the message it was thrown on with (legacyEnvErrorMessage). */
+let lastNotAnError: { readonly message: string; readonly thrown: unknown } | undefined;
+/** The Errors the wrapped guards threw for a value that was not one, and that value (an always guard's reaches the runtime). */
+const thrownInstead = new WeakMap<Error, unknown>();
+
+/**
+ * What versions before 2026-12-05 recorded for an environment error whose thrown value was not an Error (`throw 3`,
+ * `throw undefined`, a plain object), which now says `threw 3, not an Error`: String(value) (an always guard's too), or for an event's guard XState's
+ * "Unable to evaluate guard ...:\n" with the value's `message` (failing on undefined or null). For replay --verify
+ * of their journals, whose ends say it so. Undefined where the message is the same in both versions.
+ */
+export const legacyEnvErrorMessage = (cause: unknown): string | undefined => {
+  try {
+    if (!(cause instanceof Error)) return typeof cause === "string" ? undefined : String(cause);
+    if (thrownInstead.has(cause)) return String(thrownInstead.get(cause));
+    const guard = lastNotAnError;
+    const at = cause.message.indexOf(":\n");
+    if (
+      guard === undefined ||
+      !cause.message.startsWith("Unable to evaluate guard ") ||
+      cause.message.slice(at + 2) !== guard.message
+    )
+      return undefined;
+    const { thrown } = guard;
+    if (thrown === undefined || thrown === null) return `Cannot read properties of ${thrown} (reading 'message')`;
+    return `${cause.message.slice(0, at + 2)}${(thrown as { message?: unknown }).message}`;
+  } catch {
+    return undefined;
+  }
 };
 
 /** The parts of XState's state nodes that hold guards (not in its public types). */

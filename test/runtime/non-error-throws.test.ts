@@ -136,6 +136,39 @@ describe("environment code that throws what is not an Error", () => {
     },
   );
 
+  // What versions before 2026-12-05 recorded: String(value), or XState's guard error on the value's `message`
+  // (an event's guard; an always guard's throw reached the runtime as it was).
+  const legacyInner: Record<string, string> = {
+    undef: "undefined",
+    three: "3",
+    plain: "[object Object]",
+    cyclic: "[object Object]",
+    named: "[object Object]",
+  };
+  it.each(
+    ["guard", "named-guard", "assign", "always"].flatMap((place) =>
+      Object.keys(thrown).map((word) => [place, word] as const),
+    ),
+  )("%s throwing %s: a journal of an older version, which said it otherwise, still verifies", async (place, word) => {
+    const journal = new MemoryJournal();
+    const live = await playEpisode(brittle, { seed: "s", actions: [`${place}-${word}`] }, { journal });
+    const reason = live.record.reason;
+    const guardPrefix = reason.slice(0, reason.indexOf(":\n") + 2);
+    const older =
+      place === "assign" || place === "always"
+        ? `aborted: environment error: ${legacyInner[word]}`
+        : word === "undef"
+          ? "aborted: environment error: Cannot read properties of undefined (reading 'message')"
+          : `${guardPrefix}${word === "named" ? "an error-like object" : "undefined"}`;
+    const events = (await journal.read(live.record.episode)).map((e) =>
+      e.type === "episode.ended" ? { ...e, reason: older } : e,
+    );
+    expect(replayEpisode(events, brittle, { verify: true }).reason).toBe(older);
+    // The text this version says is not taken for another value's.
+    const other = events.map((e) => (e.type === "episode.ended" ? { ...e, reason: `${older}!` } : e));
+    expect(() => replayEpisode(other, brittle, { verify: true })).toThrow(/replay diverged/);
+  });
+
   it("a task function and legalActions that throw undefined say so", async () => {
     const env = {
       ...lookupEnv,

@@ -176,6 +176,13 @@ export declare const defineEnv: <Task extends Json, Policies extends Readonly<Re
  */
 export declare const envThrownFrom: (cause: unknown) => string | undefined;
 /**
+ * What versions before 2026-12-05 recorded for an environment error whose thrown value was not an Error (`throw 3`,
+ * `throw undefined`, a plain object), which now says `threw 3, not an Error`: String(value) (an always guard's too), or for an event's guard XState's
+ * "Unable to evaluate guard ...:\n" with the value's `message` (failing on undefined or null). For replay --verify
+ * of their journals, whose ends say it so. Undefined where the message is the same in both versions.
+ */
+export declare const legacyEnvErrorMessage: (cause: unknown) => string | undefined;
+/**
  * A guard that throws ends the episode as an environment error, and the user needs the line: XState's own
  * error names the state and event but drops the stack. So each guard of the machine, inline or named, is
  * wrapped to note where it threw; what it returns is unchanged. Changes `machine`, which must be the
