@@ -11,7 +11,7 @@
  * `allowedForAction` walks a recorded action (e.g. an expert's demonstration) through the same tree, so
  * behaviour cloning can learn under the mask the sampler will later use.
  */
-import { messageOf, shownValue, UsageError } from "../kernel/errors.ts";
+import { closestName, messageOf, shownValue, UsageError } from "../kernel/errors.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { parseAction } from "../runtime/action-format.ts";
 import type { EnvDefinition, LegalView } from "../runtime/env.ts";
@@ -93,10 +93,24 @@ const wellFormedLegal = new WeakMap<EnvDefinition, Set<string>>();
 const WELL_FORMED_KEPT = 100_000;
 
 /**
+ * A whole tag that names none of the environment's tools, nor one near it (`<move>left</move>` beside `<search>`):
+ * the machine's own words, which it reads itself (a misspelt tool, `<weigh>` for `<weight>`, is near one).
+ */
+const ownTag = (env: EnvDefinition, text: string): boolean => {
+  const name = /^<([A-Za-z_][A-Za-z0-9_]*)>[\s\S]*<\/\1>$/.exec(text.trim())?.[1];
+  return (
+    name !== undefined &&
+    name !== "answer" &&
+    !Object.hasOwn(env.tools ?? {}, name) &&
+    closestName(name, [...Object.keys(env.tools ?? {}), "answer"]) === undefined
+  );
+};
+
+/**
  * Refuses a legal action written as a tag (`<name>...`) that the environment's own parser calls malformed:
  * a tool it does not have (`<weigh>` for `<weight>`), arguments its parameters refuse, a mistyped closing
  * tag. Constrained decoding would sample only what the machine must penalise, and nothing said so.
- * Untagged text is left alone: a machine may read its own words.
+ * Untagged text, and a tag named like none of its tools (ownTag), is left alone: a machine may read its own words.
  */
 const checkLegalCalls = (env: EnvDefinition, legal: readonly string[], turn: number): void => {
   if (env.tools === undefined) return;
@@ -105,7 +119,7 @@ const checkLegalCalls = (env: EnvDefinition, legal: readonly string[], turn: num
   for (const [index, text] of legal.entries()) {
     if (known.has(text)) continue;
     const parsed = parseAction(text, env.tools);
-    if (parsed.kind === "malformed" && text.trim().startsWith("<"))
+    if (parsed.kind === "malformed" && text.trim().startsWith("<") && !ownTag(env, text))
       throw new RangeError(
         `environment ${env.id}: legalActions returned ${JSON.stringify(text)} (item ${index}) for turn ${turn}, which is malformed: ${parsed.reason}; a legal action is a call of one of its tools or an answer (write it with formatCall(tool, args) or formatAnswer(text))`,
       );

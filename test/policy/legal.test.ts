@@ -173,6 +173,8 @@ describe("constrained decoding", () => {
     expect(legalTrie(withLegal(good), view)?.size).toBe(2);
     // Untagged text is the machine's own business (a machine may read its own words).
     expect(legalTrie(withLegal([...good, "pass"]), view)?.size).toBe(3);
+    // So is a tag named like none of its tools: the machine reads its own words (<move>), constrained decoding worked.
+    expect(legalTrie(withLegal([...good, "<move>left</move>"]), view)?.size).toBe(3);
     for (const [text, reason] of [
       [`<wether>${a}</wether>`, /unknown tool wether; tools: weather/],
       [`<weather>${a}</waether>`, /expected <tool>argument<\/tool> or <answer>text<\/answer>/],
