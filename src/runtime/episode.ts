@@ -8,8 +8,8 @@ import type { Json } from "effect/Schema";
 import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type InspectionEvent } from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
-import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, messageOf, thrownFrom } from "../kernel/errors.ts";
+import { canonicalJson, notPlainJson } from "../kernel/canonical.ts";
+import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -257,6 +257,14 @@ export const runEpisode: {
     checkEpisodeParts("runEpisode", options);
     const { env, policy, journal, seed } = options;
     const task = options.task ?? env.task(seed);
+    // As rollout checks its tasks: the journal keeps the task as JSON and replay starts from that (a given
+    // task, or runEpisode called directly, was journaled unchecked, failing later as a schema error or a divergence).
+    const notJson = notPlainJson(task, "task", { undefinedFields: "refuse" });
+    if (notJson)
+      throw new EnvProtocolError({
+        env: env.id,
+        detail: `episode ${JSON.stringify(seed)}'s task is not plain JSON: ${notJson}; a task is journaled as JSON and replayed from it`,
+      });
     const episode = options.episode ?? episodeIdOf(seed);
     const maxTurns = env.maxTurns ?? DEFAULT_MAX_TURNS;
     const tokenizer = policy.policy.tokenizer;

@@ -403,6 +403,19 @@ describe("rollout runner", () => {
   });
 });
 
+describe("runEpisode: a task given to it", () => {
+  it("with an undefined field is refused as rollout refuses it, naming the field, before anything is journaled", async () => {
+    const journal = new MemoryJournal();
+    const task = { ...(lookupEnv.task("g") as object), hint: undefined } as never;
+    await expect(
+      runEpisode({ env: lookupEnv, policy: new PolicyActor(expertPolicy()), journal, seed: "g", task }),
+    ).rejects.toThrow(
+      `environment lookup: episode "g"'s task is not plain JSON: task.hint is undefined (JSON drops the field: leave it out, or give null)`,
+    );
+    expect(await journal.episodes()).toEqual([]);
+  });
+});
+
 describe("runEpisode: the ending signal", () => {
   it("reaches a tool made without defineTool that keeps its signal after its call returned", async () => {
     const { createRaceEnv, playing } = await import("../support/index.ts");
