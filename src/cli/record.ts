@@ -15,7 +15,7 @@ import { enclosingRun } from "../observe/journals.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { countSuccessOutOfRange, type SuccessOutOfRange } from "../runtime/episode.ts";
+import { type SuccessOutOfRange, SuccessTally } from "../runtime/episode.ts";
 import { OutcomeTally } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { notAPolicy, PolicyActor } from "../runtime/policy-actor.ts";
@@ -206,9 +206,7 @@ interface Resumed {
   readonly events: number;
   readonly aborted: number;
   readonly firstAbort?: { index: number } & NonNullable<RecordSummary["firstAbort"]>;
-  readonly successes: number;
-  readonly withSuccess: number;
-  readonly successOutOfRange: SuccessOutOfRange | undefined;
+  readonly success: SuccessTally;
   readonly tools: ToolTally;
   readonly outcomes: OutcomeTally;
 }
@@ -239,9 +237,7 @@ const resumeRecording = async (
   let events = 0;
   let aborted = 0;
   let firstAbort: Resumed["firstAbort"];
-  let successes = 0;
-  let withSuccess = 0;
-  let successOutOfRange: SuccessOutOfRange | undefined;
+  const success = new SuccessTally();
   const tools = new ToolTally();
   const outcomes = new OutcomeTally();
   for (const { id, index } of taken) {
@@ -316,11 +312,7 @@ const resumeRecording = async (
         firstAbort = { index, episode: ended.episode, reason, ...(thrown ? { thrownBeforeResume: true } : {}) };
       }
     }
-    if ("success" in ended.metrics) {
-      withSuccess += 1;
-      successes += ended.metrics.success;
-    }
-    successOutOfRange = countSuccessOutOfRange(successOutOfRange, ended);
+    success.add(ended);
   }
   // A signal during the last journal's check: handled before anything is removed.
   await signalsHandled();
@@ -332,9 +324,7 @@ const resumeRecording = async (
     events,
     aborted,
     firstAbort,
-    successes,
-    withSuccess,
-    successOutOfRange,
+    success,
     tools,
     outcomes,
   };
@@ -452,9 +442,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   let events = resumed?.events ?? 0;
   let aborted = resumed?.aborted ?? 0;
   let firstAbort: ({ index: number } & NonNullable<RecordSummary["firstAbort"]>) | undefined = resumed?.firstAbort;
-  let successes = resumed?.successes ?? 0;
-  let withSuccess = resumed?.withSuccess ?? 0;
-  let successOutOfRange = resumed?.successOutOfRange;
+  const success = resumed?.success ?? new SuccessTally();
   const tools = resumed?.tools ?? new ToolTally();
   const outcomes = resumed?.outcomes ?? new OutcomeTally();
   /** The most tokens one action took (its <eos> included), in the episodes recorded now. */
@@ -494,11 +482,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
                 ...(r.thrownAt ? { thrownAt: r.thrownAt } : {}),
               };
           }
-          if ("success" in r.metrics) {
-            withSuccess += 1;
-            successes += r.metrics.success;
-          }
-          successOutOfRange = countSuccessOutOfRange(successOutOfRange, r);
+          success.add(r);
           bar?.tick(1, { "mean return": (returns / done).toFixed(3) });
         }),
       ),
@@ -522,9 +506,9 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
     episodes: done,
     events,
     meanReturn: returns / Math.max(1, done),
-    successRate: withSuccess ? successes / withSuccess : null,
-    successReported: withSuccess,
-    ...(successOutOfRange ? { successOutOfRange } : {}),
+    successRate: success.rate,
+    successReported: success.reported,
+    ...(success.outOfRange ? { successOutOfRange: success.outOfRange } : {}),
     aborted,
     ...(firstAbort ? { firstAbort: withoutIndex(firstAbort) } : {}),
     tools: tools.summary(),

@@ -109,6 +109,30 @@ export const countSuccessOutOfRange = (
 };
 
 /**
+ * The `success` metrics of episodes as they end (record's, across a --resume): the rate among those that
+ * reported one, how many did, and those outside [0, 1] (countSuccessOutOfRange).
+ */
+export class SuccessTally {
+  private sum = 0;
+  /** How many episodes' ends reported `success`. */
+  reported = 0;
+  outOfRange: SuccessOutOfRange | undefined;
+
+  add(ended: { readonly episode: string; readonly metrics: Readonly<Record<string, number>> }): void {
+    if ("success" in ended.metrics) {
+      this.reported += 1;
+      this.sum += ended.metrics.success;
+    }
+    this.outOfRange = countSuccessOutOfRange(this.outOfRange, ended);
+  }
+
+  /** The mean success of the episodes that reported one; null when none did. */
+  get rate(): number | null {
+    return this.reported ? this.sum / this.reported : null;
+  }
+}
+
+/**
  * Said wherever a success rate is shown while some episode's `success` was outside [0, 1] (record, train and
  * eval say it the same way): the rate shown is no rate.
  */

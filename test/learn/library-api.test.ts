@@ -38,6 +38,16 @@ import {
 } from "../../src/learn/index.ts";
 import { tempDir } from "../support/index.ts";
 
+/** Two updates of 4 tasks x 2 episodes from a fresh model, no evaluation: enough to see what train() says. */
+const TWO_SMALL_UPDATES = {
+  steps: 2,
+  tasksPerStep: 4,
+  groupSize: 2,
+  evalEpisodes: 0,
+  warmStart: null,
+  maxNewTokens: 2,
+} as const;
+
 beforeAll(async () => {
   await initBackend("wasm", { log: () => {} });
 });
@@ -200,14 +210,7 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
   it("train() says once when success is of only the episodes that report it", async () => {
     const { default: partial } = await import("../reliability/fixtures/partial-success-env.ts");
     const lines: string[] = [];
-    const config = trainConfigFor(partial, {
-      steps: 2,
-      tasksPerStep: 4,
-      groupSize: 2,
-      evalEpisodes: 0,
-      warmStart: null,
-      maxNewTokens: 2,
-    });
+    const config = trainConfigFor(partial, TWO_SMALL_UPDATES);
     const sampled: string[] = [];
     await train({
       env: partial,
@@ -228,14 +231,7 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
   it("train() says once when an episode's success was outside [0, 1] (no rate)", async () => {
     const { default: percent } = await import("../reliability/fixtures/percent-success-env.ts");
     const lines: string[] = [];
-    const config = trainConfigFor(percent, {
-      steps: 2,
-      tasksPerStep: 4,
-      groupSize: 2,
-      evalEpisodes: 0,
-      warmStart: null,
-      maxNewTokens: 2,
-    });
+    const config = trainConfigFor(percent, TWO_SMALL_UPDATES);
     await train({ env: percent, config, out: tempDir("agent-r1-percent-"), log: (line) => lines.push(line) });
     const said = lines.filter((line) => line.includes("outside [0, 1]"));
     expect(said, lines.join("\n")).toHaveLength(1);

@@ -75,6 +75,22 @@ export declare const countSuccessOutOfRange: (seen: SuccessOutOfRange | undefine
     readonly metrics: Readonly<Record<string, number>>;
 }) => SuccessOutOfRange | undefined;
 /**
+ * The `success` metrics of episodes as they end (record's, across a --resume): the rate among those that
+ * reported one, how many did, and those outside [0, 1] (countSuccessOutOfRange).
+ */
+export declare class SuccessTally {
+    private sum;
+    /** How many episodes' ends reported `success`. */
+    reported: number;
+    outOfRange: SuccessOutOfRange | undefined;
+    add(ended: {
+        readonly episode: string;
+        readonly metrics: Readonly<Record<string, number>>;
+    }): void;
+    /** The mean success of the episodes that reported one; null when none did. */
+    get rate(): number | null;
+}
+/**
  * Said wherever a success rate is shown while some episode's `success` was outside [0, 1] (record, train and
  * eval say it the same way): the rate shown is no rate.
  */
