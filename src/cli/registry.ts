@@ -14,6 +14,7 @@ import {
   firstUnknownKey,
   isFrameworkFile,
   isOwnFrame,
+  messageOf,
   shownPath,
   shownValue,
   stackFrames,
@@ -70,7 +71,7 @@ export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = 
   try {
     variant = env.configure(options);
   } catch (cause) {
-    throw new UsageError({ detail: cause instanceof Error ? cause.message : String(cause) });
+    throw new UsageError({ detail: messageOf(cause) });
   }
   // A configure of one's own may pass over a key it does not know (`?too=kg`): the variant is then the
   // environment itself, under options the user never chose. Caught where it says its options in effect and

@@ -18,7 +18,7 @@ import * as Schema from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getStateNodes } from "xstate/graph";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, messageOf, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage } from "../runtime/env.ts";
@@ -314,11 +314,7 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
       if (next.status === "error") problems.push(`the machine failed: ${String(next.error)}`);
     } catch (cause) {
       const endless = endlessEventMessage(cause, event?.type ?? "xstate.init", before?.machine.value);
-      problems.push(
-        endless
-          ? `the machine: ${endless}`
-          : `the machine threw: ${cause instanceof Error ? cause.message : String(cause)}`,
-      );
+      problems.push(endless ? `the machine: ${endless}` : `the machine threw: ${messageOf(cause)}`);
     }
     if (problems.length === 0 && !ended && !awaiting && inFlight.length === 0)
       problems.push("the machine waits for nothing: no observe(), no end(), no tool call in flight");
