@@ -64,20 +64,55 @@ const shortPath = (path: string): string =>
 /**
  * Where `value` stops being plain JSON (undefined when it is all plain): a Set, Map, Date, class instance,
  * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
- * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them),
- * unless `undefinedFields: "refuse"`: for a value replayed from its JSON (a task), where a field that was there
- * live is missing on replay.
+ * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them;
+ * `asJournaled` drops them too, for a value replayed from its JSON); an undefined array item is not (JSON makes it null).
  */
-export const notPlainJson = (
-  value: unknown,
+export const notPlainJson = (value: unknown, path = ""): string | undefined => firstNotPlain(value, path);
+
+/**
+ * A value as its journal keeps it (a task, replayed from its JSON): the value itself when it is plain JSON with no
+ * undefined object field (the common case: no copy), a copy without those fields when it has some (JSON drops them,
+ * so `"hint" in task` would be true live and false on replay), or the problem (as notPlainJson says it) when JSON
+ * would change it rather than drop a field: an undefined array item, NaN, a Date, a cycle.
+ */
+export const asJournaled = <T>(
+  value: T,
   path = "",
-  options: { readonly undefinedFields?: "allow" | "refuse" } = {},
-): string | undefined => firstNotPlain(value, path, options.undefinedFields === "refuse");
+): { readonly value: T; readonly problem?: undefined } | { readonly problem: string } => {
+  const seen = { undefinedField: false };
+  const problem = firstNotPlain(value, path, seen);
+  if (problem !== undefined) return { problem };
+  return { value: seen.undefinedField ? (withoutUndefinedFields(value) as T) : value };
+};
+
+/** A plain JSON value without its undefined object fields; what holds none is kept, not copied. */
+const withoutUndefinedFields = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const items = value.map(withoutUndefinedFields);
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
+  const entries = Object.entries(value);
+  const kept: [string, unknown][] = [];
+  let changed = false;
+  for (const [key, item] of entries) {
+    if (item === undefined) {
+      changed = true;
+      continue;
+    }
+    const inner = withoutUndefinedFields(item);
+    if (inner !== item) changed = true;
+    kept.push([key, inner]);
+  }
+  // fromEntries defines each key as its own field: a "__proto__" key stays a field, as JSON.parse keeps it.
+  return changed ? Object.fromEntries(kept) : value;
+};
 
 const firstNotPlain = (
   value: unknown,
   path: string,
-  refuseUndefinedFields: boolean,
+  /** Set when an object field is undefined (JSON drops it). */
+  seen?: { undefinedField: boolean },
   depth = 0,
   /** The objects and arrays that hold this value, outermost first, with their paths: a cycle is named as one. */
   holders: { readonly value: object; readonly path: string }[] = [],
@@ -101,7 +136,10 @@ const firstNotPlain = (
       const within = [...holders, { value, path }];
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          const problem = firstNotPlain(value[i], `${path}[${i}]`, refuseUndefinedFields, depth + 1, within);
+          // Not dropped as a field is: the item would be null in the journal (and a hole in the array too).
+          if (value[i] === undefined)
+            return `${shortPath(`${path}[${i}]`)} is undefined (JSON writes it as null: give null)`;
+          const problem = firstNotPlain(value[i], `${path}[${i}]`, seen, depth + 1, within);
           if (problem) return problem;
         }
         return undefined;
@@ -111,10 +149,10 @@ const firstNotPlain = (
         return `${shortPath(path)} is a ${(value as object).constructor?.name ?? "non-plain object"}`;
       for (const [key, item] of Object.entries(value)) {
         if (item === undefined) {
-          if (!refuseUndefinedFields) continue;
-          return `${shortPath(`${path}.${key}`)} is undefined (JSON drops the field: leave it out, or give null)`;
+          if (seen) seen.undefinedField = true;
+          continue;
         }
-        const problem = firstNotPlain(item, `${path}.${key}`, refuseUndefinedFields, depth + 1, within);
+        const problem = firstNotPlain(item, `${path}.${key}`, seen, depth + 1, within);
         if (problem) return problem;
       }
       return undefined;

@@ -8,7 +8,7 @@ import type { Json } from "effect/Schema";
 import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type InspectionEvent } from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
-import { canonicalJson, notPlainJson } from "../kernel/canonical.ts";
+import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
@@ -280,15 +280,16 @@ export const runEpisode: {
     checkKnownKeys("runEpisode", options, EPISODE_OPTIONS);
     checkEpisodeParts("runEpisode", options);
     const { env, policy, journal, seed } = options;
-    const task = options.task ?? env.task(seed);
-    // As rollout checks its tasks: the journal keeps the task as JSON and replay starts from that (a given
-    // task, or runEpisode called directly, was journaled unchecked, failing later as a schema error or a divergence).
-    const notJson = notPlainJson(task, "task", { undefinedFields: "refuse" });
-    if (notJson)
+    // As rollout checks its tasks: the journal keeps the task as JSON and replay starts from that, so the live
+    // machine starts from it too: without its undefined fields (JSON drops them; `"hint" in task` is false in both),
+    // and a task JSON would change (a Date, NaN, an undefined array item) is refused, before anything is journaled.
+    const journaled = asJournaled(options.task ?? env.task(seed), "task");
+    if (journaled.problem !== undefined)
       throw new EnvProtocolError({
         env: env.id,
-        detail: `episode ${JSON.stringify(seed)}'s task is not plain JSON: ${notJson}; a task is journaled as JSON and replayed from it`,
+        detail: `episode ${JSON.stringify(seed)}'s task is not plain JSON: ${journaled.problem}; a task is journaled as JSON and replayed from it`,
       });
+    const task = journaled.value;
     const episode = options.episode ?? episodeIdOf(seed);
     const maxTurns = env.maxTurns ?? DEFAULT_MAX_TURNS;
     const tokenizer = policy.policy.tokenizer;

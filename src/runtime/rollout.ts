@@ -11,7 +11,7 @@
 import type { Json } from "effect/Schema";
 import { defer, merge, Observable, of, repeat, Subject, Subscription, takeWhile } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
-import { canonicalJson, notPlainJson } from "../kernel/canonical.ts";
+import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
@@ -115,9 +115,9 @@ export const rollout: {
   const episodeAt = (index: number): Observable<EpisodeRecord<Task>> => {
     const group = Math.floor(index / groupSize);
     const taskSeed = taskSeedOf(options.seed, index, groupSize);
-    let task: Task;
+    let drawn: Task;
     try {
-      task = options.task ? options.task(group, taskSeed) : options.env.task(taskSeed);
+      drawn = options.task ? options.task(group, taskSeed) : options.env.task(taskSeed);
     } catch (cause) {
       // The environment's (or the caller's) task generator is broken: say whose, for which seed, and where.
       const at = thrownFrom(cause);
@@ -126,14 +126,15 @@ export const rollout: {
         detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) threw for episode ${index}: ${messageOf(cause)}${at ? ` (thrown at ${at})` : ""}; episodes already ended are kept`,
       });
     }
-    // The journal keeps the task as JSON and replay starts from that: a Date or a Set would replay as something else,
-    // and a field that is undefined would be missing (`"hint" in task` true live, false on replay).
-    const problem = notPlainJson(task, "task", { undefinedFields: "refuse" });
-    if (problem)
+    // The journal keeps the task as JSON and replay starts from that: a Date or a Set would replay as something
+    // else, so it is refused; a field that is undefined is dropped, live as on replay (runEpisode starts from it).
+    const journaled = asJournaled(drawn, "task");
+    if (journaled.problem !== undefined)
       throw new EnvProtocolError({
         env: options.env.id,
-        detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) returned a value that is not plain JSON: ${problem}; a task is journaled as JSON and replayed from it`,
+        detail: `${options.task ? "the rollout's task" : "task"}(${JSON.stringify(taskSeed)}) returned a value that is not plain JSON: ${journaled.problem}; a task is journaled as JSON and replayed from it`,
       });
+    const task = journaled.value;
     // The same seed must give the same task, or a run cannot be redone from its seed: the first few groups'
     // tasks are drawn twice and compared (a task drawn with Math.random or the clock differs).
     if (!options.task && index % groupSize === 0 && index - start < TASK_PURITY_CHECKS * groupSize) {

@@ -17,7 +17,7 @@ import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getStateNodes } from "xstate/graph";
-import { canonicalJson } from "../kernel/canonical.ts";
+import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, messageOf, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
@@ -465,7 +465,13 @@ const explore = <Task extends Json>(
   if (options.allowCycles !== undefined && typeof options.allowCycles !== "boolean")
     throw new TypeError(`${caller}: options.allowCycles must be true or false, got ${shownValue(options.allowCycles)}`);
   const seed = options.seed ?? "coverage";
-  const task: Task = options.task ?? env.task(seed);
+  // Explored as an episode runs it: from the task as its journal keeps it (JSON drops undefined fields).
+  const journaled = asJournaled(options.task ?? env.task(seed), "task");
+  if (journaled.problem !== undefined)
+    throw new TypeError(
+      `${caller}: the task is not plain JSON: ${journaled.problem}; an episode journals its task as JSON and replays from it`,
+    );
+  const task: Task = journaled.value;
   const suspicious =
     options.suspiciousObservation === false ? undefined : (options.suspiciousObservation ?? SUSPICIOUS);
   const given = options.serialize;

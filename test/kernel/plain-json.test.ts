@@ -2,7 +2,7 @@
 import { test as fcTest } from "@fast-check/vitest";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { notPlainJson } from "../../src/kernel/canonical.ts";
+import { asJournaled, notPlainJson } from "../../src/kernel/canonical.ts";
 
 /** A JSON value with one leaf replaced, and the path to that leaf. */
 const withLeaf = (leaf: unknown) =>
@@ -67,11 +67,51 @@ describe("notPlainJson", () => {
     expect(notPlainJson(nested(257), "x")).toMatch(/ nests deeper than 256 levels/);
   });
 
-  it("allows undefined object properties (JSON drops them) unless told to refuse them (a task), not undefined array items", () => {
+  it("allows undefined object properties (JSON drops them), not undefined array items (JSON writes null)", () => {
     expect(notPlainJson({ a: undefined, b: 1 }, "x")).toBeUndefined();
-    expect(notPlainJson({ b: 1, a: { c: undefined } }, "x", { undefinedFields: "refuse" })).toMatch(
-      /^x\.a\.c is undefined/,
+    expect(notPlainJson({ b: 1, a: { c: undefined } }, "x")).toBeUndefined();
+    expect(notPlainJson([undefined], "x")).toBe("x[0] is undefined (JSON writes it as null: give null)");
+    // A hole in a sparse array reads as undefined too, and JSON writes null there.
+    const holed = [1, 2];
+    holed.length = 3;
+    expect(notPlainJson({ list: holed }, "x")).toBe("x.list[2] is undefined (JSON writes it as null: give null)");
+  });
+});
+
+describe("asJournaled", () => {
+  it("gives back the value itself when nothing would be dropped (no copy)", () => {
+    const task = { city: "lima", meta: { tags: ["a", null], n: 1 } };
+    const journaled = asJournaled(task, "task");
+    expect(journaled.problem).toBeUndefined();
+    expect("value" in journaled && journaled.value).toBe(task);
+  });
+
+  it("drops undefined object fields, as the journal's JSON does, copying only what held one", () => {
+    const kept = { deep: [1, 2] };
+    const task = { city: "lima", hint: undefined, meta: { note: undefined, n: 1 }, list: [{ b: undefined }], kept };
+    const journaled = asJournaled(task, "task");
+    if (!("value" in journaled)) throw new Error(journaled.problem);
+    expect(journaled.value).toStrictEqual(JSON.parse(JSON.stringify(task)));
+    expect("hint" in journaled.value).toBe(false);
+    expect(Object.keys(journaled.value.meta)).toEqual(["n"]);
+    expect(journaled.value.kept).toBe(kept);
+    // The caller's task is not changed.
+    expect("hint" in task).toBe(true);
+    // A "__proto__" field stays a field, as JSON.parse keeps it.
+    const odd = JSON.parse('{"__proto__": {"x": 1}, "y": null}') as Record<string, unknown>;
+    odd.z = undefined;
+    const oddJournaled = asJournaled(odd);
+    if (!("value" in oddJournaled)) throw new Error(oddJournaled.problem);
+    expect(Object.keys(oddJournaled.value)).toEqual(["__proto__", "y"]);
+    expect(Object.getPrototypeOf(oddJournaled.value)).toBe(Object.prototype);
+  });
+
+  it("refuses what JSON would change rather than drop, naming where", () => {
+    expect(asJournaled({ list: [1, undefined] }, "task").problem).toBe(
+      "task.list[1] is undefined (JSON writes it as null: give null)",
     );
-    expect(notPlainJson([undefined], "x")).toBe("x[0] is undefined");
+    expect(asJournaled({ hint: undefined, n: Number.NaN }, "task").problem).toBe("task.n is NaN");
+    expect(asJournaled({ when: new Date(0) }, "task").problem).toBe("task.when is a Date");
+    expect(asJournaled(undefined, "task").problem).toBe("task is undefined");
   });
 });

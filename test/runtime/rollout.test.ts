@@ -378,11 +378,11 @@ describe("rollout runner", () => {
     );
   });
 
-  it("a task with an undefined field (JSON drops it, so replay would see another task) fails the rollout, naming it", async () => {
-    for (const [extra, path] of [
-      [{ hint: undefined }, "task.hint"],
-      [{ meta: { source: "x", note: undefined } }, "task.meta.note"],
-      [{ list: [{ a: 1 }, { b: undefined }] }, "task.list[1].b"],
+  it("a task with an undefined field is recorded without it (as JSON keeps it, so replay starts from the same task)", async () => {
+    for (const [extra, kept] of [
+      [{ hint: undefined }, {}],
+      [{ meta: { source: "x", note: undefined } }, { meta: { source: "x" } }],
+      [{ list: [{ a: 1 }, { b: undefined }] }, { list: [{ a: 1 }, {}] }],
     ] as const) {
       const env = {
         ...lookupEnv,
@@ -395,23 +395,39 @@ describe("rollout runner", () => {
         seed: "u",
         episodes: 1,
       });
-      const outcome = await within(settled(lastValueFrom(r.episodes.pipe(toArray()))));
-      expect("error" in outcome && String(outcome.error)).toContain(
-        `environment lookup: task("u:task0") returned a value that is not plain JSON: ${path} is undefined (JSON drops the field: leave it out, or give null)`,
-      );
+      const [record] = await within(lastValueFrom(r.episodes.pipe(toArray())));
+      expect(record.task).toStrictEqual({ ...(lookupEnv.task("u:task0") as object), ...kept });
+      expect(record.events[0]).toMatchObject({ type: "episode.started", task: record.task });
+      expect(replayEpisode(JSON.parse(JSON.stringify(record.events)), env).reason).toBe(record.reason);
     }
+  });
+
+  it("a task with an undefined array item (JSON writes null there) fails the rollout, naming it", async () => {
+    const env = {
+      ...lookupEnv,
+      task: (seed: string) => ({ ...(lookupEnv.task(seed) as object), hint: undefined, list: [undefined] }) as never,
+    };
+    const r = rollout({
+      env,
+      policy: new PolicyActor(expertPolicy()),
+      journal: new MemoryJournal(),
+      seed: "u",
+      episodes: 1,
+    });
+    const outcome = await within(settled(lastValueFrom(r.episodes.pipe(toArray()))));
+    expect("error" in outcome && String(outcome.error)).toContain(
+      `environment lookup: task("u:task0") returned a value that is not plain JSON: task.list[0] is undefined (JSON writes it as null: give null)`,
+    );
   });
 });
 
 describe("runEpisode: a task given to it", () => {
-  it("with an undefined field is refused as rollout refuses it, naming the field, before anything is journaled", async () => {
+  it("that is not plain JSON is refused as rollout refuses it, naming the field, before anything is journaled", async () => {
     const journal = new MemoryJournal();
-    const task = { ...(lookupEnv.task("g") as object), hint: undefined } as never;
+    const task = { ...(lookupEnv.task("g") as object), hint: undefined, when: new Date(0) } as never;
     await expect(
       runEpisode({ env: lookupEnv, policy: new PolicyActor(expertPolicy()), journal, seed: "g", task }),
-    ).rejects.toThrow(
-      `environment lookup: episode "g"'s task is not plain JSON: task.hint is undefined (JSON drops the field: leave it out, or give null)`,
-    );
+    ).rejects.toThrow(`environment lookup: episode "g"'s task is not plain JSON: task.when is a Date`);
     expect(await journal.episodes()).toEqual([]);
   });
 });

@@ -16,13 +16,22 @@ export declare const hashEvent: (event: object) => string;
 /**
  * Where `value` stops being plain JSON (undefined when it is all plain): a Set, Map, Date, class instance,
  * function, bigint or non-finite number would be hashed as something else ({} or a string) or not at all,
- * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them),
- * unless `undefinedFields: "refuse"`: for a value replayed from its JSON (a task), where a field that was there
- * live is missing on replay.
+ * so two different states could hash equal. Object properties that are undefined are allowed (JSON drops them;
+ * `asJournaled` drops them too, for a value replayed from its JSON); an undefined array item is not (JSON makes it null).
  */
-export declare const notPlainJson: (value: unknown, path?: string, options?: {
-    readonly undefinedFields?: "allow" | "refuse";
-}) => string | undefined;
+export declare const notPlainJson: (value: unknown, path?: string) => string | undefined;
+/**
+ * A value as its journal keeps it (a task, replayed from its JSON): the value itself when it is plain JSON with no
+ * undefined object field (the common case: no copy), a copy without those fields when it has some (JSON drops them,
+ * so `"hint" in task` would be true live and false on replay), or the problem (as notPlainJson says it) when JSON
+ * would change it rather than drop a field: an undefined array item, NaN, a Date, a cycle.
+ */
+export declare const asJournaled: <T>(value: T, path?: string) => {
+    readonly value: T;
+    readonly problem?: undefined;
+} | {
+    readonly problem: string;
+};
 /**
  * A JSON file's text, without the byte order mark an editor may put first: JSON.parse refuses one, so a
  * reader that skips what it cannot parse would take the file as absent.
