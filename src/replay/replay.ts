@@ -8,7 +8,7 @@
  * with an EnvMismatchError (re-rewarding takes a variant of the environment that keeps its id).
  */
 import type { Json } from "effect/Schema";
-import { type AnyMachineSnapshot, initialTransition, transition } from "xstate";
+import { type AnyMachineSnapshot, type EventObject, initialTransition, transition } from "xstate";
 import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvMismatchError, messageOf, NonDeterminismError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
@@ -235,10 +235,11 @@ export const replayEpisode = (
   };
 
   let snapshot: AnyMachineSnapshot;
+  const input = { task: started.task, seed: started.seed };
   // The machine as the live runtime runs it: one event's microsteps bounded (an endless one is an env error).
   const machine = boundedMachineOf(env.machine);
   /** The type of the event being taken, for an event that never settles (endlessEventMessage). */
-  let taking = "xstate.init";
+  let taking: EventObject = { type: "xstate.init" };
   let ended = false;
 
   type Action = { type: string; params?: unknown };
@@ -292,16 +293,31 @@ export const replayEpisode = (
    */
   const guarded = (seq: number, run: () => unknown, initial = false) => {
     try {
-      step(run() as never, initial);
+      const next = run() as [AnyMachineSnapshot, Action[]];
+      // XState's initial transition gives what its machine threw (a guard, a loop past the bound) as a snapshot
+      // with the error, where a live actor reports it: as live, the episode ends there as an environment error.
+      if (initial && next[0].status === "error") throw next[0].error;
+      step(next as never, initial);
     } catch (cause) {
       if (cause instanceof NonDeterminismError) throw cause;
       const reason =
         cause instanceof Unrecordable
           ? cause.reason
-          : `environment error: ${endlessEventMessage(cause, taking, initial ? undefined : snapshot?.value) ?? messageOf(cause)}`;
+          : `environment error: ${
+              endlessEventMessage(cause, taking.type, initial ? undefined : snapshot?.value, {
+                machine,
+                ...(initial ? {} : { before: snapshot, event: taking }),
+                input,
+              }) ?? messageOf(cause)
+            }`;
       const record = recorded[cursor];
-      // A journal of a version before 2026-12-05 says a thrown value that is not an Error otherwise: its end holds.
-      const legacy = cause instanceof Unrecordable ? undefined : legacyEnvErrorMessage(cause);
+      // A journal of a version before 2026-12-05 says a thrown value that is not an Error otherwise, and one
+      // of a version before this one (also of 2026-12-05) an endless event without the states it looped through: its end holds.
+      const legacy =
+        cause instanceof Unrecordable
+          ? undefined
+          : (legacyEnvErrorMessage(cause) ??
+            endlessEventMessage(cause, taking.type, initial ? undefined : snapshot?.value));
       const said =
         verify &&
         legacy !== undefined &&
@@ -328,7 +344,6 @@ export const replayEpisode = (
     }
   };
 
-  const input = { task: started.task, seed: started.seed };
   guarded(0, () => initialTransition(machine, input), true);
 
   /** The next recorded input, skipping (when not verifying) the record's own derived events. */
@@ -376,29 +391,18 @@ export const replayEpisode = (
       out.push(bodyOf(event));
       derivation.acted(event.text, event.tokens);
       lastAction = { text: event.text, seq: event.seq };
-      taking = "agent.act";
-      guarded(event.seq, () =>
-        transition(machine, snapshot!, {
-          type: "agent.act",
-          turn: event.turn,
-          text: event.text,
-          tokens: event.tokens,
-        }),
-      );
+      const act = { type: "agent.act", turn: event.turn, text: event.text, tokens: event.tokens };
+      taking = act;
+      guarded(event.seq, () => transition(machine, snapshot!, act));
     } else if (event.type === "tool.returned") {
       const actor = pending.get(event.call);
       if (actor === undefined) diverge(event.seq, `tool.returned for call ${event.call}`, "no such call in flight");
       cursor += 1;
       out.push(bodyOf(event));
       pending.delete(event.call);
-      taking = `xstate.done.actor.${actor}`;
-      guarded(event.seq, () =>
-        transition(machine, snapshot!, {
-          type: `xstate.done.actor.${actor}`,
-          output: event.result,
-          actorId: actor,
-        } as never),
-      );
+      const done = { type: `xstate.done.actor.${actor}`, output: event.result, actorId: actor };
+      taking = done;
+      guarded(event.seq, () => transition(machine, snapshot!, done as never));
     } else if (event.type === "episode.ended" && event.reason.startsWith(ABORTED)) {
       cursor += 1;
       const body = derivation.ended(event.reason.slice(ABORTED.length));

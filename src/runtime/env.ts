@@ -11,7 +11,9 @@
 import type { Json } from "effect/Schema";
 import {
   type ActionFunction,
+  type AnyMachineSnapshot,
   type AnyStateMachine,
+  createActor,
   type DoneActorEvent,
   type EventObject,
   emit,
@@ -719,20 +721,106 @@ export const boundedMachineOf = (machine: AnyStateMachine): AnyStateMachine => {
 };
 
 /**
- * XState's error for an event that set off more microsteps than the bound ("Infinite loop detected", naming
- * no state), said with the event's type and the state the machine took it in, and the usual cause; the same
- * live and in replay, which re-derives the episode's end. Undefined for any other error.
+ * What an event that never settled is taken again from, to see where it loops: the machine, and the snapshot
+ * it took the event in with the event, or (entering its initial state) the machine's input.
  */
-export const endlessEventMessage = (cause: unknown, eventType: string | undefined, stateBefore: unknown) => {
+export interface LoopProbe {
+  readonly machine: AnyStateMachine;
+  readonly before?: AnyMachineSnapshot;
+  readonly event?: EventObject;
+  readonly input?: unknown;
+}
+
+/** How many of the last microsteps' states are looked at for the loop (half of them must repeat its period). */
+const LOOP_WINDOW = 64;
+
+/**
+ * The states an event that never settled loops through, said as `looping in state "b"` or `looping round
+ * states "b" → "c" → "b"` (undefined when the probe does not loop again). The event is taken again from
+ * the probe's snapshot, as replay takes it (a pure transition: actions are collected, not run, and no
+ * actor starts), watching XState's microstep inspection events, which the throw at the bound leaves
+ * behind; only on this error path, so the per-event path pays nothing. A pure machine loops the same
+ * way live, in replay and in exploreEnv, so all three say the same.
+ */
+const loopOf = (probe: LoopProbe): string | undefined => {
+  const seen: string[] = [];
+  const firstSeen = new Map<string, number>();
+  try {
+    // The scope of XState's own pure transition(): an unstarted actor, whose deferred actions never run.
+    const self = createActor(probe.machine, { input: probe.input });
+    self.system.inspect((inspected) => {
+      if (inspected.type !== "@xstate.microstep") return;
+      const value = JSON.stringify((inspected as unknown as { snapshot: AnyMachineSnapshot }).snapshot.value);
+      if (!firstSeen.has(value)) firstSeen.set(value, seen.length);
+      seen.push(value);
+    });
+    const scope = {
+      self,
+      defer: () => {},
+      id: "",
+      logger: () => {},
+      sessionId: "",
+      stopChild: () => {},
+      system: self.system,
+      emit: () => {},
+      actionExecutor: () => {},
+    };
+    const machine = probe.machine as unknown as {
+      transition: (snapshot: unknown, event: unknown, scope: unknown) => unknown;
+      getInitialSnapshot: (scope: unknown, input: unknown) => unknown;
+    };
+    // XState throws at the bound, or (entering the initial state) gives a snapshot with the error.
+    const next = (
+      probe.before && probe.event
+        ? machine.transition(probe.before, probe.event, scope)
+        : machine.getInitialSnapshot(scope, probe.input)
+    ) as { status?: string; error?: unknown } | undefined;
+    if (next?.status !== "error") return undefined;
+    throw next.error;
+  } catch (cause) {
+    if (!/^Infinite loop detected/.test(messageOf(cause)) || seen.length === 0) return undefined;
+  }
+  const n = seen.length;
+  const half = Math.max(1, Math.floor(Math.min(n, LOOP_WINDOW) / 2));
+  for (let period = 1; period <= half && period < n; period++) {
+    let repeats = true;
+    for (let i = n - half; i < n && repeats; i++) repeats = i - period < 0 || seen[i] === seen[i - period];
+    if (!repeats) continue;
+    // Said from the state the loop was entered by (the one of its states seen first).
+    const cycle = seen.slice(n - period);
+    const start = cycle.indexOf(
+      cycle.reduce((first, value) => (firstSeen.get(value)! < firstSeen.get(first)! ? value : first)),
+    );
+    const round = [...cycle.slice(start), ...cycle.slice(0, start)];
+    return period === 1 ? `looping in state ${round[0]}` : `looping round states ${[...round, round[0]].join(" → ")}`;
+  }
+  const among = [...new Set(seen.slice(n - half))];
+  return `looping among states ${among.slice(0, 8).join(", ")}${among.length > 8 ? ", ..." : ""}`;
+};
+
+/**
+ * XState's error for an event that set off more microsteps than the bound ("Infinite loop detected", naming
+ * no state), said with the event's type, the state the machine took it in, the states it loops through (when a
+ * probe is given: loopOf), and the usual cause; the same live and in replay, which re-derives the episode's end.
+ * Undefined for any other error. Without a probe it is the wording of versions before this one (2026-12-05), which
+ * named no looping state (replay --verify takes their journals' ends as recorded).
+ */
+export const endlessEventMessage = (
+  cause: unknown,
+  eventType: string | undefined,
+  stateBefore: unknown,
+  probe?: LoopProbe,
+) => {
   const message = messageOf(cause);
   const bound = /^Infinite loop detected: the machine has processed more than (\d+) microsteps/.exec(message)?.[1];
   if (bound === undefined) return undefined;
-  const where =
-    stateBefore === undefined || eventType === undefined || eventType === "xstate.init"
-      ? "entering the machine's initial state"
-      : `event ${eventType} in state ${JSON.stringify(stateBefore)}`;
+  const initial = stateBefore === undefined || eventType === undefined || eventType === "xstate.init";
+  const where = initial
+    ? "entering the machine's initial state"
+    : `event ${eventType} in state ${JSON.stringify(stateBefore)}`;
+  const loop = probe && loopOf(initial ? { machine: probe.machine, input: probe.input } : probe);
   return (
-    `${where} set off more than ${bound} microsteps without settling: an \`always\` transition whose guard stays true ` +
+    `${where} set off more than ${bound} microsteps without settling${loop ? `, ${loop}` : ""}: an \`always\` transition whose guard stays true ` +
     "(to its own state, or round a cycle of states), or events raised in a loop; make the guard false once its " +
     "transition is taken, or wait there for the agent (observe()) or a tool (XState: Infinite loop detected)"
   );

@@ -5,7 +5,15 @@
  * to the machine.
  */
 import type { Json } from "effect/Schema";
-import { type AnyActorRef, type AnyStateMachine, createActor, fromPromise, type InspectionEvent } from "xstate";
+import {
+  type AnyActorRef,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  createActor,
+  type EventObject,
+  fromPromise,
+  type InspectionEvent,
+} from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
@@ -167,7 +175,7 @@ const episodeOfSystem = new WeakMap<
  * events its actions raise, whose microsteps are part of the event that set them off.
  */
 const eventWatch = () => {
-  let current: { readonly type: string } | undefined;
+  let current: EventObject | undefined;
   return {
     inspect: (inspected: InspectionEvent) => {
       // The machine's own actor is its system's root: the one without a parent.
@@ -176,6 +184,10 @@ const eventWatch = () => {
     },
     get type() {
       return current?.type;
+    },
+    /** The event itself, taken again from the state before it to see where it loops (endlessEventMessage). */
+    get event() {
+      return current;
     },
   };
 };
@@ -427,10 +439,17 @@ export const runEpisode: {
     const onStop = () => abort(`stopped: ${messageOf(options.signal?.reason ?? "the signal aborted")}`);
     /** The event the machine is taking, and the state it took the last one to (for endlessEventMessage). */
     const taking = eventWatch();
-    let settled: unknown;
+    let settled: AnyMachineSnapshot | undefined;
     const envError = (cause: unknown) =>
       void finish(
-        `environment error: ${endlessEventMessage(cause, taking.type, settled) ?? messageOf(cause)}`,
+        `environment error: ${
+          endlessEventMessage(cause, taking.type, settled?.value, {
+            machine: recordingMachineFor(env),
+            ...(settled ? { before: settled } : {}),
+            ...(taking.event ? { event: taking.event } : {}),
+            input: { task, seed },
+          }) ?? messageOf(cause)
+        }`,
         envThrownFrom(cause),
       );
 
@@ -496,7 +515,7 @@ export const runEpisode: {
 
     const onMacrostep = (snapshot: Parameters<Parameters<AnyActorRef["subscribe"]>[0]>[0]) => {
       if (finished) return;
-      settled = (snapshot as { value?: unknown }).value;
+      settled = snapshot as AnyMachineSnapshot;
       try {
         void record(derivation.transitioned(snapshot));
       } catch (cause) {

@@ -266,6 +266,13 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
     const problems: string[] = [];
     let inFlight = (before?.inFlight ?? []).filter((c) => !(event && "actorId" in event && event.actorId === c.actor));
     let machine = before?.machine;
+    /** An event that set off microsteps past the bound, said with the states it loops through (as live). */
+    const endlessOf = (cause: unknown) =>
+      endlessEventMessage(cause, event?.type ?? "xstate.init", before?.machine.value, {
+        machine: bounded,
+        ...(before && event ? { before: before.machine, event } : {}),
+        input: { task, seed },
+      });
     try {
       const [next, actions] = step();
       machine = next;
@@ -311,9 +318,12 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
         }
       }
       if (next.status === "done") ended = true;
-      if (next.status === "error") problems.push(`the machine failed: ${String(next.error)}`);
+      if (next.status === "error") {
+        const endless = endlessOf(next.error);
+        problems.push(endless ? `the machine: ${endless}` : `the machine failed: ${String(next.error)}`);
+      }
     } catch (cause) {
-      const endless = endlessEventMessage(cause, event?.type ?? "xstate.init", before?.machine.value);
+      const endless = endlessOf(cause);
       problems.push(endless ? `the machine: ${endless}` : `the machine threw: ${messageOf(cause)}`);
     }
     if (problems.length === 0 && !ended && !awaiting && inFlight.length === 0)

@@ -9,7 +9,7 @@
  * Math.random, Date.now or timers; randomness comes from `input.seed` through `Rng`.
  */
 import type { Json } from "effect/Schema";
-import { type ActionFunction, type AnyStateMachine, type DoneActorEvent, type EventObject, fromPromise, type MachineContext, type ParameterizedObject } from "xstate";
+import { type ActionFunction, type AnyMachineSnapshot, type AnyStateMachine, type DoneActorEvent, type EventObject, fromPromise, type MachineContext, type ParameterizedObject } from "xstate";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
@@ -207,11 +207,23 @@ export declare const boundMicrosteps: (machine: AnyStateMachine) => void;
  */
 export declare const boundedMachineOf: (machine: AnyStateMachine) => AnyStateMachine;
 /**
- * XState's error for an event that set off more microsteps than the bound ("Infinite loop detected", naming
- * no state), said with the event's type and the state the machine took it in, and the usual cause; the same
- * live and in replay, which re-derives the episode's end. Undefined for any other error.
+ * What an event that never settled is taken again from, to see where it loops: the machine, and the snapshot
+ * it took the event in with the event, or (entering its initial state) the machine's input.
  */
-export declare const endlessEventMessage: (cause: unknown, eventType: string | undefined, stateBefore: unknown) => string | undefined;
+export interface LoopProbe {
+    readonly machine: AnyStateMachine;
+    readonly before?: AnyMachineSnapshot;
+    readonly event?: EventObject;
+    readonly input?: unknown;
+}
+/**
+ * XState's error for an event that set off more microsteps than the bound ("Infinite loop detected", naming
+ * no state), said with the event's type, the state the machine took it in, the states it loops through (when a
+ * probe is given: loopOf), and the usual cause; the same live and in replay, which re-derives the episode's end.
+ * Undefined for any other error. Without a probe it is the wording of versions before this one (2026-12-05), which
+ * named no looping state (replay --verify takes their journals' ends as recorded).
+ */
+export declare const endlessEventMessage: (cause: unknown, eventType: string | undefined, stateBefore: unknown, probe?: LoopProbe) => string | undefined;
 /**
  * `env` must be an environment object: a string (an id or path) or a wrong import is named, with the fix.
  * `what` names the argument, e.g. "env" for an option.
