@@ -480,6 +480,9 @@ const machineFor = (rewards: HopqaRewards) => {
   return machine;
 };
 
+/** The keys parseOptions reads (hopqa's `optionKeys`). */
+export const OPTION_KEYS = ["split", "world-seed", "worlds", "top-k"] as const;
+
 /** Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K` (the CLI's `--env hopqa?split=test&...`). */
 export const parseOptions = (options: Readonly<Record<string, string>>, base = DEFAULT_OPTIONS): HopqaOptions => {
   let { split, worlds, topK } = base;
@@ -509,7 +512,7 @@ export const parseOptions = (options: Readonly<Record<string, string>>, base = D
       if (!Number.isInteger(k) || k < 1 || k > 10)
         throw new RangeError(`hopqa: top-k must be an integer in [1, 10], got "${value}"`);
       topK = k;
-    } else throw new RangeError(`hopqa: unknown option "${key}"; known: split, world-seed, worlds, top-k`);
+    } else throw new RangeError(`hopqa: unknown option "${key}"; known: ${OPTION_KEYS.join(", ")}`);
   }
   return { ...base, split, worlds, topK };
 };

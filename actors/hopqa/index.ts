@@ -1,5 +1,5 @@
 import type { EnvDefinition } from "../../src/index.ts";
-import { createHopqaEnv, DEFAULT_OPTIONS, NEW_WORLDS, parseOptions } from "./env.ts";
+import { createHopqaEnv, DEFAULT_OPTIONS, NEW_WORLDS, OPTION_KEYS, parseOptions } from "./env.ts";
 import { carelessPolicy, expertPolicy, hastyPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
 import type { HopqaTask } from "./world.ts";
 
@@ -50,6 +50,7 @@ const variant = (options = DEFAULT_OPTIONS) => {
     },
     policies,
     configure: (more: Readonly<Record<string, string>>) => variant(parseOptions(more, options)),
+    optionKeys: OPTION_KEYS,
     // A variant itself, so that it says its options (train's eval.json records them, to be evaluated again).
     get evaluation(): EnvDefinition<HopqaTask> {
       return variant({ ...options, split: "test", worlds: NEW_WORLDS });

@@ -52,9 +52,10 @@ export const envById = (spec: string): EnvDefinition => {
 };
 
 /**
- * Applies `key=value&key=value` options through the environment's `configure`. `refuseIgnored` (a module's
+ * Applies `key=value&key=value` options through the environment's `configure`. A key outside the environment's
+ * `optionKeys`, when it declares them, is refused before configure runs. Else `refuseIgnored` (a module's
  * own configure, which may pass over a key it does not know): refuses a key that changed none of the options
- * in effect and is none of them. Built-in environments refuse unknown keys themselves, and may take a key
+ * in effect and is none of them (configure is asked again, readsKey). Built-in environments refuse unknown keys themselves, and may take a key
  * that names none of their options (hopqa's `world-seed` sets `worlds`), which given again changes nothing.
  */
 export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = false): EnvDefinition => {
@@ -67,6 +68,13 @@ export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = 
   const options = Object.fromEntries(params);
   if (Object.keys(options).length === 0) return env;
   if (!env.configure) throw new UsageError({ detail: `environment ${env.id} takes no options, got "?${query}"` });
+  // Keys declared (optionKeys): any other is refused here, and configure runs once.
+  const declared = env.optionKeys;
+  const undeclared = declared === undefined ? undefined : firstUnknownKey(options, declared);
+  if (undeclared)
+    throw new UsageError({
+      detail: `environment ${env.id}: unknown option "${undeclared.key}" in "?${query}"${undeclared.meant ? ` (did you mean "${undeclared.meant}"?)` : ""}; its options: ${declared!.join(", ")}`,
+    });
   let variant: EnvDefinition;
   try {
     variant = env.configure(options);
@@ -78,6 +86,7 @@ export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = 
   // they did not change: a given key that is none of them changed nothing, so it is no option at all.
   if (
     refuseIgnored &&
+    declared === undefined &&
     variant.options !== undefined &&
     canonicalJson(variant.options) === canonicalJson(env.options ?? {})
   ) {

@@ -208,6 +208,12 @@ export interface EnvDefinition<Task extends Json = Json> {
   /** The options in effect (a variant's split, worlds...): `eval` reports them with its scores. */
   readonly options?: Readonly<Record<string, string | number>>;
   /**
+   * Every key `configure` reads (`["split", "world-seed", "worlds", "top-k"]`): `--env "id?key=value"` then
+   * refuses any other key before `configure` runs, naming the one meant. Without it, a key a module's own
+   * `configure` passed over is found by asking `configure` again with that key at a value no option takes.
+   */
+  readonly optionKeys?: readonly string[];
+  /**
    * The GPT a learned policy needs (its context must hold a whole episode; a world with many names needs a
    * wider model to copy them). Defaults: the train config's model, with a 192-token context.
    */
@@ -312,6 +318,7 @@ const KNOWN_FIELDS: readonly string[] = allKeys<EnvDefinition>()([
   "maxActionTokens",
   "configure",
   "options",
+  "optionKeys",
   "model",
   "warmStart",
   "legalActions",
@@ -558,6 +565,18 @@ const checkOptionalFields = (id: string, definition: EnvDefinition<never>): void
         `environment ${id}: \`${field}\` must be a function (${field === "legalActions" ? "({ task, history }) => string[] | null" : "(options) => a variant of the environment"}), got ${shownValue(value)}`,
       );
   }
+  const optionKeys: unknown = definition.optionKeys;
+  if (
+    optionKeys !== undefined &&
+    (!Array.isArray(optionKeys) || optionKeys.some((key) => typeof key !== "string" || key === ""))
+  )
+    throw new TypeError(
+      `environment ${id}: \`optionKeys\` must be the keys configure reads, an array of names (["split", "top-k"]), got ${shownValue(optionKeys)}`,
+    );
+  if (optionKeys !== undefined && definition.configure === undefined)
+    throw new TypeError(
+      `environment ${id}: \`optionKeys\` names the keys configure reads, but the environment has no \`configure\`; give one, or leave optionKeys out`,
+    );
   for (const field of ["options", "evaluation"] as const) {
     const value: unknown = definition[field];
     if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value)))

@@ -24,12 +24,41 @@ writeFileSync(
     "    ...weather,",
     "    task: (seed) => ((c) => ({ a: c[0]!, b: c[1]! }))(r1.Rng.fromSeed(seed).shuffle(cities)),",
     '    options: { cities: cities.join(",") },',
-    '    configure: (options) => make(options.cities?.split(",") ?? CITIES),',
+    "    configure: (options) => {",
+    "      (globalThis as { citiesConfigured?: number }).citiesConfigured = ((globalThis as { citiesConfigured?: number }).citiesConfigured ?? 0) + 1;",
+    '      return make(options.cities?.split(",") ?? CITIES);',
+    "    },",
     "  });",
     "export default make(CITIES);",
     "",
   ].join("\n"),
 );
+// The same, declaring the keys its configure reads.
+const declaredModule = join(dir, "declared.mts");
+writeFileSync(
+  declaredModule,
+  [
+    `import weather from ${url("actors/weather/env.ts")};`,
+    `import * as r1 from ${url("src/index.ts")};`,
+    'const CITIES = ["oslo", "rome", "cairo", "lima", "quito"];',
+    "const make = (cities: string[]): r1.EnvDefinition<{ a: string; b: string }> =>",
+    "  r1.defineEnv({",
+    "    ...weather,",
+    "    task: (seed) => ((c) => ({ a: c[0]!, b: c[1]! }))(r1.Rng.fromSeed(seed).shuffle(cities)),",
+    '    options: { cities: cities.join(",") },',
+    '    optionKeys: ["cities", "units"],',
+    "    configure: (options) => {",
+    "      (globalThis as { declaredConfigured?: number }).declaredConfigured = ((globalThis as { declaredConfigured?: number }).declaredConfigured ?? 0) + 1;",
+    '      return make(options.cities?.split(",") ?? CITIES);',
+    "    },",
+    "  });",
+    "export default make(CITIES);",
+    "",
+  ].join("\n"),
+);
+/** How many times a module's configure ran, counted by the module itself. */
+const calls = (name: "citiesConfigured" | "declaredConfigured"): number =>
+  (globalThis as unknown as Record<string, number | undefined>)[name] ?? 0;
 
 describe("environment options of a module's own configure", () => {
   it("refuses a key that changed nothing and is none of the options in effect, naming the one meant", async () => {
@@ -38,6 +67,28 @@ describe("environment options of a module's own configure", () => {
     );
     // Beside a known key too: the typo would still be dropped silently.
     await expect(loadEnv(`${module}?cities=oslo,rome,cairo,lima,quito&seedz=3`)).rejects.toThrow(/option "seedz"/);
+  });
+
+  it("without optionKeys, finds a key its configure passed over by asking configure again", async () => {
+    const before = calls("citiesConfigured");
+    await expect(loadEnv(`${module}?citie=oslo,rome`)).rejects.toThrow(/option "citie" in .* changed nothing/);
+    expect(calls("citiesConfigured") - before).toBe(2);
+  });
+
+  it("with optionKeys, refuses any other key before configure runs, naming the one meant, and configures once", async () => {
+    const before = calls("declaredConfigured");
+    await expect(loadEnv(`${declaredModule}?citie=oslo,rome`)).rejects.toThrow(
+      'environment weather: unknown option "citie" in "?citie=oslo,rome" (did you mean "cities"?); its options: cities, units',
+    );
+    expect(calls("declaredConfigured")).toBe(before);
+    // A declared key configure passes over (units, read by no code here) is taken: the declaration says it is one.
+    const taken = await loadEnv(`${declaredModule}?cities=oslo,rome&units=metric`);
+    expect(taken.options).toEqual({ cities: "oslo,rome" });
+    expect(calls("declaredConfigured")).toBe(before + 1);
+    // The shipped hopqa declares its keys.
+    expect(() => envById("hopqa?wolds=5")).toThrow(
+      'environment hopqa: unknown option "wolds" in "?wolds=5" (did you mean "worlds"?); its options: split, world-seed, worlds, top-k',
+    );
   });
 
   it("takes the options it knows, and a default value given again", async () => {

@@ -241,6 +241,18 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     ["configure", { configure: 3 }, /`configure` must be a function .*, got 3$/],
     ["options", { options: "x" }, /`options` must be an object of the options in effect, got "x" \(a string\)$/],
     ["evaluation", { evaluation: "heldout" }, /`evaluation` must be an environment .*, got "heldout"/],
+    // A list given as one string, or without the configure it names the keys of, would check nothing.
+    [
+      "optionKeys",
+      { optionKeys: "split", configure: () => lookupEnv },
+      /^environment lookup: `optionKeys` must be the keys configure reads, an array of names \(\["split", "top-k"\]\), got "split"/,
+    ],
+    ["optionKeys", { optionKeys: ["split", ""], configure: () => lookupEnv }, /`optionKeys` must be the keys/],
+    [
+      "optionKeys",
+      { optionKeys: ["split"] },
+      /`optionKeys` names the keys configure reads, but the environment has no `configure`/,
+    ],
   ])("a wrong or missing %s: %j", (_field, change, says) => {
     expect(() => defineEnv({ ...lookupEnv, ...(change as object) } as typeof lookupEnv)).toThrow(says);
   });

@@ -104,6 +104,8 @@ export declare const TRAIN_WORLDS: readonly [number, number];
 export declare const NEW_WORLDS: readonly [number, number];
 /** The train split of worlds 1-1000, top-2 search, DEFAULT_REWARDS. */
 export declare const DEFAULT_OPTIONS: HopqaOptions;
+/** The keys parseOptions reads (hopqa's `optionKeys`). */
+export declare const OPTION_KEYS: readonly ["split", "world-seed", "worlds", "top-k"];
 /** Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K` (the CLI's `--env hopqa?split=test&...`). */
 export declare const parseOptions: (options: Readonly<Record<string, string>>, base?: HopqaOptions) => HopqaOptions;
 /** Draws the task of a seed: a world from the range, then a question of the split. */

@@ -48,5 +48,6 @@ export declare const hopqa: {
         random: typeof randomPolicy;
     };
     configure: (more: Readonly<Record<string, string>>) => /*elided*/ any;
+    optionKeys: readonly ["split", "world-seed", "worlds", "top-k"];
     evaluation: EnvDefinition<HopqaTask>;
 };

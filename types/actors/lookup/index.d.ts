@@ -14,6 +14,7 @@ export declare const lookup: {
     maxActionTokens?: number;
     configure?: ((options: Readonly<Record<string, string>>) => import("../../src/index.ts").EnvDefinition<import("./store.ts").LookupTask>) | undefined;
     options?: Readonly<Record<string, string | number>>;
+    optionKeys?: readonly string[];
     model?: {
         readonly layers?: number;
         readonly heads?: number;

@@ -14,6 +14,7 @@ export declare const warehouse: {
     maxActionTokens?: number;
     configure?: ((options: Readonly<Record<string, string>>) => import("../../src/index.ts").EnvDefinition<import("./world.ts").WarehouseTask>) | undefined;
     options?: Readonly<Record<string, string | number>>;
+    optionKeys?: readonly string[];
     model?: {
         readonly layers?: number;
         readonly heads?: number;

@@ -7,9 +7,10 @@ export declare const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>>;
 /** A built-in environment by id, with options: `hopqa?split=test&world-seed=7`. */
 export declare const envById: (spec: string) => EnvDefinition;
 /**
- * Applies `key=value&key=value` options through the environment's `configure`. `refuseIgnored` (a module's
+ * Applies `key=value&key=value` options through the environment's `configure`. A key outside the environment's
+ * `optionKeys`, when it declares them, is refused before configure runs. Else `refuseIgnored` (a module's
  * own configure, which may pass over a key it does not know): refuses a key that changed none of the options
- * in effect and is none of them. Built-in environments refuse unknown keys themselves, and may take a key
+ * in effect and is none of them (configure is asked again, readsKey). Built-in environments refuse unknown keys themselves, and may take a key
  * that names none of their options (hopqa's `world-seed` sets `worlds`), which given again changes nothing.
  */
 export declare const configureEnv: (env: EnvDefinition, query: string, refuseIgnored?: boolean) => EnvDefinition;

@@ -115,6 +115,12 @@ export interface EnvDefinition<Task extends Json = Json> {
     /** The options in effect (a variant's split, worlds...): `eval` reports them with its scores. */
     readonly options?: Readonly<Record<string, string | number>>;
     /**
+     * Every key `configure` reads (`["split", "world-seed", "worlds", "top-k"]`): `--env "id?key=value"` then
+     * refuses any other key before `configure` runs, naming the one meant. Without it, a key a module's own
+     * `configure` passed over is found by asking `configure` again with that key at a value no option takes.
+     */
+    readonly optionKeys?: readonly string[];
+    /**
      * The GPT a learned policy needs (its context must hold a whole episode; a world with many names needs a
      * wider model to copy them). Defaults: the train config's model, with a 192-token context.
      */
