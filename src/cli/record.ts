@@ -140,6 +140,43 @@ const otherSeed = async (file: string, seed: string, index: number): Promise<str
 };
 
 /**
+ * A new recording into a folder that holds other journals (other seeds' recordings: their names differ):
+ * journals of another environment are refused, since replay, sft --data and inspect read a folder as one
+ * set of episodes; journals of this environment are added to, and said (`quiet` aside). `ownSeeds`: how
+ * many journals here are this seed's (past --episodes, left as they are).
+ */
+const refuseOtherEnvironment = async (options: RecordOptions, ownSeeds: number): Promise<void> => {
+  const others = readdirSync(options.out)
+    .filter((name) => name.endsWith(".jsonl"))
+    .sort();
+  if (others.length === 0) return;
+  const envs = new Map<string, string>(); // env id -> the first journal naming it
+  // One environment per folder (what this check keeps): the first and the last journal by name stand for it.
+  for (const name of new Set([others[0], others[others.length - 1]])) {
+    try {
+      for await (const started of streamJournalFile(join(options.out, name))) {
+        if (started.type === "episode.started" && !envs.has(started.env.id)) envs.set(started.env.id, name);
+        break;
+      }
+    } catch {
+      // unreadable or damaged: not this check's to report (replay and inspect say what is wrong with it)
+    }
+  }
+  const foreign = [...envs].find(([id]) => id !== options.env.id);
+  if (foreign)
+    throw new UsageError({
+      detail:
+        `--out ${options.out} holds journals of environment "${foreign[0]}" (${foreign[1]}), not ${options.env.id}: ` +
+        "replay, sft --data and inspect read a folder as one set of episodes, so nothing was recorded; record into a folder of its own",
+    });
+  const otherSeeds = others.length - ownSeeds;
+  if (!options.quiet && otherSeeds > 0)
+    process.stderr.write(
+      `note: --out ${options.out} already holds ${otherSeeds} journal${otherSeeds === 1 ? "" : "s"} of ${options.env.id} recorded with another --seed; the new episodes are added beside them, and replay, sft --data and inspect read them all\n`,
+    );
+};
+
+/**
  * Why a file could not be read, without Node's call and path ("permission denied (EACCES)" of "EACCES:
  * permission denied, open '/x'"): of a journal reader's "unreadable" or a file-system error; undefined otherwise.
  */
@@ -395,6 +432,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
           )}${taken.length > 3 ? ", ..." : ""}${await otherSeed(journal.fileOf(taken[0].id), options.seed, taken[0].index)}); nothing was recorded: record into a new ` +
         `folder, or use another --seed (episode i of seed ${options.seed} is ${episodeIdOf(`${options.seed}:`)}i); --resume records the rest of a stopped recording`,
     });
+  if (!options.resume && existed) await refuseOtherEnvironment(options, journaled.length);
   // Stopped before any episode ended (the default --durability episode writes a journal when its episode
   // ends): the folder is there, empty but for a lock, and the recording starts from the beginning.
   const startsOver = options.resume && taken.length === 0 && existed && holdsNothingButLock(options.out);
