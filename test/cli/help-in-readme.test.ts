@@ -1,0 +1,24 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { captureOutput } from "../support/index.ts";
+
+const output = captureOutput();
+const readme = readFileSync("README.md", "utf8");
+const COMMANDS = ["record", "replay", "inspect", "plot", "start", "train", "sft", "average", "eval"];
+
+describe("the CLI's options and README", () => {
+  it("every option a command's --help lists is named in README (a user reads README, not only --help)", async () => {
+    const missing: string[] = [];
+    for (const command of COMMANDS) {
+      output.clear();
+      expect(await main([command, "--help"])).toBe(0);
+      const flags = new Set(output.stdout.match(/(?<=^ {2}(?:-\w, )?)--[a-z][a-z0-9-]*/gm) ?? []);
+      expect(flags.size, command).toBeGreaterThan(1);
+      for (const flag of flags)
+        if (flag !== "--help" && flag !== "--version" && !new RegExp(`${flag}(?![a-z0-9-])`).test(readme))
+          missing.push(`${command} ${flag}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
