@@ -1,7 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import GithubSlugger from "github-slugger";
+import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { lookup } from "../actors/lookup/index.ts";
+import { MemoryJournal, PolicyActor, rollout } from "../src/index.ts";
 
 const readme = readFileSync("README.md", "utf8");
 
@@ -23,6 +26,27 @@ describe("README", () => {
     const marker = "<!-- example: actors/weather/env.ts -->\n```ts\n";
     expect(readme.indexOf(marker)).toBeGreaterThan(-1);
     expect(readFileSync("actors/weather/env.ts", "utf8").trimEnd().split("\n").length).toBeLessThan(100);
+  });
+
+  it("The journal's sample lines are those of ep-7-0 that Quick start's `record --env lookup --seed 7` writes", async () => {
+    const start = readme.indexOf("### The journal");
+    const sample = readme.slice(start, readme.indexOf("\n```\n", readme.indexOf("```", start) + 3));
+    const journal = new MemoryJournal();
+    const run = rollout({
+      env: lookup,
+      policy: new PolicyActor(lookup.policies.expert()),
+      journal,
+      seed: "7",
+      episodes: 1,
+    });
+    const [record] = await lastValueFrom(run.episodes.pipe(toArray()));
+    const [started, observed] = record!.events;
+    expect([started?.episode, started?.seq, started?.type]).toEqual(["ep-7-0", 0, "episode.started"]);
+    expect(sample).toContain(`"env":${JSON.stringify(started?.type === "episode.started" && started.env)}`);
+    expect(sample).toContain(`"seed":"7:0","policy":{"id":"lookup-expert","version":0}`);
+    expect(sample).toContain(
+      `"type":"env.observed","turn":0,"text":${JSON.stringify(observed?.type === "env.observed" && observed.text)}`,
+    );
   });
 
   it("each example marked <!-- example: PATH --> is the file PATH byte for byte (so the example is run)", () => {
