@@ -130,6 +130,12 @@ const predictionProblem = (predicted: unknown, text: string): string | undefined
   return undefined;
 };
 
+/** How an ended episode ended: its reason, and the line that threw when the environment's code did. */
+const endOf = async (driver: EpisodeDriver): Promise<string> => {
+  const { reason, thrownAt } = await driver.close();
+  return `${reason}${thrownAt ? ` (thrown at ${thrownAt})` : ""}`;
+};
+
 /** One agent action, played against the model and the environment, compared. */
 class ActCommand<State> implements fc.AsyncCommand<ModelRun<State>, EpisodeDriver> {
   constructor(
@@ -169,7 +175,7 @@ class ActCommand<State> implements fc.AsyncCommand<ModelRun<State>, EpisodeDrive
       );
     if (predicted.done !== undefined && predicted.done !== step.done)
       problems.push(
-        `the model expects the episode ${predicted.done ? "to end" : "to go on"}; it ${step.done ? "ended" : "went on"}`,
+        `the model expects the episode ${predicted.done ? "to end" : "to go on"}; it ${step.done ? `ended: ${await endOf(driver)}` : "went on"}`,
       );
     if (predicted.observation !== undefined && !step.done && !matches(predicted.observation, step.observation))
       problems.push(

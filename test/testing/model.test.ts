@@ -161,6 +161,17 @@ describe("model-based testing with fc.commands against a user's model", () => {
   });
 });
 
+describe("an environment that throws under a model", () => {
+  it("the mismatch says the environment threw, with its message and the line, not only that the episode ended", async () => {
+    // The model is right: "boom" is a malformed action, -0.05, and the episode goes on. The machine's guard throws.
+    const crashing = createSecretEnv({}, { crashOn: /boom/ });
+    const check = checkModel(crashing, { model: model(), actions: fc.constant("boom"), numRuns: 5, repeats: false });
+    await expect(check).rejects.toThrow(
+      /it ended: aborted: environment error: [\s\S]*cannot read this action \(thrown at test\/testing\/fixtures\.ts:\d+:\d+\)/,
+    );
+  });
+});
+
 describe("a model that returns no prediction", () => {
   const broken = (act: (state: State, text: string) => unknown): EnvModel<State, { secret: string }> => ({
     init: ({ secret }) => ({ secret, turn: 0, checked: [] }),
