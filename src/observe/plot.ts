@@ -204,11 +204,18 @@ export const readRunMetrics = (dir: string, warn: (line: string) => void = stder
   if (!existsSync(file)) {
     // A folder inside a run (its checkpoints/, a checkpoint, episodes/): name the run to plot.
     const run = enclosingRun(dir);
+    // A run stopped before its first update (during its warm start, or its evaluation before training): train
+    // writes metrics.jsonl at the first update, so there is nothing to plot yet.
+    const unstarted =
+      existsSync(join(dir, "config.json")) &&
+      (existsSync(join(dir, "checkpoints", "latest.json")) || existsSync(join(dir, "warm-start")));
     throw new UsageError({
       detail:
         run && run !== resolve(dir) && existsSync(join(run, "metrics.jsonl"))
           ? `${dir} has no metrics.jsonl: it is inside the run folder ${shownPath(run)}, which has one: plot ${shownPath(run)}`
-          : `${dir} has no metrics.jsonl (a run folder written by \`agent-r1 train\` has one)`,
+          : unstarted
+            ? `${dir} is a run that has made no update yet (train writes metrics.jsonl at its first; it stopped before): nothing to plot; \`agent-r1 train --out ${dir} --resume\` goes on with it`
+            : `${dir} has no metrics.jsonl (a run folder written by \`agent-r1 train\` has one)`,
     });
   }
   const rows: Record<string, number>[] = [];

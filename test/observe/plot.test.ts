@@ -237,6 +237,18 @@ describe("plotRuns", () => {
     expect(existsSync(join(empty, "plots"))).toBe(false);
   });
 
+  it("a run stopped before its first update (no metrics.jsonl yet) is refused as such, with the command that goes on", async () => {
+    // As train leaves it when stopped during its warm start: config.json, the warm start, checkpoint v00000.
+    const run = tempDir();
+    writeFileSync(join(run, "config.json"), JSON.stringify({ env: "lookup" }));
+    mkdirSync(join(run, "warm-start"));
+    mkdirSync(join(run, "checkpoints", "v00000"), { recursive: true });
+    writeFileSync(join(run, "checkpoints", "latest.json"), JSON.stringify({ version: 0, dir: "v00000" }));
+    await expect(plotRuns([run])).rejects.toThrow(
+      `${run} is a run that has made no update yet (train writes metrics.jsonl at its first; it stopped before): nothing to plot; \`agent-r1 train --out ${run} --resume\` goes on with it`,
+    );
+  });
+
   it("a folder inside a run (its checkpoints/, a checkpoint) is refused naming the run to plot", async () => {
     const run = runWith([metricsLine(0)]);
     writeFileSync(join(run, "config.json"), JSON.stringify({ env: "lookup" }));
