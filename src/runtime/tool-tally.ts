@@ -4,7 +4,7 @@
  * to size would otherwise pass unseen while every episode "succeeds".
  */
 import type { EpisodeEvent, ToolResult } from "../kernel/events.ts";
-import { TRUNCATION_MARKER, toolThrownFrom } from "./tool.ts";
+import { returnedNothingCounts, TRUNCATION_MARKER, toolThrownFrom } from "./tool.ts";
 
 export interface ToolFailureCount {
   readonly tool: string;
@@ -31,6 +31,8 @@ export interface ToolTallySummary {
   readonly cut: number;
   /** The most frequent failures, most frequent first (at most the summary's limit, 5 by default). */
   readonly failures: readonly ToolFailureCount[];
+  /** Calls whose tool returned nothing (undefined; the machine got null), by tool: absent when none did. */
+  readonly returnedNothing?: readonly { readonly tool: string; readonly count: number }[];
 }
 
 export const wasCut = (result: ToolResult): boolean => {
@@ -50,6 +52,8 @@ export class ToolTally {
   private calls = 0;
   private failed = 0;
   private cut = 0;
+  /** This process's counts of tools that returned nothing, when the tally began (its own are the difference). */
+  private readonly nothingBefore = returnedNothingCounts();
   private readonly failures = new Map<
     string,
     { tool: string; kind: string; message: string; count: number; kept: boolean }
@@ -94,7 +98,17 @@ export class ToolTally {
           ? { ...f, thrownBeforeResume: true }
           : f;
       });
-    return { calls: this.calls, failed: this.failed, cut: this.cut, failures };
+    const returnedNothing = [...returnedNothingCounts()]
+      .map(([tool, count]) => ({ tool, count: count - (this.nothingBefore.get(tool) ?? 0) }))
+      .filter(({ count }) => count > 0)
+      .sort((a, b) => b.count - a.count);
+    return {
+      calls: this.calls,
+      failed: this.failed,
+      cut: this.cut,
+      failures,
+      ...(returnedNothing.length > 0 ? { returnedNothing } : {}),
+    };
   }
 }
 
@@ -117,6 +131,10 @@ export const describeToolTally = (tally: ToolTallySummary): string[] => {
           : ""),
     );
   }
+  if (tally.returnedNothing)
+    lines.push(
+      `note: ${tally.returnedNothing.map(({ tool, count }) => `${tool} returned nothing (undefined) on ${count} call${count === 1 ? "" : "s"}`).join(", ")}: the machine got null as the result; an execute that forgets to \`return\` looks like this (return null where nothing is meant)`,
+    );
   if (tally.cut > 0)
     lines.push(
       `note: ${tally.cut} of ${tally.calls} tool result${tally.cut === 1 ? " was" : "s were"} cut to the tool's maxResultChars: the machine saw a string ending in ${TRUNCATION_MARKER} or { truncated: true, preview }, not the value; return less, or raise maxResultChars in defineTool`,

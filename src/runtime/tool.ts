@@ -66,6 +66,12 @@ const throwKey = (tool: string, message: string) => `${tool}\u0000${message}`;
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
 export const toolThrownFrom = (tool: string, message: string): string | undefined =>
   toolThrows.where(throwKey(tool, message));
+/**
+ * How many calls of each tool returned nothing (undefined, which the machine gets as null), in this process: not
+ * journaled (the journal keeps null), so a summary compares counts taken before and after its episodes.
+ */
+const nothingReturned = new Map<string, number>();
+export const returnedNothingCounts = (): ReadonlyMap<string, number> => new Map(nothingReturned);
 /** Deepest nesting of a result's content; deeper results become errors (the journal refuses deeper events). */
 const MAX_RESULT_DEPTH = 128;
 
@@ -130,8 +136,11 @@ const toJsonResult = (name: string, content: unknown, limit: number): ToolResult
   // A huge string is cut before it is serialised: no second copy of it.
   if (typeof content === "string")
     return { ok: true, content: content.length > limit ? cut(content, limit) : content.toWellFormed() };
-  // A tool that returns nothing returned null.
-  if (content === undefined) return { ok: true, content: null };
+  // A tool that returns nothing returned null (counted: a forgotten `return` looks like this).
+  if (content === undefined) {
+    nothingReturned.set(name, (nothingReturned.get(name) ?? 0) + 1);
+    return { ok: true, content: null };
+  }
   const problem = notPlainJson(content, "result");
   if (problem)
     return failure(

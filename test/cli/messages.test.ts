@@ -62,6 +62,31 @@ describe("record says when episodes aborted", () => {
     ]);
   });
 
+  it("a tool that returns nothing (a forgotten `return`): counted in a note and in --json's tools", async () => {
+    const args = [
+      "record",
+      "--env",
+      "./test/reliability/fixtures/silent-tool-env.ts",
+      "--policy",
+      "expert",
+      "--episodes",
+      "3",
+    ];
+    expect(await main([...args, "--out", join(dir, "silent")])).toBe(0);
+    expect(output.stdout).toMatch(/success 1\.000/);
+    expect(output.stderr.split("\n").filter((line) => line.startsWith("note:"))).toEqual([
+      "note: look returned nothing (undefined) on 3 calls: the machine got null as the result; an execute that forgets to `return` looks like this (return null where nothing is meant)",
+    ]);
+    expect(await main([...args, "--out", join(dir, "silent-json"), "--json"])).toBe(0);
+    expect(JSON.parse(output.stdout.trim().split("\n").at(-1) as string).tools).toEqual({
+      calls: 3,
+      failed: 0,
+      cut: 0,
+      failures: [],
+      returnedNothing: [{ tool: "look", count: 3 }],
+    });
+  });
+
   it("tools whose code threw or whose results were cut: counted, with the line that threw (exit 0: the machine handled them)", async () => {
     const args = [
       "record",

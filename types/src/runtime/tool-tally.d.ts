@@ -26,12 +26,19 @@ export interface ToolTallySummary {
     readonly cut: number;
     /** The most frequent failures, most frequent first (at most the summary's limit, 5 by default). */
     readonly failures: readonly ToolFailureCount[];
+    /** Calls whose tool returned nothing (undefined; the machine got null), by tool: absent when none did. */
+    readonly returnedNothing?: readonly {
+        readonly tool: string;
+        readonly count: number;
+    }[];
 }
 export declare const wasCut: (result: ToolResult) => boolean;
 export declare class ToolTally {
     private calls;
     private failed;
     private cut;
+    /** This process's counts of tools that returned nothing, when the tally began (its own are the difference). */
+    private readonly nothingBefore;
     private readonly failures;
     /**
      * Counts the tool calls of one episode's events; `kept`: an episode journaled before (`record --resume`),

@@ -47,6 +47,7 @@ export declare const isDefinedTool: (tool: unknown) => boolean;
 export declare const TRUNCATION_MARKER = "\u2026[truncated]";
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
 export declare const toolThrownFrom: (tool: string, message: string) => string | undefined;
+export declare const returnedNothingCounts: () => ReadonlyMap<string, number>;
 /**
  * What a call whose `execute` threw `cause` returns (and the journal keeps): an error failure with the thrown
  * value's message, cut to `maxResultChars`, and its `_tag` when it has one. exploreEnv gives the same for a
