@@ -142,10 +142,14 @@ const otherSeed = async (file: string, seed: string, index: number): Promise<str
 /**
  * A new recording into a folder that holds other journals (other seeds' recordings: their names differ):
  * journals of another environment are refused, since replay, sft --data and inspect read a folder as one
- * set of episodes; journals of this environment are added to, and said (`quiet` aside). `ownSeeds`: how
- * many journals here are this seed's (past --episodes, left as they are).
+ * set of episodes; journals of this environment's other episodes (another --seed) stay beside the new ones,
+ * and that is said (`quiet` aside). `journaled`: this seed's journals there (past --episodes, left as they are).
  */
-const refuseOtherEnvironment = async (options: RecordOptions, ownSeeds: number): Promise<void> => {
+const refuseOtherEnvironment = async (
+  options: RecordOptions,
+  journal: JsonlJournal,
+  journaled: readonly { id: string }[],
+): Promise<void> => {
   const others = readdirSync(options.out)
     .filter((name) => name.endsWith(".jsonl"))
     .sort();
@@ -169,10 +173,14 @@ const refuseOtherEnvironment = async (options: RecordOptions, ownSeeds: number):
         `--out ${options.out} holds journals of environment "${foreign[0]}" (${foreign[1]}), not ${options.env.id}: ` +
         "replay, sft --data and inspect read a folder as one set of episodes, so nothing was recorded; record into a folder of its own",
     });
-  const otherSeeds = others.length - ownSeeds;
-  if (!options.quiet && otherSeeds > 0)
+  if (options.quiet) return;
+  const ours = new Set(journaled.map(({ id }) => basename(journal.fileOf(id))));
+  const foreignSeeds = others.filter((name) => !ours.has(name));
+  if (foreignSeeds.length > 0)
     process.stderr.write(
-      `note: --out ${options.out} already holds ${otherSeeds} journal${otherSeeds === 1 ? "" : "s"} of ${options.env.id} recorded with another --seed; the new episodes are added beside them, and replay, sft --data and inspect read them all\n`,
+      `note: --out ${options.out} already holds ${foreignSeeds.length} journal${foreignSeeds.length === 1 ? "" : "s"} of other episodes ` +
+        `(${foreignSeeds.slice(0, 3).join(", ")}${foreignSeeds.length > 3 ? ", ..." : ""}); they stay, beside these ${options.episodes} ` +
+        "(replay, inspect and sft --data read all of a folder's journals; another --out keeps recordings apart)\n",
     );
 };
 
@@ -432,7 +440,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
           )}${taken.length > 3 ? ", ..." : ""}${await otherSeed(journal.fileOf(taken[0].id), options.seed, taken[0].index)}); nothing was recorded: record into a new ` +
         `folder, or use another --seed (episode i of seed ${options.seed} is ${episodeIdOf(`${options.seed}:`)}i); --resume records the rest of a stopped recording`,
     });
-  if (!options.resume && existed) await refuseOtherEnvironment(options, journaled.length);
+  if (!options.resume && existed) await refuseOtherEnvironment(options, journal, journaled);
   // Stopped before any episode ended (the default --durability episode writes a journal when its episode
   // ends): the folder is there, empty but for a lock, and the recording starts from the beginning.
   const startsOver = options.resume && taken.length === 0 && existed && holdsNothingButLock(options.out);

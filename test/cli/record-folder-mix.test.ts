@@ -48,7 +48,8 @@ describe("record into a folder holding other seeds' journals", () => {
     const added = await withStderr(() => recordInto(out, "lookup", "2"));
     expect(added.result).toBeUndefined();
     expect(added.written.join("")).toContain(
-      `note: --out ${out} already holds 2 journals of lookup recorded with another --seed; the new episodes are added beside them`,
+      `note: --out ${out} already holds 2 journals of other episodes (ep-1-0.jsonl, ep-1-1.jsonl); they stay, beside these 2 ` +
+        "(replay, inspect and sft --data read all of a folder's journals; another --out keeps recordings apart)",
     );
     expect(
       readdirSync(out)
