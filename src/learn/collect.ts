@@ -8,6 +8,7 @@ import { lastValueFrom, tap, toArray } from "rxjs";
 import type { Durability, Journal } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { MemoryJournal } from "../journal/memory.ts";
+import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -36,7 +37,28 @@ export interface CollectOptions<Task extends Json = Json> {
   readonly verify?: boolean;
   /** Called as each episode ends (progress display). */
   readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
+  /**
+   * Stops the batch (your own loop's Ctrl-C, a deadline): no further episode starts, the running ones end at once,
+   * journaled as `aborted: stopped: REASON`, and collect returns the episodes that started (fewer than
+   * `episodes`: check `signal.aborted` before training on them), each read back and verified like the others.
+   */
+  readonly signal?: AbortSignal;
 }
+
+/** Every option collect reads (any other is a misspelling, refused by name). */
+const COLLECT_OPTIONS = allKeys<CollectOptions>()([
+  "env",
+  "policy",
+  "seed",
+  "episodes",
+  "groupSize",
+  "dir",
+  "durability",
+  "concurrency",
+  "verify",
+  "onEpisode",
+  "signal",
+]);
 
 /** One collected episode: its record, and its events as read back and verified. */
 export interface Collected<Task extends Json = Json> {
@@ -57,6 +79,7 @@ export const collect: {
   /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
   (options: CollectOptions): Promise<Collected[]>;
 } = async <Task extends Json>(options: CollectOptions<Task>): Promise<Collected<Task>[]> => {
+  checkKnownKeys("collect", options, COLLECT_OPTIONS);
   const journal: Journal = options.dir
     ? new JsonlJournal(options.dir, options.durability ?? "episode")
     : new MemoryJournal();
@@ -69,6 +92,7 @@ export const collect: {
     episodes: options.episodes,
     groupSize: options.groupSize,
     concurrency: options.concurrency ?? options.episodes,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   const records = (
     await lastValueFrom(

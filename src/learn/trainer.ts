@@ -23,7 +23,7 @@ import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsTex
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError, writingFileAsync } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
-import type { WordTokenizer } from "../kernel/tokenizer.ts";
+import type { Tokenizer, WordTokenizer } from "../kernel/tokenizer.ts";
 import {
   type BackendChoice,
   type BackendName,
@@ -258,7 +258,7 @@ export const readRunConfig = (out: string): TrainConfig | undefined => {
 export const policyFromModel = (
   env: EnvDefinition,
   model: Gpt,
-  tokenizer: WordTokenizer,
+  tokenizer: Tokenizer,
   config: TrainConfig,
   greedy = false,
   version = 0,

@@ -59,7 +59,7 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
       "own-loop",
     );
     const config = { ...DEFAULT_TRAIN_CONFIG, maxNewTokens: 8, temperature: 1 };
-    const policy = policyFromModel(lookupEnv, model, lookupEnv.tokenizer as never, config);
+    const policy = policyFromModel(lookupEnv, model, lookupEnv.tokenizer, config);
     const batch = await collect({ env: lookupEnv, policy, seed: "own", episodes: 8, groupSize: 4 });
     expect(batch).toHaveLength(8);
     const sequences = batch.flatMap(({ events }) => fitToContext(episodeToSequence(events), 96, 8) ?? []);

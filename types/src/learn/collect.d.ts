@@ -29,6 +29,12 @@ export interface CollectOptions<Task extends Json = Json> {
     readonly verify?: boolean;
     /** Called as each episode ends (progress display). */
     readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
+    /**
+     * Stops the batch (your own loop's Ctrl-C, a deadline): no further episode starts, the running ones end at once,
+     * journaled as `aborted: stopped: REASON`, and collect returns the episodes that started (fewer than
+     * `episodes`: check `signal.aborted` before training on them), each read back and verified like the others.
+     */
+    readonly signal?: AbortSignal;
 }
 /** One collected episode: its record, and its events as read back and verified. */
 export interface Collected<Task extends Json = Json> {

@@ -14,7 +14,7 @@
  */
 import type * as tf from "@tensorflow/tfjs-core";
 import type { Json } from "effect/Schema";
-import type { WordTokenizer } from "../kernel/tokenizer.ts";
+import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { type BackendChoice, type BackendName } from "../policy/backend.ts";
 import { type LatestCheckpoint } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig } from "../policy/gpt.ts";
@@ -150,7 +150,7 @@ export declare const readRunConfig: (out: string) => TrainConfig | undefined;
  * A TransformerPolicy of `model` that samples as the config says (temperature, topP, maxNewTokens, constrained);
  * greedy for evaluation.
  */
-export declare const policyFromModel: (env: EnvDefinition, model: Gpt, tokenizer: WordTokenizer, config: TrainConfig, greedy?: boolean, version?: number) => TransformerPolicy;
+export declare const policyFromModel: (env: EnvDefinition, model: Gpt, tokenizer: Tokenizer, config: TrainConfig, greedy?: boolean, version?: number) => TransformerPolicy;
 /**
  * A resume of a folder with no config.json: fine when empty (a run killed at its start), not when it does
  * not exist (a misspelt folder would start a whole new run) or holds other files. `flag` names the option.
