@@ -17,7 +17,7 @@ import {
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, shownValue, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -234,11 +234,15 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
 /** Checks a policy's answer before it enters the journal: a broken policy aborts the episode, readably. */
 const invalidAction = (action: PolicyAction, tokenizer: Tokenizer): string | undefined => {
   const vocabulary = tokenizer.size;
-  if (!action || !Array.isArray(action.tokens)) return "no token ids";
+  if (typeof action !== "object" || action === null)
+    return `the action is ${shownValue(action)}, not { tokens, text, logprobs, version }`;
+  if (!Array.isArray(action.tokens)) return "no token ids";
   if (typeof action.text !== "string") return "text is not a string";
   if (!action.tokens.every((t) => Number.isInteger(t) && t >= 0 && t < vocabulary))
     return `token ids must be integers in [0, ${vocabulary})`;
-  if (!Array.isArray(action.logprobs) || action.logprobs.length !== action.tokens.length)
+  if (!Array.isArray(action.logprobs))
+    return `logprobs is ${shownValue(action.logprobs)}, not an array (one per token; 0 for each where none are known)`;
+  if (action.logprobs.length !== action.tokens.length)
     return `${action.logprobs?.length} logprobs for ${action.tokens.length} tokens`;
   if (!action.logprobs.every((l) => Number.isFinite(l) && l <= 1e-6)) return "logprobs must be finite and <= 0";
   if (!Number.isInteger(action.version) || action.version < 0)

@@ -103,7 +103,11 @@ export class PolicyActor {
   /** One `act` call for these rows: resolves them all, or returns what it threw (rejecting none). */
   private async answer(rows: readonly Pending[]): Promise<{ cause: unknown } | undefined> {
     try {
-      const actions = await this.policy.act(rows.map((p) => p.request));
+      const actions: unknown = await this.policy.act(rows.map((p) => p.request));
+      if (!Array.isArray(actions))
+        throw new Error(
+          `policy ${this.policy.id}'s act() resolved to ${shownValue(actions)}, not an array of actions (one per request, in order)`,
+        );
       if (actions.length !== rows.length)
         throw new Error(`policy ${this.policy.id} answered ${actions.length} rows for a batch of ${rows.length}`);
       rows.forEach((p, i) => {

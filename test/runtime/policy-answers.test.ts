@@ -1,0 +1,34 @@
+/**
+ * A policy of one's own that answers in the wrong shape (act() resolving to nothing, a row that is not an action,
+ * an action without logprobs) aborts only its episode, with a reason that says what was wrong, not a TypeError
+ * from inside the runtime.
+ */
+import { expect, it } from "vitest";
+import weather from "../../actors/weather/env.ts";
+import * as r1 from "../../src/index.ts";
+
+const expert = weather.policies!.expert();
+const reasonOf = async (act: r1.Policy["act"]) => {
+  const episode = await r1.runEpisode({
+    env: weather,
+    policy: new r1.PolicyActor({ ...expert, act }),
+    journal: new r1.MemoryJournal(),
+    seed: "shape",
+  });
+  expect(episode.turns).toBe(0);
+  return episode.reason;
+};
+
+it("says what a policy's answer was when it is not an array of actions, or an action is not one", async () => {
+  expect(await reasonOf(async () => undefined as never)).toBe(
+    "aborted: policy weather-expert failed: policy weather-expert's act() resolved to undefined, not an array of actions (one per request, in order)",
+  );
+  expect(await reasonOf(async (requests) => requests.map(() => null as never))).toBe(
+    "aborted: policy weather-expert returned an invalid action: the action is null, not { tokens, text, logprobs, version }",
+  );
+  expect(
+    await reasonOf(async (requests) => (await expert.act(requests)).map(({ logprobs: _, ...rest }) => rest as never)),
+  ).toBe(
+    "aborted: policy weather-expert returned an invalid action: logprobs is undefined, not an array (one per token; 0 for each where none are known)",
+  );
+});
