@@ -34,7 +34,7 @@ import { type EpisodeEvent, EVENT_FORMAT_VERSION, GENESIS } from "../kernel/even
 import { makeFolders } from "../kernel/folders.ts";
 import { DURABILITIES, type Durability, type EpisodeWriter, type Journal } from "./journal.ts";
 import { assertEpisodeId } from "./stamp.ts";
-import { StreamValidator } from "./validate.ts";
+import { StreamValidator, validatedEvents } from "./validate.ts";
 
 const BUFFER_LIMIT = 64 * 1024;
 export const JOURNAL_SUFFIX = ".jsonl";
@@ -381,7 +381,7 @@ export async function* streamJournalFile(file: string): AsyncGenerator<EpisodeEv
 export const readJournalFile = async (file: string): Promise<EpisodeEvent[]> => {
   const events: EpisodeEvent[] = [];
   for await (const event of streamJournalFile(file)) events.push(event);
-  return events;
+  return validatedEvents(events);
 };
 
 /** Journal files under a path: the file itself, or every *.jsonl in a folder (and its subfolders with recursive: true), sorted. */

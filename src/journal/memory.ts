@@ -3,7 +3,7 @@ import { JournalConflictError, JournalError, JournalExistsError } from "../kerne
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { EpisodeWriter, Journal } from "./journal.ts";
 import { assertEpisodeId } from "./stamp.ts";
-import { StreamValidator } from "./validate.ts";
+import { StreamValidator, validatedEvents } from "./validate.ts";
 
 /**
  * A Journal held in memory (location "memory"); read returns copies, so later changes to them do not reach the
@@ -36,7 +36,7 @@ export class MemoryJournal implements Journal {
     if (!events) throw new JournalError({ problem: "unreadable", file, line: 0, detail: "no such episode" });
     if (events.length === 0) throw new JournalError({ problem: "empty", file, line: 0, detail: "no events" });
     const validator = new StreamValidator(file);
-    return events.map((event) => validator.acceptValue(structuredClone(event)));
+    return validatedEvents(events.map((event) => validator.acceptValue(structuredClone(event))));
   }
 
   async episodes(): Promise<string[]> {

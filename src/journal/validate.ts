@@ -5,7 +5,7 @@
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import { hashEvent } from "../kernel/canonical.ts";
-import { JournalError, type JournalProblem } from "../kernel/errors.ts";
+import { JournalError, type JournalProblem, shownValue } from "../kernel/errors.ts";
 import {
   type EpisodeEvent,
   EpisodeEvent as EpisodeEventSchema,
@@ -55,6 +55,53 @@ const nestsDeeperThan = (value: unknown, limit: number): boolean => {
       }
   }
   return false;
+};
+
+/** Event arrays a reader validated (readJournalFile, a journal's read): replay and the learner take them as they are. */
+const validatedStreams = new WeakSet<readonly unknown[]>();
+
+/** Marks `events` as validated by a reader (every line checked), and returns it. */
+export const validatedEvents = <T extends readonly EpisodeEvent[]>(events: T): T => {
+  validatedStreams.add(events);
+  return events;
+};
+
+/**
+ * Checks events that no reader validated (a file parsed by hand with JSON.parse, events built in code) against the
+ * event schema, before replay or the learner reads them: a field of the wrong type (`"value": "0.1"`) was read as a
+ * divergence with a hint of impure code, or summed into a return as text ("NaN01"). Names the event by its index.
+ */
+export const checkGivenEvents = (events: readonly unknown[], fn: string): void => {
+  if (!Array.isArray(events)) throw new TypeError(`${fn}: the events must be an array, got ${shownValue(events)}`);
+  if (validatedStreams.has(events)) return;
+  events.forEach((raw, index) => {
+    const decoded = decodeEvent(raw);
+    if (Result.isFailure(decoded))
+      throw new JournalError({
+        problem: "schema",
+        file: `${fn}'s event ${index}`,
+        line: 0,
+        seq: seqOf(raw),
+        detail: `${String(decoded.failure.message ?? decoded.failure).replace(/\s*\n\s*/g, " ")} (read a journal with readJournalFile or a Journal's read, which check every line)`,
+      });
+    if (index === 0 && decoded.success.type !== "episode.started")
+      throw new JournalError({
+        problem: "order",
+        file: `${fn}'s event 0`,
+        line: 0,
+        seq: decoded.success.seq,
+        detail: `no episode.started first: found ${decoded.success.type}`,
+      });
+    if (decoded.success.seq !== index)
+      throw new JournalError({
+        problem: "sequence",
+        file: `${fn}'s event ${index}`,
+        line: 0,
+        seq: decoded.success.seq,
+        detail: `seq ${decoded.success.seq} where seq ${index} belongs: an event is missing, repeated or out of order`,
+      });
+  });
+  validatedStreams.add(events);
 };
 
 export class StreamValidator {

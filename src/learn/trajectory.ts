@@ -12,6 +12,7 @@
  * cannot be placed: it is dropped and counted in `droppedRewards`.
  */
 import * as Data from "effect/Data";
+import { checkGivenEvents } from "../journal/validate.ts";
 import { hashValue } from "../kernel/canonical.ts";
 import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
 
@@ -204,6 +205,7 @@ const checkLength = (sequence: Sequence, maxTokens: number | undefined, what: st
 
 /** One sequence per episode: prompt, actions and observations, in journal order. */
 export const episodeToSequence = (events: readonly EpisodeEvent[], options: TrajectoryOptions = {}): Sequence => {
+  checkGivenEvents(events, "episodeToSequence");
   const sequence = buildAppend(events, options);
   checkLength(sequence, options.maxTokens, `episode ${sequence.episode}`);
   return sequence;

@@ -9,6 +9,7 @@
  */
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, type EventObject, initialTransition, transition } from "xstate";
+import { checkGivenEvents } from "../journal/validate.ts";
 import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvMismatchError, messageOf, NonDeterminismError } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
@@ -144,6 +145,7 @@ export const replayEpisode = (
   options: ReplayOptions = {},
 ): ReplayResult => {
   checkKnownKeys("replayEpisode", options, REPLAY_OPTIONS);
+  checkGivenEvents(recorded, "replayEpisode");
   const verify = options.verify ?? true;
   const started = recorded[0];
   const episode = started?.episode ?? "(empty)";

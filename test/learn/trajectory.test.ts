@@ -66,7 +66,9 @@ const journal = (spec: EpisodeSpec): EpisodeEvent[] => {
     turns: spec.turns.length,
     metrics: spec.metrics ?? { em: 1 },
   });
-  return bodies.map((body, seq) => ({ ...body, v: 1, episode, seq, prev: `p${seq}` }) as EpisodeEvent);
+  return bodies.map(
+    (body, seq) => ({ ...body, v: 1, episode, seq, prev: `p${seq}`, digest: `d${seq}` }) as EpisodeEvent,
+  );
 };
 
 /** Prompt 10 11, action 20 21 22, observation 30 31, action 40 41, observation 50. */
@@ -119,15 +121,21 @@ describe("episodeToSequence (append layout)", () => {
 
   it("attaches a turn-0 reward written before any action to the first action", () => {
     const events = journal(twoTurns);
+    const { v, episode, prev, digest } = events[0];
     const early = {
-      ...events[0],
+      v,
+      episode,
+      prev,
+      digest,
       type: "reward.assigned",
       kind: "process",
       value: 2,
       turn: 0,
       reason: "early",
-    } as EpisodeEvent;
-    const s = episodeToSequence([events[0], events[1], early, ...events.slice(2)]);
+    };
+    const s = episodeToSequence(
+      [events[0], events[1], early, ...events.slice(2)].map((e, seq) => ({ ...e, seq }) as EpisodeEvent),
+    );
     expect(s.rewards[4]).toBe(2.5);
   });
 

@@ -8,6 +8,14 @@ import { type EpisodeEvent } from "../kernel/events.ts";
  * decoded as U+FFFD) written as escapes, cut at `max` characters. Binary junk is not echoed raw.
  */
 export declare const printable: (text: string, max?: number) => string;
+/** Marks `events` as validated by a reader (every line checked), and returns it. */
+export declare const validatedEvents: <T extends readonly EpisodeEvent[]>(events: T) => T;
+/**
+ * Checks events that no reader validated (a file parsed by hand with JSON.parse, events built in code) against the
+ * event schema, before replay or the learner reads them: a field of the wrong type (`"value": "0.1"`) was read as a
+ * divergence with a hint of impure code, or summed into a return as text ("NaN01"). Names the event by its index.
+ */
+export declare const checkGivenEvents: (events: readonly unknown[], fn: string) => void;
 export declare class StreamValidator {
     readonly file: string;
     private line;

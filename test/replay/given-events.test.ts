@@ -1,0 +1,47 @@
+/**
+ * Events a user hands to replayEpisode or episodeToSequence themselves (a journal parsed with JSON.parse, events
+ * built in code) are checked as a journal's reader checks them: a field of the wrong type, or a missing line, is
+ * named by its event, not replayed as a divergence blamed on impure code, nor summed into a return as text.
+ */
+import { expect, it } from "vitest";
+import weather from "../../actors/weather/env.ts";
+import * as r1 from "../../src/index.ts";
+import { episodeToSequence } from "../../src/learn/index.ts";
+
+const recorded = async () => {
+  const journal = new r1.MemoryJournal();
+  const episode = await r1.runEpisode({
+    env: weather,
+    policy: new r1.PolicyActor(weather.policies!.expert()),
+    journal,
+    seed: "given",
+  });
+  // What a user's own reader gets: plain JSON, read from the file line by line.
+  return JSON.parse(JSON.stringify(await journal.read(episode.episode))) as r1.EpisodeEvent[];
+};
+
+it("replays and trains on plain JSON events that are a whole, well-formed journal", async () => {
+  const events = await recorded();
+  expect(r1.replayEpisode(events, weather).reason).toBe("answered");
+  expect(episodeToSequence(events).totalReturn).toBeCloseTo(1.2);
+});
+
+it("names the event and field of a value of the wrong type (JSON from a file compiles as any type)", async () => {
+  const events = await recorded();
+  const at = events.findIndex((e) => e.type === "reward.assigned");
+  const edited = events.map((e, i) => (i === at ? ({ ...e, value: "0.1" } as never) : e));
+  const problem = new RegExp(`event ${at} \\(seq ${at}\\): schema: Expected number at \\["value"\\]`);
+  expect(() => r1.replayEpisode(edited, weather)).toThrow(problem);
+  expect(() => r1.replayEpisode(edited, weather)).toThrow(r1.JournalError);
+  // It was summed as text: a return of "0.1" + ... ("NaN01"), trained on as if it were a number.
+  expect(() => episodeToSequence(edited)).toThrow(problem);
+});
+
+it("says that an event is missing, rather than that the machine diverged", async () => {
+  const events = await recorded();
+  const dropped = events.filter((_, i) => i !== 4);
+  expect(() => r1.replayEpisode(dropped, weather)).toThrow(
+    "replayEpisode's event 4 (seq 5): sequence: seq 5 where seq 4 belongs: an event is missing, repeated or out of order",
+  );
+  expect(() => episodeToSequence(dropped)).toThrow(/episodeToSequence's event 4 \(seq 5\): sequence: /);
+});
