@@ -16,6 +16,7 @@ import {
 } from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
+import { validatedEvents } from "../journal/validate.ts";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, shownValue, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
@@ -311,7 +312,9 @@ export const runEpisode: {
     const tokenizer = policy.policy.tokenizer;
     const chain = new EpisodeChain(episode);
     const derivation = new EpisodeDerivation(env.id, tokenizer);
-    const events: EpisodeEvent[] = [];
+    // The runtime's own events (each built from the schema's types and stamped here): replay and the learner take
+    // them as they are, as they take a reader's (checkGivenEvents checks only events from elsewhere).
+    const events: EpisodeEvent[] = validatedEvents([]);
     let writer: EpisodeWriter | undefined;
     let delivered: Promise<void> = Promise.resolve();
     let journalFailure: unknown;
