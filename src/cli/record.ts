@@ -22,7 +22,7 @@ import { notAPolicy, PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout, taskSeedOf } from "../runtime/rollout.ts";
 import { ToolTally, type ToolTallySummary } from "../runtime/tool-tally.ts";
 import { progress } from "./progress.ts";
-import { exitCodeOf, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
+import { exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
 export interface RecordOptions {
   readonly env: EnvDefinition;
@@ -495,14 +495,16 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   let longest = 0;
   // Ctrl-C (or SIGTERM, SIGHUP): say what is on disk and how to go on (the same command would refuse the
   // episodes journaled already).
+  // The episodes in flight halt, journaled no further (so --resume records them again), and their tool calls
+  // are ended and waited for, briefly, before the exit (exitStopped).
   const interrupted = (signal: StopSignal) => {
     bar?.stop();
-    process.stderr.write(
+    exitStopped(
+      signal,
       `\n${interruptedBy(signal)}: ${done} of ${options.episodes} episodes ended and are journaled in ${options.out}; ` +
         `episodes in flight may have left torn journals (\`npx agent-r1 replay ${options.out} --repair\` cuts them back); ` +
         "the same command with --resume records the rest (it removes what was cut short and keeps what ended)\n",
     );
-    process.exit(exitCodeOf(signal));
   };
   onStop.handler = interrupted;
   try {

@@ -25,9 +25,10 @@ import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { createAgent } from "./agent.ts";
 import { EpisodeDerivation, misspelt, waitingForTools } from "./derive.ts";
 import { boundMicrosteps, type EnvDefinition, endlessEventMessage, envThrownFrom, locateGuardThrows } from "./env.ts";
+import { isHalted, onHalt, trackToolCall } from "./halt.ts";
 import type { PolicyAction, PolicyRequest } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
-import { isDefinedTool } from "./tool.ts";
+import { executionOf, isDefinedTool } from "./tool.ts";
 
 /** Options of runEpisode; `Task` is the environment's task type (its record's `task` has it). */
 export interface EpisodeOptions<Task extends Json = Json> {
@@ -150,8 +151,13 @@ export const successOutOfRangeNote = (out: SuccessOutOfRange, episodes: number):
   `(e.g. ${out.episode}: success ${out.success}), so the success shown is no rate: success is read as a rate, ` +
   "end(reason, { success }) with 1 for a success and 0 for a failure (a fraction between for partial success)";
 
-/** Records a tool call and returns its arguments as plain JSON. */
-type ToolCallRecorder = (child: AnyActorRef, tool: string, input: unknown, defined: boolean) => Json;
+/** Records a tool call; returns its arguments as plain JSON and what to call it ("search (call c3 of ep-7-0)"). */
+type ToolCallRecorder = (
+  child: AnyActorRef,
+  tool: string,
+  input: unknown,
+  defined: boolean,
+) => { readonly args: Json; readonly name: string };
 
 /**
  * Called when a tool actor stops running (done, failed or stopped); records a done call's result as it is
@@ -206,8 +212,14 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
         const defined = isDefinedTool(tool);
         const logic = fromPromise<ToolResult, unknown>(({ input, self, signal, system }) => {
           const running = episodeOfSystem.get(system);
-          const args = running ? running.record(self, name, input, defined) : (input as Json);
-          return tool.call(args, running ? AbortSignal.any([running.ending, signal]) : signal);
+          if (!running) return tool.call(input, signal);
+          const call = running.record(self, name, input, defined);
+          const callSignal = AbortSignal.any([running.ending, signal]);
+          const called = tool.call(call.args, callSignal);
+          // A halted episode's calls are waited for (halt.ts): a defineTool call's own work, which may
+          // outlive the call (it settles at once on its signal), or else the call.
+          trackToolCall(executionOf(callSignal) ?? called, call.name);
+          return called;
         });
         // The step that settles the call as done is the one that sends the result to the invoking actor
         // (Actor.update relays `xstate.done.actor.<id>` right after it, in the same call): the result is
@@ -323,6 +335,8 @@ export const runEpisode: {
 
     /** Stamps and appends; consumers see the event only after the append. Resolves once it is appended. */
     const record = (body: EventBody): Promise<void> => {
+      // Halted: nothing more is journaled (the journal stays cut short, as the process's exit leaves it).
+      if (halted) return Promise.resolve();
       if (journalFailure) {
         // The episode is already rejected with it (failJournal); callers that do not wait must not leave it unhandled.
         const refused = Promise.reject(journalFailure);
@@ -355,7 +369,7 @@ export const runEpisode: {
       journalFailure = cause;
       if (finished) return;
       finished = true;
-      options.signal?.removeEventListener("abort", onStop);
+      stopListening();
       endTools(() => new DOMException(`the episode stopped: its journal failed: ${messageOf(cause)}`, "AbortError"));
       envActor?.stop();
       agent.stop();
@@ -381,7 +395,7 @@ export const runEpisode: {
       if (!defined) undefinedToolCalled = true;
       const args = JSON.parse(JSON.stringify(input ?? null)) as Json;
       void record({ type: "tool.called", turn: derivation.turn, call, actor: child.id, tool, args });
-      return args;
+      return { args, name: `${tool} (call ${call} of ${episode})` };
     };
 
     /**
@@ -414,7 +428,7 @@ export const runEpisode: {
     const finish = async (abort?: string, thrownAt?: string) => {
       if (finished) return;
       finished = true;
-      options.signal?.removeEventListener("abort", onStop);
+      stopListening();
       try {
         const body = derivation.ended(abort?.toWellFormed());
         record(body);
@@ -444,6 +458,27 @@ export const runEpisode: {
 
     const abort = (reason: string) => void finish(reason);
     const onStop = () => abort(`stopped: ${messageOf(options.signal?.reason ?? "the signal aborted")}`);
+
+    /**
+     * The process halts (a stopped record, halt.ts): the episode stops where it is, journaling nothing more
+     * (no end: its journal stays cut short, to be recorded again by `record --resume`), its tool calls'
+     * signals abort, and it never settles (the process exits).
+     */
+    let halted = false;
+    const halt = (reason: string) => {
+      if (finished) return;
+      finished = true;
+      halted = true;
+      stopListening();
+      endTools(() => new DOMException(`the episode was halted: ${reason}`, "AbortError"));
+      envActor?.stop();
+      agent.stop();
+    };
+    const stopHalt = onHalt(halt);
+    const stopListening = () => {
+      stopHalt();
+      options.signal?.removeEventListener("abort", onStop);
+    };
     /** The event the machine is taking, and the state it took the last one to (for endlessEventMessage). */
     const taking = eventWatch();
     let settled: AnyMachineSnapshot | undefined;
@@ -543,6 +578,7 @@ export const runEpisode: {
 
     const start = async () => {
       writer = await journal.create(episode);
+      if (finished) return;
       await record({
         type: "episode.started",
         env: { id: env.id, version: env.version },
@@ -551,6 +587,7 @@ export const runEpisode: {
         policy: { id: policy.policy.id, version: policy.policy.version },
         tokenizer: tokenizer.id,
       });
+      if (finished) return;
       agent.start();
       envActor = createActor(recordingMachineFor(env), { input: { task, seed }, inspect: taking.inspect });
       episodeOfSystem.set(envActor.system, { record: toolCalled, returned: toolReturned, ending: ending.signal });
@@ -563,5 +600,10 @@ export const runEpisode: {
       if (options.signal?.aborted) onStop();
       else options.signal?.addEventListener("abort", onStop, { once: true });
     };
-    start().catch(rejectEpisode);
+    // Halted before it started: it never runs (nor settles: the process exits).
+    if (isHalted()) return stopHalt();
+    start().catch((cause) => {
+      stopListening();
+      rejectEpisode(cause);
+    });
   });

@@ -17,6 +17,7 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { EnvDefinition } from "./env.ts";
 import { checkEpisodeParts, type EpisodeRecord, runEpisode } from "./episode.ts";
+import { isHalted } from "./halt.ts";
 import type { PolicyActor } from "./policy-actor.ts";
 
 /** Options of rollout; `Task` is the environment's task type (its records' `task` has it). */
@@ -166,7 +167,8 @@ export const rollout: {
   const end = start + options.episodes;
   let next = start;
   const claim = (): number | undefined => {
-    if (options.signal?.aborted) return undefined;
+    // A halted process (a stopped record: halt.ts) starts none either.
+    if (options.signal?.aborted || isHalted()) return undefined;
     while (next < end && options.skip?.(next)) next += 1;
     return next < end ? next++ : undefined;
   };

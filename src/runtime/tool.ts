@@ -56,6 +56,15 @@ const definedTools = new WeakSet<object>();
 export const isDefinedTool = (tool: unknown): boolean =>
   typeof tool === "object" && tool !== null && definedTools.has(tool);
 
+/**
+ * The work of a defineTool call (its `execute`), by the signal the call was given: a call settles early on a
+ * timeout or its signal, while the work may go on to its finalizers. A halted episode waits for it (halt.ts).
+ */
+const executions = new WeakMap<AbortSignal, Promise<unknown>>();
+
+/** The work of the defineTool call given `signal`, once it started (undefined for other tools' calls). */
+export const executionOf = (signal: AbortSignal): Promise<unknown> | undefined => executions.get(signal);
+
 /** Appended where a result or error message was cut to `maxResultChars`. */
 export const TRUNCATION_MARKER = "…[truncated]";
 
@@ -280,6 +289,7 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
           return result;
         }
       })();
+      if (outer) executions.set(outer, ran);
       try {
         return await Promise.race([ran, stopped]);
       } finally {

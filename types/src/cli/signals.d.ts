@@ -13,3 +13,13 @@ export declare const exitCodeOf: (signal: StopSignal) => number;
 export declare const interruptedBy: (signal: StopSignal) => string;
 /** Calls `handler` on each stop signal (every time one comes) until the returned removal is called. */
 export declare const onStopSignals: (handler: (signal: StopSignal) => void) => (() => void);
+/** How long a stopped command waits for the tool calls it ended to settle (their finalizers to run) before it exits. */
+export declare const TOOL_SETTLE_MS = 3000;
+/**
+ * A stop's exit (record's once its episodes run, eval's): says `message`, halts the episodes running (nothing
+ * more is journaled: src/runtime/halt.ts), aborts their tool calls' signals and waits up to TOOL_SETTLE_MS for
+ * those calls to settle, so that their finalizers run (a temporary file removed, a lock released), saying
+ * which did not; then exits 128 + the signal's number. With no call in flight it exits at once; another stop
+ * signal during the wait exits at once too.
+ */
+export declare const exitStopped: (signal: StopSignal, message: string) => void;

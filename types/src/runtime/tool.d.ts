@@ -43,6 +43,8 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
  * signal of the call's own) and stops listening to it once the call has settled.
  */
 export declare const isDefinedTool: (tool: unknown) => boolean;
+/** The work of the defineTool call given `signal`, once it started (undefined for other tools' calls). */
+export declare const executionOf: (signal: AbortSignal) => Promise<unknown> | undefined;
 /** Appended where a result or error message was cut to `maxResultChars`. */
 export declare const TRUNCATION_MARKER = "\u2026[truncated]";
 /** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
