@@ -60,7 +60,7 @@ import {
   runEnvSpec,
   runStartedIn,
 } from "./registry.ts";
-import { exitCodeOf, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
+import { exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
 /** What the user may say about a fresh model's shape on the command line. */
 export interface ModelOverrides {
@@ -653,8 +653,8 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
 export const exitOnInterrupt = (say: string): (() => void) =>
   onStopSignals((signal) => {
     stopAllBars();
-    process.stderr.write(`\n${interruptedBy(signal)}: ${say}\n`);
-    process.exit(exitCodeOf(signal));
+    // Episodes running (eval's) halt, and their tool calls are ended and waited for, briefly (exitStopped).
+    exitStopped(signal, `\n${interruptedBy(signal)}: ${say}\n`);
   });
 
 /** eval on Ctrl-C (it exited 130 saying nothing): it writes nothing but its summary, so nothing is kept. */

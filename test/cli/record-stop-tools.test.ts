@@ -4,11 +4,12 @@
  * temporary file, a lock) stayed. Now the episodes in flight halt, journaled no further (cut short, as
  * before, for --resume), their calls' signals abort, and record waits for them, at most a few seconds,
  * before it exits as before. The fixture's tool makes a marker file when it acquires its resource and
- * removes it on release, by an Effect.acquireUseRelease and by a plain `finally`.
+ * removes it on release, by an Effect.acquireUseRelease and by a plain `finally`. eval's stop (and start's,
+ * outside training) does the same.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { policyFor, record } from "../../src/cli/record.ts";
 import { TOOL_SETTLE_MS } from "../../src/cli/signals.ts";
@@ -141,5 +142,34 @@ describe("record stopped with tool calls in flight", () => {
     expect(Object.keys(journalsOf(out))).toEqual(["ep-0-0.jsonl", "ep-0-1.jsonl"]);
     await resumed(out, "episode");
     expect(journalsOf(out)).toEqual(unbroken);
+  }, 30_000);
+});
+
+describe("eval stopped with tool calls in flight", () => {
+  it("SIGINT ends the calls of the episodes it evaluates, then says its message and exits 130", async () => {
+    const folder = tempDir("agent-r1-stop-tools-eval-");
+    // What eval runs, with the fixture's scripted policy for a checkpoint's (eval needs one trained on it).
+    const script = join(folder, "eval.mts");
+    const at = (path: string) => JSON.stringify(resolve(path));
+    writeFileSync(
+      script,
+      `import { exitOnInterrupt } from ${at("src/cli/learn-commands.ts")};
+import { evaluate } from ${at("src/learn/evaluate.ts")};
+import env from ${at(ENV)};
+exitOnInterrupt("eval stopped before its summary");
+await evaluate(env, env.policies.expert(), { episodes: 4, seed: "held" });
+`,
+    );
+    const child = spawn(process.execPath, ["--import", "tsx", script], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, AGENT_R1_TEST_MARKERS: folder, AGENT_R1_TEST_HANG_FROM: "0" },
+    });
+    const exited = exitOf(child);
+    while (held(folder).length < 2) await new Promise((r) => setTimeout(r, 20));
+    child.kill("SIGINT");
+    const { code, stderr } = await exited;
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain("interrupted: eval stopped before its summary\n");
+    expect(held(folder)).toEqual([]);
   }, 30_000);
 });
