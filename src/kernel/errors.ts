@@ -105,14 +105,17 @@ export class EnvMismatchError extends Data.TaggedError("EnvMismatchError")<{
   readonly recorded: string;
   /** The id of the environment it was replayed with. */
   readonly given: string;
+  /** Whether the replay was verifying: one that was not (a re-reward) needs no advice to turn verify off. */
+  readonly verify?: boolean;
 }> {
   override get message(): string {
     const place = this.file ? `${this.file} ` : "";
+    const variant = `a variant of ${this.recorded} that keeps the id ${JSON.stringify(this.recorded)} (the same machine with other rewards, built by a factory, say)`;
     return (
       `${place}episode ${this.episode} was recorded with environment ${this.recorded}, not ${this.given}: ` +
-      `a journal replays only with an environment of the id that recorded it; to re-reward it, replay it with ` +
-      `{ verify: false } and a variant of ${this.recorded} that keeps the id ${JSON.stringify(this.recorded)} ` +
-      "(the same machine with other rewards, built by a factory, say)"
+      (this.verify === false
+        ? `a journal replays only with an environment of the id that recorded it, verifying or not; to re-reward it, replay it with ${variant}`
+        : `a journal replays only with an environment of the id that recorded it; to re-reward it, replay it with { verify: false } and ${variant}`)
     );
   }
 }

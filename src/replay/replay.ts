@@ -165,7 +165,7 @@ export const replayEpisode = (
   if (started?.type !== "episode.started") return refuse(0, "episode.started", "no episode.started first");
   // Another environment's journal: refused with or without verify (re-reward keeps the id).
   if (started.env.id !== env.id)
-    throw new EnvMismatchError({ episode, file: options.file, recorded: started.env.id, given: env.id });
+    throw new EnvMismatchError({ episode, file: options.file, recorded: started.env.id, given: env.id, verify });
   if (verify && started.env.version !== env.version)
     refuse(
       0,

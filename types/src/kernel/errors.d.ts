@@ -82,6 +82,8 @@ export declare class EnvMismatchError extends EnvMismatchError_base<{
     readonly recorded: string;
     /** The id of the environment it was replayed with. */
     readonly given: string;
+    /** Whether the replay was verifying: one that was not (a re-reward) needs no advice to turn verify off. */
+    readonly verify?: boolean;
 }> {
     get message(): string;
 }
