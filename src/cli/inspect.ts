@@ -12,6 +12,7 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { findJournals } from "../observe/journals.ts";
 import { isViewerPage, readEpisodeFile } from "../observe/viewer.ts";
+import { endsInEnvError, envErrorThrownAt } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { wasCut } from "../runtime/tool-tally.ts";
 import { FILES_WORTH_A_BAR, progress } from "./progress.ts";
@@ -35,7 +36,11 @@ const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 /** A reward or a return as people write it: -0.3, not -0.30000000000000004 (6 significant digits). */
 const num = (x: number) => String(Number(x.toPrecision(6)));
 
-export const timeline = (events: readonly EpisodeEvent[]): string[] => {
+/**
+ * An episode's events as timeline lines. `thrownAt`: where the environment's code threw, for an episode that ended
+ * in an environment error (the journal keeps the message only; `thrownAtFinder` finds the line by replaying).
+ */
+export const timeline = (events: readonly EpisodeEvent[], thrownAt?: string): string[] => {
   const lines: string[] = [];
   const toolOf = new Map<string, string>();
   for (const e of events) {
@@ -78,7 +83,7 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
         break;
       case "episode.ended":
         lines.push(
-          `${at}ended: ${e.reason}; return ${num(e.return)}, ${count(e.turns, "turn")}${
+          `${at}ended: ${e.reason}${thrownAt ? ` (thrown at ${thrownAt})` : ""}; return ${num(e.return)}, ${count(e.turns, "turn")}${
             Object.keys(e.metrics).length ? `, ${JSON.stringify(e.metrics)}` : ""
           }`,
         );
@@ -88,16 +93,49 @@ export const timeline = (events: readonly EpisodeEvent[]): string[] => {
   return lines.map(terminalSafe);
 };
 
+/** An environment by id, when it is known here (built in, or `extra`); else none. */
+const knownEnv =
+  (extra?: EnvDefinition) =>
+  (envId: string): EnvDefinition | undefined => {
+    try {
+      return envResolver(extra)(envId);
+    } catch {
+      return undefined;
+    }
+  };
+
+/**
+ * Where the environment's code threw in an episode that ended in an environment error, when its environment is
+ * known here (built in, or `extra`): the episode is replayed to throw it again (envErrorThrownAt). For inspect's
+ * views, which read journals that keep the message only.
+ */
+export const thrownAtFinder =
+  (extra?: EnvDefinition) =>
+  (events: readonly EpisodeEvent[]): string | undefined => {
+    const started = events[0];
+    const env = started?.type === "episode.started" ? knownEnv(extra)(started.env.id) : undefined;
+    return env && envErrorThrownAt(events, env);
+  };
+
 /**
  * Journals of a file, a folder of journals, or a run folder (the journals under its episodes folder).
- * `warn`: where journals that hold the same episode (a copied file) are said, as replay says them.
+ * `warn`: where journals that hold the same episode (a copied file) are said, as replay says them. `env`: loads
+ * an environment that is not built in (--env's, a run's), to name the line an environment error was thrown at
+ * (thrownAtFinder); called once, and only when a shown episode ended in an environment error.
  */
 export const inspectPath = async (
   path: string,
   write: (line: string) => void,
   maxEpisodes = Number.POSITIVE_INFINITY,
   warn: (line: string) => void = write,
+  env?: () => Promise<EnvDefinition | undefined>,
 ): Promise<number> => {
+  let finder: ((events: readonly EpisodeEvent[]) => string | undefined) | undefined;
+  const thrownAtOf = async (events: readonly EpisodeEvent[]) => {
+    if (!endsInEnvError(events.at(-1))) return undefined;
+    finder ??= thrownAtFinder(await env?.());
+    return finder(events);
+  };
   const files = await findJournals(path);
   if (files.length === 0) write(`no journals (.jsonl) in ${path}`);
   let damaged = 0;
@@ -114,7 +152,7 @@ export const inspectPath = async (
     }
     // A damaged journal (a run killed mid-write) shows its readable events and its problem; the rest go on.
     const { events, error, torn: tornTail } = await readEpisodeFile(file);
-    if (shown) for (const line of timeline(events)) write(line);
+    if (shown) for (const line of timeline(events, error ? undefined : await thrownAtOf(events))) write(line);
     // Read whole: a journal whose last digest an earlier one ends with holds the same episode.
     const copyOf = error ? undefined : copies.earlier(file, events.at(-1)?.digest);
     if (copyOf !== undefined)
@@ -156,12 +194,8 @@ export const inspectPath = async (
 export const tokenizerResolver =
   (extra?: EnvDefinition) =>
   (envId: string, tokenizerId: string): Tokenizer | undefined => {
-    try {
-      const tokenizer = envResolver(extra)(envId).tokenizer;
-      return tokenizer.id === tokenizerId ? tokenizer : undefined;
-    } catch {
-      return undefined;
-    }
+    const tokenizer = knownEnv(extra)(envId)?.tokenizer;
+    return tokenizer?.id === tokenizerId ? tokenizer : undefined;
   };
 
 /**
@@ -209,6 +243,7 @@ export const inspectHtml = async (
       return tokenizer;
     },
     maxEpisodes: options.maxEpisodes,
+    thrownAtOf: thrownAtFinder(options.env),
     charts: (dir) => metricCharts([dir], options.warn, { width: 300, height: 150 }),
     warn: options.warn,
     // Progress on stderr while many journals are read (a page of 200 of a big run, or --max-episodes more).

@@ -221,7 +221,8 @@ const buildProgram = (setExit: (code: number) => void): Command => {
             out(
               `ok ${verdict.file}: ${verdict.events} events` +
                 (verdict.return === undefined ? "" : `, return ${verdict.return.toFixed(3)}`) +
-                `, ${verdict.reason}`,
+                `, ${verdict.reason}` +
+                (verdict.thrownAt ? ` (thrown at ${verdict.thrownAt})` : ""),
             );
         } else if (verdict.unverified) {
           unverified += 1;
@@ -269,22 +270,18 @@ const buildProgram = (setExit: (code: number) => void): Command => {
     )
     .option(
       "--env <path>",
-      "with --html: a module defining the environment, to decode the tokens of environments not built in",
+      "a module defining the environment, for environments not built in: to name the line an environment error was thrown at (by replaying that episode), and with --html to decode tokens",
     )
     .action(async (path: string, opts) => {
       if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
-      if (opts.env && !opts.html) {
-        await loadEnv(opts.env); // a wrong path is still said
-        err(
-          "note: --env is used by --html (to decode tokens); the terminal view shows the journal's text and needs none",
-        );
-      }
       if ((await findJournals(path)).length === 0)
         throw new UsageError({
           detail: `no journals (.jsonl) in ${path}: give a journal, a folder of them, or a run folder (train --out)`,
         });
+      // Loaded whatever the view, so a wrong --env path is said.
+      const given = opts.env ? await loadEnv(opts.env) : undefined;
       if (opts.html) {
-        const env = opts.env ? await loadEnv(opts.env) : await runEnv(path, false);
+        const env = given ?? (await runEnv(path, false));
         const page = await inspectHtml(path, opts.html, {
           env,
           maxEpisodes: opts.maxEpisodes ?? INSPECT_PAGE_EPISODES,
@@ -297,8 +294,11 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         // Damage is shown on the page, and the exit status says so, as the terminal view's does.
         if (page.unreadable > 0) return setExit(1);
       } else {
-        // Damage is shown, and the exit status says so, as replay's does.
-        if ((await inspectPath(path, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES, err)) > 0) return setExit(1);
+        // Damage is shown, and the exit status says so, as replay's does. A run folder's own environment is loaded
+        // only for an episode that ended in an environment error (to name the line that threw).
+        const env = async () => given ?? (await runEnv(path, false));
+        if ((await inspectPath(path, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES, err, env)) > 0)
+          return setExit(1);
       }
       setExit(0);
     });

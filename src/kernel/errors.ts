@@ -226,9 +226,15 @@ export const isFrameworkFile = (file: string): boolean => file.startsWith(FRAMEW
 /**
  * Where a user's code threw: the first stack frame outside node_modules and the framework's src/
  * ("file:line:column", shown); none for an error the framework raised itself (its message says what).
+ * `calledFrom`: the framework file that ran the user's code synchronously (replay): its first frame and those
+ * under it are its callers', not where anything was thrown, so they are not looked at.
  */
-export const thrownFrom = (cause: unknown): string | undefined => {
-  const frame = stackFrames(cause).find((f) => isOwnFrame(f.file) && !isFrameworkFile(f.file));
+export const thrownFrom = (cause: unknown, calledFrom?: string): string | undefined => {
+  const frames = stackFrames(cause);
+  const callers = calledFrom === undefined ? -1 : frames.findIndex((f) => f.file === calledFrom);
+  const frame = (callers < 0 ? frames : frames.slice(0, callers)).find(
+    (f) => isOwnFrame(f.file) && !isFrameworkFile(f.file),
+  );
   return frame && `${shownPath(frame.file)}:${frame.line}:${frame.column}`;
 };
 
@@ -248,10 +254,10 @@ export class ThrowSites {
     if (this.causes.size > this.limit) this.causes.delete(this.causes.keys().next().value as string);
   }
 
-  /** file:line:column of the user's code that threw the error noted under `key`, if any. */
-  where(key: string): string | undefined {
+  /** file:line:column of the user's code that threw the error noted under `key`, if any (`calledFrom`: as thrownFrom's). */
+  where(key: string, calledFrom?: string): string | undefined {
     const cause = this.causes.get(key);
-    return cause === undefined ? undefined : thrownFrom(cause);
+    return cause === undefined ? undefined : thrownFrom(cause, calledFrom);
   }
 }
 

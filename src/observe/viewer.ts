@@ -36,6 +36,11 @@ export interface ViewerOptions {
   readonly maxEpisodes?: number;
   /** Most tokens drawn per event (default 1000). */
   readonly maxTokens?: number;
+  /**
+   * Where the environment's code threw, for an episode that ended in an environment error (journals keep the
+   * message only; the CLI finds the line by replaying the episode with its environment).
+   */
+  readonly thrownAtOf?: (events: readonly EpisodeEvent[]) => string | undefined;
   /** Metric charts for a run folder (inline SVG); the CLI passes `metricCharts` of ./plot.ts. */
   readonly charts?: (runDir: string) => Promise<readonly { readonly title: string; readonly svg: string }[]>;
   readonly warn?: (line: string) => void;
@@ -185,10 +190,11 @@ const episodeSummary = (events: readonly EpisodeEvent[]) => {
 export const episodeHtml = (
   episode: EpisodeFile,
   anchor: string,
-  options: Pick<ViewerOptions, "tokenizerFor" | "maxTokens"> & { readonly open?: boolean } = {},
+  options: Pick<ViewerOptions, "tokenizerFor" | "maxTokens" | "thrownAtOf"> & { readonly open?: boolean } = {},
 ): string => {
   const { events, error } = episode;
   const { started, ended } = episodeSummary(events);
+  const thrownAt = error ? undefined : options.thrownAtOf?.(events);
   const tokenizer = started ? options.tokenizerFor?.(started.env.id, started.tokenizer) : undefined;
   const max = options.maxTokens ?? 1000;
   const groups = new Map<number, Group>();
@@ -308,7 +314,9 @@ export const episodeHtml = (
           e,
           "end",
           "ended",
-          `${esc(e.reason)} · return <b>${esc(fmt(e.return))}</b> · ${e.turns} turn(s)${Object.entries(e.metrics)
+          `${esc(e.reason)}${thrownAt ? ` <span class="thrown">(thrown at <code>${esc(thrownAt)}</code>)</span>` : ""} · return <b>${esc(fmt(e.return))}</b> · ${e.turns} turn(s)${Object.entries(
+            e.metrics,
+          )
             .map(([k, v]) => ` · ${esc(k)} ${esc(fmt(v))}`)
             .join("")}`,
         );

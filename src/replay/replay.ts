@@ -7,6 +7,7 @@
  * seq, both versions and the usual cause. A journal of another environment id is refused, verifying or not,
  * with an EnvMismatchError (re-rewarding takes a variant of the environment that keeps its id).
  */
+import { fileURLToPath } from "node:url";
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, type EventObject, initialTransition, transition } from "xstate";
 import { checkGivenEvents } from "../journal/validate.ts";
@@ -16,7 +17,16 @@ import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { parseAction } from "../runtime/action-format.ts";
 import { ABORTED, EpisodeDerivation, misspelt, waitingForTools } from "../runtime/derive.ts";
-import { boundedMachineOf, type EnvDefinition, endlessEventMessage, legacyEnvErrorMessage } from "../runtime/env.ts";
+import {
+  boundedMachineOf,
+  type EnvDefinition,
+  endlessEventMessage,
+  envThrownFrom,
+  legacyEnvErrorMessage,
+} from "../runtime/env.ts";
+
+/** This file: replay runs the machine synchronously, so frames from its own on are its callers' (envThrownFrom). */
+const THIS_FILE = fileURLToPath(import.meta.url);
 
 /** Options of replayEpisode. */
 export interface ReplayOptions {
@@ -45,6 +55,12 @@ export interface ReplayResult {
   readonly turns: number;
   /** Whether observation tokens were checked (false when the record's tokenizer was not available). */
   readonly tokensVerified: boolean;
+  /**
+   * Where the environment's code threw ("file:line:column", as a live run's record says it), for an episode that
+   * ended in an environment error replay threw again. Found by the replay, not read from the journal: a journal
+   * keeps the message only (a line is not behaviour, and paths differ between machines).
+   */
+  readonly thrownAt?: string;
 }
 
 /**
@@ -243,6 +259,8 @@ export const replayEpisode = (
   /** The type of the event being taken, for an event that never settles (endlessEventMessage). */
   let taking: EventObject = { type: "xstate.init" };
   let ended = false;
+  /** Where the environment's code threw, when the episode ended so (ReplayResult.thrownAt). */
+  let thrownAt: string | undefined;
 
   type Action = { type: string; params?: unknown };
   const spawnsTool = (action: Action) =>
@@ -334,6 +352,7 @@ export const replayEpisode = (
           diverge(record.seq, canonicalJson(bodyOf(record)), canonicalJson(body));
         out.push(body);
         ended = true;
+        if (!(cause instanceof Unrecordable)) thrownAt = envThrownFrom(cause, THIS_FILE);
         return;
       }
       diverge(
@@ -450,5 +469,25 @@ export const replayEpisode = (
     reason: endedBody.type === "episode.ended" ? endedBody.reason : "",
     turns: derivation.actions,
     tokensVerified,
+    ...(thrownAt ? { thrownAt } : {}),
   };
+};
+
+/** Whether an event is the end of an episode the environment aborted (its code threw, or it broke the protocol). */
+export const endsInEnvError = (event: EpisodeEvent | undefined): boolean =>
+  event?.type === "episode.ended" && event.reason.startsWith(`${ABORTED}environment error: `);
+
+/**
+ * Where the environment's code threw ("file:line:column"), for a journal that ends in an environment error: the
+ * journal keeps the message, not the line, so the episode is replayed (verifying) against `env` to throw it again.
+ * Undefined for any other end, for an error the framework raised itself (its message says what), and for a journal
+ * that does not replay with `env` (another version, an impure environment): no line is better than a wrong one.
+ */
+export const envErrorThrownAt = (events: readonly EpisodeEvent[], env: EnvDefinition): string | undefined => {
+  if (!endsInEnvError(events.at(-1))) return undefined;
+  try {
+    return replayEpisode(events, env).thrownAt;
+  } catch {
+    return undefined;
+  }
 };

@@ -11,7 +11,7 @@ import { EnvMismatchError, JournalError, messageOf, NonDeterminismError, UsageEr
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { findJournals } from "../observe/journals.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { replayEpisode } from "./replay.ts";
+import { endsInEnvError, envErrorThrownAt, replayEpisode } from "./replay.ts";
 
 export interface FileVerdict {
   readonly file: string;
@@ -20,6 +20,11 @@ export interface FileVerdict {
   readonly episode?: string;
   readonly return?: number;
   readonly reason?: string;
+  /**
+   * Where the environment's code threw, for an episode that ended in an environment error and replays with its
+   * environment (verified, or, when only reading, an environment known here): the journal keeps the message only.
+   */
+  readonly thrownAt?: string;
   readonly repaired?: RepairReport;
   /** The digest of its last event, of a journal read whole. */
   readonly lastDigest?: string;
@@ -55,6 +60,27 @@ const skim = async (file: string) => {
   return { first: first!, last: last!, count };
 };
 
+/**
+ * Reading only: where the environment's code threw, for a journal that ended in an environment error of an
+ * environment known here (built in, or --env's). Only such journals are read whole and replayed; an unknown
+ * environment, or one the journal does not replay with, gives none (reading checks nothing more).
+ */
+const thrownAtIfKnown = async (
+  file: string,
+  first: EpisodeEvent,
+  last: EpisodeEvent,
+  options: VerifyOptions,
+): Promise<string | undefined> => {
+  if (first.type !== "episode.started" || !endsInEnvError(last)) return undefined;
+  let env: EnvDefinition;
+  try {
+    env = options.envOf(first.env.id);
+  } catch {
+    return undefined;
+  }
+  return envErrorThrownAt(await readJournalFile(file), env);
+};
+
 export const checkFile = async (file: string, options: VerifyOptions): Promise<FileVerdict> => {
   let repaired: RepairReport | undefined;
   try {
@@ -64,6 +90,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
     }
     if (!options.verify) {
       const { first, last, count } = await skim(file);
+      const thrownAt = await thrownAtIfKnown(file, first, last, options);
       return {
         file,
         ok: true,
@@ -72,6 +99,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
         repaired,
         lastDigest: last.digest,
         ...(last.type === "episode.ended" ? { return: last.return, reason: last.reason } : { reason: "(not ended)" }),
+        ...(thrownAt ? { thrownAt } : {}),
       };
     }
     const events = await readJournalFile(file);
@@ -130,6 +158,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       lastDigest: ended.digest,
       return: result.return,
       reason: result.reason,
+      ...(result.thrownAt ? { thrownAt: result.thrownAt } : {}),
     };
   } catch (cause) {
     if (cause instanceof NonDeterminismError)

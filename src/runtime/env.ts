@@ -594,14 +594,15 @@ const noteGuardThrow = (cause: unknown): void => guardThrows.note(messageOf(caus
 /**
  * Where an environment error was thrown: its own stack's first user frame, or, for XState's rethrow of a
  * guard's error ("Unable to evaluate guard ... :\n<message>", without the original's stack), the place the
- * wrapped guard noted for that message.
+ * wrapped guard noted for that message. `calledFrom`: the framework file that ran the machine synchronously
+ * (replay, exploreEnv), whose callers' frames are not looked at (see thrownFrom).
  */
-export const envThrownFrom = (cause: unknown): string | undefined => {
-  const at = thrownFrom(cause);
+export const envThrownFrom = (cause: unknown, calledFrom?: string): string | undefined => {
+  const at = thrownFrom(cause, calledFrom);
   if (at !== undefined) return at;
   const message = messageOf(cause);
   if (!message.startsWith("Unable to evaluate guard ")) return undefined;
-  return guardThrows.where(message.slice(message.indexOf(":\n") + 2));
+  return guardThrows.where(message.slice(message.indexOf(":\n") + 2), calledFrom);
 };
 
 const NOTING = Symbol("agent-r1.notes-guard-throws");

@@ -12,6 +12,7 @@ import { JsonlJournal } from "../journal/jsonl.ts";
 import { EpisodeChain } from "../journal/stamp.ts";
 import { allKeys, shownValue } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
+import { envErrorThrownAt } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { bodyOf } from "./arbitraries.ts";
 
@@ -110,6 +111,11 @@ export class CounterexampleError extends Data.TaggedError("CounterexampleError")
   readonly envModule?: string;
   /** Why `--env envModule` would not replay these journals: the command is left out. */
   readonly envModuleProblem?: string;
+  /**
+   * Per episode of the violation, where the environment's code threw, for one that ended in an environment error
+   * (found by replaying it: its journal keeps the message only).
+   */
+  readonly thrownAt?: readonly (string | undefined)[];
 }> {
   override get message(): string {
     const { violation } = this;
@@ -124,7 +130,11 @@ export class CounterexampleError extends Data.TaggedError("CounterexampleError")
     violation.episodes.forEach((events, i) => {
       const file = events.length > 0 ? this.files[journals++] : undefined;
       const id = file === undefined ? undefined : basename(file, ".jsonl");
-      lines.push("", `counterexample episode ${i + 1} of ${violation.episodes.length}:`, describeEpisode(events, id));
+      lines.push(
+        "",
+        `counterexample episode ${i + 1} of ${violation.episodes.length}:`,
+        describeEpisode(events, id, this.thrownAt?.[i]),
+      );
     });
     lines.push("");
     const envFlag = this.envModule ? ` --env ${this.envModule}` : "";
@@ -187,8 +197,10 @@ const signed = (value: number) => (value >= 0 ? `+${formatNumber(value)}` : form
 /**
  * An episode's events, one line each, the way a person reads an episode: turn, what happened, details.
  * `episode`: the id to show, when the episode was written under another (a counterexample's journal).
+ * `thrownAt`: where the environment's code threw, for an episode that ended in an environment error (a
+ * journal keeps the message only; envErrorThrownAt finds the line by replaying).
  */
-export const describeEpisode = (events: readonly EpisodeEvent[], episode?: string): string => {
+export const describeEpisode = (events: readonly EpisodeEvent[], episode?: string, thrownAt?: string): string => {
   const line = (turn: number | undefined, what: string, detail: string) =>
     `  ${turn === undefined ? "    " : String(turn).padStart(4)}  ${what.padEnd(8)} ${detail}`;
   return events
@@ -218,7 +230,7 @@ export const describeEpisode = (events: readonly EpisodeEvent[], episode?: strin
           return line(
             undefined,
             "end",
-            `${event.reason}, return ${formatNumber(event.return)}, ${event.turns} turn(s)${
+            `${event.reason}${thrownAt ? ` (thrown at ${thrownAt})` : ""}, return ${formatNumber(event.return)}, ${event.turns} turn(s)${
               Object.keys(event.metrics).length ? `, ${json(event.metrics)}` : ""
             }`,
           );
@@ -346,6 +358,8 @@ export const checkProperty = async <T>(
   const files = await writeCounterexample(spec.name, violation.episodes, options);
   const path = details.counterexamplePath ?? "";
   const problem = options.envModule ? await envModuleProblem(options.envModule, spec.env) : undefined;
+  // The journals keep an environment error's message, not its line: each such episode is replayed to find it.
+  const thrownAt = violation.episodes.map((events) => envErrorThrownAt(events, spec.env));
   throw new CounterexampleError({
     property: spec.name,
     env: spec.env.id,
@@ -358,5 +372,6 @@ export const checkProperty = async <T>(
     rerun: spec.rerun(details.seed, path),
     ...(options.envModule ? { envModule: options.envModule } : {}),
     ...(problem ? { envModuleProblem: problem } : {}),
+    ...(thrownAt.some((at) => at !== undefined) ? { thrownAt } : {}),
   });
 };

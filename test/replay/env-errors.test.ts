@@ -18,8 +18,9 @@ import {
   reward,
   WordTokenizer,
 } from "../../src/index.ts";
-import { replayEpisode } from "../../src/replay/replay.ts";
+import { envErrorThrownAt, replayEpisode } from "../../src/replay/replay.ts";
 import { playEpisode } from "../../src/testing/index.ts";
+import { createSecretEnv } from "../testing/fixtures.ts";
 
 const machine = setup({
   types: { context: {} as { turn: number }, events: {} as AgentActEvent, input: {} as EnvInput<{ q: string }> },
@@ -111,6 +112,30 @@ describe("replaying an episode the environment aborted", () => {
     expect(rewarded.live.thrownAt).toMatch(new RegExp(`^test/replay/env-errors\\.test\\.ts:${rewardLine + 1}:\\d+$`));
     // A NaN reward is refused by the framework: its message names the reward, there is no user line to show.
     expect((await recordOf(["hello", "nan"])).live.thrownAt).toBeUndefined();
+  });
+
+  it("replay finds the line again (an assign, a reward, a guard), as the live record named it; none for the framework's checks", async () => {
+    for (const actions of [
+      ["hello", "boom"],
+      ["hello", "again"],
+    ]) {
+      const { live, events } = await recordOf(actions);
+      expect(live.thrownAt).toMatch(/^test\/replay\/env-errors\.test\.ts:\d+:\d+$/);
+      expect(replayEpisode(events, brittle).thrownAt).toBe(live.thrownAt);
+      expect(replayEpisode(events, brittle, { verify: false }).thrownAt).toBe(live.thrownAt);
+      expect(envErrorThrownAt(events, brittle)).toBe(live.thrownAt);
+    }
+    // A guard: XState rethrows its error without the stack; the wrapped guard noted where it threw, in replay too.
+    const fragile = createSecretEnv({}, { crashOn: /boom/ });
+    const journal = new MemoryJournal();
+    const played = await playEpisode(fragile, { seed: "s", actions: ["boom"] }, { journal });
+    const events = await journal.read(played.record.episode);
+    expect(played.record.thrownAt).toMatch(/^test\/testing\/fixtures\.ts:\d+:\d+$/);
+    expect(replayEpisode(events, fragile).thrownAt).toBe(played.record.thrownAt);
+    const nan = await recordOf(["hello", "nan"]);
+    expect(replayEpisode(nan.events, brittle).thrownAt).toBeUndefined();
+    // An episode that ended otherwise is not replayed, and has none.
+    expect(envErrorThrownAt((await recordOf(["stop"])).events, brittle)).toBeUndefined();
   });
 
   it("a journal that says the machine threw something else still diverges, naming both", async () => {

@@ -270,6 +270,10 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(failure.violation.message).toMatch(
       /^the episode ended with "aborted: environment error: [\s\S]*cannot read this action" \(thrown at test\/testing\/fixtures\.ts:\d+:\d+\)$/,
     );
+    // The counterexample's episode, as listed, names the line too (its journal keeps only the message: replayed).
+    const at = /\(thrown at (\S+)\)$/.exec(failure.violation.message)?.[1];
+    expect(failure.message).toMatch(/\n {8}end {6}aborted: environment error: /);
+    expect(failure.message).toContain(`cannot read this action (thrown at ${at}), return `);
   });
 
   it("neverCrashes catches an environment whose own text cannot be journaled (a slice that cuts an emoji in two)", async () => {

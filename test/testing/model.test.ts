@@ -169,6 +169,10 @@ describe("an environment that throws under a model", () => {
     await expect(check).rejects.toThrow(
       /it ended: aborted: environment error: [\s\S]*cannot read this action \(thrown at test\/testing\/fixtures\.ts:\d+:\d+\)/,
     );
+    // The counterexample's episode, as listed, ends naming the line as well.
+    await expect(check).rejects.toThrow(
+      /\n {8}end {6}aborted: environment error: [\s\S]*cannot read this action \(thrown at test\/testing\/fixtures\.ts:\d+:\d+\), return /,
+    );
   });
 });
 

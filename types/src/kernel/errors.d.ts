@@ -157,8 +157,10 @@ export declare const isFrameworkFile: (file: string) => boolean;
 /**
  * Where a user's code threw: the first stack frame outside node_modules and the framework's src/
  * ("file:line:column", shown); none for an error the framework raised itself (its message says what).
+ * `calledFrom`: the framework file that ran the user's code synchronously (replay): its first frame and those
+ * under it are its callers', not where anything was thrown, so they are not looked at.
  */
-export declare const thrownFrom: (cause: unknown) => string | undefined;
+export declare const thrownFrom: (cause: unknown, calledFrom?: string) => string | undefined;
 /**
  * Where recent errors were thrown, by a key (their message), for errors that reach the user without their
  * stack: XState rethrows a guard's error as text, a tool's error is journaled as text. Bounded, most recent
@@ -169,8 +171,8 @@ export declare class ThrowSites {
     private readonly causes;
     constructor(limit: number);
     note(key: string, cause: unknown): void;
-    /** file:line:column of the user's code that threw the error noted under `key`, if any. */
-    where(key: string): string | undefined;
+    /** file:line:column of the user's code that threw the error noted under `key`, if any (`calledFrom`: as thrownFrom's). */
+    where(key: string, calledFrom?: string): string | undefined;
 }
 /**
  * The known name a misspelt one most likely meant (case aside, at most a third of its letters off, or two

@@ -33,6 +33,12 @@ export interface ReplayResult {
     readonly turns: number;
     /** Whether observation tokens were checked (false when the record's tokenizer was not available). */
     readonly tokensVerified: boolean;
+    /**
+     * Where the environment's code threw ("file:line:column", as a live run's record says it), for an episode that
+     * ended in an environment error replay threw again. Found by the replay, not read from the journal: a journal
+     * keeps the message only (a line is not behaviour, and paths differ between machines).
+     */
+    readonly thrownAt?: string;
 }
 /**
  * Replays one episode's recorded events through `env`'s machine without calling tools or a policy. Throws
@@ -40,3 +46,12 @@ export interface ReplayResult {
  * first derived event that differs from the record.
  */
 export declare const replayEpisode: (recorded: readonly EpisodeEvent[], env: EnvDefinition, options?: ReplayOptions) => ReplayResult;
+/** Whether an event is the end of an episode the environment aborted (its code threw, or it broke the protocol). */
+export declare const endsInEnvError: (event: EpisodeEvent | undefined) => boolean;
+/**
+ * Where the environment's code threw ("file:line:column"), for a journal that ends in an environment error: the
+ * journal keeps the message, not the line, so the episode is replayed (verifying) against `env` to throw it again.
+ * Undefined for any other end, for an error the framework raised itself (its message says what), and for a journal
+ * that does not replay with `env` (another version, an impure environment): no line is better than a wrong one.
+ */
+export declare const envErrorThrownAt: (events: readonly EpisodeEvent[], env: EnvDefinition) => string | undefined;

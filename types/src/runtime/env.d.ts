@@ -178,9 +178,10 @@ export declare const defineEnv: <Task extends Json, Policies extends Readonly<Re
 /**
  * Where an environment error was thrown: its own stack's first user frame, or, for XState's rethrow of a
  * guard's error ("Unable to evaluate guard ... :\n<message>", without the original's stack), the place the
- * wrapped guard noted for that message.
+ * wrapped guard noted for that message. `calledFrom`: the framework file that ran the machine synchronously
+ * (replay, exploreEnv), whose callers' frames are not looked at (see thrownFrom).
  */
-export declare const envThrownFrom: (cause: unknown) => string | undefined;
+export declare const envThrownFrom: (cause: unknown, calledFrom?: string) => string | undefined;
 /**
  * What versions before 2026-12-05 recorded for an environment error whose thrown value was not an Error (`throw 3`,
  * `throw undefined`, a plain object), which now says `threw 3, not an Error`: String(value) (an always guard's too), or for an event's guard XState's

@@ -72,6 +72,11 @@ export declare class CounterexampleError extends CounterexampleError_base<{
     readonly envModule?: string;
     /** Why `--env envModule` would not replay these journals: the command is left out. */
     readonly envModuleProblem?: string;
+    /**
+     * Per episode of the violation, where the environment's code threw, for one that ended in an environment error
+     * (found by replaying it: its journal keeps the message only).
+     */
+    readonly thrownAt?: readonly (string | undefined)[];
 }> {
     get message(): string;
 }
@@ -88,8 +93,10 @@ export declare const formatBeside: (value: number, limit: number) => string;
 /**
  * An episode's events, one line each, the way a person reads an episode: turn, what happened, details.
  * `episode`: the id to show, when the episode was written under another (a counterexample's journal).
+ * `thrownAt`: where the environment's code threw, for an episode that ended in an environment error (a
+ * journal keeps the message only; envErrorThrownAt finds the line by replaying).
  */
-export declare const describeEpisode: (events: readonly EpisodeEvent[], episode?: string) => string;
+export declare const describeEpisode: (events: readonly EpisodeEvent[], episode?: string, thrownAt?: string) => string;
 /**
  * Where counterexample journals go by default: $AGENT_R1_COUNTEREXAMPLES, else `<os
  * tmpdir>/agent-r1-counterexamples`.

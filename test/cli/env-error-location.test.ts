@@ -1,0 +1,76 @@
+/**
+ * An episode the environment's own code ended (a guard that throws): the live `record` names the line that threw,
+ * and so must `replay`, `replay --verify` and `inspect` (terminal and --html), though the journal keeps only the
+ * message: they find the line by replaying the episode with its environment, so journals stay free of paths
+ * (the same bytes on every machine). Run in process through `main`, as test/cli/messages.test.ts does.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+const ENV = "./test/reliability/fixtures/throwing-guard-env.ts";
+const dir = tempDir("agent-r1-env-error-location-");
+const out = join(dir, "boom");
+const output = captureOutput();
+
+/** Where the live record said the guard threw ("file:line:column"). */
+let live = "";
+
+beforeAll(async () => {
+  // captureOutput's spies are set for each test, not for beforeAll: record's output is caught here.
+  let stderr = "";
+  const spies = [
+    vi.spyOn(process.stdout, "write").mockImplementation(() => true),
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      stderr += String(chunk);
+      return true;
+    }),
+  ];
+  try {
+    expect(await main(["record", "--env", ENV, "--policy", "boom", "--episodes", "1", "--out", out])).toBe(1);
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  live = /my guard cannot read boom \(thrown at (\S+)\)/.exec(stderr)?.[1] ?? "";
+});
+
+const journal = () => join(out, readdirSync(out).find((f) => f.endsWith(".jsonl")) as string);
+
+describe("where an environment error was thrown, found again from a journal", () => {
+  it("the live record names the guard's line; the journal holds no path (journals stay machine-independent)", () => {
+    expect(live).toMatch(/^test\/reliability\/fixtures\/throwing-guard-env\.ts:\d+:\d+$/);
+    expect(readFileSync(journal(), "utf8")).not.toContain("throwing-guard-env");
+  });
+
+  it("replay --verify names the line the live record named", async () => {
+    expect(await main(["replay", out, "--verify", "--env", ENV])).toBe(0);
+    expect(output.stdout).toContain(`my guard cannot read boom (thrown at ${live})\nverified 1 journal(s) ok`);
+  });
+
+  it("replay (reading only) names it when the environment is known, and says nothing of it otherwise", async () => {
+    expect(await main(["replay", out, "--env", ENV])).toBe(0);
+    expect(output.stdout).toContain(`my guard cannot read boom (thrown at ${live})\nread 1 journal(s) ok`);
+    output.clear();
+    expect(await main(["replay", out])).toBe(0);
+    expect(output.stdout).toContain("my guard cannot read boom\nread 1 journal(s) ok");
+    expect(output.stdout).not.toContain("thrown at");
+  });
+
+  it("inspect names it on the episode's end, with --env (and without, only the message)", async () => {
+    expect(await main(["inspect", out, "--env", ENV])).toBe(0);
+    expect(output.stderr).toBe("");
+    expect(output.stdout).toContain("ended: aborted: environment error: ");
+    expect(output.stdout).toContain(`my guard cannot read boom (thrown at ${live}); return 0, 1 turn`);
+    output.clear();
+    expect(await main(["inspect", out])).toBe(0);
+    expect(output.stdout).toContain("my guard cannot read boom; return 0, 1 turn");
+  });
+
+  it("inspect --html names it on the episode's end", async () => {
+    const page = join(dir, "boom.html");
+    expect(await main(["inspect", out, "--env", ENV, "--html", page])).toBe(0);
+    expect(readFileSync(page, "utf8")).toContain(`(thrown at <code>${live}</code>)`);
+  });
+});
