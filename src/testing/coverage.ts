@@ -13,6 +13,7 @@
  * whose states never repeat, which no limit would get to the end of).
  */
 
+import { fileURLToPath } from "node:url";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
@@ -21,12 +22,21 @@ import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, messageOf, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
-import { boundedMachineOf, checkEnvArgument, endlessEventMessage } from "../runtime/env.ts";
+import { boundedMachineOf, checkEnvArgument, endlessEventMessage, envThrownFrom } from "../runtime/env.ts";
 import { type Tool, thrownFailure } from "../runtime/tool.ts";
 import { TOOL_RESULT_SHAPE, toolResultProblem } from "./actions.ts";
 import { quote } from "./counterexample.ts";
 import type { EpisodeScript } from "./episodes.ts";
 import { endlessGrowthFinder, fieldsOf, jsonOf } from "./growth.ts";
+
+/** This file: the exploration runs the machine synchronously, so frames from its own on are its callers'. */
+const THIS_FILE = fileURLToPath(import.meta.url);
+
+/** ` (thrown at file:line:column)` of the user's code that threw, as a live run's record says it; else nothing. */
+const thrownAtNote = (cause: unknown): string => {
+  const at = envThrownFrom(cause, THIS_FILE);
+  return at ? ` (thrown at ${at})` : "";
+};
 
 interface ToolCallInFlight {
   readonly actor: string;
@@ -320,11 +330,15 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
       if (next.status === "done") ended = true;
       if (next.status === "error") {
         const endless = endlessOf(next.error);
-        problems.push(endless ? `the machine: ${endless}` : `the machine failed: ${String(next.error)}`);
+        problems.push(
+          endless ? `the machine: ${endless}` : `the machine failed: ${String(next.error)}${thrownAtNote(next.error)}`,
+        );
       }
     } catch (cause) {
       const endless = endlessOf(cause);
-      problems.push(endless ? `the machine: ${endless}` : `the machine threw: ${messageOf(cause)}`);
+      problems.push(
+        endless ? `the machine: ${endless}` : `the machine threw: ${messageOf(cause)}${thrownAtNote(cause)}`,
+      );
     }
     if (problems.length === 0 && !ended && !awaiting && inFlight.length === 0)
       problems.push("the machine waits for nothing: no observe(), no end(), no tool call in flight");

@@ -165,6 +165,15 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(byKind("dead-end")[0].path?.[0]).toBe('act "stuck"');
   });
 
+  it("a guard that throws is a problem naming the line that threw, as a live run's record names it", () => {
+    const report = exploreEnv(createSecretEnv({}, { crashOn: /boom/ }), { task: { secret: "ant" }, actions: ["boom"] });
+    const threw = report.problems.filter((p) => p.detail.includes("cannot read this action"));
+    expect(threw).toHaveLength(1);
+    expect(threw[0].detail).toMatch(
+      /: the machine threw: [\s\S]*cannot read this action \(thrown at test\/testing\/fixtures\.ts:\d+:\d+\)$/,
+    );
+  });
+
   it("options without sample actions, or with a misspelt key, are named for the function called", () => {
     const env = createSecretEnv();
     expect(() => checkCoverage(env, { task: { secret: "ant" } } as never)).toThrow(
