@@ -221,7 +221,8 @@ const buildProgram = (setExit: (code: number) => void): Command => {
             out(
               `ok ${verdict.file}: ${verdict.events} events` +
                 (verdict.return === undefined ? "" : `, return ${verdict.return.toFixed(3)}`) +
-                `, ${verdict.reason}` +
+                // One line per journal: a reason's own line breaks (XState's guard errors hold one) are spaces here.
+                `, ${verdict.reason?.replace(/\s*\n\s*/g, " ")}` +
                 (verdict.thrownAt ? ` (thrown at ${verdict.thrownAt})` : ""),
             );
         } else if (verdict.unverified) {
