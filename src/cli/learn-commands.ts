@@ -17,7 +17,7 @@ import {
   type TrainConfig,
 } from "../learn/config.ts";
 import { describeEval, evaluate } from "../learn/evaluate.ts";
-import { sft } from "../learn/sft.ts";
+import { sft, sftProgressIn } from "../learn/sft.ts";
 import {
   checkpointIn,
   checkpointsIn,
@@ -40,6 +40,7 @@ import {
   leftoverNote,
   saveCheckpoint,
   savedConstrained,
+  unfinishedSft,
 } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
@@ -290,8 +291,9 @@ const refuseCheckpointOut = (command: "sft" | "average", out: string, replace: b
  * made again under the lock (a checkpoint written meanwhile is refused without --replace). A folder made
  * here that holds nothing at the end (a failure, Ctrl-C) is removed. Returns the release.
  */
-const holdCheckpointOut = (command: "sft" | "average", out: string, replace: boolean): (() => void) => {
-  refuseCheckpointOut(command, out, replace);
+const holdCheckpointOut = (command: "sft" | "average", out: string, replace: boolean, resume = false): (() => void) => {
+  // A --resume continues what --out holds: sft itself says when that is a finished clone, or nothing.
+  refuseCheckpointOut(command, out, replace || resume);
   // A kill between a --replace's two renames left the previous checkpoint beside --out: said, never removed.
   const leftovers = describeLeftoversOfReplace(out);
   if (leftovers) process.stderr.write(`warning: ${leftovers}\n`);
@@ -299,7 +301,7 @@ const holdCheckpointOut = (command: "sft" | "average", out: string, replace: boo
   checkWritableParent(out);
   const created = !existsSync(out);
   makeFolders(out);
-  lockFolder(out, replace ? `${command} --replace` : command);
+  lockFolder(out, replace ? `${command} --replace` : resume ? `${command} --resume` : command);
   const removeIfEmpty = () => {
     if (created && existsSync(out) && holdsNothingButLock(out)) rmSync(out, { recursive: true, force: true });
   };
@@ -310,7 +312,7 @@ const holdCheckpointOut = (command: "sft" | "average", out: string, replace: boo
     unlockFolder(out);
   };
   try {
-    refuseCheckpointOut(command, out, replace);
+    refuseCheckpointOut(command, out, replace || resume);
   } catch (error) {
     release();
     throw error;
@@ -657,25 +659,41 @@ export const exitOnInterrupt = (say: string): (() => void) =>
     exitStopped(signal, `\n${interruptedBy(signal)}: ${say}\n`);
   });
 
+/** A word as a POSIX shell reads it back. */
+const shellWord = (word: string) => (/^[\w./:@+,=-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+
+/** The command that resumes the sft run as `argv` (what followed `agent-r1`): the same, with --resume. */
+const sftResumeCommand = (argv: readonly string[]) =>
+  ["npx", "agent-r1", ...argv.filter((a) => a !== "--replace" && a !== "--resume"), "--resume"]
+    .map(shellWord)
+    .join(" ");
+
 /** eval on Ctrl-C (it exited 130 saying nothing): it writes nothing but its summary, so nothing is kept. */
 const EVAL_STOPPED =
   "eval stopped before its summary, and it writes nothing else, so nothing was kept; run the command again";
 
 /** Ctrl-C (or SIGTERM, SIGHUP): finish the current update, write a checkpoint, say how to resume. */
-const stopOnInterrupt = () => {
+const stopOnInterrupt = (
+  finishing = "finishing what runs now (the warm start's cloning, the evaluation before training, or an update) and writing a checkpoint",
+  again = "without a checkpoint of the current work; --resume continues from the last checkpoint written",
+  /** What to say when stopped before the work that saves anything began (then it quits at once), or undefined. */
+  beforeWork?: () => string | undefined,
+) => {
   let stoppedBy: StopSignal | undefined;
   const dispose = onStopSignals((signal) => {
+    const early = beforeWork?.();
+    if (early !== undefined) {
+      stopAllBars();
+      process.stderr.write(`\n${interruptedBy(signal)}: ${early}\n`);
+      process.exit(exitCodeOf(signal));
+    }
     if (stoppedBy) {
       stopAllBars();
-      process.stderr.write(
-        `\n${interruptedBy(signal)} again: quitting now, without a checkpoint of the current work; --resume continues from the last checkpoint written\n`,
-      );
+      process.stderr.write(`\n${interruptedBy(signal)} again: quitting now, ${again}\n`);
       process.exit(exitCodeOf(signal));
     }
     stoppedBy = signal;
-    process.stderr.write(
-      `\n${interruptedBy(signal)}: finishing what runs now (the warm start's cloning, the evaluation before training, or an update) and writing a checkpoint (Ctrl-C again to quit now)\n`,
-    );
+    process.stderr.write(`\n${interruptedBy(signal)}: ${finishing} (Ctrl-C again to quit now)\n`);
   });
   return { shouldStop: () => stoppedBy !== undefined, stoppedBy: () => stoppedBy, dispose };
 };
@@ -1027,16 +1045,54 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     "the model's context in tokens (default: the environment's)",
   )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
-    .option("--replace", "write over the checkpoint --out holds (refused without it)")
+    .option(
+      "--replace",
+      "write over the checkpoint --out holds, or start over an sft stopped there (refused without it)",
+    )
+    .option(
+      "--resume",
+      "continue the sft stopped in --out (Ctrl-C, a kill) from its last saved point, given the same arguments",
+    )
+    .option(
+      "--checkpoint-every <n>",
+      "steps between saved points (default: each epoch's end only; a stop signal saves one too)",
+      int("--checkpoint-every", 1),
+    )
     .action(async (opts, command: Command) => {
+      if (opts.resume && opts.replace)
+        throw new UsageError({
+          detail: `--resume continues the sft stopped in ${opts.out} and --replace starts it over: give one of them`,
+        });
+      const resumeWith = sftResumeCommand(
+        // commander keeps the arguments it parsed (all of them, `sft` first) untyped on the program.
+        (command.parent as unknown as { readonly rawArgs?: readonly string[] } | null)?.rawArgs ?? ["sft"],
+      );
+      // Said before anything loads or is locked: an sft stopped in --out is continued or started over only when told.
+      const stoppedThere = !opts.resume && !opts.replace && unfinishedSft(opts.out);
+      if (stoppedThere)
+        throw new UsageError({
+          detail: `--out ${stoppedThere.replace(/; finish it with .*$/, "")}: continue it with \`${resumeWith}\` (the same arguments), or give --replace to start it over`,
+        });
       // Before the lock is taken (loading the environment takes seconds): a signal then ended sft without
-      // the exit that releases the lock, and the next sft had to take it over.
-      const quiet = exitOnInterrupt(
-        `sft stopped before its clone was saved (it is written once, at the end), so ${opts.out} is as it was; run the command again`,
+      // the exit that releases the lock, and the next sft had to take it over. Ctrl-C finishes the step,
+      // saves a point in --out and says how to resume.
+      // Until sft asks whether to stop (before its first step: the environment, the backend and the journals
+      // load first, which may take long), a signal quits at once: nothing new would be saved.
+      let stepping = false;
+      const interrupt = stopOnInterrupt(
+        `finishing the current step and saving sft's progress in ${opts.out}`,
+        `without saving the current step; \`${resumeWith}\` continues from the last saved point (each epoch's end)`,
+        () =>
+          stepping
+            ? undefined
+            : opts.resume
+              ? `sft stopped before its first step, so ${opts.out} keeps the point it had saved; run the command again`
+              : `sft stopped before its clone was saved (before its first step), so ${opts.out} is as it was; run the command again`,
       );
       let release = () => {};
+      let stoppedBy: StopSignal | undefined;
       try {
-        release = holdCheckpointOut("sft", opts.out, !!opts.replace);
+        release = holdCheckpointOut("sft", opts.out, !!opts.replace, !!opts.resume);
         const envGiven = command.getOptionValueSource("env") === "cli";
         if (!envGiven) {
           const recorded = await envOfData(opts.data);
@@ -1060,7 +1116,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         const { init, env, decoding } = await initAndEnv("sft", opts, envGiven);
         const { constrained } = decoding;
         if (decoding.say) process.stderr.write(`${decoding.say}\n`);
-        const bar = progress("sft", opts.epochs, process.stderr, 0, true);
+        // A resumed sft's bar starts at the epochs its saved point had done.
+        const done = opts.resume ? (sftProgressIn(opts.out)?.epoch ?? 0) : 0;
+        const bar = progress("sft", opts.epochs, process.stderr, Math.min(done, opts.epochs), true);
         const result = await sft({
           env,
           data: opts.data,
@@ -1078,21 +1136,33 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           envSpec: absoluteModuleSpec(String(opts.env)),
           successfulOnly: !opts.allEpisodes,
           ...(init ? { init } : {}),
+          resume: !!opts.resume,
+          ...(opts.checkpointEvery === undefined ? {} : { checkpointEvery: opts.checkpointEvery }),
+          shouldStop: () => {
+            stepping = true;
+            return interrupt.shouldStop();
+          },
+          command: resumeWith,
           onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
         });
         bar.stop();
-        if (Number.isNaN(result.losses.at(-1)))
-          process.stderr.write(
-            `warning: every step of the last epoch was skipped (its loss was not finite), so the clone in ${opts.out} is not a trained one; a learning rate too high (--lr ${opts.lr}) is the usual cause\n`,
+        // Stopped: sft said where, that its progress is saved and the command that resumes it.
+        if (result.stopped) stoppedBy = interrupt.stoppedBy() ?? "SIGINT";
+        else {
+          if (Number.isNaN(result.losses.at(-1)))
+            process.stderr.write(
+              `warning: every step of the last epoch was skipped (its loss was not finite), so the clone in ${opts.out} is not a trained one; a learning rate too high (--lr ${opts.lr}) is the usual cause\n`,
+            );
+          out(
+            `cloned ${result.episodes} episodes (${result.actionTokens} action tokens) for ${opts.epochs} epoch${opts.epochs === 1 ? "" : "s"} (${result.tokens} action tokens trained on in all), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
           );
-        out(
-          `cloned ${result.episodes} episodes (${result.actionTokens} action tokens) for ${opts.epochs} epoch${opts.epochs === 1 ? "" : "s"} (${result.tokens} action tokens trained on in all), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
-        );
+        }
       } finally {
-        quiet();
+        interrupt.dispose();
         release();
       }
-      setExit(0);
+      // The exit code says it stopped early (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
+      setExit(stoppedBy ? exitCodeOf(stoppedBy) : 0);
     });
 
   program

@@ -32,6 +32,26 @@ export class Rng {
     return new Rng(xoroshiro128plusFromState(stateOf(seed)));
   }
 
+  /**
+   * The stream as it is now (its generator's four 32-bit words), for a resumable job to save: `fromState` of it
+   * draws what this stream draws next.
+   */
+  state(): number[] {
+    return [...this.generator.getState()];
+  }
+
+  /** The stream `state()` saved; a RangeError unless it is four 32-bit integers, not all 0. */
+  static fromState(state: readonly number[]): Rng {
+    if (
+      !Array.isArray(state) ||
+      state.length !== 4 ||
+      !state.every((w) => Number.isInteger(w) && w >= -(2 ** 31) && w < 2 ** 32) ||
+      state.every((w) => w === 0)
+    )
+      throw new RangeError(`a random stream's state is four 32-bit integers, not all 0, got ${JSON.stringify(state)}`);
+    return new Rng(xoroshiro128plusFromState(state));
+  }
+
   /** Uniform in [0, 1). */
   float(): number {
     return uniformFloat64(this.generator);

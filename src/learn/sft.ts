@@ -3,18 +3,33 @@
  * policy), never on prompt or observation tokens. Writes a checkpoint that `train --init` starts from.
  */
 
-import { existsSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
 import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
 import { readJournalFile } from "../journal/jsonl.ts";
+import { canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { enclosingRun, findJournals, isRunFolder, shownPath } from "../observe/journals.ts";
 import { initBackend } from "../policy/backend.ts";
-import { type CheckpointContents, checkpointTarget, saveCheckpoint } from "../policy/checkpoint.ts";
-import { Gpt, type GptConfig } from "../policy/gpt.ts";
+import {
+  type CheckpointContents,
+  checkpointTarget,
+  loadCheckpoint,
+  type OptimizerState,
+  removeUnfinishedSaves,
+  SFT_PROGRESS,
+  SFT_PROGRESS_FILE,
+  saveCheckpoint,
+  writeFileAtomically,
+} from "../policy/checkpoint.ts";
+import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { allowedForAction, legalTrie, requireLegalActions } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
@@ -77,6 +92,18 @@ export interface SftOptions {
    * the clone know its environment without --env. Without it, no sft.json is written.
    */
   readonly envSpec?: string;
+  /**
+   * Continue the sft stopped in `out` from its last saved point (`out/sft-progress`), to the clone an unbroken run
+   * writes, byte for byte: refused (UsageError) when an argument that shapes the clone differs from the saved
+   * ones, when `out` holds a finished clone, or nothing saved. Without it, a stopped sft in `out` is started over.
+   */
+  readonly resume?: boolean;
+  /** Also save a point every this many steps (default: only at each epoch's end, and when stopped). */
+  readonly checkpointEvery?: number;
+  /** Asked after each step: true saves a point and returns, `stopped: true` (Ctrl-C, from the command line). */
+  readonly shouldStop?: () => boolean;
+  /** The command that resumes this sft, said by `eval` or `train --init` given its unfinished `out`. */
+  readonly command?: string;
   /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
   readonly successfulOnly?: boolean;
   /** After each curriculum stage (its index and last batch loss). */
@@ -98,6 +125,8 @@ export interface SftResult {
   readonly losses: readonly number[];
   /** The most tokens one demonstrated action takes: sampling needs at least this budget (`maxNewTokens`). */
   readonly longestAction: number;
+  /** Stopped by `shouldStop` before its end: no clone yet, its progress saved in `out` for `resume`. */
+  readonly stopped?: boolean;
 }
 
 /**
@@ -281,6 +310,10 @@ const SFT_OPTIONS = allKeys<SftOptions>()([
   "positionOffsets",
   "envSpec",
   "successfulOnly",
+  "resume",
+  "checkpointEvery",
+  "shouldStop",
+  "command",
   "onStage",
   "onEpoch",
   "log",
@@ -307,11 +340,12 @@ const sftOptions = (options: SftOptions) => {
         `${key} must be a folder path (${key === "data" ? "of recorded journals" : "for the checkpoint"})`,
         options[key],
       );
-  const whole = (key: "epochs" | "batchSize", fallback: number) => {
+  const whole = (key: "epochs" | "batchSize" | "checkpointEvery", fallback: number) => {
     const value = options[key] ?? fallback;
     if (!Number.isInteger(value) || value < 1) throw wrong(`${key} must be a whole number >= 1`, options[key]);
     return value;
   };
+  if (options.checkpointEvery !== undefined) whole("checkpointEvery", 1);
   const lr = options.lr ?? 3e-3;
   if (typeof lr !== "number" || !Number.isFinite(lr) || lr <= 0) throw wrong(LR_RULE, options.lr);
   const seed = options.seed ?? "0";
@@ -334,16 +368,185 @@ const sftOptions = (options: SftOptions) => {
   };
 };
 
+/** What must be the same for `resume` to continue an sft where it stopped: its arguments, as the flags name them. */
+interface SftArguments {
+  readonly env: string;
+  readonly data: string;
+  /** SHA-256 of the episodes cloned (their tokens, masks and allowed ids): journals changed under --data. */
+  readonly episodes: { readonly count: number; readonly sha256: string };
+  readonly epochs: number;
+  readonly batchSize: number;
+  readonly lr: number;
+  readonly seed: string;
+  readonly init: string | null;
+  readonly curriculum: string;
+  readonly constrained: boolean;
+  readonly positionOffsets: string;
+  readonly successfulOnly: boolean;
+  readonly model: Readonly<Record<string, unknown>>;
+}
+
+/** The flag of each argument and of each model field, for the refusal of a --resume whose arguments differ. */
+const ARGUMENT_FLAGS: Readonly<Record<string, string>> = {
+  env: "--env",
+  data: "--data",
+  epochs: "--epochs",
+  batchSize: "--batch-size",
+  lr: "--lr",
+  seed: "--seed",
+  init: "--init",
+  curriculum: "--curriculum",
+  constrained: "--constrained",
+  positionOffsets: "--position-offsets",
+  successfulOnly: "--all-episodes",
+  "model.layers": "--layers",
+  "model.heads": "--heads",
+  "model.width": "--width",
+  "model.contextLength": "--context-length",
+  "model.copy": "--copy-head",
+  "model.positions": "--positions",
+};
+
+const Finite = Schema.Finite;
+const Whole = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
+const RngState = Schema.Array(Schema.Int);
+const SftProgressFile = Schema.Struct({
+  format: Schema.Literal("agent-r1/sft-progress"),
+  formatVersion: Schema.Literal(1),
+  /** The saved point's checkpoint folder (weights and optimizer state) in SFT_PROGRESS. */
+  dir: Schema.String.check(Schema.isPattern(/^s\d+$/)),
+  /** Steps taken, curriculum and epochs together. */
+  steps: Whole,
+  /** The curriculum stage it is in (the number of stages once in the epochs), the steps of it taken and its last loss. */
+  stage: Whole,
+  stageStep: Whole,
+  stageLoss: Schema.NullOr(Finite),
+  /** The epoch it is in (the epochs done), the next batch's start in that epoch's order, and the order when begun. */
+  epoch: Whole,
+  batch: Whole,
+  order: Schema.NullOr(Schema.Array(Whole)),
+  /** The epoch's loss so far: the sum of loss x tokens and the tokens. */
+  total: Finite,
+  count: Whole,
+  tokens: Whole,
+  /** The mean loss of each epoch done (null: every step of it was skipped). */
+  losses: Schema.Array(Schema.NullOr(Finite)),
+  rng: RngState,
+  offsetRng: RngState,
+  arguments: Schema.Unknown,
+  /** The command that resumes it (`agent-r1 sft ... --resume`), when started from the command line. */
+  command: Schema.optionalKey(Schema.String),
+});
+type SftProgress = typeof SftProgressFile.Type;
+
+const progressFolder = (out: string) => join(out, SFT_PROGRESS);
+
+/**
+ * The progress an sft stopped before its end left in `out` (its last saved point, where it was, its
+ * arguments), or undefined when there is none. A damaged progress.json is a UsageError naming it.
+ */
+export const sftProgressIn = (out: string): SftProgress | undefined => {
+  const file = join(progressFolder(out), SFT_PROGRESS_FILE);
+  if (!existsSync(file)) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new UsageError({
+      detail: `${file} is damaged (${(error as Error).message}): the sft in ${out} cannot be resumed; --replace starts it over`,
+    });
+  }
+  const decoded = Schema.decodeUnknownResult(SftProgressFile as unknown as Schema.Codec<unknown, unknown>)(json);
+  if (Result.isFailure(decoded))
+    throw new UsageError({
+      detail: `${file} is damaged (${String(decoded.failure.message).replace(/\s*\n\s*/g, " ")}): the sft in ${out} cannot be resumed; --replace starts it over`,
+    });
+  return decoded.success as SftProgress;
+};
+
+/** `2 of 5 epochs done` (and the curriculum or the epoch's steps begun). */
+export const describeSftProgress = (progress: SftProgress): string => {
+  const args = progress.arguments as SftArguments;
+  const stages = args.curriculum === "" ? 0 : args.curriculum.split(",").length;
+  if (progress.stage < stages)
+    return `in curriculum stage ${progress.stage + 1} of ${stages}, ${progress.stageStep} steps into it; 0 of ${args.epochs} epochs done`;
+  return `${progress.epoch} of ${args.epochs} epoch${args.epochs === 1 ? "" : "s"} done${progress.batch > 0 ? `, ${Math.ceil(progress.batch / args.batchSize)} steps into the next` : ""}`;
+};
+
+const shown = (value: unknown) => (typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null));
+
+/** The first argument that differs from the saved ones, as a UsageError naming its flag and both values. */
+const checkSameArguments = (out: string, saved: SftArguments, now: SftArguments, keys: readonly string[]) => {
+  const flat = (args: SftArguments): Record<string, unknown> => {
+    const { model, ...rest } = args;
+    return { ...rest, ...Object.fromEntries(Object.entries(model ?? {}).map(([k, v]) => [`model.${k}`, v])) };
+  };
+  const before = flat(saved);
+  const after = flat(now);
+  for (const key of keys.flatMap((k) =>
+    k === "model"
+      ? [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((m) => m.startsWith("model."))
+      : [k],
+  )) {
+    if (canonicalJson(before[key] ?? null) === canonicalJson(after[key] ?? null)) continue;
+    const flag = ARGUMENT_FLAGS[key] ?? key;
+    const detail =
+      key === "episodes"
+        ? `--data ${now.data}: its journals are not those the stopped sft was cloning (${saved.episodes.count} episodes then, ${now.episodes.count} now${saved.episodes.count === now.episodes.count ? ", not the same ones" : ""})`
+        : `${flag} differs from the stopped sft's: ${shown(before[key])} then, ${shown(after[key])} now`;
+    throw new UsageError({
+      detail: `--resume: ${detail}; the sft in ${out} continues only with the arguments it was started with (give them again), or --replace starts it over`,
+    });
+  }
+};
+
+/** Every field of a fresh model, defaults included: a flag given now that gives the default is no change. */
+const normalModel = (model: Partial<GptConfig>) => {
+  const config = gptConfig(model);
+  return { ...config, copy: !!config.copy, positions: config.positions ?? "learned" };
+};
+
+/** SHA-256 of what is cloned: a --resume over other journals would not give the clone an unbroken run gives. */
+const episodesDigest = (sequences: readonly Sequence[]) => {
+  const hash = createHash("sha256");
+  for (const s of sequences)
+    hash.update(JSON.stringify([s.tokens, s.actionMask, (s as { allowed?: unknown }).allowed ?? null]));
+  return { count: sequences.length, sha256: hash.digest("hex") };
+};
+
+/** NaN (an epoch whose every step was skipped) as null in JSON, and back. */
+const toJson = (x: number) => (Number.isFinite(x) ? x : null);
+const fromJson = (x: number | null) => x ?? Number.NaN;
+
 /**
  * Behaviour cloning from recorded journals into a checkpoint at `out` (what `agent-r1 sft` runs). Throws a UsageError
- * when `data` holds no usable episodes.
+ * when `data` holds no usable episodes. It saves its progress in `out/sft-progress` at each epoch's end (and
+ * every `checkpointEvery` steps), and when `shouldStop` says so after a step; `resume: true` continues from
+ * the last one, to the clone an unbroken run writes, byte for byte.
  */
 export const sft = async (given: SftOptions): Promise<SftResult> => {
   const options = sftOptions(given);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const out = options.out;
+  const progressDir = progressFolder(out);
   // Refused before the epochs, not after them.
-  if (checkpointTarget(options.out) === "checkpoint")
-    log(`sft: ${options.out} holds a checkpoint; the clone replaces it`);
+  const target = checkpointTarget(out);
+  const saved = options.resume ? sftProgressIn(out) : undefined;
+  if (options.resume && !saved)
+    throw new UsageError({
+      detail: existsSync(progressDir)
+        ? `--resume: ${out} holds no saved point of its sft (it was stopped before its first: an sft saves one at each epoch's end${options.checkpointEvery ? ` and every ${options.checkpointEvery} steps` : ""}, and when stopped by a signal), so nothing can be resumed: start it again without --resume (with --replace)`
+        : target === "checkpoint"
+          ? `--resume: ${out} holds a finished clone (its sft ran to its end): nothing to resume; eval it or train --init from it, or clone again with --replace (without --resume)`
+          : `--resume: ${out} holds no stopped sft to resume (no ${join(out, SFT_PROGRESS)}): start it without --resume`,
+    });
+  if (!options.resume && existsSync(progressDir)) {
+    const earlier = sftProgressIn(out);
+    log(
+      `sft: ${out} holds an sft stopped before its end${earlier ? ` (${describeSftProgress(earlier)})` : ""}; starting it over (resume continues it)`,
+    );
+    await rm(progressDir, { recursive: true, force: true });
+  } else if (target === "checkpoint" && !saved) log(`sft: ${out} holds a checkpoint; the clone replaces it`);
   const files = await demonstrationFiles(options.data);
   // A run folder also holds its warm start's demonstrations (warm-start/demos): cloned too, and said so.
   const fromWarmStart = isRunFolder(options.data)
@@ -353,11 +556,62 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     log(
       `sft: ${options.data} is a run folder: ${files.length - fromWarmStart} of its journals are the policy's episodes and ${fromWarmStart} its warm start's demonstrations (warm-start/); all are cloned (give --data ${join(options.data, "episodes")} for the policy's alone)`,
     );
-  await initBackend(options.backend, { log });
+  const stages = options.curriculum ?? [];
+  for (const [index, stage] of stages.entries())
+    if (!(Number.isInteger(stage.actions) && stage.actions >= 1 && Number.isInteger(stage.steps) && stage.steps >= 0))
+      throw new UsageError({
+        detail: `curriculum stage ${index + 1}: actions and steps must be integers >= 1 and >= 0`,
+      });
   const tokenizer = options.env.tokenizer as WordTokenizer;
-  const model = options.init
-    ? (await loadCheckpointFor(options.env, options.init)).model
-    : new Gpt({ vocabSize: tokenizer.size, ...options.model }, splitSeed(options.seed, "init"));
+  const fresh = { vocabSize: tokenizer.size, ...options.model };
+  const argumentsNow = (
+    episodes: SftArguments["episodes"],
+    model: GptConfig | Record<string, unknown>,
+  ): SftArguments => ({
+    env: options.envSpec ?? options.env.id,
+    data: resolve(options.data),
+    episodes,
+    epochs: options.epochs,
+    batchSize: options.batchSize,
+    lr: options.lr,
+    seed: options.seed,
+    init: options.init ? resolve(options.init) : null,
+    curriculum: stages.map((stage) => `${stage.actions}:${stage.steps}`).join(","),
+    constrained: !!options.constrained,
+    positionOffsets: options.positionOffsets,
+    successfulOnly: options.successfulOnly ?? true,
+    // Every field of a fresh model, defaults included (a flag given now that gives the default is no change).
+    model: options.init ? {} : normalModel(model as GptConfig),
+  });
+  const savedArguments = saved?.arguments as SftArguments | undefined;
+  // What needs no journal read is checked before the backend loads (seconds), the journals after.
+  const CHEAP = [
+    "env",
+    "data",
+    "epochs",
+    "batchSize",
+    "lr",
+    "seed",
+    "init",
+    "curriculum",
+    "constrained",
+    "positionOffsets",
+    "successfulOnly",
+    "model",
+  ];
+  if (savedArguments) checkSameArguments(out, savedArguments, argumentsNow({ count: 0, sha256: "" }, fresh), CHEAP);
+  await initBackend(options.backend, { log });
+  let model: Gpt;
+  let optimizerState: OptimizerState | undefined;
+  if (saved) {
+    await removeUnfinishedSaves(progressDir);
+    const point = await loadCheckpoint(join(progressDir, saved.dir));
+    model = point.model;
+    optimizerState = point.optimizer;
+  } else
+    model = options.init
+      ? (await loadCheckpointFor(options.env, options.init)).model
+      : new Gpt(fresh, splitSeed(options.seed, "init"));
   const sequences = await loadSequences(
     options.env,
     files,
@@ -367,13 +621,16 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     log,
   );
   if (sequences.length === 0) throw new UsageError({ detail: `no episode to clone in ${options.data}` });
+  const args = argumentsNow(episodesDigest(sequences), fresh);
+  if (savedArguments) checkSameArguments(out, savedArguments, args, ["episodes"]);
   // Said before cloning starts, so a run can be stopped and the budget fixed at once.
   const longest = Math.max(0, ...sequences.map(longestAction));
   const note = actionBudgetNote(options.env, longest, "demonstrated");
   if (note) log(note);
   const optimizer = new AdamW(model.parameters, { lr: options.lr, weightDecay: 0 });
+  if (optimizerState) optimizer.restore(optimizerState);
   // Its own stream, so that the shuffling (and the curriculum's draws) are those of a run without offsets.
-  const offsetRng = Rng.fromSeed(splitSeed(options.seed, "position-offsets"));
+  const offsetRng = saved ? Rng.fromState(saved.offsetRng) : Rng.fromSeed(splitSeed(options.seed, "position-offsets"));
   const offsetKind = model.config.positions === "alibi" ? "none" : options.positionOffsets;
   const randomOffsets = offsetKind !== "none";
   if (options.positionOffsets !== "none" && !randomOffsets)
@@ -415,47 +672,127 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
       ? {}
       : { origin: { by: "sft", env: options.envSpec, data: resolve(options.data) } as const }),
   };
-  const rng = Rng.fromSeed(splitSeed(options.seed, "sft"));
-  const losses: number[] = [];
-  let tokens = 0;
-  for (const [index, stage] of (options.curriculum ?? []).entries()) {
-    if (!(Number.isInteger(stage.actions) && stage.actions >= 1 && Number.isInteger(stage.steps) && stage.steps >= 0))
-      throw new UsageError({
-        detail: `curriculum stage ${index + 1}: actions and steps must be integers >= 1 and >= 0`,
-      });
+  const rng = saved ? Rng.fromState(saved.rng) : Rng.fromSeed(splitSeed(options.seed, "sft"));
+  const losses: number[] = saved ? saved.losses.map(fromJson) : [];
+  let tokens = saved?.tokens ?? 0;
+  let steps = saved?.steps ?? 0;
+  /** Where it is: the curriculum stage (stages.length once in the epochs) and steps into it, or the epoch and batch. */
+  const at = {
+    stage: saved?.stage ?? 0,
+    stageStep: saved?.stageStep ?? 0,
+    stageLoss: saved ? fromJson(saved.stageLoss) : Number.NaN,
+    epoch: saved?.epoch ?? 0,
+    batch: saved?.batch ?? 0,
+    order: (saved?.order ?? null) as number[] | null,
+    total: saved?.total ?? 0,
+    count: saved?.count ?? 0,
+  };
+  /**
+   * Saves where it is: the point's checkpoint (weights, optimizer state) in a folder of its own, then
+   * progress.json naming it (atomically), then the previous point is removed. A kill at any moment leaves a
+   * progress.json naming a whole point.
+   */
+  const savePoint = async () => {
+    const dir = `s${String(steps).padStart(6, "0")}`;
+    const previous = existsSync(join(progressDir, SFT_PROGRESS_FILE)) ? sftProgressIn(out)?.dir : undefined;
+    if (previous === dir) return;
+    await saveCheckpoint(join(progressDir, dir), {
+      model,
+      tokenizer,
+      version: steps,
+      optimizer: await optimizer.state(),
+      ...(options.constrained ? { constrained: true } : {}),
+    });
+    const progress: SftProgress = {
+      format: "agent-r1/sft-progress",
+      formatVersion: 1,
+      dir,
+      steps,
+      stage: at.stage,
+      stageStep: at.stageStep,
+      stageLoss: toJson(at.stageLoss),
+      epoch: at.epoch,
+      batch: at.batch,
+      order: at.order,
+      total: at.total,
+      count: at.count,
+      tokens,
+      losses: losses.map(toJson),
+      rng: rng.state(),
+      offsetRng: offsetRng.state(),
+      arguments: args,
+      ...(options.command ? { command: options.command } : {}),
+    };
+    await writeFileAtomically(join(progressDir, SFT_PROGRESS_FILE), `${JSON.stringify(progress)}\n`);
+    if (previous !== undefined) await rm(join(progressDir, previous), { recursive: true, force: true });
+  };
+  const every = options.checkpointEvery ?? 0;
+  /** True when told to stop; `where` has been moved past the step. */
+  const afterStep = async (): Promise<boolean> => {
+    steps++;
+    const stop = options.shouldStop?.() ?? false;
+    const done = at.stage >= stages.length && at.epoch >= options.epochs;
+    // A point every `checkpointEvery` steps, at each epoch's end (the last's is the clone), and when stopped.
+    if (!done && (stop || (every > 0 && steps % every === 0) || (at.batch === 0 && at.order === null && at.epoch > 0)))
+      await savePoint();
+    return stop && !done;
+  };
+  const stopped = (): SftResult => {
+    optimizer.dispose();
+    model.dispose();
+    const progress = sftProgressIn(out);
+    log(
+      progress
+        ? `sft stopped (${describeSftProgress(progress)}): its progress is saved in ${progressDir}; ${options.command ? `resume with: ${options.command}` : "continue it with the same arguments and --resume"}`
+        : "sft stopped before its first step: nothing was saved",
+    );
+    return { episodes: sequences.length, actionTokens, tokens, losses, longestAction: longest, stopped: true };
+  };
+  const actionTokens = sequences.reduce((sum, s) => sum + s.actionMask.reduce((n: number, m) => n + m, 0), 0);
+  // Told to stop while loading (the backend, the journals): nothing new to save.
+  if (options.shouldStop?.()) return stopped();
+  while (at.stage < stages.length) {
+    const stage = stages[at.stage];
     const cut = sequences.map((s) => firstActions(s, stage.actions));
-    let loss = Number.NaN;
-    for (let step = 0; step < stage.steps; step++) {
+    if (at.stageStep < stage.steps) {
       const result = await cloneStep(Array.from({ length: options.batchSize }, () => cut[rng.int(0, cut.length - 1)]));
-      if (result.skipped) log(`sft curriculum stage ${index + 1}: a step was skipped (${result.reason})`);
+      if (result.skipped) log(`sft curriculum stage ${at.stage + 1}: a step was skipped (${result.reason})`);
       else {
-        loss = result.loss;
+        at.stageLoss = result.loss;
         tokens += result.tokens;
       }
+      at.stageStep++;
     }
-    options.onStage?.(index, loss);
-  }
-  for (let epoch = 0; epoch < options.epochs; epoch++) {
-    const order = rng.shuffle(sequences.map((_, i) => i));
-    let total = 0;
-    let count = 0;
-    for (let start = 0; start < order.length; start += options.batchSize) {
-      const result = await cloneStep(order.slice(start, start + options.batchSize).map((i) => sequences[i]));
-      if (result.skipped) log(`sft epoch ${epoch}: a step was skipped (${result.reason})`);
-      else {
-        total += result.loss * result.tokens;
-        count += result.tokens;
-      }
+    if (at.stageStep >= stage.steps) {
+      options.onStage?.(at.stage, at.stageLoss);
+      Object.assign(at, { stage: at.stage + 1, stageStep: 0, stageLoss: Number.NaN });
     }
-    tokens += count;
-    // An epoch whose every step was skipped (a NaN loss) has no loss: NaN, not a 0 that reads as a perfect fit.
-    losses.push(count > 0 ? total / count : Number.NaN);
-    await options.onEpoch?.(epoch, losses.at(-1)!, (dir) => saveCheckpoint(dir, clone));
+    // A stage of 0 steps takes none.
+    if (stage.steps > 0 && (await afterStep())) return stopped();
   }
-  await saveCheckpoint(options.out, clone);
+  while (at.epoch < options.epochs) {
+    if (at.order === null) at.order = rng.shuffle(sequences.map((_, i) => i));
+    const order = at.order;
+    const result = await cloneStep(order.slice(at.batch, at.batch + options.batchSize).map((i) => sequences[i]));
+    if (result.skipped) log(`sft epoch ${at.epoch}: a step was skipped (${result.reason})`);
+    else {
+      at.total += result.loss * result.tokens;
+      at.count += result.tokens;
+    }
+    at.batch += options.batchSize;
+    if (at.batch >= order.length) {
+      tokens += at.count;
+      // An epoch whose every step was skipped (a NaN loss) has no loss: NaN, not a 0 that reads as a perfect fit.
+      losses.push(at.count > 0 ? at.total / at.count : Number.NaN);
+      Object.assign(at, { epoch: at.epoch + 1, batch: 0, order: null, total: 0, count: 0 });
+      await options.onEpoch?.(at.epoch - 1, losses.at(-1)!, (dir) => saveCheckpoint(dir, clone));
+    }
+    if (await afterStep()) return stopped();
+  }
+  // The clone replaces `out` in one swap, its saved progress with it.
+  await saveCheckpoint(out, clone);
   optimizer.dispose();
   model.dispose();
-  const actionTokens = sequences.reduce((sum, s) => sum + s.actionMask.reduce((n: number, m) => n + m, 0), 0);
   return { episodes: sequences.length, actionTokens, tokens, losses, longestAction: longest };
 };
 

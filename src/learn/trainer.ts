@@ -43,6 +43,7 @@ import {
   removeUnfinishedSaves,
   saveCheckpoint,
   savedTokenizerId,
+  unfinishedSft,
   writeLatestCheckpoint,
 } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
@@ -521,6 +522,8 @@ const latestMismatch = (run: string, latest: { readonly dir: string; readonly ve
  * checkpoints/ folder: the run's latest checkpoint (said through `log`). `what` names the argument in errors.
  */
 export const checkpointIn = (dir: string, what: string, log: (line: string) => void = () => {}): string => {
+  const unfinished = unfinishedSft(dir);
+  if (unfinished) throw new UsageError({ detail: `${what} ${unfinished}` });
   if (existsSync(dir) && !statSync(dir).isDirectory())
     throw new UsageError({
       detail: `${what} ${dir} is a file; a checkpoint is a folder (manifest.json, weights.bin, ...)`,

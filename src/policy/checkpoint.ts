@@ -162,7 +162,42 @@ export const SFT_FILE = "sft.json";
  * made under one --env: `{ "env": ..., "checkpoints": [absolute folders] }`, read as a clone's sft.json is.
  */
 export const AVERAGE_FILE = "average.json";
-const KNOWN_FILES = new Set<string>([...Object.values(FILES), SFT_FILE, AVERAGE_FILE]);
+/**
+ * What an sft stopped before its end (Ctrl-C, SIGTERM, a kill) leaves in its --out: its last saved point (a
+ * checkpoint with the optimizer's state) and `progress.json` (where it stopped, its random streams, the
+ * arguments it was started with), from which `sft ... --resume` continues. The finished clone replaces the
+ * folder, this included, in one swap; while it is there the folder is no clone, and loading it is refused.
+ */
+export const SFT_PROGRESS = "sft-progress";
+/** The file in SFT_PROGRESS naming the last saved point: written (atomically) after the point itself. */
+export const SFT_PROGRESS_FILE = "progress.json";
+const KNOWN_FILES = new Set<string>([...Object.values(FILES), SFT_FILE, AVERAGE_FILE, SFT_PROGRESS]);
+
+/**
+ * Why `folder` is no checkpoint when an sft writing it stopped before its end (it holds SFT_PROGRESS), with
+ * where it stopped and the command that resumes it; undefined otherwise. Loading such a folder is refused
+ * with this: its weights (when it still holds a clone an sft --replace began to write over) are not the clone
+ * its sft is making.
+ */
+export const unfinishedSft = (folder: string): string | undefined => {
+  const progress = path.join(folder, SFT_PROGRESS);
+  if (!existsSync(progress)) return undefined;
+  let saved: { epoch?: unknown; epochs?: unknown; command?: unknown } = {};
+  try {
+    const text = readFileSync(path.join(progress, SFT_PROGRESS_FILE), "utf8");
+    const parsed = JSON.parse(text) as { epoch?: unknown; arguments?: { epochs?: unknown }; command?: unknown };
+    saved = { epoch: parsed.epoch, epochs: parsed.arguments?.epochs, command: parsed.command };
+  } catch {
+    // Stopped before its first saved point, or a damaged file: said without the epoch.
+  }
+  const where =
+    typeof saved.epoch === "number" && typeof saved.epochs === "number"
+      ? ` (${saved.epoch} of ${saved.epochs} epoch${saved.epochs === 1 ? "" : "s"} done)`
+      : "";
+  const resume =
+    typeof saved.command === "string" ? `\`${saved.command}\`` : "the same `agent-r1 sft` command with --resume";
+  return `${folder} is an unfinished sft clone${where}, not a checkpoint: its sft was stopped before its end and left its progress in ${path.join(folder, SFT_PROGRESS)}; finish it with ${resume}, or give another checkpoint`;
+};
 
 /**
  * Where a checkpoint outside a run came from, saved with it (in the same swap, so a checkpoint is never
@@ -225,7 +260,7 @@ const syncFolder = async (folder: string): Promise<void> => {
 };
 
 /** Writes to a temporary name, fsyncs, renames: a reader never sees half a file. */
-const writeFileAtomically = async (file: string, data: Uint8Array | string): Promise<void> => {
+export const writeFileAtomically = async (file: string, data: Uint8Array | string): Promise<void> => {
   const temporary = `${file}.tmp-${process.pid}`;
   await rm(temporary, { force: true });
   await writeSynced(temporary, data);
@@ -617,6 +652,8 @@ export const loadCheckpoint = async (
   options: { readonly optimizer?: boolean } = {},
 ): Promise<CheckpointContents> => {
   const at = (name: string) => path.join(folder, name);
+  const unfinished = unfinishedSft(folder);
+  if (unfinished) throw new UsageError({ detail: unfinished });
   const layout = await readManifest(at(FILES.manifest));
   checkTiling(layout, at(FILES.manifest));
 

@@ -14,6 +14,13 @@ export declare class Rng {
     private constructor();
     /** The stream of this seed (its SHA-256 sets the generator's state). */
     static fromSeed(seed: string): Rng;
+    /**
+     * The stream as it is now (its generator's four 32-bit words), for a resumable job to save: `fromState` of it
+     * draws what this stream draws next.
+     */
+    state(): number[];
+    /** The stream `state()` saved; a RangeError unless it is four 32-bit integers, not all 0. */
+    static fromState(state: readonly number[]): Rng;
     /** Uniform in [0, 1). */
     float(): number;
     /**

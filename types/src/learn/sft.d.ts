@@ -2,6 +2,7 @@
  * Behaviour cloning: cross-entropy on the action tokens of recorded episodes (e.g. of the `expert`
  * policy), never on prompt or observation tokens. Writes a checkpoint that `train --init` starts from.
  */
+import * as Schema from "effect/Schema";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { type GptConfig } from "../policy/gpt.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
@@ -60,6 +61,18 @@ export interface SftOptions {
      * the clone know its environment without --env. Without it, no sft.json is written.
      */
     readonly envSpec?: string;
+    /**
+     * Continue the sft stopped in `out` from its last saved point (`out/sft-progress`), to the clone an unbroken run
+     * writes, byte for byte: refused (UsageError) when an argument that shapes the clone differs from the saved
+     * ones, when `out` holds a finished clone, or nothing saved. Without it, a stopped sft in `out` is started over.
+     */
+    readonly resume?: boolean;
+    /** Also save a point every this many steps (default: only at each epoch's end, and when stopped). */
+    readonly checkpointEvery?: number;
+    /** Asked after each step: true saves a point and returns, `stopped: true` (Ctrl-C, from the command line). */
+    readonly shouldStop?: () => boolean;
+    /** The command that resumes this sft, said by `eval` or `train --init` given its unfinished `out`. */
+    readonly command?: string;
     /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
     readonly successfulOnly?: boolean;
     /** After each curriculum stage (its index and last batch loss). */
@@ -80,6 +93,8 @@ export interface SftResult {
     readonly losses: readonly number[];
     /** The most tokens one demonstrated action takes: sampling needs at least this budget (`maxNewTokens`). */
     readonly longestAction: number;
+    /** Stopped by `shouldStop` before its end: no clone yet, its progress saved in `out` for `resume`. */
+    readonly stopped?: boolean;
 }
 /**
  * The episode's events with each action's allowed ids filled in, as constrained decoding would have
@@ -101,7 +116,7 @@ export declare const withLegalMasks: (env: EnvDefinition, events: readonly Episo
             readonly id: string;
             readonly version: string;
         };
-        readonly task: import("effect/Schema").Json;
+        readonly task: Schema.Json;
         readonly seed: string;
         readonly policy: {
             readonly id: string;
@@ -141,7 +156,7 @@ export declare const withLegalMasks: (env: EnvDefinition, events: readonly Episo
         readonly call: string;
         readonly actor: string;
         readonly tool: string;
-        readonly args: import("effect/Schema").Json;
+        readonly args: Schema.Json;
     } | {
         readonly v: 1;
         readonly episode: string;
@@ -155,7 +170,7 @@ export declare const withLegalMasks: (env: EnvDefinition, events: readonly Episo
         readonly call: string;
         readonly result: {
             readonly ok: true;
-            readonly content: import("effect/Schema").Json;
+            readonly content: Schema.Json;
         } | {
             readonly ok: false;
             readonly error: {
@@ -201,7 +216,7 @@ export declare const withLegalMasks: (env: EnvDefinition, events: readonly Episo
             readonly at?: number | undefined;
         } | undefined;
         readonly type: "env.transitioned";
-        readonly state: import("effect/Schema").Json;
+        readonly state: Schema.Json;
         readonly hash: string;
     } | {
         readonly v: 1;
@@ -225,8 +240,46 @@ export declare const withLegalMasks: (env: EnvDefinition, events: readonly Episo
 export declare const loadSequences: (env: EnvDefinition, files: readonly string[], contextLength: number, successfulOnly?: boolean, constrained?: boolean, log?: (line: string) => void) => Promise<Sequence[]>;
 /** The sequence up to the end of its n-th action (all of it when it has fewer). */
 export declare const firstActions: (sequence: Sequence, n: number) => Sequence;
+declare const SftProgressFile: Schema.Struct<{
+    readonly format: Schema.Literal<"agent-r1/sft-progress">;
+    readonly formatVersion: Schema.Literal<1>;
+    /** The saved point's checkpoint folder (weights and optimizer state) in SFT_PROGRESS. */
+    readonly dir: Schema.String;
+    /** Steps taken, curriculum and epochs together. */
+    readonly steps: Schema.Int;
+    /** The curriculum stage it is in (the number of stages once in the epochs), the steps of it taken and its last loss. */
+    readonly stage: Schema.Int;
+    readonly stageStep: Schema.Int;
+    readonly stageLoss: Schema.NullOr<Schema.Finite>;
+    /** The epoch it is in (the epochs done), the next batch's start in that epoch's order, and the order when begun. */
+    readonly epoch: Schema.Int;
+    readonly batch: Schema.Int;
+    readonly order: Schema.NullOr<Schema.$Array<Schema.Int>>;
+    /** The epoch's loss so far: the sum of loss x tokens and the tokens. */
+    readonly total: Schema.Finite;
+    readonly count: Schema.Int;
+    readonly tokens: Schema.Int;
+    /** The mean loss of each epoch done (null: every step of it was skipped). */
+    readonly losses: Schema.$Array<Schema.NullOr<Schema.Finite>>;
+    readonly rng: Schema.$Array<Schema.Int>;
+    readonly offsetRng: Schema.$Array<Schema.Int>;
+    readonly arguments: Schema.Unknown;
+    /** The command that resumes it (`agent-r1 sft ... --resume`), when started from the command line. */
+    readonly command: Schema.optionalKey<Schema.String>;
+}>;
+type SftProgress = typeof SftProgressFile.Type;
+/**
+ * The progress an sft stopped before its end left in `out` (its last saved point, where it was, its
+ * arguments), or undefined when there is none. A damaged progress.json is a UsageError naming it.
+ */
+export declare const sftProgressIn: (out: string) => SftProgress | undefined;
+/** `2 of 5 epochs done` (and the curriculum or the epoch's steps begun). */
+export declare const describeSftProgress: (progress: SftProgress) => string;
 /**
  * Behaviour cloning from recorded journals into a checkpoint at `out` (what `agent-r1 sft` runs). Throws a UsageError
- * when `data` holds no usable episodes.
+ * when `data` holds no usable episodes. It saves its progress in `out/sft-progress` at each epoch's end (and
+ * every `checkpointEvery` steps), and when `shouldStop` says so after a step; `resume: true` continues from
+ * the last one, to the clone an unbroken run writes, byte for byte.
  */
 export declare const sft: (given: SftOptions) => Promise<SftResult>;
+export {};

@@ -51,6 +51,22 @@ export declare const SFT_FILE = "sft.json";
  */
 export declare const AVERAGE_FILE = "average.json";
 /**
+ * What an sft stopped before its end (Ctrl-C, SIGTERM, a kill) leaves in its --out: its last saved point (a
+ * checkpoint with the optimizer's state) and `progress.json` (where it stopped, its random streams, the
+ * arguments it was started with), from which `sft ... --resume` continues. The finished clone replaces the
+ * folder, this included, in one swap; while it is there the folder is no clone, and loading it is refused.
+ */
+export declare const SFT_PROGRESS = "sft-progress";
+/** The file in SFT_PROGRESS naming the last saved point: written (atomically) after the point itself. */
+export declare const SFT_PROGRESS_FILE = "progress.json";
+/**
+ * Why `folder` is no checkpoint when an sft writing it stopped before its end (it holds SFT_PROGRESS), with
+ * where it stopped and the command that resumes it; undefined otherwise. Loading such a folder is refused
+ * with this: its weights (when it still holds a clone an sft --replace began to write over) are not the clone
+ * its sft is making.
+ */
+export declare const unfinishedSft: (folder: string) => string | undefined;
+/**
  * Where a checkpoint outside a run came from, saved with it (in the same swap, so a checkpoint is never
  * without it): a clone's --env and data (SFT_FILE), or an average's --env and checkpoints (AVERAGE_FILE).
  */
@@ -65,6 +81,8 @@ export type CheckpointOrigin = {
 };
 /** A manifest's digest: SHA-256 of the canonical JSON of every field but `digest`. */
 export declare const manifestDigest: (manifest: object) => string;
+/** Writes to a temporary name, fsyncs, renames: a reader never sees half a file. */
+export declare const writeFileAtomically: (file: string, data: Uint8Array | string) => Promise<void>;
 /** The optimizer's state: its update count and both moments of every parameter, by parameter name. */
 export interface OptimizerState {
     readonly step: number;
