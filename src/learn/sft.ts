@@ -102,6 +102,8 @@ export interface SftOptions {
   readonly checkpointEvery?: number;
   /** Asked after each step: true saves a point and returns, `stopped: true` (Ctrl-C, from the command line). */
   readonly shouldStop?: () => boolean;
+  /** Stops as `shouldStop` does once aborted (after the current step, its progress saved), as train's `signal`. */
+  readonly signal?: AbortSignal;
   /** The command that resumes this sft, said by `eval` or `train --init` given its unfinished `out`. */
   readonly command?: string;
   /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
@@ -313,6 +315,7 @@ const SFT_OPTIONS = allKeys<SftOptions>()([
   "resume",
   "checkpointEvery",
   "shouldStop",
+  "signal",
   "command",
   "onStage",
   "onEpoch",
@@ -525,7 +528,11 @@ const fromJson = (x: number | null) => x ?? Number.NaN;
  * the last one, to the clone an unbroken run writes, byte for byte.
  */
 export const sft = async (given: SftOptions): Promise<SftResult> => {
-  const options = sftOptions(given);
+  const { shouldStop: asked, signal, ...rest } = given;
+  const options = sftOptions({
+    ...rest,
+    ...(asked || signal ? { shouldStop: () => asked?.() === true || signal?.aborted === true } : {}),
+  });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const out = options.out;
   const progressDir = progressFolder(out);

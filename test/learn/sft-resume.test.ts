@@ -85,6 +85,15 @@ describe("sft --resume", () => {
     60_000,
   );
 
+  it("an AbortSignal stops it as shouldStop does (train's signal option), and resume finishes it", async () => {
+    const out = join(dir, "aborted");
+    const controller = new AbortController();
+    const first = await sft({ ...base, out, signal: controller.signal, onEpoch: () => controller.abort() });
+    expect(first).toMatchObject({ stopped: true, losses: [expect.any(Number)] });
+    await sft({ ...base, out, resume: true });
+    same(out, unbroken);
+  }, 60_000);
+
   it("--checkpoint-every saves a point every N steps: a kill (no chance to save) loses only the steps since", async () => {
     const out = join(dir, "every");
     const kept = join(dir, "every-kept");

@@ -71,6 +71,8 @@ export interface SftOptions {
     readonly checkpointEvery?: number;
     /** Asked after each step: true saves a point and returns, `stopped: true` (Ctrl-C, from the command line). */
     readonly shouldStop?: () => boolean;
+    /** Stops as `shouldStop` does once aborted (after the current step, its progress saved), as train's `signal`. */
+    readonly signal?: AbortSignal;
     /** The command that resumes this sft, said by `eval` or `train --init` given its unfinished `out`. */
     readonly command?: string;
     /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
