@@ -196,7 +196,11 @@ export const unfinishedSft = (folder: string): string | undefined => {
       : "";
   const resume =
     typeof saved.command === "string" ? `\`${saved.command}\`` : "the same `agent-r1 sft` command with --resume";
-  return `${folder} is an unfinished sft clone${where}, not a checkpoint: its sft was stopped before its end and left its progress in ${path.join(folder, SFT_PROGRESS)}; finish it with ${resume}, or give another checkpoint`;
+  // An sft --replace stopped before its end: the clone the folder held before is still there, beside the progress.
+  const before = existsSync(path.join(folder, FILES.manifest))
+    ? ` (the clone it held before that sft --replace is still there: remove ${path.join(folder, SFT_PROGRESS)} to use it)`
+    : "";
+  return `${folder} is an unfinished sft clone${where}, not a checkpoint: its sft was stopped before its end and left its progress in ${path.join(folder, SFT_PROGRESS)}; finish it with ${resume}, or give another checkpoint${before}`;
 };
 
 /**

@@ -94,6 +94,17 @@ describe("sft --resume", () => {
     same(out, unbroken);
   }, 60_000);
 
+  it("stopped while it replaces a clone: the old clone's files are refused too, saying how to get it back", async () => {
+    const out = join(dir, "replacing");
+    cpSync(unbroken, out, { recursive: true });
+    expect((await sft({ ...base, out, seed: "other", ...stopper({ steps: 1 }) })).stopped).toBe(true);
+    await expect(loadCheckpoint(out)).rejects.toThrow(
+      `(the clone it held before that sft --replace is still there: remove ${join(out, "sft-progress")} to use it)`,
+    );
+    rmSync(join(out, "sft-progress"), { recursive: true });
+    same(out, unbroken);
+  }, 60_000);
+
   it("--checkpoint-every saves a point every N steps: a kill (no chance to save) loses only the steps since", async () => {
     const out = join(dir, "every");
     const kept = join(dir, "every-kept");
