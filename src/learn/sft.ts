@@ -703,13 +703,20 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     const dir = `s${String(steps).padStart(6, "0")}`;
     const previous = existsSync(join(progressDir, SFT_PROGRESS_FILE)) ? sftProgressIn(out)?.dir : undefined;
     if (previous === dir) return;
-    await saveCheckpoint(join(progressDir, dir), {
-      model,
-      tokenizer,
-      version: steps,
-      optimizer: await optimizer.state(),
-      ...(options.constrained ? { constrained: true } : {}),
-    });
+    try {
+      await saveCheckpoint(join(progressDir, dir), {
+        model,
+        tokenizer,
+        version: steps,
+        optimizer: await optimizer.state(),
+        ...(options.constrained ? { constrained: true } : {}),
+      });
+    } catch (error) {
+      // The first point not written (a full disk): no progress folder without a point in it, which would make
+      // `out` an unfinished clone with nothing to resume. The save took its half-written folder with it.
+      if (previous === undefined) await rm(progressDir, { recursive: true, force: true }).catch(() => undefined);
+      throw error;
+    }
     const progress: SftProgress = {
       format: "agent-r1/sft-progress",
       formatVersion: 1,

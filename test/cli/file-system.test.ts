@@ -99,20 +99,32 @@ describe("file-system trouble, in one line", () => {
 });
 
 describe("a checkpoint save that fails", () => {
-  it("takes its half-written folder with it: an sft that hit the file size limit left OUT.tmp-PID-N beside --out, never removed", () => {
-    const dir = tempDir("agent-r1-fs-save-");
-    const out = join(dir, "clone");
-    // 200 KiB: the epoch runs, and the clone's weights.bin (over 500 KB) fails with EFBIG mid-write.
-    const sft = cli(
-      `ulimit -f 200; node bin/agent-r1.js sft --env lookup --data replays/lookup/expert --epochs 1 --out ${JSON.stringify(out)}`,
-    );
-    expect(sft.status, sft.stderr).toBe(2);
-    // The file is named (Node's write error names none) and what to do is sft's, not record's --resume.
-    expect(sft.stderr).toMatch(
-      /^error: EFBIG: file too large, write '.*clone\.tmp-\d+-\d+[/\\]weights\.bin': .*; raise the limit, then run sft again$/m,
-    );
-    expect(readdirSync(dir)).toEqual([]);
-  }, 120_000);
+  it.each([
+    ["1", "clone\\.tmp-\\d+-\\d+"],
+    // Two epochs: the first epoch's saved point (sft-progress/s...) fails; no progress folder without a point
+    // is left (it made --out an unfinished clone with nothing to resume, and the same command was refused).
+    ["2", "clone[/\\\\]sft-progress[/\\\\]s\\d+\\.tmp-\\d+-\\d+"],
+  ])(
+    "takes its half-written folder with it: an sft that hit the file size limit left OUT.tmp-PID-N beside --out, never removed (--epochs %s)",
+    (epochs, folder) => {
+      const dir = tempDir("agent-r1-fs-save-");
+      const out = join(dir, "clone");
+      // 200 KiB: the epoch runs, and the clone's weights.bin (over 500 KB) fails with EFBIG mid-write.
+      const sft = cli(
+        `ulimit -f 200; node bin/agent-r1.js sft --env lookup --data replays/lookup/expert --epochs ${epochs} --out ${JSON.stringify(out)}`,
+      );
+      expect(sft.status, sft.stderr).toBe(2);
+      // The file is named (Node's write error names none) and what to do is sft's, not record's --resume.
+      expect(sft.stderr).toMatch(
+        new RegExp(
+          `^error: EFBIG: file too large, write '.*${folder}[/\\\\]weights\\.bin': .*; raise the limit, then run sft again$`,
+          "m",
+        ),
+      );
+      expect(readdirSync(dir)).toEqual([]);
+    },
+    120_000,
+  );
 
   it("record into a full disk (ulimit -f) names the journal it could not write; --resume keeps the whole episodes and redoes the cut ones", () => {
     const out = join(tempDir("agent-r1-fs-record-"), "rec");
