@@ -48,7 +48,9 @@ describe("where an environment error was thrown, found again from a journal", ()
     expect(await main(["replay", out, "--verify", "--env", ENV])).toBe(0);
     expect(output.stdout).toContain(`my guard cannot read boom (thrown at ${live})\nverified 1 journal(s) ok`);
     // One line per journal (the guard error's own line break is a space there).
-    expect(output.stdout.split("\n")[0]).toMatch(/^ok .*: 5 events, .*'\(machine\)\.waiting': my guard cannot read boom \(thrown at /);
+    expect(output.stdout.split("\n")[0]).toMatch(
+      /^ok .*: 5 events, .*'\(machine\)\.waiting': my guard cannot read boom \(thrown at /,
+    );
   });
 
   it("replay (reading only) names it when the environment is known, and says nothing of it otherwise", async () => {
