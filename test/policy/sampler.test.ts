@@ -171,3 +171,71 @@ describe("chooseToken", () => {
     });
   });
 });
+
+describe("sampling settings at their boundaries", () => {
+  const logits = [0, Math.log(6), Math.log(3), 0]; // probabilities 1/11, 6/11, 3/11, 1/11
+
+  it("samples inside the top-p nucleus in proportion to the kept probabilities", () => {
+    // topP 0.8 keeps ids 1 and 2 (6/11 + 3/11 >= 0.8), renormalised: 2/3 and 1/3.
+    const counts = [0, 0, 0, 0];
+    const rng = Rng.fromSeed("nucleus");
+    for (let i = 0; i < 3000; i++) counts[chooseToken(logits, { topP: 0.8 }, rng, null).token]++;
+    expect(counts[0] + counts[3]).toBe(0);
+    expect(Math.abs(counts[1] / 3000 - 2 / 3)).toBeLessThan(0.03);
+  });
+
+  it("stops the nucleus once it holds exactly top-p, and breaks ties by the lower id", () => {
+    // Probabilities 1/2, 1/4, 1/4: topP 0.5 is reached by id 0 alone.
+    const half = [Math.log(2), 0, 0];
+    for (let i = 0; i < 20; i++) expect(chooseToken(half, { topP: 0.5 }, Rng.fromSeed(`h${i}`), null).token).toBe(0);
+    // Probabilities 1/4, 1/2, 1/4: topP 0.6 keeps id 1 and, of the tied ids 0 and 2, id 0.
+    const tied = [0, Math.log(2), 0];
+    const seen = new Set<number>();
+    for (let i = 0; i < 40; i++) seen.add(chooseToken(tied, { topP: 0.6 }, Rng.fromSeed(`t${i}`), null).token);
+    expect([...seen].sort()).toEqual([0, 1]);
+  });
+
+  it("decodes greedily at temperature 0, taking the lowest id on tied logits", () => {
+    const tiedTop = [0, 2, 1, 2];
+    for (let i = 0; i < 10; i++) {
+      expect(chooseToken(tiedTop, { temperature: 0 }, Rng.fromSeed(`g${i}`), null).token).toBe(1);
+      expect(chooseToken(tiedTop, { greedy: true }, Rng.fromSeed(`g${i}`), [1, 3]).token).toBe(1);
+    }
+  });
+
+  it("samples at temperature 0 as greedy decoding does", async () => {
+    const [cold] = await sample(model, [{ context: [2, 4], seed: "cold", maxNewTokens: 5, temperature: 0 }]);
+    const [greedy] = await sample(model, [{ context: [2, 4], seed: "other", maxNewTokens: 5, greedy: true }]);
+    expect(cold.tokens).toEqual(greedy.tokens);
+  });
+
+  it("gives no tokens for maxNewTokens 0, and accepts a row that fills the context exactly", async () => {
+    const [none, full] = await sample(model, [
+      { context: [1, 2], seed: "none", maxNewTokens: 0 },
+      { context: [1, 2], seed: "full", maxNewTokens: 30 },
+    ]);
+    expect(none).toEqual({ tokens: [], logprobs: [], finish: "length" });
+    expect(full.tokens).toHaveLength(30);
+    expect(full.finish).toBe("length");
+  });
+
+  it("records no allowed lists for an unconstrained row", async () => {
+    const [result] = await sample(model, [{ context: [1, 2], seed: "free", maxNewTokens: 3 }]);
+    expect(result.allowed).toBeUndefined();
+  });
+
+  it("refuses bad rows and bad allowed lists, saying what was wrong", async () => {
+    const row = { context: [1], seed: "bad", maxNewTokens: 2 };
+    await expect(sample(model, [row, { ...row, context: [] }])).rejects.toThrow("row 1: the context is empty");
+    await expect(sample(model, [{ ...row, topP: 0 }])).rejects.toThrow("row 0: topP must be in (0, 1]");
+    await expect(sample(model, [{ ...row, temperature: -0.5 }])).rejects.toThrow("row 0: temperature must be >= 0");
+    await expect(sample(model, [{ ...row, maxNewTokens: -1 }])).rejects.toThrow("maxNewTokens must be a non-negative");
+    await expect(sample(model, [{ ...row, allowedNext: () => [VOCAB] }])).rejects.toThrow(
+      `allowed token id ${VOCAB} is not in [0, ${VOCAB})`,
+    );
+    await expect(sample(model, [{ ...row, allowedNext: () => [-1] }])).rejects.toThrow("allowed token id -1");
+    await expect(sample(model, [{ ...row, allowedNext: () => [] }])).rejects.toThrow(
+      "allowedNext returned an empty list",
+    );
+  });
+});
