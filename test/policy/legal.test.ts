@@ -67,6 +67,12 @@ describe("ActionTrie", () => {
     expect(allowedForAction(trie, [1, 2, 3])).toEqual([[1], [2], [3]]);
     expect(() => new ActionTrie([[]])).toThrow(/no tokens/);
   });
+
+  it("counts a legal action listed twice once", () => {
+    const trie = new ActionTrie([[1, 2], [1], [1, 2], [1]]);
+    expect(trie.size).toBe(2);
+    expect(trie.longest).toBe(2);
+  });
 });
 
 // A toy environment: only its legal actions matter here.
@@ -189,10 +195,12 @@ describe("constrained decoding", () => {
 
   it("a legalActions that throws is named as the environment's, keeping the line of its own code that threw", () => {
     // Said as "policy X failed: legal bug", it blamed the policy and named no legalActions.
+    let thrown: unknown;
     const throwing = {
       ...toyEnv,
       legalActions: () => {
-        throw new Error("legal bug");
+        thrown = new Error("legal bug");
+        throw thrown;
       },
     } as unknown as EnvDefinition;
     let error: unknown;
@@ -203,6 +211,8 @@ describe("constrained decoding", () => {
     }
     expect((error as Error).message).toBe("environment toy: legalActions threw for turn 0: legal bug");
     expect(thrownFrom(error)).toMatch(/^test\/policy\/legal\.test\.ts:\d+:\d+$/);
+    // The line in legalActions that threw, not the line here that called legalTrie.
+    expect(thrownFrom(error)).toBe(thrownFrom(thrown));
   });
 
   it("SFT masks: a demonstrated legal action gets the sampler's allowed ids, an illegal one none", () => {
