@@ -225,6 +225,33 @@ describe("word tokenizer with byte fallback", () => {
     expect(tokenizer.encode("zz")).toEqual([122, 122]);
   });
 
+  it("a word piece outside the vocabulary is spelt in bytes, even when a vocabulary word begins it", () => {
+    // "the" is a word, "there" is not: bytes, as recorded journals encoded it.
+    expect(tokenizer.encode("there")).toEqual([...new TextEncoder().encode("there")]);
+    expect(tokenizer.encode("k12")).toEqual([...new TextEncoder().encode("k12")]);
+  });
+
+  it("a multi-piece vocabulary word that begins a longer one leaves the longer one whole", () => {
+    const vocab = new WordTokenizer(["e-mail", "e-mail-x", "<a>", "<a>b"]);
+    for (const word of vocab.words) expect(vocab.encode(word)).toEqual([vocab.idOf(word)]);
+  });
+
+  it("a repeated word, or one spelt like a special token, takes no new id", () => {
+    const plain = new WordTokenizer(["a", "b"]);
+    const repeated = new WordTokenizer(["a", "b", "a", "<eos>", " "]);
+    expect(repeated.size).toBe(plain.size);
+    expect(repeated.id).toBe(plain.id);
+    expect(repeated.idOf("a")).toBe(plain.idOf("a"));
+    expect(repeated.idOf("<eos>")).toBe(258);
+  });
+
+  it("fromCorpus gives the same vocabulary whatever the order of its texts", () => {
+    const one = WordTokenizer.fromCorpus(["the key", "lookup k1"]);
+    const other = WordTokenizer.fromCorpus(["k1 lookup", "key the"]);
+    expect(other.id).toBe(one.id);
+    expect(other.words).toEqual(one.words);
+  });
+
   it("the id names the vocabulary", () => {
     expect(new WordTokenizer(["a", "b"]).id).toBe(new WordTokenizer(["a", "b"]).id);
     expect(new WordTokenizer(["a", "b"]).id).not.toBe(new WordTokenizer(["a", "c"]).id);
