@@ -170,6 +170,27 @@ const CASES: [string[], RegExp][] = [
     ["eval", "--env", "hopqa", "--checkpoint", WARM, "--max-new-tokens", "500"],
     /--max-new-tokens 500 leaves no room for a context: the model reads 384 tokens at most/,
   ],
+  // 0 is a coefficient (no KL, no entropy bonus), and .5 and 1e-3 are decimals: taken, so the error is the next one.
+  [
+    [
+      "train",
+      "--env",
+      "lookup",
+      "--out",
+      out,
+      "--kl",
+      "0",
+      "--entropy",
+      ".5",
+      "--lr",
+      "1e-3",
+      "--algo",
+      "grpo",
+      "--group-size",
+      "1",
+    ],
+    /^error: train options: grpo with groupSize \(--group-size\) 1 learns nothing/,
+  ],
   ...(["grpo", "rloo", "reinforce++-baseline"] as const).map((algo): [string[], RegExp] => [
     ["train", "--env", "lookup", "--out", out, "--algo", algo, "--group-size", "1"],
     new RegExp(`${algo.replace(/\+/g, "\\+")} with groupSize \\(--group-size\\) 1 learns nothing: .*give at least 2`),
