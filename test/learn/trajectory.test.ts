@@ -201,6 +201,10 @@ describe("episodeToSequence (append layout)", () => {
     expect(() => episodeToSequence(journal({ prompt: [1], turns: [{ action: [2, 3], logprobs: [-1] }] }))).toThrow(
       /turn 0: 2 tokens but 1 logprobs/,
     );
+    // Allowed lists that do not line up with the tokens would score tokens under other tokens' masks.
+    expect(() =>
+      episodeToSequence(journal({ prompt: [1], turns: [{ action: [2, 3], logprobs: [-1, -1], allowed: [[2]] }] })),
+    ).toThrow(/turn 0: 2 tokens but 1 allowed-id lists recorded/);
   });
 });
 
