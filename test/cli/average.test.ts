@@ -7,6 +7,7 @@ import { join } from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
+import { WordTokenizer } from "../../src/kernel/tokenizer.ts";
 import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import { Gpt } from "../../src/policy/gpt.ts";
@@ -103,6 +104,10 @@ describe("agent-r1 average", () => {
     // The run's latest.json still names v00001, the one checkpoint its training wrote.
     expect(await main(["average", ckpt(3), run, "--out", out])).toBe(0);
     expect(output.stdout).toContain(`averaged 2 checkpoints (policy versions 3, 1) -> ${out}`);
+    // The average is of the newest policy version given, whatever the order.
+    const averaged = await loadCheckpoint(out);
+    averaged.model.dispose();
+    expect(averaged.version).toBe(3);
     expect(output.stderr).not.toContain("replaces it");
     expect(output.stderr).not.toContain("only one checkpoint");
     // One checkpoint is a copy: said, since it is likely a run folder given without --last.
@@ -170,6 +175,20 @@ describe("agent-r1 average", () => {
     const out = join(dir, "never");
     expect(await main(["average", ckpt(1), wider, "--out", out])).toBe(2);
     expect(output.stderr).toContain(`${wider} has another model shape than ${ckpt(1)} (width 32 against 16);`);
+    expect(existsSync(out)).toBe(false);
+
+    // Another vocabulary of the same size: another environment's model, refused.
+    const { model: same, tokenizer: words } = await loadCheckpoint(ckpt(1));
+    const reworded = join(dir, "reworded");
+    await saveCheckpoint(reworded, {
+      model: same,
+      tokenizer: new WordTokenizer([...(words as WordTokenizer).words].reverse()),
+      version: 0,
+    });
+    same.dispose();
+    output.clear();
+    expect(await main(["average", ckpt(1), reworded, "--out", out])).toBe(2);
+    expect(output.stderr).toContain(`${reworded} has another tokenizer than ${ckpt(1)}`);
     expect(existsSync(out)).toBe(false);
 
     output.clear();
