@@ -147,6 +147,54 @@ describe("checkpoints", () => {
     expect((await refusal(dir)).problem).toBe("checksum");
   });
 
+  it("saves optimizer state only when it fits the model, and refuses flipped bits in it on load", async () => {
+    const sizes = new Map([...model.parameters].map(([name, v]) => [name, v.size]));
+    const moments = () =>
+      new Map(
+        [...sizes].map(([name, size]) => [
+          name,
+          { m: new Float32Array(size).fill(0.5), v: new Float32Array(size).fill(0.25) },
+        ]),
+      );
+    const first = [...sizes.keys()][0];
+    const save = (
+      name: string,
+      optimizer: { step: number; moments: Map<string, { m: Float32Array; v: Float32Array }> },
+    ) => saveCheckpoint(path.join(folder, name), { model, tokenizer, version: 1, optimizer });
+    const shortV = moments();
+    shortV.set(first, { m: shortV.get(first)!.m, v: new Float32Array(1) });
+    await expect(save("short-v", { step: 1, moments: shortV })).rejects.toThrow(
+      `optimizer state has no moments of ${sizes.get(first)} values for parameter ${first}`,
+    );
+    const extra = moments();
+    extra.set("not-a-parameter", { m: new Float32Array(1), v: new Float32Array(1) });
+    await expect(save("extra", { step: 1, moments: extra })).rejects.toThrow(
+      "optimizer state has moments of non-parameters",
+    );
+    await expect(save("negative", { step: -1, moments: moments() })).rejects.toThrow("optimizer step must be >= 0");
+    await expect(saveCheckpoint(path.join(folder, "v-neg"), { model, tokenizer, version: -1 })).rejects.toThrow(
+      "policy version must be >= 0, got -1",
+    );
+
+    await save("with-moments", { step: 7, moments: moments() });
+    const dir = path.join(folder, "with-moments");
+    const loaded = await loadCheckpoint(dir);
+    loaded.model.dispose();
+    expect(loaded.optimizer?.step).toBe(7);
+    expect(loaded.optimizer?.moments.get(first)?.v[0]).toBe(0.25);
+    const bytes = await readFile(path.join(dir, "optimizer.bin"));
+    bytes[12] ^= 0x40;
+    await writeFile(path.join(dir, "optimizer.bin"), bytes);
+    expect((await refusal(dir)).problem).toBe("checksum");
+  });
+
+  it("refuses a tokenizer with more ids than the model's vocabulary", async () => {
+    const dir = path.join(folder, "big-vocab");
+    await saveCheckpoint(dir, { model, tokenizer: new WordTokenizer(["alpha", "beta", "gamma", "delta"]), version: 0 });
+    const error = await refusal(dir);
+    expect(error.message).toContain(`${tokenizer.size + 1} token ids do not fit vocabSize ${tokenizer.size}`);
+  });
+
   it("refuses truncated weights", async () => {
     const dir = await damaged("truncated", async (d) => {
       const bytes = await readFile(path.join(d, "weights.bin"));
