@@ -148,7 +148,12 @@ export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | nul
         .join("\n")}`;
     throw said;
   }
-  if (legal == null) return null;
+  if (legal === null || env.legalActions === undefined) return null;
+  // undefined is no answer: a JavaScript legalActions that forgot its `return` ran every episode unconstrained.
+  if (legal === undefined)
+    throw new TypeError(
+      `environment ${env.id}: legalActions returned undefined for turn ${turn} (a missing return?); it must return the action texts, or null for no constraint`,
+    );
   const bad = Array.isArray(legal) ? legal.findIndex((text) => typeof text !== "string") : -1;
   if (!Array.isArray(legal) || bad >= 0)
     throw new TypeError(

@@ -162,6 +162,11 @@ describe("constrained decoding", () => {
       [[1, 2], /toy: legalActions returned a list whose item 0 is 1 for turn 0; it must return the action texts/],
       [["search paris", { text: "x" }], /a list whose item 1 is an object for turn 0/],
       ["answer paris", /legalActions returned "answer paris" \(a string\) for turn 0/],
+      // A JavaScript legalActions without its `return`: refused, not run unconstrained.
+      [
+        undefined,
+        /toy: legalActions returned undefined for turn 0 \(a missing return\?\); it must return the action texts, or null/,
+      ],
     ] as const) {
       const wrong = { ...toyEnv, legalActions: () => legal } as unknown as EnvDefinition;
       expect(() => legalTrie(wrong, request("x", "paris"))).toThrow(says);
