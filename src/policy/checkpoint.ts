@@ -325,6 +325,12 @@ export const checkpointTarget = (folder: string): "new" | "checkpoint" => {
 export const saveCheckpoint = async (folder: string, contents: CheckpointContents): Promise<void> => {
   const { model, tokenizer, version, optimizer, constrained, origin } = contents;
   if (!Number.isInteger(version) || version < 0) throw new RangeError(`policy version must be >= 0, got ${version}`);
+  // Refused here, not only when loaded: a checkpoint whose tokenizer the model cannot embed would be saved whole
+  // and then never load.
+  if (tokenizer.size > model.config.vocabSize)
+    throw new RangeError(
+      `the tokenizer's ${tokenizer.size} token ids do not fit the model's vocabSize ${model.config.vocabSize}: nothing was saved (build the model with vocabSize: tokenizer.size)`,
+    );
   const target = path.resolve(folder);
   checkpointTarget(folder);
   const tensors: Manifest["tensors"][number][] = [];

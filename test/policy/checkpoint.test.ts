@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -188,11 +190,25 @@ describe("checkpoints", () => {
     expect((await refusal(dir)).problem).toBe("checksum");
   });
 
-  it("refuses a tokenizer with more ids than the model's vocabulary", async () => {
+  it("refuses a tokenizer with more ids than the model's vocabulary, when saving and when loading", async () => {
+    const bigger = new WordTokenizer(["alpha", "beta", "gamma", "delta"]);
     const dir = path.join(folder, "big-vocab");
-    await saveCheckpoint(dir, { model, tokenizer: new WordTokenizer(["alpha", "beta", "gamma", "delta"]), version: 0 });
-    const error = await refusal(dir);
-    expect(error.message).toContain(`${tokenizer.size + 1} token ids do not fit vocabSize ${tokenizer.size}`);
+    await expect(saveCheckpoint(dir, { model, tokenizer: bigger, version: 0 })).rejects.toThrow(
+      `the tokenizer's ${tokenizer.size + 1} token ids do not fit the model's vocabSize ${tokenizer.size}: nothing was saved`,
+    );
+    expect(existsSync(dir)).toBe(false);
+    // Written by hand (or by an older version): the bigger tokenizer put into a checkpoint, its hash resealed.
+    const crafted = await damaged("big-vocab-crafted", async (d) => {
+      const text = JSON.stringify({ kind: "words", id: bigger.id, words: bigger.words });
+      await writeFile(path.join(d, "tokenizer.json"), text);
+      const manifest = JSON.parse(await readFile(path.join(d, "manifest.json"), "utf8"));
+      manifest.files.tokenizer.sha256 = createHash("sha256").update(text).digest("hex");
+      manifest.digest = manifestDigest(manifest);
+      await writeFile(path.join(d, "manifest.json"), JSON.stringify(manifest));
+    });
+    expect((await refusal(crafted)).message).toContain(
+      `${tokenizer.size + 1} token ids do not fit vocabSize ${tokenizer.size}`,
+    );
   });
 
   it("refuses truncated weights", async () => {
