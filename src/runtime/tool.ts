@@ -145,11 +145,8 @@ const toJsonResult = (name: string, content: unknown, limit: number): ToolResult
   // A huge string is cut before it is serialised: no second copy of it.
   if (typeof content === "string")
     return { ok: true, content: content.length > limit ? cut(content, limit) : content.toWellFormed() };
-  // A tool that returns nothing returned null (counted: a forgotten `return` looks like this).
-  if (content === undefined) {
-    nothingReturned.set(name, (nothingReturned.get(name) ?? 0) + 1);
-    return { ok: true, content: null };
-  }
+  // A tool that returns nothing returned null (counted by its call, when the machine gets it: a forgotten `return`).
+  if (content === undefined) return { ok: true, content: null };
   const problem = notPlainJson(content, "result");
   if (problem)
     return failure(
@@ -279,10 +276,14 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
         };
         outer?.addEventListener("abort", onOuterAbort, { once: true });
       });
+      /** The result of an execute that returned undefined (null to the machine, if the call settles with it). */
+      let nothing: ToolResult | undefined;
       const ran = (async (): Promise<ToolResult> => {
         try {
           const content = await spec.execute(decoded.success as P["Type"], { signal: controller.signal });
-          return toJsonResult(spec.name, content, maxResultChars);
+          const result = toJsonResult(spec.name, content, maxResultChars);
+          if (content === undefined) nothing = result;
+          return result;
         } catch (cause) {
           const result = thrownFailure(cause, maxResultChars);
           if (!result.ok) toolThrows.note(throwKey(spec.name, result.error.message), cause);
@@ -291,7 +292,11 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
       })();
       if (outer) executions.set(outer, ran);
       try {
-        return await Promise.race([ran, stopped]);
+        const result = await Promise.race([ran, stopped]);
+        // Counted only when the call settles with it: after a timeout or a cancellation, an execute that returns
+        // undefined (`if (signal.aborted) return;`) gave the machine nothing; it got the failure.
+        if (result === nothing) nothingReturned.set(spec.name, (nothingReturned.get(spec.name) ?? 0) + 1);
+        return result;
       } finally {
         clearTimeout(timer);
         if (onOuterAbort) outer?.removeEventListener("abort", onOuterAbort);
