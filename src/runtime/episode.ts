@@ -172,7 +172,13 @@ type ToolResultRecorder = (child: AnyActorRef, done: { readonly output?: unknown
  */
 const episodeOfSystem = new WeakMap<
   object,
-  { record: ToolCallRecorder; returned: ToolResultRecorder; ending: AbortSignal }
+  {
+    record: ToolCallRecorder;
+    returned: ToolResultRecorder;
+    ending: AbortSignal;
+    /** Tracks a call's work for a halt (halt.ts), while the episode runs. */
+    track: (settling: Promise<unknown>, name: string) => void;
+  }
 >();
 
 /**
@@ -218,7 +224,7 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
           const called = tool.call(call.args, callSignal);
           // A halted episode's calls are waited for (halt.ts): a defineTool call's own work, which may
           // outlive the call (it settles at once on its signal), or else the call.
-          trackToolCall(executionOf(callSignal) ?? called, call.name);
+          running.track(executionOf(callSignal) ?? called, call.name);
           return called;
         });
         // The step that settles the call as done is the one that sends the result to the invoking actor
@@ -475,8 +481,13 @@ export const runEpisode: {
       agent.stop();
     };
     const stopHalt = onHalt(halt);
+    /** The ends of this episode's calls' tracking (halt.ts): an episode that ended is not waited for by a halt. */
+    const tracked = new Set<() => void>();
+    const track = (settling: Promise<unknown>, name: string) => void tracked.add(trackToolCall(settling, name));
     const stopListening = () => {
       stopHalt();
+      if (!halted) for (const untrack of tracked) untrack();
+      tracked.clear();
       options.signal?.removeEventListener("abort", onStop);
     };
     /** The event the machine is taking, and the state it took the last one to (for endlessEventMessage). */
@@ -590,7 +601,12 @@ export const runEpisode: {
       if (finished) return;
       agent.start();
       envActor = createActor(recordingMachineFor(env), { input: { task, seed }, inspect: taking.inspect });
-      episodeOfSystem.set(envActor.system, { record: toolCalled, returned: toolReturned, ending: ending.signal });
+      episodeOfSystem.set(envActor.system, {
+        record: toolCalled,
+        returned: toolReturned,
+        ending: ending.signal,
+        track,
+      });
       envActor.on("*", onEmitted);
       envActor.subscribe({
         next: onMacrostep,

@@ -36,14 +36,19 @@ export const onHalt = (halt: (reason: string) => void): (() => void) => {
   };
 };
 
-/** Notes a tool call's work, running until `settling` settles. */
-export const trackToolCall = (settling: Promise<unknown>, name: string): void => {
+/**
+ * Notes a tool call's work, running until `settling` settles; returns the end of its tracking, for its episode
+ * to call when it ends: a halt waits for the calls of the episodes in flight, not for one that timed out in an
+ * episode that ended long before and ignores its signal (it would be waited for in vain, and named).
+ */
+export const trackToolCall = (settling: Promise<unknown>, name: string): (() => void) => {
   if (executing.size >= MAX_TRACKED) executing.delete(executing.keys().next().value as Promise<unknown>);
   executing.set(settling, name);
   const done = () => {
     executing.delete(settling);
   };
   settling.then(done, done);
+  return done;
 };
 
 /**

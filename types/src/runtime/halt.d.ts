@@ -12,8 +12,12 @@
 export declare const isHalted: () => boolean;
 /** Registers a running episode's halt; returns its removal, to call when the episode ends. */
 export declare const onHalt: (halt: (reason: string) => void) => (() => void);
-/** Notes a tool call's work, running until `settling` settles. */
-export declare const trackToolCall: (settling: Promise<unknown>, name: string) => void;
+/**
+ * Notes a tool call's work, running until `settling` settles; returns the end of its tracking, for its episode
+ * to call when it ends: a halt waits for the calls of the episodes in flight, not for one that timed out in an
+ * episode that ended long before and ignores its signal (it would be waited for in vain, and named).
+ */
+export declare const trackToolCall: (settling: Promise<unknown>, name: string) => (() => void);
 /**
  * Halts every running episode (see above) and any that would start; returns how many tool calls are still
  * running, to wait for with `toolCallsSettled`.
