@@ -57,6 +57,20 @@ const nestsDeeperThan = (value: unknown, limit: number): boolean => {
   return false;
 };
 
+/** A reader's refusal of an event nested deeper than MAX_EVENT_DEPTH. */
+const TOO_DEEP = `the event nests deeper than ${MAX_EVENT_DEPTH} levels; no writer of this build produces that`;
+
+/** What the runtime checks of an action before it enters the journal, checked again when it comes back. */
+const actionProblem = (event: EpisodeEvent): string | undefined => {
+  if (event.type !== "agent.acted") return undefined;
+  if (event.logprobs.length !== event.tokens.length)
+    return `${event.logprobs.length} logprobs for ${event.tokens.length} tokens`;
+  if (event.allowed !== undefined && event.allowed.length !== event.tokens.length)
+    return `${event.allowed.length} allowed lists for ${event.tokens.length} tokens`;
+  if (!event.logprobs.every((l) => l <= 1e-6)) return "a logprob is above 0";
+  return undefined;
+};
+
 /** Event arrays a reader validated (readJournalFile, a journal's read): replay and the learner take them as they are. */
 const validatedStreams = new WeakSet<readonly unknown[]>();
 
@@ -75,15 +89,18 @@ export const checkGivenEvents = (events: readonly unknown[], fn: string): void =
   if (!Array.isArray(events)) throw new TypeError(`${fn}: the events must be an array, got ${shownValue(events)}`);
   if (validatedStreams.has(events)) return;
   events.forEach((raw, index) => {
+    const schemaError = (detail: string, seq: number | undefined) =>
+      new JournalError({ problem: "schema", file: `${fn}'s event ${index}`, line: 0, seq, detail });
+    // As a reader refuses it: a deeper event would overflow the stack of the hashing and comparing after it.
+    if (nestsDeeperThan(raw, MAX_EVENT_DEPTH)) throw schemaError(TOO_DEEP, seqOf(raw));
     const decoded = decodeEvent(raw);
     if (Result.isFailure(decoded))
-      throw new JournalError({
-        problem: "schema",
-        file: `${fn}'s event ${index}`,
-        line: 0,
-        seq: seqOf(raw),
-        detail: `${String(decoded.failure.message ?? decoded.failure).replace(/\s*\n\s*/g, " ")} (read a journal with readJournalFile or a Journal's read, which check every line)`,
-      });
+      throw schemaError(
+        `${String(decoded.failure.message ?? decoded.failure).replace(/\s*\n\s*/g, " ")} (read a journal with readJournalFile or a Journal's read, which check every line)`,
+        seqOf(raw),
+      );
+    const action = actionProblem(decoded.success);
+    if (action) throw schemaError(action, decoded.success.seq);
     if (index === 0 && decoded.success.type !== "episode.started")
       throw new JournalError({
         problem: "order",
@@ -154,12 +171,7 @@ export class StreamValidator {
 
   private accept(raw: unknown): EpisodeEvent {
     const seq = seqOf(raw);
-    if (nestsDeeperThan(raw, MAX_EVENT_DEPTH))
-      this.fail(
-        "schema",
-        `the event nests deeper than ${MAX_EVENT_DEPTH} levels; no writer of this build produces that`,
-        seq,
-      );
+    if (nestsDeeperThan(raw, MAX_EVENT_DEPTH)) this.fail("schema", TOO_DEEP, seq);
     const version = typeof raw === "object" && raw !== null ? (raw as { v?: unknown }).v : undefined;
     if (version !== EVENT_FORMAT_VERSION)
       this.fail(
@@ -171,14 +183,8 @@ export class StreamValidator {
     if (Result.isFailure(decoded))
       this.fail("schema", String(decoded.failure.message ?? decoded.failure).replace(/\s*\n\s*/g, " "), seq);
     const event = decoded.success;
-    if (event.type === "agent.acted") {
-      // What the runtime checks before an action enters the journal, checked again when it comes back.
-      if (event.logprobs.length !== event.tokens.length)
-        this.fail("schema", `${event.logprobs.length} logprobs for ${event.tokens.length} tokens`, event.seq);
-      if (event.allowed !== undefined && event.allowed.length !== event.tokens.length)
-        this.fail("schema", `${event.allowed.length} allowed lists for ${event.tokens.length} tokens`, event.seq);
-      if (!event.logprobs.every((l) => l <= 1e-6)) this.fail("schema", "a logprob is above 0", event.seq);
-    }
+    const action = actionProblem(event);
+    if (action) this.fail("schema", action, event.seq);
     if (this.ended) this.fail("order", `event ${event.type} after episode.ended`, event.seq);
     if (this.count === 0 && event.type !== "episode.started")
       this.fail("order", `the first event must be episode.started, found ${event.type}`, event.seq);

@@ -199,7 +199,8 @@ describe("episodeToSequence (append layout)", () => {
     expect(() => episodeToSequence(journal(twoTurns).slice(0, -1))).toThrow(/no episode.ended/);
     expect(() => episodeToSequence(journal(twoTurns).slice(1))).toThrow(/no episode.started/);
     expect(() => episodeToSequence(journal({ prompt: [1], turns: [{ action: [2, 3], logprobs: [-1] }] }))).toThrow(
-      /turn 0: 2 tokens but 1 logprobs/,
+      // Refused as a journal's reader refuses it, naming the event (before: "turn 0: 2 tokens but 1 logprobs").
+      /episodeToSequence's event 2 \(seq 2\): schema: 1 logprobs for 2 tokens/,
     );
     // Allowed lists that do not line up with the tokens would score tokens under other tokens' masks.
     expect(() =>

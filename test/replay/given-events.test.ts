@@ -45,3 +45,26 @@ it("says that an event is missing, rather than that the machine diverged", async
   );
   expect(() => episodeToSequence(dropped)).toThrow(/episodeToSequence's event 4 \(seq 5\): sequence: /);
 });
+
+it("refuses an event nested deeper than a journal may be, as a reader does, rather than replaying it into a stack overflow blamed on impure code", async () => {
+  const events = await recorded();
+  const at = events.findIndex((e) => e.type === "tool.called");
+  // JSON.parse takes a 20,000-deep array; every recursive walker after it (hashing, comparing) overflows.
+  const edited = events.map((e, i) =>
+    i === at ? ({ ...e, args: JSON.parse(`${"[".repeat(20_000)}${"]".repeat(20_000)}`) } as never) : e,
+  );
+  const problem = new RegExp(`event ${at} \\(seq ${at}\\): schema: the event nests deeper than 256 levels`);
+  expect(() => r1.replayEpisode(edited, weather)).toThrow(problem);
+  expect(() => episodeToSequence(edited)).toThrow(problem);
+});
+
+it("refuses an action's logprob above 0, as a reader does, rather than training on it", async () => {
+  const events = await recorded();
+  const at = events.findIndex((e) => e.type === "agent.acted");
+  const edited = events.map((e, i) =>
+    i === at && e.type === "agent.acted" ? ({ ...e, logprobs: e.logprobs.map(() => 5) } as never) : e,
+  );
+  const problem = new RegExp(`event ${at} \\(seq ${at}\\): schema: a logprob is above 0`);
+  expect(() => episodeToSequence(edited)).toThrow(problem);
+  expect(() => r1.replayEpisode(edited, weather)).toThrow(problem);
+});
