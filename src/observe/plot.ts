@@ -10,6 +10,7 @@ import { basename, join, resolve, sep } from "node:path";
 import * as vega from "vega";
 import type { TopLevelSpec } from "vega-lite";
 import * as vl from "vega-lite";
+import { liveLockHolder } from "../journal/lock.ts";
 import { readMetricsText } from "../kernel/canonical.ts";
 import { UsageError, writingFile } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
@@ -209,13 +210,17 @@ export const readRunMetrics = (dir: string, warn: (line: string) => void = stder
     const unstarted =
       existsSync(join(dir, "config.json")) &&
       (existsSync(join(dir, "checkpoints", "latest.json")) || existsSync(join(dir, "warm-start")));
+    // Or one still in its warm start: the train running it holds the folder's lock (resuming it would be refused).
+    const running = unstarted ? liveLockHolder(dir) : undefined;
     throw new UsageError({
       detail:
         run && run !== resolve(dir) && existsSync(join(run, "metrics.jsonl"))
           ? `${dir} has no metrics.jsonl: it is inside the run folder ${shownPath(run)}, which has one: plot ${shownPath(run)}`
-          : unstarted
-            ? `${dir} is a run that has made no update yet (train writes metrics.jsonl at its first; it stopped before): nothing to plot; \`agent-r1 train --out ${dir} --resume\` goes on with it`
-            : `${dir} has no metrics.jsonl (a run folder written by \`agent-r1 train\` has one)`,
+          : running
+            ? `${dir} is a run that has made no update yet: ${running.command} (pid ${running.pid}) is running it (train writes metrics.jsonl at its first update): nothing to plot yet; plot it again once it has made one`
+            : unstarted
+              ? `${dir} is a run that has made no update yet (train writes metrics.jsonl at its first; it stopped before): nothing to plot; \`agent-r1 train --out ${dir} --resume\` goes on with it`
+              : `${dir} has no metrics.jsonl (a run folder written by \`agent-r1 train\` has one)`,
     });
   }
   const rows: Record<string, number>[] = [];

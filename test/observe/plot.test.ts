@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { basename, join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
+import { lockFolder, unlockFolder } from "../../src/journal/lock.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { chartedFields, lineChartSvg, plotRuns, readRunMetrics } from "../../src/observe/plot.ts";
 import { tempDir } from "../support/index.ts";
@@ -247,6 +248,23 @@ describe("plotRuns", () => {
     await expect(plotRuns([run])).rejects.toThrow(
       `${run} is a run that has made no update yet (train writes metrics.jsonl at its first; it stopped before): nothing to plot; \`agent-r1 train --out ${run} --resume\` goes on with it`,
     );
+  });
+
+  it("a run still in its warm start (train holds its lock) is said to be running, not stopped and to resume", async () => {
+    // As train leaves it while its warm start runs: config.json, warm-start/, and the lock of the live train.
+    const run = tempDir();
+    writeFileSync(join(run, "config.json"), JSON.stringify({ env: "lookup" }));
+    mkdirSync(join(run, "warm-start"));
+    lockFolder(run, "train");
+    try {
+      const refused = plotRuns([run]);
+      await expect(refused).rejects.toThrow(
+        `${run} is a run that has made no update yet: train (pid ${process.pid}) is running it (train writes metrics.jsonl at its first update): nothing to plot yet; plot it again once it has made one`,
+      );
+      await expect(plotRuns([run])).rejects.not.toThrow(/--resume/);
+    } finally {
+      unlockFolder(run);
+    }
   });
 
   it("a folder inside a run (its checkpoints/, a checkpoint) is refused naming the run to plot", async () => {
