@@ -88,35 +88,40 @@ export const validatedEvents = <T extends readonly EpisodeEvent[]>(events: T): T
 export const checkGivenEvents = (events: readonly unknown[], fn: string): void => {
   if (!Array.isArray(events)) throw new TypeError(`${fn}: the events must be an array, got ${shownValue(events)}`);
   if (validatedStreams.has(events)) return;
+  /** The stream so far, as a reader keeps it: the episode of its first event, and whether it has ended. */
+  let episode: string | undefined;
+  let ended = false;
   events.forEach((raw, index) => {
-    const schemaError = (detail: string, seq: number | undefined) =>
-      new JournalError({ problem: "schema", file: `${fn}'s event ${index}`, line: 0, seq, detail });
+    const refused = (problem: JournalProblem, detail: string, seq: number | undefined) =>
+      new JournalError({ problem, file: `${fn}'s event ${index}`, line: 0, seq, detail });
     // As a reader refuses it: a deeper event would overflow the stack of the hashing and comparing after it.
-    if (nestsDeeperThan(raw, MAX_EVENT_DEPTH)) throw schemaError(TOO_DEEP, seqOf(raw));
+    if (nestsDeeperThan(raw, MAX_EVENT_DEPTH)) throw refused("schema", TOO_DEEP, seqOf(raw));
     const decoded = decodeEvent(raw);
     if (Result.isFailure(decoded))
-      throw schemaError(
+      throw refused(
+        "schema",
         `${String(decoded.failure.message ?? decoded.failure).replace(/\s*\n\s*/g, " ")} (read a journal with readJournalFile or a Journal's read, which check every line)`,
         seqOf(raw),
       );
-    const action = actionProblem(decoded.success);
-    if (action) throw schemaError(action, decoded.success.seq);
-    if (index === 0 && decoded.success.type !== "episode.started")
-      throw new JournalError({
-        problem: "order",
-        file: `${fn}'s event 0`,
-        line: 0,
-        seq: decoded.success.seq,
-        detail: `no episode.started first: found ${decoded.success.type}`,
-      });
-    if (decoded.success.seq !== index)
-      throw new JournalError({
-        problem: "sequence",
-        file: `${fn}'s event ${index}`,
-        line: 0,
-        seq: decoded.success.seq,
-        detail: `seq ${decoded.success.seq} where seq ${index} belongs: an event is missing, repeated or out of order`,
-      });
+    const event = decoded.success;
+    const action = actionProblem(event);
+    if (action) throw refused("schema", action, event.seq);
+    if (index === 0 && event.type !== "episode.started")
+      throw refused("order", `no episode.started first: found ${event.type}`, event.seq);
+    // What a reader refuses too: an event after the end was summed into the return, and replay blamed impure code.
+    if (ended) throw refused("order", `event ${event.type} after episode.ended`, event.seq);
+    if (index > 0 && event.type === "episode.started")
+      throw refused("order", "a second episode.started in one stream", event.seq);
+    if (episode !== undefined && event.episode !== episode)
+      throw refused("episode", `event of episode ${event.episode} in the stream of episode ${episode}`, event.seq);
+    if (event.seq !== index)
+      throw refused(
+        "sequence",
+        `seq ${event.seq} where seq ${index} belongs: an event is missing, repeated or out of order`,
+        event.seq,
+      );
+    episode = event.episode;
+    ended = event.type === "episode.ended";
   });
   validatedStreams.add(events);
 };

@@ -68,3 +68,22 @@ it("refuses an action's logprob above 0, as a reader does, rather than training 
   expect(() => episodeToSequence(edited)).toThrow(problem);
   expect(() => r1.replayEpisode(edited, weather)).toThrow(problem);
 });
+
+it("refuses events after the episode's end, a second start, or another episode's event, as a reader does", async () => {
+  const events = await recorded();
+  const reward = events.find((e) => e.type === "reward.assigned")!;
+  const n = events.length;
+  // An event after the end was summed into the return (1.2 + 100), and replay blamed impure code for it.
+  const after = [...events, { ...reward, seq: n, value: 100 } as r1.EpisodeEvent];
+  const ended = new RegExp(`event ${n} \\(seq ${n}\\): order: event reward.assigned after episode.ended`);
+  expect(() => episodeToSequence(after)).toThrow(ended);
+  expect(() => r1.replayEpisode(after, weather)).toThrow(ended);
+  const restarted = events.map((e, i) => (i === 2 ? ({ ...events[0], seq: 2 } as r1.EpisodeEvent) : e));
+  expect(() => episodeToSequence(restarted)).toThrow(
+    /event 2 \(seq 2\): order: a second episode.started in one stream/,
+  );
+  const foreign = events.map((e, i) => (i === 3 ? ({ ...e, episode: "ep-other" } as r1.EpisodeEvent) : e));
+  expect(() => r1.replayEpisode(foreign, weather)).toThrow(
+    /event 3 \(seq 3\): episode: event of episode ep-other in the stream of episode ep-given/,
+  );
+});
