@@ -71,8 +71,9 @@ export const notPlainJson = (value: unknown, path = ""): string | undefined => f
 
 /**
  * A value as its journal keeps it (a task, replayed from its JSON): the value itself when it is plain JSON with no
- * undefined object field (the common case: no copy), a copy without those fields when it has some (JSON drops them,
- * so `"hint" in task` would be true live and false on replay), or the problem (as notPlainJson says it) when JSON
+ * undefined object field and no -0 (the common case: no copy), a copy without those fields and with 0 for -0 when it
+ * has some (JSON drops them, so `"hint" in task` would be true live and false on replay, and writes -0 as 0, so
+ * `(-0).toLocaleString()` would say "-0" live and "0" on replay), or the problem (as notPlainJson says it) when JSON
  * would change it rather than drop a field: an undefined array item, NaN, a Date, a cycle.
  */
 export const asJournaled = <T>(
@@ -85,12 +86,16 @@ export const asJournaled = <T>(
   return { value: seen.undefinedField ? (withoutUndefinedFields(value) as T) : value };
 };
 
-/** A plain JSON value without its undefined object fields; what holds none is kept, not copied. */
+/**
+ * A plain JSON value without its undefined object fields, and with 0 for -0 (JSON writes -0 as 0, which
+ * toLocaleString, Object.is and 1 / x tell apart); what holds neither is kept, not copied.
+ */
 const withoutUndefinedFields = (value: unknown): unknown => {
+  if (Object.is(value, -0)) return 0;
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) {
     const items = value.map(withoutUndefinedFields);
-    return items.some((item, i) => item !== value[i]) ? items : value;
+    return items.some((item, i) => !Object.is(item, value[i])) ? items : value;
   }
   const entries = Object.entries(value);
   const kept: [string, unknown][] = [];
@@ -101,7 +106,7 @@ const withoutUndefinedFields = (value: unknown): unknown => {
       continue;
     }
     const inner = withoutUndefinedFields(item);
-    if (inner !== item) changed = true;
+    if (!Object.is(inner, item)) changed = true;
     kept.push([key, inner]);
   }
   // fromEntries defines each key as its own field: a "__proto__" key stays a field, as JSON.parse keeps it.
@@ -111,7 +116,7 @@ const withoutUndefinedFields = (value: unknown): unknown => {
 const firstNotPlain = (
   value: unknown,
   path: string,
-  /** Set when an object field is undefined (JSON drops it). */
+  /** Set when an object field is undefined (JSON drops it), or a number is -0 (JSON writes 0). */
   seen?: { undefinedField: boolean },
   depth = 0,
   /** The objects and arrays that hold this value, outermost first, with their paths: a cycle is named as one. */
@@ -128,6 +133,7 @@ const firstNotPlain = (
     case "boolean":
       return undefined;
     case "number":
+      if (Object.is(value, -0) && seen) seen.undefinedField = true;
       if (Number.isFinite(value)) return undefined;
       // JSON text can hold no NaN, but it can overflow: `1e400` parses as Infinity (written back as null).
       return `${shortPath(path)} is ${value}${Number.isNaN(value) ? "" : ", a number too large for JSON"}`;

@@ -22,8 +22,9 @@ export declare const hashEvent: (event: object) => string;
 export declare const notPlainJson: (value: unknown, path?: string) => string | undefined;
 /**
  * A value as its journal keeps it (a task, replayed from its JSON): the value itself when it is plain JSON with no
- * undefined object field (the common case: no copy), a copy without those fields when it has some (JSON drops them,
- * so `"hint" in task` would be true live and false on replay), or the problem (as notPlainJson says it) when JSON
+ * undefined object field and no -0 (the common case: no copy), a copy without those fields and with 0 for -0 when it
+ * has some (JSON drops them, so `"hint" in task` would be true live and false on replay, and writes -0 as 0, so
+ * `(-0).toLocaleString()` would say "-0" live and "0" on replay), or the problem (as notPlainJson says it) when JSON
  * would change it rather than drop a field: an undefined array item, NaN, a Date, a cycle.
  */
 export declare const asJournaled: <T>(value: T, path?: string) => {
