@@ -19,7 +19,8 @@ const running = new Set<(reason: string) => void>();
 const executing = new Map<Promise<unknown>, string>();
 /**
  * Calls kept at most: one whose work never settles (a tool that ignores its signal, past its time limit)
- * stays here, so a long run's oldest such entries are dropped rather than held forever.
+ * stays here until its episode ends (trackToolCall's removal), so a long episode's oldest such entries are
+ * dropped rather than held for ever.
  */
 const MAX_TRACKED = 4096;
 
