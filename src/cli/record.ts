@@ -179,7 +179,7 @@ const refuseOtherEnvironment = async (
   if (foreignSeeds.length > 0)
     process.stderr.write(
       `note: --out ${options.out} already holds ${foreignSeeds.length} journal${foreignSeeds.length === 1 ? "" : "s"} of other episodes ` +
-        `(${foreignSeeds.slice(0, 3).join(", ")}${foreignSeeds.length > 3 ? ", ..." : ""}); they stay, beside these ${options.episodes} ` +
+        `(${foreignSeeds.slice(0, 3).join(", ")}${foreignSeeds.length > 3 ? ", ..." : ""}); they stay, beside ${options.episodes === 1 ? "this one" : `these ${options.episodes}`} ` +
         "(replay, inspect and sft --data read all of a folder's journals; another --out keeps recordings apart)\n",
     );
 };

@@ -73,7 +73,7 @@ export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = 
   const undeclared = declared === undefined ? undefined : firstUnknownKey(options, declared);
   if (undeclared)
     throw new UsageError({
-      detail: `environment ${env.id}: unknown option "${undeclared.key}" in "?${query}"${undeclared.meant ? ` (did you mean "${undeclared.meant}"?)` : ""}; its options: ${declared!.join(", ")}`,
+      detail: `environment ${env.id}: unknown option "${undeclared.key}" in "?${query}"${undeclared.meant ? ` (did you mean "${undeclared.meant}"?)` : ""}; ${declared!.length > 0 ? `its options: ${declared!.join(", ")}` : "it declares no option (optionKeys: [])"}`,
     });
   let variant: EnvDefinition;
   try {

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { configureEnv, envById, loadEnv } from "../../src/cli/registry.ts";
+import { defineEnv } from "../../src/runtime/env.ts";
 import { tempDir } from "../support/index.ts";
 
 // A configure as a user writes it: it reads the keys it knows and passes over any other.
@@ -88,6 +89,13 @@ describe("environment options of a module's own configure", () => {
     // The shipped hopqa declares its keys.
     expect(() => envById("hopqa?wolds=5")).toThrow(
       'environment hopqa: unknown option "wolds" in "?wolds=5" (did you mean "worlds"?); its options: split, world-seed, worlds, top-k',
+    );
+  });
+
+  it("with optionKeys: [] (a configure that takes no key), says it declares none", () => {
+    const none = defineEnv({ ...envById("lookup"), optionKeys: [], configure: () => envById("lookup") });
+    expect(() => configureEnv(none, "size=3")).toThrow(
+      'environment lookup: unknown option "size" in "?size=3"; it declares no option (optionKeys: [])',
     );
   });
 

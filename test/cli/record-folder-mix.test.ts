@@ -11,10 +11,10 @@ import { envById } from "../../src/cli/registry.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { tempDir, withStderr } from "../support/index.ts";
 
-const recordInto = (out: string, spec: string, seed: string, quiet = false) => {
+const recordInto = (out: string, spec: string, seed: string, quiet = false, episodes = 2) => {
   const env = envById(spec);
   return record({
-    episodes: 2,
+    episodes,
     seed,
     out,
     concurrency: 1,
@@ -56,5 +56,10 @@ describe("record into a folder holding other seeds' journals", () => {
         .filter((name) => name.endsWith(".jsonl"))
         .sort(),
     ).toEqual(["ep-1-0.jsonl", "ep-1-1.jsonl", "ep-2-0.jsonl", "ep-2-1.jsonl"]);
+    // One episode: "beside this one".
+    const one = await withStderr(() => recordInto(out, "lookup", "3", false, 1));
+    expect(one.written.join("")).toContain(
+      "already holds 4 journals of other episodes (ep-1-0.jsonl, ep-1-1.jsonl, ep-2-0.jsonl, ...); they stay, beside this one (",
+    );
   });
 });
