@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { validatedEvents } from "../../src/journal/validate.ts";
 import { hashValue } from "../../src/kernel/canonical.ts";
 import type { EpisodeEvent, EventBody } from "../../src/kernel/events.ts";
 import { episodeToSequence, episodeToSteps, fitToContext, type Sequence } from "../../src/learn/trajectory.ts";
@@ -202,10 +203,13 @@ describe("episodeToSequence (append layout)", () => {
       // Refused as a journal's reader refuses it, naming the event (before: "turn 0: 2 tokens but 1 logprobs").
       /episodeToSequence's event 2 \(seq 2\): schema: 1 logprobs for 2 tokens/,
     );
-    // Allowed lists that do not line up with the tokens would score tokens under other tokens' masks.
-    expect(() =>
-      episodeToSequence(journal({ prompt: [1], turns: [{ action: [2, 3], logprobs: [-1, -1], allowed: [[2]] }] })),
-    ).toThrow(/turn 0: 2 tokens but 1 allowed-id lists recorded/);
+    // Allowed lists that do not line up with the tokens would score tokens under other tokens' masks: refused as
+    // a reader refuses them, and, in events a reader passed (marked validated), by episodeToSequence itself.
+    const misaligned = journal({ prompt: [1], turns: [{ action: [2, 3], logprobs: [-1, -1], allowed: [[2]] }] });
+    expect(() => episodeToSequence(misaligned)).toThrow(/episodeToSequence's event 2 \(seq 2\): schema: /);
+    expect(() => episodeToSequence(validatedEvents([...misaligned]))).toThrow(
+      /turn 0: 2 tokens but 1 allowed-id lists recorded/,
+    );
   });
 });
 
