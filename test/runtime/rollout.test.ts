@@ -361,17 +361,22 @@ describe("rollout runner", () => {
     expect(pure).toBe(12 + 8 + 2);
   });
 
-  it("a task that is not plain JSON (it is journaled as JSON) fails the rollout, naming where", async () => {
-    // The types say Json; a cast (as a user's `as unknown as Task`) gets past them.
-    const withDate = (seed: string) => ({ ...(lookupEnv.task(seed) as object), when: new Date(0) }) as never;
-    const env = { ...lookupEnv, task: withDate };
+  /** One expert episode of lookup whose task also holds `extra` (past the Json types, as a user's cast gets). */
+  const lookupWithTask = (extra: object, seed: string) => {
+    const env = { ...lookupEnv, task: (s: string) => ({ ...(lookupEnv.task(s) as object), ...extra }) as never };
     const r = rollout({
       env,
       policy: new PolicyActor(expertPolicy()),
       journal: new MemoryJournal(),
-      seed: "d",
+      seed,
       episodes: 1,
     });
+    return { env, r };
+  };
+
+  it("a task that is not plain JSON (it is journaled as JSON) fails the rollout, naming where", async () => {
+    // The types say Json; a cast (as a user's `as unknown as Task`) gets past them.
+    const { r } = lookupWithTask({ when: new Date(0) }, "d");
     const outcome = await within(settled(lastValueFrom(r.episodes.pipe(toArray()))));
     expect("error" in outcome && String(outcome.error)).toContain(
       'environment lookup: task("d:task0") returned a value that is not plain JSON: task.when is a Date',
@@ -384,17 +389,7 @@ describe("rollout runner", () => {
       [{ meta: { source: "x", note: undefined } }, { meta: { source: "x" } }],
       [{ list: [{ a: 1 }, { b: undefined }] }, { list: [{ a: 1 }, {}] }],
     ] as const) {
-      const env = {
-        ...lookupEnv,
-        task: (seed: string) => ({ ...(lookupEnv.task(seed) as object), ...extra }) as never,
-      };
-      const r = rollout({
-        env,
-        policy: new PolicyActor(expertPolicy()),
-        journal: new MemoryJournal(),
-        seed: "u",
-        episodes: 1,
-      });
+      const { env, r } = lookupWithTask(extra, "u");
       const [record] = await within(lastValueFrom(r.episodes.pipe(toArray())));
       expect(record.task).toStrictEqual({ ...(lookupEnv.task("u:task0") as object), ...kept });
       expect(record.events[0]).toMatchObject({ type: "episode.started", task: record.task });
@@ -403,17 +398,7 @@ describe("rollout runner", () => {
   });
 
   it("a task with an undefined array item (JSON writes null there) fails the rollout, naming it", async () => {
-    const env = {
-      ...lookupEnv,
-      task: (seed: string) => ({ ...(lookupEnv.task(seed) as object), hint: undefined, list: [undefined] }) as never,
-    };
-    const r = rollout({
-      env,
-      policy: new PolicyActor(expertPolicy()),
-      journal: new MemoryJournal(),
-      seed: "u",
-      episodes: 1,
-    });
+    const { r } = lookupWithTask({ hint: undefined, list: [undefined] }, "u");
     const outcome = await within(settled(lastValueFrom(r.episodes.pipe(toArray()))));
     expect("error" in outcome && String(outcome.error)).toContain(
       `environment lookup: task("u:task0") returned a value that is not plain JSON: task.list[0] is undefined (JSON writes it as null: give null)`,
