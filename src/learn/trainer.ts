@@ -791,14 +791,15 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   lockFolder(out, options.resume ? "train --resume" : "train");
   // A warm start replaces a fresh model: RL (and its KL reference) start from the cloned checkpoint.
   if (config.warmStart && !config.init) {
-    // Saved first, so that a run killed during its warm start resumes with its own settings (the warm
-    // start is redone: it is deterministic), not with the defaults of a bare --resume.
+    // Saved first, so that a run killed or stopped during its warm start resumes with its own settings (its
+    // recording, once ended, is kept, and its cloning goes on from its last saved point: it is deterministic,
+    // so the clone is an unbroken run's), not with the defaults of a bare --resume.
     if (!options.resume) await writeConfig(out, config, true);
     // A caller's own log hears of the warm start as of everything else: no progress of its own on stderr.
-    config = {
-      ...config,
-      init: await runWarmStart(env, config, config.warmStart, out, log, options.log === undefined),
-    };
+    const init = await runWarmStart(env, config, config.warmStart, out, log, options.log === undefined, shouldStop);
+    // Stopped during its cloning (after a step, its progress saved): nothing else ran; a resume goes on.
+    if (init === undefined) return { backend, steps: 0, version: 0, stopped: true };
+    config = { ...config, init };
   }
   const metricsFile = join(out, "metrics.jsonl");
 

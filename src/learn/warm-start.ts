@@ -4,15 +4,16 @@
  * sampling (RL then sees no reward at all) declares one as its default (`EnvDefinition.warmStart`);
  * `train` runs it when it starts from a fresh model and says so, and `--no-warm-start` skips it.
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { progress } from "../cli/progress.ts";
 import { policyFor, record } from "../cli/record.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { splitSeed } from "../kernel/prng.ts";
+import { SFT_PROGRESS } from "../policy/checkpoint.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { TrainConfig, WarmStartConfig } from "./config.ts";
-import { sft } from "./sft.ts";
+import { describeSftProgress, sft, sftProgressIn } from "./sft.ts";
 
 /** Where a run keeps its warm start: the demonstrations and the cloned checkpoint RL starts from. */
 const warmStartDir = (runDir: string) => join(runDir, "warm-start");
@@ -22,10 +23,44 @@ export const warmStartCheckpoint = (runDir: string) => join(warmStartDir(runDir)
 export const describeWarmStart = (w: WarmStartConfig, cloned = w.episodes) =>
   `${cloned === w.episodes ? w.episodes : `${cloned} of ${w.episodes}`} expert episodes cloned for ${w.epochs} epoch${w.epochs === 1 ? "" : "s"}`;
 
+/** What the recording of a warm start's demonstrations said, kept once it ended: a resume clones them without recording again. */
+interface Recorded {
+  readonly episodes: number;
+  readonly successRate: number | null;
+  readonly aborted: number;
+  readonly firstAbort?: { readonly episode: string; readonly reason: string; readonly thrownAt?: string };
+}
+const RECORDED = "recorded.json";
+
+/** The recording's summary, if it ended for this many episodes (else the demonstrations are recorded again). */
+const recordedIn = (dir: string, episodes: number): Recorded | undefined => {
+  try {
+    const recorded = JSON.parse(readFileSync(join(dir, RECORDED), "utf8")) as Recorded;
+    return recorded.episodes === episodes ? recorded : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The stopped cloning's saved point; a damaged one is refused, saying how to start the warm start over. */
+const savedCloning = (checkpoint: string, dir: string) => {
+  try {
+    return sftProgressIn(checkpoint);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    throw new UsageError({
+      detail: `the warm start's cloning cannot be resumed: ${error.detail.replace(/: the sft in .*$/, "")}; remove ${dir} to record and clone it again from the start`,
+    });
+  }
+};
+
 /**
- * Records and clones into `warmStartDir(runDir)`; returns the checkpoint. A checkpoint already there (a
- * run interrupted after its warm start) is reused. `bars`: show the recording's and the cloning's progress
- * on stderr (as `train` does without a `log` of the caller's); else only `log` hears of the warm start.
+ * Records and clones into `warmStartDir(runDir)`; returns the checkpoint, or undefined when `shouldStop` stopped
+ * its cloning (after a step, its progress saved: the next call goes on from there, to the clone an unbroken
+ * warm start writes, byte for byte). A checkpoint already there (a run interrupted after its warm start) is
+ * reused; demonstrations whose recording ended are kept, and a cloning stopped or killed after a saved point
+ * (each epoch's end) resumes from it. `bars`: show the recording's and the cloning's progress on stderr (as
+ * `train` does without a `log` of the caller's); else only `log` hears of the warm start.
  */
 export const runWarmStart = async (
   env: EnvDefinition,
@@ -34,9 +69,10 @@ export const runWarmStart = async (
   runDir: string,
   log: (line: string) => void,
   bars = true,
-): Promise<string> => {
+  shouldStop?: () => boolean,
+): Promise<string | undefined> => {
   const checkpoint = warmStartCheckpoint(runDir);
-  if (existsSync(join(checkpoint, "manifest.json"))) {
+  if (existsSync(join(checkpoint, "manifest.json")) && !existsSync(join(checkpoint, SFT_PROGRESS))) {
     log(`warm start: reusing ${checkpoint}`);
     return checkpoint;
   }
@@ -49,40 +85,74 @@ export const runWarmStart = async (
   const started = performance.now();
   const seed = splitSeed(config.seed, "warm-start");
   const demos = join(warmStartDir(runDir), "demos");
-  // Demonstrations left by a run killed before its clone was saved are recorded again from scratch.
-  rmSync(demos, { recursive: true, force: true });
-  const recorded = await record({
-    env,
-    policy: expert,
-    episodes: warm.episodes,
-    seed,
-    out: demos,
-    concurrency: 32,
-    durability: "episode",
-    quiet: !bars,
-    log,
-  });
+  let recorded = recordedIn(warmStartDir(runDir), warm.episodes);
+  const saved = recorded ? savedCloning(checkpoint, warmStartDir(runDir)) : undefined;
+  if (recorded)
+    log(
+      saved
+        ? `warm start: resuming its cloning (${describeSftProgress(saved)}) of the ${warm.episodes} expert episodes recorded in ${demos}`
+        : `warm start: the ${warm.episodes} expert episodes in ${demos} are recorded already; cloning them`,
+    );
+  else {
+    // Demonstrations left by a run killed before its recording ended are recorded again from scratch, and
+    // a cloning begun on others is dropped.
+    rmSync(demos, { recursive: true, force: true });
+    rmSync(checkpoint, { recursive: true, force: true });
+    const summary = await record({
+      env,
+      policy: expert,
+      episodes: warm.episodes,
+      seed,
+      out: demos,
+      concurrency: 32,
+      durability: "episode",
+      quiet: !bars,
+      log,
+    });
+    recorded = {
+      episodes: warm.episodes,
+      successRate: summary.successRate,
+      aborted: summary.aborted,
+      ...(summary.firstAbort ? { firstAbort: summary.firstAbort } : {}),
+    };
+    writeFileSync(join(warmStartDir(runDir), RECORDED), `${JSON.stringify(recorded)}\n`);
+  }
   if (recorded.firstAbort)
     log(
       `warm start: ${recorded.aborted} of ${warm.episodes} expert episodes aborted; the first, ${recorded.firstAbort.episode}: ${recorded.firstAbort.reason}` +
         (recorded.firstAbort.thrownAt ? ` (thrown at ${recorded.firstAbort.thrownAt})` : ""),
     );
-  const bar = bars ? progress("warm start (cloning)", warm.epochs, process.stderr, 0, true) : null;
-  const cloned = await sft({
-    env,
-    data: demos,
-    out: checkpoint,
-    epochs: warm.epochs,
-    batchSize: 16,
-    lr: 3e-3,
-    seed,
-    backend: config.backend,
-    model: config.model,
-    constrained: config.constrained ?? false,
-    onEpoch: (_, loss) => bar?.tick(1, { loss: loss.toFixed(3) }),
-    log,
-  });
+  const bar = bars ? progress("warm start (cloning)", warm.epochs, process.stderr, saved?.epoch ?? 0, true) : null;
+  let cloned: Awaited<ReturnType<typeof sft>>;
+  try {
+    cloned = await sft({
+      env,
+      data: demos,
+      out: checkpoint,
+      epochs: warm.epochs,
+      batchSize: 16,
+      lr: 3e-3,
+      seed,
+      backend: config.backend,
+      model: config.model,
+      constrained: config.constrained ?? false,
+      resume: saved !== undefined,
+      ...(shouldStop ? { shouldStop } : {}),
+      command: `npx agent-r1 train --out ${runDir} --resume`,
+      onEpoch: (_, loss) => bar?.tick(1, { loss: loss.toFixed(3) }),
+      log,
+    });
+  } catch (error) {
+    bar?.stop();
+    // The cloning's own refusal names sft's flags; here the arguments are the run's config and its demos.
+    if (saved && error instanceof UsageError && error.detail.startsWith("--resume: "))
+      throw new UsageError({
+        detail: `the warm start's cloning in ${checkpoint} cannot be resumed: ${error.detail.slice("--resume: ".length).replace(/;[^;]*$/, "")}; remove ${warmStartDir(runDir)} to record and clone it again from the start`,
+      });
+    throw error;
+  }
   bar?.stop();
+  if (cloned.stopped) return undefined;
   const notAborted = recorded.aborted ? ` of the ${warm.episodes - recorded.aborted} not aborted` : "";
   log(
     `warm start: ${describeWarmStart(warm, cloned.episodes)} (expert success ${recorded.successRate?.toFixed(3) ?? "n/a"}${notAborted}, final loss ${cloned.losses.at(-1)?.toFixed(3)}) in ${((performance.now() - started) / 1000).toFixed(0)} s -> ${checkpoint}`,

@@ -330,3 +330,54 @@ describe("eval of a run folder", () => {
     expect(JSON.parse(output.stdout.trim().split("\n").at(-1)!)).toMatchObject({ env: "bulky", episodes: 2 });
   }, 120_000);
 });
+
+describe("train, Ctrl-C during its default warm start", () => {
+  it("finishes the cloning's step, saves its progress, exits 130; --resume clones on to an unbroken run's clone", async () => {
+    const dir = tempDir("agent-r1-warm-sigint-");
+    // lookup with a small default warm start whose cloning takes long enough to be stopped in it.
+    const env = join(dir, "small-warm.mts");
+    writeFileSync(
+      env,
+      `import { lookup } from ${JSON.stringify(pathToFileURL(resolve("actors/lookup/index.ts")).href)};\n` +
+        "export default { ...lookup, warmStart: { episodes: 20, epochs: 12 } };\n",
+    );
+    const args = ["train", "--env", env, "--steps", "1", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0"];
+    const run = join(dir, "run");
+    const child = spawn(process.execPath, ["bin/agent-r1.js", ...args, ...shape, "--backend", "wasm", "--out", run], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    let sent = false;
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      // Once its cloning has ended an epoch.
+      if (!sent && /warm start \(cloning\): [1-9]/.test(stderr)) {
+        sent = true;
+        child.kill("SIGINT");
+      }
+    });
+    const code = await new Promise<number | null>((done) => child.on("exit", (exit) => done(exit)));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain(
+      "interrupted: finishing what runs now (the warm start's recording or a step of its cloning",
+    );
+    const progress = join(run, "warm-start", "checkpoint", "sft-progress");
+    expect(stderr).toContain(
+      `its progress is saved in ${progress}; resume with: npx agent-r1 train --out ${run} --resume`,
+    );
+    expect(stderr).toContain(`stopped at policy version 0; resume with: npx agent-r1 train --out ${run} --resume`);
+    expect(existsSync(join(progress, "progress.json"))).toBe(true);
+    output.clear();
+    expect(await main(["train", "--out", run, "--resume"]), output.stderr).toBe(0);
+    expect(output.stderr).toContain("warm start: resuming its cloning (");
+    const unbroken = join(dir, "unbroken");
+    expect(await main([...args, ...shape, "--backend", "wasm", "--out", unbroken])).toBe(0);
+    for (const file of ["weights.bin", "manifest.json"])
+      expect(readFileSync(join(run, "warm-start", "checkpoint", file)), file).toEqual(
+        readFileSync(join(unbroken, "warm-start", "checkpoint", file)),
+      );
+    expect(readFileSync(join(run, "checkpoints", "v00001", "weights.bin"))).toEqual(
+      readFileSync(join(unbroken, "checkpoints", "v00001", "weights.bin")),
+    );
+  }, 120_000);
+});

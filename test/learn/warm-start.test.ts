@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG, type TrainConfig } from "../../src/learn/config.ts";
@@ -82,10 +82,12 @@ describe("the warm start before RL", () => {
       shouldStop: () => (asked = true),
     });
     expect(asked).toBe(true);
-    expect(stopped.stopped).toBe(true);
+    expect(stopped).toMatchObject({ stopped: true, version: 0, steps: 0 });
     expect(stopped.before).toBeUndefined();
     expect(existsSync(join(out, "eval.json"))).toBe(false);
-    expect(existsSync(join(warmStartCheckpoint(out), "manifest.json"))).toBe(true); // the clone is kept
+    // Asked before its cloning's first step: the recording is kept, no clone yet.
+    expect(existsSync(join(warmStartCheckpoint(out), "manifest.json"))).toBe(false);
+    expect(readdirSync(join(out, "warm-start", "demos")).filter((f) => f.endsWith(".jsonl"))).toHaveLength(4);
     const saved = JSON.parse(readFileSync(join(out, "config.json"), "utf8")) as TrainConfig;
     const resumed = await train({ env: lookup, config: saved, out, resume: true, log: () => {} });
     expect(resumed.before?.episodes).toBe(2);
@@ -99,6 +101,93 @@ describe("the warm start before RL", () => {
       constrained: false,
       maxNewTokens: evaluatedWith.maxNewTokens,
     });
+  });
+
+  describe("stopped during its warm start, resumed: the run an unbroken one gives, byte for byte", () => {
+    // 20 demonstrations in batches of 16: two cloning steps an epoch, three epochs.
+    const wanted = { ...config({ episodes: 20, epochs: 3 }), steps: 1 };
+    const unbroken = join(tempDir(), "unbroken");
+    const CLONE = ["weights.bin", "manifest.json", "config.json", "tokenizer.json"];
+    const sameRun = (out: string) => {
+      const clone = warmStartCheckpoint(out);
+      expect(readdirSync(clone).sort()).toEqual(readdirSync(warmStartCheckpoint(unbroken)).sort());
+      for (const file of CLONE)
+        expect(readFileSync(join(clone, file)), file).toEqual(readFileSync(join(warmStartCheckpoint(unbroken), file)));
+      const weights = (run: string) => readFileSync(join(run, "checkpoints", "v00001", "weights.bin"));
+      expect(weights(out)).toEqual(weights(unbroken));
+      const strip = (run: string) =>
+        readFileSync(join(run, "metrics.jsonl"), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => {
+            const { sampleSeconds: _s, trainSeconds: _t, tokensPerSecond: _r, ...rest } = JSON.parse(l);
+            return rest;
+          });
+      expect(strip(out)).toEqual(strip(unbroken));
+    };
+    beforeAll(async () => {
+      await train({ env: lookup, config: wanted, out: unbroken, log: () => {} });
+    }, 60_000);
+
+    it("by shouldStop mid-epoch: the resume clones on from its saved point, the demonstrations not recorded again", async () => {
+      const out = join(tempDir(), "run");
+      let asked = 0;
+      const lines: string[] = [];
+      // sft asks once before its first step: stopped after its third step (mid-epoch 2).
+      const stopped = await train({
+        env: lookup,
+        config: wanted,
+        out,
+        log: (l) => lines.push(l),
+        shouldStop: () => ++asked > 3,
+      });
+      expect(stopped).toMatchObject({ stopped: true, version: 0 });
+      expect(lines.join("\n")).toContain(
+        `sft stopped (1 of 3 epochs done, 1 steps into the next): its progress is saved in ${join(warmStartCheckpoint(out), "sft-progress")}; resume with: npx agent-r1 train --out ${out} --resume`,
+      );
+      const demos = join(out, "warm-start", "demos");
+      const recordedAt = statSync(join(demos, readdirSync(demos)[0])).mtimeMs;
+      const resumed: string[] = [];
+      const saved = JSON.parse(readFileSync(join(out, "config.json"), "utf8")) as TrainConfig;
+      const result = await train({ env: lookup, config: saved, out, resume: true, log: (l) => resumed.push(l) });
+      expect(result).toMatchObject({ stopped: false, version: 1 });
+      expect(resumed.join("\n")).toContain(
+        `warm start: resuming its cloning (1 of 3 epochs done, 1 steps into the next) of the 20 expert episodes recorded in ${demos}`,
+      );
+      expect(statSync(join(demos, readdirSync(demos)[0])).mtimeMs).toBe(recordedAt);
+      sameRun(out);
+    }, 60_000);
+
+    it("by an AbortSignal during its recording: the recording ends, the cloning does not start; the resume clones", async () => {
+      const out = join(tempDir(), "run");
+      const controller = new AbortController();
+      const aborting = withExpert((act) => async (requests) => {
+        controller.abort();
+        return act(requests);
+      });
+      const stopped = await train({ env: aborting, config: wanted, out, log: () => {}, signal: controller.signal });
+      expect(stopped.stopped).toBe(true);
+      expect(readdirSync(join(out, "warm-start", "demos")).filter((f) => f.endsWith(".jsonl"))).toHaveLength(20);
+      const lines: string[] = [];
+      await train({ env: lookup, config: wanted, out, resume: true, log: (l) => lines.push(l) });
+      expect(lines).toContain(
+        `warm start: the 20 expert episodes in ${join(out, "warm-start", "demos")} are recorded already; cloning them`,
+      );
+      sameRun(out);
+    }, 60_000);
+
+    it("refuses to resume a cloning whose demonstrations changed, saying how to start it over", async () => {
+      const out = join(tempDir(), "run");
+      let asked = 0;
+      await train({ env: lookup, config: wanted, out, log: () => {}, shouldStop: () => ++asked > 2 });
+      const demos = join(out, "warm-start", "demos");
+      rmSync(join(demos, readdirSync(demos).filter((f) => f.endsWith(".jsonl"))[0]));
+      const attempt = train({ env: lookup, config: wanted, out, resume: true, log: () => {} });
+      await expect(attempt).rejects.toThrow(UsageError);
+      await expect(attempt).rejects.toThrow(
+        `the warm start's cloning in ${warmStartCheckpoint(out)} cannot be resumed: --data ${demos}: its journals are not those the stopped sft was cloning (20 episodes then, 19 now); remove ${join(out, "warm-start")} to record and clone it again from the start`,
+      );
+    }, 60_000);
   });
 
   it("saves the run's settings before its warm start: a run killed during it resumes with them", async () => {
