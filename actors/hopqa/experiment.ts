@@ -48,6 +48,7 @@ import {
 } from "./run-records.ts";
 import { COLUMNS, type ColumnId, evaluateSuiteShown, type SuiteResult } from "./suite.ts";
 import {
+  type BuildOptions,
   buildWarmStart,
   COPY_WARM_START,
   describeRecipe,
@@ -170,10 +171,15 @@ const checkWarmStart = async (from: string) => {
 };
 
 /** The shared warm start and the baselines (naive RAG; the warm start itself = "base tool call"). */
-const warmStart = async (root: string, say: (line: string) => void, from?: string) => {
+const warmStart = async (
+  root: string,
+  say: (line: string) => void,
+  from?: string,
+  build: BuildOptions = {},
+): Promise<"stopped" | undefined> => {
   const dir = join(root, "warm-start");
   const done = join(root, "baselines.json");
-  if (existsSync(done)) return;
+  if (existsSync(done)) return undefined;
   writeJson(join(root, "recipe.json"), PLAN.warm);
   await initBackend("auto");
   const w = PLAN.warm;
@@ -184,7 +190,7 @@ const warmStart = async (root: string, say: (line: string) => void, from?: strin
     writeJson(join(root, "warm-start-source.json"), { from });
   } else {
     say(`warm start: ${describeRecipe(w)}`);
-    await buildWarmStart(root, dir, w);
+    if ((await buildWarmStart(root, dir, w, build)).stopped) return "stopped";
   }
   say("evaluating the baselines");
   const started = Date.now();
@@ -194,6 +200,7 @@ const warmStart = async (root: string, say: (line: string) => void, from?: strin
     : undefined;
   const rag = await scoreSuite("naive RAG", () => hopqa.policies.rag());
   writeJson(done, { base, free, rag, evalSeconds: (Date.now() - started) / 1000 });
+  return undefined;
 };
 
 /** The suite, PLAN.evalEpisodes questions per column, with a progress bar. */
@@ -334,16 +341,25 @@ export const checkPagePlan = (docs: string): void => {
  * A stop signal while runs are in progress is passed on to them: each finishes its update, writes a
  * checkpoint and exits, and no new run starts; this process then writes the report and exits with the
  * signal's code. (It used to exit at once, leaving its runs training on as orphans, unseen, after a kill.)
- * With none in progress (the warm start being cloned), it exits at once. A second signal passes on too:
- * the runs quit without a checkpoint of the update in progress.
+ * While the warm start is cloned, its cloning finishes the step under way and saves its progress (the next
+ * sitting goes on from there); with no run in progress otherwise (the warm start's recording, the baselines),
+ * it exits at once. A second signal passes on too: the runs quit without a checkpoint of the update in
+ * progress, and the cloning quits at once (it goes on from its last epoch's end).
  */
 const stopOnSignals = (kept: string, again: string) => {
   let stoppedBy: StopSignal | undefined;
   let signals = 0;
+  let cloning = false;
   const dispose = onStopSignals((signal) => {
     signals += 1;
     const second = signals === 2;
     stoppedBy = signal;
+    if (cloning && !second) {
+      process.stderr.write(
+        `\n${interruptedBy(signal)}: the warm start's cloning finishes its step and saves its progress; no run starts (Ctrl-C again to quit now)\n`,
+      );
+      return;
+    }
     // A third: a run that does not end (stuck in a long computation) must not keep this process alive.
     if (signals >= 3 && children.size > 0) {
       for (const child of children) child.kill("SIGKILL");
@@ -367,7 +383,17 @@ const stopOnSignals = (kept: string, again: string) => {
         : `\n${interruptedBy(signal)}: ${children.size === 1 ? "the run in progress finishes its update and writes a checkpoint" : `the ${children.size} runs in progress finish their update and write a checkpoint`}; no new run starts (Ctrl-C again to quit now, a third time to kill)\n`,
     );
   });
-  return { stoppedBy: () => stoppedBy, dispose };
+  return {
+    stoppedBy: () => stoppedBy,
+    dispose,
+    /** The warm start's hooks: a stop while it clones is its to save (buildWarmStart's shouldStop). */
+    warmStart: {
+      shouldStop: () => stoppedBy !== undefined,
+      onCloning: (on: boolean) => {
+        cloning = on;
+      },
+    } satisfies BuildOptions,
+  };
 };
 
 /** The runs in progress, each a child process, to pass a stop signal on to. */
@@ -924,7 +950,15 @@ const main = async () => {
     const again = `run \`${command}\` again to go on`;
     const stop = stopOnSignals(kept, again);
     const quiet = stop.dispose;
-    await warmStart(opts.out, say, opts.warmStart);
+    if ((await warmStart(opts.out, say, opts.warmStart, stop.warmStart)) === "stopped") {
+      quiet();
+      const stoppedBy = stop.stoppedBy() ?? "SIGINT";
+      process.stderr.write(
+        `${interruptedBy(stoppedBy)}: the warm start's cloning stopped; its demonstrations and the cloning's progress (its steps up to the stop) are kept in ${opts.out}; ${again} (the cloning goes on from there)\n`,
+      );
+      process.exitCode = exitCodeOf(stoppedBy);
+      return;
+    }
     const todo = specs.filter(
       (s) => (!only || only.includes(s.group)) && !finished.some((f) => f.spec.name === s.name),
     );

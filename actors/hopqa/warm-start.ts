@@ -4,12 +4,13 @@
  * builds it first; `npm start` uses the copy shipped in docs/checkpoints (same recipe, same seeds) unless
  * told to rebuild it.
  */
-import { rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { modelFor } from "../../src/cli/learn-commands.ts";
 import { progress } from "../../src/cli/progress.ts";
 import { record } from "../../src/cli/record.ts";
-import { sft } from "../../src/learn/sft.ts";
+import { type SftResult, sft, sftProgressIn } from "../../src/learn/sft.ts";
+import { SFT_PROGRESS } from "../../src/policy/checkpoint.ts";
 import { hopqa } from "./index.ts";
 
 export interface WarmStartRecipe {
@@ -117,38 +118,103 @@ export const recipeModel = (w: WarmStartRecipe) => ({
   positions: w.positions ?? "learned",
 });
 
-/** Records the demonstrations into `root/demos` and clones them into `out`. */
-export const buildWarmStart = async (root: string, out: string, w: WarmStartRecipe = WARM_START) => {
-  rmSync(join(root, "demos"), { recursive: true, force: true });
-  await record({
-    env: hopqa.configure({ worlds: w.demoWorlds }),
-    policy: hopqa.policies[w.demonstrator](),
-    episodes: w.demos,
-    seed: w.demoSeed,
-    out: join(root, "demos"),
-    concurrency: 32,
-    durability: "episode",
-  });
-  const bar = progress("sft", w.curriculum.length + w.sftEpochs + (w.more?.epochs ?? 0));
+/** What `buildWarmStart` is told from outside: when to stop its cloning, and when the cloning runs. */
+export interface BuildOptions {
+  /**
+   * Asked after each cloning step: true saves the cloning's progress (in its folder's sft-progress/) and returns
+   * `stopped: true`; the next call with the same recipe goes on from there, to the clone an unbroken build writes,
+   * byte for byte.
+   */
+  readonly shouldStop?: () => boolean;
+  /** Told true as the cloning begins and false once it ends or stops (a stop then saves; during the recording it cannot). */
+  readonly onCloning?: (cloning: boolean) => void;
+}
+
+/** The demonstrations a recipe records, kept in root/demos-recorded.json once their recording ended. */
+const recordingOf = (w: WarmStartRecipe) =>
+  JSON.stringify({ demos: w.demos, demoWorlds: w.demoWorlds, demoSeed: w.demoSeed, demonstrator: w.demonstrator });
+const RECORDED = "demos-recorded.json";
+
+/** A finished clone in `dir` (not an sft stopped there). */
+const finishedClone = (dir: string) => existsSync(join(dir, "manifest.json")) && !existsSync(join(dir, SFT_PROGRESS));
+
+/**
+ * Records the demonstrations into `root/demos` and clones them into `out`. A build stopped (`shouldStop`) or
+ * killed before its end goes on where it was: the demonstrations, once their recording ended, are kept (a
+ * recording cut short is done again), and each cloning resumes from its last saved point (each epoch's end, and
+ * the stop), so the clone is an unbroken build's, byte for byte.
+ */
+export const buildWarmStart = async (
+  root: string,
+  out: string,
+  w: WarmStartRecipe = WARM_START,
+  options: BuildOptions = {},
+): Promise<SftResult> => {
+  const demos = join(root, "demos");
+  const marker = join(root, RECORDED);
+  const kept = existsSync(marker) && readFileSync(marker, "utf8") === recordingOf(w);
+  if (!kept) {
+    rmSync(marker, { force: true });
+    rmSync(demos, { recursive: true, force: true });
+    await record({
+      env: hopqa.configure({ worlds: w.demoWorlds }),
+      policy: hopqa.policies[w.demonstrator](),
+      episodes: w.demos,
+      seed: w.demoSeed,
+      out: demos,
+      concurrency: 32,
+      durability: "episode",
+    });
+    writeFileSync(marker, recordingOf(w));
+  }
   const first = w.more ? join(root, "warm-start-first") : out;
+  /** Whether the sft into `dir` goes on from a saved point: only over the demonstrations it began on. */
+  const resumes = (dir: string, over: boolean) => over && sftProgressIn(dir) !== undefined;
+  const stages = w.curriculum.length + w.sftEpochs + (w.more?.epochs ?? 0);
+  const bar = progress("sft", stages);
   const common = {
     env: hopqa,
-    data: join(root, "demos"),
+    data: demos,
     batchSize: w.batchSize,
     lr: w.lr,
     backend: "auto",
     model: recipeModel(w),
     constrained: w.constrained ?? false,
     successfulOnly: !w.allEpisodes,
+    ...(options.shouldStop ? { shouldStop: options.shouldStop } : {}),
     onStage: (_: number, loss: number) => bar.tick(1, { loss: loss.toFixed(3) }),
     onEpoch: (_: number, loss: number) => bar.tick(1, { loss: loss.toFixed(3) }),
     log: () => {},
   } as const;
-  let result = await sft({ ...common, out: first, epochs: w.sftEpochs, seed: w.sftSeed, curriculum: w.curriculum });
-  if (w.more) {
-    result = await sft({ ...common, out, epochs: w.more.epochs, seed: w.more.seed, init: first });
-    rmSync(first, { recursive: true, force: true });
+  options.onCloning?.(true);
+  try {
+    // The first clone of a recipe with `more`, finished before a stop in the second, is kept.
+    const firstDone = w.more !== undefined && kept && finishedClone(first);
+    let result: SftResult | undefined;
+    if (!firstDone) {
+      result = await sft({
+        ...common,
+        out: first,
+        epochs: w.sftEpochs,
+        seed: w.sftSeed,
+        curriculum: w.curriculum,
+        resume: resumes(first, kept),
+      });
+      if (result.stopped || !w.more) return result;
+    }
+    const more = w.more as NonNullable<WarmStartRecipe["more"]>;
+    result = await sft({
+      ...common,
+      out,
+      epochs: more.epochs,
+      seed: more.seed,
+      init: first,
+      resume: resumes(out, firstDone),
+    });
+    if (!result.stopped) rmSync(first, { recursive: true, force: true });
+    return result;
+  } finally {
+    options.onCloning?.(false);
+    bar.stop();
   }
-  bar.stop();
-  return result;
 };

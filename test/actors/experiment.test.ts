@@ -50,6 +50,48 @@ describe("npm run experiment", () => {
     expect(stderr).toContain(`run \`npm run experiment -- ${args.join(" ")}\` again to go on`);
   }, 120_000);
 
+  it("Ctrl-C while the warm start is cloned: its step finishes, its progress and demonstrations are kept, exit 130", async () => {
+    const root = tempDir("agent-r1-experiment-warm-int-");
+    const out = join(root, "runs");
+    const args = [
+      "--quick",
+      "--only",
+      "grpo",
+      "--seeds",
+      "1",
+      "--jobs",
+      "1",
+      "--out",
+      out,
+      "--docs",
+      join(root, "docs"),
+    ];
+    const child = spawn(process.execPath, ["bin/run-ts.js", "actors/hopqa/experiment.ts", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    let sent = false;
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      // The demonstrations recorded: the cloning is starting.
+      if (!sent && /record hopqa: 16\/16/.test(stderr)) {
+        sent = true;
+        child.kill("SIGINT");
+      }
+    });
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    expect(await exited, stderr).toBe(130);
+    expect(stderr).toContain("interrupted: the warm start's cloning finishes its step and saves its progress");
+    expect(stderr).toContain(
+      `interrupted: the warm start's cloning stopped; its demonstrations and the cloning's progress (its steps up to the stop) are kept in ${out}; run \`npm run experiment -- ${args.join(" ")}\` again to go on`,
+    );
+    expect(existsSync(join(out, "demos-recorded.json"))).toBe(true);
+    expect(readdirSync(join(out, "demos")).filter((f) => f.endsWith(".jsonl"))).toHaveLength(16);
+    // No baselines and no run: the warm start is not finished.
+    expect(existsSync(join(out, "baselines.json"))).toBe(false);
+    expect(existsSync(join(out, "grpo-s0"))).toBe(false);
+  }, 120_000);
+
   it("refuses a folder whose runs were trained with another plan, before building anything", () => {
     // A run of the 15-update table, as its config.json records it; --long would skip it and report it.
     const out = join(tempDir(), "experiment-plan");
