@@ -138,33 +138,45 @@ export const describeEval = (summary: EvalSummary): string =>
     .filter(Boolean)
     .join("; ");
 
+/** Options of evaluate: `Task` is the environment's task type (the records `onEpisode` gets have it). */
+export interface EvaluateOptions<Task extends Json = Json> {
+  readonly episodes: number;
+  /** Episode i plays seed `SEED:i`. */
+  readonly seed: string;
+  /** Folder for the journals; in memory when absent. */
+  readonly dir?: string;
+  readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
+  /**
+   * Stops the evaluation (your program's Ctrl-C, a deadline): no further episode starts, the running ones end at
+   * once (journaled as `aborted: stopped: REASON` in `dir`), and evaluate rejects with the signal's reason (an
+   * AbortError unless you gave one), not with a summary of the episodes it cut short.
+   */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Runs `episodes` episodes of `policy` on seeds `SEED:i` and summarizes them; journals go to `dir` when given (in
  * memory otherwise). Throws a TypeError or RangeError on bad options, and when a learned policy's tokenizer is not
- * the environment's.
+ * the environment's; rejects with `signal`'s reason once it aborts.
  */
 export const evaluate: {
   /** `onEpisode` gets records whose `task` has the environment's task type. */
-  <Task extends Json>(
-    env: EnvDefinition<Task>,
-    policy: Policy,
-    options: { episodes: number; seed: string; dir?: string; onEpisode?: (record: EpisodeRecord<Task>) => void },
-  ): Promise<EvalSummary>;
+  <Task extends Json>(env: EnvDefinition<Task>, policy: Policy, options: EvaluateOptions<Task>): Promise<EvalSummary>;
   /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
-  (
-    env: EnvDefinition,
-    policy: Policy,
-    options: { episodes: number; seed: string; dir?: string; onEpisode?: (record: EpisodeRecord) => void },
-  ): Promise<EvalSummary>;
+  (env: EnvDefinition, policy: Policy, options: EvaluateOptions): Promise<EvalSummary>;
 } = async <Task extends Json>(
   env: EnvDefinition<Task>,
   policy: Policy,
-  options: { episodes: number; seed: string; dir?: string; onEpisode?: (record: EpisodeRecord<Task>) => void },
+  options: EvaluateOptions<Task>,
 ): Promise<EvalSummary> => {
   checkEnvArgument("evaluate", env);
   if (typeof options !== "object" || options === null)
     throw new TypeError('evaluate: give the options, e.g. evaluate(env, policy, { episodes: 100, seed: "heldout" })');
-  checkKnownKeys("evaluate", options, ["episodes", "seed", "dir", "onEpisode"]);
+  checkKnownKeys("evaluate", options, ["episodes", "seed", "dir", "onEpisode", "signal"]);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    throw new TypeError(
+      `evaluate: signal must be an AbortSignal (new AbortController().signal), got ${options.signal === null ? "null" : typeof options.signal}`,
+    );
   if (!Number.isInteger(options.episodes) || options.episodes < 0)
     throw new RangeError(
       `evaluate: episodes must be a whole number (0 or more), got ${typeof options.episodes === "string" ? JSON.stringify(options.episodes) : options.episodes}`,
@@ -176,6 +188,7 @@ export const evaluate: {
     throw new UsageError({
       detail: `evaluate: the policy was made for another tokenizer (${policy.tokenizer.id}) than environment ${env.id}'s (${env.tokenizer.id}); load it with loadPolicy(${env.id}'s environment, ...) from a checkpoint trained on it`,
     });
+  options.signal?.throwIfAborted();
   if (options.episodes === 0) return summarizeEpisodes([]);
   const collected = await collect({
     env,
@@ -184,7 +197,10 @@ export const evaluate: {
     episodes: options.episodes,
     dir: options.dir,
     onEpisode: options.onEpisode,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
+  // Stopped: the episodes it cut short would read as the policy's failures.
+  options.signal?.throwIfAborted();
   const summary = summarizeEpisodes(collected.map((c) => c.record));
   if (!(policy instanceof TransformerPolicy)) return summary;
   const { maxNewTokens, stopTokens } = policy.sampling;

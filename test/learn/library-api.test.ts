@@ -3,9 +3,10 @@
  * entries only. A training loop of one's own from the exported pieces, an advantage estimator of one's own
  * in train(), and train() stopped by an AbortSignal.
  */
+import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { assign, setup } from "xstate";
-import { lookupEnv } from "../../actors/lookup/index.ts";
+import { expertPolicy, lookupEnv } from "../../actors/lookup/index.ts";
 import {
   defineEnv,
   defineTool,
@@ -26,6 +27,7 @@ import {
   ESTIMATORS,
   type Estimator,
   episodeToSequence,
+  evaluate,
   fitToContext,
   Gpt,
   initBackend,
@@ -36,6 +38,7 @@ import {
   trainConfigFor,
   trainStep,
 } from "../../src/learn/index.ts";
+import { findJournals } from "../../src/observe/journals.ts";
 import { tempDir } from "../support/index.ts";
 
 /** Two updates of 4 tasks x 2 episodes from a fresh model, no evaluation: enough to see what train() says. */
@@ -260,6 +263,43 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
     });
     expect(run.stopped).toBe(true);
     expect(run.version).toBe(2);
+  });
+
+  it("evaluate() stops at an AbortSignal: its running episodes end, journaled as stopped, and it rejects with the signal's reason", async () => {
+    // It took no signal: a long evaluation from code could be stopped only by ending the process.
+    const expert = expertPolicy;
+    const dir = tempDir("agent-r1-signal-eval-");
+    const controller = new AbortController();
+    let ended = 0;
+    const stopped = evaluate(lookupEnv, expert(), {
+      episodes: 50,
+      seed: "held",
+      dir,
+      signal: controller.signal,
+      onEpisode: () => {
+        if (++ended === 3) controller.abort(new Error("deadline"));
+      },
+    });
+    await expect(stopped).rejects.toThrow("deadline");
+    // The episodes running (evaluate runs them all at once) ended there, journaled as stopped.
+    const reasons = (await findJournals(dir)).map(
+      (file) => JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!).reason as string,
+    );
+    expect(reasons.filter((r) => r === "aborted: stopped: deadline").length).toBeGreaterThan(0);
+    // Aborted already: nothing runs; its reason is an AbortError unless one was given.
+    const aborted = AbortSignal.abort();
+    let ran = 0;
+    const before = evaluate(lookupEnv, expert(), {
+      episodes: 5,
+      seed: "held",
+      signal: aborted,
+      onEpisode: () => ran++,
+    });
+    await expect(before).rejects.toMatchObject({ name: "AbortError" });
+    expect(ran).toBe(0);
+    await expect(
+      evaluate(lookupEnv, expert(), { episodes: 5, seed: "held", signal: true as unknown as AbortSignal }),
+    ).rejects.toThrow("evaluate: signal must be an AbortSignal (new AbortController().signal), got boolean");
   });
 
   it("type their errors: LearnError covers the kernel's and the learner's tagged errors", () => {

@@ -59,24 +59,29 @@ export declare const summarizeEpisodes: (records: readonly EpisodeRecord[]) => E
  * them, as hopqa does), mean return, and anything that went wrong. Over `episodes` greedy episodes.
  */
 export declare const describeEval: (summary: EvalSummary) => string;
+/** Options of evaluate: `Task` is the environment's task type (the records `onEpisode` gets have it). */
+export interface EvaluateOptions<Task extends Json = Json> {
+    readonly episodes: number;
+    /** Episode i plays seed `SEED:i`. */
+    readonly seed: string;
+    /** Folder for the journals; in memory when absent. */
+    readonly dir?: string;
+    readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
+    /**
+     * Stops the evaluation (your program's Ctrl-C, a deadline): no further episode starts, the running ones end at
+     * once (journaled as `aborted: stopped: REASON` in `dir`), and evaluate rejects with the signal's reason (an
+     * AbortError unless you gave one), not with a summary of the episodes it cut short.
+     */
+    readonly signal?: AbortSignal;
+}
 /**
  * Runs `episodes` episodes of `policy` on seeds `SEED:i` and summarizes them; journals go to `dir` when given (in
  * memory otherwise). Throws a TypeError or RangeError on bad options, and when a learned policy's tokenizer is not
- * the environment's.
+ * the environment's; rejects with `signal`'s reason once it aborts.
  */
 export declare const evaluate: {
     /** `onEpisode` gets records whose `task` has the environment's task type. */
-    <Task extends Json>(env: EnvDefinition<Task>, policy: Policy, options: {
-        episodes: number;
-        seed: string;
-        dir?: string;
-        onEpisode?: (record: EpisodeRecord<Task>) => void;
-    }): Promise<EvalSummary>;
+    <Task extends Json>(env: EnvDefinition<Task>, policy: Policy, options: EvaluateOptions<Task>): Promise<EvalSummary>;
     /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
-    (env: EnvDefinition, policy: Policy, options: {
-        episodes: number;
-        seed: string;
-        dir?: string;
-        onEpisode?: (record: EpisodeRecord) => void;
-    }): Promise<EvalSummary>;
+    (env: EnvDefinition, policy: Policy, options: EvaluateOptions): Promise<EvalSummary>;
 };
