@@ -40,6 +40,11 @@ export interface RecordOptions {
   readonly resume?: boolean;
   /** Ctrl-C, SIGTERM or SIGHUP: say what is journaled and how to go on, then exit 130, 143 or 129 (the CLI's `record`). */
   readonly exitOnInterrupt?: boolean;
+  /**
+   * Stops the recording from code (train's warm start, when train is stopped): no further episode starts and the
+   * running ones end at once, journaled as `aborted: stopped: REASON`; record then returns what ended.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface RecordSummary {
@@ -481,6 +486,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
     concurrency: options.concurrency,
     groupSize: options.groupSize,
     ...(resumed ? { skip: (index: number) => resumed.kept.has(index) } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   // A running summary (of the kept episodes too, when resumed): the episodes are in the journal, not in memory.
   let returns = resumed?.returns ?? 0;

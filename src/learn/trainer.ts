@@ -796,7 +796,16 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     // so the clone is an unbroken run's), not with the defaults of a bare --resume.
     if (!options.resume) await writeConfig(out, config, true);
     // A caller's own log hears of the warm start as of everything else: no progress of its own on stderr.
-    const init = await runWarmStart(env, config, config.warmStart, out, log, options.log === undefined, shouldStop);
+    const init = await runWarmStart(
+      env,
+      config,
+      config.warmStart,
+      out,
+      log,
+      options.log === undefined,
+      shouldStop,
+      options.signal,
+    );
     // Stopped during its cloning (after a step, its progress saved): nothing else ran; a resume goes on.
     if (init === undefined) return { backend, steps: 0, version: 0, stopped: true };
     config = { ...config, init };

@@ -56,8 +56,8 @@ const savedCloning = (checkpoint: string, dir: string) => {
 
 /**
  * Records and clones into `warmStartDir(runDir)`; returns the checkpoint, or undefined when `shouldStop` stopped
- * its cloning (after a step, its progress saved: the next call goes on from there, to the clone an unbroken
- * warm start writes, byte for byte). A checkpoint already there (a run interrupted after its warm start) is
+ * it: during the recording at once (the next call records again), during the cloning after a step, its
+ * progress saved (the next call goes on from there, to the clone an unbroken warm start writes, byte for byte). A checkpoint already there (a run interrupted after its warm start) is
  * reused; demonstrations whose recording ended are kept, and a cloning stopped or killed after a saved point
  * (each epoch's end) resumes from it. `bars`: show the recording's and the cloning's progress on stderr (as
  * `train` does without a `log` of the caller's); else only `log` hears of the warm start.
@@ -70,6 +70,8 @@ export const runWarmStart = async (
   log: (line: string) => void,
   bars = true,
   shouldStop?: () => boolean,
+  /** Stops it as `shouldStop` does, at once during the recording (train's `signal`). */
+  signal?: AbortSignal,
 ): Promise<string | undefined> => {
   const checkpoint = warmStartCheckpoint(runDir);
   if (existsSync(join(checkpoint, "manifest.json")) && !existsSync(join(checkpoint, SFT_PROGRESS))) {
@@ -98,17 +100,38 @@ export const runWarmStart = async (
     // a cloning begun on others is dropped.
     rmSync(demos, { recursive: true, force: true });
     rmSync(checkpoint, { recursive: true, force: true });
-    const summary = await record({
-      env,
-      policy: expert,
-      episodes: warm.episodes,
-      seed,
-      out: demos,
-      concurrency: 32,
-      durability: "episode",
-      quiet: !bars,
-      log,
-    });
+    // A stop ends the recording at once (its episodes in flight end as stopped), not after its last episode
+    // (an expert behind a slow API takes minutes): it is recorded again from the start by the resume.
+    const stopping = new AbortController();
+    const asking = shouldStop
+      ? setInterval(() => {
+          if (shouldStop()) stopping.abort(new Error("train was stopped"));
+        }, 100)
+      : undefined;
+    let summary: Awaited<ReturnType<typeof record>>;
+    try {
+      summary = await record({
+        env,
+        policy: expert,
+        episodes: warm.episodes,
+        seed,
+        out: demos,
+        concurrency: 32,
+        durability: "episode",
+        quiet: !bars,
+        log,
+        signal: signal ? AbortSignal.any([stopping.signal, signal]) : stopping.signal,
+      });
+    } finally {
+      clearInterval(asking);
+    }
+    // Stopped (perhaps after its last episode ended: then it is only recorded again).
+    if (stopping.signal.aborted || signal?.aborted) {
+      log(
+        `warm start: stopped during its recording (${summary.episodes - summary.aborted} of ${warm.episodes} expert episodes ended): a resume records them again, then clones them`,
+      );
+      return undefined;
+    }
     recorded = {
       episodes: warm.episodes,
       successRate: summary.successRate,

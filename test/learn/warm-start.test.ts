@@ -85,9 +85,8 @@ describe("the warm start before RL", () => {
     expect(stopped).toMatchObject({ stopped: true, version: 0, steps: 0 });
     expect(stopped.before).toBeUndefined();
     expect(existsSync(join(out, "eval.json"))).toBe(false);
-    // Asked before its cloning's first step: the recording is kept, no clone yet.
+    // Stopped in its recording (or, had that ended first, before its cloning's first step): no clone yet.
     expect(existsSync(join(warmStartCheckpoint(out), "manifest.json"))).toBe(false);
-    expect(readdirSync(join(out, "warm-start", "demos")).filter((f) => f.endsWith(".jsonl"))).toHaveLength(4);
     const saved = JSON.parse(readFileSync(join(out, "config.json"), "utf8")) as TrainConfig;
     const resumed = await train({ env: lookup, config: saved, out, resume: true, log: () => {} });
     expect(resumed.before?.episodes).toBe(2);
@@ -133,13 +132,15 @@ describe("the warm start before RL", () => {
       const out = join(tempDir(), "run");
       let asked = 0;
       const lines: string[] = [];
-      // sft asks once before its first step: stopped after its third step (mid-epoch 2).
+      // Asked during the recording too; once it ended, sft asks once before its first step: stopped after its
+      // third step (mid-epoch 2).
+      const recorded = join(out, "warm-start", "recorded.json");
       const stopped = await train({
         env: lookup,
         config: wanted,
         out,
         log: (l) => lines.push(l),
-        shouldStop: () => ++asked > 3,
+        shouldStop: () => existsSync(recorded) && ++asked > 3,
       });
       expect(stopped).toMatchObject({ stopped: true, version: 0 });
       expect(lines.join("\n")).toContain(
@@ -158,16 +159,44 @@ describe("the warm start before RL", () => {
       sameRun(out);
     }, 60_000);
 
-    it("by an AbortSignal during its recording: the recording ends, the cloning does not start; the resume clones", async () => {
+    it("by an AbortSignal during its recording: the recording stops at once; the resume records it again and clones", async () => {
       const out = join(tempDir(), "run");
       const controller = new AbortController();
+      // Aborted as the expert answers its first turns: every episode is in flight then.
       const aborting = withExpert((act) => async (requests) => {
-        controller.abort();
+        controller.abort(new Error("deadline"));
         return act(requests);
       });
-      const stopped = await train({ env: aborting, config: wanted, out, log: () => {}, signal: controller.signal });
+      const lines: string[] = [];
+      const stopped = await train({
+        env: aborting,
+        config: wanted,
+        out,
+        log: (l) => lines.push(l),
+        signal: controller.signal,
+      });
       expect(stopped.stopped).toBe(true);
-      expect(readdirSync(join(out, "warm-start", "demos")).filter((f) => f.endsWith(".jsonl"))).toHaveLength(20);
+      expect(lines).toContain(
+        "warm start: stopped during its recording (0 of 20 expert episodes ended): a resume records them again, then clones them",
+      );
+      expect(existsSync(join(out, "warm-start", "recorded.json"))).toBe(false);
+      const resumed: string[] = [];
+      await train({ env: lookup, config: wanted, out, resume: true, log: (l) => resumed.push(l) });
+      expect(resumed.some((l) => l.startsWith("warm start: 20 expert episodes cloned for 3 epochs"))).toBe(true);
+      sameRun(out);
+    }, 60_000);
+
+    it("by shouldStop after its recording, before its cloning's first step: the resume clones the demonstrations kept", async () => {
+      const out = join(tempDir(), "run");
+      const recorded = join(out, "warm-start", "recorded.json");
+      const stopped = await train({
+        env: lookup,
+        config: wanted,
+        out,
+        log: () => {},
+        shouldStop: () => existsSync(recorded),
+      });
+      expect(stopped.stopped).toBe(true);
       const lines: string[] = [];
       await train({ env: lookup, config: wanted, out, resume: true, log: (l) => lines.push(l) });
       expect(lines).toContain(
@@ -179,7 +208,14 @@ describe("the warm start before RL", () => {
     it("refuses to resume a cloning whose demonstrations changed, saying how to start it over", async () => {
       const out = join(tempDir(), "run");
       let asked = 0;
-      await train({ env: lookup, config: wanted, out, log: () => {}, shouldStop: () => ++asked > 2 });
+      const recorded = join(out, "warm-start", "recorded.json");
+      await train({
+        env: lookup,
+        config: wanted,
+        out,
+        log: () => {},
+        shouldStop: () => existsSync(recorded) && ++asked > 2,
+      });
       const demos = join(out, "warm-start", "demos");
       rmSync(join(demos, readdirSync(demos).filter((f) => f.endsWith(".jsonl"))[0]));
       const attempt = train({ env: lookup, config: wanted, out, resume: true, log: () => {} });

@@ -20,6 +20,11 @@ export interface RecordOptions {
     readonly resume?: boolean;
     /** Ctrl-C, SIGTERM or SIGHUP: say what is journaled and how to go on, then exit 130, 143 or 129 (the CLI's `record`). */
     readonly exitOnInterrupt?: boolean;
+    /**
+     * Stops the recording from code (train's warm start, when train is stopped): no further episode starts and the
+     * running ones end at once, journaled as `aborted: stopped: REASON`; record then returns what ended.
+     */
+    readonly signal?: AbortSignal;
 }
 export interface RecordSummary {
     readonly env: string;

@@ -11,10 +11,12 @@ export declare const warmStartCheckpoint: (runDir: string) => string;
 export declare const describeWarmStart: (w: WarmStartConfig, cloned?: number) => string;
 /**
  * Records and clones into `warmStartDir(runDir)`; returns the checkpoint, or undefined when `shouldStop` stopped
- * its cloning (after a step, its progress saved: the next call goes on from there, to the clone an unbroken
- * warm start writes, byte for byte). A checkpoint already there (a run interrupted after its warm start) is
+ * it: during the recording at once (the next call records again), during the cloning after a step, its
+ * progress saved (the next call goes on from there, to the clone an unbroken warm start writes, byte for byte). A checkpoint already there (a run interrupted after its warm start) is
  * reused; demonstrations whose recording ended are kept, and a cloning stopped or killed after a saved point
  * (each epoch's end) resumes from it. `bars`: show the recording's and the cloning's progress on stderr (as
  * `train` does without a `log` of the caller's); else only `log` hears of the warm start.
  */
-export declare const runWarmStart: (env: EnvDefinition, config: TrainConfig, warm: WarmStartConfig, runDir: string, log: (line: string) => void, bars?: boolean, shouldStop?: () => boolean) => Promise<string | undefined>;
+export declare const runWarmStart: (env: EnvDefinition, config: TrainConfig, warm: WarmStartConfig, runDir: string, log: (line: string) => void, bars?: boolean, shouldStop?: () => boolean, 
+/** Stops it as `shouldStop` does, at once during the recording (train's `signal`). */
+signal?: AbortSignal) => Promise<string | undefined>;
