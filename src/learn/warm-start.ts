@@ -57,10 +57,11 @@ const savedCloning = (checkpoint: string, dir: string) => {
 /**
  * Records and clones into `warmStartDir(runDir)`; returns the checkpoint, or undefined when `shouldStop` stopped
  * it: during the recording at once (the next call records again), during the cloning after a step, its
- * progress saved (the next call goes on from there, to the clone an unbroken warm start writes, byte for byte). A checkpoint already there (a run interrupted after its warm start) is
- * reused; demonstrations whose recording ended are kept, and a cloning stopped or killed after a saved point
- * (each epoch's end) resumes from it. `bars`: show the recording's and the cloning's progress on stderr (as
- * `train` does without a `log` of the caller's); else only `log` hears of the warm start.
+ * progress saved (the next call goes on from there, to the clone an unbroken warm start writes, byte for
+ * byte). A checkpoint already there (a run interrupted after its warm start) is reused; demonstrations whose
+ * recording ended are kept, and a cloning stopped or killed after a saved point (each epoch's end) resumes
+ * from it. `bars`: show the recording's and the cloning's progress on stderr (as `train` does without a `log`
+ * of the caller's); else only `log` hears of the warm start.
  */
 export const runWarmStart = async (
   env: EnvDefinition,

@@ -12,10 +12,11 @@ export declare const describeWarmStart: (w: WarmStartConfig, cloned?: number) =>
 /**
  * Records and clones into `warmStartDir(runDir)`; returns the checkpoint, or undefined when `shouldStop` stopped
  * it: during the recording at once (the next call records again), during the cloning after a step, its
- * progress saved (the next call goes on from there, to the clone an unbroken warm start writes, byte for byte). A checkpoint already there (a run interrupted after its warm start) is
- * reused; demonstrations whose recording ended are kept, and a cloning stopped or killed after a saved point
- * (each epoch's end) resumes from it. `bars`: show the recording's and the cloning's progress on stderr (as
- * `train` does without a `log` of the caller's); else only `log` hears of the warm start.
+ * progress saved (the next call goes on from there, to the clone an unbroken warm start writes, byte for
+ * byte). A checkpoint already there (a run interrupted after its warm start) is reused; demonstrations whose
+ * recording ended are kept, and a cloning stopped or killed after a saved point (each epoch's end) resumes
+ * from it. `bars`: show the recording's and the cloning's progress on stderr (as `train` does without a `log`
+ * of the caller's); else only `log` hears of the warm start.
  */
 export declare const runWarmStart: (env: EnvDefinition, config: TrainConfig, warm: WarmStartConfig, runDir: string, log: (line: string) => void, bars?: boolean, shouldStop?: () => boolean, 
 /** Stops it as `shouldStop` does, at once during the recording (train's `signal`). */
