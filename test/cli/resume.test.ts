@@ -358,9 +358,7 @@ describe("train, Ctrl-C during its default warm start", () => {
     });
     const code = await new Promise<number | null>((done) => child.on("exit", (exit) => done(exit)));
     expect(code, stderr).toBe(130);
-    expect(stderr).toContain(
-      "interrupted: finishing what runs now (a step of the warm start's cloning,",
-    );
+    expect(stderr).toContain("interrupted: finishing what runs now (a step of the warm start's cloning,");
     const progress = join(run, "warm-start", "checkpoint", "sft-progress");
     expect(stderr).toContain(
       `its progress is saved in ${progress}; resume with: npx agent-r1 train --out ${run} --resume`,
