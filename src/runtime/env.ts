@@ -394,6 +394,7 @@ export const defineEnv = <
         `environment ${definition.id}: tool ${name} is not among the machine's actors; add \`actors: toolActors(tools)\` to its setup()`,
       );
   checkInvokedActors(definition.id, definition.machine, actors);
+  checkNamedImplementations(definition.id, definition.machine);
   checkEventlessCycles(definition.id, definition.machine);
   checkPolicies(definition.id, definition.policies);
   checkWarmStart(definition.id, definition.warmStart);
@@ -440,6 +441,80 @@ const checkInvokedActors = (id: string, machine: AnyStateMachine, actors: Record
     for (const [key, child] of Object.entries(node.states ?? {})) visit(child, path ? `${path}.${key}` : key);
   };
   visit(machine.root as unknown as InvokingNode, "");
+};
+
+/** The parts of XState's state nodes that name actions and guards, as resolved (not in its public types). */
+interface NamingNode {
+  readonly path?: readonly string[];
+  readonly entry?: readonly unknown[];
+  readonly exit?: readonly unknown[];
+  readonly transitions?: ReadonlyMap<
+    string,
+    readonly { readonly guard?: unknown; readonly actions?: readonly unknown[] }[]
+  >;
+  readonly always?: readonly { readonly guard?: unknown; readonly actions?: readonly unknown[] }[];
+  readonly states?: Record<string, NamingNode>;
+}
+
+/** The name an action or guard refers to by string (`"cost"`, `{ type: "cost" }`), or undefined for an inline one. */
+const referenceOf = (item: unknown): string | undefined => {
+  if (typeof item === "string") return item;
+  if (item !== null && typeof item === "object" && !Array.isArray(item)) {
+    const type = (item as { type?: unknown }).type;
+    if (typeof type === "string" && !type.startsWith("xstate.")) return type;
+  }
+  return undefined;
+};
+
+/**
+ * An action named by string that setup() does not define (a misspelt `"cots"` for `"cost"`) is skipped by
+ * XState without a word: the reward or assign it stood for never happens, and every episode records and
+ * replays without it. A guard named so throws only when an episode first reaches it. Both are refused here.
+ */
+const checkNamedImplementations = (id: string, machine: AnyStateMachine): void => {
+  const implementations = (machine.implementations ?? {}) as { actions?: object; guards?: object };
+  const defined = {
+    action: Object.keys(implementations.actions ?? {}),
+    guard: Object.keys(implementations.guards ?? {}),
+  };
+  const refuse = (kind: "action" | "guard", name: string, where: string): never => {
+    const known = defined[kind];
+    throw new TypeError(
+      `environment ${id}: ${where} names the ${kind} "${name}", which setup() does not define${didYouMean(closestName(name, known))}` +
+        `; ${known.length ? `its ${kind}s: ${known.join(", ")}` : `it defines no ${kind}s`} (XState ${
+          kind === "action" ? "skips an unknown action without a word" : "throws on an unknown guard when it is reached"
+        }): define it in setup({ ${kind}s: { ${name}: ... } }) or fix the name`,
+    );
+  };
+  const check = (kind: "action" | "guard", items: unknown, where: string): void => {
+    for (const item of Array.isArray(items) ? items : items === undefined ? [] : [items]) {
+      const name = referenceOf(item);
+      if (name !== undefined && !defined[kind].includes(name)) refuse(kind, name, where);
+    }
+  };
+  const visit = (node: NamingNode | undefined): void => {
+    if (!node) return;
+    const state = node.path?.length ? `state "${node.path.join(".")}"` : "the machine's root";
+    check("action", node.entry, `${state}'s entry`);
+    check("action", node.exit, `${state}'s exit`);
+    for (const [event, transitions] of node.transitions ?? new Map()) {
+      const on = event.startsWith("xstate.done.actor.")
+        ? `${state}'s invoke onDone`
+        : event.startsWith("xstate.error.actor.")
+          ? `${state}'s invoke onError`
+          : `${state}'s transition on "${event}"`;
+      for (const t of transitions) {
+        check("guard", t.guard, on);
+        check("action", t.actions, on);
+      }
+    }
+    for (const t of node.always ?? []) {
+      check("guard", t.guard, `${state}'s always transition`);
+      check("action", t.actions, `${state}'s always transition`);
+    }
+    for (const child of Object.values(node.states ?? {})) visit(child);
+  };
+  visit(machine.root as unknown as NamingNode);
 };
 
 /** The parts of XState's state nodes that hold eventless transitions as resolved (not in its public types). */
