@@ -1048,13 +1048,15 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     }
 
     // A tool whose own code throws hands the machine { ok: false, error } like a flaky service: said once,
-    // with where it threw, so that a bug in a tool does not pass as an environment that is hard to learn.
+    // with where it threw, so that a bug in a tool does not pass as an environment that is hard to learn. A
+    // tagged error (a Data.TaggedError, an Effect program's typed failure) is a failure the tool reports on
+    // purpose, for the machine to branch on by its tag: not a bug, so not said.
     if (!warnedToolThrow) {
       const toolTally = new ToolTally();
       for (const c of batch) toolTally.add(c.events);
       const thrown = toolTally
         .summary(Number.POSITIVE_INFINITY)
-        .failures.filter((f) => f.kind === "error" && f.thrownAt !== undefined);
+        .failures.filter((f) => f.kind === "error" && f.thrownAt !== undefined && f.tag === undefined);
       if (thrown.length > 0) {
         warnedToolThrow = true;
         log(

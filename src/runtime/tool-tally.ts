@@ -10,6 +10,11 @@ export interface ToolFailureCount {
   readonly tool: string;
   readonly kind: string;
   readonly message: string;
+  /**
+   * The error's `_tag` (a `Data.TaggedError`'s name), when it had one: a failure the tool reports on purpose,
+   * for the machine to branch on, rather than a bug in its code.
+   */
+  readonly tag?: string;
   readonly count: number;
   /** Where the tool's code threw it (file:line:column), when this process saw it thrown. */
   readonly thrownAt?: string;
@@ -56,7 +61,7 @@ export class ToolTally {
   private readonly nothingBefore = returnedNothingCounts();
   private readonly failures = new Map<
     string,
-    { tool: string; kind: string; message: string; count: number; kept: boolean }
+    { tool: string; kind: string; message: string; tag?: string; count: number; kept: boolean }
   >();
 
   /**
@@ -75,12 +80,13 @@ export class ToolTally {
         if (result.ok) continue;
         this.failed += 1;
         const tool = toolOf.get(event.call) ?? "?";
-        const key = `${tool}\u0000${result.error.kind}\u0000${result.error.message}`;
+        const { kind, message, tag } = result.error;
+        const key = `${tool}\u0000${kind}\u0000${tag ?? ""}\u0000${message}`;
         const seen = this.failures.get(key);
         if (seen) {
           seen.count += 1;
           seen.kept ||= kept;
-        } else this.failures.set(key, { tool, kind: result.error.kind, message: result.error.message, count: 1, kept });
+        } else this.failures.set(key, { tool, kind, message, ...(tag === undefined ? {} : { tag }), count: 1, kept });
       }
     }
   }
@@ -113,11 +119,12 @@ export class ToolTally {
 }
 
 /**
- * One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)` (or, when
+ * One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)`, with the
+ * error's tag when it had one (`3x search error (NotFound): <message>`) (or, when
  * `record --resume` kept its episodes and this process did not see it thrown, that where is not journaled).
  */
 export const describeFailure = (f: ToolFailureCount): string =>
-  `${f.count}x ${f.tool} ${f.kind}: ${f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message}${f.thrownAt ? ` (thrown at ${f.thrownAt})` : f.thrownBeforeResume ? ` (${THROWN_BEFORE_RESUME})` : ""}`;
+  `${f.count}x ${f.tool} ${f.kind}${f.tag === undefined ? "" : ` (${f.tag})`}: ${f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message}${f.thrownAt ? ` (thrown at ${f.thrownAt})` : f.thrownBeforeResume ? ` (${THROWN_BEFORE_RESUME})` : ""}`;
 
 /** The summary's lines for a person (none when every call succeeded and none was cut). */
 export const describeToolTally = (tally: ToolTallySummary): string[] => {

@@ -4,6 +4,10 @@
  * in train(), and train() stopped by an AbortSignal.
  */
 import { readFileSync } from "node:fs";
+
+import * as Data from "effect/Data";
+import * as Effect from "effect/Effect";
+import type { Json } from "effect/Schema";
 import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { assign, setup } from "xstate";
 import { expertPolicy, lookupEnv } from "../../actors/lookup/index.ts";
@@ -155,16 +159,17 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
     ).rejects.toThrow("uncounted: degenerateGroups must be a count");
   });
 
-  it("train() says once where a tool's code threw: a bug in a tool is not a hard environment", async () => {
-    // Every action calls a tool whose code has a typo; the machine gets { ok: false } and goes on.
-    const broken = defineTool({
+  const shout = (execute: (args: { word: string }) => unknown) =>
+    defineTool({
       name: "shout",
       description: "the word in capitals",
       parameters: Schema.Struct({ word: Schema.String }),
-      // biome-ignore lint/suspicious/noExplicitAny: the typo is the point
-      execute: (args) => (args as any).wrod.toUpperCase(),
+      execute: execute as (args: { word: string }) => Json,
     });
-    const tools = { shout: broken };
+
+  // Every action calls the tool; the machine gets { ok: false } and goes on. Two updates, the lines train said.
+  const trainWithTool = async (tool: ReturnType<typeof shout>): Promise<string[]> => {
+    const tools = { shout: tool };
     const machine = setup({ types: { context: {} as { turns: number } }, actors: toolActors(tools) }).createMachine({
       context: { turns: 0 },
       entry: observe("go"),
@@ -187,7 +192,7 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
     const env = defineEnv({
       id: "broken-tool",
       version: "1",
-      description: "a tool with a typo",
+      description: "a tool that fails",
       machine,
       tools,
       tokenizer: new WordTokenizer(["go", "ok"]),
@@ -203,11 +208,25 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
       maxNewTokens: 2,
     });
     await train({ env, config, out: tempDir("agent-r1-broken-tool-"), log: (line) => lines.push(line) });
+    return lines;
+  };
+  it("train() says once where a tool's code threw: a bug in a tool is not a hard environment", async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the typo is the point
+    const lines = await trainWithTool(shout((args) => (args as any).wrod.toUpperCase()));
     const said = lines.filter((line) => line.includes("a tool's code threw"));
     expect(said).toHaveLength(1);
     expect(said[0]).toMatch(
       /^update 1 of 2: a tool's code threw \(the machine got \{ ok: false, error \}\): 4x shout error: Cannot read properties of undefined \(reading 'toUpperCase'\) \(thrown at test\/learn\/library-api\.test\.ts:\d+:\d+\)/,
     );
+  });
+
+  it("train() does not call a tagged failure (an Effect program's typed error) a bug in the tool", async () => {
+    // A failure the tool reports on purpose, as the README's Effect tool does: the machine branches on its tag.
+    class Busy extends Data.TaggedError("Busy")<{ readonly message: string }> {}
+    const lines = await trainWithTool(
+      shout(() => Effect.runPromise(Effect.fail(new Busy({ message: "the service is busy" })))),
+    );
+    expect(lines.filter((line) => line.includes("a tool's code threw"))).toEqual([]);
   });
 
   it("train() says once when success is of only the episodes that report it", async () => {

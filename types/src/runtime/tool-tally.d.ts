@@ -8,6 +8,11 @@ export interface ToolFailureCount {
     readonly tool: string;
     readonly kind: string;
     readonly message: string;
+    /**
+     * The error's `_tag` (a `Data.TaggedError`'s name), when it had one: a failure the tool reports on purpose,
+     * for the machine to branch on, rather than a bug in its code.
+     */
+    readonly tag?: string;
     readonly count: number;
     /** Where the tool's code threw it (file:line:column), when this process saw it thrown. */
     readonly thrownAt?: string;
@@ -49,7 +54,8 @@ export declare class ToolTally {
     summary(limit?: number): ToolTallySummary;
 }
 /**
- * One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)` (or, when
+ * One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)`, with the
+ * error's tag when it had one (`3x search error (NotFound): <message>`) (or, when
  * `record --resume` kept its episodes and this process did not see it thrown, that where is not journaled).
  */
 export declare const describeFailure: (f: ToolFailureCount) => string;
