@@ -395,6 +395,7 @@ export const defineEnv = <
       );
   checkInvokedActors(definition.id, definition.machine, actors);
   checkNamedImplementations(definition.id, definition.machine);
+  checkInitialStates(definition.id, definition.machine);
   checkEventlessCycles(definition.id, definition.machine);
   checkPolicies(definition.id, definition.policies);
   checkWarmStart(definition.id, definition.warmStart);
@@ -441,6 +442,43 @@ const checkInvokedActors = (id: string, machine: AnyStateMachine, actors: Record
     for (const [key, child] of Object.entries(node.states ?? {})) visit(child, path ? `${path}.${key}` : key);
   };
   visit(machine.root as unknown as InvokingNode, "");
+};
+
+/** The parts of XState's state nodes that say where a compound state starts (not in its public types). */
+interface InitialNode {
+  readonly type?: string;
+  readonly path?: readonly string[];
+  readonly config?: { readonly initial?: unknown };
+  readonly initial?: unknown;
+  readonly states?: Record<string, InitialNode>;
+}
+
+/**
+ * A compound state whose `initial` names no child (`initial: "wating"`) is taken by createMachine: XState
+ * resolves it only when an episode enters the state, and then every episode aborted with "Initial state node
+ * "wating" not found", naming no line. Refused here, naming the state and the child meant.
+ */
+const checkInitialStates = (id: string, machine: AnyStateMachine): void => {
+  const visit = (node: InitialNode | undefined): void => {
+    if (!node) return;
+    if (node.type === "compound") {
+      try {
+        void node.initial; // XState's getter resolves the target, throwing when there is none
+      } catch {
+        const children = Object.keys(node.states ?? {});
+        const initial = node.config?.initial;
+        const target =
+          typeof initial === "object" && initial !== null ? (initial as { target?: unknown }).target : initial;
+        const named = typeof target === "string" ? target : String(target);
+        throw new TypeError(
+          `environment ${id}: ${node.path?.length ? `state "${node.path.join(".")}"` : "the machine"} has initial ` +
+            `${JSON.stringify(named)}, which is none of its states${didYouMean(closestName(named, children))}; its states: ${children.join(", ")}`,
+        );
+      }
+    }
+    for (const child of Object.values(node.states ?? {})) visit(child);
+  };
+  visit(machine.root as unknown as InitialNode);
 };
 
 /** The parts of XState's state nodes that name actions and guards, as resolved (not in its public types). */

@@ -4,7 +4,8 @@
  * machine had none. defineEnv refuses such a name (and a guard's, which XState throws on only when an episode
  * reaches it), naming the state, where it is used and the name meant. (TypeScript catches such a name in a
  * machine typed by setup(), but tsx runs an environment module without typechecking it; the casts below stand
- * for that.)
+ * for that.) So is a compound state's `initial` that names none of its children, which XState resolves only
+ * when an episode enters the state.
  */
 import { describe, expect, it } from "vitest";
 import { assign, setup } from "xstate";
@@ -91,5 +92,39 @@ describe("defineEnv and the machine's named actions and guards", () => {
     ],
   ] as [Names, RegExp][])("refuses %o, naming where and the name meant", (names, message) => {
     expect(() => envWith(names)).toThrow(message);
+  });
+});
+
+describe("defineEnv and a compound state's initial", () => {
+  const envStartingAt = (initial: string, inner: string) =>
+    defineEnv({
+      id: "initial",
+      version: "1",
+      description: "a machine that starts somewhere",
+      machine: setup({
+        types: { context: {} as { n: number }, events: {} as AgentActEvent, input: {} as EnvInput<{ q: string }> },
+      }).createMachine({
+        context: { n: 0 },
+        initial,
+        entry: observe("go"),
+        states: {
+          waiting: { on: { "agent.act": { target: "done", actions: end("stopped", { success: 1 }) } } },
+          done: { initial: inner, states: { filed: { type: "final" } } },
+        },
+      }),
+      tools: {},
+      tokenizer: new WordTokenizer(["go"]),
+      task: () => ({ q: "x" }),
+    });
+  it("takes initial states that exist", () => {
+    expect(envStartingAt("waiting", "filed").id).toBe("initial");
+  });
+  it("refuses an initial that names no child (every episode aborted when it entered the state), naming the one meant", () => {
+    expect(() => envStartingAt("wating", "filed")).toThrow(
+      /^environment initial: the machine has initial "wating", which is none of its states \(did you mean `waiting`\?\); its states: waiting, done$/,
+    );
+    expect(() => envStartingAt("waiting", "filled")).toThrow(
+      /^environment initial: state "done" has initial "filled", which is none of its states \(did you mean `filed`\?\); its states: filed$/,
+    );
   });
 });
