@@ -2,8 +2,8 @@
  * Environments the CLI knows: the built-in ones by id, and any module path a user gives
  * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
  */
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { hopqa } from "../../actors/hopqa/index.ts";
@@ -11,6 +11,7 @@ import { lookup } from "../../actors/lookup/index.ts";
 import { warehouse } from "../../actors/warehouse/index.ts";
 import { canonicalJson, jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
 import {
+  closestName,
   firstUnknownKey,
   isFrameworkFile,
   isOwnFrame,
@@ -123,8 +124,30 @@ const readsKey = (
 /** What a module path without its extension (or a folder) may have meant. */
 const MODULE_ENDINGS = [".ts", ".js", ".mts", ".mjs", "/index.ts", "/index.js"];
 
-/** `; did you mean ./my-env.ts?` when `path` plus a module ending names a file, else "". */
-const didYouMean = (path: string, query: string | undefined): string => {
+/**
+ * A module in the path's folder whose name, its ending aside, is the misspelt one's (`./envs/travle.ts` or
+ * `envs/trvel` for `travel.ts`), written with the path's own folder part, or undefined.
+ */
+const misspeltSibling = (path: string): string | undefined => {
+  const name = basename(path);
+  if (name === "" || name === "." || name === "..") return undefined;
+  const stem = (file: string) => file.replace(/\.(?:[mc]?ts|[mc]?js)$/, "");
+  let files: string[];
+  try {
+    files = readdirSync(dirname(resolve(path))).filter((n) => /\.(?:[mc]?ts|[mc]?js)$/.test(n) && !n.endsWith(".d.ts"));
+  } catch {
+    return undefined; // no such folder, or one that cannot be read
+  }
+  const meant = closestName(stem(name), files.map(stem));
+  const file = meant === undefined ? undefined : files.find((f) => stem(f) === meant);
+  return file === undefined || file === name ? undefined : path.slice(0, path.length - name.length) + file;
+};
+
+/**
+ * `; did you mean ./my-env.ts?` when `path` plus a module ending names a file (or, with `siblings`, a module
+ * beside it has the name it misspells), else "".
+ */
+const didYouMean = (path: string, query: string | undefined, siblings = true): string => {
   // Backslashes are not separators here (a Windows habit): try the path with slashes too.
   const slashed = sep === "/" && path.includes("\\") ? path.replaceAll("\\", "/") : undefined;
   const found = [...(slashed === undefined ? [] : [slashed]), path]
@@ -134,7 +157,8 @@ const didYouMean = (path: string, query: string | undefined): string => {
       const file = resolve(guess);
       return existsSync(file) && statSync(file).isFile();
     });
-  if (found !== undefined) return `; did you mean ${found}${query === undefined ? "" : `?${query}`}?`;
+  const meant = found ?? (siblings ? misspeltSibling(path) : undefined);
+  if (meant !== undefined) return `; did you mean ${meant}${query === undefined ? "" : `?${query}`}?`;
   if (path.startsWith("~/"))
     return "; ~ is the shell's, and it does not expand a quoted one: write $HOME/ or the full path";
   if (slashed !== undefined) return "; backslashes are not path separators here: write the path with /";
@@ -201,7 +225,7 @@ const realOrSame = (file: string): string => {
 export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
   const [path, query] = spec.split("?", 2);
   if (!isModulePath(path)) {
-    const guess = Object.hasOwn(ENVIRONMENTS, path) ? "" : didYouMean(`./${path}`, query);
+    const guess = Object.hasOwn(ENVIRONMENTS, path) ? "" : didYouMean(`./${path}`, query, false);
     if (guess) throw new UsageError({ detail: `unknown environment "${path}"${guess}` });
     return envById(spec);
   }

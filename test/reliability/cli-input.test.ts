@@ -128,6 +128,16 @@ const CASES: [string[], RegExp][] = [
     ["record", "--env", join(dir, "throws"), "--policy", "expert", "--out", out],
     /environment module not found: .*throws; did you mean .*throws\.ts\?$/,
   ],
+  // A misspelt module name: the module beside it with the name meant, with or without its ending.
+  [
+    ["record", "--env", join(dir, "thorws.ts"), "--policy", "expert", "--out", out],
+    /environment module not found: .*thorws\.ts; did you mean .*\/throws\.ts\?$/,
+  ],
+  [
+    ["record", "--env", `${join(dir, "trhows")}?a=1`, "--policy", "expert", "--out", out],
+    /environment module not found: .*trhows; did you mean .*\/throws\.ts\?a=1\?$/,
+  ],
+  [["record", "--env", join(dir, "zzzzzz.ts"), "--policy", "expert", "--out", out], /not found: .*zzzzzz\.ts$/],
   [["record", "--env", dir, "--policy", "expert", "--out", out], /is a folder, not a module$/],
   // Paths as other shells and systems write them: a quoted ~ (not expanded), backslashes, a file: URL.
   [
