@@ -255,7 +255,10 @@ const invalidAction = (action: PolicyAction, tokenizer: Tokenizer): string | und
   const vocabulary = tokenizer.size;
   if (typeof action !== "object" || action === null)
     return `the action is ${shownValue(action)}, not { tokens, text, logprobs, version }`;
-  if (!Array.isArray(action.tokens)) return "no token ids";
+  if (!Array.isArray(action.tokens))
+    return action.tokens === undefined
+      ? "no token ids"
+      : `tokens is ${shownValue(action.tokens)}, not an array of token ids (the ids of tokenizer.encode(text))`;
   if (typeof action.text !== "string") return "text is not a string";
   if (!action.tokens.every((t) => Number.isInteger(t) && t >= 0 && t < vocabulary))
     return `token ids must be integers in [0, ${vocabulary})`;

@@ -32,3 +32,16 @@ it("says what a policy's answer was when it is not an array of actions, or an ac
     "aborted: policy weather-expert returned an invalid action: logprobs is undefined, not an array (one per token; 0 for each where none are known)",
   );
 });
+
+it("says what an action's tokens were when they are not an array (a text where ids belong)", async () => {
+  const withTokens =
+    (tokens: unknown): r1.Policy["act"] =>
+    async (requests) =>
+      (await expert.act(requests)).map((action) => ({ ...action, tokens }) as never);
+  expect(await reasonOf(withTokens("<weather>oslo</weather>"))).toBe(
+    'aborted: policy weather-expert returned an invalid action: tokens is "<weather>oslo</weather>" (a string), not an array of token ids (the ids of tokenizer.encode(text))',
+  );
+  expect(await reasonOf(withTokens(undefined))).toBe(
+    "aborted: policy weather-expert returned an invalid action: no token ids",
+  );
+});
