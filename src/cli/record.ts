@@ -13,6 +13,7 @@ import { splitSeed } from "../kernel/prng.ts";
 import { actionBudgetNote } from "../learn/config.ts";
 import { enclosingRun } from "../observe/journals.ts";
 import { replayEpisode } from "../replay/replay.ts";
+import { MAX_ACTION_CHARS } from "../runtime/action-format.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { type SuccessOutOfRange, SuccessTally } from "../runtime/episode.ts";
@@ -522,8 +523,10 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
           events += r.events.length;
           tools.add(r.events);
           outcomes.add(r.reason, r.events);
+          // An action past MAX_ACTION_CHARS is malformed unread, whatever the budget: it sizes nothing.
           for (const event of r.events)
-            if (event.type === "agent.acted") longest = Math.max(longest, event.tokens.length);
+            if (event.type === "agent.acted" && event.text.length <= MAX_ACTION_CHARS)
+              longest = Math.max(longest, event.tokens.length);
           if (r.reason.startsWith(ABORTED)) {
             aborted += 1;
             // Episode i has seed `<run seed>:i`.

@@ -21,7 +21,8 @@ export type ParsedAction =
   | { readonly kind: "malformed"; readonly reason: string };
 
 const TAGGED = /^<([A-Za-z_][A-Za-z0-9_]*)>([\s\S]*)<\/\1>$/;
-const MAX_ACTION_CHARS = 100_000;
+/** The longest action parseAction reads: a longer one is malformed without being parsed. */
+export const MAX_ACTION_CHARS = 100_000;
 
 /**
  * The single string field of a tool's parameters, if that is their shape: exactly one required field, a

@@ -152,3 +152,34 @@ describe("actionBudgetNote of a built-in environment", () => {
     expect(note).not.toContain("maxActionTokens");
   });
 });
+
+describe("actionBudgetNote of a recording with an action too long to parse", () => {
+  it("leaves out an action past parseAction's 100,000 characters, which no budget makes well-formed", async () => {
+    // A hostile baseline: every other action is 200,000 characters (malformed unread), the rest the expert's.
+    const hostile = join(dir, "hostile-weather.ts");
+    writeFileSync(
+      hostile,
+      `import weather from ${JSON.stringify(pathToFileURL(resolve("actors/weather/env.ts")).href)};\n` +
+        `import * as r1 from ${JSON.stringify(pathToFileURL(resolve("src/index.ts")).href)};\n` +
+        "const expert = weather.policies.expert;\n" +
+        "const hostile = () => { const e = expert(); return { ...e, id: 'hostile', act: async (requests) => {\n" +
+        "  const acts = await e.act(requests);\n" +
+        "  return acts.map((a, i) => requests[i].turn % 2 === 0 ? a : (() => { const t = [...weather.tokenizer.encode('x'.repeat(200000))];\n" +
+        "    return { tokens: t, text: weather.tokenizer.decode(t), logprobs: t.map(() => 0), version: 0 }; })());\n" +
+        "} }; };\n" +
+        "export default r1.defineEnv({ ...weather, maxActionTokens: 30, policies: { hostile } });\n",
+    );
+    const { stderr } = await run(
+      "record",
+      "--env",
+      hostile,
+      "--policy",
+      "hostile",
+      "--episodes",
+      "2",
+      "--out",
+      join(dir, "hostile"),
+    );
+    expect(stderr).not.toContain("note: the longest recorded action");
+  });
+});

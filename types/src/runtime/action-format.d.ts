@@ -22,6 +22,8 @@ export type ParsedAction = {
     readonly kind: "malformed";
     readonly reason: string;
 };
+/** The longest action parseAction reads: a longer one is malformed without being parsed. */
+export declare const MAX_ACTION_CHARS = 100000;
 /**
  * The action text of a call of `tool` with `args` (`<name>text</name>` for a single-string tool, else JSON). Throws a
  * TypeError on arguments that are not plain JSON, do not fit the parameters, or would not parse back the same.
