@@ -2,21 +2,24 @@ import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../support/index.ts";
+import { runCli, tempDir } from "../support/index.ts";
 
-const cli = (...args: string[]) => {
+/** A command run as a user runs it, in a new process: for what depends on the process (its exit status). */
+const spawned = (...args: string[]) => {
   const run = spawnSync(process.execPath, ["bin/agent-r1.js", ...args], {
     encoding: "utf8",
     timeout: 60_000,
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 };
+/** The messages, files and exit codes: the CLI's main in this process (runCli). */
+const cli = runCli;
 
 describe("agent-r1 record / replay, as a user runs them", () => {
   const out = join(tempDir(), "r");
 
-  it("records 20 expert episodes and replay --verify exits 0", () => {
-    const recorded = cli(
+  it("records 20 expert episodes and replay --verify exits 0", async () => {
+    const recorded = await cli(
       "record",
       "--env",
       "lookup",
@@ -32,22 +35,22 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     expect(recorded.code, recorded.stderr).toBe(0);
     expect(recorded.stdout).toMatch(/recorded 20 episodes of lookup .* success 1\.000/);
     expect(readdirSync(out).filter((f) => f.endsWith(".jsonl"))).toHaveLength(20);
-    const replayed = cli("replay", out, "--verify");
+    const replayed = await cli("replay", out, "--verify");
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toContain("verified 20 journal(s) ok, 0 failed");
 
     // --env of another environment than the journals': verified with their own, and said so.
-    const other = cli("replay", out, "--verify", "--env", "./actors/weather/env.ts");
+    const other = await cli("replay", out, "--verify", "--env", "./actors/weather/env.ts");
     expect(other.code, other.stderr).toBe(0);
     expect(other.stderr).toContain(
       'note: --env ./actors/weather/env.ts defines "weather", and no journal here was recorded with it: each was verified with the environment it names',
     );
-    expect(cli("replay", out, "--verify", "--env", "lookup").stderr).not.toContain("note:");
+    expect((await cli("replay", out, "--verify", "--env", "lookup")).stderr).not.toContain("note:");
   });
 
-  it("replay --verify of a run folder finds a module environment in its config.json, with no --env", () => {
+  it("replay --verify of a run folder finds a module environment in its config.json, with no --env", async () => {
     const run = tempDir();
-    const recorded = cli(
+    const recorded = await cli(
       "record",
       "--env",
       "./actors/weather/env.ts",
@@ -59,9 +62,9 @@ describe("agent-r1 record / replay, as a user runs them", () => {
       join(run, "episodes"),
     );
     expect(recorded.code, recorded.stderr).toBe(0);
-    expect(cli("replay", run, "--verify").code).toBe(2); // no config.json: which environment is unknown
+    expect((await cli("replay", run, "--verify")).code).toBe(2); // no config.json: which environment is unknown
     writeFileSync(join(run, "config.json"), JSON.stringify({ env: "./actors/weather/env.ts" }));
-    const verified = cli("replay", run, "--verify");
+    const verified = await cli("replay", run, "--verify");
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stdout).toContain("verified 3 journal(s) ok, 0 failed");
 
@@ -72,40 +75,44 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     const name = readdirSync(join(run, "episodes")).find((f) => f.endsWith(".jsonl"))!;
     const lines = readFileSync(join(run, "episodes", name), "utf8").split("\n");
     writeFileSync(join(damaged, name), [`${lines[0].slice(0, 40)}`, ...lines.slice(1)].join("\n"));
-    const failed = cli("replay", damaged, "--verify", "--env", "./actors/weather/env.ts");
+    const failed = await cli("replay", damaged, "--verify", "--env", "./actors/weather/env.ts");
     expect(failed.code, failed.stderr).toBe(1);
     expect(failed.stderr).toContain(
       'note: --env ./actors/weather/env.ts defines "weather" and was not used: the 1 that failed was refused before the environment it names was looked up',
     );
     // A journal cut short names its environment: no note, only the failure.
     writeFileSync(join(damaged, name), `${lines.slice(0, 4).join("\n")}\n`);
-    const cut = cli("replay", damaged, "--verify", "--env", "./actors/weather/env.ts");
+    const cut = await cli("replay", damaged, "--verify", "--env", "./actors/weather/env.ts");
     expect(cut.code, cut.stderr).toBe(1);
     expect(cut.stderr).toContain("the episode has no episode.ended");
     expect(cut.stderr).not.toContain("note:");
   });
 
-  it("plain replay counts the journals cut short among those read ok; --verify fails them", () => {
+  it("plain replay counts the journals cut short among those read ok; --verify fails them", async () => {
     const folder = tempDir();
-    expect(cli("record", "--env", "lookup", "--policy", "expert", "--episodes", "3", "--out", folder).code).toBe(0);
+    expect(
+      (await cli("record", "--env", "lookup", "--policy", "expert", "--episodes", "3", "--out", folder)).code,
+    ).toBe(0);
     const file = join(folder, readdirSync(folder).sort()[0]);
     writeFileSync(file, `${readFileSync(file, "utf8").split("\n").slice(0, 4).join("\n")}\n`);
-    const read = cli("replay", folder, "--quiet");
+    const read = await cli("replay", folder, "--quiet");
     expect(read.code, read.stderr).toBe(0);
     expect(read.stdout).toContain(
       "read 3 journal(s) ok (1 of them not ended: cut short, or still recording; --verify fails them), 0 failed",
     );
-    expect(cli("replay", folder, "--verify", "--quiet").stdout).toContain("verified 2 journal(s) ok, 1 failed");
+    expect((await cli("replay", folder, "--verify", "--quiet")).stdout).toContain("verified 2 journal(s) ok, 1 failed");
   });
 
-  it("says which journals hold the same episode (a copied file), with --verify or without, and counts them", () => {
+  it("says which journals hold the same episode (a copied file), with --verify or without, and counts them", async () => {
     const folder = tempDir();
-    expect(cli("record", "--env", "lookup", "--policy", "expert", "--episodes", "2", "--out", folder).code).toBe(0);
+    expect(
+      (await cli("record", "--env", "lookup", "--policy", "expert", "--episodes", "2", "--out", folder)).code,
+    ).toBe(0);
     const original = join(folder, "ep-0-1.jsonl");
     const copy = join(folder, "ep-0-1 (copy).jsonl");
     copyFileSync(original, copy);
     for (const verify of [["--verify"], []]) {
-      const replayed = cli("replay", folder, "--quiet", ...verify);
+      const replayed = await cli("replay", folder, "--quiet", ...verify);
       expect(replayed.code, replayed.stderr).toBe(0);
       // The copy sorts first: neither is named the copy.
       expect(replayed.stderr).toBe(
@@ -117,31 +124,31 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     }
   });
 
-  it("editing one value makes replay exit 1 naming the file and line", () => {
+  it("editing one value makes replay exit 1 naming the file and line", async () => {
     const file = join(out, readdirSync(out).sort()[3]);
     const lines = readFileSync(file, "utf8").split("\n");
     const k = lines.findIndex((l) => l.includes('"type":"reward.assigned"'));
     lines[k] = lines[k].replace(/"value":[-0-9.]+/, '"value":9');
     writeFileSync(file, lines.join("\n"));
-    const replayed = cli("replay", out, "--verify");
+    const replayed = await cli("replay", out, "--verify");
     expect(replayed.code).toBe(1);
     expect(replayed.stderr).toContain(`${file}:${k + 1}`);
     expect(replayed.stdout).toContain("19 journal(s) ok, 1 failed");
   });
 
-  it("a torn tail is reported, and --repair truncates it and says what it removed", () => {
+  it("a torn tail is reported, and --repair truncates it and says what it removed", async () => {
     const file = join(out, readdirSync(out).sort()[5]);
     const bytes = readFileSync(file);
     writeFileSync(file, bytes.subarray(0, bytes.length - 20));
-    const before = cli("replay", file);
+    const before = await cli("replay", file);
     expect(before.code).toBe(1);
     expect(before.stderr).toMatch(/torn-tail.*--repair/);
-    const repaired = cli("replay", file, "--repair");
+    const repaired = await cli("replay", file, "--repair");
     expect(repaired.code).toBe(0);
     expect(repaired.stderr).toMatch(/repaired .*: kept \d+ events, removed \d+ bytes/);
   });
 
-  it("--repair says which files it removed (nothing whole left) and does not count them as read ok", () => {
+  it("--repair says which files it removed (nothing whole left) and does not count them as read ok", async () => {
     const dir = tempDir();
     const [first, second] = readdirSync(out).sort();
     copyFileSync(join(out, first), join(dir, first));
@@ -149,11 +156,11 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     const cut = join(dir, second);
     writeFileSync(cut, readFileSync(join(out, second), "utf8").slice(0, 40));
     writeFileSync(join(dir, "empty.jsonl"), "");
-    const before = cli("replay", join(dir, "empty.jsonl"));
+    const before = await cli("replay", join(dir, "empty.jsonl"));
     expect(before.stderr).toContain(
       `${join(dir, "empty.jsonl")}: empty: the file holds no event (a journal created and never written: a crash before its first write); run \`npx agent-r1 replay --repair ${join(dir, "empty.jsonl")}\` to remove it`,
     );
-    const repaired = cli("replay", dir, "--repair");
+    const repaired = await cli("replay", dir, "--repair");
     expect(repaired.code, repaired.stderr).toBe(0);
     expect(repaired.stderr).toContain(`removed ${cut}: it held no whole event (40 bytes of a cut write`);
     expect(repaired.stderr).toContain(`removed ${join(dir, "empty.jsonl")}: it held no whole event (an empty file)`);
@@ -161,7 +168,7 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     expect(readdirSync(dir)).toEqual([first]);
   });
 
-  it("bad usage is a one-line error with exit code 2", () => {
+  it("bad usage is a one-line error with exit code 2", async () => {
     const cases = [
       ["record", "--env", "nope", "--policy", "expert", "--out", out],
       ["record", "--env", "lookup", "--policy", "genius", "--out", out],
@@ -170,20 +177,24 @@ describe("agent-r1 record / replay, as a user runs them", () => {
       ["frobnicate"],
     ];
     for (const args of cases) {
-      const run = cli(...args);
+      const run = await cli(...args);
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr.split("\n")[0]).toMatch(/^error: /);
     }
-    expect(cli("record", "--env", "nope", "--policy", "x", "--out", out).stderr).toContain(
+    expect((await cli("record", "--env", "nope", "--policy", "x", "--out", out)).stderr).toContain(
       `unknown environment "nope"; known: lookup`,
     );
+    // The process's own exit status, as a shell sees it.
+    const process = spawned("record", "--env", "lookup", "--policy", "genius", "--out", out);
+    expect(process.code, process.stderr).toBe(2);
+    expect(process.stderr).toMatch(/^error: [^\n]*genius[^\n]*\n$/);
   });
 
-  it("--help documents every subcommand", () => {
-    const help = cli("--help");
+  it("--help documents every subcommand", async () => {
+    const help = await cli("--help");
     expect(help.code).toBe(0);
     for (const command of ["record", "replay", "start"]) expect(help.stdout).toContain(command);
-    expect(cli("record", "--help").stdout).toContain("--durability");
+    expect((await cli("record", "--help")).stdout).toContain("--durability");
   });
 });
 
@@ -228,7 +239,7 @@ describe("agent-r1 record, Ctrl-C", () => {
     // --resume (here with fewer --episodes: the first ones) keeps what ended and records what was cut short.
     const highest = Math.max(...readdirSync(dir).map((name) => Number(/^ep-0-(\d+)\.jsonl$/.exec(name)?.[1] ?? 0)));
     const episodes = String(highest + 5);
-    const resumed = cli(
+    const resumed = await cli(
       ...["record", "--env", "lookup", "--policy", "expert", "--episodes", episodes, "--out", dir, "--resume"],
     );
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -236,14 +247,14 @@ describe("agent-r1 record, Ctrl-C", () => {
       new RegExp(`record --resume: \\d+ of ${episodes} episodes are journaled already and kept`),
     );
     expect(resumed.stdout).toContain(`recorded ${episodes} episodes of lookup`);
-    const replayed = cli("replay", dir, "--verify", "--quiet");
+    const replayed = await cli("replay", dir, "--verify", "--quiet");
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toContain(`verified ${readdirSync(dir).length} journal(s) ok, 0 failed`);
   }, 120_000);
 });
 
 describe("agent-r1 replay of a run folder (train --out)", () => {
-  it("verifies the journals under episodes/ and warm-start/demos/, and reads metrics.jsonl as no journal", () => {
+  it("verifies the journals under episodes/ and warm-start/demos/, and reads metrics.jsonl as no journal", async () => {
     const run = tempDir();
     const golden = readdirSync("replays/lookup/expert").sort();
     // The demos are another policy's episodes: a copy of one of the run's would be said as a copy.
@@ -257,36 +268,36 @@ describe("agent-r1 replay of a run folder (train --out)", () => {
       for (const name of names) writeFileSync(join(folder, name), readFileSync(join("replays/lookup", from, name)));
     }
     writeFileSync(join(run, "metrics.jsonl"), '{"update":1,"return":0.5}\n');
-    const replayed = cli("replay", run, "--verify");
+    const replayed = await cli("replay", run, "--verify");
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toContain(`verified ${golden.length + 1} journal(s) ok, 0 failed`);
     expect(replayed.stdout).toContain(join(run, "episodes", "u00002", golden[2]));
     expect(`${replayed.stdout}${replayed.stderr}`).not.toContain("metrics.jsonl");
     const empty = tempDir();
-    const none = cli("replay", empty);
+    const none = await cli("replay", empty);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain(`no .jsonl journal files in ${empty}`);
   });
 });
 
 describe("agent-r1 inspect", () => {
-  it("prints an episode as a timeline with actions, tool calls, results, rewards and the ending", () => {
-    const run = cli("inspect", "replays/lookup/expert/ep-golden-1.jsonl");
+  it("prints an episode as a timeline with actions, tool calls, results, rewards and the ending", async () => {
+    const run = await cli("inspect", "replays/lookup/expert/ep-golden-1.jsonl");
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('action  turn 0 (9 tokens, logprob 0.00, policy v0): "<lookup>k35</lookup>"');
     expect(run.stdout).toContain('call  c0 lookup({"key":"k35"})');
     expect(run.stdout).toContain("reward +0.2 (process, turn 0): retrieved a needed key");
     expect(run.stdout).toMatch(/ended: answered; return 1\.4, 3 turns/);
-    expect(cli("inspect", "no/such/file.jsonl").code).toBe(2);
+    expect((await cli("inspect", "no/such/file.jsonl")).code).toBe(2);
   });
 
-  it("shows a torn journal up to the damage and goes on with the others (a run killed mid-write)", () => {
+  it("shows a torn journal up to the damage and goes on with the others (a run killed mid-write)", async () => {
     const dir = tempDir();
     for (const name of ["ep-golden-1", "ep-golden-2"])
       writeFileSync(join(dir, `${name}.jsonl`), readFileSync(`replays/lookup/expert/${name}.jsonl`));
     const torn = readFileSync(join(dir, "ep-golden-1.jsonl"), "utf8");
     writeFileSync(join(dir, "ep-golden-1.jsonl"), torn.slice(0, torn.length - 40));
-    const run = cli("inspect", dir);
+    const run = await cli("inspect", dir);
     expect(run.code, run.stderr).toBe(1); // shown, and said by the exit status, as replay does
     expect(run.stdout).toContain('call  c0 lookup({"key":"k35"})'); // the torn journal's readable events
     expect(run.stdout).toMatch(/ {2}! \S+ep-golden-1\.jsonl:\d+: torn-tail/);
@@ -297,7 +308,7 @@ describe("agent-r1 inspect", () => {
     // Damage inside a journal is not what --repair mends, and inspect does not suggest it for that.
     const lines = readFileSync(join(dir, "ep-golden-2.jsonl"), "utf8").split("\n");
     writeFileSync(join(dir, "ep-golden-2.jsonl"), [...lines.slice(0, 3), "garbage {", ...lines.slice(3)].join("\n"));
-    const inside = cli("inspect", join(dir, "ep-golden-2.jsonl"));
+    const inside = await cli("inspect", join(dir, "ep-golden-2.jsonl"));
     expect(inside.code).toBe(1);
     expect(inside.stdout).toMatch(/ {2}! \S+ep-golden-2\.jsonl:4: /);
     expect(inside.stdout).toContain(
@@ -311,47 +322,47 @@ describe("agent-r1 inspect", () => {
       join(junk, "ep-golden-1.jsonl"),
       `${readFileSync("replays/lookup/expert/ep-golden-1.jsonl", "utf8")}garbage-no-newline`,
     );
-    const appended = cli("inspect", junk);
+    const appended = await cli("inspect", junk);
     expect(appended.code).toBe(1);
     expect(appended.stdout).toMatch(
       / {2}! \S+ep-golden-1\.jsonl:\d+: parse: the last line is incomplete .*no cut write left it/,
     );
     expect(appended.stdout).not.toContain("cuts the");
-    expect(cli("inspect", "replays/lookup/expert/ep-golden-2.jsonl").code).toBe(0);
+    expect((await cli("inspect", "replays/lookup/expert/ep-golden-2.jsonl")).code).toBe(0);
     // An empty journal has no "last line" to be damaged before.
     writeFileSync(join(dir, "empty.jsonl"), "");
-    const empty = cli("inspect", join(dir, "empty.jsonl"));
+    const empty = await cli("inspect", join(dir, "empty.jsonl"));
     expect(empty.code).toBe(1);
     expect(empty.stdout).toContain("1 of 1 journal damaged (shown up to the damage); 1 with no readable event");
     expect(empty.stdout).not.toContain("before their last line");
-    const repair = cli("replay", join(dir, "ep-golden-2.jsonl"), "--repair");
+    const repair = await cli("replay", join(dir, "ep-golden-2.jsonl"), "--repair");
     expect(repair.code).toBe(1);
     expect(repair.stderr).toContain("ep-golden-2.jsonl:4: parse:");
     expect(repair.stderr).toContain(
       "--repair cuts back only a torn last line, or blank lines after the last event; it does not mend damage before the end",
     );
-    const metrics = cli("inspect", "docs/long/run-records/plan.json");
+    const metrics = await cli("inspect", "docs/long/run-records/plan.json");
     expect(metrics.code).toBe(2);
     expect(metrics.stderr).toContain("is not an episode journal");
   });
 
-  it("shows the first --max-episodes journals (20 unless told), and still counts damage in the rest", () => {
+  it("shows the first --max-episodes journals (20 unless told), and still counts damage in the rest", async () => {
     const dir = tempDir();
     const golden = readFileSync("replays/lookup/expert/ep-golden-1.jsonl", "utf8");
     for (let i = 0; i < 23; i++) writeFileSync(join(dir, `ep-${String(i).padStart(2, "0")}.jsonl`), golden);
-    const many = cli("inspect", dir);
+    const many = await cli("inspect", dir);
     expect(many.code, many.stderr).toBe(0);
     expect(many.stdout.match(/^# /gm)).toHaveLength(20);
     expect(many.stdout).toContain(
       "showed the first 20 of 23 journals; --max-episodes 23 shows them all, --html FILE writes a page",
     );
     writeFileSync(join(dir, "ep-22.jsonl"), golden.slice(0, golden.length - 40));
-    const one = cli("inspect", dir, "--max-episodes", "1");
+    const one = await cli("inspect", dir, "--max-episodes", "1");
     expect(one.code).toBe(1);
     expect(one.stdout.match(/^# /gm)).toHaveLength(1);
     expect(one.stdout).toContain(`damaged among those not shown: ${join(dir, "ep-22.jsonl")}`);
     expect(one.stdout).toContain("1 of 23 journals damaged");
-    const all = cli("inspect", dir, "--max-episodes", "23");
+    const all = await cli("inspect", dir, "--max-episodes", "23");
     expect(all.stdout.match(/^# /gm)).toHaveLength(23);
     expect(all.stdout).not.toContain("showed the first");
   });
