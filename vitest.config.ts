@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     setupFiles: ["test/support/cleanup.ts"],
+    globalSetup: ["test/support/global-setup.ts"],
   },
 });

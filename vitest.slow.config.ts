@@ -9,5 +9,6 @@ export default defineConfig({
     hookTimeout: 600_000,
     pool: "forks",
     setupFiles: ["test/support/cleanup.ts"],
+    globalSetup: ["test/support/global-setup.ts"],
   },
 });

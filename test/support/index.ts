@@ -22,6 +22,7 @@ import {
 } from "../../src/index.ts";
 import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
 import type { ActionOptions } from "../../src/testing/index.ts";
+import { taggedPrefix } from "./temp.ts";
 
 /**
  * What an in-process `main(...)` (the CLI) writes, captured: call it at a test file's top level. Both
@@ -127,11 +128,11 @@ export const echoTool = defineTool({
 
 /**
  * A fresh folder under the OS temp dir, removed after the test file's last test (test/support/cleanup.ts,
- * vitest's setupFiles): a test run leaves nothing behind in /tmp. Set AGENT_R1_KEEP_TEMP=1 to keep them
- * for a post-mortem.
+ * vitest's setupFiles), and else after the run (global-setup.ts: a file whose tests were all skipped runs no
+ * hook): a test run leaves nothing behind in /tmp. Set AGENT_R1_KEEP_TEMP=1 to keep them for a post-mortem.
  */
 export const tempDir = (prefix = "agent-r1-test-") => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), taggedPrefix(prefix)));
   madeDirs.push(dir);
   return dir;
 };
