@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
-import { captureOutput, tempDir } from "../support/index.ts";
+import { captureOutput, inFolder, tempDir } from "../support/index.ts";
 
 const FICKLE = "./test/reliability/fixtures/fickle-env.ts";
 const dir = tempDir("agent-r1-cli-messages-");
@@ -756,7 +756,7 @@ describe("usage without a command, and a flag the chosen view does not use", () 
     expect(output.stdout).toContain("read 4 journal(s) ok, 0 failed");
   });
 
-  it('an empty value (--out "", an unset $VAR) is refused, naming the option, before anything is written to the working folder', () => {
+  it('an empty value (--out "", an unset $VAR) is refused, naming the option, before anything is written to the working folder', async () => {
     // Run in a folder of its own: before, `average --out ""` wrote its checkpoint over the working folder.
     const cwd = join(dir, "empty-values");
     mkdirSync(cwd, { recursive: true });
@@ -777,21 +777,21 @@ describe("usage without a command, and a flag the chosen view does not use", () 
       [["plot", resolve("replays/lookup"), ""], `the <runs...> argument is empty (""): give <runs...>; ${folder}`],
       [["inspect", ""], `the <path> argument is empty (""): give <path>; ${folder}`],
     ] as const) {
-      const run = spawnSync(process.execPath, [resolve("bin/agent-r1.js"), ...argv], {
-        cwd,
-        encoding: "utf8",
-        timeout: 60_000,
-      });
-      expect(run.status, `${argv.join(" ")}: ${run.stderr}`).toBe(2);
-      expect(run.stderr.split("\n")[0], argv.join(" ")).toBe(`error: ${said}`);
+      // In this process, run from that folder (as a user in it would run the command).
+      output.clear();
+      const code = await inFolder(cwd, () => main([...argv]));
+      expect(code, `${argv.join(" ")}: ${output.stderr}`).toBe(2);
+      expect(output.stderr.split("\n")[0], argv.join(" ")).toBe(`error: ${said}`);
       expect(readdirSync(cwd), argv.join(" ")).toEqual(["keep.txt"]);
     }
-    // A value that a parser checks keeps its own message.
+    // A value that a parser checks keeps its own message (and a new process ends with status 2).
     const seed = spawnSync(process.execPath, [resolve("bin/agent-r1.js"), "train", "--seed", ""], {
       cwd,
       encoding: "utf8",
     });
+    expect(seed.status, seed.stderr).toBe(2);
     expect(seed.stderr).toMatch(/^error: option '--seed <seed>' argument '' is invalid\. --seed must be 1 to 100/);
+    expect(readdirSync(cwd)).toEqual(["keep.txt"]);
   }, 120_000);
 
   it("a flag given with its negation is refused, in either order (exit 2, nothing written); one form may repeat", async () => {
