@@ -8,13 +8,14 @@ import { main } from "../../src/cli/main.ts";
 import { episodeToSequence } from "../../src/learn/trajectory.ts";
 import { evenlySpaced, findJournals } from "../../src/observe/journals.ts";
 import { episodeHtml, esc, readEpisodeFile, viewerHtml } from "../../src/observe/viewer.ts";
-import { tempDir } from "../support/index.ts";
+import { runCli, tempDir } from "../support/index.ts";
 import { HOSTILE, makeRunFolder } from "./fixtures.ts";
 
 const GOLDEN = "replays/lookup/expert/ep-golden-1.jsonl";
 const tokenizerFor = tokenizerResolver();
 const count = (html: string, what: string) => html.split(what).length - 1;
 
+/** agent-r1 in a new process, as a user runs it (runCli runs it in this one). */
 const cli = (...args: string[]) => {
   const run = spawnSync(process.execPath, ["bin/agent-r1.js", ...args], { encoding: "utf8", timeout: 60_000 });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
@@ -143,7 +144,7 @@ describe("the episode viewer page", () => {
     expect(page.unreadable).toBe(1);
     // The command writes the page and exits 1, as the terminal view does on damage.
     const file = join(tempDir(), "damaged.html");
-    const done = cli("inspect", dir, "--html", file);
+    const done = await runCli("inspect", dir, "--html", file);
     expect(done.code, done.stderr).toBe(1);
     expect(done.stdout).toContain(`wrote ${file}: 1 of 1 episode(s); 1 unreadable, marked on the page`);
     expect(existsSync(file)).toBe(true);
@@ -187,7 +188,7 @@ describe("the episode viewer page", () => {
     expect(said).toEqual([expect.stringMatching(/^warning: .* hold the same episode .*: one is a copy of the other/)]);
     expect(said[0]).toContain(`${copy} and ${original}`);
     expect(lines.join("\n")).not.toContain("same episode");
-    const done = cli("inspect", dir);
+    const done = await runCli("inspect", dir);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).toContain(`warning: ${copy} and ${original} hold the same episode`);
   });
@@ -219,45 +220,45 @@ describe("the episode viewer page", () => {
     expect(done.stderr).toMatch(/metrics\.jsonl:3: skipped a malformed line/);
   });
 
-  it("agent-r1 inspect --html never overwrites a journal, a metrics file or a folder (only an earlier page)", () => {
+  it("agent-r1 inspect --html never overwrites a journal, a metrics file or a folder (only an earlier page)", async () => {
     const dir = tempDir();
     const journal = join(dir, "ep.jsonl");
     copyFileSync(GOLDEN, journal);
     const before = readFileSync(journal, "utf8");
-    let done = cli("inspect", journal, "--html", journal);
+    let done = await runCli("inspect", journal, "--html", journal);
     expect(done.code).toBe(2);
     expect(done.stderr).toContain(
       `error: --html ${journal}: the page's file name must end in .html (and this file exists: inspect replaces only its own pages)`,
     );
     expect(readFileSync(journal, "utf8")).toBe(before);
     // A new file too: a page written as page.txt could not be replaced by the same command later.
-    done = cli("inspect", journal, "--html", join(dir, "page.txt"));
+    done = await runCli("inspect", journal, "--html", join(dir, "page.txt"));
     expect(done.code).toBe(2);
     expect(done.stderr).toContain("the page's file name must end in .html");
     expect(existsSync(join(dir, "page.txt"))).toBe(false);
-    done = cli("inspect", journal, "--html", dir);
+    done = await runCli("inspect", journal, "--html", dir);
     expect(done.code).toBe(2);
     expect(done.stderr).toContain(`error: --html ${dir} is a folder; give the page's file name`);
     expect(done.stderr).not.toMatch(/\n\s+at /);
     // A page of the user's own is kept; one inspect wrote is replaced.
     const page = join(dir, "page.html");
     writeFileSync(page, "<html>my precious page</html>");
-    done = cli("inspect", journal, "--html", page);
+    done = await runCli("inspect", journal, "--html", page);
     expect(done.code).toBe(2);
     expect(done.stderr).toContain(`error: --html ${page} exists and is not a page inspect wrote`);
     expect(readFileSync(page, "utf8")).toBe("<html>my precious page</html>");
     rmSync(page);
-    done = cli("inspect", journal, "--html", page);
+    done = await runCli("inspect", journal, "--html", page);
     expect(done.code, done.stderr).toBe(0);
     const first = readFileSync(page, "utf8");
     expect(first).toContain("<!doctype html>");
-    done = cli("inspect", GOLDEN, "--html", page);
+    done = await runCli("inspect", GOLDEN, "--html", page);
     expect(done.code, done.stderr).toBe(0);
     expect(readFileSync(page, "utf8")).not.toBe(first);
     // An empty file (a page an earlier version was killed while writing: truncated, then written) holds
     // nothing to lose: replaced, not refused as someone else's page. The page is now written aside and renamed.
     writeFileSync(page, "");
-    done = cli("inspect", GOLDEN, "--html", page);
+    done = await runCli("inspect", GOLDEN, "--html", page);
     expect(done.code, done.stderr).toBe(0);
     expect(readFileSync(page, "utf8")).toContain("<!doctype html>");
     expect(readdirSync(dir).filter((name) => name.includes(".tmp-"))).toEqual([]);
