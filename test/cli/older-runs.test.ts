@@ -2,14 +2,13 @@
  * Run folders and journals of older versions, made here by hand from current ones (origin.json removed, an
  * environment's version changed, a config.json the old way): what is read, what is refused, and what is said.
  */
-import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { hashEvent } from "../../src/index.ts";
 import { loadEnv, readRunConfig, train } from "../../src/learn/index.ts";
-import { captureOutput, tempDir } from "../support/index.ts";
+import { captureOutput, inFolder, tempDir } from "../support/index.ts";
 
 const output = captureOutput();
 
@@ -23,19 +22,23 @@ const suggested = (stderr: string): string[] => {
 };
 /** A short run's flags that no suggestion names. */
 const small = ["--steps", "1", "--no-warm-start", "--tasks", "2", "--eval-episodes", "0"];
-const cli = (cwd: string, ...args: string[]) =>
-  spawnSync(process.execPath, [resolve("bin/agent-r1.js"), ...args], { cwd, encoding: "utf8", timeout: 120_000 });
+/** agent-r1 run from the folder `cwd`, in this process: its exit status and what it said. */
+const cli = async (cwd: string, ...args: string[]) => {
+  output.clear();
+  const status = await inFolder(cwd, () => main(args));
+  return { status, stdout: output.stdout, stderr: output.stderr };
+};
 
 describe("a run without origin.json (made before it was recorded)", () => {
-  it("train --resume says which folder a relative --init was taken from, and that the run predates origin.json", () => {
+  it("train --resume says which folder a relative --init was taken from, and that the run predates origin.json", async () => {
     const root = tempDir("agent-r1-old-origin-");
     const other = tempDir("agent-r1-old-origin-other-");
     const base = ["train", "--env", "lookup", ...tiny, ...shape];
-    expect(cli(root, ...base, "--steps", "1", "--out", "warm").status).toBe(0);
-    expect(cli(other, ...base, "--steps", "1", "--seed", "9", "--out", "warm").status).toBe(0);
-    expect(cli(root, ...base, "--steps", "1", "--init", "warm", "--kl", "0.1", "--out", "run").status).toBe(0);
+    expect((await cli(root, ...base, "--steps", "1", "--out", "warm")).status).toBe(0);
+    expect((await cli(other, ...base, "--steps", "1", "--seed", "9", "--out", "warm")).status).toBe(0);
+    expect((await cli(root, ...base, "--steps", "1", "--init", "warm", "--kl", "0.1", "--out", "run")).status).toBe(0);
     rmSync(join(root, "run", "origin.json"));
-    const elsewhere = cli(other, "train", "--out", join(root, "run"), "--resume", "--steps", "2");
+    const elsewhere = await cli(other, "train", "--out", join(root, "run"), "--resume", "--steps", "2");
     expect(elsewhere.status, elsewhere.stderr).toBe(0);
     expect(elsewhere.stderr).toContain(
       `note: ${join(root, "run", "config.json")} names warm/checkpoints/v00001, relative to the folder train was started in, which the run does not record (it predates origin.json): using ${join(other, "warm", "checkpoints", "v00001")}, from here (${other})`,
