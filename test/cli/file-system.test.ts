@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { fileSystemProblem } from "../../src/cli/main.ts";
 import { checkWritableParent, makeFolders } from "../../src/kernel/folders.ts";
 import { wasmOutOfMemory } from "../../src/policy/backend.ts";
-import { tempDir } from "../support/index.ts";
+import { runCli, tempDir } from "../support/index.ts";
 
 const cli = (command: string) => spawnSync("bash", ["-c", command], { encoding: "utf8", timeout: 120_000 });
 
@@ -60,33 +60,36 @@ describe("file-system trouble, in one line", () => {
     expect(() => checkWritableParent(join(dir, "file", "clone"))).toThrow(/^EEXIST: /);
   });
 
-  it("sft and average refuse an --out they could not write before any work (the clone was lost after its epochs)", () => {
+  it("sft and average refuse an --out they could not write before any work (the clone was lost after its epochs)", async () => {
     const dir = tempDir("agent-r1-fs-out-");
     const file = join(dir, "afile");
     writeFileSync(file, "hi\n");
-    const sft = cli(
-      `node bin/agent-r1.js sft --env lookup --data replays/lookup --epochs 50 --out ${JSON.stringify(join(file, "clone"))}`,
+    const sft = await runCli(
+      ..."sft --env lookup --data replays/lookup --epochs 50 --out".split(" "),
+      join(file, "clone"),
     );
-    expect(sft.status, sft.stderr).toBe(2);
+    expect(sft.code, sft.stderr).toBe(2);
     expect(sft.stderr).not.toMatch(/sft: \d/);
     expect(sft.stderr.trim()).toMatch(
       /^error: EEXIST: file already exists, mkdir '.*afile': a file stands where this path needs a folder$/,
     );
-    const average = cli(
-      `node bin/agent-r1.js average docs/checkpoints/hopqa-best docs/checkpoints/hopqa-copy-warm-start --out ${JSON.stringify(join(file, "soup"))}`,
+    const average = await runCli(
+      ..."average docs/checkpoints/hopqa-best docs/checkpoints/hopqa-copy-warm-start --out".split(" "),
+      join(file, "soup"),
     );
-    expect(average.status, average.stderr).toBe(2);
+    expect(average.code, average.stderr).toBe(2);
     expect(average.stderr.trim()).toMatch(/^error: EEXIST: .*a file stands where this path needs a folder$/);
   });
 
-  it("an --out inside a file is refused in one line (exit 2), and a closed pipe ends a listing quietly", () => {
+  it("an --out inside a file is refused in one line (exit 2), and a closed pipe ends a listing quietly", async () => {
     const dir = tempDir("agent-r1-fs-");
     const file = join(dir, "afile");
     writeFileSync(file, "hi\n");
-    const inFile = cli(
-      `node bin/agent-r1.js record --env lookup --policy expert --episodes 2 --out ${JSON.stringify(join(file, "sub"))}`,
+    const inFile = await runCli(
+      ..."record --env lookup --policy expert --episodes 2 --out".split(" "),
+      join(file, "sub"),
     );
-    expect(inFile.status, inFile.stderr).toBe(2);
+    expect(inFile.code, inFile.stderr).toBe(2);
     expect(inFile.stderr.trim()).toBe(
       `error: ENOTDIR: not a directory, mkdir '${join(file, "sub")}': a part of this path is a file, not a folder`,
     );
