@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
-import { captureOutput, tempDir } from "../support/index.ts";
+import { captureOutput, inFolder, tempDir } from "../support/index.ts";
 
 const output = captureOutput();
 const run = join(tempDir("agent-r1-resume-"), "run");
@@ -193,18 +193,22 @@ describe("train, SIGTERM and SIGHUP (kill, timeout, docker stop, a scheduler's p
 });
 
 describe("train --resume from another folder", () => {
-  it("finds relative --init and --env paths from the folder train was started in, never a namesake here", () => {
+  it("finds relative --init and --env paths from the folder train was started in, never a namesake here", async () => {
     const root = tempDir("agent-r1-resume-rel-");
     const other = tempDir("agent-r1-resume-other-");
-    const cli = (cwd: string, ...args: string[]) =>
-      spawnSync(process.execPath, [resolve("bin/agent-r1.js"), ...args], { cwd, encoding: "utf8", timeout: 120_000 });
+    // In this process, run from `cwd` (the next test runs agent-r1 in new processes from other folders).
+    const cli = async (cwd: string, ...args: string[]) => {
+      output.clear();
+      const status = await inFolder(cwd, () => main(args));
+      return { status, stdout: output.stdout, stderr: output.stderr };
+    };
     const base = ["train", "--env", "lookup", ...tiny, ...shape];
-    expect(cli(root, ...base, "--steps", "1", "--out", "warm").status).toBe(0);
+    expect((await cli(root, ...base, "--steps", "1", "--out", "warm")).status).toBe(0);
     // Another folder holds a checkpoint of the same name, from another seed: a resume from there must not take it.
-    expect(cli(other, ...base, "--steps", "1", "--seed", "9", "--out", "warm").status).toBe(0);
-    expect(cli(root, ...base, "--steps", "1", "--init", "warm", "--kl", "0.1", "--out", "run").status).toBe(0);
+    expect((await cli(other, ...base, "--steps", "1", "--seed", "9", "--out", "warm")).status).toBe(0);
+    expect((await cli(root, ...base, "--steps", "1", "--init", "warm", "--kl", "0.1", "--out", "run")).status).toBe(0);
     expect(JSON.parse(readFileSync(join(root, "run", "origin.json"), "utf8"))).toEqual({ startedIn: root });
-    const elsewhere = cli(other, "train", "--out", join(root, "run"), "--resume", "--steps", "2");
+    const elsewhere = await cli(other, "train", "--out", join(root, "run"), "--resume", "--steps", "2");
     expect(elsewhere.status, elsewhere.stderr).toBe(0);
     const meant = join(root, "warm", "checkpoints", "v00001");
     expect(elsewhere.stderr).toContain(
@@ -215,7 +219,7 @@ describe("train --resume from another folder", () => {
     const moved = join(root, "run-moved");
     cpSync(join(root, "run"), moved, { recursive: true });
     writeFileSync(join(moved, "config.json"), readFileSync(join(moved, "config.json"), "utf8").replace(meant, "gone"));
-    const lost = cli(other, "train", "--out", moved, "--resume", "--steps", "3");
+    const lost = await cli(other, "train", "--out", moved, "--resume", "--steps", "3");
     expect(lost.status).toBe(2);
     expect(lost.stderr).toContain(
       `error: ${join(moved, "config.json")} names the starting checkpoint gone (--init, or the warm start), a path relative to the folder train was started in (${root}), and it is found neither there nor from here (${other}): run the resume from that folder`,
@@ -225,8 +229,8 @@ describe("train --resume from another folder", () => {
       recursive: true,
     });
     const own = ["--init", join("run2", "warm-start", "checkpoint"), "--kl", "0.1", "--out", "run2"];
-    expect(cli(root, ...base, "--steps", "1", ...own).status).toBe(0);
-    const resumed = cli(tmpdir(), "train", "--out", join(root, "run2"), "--resume", "--steps", "2");
+    expect((await cli(root, ...base, "--steps", "1", ...own)).status).toBe(0);
+    const resumed = await cli(tmpdir(), "train", "--out", join(root, "run2"), "--resume", "--steps", "2");
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("for 1 update (policy version 2");
     // A copy of that run (cp -r run2 run3) resumed in the folder both were made in: it takes its own warm
@@ -236,7 +240,7 @@ describe("train --resume from another folder", () => {
     // (the resume above, from elsewhere, made run2's config.json name it absolute)
     const named = JSON.parse(readFileSync(join(root, "run3", "config.json"), "utf8")).init;
     expect(named).toBe(join(root, "run2", "warm-start", "checkpoint"));
-    const copy = cli(root, "train", "--out", "run3", "--resume", "--steps", "3");
+    const copy = await cli(root, "train", "--out", "run3", "--resume", "--steps", "3");
     expect(copy.status, copy.stderr).toBe(0);
     expect(copy.stderr).toContain(
       `${join("run3", "config.json")} names the warm start ${named}, another run's (this run folder is a copy, or was moved): using its own, ${join("run3", "warm-start", "checkpoint")} (config.json now names it so)`,
