@@ -822,7 +822,8 @@ export const selectPlan = (opts: {
   return demonstrator;
 };
 
-const main = async () => {
+/** The experiment, given its arguments: the exit code (0 done, 2 bad usage, a stop signal's code). */
+const experiment = async (argv: readonly string[]): Promise<number> => {
   const positive = (name: string) => (value: string) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < 1)
@@ -869,12 +870,11 @@ const main = async () => {
   refuseRepeatedOptions(program);
   refuseBothForms(program);
   try {
-    program.parse();
+    program.parse([...argv], { from: "user" });
   } catch (error) {
     // commander has printed the problem (or the help); a wrong flag is bad usage, exit 2 as agent-r1 does.
     if (!(error instanceof CommanderError)) throw error;
-    process.exitCode = error.code === "commander.helpDisplayed" || error.code === "commander.help" ? 0 : 2;
-    return;
+    return error.code === "commander.helpDisplayed" || error.code === "commander.help" ? 0 : 2;
   }
   const opts = program.opts<{
     out: string;
@@ -911,10 +911,9 @@ const main = async () => {
     if (!spec) throw new InvalidArgumentError(`no run named ${opts.run}`);
     await initBackend("auto");
     const stoppedBy = await runOne(opts.out, spec);
-    if (stoppedBy) process.exitCode = exitCodeOf(stoppedBy);
-    return;
+    return stoppedBy ? exitCodeOf(stoppedBy) : 0;
   }
-  const command = `npm run experiment${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
+  const command = `npm run experiment${argv.length > 0 ? ` -- ${argv.join(" ")}` : ""}`;
   // Another plan's run folders, page or records are refused at once, reporting or not.
   checkPlanMatches(opts.out, specs);
   checkRecipe(opts.out);
@@ -1008,23 +1007,31 @@ const main = async () => {
     if (stoppedBy) {
       await writeReport(opts.out, opts.seeds, opts.docs, command);
       process.stderr.write(`${interruptedBy(stoppedBy)}: every run stopped; ${kept}; ${again}\n`);
-      process.exitCode = exitCodeOf(stoppedBy);
-      return;
+      return exitCodeOf(stoppedBy);
     }
   }
   const report = await writeReport(opts.out, opts.seeds, opts.docs, command);
   say(
     `${report.finished}/${report.total} runs finished; ${report.unchanged ? `${join(opts.docs, "results.md")} already says this (left as it is)` : `wrote ${join(opts.docs, "results.md")}`}`,
   );
+  return 0;
 };
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("experiment.ts")) {
+/**
+ * `npm run experiment -- ...argv`: the exit code to end with (0 done, 2 bad usage or a wrong folder, said in
+ * one line; a stop signal's code). The tests of its refusals run it in their own process.
+ */
+export const runExperiment = async (argv: readonly string[]): Promise<number> => {
   try {
-    await main();
+    return await experiment(argv);
   } catch (error) {
     // A wrong flag or folder is the user's to fix: one line, no stack, `error: ` as commander's and agent-r1's.
     if (!(error instanceof InvalidArgumentError)) throw error;
     process.stderr.write(`error: ${error.message}\n`);
-    process.exitCode = 2;
+    return 2;
   }
+};
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("experiment.ts")) {
+  process.exitCode = await runExperiment(process.argv.slice(2));
 }

@@ -3,14 +3,20 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../support/index.ts";
+import { runCaptured, tempDir } from "../support/index.ts";
 
-const experiment = (...args: string[]) => {
+/** `npm run experiment -- ...args` as a user runs it, in a new process: for its exit status and the one line it says. */
+const spawned = (...args: string[]) => {
   const run = spawnSync(process.execPath, ["bin/run-ts.js", "actors/hopqa/experiment.ts", ...args], {
     encoding: "utf8",
     timeout: 60_000,
   });
   return { code: run.status, stderr: run.stderr, stdout: run.stdout };
+};
+/** The same command in this process (runExperiment, what the script runs): its messages, files and exit code. */
+const experiment = async (...args: string[]) => {
+  const { runExperiment } = await import("../../actors/hopqa/experiment.ts");
+  return runCaptured(() => runExperiment(args));
 };
 
 describe("npm run experiment", () => {
@@ -92,7 +98,7 @@ describe("npm run experiment", () => {
     expect(existsSync(join(out, "grpo-s0"))).toBe(false);
   }, 120_000);
 
-  it("refuses a folder whose runs were trained with another plan, before building anything", () => {
+  it("refuses a folder whose runs were trained with another plan, before building anything", async () => {
     // A run of the 15-update table, as its config.json records it; --long would skip it and report it.
     const out = join(tempDir(), "experiment-plan");
     mkdirSync(join(out, "grpo-s0"), { recursive: true });
@@ -100,7 +106,7 @@ describe("npm run experiment", () => {
       join(out, "grpo-s0", "config.json"),
       JSON.stringify({ steps: 15, tasksPerStep: 8, groupSize: 8, temperature: 1, minibatches: 1, epochs: 1 }),
     );
-    const run = experiment("--long", "--out", out);
+    const run = await experiment("--long", "--out", out);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${join(out, "grpo-s0")} was trained with another plan (steps 15, not 45;`);
     expect(run.stderr).toContain("give this experiment its own --out");
@@ -108,71 +114,71 @@ describe("npm run experiment", () => {
     expect(existsSync(join(out, "warm-start"))).toBe(false);
     // --report too: another plan's finished runs would be recorded and reported as this plan's.
     writeFileSync(join(out, "grpo-s0", "suite.json"), "{}");
-    const report = experiment("--long", "--report", "--out", out, "--docs", join(tempDir(), "docs"));
+    const report = await experiment("--long", "--report", "--out", out, "--docs", join(tempDir(), "docs"));
     expect(report.code).toBe(2);
     expect(report.stderr).toContain("was trained with another plan (steps 15, not 45;");
   }, 60_000);
 
-  it("refuses a --docs page of another plan, a --warm-start that is no checkpoint, and a wrong flag (exit 2)", () => {
+  it("refuses a --docs page of another plan, a --warm-start that is no checkpoint, and a wrong flag (exit 2)", async () => {
     // docs/ holds the 15-update table: --long (or --quick) must not replace its page and best checkpoint.
-    let run = experiment("--long", "--report", "--out", join(tempDir(), "none"), "--docs", "docs");
+    let run = await experiment("--long", "--report", "--out", join(tempDir(), "none"), "--docs", "docs");
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("docs/results.md is the page of another plan (steps 15, not 45;");
     const out = join(tempDir(), "experiment-warm");
-    run = experiment("--warm-start", "docs/checkpoints/nope", "--out", out, "--docs", join(tempDir(), "docs"));
+    run = await experiment("--warm-start", "docs/checkpoints/nope", "--out", out, "--docs", join(tempDir(), "docs"));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
       "error: --warm-start docs/checkpoints/nope: checkpoint docs/checkpoints/nope/manifest.json: missing",
     );
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(out, "warm-start"))).toBe(false);
-    run = experiment("--qiuck");
+    run = await experiment("--qiuck");
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("(Did you mean --quick?)");
   }, 60_000);
 
-  it("refuses a folder or page whose warm start came from another demonstrator (--hasty vs the expert's)", () => {
+  it("refuses a folder or page whose warm start came from another demonstrator (--hasty vs the expert's)", async () => {
     // The expert table's folder: its baselines were scored on the expert's clone, with no recipe.json.
     const out = join(tempDir(), "experiment-expert");
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, "baselines.json"), "{}");
-    let run = experiment("--hasty", "--out", out, "--docs", join(tempDir(), "docs"));
+    let run = await experiment("--hasty", "--out", out, "--docs", join(tempDir(), "docs"));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${out} holds a warm start cloned from the expert demonstrator, not the hasty`);
     // A hasty folder, the other way round.
     const hasty = join(tempDir(), "experiment-hasty");
     mkdirSync(hasty, { recursive: true });
     writeFileSync(join(hasty, "recipe.json"), JSON.stringify({ demonstrator: "hasty" }));
-    run = experiment("--explore", "--out", hasty, "--docs", join(tempDir(), "docs"));
+    run = await experiment("--explore", "--out", hasty, "--docs", join(tempDir(), "docs"));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("cloned from the hasty demonstrator, not the expert");
     // The expert's page (docs/, written before the demonstrator was recorded) is not the hasty plan's.
-    run = experiment("--hasty", "--report", "--out", join(tempDir(), "none"), "--docs", "docs");
+    run = await experiment("--hasty", "--report", "--out", join(tempDir(), "none"), "--docs", "docs");
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("docs/results.md is the page of another plan (");
     expect(run.stderr).toContain("demonstrator expert, not hasty");
-    run = experiment("--hasty", "--no-copy-head");
+    run = await experiment("--hasty", "--no-copy-head");
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--hasty clones into a model with the copy head: drop --no-copy-head");
   }, 60_000);
 
-  it("--half-hasty has its own folders and refuses the hasty plan's, and the two warm starts together", () => {
+  it("--half-hasty has its own folders and refuses the hasty plan's, and the two warm starts together", async () => {
     const hasty = join(tempDir(), "experiment-hasty-2");
     mkdirSync(hasty, { recursive: true });
     writeFileSync(join(hasty, "recipe.json"), JSON.stringify({ demonstrator: "hasty" }));
-    let run = experiment("--half-hasty", "--out", hasty, "--docs", join(tempDir(), "docs"));
+    let run = await experiment("--half-hasty", "--out", hasty, "--docs", join(tempDir(), "docs"));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("cloned from the hasty demonstrator, not the half-hasty");
     // The hasty table's page is not the half-hasty plan's (same RL budget, another clone).
-    run = experiment("--half-hasty", "--report", "--out", join(tempDir(), "none"), "--docs", "docs/hasty");
+    run = await experiment("--half-hasty", "--report", "--out", join(tempDir(), "none"), "--docs", "docs/hasty");
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("demonstrator hasty, not half-hasty");
-    run = experiment("--half-hasty", "--hasty");
+    run = await experiment("--half-hasty", "--hasty");
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--hasty and --half-hasty are two warm starts: give one");
   }, 60_000);
 
-  it("refuses an option of one value given twice, and a flag with its negation, before any work (exit 2)", () => {
+  it("refuses an option of one value given twice, and a flag with its negation, before any work (exit 2)", async () => {
     const out = join(tempDir(), "experiment-repeated");
     // --quick --report, so that were the flags let through (the last kept), nothing is built: a report of no runs.
     for (const [args, said] of [
@@ -180,16 +186,16 @@ describe("npm run experiment", () => {
       [["--out", out, "--only", "grpo", "--only=ppo"], "--only given twice (grpo, ppo): give it once"],
       [["--out", out, "--copy-head", "--no-copy-head"], "--copy-head and --no-copy-head both given: give one of them"],
     ] as const) {
-      const run = experiment("--quick", "--report", ...args);
+      const run = await experiment("--quick", "--report", ...args);
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr).toBe(`error: ${said}\n`);
     }
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 
-  it("names the known groups when --only has an unknown one, before the warm start", () => {
+  it("names the known groups when --only has an unknown one, before the warm start", async () => {
     const out = join(tempDir(), "experiment-only");
-    const run = experiment("--only", "grpo,gpro", "--out", out);
+    const run = spawned("--only", "grpo,gpro", "--out", out);
     expect(run.code).toBe(2);
     // One line, `error: ` as every other error of the command line says.
     expect(run.stderr).toMatch(/^error: unknown group\(s\) gpro; known: ppo, grpo,[^\n]*\n$/);
@@ -206,11 +212,11 @@ describe("npm run experiment", () => {
     expect(updateSeconds(dir)).toBeCloseTo(47.5, 9);
   });
 
-  it("--report with no finished run leaves the committed results page alone", () => {
+  it("--report with no finished run leaves the committed results page alone", async () => {
     const docs = join(tempDir(), "docs");
     mkdirSync(docs);
     writeFileSync(join(docs, "results.md"), "the committed table\n");
-    const run = experiment("--report", "--out", join(tempDir(), "no-runs"), "--docs", docs);
+    const run = await experiment("--report", "--out", join(tempDir(), "no-runs"), "--docs", docs);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
       /--report: no finished run in \S+no-runs and no run record in \S+run-records, so nothing to report; .*results\.md is left/,
@@ -256,7 +262,7 @@ describe("npm run experiment", () => {
   };
   const runsTable = (page: string) => page.slice(page.indexOf("## Runs"));
 
-  it("records finished runs next to the page, so --report on a fresh clone (no run folders) writes the same table", () => {
+  it("records finished runs next to the page, so --report on a fresh clone (no run folders) writes the same table", async () => {
     const out = join(tempDir(), "runs");
     const docs = join(tempDir(), "docs");
     fakeRun(out, "grpo-s0", [0.8, 0.9, 0.1], 30);
@@ -268,7 +274,7 @@ describe("npm run experiment", () => {
         rag: { "test-seen": score(0.1), "test-new": score(0.1), "ood-new": score(0.05), average: 0.0833 },
       }),
     );
-    expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
+    expect((await experiment("--long", "--report", "--out", out, "--docs", docs)).code).toBe(0);
     const first = readFileSync(join(docs, "results.md"), "utf8");
     expect(readdirSync(join(docs, "run-records")).sort()).toEqual([
       "baselines.json",
@@ -289,7 +295,7 @@ describe("npm run experiment", () => {
 
     rmSync(out, { recursive: true }); // the run folders are gone, as on a fresh clone
     rmSync(join(docs, "results.md"));
-    expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
+    expect((await experiment("--long", "--report", "--out", out, "--docs", docs)).code).toBe(0);
     const second = readFileSync(join(docs, "results.md"), "utf8");
     expect(runsTable(second)).toBe(runsTable(first));
     expect(second).toContain("| Base tool call (warm start, no RL, constrained decoding) | 0.700 | 0.750 | 0.100 |");
@@ -298,7 +304,7 @@ describe("npm run experiment", () => {
     // A new sitting skips what the records hold: nothing of grpo-s0 is trained again.
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, "baselines.json"), readFileSync(join(docs, "run-records", "baselines.json"))); // warm start done
-    const again = experiment("--long", "--only", "grpo", "--seeds", "1", "--out", out, "--docs", docs);
+    const again = await experiment("--long", "--only", "grpo", "--seeds", "1", "--out", out, "--docs", docs);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(
       `0 run(s) to do, 2 at a time (finished runs are skipped: 2 recorded in ${join(docs, "run-records")})`,
@@ -307,27 +313,27 @@ describe("npm run experiment", () => {
 
     // A --report with nothing new leaves the page as it is, though its command differs (the page names the
     // command and the day it was written).
-    expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
+    expect((await experiment("--long", "--report", "--out", out, "--docs", docs)).code).toBe(0);
     const page = readFileSync(join(docs, "results.md"), "utf8");
-    const same = experiment("--long", "--report", "--jobs", "1", "--out", out, "--docs", docs);
+    const same = await experiment("--long", "--report", "--jobs", "1", "--out", out, "--docs", docs);
     expect(same.code).toBe(0);
     expect(same.stdout).toContain(`2/27 runs finished; ${join(docs, "results.md")} already says this (left as it is)`);
     expect(readFileSync(join(docs, "results.md"), "utf8")).toBe(page);
 
     // A run of a later seed is finished: a page of fewer --seeds would drop it, so that is refused.
     fakeRun(out, "rloo-s2", [0.6, 0.6, 0.1], 35);
-    const fewer = experiment("--long", "--report", "--seeds", "1", "--out", out, "--docs", docs);
+    const fewer = await experiment("--long", "--report", "--seeds", "1", "--out", out, "--docs", docs);
     expect(fewer.code).toBe(2);
     expect(fewer.stderr).toContain(
       `--seeds 1: 1 finished or recorded runs are of later seeds (${out}, ${join(docs, "run-records")}), and ${join(docs, "results.md")} would drop them`,
     );
     expect(readFileSync(join(docs, "results.md"), "utf8")).toBe(page);
-    expect(experiment("--long", "--report", "--only", "grpo", "--out", out, "--docs", docs).stderr).toContain(
+    expect((await experiment("--long", "--report", "--only", "grpo", "--out", out, "--docs", docs)).stderr).toContain(
       "--only chooses runs to train; --report reports every finished run",
     );
   }, 120_000);
 
-  it("marks imported records with their source, and refuses a record of another plan or a malformed one by file", () => {
+  it("marks imported records with their source, and refuses a record of another plan or a malformed one by file", async () => {
     const docs = join(tempDir(), "docs");
     const runs = join(docs, "run-records");
     mkdirSync(runs, { recursive: true });
@@ -351,13 +357,13 @@ describe("npm run experiment", () => {
       );
     record("rloo-s2", LONG, { source: "copied from an old page" });
     const out = join(tempDir(), "none");
-    expect(experiment("--long", "--report", "--out", out, "--docs", docs).code).toBe(0);
+    expect((await experiment("--long", "--report", "--out", out, "--docs", docs)).code).toBe(0);
     const page = readFileSync(join(docs, "results.md"), "utf8");
     expect(page).toContain("| rloo-s2 † | 0.500 | 0.600 | 0.000 | 0.367 | 10.0 |");
     expect(page).toContain("\n† copied from an old page.\n");
 
     record("grpo-s0", { ...LONG, steps: 15 });
-    let run = experiment("--long", "--report", "--out", out, "--docs", docs);
+    let run = await experiment("--long", "--report", "--out", out, "--docs", docs);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${join(runs, "grpo-s0.json")} records a run of another plan (steps 15, not 45)`);
 
@@ -365,7 +371,7 @@ describe("npm run experiment", () => {
       join(runs, "grpo-s0.json"),
       JSON.stringify({ run: "grpo-s0", plan: LONG, suite: { average: "high" } }),
     );
-    run = experiment("--long", "--report", "--out", out, "--docs", docs);
+    run = await experiment("--long", "--report", "--out", out, "--docs", docs);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
       `${join(runs, "grpo-s0.json")}: not a run record (Missing key at ["suite"]["test-seen"]); fix or delete it`,
