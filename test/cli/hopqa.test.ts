@@ -1,16 +1,14 @@
 /** The main job and hopqa's evaluation command, run the way a user runs them. */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../support/index.ts";
+import { runCli, tempDir } from "../support/index.ts";
 
 const words = (text: string) => text.split(" ");
-const cli = (...args: string[]) => {
-  const run = spawnSync(process.execPath, ["bin/agent-r1.js", ...args], { encoding: "utf8", timeout: 400_000 });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-};
+/** A command's messages, files and exit code: the CLI's main in this process (runCli), no new process to start. */
+const cli = runCli;
 
 interface Ran {
   readonly code: number | null;
@@ -132,9 +130,9 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(existsSync(join(out, "grpo", "checkpoints", "latest.json"))).toBe(true);
   }, 420_000);
 
-  it("eval --world-seed --split prints exact match and F1 as JSON; a wrong split is a one-line error, exit 2", () => {
+  it("eval --world-seed --split prints exact match and F1 as JSON; a wrong split is a one-line error, exit 2", async () => {
     const checkpoint = join(out, "grpo", "checkpoints", "v00002");
-    const run = cli(
+    const run = await cli(
       "eval",
       "--env",
       "hopqa",
@@ -153,17 +151,22 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(summary).toMatchObject({ worlds: "2000123-2000123", "top-k": 2 }); // every option in effect
     expect(summary.exactMatch).toBeGreaterThanOrEqual(0);
     expect(summary.f1).toBeGreaterThanOrEqual(summary.exactMatch);
-    const bad = cli("eval", "--env", "hopqa", "--checkpoint", checkpoint, "--split", "dev");
+    const bad = await cli("eval", "--env", "hopqa", "--checkpoint", checkpoint, "--split", "dev");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/split must be one of train, test, ood, got "dev"/);
-    const unknown = cli("eval", "--env", "hopqa?colour=red", "--checkpoint", checkpoint);
+    const unknown = await cli("eval", "--env", "hopqa?colour=red", "--checkpoint", checkpoint);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown option "colour"/);
   }, 120_000);
 
-  it("eval --suite scores the benchmark's three columns as the results table does; --split with it is refused", () => {
+  it("eval --suite scores the benchmark's three columns as the results table does; --split with it is refused", async () => {
     const checkpoint = join(out, "grpo", "checkpoints", "v00002");
-    const run = cli("eval", "--checkpoint", checkpoint, ...words("--env hopqa --suite --constrained --episodes 3"));
+    const run = await cli(
+      "eval",
+      "--checkpoint",
+      checkpoint,
+      ...words("--env hopqa --suite --constrained --episodes 3"),
+    );
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
     expect(summary).toMatchObject({
@@ -177,17 +180,17 @@ describe("npm start -- --quick, then eval on any world", () => {
     for (const column of columns) expect(column).toMatchObject({ episodes: 3 });
     const mean = columns.reduce((sum, c) => sum + c.em, 0) / 3;
     expect(summary.average).toBeCloseTo(mean, 12);
-    const mixed = cli("eval", "--checkpoint", checkpoint, ...words("--env hopqa --suite --split ood"));
+    const mixed = await cli("eval", "--checkpoint", checkpoint, ...words("--env hopqa --suite --split ood"));
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toMatch(/--suite fixes each column's split and worlds/);
-    const other = cli("eval", "--checkpoint", checkpoint, ...words("--env lookup --suite"));
+    const other = await cli("eval", "--checkpoint", checkpoint, ...words("--env lookup --suite"));
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/only hopqa has an evaluation suite, got --env lookup/);
   }, 120_000);
 
-  it("eval --constrained decodes under the legal actions; an environment that declares none is refused, exit 2", () => {
+  it("eval --constrained decodes under the legal actions; an environment that declares none is refused, exit 2", async () => {
     const checkpoint = join(out, "grpo", "checkpoints", "v00002");
-    const run = cli(
+    const run = await cli(
       "eval",
       "--checkpoint",
       checkpoint,
@@ -196,7 +199,7 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}");
     expect(summary).toMatchObject({ env: "hopqa", constrained: true, episodes: 4 });
-    const refused = cli(
+    const refused = await cli(
       ...words("train --env ./test/reliability/fixtures/bulky-env.ts --constrained --steps 1 --out"),
       join(tempDir(), "refused"),
     );
@@ -204,21 +207,28 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(refused.stderr).toMatch(/--constrained: environment \S+ declares no legal actions/);
   }, 120_000);
 
-  it("eval without --env or --constrained follows what it knows of the checkpoint, and says so", () => {
+  it("eval without --env or --constrained follows what it knows of the checkpoint, and says so", async () => {
     const last = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
     // A run folder: its environment and its constrained decoding, from its config.json (npm start trains constrained).
-    const run = cli("eval", "--checkpoint", join(out, "grpo"), ...words("--split test --episodes 2"));
+    const run = await cli("eval", "--checkpoint", join(out, "grpo"), ...words("--split test --episodes 2"));
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/eval: --env not given: hopqa, from .*config\.json/);
     expect(run.stderr).toMatch(/eval: --constrained, as the run was trained/);
     expect(last(run.stdout)).toMatchObject({ env: "hopqa", split: "test", constrained: true, episodes: 2 });
-    const free = cli("eval", "--checkpoint", join(out, "grpo"), ...words("--split test --episodes 2 --no-constrained"));
+    const free = await cli(
+      "eval",
+      "--checkpoint",
+      join(out, "grpo"),
+      ...words("--split test --episodes 2 --no-constrained"),
+    );
     expect(free.code, free.stderr).toBe(0);
     expect(free.stderr).not.toMatch(/decoding freely|as the run was trained/);
     expect(last(free.stdout)).toMatchObject({ constrained: false });
     // A shipped checkpoint, outside any run folder: the built-in environment whose tokenizer it carries,
     // and a note that it decodes freely where hopqa declares legal actions.
-    const shipped = cli(...words("eval --checkpoint docs/checkpoints/hopqa-copy-warm-start --split test --episodes 2"));
+    const shipped = await cli(
+      ...words("eval --checkpoint docs/checkpoints/hopqa-copy-warm-start --split test --episodes 2"),
+    );
     expect(shipped.code, shipped.stderr).toBe(0);
     expect(shipped.stderr).toContain(
       "eval: --env not given: hopqa, whose tokenizer docs/checkpoints/hopqa-copy-warm-start carries",
@@ -226,18 +236,18 @@ describe("npm start -- --quick, then eval on any world", () => {
     expect(shipped.stderr).toMatch(/note: decoding freely: hopqa declares legal actions.*add --constrained/);
     expect(last(shipped.stdout)).toMatchObject({ env: "hopqa", constrained: false });
     // A checkpoint that is not there names those that are.
-    const missing = cli("eval", "--checkpoint", join(out, "grpo", "checkpoints", "v00009"));
+    const missing = await cli("eval", "--checkpoint", join(out, "grpo", "checkpoints", "v00009"));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no checkpoint at .*v00009; checkpoints in .*checkpoints: v00002$/m);
-    const lookup = cli(...words("eval --env lookup --split ood --checkpoint"), join(out, "grpo"));
+    const lookup = await cli(...words("eval --env lookup --split ood --checkpoint"), join(out, "grpo"));
     expect(lookup.code).toBe(2);
     expect(lookup.stderr).toMatch(/--split: environment lookup takes no options/);
   }, 120_000);
 });
 
 describe("record --env hopqa?split=test", () => {
-  it("names the options the environment ran with in its summary", () => {
-    const run = cli(
+  it("names the options the environment ran with in its summary", async () => {
+    const run = await cli(
       ...words("record --env hopqa?split=test --policy expert --episodes 2 --seed q --out"),
       join(tempDir(), "rec"),
     );
@@ -249,27 +259,27 @@ describe("record --env hopqa?split=test", () => {
 });
 
 describe("train --env hopqa without --init", () => {
-  it("says that hopqa has no default warm start and names the shipped clone (--no-warm-start silences it), and when it trains on held-out questions", () => {
+  it("says that hopqa has no default warm start and names the shipped clone (--no-warm-start silences it), and when it trains on held-out questions", async () => {
     const tiny = words("--steps 1 --tasks 1 --group-size 2 --eval-episodes 0 --layers 1 --width 16 --heads 2 --out");
-    const fresh = cli("train", "--env", "hopqa", ...tiny, join(tempDir(), "fresh"));
+    const fresh = await cli("train", "--env", "hopqa", ...tiny, join(tempDir(), "fresh"));
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(fresh.stderr).toMatch(
       /note: hopqa declares no default warm start and no --init was given, so RL starts from a fresh, untrained model.*--init DIR \(docs\/checkpoints\/hopqa-copy-warm-start/,
     );
     // Under constrained decoding every action is well formed: the note's reason does not apply.
-    const constrained = cli("train", "--env", "hopqa", "--constrained", ...tiny, join(tempDir(), "constrained"));
+    const constrained = await cli("train", "--env", "hopqa", "--constrained", ...tiny, join(tempDir(), "constrained"));
     expect(constrained.code, constrained.stderr).toBe(0);
     expect(constrained.stderr).not.toMatch(/declares no default warm start/);
-    const meant = cli("train", "--env", "hopqa", "--no-warm-start", ...tiny, join(tempDir(), "meant"));
+    const meant = await cli("train", "--env", "hopqa", "--no-warm-start", ...tiny, join(tempDir(), "meant"));
     expect(meant.code, meant.stderr).toBe(0);
     expect(meant.stderr).not.toMatch(/declares no default warm start/);
     expect(meant.stderr).not.toMatch(/training on hopqa's split/);
     const heldOutRun = join(tempDir(), "held-out");
-    const heldOut = cli("train", "--env", "hopqa?split=test", "--no-warm-start", ...tiny, heldOutRun);
+    const heldOut = await cli("train", "--env", "hopqa?split=test", "--no-warm-start", ...tiny, heldOutRun);
     expect(heldOut.code, heldOut.stderr).toBe(0);
     expect(heldOut.stderr).toMatch(/note: training on hopqa's split test: these are questions held out for evaluation/);
     // Its eval on that split does not call the questions held out: in the worlds it trained in, it warns.
-    const scored = cli("eval", "--checkpoint", heldOutRun, "--split", "test", "--episodes", "1");
+    const scored = await cli("eval", "--checkpoint", heldOutRun, "--split", "test", "--episodes", "1");
     expect(scored.code, scored.stderr).toBe(0);
     expect(scored.stderr).toContain(
       `warning: eval draws split test questions from worlds 1-1000, which training drew from too (hopqa?split=test, ${join(heldOutRun, "config.json")})`,
@@ -279,12 +289,12 @@ describe("train --env hopqa without --init", () => {
 });
 
 describe("eval of a run on what it trained on", () => {
-  it("warns that the score measures memory when the world and split are ones training drew from, and says so in the summary", () => {
+  it("warns that the score measures memory when the world and split are ones training drew from, and says so in the summary", async () => {
     const run = join(tempDir(), "few-worlds");
     const tiny = words("--steps 1 --tasks 1 --group-size 2 --eval-episodes 0 --layers 1 --width 16 --heads 2");
-    const trained = cli("train", "--env", "hopqa?worlds=1-50", "--no-warm-start", ...tiny, "--out", run);
+    const trained = await cli("train", "--env", "hopqa?worlds=1-50", "--no-warm-start", ...tiny, "--out", run);
     expect(trained.code, trained.stderr).toBe(0);
-    const seen = cli("eval", "--checkpoint", run, "--world-seed", "7", "--episodes", "1");
+    const seen = await cli("eval", "--checkpoint", run, "--world-seed", "7", "--episodes", "1");
     expect(seen.code, seen.stderr).toBe(0);
     expect(seen.stderr).toContain(
       `warning: eval draws split train questions from world 7, which training drew from too (hopqa?worlds=1-50, ${join(run, "config.json")}): the score then measures memory of the training questions, not search; --split test or ood, or a --world-seed outside 1-50, scores unseen ones\n`,
@@ -294,7 +304,7 @@ describe("eval of a run on what it trained on", () => {
       overlapsTraining: true,
     });
     // A world training never drew from: no warning (and no note calling them training questions).
-    const unseen = cli("eval", "--checkpoint", run, "--world-seed", "51", "--episodes", "1");
+    const unseen = await cli("eval", "--checkpoint", run, "--world-seed", "51", "--episodes", "1");
     expect(unseen.code, unseen.stderr).toBe(0);
     expect(unseen.stderr).not.toMatch(/training drew from|training questions/);
     expect(JSON.parse(unseen.stdout.trim().split("\n").at(-1)!)).toMatchObject({ overlapsTraining: false });
@@ -302,7 +312,7 @@ describe("eval of a run on what it trained on", () => {
 });
 
 describe("train --constrained with legal actions longer than the context", () => {
-  it("aborts every episode, and training says why instead of learning from nothing", () => {
+  it("aborts every episode, and training says why instead of learning from nothing", async () => {
     // weather answering in sentences: "the" is not in its vocabulary, so a legal action takes 19 tokens, and
     // a 16-token context has no room for them.
     const module = join(tempDir(), "wordy-weather.mts");
@@ -313,7 +323,7 @@ describe("train --constrained with legal actions longer than the context", () =>
         "export default { ...weather, legalActions: ({ task }: { task: { a: string; b: string } }) =>\n" +
         '  [task.a, task.b].map((city) => formatAnswer("the warmer city is " + city)) };\n',
     );
-    const cramped = cli(
+    const cramped = await cli(
       ...words(`train --env ${module} --constrained --context-length 16 --steps 1 --tasks 2`),
       ...words("--group-size 2 --eval-episodes 0 --out"),
       join(tempDir(), "cramped"),
@@ -325,13 +335,13 @@ describe("train --constrained with legal actions longer than the context", () =>
     );
     // eval of a checkpoint whose every episode aborts fails too (exit 1), blaming the aborts.
     const run = join(tempDir(), "roomy");
-    const trained = cli(
+    const trained = await cli(
       ...words("train --env actors/weather/env.ts --no-warm-start --context-length 16 --steps 1 --tasks 1"),
       ...words("--group-size 2 --eval-episodes 0 --out"),
       run,
     );
     expect(trained.code, trained.stderr).toBe(0);
-    const scored = cli("eval", "--env", module, "--constrained", "--checkpoint", run, "--episodes", "2");
+    const scored = await cli("eval", "--env", module, "--constrained", "--checkpoint", run, "--episodes", "2");
     expect(scored.code, scored.stderr).toBe(1);
     expect(scored.stderr).toContain(
       "warning: mean return 0.000 (no episode ended, so no success to count); 2 of 2 episodes aborted",
@@ -342,26 +352,28 @@ describe("train --constrained with legal actions longer than the context", () =>
 });
 
 describe("sft --all-episodes (cloning a demonstrator that is often wrong)", () => {
-  it("clones only successful episodes unless told, and says how to clone the rest", () => {
+  it("clones only successful episodes unless told, and says how to clone the rest", async () => {
     const dir = tempDir();
     const demos = join(dir, "demos");
-    expect(cli(...words(`record --env hopqa --policy hasty --episodes 12 --seed 3 --out ${demos}`)).code).toBe(0);
+    expect((await cli(...words(`record --env hopqa --policy hasty --episodes 12 --seed 3 --out ${demos}`))).code).toBe(
+      0,
+    );
     const tiny = "--layers 1 --heads 2 --width 16 --epochs 1 --batch-size 4";
-    const some = cli(...words(`sft --env hopqa --data ${demos} --out ${join(dir, "some")} ${tiny}`));
+    const some = await cli(...words(`sft --env hopqa --data ${demos} --out ${join(dir, "some")} ${tiny}`));
     expect(some.code, some.stderr).toBe(0);
     const skipped = Number(
       /sft: (\d+) of 12 episodes did not succeed and are not cloned \(--all-episodes/.exec(some.stderr)?.[1],
     );
     expect(skipped).toBeGreaterThan(0); // the hasty demonstrator stops early on most questions
     expect(some.stdout).toContain(`cloned ${12 - skipped} episodes`);
-    const all = cli(...words(`sft --env hopqa --data ${demos} --out ${join(dir, "all")} ${tiny} --all-episodes`));
+    const all = await cli(...words(`sft --env hopqa --data ${demos} --out ${join(dir, "all")} ${tiny} --all-episodes`));
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout).toContain("cloned 12 episodes");
     expect(all.stderr).not.toContain("did not succeed");
     // None succeeded: the error itself says why there is nothing to clone, and how to clone them anyway.
     const failed = join(dir, "failed");
-    expect(cli(...words(`record --env hopqa --policy random --episodes 3 --out ${failed}`)).code).toBe(0);
-    const none = cli(...words(`sft --env hopqa --data ${failed} --out ${join(dir, "none")} ${tiny}`));
+    expect((await cli(...words(`record --env hopqa --policy random --episodes 3 --out ${failed}`))).code).toBe(0);
+    const none = await cli(...words(`sft --env hopqa --data ${failed} --out ${join(dir, "none")} ${tiny}`));
     expect(none.code).toBe(2);
     expect(none.stderr.trim().split("\n").at(-1)).toMatch(
       /^error: no episode to clone: of the 3 journals, 3 did not succeed; .*--all-episodes .* clones the unsuccessful ones too$/,
