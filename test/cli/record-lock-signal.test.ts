@@ -8,30 +8,25 @@
  * now lets the event loop turn at each journal, so the signal ends record during it.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { LOCK_FILE } from "../../src/journal/lock.ts";
 import { tempDir } from "../support/index.ts";
 
 describe("record --resume, stopped while it checks the journals to go on with", () => {
-  it.each([
-    ["SIGTERM", 143, "interrupted by SIGTERM", 80],
-    ["SIGINT", 130, "interrupted", 80],
-    // Nothing left to record: the signal was dropped, and record exited 0.
-    ["SIGTERM", 143, "interrupted by SIGTERM", 60],
-    ["SIGINT", 130, "interrupted", 60],
-  ] as const)(
-    "%s: exits %i (%s), keeps the journals and removes its lock (--resume --episodes %i, 60 journaled)",
-    async (signal, code, said, episodes) => {
-      const folder = tempDir("agent-r1-record-slow-check-");
-      // lookup, whose task(seed) takes 40 ms when AGENT_R1_TEST_SLOW_TASK is set (an environment that builds a
-      // large task): --resume calls it for each of the 60 journals it checks, with the lock held. (One long
-      // busy task instead delayed the signal's handling past the check, here.)
-      const env = join(folder, "slow-task-env.mts");
-      writeFileSync(
-        env,
-        `import { lookup } from ${JSON.stringify(join(process.cwd(), "actors/lookup/index.ts"))};
+  // lookup, whose task(seed) takes 40 ms when AGENT_R1_TEST_SLOW_TASK is set (an environment that builds a
+  // large task): --resume calls it for each of the 60 journals it checks, with the lock held. (One long
+  // busy task instead delayed the signal's handling past the check, here.) The 60 journals are recorded once;
+  // each case goes on with a copy of them.
+  let env: string;
+  let recorded: string;
+  beforeAll(() => {
+    const folder = tempDir("agent-r1-record-slow-check-");
+    env = join(folder, "slow-task-env.mts");
+    writeFileSync(
+      env,
+      `import { lookup } from ${JSON.stringify(join(process.cwd(), "actors/lookup/index.ts"))};
 const slow = process.env.AGENT_R1_TEST_SLOW_TASK === "1";
 export default {
   ...lookup,
@@ -42,16 +37,30 @@ export default {
   },
 };
 `,
-      );
-      const out = join(folder, "demos");
-      const args = ["bin/agent-r1.js", "record", "--env", env, "--policy", "expert", "--episodes", "60", "--out", out];
-      const first = spawnSync(process.execPath, args, { encoding: "utf8" });
-      expect(first.status, first.stderr).toBe(0);
+    );
+    recorded = join(folder, "demos");
+    const first = spawnSync(process.execPath, [...record(recorded), "--episodes", "60"], { encoding: "utf8" });
+    expect(first.status, first.stderr).toBe(0);
+    expect(readdirSync(recorded)).toHaveLength(60);
+  }, 60_000);
+  const record = (out: string) => ["bin/agent-r1.js", "record", "--env", env, "--policy", "expert", "--out", out];
+
+  it.each([
+    ["SIGTERM", 143, "interrupted by SIGTERM", 80],
+    ["SIGINT", 130, "interrupted", 80],
+    // Nothing left to record: the signal was dropped, and record exited 0.
+    ["SIGTERM", 143, "interrupted by SIGTERM", 60],
+    ["SIGINT", 130, "interrupted", 60],
+  ] as const)(
+    "%s: exits %i (%s), keeps the journals and removes its lock (--resume --episodes %i, 60 journaled)",
+    async (signal, code, said, episodes) => {
+      const out = join(tempDir("agent-r1-record-slow-check-"), "demos");
+      cpSync(recorded, out, { recursive: true });
       const journals = readdirSync(out).sort();
       expect(journals).toHaveLength(60);
       // 20 more to record, or none: a signal that comes during the check ends record (before, it ended the
       // process at once, leaving the lock; then it waited for the episodes, and was dropped when none were left).
-      const resume = [...args.slice(0, -4), "--episodes", String(episodes), "--out", out, "--resume"];
+      const resume = [...record(out), "--episodes", String(episodes), "--resume"];
       const child = spawn(process.execPath, resume, {
         stdio: ["ignore", "pipe", "pipe"],
         env: { ...process.env, AGENT_R1_TEST_SLOW_TASK: "1" },
