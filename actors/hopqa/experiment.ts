@@ -955,8 +955,7 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
       process.stderr.write(
         `${interruptedBy(stoppedBy)}: the warm start's cloning stopped; its demonstrations and the cloning's progress (its steps up to the stop) are kept in ${opts.out}; ${again} (the cloning goes on from there)\n`,
       );
-      process.exitCode = exitCodeOf(stoppedBy);
-      return;
+      return exitCodeOf(stoppedBy);
     }
     const todo = specs.filter(
       (s) => (!only || only.includes(s.group)) && !finished.some((f) => f.spec.name === s.name),
