@@ -1024,6 +1024,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           .choices(["none", "random", "mixed"])
           .default("none"),
       )
+      .addOption(
+        new Option(
+          "--attention <kind>",
+          "a fresh model's attention: full (every earlier token), or turn-local (each token sees the prompt, its own turn and the turn before it; a turn is an action and the observation that answers it). Default full",
+        ).choices(["full", "turn-local"]),
+      )
       .option("--init <dir>", "continue cloning from this checkpoint instead of a fresh model")
       .option(
         "--all-episodes",
@@ -1114,6 +1120,13 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           }
         }
         const { init, env, decoding } = await initAndEnv("sft", opts, envGiven);
+        if (init && opts.attention !== undefined) {
+          const saved = savedModelConfig(init)?.attention === "turn-local" ? "turn-local" : "full";
+          if (saved !== opts.attention)
+            throw new UsageError({
+              detail: `--attention ${opts.attention} cannot apply with --init ${init}: a checkpoint keeps its own attention (${saved}); drop it, or leave out --init for a fresh model`,
+            });
+        }
         const { constrained } = decoding;
         if (decoding.say) process.stderr.write(`${decoding.say}\n`);
         // A resumed sft's bar starts at the epochs its saved point had done.
@@ -1128,7 +1141,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           lr: opts.lr,
           seed: String(opts.seed),
           backend: opts.backend,
-          model: modelFor(env, modelOverrides(opts)),
+          model: {
+            ...modelFor(env, modelOverrides(opts)),
+            ...(opts.attention === "turn-local" ? { attention: "turn-local" as const } : {}),
+          },
           curriculum: opts.curriculum,
           constrained,
           positionOffsets: opts.positionOffsets,

@@ -408,6 +408,8 @@ const ARGUMENT_FLAGS: Readonly<Record<string, string>> = {
   "model.contextLength": "--context-length",
   "model.copy": "--copy-head",
   "model.positions": "--positions",
+  "model.attention": "--attention",
+  "model.turnStarts": "--attention",
 };
 
 const Finite = Schema.Finite;
@@ -503,6 +505,20 @@ const checkSameArguments = (out: string, saved: SftArguments, now: SftArguments,
   }
 };
 
+/**
+ * The ids that start a turn under turn-local attention: the opening tag of each of the environment's actions
+ * (`<answer>` and `<tool>` for each tool), each of which must be one token of its tokenizer.
+ */
+export const turnStartsOf = (env: Pick<EnvDefinition, "id" | "tools">, tokenizer: WordTokenizer): number[] =>
+  [...Object.values(env.tools).map((tool) => tool.name), "answer"].map((name) => {
+    const ids = tokenizer.encode(`<${name}>`);
+    if (ids.length !== 1)
+      throw new UsageError({
+        detail: `turn-local attention finds turns by the token that opens each action, but ${env.id}'s tokenizer writes <${name}> as ${ids.length} tokens (add "<${name}>" to its vocabulary)`,
+      });
+    return ids[0];
+  });
+
 /** Every field of a fresh model, defaults included: a flag given now that gives the default is no change. */
 const normalModel = (model: Partial<GptConfig>) => {
   const config = gptConfig(model);
@@ -570,7 +586,14 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
         detail: `curriculum stage ${index + 1}: actions and steps must be integers >= 1 and >= 0`,
       });
   const tokenizer = options.env.tokenizer as WordTokenizer;
-  const fresh = { vocabSize: tokenizer.size, ...options.model };
+  const shape: Partial<GptConfig> = options.model;
+  const fresh: Partial<GptConfig> = {
+    vocabSize: tokenizer.size,
+    ...shape,
+    ...(shape.attention === "turn-local" && shape.turnStarts === undefined && !options.init
+      ? { turnStarts: turnStartsOf(options.env, tokenizer) }
+      : {}),
+  };
   const argumentsNow = (
     episodes: SftArguments["episodes"],
     model: GptConfig | Record<string, unknown>,

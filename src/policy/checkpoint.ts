@@ -126,6 +126,10 @@ const ConfigFile = Schema.Struct({
   copy: Schema.optionalKey(Schema.Boolean),
   /** Absent in checkpoints written before ALiBi existed: learned. */
   positions: Schema.optionalKey(Schema.Literals(["learned", "alibi"])),
+  /** Absent in checkpoints written before turn-local attention existed, and in any with full attention: full. */
+  attention: Schema.optionalKey(Schema.Literals(["full", "turn-local"])),
+  /** With turn-local attention: the ids that start a turn. */
+  turnStarts: Schema.optionalKey(Schema.Array(Schema.Int)),
 });
 
 const TokenizerFile = Schema.Struct({
@@ -364,11 +368,16 @@ export const saveCheckpoint = async (folder: string, contents: CheckpointContent
       throw new RangeError("optimizer state has moments of non-parameters");
     moments = toLittleEndian(values);
   }
-  // `copy` and `positions` are written only when not the default, so a checkpoint without them reads as it
-  // did before they existed.
-  const { copy, positions, ...rest } = model.config;
+  // `copy`, `positions` and `attention` are written only when not the default, so a checkpoint without them
+  // reads as it did before they existed.
+  const { copy, positions, attention, turnStarts, ...rest } = model.config;
   const config = JSON.stringify(
-    { ...rest, ...(copy ? { copy } : {}), ...(positions === "alibi" ? { positions } : {}) },
+    {
+      ...rest,
+      ...(copy ? { copy } : {}),
+      ...(positions === "alibi" ? { positions } : {}),
+      ...(attention === "turn-local" ? { attention, turnStarts } : {}),
+    },
     null,
     2,
   );

@@ -18,6 +18,14 @@
  * s (slopes m_h = 2^(-8(h+1)/heads), Press et al.'s ALiBi). Nothing then depends on where a sequence sits,
  * only on distances, so a model trained on short episodes meets no untrained position in a longer one.
  *
+ * With `attention: "turn-local"` a slot sees, besides the causal rule, only the prompt and the slots of its own
+ * turn and of the turn before it. A turn starts at each id of `turnStarts` (the first token of every policy
+ * action, e.g. `<search>` and `<answer>`) and runs through the observation that answers it; the prompt is every
+ * slot before the first such id. Segments come from the ids alone (segment 0 the prompt, k the k-th turn), so the
+ * full forward, the KV cache and the copy head (which may copy only from slots it sees) apply the same rule.
+ * No slot attends to a turn before the previous one, so none reads directly how many turns came before it (with
+ * L layers it still hears of L turns back, through the previous turn's hidden states).
+ *
  * No dropout: RL needs the logprobs of the sampling pass and of the training pass to agree exactly.
  *
  * Speed on wasm: every projection is a plain 2-D matMul on [B*T, in] x [in, out], with a
@@ -60,6 +68,10 @@ export interface GptConfig {
   readonly copy?: boolean;
   /** Learned absolute position embeddings (absent: the default) or ALiBi's distance biases. */
   readonly positions?: "learned" | "alibi";
+  /** Which earlier slots a slot attends to: all (absent: the default) or turn-local (see the top of this file). */
+  readonly attention?: "full" | "turn-local";
+  /** With turn-local attention: the ids that start a turn (the first token of each policy action). */
+  readonly turnStarts?: readonly number[];
 }
 
 /** The defaults gptConfig fills in: a 2-layer, 4-head, width-64 GPT over 512 ids and 128 positions. */
@@ -95,6 +107,17 @@ export const gptConfig = (overrides: Partial<GptConfig> = {}): GptConfig => {
     throw new RangeError(`GPT config: copy must be true or false, got ${config.copy}`);
   if (config.positions !== undefined && config.positions !== "learned" && config.positions !== "alibi")
     throw new RangeError(`GPT config: positions must be "learned" or "alibi", got ${config.positions}`);
+  if (config.attention !== undefined && config.attention !== "full" && config.attention !== "turn-local")
+    throw new RangeError(`GPT config: attention must be "full" or "turn-local", got ${config.attention}`);
+  if (config.attention === "turn-local") {
+    const starts = config.turnStarts;
+    if (!Array.isArray(starts) || starts.length === 0)
+      throw new RangeError("GPT config: turn-local attention needs turnStarts, the ids that start a turn (none given)");
+    const bad = starts.find((id) => !Number.isInteger(id) || id < 0 || id >= config.vocabSize);
+    if (bad !== undefined)
+      throw new RangeError(`GPT config: turnStarts id ${bad} is not a token id in [0, ${config.vocabSize})`);
+  } else if (config.turnStarts !== undefined)
+    throw new RangeError('GPT config: turnStarts applies only with attention "turn-local"');
   return config;
 };
 
@@ -475,6 +498,8 @@ export interface KvCache {
   readonly outputWeights: tf.Tensor2D;
   /** With the copy head: its keys for every slot [B, S, dc], and each row's ids slot by slot (pads included). */
   readonly copy?: { readonly keys: tf.Tensor3D; readonly ids: readonly (readonly number[])[] };
+  /** With turn-local attention: each row's segment slot by slot (pads included, as 0). */
+  readonly segments?: readonly (readonly number[])[];
 }
 
 /** The copy head's query and key projections (final hidden state to dc = width / heads). */
@@ -513,6 +538,8 @@ export class Gpt {
   readonly head: tf.Variable | null;
   readonly valueHead: Linear;
   readonly copyHead: CopyHead | null;
+  /** With turn-local attention: the ids that start a turn; null with full attention. */
+  readonly turnStarts: ReadonlySet<number> | null;
 
   constructor(config: Partial<GptConfig>, seed: string) {
     this.config = gptConfig(config);
@@ -541,6 +568,7 @@ export class Gpt {
           width: copyWidth,
         }
       : null;
+    this.turnStarts = this.config.attention === "turn-local" ? new Set(this.config.turnStarts) : null;
   }
 
   /** Trainable variables by name, in a fixed order. */
@@ -566,8 +594,8 @@ export class Gpt {
   logits(tokens: tf.Tensor2D, options: ForwardOptions = {}): tf.Tensor3D {
     return tf.tidy(() => {
       const [batch, time] = tokens.shape;
-      const { hidden } = this.trunk(tokens, options.leftPad);
-      return tf.reshape(this.outputs(hidden, tokens, options), [batch, time, this.config.vocabSize]);
+      const { hidden, segments } = this.trunk(tokens, options.leftPad, undefined, options.ids);
+      return tf.reshape(this.outputs(hidden, tokens, options, segments), [batch, time, this.config.vocabSize]);
     });
   }
 
@@ -583,8 +611,8 @@ export class Gpt {
     return tf.tidy(() => {
       const [batch, time] = inputs.shape;
       const vocab = this.config.vocabSize;
-      const { hidden } = this.trunk(inputs, options.leftPad, options.positionOffsets);
-      let logits = this.outputs(hidden, inputs, options);
+      const { hidden, segments } = this.trunk(inputs, options.leftPad, options.positionOffsets, options.ids);
+      let logits = this.outputs(hidden, inputs, options, segments);
       if (options.logitMask) logits = tf.add(logits, tf.reshape(options.logitMask, [batch * time, vocab]));
       const stats = logprobAndEntropy(logits, floatOneHot(tf.reshape(targets, [-1]) as tf.Tensor1D, vocab));
       const column = (i: number) => tf.reshape(tf.slice(stats, [0, i], [-1, 1]), [batch, time]) as tf.Tensor2D;
@@ -617,13 +645,16 @@ export class Gpt {
     });
     let layers: LayerCache[] = [];
     let copyKeys: tf.Tensor3D | null = null;
+    let segments: number[][] | undefined;
     const batch = contexts.length;
     // A copy the cache owns (for an untied head, a clone sharing the variable's data).
     const outputWeights = tf.keep(this.head ? tf.clone(this.head as tf.Tensor2D) : this.outputWeights());
     const logits = withoutGradients(() =>
       tf.tidy(() => {
         const tokens = tf.tensor2d(ids, [batch, longest], "int32");
-        const { hidden, caches } = this.trunk(tokens, leftPad);
+        const trunk = this.trunk(tokens, leftPad, undefined, ids);
+        const { hidden, caches } = trunk;
+        segments = trunk.segments;
         layers = caches.map((layer) => ({ keys: tf.keep(layer.keys), values: tf.keep(layer.values) }));
         const last = tf.reshape(tf.slice(tf.reshape(hidden, [batch, longest, -1]), [0, longest - 1, 0], [-1, 1, -1]), [
           batch,
@@ -634,7 +665,9 @@ export class Gpt {
         const keys = tf.reshape(this.copyHead.key.apply(hidden), [batch, longest, this.copyHead.width]) as tf.Tensor3D;
         copyKeys = tf.keep(keys);
         // The last slot is the query itself: what follows it is what we are predicting.
-        return this.copyStep(last, vocabLogits, keys, leftPad, (b, s) => ids[b * longest + s + 1], longest - 1);
+        const rows = segments;
+        const sees = rows ? (b: number, s: number) => seesTurn(rows[b][longest - 1], rows[b][s]) : undefined;
+        return this.copyStep(last, vocabLogits, keys, leftPad, (b, s) => ids[b * longest + s + 1], longest - 1, sees);
       }),
     );
     const copy = copyKeys
@@ -643,7 +676,17 @@ export class Gpt {
           ids: contexts.map((_, b) => Array.from(ids.subarray(b * longest, (b + 1) * longest))),
         }
       : undefined;
-    return { logits, cache: { layers, leftPad, slots: longest, outputWeights, ...(copy ? { copy } : {}) } };
+    return {
+      logits,
+      cache: {
+        layers,
+        leftPad,
+        slots: longest,
+        outputWeights,
+        ...(copy ? { copy } : {}),
+        ...(segments ? { segments } : {}),
+      },
+    };
   }
 
   /**
@@ -658,14 +701,21 @@ export class Gpt {
     const positions = cache.leftPad.map((pad) => Math.min(cache.slots - pad, last));
     const layers: LayerCache[] = [];
     const ids = cache.copy?.ids.map((row, b) => [...row, tokens[b]]);
+    const starts = this.turnStarts;
+    if (starts && !cache.segments) throw new RangeError("decode: a turn-local model's cache has no segments");
+    const segments =
+      starts && cache.segments
+        ? cache.segments.map((row, b) => [...row, (row[row.length - 1] ?? 0) + (starts.has(tokens[b]) ? 1 : 0)])
+        : undefined;
     let copyKeys: tf.Tensor3D | null = null;
     const logits = withoutGradients(() =>
       tf.tidy(() => {
         let x = this.embed(tf.tensor1d([...tokens], "int32"), positions);
         const padMask = tf.tensor4d(keyPadMask(cache.leftPad, cache.slots + 1, 1), [batch, 1, 1, cache.slots + 1]);
-        const mask = this.slopes
+        const causal = this.slopes
           ? tf.add(padMask, alibiCausalMask(this.slopes, cache.slots, 1, cache.slots + 1))
           : padMask;
+        const mask = segments ? tf.add(causal, turnMask(segments, cache.slots, 1, cache.slots + 1)) : causal;
         this.blocks.forEach((block, i) => {
           const out = block.apply(x, batch, mask, cache.layers[i]);
           x = out.x;
@@ -677,22 +727,32 @@ export class Gpt {
         const fresh = tf.reshape(this.copyHead.key.apply(hidden), [batch, 1, this.copyHead.width]);
         const keys = tf.concat([cache.copy.keys, fresh], 1) as tf.Tensor3D;
         copyKeys = tf.keep(keys);
-        return this.copyStep(hidden, vocabLogits, keys, cache.leftPad, (b, s) => ids[b][s + 1], cache.slots);
+        const sees = segments
+          ? (b: number, s: number) => seesTurn(segments[b][cache.slots], segments[b][s])
+          : undefined;
+        return this.copyStep(hidden, vocabLogits, keys, cache.leftPad, (b, s) => ids[b][s + 1], cache.slots, sees);
       }),
     );
     disposeLayers(cache);
     const copy = copyKeys && ids ? { keys: copyKeys as tf.Tensor3D, ids } : undefined;
-    return { logits, cache: { ...cache, layers, slots: cache.slots + 1, ...(copy ? { copy } : {}) } };
+    return {
+      logits,
+      cache: { ...cache, layers, slots: cache.slots + 1, ...(copy ? { copy } : {}), ...(segments ? { segments } : {}) },
+    };
   }
 
   // --- internals ----------------------------------------------------------------------------------------
 
-  /** Final-LayerNormed hidden states [B*T, d] and each layer's keys and values. */
+  /**
+   * Final-LayerNormed hidden states [B*T, d] and each layer's keys and values; with turn-local attention, each
+   * row's segments (from `ids`, the tokens' ids row-major, else read back from the tensor).
+   */
   private trunk(
     tokens: tf.Tensor2D,
     leftPad?: readonly number[],
     positionOffsets?: readonly number[],
-  ): { hidden: tf.Tensor2D; caches: LayerCache[] } {
+    ids?: ArrayLike<number>,
+  ): { hidden: tf.Tensor2D; caches: LayerCache[]; segments?: number[][] } {
     const [batch, time] = tokens.shape;
     if (time > this.config.contextLength) {
       throw new RangeError(`sequence of ${time} tokens exceeds contextLength ${this.config.contextLength}`);
@@ -727,22 +787,38 @@ export class Gpt {
         : tokenPart;
     }
     const causal = this.slopes ? alibiCausalMask(this.slopes, 0, time, time) : causalMask(time);
-    const mask =
+    const unturned =
       padded && leftPad ? tf.add(causal, tf.tensor4d(keyPadMask(leftPad, time, 1), [batch, 1, 1, time])) : causal;
+    let segments: number[][] | undefined;
+    if (this.turnStarts) {
+      if (ids && ids.length !== batch * time)
+        throw new RangeError(`ids has ${ids.length} values for tokens of shape [${batch}, ${time}]`);
+      const known = ids ?? readIds(tokens);
+      const starts = this.turnStarts;
+      segments = Array.from({ length: batch }, (_, b) =>
+        rowSegments(known, b * time, time, (padded && leftPad?.[b]) || 0, starts),
+      );
+    }
+    const mask = segments ? tf.add(unturned, turnMask(segments, 0, time, time)) : unturned;
     const caches: LayerCache[] = [];
     for (const block of this.blocks) {
       const out = block.apply(x, batch, mask);
       x = out.x;
       caches.push(out.cache);
     }
-    return { hidden: this.lnF.apply(x), caches };
+    return { hidden: this.lnF.apply(x), caches, ...(segments ? { segments } : {}) };
   }
 
   /**
    * Output logits [B*T, V] for hidden [B*T, d] of `tokens` [B, T]: the vocabulary logits, or with the copy
    * head log p of the mixture (position t may copy from slots leftPad <= s < t).
    */
-  private outputs(hidden: tf.Tensor2D, tokens: tf.Tensor2D, options: ForwardOptions): tf.Tensor2D {
+  private outputs(
+    hidden: tf.Tensor2D,
+    tokens: tf.Tensor2D,
+    options: ForwardOptions,
+    segments?: readonly (readonly number[])[],
+  ): tf.Tensor2D {
     const vocabLogits = this.project(hidden);
     if (!this.copyHead) return vocabLogits;
     const [batch, time] = tokens.shape;
@@ -762,7 +838,11 @@ export class Gpt {
       batch * time,
       time,
       vocab,
-      (row, s) => s < row % time && s >= (leftPad?.[Math.floor(row / time)] ?? 0),
+      (row, s) => {
+        const b = Math.floor(row / time);
+        const t = row % time;
+        return s < t && s >= (leftPad?.[b] ?? 0) && (!segments || seesTurn(segments[b][t], segments[b][s]));
+      },
       (row, s) => ids[Math.floor(row / time) * time + s + 1],
     );
     return copyMixture(vocabLogits, tf.add(scores, mask), seg);
@@ -779,6 +859,7 @@ export class Gpt {
     leftPad: readonly number[],
     emits: (b: number, s: number) => number,
     before: number,
+    sees?: (b: number, s: number) => boolean,
   ): tf.Tensor2D {
     const head = this.copyHead as CopyHead;
     const [batch, slots] = keys.shape;
@@ -788,7 +869,7 @@ export class Gpt {
       batch,
       slots,
       this.config.vocabSize,
-      (b, s) => s < before && s >= leftPad[b],
+      (b, s) => s < before && s >= leftPad[b] && (!sees || sees(b, s)),
       emits,
     );
     return copyMixture(vocabLogits, tf.add(scores, mask) as tf.Tensor2D, seg);
@@ -855,6 +936,50 @@ const alibiCausalMask = (slopes: readonly number[], first: number, queries: numb
         values[(h * queries + i) * slots + s] = s > first + i ? MASKED : -slope * (first + i - s);
   });
   return tf.tensor4d(values, [1, slopes.length, queries, slots]);
+};
+
+/**
+ * A row's segment per slot (the row's ids at offset .. offset + length): 0 before `start` (its left pad) and in
+ * the prompt, then k from the k-th id of `starts` on.
+ */
+const rowSegments = (
+  ids: ArrayLike<number>,
+  offset: number,
+  length: number,
+  start: number,
+  starts: ReadonlySet<number>,
+): number[] => {
+  const out = new Array<number>(length).fill(0);
+  let segment = 0;
+  for (let t = start; t < length; t++) {
+    if (starts.has(ids[offset + t])) segment++;
+    out[t] = segment;
+  }
+  return out;
+};
+
+/** Turn-local attention (the causal rule apart): a slot of segment `query` sees the prompt, its turn and the one before. */
+const seesTurn = (query: number, key: number): boolean => key === 0 || key >= query - 1;
+
+/**
+ * Turn-local attention's additive mask [B, 1, queries, slots]: query i of row b sits at slot first + i and cannot
+ * see an earlier slot that `seesTurn` rules out (later slots are the causal mask's).
+ */
+const turnMask = (
+  segments: readonly (readonly number[])[],
+  first: number,
+  queries: number,
+  slots: number,
+): tf.Tensor4D => {
+  const values = new Float32Array(segments.length * queries * slots);
+  segments.forEach((row, b) => {
+    for (let i = 0; i < queries; i++) {
+      const query = row[first + i];
+      const base = (b * queries + i) * slots;
+      for (let s = 0; s <= first + i && s < slots; s++) if (!seesTurn(query, row[s])) values[base + s] = MASKED;
+    }
+  });
+  return tf.tensor4d(values, [segments.length, 1, queries, slots]);
 };
 
 /** Additive mask over key slots [B, 1, queries, S]: a row's first leftPad[b] slots are masked. */

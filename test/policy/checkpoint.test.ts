@@ -80,6 +80,18 @@ describe("checkpoints", () => {
     const written = JSON.parse(await readFile(path.join(folder, "plain", "config.json"), "utf8"));
     expect(Object.keys(written)).not.toContain("copy");
     expect(Object.keys(written)).not.toContain("positions");
+    expect(Object.keys(written)).not.toContain("attention");
+    expect(Object.keys(written)).not.toContain("turnStarts");
+  });
+
+  it("round-trip a model with turn-local attention and the ids that start its turns", async () => {
+    const local = new Gpt({ ...config, attention: "turn-local", turnStarts: [3, 4] }, "local");
+    const dir = path.join(folder, "turn-local");
+    await saveCheckpoint(dir, { model: local, tokenizer, version: 1 });
+    const loaded = await loadCheckpoint(dir);
+    expect(loaded.model.config).toEqual(local.config);
+    expect(Array.from(logitsOf(loaded.model))).toEqual(Array.from(logitsOf(local)));
+    for (const m of [local, loaded.model]) m.dispose();
   });
 
   it("record the decoding they were trained under when told, under the manifest's digest", async () => {

@@ -83,6 +83,76 @@ describe("Gpt", () => {
     },
   );
 
+  describe("turn-local attention", () => {
+    // Ids 5 and 6 start a turn (as `<search>` and `<answer>` do): the prompt is [1, 2, 3], then three turns.
+    const TURN_LOCAL = { ...TINY, attention: "turn-local", turnStarts: [5, 6] } as const;
+    const episode = [1, 2, 3, 5, 7, 8, 9, 5, 10, 11, 12, 6, 13, 14];
+
+    it.each([false, true])(
+      "decodes with a KV cache to the logits of a full forward pass, over several turns and left padding (copy head: %s)",
+      (copy) => {
+        const model = new Gpt({ ...TURN_LOCAL, copy }, "turns");
+        const contexts = [episode.slice(0, 9), episode.slice(0, 4), [4, 5, 7]];
+        const continuation = [10, 6, 11, 5, 12, 13];
+        const steps: number[][][] = [];
+        let { logits, cache } = model.prefill(contexts);
+        for (const token of continuation) {
+          steps.push(logits.arraySync() as number[][]);
+          logits.dispose();
+          ({ logits, cache } = model.decode(
+            cache,
+            contexts.map(() => token),
+          ));
+        }
+        steps.push(logits.arraySync() as number[][]);
+        logits.dispose();
+        disposeCache(cache);
+        contexts.forEach((context, row) => {
+          const reference = fullLogits(model, [...context, ...continuation]);
+          steps.forEach((step, s) => {
+            expect(maxAbsDifference(step[row], reference[context.length - 1 + s])).toBeLessThan(1e-5);
+          });
+        });
+        model.dispose();
+      },
+    );
+
+    it.each([false, true])(
+      "makes a one-layer model's slot blind to turns long past, and not to the prompt (copy head: %s)",
+      (copy) => {
+        // One layer: with L layers a slot hears of L turns back, through the previous turn's hidden states, and
+        // the copy head's keys (over final hidden states) add one more.
+        const model = new Gpt({ ...TURN_LOCAL, copy, layers: 1 }, "blind");
+        const full = new Gpt({ ...TINY, copy, layers: 1 }, "blind");
+        // Four turns: slots 3-6, 7-10, 11-13, 14-16.
+        const long = [1, 2, 3, 5, 7, 8, 9, 5, 10, 11, 12, 5, 15, 16, 6, 13, 14];
+        const last = long.length - 1;
+        // The first turn's tokens (slots 4-6) changed; the prompt changed.
+        const otherFirstTurn = long.map((id, t) => (t >= 4 && t <= 6 ? id + 10 : id));
+        const otherPrompt = long.map((id, t) => (t === 1 ? 20 : id));
+        const at = (m: Gpt, sequence: number[], t: number) => fullLogits(m, sequence)[t];
+        expect(maxAbsDifference(at(model, long, last), at(model, otherFirstTurn, last))).toBeLessThan(1e-6);
+        if (!copy) expect(maxAbsDifference(at(model, long, 12), at(model, otherFirstTurn, 12))).toBeLessThan(1e-6);
+        // The second turn still sees the first, and the last slot sees the prompt.
+        expect(maxAbsDifference(at(model, long, 8), at(model, otherFirstTurn, 8))).toBeGreaterThan(1e-4);
+        expect(maxAbsDifference(at(model, long, last), at(model, otherPrompt, last))).toBeGreaterThan(1e-4);
+        // Full attention: the last slot does see the first turn.
+        expect(maxAbsDifference(at(full, long, last), at(full, otherFirstTurn, last))).toBeGreaterThan(1e-4);
+        model.dispose();
+        full.dispose();
+      },
+    );
+
+    it("is refused without the ids that start a turn, and those ids without it", () => {
+      expect(() => new Gpt({ ...TINY, attention: "turn-local" }, "x")).toThrow(/turn-local attention needs turnStarts/);
+      expect(() => new Gpt({ ...TINY, attention: "turn-local", turnStarts: [40] }, "x")).toThrow(
+        /turnStarts id 40 is not a token id in \[0, 40\)/,
+      );
+      expect(() => new Gpt({ ...TINY, turnStarts: [5] }, "x")).toThrow(/turnStarts applies only with attention/);
+      expect(() => new Gpt({ ...TINY, attention: "local" as "full" }, "x")).toThrow(/attention must be "full" or/);
+    });
+  });
+
   it("initialises deterministically from its seed", () => {
     const a = new Gpt(TINY, "same");
     const b = new Gpt(TINY, "same");

@@ -317,6 +317,14 @@ const CASES: [string[], RegExp][] = [
     ],
     /--no-copy-head, --positions alibi cannot apply with --init .*; drop them, or leave out --init for a fresh model/,
   ],
+  [
+    ["sft", "--env", "hopqa", "--init", WARM, "--data", emptyFolder, "--out", out, "--attention", "turn-local"],
+    /--attention turn-local cannot apply with --init .*hopqa-copy-warm-start: a checkpoint keeps its own attention \(full\); drop it/,
+  ],
+  [
+    ["sft", "--env", "hopqa", "--data", emptyFolder, "--out", out, "--attention", "local"],
+    /option '--attention <kind>' argument 'local' is invalid\. Allowed choices are full, turn-local/,
+  ],
   // A run folder whose config.json is damaged: eval said nothing and guessed the environment.
   [
     ["eval", "--checkpoint", damagedRun, "--episodes", "1"],

@@ -4,6 +4,7 @@
  */
 import * as Schema from "effect/Schema";
 import type { EpisodeEvent } from "../kernel/events.ts";
+import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { type GptConfig } from "../policy/gpt.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 import { type Sequence } from "./trajectory.ts";
@@ -277,6 +278,11 @@ type SftProgress = typeof SftProgressFile.Type;
 export declare const sftProgressIn: (out: string) => SftProgress | undefined;
 /** `2 of 5 epochs done` (and the curriculum or the epoch's steps begun). */
 export declare const describeSftProgress: (progress: SftProgress) => string;
+/**
+ * The ids that start a turn under turn-local attention: the opening tag of each of the environment's actions
+ * (`<answer>` and `<tool>` for each tool), each of which must be one token of its tokenizer.
+ */
+export declare const turnStartsOf: (env: Pick<EnvDefinition, "id" | "tools">, tokenizer: WordTokenizer) => number[];
 /**
  * Behaviour cloning from recorded journals into a checkpoint at `out` (what `agent-r1 sft` runs). Throws a UsageError
  * when `data` holds no usable episodes. It saves its progress in `out/sft-progress` at each epoch's end (and

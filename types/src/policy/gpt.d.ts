@@ -18,6 +18,14 @@
  * s (slopes m_h = 2^(-8(h+1)/heads), Press et al.'s ALiBi). Nothing then depends on where a sequence sits,
  * only on distances, so a model trained on short episodes meets no untrained position in a longer one.
  *
+ * With `attention: "turn-local"` a slot sees, besides the causal rule, only the prompt and the slots of its own
+ * turn and of the turn before it. A turn starts at each id of `turnStarts` (the first token of every policy
+ * action, e.g. `<search>` and `<answer>`) and runs through the observation that answers it; the prompt is every
+ * slot before the first such id. Segments come from the ids alone (segment 0 the prompt, k the k-th turn), so the
+ * full forward, the KV cache and the copy head (which may copy only from slots it sees) apply the same rule.
+ * No slot attends to a turn before the previous one, so none reads directly how many turns came before it (with
+ * L layers it still hears of L turns back, through the previous turn's hidden states).
+ *
  * No dropout: RL needs the logprobs of the sampling pass and of the training pass to agree exactly.
  *
  * Speed on wasm: every projection is a plain 2-D matMul on [B*T, in] x [in, out], with a
@@ -57,6 +65,10 @@ export interface GptConfig {
     readonly copy?: boolean;
     /** Learned absolute position embeddings (absent: the default) or ALiBi's distance biases. */
     readonly positions?: "learned" | "alibi";
+    /** Which earlier slots a slot attends to: all (absent: the default) or turn-local (see the top of this file). */
+    readonly attention?: "full" | "turn-local";
+    /** With turn-local attention: the ids that start a turn (the first token of each policy action). */
+    readonly turnStarts?: readonly number[];
 }
 /** The defaults gptConfig fills in: a 2-layer, 4-head, width-64 GPT over 512 ids and 128 positions. */
 export declare const DEFAULT_GPT_CONFIG: GptConfig;
@@ -164,6 +176,8 @@ export interface KvCache {
         readonly keys: tf.Tensor3D;
         readonly ids: readonly (readonly number[])[];
     };
+    /** With turn-local attention: each row's segment slot by slot (pads included, as 0). */
+    readonly segments?: readonly (readonly number[])[];
 }
 /** The copy head's query and key projections (final hidden state to dc = width / heads). */
 interface CopyHead {
@@ -188,6 +202,8 @@ export declare class Gpt {
     readonly head: tf.Variable | null;
     readonly valueHead: Linear;
     readonly copyHead: CopyHead | null;
+    /** With turn-local attention: the ids that start a turn; null with full attention. */
+    readonly turnStarts: ReadonlySet<number> | null;
     constructor(config: Partial<GptConfig>, seed: string);
     /** Trainable variables by name, in a fixed order. */
     get parameters(): ReadonlyMap<string, tf.Variable>;
@@ -221,7 +237,10 @@ export declare class Gpt {
         logits: tf.Tensor2D;
         cache: KvCache;
     };
-    /** Final-LayerNormed hidden states [B*T, d] and each layer's keys and values. */
+    /**
+     * Final-LayerNormed hidden states [B*T, d] and each layer's keys and values; with turn-local attention, each
+     * row's segments (from `ids`, the tokens' ids row-major, else read back from the tensor).
+     */
     private trunk;
     /**
      * Output logits [B*T, V] for hidden [B*T, d] of `tokens` [B, T]: the vocabulary logits, or with the copy
