@@ -133,7 +133,8 @@ export interface BuildOptions {
 /** The demonstrations a recipe records, kept in root/demos-recorded.json once their recording ended. */
 const recordingOf = (w: WarmStartRecipe) =>
   JSON.stringify({ demos: w.demos, demoWorlds: w.demoWorlds, demoSeed: w.demoSeed, demonstrator: w.demonstrator });
-const RECORDED = "demos-recorded.json";
+/** The file in the warm start's root saying its demonstrations' recording ended (npm start's run folder holds it too). */
+export const DEMOS_RECORDED = "demos-recorded.json";
 
 /** A finished clone in `dir` (not an sft stopped there). */
 const finishedClone = (dir: string) => existsSync(join(dir, "manifest.json")) && !existsSync(join(dir, SFT_PROGRESS));
@@ -151,7 +152,7 @@ export const buildWarmStart = async (
   options: BuildOptions = {},
 ): Promise<SftResult> => {
   const demos = join(root, "demos");
-  const marker = join(root, RECORDED);
+  const marker = join(root, DEMOS_RECORDED);
   const kept = existsSync(marker) && readFileSync(marker, "utf8") === recordingOf(w);
   if (!kept) {
     rmSync(marker, { force: true });

@@ -14,6 +14,7 @@ import { COLUMNS, evaluateSuiteShown, type SuiteResult } from "../../actors/hopq
 import {
   buildWarmStart,
   COPY_WARM_START,
+  DEMOS_RECORDED,
   describeRecipe,
   HASTY_WARM_START,
   recipeModel,
@@ -77,6 +78,7 @@ const START_OUTPUTS = new Set([
   "episodes",
   "warm-start",
   "demos",
+  DEMOS_RECORDED, // the warm start's: its demonstrations were recorded (actors/hopqa/warm-start.ts)
   "grpo",
 ]);
 

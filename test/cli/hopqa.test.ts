@@ -1,9 +1,10 @@
 /** The main job and hopqa's evaluation command, run the way a user runs them. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { replaceRunFolder, START_MARKER } from "../../src/cli/start.ts";
 import { runCli, tempDir } from "../support/index.ts";
 
 const words = (text: string) => text.split(" ");
@@ -128,6 +129,15 @@ describe("npm start -- --quick, then eval on any world", () => {
     ).toEqual(after!.slice(1));
     expect(results.checkpoint).toBe(join(out, "grpo", "checkpoints", "v00002"));
     expect(existsSync(join(out, "grpo", "checkpoints", "latest.json"))).toBe(true);
+  }, 420_000);
+
+  it("run again with the same --out, start replaces the folder it wrote (it refused its own demos-recorded.json)", async () => {
+    expect((await starts.hopqa).code).toBe(0);
+    // A copy: the tests below read the run. What start checks before it replaces the folder is what it holds.
+    const again = join(tempDir(), "start-again");
+    cpSync(out, again, { recursive: true });
+    replaceRunFolder(again, "hopqa");
+    expect(readdirSync(again)).toEqual([START_MARKER]);
   }, 420_000);
 
   it("eval --world-seed --split prints exact match and F1 as JSON; a wrong split is a one-line error, exit 2", async () => {
