@@ -528,6 +528,10 @@ const checkNamedImplementations = (id: string, machine: AnyStateMachine): void =
     for (const item of Array.isArray(items) ? items : items === undefined ? [] : [items]) {
       const name = referenceOf(item);
       if (name !== undefined && !defined[kind].includes(name)) refuse(kind, name, where);
+      // and([...]), or([...]) and not(...) hold the guards they combine in `guards` (XState evaluates those
+      // by name too, throwing on an unknown one when an episode reaches it).
+      const combined = kind === "guard" && item !== null ? (item as { guards?: unknown }).guards : undefined;
+      if (Array.isArray(combined)) check(kind, combined, where);
     }
   };
   const visit = (node: NamingNode | undefined): void => {

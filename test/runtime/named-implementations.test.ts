@@ -8,7 +8,7 @@
  * when an episode enters the state.
  */
 import { describe, expect, it } from "vitest";
-import { assign, setup } from "xstate";
+import { and, assign, not, or, setup, stateIn } from "xstate";
 import {
   type AgentActEvent,
   defineEnv,
@@ -92,6 +92,13 @@ describe("defineEnv and the machine's named actions and guards", () => {
     ],
   ] as [Names, RegExp][])("refuses %o, naming where and the name meant", (names, message) => {
     expect(() => envWith(names)).toThrow(message);
+  });
+  it("refuses a misspelt guard combined by and(), or() or not() (XState threw on it when an episode reached it)", () => {
+    for (const guard of [and(["isStop", "isStp"]), or([not("isStp"), "isStop"]), not({ type: "isStp" })])
+      expect(() => envWith({ guard: guard as never })).toThrow(
+        /state "waiting"'s transition on "agent\.act" names the guard "isStp", .*did you mean `isStop`\?\)/,
+      );
+    expect(envWith({ guard: and(["isStop", not("isStop"), stateIn("waiting")]) as never }).id).toBe("named");
   });
 });
 
