@@ -8,6 +8,7 @@
  * shares it (a second subscription never runs the episodes again into the same journal). Both streams
  * complete when every episode has ended, and both error with the run's error.
  */
+import { setMaxListeners } from "node:events";
 import type { Json } from "effect/Schema";
 import { defer, merge, Observable, of, repeat, Subject, Subscription, takeWhile } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
@@ -110,6 +111,11 @@ export const rollout: {
     throw new RangeError(`rollout: concurrency must be a positive integer, got ${concurrency}`);
   if (!Number.isInteger(groupSize) || groupSize < 1)
     throw new RangeError(`rollout: groupSize must be a positive integer, got ${groupSize}`);
+  // Each running episode listens on the signal until it ends: more than 10 at once made Node warn of a leak
+  // ("MaxListenersExceededWarning: ... 11 abort listeners added to [AbortSignal]") on every train's warm start
+  // (32 at once). They listen on a signal of the rollout's own that follows the caller's, with no such limit.
+  const signal = options.signal instanceof AbortSignal ? AbortSignal.any([options.signal]) : options.signal;
+  if (signal instanceof AbortSignal) setMaxListeners(0, signal);
   const events = new Subject<EpisodeEvent>();
   const episodes = new Subject<EpisodeRecord<Task>>();
   /** Episode `index` of the run: its task drawn and checked, then the episode itself. */
@@ -158,7 +164,7 @@ export const rollout: {
         seed: splitSeed(options.seed, index),
         task,
         onEvent: (event) => events.next(event),
-        ...(options.signal ? { signal: options.signal } : {}),
+        ...(signal ? { signal } : {}),
       }),
     );
   };
@@ -168,7 +174,7 @@ export const rollout: {
   let next = start;
   const claim = (): number | undefined => {
     // A halted process (a stopped record: halt.ts) starts none either.
-    if (options.signal?.aborted || isHalted()) return undefined;
+    if (signal?.aborted || isHalted()) return undefined;
     while (next < end && options.skip?.(next)) next += 1;
     return next < end ? next++ : undefined;
   };

@@ -499,4 +499,39 @@ describe("rollout: cancelling with a signal", () => {
     });
     expect(await within(lastValueFrom(none.episodes.pipe(toArray())))).toEqual([]);
   });
+
+  it("runs 32 episodes at once on one signal without Node's leak warning (train's warm start printed one)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const controller = new AbortController();
+      const run = rollout({
+        env: lookupEnv,
+        policy: new PolicyActor(expertPolicy()),
+        journal: new MemoryJournal(),
+        seed: "many",
+        episodes: 64,
+        concurrency: 32,
+        signal: controller.signal,
+      });
+      expect(await within(lastValueFrom(run.episodes.pipe(toArray())))).toHaveLength(64);
+      // Node says it on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+      // Still stops on it: aborted, no more start.
+      controller.abort(new Error("enough"));
+      const after = rollout({
+        env: lookupEnv,
+        policy: new PolicyActor(expertPolicy()),
+        journal: new MemoryJournal(),
+        seed: "after",
+        episodes: 4,
+        signal: controller.signal,
+      });
+      expect(await within(lastValueFrom(after.episodes.pipe(toArray())))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });

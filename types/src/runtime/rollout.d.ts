@@ -1,4 +1,4 @@
-/**
+/*
  * The rollout runner: N episodes from a run seed, at most `concurrency` at a time, all sharing one
  * batching policy actor. Episode i has seed `${seed}:${i}`; with groups of G, episodes g*G..g*G+G-1 share
  * the task drawn from `${seed}:task${g}` (GRPO's groups). Completed episodes come out on `episodes`;
