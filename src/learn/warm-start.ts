@@ -88,7 +88,8 @@ export const runWarmStart = async (
   const started = performance.now();
   const seed = splitSeed(config.seed, "warm-start");
   const demos = join(warmStartDir(runDir), "demos");
-  let recorded = recordedIn(warmStartDir(runDir), warm.episodes);
+  // Demonstrations removed since their recording ended (a user's cleanup) are recorded again, not cloned from nothing.
+  let recorded = existsSync(demos) ? recordedIn(warmStartDir(runDir), warm.episodes) : undefined;
   const saved = recorded ? savedCloning(checkpoint, warmStartDir(runDir)) : undefined;
   if (recorded)
     log(

@@ -205,6 +205,23 @@ describe("the warm start before RL", () => {
       sameRun(out);
     }, 60_000);
 
+    it("stopped mid-cloning, its demonstrations folder removed: the resume records them again and clones", async () => {
+      const out = join(tempDir(), "run");
+      let asked = 0;
+      const recorded = join(out, "warm-start", "recorded.json");
+      await train({
+        env: lookup,
+        config: wanted,
+        out,
+        log: () => {},
+        shouldStop: () => existsSync(recorded) && ++asked > 3,
+      });
+      rmSync(join(out, "warm-start", "demos"), { recursive: true });
+      // It said "--data <run>/warm-start/demos: no such file or folder", a flag train has not.
+      await train({ env: lookup, config: wanted, out, resume: true, log: () => {} });
+      sameRun(out);
+    }, 60_000);
+
     it("refuses to resume a cloning whose demonstrations changed, saying how to start it over", async () => {
       const out = join(tempDir(), "run");
       let asked = 0;
