@@ -153,7 +153,8 @@ export const buildWarmStart = async (
 ): Promise<SftResult> => {
   const demos = join(root, "demos");
   const marker = join(root, DEMOS_RECORDED);
-  const kept = existsSync(marker) && readFileSync(marker, "utf8") === recordingOf(w);
+  // A demos folder removed since (a user's cleanup) is recorded again, not cloned from nothing.
+  const kept = existsSync(demos) && existsSync(marker) && readFileSync(marker, "utf8") === recordingOf(w);
   if (!kept) {
     rmSync(marker, { force: true });
     rmSync(demos, { recursive: true, force: true });

@@ -3,7 +3,7 @@
  * recorded, are kept, and each cloning resumes from its saved point, to the clone an unbroken build writes,
  * byte for byte. Before, a stop during it recorded and cloned everything again (16-45 minutes on 2 cores).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildWarmStart, COPY_WARM_START, type WarmStartRecipe } from "../../actors/hopqa/warm-start.ts";
@@ -56,6 +56,16 @@ describe("hopqa's warm start, stopped and built again", () => {
     const resumed = await buildWarmStart(root, out, recipe);
     expect(resumed.stopped).toBeUndefined();
     expect(statSync(join(root, "demos-recorded.json")).mtimeMs).toBe(recordedAt);
+    same(root);
+  }, 60_000);
+
+  it("stopped in its cloning, its demos folder removed: the next build records them again", async () => {
+    const root = join(dir, "demos-removed");
+    const out = join(root, "warm-start");
+    expect((await buildWarmStart(root, out, recipe, stopAt(2))).stopped).toBe(true);
+    rmSync(join(root, "demos"), { recursive: true });
+    // It failed: "--data <root>/demos: no such file or folder".
+    expect((await buildWarmStart(root, out, recipe)).stopped).toBeUndefined();
     same(root);
   }, 60_000);
 });
