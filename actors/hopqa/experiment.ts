@@ -176,7 +176,7 @@ const warmStart = async (
   say: (line: string) => void,
   from?: string,
   build: BuildOptions = {},
-): Promise<"stopped" | undefined> => {
+): Promise<"stopped" | "built" | undefined> => {
   const dir = join(root, "warm-start");
   const done = join(root, "baselines.json");
   if (existsSync(done)) return undefined;
@@ -191,6 +191,9 @@ const warmStart = async (
   } else {
     say(`warm start: ${describeRecipe(w)}`);
     if ((await buildWarmStart(root, dir, w, build)).stopped) return "stopped";
+    // A stop asked during the cloning's last step is held until that step ends: it stops here, before the
+    // baselines (minutes), not after them.
+    if (build.shouldStop?.()) return "built";
   }
   say("evaluating the baselines");
   const started = Date.now();
@@ -949,11 +952,19 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
     const again = `run \`${command}\` again to go on`;
     const stop = stopOnSignals(kept, again);
     const quiet = stop.dispose;
-    if ((await warmStart(opts.out, say, opts.warmStart, stop.warmStart)) === "stopped") {
+    // The handlers are removed however the warm start ends: one that throws left them on (a later stop
+    // signal in this process then went to a finished experiment's handler).
+    const warm = await warmStart(opts.out, say, opts.warmStart, stop.warmStart).catch((error: unknown) => {
+      quiet();
+      throw error;
+    });
+    if (warm === "stopped" || warm === "built") {
       quiet();
       const stoppedBy = stop.stoppedBy() ?? "SIGINT";
       process.stderr.write(
-        `${interruptedBy(stoppedBy)}: the warm start's cloning stopped; its demonstrations and the cloning's progress (its steps up to the stop) are kept in ${opts.out}; ${again} (the cloning goes on from there)\n`,
+        warm === "stopped"
+          ? `${interruptedBy(stoppedBy)}: the warm start's cloning stopped; its demonstrations and the cloning's progress (its steps up to the stop) are kept in ${opts.out}; ${again} (the cloning goes on from there)\n`
+          : `${interruptedBy(stoppedBy)}: the warm start's cloning had reached its last step and finished it; the baselines were not evaluated and no run started; its demonstrations are kept in ${opts.out}; ${again} (it clones the warm start again, then evaluates the baselines)\n`,
       );
       return exitCodeOf(stoppedBy);
     }
