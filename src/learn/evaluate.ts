@@ -154,6 +154,33 @@ export interface EvaluateOptions<Task extends Json = Json> {
   readonly signal?: AbortSignal;
 }
 
+/** Whether `signal` has an AbortSignal's shape: what the episodes use of it (Node's own has it, and so do others). */
+const isAbortSignalShaped = (signal: unknown): signal is AbortSignal =>
+  typeof signal === "object" &&
+  signal !== null &&
+  typeof (signal as { aborted?: unknown }).aborted === "boolean" &&
+  typeof (signal as { addEventListener?: unknown }).addEventListener === "function" &&
+  typeof (signal as { removeEventListener?: unknown }).removeEventListener === "function";
+
+/** What a refused signal was: its type, or which of an AbortSignal's parts an object lacks. */
+const describeSignal = (signal: unknown): string => {
+  if (signal === null) return "null";
+  if (typeof signal !== "object") return typeof signal;
+  const parts = signal as Record<string, unknown>;
+  const lacks = [
+    typeof parts.aborted !== "boolean" && "a boolean 'aborted'",
+    typeof parts.addEventListener !== "function" && "addEventListener",
+    typeof parts.removeEventListener !== "function" && "removeEventListener",
+  ].filter((part): part is string => part !== false);
+  return `an object without ${lacks.join(", ")}${"signal" in parts ? " (an AbortController? give its .signal)" : ""}`;
+};
+
+/** Rejects with an aborted signal's reason (an AbortError when it has none), as Node's throwIfAborted does. */
+const throwIfAborted = (signal: AbortSignal | undefined): void => {
+  if (!signal?.aborted) return;
+  throw signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+};
+
 /**
  * Runs `episodes` episodes of `policy` on seeds `SEED:i` and summarizes them; journals go to `dir` when given (in
  * memory otherwise). Throws a TypeError or RangeError on bad options, and when a learned policy's tokenizer is not
@@ -173,9 +200,10 @@ export const evaluate: {
   if (typeof options !== "object" || options === null)
     throw new TypeError('evaluate: give the options, e.g. evaluate(env, policy, { episodes: 100, seed: "heldout" })');
   checkKnownKeys("evaluate", options, ["episodes", "seed", "dir", "onEpisode", "signal"]);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+  // Any object shaped as one (another realm's, a polyfill's), as collect and train take: not only Node's own.
+  if (options.signal !== undefined && !isAbortSignalShaped(options.signal))
     throw new TypeError(
-      `evaluate: signal must be an AbortSignal (new AbortController().signal), got ${options.signal === null ? "null" : typeof options.signal}`,
+      `evaluate: signal must be an AbortSignal (new AbortController().signal, or an object with a boolean 'aborted', 'reason' and addEventListener/removeEventListener methods), got ${describeSignal(options.signal)}`,
     );
   if (!Number.isInteger(options.episodes) || options.episodes < 0)
     throw new RangeError(
@@ -188,7 +216,7 @@ export const evaluate: {
     throw new UsageError({
       detail: `evaluate: the policy was made for another tokenizer (${policy.tokenizer.id}) than environment ${env.id}'s (${env.tokenizer.id}); load it with loadPolicy(${env.id}'s environment, ...) from a checkpoint trained on it`,
     });
-  options.signal?.throwIfAborted();
+  throwIfAborted(options.signal);
   if (options.episodes === 0) return summarizeEpisodes([]);
   const collected = await collect({
     env,
@@ -200,7 +228,7 @@ export const evaluate: {
     ...(options.signal ? { signal: options.signal } : {}),
   });
   // Stopped: the episodes it cut short would read as the policy's failures.
-  options.signal?.throwIfAborted();
+  throwIfAborted(options.signal);
   const summary = summarizeEpisodes(collected.map((c) => c.record));
   if (!(policy instanceof TransformerPolicy)) return summary;
   const { maxNewTokens, stopTokens } = policy.sampling;

@@ -318,7 +318,55 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
     expect(ran).toBe(0);
     await expect(
       evaluate(lookupEnv, expert(), { episodes: 5, seed: "held", signal: true as unknown as AbortSignal }),
-    ).rejects.toThrow("evaluate: signal must be an AbortSignal (new AbortController().signal), got boolean");
+    ).rejects.toThrow(/^evaluate: signal must be an AbortSignal \(new AbortController\(\)\.signal, .*\), got boolean$/);
+  });
+
+  it("evaluate() takes any object shaped as an AbortSignal (another realm's, a polyfill's), as collect and train do", async () => {
+    // It refused all but Node's own (an instanceof check): such a signal, which collect and train take, failed.
+    const target = new EventTarget();
+    const shaped = {
+      aborted: false,
+      reason: undefined as unknown,
+      addEventListener: target.addEventListener.bind(target),
+      removeEventListener: target.removeEventListener.bind(target),
+    };
+    const abort = (reason?: unknown) => {
+      shaped.aborted = true;
+      shaped.reason = reason;
+      target.dispatchEvent(new Event("abort"));
+    };
+    const signal = shaped as unknown as AbortSignal;
+    expect((await evaluate(lookupEnv, expertPolicy(), { episodes: 3, seed: "held", signal })).episodes).toBe(3);
+    const dir = tempDir("agent-r1-shaped-signal-eval-");
+    let ended = 0;
+    const stopped = evaluate(lookupEnv, expertPolicy(), {
+      episodes: 50,
+      seed: "held",
+      dir,
+      signal,
+      onEpisode: () => {
+        if (++ended === 3) abort(new Error("deadline"));
+      },
+    });
+    await expect(stopped).rejects.toThrow("deadline");
+    // The episodes running heard it: they ended there, journaled as stopped.
+    const reasons = (await findJournals(dir)).map(
+      (file) => JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!).reason as string,
+    );
+    expect(reasons.filter((r) => r === "aborted: stopped: deadline").length).toBeGreaterThan(0);
+    // Aborted already, with no reason: an AbortError, as with Node's own.
+    shaped.reason = undefined;
+    await expect(evaluate(lookupEnv, expertPolicy(), { episodes: 5, seed: "held", signal })).rejects.toMatchObject({
+      name: "AbortError",
+    });
+    // An AbortController given for its signal is still refused, saying so.
+    await expect(
+      evaluate(lookupEnv, expertPolicy(), {
+        episodes: 5,
+        seed: "held",
+        signal: new AbortController() as unknown as AbortSignal,
+      }),
+    ).rejects.toThrow("(an AbortController? give its .signal)");
   });
 
   it("type their errors: LearnError covers the kernel's and the learner's tagged errors", () => {
