@@ -16,7 +16,7 @@ import {
 } from "../runtime/episode.ts";
 import { describeCounts, tallyOutcomes } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
-import { ToolTally } from "../runtime/tool-tally.ts";
+import { ToolTally, type ToolTallySummary } from "../runtime/tool-tally.ts";
 import { collect } from "./collect.ts";
 import { episodeToSequence, type Sequence } from "./trajectory.ts";
 
@@ -50,8 +50,12 @@ export interface EvalSummary {
   readonly endReasons?: Readonly<Record<string, number>>;
   /** Rewards given, by their reason ("malformed", ...): how often each was given (absent in older summaries). */
   readonly rewardCounts?: Readonly<Record<string, number>>;
-  /** Tool calls made and how many of them failed (absent in older summaries). */
-  readonly tools?: { readonly calls: number; readonly failed: number };
+  /**
+   * What the tool calls did, as `record --json` says it: calls, how many failed, the most frequent failures
+   * (`failures[]`: tool, kind, message, tag, count, thrownAt), results cut to size, tools that returned
+   * nothing (older summaries: calls and failed only; absent in older still).
+   */
+  readonly tools?: ToolTallySummary | { readonly calls: number; readonly failed: number };
 }
 
 /**
@@ -78,7 +82,11 @@ export const outgrewContext = (events: readonly EpisodeEvent[], contextLength: n
   return sequence.turns.some((span) => span.start + Math.max(maxNewTokens, span.end - span.start) > contextLength);
 };
 
-export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummary => {
+/**
+ * The summary of `records`; `tools`: a tally begun before they ran (it counts the tools that returned nothing
+ * since, which their events do not say), a new one otherwise.
+ */
+export const summarizeEpisodes = (records: readonly EpisodeRecord[], tools = new ToolTally()): EvalSummary => {
   const n = Math.max(1, records.length);
   const sums: Record<string, { total: number; count: number }> = {};
   for (const r of records)
@@ -88,9 +96,7 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummar
       sums[k].count += 1;
     }
   const metrics = Object.fromEntries(Object.entries(sums).map(([k, { total, count }]) => [k, total / count]));
-  const tools = new ToolTally();
   for (const r of records) tools.add(r.events);
-  const { calls, failed } = tools.summary(0);
   return {
     episodes: records.length,
     successRate: "success" in metrics ? metrics.success : null,
@@ -106,7 +112,7 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[]): EvalSummar
       records.find((r) => r.reason.startsWith("aborted"))?.reason,
     ),
     ...tallyOutcomes(records),
-    tools: { calls, failed },
+    tools: tools.summary(),
   };
 };
 
@@ -218,6 +224,7 @@ export const evaluate: {
     });
   throwIfAborted(options.signal);
   if (options.episodes === 0) return summarizeEpisodes([]);
+  const tools = new ToolTally();
   const collected = await collect({
     env,
     policy,
@@ -229,7 +236,10 @@ export const evaluate: {
   });
   // Stopped: the episodes it cut short would read as the policy's failures.
   throwIfAborted(options.signal);
-  const summary = summarizeEpisodes(collected.map((c) => c.record));
+  const summary = summarizeEpisodes(
+    collected.map((c) => c.record),
+    tools,
+  );
   if (!(policy instanceof TransformerPolicy)) return summary;
   const { maxNewTokens, stopTokens } = policy.sampling;
   const cut = collected.reduce((n, c) => n + countCutActions(c.events, maxNewTokens, stopTokens), 0);

@@ -127,6 +127,34 @@ describe("record says when episodes aborted", () => {
     expect(lines.filter((line) => / FAILED c\d+ /.test(line))).toHaveLength(3);
   });
 
+  it("eval's JSON (evaluate's summary) lists the tools' failures as record --json does, in the same shape", async () => {
+    // It carried the counts only ({ calls, failed }): which tool failed, and with what, was record's alone.
+    const { default: env } = await import("../reliability/fixtures/buggy-tool-env.ts");
+    const { evaluate } = await import("../../src/learn/evaluate.ts");
+    const summary = await evaluate(env, env.policies!.expert(), { episodes: 3, seed: "s" });
+    const args = ["record", "--env", "./test/reliability/fixtures/buggy-tool-env.ts", "--policy", "expert"];
+    expect(await main([...args, "--episodes", "3", "--seed", "s", "--out", join(dir, "buggy-eval"), "--json"])).toBe(0);
+    const recorded = JSON.parse(output.stdout.trim().split("\n").at(-1) as string).tools;
+    expect(summary.tools).toEqual(recorded);
+    expect(summary.tools).toMatchObject({
+      calls: 6,
+      failed: 3,
+      cut: 3,
+      failures: [
+        { tool: "shout", kind: "error", count: 3, thrownAt: "test/reliability/fixtures/buggy-tool-env.ts:14:41" },
+      ],
+    });
+    // A tool that returned nothing is counted too (its events do not say it: the tally begins before the episodes).
+    const { default: silent } = await import("../reliability/fixtures/silent-tool-env.ts");
+    expect((await evaluate(silent, silent.policies!.expert(), { episodes: 3, seed: "s" })).tools).toEqual({
+      calls: 3,
+      failed: 0,
+      cut: 0,
+      failures: [],
+      returnedNothing: [{ tool: "look", count: 3 }],
+    });
+  });
+
   it("a machine that never ends: the turn-limit abort says it is the runtime's safety net and what to do", async () => {
     const args = [
       "record",

@@ -7,6 +7,7 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 import { type EpisodeRecord, type SuccessOutOfRange } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
+import { ToolTally, type ToolTallySummary } from "../runtime/tool-tally.ts";
 /**
  * The scores of an evaluation: success rate, mean return and turns, the environment's metrics, and what went wrong.
  */
@@ -37,8 +38,12 @@ export interface EvalSummary {
     readonly endReasons?: Readonly<Record<string, number>>;
     /** Rewards given, by their reason ("malformed", ...): how often each was given (absent in older summaries). */
     readonly rewardCounts?: Readonly<Record<string, number>>;
-    /** Tool calls made and how many of them failed (absent in older summaries). */
-    readonly tools?: {
+    /**
+     * What the tool calls did, as `record --json` says it: calls, how many failed, the most frequent failures
+     * (`failures[]`: tool, kind, message, tag, count, thrownAt), results cut to size, tools that returned
+     * nothing (older summaries: calls and failed only; absent in older still).
+     */
+    readonly tools?: ToolTallySummary | {
         readonly calls: number;
         readonly failed: number;
     };
@@ -53,7 +58,11 @@ export declare const countCutActions: (events: readonly EpisodeEvent[], budget: 
  * model's `contextLength` with room for its budget (the test `fitToContext` applies before training on it).
  */
 export declare const outgrewContext: (events: readonly EpisodeEvent[], contextLength: number, maxNewTokens: number) => boolean;
-export declare const summarizeEpisodes: (records: readonly EpisodeRecord[]) => EvalSummary;
+/**
+ * The summary of `records`; `tools`: a tally begun before they ran (it counts the tools that returned nothing
+ * since, which their events do not say), a new one otherwise.
+ */
+export declare const summarizeEpisodes: (records: readonly EpisodeRecord[], tools?: ToolTally) => EvalSummary;
 /**
  * One line for a log: success (when the environment reports it), exact match and F1 (when it reports
  * them, as hopqa does), mean return, and anything that went wrong. Over `episodes` greedy episodes.
