@@ -110,6 +110,11 @@ export const runWarmStart = async (
           if (shouldStop()) stopping.abort(new Error("train was stopped"));
         }, 100)
       : undefined;
+    // train's signal, followed by a listener of its own: AbortSignal.any never hears an object shaped as an
+    // AbortSignal (a polyfill's), which train takes (the recording then stopped only at shouldStop's next poll).
+    const follow = () => stopping.abort(signal?.reason);
+    if (signal?.aborted) follow();
+    else signal?.addEventListener("abort", follow, { once: true });
     let summary: Awaited<ReturnType<typeof record>>;
     try {
       summary = await record({
@@ -122,10 +127,11 @@ export const runWarmStart = async (
         durability: "episode",
         quiet: !bars,
         log,
-        signal: signal ? AbortSignal.any([stopping.signal, signal]) : stopping.signal,
+        signal: stopping.signal,
       });
     } finally {
       clearInterval(asking);
+      signal?.removeEventListener("abort", follow);
     }
     // Stopped (perhaps after its last episode ended: then it is only recorded again).
     if (stopping.signal.aborted || signal?.aborted) {

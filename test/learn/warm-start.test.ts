@@ -243,6 +243,45 @@ describe("the warm start before RL", () => {
     }, 60_000);
   });
 
+  it("stopped during its recording by an object shaped as an AbortSignal (a polyfill's), as by Node's own", async () => {
+    // AbortSignal.any, which takes Node's own, never heard it: the recording stopped only when train's
+    // shouldStop, polled every 100 ms, saw it aborted (episodes ended meanwhile, stopped as "train was stopped").
+    const out = join(tempDir(), "run");
+    const target = new EventTarget();
+    const shaped = {
+      aborted: false,
+      reason: undefined as unknown,
+      addEventListener: target.addEventListener.bind(target),
+      removeEventListener: target.removeEventListener.bind(target),
+    };
+    const aborting = withExpert((act) => async (requests) => {
+      if (!shaped.aborted) {
+        shaped.aborted = true;
+        shaped.reason = new Error("deadline");
+        target.dispatchEvent(new Event("abort"));
+      }
+      return act(requests);
+    });
+    const lines: string[] = [];
+    const stopped = await train({
+      env: aborting,
+      config: config({ episodes: 4, epochs: 1 }),
+      out,
+      log: (l) => lines.push(l),
+      signal: shaped as unknown as AbortSignal,
+    });
+    expect(stopped.stopped).toBe(true);
+    expect(lines).toContain(
+      "warm start: stopped during its recording (0 of 4 expert episodes ended): a resume records them again, then clones them",
+    );
+    // Each episode ended on the signal's own reason.
+    const demos = join(out, "warm-start", "demos");
+    const reasons = readdirSync(demos).map(
+      (file) => JSON.parse(readFileSync(join(demos, file), "utf8").trim().split("\n").at(-1) as string).reason,
+    );
+    expect(reasons).toEqual(Array(4).fill("aborted: stopped: deadline"));
+  });
+
   it("saves the run's settings before its warm start: a run killed during it resumes with them", async () => {
     const out = join(tempDir(), "run");
     // Whether config.json was on disk while the demonstrations were recorded (a kill -9 could come then).
