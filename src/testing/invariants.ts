@@ -210,21 +210,57 @@ export const returnBounds = (bounds: {
 export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> => {
   if (typeof cap !== "number" || Number.isNaN(cap))
     throw new RangeError(`processRewardCap: the cap must be a number, got ${String(cap)}`);
-  return episodeInvariant(
+  const processOf = (e: PlayedEpisode) => e.rewards.filter((r) => r.kind === "process");
+  const overCap = (e: PlayedEpisode) => {
+    const process = processOf(e);
+    const total = process.reduce((sum, r) => sum + r.value, 0);
+    if (total <= cap + EPSILON) return undefined;
+    return `process rewards sum to ${formatBeside(total, cap)}, above the cap ${cap}: ${process
+      .map((r) => describeReward(r))
+      .join(", ")}`;
+  };
+  // The episode the base check just played, so that its paid actions can be repeated without playing it again.
+  let last: PlayedEpisode | undefined;
+  const base = episodeInvariant(
     `process rewards sum to at most ${cap}`,
     (e) => {
-      const process = e.rewards.filter((r) => r.kind === "process");
-      const total = process.reduce((sum, r) => sum + r.value, 0);
-      if (total <= cap + EPSILON) return undefined;
-      return `process rewards sum to ${formatBeside(total, cap)}, above the cap ${cap}: ${process
-        .map((r) => describeReward(r))
-        .join(", ")}`;
+      last = e;
+      return overCap(e);
     },
     {
       appliesTo: (e) => e.rewards.some((r) => r.kind === "process" && r.value > EPSILON),
       describe: "earned a positive process reward",
     },
   );
+  return {
+    ...base,
+    check: async (env, script) => {
+      last = undefined;
+      const found = await base.check(env, script);
+      const played = last as PlayedEpisode | undefined;
+      if (found || !played) return found;
+      // Then repeat, right away, each action that earned a process reward, as often as it takes to pass the cap
+      // if every repeat earns it again: farming is a repeat, which random scripts seldom draw twice.
+      const total = processOf(played).reduce((sum, r) => sum + r.value, 0);
+      const earnedOn = (turn: number) =>
+        processOf(played)
+          .filter((r) => r.turn === turn)
+          .reduce((sum, r) => sum + r.value, 0);
+      const paid = played.events.filter(
+        (e): e is EventOf<"agent.acted"> => e.type === "agent.acted" && earnedOn(e.turn) > EPSILON,
+      );
+      for (const acted of paid.slice(0, 2)) {
+        const times = Math.min(8, Math.floor(Math.max(0, cap - total) / earnedOn(acted.turn)) + 1);
+        const repeated = await playEpisode(env, {
+          ...script,
+          actions: [...script.actions.slice(0, acted.turn + 1), ...Array.from({ length: times }, () => acted.text)],
+        });
+        const message = overCap(repeated);
+        if (message) return { message, episodes: [repeated.events] };
+      }
+      return undefined;
+    },
+  };
 };
 
 /** Options of noRewardForRepeatedCalls. */

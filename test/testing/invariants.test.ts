@@ -112,6 +112,18 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(failure.violation.message).toMatch(/^process rewards sum to 0\.3, above the cap 0\.2: /);
   });
 
+  it("processRewardCap repeats a rewarded action right away, so a farmable reward is found in few cases", async () => {
+    // Paid for every check of the secret, never capped: random scripts seldom check the secret twice, so 10
+    // cases of these seeds passed (or checked nothing) before the check also repeated each paid action.
+    const farmed = createSecretEnv({ process: ({ word, secret }) => (word === secret ? 0.1 : 0) });
+    for (const seed of [1, 2, 8, 10]) {
+      const failure = await failureOf(
+        checkRewards(farmed, { ...options, numRuns: 10, seed, invariants: [processRewardCap(0.1)] }),
+      );
+      expect(failure.violation.message).toMatch(/^process rewards sum to 0\.2, above the cap 0\.1: /);
+    }
+  });
+
   it("noRewardForRepeatedCalls catches a reward paid for the same call twice", async () => {
     const farmed = createSecretEnv({ process: () => 0.1 });
     const failure = await failureOf(checkRewards(farmed, { ...failing, invariants: [noRewardForRepeatedCalls()] }));
