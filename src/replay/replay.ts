@@ -71,6 +71,14 @@ const IMPURE =
   "the usual cause is a guard, action, observe, reward or end function that is not pure (Math.random, " +
   "Date.now, timers, reading outside state that changes, or changing the context in place instead of through " +
   "assign, which happens live and not in replay); or the environment changed without a new version";
+/**
+ * Said too for a journal the property kit wrote (its scripted policy is `script`, SCRIPT_POLICY in testing): its
+ * counterexamples are often of a variant under test (a broken reward), which the module's export is not.
+ */
+const KIT_VARIANT =
+  '; this journal was played by the property kit (policy "script"): a counterexample of a variant under test ' +
+  "(a broken reward the module does not export) diverges against the module's export by design: replay it " +
+  "against that variant in code, replayEpisode(await readJournalFile(path), variant)";
 /** Said too for an environment with variants: one whose options change its machine replays as another. */
 const CONFIGURED =
   " (a configure() option that changes the machine is such a change: a variant may change only its tasks)";
@@ -171,7 +179,9 @@ export const replayEpisode = (
   };
   /** The machine derived something else from the same inputs. */
   const diverge = (seq: number, expected: string, actual: string): never => {
-    const usual = env.configure ? IMPURE + CONFIGURED : IMPURE;
+    const usual =
+      (env.configure ? IMPURE + CONFIGURED : IMPURE) +
+      (started?.type === "episode.started" && started.policy.id === "script" ? KIT_VARIANT : "");
     const parse = lastAction ? reparsed(lastAction.text, lastAction.seq, env.tools) : "";
     const hint = parse ? `${parse}; if it was recorded later, ${usual}` : usual;
     throw new NonDeterminismError({ episode, seq, file: options.file, expected, actual, hint });

@@ -162,3 +162,16 @@ describe("a context that diverged in replay", () => {
     expect(replayEpisode(await journal.read(live.record.episode), makeEnv()).turns).toBe(1);
   });
 });
+
+describe("a journal the property kit played, replayed against another machine", () => {
+  it("says that the kit's journal may be of a variant under test, and how to replay it against that variant", async () => {
+    // A spreadsheet walkthrough: a broken reward's counterexample, replayed with `--env` of the module (which
+    // exports the sound reward), diverged with only the hint about impure code, which that module did not have.
+    // (A journal of another policy keeps the hint as it was: test/replay/golden.test.ts.)
+    expect(await divergence("clock")).toContain(
+      'this journal was played by the property kit (policy "script"): a counterexample of a variant under test ' +
+        "(a broken reward the module does not export) diverges against the module's export by design: replay it " +
+        "against that variant in code, replayEpisode(await readJournalFile(path), variant)",
+    );
+  });
+});
