@@ -43,7 +43,7 @@ import {
   trainStep,
 } from "../../src/learn/index.ts";
 import { findJournals } from "../../src/observe/journals.ts";
-import { tempDir } from "../support/index.ts";
+import { shapedAbortSignal, tempDir } from "../support/index.ts";
 
 /** Two updates of 4 tasks x 2 episodes from a fresh model, no evaluation: enough to see what train() says. */
 const TWO_SMALL_UPDATES = {
@@ -323,19 +323,7 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
 
   it("evaluate() takes any object shaped as an AbortSignal (another realm's, a polyfill's), as collect and train do", async () => {
     // It refused all but Node's own (an instanceof check): such a signal, which collect and train take, failed.
-    const target = new EventTarget();
-    const shaped = {
-      aborted: false,
-      reason: undefined as unknown,
-      addEventListener: target.addEventListener.bind(target),
-      removeEventListener: target.removeEventListener.bind(target),
-    };
-    const abort = (reason?: unknown) => {
-      shaped.aborted = true;
-      shaped.reason = reason;
-      target.dispatchEvent(new Event("abort"));
-    };
-    const signal = shaped as unknown as AbortSignal;
+    const { shaped, abort, signal } = shapedAbortSignal();
     expect((await evaluate(lookupEnv, expertPolicy(), { episodes: 3, seed: "held", signal })).episodes).toBe(3);
     const dir = tempDir("agent-r1-shaped-signal-eval-");
     let ended = 0;

@@ -8,7 +8,7 @@ import { DEFAULT_TRAIN_CONFIG, type TrainConfig } from "../../src/learn/config.t
 import { train } from "../../src/learn/trainer.ts";
 import { warmStartCheckpoint } from "../../src/learn/warm-start.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
-import { tempDir, withStderr } from "../support/index.ts";
+import { shapedAbortSignal, tempDir, withStderr } from "../support/index.ts";
 
 const config = (warmStart: TrainConfig["warmStart"]): TrainConfig => ({
   ...DEFAULT_TRAIN_CONFIG,
@@ -127,21 +127,28 @@ describe("the warm start before RL", () => {
     beforeAll(async () => {
       await train({ env: lookup, config: wanted, out: unbroken, log: () => {} });
     }, 60_000);
-
-    it("by shouldStop mid-epoch: the resume clones on from its saved point, the demonstrations not recorded again", async () => {
-      const out = join(tempDir(), "run");
+    /**
+     * Trains into `out` and stops it at the first ask past `cloningAsks` once the recording has ended (sft asks
+     * once before its first step, then after each step): stopped after cloning step `cloningAsks`.
+     */
+    const stopWhileCloning = (out: string, cloningAsks: number, log: (line: string) => void = () => {}) => {
       let asked = 0;
-      const lines: string[] = [];
-      // Asked during the recording too; once it ended, sft asks once before its first step: stopped after its
-      // third step (mid-epoch 2).
       const recorded = join(out, "warm-start", "recorded.json");
-      const stopped = await train({
+      return train({
         env: lookup,
         config: wanted,
         out,
-        log: (l) => lines.push(l),
-        shouldStop: () => existsSync(recorded) && ++asked > 3,
+        log,
+        shouldStop: () => existsSync(recorded) && ++asked > cloningAsks,
       });
+    };
+
+    it("by shouldStop mid-epoch: the resume clones on from its saved point, the demonstrations not recorded again", async () => {
+      const out = join(tempDir(), "run");
+      const lines: string[] = [];
+      // Asked during the recording too; once it ended, sft asks once before its first step: stopped after its
+      // third step (mid-epoch 2).
+      const stopped = await stopWhileCloning(out, 3, (l) => lines.push(l));
       expect(stopped).toMatchObject({ stopped: true, version: 0 });
       expect(lines.join("\n")).toContain(
         `sft stopped (1 of 3 epochs done, 1 steps into the next): its progress is saved in ${join(warmStartCheckpoint(out), "sft-progress")}; resume with: npx agent-r1 train --out ${out} --resume`,
@@ -207,15 +214,7 @@ describe("the warm start before RL", () => {
 
     it("stopped mid-cloning, its demonstrations folder removed: the resume records them again and clones", async () => {
       const out = join(tempDir(), "run");
-      let asked = 0;
-      const recorded = join(out, "warm-start", "recorded.json");
-      await train({
-        env: lookup,
-        config: wanted,
-        out,
-        log: () => {},
-        shouldStop: () => existsSync(recorded) && ++asked > 3,
-      });
+      await stopWhileCloning(out, 3);
       rmSync(join(out, "warm-start", "demos"), { recursive: true });
       // It said "--data <run>/warm-start/demos: no such file or folder", a flag train has not.
       await train({ env: lookup, config: wanted, out, resume: true, log: () => {} });
@@ -224,15 +223,7 @@ describe("the warm start before RL", () => {
 
     it("refuses to resume a cloning whose demonstrations changed, saying how to start it over", async () => {
       const out = join(tempDir(), "run");
-      let asked = 0;
-      const recorded = join(out, "warm-start", "recorded.json");
-      await train({
-        env: lookup,
-        config: wanted,
-        out,
-        log: () => {},
-        shouldStop: () => existsSync(recorded) && ++asked > 2,
-      });
+      await stopWhileCloning(out, 2);
       const demos = join(out, "warm-start", "demos");
       rmSync(join(demos, readdirSync(demos).filter((f) => f.endsWith(".jsonl"))[0]));
       const attempt = train({ env: lookup, config: wanted, out, resume: true, log: () => {} });
@@ -247,19 +238,9 @@ describe("the warm start before RL", () => {
     // AbortSignal.any, which takes Node's own, never heard it: the recording stopped only when train's
     // shouldStop, polled every 100 ms, saw it aborted (episodes ended meanwhile, stopped as "train was stopped").
     const out = join(tempDir(), "run");
-    const target = new EventTarget();
-    const shaped = {
-      aborted: false,
-      reason: undefined as unknown,
-      addEventListener: target.addEventListener.bind(target),
-      removeEventListener: target.removeEventListener.bind(target),
-    };
+    const { shaped, abort, signal } = shapedAbortSignal();
     const aborting = withExpert((act) => async (requests) => {
-      if (!shaped.aborted) {
-        shaped.aborted = true;
-        shaped.reason = new Error("deadline");
-        target.dispatchEvent(new Event("abort"));
-      }
+      if (!shaped.aborted) abort(new Error("deadline"));
       return act(requests);
     });
     const lines: string[] = [];
@@ -268,7 +249,7 @@ describe("the warm start before RL", () => {
       config: config({ episodes: 4, epochs: 1 }),
       out,
       log: (l) => lines.push(l),
-      signal: shaped as unknown as AbortSignal,
+      signal,
     });
     expect(stopped.stopped).toBe(true);
     expect(lines).toContain(

@@ -21,6 +21,37 @@ const maxAbsDifference = (a: ArrayLike<number>, b: ArrayLike<number>): number =>
   return worst;
 };
 
+/**
+ * Prefills `contexts`, feeds every row `continuation` one token at a time through the KV cache, and expects the
+ * logits of each step (the last one included) to be a full forward pass's over the same tokens, within `tolerance`.
+ */
+const expectCachedDecodingAsFull = (
+  model: Gpt,
+  contexts: number[][],
+  continuation: readonly number[],
+  tolerance: number,
+): void => {
+  const steps: number[][][] = [];
+  let { logits, cache } = model.prefill(contexts);
+  for (const token of continuation) {
+    steps.push(logits.arraySync() as number[][]);
+    logits.dispose();
+    ({ logits, cache } = model.decode(
+      cache,
+      contexts.map(() => token),
+    ));
+  }
+  steps.push(logits.arraySync() as number[][]);
+  logits.dispose();
+  disposeCache(cache);
+  contexts.forEach((context, row) => {
+    const reference = fullLogits(model, [...context, ...continuation]);
+    steps.forEach((step, s) => {
+      expect(maxAbsDifference(step[row], reference[context.length - 1 + s])).toBeLessThan(tolerance);
+    });
+  });
+};
+
 describe("Gpt", () => {
   it.each([
     [true, false, "learned"],
@@ -37,25 +68,7 @@ describe("Gpt", () => {
         [7, 8],
         [9, 10, 11],
       ];
-      const continuation = [12, 13, 14, 15];
-      const steps: number[][][] = [];
-      let { logits, cache } = model.prefill(contexts);
-      for (const token of continuation) {
-        steps.push(logits.arraySync() as number[][]);
-        logits.dispose();
-        ({ logits, cache } = model.decode(
-          cache,
-          contexts.map(() => token),
-        ));
-      }
-      logits.dispose();
-      disposeCache(cache);
-      contexts.forEach((context, row) => {
-        const reference = fullLogits(model, [...context, ...continuation]);
-        steps.forEach((step, s) => {
-          expect(maxAbsDifference(step[row], reference[context.length - 1 + s])).toBeLessThan(1e-4);
-        });
-      });
+      expectCachedDecodingAsFull(model, contexts, [12, 13, 14, 15], 1e-4);
       model.dispose();
     },
   );
@@ -93,26 +106,7 @@ describe("Gpt", () => {
       (copy) => {
         const model = new Gpt({ ...TURN_LOCAL, copy }, "turns");
         const contexts = [episode.slice(0, 9), episode.slice(0, 4), [4, 5, 7]];
-        const continuation = [10, 6, 11, 5, 12, 13];
-        const steps: number[][][] = [];
-        let { logits, cache } = model.prefill(contexts);
-        for (const token of continuation) {
-          steps.push(logits.arraySync() as number[][]);
-          logits.dispose();
-          ({ logits, cache } = model.decode(
-            cache,
-            contexts.map(() => token),
-          ));
-        }
-        steps.push(logits.arraySync() as number[][]);
-        logits.dispose();
-        disposeCache(cache);
-        contexts.forEach((context, row) => {
-          const reference = fullLogits(model, [...context, ...continuation]);
-          steps.forEach((step, s) => {
-            expect(maxAbsDifference(step[row], reference[context.length - 1 + s])).toBeLessThan(1e-5);
-          });
-        });
+        expectCachedDecodingAsFull(model, contexts, [10, 6, 11, 5, 12, 13], 1e-5);
         model.dispose();
       },
     );

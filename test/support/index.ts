@@ -131,6 +131,26 @@ export const echoTool = defineTool({
  * vitest's setupFiles), and else after the run (global-setup.ts: a file whose tests were all skipped runs no
  * hook): a test run leaves nothing behind in /tmp. Set AGENT_R1_KEEP_TEMP=1 to keep them for a post-mortem.
  */
+/**
+ * An object shaped as an AbortSignal that is not Node's own (another realm's, a polyfill's): `signal` to pass
+ * where a signal is taken, `abort(reason)` to fire it, `shaped` to read or set its fields.
+ */
+export const shapedAbortSignal = () => {
+  const target = new EventTarget();
+  const shaped = {
+    aborted: false,
+    reason: undefined as unknown,
+    addEventListener: target.addEventListener.bind(target),
+    removeEventListener: target.removeEventListener.bind(target),
+  };
+  const abort = (reason?: unknown) => {
+    shaped.aborted = true;
+    shaped.reason = reason;
+    target.dispatchEvent(new Event("abort"));
+  };
+  return { shaped, abort, signal: shaped as unknown as AbortSignal };
+};
+
 export const tempDir = (prefix = "agent-r1-test-") => {
   const dir = mkdtempSync(join(tmpdir(), taggedPrefix(prefix)));
   madeDirs.push(dir);
