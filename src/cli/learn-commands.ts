@@ -790,7 +790,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       .requiredOption("--out <dir>", "run folder (config.json, metrics.jsonl, checkpoints/, episodes/)")
       .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default(d.backend))
       .option("--init <dir>", "start from this checkpoint (e.g. written by sft)")
-      .option("--no-warm-start", "start RL from a fresh model, without the environment's default warm start")
+      .option(
+        "--no-warm-start",
+        "skip the environment's default warm start: RL starts from a fresh model (or from --init DIR, which skips it anyway)",
+      )
       .option("--resume", "continue the run in --out from its last checkpoint")
       .option("--tasks <n>", "tasks per update", int("--tasks", 1), d.tasksPerStep)
       .option("--group-size <n>", "episodes per task", int("--group-size", 1), d.groupSize)
