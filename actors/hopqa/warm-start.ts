@@ -10,7 +10,7 @@ import { modelFor } from "../../src/cli/learn-commands.ts";
 import { progress } from "../../src/cli/progress.ts";
 import { record } from "../../src/cli/record.ts";
 import { type SftResult, sft, sftProgressIn } from "../../src/learn/sft.ts";
-import { SFT_PROGRESS } from "../../src/policy/checkpoint.ts";
+import { finishedClone } from "../../src/policy/checkpoint.ts";
 import { hopqa } from "./index.ts";
 
 export interface WarmStartRecipe {
@@ -135,9 +135,6 @@ const recordingOf = (w: WarmStartRecipe) =>
   JSON.stringify({ demos: w.demos, demoWorlds: w.demoWorlds, demoSeed: w.demoSeed, demonstrator: w.demonstrator });
 /** The file in the warm start's root saying its demonstrations' recording ended (npm start's run folder holds it too). */
 export const DEMOS_RECORDED = "demos-recorded.json";
-
-/** A finished clone in `dir` (not an sft stopped there). */
-const finishedClone = (dir: string) => existsSync(join(dir, "manifest.json")) && !existsSync(join(dir, SFT_PROGRESS));
 
 /**
  * Records the demonstrations into `root/demos` and clones them into `out`. A build stopped (`shouldStop`) or

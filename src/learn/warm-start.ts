@@ -10,7 +10,7 @@ import { progress } from "../cli/progress.ts";
 import { policyFor, record } from "../cli/record.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { splitSeed } from "../kernel/prng.ts";
-import { SFT_PROGRESS } from "../policy/checkpoint.ts";
+import { finishedClone } from "../policy/checkpoint.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { TrainConfig, WarmStartConfig } from "./config.ts";
 import { describeSftProgress, sft, sftProgressIn } from "./sft.ts";
@@ -75,7 +75,7 @@ export const runWarmStart = async (
   signal?: AbortSignal,
 ): Promise<string | undefined> => {
   const checkpoint = warmStartCheckpoint(runDir);
-  if (existsSync(join(checkpoint, "manifest.json")) && !existsSync(join(checkpoint, SFT_PROGRESS))) {
+  if (finishedClone(checkpoint)) {
     log(`warm start: reusing ${checkpoint}`);
     return checkpoint;
   }

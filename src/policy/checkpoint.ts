@@ -207,6 +207,10 @@ export const unfinishedSft = (folder: string): string | undefined => {
   return `${folder} is an unfinished sft clone${where}, not a checkpoint: its sft was stopped before its end and left its progress in ${path.join(folder, SFT_PROGRESS)}; finish it with ${resume}, or give another checkpoint${before}`;
 };
 
+/** Whether `folder` holds a finished clone (a checkpoint, and no sft stopped there since: see unfinishedSft). */
+export const finishedClone = (folder: string): boolean =>
+  existsSync(path.join(folder, FILES.manifest)) && !existsSync(path.join(folder, SFT_PROGRESS));
+
 /**
  * Where a checkpoint outside a run came from, saved with it (in the same swap, so a checkpoint is never
  * without it): a clone's --env and data (SFT_FILE), or an average's --env and checkpoints (AVERAGE_FILE).

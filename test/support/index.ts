@@ -127,11 +127,6 @@ export const echoTool = defineTool({
 });
 
 /**
- * A fresh folder under the OS temp dir, removed after the test file's last test (test/support/cleanup.ts,
- * vitest's setupFiles), and else after the run (global-setup.ts: a file whose tests were all skipped runs no
- * hook): a test run leaves nothing behind in /tmp. Set AGENT_R1_KEEP_TEMP=1 to keep them for a post-mortem.
- */
-/**
  * An object shaped as an AbortSignal that is not Node's own (another realm's, a polyfill's): `signal` to pass
  * where a signal is taken, `abort(reason)` to fire it, `shaped` to read or set its fields.
  */
@@ -151,6 +146,11 @@ export const shapedAbortSignal = () => {
   return { shaped, abort, signal: shaped as unknown as AbortSignal };
 };
 
+/**
+ * A fresh folder under the OS temp dir, removed after the test file's last test (test/support/cleanup.ts,
+ * vitest's setupFiles), and else after the run (global-setup.ts: a file whose tests were all skipped runs no
+ * hook): a test run leaves nothing behind in /tmp. Set AGENT_R1_KEEP_TEMP=1 to keep them for a post-mortem.
+ */
 export const tempDir = (prefix = "agent-r1-test-") => {
   const dir = mkdtempSync(join(tmpdir(), taggedPrefix(prefix)));
   madeDirs.push(dir);

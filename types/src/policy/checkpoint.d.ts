@@ -66,6 +66,8 @@ export declare const SFT_PROGRESS_FILE = "progress.json";
  * its sft is making.
  */
 export declare const unfinishedSft: (folder: string) => string | undefined;
+/** Whether `folder` holds a finished clone (a checkpoint, and no sft stopped there since: see unfinishedSft). */
+export declare const finishedClone: (folder: string) => boolean;
 /**
  * Where a checkpoint outside a run came from, saved with it (in the same swap, so a checkpoint is never
  * without it): a clone's --env and data (SFT_FILE), or an average's --env and checkpoints (AVERAGE_FILE).
