@@ -10,12 +10,22 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
 
+/**
+ * Whether process `pid` still runs. A run that outlived the experiment is reparented, and once it exits it may
+ * stay a zombie until its new parent reaps it (kill(pid, 0) still succeeds then): a zombie has stopped.
+ */
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // /proc/PID/stat: "pid (comm) STATE ...", comm in parentheses (it may hold spaces).
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true; // no /proc (not Linux): kill(pid, 0) said it is there
   }
 };
 /** Waits for `ready`; on a timeout, the error says what was awaited and what the experiment said. */
