@@ -42,6 +42,7 @@ export {
 } from "./runtime/action-format.ts";
 export {
   type AgentActEvent,
+  assign,
   type Dynamic,
   defineEnv,
   type EnvAction,
@@ -53,6 +54,7 @@ export {
   observe,
   reward,
   type ToolDoneEvent,
+  type TypedAssign,
   toolActors,
 } from "./runtime/env.ts";
 export { type EpisodeOptions, type EpisodeRecord, runEpisode } from "./runtime/episode.ts";

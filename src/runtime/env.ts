@@ -11,8 +11,10 @@
 import type { Json } from "effect/Schema";
 import {
   type ActionFunction,
+  type AnyEventObject,
   type AnyMachineSnapshot,
   type AnyStateMachine,
+  type Assigner,
   createActor,
   type DoneActorEvent,
   type EventObject,
@@ -20,6 +22,9 @@ import {
   fromPromise,
   type MachineContext,
   type ParameterizedObject,
+  type PropertyAssigner,
+  type ProvidedActor,
+  assign as xstateAssign,
 } from "xstate";
 import {
   allKeys,
@@ -117,6 +122,38 @@ const definedAt = (): (() => string | undefined) => {
 const emitting = <C extends MachineContext, E extends EventObject>(
   make: (args: EnvActionArgs<C, E>) => EnvEmitted,
 ): EnvAction<C, E> => emit(make as never) as unknown as EnvAction<C, E>;
+
+/** XState's own: an intersection that keeps `TContext` from being inferred from the assignment. */
+type LowInfer<T> = T & NonNullable<unknown>;
+/** The signature of `assign` below: XState's, split into two overloads (an object of fields, or a function). */
+export interface TypedAssign {
+  <
+    TContext extends MachineContext,
+    TExpressionEvent extends AnyEventObject,
+    TParams extends ParameterizedObject["params"] | undefined,
+    TEvent extends EventObject,
+    TActor extends ProvidedActor,
+  >(
+    assignment: PropertyAssigner<LowInfer<TContext>, TExpressionEvent, TParams, TEvent, TActor>,
+  ): ActionFunction<TContext, TExpressionEvent, TEvent, TParams, TActor, never, never, never, never>;
+  <
+    TContext extends MachineContext,
+    TExpressionEvent extends AnyEventObject,
+    TParams extends ParameterizedObject["params"] | undefined,
+    TEvent extends EventObject,
+    TActor extends ProvidedActor,
+  >(
+    assignment: Assigner<LowInfer<TContext>, TExpressionEvent, TParams, TEvent, TActor>,
+  ): ActionFunction<TContext, TExpressionEvent, TEvent, TParams, TActor, never, never, never, never>;
+}
+/**
+ * XState's `assign` (the same function), with its one parameter split into two overloads. XState types it as
+ * `Assigner | PropertyAssigner`, a function or an object of fields; a context field named `call` is then also
+ * a member of the function type (`Function.prototype.call`), so TypeScript finds two contextual signatures for
+ * `assign({ call: ({ event }) => ... })` and types `event` as an implicit any (TS7031 under `strict`). With
+ * the object form and the function form apart, each field gets the machine's context and event types.
+ */
+export const assign: TypedAssign = xstateAssign as TypedAssign;
 
 /** Shows the agent its next observation; the agent acts after it. */
 export const observe = <TContext extends MachineContext, TEvent extends EventObject>(

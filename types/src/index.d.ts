@@ -13,7 +13,7 @@ export { SPECIAL_TOKENS, type Tokenizer, WordTokenizer, type WordTokenizerOption
 export { ActionTrie, actionTokens, allowedForAction, constrainTo, legalTrie } from "./policy/legal.ts";
 export { type ReplayOptions, type ReplayResult, replayEpisode } from "./replay/replay.ts";
 export { answerOf, callOf, formatAnswer, formatCall, type ParsedAction, parseAction, } from "./runtime/action-format.ts";
-export { type AgentActEvent, type Dynamic, defineEnv, type EnvAction, type EnvActionArgs, type EnvDefinition, type EnvInput, end, type LegalView, observe, reward, type ToolDoneEvent, toolActors, } from "./runtime/env.ts";
+export { type AgentActEvent, assign, type Dynamic, defineEnv, type EnvAction, type EnvActionArgs, type EnvDefinition, type EnvInput, end, type LegalView, observe, reward, type ToolDoneEvent, type TypedAssign, toolActors, } from "./runtime/env.ts";
 export { type EpisodeOptions, type EpisodeRecord, runEpisode } from "./runtime/episode.ts";
 export type { Policy, PolicyAction, PolicyRequest, Turn } from "./runtime/policy.ts";
 export { PolicyActor } from "./runtime/policy-actor.ts";

@@ -9,7 +9,7 @@
  * Math.random, Date.now or timers; randomness comes from `input.seed` through `Rng`.
  */
 import type { Json } from "effect/Schema";
-import { type ActionFunction, type AnyMachineSnapshot, type AnyStateMachine, type DoneActorEvent, type EventObject, fromPromise, type MachineContext, type ParameterizedObject } from "xstate";
+import { type ActionFunction, type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, type Assigner, type DoneActorEvent, type EventObject, fromPromise, type MachineContext, type ParameterizedObject, type PropertyAssigner, type ProvidedActor } from "xstate";
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
@@ -65,6 +65,21 @@ export type Dynamic<T, TContext = MachineContext, TEvent = EventObject> = T | ((
  * machine made with `setup({ types: { context: {} as Context, ... } })` sees `context` as a `Context`.
  */
 export type EnvAction<TContext extends MachineContext, TEvent extends EventObject> = ActionFunction<TContext, TEvent, any, ParameterizedObject["params"] | undefined, never, never, never, never, never>;
+/** XState's own: an intersection that keeps `TContext` from being inferred from the assignment. */
+type LowInfer<T> = T & NonNullable<unknown>;
+/** The signature of `assign` below: XState's, split into two overloads (an object of fields, or a function). */
+export interface TypedAssign {
+    <TContext extends MachineContext, TExpressionEvent extends AnyEventObject, TParams extends ParameterizedObject["params"] | undefined, TEvent extends EventObject, TActor extends ProvidedActor>(assignment: PropertyAssigner<LowInfer<TContext>, TExpressionEvent, TParams, TEvent, TActor>): ActionFunction<TContext, TExpressionEvent, TEvent, TParams, TActor, never, never, never, never>;
+    <TContext extends MachineContext, TExpressionEvent extends AnyEventObject, TParams extends ParameterizedObject["params"] | undefined, TEvent extends EventObject, TActor extends ProvidedActor>(assignment: Assigner<LowInfer<TContext>, TExpressionEvent, TParams, TEvent, TActor>): ActionFunction<TContext, TExpressionEvent, TEvent, TParams, TActor, never, never, never, never>;
+}
+/**
+ * XState's `assign` (the same function), with its one parameter split into two overloads. XState types it as
+ * `Assigner | PropertyAssigner`, a function or an object of fields; a context field named `call` is then also
+ * a member of the function type (`Function.prototype.call`), so TypeScript finds two contextual signatures for
+ * `assign({ call: ({ event }) => ... })` and types `event` as an implicit any (TS7031 under `strict`). With
+ * the object form and the function form apart, each field gets the machine's context and event types.
+ */
+export declare const assign: TypedAssign;
 /** Shows the agent its next observation; the agent acts after it. */
 export declare const observe: <TContext extends MachineContext, TEvent extends EventObject>(text: Dynamic<string, TContext, TEvent>) => EnvAction<TContext, TEvent>;
 /** Assigns a reward on the current turn. */
@@ -236,3 +251,4 @@ export declare const endlessEventMessage: (cause: unknown, eventType: string | u
  * `what` names the argument, e.g. "env" for an option.
  */
 export declare const checkEnvArgument: (fn: string, env: unknown, what?: string) => void;
+export {};
