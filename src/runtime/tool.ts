@@ -8,6 +8,7 @@
 import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
+import type { Subscribable, Unsubscribable } from "rxjs";
 import { notPlainJson } from "../kernel/canonical.ts";
 import { allKeys, didYouMean, firstUnknownKey, notAnErrorMessage, shownValue, ThrowSites } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
@@ -26,8 +27,12 @@ export interface ToolSpec<P extends Schema.Top> {
   /** The arguments, as an Effect Schema; decoded before `execute` runs and rendered as JSON Schema for prompts. */
   readonly parameters: P;
   // Method syntax on purpose: a tool with specific arguments still fits a Record<string, Tool>.
-  /** Runs the call with decoded arguments; returns plain JSON. Whatever it throws becomes a failed ToolResult. */
-  execute(args: P["Type"], context: ToolContext): Promise<Json> | Json;
+  /**
+   * Runs the call with decoded arguments; returns plain JSON, a promise of it, or an Observable (RxJS's, or
+   * anything with `subscribe`) whose last value before it completes is the result (its error, a thrown one).
+   * Whatever it throws becomes a failed ToolResult.
+   */
+  execute(args: P["Type"], context: ToolContext): Promise<Json> | Json | Subscribable<Json>;
   /** Per-call time limit in milliseconds (default 10 s). */
   readonly timeoutMs?: number;
   /** Results and error messages longer than this (in characters of JSON) are cut, with a visible marker (default 20,000). */
@@ -160,6 +165,52 @@ const toJsonResult = (name: string, content: unknown, limit: number): ToolResult
     : { ok: true, content: { truncated: true, preview: cut(text, limit).toWellFormed() } };
 };
 
+/** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */
+export const isSubscribable = (value: unknown): value is Subscribable<unknown> =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { subscribe?: unknown }).subscribe === "function" &&
+  typeof (value as { then?: unknown }).then !== "function";
+
+/**
+ * The last value `source` emits before it completes, as lastValueFrom gives it, but unsubscribed when `signal`
+ * aborts (a timeout, the episode's end: the Observable's teardown runs, a timer or a request is cancelled), and
+ * then rejected with the signal's reason, so the call's work settles. One that completes without a value fails.
+ */
+const lastValueOf = (name: string, source: Subscribable<unknown>, signal: AbortSignal): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    let last: { value: unknown } | undefined;
+    let settled = false;
+    let subscription: Unsubscribable | undefined;
+    const onAbort = () => {
+      if (settled) return;
+      settled = true;
+      subscription?.unsubscribe();
+      reject(signal.reason);
+    };
+    const settle = (end: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      end();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    subscription = source.subscribe({
+      next: (value) => {
+        last = { value };
+      },
+      error: (cause) => settle(() => reject(cause)),
+      complete: () =>
+        settle(() =>
+          last
+            ? resolve(last.value)
+            : reject(new Error(`${name}'s Observable completed without emitting a value (return of(null) for none)`)),
+        ),
+    });
+    // Settled during subscribe (a synchronous source), or aborted meanwhile: nothing more to hear.
+    if (settled) subscription.unsubscribe();
+  });
+
 const positive = (name: string, value: number, integer: boolean) => {
   if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value)))
     throw new RangeError(`${name} must be a positive ${integer ? "integer" : "number"}, got ${shownValue(value)}`);
@@ -280,7 +331,10 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
       let nothing: ToolResult | undefined;
       const ran = (async (): Promise<ToolResult> => {
         try {
-          const content = await spec.execute(decoded.success as P["Type"], { signal: controller.signal });
+          const returned = spec.execute(decoded.success as P["Type"], { signal: controller.signal });
+          const content = await (isSubscribable(returned)
+            ? lastValueOf(spec.name, returned, controller.signal)
+            : returned);
           const result = toJsonResult(spec.name, content, maxResultChars);
           if (content === undefined) nothing = result;
           return result;

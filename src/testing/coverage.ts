@@ -16,6 +16,7 @@
 import { fileURLToPath } from "node:url";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
+import type { Subscribable } from "rxjs";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getStateNodes } from "xstate/graph";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
@@ -23,7 +24,7 @@ import { allKeys, checkKnownKeys, messageOf, shownValue } from "../kernel/errors
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage, envThrownFrom } from "../runtime/env.ts";
-import { type Tool, thrownFailure } from "../runtime/tool.ts";
+import { isSubscribable, type Tool, thrownFailure } from "../runtime/tool.ts";
 import { TOOL_RESULT_SHAPE, toolResultProblem } from "./actions.ts";
 import { quote } from "./counterexample.ts";
 import type { EpisodeScript } from "./episodes.ts";
@@ -159,6 +160,30 @@ const SUSPICIOUS = /\bundefined\b|\bNaN\b|\[object Object\]/;
 
 const failure = (kind: "error" | "timeout", message: string): ToolResult => ({ ok: false, error: { kind, message } });
 
+/**
+ * An Observable's result when it completes during `subscribe` (`of(x)`): its last value, or its error as the
+ * runtime journals it; null content when it has not completed by then (it is unsubscribed).
+ */
+const syncObservableResult = (tool: Tool, source: Subscribable<unknown>): ToolResult => {
+  let result: ToolResult | undefined;
+  let last: { value: unknown } | undefined;
+  const subscription = source.subscribe({
+    next: (value) => {
+      last = { value };
+    },
+    error: (cause) => {
+      result = thrownFailure(cause, tool.maxResultChars);
+    },
+    complete: () => {
+      result = last
+        ? { ok: true, content: JSON.parse(JSON.stringify(last.value ?? null)) as Json }
+        : thrownFailure(new Error(`${tool.name}'s Observable completed without emitting a value`), tool.maxResultChars);
+    },
+  });
+  subscription.unsubscribe();
+  return result ?? { ok: true, content: null };
+};
+
 /** The tool's own result when it answers synchronously; null content otherwise. */
 const ownResult = (tool: Tool, args: Json): ToolResult => {
   const decoded = Schema.decodeUnknownExit(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(args);
@@ -170,6 +195,7 @@ const ownResult = (tool: Tool, args: Json): ToolResult => {
       content.catch(() => {});
       return { ok: true, content: null };
     }
+    if (isSubscribable(content)) return syncObservableResult(tool, content);
     return { ok: true, content: JSON.parse(JSON.stringify(content ?? null)) as Json };
   } catch (cause) {
     // As the runtime journals it: the same message, and the thrown value's `_tag` (a machine may branch on it).

@@ -7,6 +7,7 @@
  */
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
+import type { Subscribable } from "rxjs";
 import type { ToolResult } from "../kernel/events.ts";
 /** What a tool's `execute` is given besides its arguments. */
 export interface ToolContext {
@@ -20,8 +21,12 @@ export interface ToolSpec<P extends Schema.Top> {
     readonly description: string;
     /** The arguments, as an Effect Schema; decoded before `execute` runs and rendered as JSON Schema for prompts. */
     readonly parameters: P;
-    /** Runs the call with decoded arguments; returns plain JSON. Whatever it throws becomes a failed ToolResult. */
-    execute(args: P["Type"], context: ToolContext): Promise<Json> | Json;
+    /**
+     * Runs the call with decoded arguments; returns plain JSON, a promise of it, or an Observable (RxJS's, or
+     * anything with `subscribe`) whose last value before it completes is the result (its error, a thrown one).
+     * Whatever it throws becomes a failed ToolResult.
+     */
+    execute(args: P["Type"], context: ToolContext): Promise<Json> | Json | Subscribable<Json>;
     /** Per-call time limit in milliseconds (default 10 s). */
     readonly timeoutMs?: number;
     /** Results and error messages longer than this (in characters of JSON) are cut, with a visible marker (default 20,000). */
@@ -56,6 +61,8 @@ export declare const returnedNothingCounts: () => ReadonlyMap<string, number>;
  * synchronous tool that throws.
  */
 export declare const thrownFailure: (cause: unknown, maxResultChars: number) => ToolResult;
+/** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */
+export declare const isSubscribable: (value: unknown) => value is Subscribable<unknown>;
 /**
  * Makes a Tool from its spec (timeoutMs default 10,000, maxResultChars default 20,000). Throws a TypeError on a
  * malformed spec, a RangeError on a limit that is not positive (maxResultChars: not a positive integer).
