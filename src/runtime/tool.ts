@@ -229,6 +229,11 @@ const TOOL_FIELDS = allKeys<ToolSpec<Schema.Top>>()([
   "maxResultChars",
 ]);
 
+/** The fields defineTool adds to a spec (a spread of a defined tool holds them): made again from the spec. */
+const DERIVED_FIELDS = ["jsonSchema", "call"] as const;
+/** The `call` of every tool defineTool made, to know a spread of one. */
+const definedCalls = new WeakSet<object>();
+
 /** A name a model can write as a tag, `<name>...</name>` (the action format reads nothing else). */
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -268,7 +273,10 @@ const checkToolSpec = (spec: ToolSpec<Schema.Top>): void => {
     throw new TypeError(
       'defineTool: a tool cannot be named "answer": <answer>...</answer> is the final answer in the action format; name it e.g. "submit"',
     );
-  const unknown = firstUnknownKey(spec, TOOL_FIELDS);
+  // `defineTool({ ...tool, execute })`, a defined tool spread with a field changed (a stand-in that keeps its name,
+  // description and parameters), also holds what defineTool added: those are made again, not unknown.
+  const spread = definedCalls.has((spec as { call?: unknown }).call as object);
+  const unknown = firstUnknownKey(spec, spread ? [...TOOL_FIELDS, ...DERIVED_FIELDS] : TOOL_FIELDS);
   if (unknown)
     throw new TypeError(
       `tool ${name}: unknown field \`${unknown.key}\`${didYouMean(unknown.meant)}; a tool has ${TOOL_FIELDS.join(", ")}`,
@@ -358,5 +366,6 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
     },
   };
   definedTools.add(tool);
+  definedCalls.add(tool.call);
   return tool;
 };

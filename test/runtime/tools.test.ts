@@ -198,6 +198,18 @@ describe("defineTool refuses a tool a model could never call", () => {
   ])("%o", (change, says) => {
     expect(() => defineTool({ ...spec, ...change } as never)).toThrow(says);
   });
+  it("takes a defined tool spread with a field changed (a stand-in keeping its name and parameters), refuses a call of one's own", async () => {
+    const real = defineTool({ ...spec, timeoutMs: 500 });
+    const stub = defineTool({ ...real, execute: () => "stubbed" });
+    expect([stub.name, stub.timeoutMs, stub.jsonSchema]).toEqual(["search", 500, real.jsonSchema]);
+    expect(await stub.call({ query: "q" })).toEqual({ ok: true, content: "stubbed" });
+    expect(await real.call({ query: "q" })).toEqual({ ok: true, content: "found" });
+    const faster = defineTool({ ...stub, timeoutMs: 5, execute: () => new Promise<string>(() => {}) });
+    expect(await faster.call({ query: "q" })).toMatchObject({ ok: false, error: { kind: "timeout" } });
+    const own = async () => ({ ok: true as const, content: "mine" });
+    expect(() => defineTool({ ...spec, call: own } as never)).toThrow(/tool search: unknown field `call`/);
+    expect(() => defineTool({ ...spec, jsonSchema: {} } as never)).toThrow(/tool search: unknown field `jsonSchema`/);
+  });
   it("accepts names a model can write and object schemas of any shape", () => {
     for (const name of ["get_weather", "_private", "Search2"]) expect(defineTool({ ...spec, name }).name).toBe(name);
     const union = Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Number })]);
