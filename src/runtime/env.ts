@@ -381,15 +381,17 @@ const checkMaxTurns = (env: Pick<EnvDefinition, "id" | "maxTurns">): void => {
 
 /**
  * Checks an environment's definition and returns it. Write `defineEnv({ ... task: (seed): Task => ... })` and
- * both type parameters are inferred: the policies keep their names (`env.policies!.expert()` under
- * noPropertyAccessFromIndexSignature). `defineEnv<Task>({ ... })` also works; its policies are a record by name.
+ * every type parameter is inferred: the policies and the tools keep their names (`env.policies!.expert()`,
+ * `env.tools.weather`, with its own arguments' type, under noPropertyAccessFromIndexSignature).
+ * `defineEnv<Task>({ ... })` also works; its policies and tools are records by name.
  */
 export const defineEnv = <
   Task extends Json,
   Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>,
+  Tools extends Readonly<Record<string, Tool>> = Readonly<Record<string, Tool>>,
 >(
-  definition: EnvDefinition<Task> & { readonly policies?: Policies },
-): EnvDefinition<Task> & { readonly policies?: Policies } => {
+  definition: EnvDefinition<Task> & { readonly policies?: Policies; readonly tools: Tools },
+): EnvDefinition<Task> & { readonly policies?: Policies; readonly tools: Tools } => {
   if (typeof definition !== "object" || definition === null)
     throw new TypeError("defineEnv takes one object: { id, version, description, machine, tools, tokenizer, task }");
   const name =

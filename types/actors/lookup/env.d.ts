@@ -30,7 +30,9 @@ export declare const LOOKUP_WARM_START: {
 };
 export declare const createLookupEnv: (rewards?: LookupRewards) => import("../../src/index.ts").EnvDefinition<LookupTask> & {
     readonly policies?: Readonly<Record<string, () => import("../../src/index.ts").Policy>> | undefined;
+    readonly tools: Readonly<Record<string, import("../../src/index.ts").Tool<Schema.Top>>>;
 };
 export declare const lookupEnv: import("../../src/index.ts").EnvDefinition<LookupTask> & {
     readonly policies?: Readonly<Record<string, () => import("../../src/index.ts").Policy>> | undefined;
+    readonly tools: Readonly<Record<string, import("../../src/index.ts").Tool<Schema.Top>>>;
 };

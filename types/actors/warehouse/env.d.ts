@@ -29,4 +29,5 @@ export declare const order: import("../../src/index.ts").Tool<Schema.Struct<{
 export declare const tokenizer: WordTokenizer;
 export declare const warehouseEnv: import("../../src/index.ts").EnvDefinition<WarehouseTask> & {
     readonly policies?: Readonly<Record<string, () => import("../../src/index.ts").Policy>> | undefined;
+    readonly tools: Readonly<Record<string, import("../../src/index.ts").Tool<Schema.Top>>>;
 };

@@ -182,13 +182,16 @@ export declare const isBuiltInEnv: (env: object) => boolean;
 export declare const checkMaxActionTokens: (env: Pick<EnvDefinition, "id" | "maxActionTokens">) => void;
 /**
  * Checks an environment's definition and returns it. Write `defineEnv({ ... task: (seed): Task => ... })` and
- * both type parameters are inferred: the policies keep their names (`env.policies!.expert()` under
- * noPropertyAccessFromIndexSignature). `defineEnv<Task>({ ... })` also works; its policies are a record by name.
+ * every type parameter is inferred: the policies and the tools keep their names (`env.policies!.expert()`,
+ * `env.tools.weather`, with its own arguments' type, under noPropertyAccessFromIndexSignature).
+ * `defineEnv<Task>({ ... })` also works; its policies and tools are records by name.
  */
-export declare const defineEnv: <Task extends Json, Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>>(definition: EnvDefinition<Task> & {
+export declare const defineEnv: <Task extends Json, Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>, Tools extends Readonly<Record<string, Tool>> = Readonly<Record<string, Tool>>>(definition: EnvDefinition<Task> & {
     readonly policies?: Policies;
+    readonly tools: Tools;
 }) => EnvDefinition<Task> & {
     readonly policies?: Policies;
+    readonly tools: Tools;
 };
 /**
  * Where an environment error was thrown: its own stack's first user frame, or, for XState's rethrow of a
