@@ -204,7 +204,7 @@ export const toolActors = <const T extends Record<string, Tool>>(tools: T) =>
       name,
       fromPromise<ToolResult, unknown>(({ input, signal }) => tool.call(input, signal)),
     ]),
-  ) as { [K in keyof T]: ReturnType<typeof fromPromise<ToolResult, unknown>> };
+  ) as { [K in keyof T]: ReturnType<typeof fromPromise<ToolResult, Json>> };
 
 /** What `legalActions` sees: the task and the history so far (a PolicyRequest is one). */
 export interface LegalView<Task = Json> {

@@ -47,7 +47,7 @@ const machine = setup({
     echoing: {
       invoke: {
         src: "echo",
-        input: ({ context }: { context: Context }) => ({ text: context.call?.text ?? "" }),
+        input: ({ context }) => ({ text: context.call?.text ?? "" }),
         onDone: {
           target: "waiting",
           actions: [

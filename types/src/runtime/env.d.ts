@@ -91,7 +91,7 @@ export declare const end: <TContext extends MachineContext, TEvent extends Event
  * machine also runs standalone (in a unit test); the runtime replaces them with recording versions and
  * replay with the recorded results.
  */
-export declare const toolActors: <const T extends Record<string, Tool>>(tools: T) => { [K in keyof T]: ReturnType<typeof fromPromise<ToolResult, unknown>>; };
+export declare const toolActors: <const T extends Record<string, Tool>>(tools: T) => { [K in keyof T]: ReturnType<typeof fromPromise<ToolResult, Json>>; };
 /** What `legalActions` sees: the task and the history so far (a PolicyRequest is one). */
 export interface LegalView<Task = Json> {
     readonly task: Task;
