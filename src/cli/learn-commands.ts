@@ -1,5 +1,5 @@
 /** `agent-r1 train`, `sft`, `average` and `eval`: the learner's commands. */
-import { existsSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { journalFilesAt, recordedEnvOf } from "../journal/jsonl.ts";
@@ -1293,11 +1293,24 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       "--suite",
       "hopqa only: the benchmark's three columns (test seen worlds, test new worlds, ood new worlds), --episodes each, as docs/results.md scores them",
     )
+    .option(
+      "--out <dir>",
+      "keep the evaluated episodes' journals in this folder (new or empty), for inspect and replay (default: in memory only)",
+    )
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
     // record and train take --json; eval's summary is JSON already, so the flag is taken and changes nothing.
     .option("--json", "accepted as record and train take it: eval always prints its summary as JSON")
     .action(async (opts, command: Command) => {
       const envGiven = opts.env !== undefined;
+      // Said before any work: a folder that holds files (a record's, an earlier eval's) is never written into.
+      if (opts.out !== undefined) {
+        if (opts.suite)
+          throw new UsageError({ detail: "--out keeps one evaluation's episodes; --suite runs three: leave one out" });
+        if (existsSync(opts.out) && (!statSync(opts.out).isDirectory() || readdirSync(opts.out).length > 0))
+          throw new UsageError({
+            detail: `--out ${opts.out} is not an empty folder: eval keeps its episodes in a new or empty one (inspect and replay read a folder as one set)`,
+          });
+      }
       // A damaged config.json is an error only when it is what would name the environment.
       let run: ReturnType<typeof runConfigEnv>;
       try {
@@ -1389,6 +1402,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         episodes: opts.episodes,
         seed: String(opts.seed),
         onEpisode: meansOn(bar),
+        ...(opts.out === undefined ? {} : { dir: opts.out }),
       }).finally(quiet);
       bar.stop();
       if (summary.aborted > 0 || summary.cutActions || summary.cutContext || summary.successOutOfRange)

@@ -492,6 +492,28 @@ describe("eval --checkpoint names what it was given", () => {
   });
 });
 
+describe("eval --out keeps the evaluated episodes", () => {
+  const args = ["eval", "--env", "hopqa", "--checkpoint", "docs/checkpoints/hopqa-copy-warm-start", "--episodes", "2"];
+
+  it("writes one journal per episode, which replay verifies; refuses a folder that holds files, and --suite", async () => {
+    const out = join(dir, "eval-out");
+    expect(await main([...args, "--split", "test", "--out", out]), output.stderr).toBe(0);
+    expect(readdirSync(out).filter((f) => f.endsWith(".jsonl"))).toHaveLength(2);
+    output.clear();
+    expect(await main(["replay", out, "--verify"]), output.stderr).toBe(0);
+    expect(output.stdout).toContain("verified 2 journal(s) ok, 0 failed");
+    output.clear();
+    expect(await main([...args, "--split", "test", "--out", out])).toBe(2);
+    expect(output.stderr).toContain(
+      `error: --out ${out} is not an empty folder: eval keeps its episodes in a new or empty one`,
+    );
+    output.clear();
+    expect(await main([...args, "--suite", "--out", join(dir, "eval-suite-out")])).toBe(2);
+    expect(output.stderr).toContain("error: --out keeps one evaluation's episodes; --suite runs three");
+    expect(existsSync(join(dir, "eval-suite-out"))).toBe(false);
+  }, 60_000);
+});
+
 describe("start refuses hopqa's flags with --env lookup", () => {
   it("--demonstrator and --rebuild-warm-start are named, exit 2, and nothing is written", async () => {
     const out = join(dir, "start-lookup-refused");
