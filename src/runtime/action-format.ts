@@ -182,12 +182,23 @@ export const answerOf = (text: string, tools: Readonly<Record<string, Tool>>): s
   return action.kind === "answer" ? action.text : undefined;
 };
 
-/** The decoded arguments, when the action is a well-formed call of the named tool. */
-export const callOf = <A = Record<string, Json>>(
-  text: string,
-  tools: Readonly<Record<string, Tool>>,
-  tool: string,
-): A | undefined => {
+/** A tool's decoded arguments: the Type of its parameters. */
+export type ToolArgs<T> = T extends Tool<infer P> ? P["Type"] : never;
+
+/**
+ * The decoded arguments, when the action is a well-formed call of the named tool. Typed from the tool
+ * (`callOf(text, tools, "weather")?.city` is a string), or as you declare it,
+ * `callOf<{ city: string }>(text, tools, "weather")`. A name that is none of `tools` throws.
+ */
+export const callOf: {
+  <T extends Readonly<Record<string, Tool>>, K extends keyof T & string>(
+    text: string,
+    tools: T,
+    tool: K,
+    // A record of any tools (Record<string, Tool>) says nothing of one's arguments: JSON fields, as before.
+  ): (string extends keyof T ? Record<string, Json> : ToolArgs<T[K]>) | undefined;
+  <A = Record<string, Json>>(text: string, tools: Readonly<Record<string, Tool>>, tool: string): A | undefined;
+} = <A = Record<string, Json>>(text: string, tools: Readonly<Record<string, Tool>>, tool: string): A | undefined => {
   // A misspelt name would match no call, ever: a guard using it would silently never fire.
   if (!Object.hasOwn(tools, tool))
     throw new TypeError(

@@ -38,5 +38,14 @@ export declare const formatAnswer: (text: string) => string;
 export declare const parseAction: (text: string, tools: Readonly<Record<string, Tool>>) => ParsedAction;
 /** The answer's text, when the action is `<answer>...</answer>`. */
 export declare const answerOf: (text: string, tools: Readonly<Record<string, Tool>>) => string | undefined;
-/** The decoded arguments, when the action is a well-formed call of the named tool. */
-export declare const callOf: <A = Record<string, Json>>(text: string, tools: Readonly<Record<string, Tool>>, tool: string) => A | undefined;
+/** A tool's decoded arguments: the Type of its parameters. */
+export type ToolArgs<T> = T extends Tool<infer P> ? P["Type"] : never;
+/**
+ * The decoded arguments, when the action is a well-formed call of the named tool. Typed from the tool
+ * (`callOf(text, tools, "weather")?.city` is a string), or as you declare it,
+ * `callOf<{ city: string }>(text, tools, "weather")`. A name that is none of `tools` throws.
+ */
+export declare const callOf: {
+    <T extends Readonly<Record<string, Tool>>, K extends keyof T & string>(text: string, tools: T, tool: K): (string extends keyof T ? Record<string, Json> : ToolArgs<T[K]>) | undefined;
+    <A = Record<string, Json>>(text: string, tools: Readonly<Record<string, Tool>>, tool: string): A | undefined;
+};

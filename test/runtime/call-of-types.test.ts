@@ -1,0 +1,41 @@
+import { expect, it } from "vitest";
+import * as r1 from "../../src/index.ts";
+
+// callOf types the arguments from the tool named (its parameters' Type); before, they were Record<string, Json>
+// unless declared by hand (a declaration nothing checked against the tool). The repository's typecheck compiles
+// this file.
+const refund = r1.defineTool({
+  name: "refund",
+  description: "Refund an amount of an order.",
+  parameters: r1.Schema.Struct({ orderId: r1.Schema.String, amount: r1.Schema.Number }),
+  execute: ({ amount }) => amount,
+});
+const lookup = r1.defineTool({
+  name: "lookup",
+  description: "Look an order up.",
+  parameters: r1.Schema.Struct({ id: r1.Schema.String }),
+  execute: ({ id }) => id,
+});
+const tools = { refund, lookup };
+
+it("callOf's arguments have the tool's types; a declared type and a record of tools work as before", () => {
+  const call = r1.callOf('<refund>{"orderId":"o1","amount":5}</refund>', tools, "refund");
+  const amount: number | undefined = call?.amount;
+  const orderId: string | undefined = call?.orderId;
+  expect([orderId, amount]).toEqual(["o1", 5]);
+  const id: string | undefined = r1.callOf("<lookup>o2</lookup>", tools, "lookup")?.id;
+  expect(id).toBe("o2");
+  expect(r1.callOf("<lookup>o2</lookup>", tools, "refund")).toBeUndefined();
+  // Declared by hand, as before.
+  expect(r1.callOf<{ id: string }>("<lookup>o3</lookup>", tools, "lookup")?.id).toBe("o3");
+  // A record of any tools, and a name known only at run time: JSON fields, as before.
+  const any: Readonly<Record<string, r1.Tool>> = tools;
+  const name: string = "lookup";
+  const json: r1.Json | undefined = r1.callOf("<lookup>o4</lookup>", any, "lookup")?.id;
+  expect([json, r1.callOf("<lookup>o4</lookup>", tools, name)?.id]).toEqual(["o4", "o4"]);
+  // A name that is none of the tools still throws (a guard that could never match).
+  expect(() => r1.callOf("<lookup>o2</lookup>", tools, "lokup")).toThrow(/callOf: no tool named "lokup"/);
+  // @ts-expect-error the tool's amount is a number
+  const wrong: string | undefined = call?.amount;
+  expect(wrong).toBe(5);
+});
