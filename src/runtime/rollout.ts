@@ -112,10 +112,29 @@ export const rollout: {
   if (!Number.isInteger(groupSize) || groupSize < 1)
     throw new RangeError(`rollout: groupSize must be a positive integer, got ${groupSize}`);
   // Each running episode listens on the signal until it ends: more than 10 at once made Node warn of a leak
-  // ("MaxListenersExceededWarning: ... 11 abort listeners added to [AbortSignal]") on every train's warm start
-  // (32 at once). They listen on a signal of the rollout's own that follows the caller's, with no such limit.
-  const signal = options.signal instanceof AbortSignal ? AbortSignal.any([options.signal]) : options.signal;
-  if (signal instanceof AbortSignal) setMaxListeners(0, signal);
+  // ("MaxListenersExceededWarning: ... 11 abort listeners added to [AbortSignal]", or "[EventTarget]" for an
+  // object shaped as an AbortSignal, a polyfill's, whose listeners the rollout cannot unlimit). So the episodes
+  // listen on a signal of the rollout's own, which follows the caller's (of any shape) with one listener, added
+  // when the run starts and removed once the run is over and its last episode has ended (also on an error).
+  const caller = options.signal;
+  const owned = caller ? new AbortController() : undefined;
+  const signal = owned?.signal;
+  if (signal) setMaxListeners(0, signal);
+  const follow = () => owned?.abort(caller?.reason);
+  let following = false;
+  const startFollowing = () => {
+    if (!caller || !owned) return;
+    if (caller.aborted) return follow();
+    caller.addEventListener("abort", follow, { once: true });
+    following = true;
+  };
+  /** Episodes started and not yet settled: an abandoned run's keep running, and still hear the caller's signal. */
+  let unsettled = 0;
+  const stopFollowingIfOver = () => {
+    if (!following || state !== "over" || unsettled > 0) return;
+    following = false;
+    caller?.removeEventListener("abort", follow);
+  };
   const events = new Subject<EpisodeEvent>();
   const episodes = new Subject<EpisodeRecord<Task>>();
   /** Episode `index` of the run: its task drawn and checked, then the episode itself. */
@@ -156,8 +175,13 @@ export const rollout: {
           detail: `task(${JSON.stringify(taskSeed)}) gave two different tasks for one seed (${clip(drawn)}, then ${clip(again)}): a task must be a pure function of its seed (draw from an Rng seeded with it, not Math.random or the clock), or the same seed will not give the same episodes`,
         });
     }
-    return defer(() =>
-      runEpisode({
+    return defer(() => {
+      unsettled += 1;
+      const settled = () => {
+        unsettled -= 1;
+        stopFollowingIfOver();
+      };
+      const episode = runEpisode({
         env: options.env,
         policy: options.policy,
         journal: options.journal,
@@ -165,8 +189,10 @@ export const rollout: {
         task,
         onEvent: (event) => events.next(event),
         ...(signal ? { signal } : {}),
-      }),
-    );
+      });
+      episode.then(settled, settled);
+      return episode;
+    });
   };
   // Episodes are claimed one at a time by `concurrency` lanes, each starting the next when its last ends: no
   // queue of indices is built up front (millions of episodes take no memory before they run).
@@ -194,17 +220,20 @@ export const rollout: {
   // `events` settles first: whoever awaits `episodes` finds `events` settled too.
   const complete = () => {
     state = "over";
+    stopFollowingIfOver();
     events.complete();
     episodes.complete();
   };
   const fail = (cause: unknown) => {
     state = "over";
+    stopFollowingIfOver();
     events.error(cause);
     episodes.error(cause);
   };
   const begin = () => {
     if (state !== "idle") return;
     state = "running";
+    startFollowing();
     running.add(
       run.subscribe({
         next: (record) => episodes.next(record),

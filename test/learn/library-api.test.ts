@@ -327,16 +327,27 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
     expect((await evaluate(lookupEnv, expertPolicy(), { episodes: 3, seed: "held", signal })).episodes).toBe(3);
     const dir = tempDir("agent-r1-shaped-signal-eval-");
     let ended = 0;
-    const stopped = evaluate(lookupEnv, expertPolicy(), {
-      episodes: 50,
-      seed: "held",
-      dir,
-      signal,
-      onEpisode: () => {
-        if (++ended === 3) abort(new Error("deadline"));
-      },
-    });
-    await expect(stopped).rejects.toThrow("deadline");
+    // Its 50 episodes run at once: each listened on the signal itself, and Node warned of a leak
+    // ("MaxListenersExceededWarning: ... 11 abort listeners added to [EventTarget]").
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const stopped = evaluate(lookupEnv, expertPolicy(), {
+        episodes: 50,
+        seed: "held",
+        dir,
+        signal,
+        onEpisode: () => {
+          if (++ended === 3) abort(new Error("deadline"));
+        },
+      });
+      await expect(stopped).rejects.toThrow("deadline");
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
     // The episodes running heard it: they ended there, journaled as stopped.
     const reasons = (await findJournals(dir)).map(
       (file) => JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!).reason as string,

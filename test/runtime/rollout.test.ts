@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import {
 } from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 import { rollout } from "../../src/runtime/rollout.ts";
+import { shapedAbortSignal } from "../support/index.ts";
 
 /** A promise's outcome, as a value. */
 const settled = <T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> =>
@@ -534,4 +536,149 @@ describe("rollout: cancelling with a signal", () => {
       process.off("warning", onWarning);
     }
   });
+});
+
+/** A signal of each kind, with a count of the listeners the rollout left on it. */
+const signalsOfEachShape = () => {
+  const node = new AbortController();
+  const shaped = shapedAbortSignal();
+  // Counted through its own methods: it has no getEventListeners (it is not Node's).
+  const add = shaped.shaped.addEventListener;
+  const remove = shaped.shaped.removeEventListener;
+  const listeners = new Set<unknown>();
+  shaped.shaped.addEventListener = (...args: Parameters<typeof add>) => {
+    if (args[0] === "abort") listeners.add(args[1]);
+    add(...args);
+  };
+  shaped.shaped.removeEventListener = (...args: Parameters<typeof remove>) => {
+    if (args[0] === "abort") listeners.delete(args[1]);
+    remove(...args);
+  };
+  return [
+    {
+      kind: "Node's own AbortSignal",
+      signal: node.signal,
+      abort: (reason: unknown) => node.abort(reason),
+      listeners: () => getEventListeners(node.signal, "abort").length,
+    },
+    {
+      kind: "an object shaped as an AbortSignal (a polyfill's)",
+      signal: shaped.signal,
+      abort: (reason: unknown) => shaped.abort(reason),
+      listeners: () => listeners.size,
+    },
+  ];
+};
+
+describe("rollout: the caller's signal, of any shape, is followed with one listener", () => {
+  const slowEnv = async () => {
+    const { createRaceEnv, playing } = await import("../support/index.ts");
+    // Tool a takes 5 s unless its call is cancelled.
+    const slow = (_args: unknown, { signal }: { signal: AbortSignal }) =>
+      new Promise<string>((resolve) => {
+        const timer = setTimeout(() => resolve("A"), 5_000);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve("cancelled");
+        });
+      });
+    const env = createRaceEnv({ a: slow as unknown as () => Promise<string>, b: () => "B" });
+    return { env, policy: () => new PolicyActor(playing(["<a>x</a>", "<answer>x</answer>"], env.tokenizer)) };
+  };
+
+  for (const index of [0, 1])
+    it(`${signalsOfEachShape()[index].kind}: 12 episodes at once, no leak warning, stopped mid-way, no listener left`, async () => {
+      const { env, policy } = await slowEnv();
+      const given = signalsOfEachShape()[index];
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+      process.on("warning", onWarning);
+      try {
+        const run = rollout({
+          env,
+          policy: policy(),
+          journal: new MemoryJournal(),
+          seed: "shaped-many",
+          episodes: 30,
+          concurrency: 12,
+          signal: given.signal,
+        });
+        expect(given.listeners()).toBe(0);
+        const records = lastValueFrom(run.episodes.pipe(toArray()));
+        // At most one listener while it runs, whatever the number of episodes running.
+        expect(given.listeners()).toBeLessThanOrEqual(1);
+        setTimeout(() => given.abort(new Error("the caller gave up")), 150);
+        const ended = await within(records, 3_000);
+        // The twelve running ones stopped at once; none of the other 18 started.
+        expect(ended).toHaveLength(12);
+        for (const record of ended) expect(record.reason).toBe("aborted: stopped: the caller gave up");
+        // Node says it on the next tick.
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings).toEqual([]);
+        expect(given.listeners()).toBe(0);
+      } finally {
+        process.off("warning", onWarning);
+      }
+    });
+
+  for (const index of [0, 1])
+    it(`${signalsOfEachShape()[index].kind}: the listener goes once the run is over, also when it ran to its end, failed or was abandoned`, async () => {
+      const given = signalsOfEachShape()[index];
+      // Ran to its end.
+      const whole = rollout({
+        env: lookupEnv,
+        policy: new PolicyActor(expertPolicy()),
+        journal: new MemoryJournal(),
+        seed: "whole",
+        episodes: 24,
+        concurrency: 12,
+        signal: given.signal,
+      });
+      expect(await within(lastValueFrom(whole.episodes.pipe(toArray())))).toHaveLength(24);
+      expect(given.listeners()).toBe(0);
+      // Failed (its task generator threw for episode 13).
+      const failing = rollout({
+        env: lookupEnv,
+        policy: new PolicyActor(expertPolicy()),
+        journal: new MemoryJournal(),
+        seed: "failing",
+        episodes: 24,
+        concurrency: 12,
+        task: (group, seed) => {
+          if (group === 13) throw new Error("no task 13");
+          return lookupEnv.task(seed);
+        },
+        signal: given.signal,
+      });
+      await expect(within(lastValueFrom(failing.episodes))).rejects.toThrow("no task 13");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(given.listeners()).toBe(0);
+      // Abandoned by its subscriber: the running episodes go on, and still stop on the caller's signal; the
+      // listener goes once they have ended.
+      const { env, policy } = await slowEnv();
+      const journal = new MemoryJournal();
+      const abandoned = rollout({
+        env,
+        policy: policy(),
+        journal,
+        seed: "abandoned",
+        episodes: 30,
+        concurrency: 12,
+        signal: given.signal,
+      });
+      const subscription = abandoned.episodes.subscribe();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      subscription.unsubscribe();
+      expect(given.listeners()).toBeLessThanOrEqual(1);
+      given.abort(new Error("stop them"));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(given.listeners()).toBe(0);
+      const started = await journal.episodes();
+      expect(started).toHaveLength(12);
+      for (const episode of started)
+        expect((await journal.read(episode)).at(-1)).toMatchObject({
+          type: "episode.ended",
+          reason: "aborted: stopped: stop them",
+        });
+    });
 });
