@@ -332,7 +332,9 @@ export const runEpisode: {
     // place (pushes into one of its arrays) changed the object every episode of that task shares (a group's, or
     // one env.task returns from a list), and a later episode started from the changed task, live only, so replay
     // diverged. Made as replay's is, from the JSON (about 0.5-2.5 us for the built-in environments' tasks).
-    const machineTask = (): Task =>
+    // Each policy request gets one too: a policy that changed `request.task` changed what this episode's later
+    // requests, the group's other episodes (and their machines) and the record saw.
+    const copyOfTask = (): Task =>
       typeof task === "object" && task !== null ? JSON.parse(JSON.stringify(task)) : task;
     const episode = options.episode ?? episodeIdOf(seed);
     const maxTurns = env.maxTurns ?? DEFAULT_MAX_TURNS;
@@ -509,7 +511,7 @@ export const runEpisode: {
             machine: recordingMachineFor(env),
             ...(settled ? { before: settled } : {}),
             ...(taking.event ? { event: taking.event } : {}),
-            input: { task: machineTask(), seed },
+            input: { task: copyOfTask(), seed },
           }) ?? messageOf(cause)
         }`,
         envThrownFrom(cause),
@@ -526,7 +528,7 @@ export const runEpisode: {
           episode,
           turn,
           seed: splitSeed(seed, turn),
-          task,
+          task: copyOfTask(),
           history: [...derivation.history],
           context: [...derivation.context],
         },
@@ -610,7 +612,7 @@ export const runEpisode: {
       if (finished) return;
       agent.start();
       envActor = createActor(recordingMachineFor(env), {
-        input: { task: machineTask(), seed },
+        input: { task: copyOfTask(), seed },
         inspect: taking.inspect,
       });
       episodeOfSystem.set(envActor.system, {

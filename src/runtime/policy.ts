@@ -21,6 +21,7 @@ export interface PolicyRequest {
   readonly turn: number;
   /** This turn's seed; the only randomness a policy may use for this row. */
   readonly seed: string;
+  /** The episode's task, a copy of its own for this request (changing it changes nothing else). */
   readonly task: Json;
   /** The whole history so far, in order: the prompt observation, then actions and observations. */
   readonly history: readonly Turn[];

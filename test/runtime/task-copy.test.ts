@@ -7,7 +7,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { lookupEnv } from "../../actors/lookup/index.ts";
+import { expertPolicy } from "../../actors/lookup/policies.ts";
 import { main } from "../../src/cli/main.ts";
+import { canonicalJson, type Policy } from "../../src/index.ts";
 import { collect } from "../../src/learn/collect.ts";
 import { findJournals } from "../../src/observe/journals.ts";
 import env, { TASKS } from "../fixtures/shared-task-env.ts";
@@ -47,5 +50,54 @@ describe("a machine that changes its task in place", () => {
       });
     }
     expect(TASKS.every((t) => t.said.length === 0)).toBe(true);
+  });
+
+  it("a policy that changes request.task changes neither the episode's later requests nor the group's other episodes", async () => {
+    // Each request carried the task object every episode of the group shared: the meddler (it says the word,
+    // then changes the task) made the group's other rows of its batch say another word,
+    // and their records and machines saw the changed task.
+    const out = join(tempDir(), "meddled");
+    const record = ["record", "--env", module, "--policy", "meddler", "--episodes", "12", "--group-size", "4"];
+    expect(await main([...record, "--out", out]), output.stderr).toBe(0);
+    output.clear();
+    expect(await main(["replay", out, "--verify", "--env", module]), output.stdout + output.stderr).toBe(0);
+    expect(output.stdout).toContain("verified 12 journal(s) ok, 0 failed");
+    for (const file of await findJournals(out)) {
+      const events = readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      const [started, observed] = events;
+      expect(started.task.said).toEqual([]);
+      expect(observed.text).toBe(`say ${started.task.word} said nothing`);
+      expect(events.find((e) => e.type === "agent.acted").text).toBe(started.task.word);
+      expect(events.at(-1)).toMatchObject({ type: "episode.ended", return: 1 });
+    }
+    expect(TASKS.every((t) => t.said.length === 0)).toBe(true);
+  });
+
+  it("from code: every request of an episode (its later turns too) sees the task as drawn, whatever a policy did to it", async () => {
+    // lookup's episodes take several turns: the wrapped expert marks each request's task after reading it.
+    const inner = expertPolicy();
+    const seen: { episode: string; task: string }[] = [];
+    const meddling: Policy = {
+      ...inner,
+      act: (requests) => {
+        for (const request of requests) {
+          seen.push({ episode: request.episode, task: canonicalJson(request.task) });
+          (request.task as { meddled?: number }).meddled = seen.length;
+        }
+        return inner.act(requests);
+      },
+    };
+    const batch = await collect({ env: lookupEnv, policy: meddling, seed: "m", episodes: 8, groupSize: 4 });
+    const drawn = new Map(batch.map(({ record }) => [record.episode, canonicalJson(record.task)]));
+    expect(seen.length).toBeGreaterThan(batch.length);
+    for (const { episode, task } of seen) expect(task).toBe(drawn.get(episode));
+    for (const { record, events } of batch) {
+      expect(record.task).not.toHaveProperty("meddled");
+      expect(events[0]).toMatchObject({ type: "episode.started", task: record.task });
+      expect(record.metrics.success).toBe(1);
+    }
   });
 });
