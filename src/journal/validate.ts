@@ -71,13 +71,26 @@ const actionProblem = (event: EpisodeEvent): string | undefined => {
   return undefined;
 };
 
-/** Event arrays a reader validated (readJournalFile, a journal's read): replay and the learner take them as they are. */
-const validatedStreams = new WeakSet<readonly unknown[]>();
+/**
+ * Event arrays a reader validated (readJournalFile, a journal's read, a finished episode's record), each with its
+ * events as they were then: replay and the learner take such an array as it is while it still holds those same
+ * events, one for one. An array changed since (an event replaced, added, removed or moved: its type allows that)
+ * is checked again. Its events' fields are readonly, nested arrays too, so changing one in place takes a cast.
+ */
+const validatedStreams = new WeakMap<readonly unknown[], readonly unknown[]>();
 
 /** Marks `events` as validated by a reader (every line checked), and returns it. */
 export const validatedEvents = <T extends readonly EpisodeEvent[]>(events: T): T => {
-  validatedStreams.add(events);
+  validatedStreams.set(events, events.slice());
   return events;
+};
+
+/** Whether `events` was marked validated and still holds the very events it held then (a pointer per event). */
+const stillValidated = (events: readonly unknown[]): boolean => {
+  const validated = validatedStreams.get(events);
+  if (validated === undefined || validated.length !== events.length) return false;
+  for (let i = 0; i < events.length; i++) if (events[i] !== validated[i]) return false;
+  return true;
 };
 
 /**
@@ -87,7 +100,7 @@ export const validatedEvents = <T extends readonly EpisodeEvent[]>(events: T): T
  */
 export const checkGivenEvents = (events: readonly unknown[], fn: string): void => {
   if (!Array.isArray(events)) throw new TypeError(`${fn}: the events must be an array, got ${shownValue(events)}`);
-  if (validatedStreams.has(events)) return;
+  if (stillValidated(events)) return;
   /** The stream so far, as a reader keeps it: the episode of its first event, and whether it has ended. */
   let episode: string | undefined;
   let ended = false;
@@ -123,7 +136,7 @@ export const checkGivenEvents = (events: readonly unknown[], fn: string): void =
     episode = event.episode;
     ended = event.type === "episode.ended";
   });
-  validatedStreams.add(events);
+  validatedEvents(events as readonly EpisodeEvent[]);
 };
 
 export class StreamValidator {

@@ -342,8 +342,9 @@ export const runEpisode: {
     const chain = new EpisodeChain(episode);
     const derivation = new EpisodeDerivation(env.id, tokenizer);
     // The runtime's own events (each built from the schema's types and stamped here): replay and the learner take
-    // them as they are, as they take a reader's (checkGivenEvents checks only events from elsewhere).
-    const events: EpisodeEvent[] = validatedEvents([]);
+    // them as they are, as they take a reader's (checkGivenEvents checks only events from elsewhere). Marked once
+    // the episode has ended (a marked array that changes is checked again).
+    const events: EpisodeEvent[] = [];
     let writer: EpisodeWriter | undefined;
     let delivered: Promise<void> = Promise.resolve();
     let journalFailure: unknown;
@@ -461,7 +462,7 @@ export const runEpisode: {
           episode,
           seed,
           task,
-          events,
+          events: validatedEvents(events),
           reason: ended.reason,
           return: ended.return,
           turns: ended.turns,

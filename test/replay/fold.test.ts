@@ -100,7 +100,9 @@ describe("replay folds recorded inputs through the machine's pure transitions", 
     expect(() => replayEpisode(recorded, lookupEnv)).toThrow(
       /replay diverged\n {2}recorded: agent\.acted's tokens, which spell "<lookup>k1<\/lookup>"\n {2}replayed: agent\.acted's text, "<lookup>k2<\/lookup>": the journal disagrees with itself/,
     );
-    recorded[i] = { ...acted, tokens: [...acted.tokens, 1e6] };
+    // A logprob for the token too: an action with more tokens than logprobs is refused before replay (this one
+    // was replayed once the array had been checked, as it was taken unchecked ever after).
+    recorded[i] = { ...acted, tokens: [...acted.tokens, 1e6], logprobs: [...acted.logprobs, 0] };
     expect(() => replayEpisode(recorded, lookupEnv)).toThrow(/token id/);
     // Deriving afresh (re-rewarding) does not check the tokens against the text, as before.
     expect(replayEpisode(recorded, lookupEnv, { verify: false }).turns).toBe(1);

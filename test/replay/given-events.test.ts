@@ -87,3 +87,60 @@ it("refuses events after the episode's end, a second start, or another episode's
     /event 3 \(seq 3\): episode: event of episode ep-other in the stream of episode ep-given/,
   );
 });
+
+it("checks again an array a reader validated that was changed since (an event replaced, added or dropped)", async () => {
+  // A reader's array was marked validated once and taken as it was ever after: an event replaced in it was
+  // replayed as a divergence blamed on impure code, or summed into a return as text.
+  const validated = async (source: string) => {
+    const journal = new r1.MemoryJournal();
+    const record = await r1.runEpisode({
+      env: weather,
+      policy: new r1.PolicyActor(weather.policies!.expert()),
+      journal,
+      seed: "edited",
+    });
+    // The record's array is typed readonly (changing it takes a cast, or plain JavaScript); a read's is not.
+    return source === "a journal's read" ? journal.read(record.episode) : (record.events as r1.EpisodeEvent[]);
+  };
+  for (const source of ["a journal's read", "the episode's record"])
+    for (const edit of ["replaced", "added", "dropped"] as const) {
+      const events = await validated(source);
+      // Taken as it is, unchanged.
+      expect(r1.replayEpisode(events, weather).reason).toBe("answered");
+      const at = events.findIndex((e) => e.type === "reward.assigned");
+      const n = events.length;
+      if (edit === "replaced") events[at] = { ...events[at], value: "0.1" } as never;
+      if (edit === "added") events.push({ ...events[at], seq: n, value: 100 } as r1.EpisodeEvent);
+      if (edit === "dropped") events.splice(4, 1);
+      const problem = {
+        replaced: new RegExp(`event ${at} \\(seq ${at}\\): schema: Expected number at \\["value"\\]`),
+        added: new RegExp(`event ${n} \\(seq ${n}\\): order: event reward.assigned after episode.ended`),
+        dropped: /event 4 \(seq 5\): sequence: seq 5 where seq 4 belongs/,
+      }[edit];
+      expect(() => r1.replayEpisode(events, weather), `${source}, ${edit}`).toThrow(problem);
+      expect(() => episodeToSequence(events), `${source}, ${edit}`).toThrow(problem);
+    }
+});
+
+it("an event of a validated array cannot be changed in place without a cast: its fields are readonly, nested ones too (npm test's typecheck fails here if one becomes writable)", async () => {
+  const journal = new r1.MemoryJournal();
+  const { episode } = await r1.runEpisode({
+    env: weather,
+    policy: new r1.PolicyActor(weather.policies!.expert()),
+    journal,
+    seed: "readonly",
+  });
+  const events = await journal.read(episode);
+  const acted = events.find((e) => e.type === "agent.acted")!;
+  const started = events[0].type === "episode.started" ? events[0] : undefined;
+  const rewarded = events.find((e) => e.type === "reward.assigned")!;
+  const refusedByTheTypes = () => {
+    // @ts-expect-error a field of an event is readonly
+    rewarded.value = 5;
+    // @ts-expect-error so are its nested arrays
+    acted.tokens.push(1);
+    // @ts-expect-error and its JSON (the task, a tool's arguments and result)
+    started!.task.word = "x";
+  };
+  expect(typeof refusedByTheTypes).toBe("function");
+});
