@@ -54,8 +54,8 @@ describe("a machine that changes its task in place", () => {
 
   it("a policy that changes request.task changes neither the episode's later requests nor the group's other episodes", async () => {
     // Each request carried the task object every episode of the group shared: the meddler (it says the word,
-    // then changes the task) made the group's other rows of its batch say another word,
-    // and their records and machines saw the changed task.
+    // then changes the task) made the other rows of its batch that shared the task say another word than the
+    // task they were journaled with.
     const out = join(tempDir(), "meddled");
     const record = ["record", "--env", module, "--policy", "meddler", "--episodes", "12", "--group-size", "4"];
     expect(await main([...record, "--out", out]), output.stderr).toBe(0);
