@@ -10,6 +10,8 @@
  * The profiler's own frames (inspector `dispatch`/`post`) are left out of every figure.
  */
 import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { intArg } from "../src/cli/args.ts";
 
 interface Frame {
   functionName: string;
@@ -29,10 +31,37 @@ interface Profile {
   endTime: number;
 }
 
-const [file, topArg = "25", filter] = process.argv.slice(2);
-if (!file) throw new Error("usage: cpuprofile-summary <file.cpuprofile> [top] [filter]");
-const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
-const top = Number(topArg);
+const program = new Command("bench/cpuprofile-summary.ts")
+  .description("the functions with the most self and inclusive time in a V8 .cpuprofile")
+  .argument("<file>", "a .cpuprofile (from bench/profile.ts or node --cpu-prof)")
+  .argument("[top]", "rows per table", intArg("top", 1, true), 25)
+  .argument("[filter]", "only the inclusive time of frames whose 'function file' contains this")
+  .showHelpAfterError("(run with --help for usage)")
+  .exitOverride();
+try {
+  program.parse();
+} catch (error) {
+  process.exit(error instanceof CommanderError && error.code.startsWith("commander.help") ? 0 : 2);
+}
+const [file, top, filter] = program.processedArgs as [string, number, string | undefined];
+const profile = ((): Profile => {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    process.stderr.write(
+      `error: cannot read ${file}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a folder, not a .cpuprofile" : (error as Error).message}\n`,
+    );
+    process.exit(2);
+  }
+  try {
+    const parsed = JSON.parse(text) as Profile;
+    if (Array.isArray(parsed.nodes) && Array.isArray(parsed.samples) && Array.isArray(parsed.timeDeltas)) return parsed;
+  } catch {}
+  process.stderr.write(`error: ${file} is not a V8 .cpuprofile (JSON with nodes, samples and timeDeltas)\n`);
+  process.exit(2);
+})();
 
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();

@@ -12,6 +12,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Argument, Command, CommanderError } from "commander";
+import { intArg } from "../src/cli/args.ts";
 import { JsonlJournal } from "../src/index.ts";
 import { appendAll, journalWriter } from "./journal.ts";
 import { recordLookup, restamp, scriptsOf } from "./record.ts";
@@ -19,8 +21,25 @@ import { bareFold, readAndReplay, replayVerify } from "./replay.ts";
 import { rate } from "./stats.ts";
 import { bareSteps, runtimeSteps } from "./steps.ts";
 
-const [workload = "runtime", count = "2000", out = `${tmpdir()}/bench-${workload}.cpuprofile`] = process.argv.slice(2);
-const episodes = Number(count);
+const WORKLOADS = ["runtime", "bare", "journal", "replay", "fold", "read"] as const;
+const program = new Command("bench/profile.ts")
+  .description("one benchmark workload alone, CPU-profiled")
+  .addArgument(new Argument("[workload]", "what to time").choices(WORKLOADS).default("runtime"))
+  .argument("[episodes]", "lookup episodes to record and run", intArg("episodes", 1, true), 2000)
+  .argument("[out]", "where the .cpuprofile goes (default: <tmpdir>/bench-<workload>.cpuprofile)")
+  .showHelpAfterError("(run with --help for usage)")
+  .exitOverride();
+try {
+  program.parse();
+} catch (error) {
+  // commander printed the problem (a workload it does not know, say) or the help.
+  process.exit(error instanceof CommanderError && error.code.startsWith("commander.help") ? 0 : 2);
+}
+const [workload, episodes, out = `${tmpdir()}/bench-${workload}.cpuprofile`] = program.processedArgs as [
+  (typeof WORKLOADS)[number],
+  number,
+  string | undefined,
+];
 const root = mkdtempSync(join(tmpdir(), "agent-r1-profile-"));
 try {
   const records = await recordLookup(episodes, 32);

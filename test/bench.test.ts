@@ -25,3 +25,21 @@ describe("bench --figure", () => {
     expect(none.stderr).toContain("bench: --figure without a number: only figure 1 runs alone (--figure 1)");
   });
 });
+
+describe("the profiling scripts of docs/bench.md", () => {
+  it("refuse a workload, a count or a file they cannot use in one line, exit 2, no stack trace", () => {
+    const cases = [
+      [["bench/profile.ts", "bogus"], "Allowed choices are runtime, bare, journal, replay, fold, read"],
+      [["bench/profile.ts", "runtime", "abc"], 'episodes must be a positive integer, got "abc"'],
+      [["bench/cpuprofile-summary.ts", "/no/such.cpuprofile"], "cannot read /no/such.cpuprofile: no such file"],
+      [["bench/cpuprofile-summary.ts", "README.md"], "README.md is not a V8 .cpuprofile"],
+      [["bench/cpuprofile-summary.ts", "README.md", "0"], 'top must be a positive integer, got "0"'],
+    ] as const;
+    for (const [args, message] of cases) {
+      const run = bench(...(args as unknown as [string, ...string[]]));
+      expect(run.status, args.join(" ")).toBe(2);
+      expect(run.stderr).toContain(message);
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+    }
+  }, 60_000);
+});
