@@ -105,6 +105,21 @@ describe("train --resume", () => {
     expect(readdirSync(join(unnamed, "dropped-checkpoints")).sort()).toEqual(["v00001", "v00002"]);
   }, 60_000);
 
+  it("starts a new run in an empty folder (a run killed before it wrote anything) from the command's flags, as README says", async () => {
+    const empty = tempDir("agent-r1-resume-empty-");
+    expect(
+      await main(["train", "--env", "lookup", "--steps", "1", ...tiny, ...shape, "--out", empty, "--resume"]),
+    ).toBe(0);
+    const said = `no checkpoint in ${empty}/checkpoints yet: starting from the beginning`;
+    expect(output.stderr).toContain(said);
+    expect(JSON.parse(readFileSync(join(empty, "config.json"), "utf8"))).toMatchObject({ env: "lookup", steps: 1 });
+    // README's "Train a policy" tells this case apart from a folder that does not exist (refused, above).
+    const readme = readFileSync("README.md", "utf8").replace(/\s+/g, " ");
+    expect(readme).toContain(
+      "an empty folder (a run killed before it wrote anything) starts a new run there from the command's own flags, saying `no checkpoint in DIR/checkpoints yet: starting from the beginning`",
+    );
+  }, 60_000);
+
   it("refuses a folder that holds other files and no run", async () => {
     const other = tempDir("agent-r1-resume-other-");
     writeFileSync(join(other, "ep-0-0.jsonl"), "");
