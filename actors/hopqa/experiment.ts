@@ -16,7 +16,7 @@
  * sitting, even on a fresh clone, skips recorded runs, and `--report` rewrites the page from the records.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
@@ -917,6 +917,14 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
     return stoppedBy ? exitCodeOf(stoppedBy) : 0;
   }
   const command = `npm run experiment${argv.length > 0 ? ` -- ${argv.join(" ")}` : ""}`;
+  // A file where a folder goes is refused before any work: --out failed at its mkdir with a stack trace, and a
+  // --docs file only when the report was written, after every run.
+  for (const [flag, dir] of [
+    ["--out", opts.out],
+    ["--docs", opts.docs],
+  ] as const)
+    if (existsSync(dir) && !statSync(dir).isDirectory())
+      throw new InvalidArgumentError(`${flag} ${dir} is a file, not a folder: give a folder (created if missing)`);
   // Another plan's run folders, page or records are refused at once, reporting or not.
   checkPlanMatches(opts.out, specs);
   checkRecipe(opts.out);

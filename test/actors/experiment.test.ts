@@ -193,6 +193,30 @@ describe("npm run experiment", () => {
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 
+  it("refuses a file as --out or --docs before any work, in one line (exit 2)", async () => {
+    const dir = tempDir();
+    const file = join(dir, "a-file");
+    writeFileSync(file, "mine\n");
+    const out = spawned("--quick", "--only", "grpo", "--seeds", "1", "--out", file);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(`error: --out ${file} is a file, not a folder: give a folder (created if missing)\n`);
+    const docs = await experiment(
+      "--quick",
+      "--only",
+      "grpo",
+      "--seeds",
+      "1",
+      "--out",
+      join(dir, "runs"),
+      "--docs",
+      file,
+    );
+    expect(docs.code).toBe(2);
+    expect(docs.stderr).toContain(`error: --docs ${file} is a file, not a folder`);
+    expect(existsSync(join(dir, "runs"))).toBe(false);
+    expect(readFileSync(file, "utf8")).toBe("mine\n");
+  }, 60_000);
+
   it("names the known groups when --only has an unknown one, before the warm start", async () => {
     const out = join(tempDir(), "experiment-only");
     const run = spawned("--only", "grpo,gpro", "--out", out);
