@@ -5,12 +5,16 @@
  * alone and only prints it (no learner figures).
  */
 import { spawnSync } from "node:child_process";
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 
 const options = new Command("bench")
   .option("--quick", "smaller workloads, for a smoke run")
   .option("--no-write", "print only; leave docs/bench.md and docs/bench-learner.md alone")
-  .option("--repeats <n>", "side-by-side repeats of each kernel figure")
+  .option("--repeats <n>", "side-by-side repeats of each kernel figure (1 to 1000)", (value: string) => {
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1000)
+      throw new InvalidArgumentError(`--repeats must be a whole number from 1 to 1000, got ${JSON.stringify(value)}`);
+    return value;
+  })
   .addOption(
     new Option("--figure <n>", "only this kernel figure (1: runtime vs bare actor), printed, nothing written").choices([
       "1",

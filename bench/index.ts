@@ -32,7 +32,15 @@ const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const write = !args.includes("--no-write");
 const repeatsArg = args.indexOf("--repeats");
-const REPEATS = repeatsArg >= 0 ? Number(args[repeatsArg + 1]) : 5;
+const repeatsText = repeatsArg >= 0 ? args[repeatsArg + 1] : "5";
+// A count it cannot run (abc, 0) printed NaN rates and an empty per-repeat list: refused, as --figure 2 is.
+if (repeatsText === undefined || !/^\d+$/.test(repeatsText) || Number(repeatsText) < 1 || Number(repeatsText) > 1000) {
+  process.stderr.write(
+    `bench: --repeats ${repeatsText === undefined ? "without a number" : JSON.stringify(repeatsText)}: give a whole number from 1 to 1000\n`,
+  );
+  process.exit(2);
+}
+const REPEATS = Number(repeatsText);
 const figureArg = args.findIndex((a) => a === "--figure" || a.startsWith("--figure="));
 /** Only this figure ("1"), printed and not written: figure 1 is the one the runtime's changes move. */
 const onlyFigure =

@@ -26,6 +26,22 @@ describe("bench --figure", () => {
   });
 });
 
+describe("bench --repeats", () => {
+  it("refuses a count it cannot run, before measuring (it printed NaN rates for --repeats abc)", () => {
+    for (const value of ["abc", "0", "1e2"]) {
+      const all = bench("bench/all.ts", "--figure", "1", "--quick", "--repeats", value);
+      expect(all.status, value).not.toBe(0);
+      expect(all.stderr).toContain(`--repeats must be a whole number from 1 to 1000, got "${value}"`);
+      expect(all.stdout).not.toContain("NaN");
+      // bench/index.ts run directly (as all.ts runs it) says it too.
+      const index = bench("bench/index.ts", "--figure", "1", "--quick", "--repeats", value);
+      expect(index.status, value).toBe(2);
+      expect(index.stderr).toContain(`bench: --repeats "${value}": give a whole number from 1 to 1000`);
+      expect(index.stdout).not.toContain("NaN");
+    }
+  }, 60_000);
+});
+
 describe("the profiling scripts of docs/bench.md", () => {
   it("refuse a workload, a count or a file they cannot use in one line, exit 2, no stack trace", () => {
     const cases = [
