@@ -204,7 +204,15 @@ export const toolActors = <const T extends Record<string, Tool>>(tools: T) =>
       name,
       fromPromise<ToolResult, unknown>(({ input, signal }) => tool.call(input, signal)),
     ]),
-  ) as { [K in keyof T]: ReturnType<typeof fromPromise<ToolResult, Json>> };
+  ) as { [K in keyof T]: ReturnType<typeof fromPromise<ToolResult, ToolInput>> };
+
+/**
+ * A tool actor's input: any value (the tool decodes it, and a wrong one is an invalid-args result), typed as
+ * `{} | null | undefined`, not `unknown`. `unknown` absorbed XState's `Mapper | TInput` union, so an unannotated
+ * `input: ({ context }) => ...` was TS7031; `Json` typed it but refused what `unknown` took (a context field
+ * typed by an interface, a Record<string, unknown>, an unknown, no input at all).
+ */
+export type ToolInput = NonNullable<unknown> | null | undefined;
 
 /** What `legalActions` sees: the task and the history so far (a PolicyRequest is one). */
 export interface LegalView<Task = Json> {
