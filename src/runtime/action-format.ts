@@ -182,12 +182,17 @@ export const answerOf = (text: string, tools: Readonly<Record<string, Tool>>): s
   return action.kind === "answer" ? action.text : undefined;
 };
 
-/** A tool's decoded arguments: the Type of its parameters. */
-export type ToolArgs<T> = T extends Tool<infer P> ? P["Type"] : never;
+/**
+ * A tool's arguments as an action writes them: the Encoded type of its parameters, the JSON they decode from
+ * (the same as their Type for plain fields; a `NumberFromString` field is the string written). A tool typed only
+ * as `Tool` says nothing of them: JSON fields.
+ */
+export type ToolArgs<T> =
+  T extends Tool<infer P> ? (unknown extends P["Encoded"] ? Record<string, Json> : P["Encoded"]) : never;
 
 /**
- * The decoded arguments, when the action is a well-formed call of the named tool. Typed from the tool
- * (`callOf(text, tools, "weather")?.city` is a string), or as you declare it,
+ * The arguments as written (JSON that the tool's parameters decode), when the action is a well-formed call of the
+ * named tool. Typed from the tool (`callOf(text, tools, "weather")?.city` is a string), or as you declare it,
  * `callOf<{ city: string }>(text, tools, "weather")`. A name that is none of `tools` throws.
  */
 export const callOf: {

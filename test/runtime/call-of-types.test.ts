@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import * as r1 from "../../src/index.ts";
 
-// callOf types the arguments from the tool named (its parameters' Type); before, they were Record<string, Json>
+// callOf types the arguments from the tool named (its parameters' Encoded type, the JSON written); before, they were Record<string, Json>
 // unless declared by hand (a declaration nothing checked against the tool). The repository's typecheck compiles
 // this file.
 const refund = r1.defineTool({
@@ -35,6 +35,19 @@ it("callOf's arguments have the tool's types; a declared type and a record of to
   expect([json, r1.callOf("<lookup>o4</lookup>", tools, name)?.id]).toEqual(["o4", "o4"]);
   // A name that is none of the tools still throws (a guard that could never match).
   expect(() => r1.callOf("<lookup>o2</lookup>", tools, "lokup")).toThrow(/callOf: no tool named "lokup"/);
+  // The arguments as written: a field its parameters decode (NumberFromString) is the action's string, typed so.
+  const counted = r1.defineTool({
+    name: "counted",
+    description: "A count written as text.",
+    parameters: r1.Schema.Struct({ n: r1.Schema.NumberFromString }),
+    execute: ({ n }) => n + 1,
+  });
+  const written: string | undefined = r1.callOf("<counted>5</counted>", { counted }, "counted")?.n;
+  expect(written).toBe("5");
+  // A tool typed only as Tool: JSON fields, as before.
+  const general: r1.Tool = lookup;
+  const field: r1.Json | undefined = r1.callOf("<lookup>o5</lookup>", { lookup: general }, "lookup")?.["id"];
+  expect(field).toBe("o5");
   // @ts-expect-error the tool's amount is a number
   const wrong: string | undefined = call?.amount;
   expect(wrong).toBe(5);

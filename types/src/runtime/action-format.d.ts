@@ -38,11 +38,15 @@ export declare const formatAnswer: (text: string) => string;
 export declare const parseAction: (text: string, tools: Readonly<Record<string, Tool>>) => ParsedAction;
 /** The answer's text, when the action is `<answer>...</answer>`. */
 export declare const answerOf: (text: string, tools: Readonly<Record<string, Tool>>) => string | undefined;
-/** A tool's decoded arguments: the Type of its parameters. */
-export type ToolArgs<T> = T extends Tool<infer P> ? P["Type"] : never;
 /**
- * The decoded arguments, when the action is a well-formed call of the named tool. Typed from the tool
- * (`callOf(text, tools, "weather")?.city` is a string), or as you declare it,
+ * A tool's arguments as an action writes them: the Encoded type of its parameters, the JSON they decode from
+ * (the same as their Type for plain fields; a `NumberFromString` field is the string written). A tool typed only
+ * as `Tool` says nothing of them: JSON fields.
+ */
+export type ToolArgs<T> = T extends Tool<infer P> ? (unknown extends P["Encoded"] ? Record<string, Json> : P["Encoded"]) : never;
+/**
+ * The arguments as written (JSON that the tool's parameters decode), when the action is a well-formed call of the
+ * named tool. Typed from the tool (`callOf(text, tools, "weather")?.city` is a string), or as you declare it,
  * `callOf<{ city: string }>(text, tools, "weather")`. A name that is none of `tools` throws.
  */
 export declare const callOf: {
