@@ -39,7 +39,7 @@ import {
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
-import type { Tool } from "./tool.ts";
+import { staleCopyProblem, type Tool } from "./tool.ts";
 
 /** The event the machine receives when the agent acts. */
 export interface AgentActEvent {
@@ -427,6 +427,8 @@ export const defineEnv = <
     const toolName = (tool as Partial<Tool> | null)?.name;
     if (typeof toolName !== "string")
       throw new TypeError(`${name}: tools.${key} is not a tool; make it with defineTool({ name, ... })`);
+    const stale = staleCopyProblem(tool);
+    if (stale !== undefined) throw new TypeError(`${name}: tools.${key}: ${stale}`);
     if (toolName !== key)
       throw new TypeError(
         `${name}: tools.${key} is the tool named "${toolName}"; the key must be its name, as a model calls it ` +

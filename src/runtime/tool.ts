@@ -231,8 +231,27 @@ const TOOL_FIELDS = allKeys<ToolSpec<Schema.Top>>()([
 
 /** The fields defineTool adds to a spec (a spread of a defined tool holds them): made again from the spec. */
 const DERIVED_FIELDS = ["jsonSchema", "call"] as const;
-/** The `call` of every tool defineTool made, to know a spread of one. */
-const definedCalls = new WeakSet<object>();
+/** The tool defineTool made, by its `call`: to know a spread of one. */
+const definedCalls = new WeakMap<object, Tool>();
+
+/** The fields a defined tool's `call` closes over: a copy that changes one of them still runs the original's. */
+const CALLED_FIELDS = ["name", "parameters", "execute", "timeoutMs", "maxResultChars"] as const;
+
+/**
+ * Why `tool` would not run as it reads, or undefined: a copy of a defined tool (`{ ...add, execute }`, with no
+ * defineTool around it) keeps the original's `call`, which runs the original's execute, parameters and limits.
+ */
+export const staleCopyProblem = (tool: unknown): string | undefined => {
+  if (typeof tool !== "object" || tool === null || definedTools.has(tool)) return undefined;
+  const original = definedCalls.get((tool as { call?: unknown }).call as object);
+  if (original === undefined) return undefined;
+  const changed = CALLED_FIELDS.find(
+    (field) => (tool as Record<string, unknown>)[field] !== (original as unknown as Record<string, unknown>)[field],
+  );
+  return changed === undefined
+    ? undefined
+    : `it is a copy of the tool ${original.name} with \`${changed}\` changed, but its \`call\` is still the original's and runs the original's ${changed}: make it with defineTool({ ...${original.name}, ${changed}: ... })`;
+};
 
 /** A name a model can write as a tag, `<name>...</name>` (the action format reads nothing else). */
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -366,6 +385,6 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
     },
   };
   definedTools.add(tool);
-  definedCalls.add(tool.call);
+  definedCalls.set(tool.call, tool as unknown as Tool);
   return tool;
 };

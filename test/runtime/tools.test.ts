@@ -210,6 +210,20 @@ describe("defineTool refuses a tool a model could never call", () => {
     expect(() => defineTool({ ...spec, call: own } as never)).toThrow(/tool search: unknown field `call`/);
     expect(() => defineTool({ ...spec, jsonSchema: {} } as never)).toThrow(/tool search: unknown field `jsonSchema`/);
   });
+  it("defineEnv refuses a copy of a defined tool with a field changed and no defineTool around it (it ran the original)", async () => {
+    // `{ ...real, execute }` keeps the original's `call`, which runs the original's execute: the stand-in type-checks
+    // (env.tools keeps each tool's type) and is called, and the real tool answered in its place.
+    const [key, real] = Object.entries(lookupEnv.tools)[0]!;
+    const copy = { ...real, execute: () => "stubbed" };
+    expect(await copy.call({ query: "q" })).not.toEqual({ ok: true, content: "stubbed" });
+    expect(() => defineEnv({ ...lookupEnv, tools: { ...lookupEnv.tools, [key]: copy } })).toThrow(
+      `environment lookup: tools.${key}: it is a copy of the tool ${key} with \`execute\` changed, but its \`call\` is still the original's and runs the original's execute: make it with defineTool({ ...${key}, execute: ... })`,
+    );
+    // A plain copy runs as it reads, and defineTool around a changed one makes a tool of its own.
+    const stub = defineTool({ ...real, execute: () => "stubbed" });
+    expect(defineEnv({ ...lookupEnv, tools: { ...lookupEnv.tools, [key]: { ...real } } }).id).toBe("lookup");
+    expect(defineEnv({ ...lookupEnv, tools: { ...lookupEnv.tools, [key]: stub } }).tools[key]).toBe(stub);
+  });
   it("accepts names a model can write and object schemas of any shape", () => {
     for (const name of ["get_weather", "_private", "Search2"]) expect(defineTool({ ...spec, name }).name).toBe(name);
     const union = Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.Number })]);

@@ -13,7 +13,7 @@ import { type ActionFunction, type AnyEventObject, type AnyMachineSnapshot, type
 import type { RewardKind, ToolResult } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, Turn } from "./policy.ts";
-import type { Tool } from "./tool.ts";
+import { type Tool } from "./tool.ts";
 /** The event the machine receives when the agent acts. */
 export interface AgentActEvent {
     readonly type: "agent.act";

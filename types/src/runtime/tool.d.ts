@@ -64,6 +64,11 @@ export declare const thrownFailure: (cause: unknown, maxResultChars: number) => 
 /** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */
 export declare const isSubscribable: (value: unknown) => value is Subscribable<unknown>;
 /**
+ * Why `tool` would not run as it reads, or undefined: a copy of a defined tool (`{ ...add, execute }`, with no
+ * defineTool around it) keeps the original's `call`, which runs the original's execute, parameters and limits.
+ */
+export declare const staleCopyProblem: (tool: unknown) => string | undefined;
+/**
  * Makes a Tool from its spec (timeoutMs default 10,000, maxResultChars default 20,000). Throws a TypeError on a
  * malformed spec, a RangeError on a limit that is not positive (maxResultChars: not a positive integer).
  */
