@@ -185,7 +185,13 @@ const lastValueOf = (name: string, source: Subscribable<unknown>, signal: AbortS
     const onAbort = () => {
       if (settled) return;
       settled = true;
-      subscription?.unsubscribe();
+      // Runs in the signal's listener: a teardown that throws (RxJS's UnsubscriptionError) escaped it as an
+      // uncaught exception and ended the process. It fails the call's work instead (the call has its failure).
+      try {
+        unsubscribeFrom(subscription);
+      } catch (cause) {
+        return reject(cause);
+      }
       reject(signal.reason);
     };
     const settle = (end: () => void) => {
@@ -208,8 +214,18 @@ const lastValueOf = (name: string, source: Subscribable<unknown>, signal: AbortS
         ),
     });
     // Settled during subscribe (a synchronous source), or aborted meanwhile: nothing more to hear.
-    if (settled) subscription.unsubscribe();
+    if (settled) unsubscribeFrom(subscription);
   });
+
+/**
+ * Ends a subscription of whatever shape `subscribe` returned: RxJS's (`unsubscribe()`), a function (as some
+ * libraries' `subscribe` returns), or nothing (then there is nothing to end).
+ */
+export const unsubscribeFrom = (subscription: unknown): void => {
+  if (typeof subscription === "function") subscription();
+  else if (typeof (subscription as Partial<Unsubscribable> | null | undefined)?.unsubscribe === "function")
+    (subscription as Unsubscribable).unsubscribe();
+};
 
 const positive = (name: string, value: number, integer: boolean) => {
   if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value)))

@@ -24,7 +24,7 @@ import { allKeys, checkKnownKeys, messageOf, shownValue } from "../kernel/errors
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage, envThrownFrom } from "../runtime/env.ts";
-import { isSubscribable, type Tool, thrownFailure } from "../runtime/tool.ts";
+import { isSubscribable, type Tool, thrownFailure, unsubscribeFrom } from "../runtime/tool.ts";
 import { TOOL_RESULT_SHAPE, toolResultProblem } from "./actions.ts";
 import { quote } from "./counterexample.ts";
 import type { EpisodeScript } from "./episodes.ts";
@@ -180,7 +180,7 @@ const syncObservableResult = (tool: Tool, source: Subscribable<unknown>): ToolRe
         : thrownFailure(new Error(`${tool.name}'s Observable completed without emitting a value`), tool.maxResultChars);
     },
   });
-  subscription.unsubscribe();
+  unsubscribeFrom(subscription);
   return result ?? { ok: true, content: null };
 };
 

@@ -74,6 +74,43 @@ describe("a tool whose execute returns an Observable", () => {
     expect(tornDown).toBe(1);
   });
 
+  it("a teardown that throws, or a subscribe of another library's shape, fails only the call, not the process", async () => {
+    // On a timeout or the episode's end the Observable is unsubscribed inside the signal's listener: a throwing
+    // teardown (RxJS's UnsubscriptionError) or a `subscribe` that returns a function escaped it as an uncaught
+    // exception, which ends a train or record run.
+    const uncaught: unknown[] = [];
+    const onUncaught = (cause: unknown) => uncaught.push(cause);
+    process.prependListener("uncaughtException", onUncaught);
+    try {
+      const throwing = carrier(
+        () =>
+          new Observable<r1.Json>(() => () => {
+            throw new Error("teardown failed");
+          }),
+        20,
+      );
+      expect(await throwing.call({ tracking: "t" })).toMatchObject({ ok: false, error: { kind: "timeout" } });
+      const episode = new AbortController();
+      const stopped = throwing.call({ tracking: "t" }, episode.signal);
+      episode.abort(new Error("stopped"));
+      expect(await stopped).toMatchObject({ ok: false, error: { kind: "error" } });
+      let ended = 0;
+      const storeLike = r1.defineTool({
+        name: "storeLike",
+        description: "A subscribe that returns its unsubscribe function.",
+        parameters: r1.Schema.Struct({}),
+        timeoutMs: 20,
+        execute: () => ({ subscribe: () => () => ended++ }) as never,
+      });
+      expect(await storeLike.call({})).toMatchObject({ ok: false, error: { kind: "timeout" } });
+      expect(ended).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+    }
+  });
+
   it("runs in an episode, and checkCoverage takes a synchronous Observable's value as the tool's own result", async () => {
     const tool = carrier(() => of("delivered"));
     const tools = { carrier: tool };

@@ -64,6 +64,11 @@ export declare const thrownFailure: (cause: unknown, maxResultChars: number) => 
 /** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */
 export declare const isSubscribable: (value: unknown) => value is Subscribable<unknown>;
 /**
+ * Ends a subscription of whatever shape `subscribe` returned: RxJS's (`unsubscribe()`), a function (as some
+ * libraries' `subscribe` returns), or nothing (then there is nothing to end).
+ */
+export declare const unsubscribeFrom: (subscription: unknown) => void;
+/**
  * Why `tool` would not run as it reads, or undefined: a copy of a defined tool (`{ ...add, execute }`, with no
  * defineTool around it) keeps the original's `call`, which runs the original's execute, parameters and limits.
  */
