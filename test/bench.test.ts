@@ -40,6 +40,15 @@ describe("bench --repeats", () => {
       expect(index.stdout).not.toContain("NaN");
     }
   }, 60_000);
+
+  it("reads --repeats=N as --repeats N (bench/all.ts passes it on as written; it ran 5 repeats)", () => {
+    const all = bench("bench/all.ts", "--figure", "1", "--quick", "--repeats=0");
+    expect(all.status).not.toBe(0);
+    expect(all.stderr).toContain('--repeats must be a whole number from 1 to 1000, got "0"');
+    const index = bench("bench/index.ts", "--figure", "1", "--quick", "--repeats=0");
+    expect(index.status).toBe(2);
+    expect(index.stderr).toContain('bench: --repeats "0": give a whole number from 1 to 1000');
+  }, 60_000);
 });
 
 describe("the profiling scripts of docs/bench.md", () => {
