@@ -283,9 +283,18 @@ const invalidAction = (action: PolicyAction, tokenizer: Tokenizer): string | und
  */
 export const checkEpisodeParts = (
   caller: string,
-  options: { readonly env?: unknown; readonly policy?: unknown; readonly journal?: unknown; readonly seed?: unknown },
+  options: {
+    readonly env?: unknown;
+    readonly policy?: unknown;
+    readonly journal?: unknown;
+    readonly seed?: unknown;
+    readonly signal?: unknown;
+  },
 ): void => {
   const policy = options.policy as { request?: unknown; act?: unknown } | undefined;
+  // Any object shaped as an AbortSignal is followed (a polyfill's, another realm's); another value failed deep
+  // inside as "caller.addEventListener is not a function", naming neither the option nor what it was.
+  const signal = options.signal as { aborted?: unknown; addEventListener?: unknown; removeEventListener?: unknown };
   const missing = [
     typeof (options.env as { task?: unknown } | undefined)?.task !== "function" &&
       "env (an environment from defineEnv)",
@@ -297,6 +306,13 @@ export const checkEpisodeParts = (
       "journal (e.g. new MemoryJournal() or new JsonlJournal(dir))",
     typeof options.seed !== "string" &&
       `seed (a string: it names the episode's journal and draws its task; got ${options.seed === undefined ? "none" : typeof options.seed})`,
+    signal !== undefined &&
+      (typeof signal !== "object" ||
+        signal === null ||
+        typeof signal.aborted !== "boolean" ||
+        typeof signal.addEventListener !== "function" ||
+        typeof signal.removeEventListener !== "function") &&
+      `signal (an AbortSignal, or an object shaped as one: aborted, addEventListener, removeEventListener; got ${shownValue(signal)})`,
   ].filter(Boolean);
   if (missing.length > 0) throw new TypeError(`${caller}: missing or wrong option: ${missing.join("; ")}`);
 };

@@ -682,3 +682,20 @@ describe("rollout: the caller's signal, of any shape, is followed with one liste
         });
     });
 });
+
+describe("rollout and runEpisode: a signal that is no AbortSignal", () => {
+  it("is refused at once, naming the option and what it was (it failed inside as caller.addEventListener is not a function)", async () => {
+    const parts = { env: lookupEnv, policy: new PolicyActor(expertPolicy()), journal: new MemoryJournal(), seed: "s" };
+    const said =
+      "missing or wrong option: signal (an AbortSignal, or an object shaped as one: aborted, addEventListener, removeEventListener; got";
+    for (const signal of [
+      { aborted: false },
+      "stop",
+      { aborted: "no", addEventListener() {}, removeEventListener() {} },
+    ]) {
+      expect(() => rollout({ ...parts, episodes: 2, signal: signal as never })).toThrow(`rollout: ${said}`);
+      await expect(runEpisode({ ...parts, signal: signal as never })).rejects.toThrow(`runEpisode: ${said}`);
+    }
+    expect(() => rollout({ ...parts, episodes: 2, signal: "stop" as never })).toThrow('got "stop" (a string))');
+  });
+});

@@ -104,6 +104,7 @@ export declare const checkEpisodeParts: (caller: string, options: {
     readonly policy?: unknown;
     readonly journal?: unknown;
     readonly seed?: unknown;
+    readonly signal?: unknown;
 }) => void;
 /** The runtime's turn limit of an environment without `maxTurns`: an episode that takes more actions is aborted. */
 export declare const DEFAULT_MAX_TURNS = 64;
