@@ -6,8 +6,9 @@
  */
 import { spawnSync } from "node:child_process";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { parseOrExit } from "./cli.ts";
 
-const options = new Command("bench")
+const program = new Command("bench")
   .option("--quick", "smaller workloads, for a smoke run")
   .option("--no-write", "print only; leave docs/bench.md and docs/bench-learner.md alone")
   .option("--repeats <n>", "side-by-side repeats of each kernel figure (1 to 1000)", (value: string) => {
@@ -19,9 +20,10 @@ const options = new Command("bench")
     new Option("--figure <n>", "only this kernel figure (1: runtime vs bare actor), printed, nothing written").choices([
       "1",
     ]),
-  )
-  .parse()
-  .opts();
+  );
+// A bad flag exits 2 (commander's own code is 1), as bench/index.ts's does.
+parseOrExit(program);
+const options = program.opts();
 const args = process.argv.slice(2);
 const scripts = options.figure ? ["bench/index.ts"] : ["bench/index.ts", "bench/learner.ts"];
 for (const script of scripts) {

@@ -10,8 +10,9 @@
  * The profiler's own frames (inspector `dispatch`/`post`) are left out of every figure.
  */
 import { readFileSync } from "node:fs";
-import { Command, CommanderError } from "commander";
+import { Command } from "commander";
 import { intArg } from "../src/cli/args.ts";
+import { parseOrExit } from "./cli.ts";
 
 interface Frame {
   functionName: string;
@@ -35,14 +36,8 @@ const program = new Command("bench/cpuprofile-summary.ts")
   .description("the functions with the most self and inclusive time in a V8 .cpuprofile")
   .argument("<file>", "a .cpuprofile (from bench/profile.ts or node --cpu-prof)")
   .argument("[top]", "rows per table", intArg("top", 1, true), 25)
-  .argument("[filter]", "only the inclusive time of frames whose 'function file' contains this")
-  .showHelpAfterError("(run with --help for usage)")
-  .exitOverride();
-try {
-  program.parse();
-} catch (error) {
-  process.exit(error instanceof CommanderError && error.code.startsWith("commander.help") ? 0 : 2);
-}
+  .argument("[filter]", "only the inclusive time of frames whose 'function file' contains this");
+parseOrExit(program);
 const [file, top, filter] = program.processedArgs as [string, number, string | undefined];
 const profile = ((): Profile => {
   let text: string;

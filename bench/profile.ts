@@ -12,9 +12,10 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Argument, Command, CommanderError } from "commander";
+import { Argument, Command } from "commander";
 import { intArg } from "../src/cli/args.ts";
 import { JsonlJournal } from "../src/index.ts";
+import { parseOrExit } from "./cli.ts";
 import { appendAll, journalWriter } from "./journal.ts";
 import { recordLookup, restamp, scriptsOf } from "./record.ts";
 import { bareFold, readAndReplay, replayVerify } from "./replay.ts";
@@ -26,15 +27,9 @@ const program = new Command("bench/profile.ts")
   .description("one benchmark workload alone, CPU-profiled")
   .addArgument(new Argument("[workload]", "what to time").choices(WORKLOADS).default("runtime"))
   .argument("[episodes]", "lookup episodes to record and run", intArg("episodes", 1, true), 2000)
-  .argument("[out]", "where the .cpuprofile goes (default: <tmpdir>/bench-<workload>.cpuprofile)")
-  .showHelpAfterError("(run with --help for usage)")
-  .exitOverride();
-try {
-  program.parse();
-} catch (error) {
-  // commander printed the problem (a workload it does not know, say) or the help.
-  process.exit(error instanceof CommanderError && error.code.startsWith("commander.help") ? 0 : 2);
-}
+  .argument("[out]", "where the .cpuprofile goes (default: <tmpdir>/bench-<workload>.cpuprofile)");
+// commander prints the problem (a workload it does not know, say) or the help.
+parseOrExit(program);
 const [workload, episodes, out = `${tmpdir()}/bench-${workload}.cpuprofile`] = program.processedArgs as [
   (typeof WORKLOADS)[number],
   number,
