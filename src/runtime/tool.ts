@@ -172,6 +172,10 @@ export const isSubscribable = (value: unknown): value is Subscribable<unknown> =
   typeof (value as { subscribe?: unknown }).subscribe === "function" &&
   typeof (value as { then?: unknown }).then !== "function";
 
+/** The failure of a tool's Observable that completed with no value (the runtime's and checkCoverage's). */
+export const emptyObservableError = (name: string): Error =>
+  new Error(`${name}'s Observable completed without emitting a value (return of(null) for none)`);
+
 /**
  * The last value `source` emits before it completes, as lastValueFrom gives it, but unsubscribed when `signal`
  * aborts (a timeout, the episode's end: the Observable's teardown runs, a timer or a request is cancelled), and
@@ -206,12 +210,7 @@ const lastValueOf = (name: string, source: Subscribable<unknown>, signal: AbortS
         last = { value };
       },
       error: (cause) => settle(() => reject(cause)),
-      complete: () =>
-        settle(() =>
-          last
-            ? resolve(last.value)
-            : reject(new Error(`${name}'s Observable completed without emitting a value (return of(null) for none)`)),
-        ),
+      complete: () => settle(() => (last ? resolve(last.value) : reject(emptyObservableError(name)))),
     });
     // Settled during subscribe (a synchronous source), or aborted meanwhile: nothing more to hear.
     if (settled) unsubscribeFrom(subscription);

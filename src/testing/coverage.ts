@@ -24,7 +24,7 @@ import { allKeys, checkKnownKeys, messageOf, shownValue } from "../kernel/errors
 import type { ToolResult } from "../kernel/events.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage, envThrownFrom } from "../runtime/env.ts";
-import { isSubscribable, type Tool, thrownFailure, unsubscribeFrom } from "../runtime/tool.ts";
+import { emptyObservableError, isSubscribable, type Tool, thrownFailure, unsubscribeFrom } from "../runtime/tool.ts";
 import { TOOL_RESULT_SHAPE, toolResultProblem } from "./actions.ts";
 import { quote } from "./counterexample.ts";
 import type { EpisodeScript } from "./episodes.ts";
@@ -177,7 +177,7 @@ const syncObservableResult = (tool: Tool, source: Subscribable<unknown>): ToolRe
     complete: () => {
       result = last
         ? { ok: true, content: JSON.parse(JSON.stringify(last.value ?? null)) as Json }
-        : thrownFailure(new Error(`${tool.name}'s Observable completed without emitting a value`), tool.maxResultChars);
+        : thrownFailure(emptyObservableError(tool.name), tool.maxResultChars);
     },
   });
   unsubscribeFrom(subscription);

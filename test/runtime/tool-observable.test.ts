@@ -179,5 +179,24 @@ describe("a tool whose execute returns an Observable", () => {
     });
     const explored = kit.exploreEnv(env, { task: { t: "t1" }, actions: ["<carrier>t1</carrier>"] });
     expect(explored.paths.map((path) => path.steps.at(-1))).toContain('carrier {"tracking":"t1"} returns "delivered"');
+    // One that completes with no value is the tool's own result there with the runtime's message (it said less).
+    const empty = r1.defineEnv({ ...env, tools: { carrier: carrier(() => EMPTY) } });
+    const live = await r1.runEpisode({
+      env: empty,
+      policy: new r1.PolicyActor(env.policies!.ask()),
+      journal: new r1.MemoryJournal(),
+      seed: "s",
+    });
+    const returned = live.events.find((e) => e.type === "tool.returned");
+    expect(returned).toMatchObject({
+      result: {
+        ok: false,
+        error: { message: "carrier's Observable completed without emitting a value (return of(null) for none)" },
+      },
+    });
+    const own = kit
+      .exploreEnv(empty, { task: { t: "t1" }, actions: ["<carrier>t1</carrier>"] })
+      .paths.flatMap((path) => path.script.toolResults ?? []);
+    expect(own).toContainEqual(returned?.type === "tool.returned" ? returned.result : undefined);
   });
 });

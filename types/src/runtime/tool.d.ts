@@ -63,6 +63,8 @@ export declare const returnedNothingCounts: () => ReadonlyMap<string, number>;
 export declare const thrownFailure: (cause: unknown, maxResultChars: number) => ToolResult;
 /** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */
 export declare const isSubscribable: (value: unknown) => value is Subscribable<unknown>;
+/** The failure of a tool's Observable that completed with no value (the runtime's and checkCoverage's). */
+export declare const emptyObservableError: (name: string) => Error;
 /**
  * Ends a subscription of whatever shape `subscribe` returned: RxJS's (`unsubscribe()`), a function (as some
  * libraries' `subscribe` returns), or nothing (then there is nothing to end).
