@@ -17,6 +17,12 @@ const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0));
 export const LR_RULE = "lr must be a finite number > 0 (the CLI's --lr; at 0 nothing is learnt)";
 const LearningRate = Schema.Finite.check(Schema.isGreaterThan(0, { message: LR_RULE }));
 const Probability = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(1));
+/** Nucleus sampling's mass: in (0, 1], as the sampler requires (at 0 every episode would abort at its first action). */
+const TOP_P_RULE = "topP must be a number in (0, 1] (1: no nucleus cut; at 0 no token could be sampled)";
+const TopP = Schema.Finite.check(
+  Schema.isGreaterThan(0, { message: TOP_P_RULE }),
+  Schema.isLessThanOrEqualTo(1, { message: TOP_P_RULE }),
+);
 
 /** How the learning rate changes over a run (see scheduledLr). */
 export const LR_SCHEDULES = ["constant", "linear", "cosine"] as const;
@@ -56,7 +62,7 @@ export const TrainConfig = Schema.Struct({
   /** Episodes running at once; the policy actor batches their requests. */
   concurrency: PositiveInt,
   temperature: Schema.Finite.check(Schema.isGreaterThan(0)),
-  topP: Probability,
+  topP: TopP,
   maxNewTokens: PositiveInt,
   /** The learning rate (> 0). */
   lr: LearningRate,
