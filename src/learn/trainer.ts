@@ -922,6 +922,12 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
 
   // A frozen copy of the initial policy, for the KL penalty.
   const reference = config.klCoef > 0 ? (await initialModel(env, config)).model : undefined;
+  // With neither --init nor a warm start the reference is the fresh model: the KL then pulls the policy back
+  // towards its random initial weights, rarely what a KL term is given for.
+  if (reference && !config.init)
+    log(
+      `note: klCoef (--kl) is ${config.klCoef} but the run starts from a fresh model (no init (--init), no warm start): the KL reference is that fresh model, so the KL term pulls the policy back towards its random initial weights; to keep it near a policy that works, start from a clone (init, or the environment's warm start)`,
+    );
   const optimizer = new AdamW(model.parameters, {
     lr: config.lr,
     weightDecay: config.weightDecay,
