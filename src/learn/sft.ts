@@ -204,6 +204,12 @@ export const loadSequences = async (
       throw new UsageError({
         detail: `${file} is an episode of ${events[0].env.id}, not ${env.id}: clone it under the environment it was recorded in (agent-r1 sft --env with its id, or its module's path)`,
       });
+    // Token ids are what is cloned: ids of another vocabulary would teach the model other words (replay, which
+    // re-judges the texts, passes them: it checks tokens only under the tokenizer they were recorded with).
+    if (events[0]?.type === "episode.started" && events[0].tokenizer !== env.tokenizer.id)
+      throw new UsageError({
+        detail: `${file} was recorded with tokenizer ${events[0].tokenizer}, not environment ${env.id}'s (${env.tokenizer.id}): its token ids spell other words under this tokenizer, so cloning it would teach the model noise; record the demonstrations again with this environment (its tokenizer changed: another vocabulary, or spaces "implicit")`,
+      });
     // A record stopped mid-episode (Ctrl-C, a kill) leaves journals without an end: nothing to clone.
     if (events.length > 0 && events.at(-1)?.type !== "episode.ended") {
       cutShort.push(file);
