@@ -636,6 +636,9 @@ export const loadPolicy = async (env: EnvDefinition, dir: string, options: LoadP
   return policyFromModel(env, model, tokenizer, config, options.greedy ?? true, version);
 };
 
+/** Estimators whose advantage is one value per episode, broadcast over its tokens (reinforce++-baseline whitens over tokens). */
+const EPISODE_ADVANTAGE: readonly string[] = ["grpo", "rloo", "remax"];
+
 /** The model to start from: a checkpoint (`init`), or a fresh one from the seed. */
 const initialModel = async (env: EnvDefinition, config: TrainConfig) => {
   if (config.init) return loadCheckpointFor(env, config.init);
@@ -922,6 +925,12 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
 
   // A frozen copy of the initial policy, for the KL penalty.
   const reference = config.klCoef > 0 ? (await initialModel(env, config)).model : undefined;
+  // The group estimators give one advantage per episode, the same on each of its tokens: spreading it over the
+  // observation tokens as well changes no update while the loss still reads only the action tokens.
+  if (!config.maskAdvantages && config.maskLoss && !options.estimator && EPISODE_ADVANTAGE.includes(config.algo))
+    log(
+      `note: maskAdvantages false (--no-advantage-mask) changes nothing for ${config.algo} while the loss mask is on: its advantage is one value per episode, and the loss reads only the action tokens, so the updates are those of the masked run; add maskLoss false (--no-loss-mask) to train on the observation tokens too`,
+    );
   // With neither --init nor a warm start the reference is the fresh model: the KL then pulls the policy back
   // towards its random initial weights, rarely what a KL term is given for.
   if (reference && !config.init)

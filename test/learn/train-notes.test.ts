@@ -12,7 +12,7 @@ const dir = tempDir("agent-r1-kl-fresh-");
 const tiny = { steps: 1, tasksPerStep: 2, groupSize: 2, evalEpisodes: 0, warmStart: null } as const;
 const model = { layers: 1, heads: 2, width: 16 } as const;
 
-describe("klCoef with no reference to keep near", () => {
+describe("train notes a setting that does not do what it is given for", () => {
   it("says that the KL reference is the fresh model when there is no init and no warm start", async () => {
     const lookup = await loadEnv("lookup");
     const lines: string[] = [];
@@ -27,5 +27,22 @@ describe("klCoef with no reference to keep near", () => {
     const quiet: string[] = [];
     await train({ env: lookup, config: { ...config, klCoef: 0 }, out, log: (line) => quiet.push(line) });
     expect(quiet.join("\n")).not.toMatch(/KL reference/);
+  }, 60_000);
+
+  it("--no-advantage-mask alone with grpo, rloo or remax says the updates are the masked run's; not with ppo or the loss mask off", async () => {
+    const lookup = await loadEnv("lookup");
+    const heard = async (algo: "grpo" | "rloo" | "ppo", extra: object) => {
+      const lines: string[] = [];
+      const out = join(dir, `adv-${algo}-${Object.keys(extra).join("-")}`);
+      const config = trainConfigFor(lookup, { ...tiny, algo, model, maskAdvantages: false, ...extra });
+      await train({ env: lookup, config, out, log: (line) => lines.push(line) });
+      return lines.join("\n");
+    };
+    const note =
+      /maskAdvantages false \(--no-advantage-mask\) changes nothing for (grpo|rloo) while the loss mask is on/;
+    expect(await heard("grpo", {})).toMatch(note);
+    expect(await heard("rloo", {})).toMatch(note);
+    expect(await heard("ppo", {})).not.toMatch(/changes nothing/);
+    expect(await heard("grpo", { maskLoss: false })).not.toMatch(/changes nothing/);
   }, 60_000);
 });
