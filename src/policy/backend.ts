@@ -268,6 +268,7 @@ const chooseBackend = async (preferred: BackendChoice, options: InitBackendOptio
     chosen = preferred;
   }
   if (chosen === "wasm") registerMissingWasmKernels();
+  if (chosen === "cpu") registerLinearCpuSegmentSum();
   registerGradients();
   if (announced !== chosen) log(`tfjs backend: ${chosen}`);
   announced = chosen;
@@ -300,6 +301,41 @@ const unsortedSegmentSumWasm: tf.KernelFunc = ({ inputs, attrs, backend }) => {
   }
   const shape = [numSegments, ...x.shape.slice(segmentIds.shape.length)];
   return wasm.makeOutput(shape, x.dtype, undefined, out);
+};
+
+interface CpuBackendLike {
+  readSync(dataId: object): ArrayLike<number>;
+  makeTensorInfo(shape: number[], dtype: tf.DataType, values?: ArrayLike<number>): tf.TensorInfo;
+}
+
+/**
+ * UnsortedSegmentSum on cpu in one pass, as on wasm. tfjs-backend-cpu's own runs one equal, multiply and sum over
+ * the whole input per segment (numSegments x size work, allocating tensors each time): the copy head sums its
+ * [rows x slots] scores into rows x vocab segments, so scoring 4 rows of 40 tokens took 35 s and an update of a
+ * lookup run sat for minutes. The sum adds the same values in the same order, so results do not change.
+ */
+const unsortedSegmentSumCpu: tf.KernelFunc = ({ inputs, attrs, backend }) => {
+  const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
+  const numSegments = (attrs as { numSegments: number }).numSegments;
+  const cpu = backend as unknown as CpuBackendLike;
+  const values = cpu.readSync(x.dataId);
+  const ids = cpu.readSync(segmentIds.dataId);
+  const inner = ids.length === 0 ? 0 : values.length / ids.length;
+  const out = x.dtype === "int32" ? new Int32Array(numSegments * inner) : new Float32Array(numSegments * inner);
+  for (let i = 0; i < ids.length; i++) {
+    const segment = ids[i];
+    if (segment < 0 || segment >= numSegments) continue;
+    const from = i * inner;
+    const to = segment * inner;
+    for (let j = 0; j < inner; j++) out[to + j] += values[from + j];
+  }
+  return cpu.makeTensorInfo([numSegments, ...x.shape.slice(segmentIds.shape.length)], x.dtype, out);
+};
+
+const registerLinearCpuSegmentSum = (): void => {
+  if (tf.getKernel("UnsortedSegmentSum", "cpu")?.kernelFunc === unsortedSegmentSumCpu) return;
+  tf.unregisterKernel("UnsortedSegmentSum", "cpu");
+  tf.registerKernel({ kernelName: "UnsortedSegmentSum", backendName: "cpu", kernelFunc: unsortedSegmentSumCpu });
 };
 
 const registerMissingWasmKernels = (): void => {
