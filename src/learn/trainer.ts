@@ -439,9 +439,11 @@ export const checkTokenizerOf = (env: EnvDefinition, dir: string, id?: string): 
   const found = id ?? savedTokenizerId(dir);
   if (found === undefined || found === env.tokenizer.id) return;
   const trained = trainedFor(dir);
+  // A run trained from code on loadEnv(path) names the module, not the id: its journals say which environment.
+  const trainedId = trained && isModulePath(trained.env) ? recordedEnvOfRun(join(dir, "..", ".."))?.id : trained?.env;
   throw new UsageError({
     detail:
-      trained && trained.env !== env.id
+      trained && trainedId !== undefined && trainedId !== env.id
         ? `checkpoint ${dir} was trained on environment ${trained.env} (${trained.file}), not ${env.id}: its tokenizer is ${found}, ${env.id}'s is ${env.tokenizer.id}`
         : `checkpoint ${dir} was made for another tokenizer (${found}) than environment ${env.id}'s (${env.tokenizer.id}): it belongs to another environment, or to an older version of this one`,
   });
