@@ -280,6 +280,25 @@ interface WasmBackendLike {
   makeOutput(shape: number[], dtype: tf.DataType, memoryOffset?: number, values?: ArrayLike<number>): tf.TensorInfo;
 }
 
+/** out[segmentIds[i], ...] += x[i, ...] in one pass over x (ids outside [0, numSegments) are dropped, as tfjs does). */
+const segmentSums = (
+  values: ArrayLike<number>,
+  ids: ArrayLike<number>,
+  numSegments: number,
+  dtype: tf.DataType,
+): Int32Array | Float32Array => {
+  const inner = ids.length === 0 ? 0 : values.length / ids.length;
+  const out = dtype === "int32" ? new Int32Array(numSegments * inner) : new Float32Array(numSegments * inner);
+  for (let i = 0; i < ids.length; i++) {
+    const segment = ids[i] as number;
+    if (segment < 0 || segment >= numSegments) continue;
+    const from = i * inner;
+    const to = segment * inner;
+    for (let j = 0; j < inner; j++) out[to + j] += values[from + j] as number;
+  }
+  return out;
+};
+
 /**
  * UnsortedSegmentSum on wasm, in JS: out[segmentIds[i], ...] += x[i, ...]. It is the gradient of gather
  * (embedding lookups) and wasm ships without it. Cheap for embedding-sized tensors.
@@ -288,17 +307,7 @@ const unsortedSegmentSumWasm: tf.KernelFunc = ({ inputs, attrs, backend }) => {
   const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
   const numSegments = (attrs as { numSegments: number }).numSegments;
   const wasm = backend as unknown as WasmBackendLike;
-  const values = wasm.readSync(x.dataId);
-  const ids = wasm.readSync(segmentIds.dataId);
-  const inner = ids.length === 0 ? 0 : values.length / ids.length;
-  const out = x.dtype === "int32" ? new Int32Array(numSegments * inner) : new Float32Array(numSegments * inner);
-  for (let i = 0; i < ids.length; i++) {
-    const segment = ids[i];
-    if (segment < 0 || segment >= numSegments) continue;
-    const from = i * inner;
-    const to = segment * inner;
-    for (let j = 0; j < inner; j++) out[to + j] += values[from + j];
-  }
+  const out = segmentSums(wasm.readSync(x.dataId), wasm.readSync(segmentIds.dataId), numSegments, x.dtype);
   const shape = [numSegments, ...x.shape.slice(segmentIds.shape.length)];
   return wasm.makeOutput(shape, x.dtype, undefined, out);
 };
@@ -318,17 +327,7 @@ const unsortedSegmentSumCpu: tf.KernelFunc = ({ inputs, attrs, backend }) => {
   const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
   const numSegments = (attrs as { numSegments: number }).numSegments;
   const cpu = backend as unknown as CpuBackendLike;
-  const values = cpu.readSync(x.dataId);
-  const ids = cpu.readSync(segmentIds.dataId);
-  const inner = ids.length === 0 ? 0 : values.length / ids.length;
-  const out = x.dtype === "int32" ? new Int32Array(numSegments * inner) : new Float32Array(numSegments * inner);
-  for (let i = 0; i < ids.length; i++) {
-    const segment = ids[i];
-    if (segment < 0 || segment >= numSegments) continue;
-    const from = i * inner;
-    const to = segment * inner;
-    for (let j = 0; j < inner; j++) out[to + j] += values[from + j];
-  }
+  const out = segmentSums(cpu.readSync(x.dataId), cpu.readSync(segmentIds.dataId), numSegments, x.dtype);
   return cpu.makeTensorInfo([numSegments, ...x.shape.slice(segmentIds.shape.length)], x.dtype, out);
 };
 
