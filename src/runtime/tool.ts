@@ -51,15 +51,18 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
   call(args: unknown, signal?: AbortSignal): Promise<ToolResult>;
 }
 
-/** The tools defineTool made (not copies, not hand-made objects with a `call` of their own). */
-const definedTools = new WeakSet<object>();
+/** The tool defineTool made, by its `call`: a copy of one (a spread) keeps the original's `call`. */
+const definedCalls = new WeakMap<object, Tool>();
+
+/** The tool defineTool made whose `call` this tool has (itself, or the original of a copy), if any. */
+const definedOriginal = (tool: unknown): Tool | undefined =>
+  typeof tool === "object" && tool !== null ? definedCalls.get((tool as { call?: unknown }).call as object) : undefined;
 
 /**
- * Whether defineTool made this tool: its `call` passes the signal it is given to no one (`execute` gets a
+ * Whether this tool runs a `call` defineTool made: it passes the signal it is given to no one (`execute` gets a
  * signal of the call's own) and stops listening to it once the call has settled.
  */
-export const isDefinedTool = (tool: unknown): boolean =>
-  typeof tool === "object" && tool !== null && definedTools.has(tool);
+export const isDefinedTool = (tool: unknown): boolean => definedOriginal(tool) !== undefined;
 
 /**
  * The work of a defineTool call (its `execute`), by the signal the call was given: a call settles early on a
@@ -246,9 +249,6 @@ const TOOL_FIELDS = allKeys<ToolSpec<Schema.Top>>()([
 
 /** The fields defineTool adds to a spec (a spread of a defined tool holds them): made again from the spec. */
 const DERIVED_FIELDS = ["jsonSchema", "call"] as const;
-/** The tool defineTool made, by its `call`: to know a spread of one. */
-const definedCalls = new WeakMap<object, Tool>();
-
 /** The fields a defined tool's `call` closes over: a copy that changes one of them still runs the original's. */
 const CALLED_FIELDS = ["name", "parameters", "execute", "timeoutMs", "maxResultChars"] as const;
 
@@ -257,9 +257,8 @@ const CALLED_FIELDS = ["name", "parameters", "execute", "timeoutMs", "maxResultC
  * defineTool around it) keeps the original's `call`, which runs the original's execute, parameters and limits.
  */
 export const staleCopyProblem = (tool: unknown): string | undefined => {
-  if (typeof tool !== "object" || tool === null || definedTools.has(tool)) return undefined;
-  const original = definedCalls.get((tool as { call?: unknown }).call as object);
-  if (original === undefined) return undefined;
+  const original = definedOriginal(tool);
+  if (original === undefined || original === tool) return undefined;
   const changed = CALLED_FIELDS.find(
     (field) => (tool as Record<string, unknown>)[field] !== (original as unknown as Record<string, unknown>)[field],
   );
@@ -309,7 +308,7 @@ const checkToolSpec = (spec: ToolSpec<Schema.Top>): void => {
     );
   // `defineTool({ ...tool, execute })`, a defined tool spread with a field changed (a stand-in that keeps its name,
   // description and parameters), also holds what defineTool added: those are made again, not unknown.
-  const spread = definedCalls.has((spec as { call?: unknown }).call as object);
+  const spread = definedOriginal(spec) !== undefined;
   const unknown = firstUnknownKey(spec, spread ? [...TOOL_FIELDS, ...DERIVED_FIELDS] : TOOL_FIELDS);
   if (unknown)
     throw new TypeError(
@@ -399,7 +398,6 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
       }
     },
   };
-  definedTools.add(tool);
   definedCalls.set(tool.call, tool as unknown as Tool);
   return tool;
 };

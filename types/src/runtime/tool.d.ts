@@ -44,7 +44,7 @@ export interface Tool<P extends Schema.Top = Schema.Top> extends ToolSpec<P> {
     call(args: unknown, signal?: AbortSignal): Promise<ToolResult>;
 }
 /**
- * Whether defineTool made this tool: its `call` passes the signal it is given to no one (`execute` gets a
+ * Whether this tool runs a `call` defineTool made: it passes the signal it is given to no one (`execute` gets a
  * signal of the call's own) and stops listening to it once the call has settled.
  */
 export declare const isDefinedTool: (tool: unknown) => boolean;
