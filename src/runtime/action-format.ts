@@ -193,7 +193,8 @@ export type ToolArgs<T> =
 /**
  * The arguments as written (JSON that the tool's parameters decode), when the action is a well-formed call of the
  * named tool. Typed from the tool (`callOf(text, tools, "weather")?.city` is a string), or as you declare it,
- * `callOf<{ city: string }>(text, tools, "weather")`. A name that is none of `tools` throws.
+ * `callOf<{ city: string }>(text, tools, "weather")`. A name that is none of `tools` throws; where the name is a
+ * literal and the tools' names are known (a record of tools from `defineTool`), it is a compile error too.
  */
 export const callOf: {
   <T extends Readonly<Record<string, Tool>>, K extends keyof T & string>(
@@ -202,7 +203,17 @@ export const callOf: {
     tool: K,
     // A record of any tools (Record<string, Tool>) says nothing of one's arguments: JSON fields, as before.
   ): (string extends keyof T ? Record<string, Json> : ToolArgs<T[K]>) | undefined;
-  <A = Record<string, Json>>(text: string, tools: Readonly<Record<string, Tool>>, tool: string): A | undefined;
+  // A name known only at run time (a `string`), or arguments declared by hand (`callOf<{ city: string }>`): checked
+  // when called. A literal name that none of the typed tools has matches neither overload: a compile error.
+  <
+    A = Record<string, Json>,
+    S extends string = string,
+    T extends Readonly<Record<string, Tool>> = Record<string, Tool>,
+  >(
+    text: string,
+    tools: T,
+    tool: string extends S ? S : keyof T & string,
+  ): A | undefined;
 } = <A = Record<string, Json>>(text: string, tools: Readonly<Record<string, Tool>>, tool: string): A | undefined => {
   // A misspelt name would match no call, ever: a guard using it would silently never fire.
   if (!Object.hasOwn(tools, tool))

@@ -193,7 +193,8 @@ describe("parseAction on a tool with JSON arguments", () => {
 
   it("callOf with a tool name not among the tools throws (a misspelt name matched nothing, silently)", () => {
     expect(callOf('<calc>{"a":1,"op":"+","b":2}</calc>', tools, "calc")).toEqual({ a: 1, op: "+", b: 2 });
-    expect(() => callOf('<calc>{"a":1,"op":"+","b":2}</calc>', tools, "clac")).toThrow(
+    const untyped: Readonly<Record<string, Tool>> = tools;
+    expect(() => callOf('<calc>{"a":1,"op":"+","b":2}</calc>', untyped, "clac")).toThrow(
       'callOf: no tool named "clac" among the tools given (calc)',
     );
   });

@@ -33,8 +33,12 @@ it("callOf's arguments have the tool's types; a declared type and a record of to
   const name: string = "lookup";
   const json: r1.Json | undefined = r1.callOf("<lookup>o4</lookup>", any, "lookup")?.id;
   expect([json, r1.callOf("<lookup>o4</lookup>", tools, name)?.id]).toEqual(["o4", "o4"]);
-  // A name that is none of the tools still throws (a guard that could never match).
+  // A name that is none of the tools is a compile error where the tools' names are known, and still throws
+  // when called (a guard that could never match): from JavaScript, a record of any tools, arguments declared by hand.
+  // @ts-expect-error no tool named "lokup" among { refund, lookup }
   expect(() => r1.callOf("<lookup>o2</lookup>", tools, "lokup")).toThrow(/callOf: no tool named "lokup"/);
+  expect(() => r1.callOf("<lookup>o2</lookup>", any, "lokup")).toThrow(/callOf: no tool named "lokup"/);
+  expect(() => r1.callOf<{ id: string }>("<lookup>o2</lookup>", tools, "lokup")).toThrow(/no tool named "lokup"/);
   // The arguments as written: a field its parameters decode (NumberFromString) is the action's string, typed so.
   const counted = r1.defineTool({
     name: "counted",

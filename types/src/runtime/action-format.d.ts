@@ -47,9 +47,10 @@ export type ToolArgs<T> = T extends Tool<infer P> ? (unknown extends P["Encoded"
 /**
  * The arguments as written (JSON that the tool's parameters decode), when the action is a well-formed call of the
  * named tool. Typed from the tool (`callOf(text, tools, "weather")?.city` is a string), or as you declare it,
- * `callOf<{ city: string }>(text, tools, "weather")`. A name that is none of `tools` throws.
+ * `callOf<{ city: string }>(text, tools, "weather")`. A name that is none of `tools` throws; where the name is a
+ * literal and the tools' names are known (a record of tools from `defineTool`), it is a compile error too.
  */
 export declare const callOf: {
     <T extends Readonly<Record<string, Tool>>, K extends keyof T & string>(text: string, tools: T, tool: K): (string extends keyof T ? Record<string, Json> : ToolArgs<T[K]>) | undefined;
-    <A = Record<string, Json>>(text: string, tools: Readonly<Record<string, Tool>>, tool: string): A | undefined;
+    <A = Record<string, Json>, S extends string = string, T extends Readonly<Record<string, Tool>> = Record<string, Tool>>(text: string, tools: T, tool: string extends S ? S : keyof T & string): A | undefined;
 };
