@@ -165,6 +165,7 @@ const RESUME_FLAGS: readonly (readonly [option: string, flag: string, saved: (c:
   ["lr", "--lr", (c) => c.lr],
   ["lrSchedule", "--lr-schedule", (c) => c.lrSchedule ?? "constant"],
   ["temperature", "--temperature", (c) => c.temperature],
+  ["topP", "--top-p", (c) => c.topP],
   ["kl", "--kl", (c) => c.klCoef],
   ["klKind", "--kl-kind", (c) => c.klKind],
   ["entropy", "--entropy", (c) => c.entropyCoef],
@@ -645,6 +646,18 @@ const num =
     return n;
   };
 
+/** Nucleus sampling's mass, as the API's topP: in (0, 1] (at 0 no token could be sampled). */
+const topP = (value: string) => {
+  const n = DECIMAL.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!(n > 0 && n <= 1))
+    throw new InvalidArgumentError(
+      `--top-p must be a number in (0, 1] (decimal, like 0.9; 1: no nucleus cut; at 0 no token could be sampled), got "${value}"`,
+    );
+  return n;
+};
+const TOP_P_HELP =
+  "nucleus sampling: sample only from the most likely tokens that together hold this much probability, in (0, 1] (1: all)";
+
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 /**
@@ -812,6 +825,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         num("--temperature", true),
         d.temperature,
       )
+      .option(
+        "--top-p <p>",
+        `${TOP_P_HELP}; logprobs and losses stay those of the whole distribution, so p < 1 trains off-policy`,
+        topP,
+        d.topP,
+      )
       .option("--kl <x>", "KL coefficient to the initial policy", num("--kl"), d.klCoef)
       .addOption(
         new Option(
@@ -932,6 +951,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             lr: opts.lr,
             ...(opts.lrSchedule === "constant" ? {} : { lrSchedule: opts.lrSchedule }),
             temperature: opts.temperature,
+            topP: opts.topP,
             maxNewTokens: maxNewTokensFor(env, opts.maxNewTokens),
             klCoef: opts.kl,
             klKind: opts.klKind,
@@ -1281,6 +1301,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       "eval",
     )
     .option("--sample", "sample at temperature 1 instead of greedy decoding")
+    .option("--top-p <p>", `with --sample: ${TOP_P_HELP}`, topP)
     .option(
       "--constrained",
       "constrained decoding: only the environment's legal actions (default: as the run was trained, for a checkpoint of a train --out)",
@@ -1302,6 +1323,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--json", "accepted as record and train take it: eval always prints its summary as JSON")
     .action(async (opts, command: Command) => {
       const envGiven = opts.env !== undefined;
+      // Greedy decoding takes the likeliest token whatever the nucleus: a --top-p it would ignore is refused.
+      if (opts.topP !== undefined && !opts.sample)
+        throw new UsageError({
+          detail: `--top-p ${opts.topP} applies to sampling, and eval decodes greedily unless told: add --sample`,
+        });
       // Said before any work: a folder that holds files (a record's, an earlier eval's) is never written into.
       if (opts.out !== undefined) {
         if (opts.suite)
@@ -1380,7 +1406,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       );
       const constrained = evalConstrained(opts.constrained, run, checkpoint, env);
       if (constrained) requireLegalActions(env);
-      const config = { ...DEFAULT_TRAIN_CONFIG, constrained, maxNewTokens };
+      const config = {
+        ...DEFAULT_TRAIN_CONFIG,
+        constrained,
+        maxNewTokens,
+        topP: opts.topP ?? DEFAULT_TRAIN_CONFIG.topP,
+      };
       if (opts.suite) {
         // The suite's own seed unless --seed was given: its numbers are then the results table's.
         const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);
@@ -1434,7 +1465,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
           ...(opts.worldSeed !== undefined ? { "world-seed": worldSeedAsRead(opts.worldSeed) } : {}),
           constrained,
-          ...(opts.sample ? { sample: true } : {}),
+          ...(opts.sample ? { sample: true, ...(opts.topP === undefined ? {} : { topP: opts.topP }) } : {}),
           checkpoint,
           version,
           seed: String(opts.seed),
@@ -1506,7 +1537,15 @@ const checkSuiteOptions = (opts: { env: string; split?: string; worldSeed?: stri
 
 const evalSuite = async (
   policy: () => Policy,
-  opts: { checkpoint: string; episodes: number; seed: string; constrained: boolean; version: number },
+  opts: {
+    checkpoint: string;
+    episodes: number;
+    seed: string;
+    constrained: boolean;
+    version: number;
+    sample?: boolean;
+    topP?: number;
+  },
 ) => {
   const { evaluateSuiteShown } = await import("../../actors/hopqa/suite.ts");
   const result = await evaluateSuiteShown("suite", policy, opts.episodes, opts.seed);
@@ -1515,6 +1554,7 @@ const evalSuite = async (
       env: "hopqa",
       suite: true,
       constrained: opts.constrained,
+      ...(opts.sample ? { sample: true, ...(opts.topP === undefined ? {} : { topP: opts.topP }) } : {}),
       checkpoint: opts.checkpoint,
       version: opts.version,
       seed: opts.seed,

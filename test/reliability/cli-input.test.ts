@@ -161,6 +161,20 @@ const CASES: [string[], RegExp][] = [
     ["train", "--env", "lookup", "--out", out, "--temperature", "0"],
     /--temperature must be a number > 0 \(decimal, like 0\.001 or 1e-3\), got "0"/,
   ],
+  // Nucleus sampling's mass, as the API's topP: at 0 no token could be sampled, above 1 it means nothing.
+  [
+    ["train", "--env", "lookup", "--out", out, "--top-p", "0"],
+    /--top-p must be a number in \(0, 1\] \(decimal, like 0\.9; 1: no nucleus cut; at 0 no token could be sampled\), got "0"$/,
+  ],
+  [
+    ["train", "--env", "lookup", "--out", out, "--top-p", "1.5"],
+    /--top-p must be a number in \(0, 1\] .*, got "1\.5"$/,
+  ],
+  [["eval", "--checkpoint", WARM, "--sample", "--top-p", ""], /--top-p must be a number in \(0, 1\] .*, got ""$/],
+  [
+    ["eval", "--checkpoint", WARM, "--top-p", "0.9"],
+    /--top-p 0\.9 applies to sampling, and eval decodes greedily unless told: add --sample$/,
+  ],
   // An empty value (an unset $LR) or a hex one is not 0 or 16: a run at --lr 0 learns nothing.
   [
     ["train", "--env", "lookup", "--out", out, "--lr", ""],
