@@ -3,7 +3,7 @@ import { existsSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { journalFilesAt, recordedEnvOf } from "../journal/jsonl.ts";
-import { holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
+import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { readJsonText } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { checkWritableParent, makeFolders } from "../kernel/folders.ts";
@@ -586,6 +586,44 @@ const lastCheckpoints = (dir: string, n: number): string[] => {
 const SHIPPED_WARM_STARTS: Readonly<Record<string, string>> = {
   hopqa:
     "docs/checkpoints/hopqa-copy-warm-start, the expert's shipped clone that the results tables start from; docs/checkpoints/hopqa-hasty-warm-start, the weaker one npm start lifts",
+};
+
+/**
+ * eval --out holds the folder's lock (src/journal/lock.ts) from its check to its exit, as record and train hold
+ * theirs: two evals into one new or empty --out both passed the check made at their start, and wrote their
+ * journals into one folder, which inspect and replay then read as one set. Now the second is refused, naming
+ * the first, and the check is made again under the lock (journals written meanwhile are refused). A folder
+ * made here that holds nothing at the end (a failure before any episode) is removed. Returns the release.
+ */
+const holdEvalOut = (out: string): (() => void) => {
+  const refuseFull = () => {
+    // The lock's own files (a lock left by an eval that was killed) are not episodes: such a folder is empty.
+    if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).some((name) => !isLockFile(name))))
+      throw new UsageError({
+        detail: `--out ${out} is not an empty folder: eval keeps its episodes in a new or empty one (inspect and replay read a folder as one set)`,
+      });
+  };
+  refuseFull();
+  checkWritableParent(out);
+  const created = !existsSync(out);
+  makeFolders(out);
+  lockFolder(out, "eval");
+  const removeIfEmpty = () => {
+    if (created && existsSync(out) && holdsNothingButLock(out)) rmSync(out, { recursive: true, force: true });
+  };
+  process.on("exit", removeIfEmpty);
+  const release = () => {
+    process.off("exit", removeIfEmpty);
+    removeIfEmpty();
+    unlockFolder(out);
+  };
+  try {
+    refuseFull();
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return release;
 };
 
 /** One sampled action must leave room for some context: refused before any work, not deep in the sampler. */
@@ -1328,156 +1366,157 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         throw new UsageError({
           detail: `--top-p ${opts.topP} applies to sampling, and eval decodes greedily unless told: add --sample`,
         });
-      // Said before any work: a folder that holds files (a record's, an earlier eval's) is never written into.
-      if (opts.out !== undefined) {
-        if (opts.suite)
-          throw new UsageError({ detail: "--out keeps one evaluation's episodes; --suite runs three: leave one out" });
-        if (existsSync(opts.out) && (!statSync(opts.out).isDirectory() || readdirSync(opts.out).length > 0))
+      // Said before any work: a folder that holds files (a record's, an earlier eval's) is never written into,
+      // nor one another eval is writing (its lock, held to the end).
+      if (opts.out !== undefined && opts.suite)
+        throw new UsageError({ detail: "--out keeps one evaluation's episodes; --suite runs three: leave one out" });
+      const release = opts.out === undefined ? () => {} : holdEvalOut(opts.out);
+      try {
+        // A damaged config.json is an error only when it is what would name the environment.
+        let run: ReturnType<typeof runConfigEnv>;
+        try {
+          run = runConfigEnv(opts.checkpoint);
+        } catch (cause) {
+          if (!envGiven) throw cause;
+        }
+        // A clone of sft (outside a run): the --env it was cloned under, from its sft.json.
+        let clone: ReturnType<typeof checkpointOriginEnv>;
+        try {
+          clone = run ? undefined : checkpointOriginEnv(opts.checkpoint);
+        } catch (cause) {
+          if (!envGiven) throw cause;
+        }
+        if (!envGiven)
+          opts.env =
+            trainedEnv(run, !!opts.suite) ??
+            trainedEnv(clone, !!opts.suite, clone?.whose) ??
+            tokenizerEnv(opts.checkpoint) ??
+            d.env;
+        if (opts.suite) checkSuiteOptions(opts);
+        const base = await loadEnv(opts.env);
+        // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
+        // An environment without options is told so by the flag given, not by the query it would become.
+        const inEnv = new URLSearchParams(opts.env.split("?")[1] ?? "");
+        for (const [flag, value, keys] of [
+          ["--split", opts.split, ["split"]],
+          ["--world-seed", opts.worldSeed, ["world-seed", "worlds"]],
+        ] as const) {
+          if (value === undefined) continue;
+          if (!base.configure)
+            throw new UsageError({ detail: `${flag}: environment ${base.id} takes no options (no splits, no worlds)` });
+          // The run's own options (--env not given) are replaced by the flag; options typed in --env are not.
+          if (envGiven && keys.some((k) => inEnv.has(k)))
+            throw new UsageError({ detail: `${flag} and --env ${opts.env} both choose the ${keys[0]}: give it once` });
+        }
+        const options = new URLSearchParams();
+        if (opts.split !== undefined) options.set("split", opts.split);
+        if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
+        const env = configureEnv(base, options.toString());
+        // A policy trained on an older version of the environment may be scored on this one; said, not refused.
+        const runDir = run && dirname(run.file);
+        const trainedOn = runDir && recordedEnvOfRun(runDir, env);
+        if (trainedOn && trainedOn.id === env.id && trainedOn.version !== env.version)
+          process.stderr.write(
+            `note: ${runDir} was trained on ${env.id} version ${trainedOn.version} (its journals), and is scored here on version ${env.version}\n`,
+          );
+        if (!existsSync(opts.checkpoint))
           throw new UsageError({
-            detail: `--out ${opts.out} is not an empty folder: eval keeps its episodes in a new or empty one (inspect and replay read a folder as one set)`,
+            detail: `no checkpoint at ${opts.checkpoint}${checkpointsBeside(opts.checkpoint)}${leftoverNote(opts.checkpoint)}`,
           });
-      }
-      // A damaged config.json is an error only when it is what would name the environment.
-      let run: ReturnType<typeof runConfigEnv>;
-      try {
-        run = runConfigEnv(opts.checkpoint);
-      } catch (cause) {
-        if (!envGiven) throw cause;
-      }
-      // A clone of sft (outside a run): the --env it was cloned under, from its sft.json.
-      let clone: ReturnType<typeof checkpointOriginEnv>;
-      try {
-        clone = run ? undefined : checkpointOriginEnv(opts.checkpoint);
-      } catch (cause) {
-        if (!envGiven) throw cause;
-      }
-      if (!envGiven)
-        opts.env =
-          trainedEnv(run, !!opts.suite) ??
-          trainedEnv(clone, !!opts.suite, clone?.whose) ??
-          tokenizerEnv(opts.checkpoint) ??
-          d.env;
-      if (opts.suite) checkSuiteOptions(opts);
-      const base = await loadEnv(opts.env);
-      // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
-      // An environment without options is told so by the flag given, not by the query it would become.
-      const inEnv = new URLSearchParams(opts.env.split("?")[1] ?? "");
-      for (const [flag, value, keys] of [
-        ["--split", opts.split, ["split"]],
-        ["--world-seed", opts.worldSeed, ["world-seed", "worlds"]],
-      ] as const) {
-        if (value === undefined) continue;
-        if (!base.configure)
-          throw new UsageError({ detail: `${flag}: environment ${base.id} takes no options (no splits, no worlds)` });
-        // The run's own options (--env not given) are replaced by the flag; options typed in --env are not.
-        if (envGiven && keys.some((k) => inEnv.has(k)))
-          throw new UsageError({ detail: `${flag} and --env ${opts.env} both choose the ${keys[0]}: give it once` });
-      }
-      const options = new URLSearchParams();
-      if (opts.split !== undefined) options.set("split", opts.split);
-      if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
-      const env = configureEnv(base, options.toString());
-      // A policy trained on an older version of the environment may be scored on this one; said, not refused.
-      const runDir = run && dirname(run.file);
-      const trainedOn = runDir && recordedEnvOfRun(runDir, env);
-      if (trainedOn && trainedOn.id === env.id && trainedOn.version !== env.version)
-        process.stderr.write(
-          `note: ${runDir} was trained on ${env.id} version ${trainedOn.version} (its journals), and is scored here on version ${env.version}\n`,
+        const checkpoint = resolveCheckpoint(opts.checkpoint, "--checkpoint");
+        // Said before the backend loads, from the checkpoint's config.json (a folder without one fails to load).
+        const maxNewTokens = maxNewTokensFor(env, opts.maxNewTokens);
+        const savedContext = savedContextLength(checkpoint);
+        if (savedContext !== undefined)
+          checkRoomForContext(maxNewTokens, savedContext, opts.maxNewTokens !== undefined);
+        await initBackend(opts.backend);
+        // Evaluating needs no optimizer state: a damaged optimizer.bin does not stop it.
+        const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint, { optimizer: false }).catch(
+          (cause) => {
+            throw envGiven || !(cause instanceof UsageError)
+              ? cause
+              : new UsageError({
+                  detail: `${cause.detail} (--env not given, so ${d.env}: pass the environment the checkpoint was trained on)`,
+                });
+          },
         );
-      if (!existsSync(opts.checkpoint))
-        throw new UsageError({
-          detail: `no checkpoint at ${opts.checkpoint}${checkpointsBeside(opts.checkpoint)}${leftoverNote(opts.checkpoint)}`,
-        });
-      const checkpoint = resolveCheckpoint(opts.checkpoint, "--checkpoint");
-      // Said before the backend loads, from the checkpoint's config.json (a folder without one fails to load).
-      const maxNewTokens = maxNewTokensFor(env, opts.maxNewTokens);
-      const savedContext = savedContextLength(checkpoint);
-      if (savedContext !== undefined) checkRoomForContext(maxNewTokens, savedContext, opts.maxNewTokens !== undefined);
-      await initBackend(opts.backend);
-      // Evaluating needs no optimizer state: a damaged optimizer.bin does not stop it.
-      const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint, { optimizer: false }).catch(
-        (cause) => {
-          throw envGiven || !(cause instanceof UsageError)
-            ? cause
-            : new UsageError({
-                detail: `${cause.detail} (--env not given, so ${d.env}: pass the environment the checkpoint was trained on)`,
-              });
-        },
-      );
-      const constrained = evalConstrained(opts.constrained, run, checkpoint, env);
-      if (constrained) requireLegalActions(env);
-      const config = {
-        ...DEFAULT_TRAIN_CONFIG,
-        constrained,
-        maxNewTokens,
-        topP: opts.topP ?? DEFAULT_TRAIN_CONFIG.topP,
-      };
-      if (opts.suite) {
-        // The suite's own seed unless --seed was given: its numbers are then the results table's.
-        const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);
+        const constrained = evalConstrained(opts.constrained, run, checkpoint, env);
+        if (constrained) requireLegalActions(env);
+        const config = {
+          ...DEFAULT_TRAIN_CONFIG,
+          constrained,
+          maxNewTokens,
+          topP: opts.topP ?? DEFAULT_TRAIN_CONFIG.topP,
+        };
+        if (opts.suite) {
+          // The suite's own seed unless --seed was given: its numbers are then the results table's.
+          const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);
+          const quiet = exitOnInterrupt(EVAL_STOPPED);
+          await evalSuite(() => policyFromModel(env, model, tokenizer, config, !opts.sample, version), {
+            ...opts,
+            constrained,
+            checkpoint,
+            seed,
+            version,
+          }).finally(quiet);
+          setExit(0);
+          return;
+        }
+        const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
+        const bar = progress("eval", opts.episodes);
         const quiet = exitOnInterrupt(EVAL_STOPPED);
-        await evalSuite(() => policyFromModel(env, model, tokenizer, config, !opts.sample, version), {
-          ...opts,
-          constrained,
-          checkpoint,
-          seed,
-          version,
-        }).finally(quiet);
-        setExit(0);
-        return;
-      }
-      const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
-      const bar = progress("eval", opts.episodes);
-      const quiet = exitOnInterrupt(EVAL_STOPPED);
-      const summary = await evaluate(env, policy, {
-        episodes: opts.episodes,
-        seed: String(opts.seed),
-        onEpisode: meansOn(bar),
-        ...(opts.out === undefined ? {} : { dir: opts.out }),
-      }).finally(quiet);
-      bar.stop();
-      if (summary.aborted > 0 || summary.cutActions || summary.cutContext || summary.successOutOfRange)
-        process.stderr.write(`warning: ${describeEval(summary)}\n`);
-      // The run's own training draws (its config.json): a score on questions it trained on measures memory.
-      const trained = await trainedEnvOf(run?.env);
-      const overlap = trained?.id === env.id ? trainingOverlap(trained.options, env.options) : undefined;
-      const trainedSplit = new URLSearchParams((run ?? clone)?.env.split("?")[1] ?? "").get("split") ?? "train";
-      if (overlap?.overlaps) {
-        const [from, to] = overlap.worlds;
-        process.stderr.write(
-          `warning: eval draws split ${env.options?.split} questions from ${from === to ? `world ${from}` : `worlds ${from}-${to}`}, which training drew from too (${run?.env}, ${run?.file}): the score then measures memory of the training questions, not search; --split test or ood, or a --world-seed outside ${trained?.options?.worlds}, scores unseen ones\n`,
-        );
-      } else if (overlap === undefined && env.options?.split === trainedSplit)
-        process.stderr.write(
-          trainedSplit === "train"
-            ? `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`
-            : `note: the ${run ? "run trained" : "clone was cloned"} on split ${trainedSplit} (${(run ?? clone)?.file}), so these questions are not held out\n`,
-        );
-      else if (env.id === "hopqa" && !options.has("world-seed") && !/\bworld-seed=|\bworlds=/.test(opts.env ?? ""))
-        process.stderr.write(
-          "note: held-out questions in the training worlds (1-1000, whose facts training saw); --world-seed 1000001-1000200 scores worlds training never saw, as --suite's unseen columns do\n",
-        );
-      out(
-        summaryJson({
-          env: env.id,
-          ...env.options,
-          ...Object.fromEntries(options),
-          // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
-          ...(opts.worldSeed !== undefined ? { "world-seed": worldSeedAsRead(opts.worldSeed) } : {}),
-          constrained,
-          ...(opts.sample ? { sample: true, ...(opts.topP === undefined ? {} : { topP: opts.topP }) } : {}),
-          checkpoint,
-          version,
+        const summary = await evaluate(env, policy, {
+          episodes: opts.episodes,
           seed: String(opts.seed),
-          ...(overlap ? { overlapsTraining: overlap.overlaps } : {}),
-          ...summary,
-          ...("em" in summary.metrics ? { exactMatch: summary.metrics.em, f1: summary.metrics.f1 } : {}),
-        }),
-      );
-      // Every episode aborted: nothing was scored, a failure as it is for record and train.
-      const failed = summary.episodes > 0 && summary.aborted === summary.episodes;
-      if (failed) process.stderr.write(`eval: all ${summary.episodes} episodes aborted, so nothing was scored\n`);
-      setExit(failed ? 1 : 0);
+          onEpisode: meansOn(bar),
+          ...(opts.out === undefined ? {} : { dir: opts.out }),
+        }).finally(quiet);
+        bar.stop();
+        if (summary.aborted > 0 || summary.cutActions || summary.cutContext || summary.successOutOfRange)
+          process.stderr.write(`warning: ${describeEval(summary)}\n`);
+        // The run's own training draws (its config.json): a score on questions it trained on measures memory.
+        const trained = await trainedEnvOf(run?.env);
+        const overlap = trained?.id === env.id ? trainingOverlap(trained.options, env.options) : undefined;
+        const trainedSplit = new URLSearchParams((run ?? clone)?.env.split("?")[1] ?? "").get("split") ?? "train";
+        if (overlap?.overlaps) {
+          const [from, to] = overlap.worlds;
+          process.stderr.write(
+            `warning: eval draws split ${env.options?.split} questions from ${from === to ? `world ${from}` : `worlds ${from}-${to}`}, which training drew from too (${run?.env}, ${run?.file}): the score then measures memory of the training questions, not search; --split test or ood, or a --world-seed outside ${trained?.options?.worlds}, scores unseen ones\n`,
+          );
+        } else if (overlap === undefined && env.options?.split === trainedSplit)
+          process.stderr.write(
+            trainedSplit === "train"
+              ? `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`
+              : `note: the ${run ? "run trained" : "clone was cloned"} on split ${trainedSplit} (${(run ?? clone)?.file}), so these questions are not held out\n`,
+          );
+        else if (env.id === "hopqa" && !options.has("world-seed") && !/\bworld-seed=|\bworlds=/.test(opts.env ?? ""))
+          process.stderr.write(
+            "note: held-out questions in the training worlds (1-1000, whose facts training saw); --world-seed 1000001-1000200 scores worlds training never saw, as --suite's unseen columns do\n",
+          );
+        out(
+          summaryJson({
+            env: env.id,
+            ...env.options,
+            ...Object.fromEntries(options),
+            // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
+            ...(opts.worldSeed !== undefined ? { "world-seed": worldSeedAsRead(opts.worldSeed) } : {}),
+            constrained,
+            ...(opts.sample ? { sample: true, ...(opts.topP === undefined ? {} : { topP: opts.topP }) } : {}),
+            checkpoint,
+            version,
+            seed: String(opts.seed),
+            ...(overlap ? { overlapsTraining: overlap.overlaps } : {}),
+            ...summary,
+            ...("em" in summary.metrics ? { exactMatch: summary.metrics.em, f1: summary.metrics.f1 } : {}),
+          }),
+        );
+        // Every episode aborted: nothing was scored, a failure as it is for record and train.
+        const failed = summary.episodes > 0 && summary.aborted === summary.episodes;
+        if (failed) process.stderr.write(`eval: all ${summary.episodes} episodes aborted, so nothing was scored\n`);
+        setExit(failed ? 1 : 0);
+      } finally {
+        release();
+      }
     });
 };
 

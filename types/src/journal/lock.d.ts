@@ -1,6 +1,6 @@
 /*
- * One writer per folder: `record`, `train`, `sft` and `average` hold `.agent-r1.lock` in their --out while
- * they write. Two processes writing one folder destroyed each other's work (a `record --resume` removed the
+ * One writer per folder: `record`, `train`, `sft`, `average` and `eval` hold `.agent-r1.lock` in their --out
+ * while they write. Two processes writing one folder destroyed each other's work (a `record --resume` removed the
  * journals another recorder was still writing, as torn; a second `train --resume` removed the other's
  * half-written checkpoint; a second `sft` replaced the other's clone), so the second one is refused, naming the first. A lock whose process is gone (killed, the
  * machine restarted, or killed and not yet reaped by its parent: a zombie, where /proc says) is taken over,
