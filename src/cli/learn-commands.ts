@@ -719,9 +719,12 @@ const sftResumeCommand = (argv: readonly string[]) =>
     .map(shellWord)
     .join(" ");
 
-/** eval on Ctrl-C (it exited 130 saying nothing): it writes nothing but its summary, so nothing is kept. */
+/** eval on Ctrl-C (it exited 130 saying nothing): without --out it writes nothing but its summary, so nothing is kept. */
 const EVAL_STOPPED =
   "eval stopped before its summary, and it writes nothing else, so nothing was kept; run the command again";
+/** eval --out DIR on Ctrl-C: the finished episodes' journals stay in DIR, which a new eval --out refuses (not empty). */
+const evalOutStopped = (out: string) =>
+  `eval stopped before its summary; the journals of the episodes it finished stay in ${out} (no summary was written); eval --out needs a new or empty folder, so to run the command again remove ${out} or give another --out`;
 
 /** Ctrl-C (or SIGTERM, SIGHUP): finish the current update, write a checkpoint, say how to resume. */
 const stopOnInterrupt = (
@@ -1464,7 +1467,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         }
         const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
         const bar = progress("eval", opts.episodes);
-        const quiet = exitOnInterrupt(EVAL_STOPPED);
+        const quiet = exitOnInterrupt(opts.out === undefined ? EVAL_STOPPED : evalOutStopped(opts.out));
         const summary = await evaluate(env, policy, {
           episodes: opts.episodes,
           seed: String(opts.seed),

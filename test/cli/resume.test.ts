@@ -339,6 +339,44 @@ describe("eval, Ctrl-C and SIGTERM", () => {
     }, 60_000);
 });
 
+describe("eval --out, Ctrl-C", () => {
+  // Half its tasks end after one action, so their journals are written while the others still run.
+  const uneven = join(tempDir("agent-r1-eval-int-out-run-"), "run");
+  beforeAll(async () => {
+    const env = resolve("test/reliability/fixtures/uneven-env.ts");
+    expect(await main(["train", "--env", env, "--steps", "1", ...tiny, ...shape, "--out", uneven])).toBe(0);
+  }, 60_000);
+  it("says the finished episodes' journals stay in the folder and how to run it again", async () => {
+    const out = join(tempDir("agent-r1-eval-int-out-"), "evals");
+    const child = spawn(
+      process.execPath,
+      ["bin/agent-r1.js", "eval", "--checkpoint", uneven, "--episodes", "200", "--seed", "held", "--out", out],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    let ended = false;
+    const exited = new Promise<number | null>((done) =>
+      child.on("exit", (code) => {
+        ended = true;
+        done(code);
+      }),
+    );
+    // Once some episodes are written (their journals are what stays).
+    while (!ended && (!existsSync(out) || readdirSync(out).filter((f) => f.endsWith(".jsonl")).length === 0))
+      await new Promise((r) => setTimeout(r, 100));
+    child.kill("SIGINT");
+    expect(await exited, stderr).toBe(130);
+    const kept = readdirSync(out).filter((f) => f.endsWith(".jsonl"));
+    expect(kept.length).toBeGreaterThan(0);
+    expect(stderr).toContain(`the journals of the episodes it finished stay in ${out} (no summary was written)`);
+    expect(stderr).toContain(`remove ${out} or give another --out`);
+    expect(stderr).not.toContain("nothing was kept");
+  }, 60_000);
+});
+
 describe("eval of a run folder", () => {
   it("evaluates on the environment the run was trained on when --env is not given, and says so", async () => {
     const env = resolve("test/reliability/fixtures/bulky-env.ts");
