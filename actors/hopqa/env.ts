@@ -31,6 +31,7 @@ import {
 import { closestName, didYouMean } from "../../src/kernel/errors.ts";
 import { worldOf } from "./search.ts";
 import {
+  DEFAULT_WORDING,
   drawQuestion,
   type Entity,
   type EntityType,
@@ -44,6 +45,9 @@ import {
   type Split,
   solveQuestion,
   VOCABULARY,
+  vocabularyOf,
+  WORDINGS,
+  type Wording,
   type World,
 } from "./world.ts";
 
@@ -233,28 +237,82 @@ const entitiesIn = (world: World, text: string): Entity[] => {
 };
 
 /**
+ * Which searches constrained decoding allows (the `legal` option): `types`, any relation that applies to the
+ * entity's type; `relations` ("grammar v2" of docs/hopqa.md), only a relation of the question not yet used.
+ */
+export const LEGAL_GRAMMARS = ["types", "relations"] as const;
+/** One of LEGAL_GRAMMARS. */
+export type LegalGrammar = (typeof LEGAL_GRAMMARS)[number];
+/** The benchmark's grammar: every shipped table and checkpoint was made under it. */
+export const DEFAULT_LEGAL: LegalGrammar = "types";
+
+/**
  * Constrained decoding's legal actions: a search for an entity seen so far (in the question or a result)
  * with the word of a relation that applies to it (the forms of `hopQueries`; none already made), or an answer naming an
  * entity some result showed, of the type the question asks for. The machine accepts any other action too
  * (and penalises or scores it); these are the ones a sensible agent picks from.
+ *
+ * Under the `relations` grammar (`legal=relations`) a search must also follow one of the question's relations not
+ * yet used (unusedRelations), or retry an (entity, relation) pair already searched, which uses none (a search that
+ * missed its passage can be tried in another form); a bare entity name is no legal search; and while a relation is
+ * unused and a search is left, no answer is legal: the agent answers once every relation of the question is searched.
  */
-export const legalActions = ({ task, history }: LegalView<HopqaTask>): string[] => {
+export const legalActions = (
+  { task, history }: LegalView<HopqaTask>,
+  grammar: LegalGrammar = DEFAULT_LEGAL,
+): string[] => {
   const world = worldOf(task.world).world;
   const observations = history.filter((t) => t.role === "observation").map((t) => t.text);
   const named = entitiesIn(world, observations.join(" \n "));
   const inResults = entitiesIn(world, observations.slice(1).join(" \n "));
   // A query already made (in any word order) returns the same results again (and costs a repeat penalty): never legal twice.
-  const made = new Set(history.filter((t) => t.role === "action").map((t) => queryKey(queryText(t.text))));
+  const actions = history.filter((t) => t.role === "action").map((t) => t.text);
+  const made = new Set(actions.map((text) => queryKey(queryText(text))));
+  const remaining = grammar === "relations" ? unusedRelations(task, actions) : null;
+  const tried = new Set(remaining === null ? [] : pairsOf(task, actions));
   const searches = new Set<string>();
   for (const entity of named)
     for (const relation of RELATION_NAMES)
-      if (RELATIONS[relation].from === entity.type)
+      if (
+        RELATIONS[relation].from === entity.type &&
+        (remaining === null || remaining.includes(relation) || tried.has(`${entity.name}|${relation}`))
+      )
         for (const query of hopQueries(entity.name, entity.type, relation)) {
+          if (remaining !== null && query === entity.name) continue;
           if (!made.has(queryKey(query))) searches.add(formatCall(searchTool, { query }));
         }
+  if (remaining !== null && remaining.length > 0 && searches.size > 0) return [...searches];
   // The question says what kind of thing it asks for ("name the city where ..."): answers are of that type.
   const asked = RELATIONS[task.chain.at(-1) as Relation].to;
   return [...searches, ...inResults.filter((e) => e.type === asked).map((e) => formatAnswer(e.name))];
+};
+
+/** "entity|relation" for each search: the first entity of the world the query names, the relation whose word it has. */
+const pairsOf = (task: HopqaTask, actions: readonly string[]): string[] => {
+  const world = worldOf(task.world).world;
+  const pairs: string[] = [];
+  for (const action of actions) {
+    const query = queryText(action);
+    const words = new Set(query.split(/\s+/));
+    const entity = entitiesIn(world, query)[0];
+    if (entity === undefined) continue;
+    for (const relation of RELATION_NAMES)
+      if (words.has(RELATIONS[relation].keyword)) pairs.push(`${entity.name}|${relation}`);
+  }
+  return pairs;
+};
+
+/**
+ * The question's relations (sorted by name) less one per distinct (entity, relation) pair the actions searched: a
+ * retry of a pair uses none. What the `relations` grammar lets the agent search next.
+ */
+export const unusedRelations = (task: HopqaTask, actions: readonly string[]): Relation[] => {
+  const remaining = [...(task.chain as Relation[])];
+  for (const pair of new Set(pairsOf(task, actions))) {
+    const at = remaining.indexOf(pair.split("|")[1] as Relation);
+    if (at >= 0) remaining.splice(at, 1);
+  }
+  return remaining.sort();
 };
 
 const goldOf = (task: HopqaTask) => solveQuestion(worldOf(task.world).world, task);
@@ -439,9 +497,19 @@ const createMachine = (rewards: HopqaRewards) =>
   });
 
 /**
- * The hopqa tokenizer: VOCABULARY as words, with implicit spaces. Every world and every hopqa checkpoint share it.
+ * The hopqa tokenizer: VOCABULARY as words, with implicit spaces. Every world and every hopqa checkpoint of the
+ * default wording share it.
  */
 export const tokenizer = new WordTokenizer([...VOCABULARY], { spaces: "implicit" });
+const tokenizers: Record<Wording, WordTokenizer> = {
+  outer: tokenizer,
+  possessive: new WordTokenizer([...vocabularyOf("possessive")], { spaces: "implicit" }),
+};
+/**
+ * The tokenizer of a wording's environments: `tokenizer` for the default (outer) one; the possessive one has the
+ * possessive phrases' words (vocabularyOf), so a checkpoint of one wording does not load under the other.
+ */
+export const tokenizerOf = (wording: Wording): WordTokenizer => tokenizers[wording];
 
 /** Which worlds and questions an environment draws tasks from. */
 export interface HopqaOptions {
@@ -456,17 +524,23 @@ export interface HopqaOptions {
    * one set verifies only against that set (against another, replay with verify: false re-rewards it).
    */
   readonly rewards: HopqaRewards;
+  /** How questions word their relations (default DEFAULT_WORDING, "outer"; see WORDINGS). */
+  readonly wording?: Wording;
+  /** Which searches constrained decoding allows (default DEFAULT_LEGAL, "types"; see LEGAL_GRAMMARS). */
+  readonly legal?: LegalGrammar;
 }
 /** Training draws from worlds 1-1000; evaluation on new worlds uses seeds from 1,000,001 up. */
 export const TRAIN_WORLDS: readonly [number, number] = [1, 1000];
 /** World seeds training never draws from: the "new worlds" evaluation columns. */
 export const NEW_WORLDS: readonly [number, number] = [1_000_001, 1_000_200];
-/** The train split of worlds 1-1000, top-2 search, DEFAULT_REWARDS. */
+/** The train split of worlds 1-1000, top-2 search, DEFAULT_REWARDS, the outer wording, the types grammar. */
 export const DEFAULT_OPTIONS: HopqaOptions = {
   split: "train",
   worlds: TRAIN_WORLDS,
   topK: DEFAULT_TOP_K,
   rewards: DEFAULT_REWARDS,
+  wording: DEFAULT_WORDING,
+  legal: DEFAULT_LEGAL,
 };
 
 const machines = new Map<string, ReturnType<typeof createMachine>>();
@@ -481,11 +555,14 @@ const machineFor = (rewards: HopqaRewards) => {
 };
 
 /** The keys parseOptions reads (hopqa's `optionKeys`). */
-export const OPTION_KEYS = ["split", "world-seed", "worlds", "top-k"] as const;
+export const OPTION_KEYS = ["split", "world-seed", "worlds", "top-k", "wording", "legal"] as const;
 
-/** Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K` (the CLI's `--env hopqa?split=test&...`). */
+/**
+ * Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K`, `wording=outer|possessive`, `legal=types|relations`
+ * (the CLI's `--env hopqa?split=test&...`).
+ */
 export const parseOptions = (options: Readonly<Record<string, string>>, base = DEFAULT_OPTIONS): HopqaOptions => {
-  let { split, worlds, topK } = base;
+  let { split, worlds, topK, wording = DEFAULT_WORDING, legal = DEFAULT_LEGAL } = base;
   if ("world-seed" in options && "worlds" in options)
     throw new RangeError(
       `hopqa: world-seed and worlds both choose the worlds (got "${options["world-seed"]}" and "${options.worlds}"); give one`,
@@ -512,9 +589,21 @@ export const parseOptions = (options: Readonly<Record<string, string>>, base = D
       if (!Number.isInteger(k) || k < 1 || k > 10)
         throw new RangeError(`hopqa: top-k must be an integer in [1, 10], got "${value}"`);
       topK = k;
+    } else if (key === "wording") {
+      if (!(WORDINGS as readonly string[]).includes(value))
+        throw new RangeError(
+          `hopqa: wording must be one of ${WORDINGS.join(", ")}, got "${value}"${didYouMean(closestName(value, WORDINGS))}`,
+        );
+      wording = value as Wording;
+    } else if (key === "legal") {
+      if (!(LEGAL_GRAMMARS as readonly string[]).includes(value))
+        throw new RangeError(
+          `hopqa: legal must be one of ${LEGAL_GRAMMARS.join(", ")}, got "${value}"${didYouMean(closestName(value, LEGAL_GRAMMARS))}`,
+        );
+      legal = value as LegalGrammar;
     } else throw new RangeError(`hopqa: unknown option "${key}"; known: ${OPTION_KEYS.join(", ")}`);
   }
-  return { ...base, split, worlds, topK };
+  return { ...base, split, worlds, topK, wording, legal };
 };
 
 /** Draws the task of a seed: a world from the range, then a question of the split. */
@@ -526,26 +615,36 @@ export const drawTask =
     // A hash of the seed picks the world.
     const world = String(from + (fnv1a(`${seed}:world`) % span));
     const task = drawQuestion(worldOf(world).world, options.split, seed);
-    return options.topK === DEFAULT_TOP_K ? task : { ...task, topK: options.topK };
+    // Only what differs from the defaults: the benchmark's tasks stay as they were recorded.
+    const wording = options.wording ?? DEFAULT_WORDING;
+    return {
+      ...task,
+      ...(options.topK === DEFAULT_TOP_K ? {} : { topK: options.topK }),
+      ...(wording === DEFAULT_WORDING ? {} : { wording }),
+    };
   };
 
 /**
  * A hopqa environment drawing tasks as `options` say; without the scripted policies and `configure` that `hopqa`
  * adds.
  */
-export const createHopqaEnv = (options: HopqaOptions = DEFAULT_OPTIONS): EnvDefinition<HopqaTask> =>
-  defineEnv<HopqaTask>({
+export const createHopqaEnv = (options: HopqaOptions = DEFAULT_OPTIONS): EnvDefinition<HopqaTask> => {
+  const wording = options.wording ?? DEFAULT_WORDING;
+  const legal = options.legal ?? DEFAULT_LEGAL;
+  const more = `${wording === DEFAULT_WORDING ? "" : `, ${wording} wording`}${legal === DEFAULT_LEGAL ? "" : `, legal ${legal}`}`;
+  return defineEnv<HopqaTask>({
     id: "hopqa",
     version: "3",
-    description: `Multi-hop questions over a synthetic world with a BM25 search tool (split ${options.split}, worlds ${options.worlds.join("-")}, top-${options.topK}).`,
+    description: `Multi-hop questions over a synthetic world with a BM25 search tool (split ${options.split}, worlds ${options.worlds.join("-")}, top-${options.topK}${more}).`,
     machine: machineFor(options.rewards),
     tools,
-    tokenizer,
+    tokenizer: tokenizerOf(wording),
     task: drawTask(options),
     maxTurns: MAX_TURNS + 2,
     // A 4-hop episode takes up to about 330 tokens; at width 64 the model never learned to copy names (measured:
     // no progress in 600 steps), at 128 it does. The copy head lifts a clone of the same demonstrations
     // from 0.253 to 0.403 average exact match on hopqa v2 (docs/hopqa.md); the experiment's recipe pins its own model.
     model: { width: 128, contextLength: 384, copy: true },
-    legalActions,
+    legalActions: legal === DEFAULT_LEGAL ? legalActions : (view) => legalActions(view, legal),
   });
+};

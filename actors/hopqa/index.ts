@@ -1,7 +1,15 @@
-import type { EnvDefinition } from "../../src/index.ts";
-import { createHopqaEnv, DEFAULT_OPTIONS, NEW_WORLDS, OPTION_KEYS, parseOptions } from "./env.ts";
+import type { EnvDefinition, Tokenizer } from "../../src/index.ts";
+import {
+  createHopqaEnv,
+  DEFAULT_LEGAL,
+  DEFAULT_OPTIONS,
+  NEW_WORLDS,
+  OPTION_KEYS,
+  parseOptions,
+  tokenizerOf,
+} from "./env.ts";
 import { carelessPolicy, expertPolicy, hastyPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
-import type { HopqaTask } from "./world.ts";
+import { DEFAULT_WORDING, type HopqaTask } from "./world.ts";
 
 export * from "./env.ts";
 export {
@@ -23,16 +31,17 @@ export {
 export { worldOf } from "./search.ts";
 export * from "./world.ts";
 
-const policies = {
-  expert: expertPolicy,
-  lazy: lazyPolicy,
-  careless: carelessPolicy,
-  hasty: hastyPolicy,
+/** The scripted policies of a variant, encoding their actions with its tokenizer (its wording's). */
+const policiesFor = (words: Tokenizer) => ({
+  expert: () => expertPolicy(words),
+  lazy: () => lazyPolicy(words),
+  careless: () => carelessPolicy(words),
+  hasty: (rate?: number) => hastyPolicy(rate, words),
   /** The hasty demonstrator on half the questions (HASTE_RATE is 0.7): a warm start between hasty and expert. */
-  "half-hasty": () => hastyPolicy(0.5),
-  rag: ragPolicy,
-  random: randomPolicy,
-};
+  "half-hasty": () => hastyPolicy(0.5, words),
+  rag: () => ragPolicy(words),
+  random: () => randomPolicy(words),
+});
 
 /**
  * A hopqa environment drawing from the given options; `configure` makes variants (`--env
@@ -47,8 +56,10 @@ const variant = (options = DEFAULT_OPTIONS) => {
       split: options.split,
       worlds: `${options.worlds[0]}-${options.worlds[1]}`,
       "top-k": options.topK,
+      wording: options.wording ?? DEFAULT_WORDING,
+      legal: options.legal ?? DEFAULT_LEGAL,
     },
-    policies,
+    policies: policiesFor(tokenizerOf(options.wording ?? DEFAULT_WORDING)),
     configure: (more: Readonly<Record<string, string>>) => variant(parseOptions(more, options)),
     optionKeys: OPTION_KEYS,
     // A variant itself, so that it says its options (train's eval.json records them, to be evaluated again).
@@ -60,6 +71,6 @@ const variant = (options = DEFAULT_OPTIONS) => {
 
 /**
  * The hopqa environment (train split, worlds 1-1000) with its scripted policies; `configure` makes variants
- * (`hopqa?split=test&worlds=a-b&top-k=K`).
+ * (`hopqa?split=test&worlds=a-b&top-k=K&wording=possessive&legal=relations`).
  */
 export const hopqa = variant();

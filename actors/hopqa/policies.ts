@@ -21,7 +21,7 @@
  *   entity of the answer's type in the results.
  * - `random`: random queries and answers, for tests.
  */
-import { formatAnswer, formatCall, type PolicyRequest, type Rng } from "../../src/index.ts";
+import { formatAnswer, formatCall, type PolicyRequest, type Rng, type Tokenizer } from "../../src/index.ts";
 import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
 import { DEFAULT_TOP_K, hopQueries, MAX_TURNS, searchTool, tokenizer } from "./env.ts";
 import { worldOf } from "./search.ts";
@@ -95,8 +95,8 @@ export const carelessQueries = (task: HopqaTask): string[] => {
   return out;
 };
 
-const scriptedExpert = (id: string, queriesOf: (task: HopqaTask) => string[]) =>
-  scriptedPolicy<HopqaTask>(id, tokenizer, (request) => {
+const scriptedExpert = (id: string, queriesOf: (task: HopqaTask) => string[], words: Tokenizer) =>
+  scriptedPolicy<HopqaTask>(id, words, (request) => {
     const task = request.task;
     const queries = queriesOf(task);
     const done = actionsSoFar(request);
@@ -106,9 +106,10 @@ const scriptedExpert = (id: string, queriesOf: (task: HopqaTask) => string[]) =>
 
 /**
  * The expert demonstrator (see the top of this file): right on every question, its demonstrations feed the warm
- * start.
+ * start. Every scripted policy here encodes its actions with `words` (default the hopqa `tokenizer`; an
+ * environment of another wording passes its own, tokenizerOf).
  */
-export const expertPolicy = () => scriptedExpert("hopqa-expert", expertQueries);
+export const expertPolicy = (words: Tokenizer = tokenizer) => scriptedExpert("hopqa-expert", expertQueries, words);
 
 /** How often the hasty demonstrator answers one hop early (where its results showed a candidate). */
 export const HASTE_RATE = 0.7;
@@ -136,8 +137,8 @@ export const hastyAnswer = (task: HopqaTask, results: readonly string[]): string
  * The hasty demonstrator; `rate` is the share of questions it answers early on (HASTE_RATE by default). Its
  * id names any other rate (`hopqa-hasty@0.5` for half-hasty), so a journal says which demonstrator wrote it.
  */
-export const hastyPolicy = (rate = HASTE_RATE) =>
-  scriptedPolicy<HopqaTask>(rate === HASTE_RATE ? "hopqa-hasty" : `hopqa-hasty@${rate}`, tokenizer, (request) => {
+export const hastyPolicy = (rate = HASTE_RATE, words: Tokenizer = tokenizer) =>
+  scriptedPolicy<HopqaTask>(rate === HASTE_RATE ? "hopqa-hasty" : `hopqa-hasty@${rate}`, words, (request) => {
     const task = request.task;
     const queries = expertQueries(task);
     const done = actionsSoFar(request);
@@ -150,9 +151,10 @@ export const hastyPolicy = (rate = HASTE_RATE) =>
     return formatAnswer(solveQuestion(worldOf(task.world).world, task).answer);
   });
 /** The lazy demonstrator: searches bare entity names where that happens to work (see the top of this file). */
-export const lazyPolicy = () => scriptedExpert("hopqa-lazy", lazyQueries);
+export const lazyPolicy = (words: Tokenizer = tokenizer) => scriptedExpert("hopqa-lazy", lazyQueries, words);
 /** The careless demonstrator: often searches a confused relation first (see the top of this file). */
-export const carelessPolicy = () => scriptedExpert("hopqa-careless", carelessQueries);
+export const carelessPolicy = (words: Tokenizer = tokenizer) =>
+  scriptedExpert("hopqa-careless", carelessQueries, words);
 
 /** The first entity of a type named in a text (by position), other than the excluded one. */
 const firstOfType = (task: HopqaTask, text: string, type: string, exclude: string): string | undefined => {
@@ -168,8 +170,8 @@ const firstOfType = (task: HopqaTask, text: string, type: string, exclude: strin
 /**
  * Naive RAG, the paper's baseline: one search with the whole question, then the first entity of the answer's type.
  */
-export const ragPolicy = () =>
-  scriptedPolicy<HopqaTask>("hopqa-rag", tokenizer, (request) => {
+export const ragPolicy = (words: Tokenizer = tokenizer) =>
+  scriptedPolicy<HopqaTask>("hopqa-rag", words, (request) => {
     const task = request.task;
     if (actionsSoFar(request) === 0) return search(questionText(task));
     const last = request.history.at(-1);
@@ -180,8 +182,8 @@ export const ragPolicy = () =>
 const WORDS = [...NAME_POOLS.city, ...NAME_POOLS.film, "born", "director", "the", "of"];
 
 /** Random queries and answers, for tests. */
-export const randomPolicy = () =>
-  scriptedPolicy<HopqaTask>("hopqa-random", tokenizer, (_request, rng: Rng) => {
+export const randomPolicy = (words: Tokenizer = tokenizer) =>
+  scriptedPolicy<HopqaTask>("hopqa-random", words, (_request, rng: Rng) => {
     const roll = rng.float();
     const words = Array.from({ length: rng.int(1, 4) }, () => rng.pick(WORDS)).join(" ");
     if (roll < 0.5) return search(words);

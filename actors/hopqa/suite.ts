@@ -6,6 +6,7 @@
  */
 import { progress } from "../../src/cli/progress.ts";
 import { evaluate } from "../../src/learn/evaluate.ts";
+import type { EnvDefinition } from "../../src/runtime/env.ts";
 import type { EpisodeRecord } from "../../src/runtime/episode.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
@@ -49,22 +50,27 @@ export const suiteTicker = (tick: (info: Record<string, string | number>) => voi
 
 /**
  * Evaluates a policy on each column, `episodes` questions per column, seeds from `seed` (`policy` is called once per
- * column). Throws a RangeError when episodes is not a positive whole number.
+ * column). Each column is `base` (default `hopqa`) configured with the column's split and worlds: a variant's other
+ * options (`hopqa.configure({ wording: "possessive", legal: "relations" })`) hold in every column. Throws a
+ * RangeError when episodes is not a positive whole number, or when base cannot be configured.
  */
 export const evaluateSuite = async (
   policy: () => Policy,
   episodes: number,
   seed = "suite",
   onEpisode?: (column: ColumnId, record: EpisodeRecord) => void,
+  base: Pick<EnvDefinition, "id" | "configure"> = hopqa,
 ): Promise<SuiteResult> => {
   // No questions would score 0 in every column, as if the policy had failed them all.
   if (!Number.isInteger(episodes) || episodes < 1)
     throw new RangeError(
       `evaluateSuite: episodes (questions per column) must be a positive whole number, got ${episodes}`,
     );
+  if (base.configure === undefined)
+    throw new RangeError(`evaluateSuite: environment ${base.id} takes no options; the suite's columns need hopqa's`);
   const out: Partial<Record<ColumnId, SuiteScore>> = {};
   for (const column of COLUMNS) {
-    const env = hopqa.configure(column.options);
+    const env = base.configure(column.options);
     const summary = await evaluate(env, policy(), {
       episodes,
       seed: `${seed}:${column.id}`,
@@ -88,6 +94,7 @@ export const evaluateSuiteShown = async (
   policy: () => Policy,
   episodes: number,
   seed = "suite",
+  base: Pick<EnvDefinition, "id" | "configure"> = hopqa,
 ): Promise<SuiteResult> => {
   const bar = progress(label, episodes * COLUMNS.length);
   try {
@@ -96,6 +103,7 @@ export const evaluateSuiteShown = async (
       episodes,
       seed,
       suiteTicker((info) => bar.tick(1, info)),
+      base,
     );
   } finally {
     bar.stop();

@@ -48,6 +48,45 @@ export const PHRASES: Readonly<Record<Relation, readonly string[]>> = {
 /** How a question wraps its phrase; `{x}` is the phrase. */
 export const QUESTION_FORMS = ["what is {x} ?", "name {x} ."] as const;
 
+/**
+ * The possessive wording's noun phrases (`wording=possessive`): the question reads in hop order, start first
+ * ("salal nomo 's mentor 's trainer"), where PHRASES read the last hop first ("the person who trained the mentor
+ * of salal nomo"). The probe docs/probes/hopqa-possessive-wording.patch put these in place of PHRASES
+ * (docs/hopqa.md, "Questions that read innermost-first").
+ */
+export const POSSESSIVE_PHRASES: Readonly<Record<Relation, readonly string[]>> = {
+  director: ["{x} 's director", "{x} 's film director"],
+  studio: ["{x} 's studio", "{x} 's maker company"],
+  birthplace: ["{x} 's birthplace", "{x} 's city of birth"],
+  employer: ["{x} 's employer", "{x} 's company of work"],
+  mentor: ["{x} 's mentor", "{x} 's trainer"],
+  headquarters: ["{x} 's headquarters", "{x} 's base city"],
+  founder: ["{x} 's founder", "{x} 's founding person"],
+  country: ["{x} 's country", "{x} 's nation"],
+  capital: ["{x} 's capital", "{x} 's capital city"],
+};
+/** Every Wording: `outer` (PHRASES, the benchmark's) or `possessive` (POSSESSIVE_PHRASES). */
+export const WORDINGS = ["outer", "possessive"] as const;
+/** How questions word their relations: the `wording` option of the hopqa environment. */
+export type Wording = (typeof WORDINGS)[number];
+/** The benchmark's wording: every shipped table and checkpoint was made with it. */
+export const DEFAULT_WORDING: Wording = "outer";
+/** The noun phrases of each wording. */
+export const PHRASES_OF: Readonly<Record<Wording, Readonly<Record<Relation, readonly string[]>>>> = {
+  outer: PHRASES,
+  possessive: POSSESSIVE_PHRASES,
+};
+/**
+ * A task's wording: its `wording` field (set only when it is not DEFAULT_WORDING). A RangeError names any other
+ * value (a hand-edited journal's task, say).
+ */
+export const wordingOf = (task: HopqaTask): Wording => {
+  const wording = task.wording ?? DEFAULT_WORDING;
+  if (!(WORDINGS as readonly unknown[]).includes(wording))
+    throw new RangeError(`hopqa task: wording must be one of ${WORDINGS.join(", ")}, got ${JSON.stringify(wording)}`);
+  return wording as Wording;
+};
+
 // ---- name pools (fixed: the tokenizer's vocabulary) ----
 
 const SYLLABLES =
@@ -298,7 +337,7 @@ export interface HopqaTask {
   readonly chain: readonly string[];
   /** Which phrase per hop, and which question form. */
   readonly phrasing: readonly number[];
-  /** Further fields a variant adds (`topK` when it is not the default). */
+  /** Further fields a variant adds (`topK`, `wording` when they are not the default). */
   readonly [field: string]: string | number | readonly string[] | readonly number[];
 }
 
@@ -344,11 +383,12 @@ export const drawQuestion = (world: World, split: Split, seed: string): HopqaTas
   throw new Error(`no ${split} question found in world ${world.seed}`);
 };
 
-/** The question's text, as the agent reads it. */
+/** The question's text, as the agent reads it, in the task's wording (wordingOf). */
 export const questionText = (task: HopqaTask): string => {
+  const phrases = PHRASES_OF[wordingOf(task)];
   let phrase = task.start;
   task.chain.forEach((r, i) => {
-    phrase = PHRASES[r as Relation][task.phrasing[i] ?? 0].replace("{x}", phrase);
+    phrase = phrases[r as Relation][task.phrasing[i] ?? 0].replace("{x}", phrase);
   });
   return QUESTION_FORMS[task.phrasing[task.chain.length] ?? 0].replace("{x}", phrase);
 };
@@ -372,11 +412,15 @@ export const solveQuestion = (world: World, task: HopqaTask) => {
   };
 };
 
-/** Every word a hopqa text can contain: the tokenizer's vocabulary. */
-export const VOCABULARY: readonly string[] = (() => {
+/**
+ * Every word a hopqa text of a wording can contain: the vocabulary of that wording's tokenizer. Each wording's
+ * own phrases, and no other's: the outer one is the benchmark's vocabulary as it always was (VOCABULARY), the
+ * possessive one the vocabulary of the possessive probes' clones.
+ */
+export const vocabularyOf = (wording: Wording): readonly string[] => {
   const words = new Set<string>();
   const texts = [
-    ...Object.values(PHRASES).flat(),
+    ...Object.values(PHRASES_OF[wording]).flat(),
     ...QUESTION_FORMS,
     ...Object.values(RELATIONS).map((r) => r.keyword),
     "is a film whose the director of studio was born in works for has mentor directed and company based founded by made",
@@ -389,4 +433,6 @@ export const VOCABULARY: readonly string[] = (() => {
   // The action tags, one token each.
   for (const tag of ["<search>", "</search>", "<answer>", "</answer>"]) words.add(tag);
   return [...words].sort();
-})();
+};
+/** Every word a hopqa text of the default (outer) wording can contain: the tokenizer's vocabulary. */
+export const VOCABULARY: readonly string[] = vocabularyOf(DEFAULT_WORDING);

@@ -123,9 +123,16 @@ describe("record --resume", () => {
     rmSync(join(out, "ep-5-1.jsonl"));
     const refused = await recordWith("hopqa?top-k=3", true);
     expect((refused as Error).message).toContain(
-      "was recorded with another task than this recording gives its episode (topK none, not 3: another --group-size, other environment options than this --env's split train, worlds 1-1000, top-k 3,",
+      "was recorded with another task than this recording gives its episode (topK none, not 3: another --group-size, other environment options than this --env's split train, worlds 1-1000, top-k 3, wording outer, legal types,",
     );
     expect(readdirSync(out)).toEqual(["ep-5-0.jsonl"]);
+    // The wording is the task's too (its question's text): resumed under another, it is named as top-k is.
+    rmSync(out, { recursive: true });
+    expect(await recordWith("hopqa?wording=possessive")).toBeUndefined();
+    rmSync(join(out, "ep-5-1.jsonl"));
+    expect(((await recordWith("hopqa", true)) as Error).message).toBe(
+      `--resume: ${journal} was recorded with environment option wording possessive, not outer (its task is the one this --env gives with wording=possessive): ${same} (the same --env, --policy, --seed and --group-size); record into another --out`,
+    );
   });
 
   it("says the same failure lines as an unbroken recording, and where a kept journal cannot say where its code threw, says so", () => {

@@ -10,7 +10,7 @@
  * Metrics at the end: em, f1, success (= em), grounded, searches, recall of gold passages.
  */
 import { type EnvDefinition, type LegalView, Schema, type ToolResult, WordTokenizer } from "../../src/index.ts";
-import { type EntityType, type HopqaTask, type Relation, type Split } from "./world.ts";
+import { type EntityType, type HopqaTask, type Relation, type Split, type Wording } from "./world.ts";
 /** Turns per episode: enough for 4 searches and an answer, plus one slip. */
 export declare const MAX_TURNS = 6;
 /** Passages per search (top-k). */
@@ -74,16 +74,41 @@ export declare const TYPE_WORD: Readonly<Record<EntityType, string>>;
  */
 export declare const hopQueries: (entity: string, type: EntityType, relation: Relation) => string[];
 /**
+ * Which searches constrained decoding allows (the `legal` option): `types`, any relation that applies to the
+ * entity's type; `relations` ("grammar v2" of docs/hopqa.md), only a relation of the question not yet used.
+ */
+export declare const LEGAL_GRAMMARS: readonly ["types", "relations"];
+/** One of LEGAL_GRAMMARS. */
+export type LegalGrammar = (typeof LEGAL_GRAMMARS)[number];
+/** The benchmark's grammar: every shipped table and checkpoint was made under it. */
+export declare const DEFAULT_LEGAL: LegalGrammar;
+/**
  * Constrained decoding's legal actions: a search for an entity seen so far (in the question or a result)
  * with the word of a relation that applies to it (the forms of `hopQueries`; none already made), or an answer naming an
  * entity some result showed, of the type the question asks for. The machine accepts any other action too
  * (and penalises or scores it); these are the ones a sensible agent picks from.
+ *
+ * Under the `relations` grammar (`legal=relations`) a search must also follow one of the question's relations not
+ * yet used (unusedRelations), or retry an (entity, relation) pair already searched, which uses none (a search that
+ * missed its passage can be tried in another form); a bare entity name is no legal search; and while a relation is
+ * unused and a search is left, no answer is legal: the agent answers once every relation of the question is searched.
  */
-export declare const legalActions: ({ task, history }: LegalView<HopqaTask>) => string[];
+export declare const legalActions: ({ task, history }: LegalView<HopqaTask>, grammar?: LegalGrammar) => string[];
 /**
- * The hopqa tokenizer: VOCABULARY as words, with implicit spaces. Every world and every hopqa checkpoint share it.
+ * The question's relations (sorted by name) less one per distinct (entity, relation) pair the actions searched: a
+ * retry of a pair uses none. What the `relations` grammar lets the agent search next.
+ */
+export declare const unusedRelations: (task: HopqaTask, actions: readonly string[]) => Relation[];
+/**
+ * The hopqa tokenizer: VOCABULARY as words, with implicit spaces. Every world and every hopqa checkpoint of the
+ * default wording share it.
  */
 export declare const tokenizer: WordTokenizer;
+/**
+ * The tokenizer of a wording's environments: `tokenizer` for the default (outer) one; the possessive one has the
+ * possessive phrases' words (vocabularyOf), so a checkpoint of one wording does not load under the other.
+ */
+export declare const tokenizerOf: (wording: Wording) => WordTokenizer;
 /** Which worlds and questions an environment draws tasks from. */
 export interface HopqaOptions {
     /** Which questions: train, test (held-out 2-3 hop) or ood (4-hop). */
@@ -97,16 +122,23 @@ export interface HopqaOptions {
      * one set verifies only against that set (against another, replay with verify: false re-rewards it).
      */
     readonly rewards: HopqaRewards;
+    /** How questions word their relations (default DEFAULT_WORDING, "outer"; see WORDINGS). */
+    readonly wording?: Wording;
+    /** Which searches constrained decoding allows (default DEFAULT_LEGAL, "types"; see LEGAL_GRAMMARS). */
+    readonly legal?: LegalGrammar;
 }
 /** Training draws from worlds 1-1000; evaluation on new worlds uses seeds from 1,000,001 up. */
 export declare const TRAIN_WORLDS: readonly [number, number];
 /** World seeds training never draws from: the "new worlds" evaluation columns. */
 export declare const NEW_WORLDS: readonly [number, number];
-/** The train split of worlds 1-1000, top-2 search, DEFAULT_REWARDS. */
+/** The train split of worlds 1-1000, top-2 search, DEFAULT_REWARDS, the outer wording, the types grammar. */
 export declare const DEFAULT_OPTIONS: HopqaOptions;
 /** The keys parseOptions reads (hopqa's `optionKeys`). */
-export declare const OPTION_KEYS: readonly ["split", "world-seed", "worlds", "top-k"];
-/** Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K` (the CLI's `--env hopqa?split=test&...`). */
+export declare const OPTION_KEYS: readonly ["split", "world-seed", "worlds", "top-k", "wording", "legal"];
+/**
+ * Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K`, `wording=outer|possessive`, `legal=types|relations`
+ * (the CLI's `--env hopqa?split=test&...`).
+ */
 export declare const parseOptions: (options: Readonly<Record<string, string>>, base?: HopqaOptions) => HopqaOptions;
 /** Draws the task of a seed: a world from the range, then a question of the split. */
 export declare const drawTask: (options: HopqaOptions) => (seed: string) => HopqaTask;

@@ -1,13 +1,12 @@
-import type { EnvDefinition } from "../../src/index.ts";
-import { carelessPolicy, expertPolicy, hastyPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
-import type { HopqaTask } from "./world.ts";
+import type { EnvDefinition, Tokenizer } from "../../src/index.ts";
+import { type HopqaTask } from "./world.ts";
 export * from "./env.ts";
 export { CONFUSED, carelessPolicy, carelessQueries, expertPolicy, expertQueries, HASTE_RATE, hastyAnswer, hastyOn, hastyPolicy, lazyPolicy, lazyQueries, ragPolicy, randomPolicy, SLIP_RATE, } from "./policies.ts";
 export { worldOf } from "./search.ts";
 export * from "./world.ts";
 /**
  * The hopqa environment (train split, worlds 1-1000) with its scripted policies; `configure` makes variants
- * (`hopqa?split=test&worlds=a-b&top-k=K`).
+ * (`hopqa?split=test&worlds=a-b&top-k=K&wording=possessive&legal=relations`).
  */
 export declare const hopqa: {
     id: string;
@@ -15,7 +14,7 @@ export declare const hopqa: {
     description: string;
     machine: import("xstate").AnyStateMachine;
     tools: Readonly<Record<string, import("../../src/index.ts").Tool>>;
-    tokenizer: import("../../src/index.ts").Tokenizer;
+    tokenizer: Tokenizer;
     task: (seed: string) => HopqaTask;
     maxTurns?: number;
     maxActionTokens?: number;
@@ -36,18 +35,20 @@ export declare const hopqa: {
         split: import("./world.ts").Split;
         worlds: string;
         "top-k": number;
+        wording: "outer" | "possessive";
+        legal: "relations" | "types";
     };
     policies: {
-        expert: typeof expertPolicy;
-        lazy: typeof lazyPolicy;
-        careless: typeof carelessPolicy;
-        hasty: typeof hastyPolicy;
+        expert: () => import("../../src/index.ts").Policy;
+        lazy: () => import("../../src/index.ts").Policy;
+        careless: () => import("../../src/index.ts").Policy;
+        hasty: (rate?: number) => import("../../src/index.ts").Policy;
         /** The hasty demonstrator on half the questions (HASTE_RATE is 0.7): a warm start between hasty and expert. */
         "half-hasty": () => import("../../src/index.ts").Policy;
-        rag: typeof ragPolicy;
-        random: typeof randomPolicy;
+        rag: () => import("../../src/index.ts").Policy;
+        random: () => import("../../src/index.ts").Policy;
     };
     configure: (more: Readonly<Record<string, string>>) => /*elided*/ any;
-    optionKeys: readonly ["split", "world-seed", "worlds", "top-k"];
+    optionKeys: readonly ["split", "world-seed", "worlds", "top-k", "wording", "legal"];
     evaluation: EnvDefinition<HopqaTask>;
 };

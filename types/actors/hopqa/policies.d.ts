@@ -1,4 +1,4 @@
-/*
+/**
  * Scripted policies for `hopqa`:
  * - `expert`: reads the world graph; per hop it searches `<entity> <relation keyword>` (or a fallback
  *   query when that misses the gold passage), then answers. Its demonstrations feed the warm start.
@@ -21,6 +21,7 @@
  *   entity of the answer's type in the results.
  * - `random`: random queries and answers, for tests.
  */
+import { type Tokenizer } from "../../src/index.ts";
 import { type HopqaTask, type Relation } from "./world.ts";
 /** The expert's queries for a task: per hop, the first candidate whose top-k holds the gold passage. */
 export declare const expertQueries: (task: HopqaTask) => string[];
@@ -39,9 +40,10 @@ export declare const SLIP_RATE = 0.7;
 export declare const carelessQueries: (task: HopqaTask) => string[];
 /**
  * The expert demonstrator (see the top of this file): right on every question, its demonstrations feed the warm
- * start.
+ * start. Every scripted policy here encodes its actions with `words` (default the hopqa `tokenizer`; an
+ * environment of another wording passes its own, tokenizerOf).
  */
-export declare const expertPolicy: () => import("../../src/index.ts").Policy;
+export declare const expertPolicy: (words?: Tokenizer) => import("../../src/index.ts").Policy;
 /** How often the hasty demonstrator answers one hop early (where its results showed a candidate). */
 export declare const HASTE_RATE = 0.7;
 /** Whether the hasty demonstrator stops early on a task (a hash of the task, so the same task always does). */
@@ -55,14 +57,14 @@ export declare const hastyAnswer: (task: HopqaTask, results: readonly string[]) 
  * The hasty demonstrator; `rate` is the share of questions it answers early on (HASTE_RATE by default). Its
  * id names any other rate (`hopqa-hasty@0.5` for half-hasty), so a journal says which demonstrator wrote it.
  */
-export declare const hastyPolicy: (rate?: number) => import("../../src/index.ts").Policy;
+export declare const hastyPolicy: (rate?: number, words?: Tokenizer) => import("../../src/index.ts").Policy;
 /** The lazy demonstrator: searches bare entity names where that happens to work (see the top of this file). */
-export declare const lazyPolicy: () => import("../../src/index.ts").Policy;
+export declare const lazyPolicy: (words?: Tokenizer) => import("../../src/index.ts").Policy;
 /** The careless demonstrator: often searches a confused relation first (see the top of this file). */
-export declare const carelessPolicy: () => import("../../src/index.ts").Policy;
+export declare const carelessPolicy: (words?: Tokenizer) => import("../../src/index.ts").Policy;
 /**
  * Naive RAG, the paper's baseline: one search with the whole question, then the first entity of the answer's type.
  */
-export declare const ragPolicy: () => import("../../src/index.ts").Policy;
+export declare const ragPolicy: (words?: Tokenizer) => import("../../src/index.ts").Policy;
 /** Random queries and answers, for tests. */
-export declare const randomPolicy: () => import("../../src/index.ts").Policy;
+export declare const randomPolicy: (words?: Tokenizer) => import("../../src/index.ts").Policy;

@@ -4,6 +4,7 @@
  * worlds": 2-3 hop questions in worlds training never saw; "ood, new worlds": 4-hop questions (relation
  * chains never seen in training) in unseen worlds, Musique's role. Greedy decoding, fixed seeds.
  */
+import type { EnvDefinition } from "../../src/runtime/env.ts";
 import type { EpisodeRecord } from "../../src/runtime/episode.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 /** The three columns of the results table, each a hopqa variant's options. */
@@ -52,8 +53,10 @@ export type SuiteResult = Record<ColumnId, SuiteScore> & {
 export declare const suiteTicker: (tick: (info: Record<string, string | number>) => void) => (column: ColumnId, record: EpisodeRecord) => void;
 /**
  * Evaluates a policy on each column, `episodes` questions per column, seeds from `seed` (`policy` is called once per
- * column). Throws a RangeError when episodes is not a positive whole number.
+ * column). Each column is `base` (default `hopqa`) configured with the column's split and worlds: a variant's other
+ * options (`hopqa.configure({ wording: "possessive", legal: "relations" })`) hold in every column. Throws a
+ * RangeError when episodes is not a positive whole number, or when base cannot be configured.
  */
-export declare const evaluateSuite: (policy: () => Policy, episodes: number, seed?: string, onEpisode?: (column: ColumnId, record: EpisodeRecord) => void) => Promise<SuiteResult>;
+export declare const evaluateSuite: (policy: () => Policy, episodes: number, seed?: string, onEpisode?: (column: ColumnId, record: EpisodeRecord) => void, base?: Pick<EnvDefinition, "id" | "configure">) => Promise<SuiteResult>;
 /** evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far): it takes a minute or more. */
-export declare const evaluateSuiteShown: (label: string, policy: () => Policy, episodes: number, seed?: string) => Promise<SuiteResult>;
+export declare const evaluateSuiteShown: (label: string, policy: () => Policy, episodes: number, seed?: string, base?: Pick<EnvDefinition, "id" | "configure">) => Promise<SuiteResult>;

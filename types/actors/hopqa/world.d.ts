@@ -70,6 +70,26 @@ export declare const PHRASES: Readonly<Record<Relation, readonly string[]>>;
 /** How a question wraps its phrase; `{x}` is the phrase. */
 export declare const QUESTION_FORMS: readonly ["what is {x} ?", "name {x} ."];
 /**
+ * The possessive wording's noun phrases (`wording=possessive`): the question reads in hop order, start first
+ * ("salal nomo 's mentor 's trainer"), where PHRASES read the last hop first ("the person who trained the mentor
+ * of salal nomo"). The probe docs/probes/hopqa-possessive-wording.patch put these in place of PHRASES
+ * (docs/hopqa.md, "Questions that read innermost-first").
+ */
+export declare const POSSESSIVE_PHRASES: Readonly<Record<Relation, readonly string[]>>;
+/** Every Wording: `outer` (PHRASES, the benchmark's) or `possessive` (POSSESSIVE_PHRASES). */
+export declare const WORDINGS: readonly ["outer", "possessive"];
+/** How questions word their relations: the `wording` option of the hopqa environment. */
+export type Wording = (typeof WORDINGS)[number];
+/** The benchmark's wording: every shipped table and checkpoint was made with it. */
+export declare const DEFAULT_WORDING: Wording;
+/** The noun phrases of each wording. */
+export declare const PHRASES_OF: Readonly<Record<Wording, Readonly<Record<Relation, readonly string[]>>>>;
+/**
+ * A task's wording: its `wording` field (set only when it is not DEFAULT_WORDING). A RangeError names any other
+ * value (a hand-edited journal's task, say).
+ */
+export declare const wordingOf: (task: HopqaTask) => Wording;
+/**
  * Small pools on purpose: a world draws most of each pool, so worlds share names and differ in facts. With
  * 5x more names (224) the 2-layer GPT did not learn to copy a name from its context within 600 cloning
  * steps; with these 78 it does (docs/hopqa.md).
@@ -145,7 +165,7 @@ export interface HopqaTask {
     readonly chain: readonly string[];
     /** Which phrase per hop, and which question form. */
     readonly phrasing: readonly number[];
-    /** Further fields a variant adds (`topK` when it is not the default). */
+    /** Further fields a variant adds (`topK`, `wording` when they are not the default). */
     readonly [field: string]: string | number | readonly string[] | readonly number[];
 }
 /** FNV-1a of a string's UTF-16 code units: a stable 32-bit hash, the same on every run and platform. */
@@ -159,7 +179,7 @@ export declare const TEST_SHARE = 0.2;
 export declare const splitOf: (start: string, chain: readonly string[]) => Split;
 /** Draws a question of a split in a world, deterministically from the seed. */
 export declare const drawQuestion: (world: World, split: Split, seed: string) => HopqaTask;
-/** The question's text, as the agent reads it. */
+/** The question's text, as the agent reads it, in the task's wording (wordingOf). */
 export declare const questionText: (task: HopqaTask) => string;
 /** The entities along the question's path (start first), the gold passages, and the answer. */
 export declare const solveQuestion: (world: World, task: HopqaTask) => {
@@ -168,5 +188,11 @@ export declare const solveQuestion: (world: World, task: HopqaTask) => {
     gold: number[];
     answer: string;
 };
-/** Every word a hopqa text can contain: the tokenizer's vocabulary. */
+/**
+ * Every word a hopqa text of a wording can contain: the vocabulary of that wording's tokenizer. Each wording's
+ * own phrases, and no other's: the outer one is the benchmark's vocabulary as it always was (VOCABULARY), the
+ * possessive one the vocabulary of the possessive probes' clones.
+ */
+export declare const vocabularyOf: (wording: Wording) => readonly string[];
+/** Every word a hopqa text of the default (outer) wording can contain: the tokenizer's vocabulary. */
 export declare const VOCABULARY: readonly string[];
