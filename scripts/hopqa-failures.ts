@@ -4,16 +4,17 @@
  * the question's gold chain (actors/hopqa/failures.ts).
  *
  *   npm run hopqa:failures -- docs/checkpoints/hopqa-best [episodes per column, default 100] [--examples]
+ *     [--env "hopqa?wording=possessive&legal=relations"]
  */
 
 import { existsSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { diagnose } from "../actors/hopqa/failures.ts";
-import { hopqa } from "../actors/hopqa/index.ts";
 import { COLUMNS, type ColumnId, evaluateSuite, suiteTicker } from "../actors/hopqa/suite.ts";
 import type { HopqaTask } from "../actors/hopqa/world.ts";
 import { resolveCheckpoint } from "../src/cli/learn-commands.ts";
 import { progress } from "../src/cli/progress.ts";
+import { envById } from "../src/cli/registry.ts";
 import { UsageError } from "../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG } from "../src/learn/config.ts";
 import { loadCheckpointFor, policyFromModel } from "../src/learn/trainer.ts";
@@ -29,6 +30,11 @@ const program = new Command("hopqa:failures")
   .argument("<checkpoint>", "a checkpoint folder, or a run folder (its latest checkpoint)")
   .argument("[episodes]", "questions per column", "100")
   .option("--examples", "print up to 5 failed episodes per column")
+  .option(
+    "--env <spec>",
+    'hopqa, with any of its options but split and worlds (the columns set those), e.g. "hopqa?wording=possessive&legal=relations"',
+    "hopqa",
+  )
   .exitOverride();
 try {
   program.parse();
@@ -37,10 +43,24 @@ try {
   process.exit(error instanceof CommanderError && error.code.startsWith("commander.help") ? 0 : 2);
 }
 const [dir, perColumn] = program.processedArgs as [string, string];
-const examples = program.opts<{ examples?: boolean }>().examples === true;
+const { examples = false, env: spec } = program.opts<{ examples?: boolean; env: string }>();
 const episodes = Number(perColumn);
 if (!Number.isInteger(episodes) || episodes < 1) fail(`episodes must be an integer >= 1, got "${perColumn}"`);
 if (!existsSync(dir)) fail(`no checkpoint at ${dir}`);
+const [id, query = ""] = spec.split("?");
+if (id !== "hopqa") fail(`--env must be hopqa, with options or not (the suite is hopqa's), got "${spec}"`);
+const fixed = [...new URLSearchParams(query).keys()].filter((key) => ["split", "worlds", "world-seed"].includes(key));
+if (fixed.length > 0)
+  fail(
+    `--env ${spec}: the suite's columns set split and worlds; drop ${fixed.join(", ")} (other options hold in every column)`,
+  );
+const hopqa = (() => {
+  try {
+    return envById(spec);
+  } catch (error) {
+    return fail(error instanceof UsageError ? error.detail : (error as Error).message);
+  }
+})();
 await initBackend("auto");
 // A checkpoint or a run folder (its latest checkpoint), as `agent-r1 eval --checkpoint` takes; a bad one is
 // one line, as there.
@@ -76,6 +96,7 @@ const result = await evaluateSuite(
     if (examples && d.kind !== "right" && lines.length < 5)
       lines.push(`  ${key}: [${task.chain.join(", ")}] from ${task.start}: ${actions.join(" ")}`);
   },
+  hopqa,
 );
 bar.stop();
 for (const column of COLUMNS) {

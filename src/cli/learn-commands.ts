@@ -241,11 +241,24 @@ const checkResumeEnv = (runDir: string, meant: string, given: string) => {
     });
 };
 
+/** The options each column of --suite sets itself (hopqa's split and worlds): any other holds in every column. */
+const SUITE_COLUMN_KEYS = ["split", "worlds", "world-seed"];
+
+/** An --env spec's options split in two: those --suite's columns set, and the others. */
+const suiteSplit = (query: string): { readonly fixed: string; readonly others: string } => {
+  const fixed = new URLSearchParams();
+  const others = new URLSearchParams();
+  for (const [key, value] of new URLSearchParams(query))
+    (SUITE_COLUMN_KEYS.includes(key) ? fixed : others).append(key, value);
+  return { fixed: fixed.toString(), others: others.toString() };
+};
+
 /**
  * The environment a checkpoint was trained on, when --env is not given: its run folder's config.json (the
  * checkpoint, its checkpoints/ folder, or the run folder itself) names it, with its options (the worlds it
  * trained in, say), which eval's --split and --world-seed replace one by one; a clone's sft.json, the --env
- * it was cloned under. Said on stderr. --suite fixes its columns' options, so it takes the environment alone.
+ * it was cloned under. Said on stderr. --suite fixes its columns' split and worlds, so it drops those and keeps
+ * the others (hopqa's wording and legal: a checkpoint of the possessive wording has that wording's tokenizer).
  */
 const trainedEnv = (
   found: { readonly file: string; readonly env: string } | undefined,
@@ -253,19 +266,20 @@ const trainedEnv = (
   whose: "run" | "clone" | "average" = "run",
 ): string | undefined => {
   if (!found) return undefined;
-  const [env, query] = found.env.split("?");
+  const [env, query = ""] = found.env.split("?");
   if (lostRelativeModule(env))
     throw notFoundFromHere(found.file, `the environment module ${env}`, "pass --env with the module's path");
-  const kept = query && !suite;
+  const { fixed, others } = suite ? suiteSplit(query) : { fixed: "", others: query };
+  const spec = others ? `${env}?${others}` : env;
   process.stderr.write(
-    `eval: --env not given: ${kept ? found.env : env}, from ${found.file}` +
-      (kept ? ` (the ${whose}'s options: --split and --world-seed replace theirs)` : "") +
-      (query && suite
-        ? ` (without its ${whose === "clone" ? "cloning" : "training"} options ?${query}: --suite fixes each column's)`
+    `eval: --env not given: ${spec}, from ${found.file}` +
+      (others && !suite ? ` (the ${whose}'s options: --split and --world-seed replace theirs)` : "") +
+      (fixed
+        ? ` (without its ${whose === "clone" ? "cloning" : "training"} options ?${fixed}: --suite fixes each column's)`
         : "") +
       "\n",
   );
-  return kept ? found.env : env;
+  return spec;
 };
 
 /**
@@ -1455,7 +1469,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           // The suite's own seed unless --seed was given: its numbers are then the results table's.
           const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);
           const quiet = exitOnInterrupt(EVAL_STOPPED);
-          await evalSuite(() => policyFromModel(env, model, tokenizer, config, !opts.sample, version), {
+          await evalSuite(() => policyFromModel(env, model, tokenizer, config, !opts.sample, version), env, {
             ...opts,
             constrained,
             checkpoint,
@@ -1566,20 +1580,27 @@ const worldSeedAsRead = (seed: string): string =>
 /**
  * `eval --suite`: hopqa's three-column evaluation (actors/hopqa/suite.ts), the one the experiment's table
  * and `npm start` print, on any checkpoint. Its columns fix split and worlds, so --split and --world-seed
- * are refused rather than ignored.
+ * (and those options in --env) are refused rather than ignored; hopqa's other options (`--env
+ * "hopqa?wording=possessive&legal=relations"`) hold in every column.
  */
 const checkSuiteOptions = (opts: { env: string; split?: string; worldSeed?: string }) => {
-  if (opts.env.startsWith("hopqa?"))
-    throw new UsageError({ detail: "--suite fixes each column's split and worlds: use --env hopqa, without options" });
-  if (opts.env !== "hopqa")
+  const [id, query = ""] = opts.env.split("?");
+  if (id !== "hopqa")
     throw new UsageError({ detail: `--suite: only hopqa has an evaluation suite, got --env ${opts.env}` });
+  const { fixed, others } = suiteSplit(query);
+  if (fixed)
+    throw new UsageError({
+      detail: `--suite fixes each column's split and worlds: use --env hopqa${others ? `?${others}` : ""}, without ?${fixed} (options other than split, worlds and world-seed, such as wording and legal, hold in every column)`,
+    });
   if (opts.split !== undefined || opts.worldSeed !== undefined)
     throw new UsageError({ detail: "--suite fixes each column's split and worlds: drop --split / --world-seed" });
 };
 
 const evalSuite = async (
   policy: () => Policy,
+  env: EnvDefinition,
   opts: {
+    env: string;
     checkpoint: string;
     episodes: number;
     seed: string;
@@ -1590,10 +1611,13 @@ const evalSuite = async (
   },
 ) => {
   const { evaluateSuiteShown } = await import("../../actors/hopqa/suite.ts");
-  const result = await evaluateSuiteShown("suite", policy, opts.episodes, opts.seed);
+  const result = await evaluateSuiteShown("suite", policy, opts.episodes, opts.seed, env);
+  // The options --env gave (wording, legal...), as their values in effect; none for plain hopqa, as before.
+  const given = [...new URLSearchParams(opts.env.split("?")[1] ?? "").keys()];
   out(
     summaryJson({
       env: "hopqa",
+      ...Object.fromEntries(given.map((key) => [key, env.options?.[key]])),
       suite: true,
       constrained: opts.constrained,
       ...(opts.sample ? { sample: true, ...(opts.topP === undefined ? {} : { topP: opts.topP }) } : {}),

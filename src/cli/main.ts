@@ -378,7 +378,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
 };
 
 /** Options of the built-in environments' variants (`--env "hopqa?split=test"`). */
-const ENV_OPTION_KEYS = ["split", "world-seed", "worlds", "top-k"];
+const ENV_OPTION_KEYS = ["split", "world-seed", "worlds", "top-k", "wording", "legal"];
 
 /** The two commander methods that report these errors (present on every Command, absent from its types). */
 interface CommanderReports {

@@ -718,6 +718,52 @@ describe("a clone of sft keeps the --env it was cloned under (its sft.json)", ()
         expect(JSON.parse(readFileSync(join(out, "average.json"), "utf8")).env).toBe(`${resolve(PARTIAL)}${first}`);
     }
   }, 120_000);
+  it("hopqa's wording and legal options go from record through sft to eval --suite, which keeps them from sft.json", async () => {
+    const spec = "hopqa?split=test&wording=possessive&legal=relations";
+    const data = join(dir, "possessive-demos");
+    output.clear();
+    expect(await main(["record", "--env", spec, "--policy", "expert", "--episodes", "2", "--out", data])).toBe(0);
+    const clone = join(dir, "possessive-clone");
+    expect(
+      await main(["sft", "--env", spec, "--data", data, "--epochs", "1", ...shape, "--out", clone]),
+      output.stderr,
+    ).toBe(0);
+    expect(JSON.parse(readFileSync(join(clone, "tokenizer.json"), "utf8")).id).toBe(
+      "words-v2-implicit:8d0c70283f3f8158",
+    );
+    output.clear();
+    const suite = ["eval", "--checkpoint", clone, "--suite", "--episodes", "1", "--no-constrained"];
+    expect(await main(suite), output.stderr).toBe(0);
+    // The columns set split and worlds; the wording (its tokenizer) and the grammar are kept.
+    expect(errors()).toContain(
+      `eval: --env not given: hopqa?wording=possessive&legal=relations, from ${join(clone, "sft.json")} (without its cloning options ?split=test: --suite fixes each column's)`,
+    );
+    expect(JSON.parse(output.stdout.trim().split("\n").at(-1) ?? "{}")).toMatchObject({
+      env: "hopqa",
+      wording: "possessive",
+      legal: "relations",
+      suite: true,
+    });
+    // npm run hopqa:failures takes the options too (split and worlds are the columns'): the same suite.
+    const failures = (...args: string[]) =>
+      spawnSync(process.execPath, ["bin/run-ts.js", "scripts/hopqa-failures.ts", clone, "1", ...args], {
+        encoding: "utf8",
+      });
+    const counted = failures("--env", "hopqa?wording=possessive&legal=relations");
+    expect(counted.status, counted.stderr).toBe(0);
+    expect(counted.stdout).toMatch(/^test \(seen worlds\): exact match \d\.\d\d \(1 questions\)$/m);
+    const fixed = failures("--env", "hopqa?wording=possessive&split=test");
+    expect(fixed.status).toBe(2);
+    expect(fixed.stderr).toContain(
+      "error: --env hopqa?wording=possessive&split=test: the suite's columns set split and worlds; drop split (other options hold in every column)",
+    );
+    // Under the default wording the clone's tokenizer is another: refused, naming both.
+    output.clear();
+    expect(await main([...suite, "--env", "hopqa"])).toBe(2);
+    expect(errors().at(-1)).toMatch(
+      /made for another tokenizer \(words-v2-implicit:8d0c70283f3f8158\) than environment hopqa's \(words-v2-implicit:bfb10aadf8ddeff9\)/,
+    );
+  }, 120_000);
 });
 
 describe("a damaged checkpoint of a run", () => {

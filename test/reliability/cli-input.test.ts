@@ -300,8 +300,21 @@ const CASES: [string[], RegExp][] = [
   ],
   [
     ["eval", "--env", "hopqa?split=test", "--checkpoint", WARM, "--suite"],
-    /--suite fixes each column's split and worlds: use --env hopqa, without options/,
+    /--suite fixes each column's split and worlds: use --env hopqa, without \?split=test \(options other than split, worlds and world-seed, such as wording and legal, hold in every column\)/,
   ],
+  [
+    ["eval", "--env", "hopqa?wording=possessive&worlds=1-5", "--checkpoint", WARM, "--suite"],
+    /--suite fixes each column's split and worlds: use --env hopqa\?wording=possessive, without \?worlds=1-5/,
+  ],
+  [
+    ["eval", "--env", "hopqa?wording=posessive", "--checkpoint", WARM],
+    /hopqa: wording must be one of outer, possessive, got "posessive" \(did you mean `possessive`\?\)/,
+  ],
+  [
+    ["record", "--env", "hopqa?legal=grammar", "--policy", "expert", "--out", out],
+    /hopqa: legal must be one of types, relations, got "grammar"/,
+  ],
+
   [
     ["eval", "--env", "hopqa", "--checkpoint", WARM, "--world-seed", "99999999999999999999"],
     /world-seed must be a world number in decimal digits \(0 to 9007199254740991; no sign, point or exponent\) or a range a-b/,
