@@ -33,6 +33,10 @@ const applyInOrder = (patches: readonly string[], source: (file: string) => stri
   return run.status === 0 ? "" : `${run.stderr}${run.stdout}`;
 };
 
+/** The patches to apply, in order, to try one: hopqa-search-cost goes on top of hopqa-two-search-phrases. */
+const orderFor = (patch: string): string[] =>
+  patch === "hopqa-search-cost.patch" ? ["hopqa-two-search-phrases.patch", patch] : [patch];
+
 /** The paragraph of docs/hopqa.md that lists the patches. */
 const paragraph = /The probes' patches[\s\S]*?\n\n/.exec(hopqa)?.[0] ?? "";
 const onThisCommit = /On this\s+commit `git apply` takes ([\s\S]*?); the others/.exec(paragraph)?.[1] ?? "";
@@ -85,20 +89,18 @@ describe("docs/hopqa.md's probe patches", () => {
   });
 
   it("each patch said to apply on this commit does (hopqa-search-cost on top of hopqa-two-search-phrases)", () => {
-    for (const patch of current) {
-      const order = patch === "hopqa-search-cost.patch" ? ["hopqa-two-search-phrases.patch", patch] : [patch];
+    for (const patch of current)
       expect(
-        applyInOrder(order, () => undefined),
+        applyInOrder(orderFor(patch), () => undefined),
         patch,
       ).toBe("");
-    }
   });
 
-  it("each older patch applies to the commit named for it (where the clone has that history)", () => {
+  it("each older patch applies to the commit named for it (where the clone has that history; hopqa-search-cost on top of hopqa-two-search-phrases)", () => {
     for (const [patch, commit] of older) {
       if (spawnSync("git", ["cat-file", "-e", `${commit}^{commit}`]).status !== 0) continue;
       const at = (file: string) => spawnSync("git", ["show", `${commit}:${file}`], { encoding: "utf8" }).stdout;
-      expect(applyInOrder([patch], at), `${patch} at ${commit}`).toBe("");
+      expect(applyInOrder(orderFor(patch), at), `${patch} at ${commit}`).toBe("");
     }
   });
 });
