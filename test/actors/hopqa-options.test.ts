@@ -121,12 +121,14 @@ describe("hopqa's wording option", () => {
 describe("hopqa's legal option (constrained decoding)", () => {
   const relationsEnv = hopqa.configure({ split: "ood", worlds: "1-20", wording: "possessive", legal: "relations" });
 
-  it("relations gives exactly the probe patch's legal actions on expert, careless and random episodes", async () => {
-    // Fingerprint of every legal-action list at every turn of 12 episodes per policy and split (450 turns),
-    // computed with docs/probes/hopqa-possessive-legal.patch applied on b3e5aa7 (its default grammar v2).
+  /**
+   * Fingerprint of every legal-action list at every turn of 12 episodes per policy (expert, careless, random) and
+   * split, worlds 1-20: 450 turns.
+   */
+  const fingerprint = async (base: typeof hopqa) => {
     const lists: string[] = [];
     for (const split of ["train", "test", "ood"]) {
-      const env = relationsEnv.configure({ split });
+      const env = base.configure({ split, worlds: "1-20" });
       for (const name of ["expert", "careless", "random"] as const) {
         const collected = await collect({ env, policy: env.policies[name](), seed: `legal-${name}`, episodes: 12 });
         for (const { events } of collected) {
@@ -142,8 +144,15 @@ describe("hopqa's legal option (constrained decoding)", () => {
       }
     }
     expect(lists.length).toBe(450);
-    expect(fnv1a(lists.join("\n")).toString(16)).toBe("7b28535d");
-  }, 30_000);
+    return fnv1a(lists.join("\n")).toString(16);
+  };
+
+  it("relations gives exactly the probe patch's legal actions; types, the default, exactly the benchmark's", async () => {
+    // Computed with docs/probes/hopqa-possessive-legal.patch applied on b3e5aa7 (its default grammar v2).
+    expect(await fingerprint(hopqa.configure({ wording: "possessive", legal: "relations" }))).toBe("7b28535d");
+    // Computed on b3e5aa7, the commit before the option.
+    expect(await fingerprint(hopqa)).toBe("8cc2a5a5");
+  }, 60_000);
 
   it("types, the default, is the benchmark's legal actions; relations allows only the question's unused relations", () => {
     const task = relationsEnv.task("one") as HopqaTask;
