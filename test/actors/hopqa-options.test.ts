@@ -210,11 +210,14 @@ describe("hopqa's legal option (constrained decoding)", () => {
           const env = hopqa.configure({ split, "world-seed": String(worldSeed), legal: "relations" });
           const task = env.task(seed) as HopqaTask;
           const legalAt = (history: Turn[]) => env.legalActions?.({ task, history }) as string[];
-          // The gold chain: the expert's searches, then its answer, are each legal where it makes them. A chain
+          // The gold chain: the expert's searches, then its answer, are each legal where it makes them, on every
+          // question whose hops are distinct (entity, relation) pairs (for the others, see the next test). A chain
           // that comes back to an entity (a mentor cycle) has the expert repeat a query, which no grammar allows
           // (the repeat rule): another form of the same entity and relation is legal then.
           const gold: Turn[] = [observation(questionText(task))];
           const queries = expertQueries(task);
+          const path = solveQuestion(world(task), task).path;
+          const distinct = new Set(task.chain.map((r, hop) => `${path[hop]}|${r}`)).size === task.chain.length;
           queries.forEach((query, hop) => {
             const legal = legalAt(gold);
             if (!queries.slice(0, hop).includes(query)) expect(legal).toContain(search(query));
@@ -232,7 +235,7 @@ describe("hopqa's legal option (constrained decoding)", () => {
             gold.push(action(search(query)), resultOf(task, query));
           });
           const answer = `<answer>${solveQuestion(world(task), task).answer}</answer>`;
-          expect(legalAt(gold)).toContain(answer);
+          if (distinct) expect(legalAt(gold)).toContain(answer);
           // A walk of legal searches picked at random: each offered search names an unused relation or a tried pair.
           const history: Turn[] = [observation(questionText(task))];
           const made: string[] = [];
@@ -255,6 +258,29 @@ describe("hopqa's legal option (constrained decoding)", () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("hopqa's relations grammar: a known limit, kept as the probe patch had it", () => {
+  it("a chain that revisits an (entity, relation) pair never makes its answer legal (0.2% of test, 2.7% of ood questions)", () => {
+    // midis viketh and mivim netex train each other: "the person who trained the person who trained the mentor of
+    // midis viketh" searches (midis viketh, mentor) twice. A retry of a pair uses no relation, so one "mentor" stays
+    // unused, and no answer is legal while a search is (6 turns do not exhaust the retries).
+    const env = hopqa.configure({ split: "test", "world-seed": "236638", legal: "relations" });
+    const task = env.task("S") as HopqaTask;
+    expect(task).toMatchObject({ start: "midis viketh", chain: ["mentor", "mentor", "mentor"] });
+    const history: Turn[] = [observation(questionText(task))];
+    for (const query of ["midis viketh mentor", "mivim netex mentor", "midis viketh was mentor"])
+      history.push(action(search(query)), resultOf(task, query));
+    expect(
+      unusedRelations(
+        task,
+        history.filter((t) => t.role === "action").map((t) => t.text),
+      ),
+    ).toEqual(["mentor"]);
+    const legal = env.legalActions?.({ task, history }) as string[];
+    expect(legal.length).toBeGreaterThan(0);
+    expect(legal.every((a) => a.startsWith("<search>"))).toBe(true);
   });
 });
 
