@@ -6,16 +6,25 @@ import { register } from "tsx/esm/api";
 // Node exits 13 when the event loop runs dry under a top-level await that never settles: here, a module the
 // command imports (an environment given with --env, or one it imports) that never finishes loading (its
 // 'exit' event is passed 0; process.exitCode says 13).
+// The same happens when a policy's act() returns a promise that never settles and holds nothing open (no timer, no
+// socket): the calls still in flight are then named instead.
 let finished = false;
+let policyCallsInFlight = () => [];
 process.on("exit", () => {
-  if (!finished && process.exitCode === 13)
-    process.stderr.write(
-      "error: the command stopped with nothing left to run while a module was still loading: a top-level await " +
-        "that never settles, in an --env module or one it imports (exit 13)\n",
-    );
+  if (finished || process.exitCode !== 13) return;
+  const calls = policyCallsInFlight();
+  process.stderr.write(
+    calls.length > 0
+      ? `error: the command stopped with nothing left to run while waiting for a policy: ${calls.join("; ")} never ` +
+          "settled (a promise that nothing resolves: check that act() answers every request, and give the policy a " +
+          "timeoutMs) (exit 13)\n"
+      : "error: the command stopped with nothing left to run while a module was still loading: a top-level await " +
+          "that never settles, in an --env module or one it imports (exit 13)\n",
+  );
 });
 
 register();
+({ policyCallsInFlight } = await import("../src/runtime/policy-actor.ts"));
 const { main } = await import("../src/cli/main.ts");
 process.exitCode = await main(process.argv.slice(2));
 finished = true;

@@ -58,7 +58,7 @@ export {
   toolActors,
 } from "./runtime/env.ts";
 export { type EpisodeOptions, type EpisodeRecord, runEpisode } from "./runtime/episode.ts";
-export type { Policy, PolicyAction, PolicyRequest, Turn } from "./runtime/policy.ts";
+export type { Policy, PolicyAction, PolicyCallOptions, PolicyRequest, Turn } from "./runtime/policy.ts";
 export { PolicyActor } from "./runtime/policy-actor.ts";
 export { type Rollout, type RolloutOptions, rollout } from "./runtime/rollout.ts";
 export { codeTool, runJavaScript, type SandboxOptions, type SandboxResult } from "./runtime/sandbox.ts";

@@ -28,8 +28,24 @@ export const notAPolicy = (policy: unknown): string | undefined => {
     return `policy ${id} has no tokenizer (give it the environment's, env.tokenizer)`;
   if (!(typeof version === "number" && Number.isInteger(version) && version >= 0))
     return `policy ${id}'s version is ${shownValue(version)}, not a natural number`;
+  const { timeoutMs } = policy as { timeoutMs?: unknown };
+  if (
+    timeoutMs !== undefined &&
+    !(typeof timeoutMs === "number" && Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS)
+  )
+    return `policy ${id}'s timeoutMs is ${shownValue(timeoutMs)}, not an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds; leave it out for no limit)`;
   return undefined;
 };
+
+/** Node's timers' limit (about 24.8 days), as for a tool's timeoutMs. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * The `act` calls in flight in this process, each described (`policy stuck's act() for ep-0-1 turn 2`): the CLI
+ * names them when the process runs out of work while one never settles (a promise that holds nothing open).
+ */
+const inFlight = new Set<{ readonly call: string }>();
+export const policyCallsInFlight = (): readonly string[] => [...inFlight].map(({ call }) => call);
 
 /**
  * Batches concurrent episodes' requests into `act` calls of at most `maxBatch` rows (default 64): give one to
@@ -102,8 +118,33 @@ export class PolicyActor {
 
   /** One `act` call for these rows: resolves them all, or returns what it threw (rejecting none). */
   private async answer(rows: readonly Pending[]): Promise<{ cause: unknown } | undefined> {
+    const { id, timeoutMs } = this.policy;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const first = rows[0]!.request;
+    const call = {
+      call: `policy ${id}'s act() for ${first.episode} turn ${first.turn}${rows.length > 1 ? ` and ${rows.length - 1} other row(s)` : ""}`,
+    };
+    inFlight.add(call);
     try {
-      const actions: unknown = await this.policy.act(rows.map((p) => p.request));
+      const answered = this.policy.act(
+        rows.map((p) => p.request),
+        { signal: controller.signal },
+      );
+      const actions: unknown =
+        timeoutMs === undefined
+          ? await answered
+          : await Promise.race([
+              answered,
+              new Promise<never>((_, reject) => {
+                timer = setTimeout(() => {
+                  const error = new Error(`policy ${id}'s act() did not answer within ${timeoutMs} ms (its timeoutMs)`);
+                  error.name = "TimeoutError";
+                  controller.abort(error);
+                  reject(error);
+                }, timeoutMs);
+              }),
+            ]);
       if (!Array.isArray(actions))
         throw new Error(
           `policy ${this.policy.id}'s act() resolved to ${shownValue(actions)}, not an array of actions (one per request, in order)`,
@@ -116,6 +157,9 @@ export class PolicyActor {
       return undefined;
     } catch (cause) {
       return { cause };
+    } finally {
+      clearTimeout(timer);
+      inFlight.delete(call);
     }
   }
 }

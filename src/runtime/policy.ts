@@ -50,6 +50,23 @@ export interface Policy {
   /** The current version; a learner bumps it after each update. */
   readonly version: number;
   readonly tokenizer: Tokenizer;
-  /** One action per request, in order; each row sampled with its own seed only. */
-  act(requests: readonly PolicyRequest[]): Promise<readonly PolicyAction[]>;
+  /**
+   * One action per request, in order; each row sampled with its own seed only. `options.signal` aborts when the
+   * call outlives `timeoutMs` (pass it on to `fetch` or a client's cancel); a policy may ignore it.
+   */
+  act(requests: readonly PolicyRequest[], options?: PolicyCallOptions): Promise<readonly PolicyAction[]>;
+  /**
+   * Most milliseconds one `act` call may take (an integer from 1 to 2147483647). A call that has not answered by
+   * then fails like a call that throws: its rows are asked again one by one, each with this limit, and the episodes
+   * whose own row times out abort (`aborted: policy ID failed: policy ID's act() did not answer within N ms`).
+   * Default: no limit, so an API request that never comes back holds its episodes, and every episode waiting
+   * for the same PolicyActor, for ever.
+   */
+  readonly timeoutMs?: number;
+}
+
+/** What `PolicyActor` gives each `act` call. */
+export interface PolicyCallOptions {
+  /** Aborts, with a TimeoutError as its reason, when the call outlives the policy's `timeoutMs`. */
+  readonly signal: AbortSignal;
 }

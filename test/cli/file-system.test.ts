@@ -247,6 +247,31 @@ describe("an environment module that never finishes loading", () => {
   });
 });
 
+describe("a policy whose act() never settles", () => {
+  it("is named when the process runs out of work, not blamed on a module still loading", () => {
+    const dir = tempDir("agent-r1-fs-");
+    const module = join(dir, "stuck.mts");
+    const root = process.cwd();
+    // An LLM client whose promise nothing will ever resolve (no timer, no socket left open).
+    writeFileSync(
+      module,
+      [
+        `import weather from ${JSON.stringify(join(root, "actors/weather/env.ts"))};`,
+        `import * as r1 from ${JSON.stringify(join(root, "src/index.ts"))};`,
+        "const stuck = () => ({ ...weather.policies.expert(), id: 'stuck', act: () => new Promise(() => {}) });",
+        "export default r1.defineEnv({ ...weather, policies: { stuck } });",
+      ].join("\n"),
+    );
+    const run = cli(
+      `node bin/agent-r1.js record --env ${JSON.stringify(module)} --policy stuck --episodes 1 --out ${JSON.stringify(join(dir, "out"))}`,
+    );
+    expect(run.status).toBe(13);
+    expect(run.stderr.trim().split("\n").at(-1)).toBe(
+      "error: the command stopped with nothing left to run while waiting for a policy: policy stuck's act() for ep-0-0 turn 0 never settled (a promise that nothing resolves: check that act() answers every request, and give the policy a timeoutMs) (exit 13)",
+    );
+  });
+});
+
 describe("the wasm backend out of memory", () => {
   it("is one line naming the 4 GiB heap and what to do (a new run, or another backend), not a stack of wasm frames", async () => {
     // What tfjs-backend-wasm throws when its heap is full (a long --context-length): a WebAssembly.RuntimeError.

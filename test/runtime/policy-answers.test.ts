@@ -3,6 +3,7 @@
  * an action without logprobs) aborts only its episode, with a reason that says what was wrong, not a TypeError
  * from inside the runtime.
  */
+import { lastValueFrom, toArray } from "rxjs";
 import { expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
 import * as r1 from "../../src/index.ts";
@@ -44,4 +45,44 @@ it("says what an action's tokens were when they are not an array (a text where i
   expect(await reasonOf(withTokens(undefined))).toBe(
     "aborted: policy weather-expert returned an invalid action: no token ids",
   );
+});
+
+it("a policy's timeoutMs ends a call that never answers: only the episode whose own row hangs aborts, and act()'s signal aborts", async () => {
+  const signals: AbortSignal[] = [];
+  const hangs: r1.Policy = {
+    ...expert,
+    timeoutMs: 200,
+    act: (requests, options) => {
+      if (options) signals.push(options.signal);
+      // An API request that never comes back for one episode (and so for any batch that holds its row).
+      return requests.some((r) => r.seed.startsWith("t:1:")) ? new Promise(() => {}) : expert.act(requests);
+    },
+  };
+  const journal = new r1.MemoryJournal();
+  const run = r1.rollout({
+    env: weather,
+    policy: new r1.PolicyActor(hangs),
+    journal,
+    seed: "t",
+    episodes: 3,
+    concurrency: 3,
+  });
+  const episodes = await lastValueFrom(run.episodes.pipe(toArray()));
+  const reasons = Object.fromEntries(episodes.map((e) => [e.episode, e.reason]));
+  expect(reasons).toEqual({
+    "ep-t-0": "answered",
+    "ep-t-1":
+      "aborted: policy weather-expert failed: policy weather-expert's act() did not answer within 200 ms (its timeoutMs)",
+    "ep-t-2": "answered",
+  });
+  const aborted = signals.filter((s) => s.aborted);
+  expect(aborted.length).toBeGreaterThan(0);
+  expect(String(aborted[0]!.reason)).toMatch(/TimeoutError: .* did not answer within 200 ms/);
+});
+
+it("a timeoutMs that is no whole number of milliseconds is refused when the PolicyActor is made", () => {
+  for (const timeoutMs of [0, -1, 1.5, Number.POSITIVE_INFINITY, "1000", 2 ** 31])
+    expect(() => new r1.PolicyActor({ ...expert, timeoutMs } as r1.Policy)).toThrow(
+      /^PolicyActor takes a Policy .*: policy weather-expert's timeoutMs is .*, not an integer from 1 to 2147483647/,
+    );
 });

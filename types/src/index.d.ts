@@ -15,7 +15,7 @@ export { type ReplayOptions, type ReplayResult, replayEpisode } from "./replay/r
 export { answerOf, callOf, formatAnswer, formatCall, type ParsedAction, parseAction, } from "./runtime/action-format.ts";
 export { type AgentActEvent, assign, type Dynamic, defineEnv, type EnvAction, type EnvActionArgs, type EnvDefinition, type EnvInput, end, type LegalView, observe, reward, type ToolDoneEvent, type TypedAssign, toolActors, } from "./runtime/env.ts";
 export { type EpisodeOptions, type EpisodeRecord, runEpisode } from "./runtime/episode.ts";
-export type { Policy, PolicyAction, PolicyRequest, Turn } from "./runtime/policy.ts";
+export type { Policy, PolicyAction, PolicyCallOptions, PolicyRequest, Turn } from "./runtime/policy.ts";
 export { PolicyActor } from "./runtime/policy-actor.ts";
 export { type Rollout, type RolloutOptions, rollout } from "./runtime/rollout.ts";
 export { codeTool, runJavaScript, type SandboxOptions, type SandboxResult } from "./runtime/sandbox.ts";

@@ -11,6 +11,7 @@
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
 /** What is wrong with a value given as a Policy, or undefined for one that has its parts. */
 export declare const notAPolicy: (policy: unknown) => string | undefined;
+export declare const policyCallsInFlight: () => readonly string[];
 /**
  * Batches concurrent episodes' requests into `act` calls of at most `maxBatch` rows (default 64): give one to
  * runEpisode or rollout. Throws a RangeError on a maxBatch that is not a positive integer.
