@@ -442,7 +442,7 @@ export const defineEnv = <
       throw new TypeError(
         `environment ${definition.id}: tool ${name} is not among the machine's actors; add \`actors: toolActors(tools)\` to its setup()`,
       );
-  checkInvokedActors(definition.id, definition.machine, actors);
+  checkInvokedActors(definition.id, definition.machine, actors, definition.tools);
   checkNamedImplementations(definition.id, definition.machine);
   checkInitialStates(definition.id, definition.machine);
   checkEventlessCycles(definition.id, definition.machine);
@@ -462,12 +462,30 @@ interface InvokingNode {
  * An `invoke` whose `src` names no actor (a misspelt tool, `"ecko"`) starts nothing: XState leaves the
  * machine waiting, and the episode ended as "waiting for nothing" without naming the cause. So did an `after`.
  */
-const checkInvokedActors = (id: string, machine: AnyStateMachine, actors: Record<string, unknown>): void => {
+const checkInvokedActors = (
+  id: string,
+  machine: AnyStateMachine,
+  actors: Record<string, unknown>,
+  tools: Record<string, unknown>,
+): void => {
   const visit = (node: InvokingNode | undefined, path: string): void => {
     if (!node) return;
     const invokes = node.config?.invoke;
     for (const invoke of Array.isArray(invokes) ? invokes : invokes === undefined ? [] : [invokes]) {
       const src = (invoke as { src?: unknown } | null)?.src;
+      // XState's usual place for a failure is `onError`, but a tool's call never fails as an actor: its throw,
+      // timeout or invalid arguments arrive on `onDone` as { ok: false, error }, so an `onError` never ran and the
+      // episode ended as "waiting for nothing" (or the failure was read as a success) without naming the cause.
+      if (
+        typeof src === "string" &&
+        Object.hasOwn(tools, src) &&
+        (invoke as { onError?: unknown }).onError !== undefined
+      )
+        throw new TypeError(
+          `environment ${id}: state "${path}" invokes the tool ${src} with an onError, which never runs: a tool's ` +
+            "failure (a throw, a timeout, invalid arguments) arrives on onDone as { ok: false, error }, like its " +
+            "results; handle it there (a guard on event.output.ok) and remove the onError",
+        );
       if (typeof src === "string" && !Object.hasOwn(actors, src)) {
         const known = Object.keys(actors);
         throw new TypeError(

@@ -350,6 +350,28 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     expect(() => defineEnv({ ...lookupEnv, machine: inherited })).toThrow('invokes src "toString"');
   });
 
+  it("an onError on a tool's invoke is refused when the environment is defined: a tool's failures arrive on onDone", () => {
+    // XState's place for a failed actor is onError; written there, a tool's timeout or throw (which arrives on
+    // onDone as { ok: false }) ended the episode as "waiting for nothing", naming neither onError nor onDone.
+    const machine = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
+      initial: "waiting",
+      states: {
+        waiting: { on: { go: "calling" } },
+        calling: { invoke: { src: "lookup", input: { key: "k0" }, onError: { target: "done" } } },
+        done: { type: "final" },
+      },
+    });
+    expect(() => defineEnv({ ...lookupEnv, machine })).toThrow(
+      'environment lookup: state "calling" invokes the tool lookup with an onError, which never runs: a tool\'s failure (a throw, a timeout, invalid arguments) arrives on onDone as { ok: false, error }, like its results; handle it there (a guard on event.output.ok) and remove the onError',
+    );
+    // An actor of the machine's own that is no tool may fail as XState's actors do: its onError is kept.
+    const own = setup({ actors: { ...toolActors(lookupEnv.tools), clock: fromPromise(async () => 1) } }).createMachine({
+      initial: "a",
+      states: { a: { invoke: { src: "clock", onDone: "b", onError: "b" } }, b: { type: "final" } },
+    });
+    expect(() => defineEnv({ ...lookupEnv, machine: own })).not.toThrow();
+  });
+
   it("states that pass to each other by unguarded `always` transitions are refused when the environment is defined", () => {
     // Live, entering one looped forever inside XState's microsteps: the process ran out of memory after
     // minutes (a V8 crash naming nothing), and record never said which states.
