@@ -349,7 +349,14 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
     jsonSchema: Schema.toJsonSchemaDocument(spec.parameters).schema,
     call: async (args, outer) => {
       const decoded = decode(args);
-      if (Result.isFailure(decoded)) return failure("invalid-args", String(decoded.failure.message), maxResultChars);
+      // One line naming the tool: Effect's message alone ("Expected number\n  at [\"qty\"]") broke record's note
+      // in two and did not say whose arguments (the machine's invoke input: a model's call is checked before).
+      if (Result.isFailure(decoded))
+        return failure(
+          "invalid-args",
+          `${spec.name}'s arguments do not fit its parameters: ${String(decoded.failure.message).replace(/\s*\n\s*/g, " ")}`,
+          maxResultChars,
+        );
       if (outer?.aborted)
         return failure("error", `${spec.name} was cancelled before it ran: ${describe(outer.reason)}`, maxResultChars);
       const controller = new AbortController();

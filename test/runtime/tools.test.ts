@@ -155,6 +155,11 @@ describe("tool faults are recorded outcomes, never crashes", () => {
     });
     expect(await tool.call({ n: "1" })).toMatchObject({ ok: false, error: { kind: "invalid-args" } });
     expect(ran).toBe(false);
+    // One line that names the tool (record's note quotes it; a model may be shown it), not Effect's two.
+    expect(await tool.call({ n: "1" })).toEqual({
+      ok: false,
+      error: { kind: "invalid-args", message: 't\'s arguments do not fit its parameters: Expected number at ["n"]' },
+    });
     expect(tool.jsonSchema).toMatchObject({ type: "object", required: ["n"] });
   });
 });
