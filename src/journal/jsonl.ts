@@ -125,7 +125,7 @@ class JsonlEpisodeWriter implements EpisodeWriter {
     // A UTF-16 unit is at most 3 bytes of UTF-8: count bytes only for lines that might be too long.
     if (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) > MAX_LINE_BYTES)
       throw new RangeError(
-        `event seq ${event.seq} (${event.type}) of episode ${this.episode} is ${Buffer.byteLength(line)} bytes as JSON; a journal line holds at most ${MAX_LINE_BYTES} bytes (cut large tool results with maxResultChars)`,
+        `event seq ${event.seq} (${event.type}) of episode ${this.episode} is ${Buffer.byteLength(line)} bytes as JSON; a journal line holds at most ${MAX_LINE_BYTES} bytes${event.type === "tool.returned" ? " (cut large tool results with maxResultChars)" : ""}`,
       );
     this.nextSeq += 1;
     if (this.durability === "event") {

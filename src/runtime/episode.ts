@@ -15,6 +15,7 @@ import {
   type InspectionEvent,
 } from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
+import { MAX_LINE_BYTES } from "../journal/jsonl.ts";
 import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
 import { validatedEvents } from "../journal/validate.ts";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
@@ -248,6 +249,22 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
     recordingMachines.set(env, machine);
   }
   return machine;
+};
+
+/** Most bytes of an action's event as JSON: a journal line (MAX_LINE_BYTES) holds it with its envelope. */
+const MAX_ACTION_EVENT_BYTES = MAX_LINE_BYTES - 4096;
+
+/** What makes an action's event too long for a journal line, or undefined; cheap for an action of usual size. */
+const tooLongToJournal = (acted: Extract<EventBody, { type: "agent.acted" }>): string | undefined => {
+  // At most 6 bytes of JSON per character of text, 24 per number: measured only when that bound is passed.
+  const numbers = acted.tokens.length * 2 + (acted.allowed ?? []).reduce((n, a) => n + (a?.length ?? 0), 0);
+  if (acted.text.length * 6 + numbers * 24 <= MAX_ACTION_EVENT_BYTES) return undefined;
+  const bytes = Buffer.byteLength(JSON.stringify(acted));
+  if (bytes <= MAX_ACTION_EVENT_BYTES) return undefined;
+  return (
+    `${acted.text.length} characters, ${acted.tokens.length} tokens, ${bytes} bytes as JSON; a journal line holds at ` +
+    `most ${MAX_LINE_BYTES} (cap the policy's output: a learned policy samples at most maxActionTokens)`
+  );
 };
 
 /** Checks a policy's answer before it enters the journal: a broken policy aborts the episode, readably. */
@@ -571,6 +588,10 @@ export const runEpisode: {
         policy: { id: policy.policy.id, version: action.version },
         ...(action.allowed ? { allowed: action.allowed.map((a) => (a ? [...a] : null)) } : {}),
       };
+      // A runaway generation (an LLM that never stopped) too long for a journal line: refused here, ending only
+      // its episode, as an invalid action does. The journal's refusal failed the whole run, blaming tool results.
+      const tooLong = tooLongToJournal(acted);
+      if (tooLong) return abort(`policy ${policy.policy.id} returned an action too long to journal: ${tooLong}`);
       try {
         await record(acted);
       } catch {

@@ -16,6 +16,7 @@ import {
   MemoryJournal,
   type Policy,
   PolicyActor,
+  replayEpisode,
 } from "../../src/index.ts";
 import { MAX_LINE_BYTES } from "../../src/journal/jsonl.ts";
 import { rollout } from "../../src/runtime/rollout.ts";
@@ -86,9 +87,46 @@ describe("the journal's line limit", () => {
     // The writer does not hash: an event with the right seq and a big field is enough.
     const event = { v: 1, episode: "ep-big", seq: 0, task: "x".repeat(MAX_LINE_BYTES) } as unknown as EpisodeEvent;
     expect(() => writer.appendSync(event)).toThrow(RangeError);
+    // The hint to cut results with maxResultChars is for a tool's result only, not for any event.
+    expect(() => writer.appendSync(event)).not.toThrow(/maxResultChars/);
+    expect(() => writer.appendSync({ ...event, type: "tool.returned" } as EpisodeEvent)).toThrow(
+      /bytes \(cut large tool results with maxResultChars\)$/,
+    );
     writer.closeSync();
     // Nothing was written: the file was never created (or is empty).
     const file = journal.fileOf("ep-big");
     expect(existsSync(file) ? statSync(file).size : 0).toBe(0);
+  });
+});
+
+describe("an action too long for a journal line", () => {
+  it("aborts only its episode, naming its size, and the run and the journals go on", async () => {
+    const dir = tempDir("agent-r1-bounds-");
+    const journal = new JsonlJournal(dir, "episode");
+    const inner = randomPolicy();
+    const { tokenizer } = lookupEnv;
+    // A runaway generation: over 16 MiB of JSON (an LLM API that never stopped), for one episode only.
+    const word = tokenizer.encode("value")[0]!;
+    const tokens = new Array<number>(1_600_000).fill(word);
+    const runaway = { tokens, text: tokenizer.decode(tokens), logprobs: tokens.map(() => 0), version: 0 };
+    const policy: Policy = {
+      ...inner,
+      act: async (requests) => {
+        const actions = await inner.act(requests);
+        return actions.map((a, i) => (requests[i]!.episode === "ep-big-1" ? runaway : a));
+      },
+    };
+    const run = rollout({ env: lookupEnv, policy: new PolicyActor(policy), journal, seed: "big", episodes: 3 });
+    const records = await lastValueFrom(run.episodes.pipe(toArray()));
+    const reasons = Object.fromEntries(records.map((r) => [r.episode, r.reason]));
+    expect(reasons["ep-big-1"]).toBe(
+      `aborted: policy ${inner.id} returned an action too long to journal: ${runaway.text.length} characters, 1600000 tokens, ${Buffer.byteLength(JSON.stringify({ type: "agent.acted", turn: 0, tokens, text: runaway.text, logprobs: runaway.logprobs, policy: { id: inner.id, version: 0 } }))} bytes as JSON; a journal line holds at most ${MAX_LINE_BYTES} (cap the policy's output: a learned policy samples at most maxActionTokens)`,
+    );
+    expect(records.filter((r) => !r.reason.startsWith("aborted"))).toHaveLength(2);
+    // Its journal holds what came before, then the end: it reads back and replays.
+    const events = await journal.read("ep-big-1");
+    expect(events.at(-1)?.type).toBe("episode.ended");
+    expect(events.some((e) => e.type === "agent.acted")).toBe(false);
+    expect(replayEpisode(events, lookupEnv).reason).toBe(reasons["ep-big-1"]);
   });
 });
