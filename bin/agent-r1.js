@@ -25,6 +25,21 @@ process.on("exit", () => {
 
 register();
 ({ policyCallsInFlight } = await import("../src/runtime/policy-actor.ts"));
+const { unsettledToolCalls } = await import("../src/runtime/halt.ts");
 const { main } = await import("../src/cli/main.ts");
 process.exitCode = await main(process.argv.slice(2));
 finished = true;
+// The command is done. What still holds the process (a tool call that timed out and ignores its signal, a timer
+// of an --env module) kept it running without a word after the summary, for as long as that took: it gets
+// LINGER_MS, then the process exits, naming such tool calls. (Unref'd: a process with nothing left exits now.)
+const LINGER_MS = 3000;
+setTimeout(() => {
+  const calls = unsettledToolCalls();
+  if (calls.length > 0)
+    process.stderr.write(
+      `note: done, but ${calls.length} tool call(s) that ran past their time still run, ignoring their signal: ` +
+        `${calls.slice(0, 5).join(", ")}${calls.length > 5 ? ", ..." : ""}; exiting without waiting for them ` +
+        "(pass the signal of execute(args, { signal }) on, so that abandoned work stops)\n",
+    );
+  process.exit();
+}, LINGER_MS).unref();

@@ -45,12 +45,28 @@ export const onHalt = (halt: (reason: string) => void): (() => void) => {
 export const trackToolCall = (settling: Promise<unknown>, name: string): (() => void) => {
   if (executing.size >= MAX_TRACKED) executing.delete(executing.keys().next().value as Promise<unknown>);
   executing.set(settling, name);
+  let settled = false;
   const done = () => {
+    settled = true;
     executing.delete(settling);
+    outliving.delete(settling);
   };
   settling.then(done, done);
-  return done;
+  // The episode ended while the work still runs (a call that timed out and ignores its signal): kept, apart,
+  // until it settles, so that a command that has finished can say what keeps the process from exiting.
+  return () => {
+    executing.delete(settling);
+    if (settled) return;
+    if (outliving.size >= MAX_TRACKED) outliving.delete(outliving.keys().next().value as Promise<unknown>);
+    outliving.set(settling, name);
+  };
 };
+
+/** Tool calls whose work still runs after their episode ended (they ignore their signal), by what to call them. */
+const outliving = new Map<Promise<unknown>, string>();
+
+/** The tool calls whose work has not settled, running episodes' and ended ones', in the order they were called. */
+export const unsettledToolCalls = (): string[] => [...executing.values(), ...outliving.values()];
 
 /**
  * Halts every running episode (see above) and any that would start; returns how many tool calls are still

@@ -272,6 +272,33 @@ describe("a policy whose act() never settles", () => {
   });
 });
 
+describe("a tool call that ignores its signal past its time", () => {
+  it("does not keep a finished command running: the process exits soon after, naming the calls", () => {
+    const dir = tempDir("agent-r1-fs-");
+    const module = join(dir, "deaf.mts");
+    const root = process.cwd();
+    // A tool that ignores its signal: its work goes on for a minute after the call timed out.
+    writeFileSync(
+      module,
+      [
+        `import weather from ${JSON.stringify(join(root, "actors/weather/env.ts"))};`,
+        `import * as r1 from ${JSON.stringify(join(root, "src/index.ts"))};`,
+        "const deaf = r1.defineTool({ ...weather.tools.weather, timeoutMs: 100, execute: () => new Promise((r) => setTimeout(() => r(1), 60_000)) });",
+        "export default r1.defineEnv({ ...weather, tools: { weather: deaf } });",
+      ].join("\n"),
+    );
+    const started = Date.now();
+    const run = cli(
+      `node bin/agent-r1.js record --env ${JSON.stringify(module)} --policy expert --episodes 1 --out ${JSON.stringify(join(dir, "out"))}`,
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(run.stderr.trim().split("\n").at(-1)).toBe(
+      "note: done, but 2 tool call(s) that ran past their time still run, ignoring their signal: weather (call c0 of ep-0-0), weather (call c1 of ep-0-0); exiting without waiting for them (pass the signal of execute(args, { signal }) on, so that abandoned work stops)",
+    );
+  });
+});
+
 describe("the wasm backend out of memory", () => {
   it("is one line naming the 4 GiB heap and what to do (a new run, or another backend), not a stack of wasm frames", async () => {
     // What tfjs-backend-wasm throws when its heap is full (a long --context-length): a WebAssembly.RuntimeError.

@@ -18,6 +18,8 @@ export declare const onHalt: (halt: (reason: string) => void) => (() => void);
  * episode that ended long before and ignores its signal (it would be waited for in vain, and named).
  */
 export declare const trackToolCall: (settling: Promise<unknown>, name: string) => (() => void);
+/** The tool calls whose work has not settled, running episodes' and ended ones', in the order they were called. */
+export declare const unsettledToolCalls: () => string[];
 /**
  * Halts every running episode (see above) and any that would start; returns how many tool calls are still
  * running, to wait for with `toolCallsSettled`.
