@@ -193,10 +193,23 @@ export const messageOf = (cause: unknown): string =>
  * A value a user gave, as an error message shows it: text quoted and said to be text (the string "0.5" is not
  * the number 0.5), long text cut; an object or array named, not dumped; anything else as String() writes it.
  */
+const isThenable = (value: object): boolean => {
+  try {
+    return typeof (value as { then?: unknown }).then === "function";
+  } catch {
+    return false; // a getter that throws, a revoked proxy
+  }
+};
+
 export const shownValue = (value: unknown): string => {
   if (typeof value === "string")
     return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (a string)`;
-  if (typeof value === "object" && value !== null) return Array.isArray(value) ? "an array" : "an object";
+  if (typeof value === "object" && value !== null) {
+    if (Array.isArray(value)) return "an array";
+    // An async function's result, where a value was due (an async legalActions, an async policy factory).
+    if (isThenable(value)) return "a Promise (from an async function? this must answer at once)";
+    return "an object";
+  }
   return String(value);
 };
 

@@ -19,7 +19,7 @@ interface Pending {
 
 /** What is wrong with a value given as a Policy, or undefined for one that has its parts. */
 export const notAPolicy = (policy: unknown): string | undefined => {
-  if (typeof policy !== "object" || policy === null)
+  if (typeof policy !== "object" || policy === null || typeof (policy as { then?: unknown }).then === "function")
     return `got ${policy === undefined ? "nothing (undefined)" : shownValue(policy)}`;
   const { id, version, tokenizer, act } = policy as Partial<Record<keyof Policy, unknown>>;
   if (typeof id !== "string") return `its id is ${shownValue(id)}, not a string`;

@@ -162,6 +162,11 @@ describe("constrained decoding", () => {
       [[1, 2], /toy: legalActions returned a list whose item 0 is 1 for turn 0; it must return the action texts/],
       [["search paris", { text: "x" }], /a list whose item 1 is an object for turn 0/],
       ["answer paris", /legalActions returned "answer paris" \(a string\) for turn 0/],
+      // An async legalActions: its Promise is named as one, not as "an object".
+      [
+        Promise.resolve(["answer paris"]),
+        /toy: legalActions returned a Promise \(from an async function\? this must answer at once\) for turn 0/,
+      ],
       // A JavaScript legalActions without its `return`: refused, not run unconstrained.
       [
         undefined,

@@ -86,3 +86,9 @@ it("a timeoutMs that is no whole number of milliseconds is refused when the Poli
       /^PolicyActor takes a Policy .*: policy weather-expert's timeoutMs is .*, not an integer from 1 to 2147483647/,
     );
 });
+
+it("a Promise given as a policy (an async factory's result) is named as one", () => {
+  expect(() => new r1.PolicyActor(Promise.resolve(expert) as unknown as r1.Policy)).toThrow(
+    "PolicyActor takes a Policy ({ id, version, tokenizer, act }): got a Promise (from an async function? this must answer at once)",
+  );
+});
