@@ -816,7 +816,15 @@ const noting = (guard: unknown): unknown => {
   }
   const wrapped: GuardFunction = (...args) => {
     try {
-      return fn(...args);
+      const holds = fn(...args);
+      // An async guard's Promise is truthy: XState took its transition whatever it would resolve to (an
+      // outcome reward paid for any action, live and in replay alike), and nothing said so.
+      if (typeof (holds as { then?: unknown } | null)?.then === "function")
+        throw new TypeError(
+          "a guard returned a Promise (an async guard?), which XState takes as true whatever it resolves to; a " +
+            "guard must answer at once, true or false: compute what it needs in a tool and read the result",
+        );
+      return holds;
     } catch (cause) {
       noteGuardThrow(cause);
       if (!(cause instanceof Error)) lastNotAnError = { message: messageOf(cause), thrown: cause };
