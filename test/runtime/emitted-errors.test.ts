@@ -29,6 +29,11 @@ const machine = setup({
             actions: [reward("process", 1e308, "big"), reward("process", 1e308, "bigger")],
           },
           { guard: ({ event }) => event.text === "null", actions: observe(() => null as never) },
+          { guard: ({ event }) => event.text === "pending", actions: observe((async () => "hi") as never) },
+          {
+            guard: ({ event }) => event.text === "promised",
+            actions: end("done", (async () => ({ success: 1 })) as never),
+          },
           { actions: observe("again") },
         ],
       },
@@ -53,6 +58,8 @@ const env = defineEnv({
     "string",
     "huge",
     "null",
+    "pending",
+    "promised",
   ]),
   task: () => ({ q: "x" }),
 });
@@ -86,6 +93,15 @@ describe("an emitted value the runtime refuses", () => {
     ],
     // A tool's undefined result is null in the journal: said as null, not as "object".
     ["null", /observe\(\) needs a string, got null \(observe\(\) at \S*emitted-errors\.test\.ts:31:\d+\)$/],
+    // An async function's Promise: named as one (an async end() metrics function was journaled as {} silently).
+    [
+      "pending",
+      /observe\(\) needs a string, got a Promise \(from an async function\? this must answer at once\) \(observe\(\) at \S*emitted-errors\.test\.ts:32:\d+\)$/,
+    ],
+    [
+      "promised",
+      /end\(\)'s metrics are a Promise \(from an async function\? this must answer at once\); give an object of finite numbers.* \(end\(\) at \S*emitted-errors\.test\.ts:35:\d+\)$/,
+    ],
   ])("%s: the episode aborts naming the line where it was written", async (word, says) => {
     const { record, events } = await playEpisode(env, { seed: "s", actions: [word] });
     expect(record.reason).toMatch(/^aborted: /);
