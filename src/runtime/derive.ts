@@ -104,6 +104,10 @@ export class EpisodeDerivation {
         return { type: "env.observed", turn: this.actions, text: e.text, tokens };
       }
       case "env.reward": {
+        if (isPromise(e.reason))
+          throw new TypeError(
+            `${this.envId}: a reward's reason is ${shownValue(e.reason)}; give its reason as a string${placed(e)}`,
+          );
         if (e.kind !== "process" && e.kind !== "outcome")
           throw new TypeError(
             `${this.envId}: reward "${e.reason}" is of kind ${shownValue(e.kind)}; a reward's kind is "process" or "outcome"${placed(e)}`,
@@ -127,6 +131,10 @@ export class EpisodeDerivation {
         };
       }
       case "env.end": {
+        if (isPromise(e.reason))
+          throw new TypeError(
+            `${this.envId}: end()'s reason is ${shownValue(e.reason)}; give it as a string${placed(e)}`,
+          );
         if (
           e.metrics !== undefined &&
           (typeof e.metrics !== "object" || e.metrics === null || Array.isArray(e.metrics) || isPromise(e.metrics))

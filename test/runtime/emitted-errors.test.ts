@@ -34,6 +34,8 @@ const machine = setup({
             guard: ({ event }) => event.text === "promised",
             actions: end("done", (async () => ({ success: 1 })) as never),
           },
+          { guard: ({ event }) => event.text === "because", actions: end((async () => "done") as never) },
+          { guard: ({ event }) => event.text === "why", actions: reward("process", 1, (async () => "r") as never) },
           { actions: observe("again") },
         ],
       },
@@ -60,6 +62,8 @@ const env = defineEnv({
     "null",
     "pending",
     "promised",
+    "because",
+    "why",
   ]),
   task: () => ({ q: "x" }),
 });
@@ -97,6 +101,15 @@ describe("an emitted value the runtime refuses", () => {
     [
       "pending",
       /observe\(\) needs a string, got a Promise \(from an async function\? this must answer at once\) \(observe\(\) at \S*emitted-errors\.test\.ts:32:\d+\)$/,
+    ],
+    // A reason given as a Promise was journaled as "[object Promise]".
+    [
+      "because",
+      /end\(\)'s reason is a Promise \(from an async function\? this must answer at once\); give it as a string \(end\(\) at \S*emitted-errors\.test\.ts:37:\d+\)$/,
+    ],
+    [
+      "why",
+      /a reward's reason is a Promise \(from an async function\? this must answer at once\); give its reason as a string \(reward\(\) at \S*emitted-errors\.test\.ts:38:\d+\)$/,
     ],
     [
       "promised",
