@@ -33,13 +33,12 @@ import {
 import { type EpisodeEvent, EVENT_FORMAT_VERSION, GENESIS } from "../kernel/events.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { DURABILITIES, type Durability, type EpisodeWriter, type Journal } from "./journal.ts";
-import { assertEpisodeId } from "./stamp.ts";
+import { assertEpisodeId, MAX_LINE_BYTES } from "./stamp.ts";
 import { StreamValidator, validatedEvents } from "./validate.ts";
 
 const BUFFER_LIMIT = 64 * 1024;
 export const JOURNAL_SUFFIX = ".jsonl";
-/** The longest line a journal may hold (the event and its newline), in bytes. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+export { MAX_LINE_BYTES };
 
 /** fsync of a folder: makes the entries of files created in it durable. */
 const syncDir = (dir: string): void => {

@@ -1,8 +1,33 @@
 /**
  * The envelope of an event (`v`, `episode`, `seq`, `prev`) and the hash chain that links events.
  */
-import { hashEvent, hashValue } from "../kernel/canonical.ts";
+import { canonicalJson, digest as digestOf } from "../kernel/canonical.ts";
 import { type EpisodeEvent, EVENT_FORMAT_VERSION, type EventBody, GENESIS } from "../kernel/events.ts";
+
+/** The longest line a journal may hold (the event and its newline), in bytes. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** Most bytes of an event's body as canonical JSON: a journal line holds it with its envelope and digest. */
+const MAX_BODY_BYTES = MAX_LINE_BYTES - 4096;
+
+/**
+ * The events the environment's machine derives (what replay derives again): one too long for a journal line (an
+ * observation of 20 MB) ends its episode as "could not record", as one that is not Unicode does, live and in
+ * replay alike, instead of failing the journal and with it the whole run. Inputs are checked where they enter.
+ */
+const DERIVED = new Set<string>(["env.observed", "reward.assigned", "env.transitioned", "tool.called"]);
+
+/**
+ * Why a derived event's body (its canonical JSON, `json`) cannot be journaled for its length, or undefined. Cheap
+ * unless the text is long: its bytes are counted only when 3 per character could pass the limit.
+ */
+export const tooLongToRecord = (body: EventBody, json: string): string | undefined => {
+  if (!DERIVED.has(body.type) || json.length * 3 <= MAX_BODY_BYTES) return undefined;
+  const bytes = Buffer.byteLength(json);
+  return bytes <= MAX_BODY_BYTES
+    ? undefined
+    : `it is ${bytes} bytes as JSON; a journal line holds at most ${MAX_LINE_BYTES}`;
+};
 
 /** Stamps bodies into one episode's chain: contiguous seq from 0, `prev` = hash of the previous event. */
 export class EpisodeChain {
@@ -23,8 +48,19 @@ export class EpisodeChain {
       prev: this.prev,
       ...body,
     };
-    // hashEvent copies the event without `digest` and `meta`: a body without them is hashed as it is.
-    const digest = "digest" in body || "meta" in body ? hashEvent(event) : hashValue(event);
+    // Hashed without `digest` and `meta` (as hashEvent does): a body without them is hashed as it is.
+    let hashed: object = event;
+    if ("digest" in body || "meta" in body) {
+      const { meta: _meta, digest: _digest, ...rest } = event;
+      hashed = rest;
+    }
+    const text = canonicalJson(hashed);
+    // The envelope adds little: a body too long shows in the event's text, and only then is measured alone.
+    if (text.length * 3 > MAX_BODY_BYTES && DERIVED.has(body.type)) {
+      const problem = tooLongToRecord(body, canonicalJson(body));
+      if (problem) throw new RangeError(problem);
+    }
+    const digest = digestOf(text);
     this.prev = digest;
     this.seq += 1;
     // Set in place, in the order `{ ...event, digest, ...(meta ? { meta } : {}) }` would give them.

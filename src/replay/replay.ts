@@ -10,6 +10,7 @@
 import { fileURLToPath } from "node:url";
 import type { Json } from "effect/Schema";
 import { type AnyMachineSnapshot, type EventObject, initialTransition, transition } from "xstate";
+import { tooLongToRecord } from "../journal/stamp.ts";
 import { checkGivenEvents } from "../journal/validate.ts";
 import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvMismatchError, messageOf, NonDeterminismError } from "../kernel/errors.ts";
@@ -223,6 +224,9 @@ export const replayEpisode = (
     } catch (cause) {
       throw new Unrecordable(`could not record ${body.type}: ${messageOf(cause)}`);
     }
+    // Too long for a journal line: the live runtime ended the episode there too (EpisodeChain.stamp).
+    const tooLong = tooLongToRecord(body, json);
+    if (tooLong) throw new Unrecordable(`could not record ${body.type}: ${tooLong}`);
     const record = recorded[cursor];
     if (verify) {
       if (!record) diverge(recorded.length, "(end of journal)", json);

@@ -7,16 +7,25 @@
 import { existsSync, statSync } from "node:fs";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { setup } from "xstate";
 import { lookupEnv } from "../../actors/lookup/index.ts";
 import { randomPolicy } from "../../actors/lookup/policies.ts";
 import {
+  type AgentActEvent,
+  defineEnv,
+  type EnvInput,
   type EpisodeEvent,
+  end,
   type Journal,
   JsonlJournal,
   MemoryJournal,
+  observe,
   type Policy,
   PolicyActor,
   replayEpisode,
+  reward,
+  scriptedPolicy,
+  WordTokenizer,
 } from "../../src/index.ts";
 import { MAX_LINE_BYTES } from "../../src/journal/jsonl.ts";
 import { rollout } from "../../src/runtime/rollout.ts";
@@ -128,5 +137,55 @@ describe("an action too long for a journal line", () => {
     expect(events.at(-1)?.type).toBe("episode.ended");
     expect(events.some((e) => e.type === "agent.acted")).toBe(false);
     expect(replayEpisode(events, lookupEnv).reason).toBe(reasons["ep-big-1"]);
+  });
+});
+
+describe("an event of the environment's own too long for a journal line", () => {
+  it("ends only its episode as 'could not record', live and in replay, and the run goes on", async () => {
+    // A reward whose reason is 17 MB of text (an observation or a tool call's input would do the same).
+    const machine = setup({
+      types: { context: {} as { n: number }, events: {} as AgentActEvent, input: {} as EnvInput<{ q: string }> },
+    }).createMachine({
+      context: { n: 0 },
+      initial: "awaiting",
+      entry: observe("say a word"),
+      states: {
+        awaiting: {
+          on: {
+            "agent.act": [
+              {
+                guard: ({ event }) => event.text === "long",
+                actions: [reward("process", 0.1, () => "x".repeat(MAX_LINE_BYTES + 1)), end("done", { success: 1 })],
+              },
+              { actions: [reward("process", 0.1, "short"), end("done", { success: 1 })] },
+            ],
+          },
+        },
+      },
+    });
+    const env = defineEnv({
+      id: "long-reason",
+      version: "1",
+      description: "a reward reason too long to journal",
+      machine,
+      tools: {},
+      tokenizer: new WordTokenizer(["say", "a", "word", "long", "short"]),
+      task: () => ({ q: "x" }),
+    });
+    const journal = new JsonlJournal(tempDir("agent-r1-bounds-"), "episode");
+    const policy = scriptedPolicy("words", env.tokenizer, ({ episode }) => (episode.endsWith("-1") ? "long" : "short"));
+    const run = rollout({ env, policy: new PolicyActor(policy), journal, seed: "l", episodes: 2 });
+    const records = await lastValueFrom(run.episodes.pipe(toArray()));
+    const reasons = Object.fromEntries(records.map((r) => [r.episode, r.reason]));
+    expect(reasons["ep-l-0"]).toBe("done");
+    const said =
+      /^aborted: could not record reward\.assigned: it is (\d+) bytes as JSON; a journal line holds at most (\d+)$/.exec(
+        reasons["ep-l-1"] ?? "",
+      );
+    expect(Number(said?.[1])).toBeGreaterThan(MAX_LINE_BYTES);
+    expect(Number(said?.[2])).toBe(MAX_LINE_BYTES);
+    const events = await journal.read("ep-l-1");
+    expect(events.at(-1)?.type).toBe("episode.ended");
+    expect(replayEpisode(events, env).reason).toBe(reasons["ep-l-1"]);
   });
 });

@@ -12,9 +12,9 @@
  */
 import { type EpisodeEvent } from "../kernel/events.ts";
 import { type Durability, type EpisodeWriter, type Journal } from "./journal.ts";
+import { MAX_LINE_BYTES } from "./stamp.ts";
 export declare const JOURNAL_SUFFIX = ".jsonl";
-/** The longest line a journal may hold (the event and its newline), in bytes. */
-export declare const MAX_LINE_BYTES: number;
+export { MAX_LINE_BYTES };
 declare class JsonlEpisodeWriter implements EpisodeWriter {
     readonly episode: string;
     readonly file: string;

@@ -2,6 +2,13 @@
  * The envelope of an event (`v`, `episode`, `seq`, `prev`) and the hash chain that links events.
  */
 import { type EpisodeEvent, type EventBody } from "../kernel/events.ts";
+/** The longest line a journal may hold (the event and its newline), in bytes. */
+export declare const MAX_LINE_BYTES: number;
+/**
+ * Why a derived event's body (its canonical JSON, `json`) cannot be journaled for its length, or undefined. Cheap
+ * unless the text is long: its bytes are counted only when 3 per character could pass the limit.
+ */
+export declare const tooLongToRecord: (body: EventBody, json: string) => string | undefined;
 /** Stamps bodies into one episode's chain: contiguous seq from 0, `prev` = hash of the previous event. */
 export declare class EpisodeChain {
     readonly episode: string;
