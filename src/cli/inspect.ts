@@ -93,12 +93,12 @@ export const timeline = (events: readonly EpisodeEvent[], thrownAt?: string): st
   return lines.map(terminalSafe);
 };
 
-/** An environment by id, when it is known here (built in, or `extra`); else none. */
+/** An environment by id (and recorded tokenizer id), when it is known here (built in, or `extra`); else none. */
 const knownEnv =
   (extra?: EnvDefinition) =>
-  (envId: string): EnvDefinition | undefined => {
+  (envId: string, tokenizerId?: string): EnvDefinition | undefined => {
     try {
-      return envResolver(extra)(envId);
+      return envResolver(extra)(envId, tokenizerId);
     } catch {
       return undefined;
     }
@@ -113,7 +113,7 @@ export const thrownAtFinder =
   (extra?: EnvDefinition) =>
   (events: readonly EpisodeEvent[]): string | undefined => {
     const started = events[0];
-    const env = started?.type === "episode.started" ? knownEnv(extra)(started.env.id) : undefined;
+    const env = started?.type === "episode.started" ? knownEnv(extra)(started.env.id, started.tokenizer) : undefined;
     return env && envErrorThrownAt(events, env);
   };
 
@@ -194,7 +194,7 @@ export const inspectPath = async (
 export const tokenizerResolver =
   (extra?: EnvDefinition) =>
   (envId: string, tokenizerId: string): Tokenizer | undefined => {
-    const tokenizer = knownEnv(extra)(envId)?.tokenizer;
+    const tokenizer = knownEnv(extra)(envId, tokenizerId)?.tokenizer;
     return tokenizer?.id === tokenizerId ? tokenizer : undefined;
   };
 

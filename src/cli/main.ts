@@ -169,13 +169,15 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       let copies = 0;
       /** Unknown environments, said once each, not once per journal. */
       const said = new Set<string>();
+      /** Journals verified but not their token ids, by environment and recorded tokenizer: said once each at the end. */
+      const unchecked = new Map<string, { env: string; recorded: string; here: string; count: number }>();
       // A run folder names its environment in config.json: verifying it needs no --env, as eval and inspect do.
       const given = opts.env ? await loadEnv(opts.env) : undefined;
       const resolve = envResolver(given ?? (opts.verify ? await runEnv(path, true) : undefined));
       // Whether any journal was of --env's environment: journals of built-in ones are verified with those.
       let givenUsed = false;
-      const envOf = (id: string) => {
-        const env = resolve(id);
+      const envOf = (id: string, tokenizerId?: string) => {
+        const env = resolve(id, tokenizerId);
         if (env === given) givenUsed = true;
         return env;
       };
@@ -210,6 +212,12 @@ const buildProgram = (setExit: (code: number) => void): Command => {
           );
         if (verdict.ok) {
           ok += 1;
+          if (verdict.tokensUnchecked) {
+            const key = `${verdict.tokensUnchecked.env}\u0000${verdict.tokensUnchecked.recorded}`;
+            const seen = unchecked.get(key) ?? { ...verdict.tokensUnchecked, count: 0 };
+            seen.count += 1;
+            unchecked.set(key, seen);
+          }
           if (verdict.reason === "(not ended)") notEnded += 1;
           if (verdict.copyOf !== undefined) {
             copies += 1;
@@ -245,6 +253,10 @@ const buildProgram = (setExit: (code: number) => void): Command => {
           (unverified ? `, ${unverified} not verified (unknown environment)` : "") +
           (removed ? `; removed ${removed} file(s) that held no whole event` : ""),
       );
+      for (const { env, recorded, here, count } of unchecked.values())
+        err(
+          `note: ${count} journal(s) of ${env} were recorded with tokenizer ${recorded}, and ${env} here has ${here}: their events verified, their token ids were not; pass --env with the environment (and options) they were recorded under to check those too`,
+        );
       if (given && opts.verify && !givenUsed && ok + bad > 0)
         err(
           bad > 0

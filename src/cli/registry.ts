@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "n
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
-import { hopqa } from "../../actors/hopqa/index.ts";
+import { DEFAULT_WORDING, hopqa, WORDINGS } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { warehouse } from "../../actors/warehouse/index.ts";
 import { canonicalJson, jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
@@ -283,14 +283,54 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
 };
 
 /**
- * Resolves environments by the id recorded in a journal, preferring a user-given module. An unknown id
- * is a UsageError whose text depends only on the id and `extra`, so a folder of such journals can say it once.
+ * Options of built-in environments whose variants have a tokenizer of their own (hopqa's wordings): a journal
+ * names its environment's id and tokenizer id, not its options, so the variant is found by its tokenizer.
+ */
+const TOKENIZER_VARIANTS: Readonly<Record<string, readonly string[]>> = {
+  hopqa: WORDINGS.filter((wording) => wording !== DEFAULT_WORDING).map((wording) => `wording=${wording}`),
+};
+
+/** The variants of TOKENIZER_VARIANTS by environment id and tokenizer id (built once each). */
+const tokenizerVariants = new Map<string, { readonly query: string; readonly env: EnvDefinition } | null>();
+
+/**
+ * The variant of built-in environment `id` whose tokenizer is `tokenizerId` and not the default's (`wording=possessive`
+ * of hopqa, and the environment it configures); undefined when the default has that tokenizer or no variant does.
+ */
+export const tokenizerVariantOf = (
+  id: string,
+  tokenizerId: string,
+): { readonly query: string; readonly env: EnvDefinition } | undefined => {
+  if (!Object.hasOwn(ENVIRONMENTS, id) || ENVIRONMENTS[id].tokenizer.id === tokenizerId) return undefined;
+  const key = `${id}\u0000${tokenizerId}`;
+  if (!tokenizerVariants.has(key)) {
+    let found: { readonly query: string; readonly env: EnvDefinition } | null = null;
+    for (const query of TOKENIZER_VARIANTS[id] ?? []) {
+      const env = envById(`${id}?${query}`);
+      if (env.tokenizer.id === tokenizerId) {
+        found = { query, env };
+        break;
+      }
+    }
+    tokenizerVariants.set(key, found);
+  }
+  return tokenizerVariants.get(key) ?? undefined;
+};
+
+/**
+ * Resolves environments by the id (and tokenizer id) recorded in a journal, preferring a user-given module. A
+ * built-in environment recorded under a variant with its own tokenizer (`hopqa?wording=possessive`) is that
+ * variant, unless `extra` is the environment with that tokenizer. An unknown id is a UsageError whose text
+ * depends only on the id and `extra`, so a folder of such journals can say it once.
  */
 export const envResolver =
   (extra?: EnvDefinition) =>
-  (id: string): EnvDefinition => {
-    if (extra && extra.id === id) return extra;
+  (id: string, tokenizerId?: string): EnvDefinition => {
+    if (extra && extra.id === id && (tokenizerId === undefined || extra.tokenizer.id === tokenizerId)) return extra;
     const builtIn = id.split("?")[0];
+    const variant = tokenizerId === undefined ? undefined : tokenizerVariantOf(builtIn, tokenizerId);
+    if (variant) return variant.env;
+    if (extra && extra.id === id) return extra;
     if (Object.hasOwn(ENVIRONMENTS, builtIn)) return envById(builtIn);
     const given = extra ? `, and --env defines ${JSON.stringify(extra.id)}` : "";
     throw new UsageError({

@@ -28,6 +28,11 @@ export interface FileVerdict {
   readonly repaired?: RepairReport;
   /** The digest of its last event, of a journal read whole. */
   readonly lastDigest?: string;
+  /**
+   * Verified, but not its token ids: the tokenizer it was recorded with (its id), which the environment it was
+   * verified with has not (another version's, or a variant's that no option here gives).
+   */
+  readonly tokensUnchecked?: { readonly env: string; readonly recorded: string; readonly here: string };
   /** A journal checked before this one that holds the same episode (the same last digest): this is a copy, or it is. */
   readonly copyOf?: string;
   /** What is wrong, naming file and line. */
@@ -42,7 +47,8 @@ export interface FileVerdict {
 export interface VerifyOptions {
   readonly verify: boolean;
   readonly repair: boolean;
-  readonly envOf: (id: string) => EnvDefinition;
+  /** The environment of a journal, by the id and tokenizer id its episode.started records. */
+  readonly envOf: (id: string, tokenizerId?: string) => EnvDefinition;
   /** Told the journals found, before any is checked (a caller's progress takes its total from them). */
   readonly found?: (files: readonly string[]) => void;
 }
@@ -74,7 +80,7 @@ const thrownAtIfKnown = async (
   if (first.type !== "episode.started" || !endsInEnvError(last)) return undefined;
   let env: EnvDefinition;
   try {
-    env = options.envOf(first.env.id);
+    env = options.envOf(first.env.id, first.tokenizer);
   } catch {
     return undefined;
   }
@@ -118,7 +124,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       // Not verified, but its environment is known: resolving it tells the caller whose journal this is
       // (replay's note on an --env that no journal names must not count this one out).
       try {
-        if (started.type === "episode.started") options.envOf(started.env.id);
+        if (started.type === "episode.started") options.envOf(started.env.id, started.tokenizer);
       } catch {
         // an unknown environment changes nothing here: the journal fails for being cut short
       }
@@ -130,7 +136,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
     if (started.type !== "episode.started") throw new Error("unreachable: the validator checks the first event");
     let env: EnvDefinition;
     try {
-      env = options.envOf(started.env.id);
+      env = options.envOf(started.env.id, started.tokenizer);
     } catch (cause) {
       if (!(cause instanceof UsageError)) throw cause;
       return failed({
@@ -159,6 +165,9 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       return: result.return,
       reason: result.reason,
       ...(result.thrownAt ? { thrownAt: result.thrownAt } : {}),
+      ...(result.tokensVerified
+        ? {}
+        : { tokensUnchecked: { env: env.id, recorded: started.tokenizer, here: env.tokenizer.id } }),
     };
   } catch (cause) {
     if (cause instanceof NonDeterminismError)

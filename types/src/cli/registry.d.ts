@@ -17,10 +17,20 @@ export declare const configureEnv: (env: EnvDefinition, query: string, refuseIgn
 /** A built-in environment by id, or the default export (or `env` export) of a module path. */
 export declare const loadEnv: (spec: string) => Promise<EnvDefinition>;
 /**
- * Resolves environments by the id recorded in a journal, preferring a user-given module. An unknown id
- * is a UsageError whose text depends only on the id and `extra`, so a folder of such journals can say it once.
+ * The variant of built-in environment `id` whose tokenizer is `tokenizerId` and not the default's (`wording=possessive`
+ * of hopqa, and the environment it configures); undefined when the default has that tokenizer or no variant does.
  */
-export declare const envResolver: (extra?: EnvDefinition) => (id: string) => EnvDefinition;
+export declare const tokenizerVariantOf: (id: string, tokenizerId: string) => {
+    readonly query: string;
+    readonly env: EnvDefinition;
+} | undefined;
+/**
+ * Resolves environments by the id (and tokenizer id) recorded in a journal, preferring a user-given module. A
+ * built-in environment recorded under a variant with its own tokenizer (`hopqa?wording=possessive`) is that
+ * variant, unless `extra` is the environment with that tokenizer. An unknown id is a UsageError whose text
+ * depends only on the id and `extra`, so a folder of such journals can say it once.
+ */
+export declare const envResolver: (extra?: EnvDefinition) => (id: string, tokenizerId?: string) => EnvDefinition;
 /**
  * The environment a run was trained on, for a path in its run folder (`train --out`): the run folder, its
  * checkpoints/ or one checkpoint in it. The nearest config.json that names an `env` (a checkpoint's own

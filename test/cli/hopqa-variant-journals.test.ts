@@ -1,0 +1,89 @@
+/**
+ * Journals and checkpoints of hopqa's wording=possessive carry its own tokenizer; a journal names its
+ * environment's id and tokenizer, not its options. replay --verify, inspect and sft --data find the variant by
+ * the tokenizer; a checkpoint of one wording evaluated or started from under another is refused naming --env.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { readJournalFile } from "../../src/journal/jsonl.ts";
+import { EpisodeChain } from "../../src/journal/stamp.ts";
+import type { EpisodeEvent } from "../../src/kernel/events.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+const dir = tempDir("agent-r1-hopqa-variant-");
+const output = captureOutput();
+const POSSESSIVE = "words-v2-implicit:8d0c70283f3f8158";
+const OUTER = "words-v2-implicit:bfb10aadf8ddeff9";
+
+/** Rewrites a journal with `change` applied to its events, its hash chain stamped again (a valid journal). */
+const rewrite = async (file: string, change: (event: EpisodeEvent) => EpisodeEvent) => {
+  const events = await readJournalFile(file);
+  const chain = new EpisodeChain(events[0].episode);
+  const lines = events.map((event) => {
+    const { v, episode, seq, prev, digest, meta, ...body } = change(event) as EpisodeEvent & { meta?: unknown };
+    return JSON.stringify(chain.stamp(body as never));
+  });
+  writeFileSync(file, `${lines.join("\n")}\n`);
+};
+
+describe("journals of hopqa?wording=possessive", () => {
+  const data = join(dir, "possessive");
+  it("record them with the expert: their tokenizer is the possessive one", async () => {
+    const args = ["record", "--env", "hopqa?wording=possessive&legal=relations", "--policy", "expert"];
+    expect(await main([...args, "--episodes", "2", "--out", data]), output.stderr).toBe(0);
+    const started = (await readJournalFile(join(data, "ep-0-0.jsonl")))[0];
+    expect(started.type === "episode.started" && started.tokenizer).toBe(POSSESSIVE);
+  });
+
+  it("replay --verify checks their token ids with the possessive tokenizer (with or without --env hopqa)", async () => {
+    expect(await main(["replay", "--verify", data]), output.stderr).toBe(0);
+    expect(output.stdout).toContain("verified 2 journal(s) ok, 0 failed");
+    // One observation token changed, the chain stamped again: only the token check can find it.
+    await rewrite(join(data, "ep-0-1.jsonl"), (event) =>
+      event.type === "env.observed" && event.turn === 0
+        ? { ...event, tokens: [event.tokens[1], event.tokens[0], ...event.tokens.slice(2)] }
+        : event,
+    );
+    for (const extra of [[], ["--env", "hopqa"]]) {
+      output.clear();
+      expect(await main(["replay", "--verify", data, ...extra])).toBe(1);
+      expect(output.stdout).toContain("verified 1 journal(s) ok, 1 failed");
+      expect(output.stderr).toContain("ep-0-1.jsonl:2: episode ep-0-1, seq 1: replay diverged");
+      expect(output.stderr).toContain('"type":"env.observed"');
+    }
+  });
+
+  it("replay --verify says which journals it could not check the token ids of (a tokenizer no variant has)", async () => {
+    const other = join(dir, "other-tokenizer");
+    await main([
+      "record",
+      "--env",
+      "hopqa?wording=possessive",
+      "--policy",
+      "expert",
+      "--episodes",
+      "1",
+      "--out",
+      other,
+    ]);
+    expect(await main(["replay", "--verify", other]), output.stderr).toBe(0);
+    expect(output.stderr).not.toContain("token ids were not");
+    await rewrite(join(other, "ep-0-0.jsonl"), (event) =>
+      event.type === "episode.started" ? { ...event, tokenizer: "words-v2-implicit:0000000000000000" } : event,
+    );
+    output.clear();
+    expect(await main(["replay", "--verify", other]), output.stderr).toBe(0);
+    expect(output.stderr).toContain(
+      `note: 1 journal(s) of hopqa were recorded with tokenizer words-v2-implicit:0000000000000000, and hopqa here has ${OUTER}: their events verified, their token ids were not; pass --env with the environment (and options) they were recorded under to check those too`,
+    );
+  });
+
+  it("inspect --html decodes their tokens (no note that they are shown as ids)", async () => {
+    const page = join(dir, "possessive.html");
+    expect(await main(["inspect", join(data, "ep-0-0.jsonl"), "--html", page]), output.stderr).toBe(0);
+    expect(output.stderr).not.toContain("as ids");
+    expect(readFileSync(page, "utf8")).toContain("ledamer");
+  });
+});
