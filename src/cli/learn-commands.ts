@@ -60,6 +60,7 @@ import {
   runConfigEnv,
   runEnvSpec,
   runStartedIn,
+  tokenizerVariantOf,
 } from "./registry.ts";
 import { exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
@@ -474,9 +475,9 @@ const noteCloneEnv = (command: "train" | "sft", init: string, used: string) => {
  * asks for the module's path otherwise. Undefined when the first journal cannot be read; sft's own reading then
  * says what is wrong.
  */
-const envOfData = async (data: string): Promise<string | undefined> => {
+const envOfData = async (data: string): Promise<{ readonly id: string; readonly tokenizer?: string } | undefined> => {
   const [first] = await journalFilesAt(data, { recursive: true }).catch(() => []);
-  return first === undefined ? undefined : recordedEnvOf(first)?.id;
+  return first === undefined ? undefined : recordedEnvOf(first);
 };
 
 /**
@@ -1179,7 +1180,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         release = holdCheckpointOut("sft", opts.out, !!opts.replace, !!opts.resume);
         const envGiven = command.getOptionValueSource("env") === "cli";
         if (!envGiven) {
-          const recorded = await envOfData(opts.data);
+          const started = await envOfData(opts.data);
+          const recorded = started?.id;
           const fromRun = recorded !== undefined && !Object.hasOwn(ENVIRONMENTS, recorded) && runModuleOf(opts.data);
           if (fromRun) {
             process.stderr.write(
@@ -1190,11 +1192,22 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             throw new UsageError({
               detail: `--env not given, and the journals in ${opts.data} are episodes of ${recorded}, which is not built in (a journal names its environment's id, not its module's path): pass --env with the path of the module that defines ${recorded}`,
             });
-          else if (recorded !== undefined && recorded !== opts.env) {
-            process.stderr.write(
-              `note: --env not given; the journals in ${opts.data} are episodes of ${recorded}, so sft clones under it\n`,
-            );
-            opts.env = recorded;
+          else if (recorded !== undefined) {
+            // A built-in variant with a tokenizer of its own (hopqa's wording=possessive) is found by the
+            // journal's tokenizer: the journal names no options.
+            const variant =
+              started?.tokenizer === undefined ? undefined : tokenizerVariantOf(recorded, started.tokenizer);
+            if (variant) {
+              process.stderr.write(
+                `note: --env not given; the journals in ${opts.data} are episodes of ${recorded} with the tokenizer of ${recorded}?${variant.query}, so sft clones under it (a journal names no other options: pass --env for those)\n`,
+              );
+              opts.env = `${recorded}?${variant.query}`;
+            } else if (recorded !== opts.env) {
+              process.stderr.write(
+                `note: --env not given; the journals in ${opts.data} are episodes of ${recorded}, so sft clones under it\n`,
+              );
+              opts.env = recorded;
+            }
           }
         }
         const { init, env, decoding } = await initAndEnv("sft", opts, envGiven);

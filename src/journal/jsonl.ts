@@ -320,11 +320,16 @@ export const firstLineOf = (file: string): string | undefined => {
  * The environment a journal was recorded in, from its first line (episode.started), without reading the rest;
  * undefined for a file that cannot be read or does not start so (whatever reads it next says what is wrong).
  */
-export const recordedEnvOf = (file: string): { readonly id: string; readonly version: string } | undefined => {
+export const recordedEnvOf = (
+  file: string,
+): { readonly id: string; readonly version: string; readonly tokenizer?: string } | undefined => {
   try {
-    const { env } = JSON.parse(firstLineOf(file) ?? "") as { env?: { id?: unknown; version?: unknown } };
+    const { env, tokenizer } = JSON.parse(firstLineOf(file) ?? "") as {
+      env?: { id?: unknown; version?: unknown };
+      tokenizer?: unknown;
+    };
     return typeof env?.id === "string" && typeof env.version === "string"
-      ? { id: env.id, version: env.version }
+      ? { id: env.id, version: env.version, ...(typeof tokenizer === "string" ? { tokenizer } : {}) }
       : undefined;
   } catch {
     return undefined;

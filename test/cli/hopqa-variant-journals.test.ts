@@ -86,4 +86,27 @@ describe("journals of hopqa?wording=possessive", () => {
     expect(output.stderr).not.toContain("as ids");
     expect(readFileSync(page, "utf8")).toContain("ledamer");
   });
+
+  const clone = join(dir, "clone");
+  const first = join(dir, "one");
+  it("sft --data without --env clones under the possessive wording, and says so", async () => {
+    const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--epochs", "1"];
+    await main([
+      "record",
+      "--env",
+      "hopqa?wording=possessive",
+      "--policy",
+      "expert",
+      "--episodes",
+      "1",
+      "--out",
+      first,
+    ]);
+    output.clear();
+    expect(await main(["sft", "--data", first, ...shape, "--out", clone]), output.stderr).toBe(0);
+    expect(output.stderr).toContain(
+      `note: --env not given; the journals in ${first} are episodes of hopqa with the tokenizer of hopqa?wording=possessive, so sft clones under it (a journal names no other options: pass --env for those)`,
+    );
+    expect(JSON.parse(readFileSync(join(clone, "tokenizer.json"), "utf8")).id).toBe(POSSESSIVE);
+  }, 60_000);
 });

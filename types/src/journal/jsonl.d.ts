@@ -67,6 +67,7 @@ export declare const firstLineOf: (file: string) => string | undefined;
 export declare const recordedEnvOf: (file: string) => {
     readonly id: string;
     readonly version: string;
+    readonly tokenizer?: string;
 } | undefined;
 /**
  * Streams the validated events of one journal file, in bounded memory. Throws JournalError at the first
