@@ -40,6 +40,7 @@ import {
   leftoverNote,
   saveCheckpoint,
   savedConstrained,
+  savedTokenizerId,
   unfinishedSft,
 } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
@@ -60,6 +61,7 @@ import {
   runConfigEnv,
   runEnvSpec,
   runStartedIn,
+  tokenizerVariantFix,
   tokenizerVariantOf,
 } from "./registry.ts";
 import { exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
@@ -500,6 +502,20 @@ const runModuleOf = (data: string): { readonly env: string; readonly file: strin
 };
 
 /**
+ * A checkpoint whose tokenizer is another variant's of the built-in environment `spec` names (a hopqa
+ * wording=possessive clone under plain hopqa): refused, naming the --env to pass (checkTokenizerOf says only
+ * "another tokenizer"). The tokenizer is read from tokenizer.json without loading.
+ */
+const refuseOtherVariant = (spec: string, env: EnvDefinition, checkpoint: string): void => {
+  const found = savedTokenizerId(checkpoint);
+  const fix = found === undefined ? undefined : tokenizerVariantFix(spec, env, found);
+  if (fix)
+    throw new UsageError({
+      detail: `checkpoint ${checkpoint} was made for another tokenizer (${found}) than environment ${env.id}'s (${env.tokenizer.id}): ${fix}`,
+    });
+};
+
+/**
  * What train and sft do first, in this order so that a bad flag is said before anything slow loads: find
  * --init and check it against the shape flags, load --env, check its tokenizer against --init's, and decide
  * the decoding (which needs the environment's legal actions when constrained).
@@ -518,6 +534,7 @@ const initAndEnv = async (
   if (init) checkInitShape(init, modelOverrides(opts));
   if (init && !envGiven) noteCloneEnv(command, init, opts.env);
   const env = await loadEnv(opts.env);
+  if (init) refuseOtherVariant(opts.env, env, init);
   if (init) checkTokenizerOf(env, init);
   const decoding = initConstrained(command, opts.constrained, init, env);
   if (decoding.constrained) requireLegalActions(env);
@@ -1211,6 +1228,16 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           }
         }
         const { init, env, decoding } = await initAndEnv("sft", opts, envGiven);
+        // Journals of another variant of the built-in environment (another tokenizer): the --env to pass.
+        const recordedIn = envGiven ? await envOfData(opts.data) : undefined;
+        const fix =
+          recordedIn?.tokenizer === undefined || recordedIn.id !== env.id
+            ? undefined
+            : tokenizerVariantFix(opts.env, env, recordedIn.tokenizer, `the journals' tokenizer`);
+        if (fix)
+          throw new UsageError({
+            detail: `the journals in ${opts.data} were recorded with tokenizer ${recordedIn?.tokenizer}, not environment ${env.id}'s (${env.tokenizer.id}): ${fix}`,
+          });
         if (init && opts.attention !== undefined) {
           const saved = savedModelConfig(init)?.attention === "turn-local" ? "turn-local" : "full";
           if (saved !== opts.attention)
@@ -1459,6 +1486,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         const savedContext = savedContextLength(checkpoint);
         if (savedContext !== undefined)
           checkRoomForContext(maxNewTokens, savedContext, opts.maxNewTokens !== undefined);
+        refuseOtherVariant(opts.env, env, checkpoint);
         await initBackend(opts.backend);
         // Evaluating needs no optimizer state: a damaged optimizer.bin does not stop it.
         const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint, { optimizer: false }).catch(

@@ -318,6 +318,37 @@ export const tokenizerVariantOf = (
 };
 
 /**
+ * What to pass when a checkpoint's tokenizer (`found`; `what` names it) is not environment `env`'s (given as `spec`, `--env`'s text)
+ * but another variant's of the same built-in environment (hopqa's wordings): `this checkpoint's tokenizer is hopqa's
+ * wording=possessive one: pass --env 'hopqa?wording=possessive'`, keeping the spec's other options. Undefined when
+ * the environment is not built in, or no variant of it has that tokenizer.
+ */
+export const tokenizerVariantFix = (
+  spec: string,
+  env: EnvDefinition,
+  found: string,
+  what = "this checkpoint's tokenizer",
+): string | undefined => {
+  const [id, query] = spec.split("?", 2);
+  if (id !== env.id || !Object.hasOwn(ENVIRONMENTS, id) || found === env.tokenizer.id) return undefined;
+  const params = new URLSearchParams(query);
+  const keys = new Set((TOKENIZER_VARIANTS[id] ?? []).flatMap((option) => [...new URLSearchParams(option).keys()]));
+  for (const key of keys) params.delete(key);
+  let whose: string;
+  if (ENVIRONMENTS[id].tokenizer.id === found) whose = `${id}'s default one`;
+  else {
+    const variant = tokenizerVariantOf(id, found);
+    if (variant === undefined) return undefined;
+    for (const [key, value] of new URLSearchParams(variant.query)) params.set(key, value);
+    whose = `${id}'s ${variant.query} one`;
+  }
+  // Unescaped: the options are words, and the command line reads them back as written.
+  const options = [...params].map(([key, value]) => `${key}=${value}`).join("&");
+  const fixed = options === "" ? id : `${id}?${options}`;
+  return `${what} is ${whose}: pass --env '${fixed}'`;
+};
+
+/**
  * Resolves environments by the id (and tokenizer id) recorded in a journal, preferring a user-given module. A
  * built-in environment recorded under a variant with its own tokenizer (`hopqa?wording=possessive`) is that
  * variant, unless `extra` is the environment with that tokenizer. An unknown id is a UsageError whose text
@@ -490,12 +521,19 @@ export const checkpointOriginEnv = (
 
 /**
  * The built-in environment whose tokenizer a checkpoint carries (its tokenizer.json's id), for a checkpoint
- * outside a run folder (a shipped one) evaluated without --env. Undefined when none or several match.
+ * outside a run folder (a shipped one) evaluated without --env: its id, or a variant's spec when only a variant
+ * has that tokenizer (`hopqa?wording=possessive`). Undefined when none or several match.
  */
 export const builtinEnvOfCheckpoint = (checkpoint: string): string | undefined => {
   // Unreadable: the loader says what is wrong with the checkpoint.
   const id = savedTokenizerId(checkpoint);
   if (id === undefined) return undefined;
   const matches = Object.entries(ENVIRONMENTS).filter(([, env]) => env.tokenizer.id === id);
-  return matches.length === 1 ? matches[0][0] : undefined;
+  if (matches.length > 0) return matches.length === 1 ? matches[0][0] : undefined;
+  // A variant's tokenizer (hopqa's wording=possessive): the variant.
+  const variants = Object.keys(ENVIRONMENTS).flatMap((name) => {
+    const variant = tokenizerVariantOf(name, id);
+    return variant ? [`${name}?${variant.query}`] : [];
+  });
+  return variants.length === 1 ? variants[0] : undefined;
 };

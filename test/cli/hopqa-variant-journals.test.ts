@@ -3,7 +3,7 @@
  * environment's id and tokenizer, not its options. replay --verify, inspect and sft --data find the variant by
  * the tokenizer; a checkpoint of one wording evaluated or started from under another is refused naming --env.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
@@ -108,5 +108,49 @@ describe("journals of hopqa?wording=possessive", () => {
       `note: --env not given; the journals in ${first} are episodes of hopqa with the tokenizer of hopqa?wording=possessive, so sft clones under it (a journal names no other options: pass --env for those)`,
     );
     expect(JSON.parse(readFileSync(join(clone, "tokenizer.json"), "utf8")).id).toBe(POSSESSIVE);
+    // With --env of another wording: refused, naming the --env to pass.
+    output.clear();
+    const other = join(dir, "other-clone");
+    expect(await main(["sft", "--env", "hopqa?legal=relations", "--data", first, ...shape, "--out", other])).toBe(2);
+    expect(output.stderr).toContain(
+      `the journals in ${first} were recorded with tokenizer ${POSSESSIVE}, not environment hopqa's (${OUTER}): the journals' tokenizer is hopqa's wording=possessive one: pass --env 'hopqa?legal=relations&wording=possessive'`,
+    );
+  }, 60_000);
+
+  it("a possessive checkpoint under another wording: eval, train --init and sft --init name the --env to pass", async () => {
+    // The clone under plain hopqa (another wording's tokenizer): refused, naming the --env to pass.
+    output.clear();
+    const evaluate = ["eval", "--checkpoint", clone, "--episodes", "1", "--no-constrained"];
+    expect(await main([...evaluate, "--env", "hopqa?legal=relations"])).toBe(2);
+    expect(output.stderr).toContain(
+      `checkpoint ${clone} was made for another tokenizer (${POSSESSIVE}) than environment hopqa's (${OUTER}): this checkpoint's tokenizer is hopqa's wording=possessive one: pass --env 'hopqa?legal=relations&wording=possessive'`,
+    );
+    // Without sft.json (a checkpoint copied alone) and without --env: the variant whose tokenizer it carries.
+    const bare = join(dir, "bare");
+    cpSync(clone, bare, { recursive: true });
+    rmSync(join(bare, "sft.json"));
+    output.clear();
+    expect(await main(["eval", "--checkpoint", bare, "--episodes", "1", "--no-constrained"]), output.stderr).toBe(0);
+    expect(output.stderr).toContain(`eval: --env not given: hopqa?wording=possessive, whose tokenizer ${bare} carries`);
+    for (const command of ["train", "sft"]) {
+      output.clear();
+      const more = command === "sft" ? ["--data", first] : ["--steps", "1"];
+      const args = [command, "--env", "hopqa", "--init", clone, ...more, "--out", join(dir, `${command}-out`)];
+      expect(await main(args)).toBe(2);
+      expect(output.stderr).toContain(
+        "this checkpoint's tokenizer is hopqa's wording=possessive one: pass --env 'hopqa?wording=possessive'",
+      );
+    }
+    // And the other way: a clone of the default wording under the possessive one.
+    const outer = join(dir, "outer");
+    await main(["record", "--env", "hopqa", "--policy", "expert", "--episodes", "1", "--out", outer]);
+    const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--epochs", "1"];
+    expect(await main(["sft", "--data", outer, ...shape, "--out", join(outer, "clone")]), output.stderr).toBe(0);
+    output.clear();
+    const under = ["--env", "hopqa?wording=possessive&legal=relations"];
+    expect(await main(["eval", "--checkpoint", join(outer, "clone"), "--episodes", "1", ...under])).toBe(2);
+    expect(output.stderr).toContain(
+      `than environment hopqa's (${POSSESSIVE}): this checkpoint's tokenizer is hopqa's default one: pass --env 'hopqa?legal=relations'`,
+    );
   }, 60_000);
 });

@@ -25,6 +25,13 @@ export declare const tokenizerVariantOf: (id: string, tokenizerId: string) => {
     readonly env: EnvDefinition;
 } | undefined;
 /**
+ * What to pass when a checkpoint's tokenizer (`found`; `what` names it) is not environment `env`'s (given as `spec`, `--env`'s text)
+ * but another variant's of the same built-in environment (hopqa's wordings): `this checkpoint's tokenizer is hopqa's
+ * wording=possessive one: pass --env 'hopqa?wording=possessive'`, keeping the spec's other options. Undefined when
+ * the environment is not built in, or no variant of it has that tokenizer.
+ */
+export declare const tokenizerVariantFix: (spec: string, env: EnvDefinition, found: string, what?: string) => string | undefined;
+/**
  * Resolves environments by the id (and tokenizer id) recorded in a journal, preferring a user-given module. A
  * built-in environment recorded under a variant with its own tokenizer (`hopqa?wording=possessive`) is that
  * variant, unless `extra` is the environment with that tokenizer. An unknown id is a UsageError whose text
@@ -75,6 +82,7 @@ export declare const checkpointOriginEnv: (checkpoint: string) => {
 } | undefined;
 /**
  * The built-in environment whose tokenizer a checkpoint carries (its tokenizer.json's id), for a checkpoint
- * outside a run folder (a shipped one) evaluated without --env. Undefined when none or several match.
+ * outside a run folder (a shipped one) evaluated without --env: its id, or a variant's spec when only a variant
+ * has that tokenizer (`hopqa?wording=possessive`). Undefined when none or several match.
  */
 export declare const builtinEnvOfCheckpoint: (checkpoint: string) => string | undefined;
