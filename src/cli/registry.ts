@@ -351,7 +351,8 @@ export const tokenizerVariantFix = (
 /**
  * Resolves environments by the id (and tokenizer id) recorded in a journal, preferring a user-given module. A
  * built-in environment recorded under a variant with its own tokenizer (`hopqa?wording=possessive`) is that
- * variant, unless `extra` is the environment with that tokenizer. An unknown id is a UsageError whose text
+ * variant, unless `extra` is the environment with that tokenizer (and an `extra` of another variant gives way to
+ * the default built-in one, when that has the journal's tokenizer). An unknown id is a UsageError whose text
  * depends only on the id and `extra`, so a folder of such journals can say it once.
  */
 export const envResolver =
@@ -359,6 +360,15 @@ export const envResolver =
   (id: string, tokenizerId?: string): EnvDefinition => {
     if (extra && extra.id === id && (tokenizerId === undefined || extra.tokenizer.id === tokenizerId)) return extra;
     const builtIn = id.split("?")[0];
+    // --env of another variant (a run folder's possessive config.json, its demos of the default wording): the
+    // built-in environment whose tokenizer the journal was recorded with.
+    if (
+      extra &&
+      tokenizerId !== undefined &&
+      Object.hasOwn(ENVIRONMENTS, builtIn) &&
+      ENVIRONMENTS[builtIn].tokenizer.id === tokenizerId
+    )
+      return envById(builtIn);
     const variant = tokenizerId === undefined ? undefined : tokenizerVariantOf(builtIn, tokenizerId);
     if (variant) return variant.env;
     if (extra && extra.id === id) return extra;

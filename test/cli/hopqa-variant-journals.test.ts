@@ -55,6 +55,13 @@ describe("journals of hopqa?wording=possessive", () => {
     }
   });
 
+  it("a journal of the default wording under --env of the possessive one (a possessive run's demos): its own tokenizer", async () => {
+    const outer = join(dir, "outer-journals");
+    await main(["record", "--env", "hopqa", "--policy", "expert", "--episodes", "1", "--out", outer]);
+    expect(await main(["replay", "--verify", outer, "--env", "hopqa?wording=possessive"]), output.stderr).toBe(0);
+    expect(output.stderr).not.toContain("token ids were not");
+  });
+
   it("replay --verify says which journals it could not check the token ids of (a tokenizer no variant has)", async () => {
     const other = join(dir, "other-tokenizer");
     await main([

@@ -34,7 +34,8 @@ export declare const tokenizerVariantFix: (spec: string, env: EnvDefinition, fou
 /**
  * Resolves environments by the id (and tokenizer id) recorded in a journal, preferring a user-given module. A
  * built-in environment recorded under a variant with its own tokenizer (`hopqa?wording=possessive`) is that
- * variant, unless `extra` is the environment with that tokenizer. An unknown id is a UsageError whose text
+ * variant, unless `extra` is the environment with that tokenizer (and an `extra` of another variant gives way to
+ * the default built-in one, when that has the journal's tokenizer). An unknown id is a UsageError whose text
  * depends only on the id and `extra`, so a folder of such journals can say it once.
  */
 export declare const envResolver: (extra?: EnvDefinition) => (id: string, tokenizerId?: string) => EnvDefinition;
