@@ -32,14 +32,20 @@ finished = true;
 // The command is done. What still holds the process (a tool call that timed out and ignores its signal, a timer
 // of an --env module) kept it running without a word after the summary, for as long as that took: it gets
 // LINGER_MS, then the process exits, naming such tool calls. (Unref'd: a process with nothing left exits now.)
+// The wait starts once what the command printed is written: output to a pipe read slowly (`| less`, a script
+// that reads later) waits in the process for its reader, and an exit would cut it off.
 const LINGER_MS = 3000;
+const written = (stream) =>
+  new Promise((resolve) => (stream.destroyed || !stream.writable ? resolve() : stream.write("", () => resolve())));
+await Promise.all([written(process.stdout), written(process.stderr)]);
 setTimeout(() => {
   const calls = unsettledToolCalls();
-  if (calls.length > 0)
-    process.stderr.write(
-      `note: done, but ${calls.length} tool call(s) that ran past their time still run, ignoring their signal: ` +
-        `${calls.slice(0, 5).join(", ")}${calls.length > 5 ? ", ..." : ""}; exiting without waiting for them ` +
-        "(pass the signal of execute(args, { signal }) on, so that abandoned work stops)\n",
-    );
-  process.exit();
+  if (calls.length === 0) process.exit();
+  // Exits once the note is written (to a pipe read slowly, it would be cut off too).
+  process.stderr.write(
+    `note: done, but ${calls.length} tool call(s) that ran past their time still run, ignoring their signal: ` +
+      `${calls.slice(0, 5).join(", ")}${calls.length > 5 ? ", ..." : ""}; exiting without waiting for them ` +
+      "(pass the signal of execute(args, { signal }) on, so that abandoned work stops)\n",
+    () => process.exit(),
+  );
 }, LINGER_MS).unref();

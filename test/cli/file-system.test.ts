@@ -299,6 +299,22 @@ describe("a tool call that ignores its signal past its time", () => {
   });
 });
 
+describe("a finished command's output to a pipe read slowly", () => {
+  it("reaches the reader whole: the exit after a finished command waits until stdout is written (`inspect DIR | less`)", () => {
+    // 48 episodes' timelines (about 120 KB): more than a pipe holds (64 KiB), so most of it waits in the process
+    // until the reader reads (a user reading `| less` page by page, a script reading later).
+    const dir = tempDir("agent-r1-fs-");
+    for (let copy = 0; copy < 12; copy += 1)
+      for (const file of readdirSync("replays/hopqa/expert"))
+        writeFileSync(join(dir, `c${copy}-${file}`), readFileSync(join("replays/hopqa/expert", file)));
+    // The reader starts after 9 s: past the command's end and the 3 s it may wait for lingering work after it.
+    const slow = cli(
+      `node bin/agent-r1.js inspect ${JSON.stringify(dir)} --max-episodes 48 2>/dev/null | (sleep 9; grep -c ' ended: ')`,
+    );
+    expect(slow.stdout.trim()).toBe("48");
+  });
+});
+
 describe("the wasm backend out of memory", () => {
   it("is one line naming the 4 GiB heap and what to do (a new run, or another backend), not a stack of wasm frames", async () => {
     // What tfjs-backend-wasm throws when its heap is full (a long --context-length): a WebAssembly.RuntimeError.
