@@ -316,10 +316,22 @@ const holdCheckpointOut = (command: "sft" | "average", out: string, replace: boo
   const leftovers = describeLeftoversOfReplace(out);
   if (leftovers) process.stderr.write(`warning: ${leftovers}\n`);
   // The checkpoint is written once, at the end: a folder it cannot be written to is said now, not after the work.
+  return holdOut(out, replace ? `${command} --replace` : resume ? `${command} --resume` : command, () =>
+    refuseCheckpointOut(command, out, replace || resume),
+  );
+};
+
+/**
+ * Takes --out's lock for `holder` (src/journal/lock.ts) until the returned release, once its parent is checked
+ * writable and the folder made; makes `refuse`, the command's check of --out, again under the lock (what another
+ * process wrote there meanwhile). A folder made here that holds nothing but the lock at the release or the exit
+ * (a failure, Ctrl-C) is removed.
+ */
+const holdOut = (out: string, holder: string, refuse: () => void): (() => void) => {
   checkWritableParent(out);
   const created = !existsSync(out);
   makeFolders(out);
-  lockFolder(out, replace ? `${command} --replace` : resume ? `${command} --resume` : command);
+  lockFolder(out, holder);
   const removeIfEmpty = () => {
     if (created && existsSync(out) && holdsNothingButLock(out)) rmSync(out, { recursive: true, force: true });
   };
@@ -330,7 +342,7 @@ const holdCheckpointOut = (command: "sft" | "average", out: string, replace: boo
     unlockFolder(out);
   };
   try {
-    refuseCheckpointOut(command, out, replace || resume);
+    refuse();
   } catch (error) {
     release();
     throw error;
@@ -636,26 +648,7 @@ const holdEvalOut = (out: string): (() => void) => {
       });
   };
   refuseFull();
-  checkWritableParent(out);
-  const created = !existsSync(out);
-  makeFolders(out);
-  lockFolder(out, "eval");
-  const removeIfEmpty = () => {
-    if (created && existsSync(out) && holdsNothingButLock(out)) rmSync(out, { recursive: true, force: true });
-  };
-  process.on("exit", removeIfEmpty);
-  const release = () => {
-    process.off("exit", removeIfEmpty);
-    removeIfEmpty();
-    unlockFolder(out);
-  };
-  try {
-    refuseFull();
-  } catch (error) {
-    release();
-    throw error;
-  }
-  return release;
+  return holdOut(out, "eval", refuseFull);
 };
 
 /** One sampled action must leave room for some context: refused before any work, not deep in the sampler. */
