@@ -190,10 +190,11 @@ export const messageOf = (cause: unknown): string =>
   cause instanceof Error ? cause.message : notAnErrorMessage(cause);
 
 /**
- * A value a user gave, as an error message shows it: text quoted and said to be text (the string "0.5" is not
- * the number 0.5), long text cut; an object or array named, not dumped; anything else as String() writes it.
+ * Whether a value is a Promise (or any thenable): an async function's result where a value was due (an async
+ * guard, legalActions, policy factory, end() metrics or reason). False for a `then` getter that throws.
  */
-const isThenable = (value: object): boolean => {
+export const isThenable = (value: unknown): boolean => {
+  if (typeof value !== "object" || value === null) return false;
   try {
     return typeof (value as { then?: unknown }).then === "function";
   } catch {
@@ -201,6 +202,10 @@ const isThenable = (value: object): boolean => {
   }
 };
 
+/**
+ * A value a user gave, as an error message shows it: text quoted and said to be text (the string "0.5" is not
+ * the number 0.5), long text cut; an object or array named, not dumped; anything else as String() writes it.
+ */
 export const shownValue = (value: unknown): string => {
   if (typeof value === "string")
     return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (a string)`;

@@ -5,17 +5,13 @@
 import type { Json } from "effect/Schema";
 import type { AnyMachineSnapshot } from "xstate";
 import { canonicalJson, digest, notPlainJson } from "../kernel/canonical.ts";
-import { shownValue } from "../kernel/errors.ts";
+import { isThenable, shownValue } from "../kernel/errors.ts";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { EnvEmitted } from "./env.ts";
 import type { Turn } from "./policy.ts";
 
 /** ` (observe() at envs/shop.ts:31:9)`: where the failing action was written in the environment's code. */
-/** An async function's result where a value was due: an async end() metrics function journaled {} without a word. */
-const isPromise = (value: unknown): boolean =>
-  typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
-
 const placed = (e: EnvEmitted): string => {
   const at = typeof e.at === "function" ? e.at() : undefined;
   return at ? ` (${e.type.slice(4)}() at ${at})` : "";
@@ -95,7 +91,7 @@ export class EpisodeDerivation {
       case "env.observe": {
         if (typeof e.text !== "string")
           throw new TypeError(
-            `${this.envId}: observe() needs a string, got ${e.text === null ? "null" : Array.isArray(e.text) ? "an array" : isPromise(e.text) ? shownValue(e.text) : typeof e.text}${placed(e)}`,
+            `${this.envId}: observe() needs a string, got ${e.text === null ? "null" : Array.isArray(e.text) ? "an array" : isThenable(e.text) ? shownValue(e.text) : typeof e.text}${placed(e)}`,
           );
         const tokens = this.tokenizer ? this.tokenizer.encode(e.text) : [];
         this.history.push({ role: "observation", text: e.text, tokens });
@@ -104,7 +100,7 @@ export class EpisodeDerivation {
         return { type: "env.observed", turn: this.actions, text: e.text, tokens };
       }
       case "env.reward": {
-        if (isPromise(e.reason))
+        if (isThenable(e.reason))
           throw new TypeError(
             `${this.envId}: a reward's reason is ${shownValue(e.reason)}; give its reason as a string${placed(e)}`,
           );
@@ -131,13 +127,13 @@ export class EpisodeDerivation {
         };
       }
       case "env.end": {
-        if (isPromise(e.reason))
+        if (isThenable(e.reason))
           throw new TypeError(
             `${this.envId}: end()'s reason is ${shownValue(e.reason)}; give it as a string${placed(e)}`,
           );
         if (
           e.metrics !== undefined &&
-          (typeof e.metrics !== "object" || e.metrics === null || Array.isArray(e.metrics) || isPromise(e.metrics))
+          (typeof e.metrics !== "object" || e.metrics === null || Array.isArray(e.metrics) || isThenable(e.metrics))
         )
           throw new TypeError(
             `${this.envId}: end()'s metrics are ${shownValue(e.metrics)}; give an object of finite numbers, e.g. end("answered", { success: 1 })${placed(e)}`,

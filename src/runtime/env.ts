@@ -31,6 +31,7 @@ import {
   closestName,
   didYouMean,
   firstUnknownKey,
+  isThenable,
   messageOf,
   shownValue,
   ThrowSites,
@@ -819,7 +820,7 @@ const noting = (guard: unknown): unknown => {
       const holds = fn(...args);
       // An async guard's Promise is truthy: XState took its transition whatever it would resolve to (an
       // outcome reward paid for any action, live and in replay alike), and nothing said so.
-      if (typeof (holds as { then?: unknown } | null)?.then === "function")
+      if (isThenable(holds))
         throw new TypeError(
           "a guard returned a Promise (an async guard?), which XState takes as true whatever it resolves to; a " +
             "guard must answer at once, true or false: compute what it needs in a tool and read the result",

@@ -8,7 +8,7 @@
  * holds for failures too: when a batched call throws, each of its rows is
  * asked again alone, so only the episodes whose own row fails are aborted.
  */
-import { shownValue } from "../kernel/errors.ts";
+import { isThenable, shownValue } from "../kernel/errors.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
 
 interface Pending {
@@ -19,7 +19,7 @@ interface Pending {
 
 /** What is wrong with a value given as a Policy, or undefined for one that has its parts. */
 export const notAPolicy = (policy: unknown): string | undefined => {
-  if (typeof policy !== "object" || policy === null || typeof (policy as { then?: unknown }).then === "function")
+  if (typeof policy !== "object" || policy === null || isThenable(policy))
     return `got ${policy === undefined ? "nothing (undefined)" : shownValue(policy)}`;
   const { id, version, tokenizer, act } = policy as Partial<Record<keyof Policy, unknown>>;
   if (typeof id !== "string") return `its id is ${shownValue(id)}, not a string`;

@@ -137,6 +137,15 @@ export declare const notAnErrorMessage: (cause: unknown) => string;
  * it (`threw undefined, not an Error`).
  */
 export declare const messageOf: (cause: unknown) => string;
+/**
+ * Whether a value is a Promise (or any thenable): an async function's result where a value was due (an async
+ * guard, legalActions, policy factory, end() metrics or reason). False for a `then` getter that throws.
+ */
+export declare const isThenable: (value: unknown) => boolean;
+/**
+ * A value a user gave, as an error message shows it: text quoted and said to be text (the string "0.5" is not
+ * the number 0.5), long text cut; an object or array named, not dumped; anything else as String() writes it.
+ */
 export declare const shownValue: (value: unknown) => string;
 /** A thrown Error's stack frames, as files (file: URLs made paths) with line and column. */
 export declare const stackFrames: (cause: unknown) => {
