@@ -445,7 +445,12 @@ export const checkTokenizerOf = (env: EnvDefinition, dir: string, id?: string): 
     detail:
       trained && trainedId !== undefined && trainedId !== env.id
         ? `checkpoint ${dir} was trained on environment ${trained.env} (${trained.file}), not ${env.id}: its tokenizer is ${found}, ${env.id}'s is ${env.tokenizer.id}`
-        : `checkpoint ${dir} was made for another tokenizer (${found}) than environment ${env.id}'s (${env.tokenizer.id}): it belongs to another environment, or to an older version of this one`,
+        : `checkpoint ${dir} was made for another tokenizer (${found}) than environment ${env.id}'s (${env.tokenizer.id}): it belongs to another environment, or to an older version of this one${
+            // An option may change the tokenizer (hopqa's wording has its own): the checkpoint may be of another variant.
+            env.configure
+              ? `, or to this one with other options (--env "${env.id}?...": hopqa's wording, say, has a tokenizer of its own)`
+              : ""
+          }`,
   });
 };
 

@@ -6,6 +6,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { checkTokenizerOf } from "../../src/learn/trainer.ts";
 import { tempDir } from "../support/index.ts";
@@ -31,6 +32,16 @@ describe("a checkpoint of another tokenizer, from a run that names its environme
     const checkpoint = runOf("./envs/qa.ts", "replays/hopqa/expert/ep-golden-0.jsonl");
     expect(() => checkTokenizerOf(lookup, checkpoint, "words-v1:0000000000000000")).toThrow(
       /was trained on environment \.\/envs\/qa\.ts \(.*config\.json\), not lookup/,
+    );
+  });
+});
+
+describe("a checkpoint of another variant of an environment whose options change its tokenizer", () => {
+  it("says it may be of this environment with other options (a possessive-wording clone evaluated under plain hopqa)", () => {
+    const clone = tempDir("agent-r1-tokenizer-message-");
+    const possessive = hopqa.configure({ wording: "possessive" }).tokenizer.id;
+    expect(() => checkTokenizerOf(hopqa, clone, possessive)).toThrow(
+      `checkpoint ${clone} was made for another tokenizer (${possessive}) than environment hopqa's (${hopqa.tokenizer.id}): it belongs to another environment, or to an older version of this one, or to this one with other options (--env "hopqa?...": hopqa's wording, say, has a tokenizer of its own)`,
     );
   });
 });
