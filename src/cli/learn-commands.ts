@@ -408,6 +408,18 @@ const evalConstrained = (
 };
 
 /**
+ * `legal=` in --env (hopqa's grammar of legal actions) chooses what constrained decoding allows, and nothing else:
+ * decoding freely, it changed nothing without a word (`train --env "hopqa?legal=relations"` trained as the default).
+ */
+const noteInertLegal = (spec: string, constrained: boolean, decodes: string): void => {
+  const legal = new URLSearchParams(spec.split("?")[1] ?? "").get("legal");
+  if (legal !== null && !constrained)
+    process.stderr.write(
+      `note: legal=${legal} in --env ${spec} chooses the legal actions of constrained decoding, and ${decodes} freely, so it changes nothing: add --constrained for it to apply\n`,
+    );
+};
+
+/**
  * Constrained decoding for training from `--init` unless told: as the checkpoint was trained or cloned
  * (its run's config.json, or its manifest), and said. A checkpoint trained under the legal actions writes
  * few well-formed actions without them, so its episodes are cut short and RL (or cloning) starts from a
@@ -550,6 +562,7 @@ const initAndEnv = async (
   if (init) checkTokenizerOf(env, init);
   const decoding = initConstrained(command, opts.constrained, init, env);
   if (decoding.constrained) requireLegalActions(env);
+  noteInertLegal(opts.env, decoding.constrained, command === "train" ? "train samples" : "sft clones");
   return { init, env, decoding };
 };
 
@@ -1493,6 +1506,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         );
         const constrained = evalConstrained(opts.constrained, run, checkpoint, env);
         if (constrained) requireLegalActions(env);
+        noteInertLegal(opts.env, constrained, "eval decodes");
         const config = {
           ...DEFAULT_TRAIN_CONFIG,
           constrained,
