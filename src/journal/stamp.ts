@@ -8,7 +8,13 @@ import { type EpisodeEvent, EVENT_FORMAT_VERSION, type EventBody, GENESIS } from
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /** Most bytes of an event's body as canonical JSON: a journal line holds it with its envelope and digest. */
-const MAX_BODY_BYTES = MAX_LINE_BYTES - 4096;
+export const MAX_BODY_BYTES = MAX_LINE_BYTES - 4096;
+
+/**
+ * The limit, as an event too long is told it: the body's own, and the line's with what the body leaves to the
+ * envelope (a body of 16,775,000 bytes, under the line's 16,777,216, was told only the line's).
+ */
+export const BODY_LIMIT_TEXT = `an event's body holds at most ${MAX_BODY_BYTES} (a journal line ${MAX_LINE_BYTES}, its envelope and digest included)`;
 
 /**
  * The events the environment's machine derives (what replay derives again): one too long for a journal line (an
@@ -24,9 +30,7 @@ const DERIVED = new Set<string>(["env.observed", "reward.assigned", "env.transit
 export const tooLongToRecord = (body: EventBody, json: string): string | undefined => {
   if (!DERIVED.has(body.type) || json.length * 3 <= MAX_BODY_BYTES) return undefined;
   const bytes = Buffer.byteLength(json);
-  return bytes <= MAX_BODY_BYTES
-    ? undefined
-    : `it is ${bytes} bytes as JSON; a journal line holds at most ${MAX_LINE_BYTES}`;
+  return bytes <= MAX_BODY_BYTES ? undefined : `it is ${bytes} bytes as JSON; ${BODY_LIMIT_TEXT}`;
 };
 
 /** Stamps bodies into one episode's chain: contiguous seq from 0, `prev` = hash of the previous event. */

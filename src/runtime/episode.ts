@@ -15,8 +15,7 @@ import {
   type InspectionEvent,
 } from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
-import { MAX_LINE_BYTES } from "../journal/jsonl.ts";
-import { EpisodeChain, episodeIdOf } from "../journal/stamp.ts";
+import { BODY_LIMIT_TEXT, EpisodeChain, episodeIdOf, MAX_BODY_BYTES } from "../journal/stamp.ts";
 import { validatedEvents } from "../journal/validate.ts";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, shownValue, thrownFrom } from "../kernel/errors.ts";
@@ -251,19 +250,16 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
   return machine;
 };
 
-/** Most bytes of an action's event as JSON: a journal line (MAX_LINE_BYTES) holds it with its envelope. */
-const MAX_ACTION_EVENT_BYTES = MAX_LINE_BYTES - 4096;
-
 /** What makes an action's event too long for a journal line, or undefined; cheap for an action of usual size. */
 const tooLongToJournal = (acted: Extract<EventBody, { type: "agent.acted" }>): string | undefined => {
   // At most 6 bytes of JSON per character of text, 24 per number: measured only when that bound is passed.
   const numbers = acted.tokens.length * 2 + (acted.allowed ?? []).reduce((n, a) => n + (a?.length ?? 0), 0);
-  if (acted.text.length * 6 + numbers * 24 <= MAX_ACTION_EVENT_BYTES) return undefined;
+  if (acted.text.length * 6 + numbers * 24 <= MAX_BODY_BYTES) return undefined;
   const bytes = Buffer.byteLength(JSON.stringify(acted));
-  if (bytes <= MAX_ACTION_EVENT_BYTES) return undefined;
+  if (bytes <= MAX_BODY_BYTES) return undefined;
   return (
-    `${acted.text.length} characters, ${acted.tokens.length} tokens, ${bytes} bytes as JSON; a journal line holds at ` +
-    `most ${MAX_LINE_BYTES} (cap the policy's output: a learned policy samples at most maxActionTokens)`
+    `${acted.text.length} characters, ${acted.tokens.length} tokens, ${bytes} bytes as JSON; ${BODY_LIMIT_TEXT} ` +
+    "(cap the policy's output: a learned policy samples at most maxActionTokens)"
   );
 };
 

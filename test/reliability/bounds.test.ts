@@ -129,7 +129,7 @@ describe("an action too long for a journal line", () => {
     const records = await lastValueFrom(run.episodes.pipe(toArray()));
     const reasons = Object.fromEntries(records.map((r) => [r.episode, r.reason]));
     expect(reasons["ep-big-1"]).toBe(
-      `aborted: policy ${inner.id} returned an action too long to journal: ${runaway.text.length} characters, 1600000 tokens, ${Buffer.byteLength(JSON.stringify({ type: "agent.acted", turn: 0, tokens, text: runaway.text, logprobs: runaway.logprobs, policy: { id: inner.id, version: 0 } }))} bytes as JSON; a journal line holds at most ${MAX_LINE_BYTES} (cap the policy's output: a learned policy samples at most maxActionTokens)`,
+      `aborted: policy ${inner.id} returned an action too long to journal: ${runaway.text.length} characters, 1600000 tokens, ${Buffer.byteLength(JSON.stringify({ type: "agent.acted", turn: 0, tokens, text: runaway.text, logprobs: runaway.logprobs, policy: { id: inner.id, version: 0 } }))} bytes as JSON; an event's body holds at most ${MAX_LINE_BYTES - 4096} (a journal line ${MAX_LINE_BYTES}, its envelope and digest included) (cap the policy's output: a learned policy samples at most maxActionTokens)`,
     );
     expect(records.filter((r) => !r.reason.startsWith("aborted"))).toHaveLength(2);
     // Its journal holds what came before, then the end: it reads back and replays.
@@ -142,7 +142,8 @@ describe("an action too long for a journal line", () => {
 
 describe("an event of the environment's own too long for a journal line", () => {
   it("ends only its episode as 'could not record', live and in replay, and the run goes on", async () => {
-    // A reward whose reason is 17 MB of text (an observation or a tool call's input would do the same).
+    // A reward whose reason is just past what a line leaves the body, though under the line's own limit (an
+    // observation or a tool call's input would do the same): told the body's limit, which it passes.
     const machine = setup({
       types: { context: {} as { n: number }, events: {} as AgentActEvent, input: {} as EnvInput<{ q: string }> },
     }).createMachine({
@@ -155,7 +156,7 @@ describe("an event of the environment's own too long for a journal line", () => 
             "agent.act": [
               {
                 guard: ({ event }) => event.text === "long",
-                actions: [reward("process", 0.1, () => "x".repeat(MAX_LINE_BYTES + 1)), end("done", { success: 1 })],
+                actions: [reward("process", 0.1, () => "x".repeat(MAX_LINE_BYTES - 4096)), end("done", { success: 1 })],
               },
               { actions: [reward("process", 0.1, "short"), end("done", { success: 1 })] },
             ],
@@ -179,11 +180,13 @@ describe("an event of the environment's own too long for a journal line", () => 
     const reasons = Object.fromEntries(records.map((r) => [r.episode, r.reason]));
     expect(reasons["ep-l-0"]).toBe("done");
     const said =
-      /^aborted: could not record reward\.assigned: it is (\d+) bytes as JSON; a journal line holds at most (\d+)$/.exec(
+      /^aborted: could not record reward\.assigned: it is (\d+) bytes as JSON; an event's body holds at most (\d+) \(a journal line (\d+), its envelope and digest included\)$/.exec(
         reasons["ep-l-1"] ?? "",
       );
-    expect(Number(said?.[1])).toBeGreaterThan(MAX_LINE_BYTES);
-    expect(Number(said?.[2])).toBe(MAX_LINE_BYTES);
+    expect(Number(said?.[1])).toBeGreaterThan(Number(said?.[2]));
+    expect(Number(said?.[1])).toBeLessThan(MAX_LINE_BYTES);
+    expect(Number(said?.[2])).toBe(MAX_LINE_BYTES - 4096);
+    expect(Number(said?.[3])).toBe(MAX_LINE_BYTES);
     const events = await journal.read("ep-l-1");
     expect(events.at(-1)?.type).toBe("episode.ended");
     expect(replayEpisode(events, env).reason).toBe(reasons["ep-l-1"]);

@@ -4,6 +4,13 @@
 import { type EpisodeEvent, type EventBody } from "../kernel/events.ts";
 /** The longest line a journal may hold (the event and its newline), in bytes. */
 export declare const MAX_LINE_BYTES: number;
+/** Most bytes of an event's body as canonical JSON: a journal line holds it with its envelope and digest. */
+export declare const MAX_BODY_BYTES: number;
+/**
+ * The limit, as an event too long is told it: the body's own, and the line's with what the body leaves to the
+ * envelope (a body of 16,775,000 bytes, under the line's 16,777,216, was told only the line's).
+ */
+export declare const BODY_LIMIT_TEXT = "an event's body holds at most 16773120 (a journal line 16777216, its envelope and digest included)";
 /**
  * Why a derived event's body (its canonical JSON, `json`) cannot be journaled for its length, or undefined. Cheap
  * unless the text is long: its bytes are counted only when 3 per character could pass the limit.
