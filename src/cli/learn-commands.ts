@@ -741,11 +741,11 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
  * evaluating): say so, and what to run, then exit 128 + the signal's number at once. Returns the handlers'
  * removal, to call when the stage ends (or for a stage with its own handling, like training).
  */
-export const exitOnInterrupt = (say: string): (() => void) =>
+export const exitOnInterrupt = (say: string | (() => string)): (() => void) =>
   onStopSignals((signal) => {
     stopAllBars();
     // Episodes running (eval's) halt, and their tool calls are ended and waited for, briefly (exitStopped).
-    exitStopped(signal, `\n${interruptedBy(signal)}: ${say}\n`);
+    exitStopped(signal, `\n${interruptedBy(signal)}: ${typeof say === "string" ? say : say()}\n`);
   });
 
 /** A word as a POSIX shell reads it back. */
@@ -760,9 +760,14 @@ const sftResumeCommand = (argv: readonly string[]) =>
 /** eval on Ctrl-C (it exited 130 saying nothing): without --out it writes nothing but its summary, so nothing is kept. */
 const EVAL_STOPPED =
   "eval stopped before its summary, and it writes nothing else, so nothing was kept; run the command again";
-/** eval --out DIR on Ctrl-C: the finished episodes' journals stay in DIR, which a new eval --out refuses (not empty). */
-const evalOutStopped = (out: string) =>
-  `eval stopped before its summary; the journals of the episodes it finished stay in ${out} (no summary was written); eval --out needs a new or empty folder, so to run the command again remove ${out} or give another --out`;
+/**
+ * eval --out DIR on Ctrl-C, said as it stops: the finished episodes' journals stay in DIR, which a new eval --out
+ * refuses (not empty); before any episode ended, nothing stays (a folder eval made is removed as it exits).
+ */
+const evalOutStopped = (out: string) => () =>
+  existsSync(out) && !holdsNothingButLock(out)
+    ? `eval stopped before its summary; the journals of the episodes it finished stay in ${out} (no summary was written); eval --out needs a new or empty folder, so to run the command again remove ${out} or give another --out`
+    : `eval stopped before its summary and before any episode ended, so nothing was kept in ${out}; run the command again`;
 
 /** Ctrl-C (or SIGTERM, SIGHUP): finish the current update, write a checkpoint, say how to resume. */
 const stopOnInterrupt = (

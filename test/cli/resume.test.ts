@@ -340,17 +340,25 @@ describe("eval, Ctrl-C and SIGTERM", () => {
 });
 
 describe("eval --out, Ctrl-C", () => {
-  // Half its tasks end after one action, so their journals are written while the others still run.
-  const uneven = join(tempDir("agent-r1-eval-int-out-run-"), "run");
+  // Half of uneven's tasks end after one action, so their journals are written while the others still run;
+  // every episode of long runs to its 60th turn.
+  const uneven = join(tempDir("agent-r1-eval-int-out-run-"), "uneven");
+  const long = join(tempDir("agent-r1-eval-int-out-run-"), "long");
   beforeAll(async () => {
-    const env = resolve("test/reliability/fixtures/uneven-env.ts");
-    expect(await main(["train", "--env", env, "--steps", "1", ...tiny, ...shape, "--out", uneven])).toBe(0);
-  }, 60_000);
-  it("says the finished episodes' journals stay in the folder and how to run it again", async () => {
+    for (const [name, dir] of [
+      ["uneven", uneven],
+      ["long", long],
+    ]) {
+      const env = resolve(`test/reliability/fixtures/${name}-env.ts`);
+      expect(await main(["train", "--env", env, "--steps", "1", ...tiny, ...shape, "--out", dir])).toBe(0);
+    }
+  }, 120_000);
+  /** Runs eval --out into a new folder, sends SIGINT once `ready` says so; its exit code, stderr and folder. */
+  const stopEval = async (checkpoint: string, ready: (out: string, stderr: string) => boolean) => {
     const out = join(tempDir("agent-r1-eval-int-out-"), "evals");
     const child = spawn(
       process.execPath,
-      ["bin/agent-r1.js", "eval", "--checkpoint", uneven, "--episodes", "200", "--seed", "held", "--out", out],
+      ["bin/agent-r1.js", "eval", "--checkpoint", checkpoint, "--episodes", "200", "--seed", "held", "--out", out],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let stderr = "";
@@ -364,16 +372,36 @@ describe("eval --out, Ctrl-C", () => {
         done(code);
       }),
     );
-    // Once some episodes are written (their journals are what stays).
-    while (!ended && (!existsSync(out) || readdirSync(out).filter((f) => f.endsWith(".jsonl")).length === 0))
-      await new Promise((r) => setTimeout(r, 100));
+    while (!ended && !ready(out, stderr)) await new Promise((r) => setTimeout(r, 100));
     child.kill("SIGINT");
-    expect(await exited, stderr).toBe(130);
-    const kept = readdirSync(out).filter((f) => f.endsWith(".jsonl"));
-    expect(kept.length).toBeGreaterThan(0);
+    return { code: await exited, stderr, out };
+  };
+  const journalsIn = (out: string) => (existsSync(out) ? readdirSync(out).filter((f) => f.endsWith(".jsonl")) : []);
+
+  it("says the finished episodes' journals stay in the folder and how to run it again", async () => {
+    // Once some episodes are written (their journals are what stays).
+    const { code, stderr, out } = await stopEval(uneven, (dir) => journalsIn(dir).length > 0);
+    expect(code, stderr).toBe(130);
+    expect(journalsIn(out).length).toBeGreaterThan(0);
     expect(stderr).toContain(`the journals of the episodes it finished stay in ${out} (no summary was written)`);
     expect(stderr).toContain(`remove ${out} or give another --out`);
     expect(stderr).not.toContain("nothing was kept");
+  }, 60_000);
+
+  it("stopped before any episode ended: says nothing was kept, and the folder it made is gone", async () => {
+    let evaluating = 0;
+    // A second after it evaluates (the backend said), long before any 60-turn episode of 200 ends.
+    const { code, stderr, out } = await stopEval(long, (_, said) => {
+      if (!said.includes("tfjs backend:")) return false;
+      evaluating ||= Date.now();
+      return Date.now() - evaluating > 1000;
+    });
+    expect(code, stderr).toBe(130);
+    expect(existsSync(out)).toBe(false);
+    expect(stderr).toContain(
+      `eval stopped before its summary and before any episode ended, so nothing was kept in ${out}; run the command again`,
+    );
+    expect(stderr).not.toContain("stay in");
   }, 60_000);
 });
 
