@@ -300,6 +300,41 @@ describe("train --resume from another folder", () => {
   }, 300_000);
 });
 
+/**
+ * Spawns `agent-r1 eval ARGS`, sends `signal` once `ready(stderr)` says so (or 1 s after the backend is said,
+ * when it evaluates); its exit code and stderr.
+ */
+const stopEval = async (
+  args: readonly string[],
+  signal: NodeJS.Signals = "SIGINT",
+  ready: (stderr: string) => boolean = afterBackend(),
+) => {
+  const child = spawn(process.execPath, ["bin/agent-r1.js", "eval", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  let ended = false;
+  const exited = new Promise<number | null>((done) =>
+    child.on("exit", (code) => {
+      ended = true;
+      done(code);
+    }),
+  );
+  while (!ended && !ready(stderr)) await new Promise((r) => setTimeout(r, 100));
+  child.kill(signal);
+  return { code: await exited, stderr };
+};
+/** Ready a second after eval says its backend (the model loaded, it evaluates). */
+const afterBackend = () => {
+  let evaluating = 0;
+  return (stderr: string) => {
+    if (!stderr.includes("tfjs backend:")) return false;
+    evaluating ||= Date.now();
+    return Date.now() - evaluating > 1000;
+  };
+};
+
 describe("eval, Ctrl-C and SIGTERM", () => {
   const trained = join(tempDir("agent-r1-eval-int-"), "run");
   beforeAll(async () => {
@@ -312,27 +347,11 @@ describe("eval, Ctrl-C and SIGTERM", () => {
     it(`${signal}: says that nothing was kept and exits ${code} (it said nothing)`, async () => {
       // eval decodes all its episodes together, so a signal waits for the step under way: 1,000 episodes
       // answer it within about a second and still run for ten more (3,000 took 4 to 10 s to answer).
-      const child = spawn(
-        process.execPath,
-        ["bin/agent-r1.js", "eval", "--checkpoint", trained, "--episodes", "1000", "--seed", "held"],
-        { stdio: ["ignore", "pipe", "pipe"] },
+      const { code: exited, stderr } = await stopEval(
+        ["--checkpoint", trained, "--episodes", "1000", "--seed", "held"],
+        signal,
       );
-      let stderr = "";
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk;
-      });
-      let ended = false;
-      const exited = new Promise<number | null>((done) =>
-        child.on("exit", (code) => {
-          ended = true;
-          done(code);
-        }),
-      );
-      // Once it evaluates (the model loaded, the backend said).
-      while (!stderr.includes("tfjs backend:") && !ended) await new Promise((r) => setTimeout(r, 100));
-      await new Promise((r) => setTimeout(r, 1000));
-      child.kill(signal);
-      expect(await exited, stderr).toBe(code);
+      expect(exited, stderr).toBe(code);
       expect(stderr).toContain(
         `${said}: eval stopped before its summary, and it writes nothing else, so nothing was kept; run the command again`,
       );
@@ -353,34 +372,17 @@ describe("eval --out, Ctrl-C", () => {
       expect(await main(["train", "--env", env, "--steps", "1", ...tiny, ...shape, "--out", dir])).toBe(0);
     }
   }, 120_000);
-  /** Runs eval --out into a new folder, sends SIGINT once `ready` says so; its exit code, stderr and folder. */
-  const stopEval = async (checkpoint: string, ready: (out: string, stderr: string) => boolean) => {
+  /** eval --out into a new folder, stopped by SIGINT once `ready` says so; its exit code, stderr and folder. */
+  const stopEvalOut = async (checkpoint: string, ready: (out: string, stderr: string) => boolean) => {
     const out = join(tempDir("agent-r1-eval-int-out-"), "evals");
-    const child = spawn(
-      process.execPath,
-      ["bin/agent-r1.js", "eval", "--checkpoint", checkpoint, "--episodes", "200", "--seed", "held", "--out", out],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    let ended = false;
-    const exited = new Promise<number | null>((done) =>
-      child.on("exit", (code) => {
-        ended = true;
-        done(code);
-      }),
-    );
-    while (!ended && !ready(out, stderr)) await new Promise((r) => setTimeout(r, 100));
-    child.kill("SIGINT");
-    return { code: await exited, stderr, out };
+    const args = ["--checkpoint", checkpoint, "--episodes", "200", "--seed", "held", "--out", out];
+    return { ...(await stopEval(args, "SIGINT", (stderr) => ready(out, stderr))), out };
   };
   const journalsIn = (out: string) => (existsSync(out) ? readdirSync(out).filter((f) => f.endsWith(".jsonl")) : []);
 
   it("says the finished episodes' journals stay in the folder and how to run it again", async () => {
     // Once some episodes are written (their journals are what stays).
-    const { code, stderr, out } = await stopEval(uneven, (dir) => journalsIn(dir).length > 0);
+    const { code, stderr, out } = await stopEvalOut(uneven, (dir) => journalsIn(dir).length > 0);
     expect(code, stderr).toBe(130);
     expect(journalsIn(out).length).toBeGreaterThan(0);
     expect(stderr).toContain(`the journals of the episodes it finished stay in ${out} (no summary was written)`);
@@ -389,13 +391,9 @@ describe("eval --out, Ctrl-C", () => {
   }, 60_000);
 
   it("stopped before any episode ended: says nothing was kept, and the folder it made is gone", async () => {
-    let evaluating = 0;
-    // A second after it evaluates (the backend said), long before any 60-turn episode of 200 ends.
-    const { code, stderr, out } = await stopEval(long, (_, said) => {
-      if (!said.includes("tfjs backend:")) return false;
-      evaluating ||= Date.now();
-      return Date.now() - evaluating > 1000;
-    });
+    // A second after it evaluates, long before any 60-turn episode of 200 ends.
+    const evaluating = afterBackend();
+    const { code, stderr, out } = await stopEvalOut(long, (_, said) => evaluating(said));
     expect(code, stderr).toBe(130);
     expect(existsSync(out)).toBe(false);
     expect(stderr).toContain(
