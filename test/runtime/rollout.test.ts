@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom, lastValueFrom, take, toArray } from "rxjs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { lookupEnv } from "../../actors/lookup/index.ts";
 import { expertPolicy, randomPolicy } from "../../actors/lookup/policies.ts";
 import {
@@ -651,8 +651,8 @@ describe("rollout: the caller's signal, of any shape, is followed with one liste
         signal: given.signal,
       });
       await expect(within(lastValueFrom(failing.episodes))).rejects.toThrow("no task 13");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(given.listeners()).toBe(0);
+      // Once the episodes running beside the failure have ended (a while, on a loaded machine).
+      await vi.waitFor(() => expect(given.listeners()).toBe(0), { timeout: 5000 });
       // Abandoned by its subscriber: the running episodes go on, and still stop on the caller's signal; the
       // listener goes once they have ended.
       const { env, policy } = await slowEnv();
@@ -671,8 +671,7 @@ describe("rollout: the caller's signal, of any shape, is followed with one liste
       subscription.unsubscribe();
       expect(given.listeners()).toBe(1);
       given.abort(new Error("stop them"));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(given.listeners()).toBe(0);
+      await vi.waitFor(() => expect(given.listeners()).toBe(0), { timeout: 5000 });
       const started = await journal.episodes();
       expect(started).toHaveLength(12);
       for (const episode of started)
