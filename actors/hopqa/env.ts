@@ -268,8 +268,10 @@ export const legalActions = (
   // A query already made (in any word order) returns the same results again (and costs a repeat penalty): never legal twice.
   const actions = history.filter((t) => t.role === "action").map((t) => t.text);
   const made = new Set(actions.map((text) => queryKey(queryText(text))));
-  const remaining = grammar === "relations" ? unusedRelations(task, actions) : null;
-  const tried = new Set(remaining === null ? [] : pairsOf(task, actions));
+  // The (entity, relation) pairs searched, read once: what is left of the question and what may be retried.
+  const pairs = grammar === "relations" ? pairsOf(task, actions) : null;
+  const remaining = pairs === null ? null : relationsLeft(task, pairs);
+  const tried = new Set(pairs);
   const searches = new Set<string>();
   for (const entity of named)
     for (const relation of RELATION_NAMES)
@@ -306,9 +308,13 @@ const pairsOf = (task: HopqaTask, actions: readonly string[]): string[] => {
  * The question's relations (sorted by name) less one per distinct (entity, relation) pair the actions searched: a
  * retry of a pair uses none. What the `relations` grammar lets the agent search next.
  */
-export const unusedRelations = (task: HopqaTask, actions: readonly string[]): Relation[] => {
+export const unusedRelations = (task: HopqaTask, actions: readonly string[]): Relation[] =>
+  relationsLeft(task, pairsOf(task, actions));
+
+/** unusedRelations from the pairs already read (pairsOf). */
+const relationsLeft = (task: HopqaTask, pairs: readonly string[]): Relation[] => {
   const remaining = [...(task.chain as Relation[])];
-  for (const pair of new Set(pairsOf(task, actions))) {
+  for (const pair of new Set(pairs)) {
     const at = remaining.indexOf(pair.split("|")[1] as Relation);
     if (at >= 0) remaining.splice(at, 1);
   }
@@ -554,6 +560,15 @@ const machineFor = (rewards: HopqaRewards) => {
   return machine;
 };
 
+/** An option's value that must be one of `choices`, else a RangeError naming the option, the value and the choices. */
+const oneOf = <T extends string>(key: string, value: string, choices: readonly T[]): T => {
+  if (!(choices as readonly string[]).includes(value))
+    throw new RangeError(
+      `hopqa: ${key} must be one of ${choices.join(", ")}, got "${value}"${didYouMean(closestName(value, choices))}`,
+    );
+  return value as T;
+};
+
 /** The keys parseOptions reads (hopqa's `optionKeys`). */
 export const OPTION_KEYS = ["split", "world-seed", "worlds", "top-k", "wording", "legal"] as const;
 
@@ -568,13 +583,8 @@ export const parseOptions = (options: Readonly<Record<string, string>>, base = D
       `hopqa: world-seed and worlds both choose the worlds (got "${options["world-seed"]}" and "${options.worlds}"); give one`,
     );
   for (const [key, value] of Object.entries(options)) {
-    if (key === "split") {
-      if (!(SPLITS as readonly string[]).includes(value))
-        throw new RangeError(
-          `hopqa: split must be one of ${SPLITS.join(", ")}, got "${value}"${didYouMean(closestName(value, SPLITS))}`,
-        );
-      split = value as Split;
-    } else if (key === "world-seed" || key === "worlds") {
+    if (key === "split") split = oneOf(key, value, SPLITS);
+    else if (key === "world-seed" || key === "worlds") {
       const match = /^(\d+)(?:-(\d+))?$/.exec(value);
       const from = Number(match?.[1]);
       const to = Number(match?.[2] ?? match?.[1]);
@@ -589,19 +599,9 @@ export const parseOptions = (options: Readonly<Record<string, string>>, base = D
       if (!Number.isInteger(k) || k < 1 || k > 10)
         throw new RangeError(`hopqa: top-k must be an integer in [1, 10], got "${value}"`);
       topK = k;
-    } else if (key === "wording") {
-      if (!(WORDINGS as readonly string[]).includes(value))
-        throw new RangeError(
-          `hopqa: wording must be one of ${WORDINGS.join(", ")}, got "${value}"${didYouMean(closestName(value, WORDINGS))}`,
-        );
-      wording = value as Wording;
-    } else if (key === "legal") {
-      if (!(LEGAL_GRAMMARS as readonly string[]).includes(value))
-        throw new RangeError(
-          `hopqa: legal must be one of ${LEGAL_GRAMMARS.join(", ")}, got "${value}"${didYouMean(closestName(value, LEGAL_GRAMMARS))}`,
-        );
-      legal = value as LegalGrammar;
-    } else throw new RangeError(`hopqa: unknown option "${key}"; known: ${OPTION_KEYS.join(", ")}`);
+    } else if (key === "wording") wording = oneOf(key, value, WORDINGS);
+    else if (key === "legal") legal = oneOf(key, value, LEGAL_GRAMMARS);
+    else throw new RangeError(`hopqa: unknown option "${key}"; known: ${OPTION_KEYS.join(", ")}`);
   }
   return { ...base, split, worlds, topK, wording, legal };
 };
