@@ -722,6 +722,10 @@ const num =
     return n;
   };
 
+/** What eval's summary says of its decoding: `sample` and the `topP` given, or nothing when greedy. */
+const sampledWith = (opts: { sample?: boolean; topP?: number }) =>
+  opts.sample ? { sample: true, ...(opts.topP === undefined ? {} : { topP: opts.topP }) } : {};
+
 /** Nucleus sampling's mass, as the API's topP: in (0, 1] (at 0 no token could be sampled). */
 const topP = (value: string) => {
   const n = DECIMAL.test(value.trim()) ? Number(value) : Number.NaN;
@@ -1571,7 +1575,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
             ...(opts.worldSeed !== undefined ? { "world-seed": worldSeedAsRead(opts.worldSeed) } : {}),
             constrained,
-            ...(opts.sample ? { sample: true, ...(opts.topP === undefined ? {} : { topP: opts.topP }) } : {}),
+            ...sampledWith(opts),
             checkpoint,
             version,
             seed: String(opts.seed),
@@ -1673,7 +1677,7 @@ const evalSuite = async (
       ...Object.fromEntries(given.map((key) => [key, env.options?.[key]])),
       suite: true,
       constrained: opts.constrained,
-      ...(opts.sample ? { sample: true, ...(opts.topP === undefined ? {} : { topP: opts.topP }) } : {}),
+      ...sampledWith(opts),
       checkpoint: opts.checkpoint,
       version: opts.version,
       seed: opts.seed,
