@@ -28,11 +28,14 @@ const rewrite = async (file: string, change: (event: EpisodeEvent) => EpisodeEve
   writeFileSync(file, `${lines.join("\n")}\n`);
 };
 
+/** `record --policy expert` of `episodes` episodes of `env` into `out`; its exit code. */
+const recordExpert = (env: string, out: string, episodes = 1) =>
+  main(["record", "--env", env, "--policy", "expert", "--episodes", String(episodes), "--out", out]);
+
 describe("journals of hopqa?wording=possessive", () => {
   const data = join(dir, "possessive");
   it("record them with the expert: their tokenizer is the possessive one", async () => {
-    const args = ["record", "--env", "hopqa?wording=possessive&legal=relations", "--policy", "expert"];
-    expect(await main([...args, "--episodes", "2", "--out", data]), output.stderr).toBe(0);
+    expect(await recordExpert("hopqa?wording=possessive&legal=relations", data, 2), output.stderr).toBe(0);
     const started = (await readJournalFile(join(data, "ep-0-0.jsonl")))[0];
     expect(started.type === "episode.started" && started.tokenizer).toBe(POSSESSIVE);
   });
@@ -57,24 +60,14 @@ describe("journals of hopqa?wording=possessive", () => {
 
   it("a journal of the default wording under --env of the possessive one (a possessive run's demos): its own tokenizer", async () => {
     const outer = join(dir, "outer-journals");
-    await main(["record", "--env", "hopqa", "--policy", "expert", "--episodes", "1", "--out", outer]);
+    await recordExpert("hopqa", outer);
     expect(await main(["replay", "--verify", outer, "--env", "hopqa?wording=possessive"]), output.stderr).toBe(0);
     expect(output.stderr).not.toContain("token ids were not");
   });
 
   it("replay --verify says which journals it could not check the token ids of (a tokenizer no variant has)", async () => {
     const other = join(dir, "other-tokenizer");
-    await main([
-      "record",
-      "--env",
-      "hopqa?wording=possessive",
-      "--policy",
-      "expert",
-      "--episodes",
-      "1",
-      "--out",
-      other,
-    ]);
+    await recordExpert("hopqa?wording=possessive", other);
     expect(await main(["replay", "--verify", other]), output.stderr).toBe(0);
     expect(output.stderr).not.toContain("token ids were not");
     await rewrite(join(other, "ep-0-0.jsonl"), (event) =>
@@ -98,17 +91,7 @@ describe("journals of hopqa?wording=possessive", () => {
   const first = join(dir, "one");
   it("sft --data without --env clones under the possessive wording, and says so", async () => {
     const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--epochs", "1"];
-    await main([
-      "record",
-      "--env",
-      "hopqa?wording=possessive",
-      "--policy",
-      "expert",
-      "--episodes",
-      "1",
-      "--out",
-      first,
-    ]);
+    await recordExpert("hopqa?wording=possessive", first);
     output.clear();
     expect(await main(["sft", "--data", first, ...shape, "--out", clone]), output.stderr).toBe(0);
     expect(output.stderr).toContain(
@@ -150,7 +133,7 @@ describe("journals of hopqa?wording=possessive", () => {
     }
     // And the other way: a clone of the default wording under the possessive one.
     const outer = join(dir, "outer");
-    await main(["record", "--env", "hopqa", "--policy", "expert", "--episodes", "1", "--out", outer]);
+    await recordExpert("hopqa", outer);
     const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--epochs", "1"];
     expect(await main(["sft", "--data", outer, ...shape, "--out", join(outer, "clone")]), output.stderr).toBe(0);
     output.clear();
