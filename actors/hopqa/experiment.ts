@@ -9,6 +9,7 @@
  *   npm run experiment -- --long      # 45 updates of 16 x 8 per run, into runs/hopqa-long and docs/long
  *   npm run experiment -- --hasty     # from the hasty demonstrator's clone, into runs/hopqa-hasty and docs/hasty
  *   npm run experiment -- --half-hasty  # from the half-hasty clone (test 0.26), into runs/hopqa-half-hasty and docs/half-hasty
+ *   npm run experiment -- --possessive  # hopqa?wording=possessive&legal=relations from a weak turn-local clone, into runs/hopqa-possessive and docs/possessive
  *
  * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
  * interrupted half-way resumes from its last checkpoint. A finished run is also recorded next to the page
@@ -31,8 +32,7 @@ import { lineChartSvg, readRunMetrics } from "../../src/observe/plot.ts";
 import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
-import { hopqa } from "./index.ts";
-import { EXPLORE, HASTY_STEPS, LONG, RL_STEP } from "./rl-recipe.ts";
+import { EXPLORE, HASTY_STEPS, LONG, POSSESSIVE_STEPS, RL_STEP } from "./rl-recipe.ts";
 import {
   type BaselinesRecord,
   planDifferences,
@@ -54,6 +54,9 @@ import {
   describeRecipe,
   HALF_HASTY_WARM_START,
   HASTY_WARM_START,
+  POSSESSIVE_WARM_START,
+  recipeEnv,
+  recipeEnvSpec,
   recipeModel,
   SHIPPED_COPY_WARM_START,
   SHIPPED_HALF_HASTY_WARM_START,
@@ -148,7 +151,8 @@ const writeJson = (file: string, value: unknown) => {
 /** Greedy decoding of a checkpoint; constrained to the legal actions like the RL runs unless told otherwise. */
 const policyOf = async (checkpoint: string, constrained = PLAN.train.constrained): Promise<() => Policy> => {
   const { model, tokenizer, version } = await loadCheckpoint(checkpoint);
-  return () => policyFromModel(hopqa, model, tokenizer, { ...DEFAULT_TRAIN_CONFIG, constrained }, true, version);
+  return () =>
+    policyFromModel(recipeEnv(PLAN.warm), model, tokenizer, { ...DEFAULT_TRAIN_CONFIG, constrained }, true, version);
 };
 
 /** `--warm-start DIR` must be a whole checkpoint of the recipe's model shape; checked before anything is copied. */
@@ -162,7 +166,7 @@ const checkWarmStart = async (from: string) => {
   const config = loaded.model.config as unknown as Record<string, unknown>;
   loaded.model.dispose();
   const want = recipeModel(PLAN.warm) as Record<string, unknown>;
-  const defaults: Record<string, unknown> = { copy: false, positions: "learned" };
+  const defaults: Record<string, unknown> = { copy: false, positions: "learned", attention: "full" };
   const differ = Object.keys(want).filter((key) => (config[key] ?? defaults[key]) !== want[key]);
   if (differ.length > 0)
     throw new InvalidArgumentError(
@@ -201,14 +205,14 @@ const warmStart = async (
   const free = PLAN.train.constrained
     ? await scoreSuite("warm start, unconstrained", await policyOf(dir, false))
     : undefined;
-  const rag = await scoreSuite("naive RAG", () => hopqa.policies.rag());
+  const rag = await scoreSuite("naive RAG", () => recipeEnv(PLAN.warm).policies.rag());
   writeJson(done, { base, free, rag, evalSeconds: (Date.now() - started) / 1000 });
   return undefined;
 };
 
 /** The suite, PLAN.evalEpisodes questions per column, with a progress bar. */
 const scoreSuite = (label: string, policy: () => Policy): Promise<SuiteResult> =>
-  evaluateSuiteShown(label, policy, PLAN.evalEpisodes);
+  evaluateSuiteShown(label, policy, PLAN.evalEpisodes, "suite", recipeEnv(PLAN.warm));
 
 /** A run folder's metrics.jsonl, one row per update; a torn line (the trainer drops it on resume) is skipped quietly. */
 const metricsOf = (dir: string): readonly Readonly<Record<string, number>>[] =>
@@ -231,7 +235,7 @@ export const runOne = async (root: string, spec: RunSpec): Promise<StopSignal | 
   const config = decodeTrainConfig(
     {
       ...DEFAULT_TRAIN_CONFIG,
-      env: "hopqa",
+      env: recipeEnvSpec(PLAN.warm),
       seed: String(spec.seed),
       steps: t.steps,
       tasksPerStep: t.tasksPerStep,
@@ -245,7 +249,7 @@ export const runOne = async (root: string, spec: RunSpec): Promise<StopSignal | 
       init: join(root, "warm-start"),
       evalEpisodes: 0,
       checkpointEvery: 5,
-      model: recipeModel(PLAN.warm),
+      model: trainModelOf(PLAN.warm),
       ...spec.config,
     },
     spec.name,
@@ -265,6 +269,15 @@ export const runOne = async (root: string, spec: RunSpec): Promise<StopSignal | 
   const suite = await scoreSuite(`${spec.name} suite`, await policyOf(join(dir, "checkpoints", latest.dir)));
   writeJson(join(dir, "suite.json"), { ...suite, trainSeconds, steps: config.steps });
   return undefined;
+};
+
+/**
+ * The recipe's model as a train config holds it: the runs start from the warm start (`init`), whose checkpoint
+ * carries its attention (a train config's model has no such field; a fresh model is always full).
+ */
+const trainModelOf = (w: WarmStartRecipe) => {
+  const { attention: _, ...shape } = recipeModel(w) as ReturnType<typeof recipeModel> & { attention?: string };
+  return shape;
 };
 
 /** The plan's settings a run folder's config.json records; a folder made with other values is refused. */
@@ -288,7 +301,7 @@ export const checkPlanMatches = (root: string, specs: readonly RunSpec[]): void 
   for (const spec of specs) {
     const saved = readJson<Record<string, unknown>>(join(root, spec.name, "config.json"));
     if (!saved) continue;
-    const differ = planDifferences(saved, planOf());
+    const differ = planDifferences(saved, { ...planOf(), env: recipeEnvSpec(PLAN.warm) });
     if (differ.length > 0)
       throw new InvalidArgumentError(
         `${join(root, spec.name)} was trained with another plan (${differ.join("; ")}): give this experiment its own --out (and --docs)`,
@@ -307,6 +320,9 @@ export const pagePlanOf = (): Record<string, number | boolean | string> => ({
   copyHead: PLAN.warm.copy ?? false,
   demos: PLAN.warm.demos,
   demonstrator: PLAN.warm.demonstrator,
+  // Only a variant's page says so: the pages written before variants keep their plan.json as it is.
+  ...(PLAN.warm.env ? { env: recipeEnvSpec(PLAN.warm) } : {}),
+  ...(PLAN.warm.attention ? { attention: PLAN.warm.attention } : {}),
 });
 
 /**
@@ -321,6 +337,12 @@ export const checkRecipe = (root: string): void => {
   if (had !== want)
     throw new InvalidArgumentError(
       `${root} holds a warm start cloned from the ${had} demonstrator, not the ${want}: give this experiment its own --out (and --docs)`,
+    );
+  // The same demonstrator on another hopqa (the possessive variant's folder given to the shipped plan).
+  const [hadEnv, wantEnv] = [recipeEnvSpec(saved ?? PLAN.warm), recipeEnvSpec(PLAN.warm)];
+  if (saved && hadEnv !== wantEnv)
+    throw new InvalidArgumentError(
+      `${root} holds a warm start cloned on ${hadEnv}, not ${wantEnv}: give this experiment its own --out (and --docs)`,
     );
 };
 
@@ -560,7 +582,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
       : shippedCheckpointOf(PLAN.warm)
         ? `Regenerate everything with \`${regenerate}\` (it builds the warm start first, about ${PLAN.warm.buildMinutes} minutes here) or add ` +
           `\`--warm-start ${shippedCheckpointOf(PLAN.warm)}\` (the shipped copy of the same recipe). ${RESUMABLE(root, docs)}`
-        : "Regenerate everything with `npm run experiment -- --no-copy-head --out runs/hopqa-experiment-plain --docs docs/plain` " +
+        : `Regenerate everything with \`${PLAN.warm.copy ? regenerate : "npm run experiment -- --no-copy-head --out runs/hopqa-experiment-plain --docs docs/plain"}\` ` +
           `(it builds the warm start first, about ${PLAN.warm.buildMinutes} minutes here). ${RESUMABLE(root, docs)}`,
   );
   lines.push("");
@@ -603,6 +625,14 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   const t = PLAN.train;
   lines.push("## Setup");
   lines.push("");
+  if (w.env)
+    lines.push(
+      `- Environment: \`${recipeEnvSpec(w)}\` for the demonstrations, every run and every column (hopqa's options: ${Object.entries(
+        w.env,
+      )
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ")}; README, "hopqa").`,
+    );
   lines.push(`- Warm start (limited by construction): ${describeRecipe(w)}; GPT ${JSON.stringify(recipeModel(w))}.`);
   const from = baselines?.warmStartFrom;
   if (from)
@@ -612,9 +642,11 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push(
     `- Every RL run: ${t.steps} update${t.steps === 1 ? "" : "s"} of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature ${t.temperature}), ` +
       `${t.epochs} optimisation epoch${t.epochs === 1 ? "" : "s"} of ${t.minibatches} minibatch${t.minibatches === 1 ? "" : "es"} per batch, lr ${t.lr}${t.klCoef > 0 ? `, KL ${t.klCoef} (k3) to the warm start` : ""}, from the same warm start; training questions from worlds 1-1000` +
-      (t.constrained
-        ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far, in one of the query forms the expert uses for its relations (the entity with a relation word, or a fallback such as the bare name; never a query already made), or an answer naming an entity some result showed, of the type the question asks for (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
-        : "."),
+      (t.constrained && w.env?.legal === "relations"
+        ? "; constrained decoding (`--constrained`) under `legal=relations`: every search names an entity seen so far with one of the question's relations not yet searched (or retries a searched (entity, relation) pair in another query form), never a bare name and never a query already made, and no answer is legal while a relation of the question is unsearched; an answer names an entity some result showed, of the type the question asks for (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
+        : t.constrained
+          ? "; constrained decoding (`--constrained`): every action is a search for an entity seen so far, in one of the query forms the expert uses for its relations (the entity with a relation word, or a fallback such as the bare name; never a query already made), or an answer naming an entity some result showed, of the type the question asks for (`legalActions` in actors/hopqa/env.ts); evaluation decodes the same way."
+          : "."),
   );
   lines.push(
     "- Rewards: +0.2 per gold passage retrieved the first time, -0.05 per search, -0.1 repeated query / failed search / malformed action, " +
@@ -656,7 +688,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     const shipped = readBestCheckpoint(docs);
     const evalLine = (run: string, average: number) =>
       `The best run, \`${run}\` (average ${average.toFixed(3)}), ships as \`${target}\`: ` +
-      `\`npx agent-r1 eval --env hopqa --checkpoint ${target} --constrained --suite\` scores it on the table's three columns ` +
+      `\`npx agent-r1 eval --env ${w.env ? `"${recipeEnvSpec(w)}"` : "hopqa"} --checkpoint ${target} --constrained --suite\` scores it on the table's three columns ` +
       `(${PLAN.evalEpisodes === 100 ? "100 questions each, the same seeds" : `100 questions each; the table used ${PLAN.evalEpisodes}`}), \`--split ood --world-seed 2000123\` instead of \`--suite\` on any world.`;
     if (!latest && shipped && existsSync(target)) {
       // The best run's folder is gone (a record): the checkpoint shipped from it, or from the best one that had a folder.
@@ -774,7 +806,8 @@ export const selectPlan = (opts: {
   long?: boolean;
   hasty?: boolean;
   halfHasty?: boolean;
-}): "hasty" | "half-hasty" | undefined => {
+  possessive?: boolean;
+}): "hasty" | "half-hasty" | "possessive" | undefined => {
   PLAN = FULL_PLAN;
   QUICK = false;
   CHILD_FLAGS.length = 0;
@@ -813,6 +846,33 @@ export const selectPlan = (opts: {
       : full;
     PLAN = { ...PLAN, warm, train: { ...PLAN.train, ...EXPLORE, ...(opts.quick ? {} : HASTY_STEPS) } };
     CHILD_FLAGS.push(`--${demonstrator}`);
+  }
+  if (opts.possessive) {
+    const other = (
+      [
+        ["--no-copy-head", opts.copyHead === false],
+        ["--hasty", opts.hasty],
+        ["--half-hasty", opts.halfHasty],
+        ["--explore", opts.explore],
+        ["--long", opts.long],
+      ] as const
+    ).find(([, given]) => given)?.[0];
+    if (other)
+      throw new InvalidArgumentError(
+        `--possessive is a plan of its own (its warm start, ${POSSESSIVE_STEPS.steps} updates sampled as --explore): drop ${other}`,
+      );
+    const full = POSSESSIVE_WARM_START;
+    const warm: WarmStartRecipe = opts.quick
+      ? {
+          ...QUICK_PLAN.warm,
+          ...(full.env ? { env: full.env } : {}),
+          ...(full.attention ? { attention: full.attention } : {}),
+          ...(full.positionOffsets ? { positionOffsets: full.positionOffsets } : {}),
+        }
+      : full;
+    PLAN = { ...PLAN, warm, train: { ...PLAN.train, ...EXPLORE, ...(opts.quick ? {} : POSSESSIVE_STEPS) } };
+    CHILD_FLAGS.push("--possessive");
+    return "possessive";
   }
   if (opts.explore || opts.long) {
     PLAN = { ...PLAN, train: { ...PLAN.train, ...EXPLORE } };
@@ -867,6 +927,10 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
       "--half-hasty",
       `start from the half-hasty clone (${SHIPPED_HALF_HASTY_WARM_START}: test 0.26, it answers one hop early on many questions but reads well), the budget and sampling of --hasty; its own --out and --docs (runs/hopqa-half-hasty, docs/half-hasty) unless given`,
     )
+    .option(
+      "--possessive",
+      `hopqa?wording=possessive&legal=relations, from its weak turn-local clone (${POSSESSIVE_WARM_START.demos} demonstrations from worlds ${POSSESSIVE_WARM_START.demoWorlds}: test about 0.4), ${POSSESSIVE_STEPS.steps} updates of ${FULL_PLAN.train.tasksPerStep} questions sampled as --explore; its own --out and --docs (runs/hopqa-possessive, docs/possessive) unless given`,
+    )
     .option("--run <name>", "(internal) run one named run in this process")
     .exitOverride();
   // `--seeds 1 --seeds 3` or `--copy-head --no-copy-head`: refused, as agent-r1 does, not the last kept.
@@ -893,6 +957,7 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
     long?: boolean;
     hasty?: boolean;
     halfHasty?: boolean;
+    possessive?: boolean;
     run?: string;
   }>();
   const start = selectPlan(opts);

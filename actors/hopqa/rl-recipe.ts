@@ -28,3 +28,11 @@ export const LONG = { steps: 45, tasksPerStep: 16 } as const;
  * 0.30 to 0.67 in 20 updates, about 10 minutes two runs at a time (docs/hopqa.md).
  */
 export const HASTY_STEPS = { steps: 20 } as const;
+
+/**
+ * The budget of `npm run experiment -- --possessive` (with EXPLORE's sampling): 30 updates of 8 questions x 8
+ * episodes. From the possessive variant's weak turn-local clone (test 0.415), each of the six algorithms lifted
+ * test to 0.81-0.845 and ood to 0.40-0.48 on fresh questions at this budget, 10-16 minutes a run alone
+ * (docs/hopqa.md, "Every algorithm from the weak turn-local clone").
+ */
+export const POSSESSIVE_STEPS = { steps: 30 } as const;

@@ -40,6 +40,15 @@ export interface WarmStartRecipe {
   readonly buildMinutes: number;
   /** Clone every demonstration, also those that ended wrong (absent: only the successful ones). */
   readonly allEpisodes?: boolean;
+  /**
+   * hopqa's options for the demonstrations, the clone and every run and evaluation of a plan built on it
+   * (`{ wording: "possessive", legal: "relations" }`; absent: the shipped benchmark's defaults).
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The model's attention (absent: full, as the committed experiment was run). */
+  readonly attention?: "full" | "turn-local";
+  /** Position offsets drawn while cloning (`sft --position-offsets`; absent: none). */
+  readonly positionOffsets?: "random" | "mixed";
 }
 
 export const WARM_START: WarmStartRecipe = {
@@ -97,25 +106,58 @@ export const HALF_HASTY_WARM_START: WarmStartRecipe = {
 };
 export const SHIPPED_HALF_HASTY_WARM_START = "docs/checkpoints/hopqa-half-hasty-12-warm-start";
 
+/**
+ * The possessive variant's weak warm start (`hopqa?wording=possessive&legal=relations`: questions that read
+ * innermost-first, a grammar of the question's own relations): 160 expert demonstrations from 20 worlds,
+ * cloned into the copy-head GPT with turn-local attention and mixed position offsets, 2 epochs. It scored
+ * 0.43 / 0.40 / 0.18 on 100 fresh questions per column (test 0.415, the stretch case's 0.4), and each of the
+ * six algorithms lifted it to 0.81-0.845 on test and 0.40-0.48 on ood in 30 updates (docs/hopqa.md, "Every
+ * algorithm from the weak turn-local clone"); `npm run experiment -- --possessive` starts from it.
+ */
+export const POSSESSIVE_WARM_START: WarmStartRecipe = {
+  ...COPY_WARM_START,
+  demos: 160,
+  demoWorlds: "1-20",
+  env: { wording: "possessive", legal: "relations" },
+  attention: "turn-local",
+  positionOffsets: "mixed",
+  buildMinutes: 5,
+};
+
+export const SHIPPED_POSSESSIVE_WARM_START = "docs/checkpoints/hopqa-possessive-warm-start";
+
+/** The hopqa a recipe's demonstrations, clone and runs use: the benchmark, or the variant of its `env` options. */
+export const recipeEnv = (w: WarmStartRecipe) => (w.env ? hopqa.configure(w.env) : hopqa);
+/** `--env` of a recipe's hopqa: `hopqa`, or `hopqa?wording=possessive&legal=relations` for a variant. */
+export const recipeEnvSpec = (w: WarmStartRecipe): string =>
+  w.env ? `hopqa?${new URLSearchParams(Object.entries(w.env)).toString()}` : "hopqa";
+
 /** Where the checkpoint of a recipe (or of its toy-sized variant) ships in docs/checkpoints, if one does. */
 export const shippedCheckpointOf = (w: WarmStartRecipe): string | undefined =>
-  w.demonstrator === "expert"
-    ? w.copy
-      ? SHIPPED_COPY_WARM_START
+  w.env
+    ? w.env.wording === POSSESSIVE_WARM_START.env?.wording && w.demos === POSSESSIVE_WARM_START.demos
+      ? SHIPPED_POSSESSIVE_WARM_START
       : undefined
-    : SHIPPED_BY_DEMONSTRATOR[w.demonstrator];
+    : w.demonstrator === "expert"
+      ? w.copy
+        ? SHIPPED_COPY_WARM_START
+        : undefined
+      : SHIPPED_BY_DEMONSTRATOR[w.demonstrator];
 const SHIPPED_BY_DEMONSTRATOR = { hasty: SHIPPED_HASTY_WARM_START, "half-hasty": SHIPPED_HALF_HASTY_WARM_START };
 
 export const describeRecipe = (w: WarmStartRecipe) =>
-  `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.demos} ${w.demonstrator} demonstrations from worlds ${w.demoWorlds}${w.allEpisodes ? " (wrong ones included)" : ""}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
+  `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.attention === "turn-local" ? "(turn-local attention) " : ""}${w.demos} ${w.demonstrator} demonstrations from worlds ${w.demoWorlds}${w.allEpisodes ? " (wrong ones included)" : ""}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
   `actions (${w.curriculum.map((c) => `${c.steps} steps on ${c.actions}`).join(", ")}), then ${w.sftEpochs} epoch${w.sftEpochs === 1 ? "" : "s"} of whole episodes` +
-  (w.more ? `, then ${w.more.epochs} more from that clone (optimizer afresh, seed ${w.more.seed})` : "");
+  (w.more ? `, then ${w.more.epochs} more from that clone (optimizer afresh, seed ${w.more.seed})` : "") +
+  (w.positionOffsets ? `, with ${w.positionOffsets} position offsets` : "") +
+  (w.env ? `, on \`${recipeEnvSpec(w)}\`` : "");
 
 /** The GPT a recipe clones into: hopqa's, with the recipe's own choice of copy head. */
 export const recipeModel = (w: WarmStartRecipe) => ({
   ...modelFor(hopqa),
   copy: w.copy ?? false,
   positions: w.positions ?? "learned",
+  ...(w.attention === "turn-local" ? { attention: w.attention } : {}),
 });
 
 /** What `buildWarmStart` is told from outside: when to stop its cloning, and when the cloning runs. */
@@ -132,7 +174,13 @@ export interface BuildOptions {
 
 /** The demonstrations a recipe records, kept in root/demos-recorded.json once their recording ended. */
 const recordingOf = (w: WarmStartRecipe) =>
-  JSON.stringify({ demos: w.demos, demoWorlds: w.demoWorlds, demoSeed: w.demoSeed, demonstrator: w.demonstrator });
+  JSON.stringify({
+    demos: w.demos,
+    demoWorlds: w.demoWorlds,
+    demoSeed: w.demoSeed,
+    demonstrator: w.demonstrator,
+    ...(w.env ? { env: w.env } : {}),
+  });
 /** The file in the warm start's root saying its demonstrations' recording ended (npm start's run folder holds it too). */
 export const DEMOS_RECORDED = "demos-recorded.json";
 
@@ -156,8 +204,9 @@ export const buildWarmStart = async (
     rmSync(marker, { force: true });
     rmSync(demos, { recursive: true, force: true });
     await record({
-      env: hopqa.configure({ worlds: w.demoWorlds }),
-      policy: hopqa.policies[w.demonstrator](),
+      env: hopqa.configure({ ...w.env, worlds: w.demoWorlds }),
+      // A variant's policies write their actions with its own tokenizer (the possessive wording's).
+      policy: recipeEnv(w).policies[w.demonstrator](),
       episodes: w.demos,
       seed: w.demoSeed,
       out: demos,
@@ -172,7 +221,9 @@ export const buildWarmStart = async (
   const stages = w.curriculum.length + w.sftEpochs + (w.more?.epochs ?? 0);
   const bar = progress("sft", stages);
   const common = {
-    env: hopqa,
+    env: recipeEnv(w),
+    ...(w.env ? { envSpec: recipeEnvSpec(w) } : {}),
+    ...(w.positionOffsets ? { positionOffsets: w.positionOffsets } : {}),
     data: demos,
     batchSize: w.batchSize,
     lr: w.lr,

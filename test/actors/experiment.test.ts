@@ -178,6 +178,82 @@ describe("npm run experiment", () => {
     expect(run.stderr).toContain("--hasty and --half-hasty are two warm starts: give one");
   }, 60_000);
 
+  it("--possessive trains and scores on the variant, in folders of its own, and refuses the shipped plan's", async () => {
+    const root = tempDir("agent-r1-experiment-possessive-");
+    const out = join(root, "runs");
+    const docs = join(root, "docs");
+    let run = await experiment(
+      "--possessive",
+      "--quick",
+      "--only",
+      "grpo",
+      "--seeds",
+      "1",
+      "--out",
+      out,
+      "--docs",
+      docs,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    // The warm start is cloned on the variant with turn-local attention, and the run trains on the variant.
+    const warm = JSON.parse(readFileSync(join(out, "warm-start", "config.json"), "utf8"));
+    expect(warm.attention).toBe("turn-local");
+    const sft = JSON.parse(readFileSync(join(out, "warm-start", "sft.json"), "utf8"));
+    expect(JSON.stringify(sft)).toContain("hopqa?wording=possessive&legal=relations");
+    const config = JSON.parse(readFileSync(join(out, "grpo-s0", "config.json"), "utf8"));
+    expect(config.env).toBe("hopqa?wording=possessive&legal=relations");
+    expect(existsSync(join(out, "grpo-s0", "suite.json"))).toBe(true);
+    const page = readFileSync(join(docs, "results.md"), "utf8");
+    expect(page).toContain("- Environment: `hopqa?wording=possessive&legal=relations`");
+    expect(page).toContain('eval --env "hopqa?wording=possessive&legal=relations" --checkpoint');
+    expect(page).toContain("under `legal=relations`");
+    // The shipped hopqa's plans refuse this folder: its runs (trained on the variant), its warm start (cloned
+    // on it, by the same demonstrator) and its page.
+    run = await experiment(
+      "--explore",
+      "--quick",
+      "--only",
+      "grpo",
+      "--seeds",
+      "1",
+      "--out",
+      out,
+      "--docs",
+      join(root, "d2"),
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "was trained with another plan (env hopqa?wording=possessive&legal=relations, not hopqa)",
+    );
+    rmSync(join(out, "grpo-s0"), { recursive: true });
+    run = await experiment(
+      "--explore",
+      "--quick",
+      "--only",
+      "grpo",
+      "--seeds",
+      "1",
+      "--out",
+      out,
+      "--docs",
+      join(root, "d2"),
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "holds a warm start cloned on hopqa?wording=possessive&legal=relations, not hopqa: give this experiment its own --out",
+    );
+    run = await experiment("--quick", "--report", "--out", join(root, "none"), "--docs", docs);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("is the page of another plan (");
+    for (const other of ["--hasty", "--explore", "--no-copy-head"]) {
+      run = await experiment("--possessive", other);
+      expect(run.code, other).toBe(2);
+      expect(run.stderr).toContain(
+        `--possessive is a plan of its own (its warm start, 30 updates sampled as --explore): drop ${other}`,
+      );
+    }
+  }, 180_000);
+
   it("refuses an option of one value given twice, and a flag with its negation, before any work (exit 2)", async () => {
     const out = join(tempDir(), "experiment-repeated");
     // --quick --report, so that were the flags let through (the last kept), nothing is built: a report of no runs.
