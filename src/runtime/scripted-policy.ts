@@ -6,7 +6,7 @@
 import type { Json } from "effect/Schema";
 import { Rng } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import type { Policy, PolicyRequest } from "./policy.ts";
+import type { Policy, PolicyCallOptions, PolicyRequest } from "./policy.ts";
 
 /** A scripted action with its probability, for scripts that draw at random. */
 export interface ScriptedChoice {
@@ -25,22 +25,29 @@ export type ScriptedRequest<Task = Json> = Omit<PolicyRequest, "task"> & { reado
 export const scriptedPolicy = <Task = Json>(
   id: string,
   tokenizer: Tokenizer,
-  decide: (request: ScriptedRequest<Task>, rng: Rng) => string | ScriptedChoice | PromiseLike<string | ScriptedChoice>,
+  decide: (
+    request: ScriptedRequest<Task>,
+    rng: Rng,
+    options: PolicyCallOptions,
+  ) => string | ScriptedChoice | PromiseLike<string | ScriptedChoice>,
 ): Policy => {
   const eos = tokenizer.idOf("<eos>");
+  // Called without options (a direct act(requests)): a signal that never aborts, so a script may always read one.
+  const never = { signal: new AbortController().signal };
   return {
     id,
     version: 0,
     tokenizer,
-    act: (requests) =>
+    act: (requests, options) =>
       Promise.all(
         requests.map(async (request) => {
-          // An async script (one that awaits a service) is awaited; its answer must still be the same for the same request.
-          const choice = (await decide(request as ScriptedRequest<Task>, Rng.fromSeed(request.seed))) as
-            | string
-            | ScriptedChoice
-            | undefined
-            | null;
+          // An async script (one that awaits a service) is awaited; its answer must still be the same for the
+          // same request. It gets act()'s signal, which aborts when the call outlives the policy's timeoutMs.
+          const choice = (await decide(
+            request as ScriptedRequest<Task>,
+            Rng.fromSeed(request.seed),
+            options ?? never,
+          )) as string | ScriptedChoice | undefined | null;
           if (typeof choice !== "string" && typeof choice?.text !== "string")
             throw new TypeError(
               `scripted policy ${id} returned ${choice === undefined ? "nothing" : JSON.stringify(choice)} at turn ${request.turn}; ` +

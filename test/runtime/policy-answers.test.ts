@@ -80,6 +80,60 @@ it("a policy's timeoutMs ends a call that never answers: only the episode whose 
   expect(String(aborted[0]!.reason)).toMatch(/TimeoutError: .* did not answer within 200 ms/);
 });
 
+it("a scriptedPolicy's callback gets act()'s signal: a service it awaits is cancelled when timeoutMs passes", async () => {
+  const cancelled: string[] = [];
+  const script = r1.scriptedPolicy(
+    "slow-service",
+    weather.tokenizer,
+    (request, _rng, { signal }) =>
+      // A service that never answers unless cancelled, as fetch(url, { signal }) would be.
+      new Promise<string>((_, reject) =>
+        signal.addEventListener("abort", () => {
+          cancelled.push(request.seed);
+          reject(signal.reason);
+        }),
+      ),
+  );
+  const episode = await r1.runEpisode({
+    env: weather,
+    policy: new r1.PolicyActor({ ...script, timeoutMs: 100 }),
+    journal: new r1.MemoryJournal(),
+    seed: "slow",
+  });
+  expect(episode.reason).toBe(
+    "aborted: policy slow-service failed: policy slow-service's act() did not answer within 100 ms (its timeoutMs)",
+  );
+  // Every call that timed out cancelled its request: nothing is left waiting on the service.
+  expect(cancelled.length).toBeGreaterThan(0);
+  // Called without options (act(requests) directly), the signal is one that never aborts.
+  let seen: AbortSignal | undefined;
+  const direct = r1.scriptedPolicy("direct", weather.tokenizer, (_request, _rng, { signal }) => {
+    seen = signal;
+    return "<answer>oslo</answer>";
+  });
+  const [request] = await capturedRequests();
+  await direct.act([request]);
+  expect(seen?.aborted).toBe(false);
+});
+
+/** One request as the runtime makes it (the first turn of a weather episode). */
+const capturedRequests = async (): Promise<r1.PolicyRequest[]> => {
+  const seen: r1.PolicyRequest[] = [];
+  await r1.runEpisode({
+    env: weather,
+    policy: new r1.PolicyActor({
+      ...expert,
+      act: (requests) => {
+        seen.push(...requests);
+        return expert.act(requests);
+      },
+    }),
+    journal: new r1.MemoryJournal(),
+    seed: "capture",
+  });
+  return seen.slice(0, 1);
+};
+
 it("a timeoutMs that is no whole number of milliseconds is refused when the PolicyActor is made", () => {
   for (const timeoutMs of [0, -1, 1.5, Number.POSITIVE_INFINITY, "1000", 2 ** 31])
     expect(() => new r1.PolicyActor({ ...expert, timeoutMs } as r1.Policy)).toThrow(

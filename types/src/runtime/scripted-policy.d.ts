@@ -5,7 +5,7 @@
 import type { Json } from "effect/Schema";
 import { Rng } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import type { Policy, PolicyRequest } from "./policy.ts";
+import type { Policy, PolicyCallOptions, PolicyRequest } from "./policy.ts";
 /** A scripted action with its probability, for scripts that draw at random. */
 export interface ScriptedChoice {
     readonly text: string;
@@ -20,4 +20,4 @@ export type ScriptedRequest<Task = Json> = Omit<PolicyRequest, "task"> & {
  * `scriptedPolicy<Task>(...)` types `request.task` as the environment's tasks (the runtime passes the task
  * its environment drew; the type is the author's word for it, as for `legalActions`).
  */
-export declare const scriptedPolicy: <Task = Json>(id: string, tokenizer: Tokenizer, decide: (request: ScriptedRequest<Task>, rng: Rng) => string | ScriptedChoice | PromiseLike<string | ScriptedChoice>) => Policy;
+export declare const scriptedPolicy: <Task = Json>(id: string, tokenizer: Tokenizer, decide: (request: ScriptedRequest<Task>, rng: Rng, options: PolicyCallOptions) => string | ScriptedChoice | PromiseLike<string | ScriptedChoice>) => Policy;
