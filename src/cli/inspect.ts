@@ -7,13 +7,13 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
-import { UsageError } from "../kernel/errors.ts";
+import { EnvOptionsRefusedError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { findJournals } from "../observe/journals.ts";
 import { isViewerPage, readEpisodeFile } from "../observe/viewer.ts";
 import { endsInEnvError, envErrorThrownAt } from "../replay/replay.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { type EnvDefinition, envSpecOf } from "../runtime/env.ts";
 import { wasCut } from "../runtime/tool-tally.ts";
 import { FILES_WORTH_A_BAR, progress } from "./progress.ts";
 import { envResolver } from "./registry.ts";
@@ -48,7 +48,7 @@ export const timeline = (events: readonly EpisodeEvent[], thrownAt?: string): st
     switch (e.type) {
       case "episode.started":
         lines.push(
-          `${at}episode ${e.episode}: env ${e.env.id} v${e.env.version}, seed ${e.seed}, policy ${e.policy.id} v${e.policy.version}`,
+          `${at}episode ${e.episode}: env ${envSpecOf(e.env.id, e.env.options)} v${e.env.version}, seed ${e.seed}, policy ${e.policy.id} v${e.policy.version}`,
         );
         lines.push(`${" ".repeat(5)}task ${clip(JSON.stringify(e.task))}`);
         break;
@@ -93,13 +93,17 @@ export const timeline = (events: readonly EpisodeEvent[], thrownAt?: string): st
   return lines.map(terminalSafe);
 };
 
-/** An environment by id (and recorded tokenizer id), when it is known here (built in, or `extra`); else none. */
+/**
+ * An environment by id (and recorded tokenizer id and options), when it is known here (built in, or `extra`);
+ * else none. A journal of other options than those `--env` (`given`, as typed) gives is refused.
+ */
 const knownEnv =
-  (extra?: EnvDefinition) =>
-  (envId: string, tokenizerId?: string): EnvDefinition | undefined => {
+  (extra?: EnvDefinition, given?: string) =>
+  (envId: string, tokenizerId?: string, options?: Readonly<Record<string, string>>): EnvDefinition | undefined => {
     try {
-      return envResolver(extra)(envId, tokenizerId);
-    } catch {
+      return envResolver(extra, given)(envId, tokenizerId, options);
+    } catch (cause) {
+      if (cause instanceof EnvOptionsRefusedError) throw cause;
       return undefined;
     }
   };
@@ -110,10 +114,13 @@ const knownEnv =
  * views, which read journals that keep the message only.
  */
 export const thrownAtFinder =
-  (extra?: EnvDefinition) =>
+  (extra?: EnvDefinition, given?: string) =>
   (events: readonly EpisodeEvent[]): string | undefined => {
     const started = events[0];
-    const env = started?.type === "episode.started" ? knownEnv(extra)(started.env.id, started.tokenizer) : undefined;
+    const env =
+      started?.type === "episode.started"
+        ? knownEnv(extra, given)(started.env.id, started.tokenizer, started.env.options)
+        : undefined;
     return env && envErrorThrownAt(events, env);
   };
 
@@ -192,9 +199,9 @@ export const inspectPath = async (
 
 /** The environment's tokenizer for a journal, when the environment is known and its tokenizer is the recorded one. */
 export const tokenizerResolver =
-  (extra?: EnvDefinition) =>
-  (envId: string, tokenizerId: string): Tokenizer | undefined => {
-    const tokenizer = knownEnv(extra)(envId, tokenizerId)?.tokenizer;
+  (extra?: EnvDefinition, given?: string) =>
+  (envId: string, tokenizerId: string, options?: Readonly<Record<string, string>>): Tokenizer | undefined => {
+    const tokenizer = knownEnv(extra, given)(envId, tokenizerId, options)?.tokenizer;
     return tokenizer?.id === tokenizerId ? tokenizer : undefined;
   };
 
@@ -226,24 +233,30 @@ const refuseHtmlTarget = (file: string): void => {
 export const inspectHtml = async (
   path: string,
   file: string,
-  options: { readonly env?: EnvDefinition; readonly maxEpisodes?: number; readonly warn?: (line: string) => void },
+  options: {
+    readonly env?: EnvDefinition;
+    /** `--env` as typed, when `env` is its (journals of other options than it gives are refused), not a run folder's. */
+    readonly given?: string;
+    readonly maxEpisodes?: number;
+    readonly warn?: (line: string) => void;
+  },
 ) => {
   refuseHtmlTarget(file);
   const [{ writeViewer }, { metricCharts }] = await Promise.all([
     import("../observe/viewer.ts"),
     import("../observe/plot.ts"),
   ]);
-  const resolve = tokenizerResolver(options.env);
+  const resolve = tokenizerResolver(options.env, options.given);
   /** Environments whose tokens the page shows as ids, said once each after the page is written. */
   const undecoded = new Set<string>();
   const page = await writeViewer(path, file, {
-    tokenizerFor: (envId, tokenizerId) => {
-      const tokenizer = resolve(envId, tokenizerId);
+    tokenizerFor: (envId, tokenizerId, envOptions) => {
+      const tokenizer = resolve(envId, tokenizerId, envOptions);
       if (!tokenizer) undecoded.add(envId);
       return tokenizer;
     },
     maxEpisodes: options.maxEpisodes,
-    thrownAtOf: thrownAtFinder(options.env),
+    thrownAtOf: thrownAtFinder(options.env, options.given),
     charts: (dir) => metricCharts([dir], options.warn, { width: 300, height: 150 }),
     warn: options.warn,
     // Progress on stderr while many journals are read (a page of 200 of a big run, or --max-episodes more).

@@ -45,7 +45,7 @@ import {
 } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
-import { checkMaxActionTokens, type EnvDefinition, isModulePath } from "../runtime/env.ts";
+import { checkMaxActionTokens, type EnvDefinition, envSpecOf, isModulePath, unconfiguredOf } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
@@ -58,11 +58,14 @@ import {
   fromStartFolder,
   loadEnv,
   modulePathOf,
+  refusedOptions,
   runConfigEnv,
   runEnvSpec,
   runStartedIn,
+  sameVariant,
   tokenizerVariantFix,
   tokenizerVariantOf,
+  variantFromJournal,
 } from "./registry.ts";
 import { exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
@@ -501,7 +504,11 @@ const noteCloneEnv = (command: "train" | "sft", init: string, used: string) => {
  * asks for the module's path otherwise. Undefined when the first journal cannot be read; sft's own reading then
  * says what is wrong.
  */
-const envOfData = async (data: string): Promise<{ readonly id: string; readonly tokenizer?: string } | undefined> => {
+const envOfData = async (
+  data: string,
+): Promise<
+  { readonly id: string; readonly tokenizer?: string; readonly options?: Readonly<Record<string, string>> } | undefined
+> => {
   const [first] = await journalFilesAt(data, { recursive: true }).catch(() => []);
   return first === undefined ? undefined : recordedEnvOf(first);
 };
@@ -1222,16 +1229,23 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             opts.env = fromRun.env;
           } else if (recorded !== undefined && !Object.hasOwn(ENVIRONMENTS, recorded))
             throw new UsageError({
-              detail: `--env not given, and the journals in ${opts.data} are episodes of ${recorded}, which is not built in (a journal names its environment's id, not its module's path): pass --env with the path of the module that defines ${recorded}`,
+              detail: `--env not given, and the journals in ${opts.data} are episodes of ${recorded}, which is not built in (a journal names its environment's id, not its module's path): pass --env with the path of the module that defines ${recorded}${started?.options === undefined ? "" : `, and the options they record: --env 'PATH?${envSpecOf(recorded, started.options).slice(recorded.length + 1)}'`}`,
             });
-          else if (recorded !== undefined) {
-            // A built-in variant with a tokenizer of its own (hopqa's wording=possessive) is found by the
-            // journal's tokenizer: the journal names no options.
+          else if (recorded !== undefined && started?.options !== undefined) {
+            // The variant the journals were recorded on: their episode.started records its options.
+            const spec = envSpecOf(recorded, started.options);
+            process.stderr.write(
+              `note: --env not given; the journals in ${opts.data} are episodes of ${spec} (the options they record), so sft clones under it\n`,
+            );
+            opts.env = spec;
+          } else if (recorded !== undefined) {
+            // A journal of an older version records no options: a built-in variant with a tokenizer of its own
+            // (hopqa's wording=possessive) is found by the journal's tokenizer.
             const variant =
               started?.tokenizer === undefined ? undefined : tokenizerVariantOf(recorded, started.tokenizer);
             if (variant) {
               process.stderr.write(
-                `note: --env not given; the journals in ${opts.data} are episodes of ${recorded} with the tokenizer of ${recorded}?${variant.query}, so sft clones under it (a journal names no other options: pass --env for those)\n`,
+                `note: --env not given; the journals in ${opts.data} are episodes of ${recorded} with the tokenizer of ${recorded}?${variant.query}, so sft clones under it (a journal of an older version names no other options: pass --env for those)\n`,
               );
               opts.env = `${recorded}?${variant.query}`;
             } else if (recorded !== opts.env) {
@@ -1245,6 +1259,13 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         const { init, env, decoding } = await initAndEnv("sft", opts, envGiven);
         // Journals of another variant of the built-in environment (another tokenizer): the --env to pass.
         const recordedIn = envGiven ? await envOfData(opts.data) : undefined;
+        // Journals that record their options, of others than --env's: the clone would be made for another variant.
+        if (
+          recordedIn?.options !== undefined &&
+          recordedIn.id === env.id &&
+          !sameVariant(env, variantFromJournal(unconfiguredOf(env), recordedIn.options))
+        )
+          throw refusedOptions(env.id, opts.env, recordedIn.options, `the journals in ${opts.data} were`);
         const fix =
           recordedIn?.tokenizer === undefined || recordedIn.id !== env.id
             ? undefined

@@ -31,7 +31,7 @@ import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
 import { FILES_WORTH_A_BAR, type Progress, progress, stopAllBars } from "./progress.ts";
 import { policyFor, record, refuseRecordOut } from "./record.ts";
-import { ENVIRONMENTS, envResolver, loadEnv, runConfigEnv } from "./registry.ts";
+import { ENVIRONMENTS, envResolver, loadEnv, refuseOtherOptions, runConfigEnv } from "./registry.ts";
 
 const positiveInt = (name: string) => intArg(name, 1, true);
 
@@ -173,12 +173,15 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       const unchecked = new Map<string, { env: string; recorded: string; here: string; count: number }>();
       // A run folder names its environment in config.json: verifying it needs no --env, as eval and inspect do.
       const given = opts.env ? await loadEnv(opts.env) : undefined;
-      const resolve = envResolver(given ?? (opts.verify ? await runEnv(path, true) : undefined));
+      const resolve = envResolver(
+        given ?? (opts.verify ? await runEnv(path, true) : undefined),
+        given === undefined ? undefined : opts.env,
+      );
       // Whether any journal was of --env's environment: journals of built-in ones are verified with those.
       let givenUsed = false;
-      const envOf = (id: string, tokenizerId?: string) => {
-        const env = resolve(id, tokenizerId);
-        if (env === given) givenUsed = true;
+      const envOf = (id: string, tokenizerId?: string, options?: Readonly<Record<string, string>>) => {
+        const env = resolve(id, tokenizerId, options);
+        if (env === given || (given !== undefined && env.id === given.id && options !== undefined)) givenUsed = true;
         return env;
       };
       if (opts.repair) refuseRepairWhileWritten(path);
@@ -293,10 +296,13 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         });
       // Loaded whatever the view, so a wrong --env path is said.
       const given = opts.env ? await loadEnv(opts.env) : undefined;
+      // --env with options, over journals that record others: refused before anything is shown.
+      if (given) refuseOtherOptions(await findJournals(path), given, opts.env);
       if (opts.html) {
         const env = given ?? (await runEnv(path, false));
         const page = await inspectHtml(path, opts.html, {
           env,
+          given: given === undefined ? undefined : opts.env,
           maxEpisodes: opts.maxEpisodes ?? INSPECT_PAGE_EPISODES,
           warn: err,
         });

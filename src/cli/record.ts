@@ -15,7 +15,7 @@ import { enclosingRun } from "../observe/journals.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { MAX_ACTION_CHARS } from "../runtime/action-format.ts";
 import { ABORTED } from "../runtime/derive.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { type EnvDefinition, envSpecOf, recordedOptionsOf } from "../runtime/env.ts";
 import { type SuccessOutOfRange, SuccessTally } from "../runtime/episode.ts";
 import { OutcomeTally } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
@@ -325,7 +325,11 @@ const resumeRecording = async (
               ? `policy ${started.policy.id}, not ${policyId}`
               : canonicalJson(started.task) !== canonicalJson(options.env.task(taskSeed))
                 ? taskDifference(options.env, started.task, taskSeed)
-                : undefined;
+                : // Options the task does not show (hopqa's legal); a journal of an older version records none.
+                  started.env.options !== undefined &&
+                    canonicalJson(started.env.options) !== canonicalJson(recordedOptionsOf(options.env) ?? {})
+                  ? `environment ${envSpecOf(started.env.id, started.env.options)} (the options it records), not ${envSpecOf(options.env.id, recordedOptionsOf(options.env))}`
+                  : undefined;
       if (differs)
         throw new UsageError({
           detail: `--resume: ${file} was recorded with ${differs}: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out`,

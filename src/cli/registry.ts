@@ -9,9 +9,11 @@ import { stripVTControlCharacters } from "node:util";
 import { DEFAULT_WORDING, hopqa, WORDINGS } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { warehouse } from "../../actors/warehouse/index.ts";
+import { recordedEnvOf } from "../journal/jsonl.ts";
 import { canonicalJson, jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
 import {
   closestName,
+  EnvOptionsRefusedError,
   firstUnknownKey,
   isFrameworkFile,
   isOwnFrame,
@@ -23,7 +25,18 @@ import {
 } from "../kernel/errors.ts";
 import { ORIGIN_FILE } from "../learn/trainer.ts";
 import { AVERAGE_FILE, SFT_FILE, savedTokenizerId } from "../policy/checkpoint.ts";
-import { type EnvDefinition, isModulePath, rememberBuiltIn, rememberModuleSpec } from "../runtime/env.ts";
+import {
+  type EnvDefinition,
+  envSpecOf,
+  isBuiltInEnv,
+  isModulePath,
+  optionsQuery,
+  recordedOptionsOf,
+  rememberBuiltIn,
+  rememberConfigured,
+  rememberModuleSpec,
+  unconfiguredOf,
+} from "../runtime/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: environments have their own task types
 export const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>> = { lookup, hopqa, warehouse };
@@ -98,7 +111,95 @@ export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = 
         detail: `environment ${env.id}: option "${unknown.key}" in "?${query}" changed nothing${unknown.meant ? ` (did you mean "${unknown.meant}"?)` : ""}: its configure ignored it, and the options in effect are still ${JSON.stringify(variant.options)}; its options: ${known.join(", ")}`,
       });
   }
+  // A configure that gave the environment itself back: nothing configured, nothing to record.
+  if (variant === env) return variant;
+  return rememberConfigured(variant, unconfiguredOf(env), optionsToRecord(env, variant, options));
+};
+
+/** Options in effect as strings (what `configure` takes), or undefined for an environment that says none. */
+const inEffect = (env: EnvDefinition): Record<string, string> | undefined =>
+  env.options === undefined
+    ? undefined
+    : Object.fromEntries(Object.entries(env.options).map(([key, value]) => [key, String(value)]));
+
+/** Whether `root` configured with `options` says the options in effect `variant` says (unknowable: true). */
+const rebuildsAs = (root: EnvDefinition, options: Record<string, string>, variant: EnvDefinition): boolean => {
+  const wanted = inEffect(variant);
+  if (wanted === undefined) return true;
+  try {
+    const rebuilt = root.configure?.(options);
+    return rebuilt !== undefined && canonicalJson(inEffect(rebuilt)) === canonicalJson(wanted);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The options the journals of `variant` (`env` configured with `given`) record: none when its options in
+ * effect are the unconfigured environment's and every key given is one of them (`hopqa?split=train`: its
+ * journals stay those of hopqa), else the options given (over those `env` itself records, for a variant of a
+ * variant), or failing that the options in effect that differ from the unconfigured environment's: the first
+ * of these that configures the unconfigured environment into the same options in effect.
+ */
+const optionsToRecord = (
+  env: EnvDefinition,
+  variant: EnvDefinition,
+  given: Readonly<Record<string, string>>,
+): Record<string, string> | undefined => {
+  const root = unconfiguredOf(env);
+  const now = inEffect(variant);
+  const before = inEffect(root);
+  if (
+    now !== undefined &&
+    before !== undefined &&
+    canonicalJson(now) === canonicalJson(before) &&
+    Object.keys(given).every((key) => Object.hasOwn(now, key))
+  )
+    return recordedOptionsOf(env);
+  const merged = { ...recordedOptionsOf(env), ...given };
+  if (env === root || rebuildsAs(root, merged, variant)) return merged;
+  if (now !== undefined && before !== undefined) {
+    const differing = Object.fromEntries(Object.entries(now).filter(([key, value]) => before[key] !== value));
+    if (rebuildsAs(root, differing, variant)) return differing;
+  }
+  return merged;
+};
+
+/** Variants rebuilt from journals' options, by unconfigured environment and options query (configured once each). */
+const rebuiltVariants = new WeakMap<EnvDefinition, Map<string, EnvDefinition>>();
+
+/** `root` configured with the options a journal records (configured once per root and options). */
+export const variantFromJournal = (root: EnvDefinition, options: Readonly<Record<string, string>>): EnvDefinition => {
+  const query = optionsQuery(options);
+  let known = rebuiltVariants.get(root);
+  if (!known) {
+    known = new Map();
+    rebuiltVariants.set(root, known);
+  }
+  let variant = known.get(query);
+  if (!variant) {
+    try {
+      variant = configureEnv(root, query);
+    } catch (cause) {
+      throw new UsageError({
+        detail: `the journal was recorded on ${envSpecOf(root.id, options)} (its episode.started's env.options), which this ${root.id} does not take: ${messageOf(cause)}`,
+      });
+    }
+    if (isBuiltInEnv(root)) rememberBuiltIn(variant);
+    known.set(query, variant);
+  }
   return variant;
+};
+
+/**
+ * Whether two environments of one id are the same variant: their options in effect, or where either says none,
+ * the options their journals record.
+ */
+export const sameVariant = (a: EnvDefinition, b: EnvDefinition): boolean => {
+  const [x, y] = [inEffect(a), inEffect(b)];
+  return x !== undefined && y !== undefined
+    ? canonicalJson(x) === canonicalJson(y)
+    : canonicalJson(recordedOptionsOf(a) ?? {}) === canonicalJson(recordedOptionsOf(b) ?? {});
 };
 
 /**
@@ -349,15 +450,18 @@ export const tokenizerVariantFix = (
 };
 
 /**
- * Resolves environments by the id (and tokenizer id) recorded in a journal, preferring a user-given module. A
+ * Resolves environments by the id, tokenizer id and options recorded in a journal, preferring a user-given
+ * module. A journal that records options is of the variant they configure (recordedVariant). One that records
+ * none (the environment as defined, or a journal of an older version, which recorded no options): a
  * built-in environment recorded under a variant with its own tokenizer (`hopqa?wording=possessive`) is that
  * variant, unless `extra` is the environment with that tokenizer (and an `extra` of another variant gives way to
  * the default built-in one, when that has the journal's tokenizer). An unknown id is a UsageError whose text
  * depends only on the id and `extra`, so a folder of such journals can say it once.
  */
 export const envResolver =
-  (extra?: EnvDefinition) =>
-  (id: string, tokenizerId?: string): EnvDefinition => {
+  (extra?: EnvDefinition, givenSpec?: string) =>
+  (id: string, tokenizerId?: string, options?: Readonly<Record<string, string>>): EnvDefinition => {
+    if (options !== undefined) return recordedVariant(id, options, extra, givenSpec);
     if (extra && extra.id === id && (tokenizerId === undefined || extra.tokenizer.id === tokenizerId)) return extra;
     const builtIn = id.split("?")[0];
     // --env of another variant (a run folder's possessive config.json, its demos of the default wording): the
@@ -373,13 +477,82 @@ export const envResolver =
     if (variant) return variant.env;
     if (extra && extra.id === id) return extra;
     if (Object.hasOwn(ENVIRONMENTS, builtIn)) return envById(builtIn);
-    const given = extra ? `, and --env defines ${JSON.stringify(extra.id)}` : "";
-    throw new UsageError({
-      detail:
-        `environment ${JSON.stringify(id)} is not built in (built in: ${Object.keys(ENVIRONMENTS).join(", ")})${given}; ` +
-        "to verify its journals, pass the module that defines it: --env ./path/to/env.ts",
-    });
+    throw unknownEnv(id, extra);
   };
+
+/** An environment id neither built in nor `extra`'s: the text depends only on the id and `extra`. */
+const unknownEnv = (id: string, extra: EnvDefinition | undefined): UsageError => {
+  const defined = extra ? `, and --env defines ${JSON.stringify(extra.id)}` : "";
+  return new UsageError({
+    detail:
+      `environment ${JSON.stringify(id)} is not built in (built in: ${Object.keys(ENVIRONMENTS).join(", ")})${defined}; ` +
+      "to verify its journals, pass the module that defines it: --env ./path/to/env.ts",
+  });
+};
+
+/**
+ * The variant a journal that records its options was recorded on: the environment of its id (`extra`'s, else
+ * the built-in one) configured with them. `extra` itself when it is that variant. `givenSpec`: `extra` is
+ * `--env`, typed so; when it gives options, another variant is refused, naming both (an `--env` without options
+ * only names the environment, a module's path, and the journal's options apply).
+ */
+const recordedVariant = (
+  id: string,
+  options: Readonly<Record<string, string>>,
+  extra: EnvDefinition | undefined,
+  givenSpec: string | undefined,
+): EnvDefinition => {
+  const ours = extra !== undefined && extra.id === id;
+  const root = ours ? unconfiguredOf(extra) : Object.hasOwn(ENVIRONMENTS, id) ? ENVIRONMENTS[id] : undefined;
+  if (root === undefined) throw unknownEnv(id, extra);
+  const variant = variantFromJournal(root, options);
+  if (!ours) return variant;
+  if (sameVariant(extra, variant)) return extra;
+  if (givenSpec !== undefined && givesOptions(givenSpec))
+    throw refusedOptions(id, givenSpec, options, "the journal was");
+  return variant;
+};
+
+/** Whether an `--env` text gives options (`hopqa?legal=types`, even the default ones), not the environment alone. */
+export const givesOptions = (spec: string): boolean =>
+  spec.includes("?") && [...new URLSearchParams(spec.slice(spec.indexOf("?") + 1))].length > 0;
+
+/**
+ * `--env` (`given`, typed as `spec`) with options of its own, over journals recorded on other options of the
+ * same environment: the first such journal of `files` (read by its first line) refused, naming both.
+ */
+export const refuseOtherOptions = (files: readonly string[], given: EnvDefinition, spec: string): void => {
+  if (!givesOptions(spec)) return;
+  const root = unconfiguredOf(given);
+  for (const file of files) {
+    const recorded = recordedEnvOf(file);
+    if (recorded?.options === undefined || recorded.id !== given.id) continue;
+    let variant: EnvDefinition;
+    try {
+      variant = variantFromJournal(root, recorded.options);
+    } catch {
+      continue; // options this environment does not take: whatever reads the journal says so
+    }
+    if (!sameVariant(given, variant)) throw refusedOptions(given.id, spec, recorded.options, `${file} was`);
+  }
+};
+
+/**
+ * Journals recorded on other options than `env`'s (`--env`): `WHAT recorded on hopqa?legal=relations, not on
+ * --env 'hopqa?legal=types': pass --env 'hopqa?legal=relations' (or leave --env out)`. A module's spec keeps its path.
+ */
+export const refusedOptions = (
+  id: string,
+  spec: string,
+  recorded: Readonly<Record<string, string>> | undefined,
+  what: string,
+): EnvOptionsRefusedError => {
+  const base = modulePathOf(spec);
+  const module = isModulePath(base);
+  return new EnvOptionsRefusedError({
+    detail: `${what} recorded on ${envSpecOf(id, recorded)} (the options its episode.started records), not on --env '${spec}': pass --env '${envSpecOf(base, recorded)}'${module ? "" : " (or leave --env out)"}`,
+  });
+};
 
 /**
  * The environment a run was trained on, for a path in its run folder (`train --out`): the run folder, its

@@ -322,14 +322,33 @@ export const firstLineOf = (file: string): string | undefined => {
  */
 export const recordedEnvOf = (
   file: string,
-): { readonly id: string; readonly version: string; readonly tokenizer?: string } | undefined => {
+):
+  | {
+      readonly id: string;
+      readonly version: string;
+      readonly tokenizer?: string;
+      /** The options of the configured variant it was recorded on (absent: the environment as defined, or an older journal). */
+      readonly options?: Readonly<Record<string, string>>;
+    }
+  | undefined => {
   try {
     const { env, tokenizer } = JSON.parse(firstLineOf(file) ?? "") as {
-      env?: { id?: unknown; version?: unknown };
+      env?: { id?: unknown; version?: unknown; options?: unknown };
       tokenizer?: unknown;
     };
+    const options = env?.options;
+    const strings =
+      typeof options === "object" &&
+      options !== null &&
+      !Array.isArray(options) &&
+      Object.values(options).every((value) => typeof value === "string");
     return typeof env?.id === "string" && typeof env.version === "string"
-      ? { id: env.id, version: env.version, ...(typeof tokenizer === "string" ? { tokenizer } : {}) }
+      ? {
+          id: env.id,
+          version: env.version,
+          ...(typeof tokenizer === "string" ? { tokenizer } : {}),
+          ...(strings ? { options: options as Record<string, string> } : {}),
+        }
       : undefined;
   } catch {
     return undefined;

@@ -155,6 +155,12 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail
   }
 }
 
+/**
+ * A journal refused under `--env`: the journal records options (the variant it was recorded on) that are not
+ * those of the `--env` given. A UsageError, which replay says and stops at (not a journal it skips).
+ */
+export class EnvOptionsRefusedError extends UsageError {}
+
 /** Every tagged error of the kernel, for an exhaustive `Effect.catchTags` or a `switch` on `_tag`. */
 export type AgentR1Error =
   | JournalError

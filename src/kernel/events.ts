@@ -35,13 +35,21 @@ export const PolicyRef = Schema.Struct({ id: Schema.String, version: NonNegative
 export type PolicyRef = typeof PolicyRef.Type;
 
 /**
- * First event of every episode (an input): the environment's id and version, the task, the seed, the policy and the
- * tokenizer id.
+ * First event of every episode (an input): the environment's id and version (and options, for a configured variant),
+ * the task, the seed, the policy and the tokenizer id.
  */
 export const EpisodeStarted = Schema.Struct({
   ...Envelope,
   type: Schema.Literal("episode.started"),
-  env: Schema.Struct({ id: Schema.String, version: Schema.String }),
+  /**
+   * `options`: those of a configured variant (`--env "hopqa?legal=relations"`), as strings by key, where they
+   * differ from the environment's own; absent for the environment as defined (and in journals written before).
+   */
+  env: Schema.Struct({
+    id: Schema.String,
+    version: Schema.String,
+    options: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  }),
   task: Schema.Json,
   seed: Schema.String,
   policy: PolicyRef,

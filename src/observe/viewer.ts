@@ -19,6 +19,7 @@ import { JournalError, writingFileAsync } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf } from "../kernel/events.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { SPECIAL_TOKENS, type Tokenizer } from "../kernel/tokenizer.ts";
+import { envSpecOf } from "../runtime/env.ts";
 import { evenlySpaced, findJournals, isRunFolder } from "./journals.ts";
 import { escapeUnseen } from "./unseen.ts";
 
@@ -31,7 +32,11 @@ export const isViewerPage = (html: string): boolean =>
 
 export interface ViewerOptions {
   /** The tokenizer of an environment, when it is known and is the recorded one; else token ids are shown. */
-  readonly tokenizerFor?: (envId: string, tokenizerId: string) => Tokenizer | undefined;
+  readonly tokenizerFor?: (
+    envId: string,
+    tokenizerId: string,
+    options?: Readonly<Record<string, string>>,
+  ) => Tokenizer | undefined;
   /** Most episodes on one page (default 200): more are sampled evenly, the first and last kept. */
   readonly maxEpisodes?: number;
   /** Most tokens drawn per event (default 1000). */
@@ -195,7 +200,9 @@ export const episodeHtml = (
   const { events, error } = episode;
   const { started, ended } = episodeSummary(events);
   const thrownAt = error ? undefined : options.thrownAtOf?.(events);
-  const tokenizer = started ? options.tokenizerFor?.(started.env.id, started.tokenizer) : undefined;
+  const tokenizer = started
+    ? options.tokenizerFor?.(started.env.id, started.tokenizer, started.env.options)
+    : undefined;
   const max = options.maxTokens ?? 1000;
   const groups = new Map<number, Group>();
   const groupOf = (turn: number) => {
@@ -220,7 +227,7 @@ export const episodeHtml = (
             e,
             "start",
             "start",
-            `${esc(e.env.id)} v${esc(e.env.version)}, seed <code>${esc(e.seed)}</code>, policy ${esc(e.policy.id)} <span class="ver">v${e.policy.version}</span>, task <code>${esc(json(e.task))}</code>`,
+            `${esc(envSpecOf(e.env.id, e.env.options))} v${esc(e.env.version)}, seed <code>${esc(e.seed)}</code>, policy ${esc(e.policy.id)} <span class="ver">v${e.policy.version}</span>, task <code>${esc(json(e.task))}</code>`,
           ),
         );
         break;

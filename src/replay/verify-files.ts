@@ -7,7 +7,14 @@
 import { existsSync, lstatSync } from "node:fs";
 import { EpisodeCopies } from "../journal/copies.ts";
 import { type RepairReport, readJournalFile, repairJournalFile, streamJournalFile } from "../journal/jsonl.ts";
-import { EnvMismatchError, JournalError, messageOf, NonDeterminismError, UsageError } from "../kernel/errors.ts";
+import {
+  EnvMismatchError,
+  EnvOptionsRefusedError,
+  JournalError,
+  messageOf,
+  NonDeterminismError,
+  UsageError,
+} from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { findJournals } from "../observe/journals.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -47,8 +54,11 @@ export interface FileVerdict {
 export interface VerifyOptions {
   readonly verify: boolean;
   readonly repair: boolean;
-  /** The environment of a journal, by the id and tokenizer id its episode.started records. */
-  readonly envOf: (id: string, tokenizerId?: string) => EnvDefinition;
+  /**
+   * The environment of a journal, by the id, tokenizer id and options its episode.started records. An
+   * EnvOptionsRefusedError (the journal's options are not those of the `--env` given) stops the check.
+   */
+  readonly envOf: (id: string, tokenizerId?: string, options?: Readonly<Record<string, string>>) => EnvDefinition;
   /** Told the journals found, before any is checked (a caller's progress takes its total from them). */
   readonly found?: (files: readonly string[]) => void;
 }
@@ -80,8 +90,9 @@ const thrownAtIfKnown = async (
   if (first.type !== "episode.started" || !endsInEnvError(last)) return undefined;
   let env: EnvDefinition;
   try {
-    env = options.envOf(first.env.id, first.tokenizer);
-  } catch {
+    env = options.envOf(first.env.id, first.tokenizer, first.env.options);
+  } catch (cause) {
+    if (cause instanceof EnvOptionsRefusedError) throw cause;
     return undefined;
   }
   return envErrorThrownAt(await readJournalFile(file), env);
@@ -124,8 +135,9 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       // Not verified, but its environment is known: resolving it tells the caller whose journal this is
       // (replay's note on an --env that no journal names must not count this one out).
       try {
-        if (started.type === "episode.started") options.envOf(started.env.id, started.tokenizer);
-      } catch {
+        if (started.type === "episode.started") options.envOf(started.env.id, started.tokenizer, started.env.options);
+      } catch (cause) {
+        if (cause instanceof EnvOptionsRefusedError) throw cause;
         // an unknown environment changes nothing here: the journal fails for being cut short
       }
       return failed({
@@ -136,9 +148,9 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
     if (started.type !== "episode.started") throw new Error("unreachable: the validator checks the first event");
     let env: EnvDefinition;
     try {
-      env = options.envOf(started.env.id, started.tokenizer);
+      env = options.envOf(started.env.id, started.tokenizer, started.env.options);
     } catch (cause) {
-      if (!(cause instanceof UsageError)) throw cause;
+      if (!(cause instanceof UsageError) || cause instanceof EnvOptionsRefusedError) throw cause;
       return failed({
         unverified: cause.message,
         problem: `${file}: ${events.length} events read; not verified: environment ${JSON.stringify(started.env.id)} is unknown`,
@@ -170,6 +182,9 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
         : { tokensUnchecked: { env: env.id, recorded: started.tokenizer, here: env.tokenizer.id } }),
     };
   } catch (cause) {
+    // Journals of other options than --env's: refused, once, with the file that showed it.
+    if (cause instanceof EnvOptionsRefusedError)
+      throw new EnvOptionsRefusedError({ detail: `${file}: ${cause.detail}` });
     if (cause instanceof NonDeterminismError)
       return { file, ok: false, events: 0, repaired, problem: `${file}:${cause.seq + 1}: ${cause.message}` };
     if (cause instanceof EnvMismatchError)

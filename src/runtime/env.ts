@@ -313,6 +313,56 @@ export const rememberModuleSpec = <E extends object>(env: E, spec: string): E =>
 /** The module path `loadEnv` loaded this environment from, if it was loaded from one. */
 export const moduleSpecOf = (env: object): string | undefined => moduleSpecs.get(env);
 
+/** What a configured variant was configured from: the unconfigured environment, and the options a journal records. */
+const configuredFrom = new WeakMap<
+  object,
+  { readonly root: EnvDefinition; readonly options: Readonly<Record<string, string>> | undefined }
+>();
+
+/**
+ * Remembers that `variant` is `root` configured, and the options its journals record (sorted by key; undefined
+ * when they are the root's own): the CLI's `--env "id?key=value"` does, and the runtime records them in each
+ * episode.started (`env.options`), so that a journal says which variant it was recorded on.
+ */
+export const rememberConfigured = <E extends object>(
+  variant: E,
+  root: EnvDefinition,
+  options: Readonly<Record<string, string>> | undefined,
+): E => {
+  const sorted =
+    options === undefined || Object.keys(options).length === 0
+      ? undefined
+      : Object.fromEntries(Object.entries(options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  configuredFrom.set(variant, { root, options: sorted });
+  return variant;
+};
+
+/** The options a journal of this environment records (undefined for an environment as defined, unconfigured). */
+export const recordedOptionsOf = (env: object): Readonly<Record<string, string>> | undefined =>
+  configuredFrom.get(env)?.options;
+
+/** The environment this one was configured from (itself when it was not configured through the CLI). */
+export const unconfiguredOf = (env: EnvDefinition): EnvDefinition => configuredFrom.get(env)?.root ?? env;
+
+/**
+ * Options as the text after `?` of `--env` (`legal=relations&wording=possessive`): sorted by key, each key and
+ * value as written but for the characters that would end or change it there (`%`, `&`, `=`, `+`, `?`, `#`,
+ * whitespace and control characters), written as %XX. `new URLSearchParams(text)` reads the options back.
+ */
+export const optionsQuery = (options: Readonly<Record<string, string>>): string =>
+  Object.keys(options)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((key) => `${escapeOption(key)}=${escapeOption(options[key])}`)
+    .join("&");
+
+const escapeOption = (text: string): string =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+  text.replace(/[%&=+?#\s\u0000-\u001f\u007f]/gu, (c) => encodeURIComponent(c));
+
+/** `id?options` (or the id alone, for none): what `--env` takes for the variant a journal was recorded on. */
+export const envSpecOf = (id: string, options: Readonly<Record<string, string>> | undefined): string =>
+  options === undefined || Object.keys(options).length === 0 ? id : `${id}?${optionsQuery(options)}`;
+
 const builtIns = new WeakSet<object>();
 /** Marks an environment built into the CLI (`--env hopqa`), or a variant of one (`hopqa?split=test`): the registry's. */
 export const rememberBuiltIn = <E extends object>(env: E): E => {

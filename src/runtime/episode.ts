@@ -24,7 +24,14 @@ import { splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { createAgent } from "./agent.ts";
 import { EpisodeDerivation, misspelt, waitingForTools } from "./derive.ts";
-import { boundMicrosteps, type EnvDefinition, endlessEventMessage, envThrownFrom, locateGuardThrows } from "./env.ts";
+import {
+  boundMicrosteps,
+  type EnvDefinition,
+  endlessEventMessage,
+  envThrownFrom,
+  locateGuardThrows,
+  recordedOptionsOf,
+} from "./env.ts";
 import { isHalted, onHalt, trackToolCall } from "./halt.ts";
 import type { PolicyAction, PolicyRequest } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
@@ -632,12 +639,15 @@ export const runEpisode: {
         );
     };
 
+    // A configured variant's options (absent for the environment as defined: its journals are as before).
+    const envOptions = recordedOptionsOf(env);
+    const recordedEnvOptions = envOptions === undefined ? {} : { options: { ...envOptions } };
     const start = async () => {
       writer = await journal.create(episode);
       if (finished) return;
       await record({
         type: "episode.started",
-        env: { id: env.id, version: env.version },
+        env: { id: env.id, version: env.version, ...recordedEnvOptions },
         task,
         seed,
         policy: { id: policy.policy.id, version: policy.policy.version },

@@ -1,7 +1,8 @@
 /**
- * Journals and checkpoints of hopqa's wording=possessive carry its own tokenizer; a journal names its
- * environment's id and tokenizer, not its options. replay --verify, inspect and sft --data find the variant by
- * the tokenizer; a checkpoint of one wording evaluated or started from under another is refused naming --env.
+ * Journals and checkpoints of hopqa's wording=possessive carry its own tokenizer. A journal records its variant's
+ * options (test/cli/journal-env-options.test.ts); one of an older version names only its environment's id and
+ * tokenizer: replay --verify, inspect and sft --data find its variant by the tokenizer. A checkpoint of one
+ * wording evaluated or started from under another is refused naming --env.
  */
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -70,8 +71,15 @@ describe("journals of hopqa?wording=possessive", () => {
     await recordExpert("hopqa?wording=possessive", other);
     expect(await main(["replay", "--verify", other]), output.stderr).toBe(0);
     expect(output.stderr).not.toContain("token ids were not");
+    // As a journal of an older version (no options recorded), with a tokenizer no variant has.
     await rewrite(join(other, "ep-0-0.jsonl"), (event) =>
-      event.type === "episode.started" ? { ...event, tokenizer: "words-v2-implicit:0000000000000000" } : event,
+      event.type === "episode.started"
+        ? {
+            ...event,
+            env: { id: event.env.id, version: event.env.version },
+            tokenizer: "words-v2-implicit:0000000000000000",
+          }
+        : event,
     );
     output.clear();
     expect(await main(["replay", "--verify", other]), output.stderr).toBe(0);
@@ -95,15 +103,33 @@ describe("journals of hopqa?wording=possessive", () => {
     output.clear();
     expect(await main(["sft", "--data", first, ...shape, "--out", clone]), output.stderr).toBe(0);
     expect(output.stderr).toContain(
-      `note: --env not given; the journals in ${first} are episodes of hopqa with the tokenizer of hopqa?wording=possessive, so sft clones under it (a journal names no other options: pass --env for those)`,
+      `note: --env not given; the journals in ${first} are episodes of hopqa?wording=possessive (the options they record), so sft clones under it`,
     );
     expect(JSON.parse(readFileSync(join(clone, "tokenizer.json"), "utf8")).id).toBe(POSSESSIVE);
-    // With --env of another wording: refused, naming the --env to pass.
+    // Journals of an older version record no options: the variant is found by their tokenizer.
+    const old = join(dir, "old");
+    await recordExpert("hopqa?wording=possessive", old);
+    await rewrite(join(old, "ep-0-0.jsonl"), (event) =>
+      event.type === "episode.started" ? { ...event, env: { id: event.env.id, version: event.env.version } } : event,
+    );
+    output.clear();
+    expect(await main(["sft", "--data", old, ...shape, "--out", join(dir, "old-clone")]), output.stderr).toBe(0);
+    expect(output.stderr).toContain(
+      `note: --env not given; the journals in ${old} are episodes of hopqa with the tokenizer of hopqa?wording=possessive, so sft clones under it (a journal of an older version names no other options: pass --env for those)`,
+    );
+    output.clear();
+    expect(
+      await main(["sft", "--env", "hopqa?legal=relations", "--data", old, ...shape, "--out", join(dir, "x")]),
+    ).toBe(2);
+    expect(output.stderr).toContain(
+      `the journals in ${old} were recorded with tokenizer ${POSSESSIVE}, not environment hopqa's (${OUTER}): the journals' tokenizer is hopqa's wording=possessive one: pass --env 'hopqa?legal=relations&wording=possessive'`,
+    );
+    // With --env of other options: refused, naming the --env to pass.
     output.clear();
     const other = join(dir, "other-clone");
     expect(await main(["sft", "--env", "hopqa?legal=relations", "--data", first, ...shape, "--out", other])).toBe(2);
     expect(output.stderr).toContain(
-      `the journals in ${first} were recorded with tokenizer ${POSSESSIVE}, not environment hopqa's (${OUTER}): the journals' tokenizer is hopqa's wording=possessive one: pass --env 'hopqa?legal=relations&wording=possessive'`,
+      `the journals in ${first} were recorded on hopqa?wording=possessive (the options its episode.started records), not on --env 'hopqa?legal=relations': pass --env 'hopqa?wording=possessive'`,
     );
   }, 60_000);
 

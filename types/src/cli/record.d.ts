@@ -1,6 +1,6 @@
 /* `agent-r1 record`: run episodes of an environment with a policy and journal them. */
 import type { Durability } from "../journal/journal.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { type EnvDefinition } from "../runtime/env.ts";
 import { type SuccessOutOfRange } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { type ToolTallySummary } from "../runtime/tool-tally.ts";

@@ -2,6 +2,7 @@
  * Environments the CLI knows: the built-in ones by id, and any module path a user gives
  * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
  */
+import { EnvOptionsRefusedError } from "../kernel/errors.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 export declare const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>>;
 /** A built-in environment by id, with options: `hopqa?split=test&world-seed=7`. */
@@ -14,6 +15,13 @@ export declare const envById: (spec: string) => EnvDefinition;
  * that names none of their options (hopqa's `world-seed` sets `worlds`), which given again changes nothing.
  */
 export declare const configureEnv: (env: EnvDefinition, query: string, refuseIgnored?: boolean) => EnvDefinition;
+/** `root` configured with the options a journal records (configured once per root and options). */
+export declare const variantFromJournal: (root: EnvDefinition, options: Readonly<Record<string, string>>) => EnvDefinition;
+/**
+ * Whether two environments of one id are the same variant: their options in effect, or where either says none,
+ * the options their journals record.
+ */
+export declare const sameVariant: (a: EnvDefinition, b: EnvDefinition) => boolean;
 /** A built-in environment by id, or the default export (or `env` export) of a module path. */
 export declare const loadEnv: (spec: string) => Promise<EnvDefinition>;
 /**
@@ -32,13 +40,27 @@ export declare const tokenizerVariantOf: (id: string, tokenizerId: string) => {
  */
 export declare const tokenizerVariantFix: (spec: string, env: EnvDefinition, found: string, what?: string) => string | undefined;
 /**
- * Resolves environments by the id (and tokenizer id) recorded in a journal, preferring a user-given module. A
+ * Resolves environments by the id, tokenizer id and options recorded in a journal, preferring a user-given
+ * module. A journal that records options is of the variant they configure (recordedVariant). One that records
+ * none (the environment as defined, or a journal of an older version, which recorded no options): a
  * built-in environment recorded under a variant with its own tokenizer (`hopqa?wording=possessive`) is that
  * variant, unless `extra` is the environment with that tokenizer (and an `extra` of another variant gives way to
  * the default built-in one, when that has the journal's tokenizer). An unknown id is a UsageError whose text
  * depends only on the id and `extra`, so a folder of such journals can say it once.
  */
-export declare const envResolver: (extra?: EnvDefinition) => (id: string, tokenizerId?: string) => EnvDefinition;
+export declare const envResolver: (extra?: EnvDefinition, givenSpec?: string) => (id: string, tokenizerId?: string, options?: Readonly<Record<string, string>>) => EnvDefinition;
+/** Whether an `--env` text gives options (`hopqa?legal=types`, even the default ones), not the environment alone. */
+export declare const givesOptions: (spec: string) => boolean;
+/**
+ * `--env` (`given`, typed as `spec`) with options of its own, over journals recorded on other options of the
+ * same environment: the first such journal of `files` (read by its first line) refused, naming both.
+ */
+export declare const refuseOtherOptions: (files: readonly string[], given: EnvDefinition, spec: string) => void;
+/**
+ * Journals recorded on other options than `env`'s (`--env`): `WHAT recorded on hopqa?legal=relations, not on
+ * --env 'hopqa?legal=types': pass --env 'hopqa?legal=relations' (or leave --env out)`. A module's spec keeps its path.
+ */
+export declare const refusedOptions: (id: string, spec: string, recorded: Readonly<Record<string, string>> | undefined, what: string) => EnvOptionsRefusedError;
 /**
  * The environment a run was trained on, for a path in its run folder (`train --out`): the run folder, its
  * checkpoints/ or one checkpoint in it. The nearest config.json that names an `env` (a checkpoint's own

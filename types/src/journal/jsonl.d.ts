@@ -68,6 +68,8 @@ export declare const recordedEnvOf: (file: string) => {
     readonly id: string;
     readonly version: string;
     readonly tokenizer?: string;
+    /** The options of the configured variant it was recorded on (absent: the environment as defined, or an older journal). */
+    readonly options?: Readonly<Record<string, string>>;
 } | undefined;
 /**
  * Streams the validated events of one journal file, in bounded memory. Throws JournalError at the first

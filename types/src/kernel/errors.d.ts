@@ -124,6 +124,12 @@ export declare class UsageError extends UsageError_base<{
 }> {
     get message(): string;
 }
+/**
+ * A journal refused under `--env`: the journal records options (the variant it was recorded on) that are not
+ * those of the `--env` given. A UsageError, which replay says and stops at (not a journal it skips).
+ */
+export declare class EnvOptionsRefusedError extends UsageError {
+}
 /** Every tagged error of the kernel, for an exhaustive `Effect.catchTags` or a `switch` on `_tag`. */
 export type AgentR1Error = JournalError | JournalConflictError | JournalExistsError | NonDeterminismError | EnvMismatchError | EnvProtocolError | EpisodesAbortedError | UsageError;
 /**

@@ -17,8 +17,8 @@ export declare const PolicyRef: Schema.Struct<{
 }>;
 export type PolicyRef = typeof PolicyRef.Type;
 /**
- * First event of every episode (an input): the environment's id and version, the task, the seed, the policy and the
- * tokenizer id.
+ * First event of every episode (an input): the environment's id and version (and options, for a configured variant),
+ * the task, the seed, the policy and the tokenizer id.
  */
 export declare const EpisodeStarted: Schema.Struct<{
     readonly v: Schema.Literal<1>;
@@ -30,9 +30,14 @@ export declare const EpisodeStarted: Schema.Struct<{
         readonly at: Schema.optionalKey<Schema.Finite>;
     }>>;
     readonly type: Schema.Literal<"episode.started">;
+    /**
+     * `options`: those of a configured variant (`--env "hopqa?legal=relations"`), as strings by key, where they
+     * differ from the environment's own; absent for the environment as defined (and in journals written before).
+     */
     readonly env: Schema.Struct<{
         readonly id: Schema.String;
         readonly version: Schema.String;
+        readonly options: Schema.optionalKey<Schema.$Record<Schema.String, Schema.String>>;
     }>;
     readonly task: Schema.Codec<Schema.Json, Schema.Json, never, never>;
     readonly seed: Schema.String;
@@ -215,9 +220,14 @@ export declare const EpisodeEvent: Schema.Union<readonly [Schema.Struct<{
         readonly at: Schema.optionalKey<Schema.Finite>;
     }>>;
     readonly type: Schema.Literal<"episode.started">;
+    /**
+     * `options`: those of a configured variant (`--env "hopqa?legal=relations"`), as strings by key, where they
+     * differ from the environment's own; absent for the environment as defined (and in journals written before).
+     */
     readonly env: Schema.Struct<{
         readonly id: Schema.String;
         readonly version: Schema.String;
+        readonly options: Schema.optionalKey<Schema.$Record<Schema.String, Schema.String>>;
     }>;
     readonly task: Schema.Codec<Schema.Json, Schema.Json, never, never>;
     readonly seed: Schema.String;

@@ -118,6 +118,9 @@ export declare const withLegalMasks: (env: EnvDefinition, events: readonly Episo
         readonly env: {
             readonly id: string;
             readonly version: string;
+            readonly options?: {
+                readonly [x: string]: string;
+            } | undefined;
         };
         readonly task: Schema.Json;
         readonly seed: string;

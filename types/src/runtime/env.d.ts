@@ -181,6 +181,24 @@ export declare const isModulePath: (spec: string) => boolean;
 export declare const rememberModuleSpec: <E extends object>(env: E, spec: string) => E;
 /** The module path `loadEnv` loaded this environment from, if it was loaded from one. */
 export declare const moduleSpecOf: (env: object) => string | undefined;
+/**
+ * Remembers that `variant` is `root` configured, and the options its journals record (sorted by key; undefined
+ * when they are the root's own): the CLI's `--env "id?key=value"` does, and the runtime records them in each
+ * episode.started (`env.options`), so that a journal says which variant it was recorded on.
+ */
+export declare const rememberConfigured: <E extends object>(variant: E, root: EnvDefinition, options: Readonly<Record<string, string>> | undefined) => E;
+/** The options a journal of this environment records (undefined for an environment as defined, unconfigured). */
+export declare const recordedOptionsOf: (env: object) => Readonly<Record<string, string>> | undefined;
+/** The environment this one was configured from (itself when it was not configured through the CLI). */
+export declare const unconfiguredOf: (env: EnvDefinition) => EnvDefinition;
+/**
+ * Options as the text after `?` of `--env` (`legal=relations&wording=possessive`): sorted by key, each key and
+ * value as written but for the characters that would end or change it there (`%`, `&`, `=`, `+`, `?`, `#`,
+ * whitespace and control characters), written as %XX. `new URLSearchParams(text)` reads the options back.
+ */
+export declare const optionsQuery: (options: Readonly<Record<string, string>>) => string;
+/** `id?options` (or the id alone, for none): what `--env` takes for the variant a journal was recorded on. */
+export declare const envSpecOf: (id: string, options: Readonly<Record<string, string>> | undefined) => string;
 /** Marks an environment built into the CLI (`--env hopqa`), or a variant of one (`hopqa?split=test`): the registry's. */
 export declare const rememberBuiltIn: <E extends object>(env: E) => E;
 /** Whether this environment is a built-in one (its source is the package's, not the user's to edit). */

@@ -1,0 +1,237 @@
+/**
+ * A journal records the options of the configured variant it was recorded on (episode.started's env.options),
+ * and only then: replay --verify, inspect and sft --data rebuild that variant without --env, and refuse an --env
+ * of other options, naming both. The environment as defined writes its journals as before.
+ */
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { LEGAL_GRAMMARS, SPLITS, WORDINGS } from "../../actors/hopqa/index.ts";
+import { main } from "../../src/cli/main.ts";
+import { configureEnv, envById, envResolver, variantFromJournal } from "../../src/cli/registry.ts";
+import { readJournalFile } from "../../src/journal/jsonl.ts";
+import { UsageError } from "../../src/kernel/errors.ts";
+import { envSpecOf, optionsQuery, recordedOptionsOf } from "../../src/runtime/env.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+const dir = tempDir("agent-r1-journal-env-options-");
+const output = captureOutput();
+
+/** `record --policy expert` of `episodes` episodes of `env` into `out`; its exit code. */
+const recordExpert = (env: string, out: string, episodes = 1) =>
+  main(["record", "--env", env, "--policy", "expert", "--episodes", String(episodes), "--out", out]);
+
+const startedOf = async (file: string) => {
+  const started = (await readJournalFile(file))[0];
+  if (started.type !== "episode.started") throw new Error(`${file} does not start with episode.started`);
+  return started;
+};
+
+describe("journals of hopqa?worlds=1-3&wording=possessive&legal=relations", () => {
+  const data = join(dir, "variant");
+  const recordedOn = "hopqa?legal=relations&wording=possessive&worlds=1-3";
+
+  it("record the options, sorted, in episode.started", async () => {
+    expect(await recordExpert("hopqa?worlds=1-3&wording=possessive&legal=relations", data, 2), output.stderr).toBe(0);
+    const started = await startedOf(join(data, "ep-0-0.jsonl"));
+    expect(started.env).toEqual({
+      id: "hopqa",
+      version: "3",
+      options: { legal: "relations", wording: "possessive", worlds: "1-3" },
+    });
+    expect(readFileSync(join(data, "ep-0-0.jsonl"), "utf8").split("\n")[0]).toContain(
+      '"env":{"id":"hopqa","version":"3","options":{"legal":"relations","wording":"possessive","worlds":"1-3"}}',
+    );
+  });
+
+  it("are rebuilt from them without --env: the variant with legal=relations and the journal's tokenizer", async () => {
+    const started = await startedOf(join(data, "ep-0-0.jsonl"));
+    const env = envResolver()(started.env.id, started.tokenizer, started.env.options);
+    expect(env.options).toMatchObject({ legal: "relations", wording: "possessive", worlds: "1-3" });
+    expect(env.tokenizer.id).toBe(started.tokenizer);
+    // The legal actions after the question are relations' (no bare entity search), not the default types' grammar.
+    const events = await readJournalFile(join(data, "ep-0-0.jsonl"));
+    const question = events.find((e) => e.type === "env.observed");
+    if (question?.type !== "env.observed") throw new Error("no observation");
+    const history = [{ role: "observation" as const, text: question.text, tokens: question.tokens }];
+    const view = { task: started.task as never, history };
+    expect(env.legalActions?.(view)?.length).toBeGreaterThan(0);
+    expect(env.legalActions?.(view)).toEqual(envById("hopqa?legal=relations&wording=possessive").legalActions?.(view));
+    expect(env.legalActions?.(view)).not.toEqual(envById("hopqa?wording=possessive").legalActions?.(view));
+  });
+
+  it("replay --verify verifies them without --env, their token ids too", async () => {
+    output.clear();
+    expect(await main(["replay", "--verify", data]), output.stderr).toBe(0);
+    expect(output.stdout).toContain("verified 2 journal(s) ok, 0 failed");
+    expect(output.stderr).not.toContain("token ids were not");
+  });
+
+  it("inspect shows the variant without --env", async () => {
+    output.clear();
+    expect(await main(["inspect", join(data, "ep-0-0.jsonl")]), output.stderr).toBe(0);
+    expect(output.stdout).toContain(`episode ep-0-0: env ${recordedOn} v3, seed 0:0, policy hopqa-expert v0`);
+  });
+
+  it("an --env of the same options (written otherwise) is taken; one of other options is refused, naming both", async () => {
+    output.clear();
+    const same = "hopqa?legal=relations&wording=possessive&world-seed=1-3";
+    expect(await main(["replay", "--verify", data, "--env", same]), output.stderr).toBe(0);
+    // An --env without options names the environment only: the journal's options apply.
+    expect(await main(["replay", "--verify", data, "--env", "hopqa"]), output.stderr).toBe(0);
+    for (const [command, what] of [
+      ["replay", `${join(data, "ep-0-0.jsonl")}: the journal was`],
+      ["inspect", `${join(data, "ep-0-0.jsonl")} was`],
+    ]) {
+      output.clear();
+      const args = command === "replay" ? ["replay", "--verify", data] : ["inspect", data];
+      expect(await main([...args, "--env", "hopqa?legal=types"])).toBe(2);
+      expect(output.stderr).toBe(
+        `error: ${what} recorded on ${recordedOn} (the options its episode.started records), not on --env 'hopqa?legal=types': pass --env '${recordedOn}' (or leave --env out)\n`,
+      );
+    }
+  });
+
+  it("sft --data clones under them without --env, and refuses an --env of other options", async () => {
+    const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--epochs", "1"];
+    output.clear();
+    const clone = join(dir, "clone");
+    expect(await main(["sft", "--data", data, ...shape, "--out", clone]), output.stderr).toBe(0);
+    expect(output.stderr).toContain(
+      `note: --env not given; the journals in ${data} are episodes of ${recordedOn} (the options they record), so sft clones under it`,
+    );
+    expect(JSON.parse(readFileSync(join(clone, "sft.json"), "utf8")).env).toBe(recordedOn);
+    output.clear();
+    const other = ["sft", "--env", "hopqa?wording=possessive", "--data", data, ...shape, "--out", join(dir, "other")];
+    expect(await main(other)).toBe(2);
+    expect(output.stderr).toContain(
+      `error: the journals in ${data} were recorded on ${recordedOn} (the options its episode.started records), not on --env 'hopqa?wording=possessive': pass --env '${recordedOn}' (or leave --env out)`,
+    );
+  }, 60_000);
+
+  it("record --resume into them under other options is refused", async () => {
+    output.clear();
+    const args = ["record", "--env", "hopqa?worlds=1-3&wording=possessive", "--policy", "expert", "--episodes", "3"];
+    expect(await main([...args, "--out", data, "--resume"])).toBe(2);
+    expect(output.stderr).toContain(
+      `environment ${recordedOn} (the options it records), not hopqa?wording=possessive&worlds=1-3`,
+    );
+  });
+});
+
+describe("journals of an environment as defined", () => {
+  it("record no options: hopqa?split=train (its defaults, given) writes the bytes plain hopqa does", async () => {
+    const plain = join(dir, "plain");
+    const given = join(dir, "defaults-given");
+    expect(await recordExpert("hopqa", plain, 2), output.stderr).toBe(0);
+    expect(await recordExpert("hopqa?split=train&legal=types", given, 2), output.stderr).toBe(0);
+    for (const name of readdirSync(plain))
+      expect(readFileSync(join(given, name), "utf8")).toBe(readFileSync(join(plain, name), "utf8"));
+    expect(readFileSync(join(plain, "ep-0-0.jsonl"), "utf8")).toContain('"env":{"id":"hopqa","version":"3"},');
+  });
+});
+
+describe("a user's configurable environment (a module with configure)", () => {
+  const url = (path: string) => JSON.stringify(pathToFileURL(resolve(path)).href);
+  const module = join(dir, "cities.mts");
+  writeFileSync(
+    module,
+    [
+      `import weather from ${url("actors/weather/env.ts")};`,
+      `import * as r1 from ${url("src/index.ts")};`,
+      'const CITIES = ["oslo", "rome", "cairo", "lima", "quito"];',
+      "const make = (cities: string[]): r1.EnvDefinition<{ a: string; b: string }> =>",
+      "  r1.defineEnv({",
+      "    ...weather,",
+      "    task: (seed) => ((c) => ({ a: c[0]!, b: c[1]! }))(r1.Rng.fromSeed(seed).shuffle(cities)),",
+      '    options: { cities: cities.join(",") },',
+      '    configure: (options) => make(options.cities?.split(",") ?? CITIES),',
+      "  });",
+      "export default make(CITIES);",
+      "",
+    ].join("\n"),
+  );
+  const data = join(dir, "cities");
+
+  it("round-trips its options: recorded, rebuilt under --env MODULE, refused under other ones", async () => {
+    expect(await recordExpert(`${module}?cities=oslo,rome`, data, 2), output.stderr).toBe(0);
+    expect((await startedOf(join(data, "ep-0-0.jsonl"))).env.options).toEqual({ cities: "oslo,rome" });
+    output.clear();
+    expect(await main(["replay", "--verify", data, "--env", module]), output.stderr).toBe(0);
+    expect(output.stdout).toContain("verified 2 journal(s) ok, 0 failed");
+    output.clear();
+    expect(await main(["replay", "--verify", data, "--env", `${module}?cities=oslo,lima`])).toBe(2);
+    expect(output.stderr).toBe(
+      `error: ${join(data, "ep-0-0.jsonl")}: the journal was recorded on weather?cities=oslo,rome (the options its episode.started records), not on --env '${module}?cities=oslo,lima': pass --env '${module}?cities=oslo,rome'\n`,
+    );
+  });
+});
+
+describe("options through the journal header", () => {
+  it("any options read back from the --env text they are written as", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ minLength: 1 }), fc.string()), (options) => {
+        const spec = envSpecOf("my-env", options);
+        const [id, query] = spec.split("?", 2);
+        expect(id).toBe("my-env");
+        expect(Object.fromEntries(new URLSearchParams(query ?? ""))).toEqual({ ...options });
+      }),
+    );
+  });
+
+  const hopqaOptions = fc.record(
+    {
+      split: fc.constantFrom(...SPLITS),
+      worlds: fc
+        .tuple(fc.nat({ max: 5000 }), fc.nat({ max: 5000 }))
+        .map(([a, b]) => `${Math.min(a, b)}-${Math.max(a, b)}`),
+      "top-k": fc.integer({ min: 1, max: 10 }).map(String),
+      wording: fc.constantFrom(...WORDINGS),
+      legal: fc.constantFrom(...LEGAL_GRAMMARS),
+    },
+    { requiredKeys: [] },
+  );
+
+  it("hopqa's options the parser accepts: the variant a journal records is rebuilt with the same options", () => {
+    const hopqa = envById("hopqa");
+    fc.assert(
+      fc.property(hopqaOptions, (options) => {
+        const variant = configureEnv(hopqa, optionsQuery(options));
+        const recorded = recordedOptionsOf(variant);
+        if (recorded === undefined) {
+          expect(variant.options).toEqual(hopqa.options);
+          return;
+        }
+        // What the journal holds is JSON: read back as written.
+        const read = JSON.parse(JSON.stringify(recorded)) as Record<string, string>;
+        expect(variantFromJournal(hopqa, read).options).toEqual(variant.options);
+        expect(envResolver()("hopqa", variant.tokenizer.id, read).options).toEqual(variant.options);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("options hopqa does not take, in a journal: refused, naming what the journal was recorded on", () => {
+    const hopqa = envById("hopqa");
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ minLength: 1 }), fc.string()).filter((o) => Object.keys(o).length > 0),
+        hopqaOptions,
+        (garbage, good) => {
+          // Keys of its own, or one of its keys with a value it refuses.
+          const options = { ...good, ...garbage, "top-k": `x${garbage[Object.keys(garbage)[0]]}` };
+          try {
+            variantFromJournal(hopqa, options);
+            expect.unreachable("taken");
+          } catch (cause) {
+            expect(cause).toBeInstanceOf(UsageError);
+            expect((cause as Error).message).toContain(`the journal was recorded on ${envSpecOf("hopqa", options)}`);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
