@@ -45,7 +45,14 @@ import {
 } from "../policy/checkpoint.ts";
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
-import { checkMaxActionTokens, type EnvDefinition, envSpecOf, isModulePath, unconfiguredOf } from "../runtime/env.ts";
+import {
+  checkMaxActionTokens,
+  type EnvDefinition,
+  envSpecOf,
+  isModulePath,
+  optionsQuery,
+  unconfiguredOf,
+} from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
@@ -1229,7 +1236,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             opts.env = fromRun.env;
           } else if (recorded !== undefined && !Object.hasOwn(ENVIRONMENTS, recorded))
             throw new UsageError({
-              detail: `--env not given, and the journals in ${opts.data} are episodes of ${recorded}, which is not built in (a journal names its environment's id, not its module's path): pass --env with the path of the module that defines ${recorded}${started?.options === undefined ? "" : `, and the options they record: --env 'PATH?${envSpecOf(recorded, started.options).slice(recorded.length + 1)}'`}`,
+              detail: `--env not given, and the journals in ${opts.data} are episodes of ${recorded}, which is not built in (a journal names its environment's id, not its module's path): pass --env with the path of the module that defines ${recorded}${started?.options === undefined ? "" : `, and the options they record: --env 'PATH?${optionsQuery(started.options)}'`}`,
             });
           else if (recorded !== undefined && started?.options !== undefined) {
             // The variant the journals were recorded on: their episode.started records its options.

@@ -384,8 +384,9 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
 };
 
 /**
- * Options of built-in environments whose variants have a tokenizer of their own (hopqa's wordings): a journal
- * names its environment's id and tokenizer id, not its options, so the variant is found by its tokenizer.
+ * Options of built-in environments whose variants have a tokenizer of their own (hopqa's wordings): a checkpoint
+ * carries its tokenizer, not the options it was made under, and a journal of an older version (before journals
+ * recorded their options) names its environment's id and tokenizer id only, so the variant is found by its tokenizer.
  */
 const TOKENIZER_VARIANTS: Readonly<Record<string, readonly string[]>> = {
   hopqa: WORDINGS.filter((wording) => wording !== DEFAULT_WORDING).map((wording) => `wording=${wording}`),

@@ -166,6 +166,12 @@ describe("a user's configurable environment (a module with configure)", () => {
     expect(output.stderr).toBe(
       `error: ${join(data, "ep-0-0.jsonl")}: the journal was recorded on weather?cities=oslo,rome (the options its episode.started records), not on --env '${module}?cities=oslo,lima': pass --env '${module}?cities=oslo,rome'\n`,
     );
+    // sft --data without --env: the module's path is not in a journal, its options are.
+    output.clear();
+    expect(await main(["sft", "--data", data, "--out", join(dir, "cities-clone")])).toBe(2);
+    expect(output.stderr).toContain(
+      "pass --env with the path of the module that defines weather, and the options they record: --env 'PATH?cities=oslo,rome'",
+    );
   });
 });
 
