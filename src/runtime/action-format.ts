@@ -102,8 +102,37 @@ const notTooLong = (formatter: string, action: string): string => {
   return action;
 };
 
-/** Reads an action's text as a call of one of `tools`, an answer or a malformed action; never throws. */
+/**
+ * Refuses `tools` that are no record of tools by name: parseAction(text) without them crashed inside with "Cannot
+ * convert undefined or null to object" (tsx runs a module without typechecking it), and an array or a single tool
+ * made every call malformed, as of an unknown tool, without a word.
+ */
+const checkTools = (caller: string, tools: unknown): void => {
+  const record = tools as Partial<Tool> | null | undefined;
+  const got =
+    tools === null || typeof tools !== "object"
+      ? shownKind(tools)
+      : Array.isArray(tools)
+        ? "an array (the tools' names are the record's keys, as a model calls them)"
+        : typeof record?.execute === "function" && typeof record.name === "string" && "parameters" in record
+          ? `the tool ${record.name} itself`
+          : undefined;
+  if (got !== undefined)
+    throw new TypeError(
+      `${caller}(text, tools, ...): tools must be the environment's tools, a record of tools by name ({ search, lookup }, as defineEnv takes them), got ${got}`,
+    );
+};
+const shownKind = (value: unknown): string =>
+  typeof value === "string"
+    ? `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`
+    : String(value);
+
+/**
+ * Reads an action's text as a call of one of `tools`, an answer or a malformed action; never throws on the text
+ * (a TypeError when `tools` is no record of tools).
+ */
 export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>): ParsedAction => {
+  checkTools("parseAction", tools);
   if (text.length > MAX_ACTION_CHARS)
     return { kind: "malformed", reason: `action longer than ${MAX_ACTION_CHARS} characters` };
   const match = TAGGED.exec(text.trim());
@@ -178,6 +207,7 @@ const decodeArgs = (tool: Tool) =>
 
 /** The answer's text, when the action is `<answer>...</answer>`. */
 export const answerOf = (text: string, tools: Readonly<Record<string, Tool>>): string | undefined => {
+  checkTools("answerOf", tools);
   const action = parseAction(text, tools);
   return action.kind === "answer" ? action.text : undefined;
 };
@@ -215,6 +245,11 @@ export const callOf: {
     tool: string extends S ? S : keyof T & string,
   ): A | undefined;
 } = <A = Record<string, Json>>(text: string, tools: Readonly<Record<string, Tool>>, tool: string): A | undefined => {
+  checkTools("callOf", tools);
+  if (typeof tool !== "string")
+    throw new TypeError(
+      `callOf(text, tools, name): name must be the name of one of the tools (${Object.keys(tools).join(", ") || "none"}), got ${shownKind(tool)}`,
+    );
   // A misspelt name would match no call, ever: a guard using it would silently never fire.
   if (!Object.hasOwn(tools, tool))
     throw new TypeError(

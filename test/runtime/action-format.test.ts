@@ -1,7 +1,16 @@
 /** The action format a model writes: what parses as a call, and what is malformed (never an exception). */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { callOf, defineTool, formatAnswer, formatCall, parseAction, Schema, type Tool } from "../../src/index.ts";
+import {
+  answerOf,
+  callOf,
+  defineTool,
+  formatAnswer,
+  formatCall,
+  parseAction,
+  Schema,
+  type Tool,
+} from "../../src/index.ts";
 import { almostRightActionArbitrary } from "../../src/testing/index.ts";
 
 // A tool of several parameters, as a user's calculator would declare it: JSON arguments.
@@ -197,6 +206,33 @@ describe("parseAction on a tool with JSON arguments", () => {
     expect(() => callOf('<calc>{"a":1,"op":"+","b":2}</calc>', untyped, "clac")).toThrow(
       'callOf: no tool named "clac" among the tools given (calc)',
     );
+  });
+
+  it("parseAction, answerOf and callOf without the tools record (tsx does not typecheck) say so, not crash inside", () => {
+    const call = '<calc>{"a":1,"op":"+","b":2}</calc>';
+    // The slips of a module run by tsx: the tools forgotten, given as a list, as one tool, or the name in their place.
+    const slips: [() => unknown, string][] = [
+      [
+        () => (parseAction as (text: string) => unknown)(call),
+        "parseAction(text, tools, ...): tools must be the environment's tools, a record of tools by name ({ search, lookup }, as defineEnv takes them), got undefined",
+      ],
+      [
+        () => answerOf(call, [calc] as never),
+        "answerOf(text, tools, ...): tools must be the environment's tools, a record of tools by name ({ search, lookup }, as defineEnv takes them), got an array (the tools' names are the record's keys, as a model calls them)",
+      ],
+      [() => parseAction(call, calc as never), "got the tool calc itself"],
+      [
+        () => (callOf as (text: string, name: string) => unknown)(call, "calc"),
+        'callOf(text, tools, ...): tools must be the environment\'s tools, a record of tools by name ({ search, lookup }, as defineEnv takes them), got the string "calc"',
+      ],
+      [
+        () => (callOf as (text: string, tools: unknown) => unknown)(call, tools),
+        "callOf(text, tools, name): name must be the name of one of the tools (calc), got undefined",
+      ],
+    ];
+    for (const [slip, message] of slips) expect(slip).toThrow(new TypeError(message).message);
+    // Before, a call crashed with "Cannot convert undefined or null to object"; a list made every call malformed.
+    expect(() => (parseAction as (text: string) => unknown)(call)).toThrow(TypeError);
   });
 
   it("refuses NaN and Infinity in formatCall (written as null, the call would parse as malformed)", () => {

@@ -34,7 +34,10 @@ export declare const formatCall: (tool: Tool, args: Json) => string;
  * action malformed. (An answer's text is trimmed when parsed, by design: `<answer> lima </answer>` answers lima.)
  */
 export declare const formatAnswer: (text: string) => string;
-/** Reads an action's text as a call of one of `tools`, an answer or a malformed action; never throws. */
+/**
+ * Reads an action's text as a call of one of `tools`, an answer or a malformed action; never throws on the text
+ * (a TypeError when `tools` is no record of tools).
+ */
 export declare const parseAction: (text: string, tools: Readonly<Record<string, Tool>>) => ParsedAction;
 /** The answer's text, when the action is `<answer>...</answer>`. */
 export declare const answerOf: (text: string, tools: Readonly<Record<string, Tool>>) => string | undefined;
