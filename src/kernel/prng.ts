@@ -27,8 +27,15 @@ const stateOf = (seed: string): number[] => {
 export class Rng {
   private constructor(private readonly generator: RandomGenerator) {}
 
-  /** The stream of this seed (its SHA-256 sets the generator's state). */
+  /**
+   * The stream of this seed (its SHA-256 sets the generator's state). A TypeError for a seed that is no string
+   * (`fromSeed(7)` failed inside node:crypto, "The \"data\" argument must be of type string ...", naming no seed).
+   */
   static fromSeed(seed: string): Rng {
+    if (typeof seed !== "string")
+      throw new TypeError(
+        `Rng.fromSeed: a seed is a string, got ${typeof seed === "number" ? `the number ${seed} (write String(${seed}) or "${seed}")` : seed === null ? "null" : typeof seed}`,
+      );
     return new Rng(xoroshiro128plusFromState(stateOf(seed)));
   }
 

@@ -151,6 +151,15 @@ describe("draws over a range and shuffles", () => {
   });
 });
 
+it("fromSeed refuses a seed that is no string, naming it (a task(seed) called with a number from a script)", () => {
+  expect(() => Rng.fromSeed(7 as unknown as string)).toThrow(
+    new TypeError('Rng.fromSeed: a seed is a string, got the number 7 (write String(7) or "7")'),
+  );
+  expect(() => Rng.fromSeed(undefined as unknown as string)).toThrow("Rng.fromSeed: a seed is a string, got undefined");
+  expect(() => Rng.fromSeed(null as unknown as string)).toThrow("Rng.fromSeed: a seed is a string, got null");
+  expect(Rng.fromSeed("7").float()).toBe(Rng.fromSeed(String(7)).float());
+});
+
 it("int refuses bounds it cannot draw within: reversed, fractional, NaN, unsafe (int(5, 2) drew 6)", () => {
   const rng = Rng.fromSeed("bounds");
   for (const [from, to] of [

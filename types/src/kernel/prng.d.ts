@@ -12,7 +12,10 @@ export declare const splitSeed: (seed: string, index: number | string) => string
 export declare class Rng {
     private readonly generator;
     private constructor();
-    /** The stream of this seed (its SHA-256 sets the generator's state). */
+    /**
+     * The stream of this seed (its SHA-256 sets the generator's state). A TypeError for a seed that is no string
+     * (`fromSeed(7)` failed inside node:crypto, "The \"data\" argument must be of type string ...", naming no seed).
+     */
     static fromSeed(seed: string): Rng;
     /**
      * The stream as it is now (its generator's four 32-bit words), for a resumable job to save: `fromState` of it
