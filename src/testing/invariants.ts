@@ -258,6 +258,22 @@ export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
         const message = overCap(repeated);
         if (message) return { message, episodes: [repeated.events] };
       }
+      // And two paid actions in turn (A B A B ...): an environment that refuses an immediate repeat (a "repeated
+      // call" penalty that remembers only the last call) may still pay for each again once another came between.
+      const [a, b] = paid;
+      if (a && b && a.text !== b.text) {
+        const least = Math.min(earnedOn(a.turn), earnedOn(b.turn));
+        const times = Math.min(8, Math.floor(Math.max(0, cap - total) / least) + 1);
+        const alternated = await playEpisode(env, {
+          ...script,
+          actions: [
+            ...script.actions.slice(0, b.turn + 1),
+            ...Array.from({ length: times }, (_, i) => (i % 2 === 0 ? a.text : b.text)),
+          ],
+        });
+        const message = overCap(alternated);
+        if (message) return { message, episodes: [alternated.events] };
+      }
       return undefined;
     },
   };
@@ -344,6 +360,17 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
         });
         const message = paidRepeat(repeated, env);
         if (message) return { message, episodes: [repeated.events] };
+      }
+      // And the first paid call again after the second (A B A): a "repeated call" rule that remembers only the
+      // last call refuses an immediate repeat and pays for this one.
+      const [a, b] = paidCalls;
+      if (a && b && callOf(a.text, env) !== callOf(b.text, env)) {
+        const interleaved = await playEpisode(env, {
+          ...script,
+          actions: [...script.actions.slice(0, b.turn + 1), a.text],
+        });
+        const message = paidRepeat(interleaved, env);
+        if (message) return { message, episodes: [interleaved.events] };
       }
       return undefined;
     },

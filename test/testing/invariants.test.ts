@@ -124,6 +124,25 @@ describe("reward invariants, against a sound environment and broken variants of 
     }
   });
 
+  it("both repeat checks also interleave two paid calls (A B A), which a penalty on immediate repeats lets through", async () => {
+    // A "repeated call" rule that remembers only the last call: an immediate repeat earns nothing, the same check
+    // after another earns 0.1 again. Repeating each paid call right away found it in 10 cases of none of these seeds
+    // (of seeds 1 to 10, 4 passed both checks; now 1 does, its cases never paying for two calls).
+    const lastOnly = createSecretEnv({ process: ({ checked, word }) => (checked.at(-1) === word ? 0 : 0.1) });
+    for (const seed of [1, 3, 5, 8]) {
+      const capped = await failureOf(
+        checkRewards(lastOnly, { ...options, numRuns: 10, seed, invariants: [processRewardCap(0.2)] }),
+      );
+      expect(capped.violation.message).toMatch(/^process rewards sum to 0\.3, above the cap 0\.2: /);
+      const repeated = await failureOf(
+        checkRewards(lastOnly, { ...options, numRuns: 10, seed, invariants: [noRewardForRepeatedCalls()] }),
+      );
+      expect(repeated.violation.message).toMatch(
+        /^turn \d+ repeats the call "<check>.*<\/check>" of turn \d+ and earns 0\.1: /,
+      );
+    }
+  });
+
   it("noRewardForRepeatedCalls catches a reward paid for the same call twice", async () => {
     const farmed = createSecretEnv({ process: () => 0.1 });
     const failure = await failureOf(checkRewards(farmed, { ...failing, invariants: [noRewardForRepeatedCalls()] }));
