@@ -158,7 +158,7 @@ const checkBounds = (
     Number.isNaN(bounds.max)
   )
     throw new RangeError(
-      `${fn}: min and max must be numbers, got min ${String(bounds.min)}, max ${String(bounds.max)}`,
+      `${fn}: min and max must be numbers, got min ${shownValue(bounds.min)}, max ${shownValue(bounds.max)}`,
     );
   if (bounds.min > bounds.max) throw new RangeError(`${fn}: min ${bounds.min} is above max ${bounds.max}`);
   if (bounds.kind !== undefined && bounds.kind !== "process" && bounds.kind !== "outcome")
@@ -209,7 +209,7 @@ export const returnBounds = (bounds: {
 /** Process rewards of one episode sum to at most `cap`: more tool calls cannot farm more reward. */
 export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> => {
   if (typeof cap !== "number" || Number.isNaN(cap))
-    throw new RangeError(`processRewardCap: the cap must be a number, got ${String(cap)}`);
+    throw new RangeError(`processRewardCap: the cap must be a number, got ${shownValue(cap)}`);
   const processOf = (e: PlayedEpisode) => e.rewards.filter((r) => r.kind === "process");
   const overCap = (e: PlayedEpisode) => {
     const process = processOf(e);

@@ -119,7 +119,7 @@ describe("options that must be arbitraries", () => {
     await expect(checkRewards(lookupEnv, { invariants: bounds, numRun: 5 } as never)).rejects.toThrow(
       "checkRewards: unknown option `numRun` (did you mean `numRuns`?); checkRewards knows args, answers,",
     );
-    const { checkModel, exploreEnv, noRewardForRepeatedCalls, rewardBounds } = await import(
+    const { checkModel, exploreEnv, noRewardForRepeatedCalls, processRewardCap, rewardBounds } = await import(
       "../../src/testing/index.ts"
     );
     await expect(checkModel(lookupEnv, { model: {} as never, maxCommand: 3 } as never)).rejects.toThrow(
@@ -170,6 +170,13 @@ describe("options that must be arbitraries", () => {
     // Bounds that could only ever fail are refused up front.
     expect(() => rewardBounds({ min: 1, max: 0 })).toThrow("rewardBounds: min 1 is above max 0");
     expect(() => returnBounds({ min: 0, max: Number.NaN })).toThrow("returnBounds: min and max must be numbers");
+    // A number written as text says so: "got min -0.1" read as a valid bound.
+    expect(() => rewardBounds({ min: "-0.1", max: 1 } as never)).toThrow(
+      'rewardBounds: min and max must be numbers, got min "-0.1" (a string), max 1',
+    );
+    expect(() => processRewardCap("0.2" as never)).toThrow(
+      'processRewardCap: the cap must be a number, got "0.2" (a string)',
+    );
     expect(() => rewardBounds({ min: 0, max: 1, kind: "outcom" } as never)).toThrow(
       'rewardBounds: kind must be "process" or "outcome", got "outcom"',
     );
