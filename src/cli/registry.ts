@@ -93,7 +93,12 @@ export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = 
   try {
     variant = env.configure(options);
   } catch (cause) {
-    throw new UsageError({ detail: messageOf(cause) });
+    // A module's own configure says what it refused in its own words ("must be in [0, 1], got abc"): say whose
+    // configure, and which options, once (built-in ones name themselves already: "hopqa: split must be ...").
+    const said = messageOf(cause);
+    throw new UsageError({
+      detail: `environment ${env.id} refused the options "?${query}": ${said.startsWith(`${env.id}: `) ? said.slice(env.id.length + 2) : said}`,
+    });
   }
   // A configure of one's own may pass over a key it does not know (`?too=kg`): the variant is then the
   // environment itself, under options the user never chose. Caught where it says its options in effect and

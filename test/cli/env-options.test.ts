@@ -99,6 +99,24 @@ describe("environment options of a module's own configure", () => {
     );
   });
 
+  it("a value its configure refuses is said with the environment and the options it was given", () => {
+    // As a user writes it: the message says what is wrong with the value, not where it came from.
+    const fussy = defineEnv({
+      ...envById("lookup"),
+      optionKeys: ["fail"],
+      configure: (o) => {
+        throw new RangeError(`fail must be in [0, 1], got ${o.fail}`);
+      },
+    });
+    expect(() => configureEnv(fussy, "fail=abc")).toThrow(
+      'environment lookup refused the options "?fail=abc": fail must be in [0, 1], got abc',
+    );
+    // A built-in one that names itself is not named twice.
+    expect(() => envById("hopqa?split=tset")).toThrow(
+      'environment hopqa refused the options "?split=tset": split must be one of train, test, ood, got "tset"',
+    );
+  });
+
   it("takes the options it knows, and a default value given again", async () => {
     expect((await loadEnv(`${module}?cities=oslo,rome`)).options).toEqual({ cities: "oslo,rome" });
     expect((await loadEnv(`${module}?cities=oslo,rome,cairo,lima,quito`)).options).toEqual({

@@ -308,11 +308,11 @@ const CASES: [string[], RegExp][] = [
   ],
   [
     ["eval", "--env", "hopqa?wording=posessive", "--checkpoint", WARM],
-    /hopqa: wording must be one of outer, possessive, got "posessive" \(did you mean `possessive`\?\)/,
+    /environment hopqa refused the options "\?wording=posessive": wording must be one of outer, possessive, got "posessive" \(did you mean `possessive`\?\)/,
   ],
   [
     ["record", "--env", "hopqa?legal=grammar", "--policy", "expert", "--out", out],
-    /hopqa: legal must be one of types, relations, got "grammar"/,
+    /environment hopqa refused the options "\?legal=grammar": legal must be one of types, relations, got "grammar"/,
   ],
 
   [
