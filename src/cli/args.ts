@@ -89,6 +89,28 @@ export const refuseEmptyValues = (command: Command): void => {
 };
 
 /**
+ * An option whose value is the command's next option (`--policy --episodes 2`, `--seed --out runs/x`: a value
+ * forgotten): commander takes the flag as the value, and the error came from what was left (`too many arguments
+ * for 'record'`, `required option '--out <dir>' not specified`), naming neither. A value that is none of the
+ * command's flags (a seed `-x`) is left to the option's own checks.
+ */
+export const refuseOptionAsValue = (command: Command): void => {
+  const flags = new Set(command.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined));
+  flags.add("--help").add("-h");
+  for (const option of command.options) {
+    if (!(option.required || option.optional)) continue;
+    const placeholder = /<[^>]+>|\[[^\]]+\]/.exec(option.flags)?.[0] ?? "a value";
+    command.on(`option:${option.name()}`, (value: unknown) => {
+      if (typeof value === "string" && flags.has(value.split("=", 1)[0]))
+        command.error(
+          `error: ${option.long ?? option.short} took ${JSON.stringify(value)} as its value: give ${option.long ?? option.short} ${placeholder} before ${value.split("=", 1)[0]}`,
+          { exitCode: 2, code: "agent-r1.optionAsValue" },
+        );
+    });
+  }
+};
+
+/**
  * A flag given with its negation (`--constrained --no-constrained`, in either order or more than once): commander
  * keeps the last and says nothing, as for a repeated value. A flag repeated in one form (`--quick --quick`) may be.
  */

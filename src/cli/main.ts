@@ -26,7 +26,15 @@ import type { EnvDefinition } from "../runtime/env.ts";
 import { successOfSome, successOutOfRangeNote } from "../runtime/episode.ts";
 import { describeCounts } from "../runtime/outcome-tally.ts";
 import { describeToolTally, THROWN_BEFORE_RESUME } from "../runtime/tool-tally.ts";
-import { intArg, refuseBothForms, refuseEmptyValues, refuseRepeatedOptions, seedArg, summaryJson } from "./args.ts";
+import {
+  intArg,
+  refuseBothForms,
+  refuseEmptyValues,
+  refuseOptionAsValue,
+  refuseRepeatedOptions,
+  seedArg,
+  summaryJson,
+} from "./args.ts";
 import { inspectHtml, inspectPath } from "./inspect.ts";
 import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
 import { FILES_WORTH_A_BAR, type Progress, progress, stopAllBars } from "./progress.ts";
@@ -391,6 +399,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
     refuseRepeatedOptions(command);
     refuseBothForms(command);
     refuseEmptyValues(command);
+    refuseOptionAsValue(command);
   }
   return program;
 };

@@ -852,6 +852,32 @@ describe("usage without a command, and a flag the chosen view does not use", () 
     expect(output.stdout).toContain("read 4 journal(s) ok, 0 failed");
   });
 
+  it("an option whose value is forgotten, so that it takes the next option as its value, is refused naming both (exit 2)", async () => {
+    const out = join(dir, "option-as-value");
+    for (const [argv, said] of [
+      // Before: "required option '--out <dir>' not specified", with --out given.
+      [
+        ["record", "--env", "lookup", "--policy", "expert", "--seed", "--out", out],
+        '--seed took "--out" as its value: give --seed <seed> before --out',
+      ],
+      // Before: "too many arguments for 'record'. Expected 0 arguments but got 1."
+      [
+        ["record", "--env", "lookup", "--policy", "--episodes", "2", "--out", out],
+        '--policy took "--episodes" as its value: give --policy <name> before --episodes',
+      ],
+      [
+        ["eval", "--env", "lookup", "--checkpoint", "--episodes=3"],
+        '--checkpoint took "--episodes=3" as its value: give --checkpoint <dir> before --episodes',
+      ],
+      [["replay", "replays/lookup", "--env", "-h"], '--env took "-h" as its value: give --env <path> before -h'],
+    ] as const) {
+      output.clear();
+      expect(await main([...argv]), argv.join(" ")).toBe(2);
+      expect(errors()[0]).toBe(`error: ${said}`);
+    }
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('an empty value (--out "", an unset $VAR) is refused, naming the option, before anything is written to the working folder', async () => {
     // Run in a folder of its own: before, `average --out ""` wrote its checkpoint over the working folder.
     const cwd = join(dir, "empty-values");
