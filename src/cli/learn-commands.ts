@@ -286,7 +286,10 @@ const trainedEnv = (
   const spec = others ? `${env}?${others}` : env;
   process.stderr.write(
     `eval: --env not given: ${spec}, from ${found.file}` +
-      (others && !suite ? ` (the ${whose}'s options: --split and --world-seed replace theirs)` : "") +
+      // Only where they have one to replace: of a module's own options (`?fail=0.5`), hopqa's flags said nothing true.
+      (!suite && [...new URLSearchParams(others).keys()].some((key) => SUITE_COLUMN_KEYS.includes(key))
+        ? ` (the ${whose}'s options: --split and --world-seed replace theirs)`
+        : "") +
       (fixed
         ? ` (without its ${whose === "clone" ? "cloning" : "training"} options ?${fixed}: --suite fixes each column's)`
         : "") +

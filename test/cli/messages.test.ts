@@ -4,7 +4,7 @@
  * impure guard. Run in process through `main`, as test/reliability/cli-input.test.ts does.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -647,6 +647,22 @@ describe("a clone of sft keeps the --env it was cloned under (its sft.json)", ()
     expect(errors().at(-1)).toBe(
       `error: --env not given, and ${join(run, "config.json")} names the environment module ${module}, which is not there any more: pass --env with the module's path`,
     );
+  }, 120_000);
+
+  it("eval without --env says that --split and --world-seed replace the options it took only where they replace one", async () => {
+    const clone = join(dir, "top-k-clone");
+    cpSync("docs/checkpoints/hopqa-copy-warm-start", clone, { recursive: true });
+    const sftJson = join(clone, "sft.json");
+    for (const [env, note] of [
+      // Before, said of any options: of a module's own (`?fail=0.5`) too, which neither flag touches.
+      ["hopqa?top-k=2", ""],
+      ["hopqa?worlds=1-100&top-k=2", " (the clone's options: --split and --world-seed replace theirs)"],
+    ] as const) {
+      writeFileSync(sftJson, JSON.stringify({ env, data: join(dir, "nowhere") }));
+      output.clear();
+      expect(await main(["eval", "--checkpoint", clone, "--episodes", "1"]), output.stderr).toBe(0);
+      expect(errors()).toContain(`eval: --env not given: ${env}, from ${sftJson}${note}`);
+    }
   }, 120_000);
 
   it("eval without --env takes it, as it takes a run's; train --init without --env says it", async () => {
