@@ -4,6 +4,7 @@
  */
 
 import type { Json } from "effect/Schema";
+import { shownValue } from "../kernel/errors.ts";
 import { Rng } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, PolicyCallOptions, PolicyRequest } from "./policy.ts";
@@ -31,6 +32,20 @@ export const scriptedPolicy = <Task = Json>(
     options: PolicyCallOptions,
   ) => string | ScriptedChoice | PromiseLike<string | ScriptedChoice>,
 ): Policy => {
+  // Checked where it is made (tsx runs a module without typechecking it): an undefined tokenizer failed with
+  // "Cannot read properties of undefined (reading 'idOf')", and one forgotten shifts the function into its place.
+  const made = `scriptedPolicy(${typeof id === "string" ? JSON.stringify(id) : "id"}, tokenizer, decide)`;
+  if (typeof id !== "string" || id === "")
+    throw new TypeError(`${made}: id must be the policy's name, a non-empty string, got ${shownValue(id)}`);
+  const tok = tokenizer as Partial<Tokenizer> | null | undefined;
+  if (typeof tok?.encode !== "function" || typeof tok.decode !== "function" || typeof tok.idOf !== "function")
+    throw new TypeError(
+      `${made}: tokenizer must be the environment's Tokenizer (encode, decode, idOf; e.g. WordTokenizer.fromCorpus(...)), got ${typeof tokenizer === "function" ? "a function (the arguments are id, tokenizer, decide)" : shownValue(tokenizer)}`,
+    );
+  if (typeof decide !== "function")
+    throw new TypeError(
+      `${made}: decide must be a function (request, rng) => the action's text, got ${shownValue(decide)}`,
+    );
   const eos = tokenizer.idOf("<eos>");
   // Called without options (a direct act(requests)): a signal that never aborts, so a script may always read one.
   const never = { signal: new AbortController().signal };

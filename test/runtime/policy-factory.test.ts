@@ -58,3 +58,26 @@ describe("a policy factory that does not make a Policy", () => {
     expect(policyFor(weather, "expert").id).toBe("weather-expert");
   });
 });
+
+describe("scriptedPolicy's own arguments", () => {
+  it("a tokenizer missing or out of place, an id or decide that is none, is refused by name where it is made", () => {
+    const decide = () => "<answer>x</answer>";
+    const made = 'scriptedPolicy("expert", tokenizer, decide)';
+    // Before: "Cannot read properties of undefined (reading 'idOf')", from inside the framework.
+    expect(() => scriptedPolicy("expert", undefined as never, decide)).toThrow(
+      new TypeError(
+        `${made}: tokenizer must be the environment's Tokenizer (encode, decode, idOf; e.g. WordTokenizer.fromCorpus(...)), got undefined`,
+      ).message,
+    );
+    expect(() => scriptedPolicy("expert", decide as never, weather.tokenizer as never)).toThrow(
+      "got a function (the arguments are id, tokenizer, decide)",
+    );
+    expect(() => scriptedPolicy("expert", weather.tokenizer, "<answer>x</answer>" as never)).toThrow(
+      `${made}: decide must be a function (request, rng) => the action's text, got "<answer>x</answer>" (a string)`,
+    );
+    expect(() => scriptedPolicy(weather.tokenizer as never, weather.tokenizer, decide)).toThrow(
+      "scriptedPolicy(id, tokenizer, decide): id must be the policy's name, a non-empty string, got an object",
+    );
+    expect(scriptedPolicy("expert", weather.tokenizer, decide).id).toBe("expert");
+  });
+});
