@@ -7,6 +7,7 @@
  * A vocabulary word that spans several pieces (a tag such as `<search>`) is matched whole, before that cut.
  */
 import { digest } from "./canonical.ts";
+import { shownValue } from "./errors.ts";
 
 /** Turns text into token ids and back; policies and the environment's observations share one per environment. */
 export interface Tokenizer {
@@ -88,8 +89,25 @@ export class WordTokenizer implements Tokenizer {
 
   /** A tokenizer whose vocabulary is every word piece found in the given texts, sorted. */
   static fromCorpus(texts: Iterable<string>, options: WordTokenizerOptions = {}): WordTokenizer {
+    // A string is iterable too: taken as a list, each character was a text of its own, and the vocabulary came
+    // out as characters (every word spelt at a token per character), without a word.
+    if (
+      typeof texts === "string" ||
+      typeof (texts as { [Symbol.iterator]?: unknown })?.[Symbol.iterator] !== "function"
+    )
+      throw new TypeError(
+        `WordTokenizer.fromCorpus: texts must be a list of texts (an array of strings, or another iterable of them), got ${typeof texts === "string" ? "one string: wrap it in an array, [text] (taken as a list, each of its characters would be a text)" : shownValue(texts)}`,
+      );
     const words = new Set<string>();
-    for (const text of texts) for (const [piece] of text.matchAll(PIECE)) words.add(piece);
+    let index = 0;
+    for (const text of texts) {
+      if (typeof text !== "string")
+        throw new TypeError(
+          `WordTokenizer.fromCorpus: texts[${index}] is ${shownValue(text)}, not a string (flatten nested lists: [...a, ...b])`,
+        );
+      for (const [piece] of text.matchAll(PIECE)) words.add(piece);
+      index++;
+    }
     return new WordTokenizer([...words].sort(), options);
   }
 

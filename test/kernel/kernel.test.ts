@@ -261,6 +261,22 @@ describe("word tokenizer with byte fallback", () => {
     expect(other.words).toEqual(one.words);
   });
 
+  it("fromCorpus refuses one string (its characters were taken as the texts) and items that are no strings", () => {
+    // Before: fromCorpus("alice bob") made a vocabulary of characters without a word; a nested list threw
+    // "text.matchAll is not a function".
+    expect(() => WordTokenizer.fromCorpus("alice bob" as never)).toThrow(
+      "WordTokenizer.fromCorpus: texts must be a list of texts (an array of strings, or another iterable of them), got one string: wrap it in an array, [text]",
+    );
+    expect(() => WordTokenizer.fromCorpus(["alice", ["bob"]] as never)).toThrow(
+      "WordTokenizer.fromCorpus: texts[1] is an array, not a string (flatten nested lists: [...a, ...b])",
+    );
+    expect(() => WordTokenizer.fromCorpus(undefined as never)).toThrow("got undefined");
+    // Any iterable of strings is a list of texts.
+    expect(WordTokenizer.fromCorpus(new Set(["alice bob"])).words).toEqual(
+      WordTokenizer.fromCorpus(["alice bob"]).words,
+    );
+  });
+
   it("the id names the vocabulary", () => {
     expect(new WordTokenizer(["a", "b"]).id).toBe(new WordTokenizer(["a", "b"]).id);
     expect(new WordTokenizer(["a", "b"]).id).not.toBe(new WordTokenizer(["a", "c"]).id);
