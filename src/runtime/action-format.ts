@@ -9,6 +9,7 @@ import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import { notPlainJson } from "../kernel/canonical.ts";
+import { shownValue } from "../kernel/errors.ts";
 import type { Tool } from "./tool.ts";
 
 /**
@@ -86,6 +87,11 @@ export const formatCall = (tool: Tool, args: Json): string => {
  * action malformed. (An answer's text is trimmed when parsed, by design: `<answer> lima </answer>` answers lima.)
  */
 export const formatAnswer = (text: string): string => {
+  // An answer computed as a number (a balance, a count) is written as text by the caller: `formatAnswer(String(n))`.
+  if (typeof text !== "string")
+    throw new TypeError(
+      `formatAnswer: the answer must be text, got ${typeof text === "number" ? `the number ${text}: write formatAnswer(String(${text}))` : shownValue(text)}`,
+    );
   if (text.includes("</answer>"))
     throw new TypeError(
       `formatAnswer: ${JSON.stringify(text)} holds the closing tag </answer>, which would end the answer early (the action would be malformed)`,
@@ -110,22 +116,20 @@ const notTooLong = (formatter: string, action: string): string => {
 const checkTools = (caller: string, tools: unknown): void => {
   const record = tools as Partial<Tool> | null | undefined;
   const got =
-    tools === null || typeof tools !== "object"
-      ? shownKind(tools)
-      : Array.isArray(tools)
-        ? "an array (the tools' names are the record's keys, as a model calls them)"
-        : typeof record?.execute === "function" && typeof record.name === "string" && "parameters" in record
-          ? `the tool ${record.name} itself`
-          : undefined;
+    typeof tools === "function"
+      ? "a function"
+      : tools === null || typeof tools !== "object"
+        ? shownValue(tools)
+        : Array.isArray(tools)
+          ? "an array (the tools' names are the record's keys, as a model calls them)"
+          : typeof record?.execute === "function" && typeof record.name === "string" && "parameters" in record
+            ? `the tool ${record.name} itself`
+            : undefined;
   if (got !== undefined)
     throw new TypeError(
       `${caller}(text, tools, ...): tools must be the environment's tools, a record of tools by name ({ search, lookup }, as defineEnv takes them), got ${got}`,
     );
 };
-const shownKind = (value: unknown): string =>
-  typeof value === "string"
-    ? `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`
-    : String(value);
 
 /**
  * Reads an action's text as a call of one of `tools`, an answer or a malformed action; never throws on the text
@@ -248,7 +252,7 @@ export const callOf: {
   checkTools("callOf", tools);
   if (typeof tool !== "string")
     throw new TypeError(
-      `callOf(text, tools, name): name must be the name of one of the tools (${Object.keys(tools).join(", ") || "none"}), got ${shownKind(tool)}`,
+      `callOf(text, tools, name): name must be the name of one of the tools (${Object.keys(tools).join(", ") || "none"}), got ${shownValue(tool)}`,
     );
   // A misspelt name would match no call, ever: a guard using it would silently never fire.
   if (!Object.hasOwn(tools, tool))

@@ -223,7 +223,7 @@ describe("parseAction on a tool with JSON arguments", () => {
       [() => parseAction(call, calc as never), "got the tool calc itself"],
       [
         () => (callOf as (text: string, name: string) => unknown)(call, "calc"),
-        'callOf(text, tools, ...): tools must be the environment\'s tools, a record of tools by name ({ search, lookup }, as defineEnv takes them), got the string "calc"',
+        'callOf(text, tools, ...): tools must be the environment\'s tools, a record of tools by name ({ search, lookup }, as defineEnv takes them), got "calc" (a string)',
       ],
       [
         () => (callOf as (text: string, tools: unknown) => unknown)(call, tools),
@@ -233,6 +233,15 @@ describe("parseAction on a tool with JSON arguments", () => {
     for (const [slip, message] of slips) expect(slip).toThrow(new TypeError(message).message);
     // Before, a call crashed with "Cannot convert undefined or null to object"; a list made every call malformed.
     expect(() => (parseAction as (text: string) => unknown)(call)).toThrow(TypeError);
+  });
+
+  it("formatAnswer of a number (a balance, a count) says to write it as text", () => {
+    // Before: "text.includes is not a function".
+    expect(() => formatAnswer(42 as never)).toThrow(
+      new TypeError("formatAnswer: the answer must be text, got the number 42: write formatAnswer(String(42))").message,
+    );
+    expect(() => formatAnswer(undefined as never)).toThrow("formatAnswer: the answer must be text, got undefined");
+    expect(formatAnswer(String(42))).toBe("<answer>42</answer>");
   });
 
   it("refuses NaN and Infinity in formatCall (written as null, the call would parse as malformed)", () => {
