@@ -218,8 +218,16 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
             // Text that the bare form cannot carry (white space at its ends) is only left out of the calls;
             // a field it cannot carry at all would leave every call out.
             if (!/does not fit|not plain JSON|cannot carry/.test((error as Error).message)) continue;
+            // formatCall's message names the arguments only where they do not fit: said "it generated" of each.
+            const said = (error as Error).message.replace(/^formatCall: /, "");
             throw new TypeError(
-              `option args.${tool}: ${(error as Error).message.replace(/^formatCall: /, "it generated ").replace(" does not fit", ", which does not fit")}`,
+              `option args.${tool}: it generated ${
+                said.includes(" does not fit ")
+                  ? said.replace(" does not fit", ", which does not fit")
+                  : said.includes(" cannot carry ")
+                    ? `${JSON.stringify(sample)}, which formatCall refuses: ${said}`
+                    : `arguments that formatCall refuses: ${said}`
+              }`,
             );
           }
     }

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lookupEnv } from "../../actors/lookup/index.ts";
 import weather from "../../actors/weather/env.ts";
-import { parseAction } from "../../src/index.ts";
+import { defineTool, parseAction, Schema } from "../../src/index.ts";
 import {
   actionArbitrary,
   almostRightActionArbitrary,
@@ -86,6 +86,27 @@ describe("options that must be arbitraries", () => {
     );
     expect(() => actionArbitrary(lookupEnv, { args: { lookup: fc.constant("k1") } })).toThrow(
       'it generated "k1", which does not fit the parameters of lookup',
+    );
+    // An optional field of a bare-text tool, which the machine fills (before: "it generated look takes its one ...").
+    const look = defineTool({
+      name: "look",
+      description: "a key in a book the machine passes",
+      parameters: Schema.Struct({ key: Schema.String, book: Schema.optional(Schema.String) }),
+      execute: ({ key }) => key,
+    });
+    expect(() =>
+      actionArbitrary({ tools: { look } }, { args: { look: fc.constant({ key: "k", book: "b" }) } }),
+    ).toThrow(
+      'option args.look: it generated {"key":"k","book":"b"}, which formatCall refuses: look takes its one required string field key as bare text, so a call cannot carry book',
+    );
+    const calc = defineTool({
+      name: "calc",
+      description: "n squared",
+      parameters: Schema.Struct({ n: Schema.Number }),
+      execute: ({ n }) => n * n,
+    });
+    expect(() => actionArbitrary({ tools: { calc } }, { args: { calc: fc.constant({ n: Number.NaN }) } })).toThrow(
+      "option args.calc: it generated arguments that formatCall refuses: the arguments of calc are not plain JSON: ",
     );
     // A check that checks nothing is refused.
     await expect(checkRewards(lookupEnv, { invariants: [] })).rejects.toThrow("give at least one invariant");
