@@ -1087,7 +1087,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
             .map(describeFailure)
             .join(
               "; ",
-            )}; if that is not a failure the environment means to teach, fix the tool (counted per update in metrics.jsonl as toolFailures)`,
+            )}; if that is not a failure the environment means to teach, fix the tool; if it is (a flaky service, on purpose), throw a tagged error (a Data.TaggedError, or an Error with a string _tag), which is not said (counted per update in metrics.jsonl as toolFailures)`,
         );
       }
     }

@@ -218,6 +218,10 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
     expect(said[0]).toMatch(
       /^update 1 of 2: a tool's code threw \(the machine got \{ ok: false, error \}\): 4x shout error: Cannot read properties of undefined \(reading 'toUpperCase'\) \(thrown at test\/learn\/library-api\.test\.ts:\d+:\d+\)/,
     );
+    // A tool that fails on purpose (a flaky bank) is told how to say so, once, rather than warned on every run.
+    expect(said[0]).toContain(
+      "; if it is (a flaky service, on purpose), throw a tagged error (a Data.TaggedError, or an Error with a string _tag), which is not said",
+    );
   });
 
   it("train() does not call a tagged failure (an Effect program's typed error) a bug in the tool", async () => {
