@@ -165,8 +165,9 @@ const checkWarmStart = async (from: string) => {
   }
   const config = loaded.model.config as unknown as Record<string, unknown>;
   loaded.model.dispose();
-  const want = recipeModel(PLAN.warm) as Record<string, unknown>;
   const defaults: Record<string, unknown> = { copy: false, positions: "learned", attention: "full" };
+  // A recipe of full attention names none: a turn-local checkpoint is refused for it too.
+  const want = { attention: defaults.attention, ...recipeModel(PLAN.warm) } as Record<string, unknown>;
   const differ = Object.keys(want).filter((key) => (config[key] ?? defaults[key]) !== want[key]);
   if (differ.length > 0)
     throw new InvalidArgumentError(

@@ -3,6 +3,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { WordTokenizer } from "../../src/kernel/tokenizer.ts";
 import { runCaptured, tempDir } from "../support/index.ts";
 
 /** `npm run experiment -- ...args` as a user runs it, in a new process: for its exit status and the one line it says. */
@@ -135,6 +136,29 @@ describe("npm run experiment", () => {
     run = await experiment("--qiuck");
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("(Did you mean --quick?)");
+  }, 60_000);
+
+  it("refuses a --warm-start of turn-local attention for a plan of full attention, before anything is copied", async () => {
+    // The recipe's shape but turn-local (a clone made for --possessive's attention): the shipped plans ran full
+    // attention, and a run from it would train another model than the page describes.
+    const [{ initBackend }, { Gpt }, { saveCheckpoint }, { hopqa }, { recipeModel, COPY_WARM_START }] =
+      await Promise.all([
+        import("../../src/policy/backend.ts"),
+        import("../../src/policy/gpt.ts"),
+        import("../../src/policy/checkpoint.ts"),
+        import("../../actors/hopqa/index.ts"),
+        import("../../actors/hopqa/warm-start.ts"),
+      ]);
+    await initBackend("wasm", { log: () => {} });
+    const from = join(tempDir(), "turn-local");
+    const model = new Gpt({ ...recipeModel(COPY_WARM_START), attention: "turn-local", turnStarts: [1] }, "local");
+    await saveCheckpoint(from, { model, tokenizer: hopqa.tokenizer as WordTokenizer, version: 0 });
+    model.dispose();
+    const out = join(tempDir(), "experiment-turn-local");
+    const run = await experiment("--quick", "--warm-start", from, "--out", out, "--docs", join(tempDir(), "docs"));
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`--warm-start ${from}: not this recipe's model (attention turn-local, not full)`);
+    expect(existsSync(join(out, "warm-start"))).toBe(false);
   }, 60_000);
 
   it("refuses a folder or page whose warm start came from another demonstrator (--hasty vs the expert's)", async () => {
