@@ -170,6 +170,8 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       let ok = 0;
       let bad = 0;
       let unverified = 0;
+      /** Of those, journals whose environment is known here but refuses the options they record. */
+      let optionsRefused = 0;
       let removed = 0;
       /** Read whole but without episode.ended (plain reading only; --verify fails them). */
       let notEnded = 0;
@@ -246,6 +248,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
             );
         } else if (verdict.unverified) {
           unverified += 1;
+          if (verdict.optionsRefused) optionsRefused += 1;
           if (!said.has(verdict.unverified)) err(`error: ${verdict.unverified}`);
           said.add(verdict.unverified);
           // The reason is said once above and the summary counts them: --quiet lists no journal it skipped.
@@ -261,7 +264,15 @@ const buildProgram = (setExit: (code: number) => void): Command => {
           (notEnded ? ` (${notEnded} of them not ended: cut short, or still recording; --verify fails them)` : "") +
           (copies ? ` (${copies} of them ${copies === 1 ? "a copy" : "copies"} of another: the same episode)` : "") +
           `, ${bad} failed` +
-          (unverified ? `, ${unverified} not verified (unknown environment)` : "") +
+          (unverified
+            ? `, ${unverified} not verified (${
+                optionsRefused === 0
+                  ? "unknown environment"
+                  : optionsRefused === unverified
+                    ? "options their environment refuses"
+                    : `unknown environment, or options their environment refuses (${optionsRefused})`
+              })`
+            : "") +
           (removed ? `; removed ${removed} file(s) that held no whole event` : ""),
       );
       for (const { env, recorded, here, count } of unchecked.values())

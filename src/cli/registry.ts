@@ -18,6 +18,7 @@ import {
   isFrameworkFile,
   isOwnFrame,
   messageOf,
+  RecordedOptionsRefusedError,
   shownPath,
   shownValue,
   stackFrames,
@@ -186,7 +187,7 @@ export const variantFromJournal = (root: EnvDefinition, options: Readonly<Record
     try {
       variant = configureEnv(root, query);
     } catch (cause) {
-      throw new UsageError({
+      throw new RecordedOptionsRefusedError({
         detail: `the journal was recorded on ${envSpecOf(root.id, options)} (its episode.started's env.options), which this ${root.id} does not take: ${messageOf(cause)}`,
       });
     }

@@ -161,6 +161,12 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail
  */
 export class EnvOptionsRefusedError extends UsageError {}
 
+/**
+ * A journal whose recorded options (its episode.started's env.options) its environment here refuses: the
+ * environment is known, the variant cannot be rebuilt. replay --verify skips it, as one of an unknown environment.
+ */
+export class RecordedOptionsRefusedError extends UsageError {}
+
 /** Every tagged error of the kernel, for an exhaustive `Effect.catchTags` or a `switch` on `_tag`. */
 export type AgentR1Error =
   | JournalError

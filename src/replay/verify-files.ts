@@ -13,6 +13,7 @@ import {
   JournalError,
   messageOf,
   NonDeterminismError,
+  RecordedOptionsRefusedError,
   UsageError,
 } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
@@ -49,6 +50,8 @@ export interface FileVerdict {
    * for every journal of that environment, so a caller can say it once.
    */
   readonly unverified?: string;
+  /** Set with `unverified` when the environment is known but refuses the options the journal records. */
+  readonly optionsRefused?: boolean;
 }
 
 export interface VerifyOptions {
@@ -123,7 +126,9 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
     const started = events[0];
     const ended = events.at(-1);
     /** A verdict on a journal that was read whole but did not pass. */
-    const failed = (verdict: Pick<FileVerdict, "problem" | "reason" | "unverified">): FileVerdict => ({
+    const failed = (
+      verdict: Pick<FileVerdict, "problem" | "reason" | "unverified" | "optionsRefused">,
+    ): FileVerdict => ({
       file,
       ok: false,
       events: events.length,
@@ -153,7 +158,10 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
       if (!(cause instanceof UsageError) || cause instanceof EnvOptionsRefusedError) throw cause;
       return failed({
         unverified: cause.message,
-        problem: `${file}: ${events.length} events read; not verified: environment ${JSON.stringify(started.env.id)} is unknown`,
+        problem: `${file}: ${events.length} events read; not verified: environment ${JSON.stringify(started.env.id)} ${
+          cause instanceof RecordedOptionsRefusedError ? "refuses the options it records" : "is unknown"
+        }`,
+        ...(cause instanceof RecordedOptionsRefusedError ? { optionsRefused: true } : {}),
       });
     }
     let result: ReturnType<typeof replayEpisode>;

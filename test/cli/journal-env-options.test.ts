@@ -173,6 +173,30 @@ describe("a user's configurable environment (a module with configure)", () => {
       "pass --env with the path of the module that defines weather, and the options they record: --env 'PATH?cities=oslo,rome'",
     );
   });
+
+  it("replay --verify under a module that refuses the options a journal records: skipped for those options, not as unknown", async () => {
+    // The same environment, whose configure now refuses rome (another version of the module).
+    const strict = join(dir, "strict-cities.mts");
+    writeFileSync(
+      strict,
+      readFileSync(module, "utf8").replace(
+        "configure: (options) =>",
+        'configure: (options) => options.cities?.includes("rome") ? (() => { throw new RangeError("cities: rome is closed"); })() :',
+      ),
+    );
+    output.clear();
+    expect(await main(["replay", "--verify", data, "--env", strict])).toBe(2);
+    expect(output.stderr).toContain(
+      'error: the journal was recorded on weather?cities=oslo,rome (its episode.started\'s env.options), which this weather does not take: environment weather refused the options "?cities=oslo,rome": cities: rome is closed\n',
+    );
+    expect(output.stderr).toContain(
+      `skip ${join(data, "ep-0-0.jsonl")}: 21 events read; not verified: environment "weather" refuses the options it records\n`,
+    );
+    expect(output.stderr).not.toContain("is unknown");
+    expect(output.stdout).toContain(
+      "verified 0 journal(s) ok, 0 failed, 2 not verified (options their environment refuses)",
+    );
+  });
 });
 
 describe("options through the journal header", () => {
