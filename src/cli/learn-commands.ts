@@ -1514,7 +1514,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         const options = new URLSearchParams();
         if (opts.split !== undefined) options.set("split", opts.split);
         if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
-        const env = configureEnv(base, options.toString());
+        // A refusal names the flags given (`--split tset`), not a query the user never typed.
+        const flags = [
+          ...(opts.split === undefined ? [] : [`--split ${opts.split}`]),
+          ...(opts.worldSeed === undefined ? [] : [`--world-seed ${opts.worldSeed}`]),
+        ].join(" ");
+        const env = configureEnv(base, options.toString(), false, flags);
         // A policy trained on an older version of the environment may be scored on this one; said, not refused.
         const runDir = run && dirname(run.file);
         const trainedOn = runDir && recordedEnvOfRun(runDir, env);

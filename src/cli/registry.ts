@@ -72,8 +72,14 @@ export const envById = (spec: string): EnvDefinition => {
  * own configure, which may pass over a key it does not know): refuses a key that changed none of the options
  * in effect and is none of them (configure is asked again, readsKey). Built-in environments refuse unknown keys themselves, and may take a key
  * that names none of their options (hopqa's `world-seed` sets `worlds`), which given again changes nothing.
+ * `given`: the options as the user gave them, for a configure's refusal (eval's `--split test`; default `"?query"`).
  */
-export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = false): EnvDefinition => {
+export const configureEnv = (
+  env: EnvDefinition,
+  query: string,
+  refuseIgnored = false,
+  given = `the options "?${query}"`,
+): EnvDefinition => {
   const params = new URLSearchParams(query);
   const twice = [...new Set([...params.keys()].filter((key) => params.getAll(key).length > 1))];
   if (twice.length > 0)
@@ -98,7 +104,7 @@ export const configureEnv = (env: EnvDefinition, query: string, refuseIgnored = 
     // configure, and which options, once (built-in ones name themselves already: "hopqa: split must be ...").
     const said = messageOf(cause);
     throw new UsageError({
-      detail: `environment ${env.id} refused the options "?${query}": ${said.startsWith(`${env.id}: `) ? said.slice(env.id.length + 2) : said}`,
+      detail: `environment ${env.id} refused ${given}: ${said.startsWith(`${env.id}: `) ? said.slice(env.id.length + 2) : said}`,
     });
   }
   // A configure of one's own may pass over a key it does not know (`?too=kg`): the variant is then the

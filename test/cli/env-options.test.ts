@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { configureEnv, envById, loadEnv } from "../../src/cli/registry.ts";
 import { defineEnv } from "../../src/runtime/env.ts";
-import { tempDir } from "../support/index.ts";
+import { runCli, tempDir } from "../support/index.ts";
 
 // A configure as a user writes it: it reads the keys it knows and passes over any other.
 const dir = tempDir("agent-r1-env-options-");
@@ -115,6 +115,19 @@ describe("environment options of a module's own configure", () => {
     expect(() => envById("hopqa?split=tset")).toThrow(
       'environment hopqa refused the options "?split=tset": split must be one of train, test, ood, got "tset"',
     );
+  });
+
+  it("eval's --split and --world-seed refused by configure: said as the flags given, not as a query never typed", async () => {
+    const evalWith = (...flags: string[]) =>
+      runCli("eval", "--env", "hopqa", "--checkpoint", join(dir, "none"), "--episodes", "1", ...flags);
+    let run = await evalWith("--split", "tset");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'error: environment hopqa refused --split tset: split must be one of train, test, ood, got "tset" (did you mean `test`?)\n',
+    );
+    run = await evalWith("--split", "test", "--world-seed", "abc");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error: environment hopqa refused --split test --world-seed abc: world-seed must be /);
   });
 
   it("takes the options it knows, and a default value given again", async () => {

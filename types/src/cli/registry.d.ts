@@ -13,8 +13,9 @@ export declare const envById: (spec: string) => EnvDefinition;
  * own configure, which may pass over a key it does not know): refuses a key that changed none of the options
  * in effect and is none of them (configure is asked again, readsKey). Built-in environments refuse unknown keys themselves, and may take a key
  * that names none of their options (hopqa's `world-seed` sets `worlds`), which given again changes nothing.
+ * `given`: the options as the user gave them, for a configure's refusal (eval's `--split test`; default `"?query"`).
  */
-export declare const configureEnv: (env: EnvDefinition, query: string, refuseIgnored?: boolean) => EnvDefinition;
+export declare const configureEnv: (env: EnvDefinition, query: string, refuseIgnored?: boolean, given?: string) => EnvDefinition;
 /** `root` configured with the options a journal records (configured once per root and options). */
 export declare const variantFromJournal: (root: EnvDefinition, options: Readonly<Record<string, string>>) => EnvDefinition;
 /**
