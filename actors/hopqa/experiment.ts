@@ -21,7 +21,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSy
 import { constants } from "node:os";
 import { join } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
-import { refuseBothForms, refuseRepeatedOptions } from "../../src/cli/args.ts";
+import { refuseBothForms, refuseOptionAsValue, refuseRepeatedOptions } from "../../src/cli/args.ts";
 import { runTrain } from "../../src/cli/learn-commands.ts";
 import { progress, stopAllBars } from "../../src/cli/progress.ts";
 import { exitCodeOf, interruptedBy, onStopSignals, STOP_SIGNALS, type StopSignal } from "../../src/cli/signals.ts";
@@ -937,6 +937,8 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
   // `--seeds 1 --seeds 3` or `--copy-head --no-copy-head`: refused, as agent-r1 does, not the last kept.
   refuseRepeatedOptions(program);
   refuseBothForms(program);
+  // `--out --quick`: a value forgotten, the next flag taken as it (a folder named --quick, and the full plan run).
+  refuseOptionAsValue(program);
   try {
     program.parse([...argv], { from: "user" });
   } catch (error) {

@@ -278,13 +278,16 @@ describe("npm run experiment", () => {
     }
   }, 180_000);
 
-  it("refuses an option of one value given twice, and a flag with its negation, before any work (exit 2)", async () => {
+  it("refuses an option of one value given twice, a flag with its negation, and an option that took the next as its value, before any work (exit 2)", async () => {
     const out = join(tempDir(), "experiment-repeated");
     // --quick --report, so that were the flags let through (the last kept), nothing is built: a report of no runs.
     for (const [args, said] of [
       [["--seeds", "1", "--out", out, "--seeds", "3"], "--seeds given twice (1, 3): give it once"],
       [["--out", out, "--only", "grpo", "--only=ppo"], "--only given twice (grpo, ppo): give it once"],
       [["--out", out, "--copy-head", "--no-copy-head"], "--copy-head and --no-copy-head both given: give one of them"],
+      // A value forgotten: `--out --quick` made a folder named --quick and ran the full plan, not the quick one.
+      [["--out", "--only", "grpo"], '--out took "--only" as its value: give --out <dir> before --only'],
+      [["--out", out, "--docs", "--seeds=1"], '--docs took "--seeds=1" as its value: give --docs <dir> before --seeds'],
     ] as const) {
       const run = await experiment("--quick", "--report", ...args);
       expect(run.code, args.join(" ")).toBe(2);
