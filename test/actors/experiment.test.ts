@@ -233,35 +233,15 @@ describe("npm run experiment", () => {
     expect(page).toContain("under `legal=relations`");
     // The shipped hopqa's plans refuse this folder: its runs (trained on the variant), its warm start (cloned
     // on it, by the same demonstrator) and its page.
-    run = await experiment(
-      "--explore",
-      "--quick",
-      "--only",
-      "grpo",
-      "--seeds",
-      "1",
-      "--out",
-      out,
-      "--docs",
-      join(root, "d2"),
-    );
+    const explore = () =>
+      experiment("--explore", "--quick", "--only", "grpo", "--seeds", "1", "--out", out, "--docs", join(root, "d2"));
+    run = await explore();
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
       "was trained with another plan (env hopqa?wording=possessive&legal=relations, not hopqa)",
     );
     rmSync(join(out, "grpo-s0"), { recursive: true });
-    run = await experiment(
-      "--explore",
-      "--quick",
-      "--only",
-      "grpo",
-      "--seeds",
-      "1",
-      "--out",
-      out,
-      "--docs",
-      join(root, "d2"),
-    );
+    run = await explore();
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
       "holds a warm start cloned on hopqa?wording=possessive&legal=relations, not hopqa: give this experiment its own --out",
