@@ -31,6 +31,7 @@ import { policyFromModel, readLatest } from "../../src/learn/trainer.ts";
 import { lineChartSvg, readRunMetrics } from "../../src/observe/plot.ts";
 import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
+import { canonicalEnvSpec, sameEnvSpec } from "../../src/runtime/env.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { EXPLORE, HASTY_STEPS, LONG, POSSESSIVE_STEPS, RL_STEP } from "./rl-recipe.ts";
 import {
@@ -341,7 +342,7 @@ export const checkRecipe = (root: string): void => {
     );
   // The same demonstrator on another hopqa (the possessive variant's folder given to the shipped plan).
   const [hadEnv, wantEnv] = [recipeEnvSpec(saved ?? PLAN.warm), recipeEnvSpec(PLAN.warm)];
-  if (saved && hadEnv !== wantEnv)
+  if (saved && !sameEnvSpec(hadEnv, wantEnv))
     throw new InvalidArgumentError(
       `${root} holds a warm start cloned on ${hadEnv}, not ${wantEnv}: give this experiment its own --out (and --docs)`,
     );
@@ -553,7 +554,13 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   // expert's, and a --report that changes nothing leaves the committed record as it is.
   const plan = pagePlanOf();
   const saved = readPagePlan(docs);
-  if (!saved || canonicalJson({ demonstrator: "expert", ...saved }) !== canonicalJson(plan)) writePagePlan(docs, plan);
+  // An env spec in another order of its options is the same plan (records written before specs were sorted).
+  const samePlan = (a: Readonly<Record<string, unknown>>) =>
+    canonicalJson(typeof a.env === "string" ? { ...a, env: canonicalEnvSpec(a.env) } : a);
+  const kept = saved !== undefined && samePlan({ demonstrator: "expert", ...saved }) === samePlan(plan);
+  if (!kept) writePagePlan(docs, plan);
+  // The page names the env as its plan.json does: a page kept says it as it was written.
+  const envSpec = kept && typeof saved.env === "string" ? saved.env : recipeEnvSpec(PLAN.warm);
   const baselines = readBaselinesRecord(docs);
   // Rows whose numbers were imported (their run folders gone) are marked, with where the numbers came from.
   const sources = [...new Set([...finished.map((f) => f.source), baselines?.source].filter((s) => s !== undefined))];
@@ -628,13 +635,15 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push("");
   if (w.env)
     lines.push(
-      `- Environment: \`${recipeEnvSpec(w)}\` for the demonstrations, every run and every column (hopqa's options: ${Object.entries(
+      `- Environment: \`${envSpec}\` for the demonstrations, every run and every column (hopqa's options: ${Object.entries(
         w.env,
       )
         .map(([k, v]) => `${k}=${v}`)
         .join(", ")}; README, "hopqa").`,
     );
-  lines.push(`- Warm start (limited by construction): ${describeRecipe(w)}; GPT ${JSON.stringify(recipeModel(w))}.`);
+  lines.push(
+    `- Warm start (limited by construction): ${describeRecipe(w, envSpec)}; GPT ${JSON.stringify(recipeModel(w))}.`,
+  );
   const from = baselines?.warmStartFrom;
   if (from)
     lines.push(
@@ -689,7 +698,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     const shipped = readBestCheckpoint(docs);
     const evalLine = (run: string, average: number) =>
       `The best run, \`${run}\` (average ${average.toFixed(3)}), ships as \`${target}\`: ` +
-      `\`npx agent-r1 eval --env ${w.env ? `"${recipeEnvSpec(w)}"` : "hopqa"} --checkpoint ${target} --constrained --suite\` scores it on the table's three columns ` +
+      `\`npx agent-r1 eval --env ${w.env ? `"${envSpec}"` : "hopqa"} --checkpoint ${target} --constrained --suite\` scores it on the table's three columns ` +
       `(${PLAN.evalEpisodes === 100 ? "100 questions each, the same seeds" : `100 questions each; the table used ${PLAN.evalEpisodes}`}), \`--split ood --world-seed 2000123\` instead of \`--suite\` on any world.`;
     if (!latest && shipped && existsSync(target)) {
       // The best run's folder is gone (a record): the checkpoint shipped from it, or from the best one that had a folder.

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { InvalidArgumentError } from "commander";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
+import { sameEnvSpec } from "../../src/runtime/env.ts";
 
 const Score = Schema.Struct({
   em: Schema.Finite,
@@ -120,8 +121,14 @@ export const readPagePlan = (docs: string): typeof PagePlan.Type | undefined => 
 export const writePagePlan = (docs: string, plan: typeof PagePlan.Type) =>
   writeJson(join(recordsDir(docs), PLAN_FILE), plan);
 
-/** The plan keys on which a record and the plan disagree ("steps 15, not 45"). */
+/**
+ * The plan keys on which a record and the plan disagree ("steps 15, not 45"). An `env` is an `--env` spec, the
+ * same in any order of its options (records written before specs were sorted keep the recipe's order).
+ */
 export const planDifferences = (saved: Readonly<Record<string, unknown>>, plan: Readonly<Record<string, unknown>>) =>
   Object.keys(plan)
-    .filter((key) => key in saved && saved[key] !== plan[key])
+    .filter((key) => key in saved && !samePlanValue(key, saved[key], plan[key]))
     .map((key) => `${key} ${String(saved[key])}, not ${String(plan[key])}`);
+
+const samePlanValue = (key: string, saved: unknown, plan: unknown): boolean =>
+  key === "env" && typeof saved === "string" && typeof plan === "string" ? sameEnvSpec(saved, plan) : saved === plan;

@@ -11,6 +11,7 @@ import { progress } from "../../src/cli/progress.ts";
 import { record } from "../../src/cli/record.ts";
 import { type SftResult, sft, sftProgressIn } from "../../src/learn/sft.ts";
 import { finishedClone } from "../../src/policy/checkpoint.ts";
+import { envSpecOf } from "../../src/runtime/env.ts";
 import { hopqa } from "./index.ts";
 
 export interface WarmStartRecipe {
@@ -128,9 +129,12 @@ export const SHIPPED_POSSESSIVE_WARM_START = "docs/checkpoints/hopqa-possessive-
 
 /** The hopqa a recipe's demonstrations, clone and runs use: the benchmark, or the variant of its `env` options. */
 export const recipeEnv = (w: WarmStartRecipe) => (w.env ? hopqa.configure(w.env) : hopqa);
-/** `--env` of a recipe's hopqa: `hopqa`, or `hopqa?wording=possessive&legal=relations` for a variant. */
-export const recipeEnvSpec = (w: WarmStartRecipe): string =>
-  w.env ? `hopqa?${new URLSearchParams(Object.entries(w.env)).toString()}` : "hopqa";
+/**
+ * `--env` of a recipe's hopqa: `hopqa`, or `hopqa?legal=relations&wording=possessive` for a variant (its options
+ * sorted by key, as journals record them; records written before say them in the recipe's order, and every
+ * check of a plan, run config or recipe compares specs in any order: `sameEnvSpec`).
+ */
+export const recipeEnvSpec = (w: WarmStartRecipe): string => envSpecOf(hopqa.id, w.env);
 
 /** Where the checkpoint of a recipe (or of its toy-sized variant) ships in docs/checkpoints, if one does. */
 export const shippedCheckpointOf = (w: WarmStartRecipe): string | undefined =>
@@ -145,12 +149,13 @@ export const shippedCheckpointOf = (w: WarmStartRecipe): string | undefined =>
       : SHIPPED_BY_DEMONSTRATOR[w.demonstrator];
 const SHIPPED_BY_DEMONSTRATOR = { hasty: SHIPPED_HASTY_WARM_START, "half-hasty": SHIPPED_HALF_HASTY_WARM_START };
 
-export const describeRecipe = (w: WarmStartRecipe) =>
+/** What a recipe is, in words; `envSpec`: how its env is spelled (a page keeps the spelling it was written with). */
+export const describeRecipe = (w: WarmStartRecipe, envSpec = recipeEnvSpec(w)) =>
   `${w.copy ? "(copy head) " : ""}${w.positions === "alibi" ? "(ALiBi) " : ""}${w.attention === "turn-local" ? "(turn-local attention) " : ""}${w.demos} ${w.demonstrator} demonstrations from worlds ${w.demoWorlds}${w.allEpisodes ? " (wrong ones included)" : ""}, cloned (lr ${w.lr}, batch ${w.batchSize}) first on their first ` +
   `actions (${w.curriculum.map((c) => `${c.steps} steps on ${c.actions}`).join(", ")}), then ${w.sftEpochs} epoch${w.sftEpochs === 1 ? "" : "s"} of whole episodes` +
   (w.more ? `, then ${w.more.epochs} more from that clone (optimizer afresh, seed ${w.more.seed})` : "") +
   (w.positionOffsets ? `, with ${w.positionOffsets} position offsets` : "") +
-  (w.env ? `, on \`${recipeEnvSpec(w)}\`` : "");
+  (w.env ? `, on \`${envSpec}\`` : "");
 
 /** The GPT a recipe clones into: hopqa's, with the recipe's own choice of copy head. */
 export const recipeModel = (w: WarmStartRecipe) => ({

@@ -33,7 +33,7 @@ import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { allowedForAction, legalTrie, requireLegalActions } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
-import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
+import { checkEnvArgument, type EnvDefinition, sameEnvSpec } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
 import { AdamW } from "./adamw.ts";
 import { actionBudgetNote, LR_RULE, modelConfigFor } from "./config.ts";
@@ -500,6 +500,8 @@ const checkSameArguments = (out: string, saved: SftArguments, now: SftArguments,
       : [k],
   )) {
     if (canonicalJson(before[key] ?? null) === canonicalJson(after[key] ?? null)) continue;
+    // The same options in another order are the same environment.
+    if (key === "env" && sameEnvSpec(String(before[key]), String(after[key]))) continue;
     const flag = ARGUMENT_FLAGS[key] ?? key;
     const detail =
       key === "episodes"

@@ -50,7 +50,7 @@ import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { ABORTED } from "../runtime/derive.ts";
-import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf } from "../runtime/env.ts";
+import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf, sameEnvSpec } from "../runtime/env.ts";
 import { DEFAULT_MAX_TURNS, type EpisodeRecord, successOfSome, successOutOfRangeNote } from "../runtime/episode.ts";
 import { describeFailure, ToolTally } from "../runtime/tool-tally.ts";
 import { AdamW, ZERO_GRADIENT } from "./adamw.ts";
@@ -346,7 +346,8 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
     .filter((key) => !RESUMABLE.has(key) && canonicalJson(config[key] ?? null) !== canonicalJson(saved[key] ?? null))
     .map((key) => `${key} ${JSON.stringify(config[key])} (the run has ${JSON.stringify(saved[key])})`);
   const bothPaths = isModulePath(saved.env.split("?")[0]) && isModulePath(config.env.split("?")[0]);
-  if (!bothPaths && config.env !== saved.env)
+  // The same options in another order are the same environment (records written before specs were sorted).
+  if (!bothPaths && !sameEnvSpec(config.env, saved.env))
     clashes.push(`env ${JSON.stringify(config.env)} (the run has ${JSON.stringify(saved.env)})`);
   if (clashes.length > 0)
     throw new UsageError({

@@ -363,6 +363,22 @@ const escapeOption = (text: string): string =>
 export const envSpecOf = (id: string, options: Readonly<Record<string, string>> | undefined): string =>
   options === undefined || Object.keys(options).length === 0 ? id : `${id}?${optionsQuery(options)}`;
 
+/**
+ * An `--env` spec in one spelling: its id (or module path) and its options sorted by key, as `envSpecOf` writes
+ * them (`hopqa?wording=possessive&legal=relations` and `hopqa?legal=relations&wording=possessive` give the
+ * same). A key given twice keeps both values, in their order.
+ */
+export const canonicalEnvSpec = (spec: string): string => {
+  const at = spec.indexOf("?");
+  if (at < 0) return spec;
+  const entries = [...new URLSearchParams(spec.slice(at + 1))].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const query = entries.map(([key, value]) => `${escapeOption(key)}=${escapeOption(value)}`).join("&");
+  return query ? `${spec.slice(0, at)}?${query}` : spec.slice(0, at);
+};
+
+/** Whether two `--env` specs name the same environment with the same options, whatever their order. */
+export const sameEnvSpec = (a: string, b: string): boolean => canonicalEnvSpec(a) === canonicalEnvSpec(b);
+
 const builtIns = new WeakSet<object>();
 /** Marks an environment built into the CLI (`--env hopqa`), or a variant of one (`hopqa?split=test`): the registry's. */
 export const rememberBuiltIn = <E extends object>(env: E): E => {

@@ -223,13 +223,13 @@ describe("npm run experiment", () => {
     const warm = JSON.parse(readFileSync(join(out, "warm-start", "config.json"), "utf8"));
     expect(warm.attention).toBe("turn-local");
     const sft = JSON.parse(readFileSync(join(out, "warm-start", "sft.json"), "utf8"));
-    expect(JSON.stringify(sft)).toContain("hopqa?wording=possessive&legal=relations");
+    expect(JSON.stringify(sft)).toContain("hopqa?legal=relations&wording=possessive");
     const config = JSON.parse(readFileSync(join(out, "grpo-s0", "config.json"), "utf8"));
-    expect(config.env).toBe("hopqa?wording=possessive&legal=relations");
+    expect(config.env).toBe("hopqa?legal=relations&wording=possessive");
     expect(existsSync(join(out, "grpo-s0", "suite.json"))).toBe(true);
     const page = readFileSync(join(docs, "results.md"), "utf8");
-    expect(page).toContain("- Environment: `hopqa?wording=possessive&legal=relations`");
-    expect(page).toContain('eval --env "hopqa?wording=possessive&legal=relations" --checkpoint');
+    expect(page).toContain("- Environment: `hopqa?legal=relations&wording=possessive`");
+    expect(page).toContain('eval --env "hopqa?legal=relations&wording=possessive" --checkpoint');
     expect(page).toContain("under `legal=relations`");
     // The shipped hopqa's plans refuse this folder: its runs (trained on the variant), its warm start (cloned
     // on it, by the same demonstrator) and its page.
@@ -238,13 +238,13 @@ describe("npm run experiment", () => {
     run = await explore();
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      "was trained with another plan (env hopqa?wording=possessive&legal=relations, not hopqa)",
+      "was trained with another plan (env hopqa?legal=relations&wording=possessive, not hopqa)",
     );
     rmSync(join(out, "grpo-s0"), { recursive: true });
     run = await explore();
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      "holds a warm start cloned on hopqa?wording=possessive&legal=relations, not hopqa: give this experiment its own --out",
+      "holds a warm start cloned on hopqa?legal=relations&wording=possessive, not hopqa: give this experiment its own --out",
     );
     run = await experiment("--quick", "--report", "--out", join(root, "none"), "--docs", docs);
     expect(run.code).toBe(2);

@@ -199,6 +199,14 @@ export declare const unconfiguredOf: (env: EnvDefinition) => EnvDefinition;
 export declare const optionsQuery: (options: Readonly<Record<string, string>>) => string;
 /** `id?options` (or the id alone, for none): what `--env` takes for the variant a journal was recorded on. */
 export declare const envSpecOf: (id: string, options: Readonly<Record<string, string>> | undefined) => string;
+/**
+ * An `--env` spec in one spelling: its id (or module path) and its options sorted by key, as `envSpecOf` writes
+ * them (`hopqa?wording=possessive&legal=relations` and `hopqa?legal=relations&wording=possessive` give the
+ * same). A key given twice keeps both values, in their order.
+ */
+export declare const canonicalEnvSpec: (spec: string) => string;
+/** Whether two `--env` specs name the same environment with the same options, whatever their order. */
+export declare const sameEnvSpec: (a: string, b: string) => boolean;
 /** Marks an environment built into the CLI (`--env hopqa`), or a variant of one (`hopqa?split=test`): the registry's. */
 export declare const rememberBuiltIn: <E extends object>(env: E) => E;
 /** Whether this environment is a built-in one (its source is the package's, not the user's to edit). */

@@ -1,0 +1,64 @@
+/**
+ * A resumed train run or sft compares its env spec with the one it was started with whatever the order of the
+ * options: the experiment's run folders and stopped warm starts written with `hopqa?wording=possessive&legal=relations`
+ * go on under `hopqa?legal=relations&wording=possessive` (the one spelling it writes now). Other options are
+ * still refused, naming both.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { lookup } from "../../actors/lookup/index.ts";
+import { main } from "../../src/cli/main.ts";
+import { trainConfigFor } from "../../src/learn/config.ts";
+import { sft } from "../../src/learn/sft.ts";
+import { train } from "../../src/learn/trainer.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+captureOutput();
+const log = () => {};
+const model = { layers: 1, heads: 2, width: 16 };
+
+describe("a resume under the same env options in another order", () => {
+  it("train: goes on; other options are refused, naming both", async () => {
+    const out = join(tempDir("agent-r1-resume-order-"), "run");
+    const config = (env: string, steps: number) => ({
+      ...trainConfigFor(lookup, {
+        backend: "wasm",
+        steps,
+        tasksPerStep: 2,
+        groupSize: 2,
+        evalEpisodes: 0,
+        warmStart: null,
+        model,
+      }),
+      env,
+    });
+    expect((await train({ env: lookup, config: config("lookup?b=2&a=1", 1), out, log })).version).toBe(1);
+    await expect(train({ env: lookup, config: config("lookup?a=1&b=3", 1), out, resume: true, log })).rejects.toThrow(
+      `env "lookup?a=1&b=3" (the run has "lookup?b=2&a=1") cannot apply`,
+    );
+    expect((await train({ env: lookup, config: config("lookup?a=1&b=2", 1), out, resume: true, log })).version).toBe(1);
+  }, 60_000);
+
+  it("sft: goes on; other options are refused, naming both", async () => {
+    const dir = tempDir("agent-r1-sft-order-");
+    const data = join(dir, "demos");
+    expect(await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "4", "--out", data])).toBe(0);
+    const out = join(dir, "clone");
+    const base = { env: lookup, data, out, epochs: 2, batchSize: 2, backend: "wasm", model, log } as const;
+    let epochs = 0;
+    const first = await sft({
+      ...base,
+      envSpec: "lookup?b=2&a=1",
+      shouldStop: () => epochs >= 1,
+      onEpoch: () => {
+        epochs++;
+      },
+    });
+    expect(first.stopped).toBe(true);
+    await expect(sft({ ...base, envSpec: "lookup?a=1&b=3", resume: true })).rejects.toThrow(
+      `--resume: --env differs from the stopped sft's: "lookup?b=2&a=1" then, "lookup?a=1&b=3" now`,
+    );
+    const resumed = await sft({ ...base, envSpec: "lookup?a=1&b=2", resume: true });
+    expect(resumed.stopped).toBeUndefined();
+  }, 60_000);
+});
