@@ -62,7 +62,7 @@ import {
   SHIPPED_COPY_WARM_START,
   SHIPPED_HALF_HASTY_WARM_START,
   SHIPPED_HASTY_WARM_START,
-  shippedCheckpointOf,
+  unshipped,
   WARM_START,
   type WarmStartRecipe,
 } from "./warm-start.ts";
@@ -96,7 +96,8 @@ export const FULL_PLAN = {
 /** `--quick`: the same stages at toy sizes, to check the pipeline (its numbers mean nothing). */
 const QUICK_PLAN: typeof FULL_PLAN = {
   ...FULL_PLAN,
-  warm: { ...FULL_PLAN.warm, demos: 16, sftEpochs: 1, curriculum: [{ actions: 1, steps: 2 }] },
+  // A toy clone: not the one the full recipe's ships as.
+  warm: unshipped({ ...FULL_PLAN.warm, demos: 16, sftEpochs: 1, curriculum: [{ actions: 1, steps: 2 }] }),
   train: { ...FULL_PLAN.train, steps: 1, tasksPerStep: 2, groupSize: 2, epochs: 1 },
   evalEpisodes: 4,
 };
@@ -314,6 +315,9 @@ export const checkPlanMatches = (root: string, specs: readonly RunSpec[]): void 
 /** The plan's values of PLAN_KEYS: what a run record must match to stand in this plan's table. */
 const planOf = (): Record<string, number | boolean> =>
   Object.fromEntries(PLAN_KEYS.map((key) => [key, PLAN.train[key]]));
+
+/** The warm start's recipe of the plan `selectPlan` set. */
+export const planRecipe = (): WarmStartRecipe => PLAN.warm;
 
 /** What a results page was written with: the runs' plan, the questions per column, the warm start's head and demonstrator. */
 export const pagePlanOf = (): Record<string, number | boolean | string> => ({
@@ -587,9 +591,9 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   lines.push(
     QUICK
       ? `A pipeline check at toy sizes (\`--quick\`): its numbers mean nothing. Regenerate it with \`${regenerate}\`; its runs are kept under ${root} and recorded in \`${recordsDir(docs)}\`.`
-      : shippedCheckpointOf(PLAN.warm)
+      : PLAN.warm.shipped
         ? `Regenerate everything with \`${regenerate}\` (it builds the warm start first, about ${PLAN.warm.buildMinutes} minutes here) or add ` +
-          `\`--warm-start ${shippedCheckpointOf(PLAN.warm)}\` (the shipped copy of the same recipe). ${RESUMABLE(root, docs)}`
+          `\`--warm-start ${PLAN.warm.shipped}\` (the shipped copy of the same recipe). ${RESUMABLE(root, docs)}`
         : `Regenerate everything with \`${PLAN.warm.copy ? regenerate : "npm run experiment -- --no-copy-head --out runs/hopqa-experiment-plain --docs docs/plain"}\` ` +
           `(it builds the warm start first, about ${PLAN.warm.buildMinutes} minutes here). ${RESUMABLE(root, docs)}`,
   );
@@ -647,7 +651,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   const from = baselines?.warmStartFrom;
   if (from)
     lines.push(
-      `- The warm start was not rebuilt by this command: it was copied from \`${from}\`, a run of the same recipe and seeds${shippedCheckpointOf(w) ? `; the same checkpoint ships as \`${shippedCheckpointOf(w)}\`` : ""}.`,
+      `- The warm start was not rebuilt by this command: it was copied from \`${from}\`, a run of the same recipe and seeds${w.shipped ? `; the same checkpoint ships as \`${w.shipped}\`` : ""}.`,
     );
   lines.push(
     `- Every RL run: ${t.steps} update${t.steps === 1 ? "" : "s"} of ${t.tasksPerStep} questions x ${t.groupSize} episodes (temperature ${t.temperature}), ` +

@@ -50,7 +50,18 @@ export interface WarmStartRecipe {
   readonly attention?: "full" | "turn-local";
   /** Position offsets drawn while cloning (`sft --position-offsets`; absent: none). */
   readonly positionOffsets?: "random" | "mixed";
+  /**
+   * Where this recipe's clone ships in docs/checkpoints (absent: it ships nowhere). A recipe made from another
+   * by spreading it (`{ ...COPY_WARM_START, ... }`) says its own, or none: `unshipped` drops the one it spread.
+   */
+  readonly shipped?: string;
 }
+
+/** A recipe made from `w` with other values (a toy-sized one, say): its clone is not the one `w`'s ships as. */
+export const unshipped = (w: WarmStartRecipe): WarmStartRecipe => {
+  const { shipped: _, ...rest } = w;
+  return rest;
+};
 
 export const WARM_START: WarmStartRecipe = {
   demos: 800,
@@ -73,8 +84,14 @@ export const WARM_START: WarmStartRecipe = {
  * (hopqa v3: 0.71 / 0.76 / 0.10 on the suite; 8 epochs reach 0.90 / 0.94 / 0.16 at 50 questions per column,
  * docs/hopqa.md). Shipped in docs/checkpoints/hopqa-copy-warm-start; `npm start` and `npm run experiment` start from it.
  */
-export const COPY_WARM_START: WarmStartRecipe = { ...WARM_START, sftEpochs: 2, copy: true, buildMinutes: 6 };
 export const SHIPPED_COPY_WARM_START = "docs/checkpoints/hopqa-copy-warm-start";
+export const COPY_WARM_START: WarmStartRecipe = {
+  ...WARM_START,
+  sftEpochs: 2,
+  copy: true,
+  buildMinutes: 6,
+  shipped: SHIPPED_COPY_WARM_START,
+};
 
 /**
  * The copy-head recipe cloned from the hasty demonstrator (`hopqa.policies.hasty()`: it reads every passage
@@ -83,14 +100,15 @@ export const SHIPPED_COPY_WARM_START = "docs/checkpoints/hopqa-copy-warm-start";
  * (the issue's stretch case) whose gap is one decision per episode. Shipped in
  * docs/checkpoints/hopqa-hasty-warm-start; `npm run experiment -- --hasty` starts from it.
  */
+export const SHIPPED_HASTY_WARM_START = "docs/checkpoints/hopqa-hasty-warm-start";
 export const HASTY_WARM_START: WarmStartRecipe = {
   ...COPY_WARM_START,
   sftEpochs: 8,
   demonstrator: "hasty",
   allEpisodes: true,
   buildMinutes: 25,
+  shipped: SHIPPED_HASTY_WARM_START,
 };
-export const SHIPPED_HASTY_WARM_START = "docs/checkpoints/hopqa-hasty-warm-start";
 
 /**
  * The hasty recipe with the `half-hasty` demonstrator (it answers one hop early on half of the questions),
@@ -99,13 +117,14 @@ export const SHIPPED_HASTY_WARM_START = "docs/checkpoints/hopqa-hasty-warm-start
  * to 0.87-0.90 in 65 updates (docs/hopqa.md). Shipped in docs/checkpoints/hopqa-half-hasty-12-warm-start;
  * `npm run experiment -- --half-hasty` starts from it.
  */
+export const SHIPPED_HALF_HASTY_WARM_START = "docs/checkpoints/hopqa-half-hasty-12-warm-start";
 export const HALF_HASTY_WARM_START: WarmStartRecipe = {
   ...HASTY_WARM_START,
   demonstrator: "half-hasty",
   more: { epochs: 4, seed: "p12" },
   buildMinutes: 45,
+  shipped: SHIPPED_HALF_HASTY_WARM_START,
 };
-export const SHIPPED_HALF_HASTY_WARM_START = "docs/checkpoints/hopqa-half-hasty-12-warm-start";
 
 /**
  * The possessive variant's weak warm start (`hopqa?wording=possessive&legal=relations`: questions that read
@@ -115,6 +134,7 @@ export const SHIPPED_HALF_HASTY_WARM_START = "docs/checkpoints/hopqa-half-hasty-
  * six algorithms lifted it to 0.81-0.845 on test and 0.40-0.48 on ood in 30 updates (docs/hopqa.md, "Every
  * algorithm from the weak turn-local clone"); `npm run experiment -- --possessive` starts from it.
  */
+export const SHIPPED_POSSESSIVE_WARM_START = "docs/checkpoints/hopqa-possessive-warm-start";
 export const POSSESSIVE_WARM_START: WarmStartRecipe = {
   ...COPY_WARM_START,
   demos: 160,
@@ -123,9 +143,8 @@ export const POSSESSIVE_WARM_START: WarmStartRecipe = {
   attention: "turn-local",
   positionOffsets: "mixed",
   buildMinutes: 5,
+  shipped: SHIPPED_POSSESSIVE_WARM_START,
 };
-
-export const SHIPPED_POSSESSIVE_WARM_START = "docs/checkpoints/hopqa-possessive-warm-start";
 
 /** The hopqa a recipe's demonstrations, clone and runs use: the benchmark, or the variant of its `env` options. */
 export const recipeEnv = (w: WarmStartRecipe) => (w.env ? hopqa.configure(w.env) : hopqa);
@@ -135,19 +154,6 @@ export const recipeEnv = (w: WarmStartRecipe) => (w.env ? hopqa.configure(w.env)
  * check of a plan, run config or recipe compares specs in any order: `sameEnvSpec`).
  */
 export const recipeEnvSpec = (w: WarmStartRecipe): string => envSpecOf(hopqa.id, w.env);
-
-/** Where the checkpoint of a recipe (or of its toy-sized variant) ships in docs/checkpoints, if one does. */
-export const shippedCheckpointOf = (w: WarmStartRecipe): string | undefined =>
-  w.env
-    ? w.env.wording === POSSESSIVE_WARM_START.env?.wording && w.demos === POSSESSIVE_WARM_START.demos
-      ? SHIPPED_POSSESSIVE_WARM_START
-      : undefined
-    : w.demonstrator === "expert"
-      ? w.copy
-        ? SHIPPED_COPY_WARM_START
-        : undefined
-      : SHIPPED_BY_DEMONSTRATOR[w.demonstrator];
-const SHIPPED_BY_DEMONSTRATOR = { hasty: SHIPPED_HASTY_WARM_START, "half-hasty": SHIPPED_HALF_HASTY_WARM_START };
 
 /** What a recipe is, in words; `envSpec`: how its env is spelled (a page keeps the spelling it was written with). */
 export const describeRecipe = (w: WarmStartRecipe, envSpec = recipeEnvSpec(w)) =>

@@ -18,7 +18,7 @@ import {
   describeRecipe,
   HASTY_WARM_START,
   recipeModel,
-  shippedCheckpointOf,
+  unshipped,
   type WarmStartRecipe,
 } from "../../actors/hopqa/warm-start.ts";
 import { LOOKUP_WARM_START } from "../../actors/lookup/env.ts";
@@ -202,7 +202,7 @@ const HOPQA_PLAN = {
 /** The warm starts `npm start` can begin from, by demonstrator (each ships in docs/checkpoints). */
 const WARM_STARTS = { hasty: HASTY_WARM_START, expert: COPY_WARM_START } as const;
 const quickRecipe = (recipe: WarmStartRecipe): WarmStartRecipe => ({
-  ...recipe,
+  ...unshipped(recipe),
   demos: 24,
   sftEpochs: 1,
   curriculum: [{ actions: 1, steps: 4 }],
@@ -210,7 +210,7 @@ const quickRecipe = (recipe: WarmStartRecipe): WarmStartRecipe => ({
 
 const runHopqaStart = async (options: StartOptions): Promise<number> => {
   const recipe = WARM_STARTS[options.demonstrator ?? "hasty"];
-  const shippedAt = shippedCheckpointOf(recipe) as string;
+  const shippedAt = recipe.shipped as string;
   const plan = options.quick ? HOPQA_PLAN.quick : HOPQA_PLAN[options.demonstrator ?? "hasty"];
   const started = Date.now();
   replaceRunFolder(options.out, "hopqa");
