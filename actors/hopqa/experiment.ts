@@ -252,7 +252,8 @@ export const runOne = async (root: string, spec: RunSpec): Promise<StopSignal | 
       init: join(root, "warm-start"),
       evalEpisodes: 0,
       checkpointEvery: 5,
-      model: trainModelOf(PLAN.warm),
+      // The warm start's model, its attention included: train refuses one that is not the checkpoint's.
+      model: recipeModel(PLAN.warm),
       ...spec.config,
     },
     spec.name,
@@ -272,15 +273,6 @@ export const runOne = async (root: string, spec: RunSpec): Promise<StopSignal | 
   const suite = await scoreSuite(`${spec.name} suite`, await policyOf(join(dir, "checkpoints", latest.dir)));
   writeJson(join(dir, "suite.json"), { ...suite, trainSeconds, steps: config.steps });
   return undefined;
-};
-
-/**
- * The recipe's model as a train config holds it: the runs start from the warm start (`init`), whose checkpoint
- * carries its attention (a train config's model has no such field; a fresh model is always full).
- */
-const trainModelOf = (w: WarmStartRecipe) => {
-  const { attention: _, ...shape } = recipeModel(w) as ReturnType<typeof recipeModel> & { attention?: string };
-  return shape;
 };
 
 /** The plan's settings a run folder's config.json records; a folder made with other values is refused. */

@@ -114,6 +114,13 @@ export const TrainConfig = Schema.Struct({
     copy: Schema.optionalKey(Schema.Boolean),
     /** Learned position embeddings or ALiBi; absent = learned. */
     positions: Schema.optionalKey(Schema.Literals(["learned", "alibi"])),
+    /**
+     * Full attention (every earlier token) or turn-local (the prompt, a token's own turn and the one before it;
+     * the turns start at the environment's action tags, as `sft --attention turn-local` finds them). Absent: full
+     * for a fresh model, and the checkpoint's own with `init`; a checkpoint keeps its own, so an attention stated
+     * otherwise than `init`'s (or a resumed run's) is refused, naming both.
+     */
+    attention: Schema.optionalKey(Schema.Literals(["full", "turn-local"])),
   }),
 });
 export type TrainConfig = typeof TrainConfig.Type;

@@ -65,6 +65,7 @@ import {
   type TrainConfig,
 } from "./config.ts";
 import { countCutActions, describeEval, type EvalSummary, evaluate, summarizeEpisodes } from "./evaluate.ts";
+import { turnStartsOf } from "./sft.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { episodeToSequence, fitToContext, type Sequence } from "./trajectory.ts";
 import { runWarmStart } from "./warm-start.ts";
@@ -327,6 +328,25 @@ export const refuseForeignResume = (out: string, flag = "resume") => {
     });
 };
 
+/**
+ * A checkpoint keeps its own attention: a train config's model that states another (`model.attention`) is
+ * refused, naming both, rather than trained as the checkpoint's architecture. A folder that is no checkpoint
+ * is left to the loader, whose error says what is wrong with it.
+ */
+const refuseOtherAttention = (stated: "full" | "turn-local", checkpoint: string, what: string): void => {
+  let saved: { attention?: unknown };
+  try {
+    saved = JSON.parse(readJsonText(join(checkpoint, "config.json")));
+  } catch {
+    return;
+  }
+  const has = saved.attention === "turn-local" ? "turn-local" : "full";
+  if (has !== stated)
+    throw new UsageError({
+      detail: `train config: model.attention "${stated}" cannot apply: ${what} ${checkpoint} has ${has} attention, and a checkpoint keeps its own; state "${has}" or leave attention out (a fresh model, without init, takes the one stated)`,
+    });
+};
+
 /** Fields a resume may change: the run's length, where it computes, and its checkpoint paths. */
 const RESUMABLE = new Set(["steps", "backend", "env", "init"]);
 
@@ -342,8 +362,17 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
     return config;
   }
   const fields = [...new Set([...Object.keys(saved), ...Object.keys(config)])] as (keyof TrainConfig)[];
+  // An attention one of the two leaves out is the model's own (its checkpoint's): compared below with that.
+  const unstated = saved.model.attention === undefined || config.model.attention === undefined;
+  const comparable = (c: TrainConfig, key: keyof TrainConfig) => {
+    if (key !== "model" || !unstated) return c[key] ?? null;
+    const { attention: _, ...shape } = c.model;
+    return shape;
+  };
   const clashes = fields
-    .filter((key) => !RESUMABLE.has(key) && canonicalJson(config[key] ?? null) !== canonicalJson(saved[key] ?? null))
+    .filter(
+      (key) => !RESUMABLE.has(key) && canonicalJson(comparable(config, key)) !== canonicalJson(comparable(saved, key)),
+    )
     .map((key) => `${key} ${JSON.stringify(config[key])} (the run has ${JSON.stringify(saved[key])})`);
   const bothPaths = isModulePath(saved.env.split("?")[0]) && isModulePath(config.env.split("?")[0]);
   // The same options in another order are the same environment (records written before specs were sorted).
@@ -353,7 +382,19 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
     throw new UsageError({
       detail: `resume: ${out} continues with its own config.json, so ${clashes.join(", ")} cannot apply; give the run's config (readRunConfig(out)) with only steps or backend changed, or start a new run in another folder`,
     });
-  const at = readLatest(out)?.version ?? 0;
+  const latest = readLatest(out);
+  const at = latest?.version ?? 0;
+  // The attention stated where config.json states none: the one of the model the run goes on with.
+  const stated = config.model.attention;
+  if (stated !== undefined && saved.model.attention === undefined) {
+    const init = config.init ?? saved.init;
+    if (latest) refuseOtherAttention(stated, join(out, "checkpoints", latest.dir), "the run's latest checkpoint");
+    else if (init) refuseOtherAttention(stated, init, "init");
+    else if (stated !== "full")
+      throw new UsageError({
+        detail: `resume: model.attention "${stated}" cannot apply: ${out} trains a fresh model of full attention (its config.json states none); leave attention out, or start a new run in another folder`,
+      });
+  }
   if (config.steps < at)
     throw new UsageError({
       detail: `resume: steps ${config.steps}, but ${out} is already at policy version ${at}; steps counts all the run's updates, so give more than ${at} to continue it`,
@@ -655,15 +696,31 @@ const initialModel = async (env: EnvDefinition, config: TrainConfig) => {
     throw new UsageError({
       detail: `environment ${env.id}'s tokenizer is not a WordTokenizer; the GPT policy needs one`,
     });
-  const model = new Gpt(freshModelConfig(config, tokenizer.size), splitSeed(config.seed, "init"));
+  // Turn-local attention finds turns at the environment's action tags, as sft's fresh model does.
+  const turnStarts = config.model.attention === "turn-local" ? turnStartsOf(env, tokenizer) : undefined;
+  const model = new Gpt(freshModelConfig(config, tokenizer.size, "config", turnStarts), splitSeed(config.seed, "init"));
   return { model, tokenizer, version: 0 };
 };
 
-/** A fresh model's GptConfig; one that cannot be built (heads not dividing width, too large) is a UsageError. */
-export const freshModelConfig = (config: TrainConfig, vocabSize: number, where = "config"): GptConfig => {
+/**
+ * A fresh model's GptConfig; one that cannot be built (heads not dividing width, too large) is a UsageError.
+ * `turnStarts`: the environment's turn starts, for turn-local attention (without them, as when a config is read
+ * before its environment is known, the rest of the shape is checked).
+ */
+export const freshModelConfig = (
+  config: TrainConfig,
+  vocabSize: number,
+  where = "config",
+  turnStarts?: readonly number[],
+): GptConfig => {
   let model: GptConfig;
+  const { attention, ...shape } = config.model;
   try {
-    model = gptConfig({ vocabSize, ...config.model });
+    model = gptConfig({
+      vocabSize,
+      ...shape,
+      ...(attention === "turn-local" && turnStarts ? { attention, turnStarts } : {}),
+    });
   } catch (error) {
     throw new UsageError({ detail: `${where}: model: ${(error as Error).message}` });
   }
@@ -792,7 +849,8 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   if (options.resume) {
     config = resumedConfig(out, config);
     refuseOtherEnvVersion(out, env, config);
-  }
+  } else if (config.init && config.model.attention !== undefined)
+    refuseOtherAttention(config.model.attention, config.init, "init");
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);
   if (!options.resume) refuseRunFolder(out);

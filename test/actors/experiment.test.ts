@@ -226,6 +226,8 @@ describe("npm run experiment", () => {
     expect(JSON.stringify(sft)).toContain("hopqa?legal=relations&wording=possessive");
     const config = JSON.parse(readFileSync(join(out, "grpo-s0", "config.json"), "utf8"));
     expect(config.env).toBe("hopqa?legal=relations&wording=possessive");
+    // Its train config states the warm start's attention (train refuses one that is not the checkpoint's).
+    expect(config.model.attention).toBe("turn-local");
     expect(existsSync(join(out, "grpo-s0", "suite.json"))).toBe(true);
     const page = readFileSync(join(docs, "results.md"), "utf8");
     expect(page).toContain("- Environment: `hopqa?legal=relations&wording=possessive`");

@@ -98,6 +98,13 @@ export declare const TrainConfig: Schema.Struct<{
         readonly copy: Schema.optionalKey<Schema.Boolean>;
         /** Learned position embeddings or ALiBi; absent = learned. */
         readonly positions: Schema.optionalKey<Schema.Literals<readonly ["learned", "alibi"]>>;
+        /**
+         * Full attention (every earlier token) or turn-local (the prompt, a token's own turn and the one before it;
+         * the turns start at the environment's action tags, as `sft --attention turn-local` finds them). Absent: full
+         * for a fresh model, and the checkpoint's own with `init`; a checkpoint keeps its own, so an attention stated
+         * otherwise than `init`'s (or a resumed run's) is refused, naming both.
+         */
+        readonly attention: Schema.optionalKey<Schema.Literals<readonly ["full", "turn-local"]>>;
     }>;
 }>;
 export type TrainConfig = typeof TrainConfig.Type;

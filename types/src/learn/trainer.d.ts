@@ -206,8 +206,12 @@ export interface LoadPolicyOptions {
  * against the environment's, greedy unless told, the environment's action budget.
  */
 export declare const loadPolicy: (env: EnvDefinition, dir: string, options?: LoadPolicyOptions) => Promise<TransformerPolicy>;
-/** A fresh model's GptConfig; one that cannot be built (heads not dividing width, too large) is a UsageError. */
-export declare const freshModelConfig: (config: TrainConfig, vocabSize: number, where?: string) => GptConfig;
+/**
+ * A fresh model's GptConfig; one that cannot be built (heads not dividing width, too large) is a UsageError.
+ * `turnStarts`: the environment's turn starts, for turn-local attention (without them, as when a config is read
+ * before its environment is known, the rest of the shape is checked).
+ */
+export declare const freshModelConfig: (config: TrainConfig, vocabSize: number, where?: string, turnStarts?: readonly number[]) => GptConfig;
 /** A fresh run into a folder that holds a run is refused: `resume` is how it continues. */
 export declare const refuseRunFolder: (out: string, resume?: string) => void;
 /**
