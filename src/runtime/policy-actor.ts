@@ -5,8 +5,9 @@
  * throughput, not what is sampled: only the last digits of a GPT's logprobs (about 1e-6: a row padded to a
  * longer neighbour is summed in another float order), and a token only where a draw falls that close to a
  * boundary. Which rows meet in a batch is itself deterministic unless tools take varying time. Independence
- * holds for failures too: when a batched call throws, each of its rows is
- * asked again alone, so only the episodes whose own row fails are aborted.
+ * holds for failures too: when a batched call throws or outlives the policy's
+ * timeoutMs, each of its rows is asked again alone (all of them at once), so only the episodes whose own row fails
+ * are aborted, and a batch takes at most 2 x timeoutMs, whatever its size.
  */
 import { isThenable, shownValue } from "../kernel/errors.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
@@ -105,11 +106,18 @@ export class PolicyActor {
     this.rows += batch.length;
     try {
       const failed = await this.answer(batch);
-      if (failed)
-        for (const p of batch) {
-          const alone = batch.length === 1 ? failed : await this.answer([p]);
-          if (alone) p.reject(alone.cause);
-        }
+      if (failed && batch.length === 1) batch[0]!.reject(failed.cause);
+      else if (failed)
+        // All at once, not one after another: when every row hangs (a service that is down), one after another took
+        // (rows + 1) x timeoutMs (32 minutes for 64 rows at 30 s) while every other episode waited; at once it takes
+        // 2 x timeoutMs whatever the batch's size. Never burstier than the batch itself for a policy that fans
+        // its rows out (scriptedPolicy asks for all its rows at once).
+        await Promise.all(
+          batch.map(async (p) => {
+            const alone = await this.answer([p]);
+            if (alone) p.reject(alone.cause);
+          }),
+        );
     } finally {
       this.running = false;
       this.schedule();

@@ -80,6 +80,38 @@ it("a policy's timeoutMs ends a call that never answers: only the episode whose 
   expect(String(aborted[0]!.reason)).toMatch(/TimeoutError: .* did not answer within 200 ms/);
 });
 
+it("a batch whose every row times out ends in 2 x timeoutMs, not one timeoutMs per row (a service that is down)", async () => {
+  let calls = 0;
+  const down: r1.Policy = {
+    ...expert,
+    timeoutMs: 250,
+    act: () => {
+      calls += 1;
+      return new Promise(() => {});
+    },
+  };
+  const started = Date.now();
+  const run = r1.rollout({
+    env: weather,
+    policy: new r1.PolicyActor(down),
+    journal: new r1.MemoryJournal(),
+    seed: "down",
+    episodes: 20,
+    concurrency: 20,
+  });
+  const episodes = await lastValueFrom(run.episodes.pipe(toArray()));
+  const took = Date.now() - started;
+  expect(new Set(episodes.map((e) => e.reason))).toEqual(
+    new Set([
+      "aborted: policy weather-expert failed: policy weather-expert's act() did not answer within 250 ms (its timeoutMs)",
+    ]),
+  );
+  // The batch of 20, then each row alone: 21 calls. Asked one after another, the rows took 21 x 250 ms = 5.25 s;
+  // at once, 2 x 250 ms (the bound leaves room for a busy machine).
+  expect(calls).toBe(21);
+  expect(took).toBeLessThan(2_500);
+});
+
 it("a scriptedPolicy's callback gets act()'s signal: a service it awaits is cancelled when timeoutMs passes", async () => {
   const cancelled: string[] = [];
   const script = r1.scriptedPolicy(

@@ -5,8 +5,9 @@
  * throughput, not what is sampled: only the last digits of a GPT's logprobs (about 1e-6: a row padded to a
  * longer neighbour is summed in another float order), and a token only where a draw falls that close to a
  * boundary. Which rows meet in a batch is itself deterministic unless tools take varying time. Independence
- * holds for failures too: when a batched call throws, each of its rows is
- * asked again alone, so only the episodes whose own row fails are aborted.
+ * holds for failures too: when a batched call throws or outlives the policy's
+ * timeoutMs, each of its rows is asked again alone (all of them at once), so only the episodes whose own row fails
+ * are aborted, and a batch takes at most 2 x timeoutMs, whatever its size.
  */
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
 /** What is wrong with a value given as a Policy, or undefined for one that has its parts. */

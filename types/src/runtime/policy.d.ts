@@ -53,8 +53,9 @@ export interface Policy {
     act(requests: readonly PolicyRequest[], options?: PolicyCallOptions): Promise<readonly PolicyAction[]>;
     /**
      * Most milliseconds one `act` call may take (an integer from 1 to 2147483647). A call that has not answered by
-     * then fails like a call that throws: its rows are asked again one by one, each with this limit, and the episodes
-     * whose own row times out abort (`aborted: policy ID failed: policy ID's act() did not answer within N ms`).
+     * then fails like a call that throws: its rows are asked again alone, all at once, each with this limit, and the
+     * episodes whose own row times out abort (`aborted: policy ID failed: policy ID's act() did not answer within N ms`).
+     * So a batch takes at most 2 x timeoutMs, whatever its size.
      * Default: no limit, so an API request that never comes back holds its episodes, and every episode waiting
      * for the same PolicyActor, for ever.
      */
