@@ -262,6 +262,9 @@ interface Resumed {
   readonly outcomes: OutcomeTally;
 }
 
+/** How an episode that a stop ended (rollout's `signal`) is journaled: `aborted: stopped: REASON`. */
+const STOPPED = `${ABORTED}stopped: `;
+
 /**
  * One turn of the event loop, through its poll phase (where a signal that came is read and its listeners
  * called): a setImmediate set in the check phase runs in the next turn, after that turn's poll.
@@ -271,7 +274,8 @@ const signalsHandled = () => new Promise<void>((resolve) => setImmediate(() => s
 /**
  * `record --resume`: the journals of this recording's episodes that ended are kept, if they are this
  * recording's (same environment, policy, seed and task) and the environment's code still replays them;
- * those a stop cut short (no episode.ended, a torn last line, an empty file) are removed, to be recorded
+ * those a stop cut short (no episode.ended, a torn last line, an empty file) or ended (`aborted: stopped: `,
+ * a stop from code) are removed, to be recorded
  * again (recording is deterministic: the same seed gives the same episode). A journal damaged before its
  * end is refused: no stop leaves that.
  */
@@ -336,7 +340,9 @@ const resumeRecording = async (
         });
     }
     const ended = read.at(-1);
-    if (ended?.type !== "episode.ended") {
+    // Ended by the stop itself (`record({ signal })` from code, as train's warm start is stopped): not how the
+    // episode ends, so recorded again, as one a kill cut short is.
+    if (ended?.type !== "episode.ended" || ended.reason.startsWith(STOPPED)) {
       cut.push(file);
       continue;
     }
@@ -454,9 +460,12 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   // Stopped before any episode ended (the default --durability episode writes a journal when its episode
   // ends): the folder is there, empty but for a lock, and the recording starts from the beginning.
   const startsOver = options.resume && taken.length === 0 && existed && holdsNothingButLock(options.out);
-  if (startsOver && !options.quiet)
-    process.stderr.write(
-      `record --resume: --out ${options.out} holds no journal yet (the recording stopped before its first episode ended); recording all ${options.episodes} from the beginning\n`,
+  // What a resume found: to the caller's log when there is one (train's warm start), else to stderr unless quiet.
+  const resumeNote =
+    options.log ?? (options.quiet ? undefined : (line: string) => void process.stderr.write(`${line}\n`));
+  if (startsOver)
+    resumeNote?.(
+      `record --resume: --out ${options.out} holds no journal yet (the recording stopped before its first episode ended); recording all ${options.episodes} from the beginning`,
     );
   if (options.resume && taken.length === 0 && !startsOver) {
     const others = existsSync(options.out) ? readdirSync(options.out).filter((n) => n.endsWith(".jsonl")).length : 0;
@@ -468,15 +477,14 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   const resumed = options.resume && !startsOver ? await resumeRecording(options, journal, taken) : undefined;
   // Journals of this seed past --episodes (a recording resumed with fewer): left as they are, and said.
   const later = journaled.length - taken.length;
-  if (resumed && !options.quiet)
-    process.stderr.write(
+  if (resumed)
+    resumeNote?.(
       `record --resume: ${resumed.kept.size} of ${options.episodes} episodes are journaled already and kept` +
         (resumed.removed ? `; removed ${resumed.removed} that the stop cut short` : "") +
         `; recording the other ${options.episodes - resumed.kept.size}` +
         (later
           ? ` (${later} journal${later === 1 ? "" : "s"} of this seed's later episodes, past --episodes ${options.episodes}, ${later === 1 ? "is" : "are"} left as ${later === 1 ? "it is" : "they are"})`
-          : "") +
-        "\n",
+          : ""),
     );
   // A resumed recording's kept episodes count in the bar's total, not in its rate.
   const bar = options.quiet

@@ -4,10 +4,12 @@
  * sampling (RL then sees no reward at all) declares one as its default (`EnvDefinition.warmStart`);
  * `train` runs it when it starts from a fresh model and says so, and `--no-warm-start` skips it.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { progress } from "../cli/progress.ts";
 import { policyFor, record } from "../cli/record.ts";
+import { isLockFile } from "../journal/lock.ts";
+import { episodeIdOf } from "../journal/stamp.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { finishedClone } from "../policy/checkpoint.ts";
@@ -40,6 +42,19 @@ const recordedIn = (dir: string, episodes: number): Recorded | undefined => {
   } catch {
     return undefined;
   }
+};
+
+/**
+ * Whether a warm start's demonstrations folder holds nothing but what its recording writes (the journals of its
+ * seed's first `episodes` episodes, the lock): only then is a stopped recording gone on with.
+ */
+const onlyDemonstrations = (demos: string, seed: string, episodes: number): boolean => {
+  const prefix = episodeIdOf(`${seed}:`);
+  return readdirSync(demos).every((name) => {
+    if (isLockFile(name)) return true;
+    const index = name.endsWith(".jsonl") && name.startsWith(prefix) ? name.slice(prefix.length, -".jsonl".length) : "";
+    return /^(0|[1-9]\d*)$/.test(index) && Number(index) < episodes;
+  });
 };
 
 /** The stopped cloning's saved point; a damaged one is refused, saying how to start the warm start over. */
@@ -98,12 +113,17 @@ export const runWarmStart = async (
         : `warm start: the ${warm.episodes} expert episodes in ${demos} are recorded already; cloning them`,
     );
   else {
-    // Demonstrations left by a run killed before its recording ended are recorded again from scratch, and
-    // a cloning begun on others is dropped.
-    rmSync(demos, { recursive: true, force: true });
+    // A cloning begun on other demonstrations is dropped. Demonstrations left by a run stopped or killed
+    // before its recording ended are gone on with (`record --resume`: the episodes that ended are kept, those
+    // cut short or ended by the stop are recorded again), unless the folder holds anything else.
     rmSync(checkpoint, { recursive: true, force: true });
+    const goOn = existsSync(demos) && onlyDemonstrations(demos, seed, warm.episodes);
+    if (existsSync(demos) && !goOn) {
+      log(`warm start: ${demos} holds files its recording does not write; recording the demonstrations from the start`);
+      rmSync(demos, { recursive: true, force: true });
+    } else if (goOn) log(`warm start: going on with its recording stopped in ${demos}`);
     // A stop ends the recording at once (its episodes in flight end as stopped), not after its last episode
-    // (an expert behind a slow API takes minutes): it is recorded again from the start by the resume.
+    // (an expert behind a slow API takes minutes): the resume records them, and those not recorded yet.
     const stopping = new AbortController();
     const asking = shouldStop
       ? setInterval(() => {
@@ -128,15 +148,24 @@ export const runWarmStart = async (
         quiet: !bars,
         log,
         signal: stopping.signal,
+        resume: goOn,
       });
+    } catch (error) {
+      // record --resume's refusal (a journal changed since, or recorded by other code) names record's flags.
+      if (goOn && error instanceof UsageError && error.detail.startsWith("--resume: "))
+        throw new UsageError({
+          detail: `the warm start's recording in ${demos} cannot be gone on with: ${error.detail.slice("--resume: ".length).replace(/(: look at it|: --resume goes on| Its episodes would mix).*$/, "")}; remove ${warmStartDir(runDir)} to record and clone it again from the start`,
+        });
+      throw error;
     } finally {
       clearInterval(asking);
       signal?.removeEventListener("abort", follow);
     }
-    // Stopped (perhaps after its last episode ended: then it is only recorded again).
+    // Stopped (perhaps after its last episode ended: then the resume only checks them).
     if (stopping.signal.aborted || signal?.aborted) {
+      const ended = summary.episodes - summary.aborted;
       log(
-        `warm start: stopped during its recording (${summary.episodes - summary.aborted} of ${warm.episodes} expert episodes ended): a resume records them again, then clones them`,
+        `warm start: stopped during its recording (${ended} of ${warm.episodes} expert episodes ended): a resume ${ended > 0 ? "keeps those, records the others" : "records them"}, then clones them`,
       );
       return undefined;
     }

@@ -4,7 +4,7 @@
  * episodes from two versions of the code.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLookupEnv, DEFAULT_REWARDS } from "../../actors/lookup/env.ts";
@@ -39,6 +39,53 @@ describe("record --resume", () => {
     const resumed = await record({ ...base, resume: true, env: createLookupEnv(), policy: expertPolicy() });
     expect(resumed.episodes).toBe(4);
     expect(readdirSync(out).filter((f) => f.endsWith(".jsonl"))).toHaveLength(4);
+  });
+
+  it("stopped from code (signal), records again the episodes the stop ended: the folder an unbroken recording gives", async () => {
+    const dir = tempDir("agent-r1-record-resume-");
+    const base = { episodes: 12, seed: "5", concurrency: 4, durability: "episode" as const, quiet: true };
+    await record({ ...base, out: join(dir, "unbroken"), env: createLookupEnv(), policy: expertPolicy() });
+    const out = join(dir, "stopped");
+    const stopping = new AbortController();
+    const expert = expertPolicy();
+    // Stopped once the first episodes have ended: the others in flight end as `aborted: stopped: ...`.
+    const stopsLater: typeof expert = {
+      ...expert,
+      act: (requests) => {
+        if (readdirSync(out).filter((f) => f.endsWith(".jsonl")).length >= 4) stopping.abort(new Error("deadline"));
+        return expert.act(requests);
+      },
+    };
+    const stopped = await record({ ...base, out, env: createLookupEnv(), policy: stopsLater, signal: stopping.signal });
+    const endOf = (file: string) => JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!).reason as string;
+    const journals = () =>
+      readdirSync(out)
+        .filter((f) => f.endsWith(".jsonl"))
+        .sort();
+    const answered = journals().filter((f) => endOf(join(out, f)) === "answered");
+    expect(answered.length).toBeGreaterThanOrEqual(4);
+    expect(stopped.aborted).toBeGreaterThan(0);
+    expect(journals().filter((f) => endOf(join(out, f)) === "aborted: stopped: deadline")).toHaveLength(
+      stopped.aborted,
+    );
+    const keptAt = Object.fromEntries(answered.map((f) => [f, statSync(join(out, f)).mtimeMs]));
+
+    const lines: string[] = [];
+    const resumed = await record({
+      ...base,
+      out,
+      resume: true,
+      env: createLookupEnv(),
+      policy: expertPolicy(),
+      log: (l) => lines.push(l),
+    });
+    expect(lines[0]).toBe(
+      `record --resume: ${answered.length} of 12 episodes are journaled already and kept; removed ${stopped.aborted} that the stop cut short; recording the other ${12 - answered.length}`,
+    );
+    expect(resumed).toMatchObject({ episodes: 12, aborted: 0, endReasons: { answered: 12 } });
+    for (const f of answered) expect(statSync(join(out, f)).mtimeMs, f).toBe(keptAt[f]);
+    expect(journals()).toEqual(readdirSync(join(dir, "unbroken")).sort());
+    for (const f of journals()) expect(readFileSync(join(out, f)), f).toEqual(readFileSync(join(dir, "unbroken", f)));
   });
 
   it("says a journal it cannot read (a folder in its place) cannot be read, not that it changed, and removes nothing", async () => {

@@ -166,12 +166,14 @@ describe("the warm start before RL", () => {
       sameRun(out);
     }, 60_000);
 
-    it("by an AbortSignal during its recording: the recording stops at once; the resume records it again and clones", async () => {
+    it("by an AbortSignal during its recording: the recording stops at once; the resume keeps the episodes that ended, records the others and clones", async () => {
       const out = join(tempDir(), "run");
+      const demos = join(out, "warm-start", "demos");
       const controller = new AbortController();
-      // Aborted as the expert answers its first turns: every episode is in flight then.
+      // Aborted once the first episodes have ended: the others, in flight, end as stopped.
       const aborting = withExpert((act) => async (requests) => {
-        controller.abort(new Error("deadline"));
+        if (existsSync(demos) && readdirSync(demos).filter((f) => f.endsWith(".jsonl")).length >= 3)
+          controller.abort(new Error("deadline"));
         return act(requests);
       });
       const lines: string[] = [];
@@ -183,13 +185,34 @@ describe("the warm start before RL", () => {
         signal: controller.signal,
       });
       expect(stopped.stopped).toBe(true);
+      const endOf = (file: string) =>
+        JSON.parse(readFileSync(join(demos, file), "utf8").trim().split("\n").at(-1)!).reason;
+      const ended = readdirSync(demos).filter((f) => f.endsWith(".jsonl") && endOf(f) === "answered");
+      const stoppedOnes = readdirSync(demos).filter((f) => f.endsWith(".jsonl") && endOf(f) !== "answered");
+      expect(ended.length).toBeGreaterThanOrEqual(3);
+      expect(stoppedOnes.length).toBeGreaterThan(0);
       expect(lines).toContain(
-        "warm start: stopped during its recording (0 of 20 expert episodes ended): a resume records them again, then clones them",
+        `warm start: stopped during its recording (${ended.length} of 20 expert episodes ended): a resume keeps those, records the others, then clones them`,
       );
       expect(existsSync(join(out, "warm-start", "recorded.json"))).toBe(false);
+      const keptAt = ended.map((f) => statSync(join(demos, f)).mtimeMs);
       const resumed: string[] = [];
       await train({ env: lookup, config: wanted, out, resume: true, log: (l) => resumed.push(l) });
+      expect(resumed).toContain(`warm start: going on with its recording stopped in ${demos}`);
+      expect(resumed).toContain(
+        `record --resume: ${ended.length} of 20 episodes are journaled already and kept; removed ${stoppedOnes.length} that the stop cut short; recording the other ${20 - ended.length}`,
+      );
       expect(resumed.some((l) => l.startsWith("warm start: 20 expert episodes cloned for 3 epochs"))).toBe(true);
+      // The episodes that ended before the stop were kept, not recorded again.
+      expect(ended.map((f) => statSync(join(demos, f)).mtimeMs)).toEqual(keptAt);
+      // The demonstrations, and so the clone and the run, are those an unbroken warm start gives.
+      const unbrokenDemos = join(unbroken, "warm-start", "demos");
+      expect(readdirSync(demos).sort()).toEqual(readdirSync(unbrokenDemos).sort());
+      for (const f of readdirSync(demos))
+        expect(readFileSync(join(demos, f)), f).toEqual(readFileSync(join(unbrokenDemos, f)));
+      expect(readFileSync(join(out, "warm-start", "recorded.json"), "utf8")).toBe(
+        readFileSync(join(unbroken, "warm-start", "recorded.json"), "utf8"),
+      );
       sameRun(out);
     }, 60_000);
 
@@ -253,7 +276,7 @@ describe("the warm start before RL", () => {
     });
     expect(stopped.stopped).toBe(true);
     expect(lines).toContain(
-      "warm start: stopped during its recording (0 of 4 expert episodes ended): a resume records them again, then clones them",
+      "warm start: stopped during its recording (0 of 4 expert episodes ended): a resume records them, then clones them",
     );
     // Each episode ended on the signal's own reason.
     const demos = join(out, "warm-start", "demos");
