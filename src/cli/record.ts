@@ -126,23 +126,24 @@ const journaledEpisodes = (seed: string, journal: JsonlJournal): { id: string; i
 };
 
 /**
- * ", recorded with --seed X" when a journal that has this recording's name was recorded with another seed
- * (journal names keep letters, digits, '.', '_' and '-' of the seed: "a:b" and "a-b" give one name).
+ * The --seed a journal that has this recording's name was recorded with, when it is another seed (journal names
+ * keep letters, digits, '.', '_' and '-' of the seed and make any other character '-': "a:b" and "a-b" give one
+ * name, though they are two seeds, of other episodes).
  */
-const otherSeed = async (file: string, seed: string, index: number): Promise<string> => {
+const otherSeed = async (file: string, seed: string, index: number): Promise<string | undefined> => {
   try {
     for await (const started of streamJournalFile(file)) {
       const suffix = `:${index}`;
       return started.type === "episode.started" &&
         started.seed !== splitSeed(seed, index) &&
         started.seed.endsWith(suffix)
-        ? `, recorded with --seed ${JSON.stringify(started.seed.slice(0, -suffix.length))}, which gives the same journal names`
-        : "";
+        ? started.seed.slice(0, -suffix.length)
+        : undefined;
     }
   } catch {
     // unreadable or damaged: the message stands without it
   }
-  return "";
+  return undefined;
 };
 
 /**
@@ -324,7 +325,9 @@ const resumeRecording = async (
         started.env.id !== options.env.id || started.env.version !== options.env.version
           ? `environment ${started.env.id} v${started.env.version}, not ${options.env.id} v${options.env.version}`
           : started.seed !== splitSeed(options.seed, index)
-            ? `the episode seed ${JSON.stringify(started.seed)}, not ${JSON.stringify(splitSeed(options.seed, index))} (seeds that differ only in characters other than letters, digits, '.', '_' and '-' give one journal name)`
+            ? started.seed.endsWith(`:${index}`)
+              ? `--seed ${JSON.stringify(started.seed.slice(0, -`:${index}`.length))}, not ${JSON.stringify(options.seed)} (another seed, so other episodes, but the same journal names: a journal's name keeps only the seed's letters, digits, '.', '_' and '-')`
+              : `the episode seed ${JSON.stringify(started.seed)}, not ${JSON.stringify(splitSeed(options.seed, index))} (seeds that differ only in characters other than letters, digits, '.', '_' and '-' give one journal name)`
             : started.policy.id !== policyId
               ? `policy ${started.policy.id}, not ${policyId}`
               : canonicalJson(started.task) !== canonicalJson(options.env.task(taskSeed))
@@ -444,18 +447,24 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   const journaled = journaledEpisodes(options.seed, journal);
   const taken = journaled.filter(({ index }) => index < options.episodes);
   // Refused before any episode runs, not at the first one reached (which would leave a partial recording).
-  if (taken.length > 0 && !options.resume)
+  if (taken.length > 0 && !options.resume) {
+    const names = `${taken
+      .slice(0, 3)
+      .map((t) => t.id)
+      .join(", ")}${taken.length > 3 ? ", ..." : ""}`;
+    const scheme = `episode i of seed ${options.seed} is ${episodeIdOf(`${options.seed}:`)}i`;
+    const recordedWith = await otherSeed(journal.fileOf(taken[0].id), options.seed, taken[0].index);
     throw new UsageError({
       detail:
-        `--out ${options.out} already holds the journals of ${taken.length} of these ${options.episodes} episodes ` +
-        `(${taken
-          .slice(0, 3)
-          .map((t) => t.id)
-          .join(
-            ", ",
-          )}${taken.length > 3 ? ", ..." : ""}${await otherSeed(journal.fileOf(taken[0].id), options.seed, taken[0].index)}); nothing was recorded: record into a new ` +
-        `folder, or use another --seed (episode i of seed ${options.seed} is ${episodeIdOf(`${options.seed}:`)}i); --resume records the rest of a stopped recording`,
+        recordedWith === undefined
+          ? `--out ${options.out} already holds the journals of ${taken.length} of these ${options.episodes} episodes (${names}); ` +
+            `nothing was recorded: record into a new folder, or use another --seed (${scheme}); --resume records the rest of a stopped recording`
+          : `--out ${options.out} already holds ${taken.length} journal${taken.length === 1 ? "" : "s"} with the names of these episodes (${names}), ` +
+            `recorded with --seed ${JSON.stringify(recordedWith)}: another seed than ${JSON.stringify(options.seed)}, so other episodes, ` +
+            `but a journal's name keeps only the seed's letters, digits, '.', '_' and '-' (any other character becomes '-'), so both seeds name their episodes ${episodeIdOf(`${options.seed}:`)}i; ` +
+            `nothing was recorded: record --seed ${options.seed} into a new folder, or use a seed whose name differs (--resume goes on only with --seed ${JSON.stringify(recordedWith)})`,
     });
+  }
   if (!options.resume && existed) await refuseOtherEnvironment(options, journal, journaled);
   // Stopped before any episode ended (the default --durability episode writes a journal when its episode
   // ends): the folder is there, empty but for a lock, and the recording starts from the beginning.
