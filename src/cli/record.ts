@@ -332,10 +332,11 @@ const resumeRecording = async (
               ? `policy ${started.policy.id}, not ${policyId}`
               : canonicalJson(started.task) !== canonicalJson(options.env.task(taskSeed))
                 ? taskDifference(options.env, started.task, taskSeed)
-                : // Options the task does not show (hopqa's legal); a journal of an older version records none.
-                  started.env.options !== undefined &&
-                    canonicalJson(started.env.options) !== canonicalJson(recordedOptionsOf(options.env) ?? {})
-                  ? `environment ${envSpecOf(started.env.id, started.env.options)} (the options it records), not ${envSpecOf(options.env.id, recordedOptionsOf(options.env))}`
+                : // Options the task does not show (hopqa's legal). A journal that records none is of the environment
+                  // as defined (or of a version before journals recorded options): under a variant's --env, its
+                  // episodes and the new ones would be two variants in one folder.
+                  canonicalJson(started.env.options ?? {}) !== canonicalJson(recordedOptionsOf(options.env) ?? {})
+                  ? `environment ${envSpecOf(started.env.id, started.env.options)} (${started.env.options === undefined ? "its episode.started records no options: the environment as defined" : "the options it records"}), not ${envSpecOf(options.env.id, recordedOptionsOf(options.env))}`
                   : undefined;
       if (differs)
         throw new UsageError({

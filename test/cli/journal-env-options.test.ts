@@ -3,7 +3,7 @@
  * and only then: replay --verify, inspect and sft --data rebuild that variant without --env, and refuse an --env
  * of other options, naming both. The environment as defined writes its journals as before.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
@@ -122,6 +122,24 @@ describe("journals of hopqa?worlds=1-3&wording=possessive&legal=relations", () =
 });
 
 describe("journals of an environment as defined", () => {
+  it("record --resume under a variant's --env (an option the task does not show, hopqa's legal) is refused, naming both", async () => {
+    const out = join(dir, "plain-resumed");
+    expect(await recordExpert("hopqa", out, 2), output.stderr).toBe(0);
+    rmSync(join(out, "ep-0-1.jsonl"));
+    output.clear();
+    const resume = (env: string) =>
+      main(["record", "--env", env, "--policy", "expert", "--episodes", "2", "--out", out, "--resume"]);
+    expect(await resume("hopqa?legal=relations")).toBe(2);
+    expect(output.stderr).toBe(
+      `error: --resume: ${join(out, "ep-0-0.jsonl")} was recorded with environment hopqa (its episode.started records no options: the environment as defined), not hopqa?legal=relations: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out\n`,
+    );
+    expect(readdirSync(out)).toEqual(["ep-0-0.jsonl"]);
+    // The environment as defined, however spelled, goes on with them.
+    output.clear();
+    expect(await resume("hopqa?legal=types"), output.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(["ep-0-0.jsonl", "ep-0-1.jsonl"]);
+  });
+
   it("record no options: hopqa?split=train (its defaults, given) writes the bytes plain hopqa does", async () => {
     const plain = join(dir, "plain");
     const given = join(dir, "defaults-given");
