@@ -193,8 +193,14 @@ export const variantFromJournal = (root: EnvDefinition, options: Readonly<Record
     try {
       variant = configureEnv(root, query);
     } catch (cause) {
+      // configureEnv names the environment and the options, which the sentence names already: only its reason.
+      const reason = messageOf(cause)
+        .replace(`environment ${root.id} refused the options "?${query}": `, "")
+        .replace(`environment ${root.id} takes no options, got "?${query}"`, "it takes no options")
+        .replace(`environment ${root.id}: `, "")
+        .replace(` in "?${query}"`, "");
       throw new RecordedOptionsRefusedError({
-        detail: `the journal was recorded on ${envSpecOf(root.id, options)} (its episode.started's env.options), which this ${root.id} does not take: ${messageOf(cause)}`,
+        detail: `the journal was recorded on ${envSpecOf(root.id, options)} (its episode.started's env.options), which this ${root.id} does not take: ${reason}`,
       });
     }
     if (isBuiltInEnv(root)) rememberBuiltIn(variant);

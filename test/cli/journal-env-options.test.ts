@@ -205,7 +205,7 @@ describe("a user's configurable environment (a module with configure)", () => {
     output.clear();
     expect(await main(["replay", "--verify", data, "--env", strict])).toBe(2);
     expect(output.stderr).toContain(
-      'error: the journal was recorded on weather?cities=oslo,rome (its episode.started\'s env.options), which this weather does not take: environment weather refused the options "?cities=oslo,rome": cities: rome is closed\n',
+      "error: the journal was recorded on weather?cities=oslo,rome (its episode.started's env.options), which this weather does not take: cities: rome is closed\n",
     );
     expect(output.stderr).toContain(
       `skip ${join(data, "ep-0-0.jsonl")}: 21 events read; not verified: environment "weather" refuses the options it records\n`,
@@ -259,6 +259,26 @@ describe("options through the journal header", () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it("options an environment does not take, in a journal: the refusal names the options once, then why", () => {
+    const refusal = (id: string, options: Record<string, string>) => {
+      try {
+        variantFromJournal(envById(id), options);
+        return "taken";
+      } catch (cause) {
+        return (cause as Error).message;
+      }
+    };
+    const recorded = (spec: string, id: string) =>
+      `the journal was recorded on ${spec} (its episode.started's env.options), which this ${id} does not take: `;
+    expect(refusal("hopqa", { "top-k": "x" })).toBe(
+      `${recorded("hopqa?top-k=x", "hopqa")}top-k must be an integer in [1, 10], got "x"`,
+    );
+    expect(refusal("hopqa", { foo: "1", wording: "possessive" })).toBe(
+      `${recorded("hopqa?foo=1&wording=possessive", "hopqa")}unknown option "foo"; its options: split, world-seed, worlds, top-k, wording, legal`,
+    );
+    expect(refusal("lookup", { a: "1" })).toBe(`${recorded("lookup?a=1", "lookup")}it takes no options`);
   });
 
   it("options hopqa does not take, in a journal: refused, naming what the journal was recorded on", () => {
