@@ -325,9 +325,11 @@ const resumeRecording = async (
         started.env.id !== options.env.id || started.env.version !== options.env.version
           ? `environment ${started.env.id} v${started.env.version}, not ${options.env.id} v${options.env.version}`
           : started.seed !== splitSeed(options.seed, index)
-            ? started.seed.endsWith(`:${index}`)
-              ? `--seed ${JSON.stringify(started.seed.slice(0, -`:${index}`.length))}, not ${JSON.stringify(options.seed)} (another seed, so other episodes, but the same journal names: a journal's name keeps only the seed's letters, digits, '.', '_' and '-')`
-              : `the episode seed ${JSON.stringify(started.seed)}, not ${JSON.stringify(splitSeed(options.seed, index))} (seeds that differ only in characters other than letters, digits, '.', '_' and '-' give one journal name)`
+            ? started.episode !== id
+              ? `episode ${started.episode} (seed ${JSON.stringify(started.seed)}), not ${id} (seed ${JSON.stringify(splitSeed(options.seed, index))}): another episode's journal, renamed or copied to this name`
+              : started.seed.endsWith(`:${index}`)
+                ? `--seed ${JSON.stringify(started.seed.slice(0, -`:${index}`.length))}, not ${JSON.stringify(options.seed)} (another seed, so other episodes, but the same journal names: a journal's name keeps only the seed's letters, digits, '.', '_' and '-')`
+                : `the episode seed ${JSON.stringify(started.seed)}, not ${JSON.stringify(splitSeed(options.seed, index))} (seeds that differ only in characters other than letters, digits, '.', '_' and '-' give one journal name)`
             : started.policy.id !== policyId
               ? `policy ${started.policy.id}, not ${policyId}`
               : canonicalJson(started.task) !== canonicalJson(options.env.task(taskSeed))

@@ -4,7 +4,7 @@
  * episodes from two versions of the code.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLookupEnv, DEFAULT_REWARDS } from "../../actors/lookup/env.ts";
@@ -86,6 +86,20 @@ describe("record --resume", () => {
     for (const f of answered) expect(statSync(join(out, f)).mtimeMs, f).toBe(keptAt[f]);
     expect(journals()).toEqual(readdirSync(join(dir, "unbroken")).sort());
     for (const f of journals()) expect(readFileSync(join(out, f)), f).toEqual(readFileSync(join(dir, "unbroken", f)));
+  });
+
+  it("names a journal renamed to another episode's name as that, not as another seed", async () => {
+    const out = join(tempDir("agent-r1-record-resume-"), "demos");
+    const base = { episodes: 3, seed: "5", out, concurrency: 1, durability: "episode" as const, quiet: true };
+    await record({ ...base, env: createLookupEnv(), policy: expertPolicy() });
+    renameSync(join(out, "ep-5-1.jsonl"), join(out, "ep-5-2.jsonl"));
+    const refused = await record({ ...base, resume: true, env: createLookupEnv(), policy: expertPolicy() }).then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect((refused as Error).message).toBe(
+      `--resume: ${join(out, "ep-5-2.jsonl")} was recorded with episode ep-5-1 (seed "5:1"), not ep-5-2 (seed "5:2"): another episode's journal, renamed or copied to this name: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out`,
+    );
   });
 
   it("says a journal it cannot read (a folder in its place) cannot be read, not that it changed, and removes nothing", async () => {
