@@ -91,9 +91,10 @@ it("a batch whose every row times out ends in 2 x timeoutMs, not one timeoutMs p
     },
   };
   const started = Date.now();
+  const actor = new r1.PolicyActor(down);
   const run = r1.rollout({
     env: weather,
-    policy: new r1.PolicyActor(down),
+    policy: actor,
     journal: new r1.MemoryJournal(),
     seed: "down",
     episodes: 20,
@@ -106,8 +107,9 @@ it("a batch whose every row times out ends in 2 x timeoutMs, not one timeoutMs p
       "aborted: policy weather-expert failed: policy weather-expert's act() did not answer within 250 ms (its timeoutMs)",
     ]),
   );
-  // The batch of 20, then each row alone: 21 calls. Asked one after another, the rows took 21 x 250 ms = 5.25 s;
-  // at once, 2 x 250 ms (the bound leaves room for a busy machine).
+  // The batch of 20 (all 20 first turns meet in one), then each row alone: 21 calls. Asked one after another, the
+  // rows took 21 x 250 ms = 5.25 s; at once, 2 x 250 ms (the bound leaves room for a busy machine).
+  expect(actor.batches).toBe(1);
   expect(calls).toBe(21);
   expect(took).toBeLessThan(2_500);
 });
