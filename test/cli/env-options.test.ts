@@ -8,55 +8,18 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { configureEnv, envById, loadEnv } from "../../src/cli/registry.ts";
 import { defineEnv } from "../../src/runtime/env.ts";
+import { writeCitiesEnv } from "../support/cities-env.ts";
 import { runCli, tempDir } from "../support/index.ts";
 
 // A configure as a user writes it: it reads the keys it knows and passes over any other.
 const dir = tempDir("agent-r1-env-options-");
-const module = join(dir, "cities.mts");
-const url = (path: string) => JSON.stringify(pathToFileURL(resolve(path)).href);
-writeFileSync(
-  module,
-  [
-    `import weather from ${url("actors/weather/env.ts")};`,
-    `import * as r1 from ${url("src/index.ts")};`,
-    'const CITIES = ["oslo", "rome", "cairo", "lima", "quito"];',
-    "const make = (cities: string[]): r1.EnvDefinition<{ a: string; b: string }> =>",
-    "  r1.defineEnv({",
-    "    ...weather,",
-    "    task: (seed) => ((c) => ({ a: c[0]!, b: c[1]! }))(r1.Rng.fromSeed(seed).shuffle(cities)),",
-    '    options: { cities: cities.join(",") },',
-    "    configure: (options) => {",
-    "      (globalThis as { citiesConfigured?: number }).citiesConfigured = ((globalThis as { citiesConfigured?: number }).citiesConfigured ?? 0) + 1;",
-    '      return make(options.cities?.split(",") ?? CITIES);',
-    "    },",
-    "  });",
-    "export default make(CITIES);",
-    "",
-  ].join("\n"),
-);
+const module = writeCitiesEnv(join(dir, "cities.mts"), { countAs: "citiesConfigured" });
 // The same, declaring the keys its configure reads.
-const declaredModule = join(dir, "declared.mts");
-writeFileSync(
-  declaredModule,
-  [
-    `import weather from ${url("actors/weather/env.ts")};`,
-    `import * as r1 from ${url("src/index.ts")};`,
-    'const CITIES = ["oslo", "rome", "cairo", "lima", "quito"];',
-    "const make = (cities: string[]): r1.EnvDefinition<{ a: string; b: string }> =>",
-    "  r1.defineEnv({",
-    "    ...weather,",
-    "    task: (seed) => ((c) => ({ a: c[0]!, b: c[1]! }))(r1.Rng.fromSeed(seed).shuffle(cities)),",
-    '    options: { cities: cities.join(",") },',
-    '    optionKeys: ["cities", "units"],',
-    "    configure: (options) => {",
-    "      (globalThis as { declaredConfigured?: number }).declaredConfigured = ((globalThis as { declaredConfigured?: number }).declaredConfigured ?? 0) + 1;",
-    '      return make(options.cities?.split(",") ?? CITIES);',
-    "    },",
-    "  });",
-    "export default make(CITIES);",
-    "",
-  ].join("\n"),
-);
+const declaredModule = writeCitiesEnv(join(dir, "declared.mts"), {
+  optionKeys: ["cities", "units"],
+  countAs: "declaredConfigured",
+});
+const url = (path: string) => JSON.stringify(pathToFileURL(resolve(path)).href);
 /** How many times a module's configure ran, counted by the module itself. */
 const calls = (name: "citiesConfigured" | "declaredConfigured"): number =>
   (globalThis as unknown as Record<string, number | undefined>)[name] ?? 0;

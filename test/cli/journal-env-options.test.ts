@@ -3,9 +3,8 @@
  * and only then: replay --verify, inspect and sft --data rebuild that variant without --env, and refuse an --env
  * of other options, naming both. The environment as defined writes its journals as before.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LEGAL_GRAMMARS, SPLITS, WORDINGS } from "../../actors/hopqa/index.ts";
@@ -14,6 +13,7 @@ import { configureEnv, envById, envResolver, variantFromJournal } from "../../sr
 import { readJournalFile } from "../../src/journal/jsonl.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { envSpecOf, optionsQuery, recordedOptionsOf } from "../../src/runtime/env.ts";
+import { writeCitiesEnv } from "../support/cities-env.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
 
 const dir = tempDir("agent-r1-journal-env-options-");
@@ -152,25 +152,7 @@ describe("journals of an environment as defined", () => {
 });
 
 describe("a user's configurable environment (a module with configure)", () => {
-  const url = (path: string) => JSON.stringify(pathToFileURL(resolve(path)).href);
-  const module = join(dir, "cities.mts");
-  writeFileSync(
-    module,
-    [
-      `import weather from ${url("actors/weather/env.ts")};`,
-      `import * as r1 from ${url("src/index.ts")};`,
-      'const CITIES = ["oslo", "rome", "cairo", "lima", "quito"];',
-      "const make = (cities: string[]): r1.EnvDefinition<{ a: string; b: string }> =>",
-      "  r1.defineEnv({",
-      "    ...weather,",
-      "    task: (seed) => ((c) => ({ a: c[0]!, b: c[1]! }))(r1.Rng.fromSeed(seed).shuffle(cities)),",
-      '    options: { cities: cities.join(",") },',
-      '    configure: (options) => make(options.cities?.split(",") ?? CITIES),',
-      "  });",
-      "export default make(CITIES);",
-      "",
-    ].join("\n"),
-  );
+  const module = writeCitiesEnv(join(dir, "cities.mts"));
   const data = join(dir, "cities");
 
   it("round-trips its options: recorded, rebuilt under --env MODULE, refused under other ones", async () => {
@@ -194,14 +176,7 @@ describe("a user's configurable environment (a module with configure)", () => {
 
   it("replay --verify under a module that refuses the options a journal records: skipped for those options, not as unknown", async () => {
     // The same environment, whose configure now refuses rome (another version of the module).
-    const strict = join(dir, "strict-cities.mts");
-    writeFileSync(
-      strict,
-      readFileSync(module, "utf8").replace(
-        "configure: (options) =>",
-        'configure: (options) => options.cities?.includes("rome") ? (() => { throw new RangeError("cities: rome is closed"); })() :',
-      ),
-    );
+    const strict = writeCitiesEnv(join(dir, "strict-cities.mts"), { refuse: "rome" });
     output.clear();
     expect(await main(["replay", "--verify", data, "--env", strict])).toBe(2);
     expect(output.stderr).toContain(
