@@ -51,6 +51,7 @@ import {
   envSpecOf,
   isModulePath,
   optionsQuery,
+  sameEnvSpec,
   unconfiguredOf,
 } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
@@ -213,7 +214,12 @@ const checkResumeFlags = (
   const clashes = RESUME_FLAGS.filter(
     ([option, , value]) => given(option) && String(opts[option]) !== String(value(saved)),
   ).map(([option, flag, value]) => `${flag} ${String(opts[option])} (the run has ${String(value(saved))})`);
-  if (given("env") && !(isModulePath(saved.env) && isModulePath(String(opts.env))) && opts.env !== saved.env)
+  // The same options in another order are the same environment (`hopqa?b=2&a=1` is `hopqa?a=1&b=2`).
+  if (
+    given("env") &&
+    !(isModulePath(saved.env) && isModulePath(String(opts.env))) &&
+    !sameEnvSpec(String(opts.env), saved.env)
+  )
     clashes.push(`--env ${String(opts.env)} (the run has ${saved.env})`);
   if (given("init")) clashes.push("--init (a resumed run continues from its own checkpoints)");
   if (clashes.length > 0)
@@ -235,7 +241,8 @@ const absoluteModuleSpec = (spec: string): string => {
 const checkResumeEnv = (runDir: string, meant: string, given: string) => {
   const query = (spec: string) => (spec.includes("?") ? spec.slice(spec.indexOf("?") + 1) : "");
   const file = join(runDir, "config.json");
-  if (query(given) !== query(meant))
+  // The paths may differ (the module seen from another folder); the options, in any order, may not.
+  if (!sameEnvSpec(`?${query(given)}`, `?${query(meant)}`))
     throw new UsageError({
       detail: `--resume --env ${given}: ${file} has ${meant}; ${query(meant) ? `its options ?${query(meant)}` : "no options"} must stay (other options draw other tasks): start a new run with another --out`,
     });
@@ -475,12 +482,7 @@ const averagedEnv = (folders: readonly string[]): string | undefined => {
   });
   const known = envs.filter((found) => found !== undefined);
   // One environment whatever the order of its ?options (`hopqa?split=test&top-k=3` is `hopqa?top-k=3&split=test`).
-  const sameEnv = (spec: string) => {
-    const options = new URLSearchParams(spec.includes("?") ? spec.slice(spec.indexOf("?") + 1) : "");
-    options.sort();
-    return `${modulePathOf(spec)}?${options}`;
-  };
-  if (known.length === folders.length && known.every((found) => sameEnv(found.env) === sameEnv(known[0].env)))
+  if (known.length === folders.length && known.every((found) => sameEnvSpec(found.env, known[0].env)))
     return known[0].env;
   if (known.length > 0)
     process.stderr.write(

@@ -1,0 +1,47 @@
+/**
+ * `train --resume --env SPEC`: the run's own environment given with its options in another order
+ * (`hopqa?legal=relations&wording=possessive` for a run started as `hopqa?wording=possessive&legal=relations`)
+ * is the same environment, and goes on; other options are still refused, naming both. The same for a module's
+ * path with options.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { writeCitiesEnv } from "../support/cities-env.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+const output = captureOutput();
+const dir = tempDir("agent-r1-resume-env-order-");
+const tiny = ["--no-warm-start", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0", "--backend", "wasm"];
+const shape = ["--layers", "1", "--heads", "2", "--width", "16"];
+const train = (env: string, out: string, steps: number, ...more: string[]) =>
+  main(["train", "--env", env, "--steps", String(steps), "--out", out, ...more]);
+
+describe("train --resume --env with the run's options in another order", () => {
+  it("a built-in environment: goes on; other options are refused, naming both", async () => {
+    const run = join(dir, "hopqa");
+    expect(await train("hopqa?wording=possessive&legal=relations", run, 1, ...tiny, ...shape), output.stderr).toBe(0);
+    output.clear();
+    expect(await train("hopqa?legal=relations&wording=possessive", run, 2, "--resume"), output.stderr).toBe(0);
+    expect(output.stdout).toContain("for 1 update (policy version 2");
+    output.clear();
+    expect(await train("hopqa?legal=types&wording=possessive", run, 3, "--resume")).toBe(2);
+    expect(output.stderr).toContain(
+      "--env hopqa?legal=types&wording=possessive (the run has hopqa?legal=relations&wording=possessive) cannot apply",
+    );
+  }, 120_000);
+
+  it("a module's path: goes on; other options are refused, naming the run's", async () => {
+    const module = writeCitiesEnv(join(dir, "cities.mts"), { optionKeys: ["cities", "units"] });
+    const run = join(dir, "cities");
+    expect(await train(`${module}?units=metric&cities=oslo,rome`, run, 1, ...tiny, ...shape), output.stderr).toBe(0);
+    output.clear();
+    expect(await train(`${module}?cities=oslo,rome&units=metric`, run, 2, "--resume"), output.stderr).toBe(0);
+    expect(output.stdout).toContain("for 1 update (policy version 2");
+    output.clear();
+    expect(await train(`${module}?cities=oslo,lima&units=metric`, run, 3, "--resume")).toBe(2);
+    expect(output.stderr).toContain(
+      `--resume --env ${module}?cities=oslo,lima&units=metric: ${join(run, "config.json")} has ${module}?cities=oslo,rome&units=metric; its options ?cities=oslo,rome&units=metric must stay`,
+    );
+  }, 120_000);
+});
