@@ -70,6 +70,7 @@ import {
   runConfigEnv,
   runEnvSpec,
   runStartedIn,
+  sameEnvironment,
   sameVariant,
   tokenizerVariantFix,
   tokenizerVariantOf,
@@ -214,11 +215,12 @@ const checkResumeFlags = (
   const clashes = RESUME_FLAGS.filter(
     ([option, , value]) => given(option) && String(opts[option]) !== String(value(saved)),
   ).map(([option, flag, value]) => `${flag} ${String(opts[option])} (the run has ${String(value(saved))})`);
-  // The same options in another order are the same environment (`hopqa?b=2&a=1` is `hopqa?a=1&b=2`).
+  // The same options in another order, or spelt another way, are the same environment (`hopqa?b=2&a=1` is
+  // `hopqa?a=1&b=2`; hopqa's `?world-seed=5` is `?worlds=5`).
   if (
     given("env") &&
     !(isModulePath(saved.env) && isModulePath(String(opts.env))) &&
-    !sameEnvSpec(String(opts.env), saved.env)
+    !sameEnvironment(String(opts.env), saved.env)
   )
     clashes.push(`--env ${String(opts.env)} (the run has ${saved.env})`);
   if (given("init")) clashes.push("--init (a resumed run continues from its own checkpoints)");
@@ -241,8 +243,9 @@ const absoluteModuleSpec = (spec: string): string => {
 const checkResumeEnv = (runDir: string, meant: string, given: string) => {
   const query = (spec: string) => (spec.includes("?") ? spec.slice(spec.indexOf("?") + 1) : "");
   const file = join(runDir, "config.json");
-  // The paths may differ (the module seen from another folder); the options, in any order, may not.
-  if (!sameEnvSpec(`?${query(given)}`, `?${query(meant)}`))
+  // The paths may differ (the module seen from another folder); the options, in any order, may not (a built-in
+  // environment's may be spelt another way: hopqa's `world-seed=5` is `worlds=5`).
+  if (!sameEnvSpec(`?${query(given)}`, `?${query(meant)}`) && !sameEnvironment(given, meant))
     throw new UsageError({
       detail: `--resume --env ${given}: ${file} has ${meant}; ${query(meant) ? `its options ?${query(meant)}` : "no options"} must stay (other options draw other tasks): start a new run with another --out`,
     });
@@ -1025,7 +1028,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         config = {
           ...saved,
           // A path given now is relative to this folder, not to the one the run was started in: kept absolute.
-          env: given("env") ? absoluteModuleSpec(String(opts.env)) : meant.env,
+          // A built-in environment's --env, the run's own (checked above), keeps the run's spelling of it.
+          env:
+            given("env") && isModulePath(modulePathOf(String(opts.env)))
+              ? absoluteModuleSpec(String(opts.env))
+              : meant.env,
           init: meant.init,
           ...(given("backend") ? { backend: opts.backend } : {}),
           steps: given("steps") ? opts.steps : saved.steps,

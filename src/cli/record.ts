@@ -23,6 +23,7 @@ import { notAPolicy, PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout, taskSeedOf } from "../runtime/rollout.ts";
 import { ToolTally, type ToolTallySummary } from "../runtime/tool-tally.ts";
 import { progress } from "./progress.ts";
+import { recordsVariant } from "./registry.ts";
 import { exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
 export interface RecordOptions {
@@ -334,10 +335,11 @@ const resumeRecording = async (
               ? `policy ${started.policy.id}, not ${policyId}`
               : canonicalJson(started.task) !== canonicalJson(options.env.task(taskSeed))
                 ? taskDifference(options.env, started.task, taskSeed)
-                : // Options the task does not show (hopqa's legal). A journal that records none is of the environment
-                  // as defined (or of a version before journals recorded options): under a variant's --env, its
-                  // episodes and the new ones would be two variants in one folder.
-                  canonicalJson(started.env.options ?? {}) !== canonicalJson(recordedOptionsOf(options.env) ?? {})
+                : // Options the task does not show (hopqa's legal), compared as options in effect (hopqa's
+                  // world-seed=5 is worlds=5, however each was recorded). A journal that records none is of the
+                  // environment as defined (or of a version before journals recorded options): under a variant's
+                  // --env, its episodes and the new ones would be two variants in one folder.
+                  !recordsVariant(options.env, started.env.options ?? {})
                   ? `environment ${envSpecOf(started.env.id, started.env.options)} (${started.env.options === undefined ? "its episode.started records no options: the environment as defined" : "the options it records"}), not ${envSpecOf(options.env.id, recordedOptionsOf(options.env))}`
                   : undefined;
       if (differs)

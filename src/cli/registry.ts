@@ -36,6 +36,7 @@ import {
   rememberBuiltIn,
   rememberConfigured,
   rememberModuleSpec,
+  sameEnvSpec,
   unconfiguredOf,
 } from "../runtime/env.ts";
 
@@ -218,6 +219,36 @@ export const sameVariant = (a: EnvDefinition, b: EnvDefinition): boolean => {
   return x !== undefined && y !== undefined
     ? canonicalJson(x) === canonicalJson(y)
     : canonicalJson(recordedOptionsOf(a) ?? {}) === canonicalJson(recordedOptionsOf(b) ?? {});
+};
+
+/**
+ * Whether journals that record `recorded` (their episode.started's env.options) are episodes of `env`, a variant
+ * of their environment: the options in effect compared, so that another spelling of the same options is the same
+ * variant (hopqa's `world-seed=5` is `worlds=5-5`; `world-seed=1-1000`, its default worlds, is no option). Options
+ * its environment no longer takes compare as recorded.
+ */
+export const recordsVariant = (env: EnvDefinition, recorded: Readonly<Record<string, string>>): boolean => {
+  try {
+    return sameVariant(env, variantFromJournal(unconfiguredOf(env), recorded));
+  } catch {
+    return canonicalJson(recorded) === canonicalJson(recordedOptionsOf(env) ?? {});
+  }
+};
+
+/**
+ * Whether two `--env` specs name the same environment: the same options in any order (`sameEnvSpec`), or, for a
+ * built-in environment, the same options in effect spelt another way (hopqa's `?world-seed=5` is `?worlds=5-5`,
+ * and `?worlds=1-1000` is `hopqa`). A module's spec compares as written: it is not loaded here.
+ */
+export const sameEnvironment = (a: string, b: string): boolean => {
+  if (sameEnvSpec(a, b)) return true;
+  const [idA, idB] = [a.split("?")[0], b.split("?")[0]];
+  if (idA !== idB || !Object.hasOwn(ENVIRONMENTS, idA)) return false;
+  try {
+    return sameVariant(envById(a), envById(b));
+  } catch {
+    return false; // options one of them refuses: not the same as any that loads
+  }
 };
 
 /**

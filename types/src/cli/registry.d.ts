@@ -23,6 +23,19 @@ export declare const variantFromJournal: (root: EnvDefinition, options: Readonly
  * the options their journals record.
  */
 export declare const sameVariant: (a: EnvDefinition, b: EnvDefinition) => boolean;
+/**
+ * Whether journals that record `recorded` (their episode.started's env.options) are episodes of `env`, a variant
+ * of their environment: the options in effect compared, so that another spelling of the same options is the same
+ * variant (hopqa's `world-seed=5` is `worlds=5-5`; `world-seed=1-1000`, its default worlds, is no option). Options
+ * its environment no longer takes compare as recorded.
+ */
+export declare const recordsVariant: (env: EnvDefinition, recorded: Readonly<Record<string, string>>) => boolean;
+/**
+ * Whether two `--env` specs name the same environment: the same options in any order (`sameEnvSpec`), or, for a
+ * built-in environment, the same options in effect spelt another way (hopqa's `?world-seed=5` is `?worlds=5-5`,
+ * and `?worlds=1-1000` is `hopqa`). A module's spec compares as written: it is not loaded here.
+ */
+export declare const sameEnvironment: (a: string, b: string) => boolean;
 /** A built-in environment by id, or the default export (or `env` export) of a module path. */
 export declare const loadEnv: (spec: string) => Promise<EnvDefinition>;
 /**
