@@ -92,20 +92,30 @@ export const refuseEmptyValues = (command: Command): void => {
  * An option whose value is the command's next option (`--policy --episodes 2`, `--seed --out runs/x`: a value
  * forgotten): commander takes the flag as the value, and the error came from what was left (`too many arguments
  * for 'record'`, `required option '--out <dir>' not specified`), naming neither. A value that is none of the
- * command's flags (a seed `-x`) is left to the option's own checks.
+ * command's flags (a seed `-x`) is left to the option's own checks, and so is one given in the option's own
+ * argument (`--seed=-h`: no value was forgotten there), which the refusal names as the way to give it.
  */
 export const refuseOptionAsValue = (command: Command): void => {
   const flags = new Set(command.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => f !== undefined));
   flags.add("--help").add("-h");
+  // The arguments this command parses, to tell `--seed=-h` (one argument) from `--seed -h` (two).
+  let parsed: readonly string[] = [];
+  const parseOptions = command.parseOptions.bind(command);
+  command.parseOptions = (args) => {
+    parsed = args;
+    return parseOptions(args);
+  };
   for (const option of command.options) {
     if (!(option.required || option.optional)) continue;
     const placeholder = /<[^>]+>|\[[^\]]+\]/.exec(option.flags)?.[0] ?? "a value";
+    const flag = option.long ?? option.short;
     command.on(`option:${option.name()}`, (value: unknown) => {
-      if (typeof value === "string" && flags.has(value.split("=", 1)[0]))
-        command.error(
-          `error: ${option.long ?? option.short} took ${JSON.stringify(value)} as its value: give ${option.long ?? option.short} ${placeholder} before ${value.split("=", 1)[0]}`,
-          { exitCode: 2, code: "agent-r1.optionAsValue" },
-        );
+      if (typeof value !== "string" || !flags.has(value.split("=", 1)[0])) return;
+      if (option.long !== undefined && parsed.includes(`${option.long}=${value}`)) return;
+      command.error(
+        `error: ${flag} took ${JSON.stringify(value)} as its value: give ${flag} ${placeholder} before ${value.split("=", 1)[0]}${option.long === undefined ? "" : ` (or, for the value ${JSON.stringify(value)}, ${option.long}=${value})`}`,
+        { exitCode: 2, code: "agent-r1.optionAsValue" },
+      );
     });
   }
 };

@@ -268,8 +268,14 @@ describe("npm run experiment", () => {
       [["--out", out, "--only", "grpo", "--only=ppo"], "--only given twice (grpo, ppo): give it once"],
       [["--out", out, "--copy-head", "--no-copy-head"], "--copy-head and --no-copy-head both given: give one of them"],
       // A value forgotten: `--out --quick` made a folder named --quick and ran the full plan, not the quick one.
-      [["--out", "--only", "grpo"], '--out took "--only" as its value: give --out <dir> before --only'],
-      [["--out", out, "--docs", "--seeds=1"], '--docs took "--seeds=1" as its value: give --docs <dir> before --seeds'],
+      [
+        ["--out", "--only", "grpo"],
+        '--out took "--only" as its value: give --out <dir> before --only (or, for the value "--only", --out=--only)',
+      ],
+      [
+        ["--out", out, "--docs", "--seeds=1"],
+        '--docs took "--seeds=1" as its value: give --docs <dir> before --seeds (or, for the value "--seeds=1", --docs=--seeds=1)',
+      ],
     ] as const) {
       const run = await experiment("--quick", "--report", ...args);
       expect(run.code, args.join(" ")).toBe(2);

@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
+import { readJournalFile } from "../../src/journal/jsonl.ts";
 import { captureOutput, inFolder, tempDir } from "../support/index.ts";
 
 const FICKLE = "./test/reliability/fixtures/fickle-env.ts";
@@ -874,24 +875,42 @@ describe("usage without a command, and a flag the chosen view does not use", () 
       // Before: "required option '--out <dir>' not specified", with --out given.
       [
         ["record", "--env", "lookup", "--policy", "expert", "--seed", "--out", out],
-        '--seed took "--out" as its value: give --seed <seed> before --out',
+        '--seed took "--out" as its value: give --seed <seed> before --out (or, for the value "--out", --seed=--out)',
       ],
       // Before: "too many arguments for 'record'. Expected 0 arguments but got 1."
       [
         ["record", "--env", "lookup", "--policy", "--episodes", "2", "--out", out],
-        '--policy took "--episodes" as its value: give --policy <name> before --episodes',
+        '--policy took "--episodes" as its value: give --policy <name> before --episodes (or, for the value "--episodes", --policy=--episodes)',
       ],
       [
         ["eval", "--env", "lookup", "--checkpoint", "--episodes=3"],
-        '--checkpoint took "--episodes=3" as its value: give --checkpoint <dir> before --episodes',
+        '--checkpoint took "--episodes=3" as its value: give --checkpoint <dir> before --episodes (or, for the value "--episodes=3", --checkpoint=--episodes=3)',
       ],
-      [["replay", "replays/lookup", "--env", "-h"], '--env took "-h" as its value: give --env <path> before -h'],
+      [
+        ["replay", "replays/lookup", "--env", "-h"],
+        '--env took "-h" as its value: give --env <path> before -h (or, for the value "-h", --env=-h)',
+      ],
     ] as const) {
       output.clear();
       expect(await main([...argv]), argv.join(" ")).toBe(2);
       expect(errors()[0]).toBe(`error: ${said}`);
     }
     expect(existsSync(out)).toBe(false);
+  });
+
+  it("a value that looks like an option, given in the option's own argument (--seed=-h), is taken: the spelling the refusal above names", async () => {
+    const out = join(dir, "seed-dash-h");
+    expect(await main(["record", "--env", "lookup", "--policy", "expert", "--seed", "-h", "--out", out])).toBe(2);
+    expect(errors()[0]).toContain('(or, for the value "-h", --seed=-h)');
+    expect(existsSync(out)).toBe(false);
+    output.clear();
+    expect(
+      await main(["record", "--env", "lookup", "--policy", "expert", "--seed=-h", "--out", out]),
+      output.stderr,
+    ).toBe(0);
+    const [journal] = readdirSync(out).filter((name) => name.endsWith(".jsonl"));
+    const started = (await readJournalFile(join(out, journal)))[0];
+    expect(started).toMatchObject({ type: "episode.started", seed: "-h:0" });
   });
 
   it('an empty value (--out "", an unset $VAR) is refused, naming the option, before anything is written to the working folder', async () => {
