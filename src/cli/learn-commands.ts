@@ -500,6 +500,15 @@ const averagedEnv = (folders: readonly string[]): string | undefined => {
 };
 
 /**
+ * The --env spec a resumed sft goes on under: the stopped sft's own spelling when --env names its environment
+ * another way (hopqa's `?worlds=5` for `?world-seed=5`), so that it is not refused as another; else --env's.
+ */
+const resumedEnvSpec = (out: string | undefined, given: string): string => {
+  const stopped = out === undefined ? undefined : (sftProgressIn(out)?.arguments as { env?: unknown } | undefined)?.env;
+  return typeof stopped === "string" && sameEnvironment(stopped, given) ? stopped : given;
+};
+
+/**
  * --init of a clone cloned under another --env (its sft.json: hopqa's test split, or a module), with --env
  * not given: said, since the default is not what the clone learnt on. Not taken, as --init of a run's is not.
  */
@@ -1322,7 +1331,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           constrained,
           positionOffsets: opts.positionOffsets,
           // The --env cloned under, for eval without --env (a module's path absolute: it may run elsewhere).
-          envSpec: absoluteModuleSpec(String(opts.env)),
+          envSpec: resumedEnvSpec(opts.resume ? opts.out : undefined, absoluteModuleSpec(String(opts.env))),
           successfulOnly: !opts.allEpisodes,
           ...(init ? { init } : {}),
           resume: !!opts.resume,

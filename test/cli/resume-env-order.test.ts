@@ -1,11 +1,12 @@
 /**
- * `train --resume --env SPEC` and `record --resume --env SPEC`: the run's own environment given with its options
+ * `train --resume --env SPEC`, `record --resume --env SPEC` and `sft --resume --env SPEC`: the run's own environment given with its options
  * in another order (`hopqa?legal=relations&wording=possessive` for a run started as
  * `hopqa?wording=possessive&legal=relations`), or spelt another way (hopqa's `worlds=5` for `world-seed=5`), is
  * the same environment, and goes on; other options are still refused, naming both. The same order rule for a
  * module's path with options.
  */
-import { readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
@@ -72,5 +73,30 @@ describe("train --resume --env with the run's options in another order", () => {
     expect(output.stderr).toContain(
       `--resume --env ${module}?cities=oslo,lima&units=metric: ${join(run, "config.json")} has ${module}?cities=oslo,rome&units=metric; its options ?cities=oslo,rome&units=metric must stay`,
     );
+  }, 120_000);
+
+  it("sft: a clone stopped under hopqa?world-seed=5 goes on under hopqa?worlds=5, and keeps its own spelling", async () => {
+    const data = join(dir, "demos");
+    const record = ["record", "--env", "hopqa?world-seed=5", "--policy", "expert", "--episodes", "4", "--out", data];
+    expect(await main(record), output.stderr).toBe(0);
+    const out = join(dir, "clone");
+    const args = ["--data", data, "--epochs", "20", "--batch-size", "2", ...shape, "--backend", "wasm", "--out", out];
+    const child = spawn(process.execPath, ["bin/agent-r1.js", "sft", "--env", "hopqa?world-seed=5", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    let sent = false;
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      // After the first epoch's tick: mid-run (once: a second Ctrl-C quits without saving).
+      if (!sent && /sft: [1-9]/.test(stderr)) {
+        sent = true;
+        child.kill("SIGINT");
+      }
+    });
+    expect(await new Promise((done) => child.on("exit", done)), stderr).toBe(130);
+    output.clear();
+    expect(await main(["sft", "--env", "hopqa?worlds=5", ...args, "--resume"]), output.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, "sft.json"), "utf8")).env).toBe("hopqa?world-seed=5");
   }, 120_000);
 });
