@@ -274,10 +274,32 @@ export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
         const message = overCap(alternated);
         if (message) return { message, episodes: [alternated.events] };
       }
+      // And the first paid action in turn with a call that earned nothing (A X A X ...): a "first time" rule that
+      // remembers only the last call pays A again once any other call came between, paid or not.
+      const other = a && otherCall(played, env, a.text);
+      if (a && other !== undefined && other !== b?.text) {
+        const times = Math.min(8, Math.floor(Math.max(0, cap - total) / earnedOn(a.turn)) + 1);
+        const interleaved = await playEpisode(env, {
+          ...script,
+          actions: [
+            ...script.actions.slice(0, a.turn + 1),
+            ...Array.from({ length: times }, () => [other, a.text]).flat(),
+          ],
+        });
+        const message = overCap(interleaved);
+        if (message) return { message, episodes: [interleaved.events] };
+      }
       return undefined;
     },
   };
 };
+
+/** The text of the first call in a played episode that is not `text` (a call of the framework's format), if any. */
+const otherCall = (played: PlayedEpisode, env: EnvDefinition, text: string): string | undefined =>
+  played.events.find(
+    (e): e is EventOf<"agent.acted"> =>
+      e.type === "agent.acted" && e.text !== text && defaultCallOf(e.text, env) !== undefined,
+  )?.text;
 
 /** Options of noRewardForRepeatedCalls. */
 export interface RepeatedCallOptions {
@@ -368,6 +390,24 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
         const interleaved = await playEpisode(env, {
           ...script,
           actions: [...script.actions.slice(0, b.turn + 1), a.text],
+        });
+        const message = paidRepeat(interleaved, env);
+        if (message) return { message, episodes: [interleaved.events] };
+      }
+      // And the first paid call again after any other call (A X A), paid or not: a "first time" rule that
+      // remembers only the last call pays A again once X came between.
+      const other =
+        a &&
+        played.events.find(
+          (e): e is EventOf<"agent.acted"> =>
+            e.type === "agent.acted" &&
+            callOf(e.text, env) !== undefined &&
+            callOf(e.text, env) !== callOf(a.text, env),
+        )?.text;
+      if (a && other !== undefined && other !== b?.text) {
+        const interleaved = await playEpisode(env, {
+          ...script,
+          actions: [...script.actions.slice(0, a.turn + 1), other, a.text],
         });
         const message = paidRepeat(interleaved, env);
         if (message) return { message, episodes: [interleaved.events] };

@@ -143,6 +143,27 @@ describe("reward invariants, against a sound environment and broken variants of 
     }
   });
 
+  it("both repeat checks also put an unpaid call between a paid one and its repeat (A X A)", async () => {
+    // Paid only for the secret, and "first" judged against the last word checked: checking another word in
+    // between (which earns nothing) makes the secret pay again. Found writing a library desk ("first lookup of
+    // the right title"), which 200 cases of both checks passed: the interleaving above needs two paid calls.
+    const lastOnly = createSecretEnv({
+      process: ({ checked, word, secret }) => (word === secret && checked.at(-1) !== word ? 0.1 : 0),
+    });
+    for (const seed of [1, 3, 5, 8]) {
+      const capped = await failureOf(
+        checkRewards(lastOnly, { ...options, numRuns: 30, seed, invariants: [processRewardCap(0.1)] }),
+      );
+      expect(capped.violation.message).toMatch(/^process rewards sum to 0\.2, above the cap 0\.1: /);
+      const repeated = await failureOf(
+        checkRewards(lastOnly, { ...options, numRuns: 30, seed, invariants: [noRewardForRepeatedCalls()] }),
+      );
+      expect(repeated.violation.message).toMatch(
+        /^turn \d+ repeats the call "<check>\w+<\/check>" of turn \d+ and earns 0\.1: /,
+      );
+    }
+  });
+
   it("noRewardForRepeatedCalls catches a reward paid for the same call twice", async () => {
     const farmed = createSecretEnv({ process: () => 0.1 });
     const failure = await failureOf(checkRewards(farmed, { ...failing, invariants: [noRewardForRepeatedCalls()] }));
