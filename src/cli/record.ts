@@ -10,12 +10,13 @@ import { canonicalJson } from "../kernel/canonical.ts";
 import { closestName, didYouMean, JournalError, messageOf, thrownFrom, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
+import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { actionBudgetNote } from "../learn/config.ts";
 import { enclosingRun } from "../observe/journals.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { MAX_ACTION_CHARS } from "../runtime/action-format.ts";
 import { ABORTED } from "../runtime/derive.ts";
-import { type EnvDefinition, envSpecOf, recordedOptionsOf } from "../runtime/env.ts";
+import { type EnvDefinition, envSpecOf, isBuiltInEnv, recordedOptionsOf } from "../runtime/env.ts";
 import { type SuccessOutOfRange, SuccessTally } from "../runtime/episode.ts";
 import { OutcomeTally } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
@@ -526,6 +527,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   const outcomes = resumed?.outcomes ?? new OutcomeTally();
   /** The most tokens one action took (its <eos> included), in the episodes recorded now. */
   let longest = 0;
+  const spelled = new SpelledTally(options.env);
   // Ctrl-C (or SIGTERM, SIGHUP): say what is on disk and how to go on (the same command would refuse the
   // episodes journaled already).
   // The episodes in flight halt, journaled no further (so --resume records them again), and their tool calls
@@ -549,6 +551,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
           events += r.events.length;
           tools.add(r.events);
           outcomes.add(r.reason, r.events);
+          spelled.add(r.events);
           // An action past MAX_ACTION_CHARS is malformed unread, whatever the budget: it sizes nothing.
           for (const event of r.events)
             if (event.type === "agent.acted" && event.text.length <= MAX_ACTION_CHARS)
@@ -581,7 +584,9 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   bar?.stop();
   // Said now rather than at sft, or at train's first cut actions: these are demonstrations a model will learn from.
   const note = actionBudgetNote(options.env, longest, "recorded");
-  if (note) (options.log ?? ((line: string) => process.stderr.write(`${line}\n`)))(note);
+  const spelledNote = spelled.note();
+  for (const line of [note, spelledNote])
+    if (line) (options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
   return {
     env: options.env.id,
     policy: options.policy.id,
@@ -599,3 +604,53 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
     seconds: (Date.now() - started) / 1000,
   };
 };
+
+/**
+ * Words of the recorded actions and observations that the environment's word tokenizer spells a token per byte
+ * (a word its corpus missed: `answer`, so that `<answer>unavailable</answer>` took 19 tokens): a model must learn
+ * them letter by letter, and the action budget note alone sent the user to raise the budget.
+ */
+export class SpelledTally {
+  private readonly words = new Map<string, { count: number; tokens: number; where: Set<string> }>();
+  private readonly tokenizer: WordTokenizer | undefined;
+  constructor(private readonly env: Pick<EnvDefinition, "id" | "tokenizer">) {
+    // A built-in environment's tokenizer is not the user's to change (its checkpoints depend on it).
+    this.tokenizer = env.tokenizer instanceof WordTokenizer && !isBuiltInEnv(env) ? env.tokenizer : undefined;
+  }
+
+  add(events: readonly EpisodeEvent[]): void {
+    if (!this.tokenizer) return;
+    for (const event of events) {
+      if (event.type !== "agent.acted" && event.type !== "env.observed") continue;
+      if (event.type === "agent.acted" && event.text.length > MAX_ACTION_CHARS) continue;
+      for (const word of this.tokenizer.spelledOut(event.tokens)) {
+        // Numbers a tool returns are unbounded: spelt by digit, as no vocabulary can hold them all.
+        if (/^\p{N}+$/u.test(word)) continue;
+        const seen = this.words.get(word) ?? { count: 0, tokens: 0, where: new Set<string>() };
+        seen.count += 1;
+        seen.tokens = new TextEncoder().encode(word).length;
+        seen.where.add(event.type === "agent.acted" ? "actions" : "observations");
+        this.words.set(word, seen);
+      }
+    }
+  }
+
+  /** The note, or undefined when every word recorded is in the vocabulary. */
+  note(): string | undefined {
+    if (this.words.size === 0) return undefined;
+    const shown = [...this.words].sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1));
+    const listed = shown
+      .slice(0, 5)
+      .map(
+        ([word, w]) =>
+          `${JSON.stringify(word)} (${w.tokens} tokens; ${w.count}x, in ${[...w.where].sort().join(" and ")})`,
+      )
+      .join(", ");
+    const more = shown.length > 5 ? `, and ${shown.length - 5} more` : "";
+    return (
+      `note: ${shown.length} word(s) of the recorded episodes are not in environment ${this.env.id}'s tokenizer vocabulary, ` +
+      `so each is spelt a token per byte (longer actions and observations, which a model must learn to spell): ${listed}${more}; ` +
+      "add them to the texts its WordTokenizer.fromCorpus is built from"
+    );
+  }
+}

@@ -157,6 +157,29 @@ export class WordTokenizer implements Tokenizer {
     return out;
   }
 
+  /**
+   * The pieces these ids spell byte by byte that take more than one token (a word outside the vocabulary,
+   * `answer` as 6 byte tokens), in order: what a model must learn to spell, and what a corpus that missed a
+   * word of the environment's actions or observations costs. A one-byte piece (`<` as its byte) costs what a
+   * word does and is left out.
+   */
+  spelledOut(ids: readonly number[]): string[] {
+    const out: string[] = [];
+    let bytes: number[] = [];
+    const flush = () => {
+      if (bytes.length > 1)
+        for (const [piece] of this.decoder.decode(new Uint8Array(bytes)).matchAll(PIECE))
+          if (this.encoder.encode(piece).length > 1) out.push(piece);
+      bytes = [];
+    };
+    for (const id of ids) {
+      if (Number.isInteger(id) && id >= 0 && id < BYTE_TOKENS) bytes.push(id);
+      else flush();
+    }
+    flush();
+    return out;
+  }
+
   decode(ids: readonly number[]): string {
     let text = "";
     let bytes: number[] = [];

@@ -1,5 +1,6 @@
 /* `agent-r1 record`: run episodes of an environment with a policy and journal them. */
 import type { Durability } from "../journal/journal.ts";
+import type { EpisodeEvent } from "../kernel/events.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 import { type SuccessOutOfRange } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
@@ -64,3 +65,17 @@ export declare const policyFor: (env: EnvDefinition, name: string) => Policy;
  */
 export declare const refuseRecordOut: (out: string) => void;
 export declare const record: (options: RecordOptions) => Promise<RecordSummary>;
+/**
+ * Words of the recorded actions and observations that the environment's word tokenizer spells a token per byte
+ * (a word its corpus missed: `answer`, so that `<answer>unavailable</answer>` took 19 tokens): a model must learn
+ * them letter by letter, and the action budget note alone sent the user to raise the budget.
+ */
+export declare class SpelledTally {
+    private readonly env;
+    private readonly words;
+    private readonly tokenizer;
+    constructor(env: Pick<EnvDefinition, "id" | "tokenizer">);
+    add(events: readonly EpisodeEvent[]): void;
+    /** The note, or undefined when every word recorded is in the vocabulary. */
+    note(): string | undefined;
+}

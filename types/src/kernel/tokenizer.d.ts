@@ -52,5 +52,12 @@ export declare class WordTokenizer implements Tokenizer {
     idOf(piece: string): number | undefined;
     encode(text: string): number[];
     private encodeImplicit;
+    /**
+     * The pieces these ids spell byte by byte that take more than one token (a word outside the vocabulary,
+     * `answer` as 6 byte tokens), in order: what a model must learn to spell, and what a corpus that missed a
+     * word of the environment's actions or observations costs. A one-byte piece (`<` as its byte) costs what a
+     * word does and is left out.
+     */
+    spelledOut(ids: readonly number[]): string[];
     decode(ids: readonly number[]): string;
 }

@@ -1,0 +1,83 @@
+/**
+ * `record` notes the words of the recorded episodes that the environment's word tokenizer spells a token per
+ * byte: a corpus that missed `answer` made `<answer>unavailable</answer>` 19 tokens, and the only note was the
+ * action budget's, which sent the user to raise `maxActionTokens` (found writing a library desk).
+ */
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { WordTokenizer } from "../../src/index.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+const dir = tempDir("agent-r1-spelled-");
+const output = captureOutput();
+const src = JSON.stringify(pathToFileURL(resolve("src/index.ts")).href);
+const weather = JSON.stringify(pathToFileURL(resolve("actors/weather/env.ts")).href);
+/** The weather example with a corpus of its own: `answer` left out, or not. */
+const module = (name: string, corpus: string) => {
+  const file = join(dir, `${name}.ts`);
+  writeFileSync(
+    file,
+    `import * as r1 from ${src};\nimport weather from ${weather};\n` +
+      `const tokenizer = r1.WordTokenizer.fromCorpus([${JSON.stringify(corpus)}]);\n` +
+      "const expert = () => r1.scriptedPolicy('ask-then-answer', tokenizer, ({ task, turn }) =>\n" +
+      "  turn === 0 ? r1.formatCall(weather.tools.weather, { city: task.a }) : r1.formatAnswer(task.a));\n" +
+      "export default r1.defineEnv({ ...weather, tokenizer, policies: { expert } });\n",
+  );
+  return file;
+};
+const CITIES = "oslo rome cairo lima quito";
+
+const record = async (env: string, out: string) => {
+  output.clear();
+  const code = await main([
+    "record",
+    "--env",
+    env,
+    "--policy",
+    "expert",
+    "--episodes",
+    "3",
+    "--seed",
+    "1",
+    "--out",
+    out,
+  ]);
+  expect(code, output.stderr).toBe(0);
+  return output.stderr;
+};
+
+describe("words a tokenizer spells byte by byte", () => {
+  it("spelledOut gives the pieces of more than one byte that ids spell as bytes", () => {
+    const tokenizer = WordTokenizer.fromCorpus(["lima"]);
+    expect(tokenizer.spelledOut(tokenizer.encode("<answer>lima</answer> é 42"))).toEqual([
+      "answer",
+      "answer",
+      "é",
+      "42",
+    ]);
+    expect(tokenizer.spelledOut(tokenizer.encode("lima < / >"))).toEqual([]);
+  });
+
+  it("record names them, most frequent first, with their cost and where they were seen; none when the corpus covers them", async () => {
+    const missing = await record(
+      module("missing", `${CITIES} which is warmer : or ? weather error use city`),
+      join(dir, "a"),
+    );
+    expect(missing).toContain(
+      "note: 1 word(s) of the recorded episodes are not in environment weather's tokenizer vocabulary, so each is spelt a token per byte",
+    );
+    expect(missing).toMatch(
+      /"answer" \(6 tokens; 6x, in actions\); add them to the texts its WordTokenizer\.fromCorpus is built from/,
+    );
+    // Numbers (the temperatures the tool returns) are spelt by digit on purpose: not named.
+    expect(missing).not.toMatch(/"\d+" \(/);
+    const covered = await record(
+      module("covered", `${CITIES} which is warmer : or ? weather answer error use city`),
+      join(dir, "b"),
+    );
+    expect(covered).not.toContain("tokenizer vocabulary");
+  }, 60_000);
+});
