@@ -44,6 +44,33 @@ export const waitingForTools = (
       (inFlight ? inFlight(id) : child.getSnapshot?.().status === "active"),
   );
 
+/** The parts of an XState state node that say whether anything can leave it (not all in its public types). */
+interface ExitNode {
+  readonly type?: string;
+  readonly path?: readonly string[];
+  readonly parent?: ExitNode;
+  readonly transitions?: ReadonlyMap<string, readonly unknown[]>;
+  readonly always?: readonly unknown[];
+  readonly invoke?: readonly unknown[];
+}
+
+/**
+ * The active states of a snapshot from which nothing can leave: an atomic state that is not final, with no
+ * transition, `always` or `invoke` of its own or of any state above it (a `done: {}` whose `type: "final"` was
+ * forgotten). Empty when any active state has a way out.
+ */
+export const deadEndStates = (snapshot: AnyMachineSnapshot): string[] => {
+  const nodes = ((snapshot as { _nodes?: readonly ExitNode[] })._nodes ?? []).filter((n) => n.type === "atomic");
+  const hasWayOut = (node: ExitNode | undefined): boolean =>
+    node !== undefined &&
+    ((node.transitions?.size ?? 0) > 0 ||
+      (node.always?.length ?? 0) > 0 ||
+      (node.invoke?.length ?? 0) > 0 ||
+      hasWayOut(node.parent));
+  if (nodes.length === 0 || nodes.some(hasWayOut)) return [];
+  return nodes.map((n) => (n.path ?? []).join("."));
+};
+
 /**
  * What an action's tokens spell with `tokenizer`, when that is not its text (undefined when they agree).
  * The tokens are what the learner trains on and the text is what the environment judges: live runs abort

@@ -155,4 +155,27 @@ describe("a machine left waiting for nothing", () => {
       'aborted: environment error: the machine is in state "awaiting" waiting for nothing (no observe(), no end(), no tool call in flight): the last input (an action, or a tool\'s result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent; a state that runs several tools at once needs a way out once every result is in (an always transition whose guard then holds)',
     );
   });
+
+  it('names a state with no transition that is not final (a forgotten type: "final") and says to make it final', async () => {
+    // The answer leads to "done", which was meant to be final: the fallback's advice (an unguarded agent.act
+    // transition) did not fit, since "done" has no transition at all.
+    const unfinished = setup({ types: { events: {} as AgentActEvent } }).createMachine({
+      initial: "awaiting",
+      entry: observe("say yes"),
+      states: { awaiting: { on: { "agent.act": { target: "done" } } }, done: {} },
+    });
+    const env = defineEnv({
+      id: "unfinished",
+      version: "1",
+      description: "forgets its final state",
+      machine: unfinished,
+      tools: {},
+      tokenizer: new WordTokenizer(["say", "yes"]),
+      task: () => ({}),
+    });
+    const { record } = await playEpisode(env, { seed: "s", actions: ["yes"] });
+    expect(record.reason).toBe(
+      'aborted: environment error: the machine is in state "done" waiting for nothing (no observe(), no end(), no tool call in flight): "done" has no transition (no on, always or invoke, nor any state above it) and is not final: make it a final state (type: "final"), or end() the episode on the transition into it',
+    );
+  });
 });

@@ -18,6 +18,12 @@ import type { Turn } from "./policy.ts";
  */
 export declare const waitingForTools: (snapshot: AnyMachineSnapshot, tools: Readonly<Record<string, unknown>>, inFlight?: (actorId: string) => boolean) => boolean;
 /**
+ * The active states of a snapshot from which nothing can leave: an atomic state that is not final, with no
+ * transition, `always` or `invoke` of its own or of any state above it (a `done: {}` whose `type: "final"` was
+ * forgotten). Empty when any active state has a way out.
+ */
+export declare const deadEndStates: (snapshot: AnyMachineSnapshot) => string[];
+/**
  * What an action's tokens spell with `tokenizer`, when that is not its text (undefined when they agree).
  * The tokens are what the learner trains on and the text is what the environment judges: live runs abort
  * such an action and replay refuses one in a journal. (A lone surrogate in the text is journaled as
