@@ -161,12 +161,17 @@ const buildProgram = (setExit: (code: number) => void): Command => {
   program
     .command("replay")
     .description("read journals (schema, seq, hash chain); --verify re-derives every event through the environment")
-    .argument("<path>", "a .jsonl journal, a folder of them, or a run folder (train --out)")
+    .argument(
+      "<paths...>",
+      "a .jsonl journal, a folder of them, or a run folder (train --out); several are read in turn (a shell glob, runs/x/ep-*.jsonl)",
+    )
     .option("--verify", "fold the recorded inputs through the environment machine and compare every derived event")
     .option("--repair", "truncate a torn last line (a crash mid-write) before reading, and say what was removed")
     .option("--quiet", "print only problems and the summary")
     .option("--env <path>", "a module defining the environment, for journals of environments that are not built in")
-    .action(async (path: string, opts) => {
+    .action(async (paths: string[], opts) => {
+      // A run folder's environment is found from the first path (a glob's files share their folder).
+      const [path = "."] = paths;
       let ok = 0;
       let bad = 0;
       let unverified = 0;
@@ -194,15 +199,20 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         if (env === given || (given !== undefined && env.id === given.id && options !== undefined)) givenUsed = true;
         return env;
       };
-      if (opts.repair) refuseRepairWhileWritten(path);
+      if (opts.repair) for (const each of paths) refuseRepairWhileWritten(each);
       // Progress on stderr for many journals, unless --quiet; not while stdout is the terminal, where the
       // "ok" line of each journal is the progress (and a bar on the same screen would be torn by them).
       let bar: Progress | undefined;
+      // A bar for one path (a folder); several paths (a shell glob's files) are told by their ok lines.
       const found = (files: readonly string[]) => {
-        if (!opts.quiet && !process.stdout.isTTY && files.length >= FILES_WORTH_A_BAR)
+        if (!opts.quiet && !process.stdout.isTTY && files.length >= FILES_WORTH_A_BAR && paths.length === 1)
           bar = progress(opts.verify ? "replay --verify" : "replay", files.length);
       };
-      for await (const verdict of checkPath(path, { verify: !!opts.verify, repair: !!opts.repair, envOf, found })) {
+      const verdicts = async function* () {
+        for (const each of paths)
+          yield* checkPath(each, { verify: !!opts.verify, repair: !!opts.repair, envOf, found });
+      };
+      for await (const verdict of verdicts()) {
         bar?.tick();
         if (verdict.repaired && verdict.repaired.keptEvents === 0) {
           // Nothing whole was left: the file is gone, not a journal read ok.

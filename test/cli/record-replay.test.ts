@@ -136,6 +136,22 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     expect(replayed.stdout).toContain("19 journal(s) ok, 1 failed");
   });
 
+  it("replay takes several paths (a shell glob's files), reading each in turn", async () => {
+    // `replay runs/x/ep-7-1*.jsonl --verify`: the shell hands over the files; one path only was refused,
+    // "too many arguments for 'replay'".
+    const files = readdirSync(out)
+      .sort()
+      .slice(0, 3)
+      .map((f) => join(out, f));
+    const replayed = await cli("replay", ...files, "--verify");
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toContain("verified 3 journal(s) ok, 0 failed");
+    // A folder and a file, the folder holding the journal edited in the test above: one summary of both.
+    const mixed = await cli("replay", out, files[0], "--verify", "--quiet");
+    expect(mixed.code).toBe(1);
+    expect(mixed.stdout).toContain("verified 20 journal(s) ok, 1 failed");
+  });
+
   it("a torn tail is reported, and --repair truncates it and says what it removed", async () => {
     const file = join(out, readdirSync(out).sort()[5]);
     const bytes = readFileSync(file);
