@@ -153,7 +153,9 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(byKind("silent")).toEqual([
       {
         kind: "silent",
-        detail: '"stalled": the machine waits for nothing: no observe(), no end(), no tool call in flight',
+        // A state with no transition at all, not final: a forgotten type: "final", said so.
+        detail:
+          '"stalled": the machine waits for nothing: no observe(), no end(), no tool call in flight ("stalled" has no transition and is not final: make it a final state, type: "final", or end() the episode on the transition into it)',
         path: ['act "stall"'],
       },
     ]);
@@ -208,7 +210,8 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(failure!.report.problems).toEqual([
       {
         kind: "silent",
-        detail: '"limbo": the machine waits for nothing: no observe(), no end(), no tool call in flight',
+        detail:
+          '"limbo": the machine waits for nothing: no observe(), no end(), no tool call in flight ("limbo" has no transition and is not final: make it a final state, type: "final", or end() the episode on the transition into it)',
         path: ['act "limbo"'],
         paths: 3,
       },
@@ -223,7 +226,7 @@ describe("path coverage of an environment machine with xstate/graph", () => {
       /^environment counter: 2 coverage problem\(s\) in \d+ states \(\d+ transitions\):\n/,
     );
     expect(failure!.message).toContain(
-      '  - silent: "limbo": the machine waits for nothing: no observe(), no end(), no tool call in flight (reached by 3 paths; the shortest is shown)\n      path: act "limbo"\n',
+      '  - silent: "limbo": the machine waits for nothing: no observe(), no end(), no tool call in flight ("limbo" has no transition and is not final: make it a final state, type: "final", or end() the episode on the transition into it) (reached by 3 paths; the shortest is shown)\n      path: act "limbo"\n',
     );
     expect(failure!.message).not.toMatch(/\.\.\. and \d+ more/);
   });
