@@ -650,7 +650,7 @@ export class SpelledTally {
     return (
       `note: ${shown.length} word(s) of the recorded episodes are not in environment ${this.env.id}'s tokenizer vocabulary, ` +
       `so each is spelt a token per byte (longer actions and observations, which a model must learn to spell): ${listed}${more}; ` +
-      "add them to the texts its WordTokenizer.fromCorpus is built from"
+      "add those the environment and its demonstrators write to the texts its WordTokenizer.fromCorpus is built from (a random policy's junk, which is penalised, may stay out)"
     );
   }
 }

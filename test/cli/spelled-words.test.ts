@@ -70,7 +70,7 @@ describe("words a tokenizer spells byte by byte", () => {
       "note: 1 word(s) of the recorded episodes are not in environment weather's tokenizer vocabulary, so each is spelt a token per byte",
     );
     expect(missing).toMatch(
-      /"answer" \(6 tokens; 6x, in actions\); add them to the texts its WordTokenizer\.fromCorpus is built from/,
+      /"answer" \(6 tokens; 6x, in actions\); add those the environment and its demonstrators write to the texts its WordTokenizer\.fromCorpus is built from/,
     );
     // Numbers (the temperatures the tool returns) are spelt by digit on purpose: not named.
     expect(missing).not.toMatch(/"\d+" \(/);
