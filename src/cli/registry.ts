@@ -363,6 +363,17 @@ const commonJsHint = (file: string, reason: string): string => {
   );
 };
 
+/**
+ * A module imported as a default (`import r1 from "agent-r1-ts"`) that has named exports only: Node's message
+ * says what is missing, not what to write.
+ */
+const defaultImportHint = (reason: string): string => {
+  const named = /The requested module '([^']+)' does not provide an export named 'default'/.exec(reason)?.[1];
+  if (named === undefined) return "";
+  const as = named.startsWith("agent-r1-ts") ? "r1" : named.split("/").at(-1)?.replace(/\W/g, "") || "m";
+  return `; note: ${named} has named exports only: import them all, import * as ${as} from "${named}", or by name, import { ... } from "${named}"`;
+};
+
 const realOrSame = (file: string): string => {
   try {
     return realpathSync(file);
@@ -404,7 +415,7 @@ export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
       .replace(/\s+/g, " ");
     const at = thrownAt(cause, file);
     throw new UsageError({
-      detail: `cannot load environment module ${path}: ${reason}${at ? ` (thrown at ${at})` : ""}${commonJsHint(file, reason)}`,
+      detail: `cannot load environment module ${path}: ${reason}${at ? ` (thrown at ${at})` : ""}${commonJsHint(file, reason)}${defaultImportHint(reason)}`,
     });
   } finally {
     Error.stackTraceLimit = stackLimit;

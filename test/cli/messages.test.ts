@@ -464,6 +464,26 @@ describe("an environment module outside an ESM package", () => {
     expect(loaded.status, loaded.stderr).toBe(0);
     expect(loaded.stdout).toContain("recorded 1 episode of weather");
   }, 120_000);
+
+  it("a default import of a package that has named exports only says how to import it", () => {
+    // `import r1 from "agent-r1-ts"` (the README writes `import * as r1`): Node says only that there is no
+    // default export. A project of its own, the package linked into its node_modules as npm i links a clone.
+    const project = join(dir, "default-import");
+    mkdirSync(join(project, "node_modules"), { recursive: true });
+    symlinkSync(resolve("."), join(project, "node_modules", "agent-r1-ts"));
+    writeFileSync(join(project, "package.json"), '{"type": "module"}');
+    const file = join(project, "env.ts");
+    writeFileSync(file, 'import r1 from "agent-r1-ts";\nexport default r1.defineEnv({});\n');
+    const failed = spawnSync(
+      process.execPath,
+      ["bin/agent-r1.js", "record", "--env", file, "--policy", "expert", "--episodes", "1", "--out", join(dir, "di")],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    expect(failed.status).toBe(2);
+    expect(failed.stderr).toContain(
+      `does not provide an export named 'default'; note: agent-r1-ts has named exports only: import them all, import * as r1 from "agent-r1-ts", or by name, import { ... } from "agent-r1-ts"`,
+    );
+  }, 60_000);
 });
 
 describe("eval --checkpoint names what it was given", () => {
