@@ -51,6 +51,31 @@ describe("model-based testing with fc.commands against a user's model", () => {
     });
   });
 
+  it("toolFaults fails about one action in five, so the model sees the real tools most of the time", async () => {
+    // fc.option's freq is the odds of its nil (no fault): freq 4 injected a fault into 3 actions in 4, and a
+    // model wrong about real results (a library desk's first lookup) passed 60 runs, nearly never shown one.
+    let actions = 0;
+    let faults = 0;
+    const counted = model();
+    await checkModel(env, {
+      ...secretActions,
+      model: {
+        ...counted,
+        act: (state, text, toolResult) => {
+          actions += 1;
+          if (toolResult) faults += 1;
+          return counted.act(state, text, toolResult);
+        },
+      },
+      numRuns: 40,
+      seed: 5,
+      toolFaults: failedToolResultArbitrary(),
+    });
+    expect(actions).toBeGreaterThan(50);
+    expect(faults / actions).toBeGreaterThan(0.1);
+    expect(faults / actions).toBeLessThan(0.3);
+  });
+
   it("a model that disagrees gets the shortest command sequence that shows it", async () => {
     const failure = await checkModel(env, {
       ...secretActions,
