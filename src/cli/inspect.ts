@@ -131,7 +131,8 @@ export const thrownAtFinder =
  * (thrownAtFinder); called once, and only when a shown episode ended in an environment error.
  */
 export const inspectPath = async (
-  path: string,
+  /** A journal, a folder of them or a run folder; several (a shell glob's files) are shown as one list. */
+  path: string | readonly string[],
   write: (line: string) => void,
   maxEpisodes = Number.POSITIVE_INFINITY,
   warn: (line: string) => void = write,
@@ -143,8 +144,9 @@ export const inspectPath = async (
     finder ??= thrownAtFinder(await env?.());
     return finder(events);
   };
-  const files = await findJournals(path);
-  if (files.length === 0) write(`no journals (.jsonl) in ${path}`);
+  const paths = typeof path === "string" ? [path] : path;
+  const files = (await Promise.all(paths.map((each) => findJournals(each)))).flat();
+  if (files.length === 0) write(`no journals (.jsonl) in ${paths.join(", ")}`);
   let damaged = 0;
   let torn = 0;
   let nothing = 0;
@@ -187,7 +189,7 @@ export const inspectPath = async (
     const inside = damaged - torn - nothing;
     const hints = [
       torn > 0 &&
-        `\`npx agent-r1 replay ${path} --repair\` cuts the ${torn === 1 ? "torn last line" : `${torn} torn last lines`} back`,
+        `\`npx agent-r1 replay ${paths.join(" ")} --repair\` cuts the ${torn === 1 ? "torn last line" : `${torn} torn last lines`} back`,
       nothing > 0 && `${nothing} with no readable event (empty, or damaged on the first line)`,
       inside > 0 &&
         `${inside} damaged otherwise than by a cut last write (an edited, removed or added line), which --repair does not touch (any events after the damage are still in the file, unread)`,

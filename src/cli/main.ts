@@ -306,7 +306,10 @@ const buildProgram = (setExit: (code: number) => void): Command => {
   program
     .command("inspect")
     .description("print an episode as a readable timeline: turns, actions, tool calls and results, rewards, states")
-    .argument("<path>", "a .jsonl journal, a folder of them, or a run folder (train --out)")
+    .argument(
+      "<paths...>",
+      "a .jsonl journal, a folder of them, or a run folder (train --out); several (a shell glob, runs/x/ep-*.jsonl) are shown as one list, in the terminal",
+    )
     .option("--html <file>", "write a self-contained HTML page instead: timelines, token masks, a run's metric charts")
     .option(
       "--max-episodes <n>",
@@ -317,16 +320,24 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       "--env <path>",
       "a module defining the environment, for environments not built in: to name the line an environment error was thrown at (by replaying that episode), and with --html to decode tokens",
     )
-    .action(async (path: string, opts) => {
-      if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
-      if ((await findJournals(path)).length === 0)
+    .action(async (paths: string[], opts) => {
+      // A run folder's environment is found from the first path (a glob's files share their folder).
+      const [path = "."] = paths;
+      if (opts.html && paths.length > 1)
         throw new UsageError({
-          detail: `no journals (.jsonl) in ${path}: give a journal, a folder of them, or a run folder (train --out)`,
+          detail: `inspect --html takes one journal, folder or run (got ${paths.length} paths: ${paths.slice(0, 3).join(", ")}${paths.length > 3 ? ", ..." : ""}); give the folder that holds them`,
         });
+      for (const each of paths) {
+        if (!existsSync(each)) throw new UsageError({ detail: `no such file or folder: ${each}` });
+        if ((await findJournals(each)).length === 0)
+          throw new UsageError({
+            detail: `no journals (.jsonl) in ${each}: give a journal, a folder of them, or a run folder (train --out)`,
+          });
+      }
       // Loaded whatever the view, so a wrong --env path is said.
       const given = opts.env ? await loadEnv(opts.env) : undefined;
       // --env with options, over journals that record others: refused before anything is shown.
-      if (given) refuseOtherOptions(await findJournals(path), given, opts.env);
+      if (given) for (const each of paths) refuseOtherOptions(await findJournals(each), given, opts.env);
       if (opts.html) {
         const env = given ?? (await runEnv(path, false));
         const page = await inspectHtml(path, opts.html, {
@@ -345,7 +356,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         // Damage is shown, and the exit status says so, as replay's does. A run folder's own environment is loaded
         // only for an episode that ended in an environment error (to name the line that threw).
         const env = async () => given ?? (await runEnv(path, false));
-        if ((await inspectPath(path, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES, err, env)) > 0)
+        if ((await inspectPath(paths, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES, err, env)) > 0)
           return setExit(1);
       }
       setExit(0);

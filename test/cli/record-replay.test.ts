@@ -307,6 +307,26 @@ describe("agent-r1 inspect", () => {
     expect((await cli("inspect", "no/such/file.jsonl")).code).toBe(2);
   });
 
+  it("inspect takes several paths (a shell glob's files) as one list; --html one only", async () => {
+    // `inspect runs/x/ep-7-1*.jsonl` was refused: "too many arguments for 'inspect'".
+    const [a, b] = readdirSync("replays/lookup/expert")
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort()
+      .map((f) => join("replays/lookup/expert", f));
+    const run = await cli("inspect", a, b);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`# ${a}\n`);
+    expect(run.stdout).toContain(`# ${b}\n`);
+    const page = await cli("inspect", a, b, "--html", join(tempDir(), "p.html"));
+    expect(page.code).toBe(2);
+    expect(page.stderr).toContain(
+      `inspect --html takes one journal, folder or run (got 2 paths: ${a}, ${b}); give the folder that holds them`,
+    );
+    expect((await cli("inspect", a, "no/such/file.jsonl")).stderr).toContain(
+      "no such file or folder: no/such/file.jsonl",
+    );
+  });
+
   it("shows a torn journal up to the damage and goes on with the others (a run killed mid-write)", async () => {
     const dir = tempDir();
     for (const name of ["ep-golden-1", "ep-golden-2"])
