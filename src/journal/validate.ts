@@ -217,7 +217,15 @@ export class StreamValidator {
     if (this.episode !== undefined && event.episode !== this.episode)
       this.fail("episode", `event of episode ${event.episode} in the stream of episode ${this.episode}`, event.seq);
     if (event.seq !== this.count)
-      this.fail("sequence", `expected seq ${this.count}, found seq ${event.seq}`, event.seq);
+      this.fail(
+        "sequence",
+        `expected seq ${this.count}, found seq ${event.seq}: ${
+          event.seq > this.count
+            ? "a line before this one was removed, or lines were reordered"
+            : "a line was duplicated, or lines were reordered"
+        }`,
+        event.seq,
+      );
     // Hash what was written, not what was decoded, so no edit can hide behind decoding.
     const digest = hashEvent(raw as { meta?: unknown });
     if (digest !== event.digest)

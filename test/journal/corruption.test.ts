@@ -164,7 +164,24 @@ describe("a journal file detects every kind of damage, naming file and line", ()
 
     // A line dropped: the seq after it is one too far.
     const dropped = events().filter((_, k) => k !== 1);
-    expect(at(await readError(write(dropped)))).toEqual(["sequence", 2]);
+    const gap = await readError(write(dropped));
+    expect(at(gap)).toEqual(["sequence", 2]);
+    // Said as what a hand edit did, not only as the numbers.
+    expect(gap?.message).toContain(
+      "expected seq 1, found seq 2: a line before this one was removed, or lines were reordered",
+    );
+    // Two lines swapped (3 and 4): the first out of place is the later one, so it says the same; a line pasted
+    // twice shows a seq already seen.
+    const swapped = events();
+    [swapped[2], swapped[3]] = [swapped[3], swapped[2]];
+    expect((await readError(write(swapped)))?.message).toContain(
+      "expected seq 2, found seq 3: a line before this one was removed, or lines were reordered",
+    );
+    const doubled = events();
+    doubled.splice(2, 0, doubled[1]);
+    expect((await readError(write(doubled)))?.message).toContain(
+      "expected seq 2, found seq 1: a line was duplicated, or lines were reordered",
+    );
 
     // An event after episode.ended, chained and numbered as the writer would.
     const after = events();
