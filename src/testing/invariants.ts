@@ -714,6 +714,15 @@ export const checkRewards: {
 } = async <Task extends Json>(env: EnvDefinition<Task>, options: RewardCheckOptions<Task>): Promise<void> => {
   checkEnvArgument("checkRewards", env);
   checkKnownKeys("checkRewards", options, REWARD_CHECK_OPTIONS);
+  // One invariant given bare (invariants: neverCrashes()) is no list: say so, not that none was given.
+  if (options.invariants !== undefined && !Array.isArray(options.invariants))
+    throw new TypeError(
+      `checkRewards: invariants must be a list of invariants, got ${
+        typeof (options.invariants as { name?: unknown }).name === "string"
+          ? `the invariant ${JSON.stringify((options.invariants as { name: string }).name)} alone: wrap it in a list, invariants: [...]`
+          : shownValue(options.invariants)
+      }`,
+    );
   // A check that checks nothing must not pass.
   if (!Array.isArray(options.invariants) || options.invariants.length === 0)
     throw new RangeError("checkRewards: give at least one invariant (invariants: [rewardBounds(...), ...])");

@@ -63,7 +63,7 @@ describe("action arbitraries", () => {
 
 describe("options that must be arbitraries", () => {
   it("a plain array or value is refused with the option's name and how to make one", async () => {
-    const { checkRewards, returnBounds } = await import("../../src/testing/index.ts");
+    const { checkRewards, neverCrashes, returnBounds } = await import("../../src/testing/index.ts");
     const bounds = [returnBounds({ min: -10, max: 10 })];
     await expect(
       checkRewards(lookupEnv, { invariants: bounds, tasks: [{ key: "k1" }] as never, numRuns: 2 }),
@@ -110,6 +110,10 @@ describe("options that must be arbitraries", () => {
     );
     // A check that checks nothing is refused.
     await expect(checkRewards(lookupEnv, { invariants: [] })).rejects.toThrow("give at least one invariant");
+    // One invariant given bare, not in a list: said so (it was "give at least one invariant").
+    await expect(checkRewards(lookupEnv, { invariants: neverCrashes() as never })).rejects.toThrow(
+      'checkRewards: invariants must be a list of invariants, got the invariant "no action or tool result crashes the environment" alone: wrap it in a list, invariants: [...]',
+    );
     await expect(checkRewards(lookupEnv, { invariants: bounds, numRuns: 0 })).rejects.toThrow(
       "numRuns must be an integer >= 1, got 0",
     );
