@@ -715,14 +715,17 @@ export const checkRewards: {
   checkEnvArgument("checkRewards", env);
   checkKnownKeys("checkRewards", options, REWARD_CHECK_OPTIONS);
   // One invariant given bare (invariants: neverCrashes()) is no list: say so, not that none was given.
-  if (options.invariants !== undefined && !Array.isArray(options.invariants))
+  const given: unknown = options.invariants;
+  if (given !== undefined && !Array.isArray(given)) {
+    const name = given !== null && typeof given === "object" ? (given as { name?: unknown }).name : undefined;
     throw new TypeError(
       `checkRewards: invariants must be a list of invariants, got ${
-        typeof (options.invariants as { name?: unknown }).name === "string"
-          ? `the invariant ${JSON.stringify((options.invariants as { name: string }).name)} alone: wrap it in a list, invariants: [...]`
-          : shownValue(options.invariants)
+        typeof name === "string"
+          ? `the invariant ${JSON.stringify(name)} alone: wrap it in a list, invariants: [...]`
+          : shownValue(given)
       }`,
     );
+  }
   // A check that checks nothing must not pass.
   if (!Array.isArray(options.invariants) || options.invariants.length === 0)
     throw new RangeError("checkRewards: give at least one invariant (invariants: [rewardBounds(...), ...])");
