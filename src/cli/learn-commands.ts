@@ -49,6 +49,7 @@ import {
   checkMaxActionTokens,
   type EnvDefinition,
   envSpecOf,
+  isBuiltInEnv,
   isModulePath,
   optionsQuery,
   sameEnvSpec,
@@ -1638,6 +1639,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             ...("em" in summary.metrics ? { exactMatch: summary.metrics.em, f1: summary.metrics.f1 } : {}),
           }),
         );
+        // A module's journals name its id, not its path: replay --verify of them without --env was refused.
+        if (opts.out !== undefined && !isBuiltInEnv(base))
+          process.stderr.write(
+            `note: the episodes are in ${opts.out}; their environment ${env.id} is a module, which journals name by id only: replay --verify and inspect --html of them take --env ${opts.env.split("?")[0]}\n`,
+          );
         // Every episode aborted: nothing was scored, a failure as it is for record and train.
         const failed = summary.episodes > 0 && summary.aborted === summary.episodes;
         if (failed) process.stderr.write(`eval: all ${summary.episodes} episodes aborted, so nothing was scored\n`);

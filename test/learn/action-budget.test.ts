@@ -107,6 +107,13 @@ describe("the sampler's token budget per action", () => {
     // Constrained decoding sizes the budget from the legal actions: nothing is cut.
     const constrained = jsonLine((await run("eval", "--env", tight, "--checkpoint", clone, "--constrained")).stdout);
     expect(constrained.cutActions).toBe(0);
+    // eval --out of a module's environment says the --env its journals need (replay without it was refused).
+    const kept = join(dir, "kept");
+    const evalOut = await run("eval", "--env", tight, "--checkpoint", clone, "--episodes", "2", "--out", kept);
+    expect(evalOut.stderr).toContain(
+      `note: the episodes are in ${kept}; their environment weather is a module, which journals name by id only: replay --verify and inspect --html of them take --env ${tight}\n`,
+    );
+    expect(await main(["replay", kept, "--verify", "--env", tight])).toBe(0);
 
     const wide = join(dir, "wide");
     await run("train", "--env", tight, "--init", clone, ...few, "--max-new-tokens", "30", "--out", wide);
