@@ -952,7 +952,8 @@ describe("usage without a command, and a flag the chosen view does not use", () 
       [["eval", "--checkpoint", ""], `--checkpoint is empty (""): give <dir>; ${folder}`],
       [["record", "--env", "lookup", "--policy", "", "--out", "x"], `--policy is empty (""): give <name>`],
       [["plot", resolve("replays/lookup"), ""], `the <runs...> argument is empty (""): give <runs...>; ${folder}`],
-      [["inspect", ""], `the <path> argument is empty (""): give <path>; ${folder}`],
+      [["inspect", ""], `the <paths...> argument is empty (""): give <paths...>; ${folder}`],
+      [["replay", ""], `the <paths...> argument is empty (""): give <paths...>; ${folder}`],
     ] as const) {
       // In this process, run from that folder (as a user in it would run the command).
       output.clear();
