@@ -266,7 +266,7 @@ const CASES: [string[], RegExp][] = [
     ["sft", "--env", "hopqa", "--data", emptyFolder, "--out", WARM],
     /--out \S+ already holds a checkpoint; sft would replace it: give another --out, or --replace to write over it/,
   ],
-  [["replay"], /missing required argument 'path'/],
+  [["replay"], /missing required argument 'paths'/],
   [["replay", join(dir, "missing")], /no such file or folder/],
   [["replay", emptyFolder], /no \.jsonl journal files in/],
   [["replay", emptyFolder, "--env", "nope"], /unknown environment "nope"/],
