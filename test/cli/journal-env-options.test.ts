@@ -3,8 +3,9 @@
  * and only then: replay --verify, inspect and sft --data rebuild that variant without --env, and refuse an --env
  * of other options, naming both. The environment as defined writes its journals as before.
  */
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LEGAL_GRAMMARS, SPLITS, WORDINGS } from "../../actors/hopqa/index.ts";
@@ -131,12 +132,36 @@ describe("journals of an environment as defined", () => {
       main(["record", "--env", env, "--policy", "expert", "--episodes", "2", "--out", out, "--resume"]);
     expect(await resume("hopqa?legal=relations")).toBe(2);
     expect(output.stderr).toBe(
-      `error: --resume: ${join(out, "ep-0-0.jsonl")} was recorded with environment hopqa (its episode.started records no options: the environment as defined), not hopqa?legal=relations: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out\n`,
+      `error: --resume: ${join(out, "ep-0-0.jsonl")} was recorded with environment hopqa (its episode.started records no options: the environment as defined, or a variant its code configured, whose journals record none: go on with the --env that recorded it), not hopqa?legal=relations: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out\n`,
     );
     expect(readdirSync(out)).toEqual(["ep-0-0.jsonl"]);
     // The environment as defined, however spelled, goes on with them.
     output.clear();
     expect(await resume("hopqa?legal=types"), output.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(["ep-0-0.jsonl", "ep-0-1.jsonl"]);
+  });
+
+  it("record --resume of a variant configured in code (its journals record no options) under the CLI's spelling of it: refused, saying the journals may be such a variant, and the module goes on with them", async () => {
+    // configure() called in code records no options: the journals cannot say they are hopqa?legal=relations.
+    const module = join(dir, "relations-in-code.mts");
+    writeFileSync(
+      module,
+      `import { hopqa } from ${JSON.stringify(pathToFileURL(resolve("actors/hopqa/index.ts")).href)};\nexport default hopqa.configure({ legal: "relations" });\n`,
+    );
+    const out = join(dir, "configured-in-code");
+    expect(await recordExpert(module, out, 2), output.stderr).toBe(0);
+    expect((await startedOf(join(out, "ep-0-0.jsonl"))).env).toEqual({ id: "hopqa", version: expect.any(String) });
+    rmSync(join(out, "ep-0-1.jsonl"));
+    output.clear();
+    const resume = (env: string) =>
+      main(["record", "--env", env, "--policy", "expert", "--episodes", "2", "--out", out, "--resume"]);
+    expect(await resume("hopqa?legal=relations")).toBe(2);
+    // Before: "(its episode.started records no options: the environment as defined)", of journals that are not.
+    expect(output.stderr).toContain(
+      "was recorded with environment hopqa (its episode.started records no options: the environment as defined, or a variant its code configured, whose journals record none: go on with the --env that recorded it), not hopqa?legal=relations",
+    );
+    output.clear();
+    expect(await resume(module), output.stderr).toBe(0);
     expect(readdirSync(out).sort()).toEqual(["ep-0-0.jsonl", "ep-0-1.jsonl"]);
   });
 
