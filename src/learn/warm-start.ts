@@ -154,7 +154,7 @@ export const runWarmStart = async (
       // record --resume's refusal (a journal changed since, or recorded by other code) names record's flags.
       if (goOn && error instanceof UsageError && error.detail.startsWith("--resume: "))
         throw new UsageError({
-          detail: `the warm start's recording in ${demos} cannot be gone on with: ${error.detail.slice("--resume: ".length).replace(/(: look at it|: --resume goes on| Its episodes would mix).*$/, "")}; remove ${warmStartDir(runDir)} to record and clone it again from the start`,
+          detail: `the warm start's recording in ${demos} cannot be gone on with: ${error.detail.slice("--resume: ".length).replace(/(: look at it|: --resume goes on|\.? Its episodes would mix).*$/, "")}; remove ${warmStartDir(runDir)} to record and clone it again from the start`,
         });
       throw error;
     } finally {

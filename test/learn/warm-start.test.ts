@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createLookupEnv, DEFAULT_REWARDS } from "../../actors/lookup/env.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG, type TrainConfig } from "../../src/learn/config.ts";
@@ -325,6 +326,39 @@ describe("the warm start before RL", () => {
     await train({ env: lookup, config: config({ episodes: 4, epochs: 1 }), out, log: () => {} });
     expect(readdirSync(join(out, "warm-start", "demos")).sort()).not.toContain("ep-cut.jsonl");
     expect(existsSync(join(warmStartCheckpoint(out), "manifest.json"))).toBe(true);
+  });
+
+  it("stopped during its recording, resumed on changed environment code: refused in one sentence, saying how to start over, its demonstrations kept", async () => {
+    const out = join(tempDir(), "run");
+    const demos = join(out, "warm-start", "demos");
+    const controller = new AbortController();
+    const journaled = () => (existsSync(demos) ? readdirSync(demos).filter((f) => f.endsWith(".jsonl")) : []);
+    const aborting = withExpert((act) => async (requests) => {
+      if (journaled().length >= 2) controller.abort(new Error("deadline"));
+      return act(requests);
+    });
+    const wanted = config({ episodes: 8, epochs: 1 });
+    const stopped = await train({ env: aborting, config: wanted, out, log: () => {}, signal: controller.signal });
+    expect(stopped.stopped).toBe(true);
+    const left = journaled().sort();
+    // A reward changed without a new version: the kept demonstrations no longer replay.
+    const changed = { ...createLookupEnv({ ...DEFAULT_REWARDS, neededKey: 0.3 }), policies: lookup.policies };
+    const refused = await train({ env: changed, config: wanted, out, resume: true, log: () => {} }).then(
+      () => undefined,
+      (cause: unknown) => cause,
+    );
+    expect(refused).toBeInstanceOf(UsageError);
+    const message = (refused as Error).message;
+    expect(message).toMatch(
+      new RegExp(
+        `^the warm start's recording in ${demos} cannot be gone on with: ${demos}/ep-0-warm-start-\\d+\\.jsonl was recorded by other code than .* replay diverged .*`,
+      ),
+    );
+    // Before: "... without a new version.; remove ...".
+    expect(message).toMatch(
+      new RegExp(`[^.;]; remove ${join(out, "warm-start")} to record and clone it again from the start$`),
+    );
+    expect(journaled().sort()).toEqual(left);
   });
 
   it("says how many demonstrations aborted and why, and clones only the others", async () => {
