@@ -5,13 +5,12 @@
  * the same environment, and goes on; other options are still refused, naming both. The same order rule for a
  * module's path with options.
  */
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { writeCitiesEnv } from "../support/cities-env.ts";
-import { captureOutput, tempDir } from "../support/index.ts";
+import { captureOutput, interruptedCli, tempDir } from "../support/index.ts";
 
 const output = captureOutput();
 const dir = tempDir("agent-r1-resume-env-order-");
@@ -81,20 +80,9 @@ describe("train --resume --env with the run's options in another order", () => {
     expect(await main(record), output.stderr).toBe(0);
     const out = join(dir, "clone");
     const args = ["--data", data, "--epochs", "20", "--batch-size", "2", ...shape, "--backend", "wasm", "--out", out];
-    const child = spawn(process.execPath, ["bin/agent-r1.js", "sft", "--env", "hopqa?world-seed=5", ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    let sent = false;
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      // After the first epoch's tick: mid-run (once: a second Ctrl-C quits without saving).
-      if (!sent && /sft: [1-9]/.test(stderr)) {
-        sent = true;
-        child.kill("SIGINT");
-      }
-    });
-    expect(await new Promise((done) => child.on("exit", done)), stderr).toBe(130);
+    // Ctrl-C after the first epoch's tick: mid-run.
+    const { code, stderr } = await interruptedCli(["sft", "--env", "hopqa?world-seed=5", ...args], /sft: [1-9]/);
+    expect(code, stderr).toBe(130);
     output.clear();
     expect(await main(["sft", "--env", "hopqa?worlds=5", ...args, "--resume"]), output.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(out, "sft.json"), "utf8")).env).toBe("hopqa?world-seed=5");

@@ -4,7 +4,6 @@
  * unbroken run writes, byte for byte. Before, an interrupted sft kept nothing (the clone was written once, at
  * its end): a warm start of hopqa's lost 12-30 minutes to a Ctrl-C.
  */
-import { spawn } from "node:child_process";
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +13,7 @@ import { UsageError } from "../../src/kernel/errors.ts";
 import { modelConfigFor } from "../../src/learn/config.ts";
 import { type SftOptions, sft } from "../../src/learn/sft.ts";
 import { loadCheckpoint } from "../../src/policy/checkpoint.ts";
-import { captureOutput, tempDir } from "../support/index.ts";
+import { captureOutput, interruptedCli, tempDir } from "../support/index.ts";
 
 const output = captureOutput();
 const dir = tempDir("agent-r1-sft-resume-");
@@ -212,20 +211,8 @@ describe("sft --resume", () => {
     const out = join(dir, "signal");
     const args = ["sft", "--env", "lookup", "--data", data, "--epochs", "20", "--batch-size", "2"];
     const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--backend", "wasm", "--out", out];
-    const child = spawn(process.execPath, ["bin/agent-r1.js", ...args, ...shape], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    let sent = false;
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      // After the first epoch's tick: mid-run.
-      if (!sent && /sft: [1-9]/.test(stderr)) {
-        sent = true;
-        child.kill("SIGINT");
-      }
-    });
-    const code = await new Promise<number | null>((done) => child.on("exit", (exit) => done(exit)));
+    // Ctrl-C after the first epoch's tick: mid-run.
+    const { code, stderr } = await interruptedCli([...args, ...shape], /sft: [1-9]/);
     expect(code, stderr).toBe(130);
     expect(stderr).toContain(`interrupted: finishing the current step and saving sft's progress in ${out}`);
     expect(stderr).toMatch(

@@ -1,4 +1,5 @@
 /** Shared test helpers: temp folders, scripted policies, and small environments for runtime properties. */
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +24,28 @@ import {
 import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
 import type { ActionOptions } from "../../src/testing/index.ts";
 import { taggedPrefix } from "./temp.ts";
+
+/**
+ * Runs the CLI (`bin/agent-r1.js ARGS`) in a child process and sends it one Ctrl-C (SIGINT) as soon as its stderr
+ * matches `when` (once only: a second Ctrl-C quits without saving). Resolves with its exit code and stderr.
+ */
+export const interruptedCli = (
+  args: readonly string[],
+  when: RegExp,
+): Promise<{ code: number | null; stderr: string }> =>
+  new Promise((done) => {
+    const child = spawn(process.execPath, ["bin/agent-r1.js", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    let sent = false;
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      if (!sent && when.test(stderr)) {
+        sent = true;
+        child.kill("SIGINT");
+      }
+    });
+    child.on("exit", (code) => done({ code, stderr }));
+  });
 
 /**
  * What an in-process `main(...)` (the CLI) writes, captured: call it at a test file's top level. Both
