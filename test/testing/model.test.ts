@@ -76,6 +76,30 @@ describe("model-based testing with fc.commands against a user's model", () => {
     expect(faults / actions).toBeLessThan(0.3);
   });
 
+  it("a counterexample keeps no injected fault that its mismatch does not need (toolFaults shrink to none)", async () => {
+    // A model wrong about every call's reward, whatever the tools return: shrinking drops the faults, as
+    // fc.option did; a plain weighted fc.oneof kept one (seed 4: a fault on an answer, which calls no tool).
+    const wrong: EnvModel<Record<string, never>, { secret: string }> = {
+      init: () => ({}),
+      act: (state, text) => ({ state, reward: parseAction(text, env.tools).kind === "call" ? 0.5 : 0, done: false }),
+    };
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const failure = await checkModel(env, {
+        ...secretActions,
+        model: wrong,
+        numRuns: 30,
+        seed,
+        toolFaults: failedToolResultArbitrary(),
+      }).then(
+        () => expect.fail("the model should disagree"),
+        (cause: unknown) => cause as CounterexampleError,
+      );
+      const commands = failure.violation.details?.[0] ?? "";
+      expect(commands, `seed ${seed}`).toMatch(/^commands: act\(/);
+      expect(commands, `seed ${seed}`).not.toContain("tools return");
+    }
+  });
+
   it("a model that disagrees gets the shortest command sequence that shows it", async () => {
     const failure = await checkModel(env, {
       ...secretActions,
