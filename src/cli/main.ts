@@ -203,16 +203,13 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       // Progress on stderr for many journals, unless --quiet; not while stdout is the terminal, where the
       // "ok" line of each journal is the progress (and a bar on the same screen would be torn by them).
       let bar: Progress | undefined;
-      // A bar for one path (a folder); several paths (a shell glob's files) are told by their ok lines.
       const found = (files: readonly string[]) => {
-        if (!opts.quiet && !process.stdout.isTTY && files.length >= FILES_WORTH_A_BAR && paths.length === 1)
+        if (!opts.quiet && !process.stdout.isTTY && files.length >= FILES_WORTH_A_BAR)
           bar = progress(opts.verify ? "replay --verify" : "replay", files.length);
       };
-      const verdicts = async function* () {
-        for (const each of paths)
-          yield* checkPath(each, { verify: !!opts.verify, repair: !!opts.repair, envOf, found });
-      };
-      for await (const verdict of verdicts()) {
+      // Several paths (a shell glob's files) are one list: all found first, a file named twice read once, and
+      // copies said across them.
+      for await (const verdict of checkPath(paths, { verify: !!opts.verify, repair: !!opts.repair, envOf, found })) {
         bar?.tick();
         if (verdict.repaired && verdict.repaired.keptEvents === 0) {
           // Nothing whole was left: the file is gone, not a journal read ok.

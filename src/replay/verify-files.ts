@@ -5,6 +5,7 @@
  * episode at a time. In a folder, only regular files are read: a link cannot lead the check outside it.
  */
 import { existsSync, lstatSync } from "node:fs";
+import { resolve } from "node:path";
 import { EpisodeCopies } from "../journal/copies.ts";
 import { type RepairReport, readJournalFile, repairJournalFile, streamJournalFile } from "../journal/jsonl.ts";
 import {
@@ -219,21 +220,38 @@ const notRegular = (file: string): string | undefined => {
 
 /**
  * Verdicts on the journals at `path`: a journal, a folder of them (`record --out`), or a run folder
- * (`train --out`: episodes/u00012/, warm-start/demos/), found as `inspect` finds them.
+ * (`train --out`: episodes/u00012/, warm-start/demos/), found as `inspect` finds them. Several paths (a shell glob's
+ * files) are one list: each is checked to exist and hold journals before any is read, a file named twice is read
+ * once, and a copy of an episode is found across them as within a folder.
  */
-export async function* checkPath(path: string, options: VerifyOptions): AsyncGenerator<FileVerdict> {
-  if (!existsSync(path)) throw new UsageError({ detail: `no such file or folder: ${path}` });
-  const files = await findJournals(path, { links: true });
-  // A folder without journals is a wrong path, not a failed check.
-  if (files.length === 0)
-    throw new UsageError({
-      detail: `no .jsonl journal files in ${path} (nor in its subfolders): give a journal, a folder of them, or a run folder (train --out)`,
-    });
+export async function* checkPath(
+  path: string | readonly string[],
+  options: VerifyOptions,
+): AsyncGenerator<FileVerdict> {
+  const paths = typeof path === "string" ? [path] : path;
+  const files: string[] = [];
+  /** Files named themselves (not found in a folder): the one kind of path that may be a link. */
+  const named = new Set<string>();
+  const seen = new Set<string>();
+  for (const each of paths) {
+    if (!existsSync(each)) throw new UsageError({ detail: `no such file or folder: ${each}` });
+    const found = await findJournals(each, { links: true });
+    // A folder without journals is a wrong path, not a failed check.
+    if (found.length === 0)
+      throw new UsageError({
+        detail: `no .jsonl journal files in ${each} (nor in its subfolders): give a journal, a folder of them, or a run folder (train --out)`,
+      });
+    if (found.length === 1 && found[0] === each) named.add(each);
+    for (const file of found) {
+      if (seen.has(resolve(file))) continue;
+      seen.add(resolve(file));
+      files.push(file);
+    }
+  }
   options.found?.(files);
-  const inFolder = files.length !== 1 || files[0] !== path;
   const copies = new EpisodeCopies();
   for (const file of files) {
-    const problem = inFolder ? notRegular(file) : undefined;
+    const problem = named.has(file) ? undefined : notRegular(file);
     const verdict: FileVerdict = problem ? { file, ok: false, events: 0, problem } : await checkFile(file, options);
     const copyOf = verdict.ok ? copies.earlier(file, verdict.lastDigest) : undefined;
     yield copyOf === undefined ? verdict : { ...verdict, copyOf };

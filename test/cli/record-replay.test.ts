@@ -149,7 +149,23 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     // A folder and a file, the folder holding the journal edited in the test above: one summary of both.
     const mixed = await cli("replay", out, files[0], "--verify", "--quiet");
     expect(mixed.code).toBe(1);
-    expect(mixed.stdout).toContain("verified 20 journal(s) ok, 1 failed");
+    // The file named twice is read once (it was counted twice, 20 ok of a folder of 20).
+    expect(mixed.stdout).toContain("verified 19 journal(s) ok, 1 failed");
+    expect(mixed.stderr).not.toContain("hold the same episode");
+    // A copy among a glob's files is said, as it is in a folder (each path had its own list of episodes).
+    const copies = tempDir();
+    copyFileSync(files[0], join(copies, "ep-a.jsonl"));
+    copyFileSync(files[0], join(copies, "ep-b.jsonl"));
+    const copied = await cli("replay", join(copies, "ep-a.jsonl"), join(copies, "ep-b.jsonl"), "--quiet");
+    expect(copied.stdout).toContain("read 2 journal(s) ok (1 of them a copy of another: the same episode), 0 failed");
+    expect(copied.stderr).toContain(
+      `${join(copies, "ep-a.jsonl")} and ${join(copies, "ep-b.jsonl")} hold the same episode`,
+    );
+    // A wrong path among several is refused before any is read, not after the others were reported.
+    const wrong = await cli("replay", files[0], join(copies, "nope.jsonl"));
+    expect(wrong.code).toBe(2);
+    expect(wrong.stdout).toBe("");
+    expect(wrong.stderr).toContain(`no such file or folder: ${join(copies, "nope.jsonl")}`);
   });
 
   it("a torn tail is reported, and --repair truncates it and says what it removed", async () => {
