@@ -5,7 +5,7 @@
  */
 
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
 import { EnvOptionsRefusedError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
@@ -145,7 +145,14 @@ export const inspectPath = async (
     return finder(events);
   };
   const paths = typeof path === "string" ? [path] : path;
-  const files = (await Promise.all(paths.map((each) => findJournals(each)))).flat();
+  // A file named twice (a folder and a file in it) is shown once: twice, it was called a copy of itself.
+  const seen = new Set<string>();
+  const files = (await Promise.all(paths.map((each) => findJournals(each)))).flat().filter((file) => {
+    const key = resolve(file);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   if (files.length === 0) write(`no journals (.jsonl) in ${paths.join(", ")}`);
   let damaged = 0;
   let torn = 0;

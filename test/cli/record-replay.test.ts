@@ -338,6 +338,13 @@ describe("agent-r1 inspect", () => {
     expect(page.stderr).toContain(
       `inspect --html takes one journal, folder or run (got 2 paths: ${a}, ${b}); give the folder that holds them`,
     );
+    // A folder and a file in it: the file is shown once, not as a copy of itself.
+    const twice = await cli("inspect", "replays/lookup/expert", a, "--max-episodes", "1");
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(twice.stderr).not.toContain("hold the same episode");
+    expect(twice.stdout).toContain(
+      `showed the first 1 of ${readdirSync("replays/lookup/expert").filter((f) => f.endsWith(".jsonl")).length} journals`,
+    );
     expect((await cli("inspect", a, "no/such/file.jsonl")).stderr).toContain(
       "no such file or folder: no/such/file.jsonl",
     );
