@@ -54,6 +54,14 @@ interface ExitNode {
   readonly invoke?: readonly unknown[];
 }
 
+/** Whether anything can leave this state: a transition (`after` included), `always` or `invoke` of its own or above. */
+const hasWayOut = (node: ExitNode | undefined): boolean =>
+  node !== undefined &&
+  ((node.transitions?.size ?? 0) > 0 ||
+    (node.always?.length ?? 0) > 0 ||
+    (node.invoke?.length ?? 0) > 0 ||
+    hasWayOut(node.parent));
+
 /**
  * The active states of a snapshot from which nothing can leave: an atomic state that is not final, with no
  * transition, `always` or `invoke` of its own or of any state above it (a `done: {}` whose `type: "final"` was
@@ -61,14 +69,24 @@ interface ExitNode {
  */
 export const deadEndStates = (snapshot: AnyMachineSnapshot): string[] => {
   const nodes = ((snapshot as { _nodes?: readonly ExitNode[] })._nodes ?? []).filter((n) => n.type === "atomic");
-  const hasWayOut = (node: ExitNode | undefined): boolean =>
-    node !== undefined &&
-    ((node.transitions?.size ?? 0) > 0 ||
-      (node.always?.length ?? 0) > 0 ||
-      (node.invoke?.length ?? 0) > 0 ||
-      hasWayOut(node.parent));
   if (nodes.length === 0 || nodes.some(hasWayOut)) return [];
   return nodes.map((n) => (n.path ?? []).join("."));
+};
+
+/**
+ * When every active state is a final one inside a state that has no `onDone` (nor any transition of a state
+ * above it): how to leave it, in words. The episode ends at a final state of the machine's top level only, so a
+ * `type: "final"` one level down waits for nothing; undefined otherwise.
+ */
+export const nestedFinalNote = (snapshot: AnyMachineSnapshot): string | undefined => {
+  const nodes = (snapshot as { _nodes?: readonly ExitNode[] })._nodes ?? [];
+  const leaves = nodes.filter((n) => n.type === "atomic" || n.type === "final");
+  const nested = leaves.filter((n) => n.type === "final" && n.parent?.parent !== undefined);
+  if (nested.length === 0 || nested.length !== leaves.length || nested.some((n) => hasWayOut(n.parent)))
+    return undefined;
+  const name = (n: ExitNode | undefined) => `"${(n?.path ?? []).join(".")}"`;
+  const parents = [...new Set(nested.map((n) => name(n.parent)))];
+  return `${nested.map(name).join(", ")} ${nested.length === 1 ? "is a final state" : "are final states"} inside ${parents.join(", ")}, which has no onDone: the episode ends only at a final state of the machine's top level; give ${parents.join(", ")} an onDone to one, or end() the episode on the transition into it`;
 };
 
 /**

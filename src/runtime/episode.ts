@@ -23,7 +23,7 @@ import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { createAgent } from "./agent.ts";
-import { deadEndStates, EpisodeDerivation, misspelt, waitingForTools } from "./derive.ts";
+import { deadEndStates, EpisodeDerivation, misspelt, nestedFinalNote, waitingForTools } from "./derive.ts";
 import {
   boundMicrosteps,
   type EnvDefinition,
@@ -630,6 +630,7 @@ export const runEpisode: {
       const waiting = waitingForTools(snapshot, env.tools);
       if (derivation.awaitingAction && !waiting) return askAgent();
       const deadEnd = waiting ? [] : deadEndStates(snapshot);
+      const nestedFinal = waiting || deadEnd.length > 0 ? undefined : nestedFinalNote(snapshot);
       if (!waiting)
         abort(
           `environment error: the machine is in state ${canonicalJson(snapshot.value)} waiting for nothing (no observe(), no end(), no tool call in flight): ${
@@ -637,7 +638,9 @@ export const runEpisode: {
               ? "it started without observing: give its entry (or its first state's) an observe() with the task, or a tool call"
               : deadEnd.length > 0
                 ? `${deadEnd.map((s) => `"${s}"`).join(", ")} has no transition (no on, always or invoke, nor any state above it) and is not final: make it a final state (type: "final"), or end() the episode on the transition into it`
-                : "the last input (an action, or a tool's result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent; a state that runs several tools at once needs a way out once every result is in (an always transition whose guard then holds)"
+                : nestedFinal !== undefined
+                  ? nestedFinal
+                  : "the last input (an action, or a tool's result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent; a state that runs several tools at once needs a way out once every result is in (an always transition whose guard then holds)"
           }`,
         );
     };

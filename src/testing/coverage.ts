@@ -22,7 +22,7 @@ import { getAdjacencyMap, getStateNodes } from "xstate/graph";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, messageOf, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
-import { deadEndStates } from "../runtime/derive.ts";
+import { deadEndStates, nestedFinalNote } from "../runtime/derive.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage, envThrownFrom } from "../runtime/env.ts";
 import { emptyObservableError, isSubscribable, type Tool, thrownFailure, unsubscribeFrom } from "../runtime/tool.ts";
@@ -369,11 +369,14 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
     }
     if (problems.length === 0 && !ended && !awaiting && inFlight.length === 0) {
       const deadEnd = deadEndStates(machine as AnyMachineSnapshot);
+      const nestedFinal = deadEnd.length > 0 ? undefined : nestedFinalNote(machine as AnyMachineSnapshot);
       problems.push(
         "the machine waits for nothing: no observe(), no end(), no tool call in flight" +
           (deadEnd.length > 0
             ? ` (${deadEnd.map((s) => `"${s}"`).join(", ")} has no transition and is not final: make it a final state, type: "final", or end() the episode on the transition into it)`
-            : ""),
+            : nestedFinal !== undefined
+              ? ` (${nestedFinal})`
+              : ""),
       );
     }
     const snapshot: ProtocolSnapshot = {

@@ -178,4 +178,32 @@ describe("a machine left waiting for nothing", () => {
       'aborted: environment error: the machine is in state "done" waiting for nothing (no observe(), no end(), no tool call in flight): "done" has no transition (no on, always or invoke, nor any state above it) and is not final: make it a final state (type: "final"), or end() the episode on the transition into it',
     );
   });
+
+  it("names a final state one level down (its compound has no onDone), which ends nothing, and says how to leave it", async () => {
+    // The user made "done" final, inside "play": the episode ends at a top-level final state only, and the
+    // message told to add an unguarded agent.act fallback.
+    const nested = setup({ types: { events: {} as AgentActEvent } }).createMachine({
+      initial: "play",
+      entry: observe("say yes"),
+      states: {
+        play: {
+          initial: "awaiting",
+          states: { awaiting: { on: { "agent.act": { target: "done" } } }, done: { type: "final" } },
+        },
+      },
+    });
+    const env = defineEnv({
+      id: "nested-final",
+      version: "1",
+      description: "a final state inside a compound with no onDone",
+      machine: nested,
+      tools: {},
+      tokenizer: new WordTokenizer(["say", "yes"]),
+      task: () => ({}),
+    });
+    const { record } = await playEpisode(env, { seed: "s", actions: ["yes"] });
+    expect(record.reason).toBe(
+      'aborted: environment error: the machine is in state {"play":"done"} waiting for nothing (no observe(), no end(), no tool call in flight): "play.done" is a final state inside "play", which has no onDone: the episode ends only at a final state of the machine\'s top level; give "play" an onDone to one, or end() the episode on the transition into it',
+    );
+  });
 });

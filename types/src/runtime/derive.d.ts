@@ -24,6 +24,12 @@ export declare const waitingForTools: (snapshot: AnyMachineSnapshot, tools: Read
  */
 export declare const deadEndStates: (snapshot: AnyMachineSnapshot) => string[];
 /**
+ * When every active state is a final one inside a state that has no `onDone` (nor any transition of a state
+ * above it): how to leave it, in words. The episode ends at a final state of the machine's top level only, so a
+ * `type: "final"` one level down waits for nothing; undefined otherwise.
+ */
+export declare const nestedFinalNote: (snapshot: AnyMachineSnapshot) => string | undefined;
+/**
  * What an action's tokens spell with `tokenizer`, when that is not its text (undefined when they agree).
  * The tokens are what the learner trains on and the text is what the environment judges: live runs abort
  * such an action and replay refuses one in a journal. (A lone surrogate in the text is journaled as
