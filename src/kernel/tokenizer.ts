@@ -168,8 +168,9 @@ export class WordTokenizer implements Tokenizer {
     let bytes: number[] = [];
     const flush = () => {
       if (bytes.length > 1)
+        // Bytes that are no UTF-8 (a sampled byte token's junk) decode to U+FFFD: no word a corpus could hold.
         for (const [piece] of this.decoder.decode(new Uint8Array(bytes)).matchAll(PIECE))
-          if (this.encoder.encode(piece).length > 1) out.push(piece);
+          if (this.encoder.encode(piece).length > 1 && !piece.includes("\uFFFD")) out.push(piece);
       bytes = [];
     };
     for (const id of ids) {

@@ -59,6 +59,8 @@ describe("words a tokenizer spells byte by byte", () => {
       "42",
     ]);
     expect(tokenizer.spelledOut(tokenizer.encode("lima < / >"))).toEqual([]);
+    // Byte tokens that spell no UTF-8 (a sampling policy's junk) are no word to add to a corpus: not "\uFFFD".
+    expect(tokenizer.spelledOut([0xff, 0xfe, ...tokenizer.encode("lima"), 0xc3, 0x41, 0x42])).toEqual(["AB"]);
   });
 
   it("record names them, most frequent first, with their cost and where they were seen; none when the corpus covers them", async () => {
