@@ -334,9 +334,11 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
       if (event.type === "tool.returned" && !event.result.ok) failedTurns.add(turnOfCall.get(event.call) ?? -1);
     }
     const firstTurn = new Map<string, number>();
+    const callsMade: { readonly turn: number; readonly call: string }[] = [];
     for (const acted of e.events.filter((x): x is EventOf<"agent.acted"> => x.type === "agent.acted")) {
       const call = callOf(acted.text, env);
       if (call === undefined) continue;
+      callsMade.push({ turn: acted.turn, call });
       const earlier = firstTurn.get(call);
       if (earlier === undefined || (options.allowRetryAfterFailure && failedTurns.has(earlier))) {
         firstTurn.set(call, acted.turn);
@@ -348,9 +350,16 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
         sum(paid),
       )}: ${paid.map((r) => describeReward(r)).join(", ")}`;
       // A retry after a failure may be what the author meant to pay for: say how to allow it.
-      return failedTurns.has(earlier)
-        ? `${repeat}; the earlier identical call failed; if a retry after a failure may earn the reward, use noRewardForRepeatedCalls({ allowRetryAfterFailure: true })`
-        : repeat;
+      const retry = failedTurns.has(earlier)
+        ? "; the earlier identical call failed; if a retry after a failure may earn the reward, use noRewardForRepeatedCalls({ allowRetryAfterFailure: true })"
+        : "";
+      // So may the same call after another one that changed what it returns (a read after a scroll): say how
+      // to tell the check which actions to compare.
+      const between = callsMade.find((c) => c.turn > earlier && c.turn < acted.turn && c.call !== call);
+      const after = between
+        ? `; another call came between (turn ${between.turn}); if the same call after another one may mean something new (a read after a scroll), tell the check what to compare: noRewardForRepeatedCalls({ callOf: (text, env) => a key, equal for calls that repeat each other, or undefined for an action never counted as a repeat })`
+        : "";
+      return `${repeat}${retry}${after}`;
     }
     return undefined;
   };

@@ -161,6 +161,11 @@ describe("reward invariants, against a sound environment and broken variants of 
       expect(repeated.violation.message).toMatch(
         /^turn \d+ repeats the call "<check>\w+<\/check>" of turn \d+ and earns 0\.1: /,
       );
+      // Where the same call after another may mean something new (a read after a scroll), the message says
+      // which option tells the check so.
+      expect(repeated.violation.message).toMatch(
+        /; another call came between \(turn \d+\); if the same call after another one may mean something new \(a read after a scroll\), tell the check what to compare: noRewardForRepeatedCalls\(\{ callOf: \(text, env\) => /,
+      );
     }
   });
 
