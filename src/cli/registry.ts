@@ -363,6 +363,24 @@ const commonJsHint = (file: string, reason: string): string => {
   );
 };
 
+const RESERVED = new Set(
+  "await break case catch class const continue debugger default delete do else enum export extends false finally for function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try typeof var void while with yield".split(
+    " ",
+  ),
+);
+
+/**
+ * A name to import a module's namespace as: its file name without the extension, camel-cased at separators,
+ * and a valid identifier (`./helpers.ts` helpers, `./tool-kit.mjs` toolKit, `./2d.ts` _2d, `./class.ts` _class).
+ */
+export const namespaceNameFor = (specifier: string): string => {
+  const stem = (specifier.split("/").at(-1) ?? "").replace(/\.[cm]?[jt]sx?$/, "");
+  const words = stem.split(/[^A-Za-z0-9_$]+/).filter(Boolean);
+  const name = words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join("");
+  if (!name) return "m";
+  return /^\d/.test(name) || RESERVED.has(name) ? `_${name}` : name;
+};
+
 /**
  * A module imported as a default (`import r1 from "agent-r1-ts"`) that has named exports only: Node's message
  * says what is missing, not what to write.
@@ -370,7 +388,7 @@ const commonJsHint = (file: string, reason: string): string => {
 const defaultImportHint = (reason: string): string => {
   const named = /The requested module '([^']+)' does not provide an export named 'default'/.exec(reason)?.[1];
   if (named === undefined) return "";
-  const as = named.startsWith("agent-r1-ts") ? "r1" : named.split("/").at(-1)?.replace(/\W/g, "") || "m";
+  const as = named.startsWith("agent-r1-ts") ? "r1" : namespaceNameFor(named);
   return `; note: ${named} has named exports only: import them all, import * as ${as} from "${named}", or by name, import { ... } from "${named}"`;
 };
 

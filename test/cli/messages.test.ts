@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
+import { namespaceNameFor } from "../../src/cli/registry.ts";
 import { readJournalFile } from "../../src/journal/jsonl.ts";
 import { captureOutput, inFolder, tempDir } from "../support/index.ts";
 
@@ -483,6 +484,31 @@ describe("an environment module outside an ESM package", () => {
     expect(failed.stderr).toContain(
       `does not provide an export named 'default'; note: agent-r1-ts has named exports only: import them all, import * as r1 from "agent-r1-ts", or by name, import { ... } from "agent-r1-ts"`,
     );
+  }, 60_000);
+
+  it("a default import of a module of one's own with named exports only suggests a namespace name that is an identifier", () => {
+    // `./2d.ts` was suggested as `import * as 2dts`: the extension kept, and a name that cannot start with a digit.
+    const project = join(dir, "default-import-local");
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, "package.json"), '{"type": "module"}');
+    writeFileSync(join(project, "2d.ts"), "export const width = 2;\n");
+    const file = join(project, "env.ts");
+    writeFileSync(file, 'import grid from "./2d.ts";\nexport default grid;\n');
+    const failed = spawnSync(
+      process.execPath,
+      ["bin/agent-r1.js", "record", "--env", file, "--policy", "expert", "--episodes", "1", "--out", join(dir, "dl")],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    expect(failed.status).toBe(2);
+    expect(failed.stderr).toContain(
+      `note: ./2d.ts has named exports only: import them all, import * as _2d from "./2d.ts", or by name, import { ... } from "./2d.ts"`,
+    );
+    expect(namespaceNameFor("./helpers.ts")).toBe("helpers");
+    expect(namespaceNameFor("../lib/tool-kit.mjs")).toBe("toolKit");
+    expect(namespaceNameFor("./class.js")).toBe("_class");
+    expect(namespaceNameFor("lodash-es")).toBe("lodashEs");
+    expect(namespaceNameFor("@scope/pkg")).toBe("pkg");
+    expect(namespaceNameFor("./-.ts")).toBe("m");
   }, 60_000);
 });
 

@@ -36,6 +36,11 @@ export declare const recordsVariant: (env: EnvDefinition, recorded: Readonly<Rec
  * and `?worlds=1-1000` is `hopqa`). A module's spec compares as written: it is not loaded here.
  */
 export declare const sameEnvironment: (a: string, b: string) => boolean;
+/**
+ * A name to import a module's namespace as: its file name without the extension, camel-cased at separators,
+ * and a valid identifier (`./helpers.ts` helpers, `./tool-kit.mjs` toolKit, `./2d.ts` _2d, `./class.ts` _class).
+ */
+export declare const namespaceNameFor: (specifier: string) => string;
 /** A built-in environment by id, or the default export (or `env` export) of a module path. */
 export declare const loadEnv: (spec: string) => Promise<EnvDefinition>;
 /**
