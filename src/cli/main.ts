@@ -170,8 +170,6 @@ const buildProgram = (setExit: (code: number) => void): Command => {
     .option("--quiet", "print only problems and the summary")
     .option("--env <path>", "a module defining the environment, for journals of environments that are not built in")
     .action(async (paths: string[], opts) => {
-      // A run folder's environment is found from the first path (a glob's files share their folder).
-      const [path = "."] = paths;
       let ok = 0;
       let bad = 0;
       let unverified = 0;
@@ -189,7 +187,8 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       // A run folder names its environment in config.json: verifying it needs no --env, as eval and inspect do.
       const given = opts.env ? await loadEnv(opts.env) : undefined;
       const resolve = envResolver(
-        given ?? (opts.verify ? await runEnv(path, true) : undefined),
+        // A run folder's environment is found from the first path in one (a glob's files share their folder).
+        given ?? (opts.verify ? await runEnv(runPath(paths), true) : undefined),
         given === undefined ? undefined : opts.env,
       );
       // Whether any journal was of --env's environment: journals of built-in ones are verified with those.
@@ -318,7 +317,6 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       "a module defining the environment, for environments not built in: to name the line an environment error was thrown at (by replaying that episode), and with --html to decode tokens",
     )
     .action(async (paths: string[], opts) => {
-      // A run folder's environment is found from the first path (a glob's files share their folder).
       const [path = "."] = paths;
       if (opts.html && paths.length > 1)
         throw new UsageError({
@@ -352,7 +350,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       } else {
         // Damage is shown, and the exit status says so, as replay's does. A run folder's own environment is loaded
         // only for an episode that ended in an environment error (to name the line that threw).
-        const env = async () => given ?? (await runEnv(path, false));
+        const env = async () => given ?? (await runEnv(runPath(paths), false));
         if ((await inspectPath(paths, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES, err, env)) > 0)
           return setExit(1);
       }
@@ -468,6 +466,10 @@ const preferUnknownOption = (command: Command): void => {
     missing(option);
   };
 };
+
+/** The first of several paths inside a train run (a journal, a folder, the run), else the first. */
+const runPath = (paths: readonly string[]): string =>
+  paths.find((each) => runConfigEnv(each) !== undefined) ?? paths[0] ?? ".";
 
 /**
  * The environment a run folder was trained on (its config.json's `env`), for `inspect` and `replay --verify`

@@ -728,15 +728,16 @@ const envRecord = (
 };
 
 /**
- * The environment of the run a checkpoint or run folder belongs to: the `env` of the first config.json found
- * in it or up to two folders above (a run's checkpoints/vNNNNN), as meant from the folder train was started
- * in. A damaged config.json of a run folder (one with checkpoints/ or metrics.jsonl: not JSON, not an object,
+ * The environment of the run a checkpoint, run folder or journal belongs to: the `env` of the first config.json
+ * found in it or up to three folders above (the deepest train writes: a journal RUN/episodes/uNNNNN/x.jsonl or
+ * RUN/warm-start/demos/x.jsonl, a checkpoint's file RUN/checkpoints/vNNNNN/weights.bin), as meant from the
+ * folder train was started in. A damaged config.json of a run folder (one with checkpoints/ or metrics.jsonl: not JSON, not an object,
  * an `env` that is no text) is a UsageError naming it; one without `env` is another program's, and skipped.
  */
 export const runConfigEnv = (
   path: string,
 ): { readonly file: string; readonly env: string; readonly constrained?: boolean } | undefined => {
-  for (let dir = path, up = 0; up < 3; dir = dirname(dir), up++) {
+  for (let dir = path, up = 0; up < 4; dir = dirname(dir), up++) {
     const file = join(dir, "config.json");
     if (!existsSync(file)) continue;
     const found = envRecord(file, "train", "the environment it trained on");

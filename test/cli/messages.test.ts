@@ -696,6 +696,32 @@ describe("a clone of sft keeps the --env it was cloned under (its sft.json)", ()
     );
   }, 120_000);
 
+  it("replay --verify of a glob of a train run's journals (RUN/episodes/uNNNNN/*.jsonl) finds the run's environment module", async () => {
+    // The run's config.json, three folders above such a journal, was looked for two folders up only: every
+    // journal was skipped as of an unknown environment. Where there is no run, the summary says to pass --env.
+    const module = join(dir, "partial-glob.ts");
+    writeFileSync(module, `export { default } from ${JSON.stringify(pathToFileURL(resolve(PARTIAL)).href)};\n`);
+    const run = join(dir, "partial-glob-run");
+    const tiny = ["--steps", "1", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0", "--no-warm-start"];
+    expect(await main(["train", "--env", module, ...tiny, ...shape, "--out", run]), output.stderr).toBe(0);
+    const folder = join(run, "episodes", "u00000");
+    const files = readdirSync(folder).map((name) => join(folder, name));
+    expect(files).toHaveLength(4);
+    output.clear();
+    // A copy outside the run first: the run is found from the first path that is in one.
+    const loose = join(dir, "partial-glob-loose.jsonl");
+    cpSync(files[0], loose);
+    expect(await main(["replay", "--verify", loose, ...files]), output.stderr).toBe(0);
+    expect(output.stdout).toMatch(
+      /^verified 5 journal\(s\) ok \(1 of them a copy of another: the same episode\), 0 failed$/m,
+    );
+    output.clear();
+    expect(await main(["replay", "--verify", loose])).toBe(2);
+    expect(output.stderr).toContain(
+      'error: environment "partial-success" is not built in (built in: lookup, hopqa, warehouse); to verify its journals, pass the module that defines it: --env ./path/to/env.ts',
+    );
+  }, 120_000);
+
   it("eval without --env says that --split and --world-seed replace the options it took only where they replace one", async () => {
     const clone = join(dir, "top-k-clone");
     cpSync("docs/checkpoints/hopqa-copy-warm-start", clone, { recursive: true });
