@@ -52,6 +52,8 @@ interface ExitNode {
   readonly transitions?: ReadonlyMap<string, readonly unknown[]>;
   readonly always?: readonly unknown[];
   readonly invoke?: readonly unknown[];
+  /** Document order. */
+  readonly order?: number;
 }
 
 /** Whether anything can leave this state: a transition (`after` included), `always` or `invoke` of its own or above. */
@@ -81,12 +83,21 @@ export const deadEndStates = (snapshot: AnyMachineSnapshot): string[] => {
 export const nestedFinalNote = (snapshot: AnyMachineSnapshot): string | undefined => {
   const nodes = (snapshot as { _nodes?: readonly ExitNode[] })._nodes ?? [];
   const leaves = nodes.filter((n) => n.type === "atomic" || n.type === "final");
-  const nested = leaves.filter((n) => n.type === "final" && n.parent?.parent !== undefined);
+  const nested = leaves
+    .filter((n) => n.type === "final" && n.parent?.parent !== undefined)
+    .sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
   if (nested.length === 0 || nested.length !== leaves.length || nested.some((n) => hasWayOut(n.parent)))
     return undefined;
   const name = (n: ExitNode | undefined) => `"${(n?.path ?? []).join(".")}"`;
   const parents = [...new Set(nested.map((n) => name(n.parent)))];
-  return `${nested.map(name).join(", ")} ${nested.length === 1 ? "is a final state" : "are final states"} inside ${parents.join(", ")}, which has no onDone: the episode ends only at a final state of the machine's top level; give ${parents.join(", ")} an onDone to one, or end() the episode on the transition into it`;
+  // A final state in a region of a parallel state makes that region done; the parallel state is done when all
+  // its regions are, and its onDone is what leaves it: that is the state to name.
+  const parallelOf = (n: ExitNode) => (n.parent?.parent?.type === "parallel" ? n.parent.parent : undefined);
+  const owners = [...new Set(nested.map((n) => name(parallelOf(n) ?? n.parent)))];
+  const where = nested.every((n) => parallelOf(n) !== undefined)
+    ? `in the regions ${parents.join(", ")} of the parallel state${owners.length === 1 ? "" : "s"} ${owners.join(", ")}, which ${owners.length === 1 ? "has" : "have"} no onDone: a parallel state is done when each of its regions reaches a final state, and its onDone is what leaves it;`
+    : `inside ${parents.join(", ")}, which has no onDone:`;
+  return `${nested.map(name).join(", ")} ${nested.length === 1 ? "is a final state" : "are final states"} ${where} the episode ends only at a final state of the machine's top level; give ${owners.join(", ")} an onDone to one, or end() the episode on the transition into it`;
 };
 
 /**

@@ -206,4 +206,38 @@ describe("a machine left waiting for nothing", () => {
       'aborted: environment error: the machine is in state {"play":"done"} waiting for nothing (no observe(), no end(), no tool call in flight): "play.done" is a final state inside "play", which has no onDone: the episode ends only at a final state of the machine\'s top level; give "play" an onDone to one, or end() the episode on the transition into it',
     );
   });
+
+  it("names the parallel state, not its regions, when the final states sit in its regions: its onDone is what moves on", async () => {
+    // A region's final state makes the region done; the parallel state is done when all its regions are, and
+    // its onDone is what leaves it. The message told to give each region an onDone.
+    const parallel = setup({ types: { events: {} as AgentActEvent } }).createMachine({
+      initial: "play",
+      entry: observe("say yes"),
+      states: {
+        play: {
+          type: "parallel",
+          states: {
+            ask: {
+              initial: "awaiting",
+              states: { awaiting: { on: { "agent.act": { target: "done" } } }, done: { type: "final" } },
+            },
+            log: { initial: "done", states: { done: { type: "final" } } },
+          },
+        },
+      },
+    });
+    const env = defineEnv({
+      id: "parallel-final",
+      version: "1",
+      description: "final states in the regions of a parallel state with no onDone",
+      machine: parallel,
+      tools: {},
+      tokenizer: new WordTokenizer(["say", "yes"]),
+      task: () => ({}),
+    });
+    const { record } = await playEpisode(env, { seed: "s", actions: ["yes"] });
+    expect(record.reason).toBe(
+      'aborted: environment error: the machine is in state {"play":{"ask":"done","log":"done"}} waiting for nothing (no observe(), no end(), no tool call in flight): "play.ask.done", "play.log.done" are final states in the regions "play.ask", "play.log" of the parallel state "play", which has no onDone: a parallel state is done when each of its regions reaches a final state, and its onDone is what leaves it; the episode ends only at a final state of the machine\'s top level; give "play" an onDone to one, or end() the episode on the transition into it',
+    );
+  });
 });
