@@ -1,4 +1,5 @@
 import type { EnvDefinition, Tokenizer } from "../../src/index.ts";
+import { remembersVariants } from "../../src/runtime/env.ts";
 import {
   createHopqaEnv,
   DEFAULT_LEGAL,
@@ -50,7 +51,8 @@ const policiesFor = (words: Tokenizer) => ({
  */
 const variant = (options = DEFAULT_OPTIONS) => {
   const env = createHopqaEnv(options);
-  return {
+  // A variant made in code (`hopqa.configure({ legal: "relations" })`) records its options as --env's does.
+  return remembersVariants({
     ...env,
     options: {
       split: options.split,
@@ -66,7 +68,7 @@ const variant = (options = DEFAULT_OPTIONS) => {
     get evaluation(): EnvDefinition<HopqaTask> {
       return variant({ ...options, split: "test", worlds: NEW_WORLDS });
     },
-  };
+  });
 };
 
 /**

@@ -341,7 +341,7 @@ const resumeRecording = async (
                   // environment as defined (or of a version before journals recorded options): under a variant's
                   // --env, its episodes and the new ones would be two variants in one folder.
                   !recordsVariant(options.env, started.env.options ?? {})
-                  ? `environment ${envSpecOf(started.env.id, started.env.options)} (${started.env.options === undefined ? "its episode.started records no options: the environment as defined, or a variant its code configured, whose journals record none: go on with the --env that recorded it" : "the options it records"}), not ${envSpecOf(options.env.id, recordedOptionsOf(options.env))}`
+                  ? `environment ${envSpecOf(started.env.id, started.env.options)} (${started.env.options === undefined ? "its episode.started records no options: the environment as defined, or a journal written before journals recorded them: go on with the --env that recorded it" : "the options it records"}), not ${envSpecOf(options.env.id, recordedOptionsOf(options.env))}`
                   : undefined;
       if (differs)
         throw new UsageError({

@@ -29,13 +29,16 @@ import { AVERAGE_FILE, SFT_FILE, savedTokenizerId } from "../policy/checkpoint.t
 import {
   type EnvDefinition,
   envSpecOf,
+  inEffect,
   isBuiltInEnv,
   isModulePath,
   optionsQuery,
+  optionsToRecord,
   recordedOptionsOf,
   rememberBuiltIn,
   rememberConfigured,
   rememberModuleSpec,
+  remembersVariantsOf,
   sameEnvSpec,
   unconfiguredOf,
 } from "../runtime/env.ts";
@@ -124,58 +127,10 @@ export const configureEnv = (
         detail: `environment ${env.id}: option "${unknown.key}" in "?${query}" changed nothing${unknown.meant ? ` (did you mean "${unknown.meant}"?)` : ""}: its configure ignored it, and the options in effect are still ${JSON.stringify(variant.options)}; its options: ${known.join(", ")}`,
       });
   }
-  // A configure that gave the environment itself back: nothing configured, nothing to record.
-  if (variant === env) return variant;
+  // A configure that gave the environment itself back: nothing configured, nothing to record. One that
+  // defineEnv made remember its variants (remembersVariants) remembered this one already, by the same rule.
+  if (variant === env || remembersVariantsOf(env)) return variant;
   return rememberConfigured(variant, unconfiguredOf(env), optionsToRecord(env, variant, options));
-};
-
-/** Options in effect as strings (what `configure` takes), or undefined for an environment that says none. */
-const inEffect = (env: EnvDefinition): Record<string, string> | undefined =>
-  env.options === undefined
-    ? undefined
-    : Object.fromEntries(Object.entries(env.options).map(([key, value]) => [key, String(value)]));
-
-/** Whether `root` configured with `options` says the options in effect `variant` says (unknowable: true). */
-const rebuildsAs = (root: EnvDefinition, options: Record<string, string>, variant: EnvDefinition): boolean => {
-  const wanted = inEffect(variant);
-  if (wanted === undefined) return true;
-  try {
-    const rebuilt = root.configure?.(options);
-    return rebuilt !== undefined && canonicalJson(inEffect(rebuilt)) === canonicalJson(wanted);
-  } catch {
-    return false;
-  }
-};
-
-/**
- * The options the journals of `variant` (`env` configured with `given`) record: none when its options in
- * effect are the unconfigured environment's and every key given is one of them (`hopqa?split=train`: its
- * journals stay those of hopqa), else the options given (over those `env` itself records, for a variant of a
- * variant), or failing that the options in effect that differ from the unconfigured environment's: the first
- * of these that configures the unconfigured environment into the same options in effect.
- */
-const optionsToRecord = (
-  env: EnvDefinition,
-  variant: EnvDefinition,
-  given: Readonly<Record<string, string>>,
-): Record<string, string> | undefined => {
-  const root = unconfiguredOf(env);
-  const now = inEffect(variant);
-  const before = inEffect(root);
-  if (
-    now !== undefined &&
-    before !== undefined &&
-    canonicalJson(now) === canonicalJson(before) &&
-    Object.keys(given).every((key) => Object.hasOwn(now, key))
-  )
-    return recordedOptionsOf(env);
-  const merged = { ...recordedOptionsOf(env), ...given };
-  if (env === root || rebuildsAs(root, merged, variant)) return merged;
-  if (now !== undefined && before !== undefined) {
-    const differing = Object.fromEntries(Object.entries(now).filter(([key, value]) => before[key] !== value));
-    if (rebuildsAs(root, differing, variant)) return differing;
-  }
-  return merged;
 };
 
 /** Variants rebuilt from journals' options, by unconfigured environment and options query (configured once each). */

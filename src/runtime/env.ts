@@ -26,6 +26,7 @@ import {
   type ProvidedActor,
   assign as xstateAssign,
 } from "xstate";
+import { canonicalJson } from "../kernel/canonical.ts";
 import {
   allKeys,
   closestName,
@@ -321,7 +322,8 @@ const configuredFrom = new WeakMap<
 
 /**
  * Remembers that `variant` is `root` configured, and the options its journals record (sorted by key; undefined
- * when they are the root's own): the CLI's `--env "id?key=value"` does, and the runtime records them in each
+ * when they are the root's own): the CLI's `--env "id?key=value"` does, and so does a configure that defineEnv
+ * made remember its variants (remembersVariants); the runtime records them in each
  * episode.started (`env.options`), so that a journal says which variant it was recorded on.
  */
 export const rememberConfigured = <E extends object>(
@@ -341,8 +343,96 @@ export const rememberConfigured = <E extends object>(
 export const recordedOptionsOf = (env: object): Readonly<Record<string, string>> | undefined =>
   configuredFrom.get(env)?.options;
 
-/** The environment this one was configured from (itself when it was not configured through the CLI). */
+/** The environment this one was configured from (itself when it is no variant its configure made). */
 export const unconfiguredOf = (env: EnvDefinition): EnvDefinition => configuredFrom.get(env)?.root ?? env;
+
+/** Options in effect as strings (what `configure` takes), or undefined for an environment that says none. */
+export const inEffect = (env: EnvDefinition): Record<string, string> | undefined =>
+  env.options === undefined
+    ? undefined
+    : Object.fromEntries(Object.entries(env.options).map(([key, value]) => [key, String(value)]));
+
+/** Whether `root` configured with `options` says the options in effect `variant` says (unknowable: true). */
+const rebuildsAs = (root: EnvDefinition, options: Record<string, string>, variant: EnvDefinition): boolean => {
+  const wanted = inEffect(variant);
+  if (wanted === undefined) return true;
+  try {
+    const rebuilt = root.configure?.(options);
+    return rebuilt !== undefined && canonicalJson(inEffect(rebuilt)) === canonicalJson(wanted);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The options the journals of `variant` (`env` configured with `given`) record: none when its options in
+ * effect are the unconfigured environment's and every key given is one of them (`hopqa?split=train`: its
+ * journals stay those of hopqa), else the options given (over those `env` itself records, for a variant of a
+ * variant), or failing that the options in effect that differ from the unconfigured environment's: the first
+ * of these that configures the unconfigured environment into the same options in effect.
+ */
+export const optionsToRecord = (
+  env: EnvDefinition,
+  variant: EnvDefinition,
+  given: Readonly<Record<string, string>>,
+): Record<string, string> | undefined => {
+  const root = unconfiguredOf(env);
+  const now = inEffect(variant);
+  const before = inEffect(root);
+  if (
+    now !== undefined &&
+    before !== undefined &&
+    canonicalJson(now) === canonicalJson(before) &&
+    Object.keys(given).every((key) => Object.hasOwn(now, key))
+  )
+    return recordedOptionsOf(env);
+  const merged = { ...recordedOptionsOf(env), ...given };
+  if (env === root || rebuildsAs(root, merged, variant)) return merged;
+  if (now !== undefined && before !== undefined) {
+    const differing = Object.fromEntries(Object.entries(now).filter(([key, value]) => before[key] !== value));
+    if (rebuildsAs(root, differing, variant)) return differing;
+  }
+  return merged;
+};
+
+/** The configure each wrapper of remembersVariants calls, and the environment whose variants it remembers. */
+const rememberingConfigures = new WeakMap<
+  object,
+  { readonly env: object; readonly raw: (options: never) => unknown }
+>();
+
+/**
+ * Makes `env.configure` remember each variant it makes as `--env "id?key=value"` does (rememberConfigured, with
+ * the options optionsToRecord picks), so that a variant made in code (`hopqa.configure({ legal: "relations" })`,
+ * or a module's `export default myEnv.configure({ ... })`) records its options in its journals too. defineEnv
+ * does it; in place (an environment whose configure cannot be set, frozen, is left as it is). Returns `env`.
+ */
+export const remembersVariants = <E extends object>(env: E): E => {
+  const configure: unknown = (env as { configure?: unknown }).configure;
+  if (typeof configure !== "function") return env;
+  const known = rememberingConfigures.get(configure);
+  if (known?.env === env) return env;
+  // A copy of an environment (`{ ...env }`) has its configure: wrap the one it was defined with, not the wrapper.
+  const raw = (known?.raw ?? configure) as (options: Readonly<Record<string, string>>) => unknown;
+  const remembering = function (this: unknown, options: Readonly<Record<string, string>>) {
+    const variant = raw.call(this, options);
+    if (variant === env || typeof variant !== "object" || variant === null) return variant;
+    const given = Object.fromEntries(
+      Object.entries((options ?? {}) as Record<string, unknown>).map(([key, value]) => [key, String(value)]),
+    );
+    const self = env as unknown as EnvDefinition;
+    return rememberConfigured(variant, unconfiguredOf(self), optionsToRecord(self, variant as EnvDefinition, given));
+  };
+  rememberingConfigures.set(remembering, { env, raw });
+  Reflect.set(env, "configure", remembering);
+  return env;
+};
+
+/** Whether `env.configure` remembers the variants it makes (remembersVariants). */
+export const remembersVariantsOf = (env: object): boolean => {
+  const configure: unknown = (env as { configure?: unknown }).configure;
+  return typeof configure === "function" && rememberingConfigures.get(configure)?.env === env;
+};
 
 /**
  * Options as the text after `?` of `--env` (`legal=relations&wording=possessive`): sorted by key, each key and
@@ -516,7 +606,7 @@ export const defineEnv = <
   checkPolicies(definition.id, definition.policies);
   checkWarmStart(definition.id, definition.warmStart);
   checkOptionalFields(definition.id, definition as unknown as EnvDefinition<never>);
-  return definition;
+  return remembersVariants(definition);
 };
 
 /** The parts of XState's state nodes that hold invocations as written (not in its public types). */

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LEGAL_GRAMMARS, SPLITS, WORDINGS } from "../../actors/hopqa/index.ts";
+import { hopqa, LEGAL_GRAMMARS, SPLITS, WORDINGS } from "../../actors/hopqa/index.ts";
 import { main } from "../../src/cli/main.ts";
 import { configureEnv, envById, envResolver, variantFromJournal } from "../../src/cli/registry.ts";
 import { readJournalFile } from "../../src/journal/jsonl.ts";
@@ -132,7 +132,7 @@ describe("journals of an environment as defined", () => {
       main(["record", "--env", env, "--policy", "expert", "--episodes", "2", "--out", out, "--resume"]);
     expect(await resume("hopqa?legal=relations")).toBe(2);
     expect(output.stderr).toBe(
-      `error: --resume: ${join(out, "ep-0-0.jsonl")} was recorded with environment hopqa (its episode.started records no options: the environment as defined, or a variant its code configured, whose journals record none: go on with the --env that recorded it), not hopqa?legal=relations: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out\n`,
+      `error: --resume: ${join(out, "ep-0-0.jsonl")} was recorded with environment hopqa (its episode.started records no options: the environment as defined, or a journal written before journals recorded them: go on with the --env that recorded it), not hopqa?legal=relations: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out\n`,
     );
     expect(readdirSync(out)).toEqual(["ep-0-0.jsonl"]);
     // The environment as defined, however spelled, goes on with them.
@@ -141,8 +141,7 @@ describe("journals of an environment as defined", () => {
     expect(readdirSync(out).sort()).toEqual(["ep-0-0.jsonl", "ep-0-1.jsonl"]);
   });
 
-  it("record --resume of a variant configured in code (its journals record no options) under the CLI's spelling of it: refused, saying the journals may be such a variant, and the module goes on with them", async () => {
-    // configure() called in code records no options: the journals cannot say they are hopqa?legal=relations.
+  it("a variant configured in code records its options as --env's does: record --resume under the environment as defined is refused, naming both; replay --verify rebuilds it without --env", async () => {
     const module = join(dir, "relations-in-code.mts");
     writeFileSync(
       module,
@@ -150,19 +149,49 @@ describe("journals of an environment as defined", () => {
     );
     const out = join(dir, "configured-in-code");
     expect(await recordExpert(module, out, 2), output.stderr).toBe(0);
-    expect((await startedOf(join(out, "ep-0-0.jsonl"))).env).toEqual({ id: "hopqa", version: expect.any(String) });
+    // Before, it recorded no options: its journals said they were hopqa as defined.
+    expect((await startedOf(join(out, "ep-0-0.jsonl"))).env).toEqual({
+      id: "hopqa",
+      version: expect.any(String),
+      options: { legal: "relations" },
+    });
     rmSync(join(out, "ep-0-1.jsonl"));
     output.clear();
     const resume = (env: string) =>
       main(["record", "--env", env, "--policy", "expert", "--episodes", "2", "--out", out, "--resume"]);
-    expect(await resume("hopqa?legal=relations")).toBe(2);
-    // Before: "(its episode.started records no options: the environment as defined)", of journals that are not.
+    // Before, taken: hopqa's episodes went on in a folder of hopqa?legal=relations's.
+    expect(await resume("hopqa")).toBe(2);
     expect(output.stderr).toContain(
-      "was recorded with environment hopqa (its episode.started records no options: the environment as defined, or a variant its code configured, whose journals record none: go on with the --env that recorded it), not hopqa?legal=relations",
+      `${join(out, "ep-0-0.jsonl")} was recorded with environment hopqa?legal=relations (the options it records), not hopqa: --resume goes on`,
     );
+    expect(readdirSync(out)).toEqual(["ep-0-0.jsonl"]);
+    // The CLI's spelling of the same variant goes on with them, as the module does.
     output.clear();
+    expect(await resume("hopqa?legal=relations"), output.stderr).toBe(0);
+    rmSync(join(out, "ep-0-1.jsonl"));
     expect(await resume(module), output.stderr).toBe(0);
     expect(readdirSync(out).sort()).toEqual(["ep-0-0.jsonl", "ep-0-1.jsonl"]);
+    output.clear();
+    expect(await main(["replay", "--verify", out]), output.stderr).toBe(0);
+    expect(output.stdout).toContain("verified 2 journal(s) ok, 0 failed");
+  });
+
+  it("configure() in code records what --env records: the options given that change the variant, sorted; none for the defaults", () => {
+    const same = (query: string, options: Record<string, string>) =>
+      expect(recordedOptionsOf(hopqa.configure(options))).toEqual(recordedOptionsOf(envById(`hopqa?${query}`)));
+    same("worlds=1-3&legal=relations", { worlds: "1-3", legal: "relations" });
+    same("split=train", { split: "train" });
+    same("world-seed=5", { "world-seed": "5" });
+    expect(Object.keys(recordedOptionsOf(hopqa.configure({ worlds: "1-3", legal: "relations" })) ?? {})).toEqual([
+      "legal",
+      "worlds",
+    ]);
+    expect(recordedOptionsOf(hopqa.configure({ split: "train" }))).toBeUndefined();
+    // A variant of a variant records both, as --env "./module.mts?worlds=1-3" of a module exporting the first does.
+    expect(recordedOptionsOf(hopqa.configure({ legal: "relations" }).configure({ worlds: "1-3" }))).toEqual({
+      legal: "relations",
+      worlds: "1-3",
+    });
   });
 
   it("record no options: hopqa?split=train (its defaults, given) writes the bytes plain hopqa does", async () => {
@@ -197,6 +226,23 @@ describe("a user's configurable environment (a module with configure)", () => {
     expect(output.stderr).toContain(
       "pass --env with the path of the module that defines weather, and the options they record: --env 'PATH?cities=oslo,rome'",
     );
+  });
+
+  it("a module exporting its configure's variant, made in code (defineEnv's configure), records the options as --env MODULE?... does", async () => {
+    const inCode = join(dir, "cities-in-code.mts");
+    writeFileSync(
+      inCode,
+      `import cities from ${JSON.stringify(pathToFileURL(module).href)};\nexport default cities.configure({ cities: "oslo,rome" });\n`,
+    );
+    const out = join(dir, "cities-in-code");
+    expect(await recordExpert(inCode, out, 2), output.stderr).toBe(0);
+    // Before, none: replay under --env MODULE rebuilt all five cities, and its tasks were not the journal's.
+    expect((await startedOf(join(out, "ep-0-0.jsonl"))).env.options).toEqual({ cities: "oslo,rome" });
+    for (const name of readdirSync(out))
+      expect(readFileSync(join(out, name), "utf8")).toBe(readFileSync(join(data, name), "utf8"));
+    output.clear();
+    expect(await main(["replay", "--verify", out, "--env", module]), output.stderr).toBe(0);
+    expect(output.stdout).toContain("verified 2 journal(s) ok, 0 failed");
   });
 
   it("replay --verify under a module that refuses the options a journal records: skipped for those options, not as unknown", async () => {

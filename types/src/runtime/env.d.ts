@@ -183,14 +183,34 @@ export declare const rememberModuleSpec: <E extends object>(env: E, spec: string
 export declare const moduleSpecOf: (env: object) => string | undefined;
 /**
  * Remembers that `variant` is `root` configured, and the options its journals record (sorted by key; undefined
- * when they are the root's own): the CLI's `--env "id?key=value"` does, and the runtime records them in each
+ * when they are the root's own): the CLI's `--env "id?key=value"` does, and so does a configure that defineEnv
+ * made remember its variants (remembersVariants); the runtime records them in each
  * episode.started (`env.options`), so that a journal says which variant it was recorded on.
  */
 export declare const rememberConfigured: <E extends object>(variant: E, root: EnvDefinition, options: Readonly<Record<string, string>> | undefined) => E;
 /** The options a journal of this environment records (undefined for an environment as defined, unconfigured). */
 export declare const recordedOptionsOf: (env: object) => Readonly<Record<string, string>> | undefined;
-/** The environment this one was configured from (itself when it was not configured through the CLI). */
+/** The environment this one was configured from (itself when it is no variant its configure made). */
 export declare const unconfiguredOf: (env: EnvDefinition) => EnvDefinition;
+/** Options in effect as strings (what `configure` takes), or undefined for an environment that says none. */
+export declare const inEffect: (env: EnvDefinition) => Record<string, string> | undefined;
+/**
+ * The options the journals of `variant` (`env` configured with `given`) record: none when its options in
+ * effect are the unconfigured environment's and every key given is one of them (`hopqa?split=train`: its
+ * journals stay those of hopqa), else the options given (over those `env` itself records, for a variant of a
+ * variant), or failing that the options in effect that differ from the unconfigured environment's: the first
+ * of these that configures the unconfigured environment into the same options in effect.
+ */
+export declare const optionsToRecord: (env: EnvDefinition, variant: EnvDefinition, given: Readonly<Record<string, string>>) => Record<string, string> | undefined;
+/**
+ * Makes `env.configure` remember each variant it makes as `--env "id?key=value"` does (rememberConfigured, with
+ * the options optionsToRecord picks), so that a variant made in code (`hopqa.configure({ legal: "relations" })`,
+ * or a module's `export default myEnv.configure({ ... })`) records its options in its journals too. defineEnv
+ * does it; in place (an environment whose configure cannot be set, frozen, is left as it is). Returns `env`.
+ */
+export declare const remembersVariants: <E extends object>(env: E) => E;
+/** Whether `env.configure` remembers the variants it makes (remembersVariants). */
+export declare const remembersVariantsOf: (env: object) => boolean;
 /**
  * Options as the text after `?` of `--env` (`legal=relations&wording=possessive`): sorted by key, each key and
  * value as written but for the characters that would end or change it there (`%`, `&`, `=`, `+`, `?`, `#`,
