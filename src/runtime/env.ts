@@ -477,7 +477,9 @@ export const rememberBuiltIn = <E extends object>(env: E): E => {
 };
 
 /** Whether this environment is a built-in one (its source is the package's, not the user's to edit). */
-export const isBuiltInEnv = (env: object): boolean => builtIns.has(env);
+export const isBuiltInEnv = (env: object): boolean =>
+  // A variant configured in code (hopqa.configure({ ... }) in a module) is the built-in's as much as --env's is.
+  builtIns.has(env) || builtIns.has(configuredFrom.get(env)?.root ?? env);
 
 /** What defineEnv checks first: each required field, and what it must be. */
 const REQUIRED_FIELDS: readonly [keyof EnvDefinition, string, (value: unknown) => boolean][] = [

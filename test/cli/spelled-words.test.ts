@@ -82,4 +82,13 @@ describe("words a tokenizer spells byte by byte", () => {
     );
     expect(covered).not.toContain("tokenizer vocabulary");
   }, 60_000);
+
+  it("a built-in environment's words are not the user's to add: none named for hopqa, by --env or configured in code", async () => {
+    // hopqa's prompt spells "question" by bytes; its tokenizer is fixed by the shipped checkpoints.
+    const hopqa = JSON.stringify(pathToFileURL(resolve("actors/hopqa/index.ts")).href);
+    const file = join(dir, "relations.mts");
+    writeFileSync(file, `import { hopqa } from ${hopqa};\nexport default hopqa.configure({ legal: "relations" });\n`);
+    expect(await record(file, join(dir, "code"))).not.toContain("tokenizer vocabulary");
+    expect(await record("hopqa?legal=relations", join(dir, "flag"))).not.toContain("tokenizer vocabulary");
+  }, 60_000);
 });
