@@ -50,6 +50,10 @@ describe("a failing property prints its counterexample and writes it as a journa
         ...secretActions,
         invariants: [noRewardForRepeatedCalls()],
         numRuns: 100,
+        // Fixed: what the shrunk action looks like varies with the seed, and the lines below are matched exactly;
+        // a fresh-clone run of a random seed once kept a 10,015-character call, which the report shows cut
+        // ("<check>[[[…]]]</check>" (10015 characters); the cut is tested with the printed episode below).
+        seed: 1,
         counterexampleDir: dir,
       }),
     );
