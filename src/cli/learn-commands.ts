@@ -4,7 +4,6 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { journalFilesAt, recordedEnvOf } from "../journal/jsonl.ts";
 import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
-import { readJsonText } from "../kernel/canonical.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { checkWritableParent, makeFolders } from "../kernel/folders.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
@@ -39,7 +38,9 @@ import {
   describeLeftoversOfReplace,
   leftoverNote,
   saveCheckpoint,
+  savedAttention,
   savedConstrained,
+  savedModelConfig,
   savedTokenizerId,
   unfinishedSft,
 } from "../policy/checkpoint.ts";
@@ -129,15 +130,6 @@ const flagOf = (key: keyof ModelOverrides, value: unknown) =>
       ? "--copy-head"
       : "--no-copy-head"
     : `--${key === "contextLength" ? "context-length" : key} ${value}`;
-/** A checkpoint's model config.json, read before the backend loads; undefined when it is no checkpoint. */
-const savedModelConfig = (checkpoint: string): Record<string, unknown> | undefined => {
-  try {
-    return JSON.parse(readJsonText(join(checkpoint, "config.json")));
-  } catch {
-    return undefined;
-  }
-};
-
 /** A checkpoint's context length, from its config.json (undefined when it is no checkpoint). */
 const savedContextLength = (checkpoint: string): number | undefined => {
   const saved = savedModelConfig(checkpoint)?.contextLength;
@@ -1304,7 +1296,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             detail: `the journals in ${opts.data} were recorded with tokenizer ${recordedIn?.tokenizer}, not environment ${env.id}'s (${env.tokenizer.id}): ${fix}`,
           });
         if (init && opts.attention !== undefined) {
-          const saved = savedModelConfig(init)?.attention === "turn-local" ? "turn-local" : "full";
+          const saved = savedAttention(init) ?? "full";
           if (saved !== opts.attention)
             throw new UsageError({
               detail: `--attention ${opts.attention} cannot apply with --init ${init}: a checkpoint keeps its own attention (${saved}); drop it, or leave out --init for a fresh model`,

@@ -42,6 +42,7 @@ import {
   readLatestCheckpoint,
   removeUnfinishedSaves,
   saveCheckpoint,
+  savedAttention,
   savedTokenizerId,
   unfinishedSft,
   writeLatestCheckpoint,
@@ -334,14 +335,8 @@ export const refuseForeignResume = (out: string, flag = "resume") => {
  * is left to the loader, whose error says what is wrong with it.
  */
 const refuseOtherAttention = (stated: "full" | "turn-local", checkpoint: string, what: string): void => {
-  let saved: { attention?: unknown };
-  try {
-    saved = JSON.parse(readJsonText(join(checkpoint, "config.json")));
-  } catch {
-    return;
-  }
-  const has = saved.attention === "turn-local" ? "turn-local" : "full";
-  if (has !== stated)
+  const has = savedAttention(checkpoint);
+  if (has !== undefined && has !== stated)
     throw new UsageError({
       detail: `train config: model.attention "${stated}" cannot apply: ${what} ${checkpoint} has ${has} attention, and a checkpoint keeps its own; state "${has}" or leave attention out (a fresh model, without init, takes the one stated)`,
     });

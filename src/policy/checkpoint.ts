@@ -774,6 +774,22 @@ export const loadCheckpoint = async (
   };
 };
 
+/** A checkpoint's model config (its config.json), without loading it: undefined when it cannot be read. */
+export const savedModelConfig = (folder: string): Record<string, unknown> | undefined => {
+  try {
+    const config: unknown = JSON.parse(readJsonText(path.join(folder, FILES.config)));
+    return typeof config === "object" && config !== null ? (config as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The attention a checkpoint's model has (full when its config.json states none), or undefined when unreadable. */
+export const savedAttention = (folder: string): "full" | "turn-local" | undefined => {
+  const config = savedModelConfig(folder);
+  return config === undefined ? undefined : config.attention === "turn-local" ? "turn-local" : "full";
+};
+
 /** The tokenizer id a checkpoint's tokenizer.json states, without loading it: undefined when it cannot be read. */
 export const savedTokenizerId = (folder: string): string | undefined => {
   try {

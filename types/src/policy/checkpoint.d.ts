@@ -147,6 +147,10 @@ export declare const minimumParameters: (c: GptConfig) => number;
 export declare const loadCheckpoint: (folder: string, options?: {
     readonly optimizer?: boolean;
 }) => Promise<CheckpointContents>;
+/** A checkpoint's model config (its config.json), without loading it: undefined when it cannot be read. */
+export declare const savedModelConfig: (folder: string) => Record<string, unknown> | undefined;
+/** The attention a checkpoint's model has (full when its config.json states none), or undefined when unreadable. */
+export declare const savedAttention: (folder: string) => "full" | "turn-local" | undefined;
 /** The tokenizer id a checkpoint's tokenizer.json states, without loading it: undefined when it cannot be read. */
 export declare const savedTokenizerId: (folder: string) => string | undefined;
 /**
