@@ -626,9 +626,9 @@ export class SpelledTally {
       for (const word of this.tokenizer.spelledOut(event.tokens)) {
         // Numbers a tool returns are unbounded: spelt by digit, as no vocabulary can hold them all.
         if (/^\p{N}+$/u.test(word)) continue;
-        const seen = this.words.get(word) ?? { count: 0, tokens: 0, where: new Set<string>() };
+        // A byte token per UTF-8 byte: measured once, when the word is first seen.
+        const seen = this.words.get(word) ?? { count: 0, tokens: Buffer.byteLength(word), where: new Set<string>() };
         seen.count += 1;
-        seen.tokens = new TextEncoder().encode(word).length;
         seen.where.add(event.type === "agent.acted" ? "actions" : "observations");
         this.words.set(word, seen);
       }

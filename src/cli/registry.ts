@@ -30,7 +30,6 @@ import {
   type EnvDefinition,
   envSpecOf,
   inEffect,
-  isBuiltInEnv,
   isModulePath,
   optionsQuery,
   optionsToRecord,
@@ -67,7 +66,8 @@ export const envById = (spec: string): EnvDefinition => {
     throw new UsageError({
       detail: `unknown environment "${id}"; known: ${Object.keys(ENVIRONMENTS).join(", ")} (or give a module path, e.g. --env ./my-env.ts)`,
     });
-  return rememberBuiltIn(query === undefined ? env : configureEnv(env, query));
+  // A variant is built in through what it was configured from (isBuiltInEnv), as configureEnv remembers it.
+  return query === undefined ? env : configureEnv(env, query);
 };
 
 /**
@@ -159,7 +159,6 @@ export const variantFromJournal = (root: EnvDefinition, options: Readonly<Record
         detail: `the journal was recorded on ${envSpecOf(root.id, options)} (its episode.started's env.options), which this ${root.id} does not take: ${reason}`,
       });
     }
-    if (isBuiltInEnv(root)) rememberBuiltIn(variant);
     known.set(query, variant);
   }
   return variant;

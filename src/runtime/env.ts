@@ -470,7 +470,7 @@ export const canonicalEnvSpec = (spec: string): string => {
 export const sameEnvSpec = (a: string, b: string): boolean => canonicalEnvSpec(a) === canonicalEnvSpec(b);
 
 const builtIns = new WeakSet<object>();
-/** Marks an environment built into the CLI (`--env hopqa`), or a variant of one (`hopqa?split=test`): the registry's. */
+/** Marks an environment built into the CLI (`--env hopqa`): the registry's (its variants count through it). */
 export const rememberBuiltIn = <E extends object>(env: E): E => {
   builtIns.add(env);
   return env;

@@ -227,7 +227,7 @@ export declare const envSpecOf: (id: string, options: Readonly<Record<string, st
 export declare const canonicalEnvSpec: (spec: string) => string;
 /** Whether two `--env` specs name the same environment with the same options, whatever their order. */
 export declare const sameEnvSpec: (a: string, b: string) => boolean;
-/** Marks an environment built into the CLI (`--env hopqa`), or a variant of one (`hopqa?split=test`): the registry's. */
+/** Marks an environment built into the CLI (`--env hopqa`): the registry's (its variants count through it). */
 export declare const rememberBuiltIn: <E extends object>(env: E) => E;
 /** Whether this environment is a built-in one (its source is the package's, not the user's to edit). */
 export declare const isBuiltInEnv: (env: object) => boolean;
