@@ -276,7 +276,7 @@ export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
       }
       // And the first paid action in turn with a call that earned nothing (A X A X ...): a "first time" rule that
       // remembers only the last call pays A again once any other call came between, paid or not.
-      const other = a && otherCall(played, env, a.text);
+      const other = a && otherCall(played, a.text, (text) => defaultCallOf(text, env));
       if (a && other !== undefined && other !== b?.text) {
         const times = Math.min(8, Math.floor(Math.max(0, cap - total) / earnedOn(a.turn)) + 1);
         const interleaved = await playEpisode(env, {
@@ -294,11 +294,15 @@ export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
   };
 };
 
-/** The text of the first call in a played episode that is not `text` (a call of the framework's format), if any. */
-const otherCall = (played: PlayedEpisode, env: EnvDefinition, text: string): string | undefined =>
+/** The text of the first action in a played episode that makes a call (`callOf`) other than `text`'s, if any. */
+const otherCall = (
+  played: PlayedEpisode,
+  text: string,
+  callOf: (text: string) => string | undefined,
+): string | undefined =>
   played.events.find(
     (e): e is EventOf<"agent.acted"> =>
-      e.type === "agent.acted" && e.text !== text && defaultCallOf(e.text, env) !== undefined,
+      e.type === "agent.acted" && callOf(e.text) !== undefined && callOf(e.text) !== callOf(text),
   )?.text;
 
 /** Options of noRewardForRepeatedCalls. */
@@ -405,14 +409,7 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
       }
       // And the first paid call again after any other call (A X A), paid or not: a "first time" rule that
       // remembers only the last call pays A again once X came between.
-      const other =
-        a &&
-        played.events.find(
-          (e): e is EventOf<"agent.acted"> =>
-            e.type === "agent.acted" &&
-            callOf(e.text, env) !== undefined &&
-            callOf(e.text, env) !== callOf(a.text, env),
-        )?.text;
+      const other = a && otherCall(played, a.text, (text) => callOf(text, env));
       if (a && other !== undefined && other !== b?.text) {
         const interleaved = await playEpisode(env, {
           ...script,
