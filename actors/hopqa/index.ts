@@ -9,7 +9,15 @@ import {
   parseOptions,
   tokenizerOf,
 } from "./env.ts";
-import { carelessPolicy, expertPolicy, hastyPolicy, lazyPolicy, ragPolicy, randomPolicy } from "./policies.ts";
+import {
+  carelessPolicy,
+  expertPolicy,
+  hastyPolicy,
+  lazyPolicy,
+  ragPolicy,
+  randomPolicy,
+  sloppyPolicy,
+} from "./policies.ts";
 import { DEFAULT_WORDING, type HopqaTask } from "./world.ts";
 
 export * from "./env.ts";
@@ -28,6 +36,9 @@ export {
   ragPolicy,
   randomPolicy,
   SLIP_RATE,
+  SLOPPY_RATE,
+  sloppyOn,
+  sloppyPolicy,
 } from "./policies.ts";
 export { worldOf } from "./search.ts";
 export * from "./world.ts";
@@ -40,6 +51,8 @@ const policiesFor = (words: Tokenizer) => ({
   hasty: (rate?: number) => hastyPolicy(rate, words),
   /** The hasty demonstrator on half the questions (HASTE_RATE is 0.7): a warm start between hasty and expert. */
   "half-hasty": () => hastyPolicy(0.5, words),
+  /** The expert that names a wrong entity at the end of most questions (SLOPPY_RATE is 0.6). */
+  sloppy: (rate?: number) => sloppyPolicy(rate, words),
   rag: () => ragPolicy(words),
   random: () => randomPolicy(words),
 });

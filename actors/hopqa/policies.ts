@@ -17,6 +17,11 @@
  *   showed (where one was shown; otherwise it goes on like the expert). It reads every passage right; it
  *   just stops searching too soon. A policy cloned from it stops early on most questions: a weak warm start
  *   whose gap is one decision per episode (answer now, or search once more) that the outcome reward sees.
+ * - `sloppy`: the expert with a habit that makes it wrong at the very end: it searches the whole chain like the
+ *   expert, then on a share of the questions (SLOPPY_RATE, a hash of the task) names the wrong entity: the first
+ *   one of the asked type that its latest results showed, other than the answer. A policy cloned from it reads
+ *   the chain as well as the expert's clone but answers with a coin it cannot see: a weak warm start whose gap is
+ *   the last choice of every episode (which entity to name), the same choice at every chain length.
  * - `rag`: naive RAG, the paper's baseline: one search with the whole question, then an answer: the first
  *   entity of the answer's type in the results.
  * - `random`: random queries and answers, for tests.
@@ -150,6 +155,32 @@ export const hastyPolicy = (rate = HASTE_RATE, words: Tokenizer = tokenizer) =>
     if (done < queries.length) return search(queries[done]);
     return formatAnswer(solveQuestion(worldOf(task.world).world, task).answer);
   });
+/** How often the sloppy demonstrator names a wrong entity at the end (where its results showed one). */
+export const SLOPPY_RATE = 0.6;
+
+/** Whether the sloppy demonstrator answers wrong on a task (a hash of the task, so the same task always does). */
+export const sloppyOn = (task: HopqaTask, rate = SLOPPY_RATE): boolean =>
+  fnv1a(`sloppy:${JSON.stringify([task.world, task.start, task.chain, task.phrasing])}`) / 2 ** 32 < rate;
+
+/**
+ * The sloppy demonstrator; `rate` is the share of questions it answers wrong on (SLOPPY_RATE by default; its id
+ * names any other rate, `hopqa-sloppy@0.5`). It searches as the expert does; its wrong answer is hastyAnswer's
+ * choice after the whole chain: the first entity of the asked type in the latest result that names one.
+ */
+export const sloppyPolicy = (rate = SLOPPY_RATE, words: Tokenizer = tokenizer) =>
+  scriptedPolicy<HopqaTask>(rate === SLOPPY_RATE ? "hopqa-sloppy" : `hopqa-sloppy@${rate}`, words, (request) => {
+    const task = request.task;
+    const queries = expertQueries(task);
+    const done = actionsSoFar(request);
+    if (done < queries.length) return search(queries[done]);
+    if (sloppyOn(task, rate)) {
+      const results = request.history.filter((t) => t.role === "observation").map((t) => t.text);
+      const wrong = hastyAnswer(task, results.slice(1));
+      if (wrong !== undefined) return formatAnswer(wrong);
+    }
+    return formatAnswer(solveQuestion(worldOf(task.world).world, task).answer);
+  });
+
 /** The lazy demonstrator: searches bare entity names where that happens to work (see the top of this file). */
 export const lazyPolicy = (words: Tokenizer = tokenizer) => scriptedExpert("hopqa-lazy", lazyQueries, words);
 /** The careless demonstrator: often searches a confused relation first (see the top of this file). */

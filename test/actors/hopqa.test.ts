@@ -32,6 +32,8 @@ import {
   RELATIONS,
   type Relation,
   SLIP_RATE,
+  SLOPPY_RATE,
+  sloppyOn,
   solveQuestion,
   splitOf,
   tokenizer,
@@ -531,6 +533,59 @@ describe("hopqa's policies", () => {
     // A journal says which demonstrator wrote it: another rate is another id.
     expect(hopqa.policies.hasty().id).toBe("hopqa-hasty");
     expect(hopqa.policies["half-hasty"]().id).toBe("hopqa-hasty@0.5");
+  });
+
+  it("the sloppy demonstrator searches the whole chain like the expert and names a shown wrong entity on most questions", async () => {
+    const env = hopqa.configure({ wording: "possessive", legal: "relations" });
+    const collected = await collect({ env, policy: env.policies.sloppy(), seed: "sloppy", episodes: 80 });
+    let wrong = 0;
+    let sloppy = 0;
+    for (const { record, events } of collected) {
+      const task = (events[0] as unknown as { task: HopqaTask }).task;
+      const solved = solveQuestion(worldOf(task.world).world, task);
+      const acted = events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []));
+      const shown = events.flatMap((e) => (e.type === "env.observed" ? [e.text] : []));
+      // Every search is the expert's, whatever it answers.
+      expect(acted.slice(0, -1)).toEqual(expertQueries(task).map((q) => `<search>${q}</search>`));
+      if (sloppyOn(task)) sloppy++;
+      const answer = acted.at(-1) as string;
+      if (record.metrics.em === 0) {
+        wrong++;
+        expect(sloppyOn(task)).toBe(true);
+        expect(answer).toBe(`<answer>${hastyAnswer(task, shown.slice(1))}</answer>`);
+        // A wrong answer the grammar allows, so a constrained clone can learn it and RL can unlearn it.
+        const history = events
+          .slice(
+            0,
+            events.findLastIndex((e) => e.type === "agent.acted"),
+          )
+          .flatMap((e) =>
+            e.type === "env.observed" || e.type === "agent.acted"
+              ? [
+                  {
+                    role: e.type === "agent.acted" ? ("action" as const) : ("observation" as const),
+                    text: e.text,
+                    tokens: [],
+                  },
+                ]
+              : [],
+          );
+        expect(history.at(-1)?.role).toBe("observation");
+        expect(env.legalActions?.({ task, history })).toContain(answer);
+      } else {
+        expect(answer).toBe(`<answer>${solved.answer}</answer>`);
+        if (sloppyOn(task)) expect(hastyAnswer(task, shown.slice(1))).toBeUndefined();
+      }
+    }
+    expect(sloppy / collected.length).toBeGreaterThan(SLOPPY_RATE - 0.15);
+    expect(sloppy / collected.length).toBeLessThan(SLOPPY_RATE + 0.15);
+    expect(wrong / collected.length).toBeGreaterThan(0.35);
+    expect(wrong).toBeLessThanOrEqual(sloppy);
+    expect(env.policies.sloppy().id).toBe("hopqa-sloppy");
+    expect(env.policies.sloppy(0.5).id).toBe("hopqa-sloppy@0.5");
+    // Rate 0 is the expert.
+    const never = await collect({ env, policy: env.policies.sloppy(0), seed: "sloppy", episodes: 20 });
+    expect(never.every(({ record }) => record.metrics.em === 1)).toBe(true);
   });
 
   it("the hasty demonstrator's rate sets how often it stops early: 0 is the expert, 1 stops wherever it can", async () => {

@@ -1,7 +1,7 @@
 import type { EnvDefinition, Tokenizer } from "../../src/index.ts";
 import { type HopqaTask } from "./world.ts";
 export * from "./env.ts";
-export { CONFUSED, carelessPolicy, carelessQueries, expertPolicy, expertQueries, HASTE_RATE, hastyAnswer, hastyOn, hastyPolicy, lazyPolicy, lazyQueries, ragPolicy, randomPolicy, SLIP_RATE, } from "./policies.ts";
+export { CONFUSED, carelessPolicy, carelessQueries, expertPolicy, expertQueries, HASTE_RATE, hastyAnswer, hastyOn, hastyPolicy, lazyPolicy, lazyQueries, ragPolicy, randomPolicy, SLIP_RATE, SLOPPY_RATE, sloppyOn, sloppyPolicy, } from "./policies.ts";
 export { worldOf } from "./search.ts";
 export * from "./world.ts";
 /**
@@ -45,6 +45,8 @@ export declare const hopqa: {
         hasty: (rate?: number) => import("../../src/index.ts").Policy;
         /** The hasty demonstrator on half the questions (HASTE_RATE is 0.7): a warm start between hasty and expert. */
         "half-hasty": () => import("../../src/index.ts").Policy;
+        /** The expert that names a wrong entity at the end of most questions (SLOPPY_RATE is 0.6). */
+        sloppy: (rate?: number) => import("../../src/index.ts").Policy;
         rag: () => import("../../src/index.ts").Policy;
         random: () => import("../../src/index.ts").Policy;
     };

@@ -17,6 +17,11 @@
  *   showed (where one was shown; otherwise it goes on like the expert). It reads every passage right; it
  *   just stops searching too soon. A policy cloned from it stops early on most questions: a weak warm start
  *   whose gap is one decision per episode (answer now, or search once more) that the outcome reward sees.
+ * - `sloppy`: the expert with a habit that makes it wrong at the very end: it searches the whole chain like the
+ *   expert, then on a share of the questions (SLOPPY_RATE, a hash of the task) names the wrong entity: the first
+ *   one of the asked type that its latest results showed, other than the answer. A policy cloned from it reads
+ *   the chain as well as the expert's clone but answers with a coin it cannot see: a weak warm start whose gap is
+ *   the last choice of every episode (which entity to name), the same choice at every chain length.
  * - `rag`: naive RAG, the paper's baseline: one search with the whole question, then an answer: the first
  *   entity of the answer's type in the results.
  * - `random`: random queries and answers, for tests.
@@ -58,6 +63,16 @@ export declare const hastyAnswer: (task: HopqaTask, results: readonly string[]) 
  * id names any other rate (`hopqa-hasty@0.5` for half-hasty), so a journal says which demonstrator wrote it.
  */
 export declare const hastyPolicy: (rate?: number, words?: Tokenizer) => import("../../src/index.ts").Policy;
+/** How often the sloppy demonstrator names a wrong entity at the end (where its results showed one). */
+export declare const SLOPPY_RATE = 0.6;
+/** Whether the sloppy demonstrator answers wrong on a task (a hash of the task, so the same task always does). */
+export declare const sloppyOn: (task: HopqaTask, rate?: number) => boolean;
+/**
+ * The sloppy demonstrator; `rate` is the share of questions it answers wrong on (SLOPPY_RATE by default; its id
+ * names any other rate, `hopqa-sloppy@0.5`). It searches as the expert does; its wrong answer is hastyAnswer's
+ * choice after the whole chain: the first entity of the asked type in the latest result that names one.
+ */
+export declare const sloppyPolicy: (rate?: number, words?: Tokenizer) => import("../../src/index.ts").Policy;
 /** The lazy demonstrator: searches bare entity names where that happens to work (see the top of this file). */
 export declare const lazyPolicy: (words?: Tokenizer) => import("../../src/index.ts").Policy;
 /** The careless demonstrator: often searches a confused relation first (see the top of this file). */
