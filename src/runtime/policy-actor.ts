@@ -6,8 +6,9 @@
  * longer neighbour is summed in another float order), and a token only where a draw falls that close to a
  * boundary. Which rows meet in a batch is itself deterministic unless tools take varying time. Independence
  * holds for failures too: when a batched call throws or outlives the policy's
- * timeoutMs, each of its rows is asked again alone (all of them at once), so only the episodes whose own row fails
- * are aborted, and a batch takes at most 2 x timeoutMs, whatever its size.
+ * timeoutMs, each of its rows is asked again alone (at most the policy's retryConcurrency at a time, default 8), so
+ * only the episodes whose own row fails are aborted, and a batch of B rows takes at most
+ * (1 + ceil(B / retryConcurrency)) x timeoutMs: 2 x timeoutMs for a batch no larger than retryConcurrency.
  */
 import { isThenable, shownValue } from "../kernel/errors.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
@@ -35,8 +36,17 @@ export const notAPolicy = (policy: unknown): string | undefined => {
     !(typeof timeoutMs === "number" && Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS)
   )
     return `policy ${id}'s timeoutMs is ${shownValue(timeoutMs)}, not an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds; leave it out for no limit)`;
+  const { retryConcurrency } = policy as { retryConcurrency?: unknown };
+  if (
+    retryConcurrency !== undefined &&
+    !(typeof retryConcurrency === "number" && Number.isInteger(retryConcurrency) && retryConcurrency >= 1)
+  )
+    return `policy ${id}'s retryConcurrency is ${shownValue(retryConcurrency)}, not a positive integer (the most rows of a failed batch asked again at a time; leave it out for ${DEFAULT_RETRY_CONCURRENCY})`;
   return undefined;
 };
+
+/** The most rows of a failed batch asked again at a time, for a policy that does not say (its retryConcurrency). */
+const DEFAULT_RETRY_CONCURRENCY = 8;
 
 /** Node's timers' limit (about 24.8 days), as for a tool's timeoutMs. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -107,17 +117,22 @@ export class PolicyActor {
     try {
       const failed = await this.answer(batch);
       if (failed && batch.length === 1) batch[0]!.reject(failed.cause);
-      else if (failed)
-        // All at once, not one after another: when every row hangs (a service that is down), one after another took
-        // (rows + 1) x timeoutMs (32 minutes for 64 rows at 30 s) while every other episode waited; at once it takes
-        // 2 x timeoutMs whatever the batch's size. Never burstier than the batch itself for a policy that fans
-        // its rows out (scriptedPolicy asks for all its rows at once).
-        await Promise.all(
-          batch.map(async (p) => {
+      else if (failed) {
+        // At most retryConcurrency rows at a time, each slot taking the next row as its call settles. One after
+        // another (as it once was), when every row hangs (a service that is down), took (rows + 1) x timeoutMs (32
+        // minutes for 64 rows at 30 s) while every other episode waited; all at once took 2 x timeoutMs but sent a
+        // rate-limited API (a 429 on the batch) a burst of single-row calls. The cap bounds both: at most
+        // (1 + ceil(rows / retryConcurrency)) x timeoutMs, and never more calls in flight than the cap.
+        const rows = [...batch];
+        const slot = async (): Promise<void> => {
+          for (let p = rows.shift(); p !== undefined; p = rows.shift()) {
             const alone = await this.answer([p]);
             if (alone) p.reject(alone.cause);
-          }),
-        );
+          }
+        };
+        const slots = Math.min(rows.length, this.policy.retryConcurrency ?? DEFAULT_RETRY_CONCURRENCY);
+        await Promise.all(Array.from({ length: slots }, slot));
+      }
     } finally {
       this.running = false;
       this.schedule();

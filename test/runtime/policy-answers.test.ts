@@ -80,11 +80,12 @@ it("a policy's timeoutMs ends a call that never answers: only the episode whose 
   expect(String(aborted[0]!.reason)).toMatch(/TimeoutError: .* did not answer within 200 ms/);
 });
 
-it("a batch whose every row times out ends in 2 x timeoutMs, not one timeoutMs per row (a service that is down)", async () => {
+it("a batch whose every row times out ends in 2 x timeoutMs when retryConcurrency covers it, not one timeoutMs per row (a service that is down)", async () => {
   let calls = 0;
   const down: r1.Policy = {
     ...expert,
     timeoutMs: 250,
+    retryConcurrency: 20,
     act: () => {
       calls += 1;
       return new Promise(() => {});
@@ -108,10 +109,52 @@ it("a batch whose every row times out ends in 2 x timeoutMs, not one timeoutMs p
     ]),
   );
   // The batch of 20 (all 20 first turns meet in one), then each row alone: 21 calls. Asked one after another, the
-  // rows took 21 x 250 ms = 5.25 s; at once, 2 x 250 ms (the bound leaves room for a busy machine).
+  // rows took 21 x 250 ms = 5.25 s; 20 at a time, 2 x 250 ms (the bound leaves room for a busy machine).
   expect(actor.batches).toBe(1);
   expect(calls).toBe(21);
   expect(took).toBeLessThan(2_500);
+});
+
+it("a failed batch's rows are asked again at most retryConcurrency at a time (default 8): a rate-limited API gets no burst", async () => {
+  const inFlightAtMost = async (retryConcurrency: number | undefined) => {
+    let inFlight = 0;
+    let most = 0;
+    const limited: r1.Policy = {
+      ...expert,
+      ...(retryConcurrency === undefined ? {} : { retryConcurrency }),
+      act: async (requests) => {
+        // The batch is refused (a 429); a row alone is answered after a while.
+        if (requests.length > 1) throw new Error("429 Too Many Requests");
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        inFlight -= 1;
+        return expert.act(requests);
+      },
+    };
+    const run = r1.rollout({
+      env: weather,
+      policy: new r1.PolicyActor(limited),
+      journal: new r1.MemoryJournal(),
+      seed: "burst",
+      episodes: 20,
+      concurrency: 20,
+    });
+    const episodes = await lastValueFrom(run.episodes.pipe(toArray()));
+    // Every row answered alone: no episode lost to the batch's failure.
+    expect(episodes.map((e) => e.reason)).toEqual(Array(20).fill("answered"));
+    return most;
+  };
+  expect(await inFlightAtMost(undefined)).toBe(8);
+  expect(await inFlightAtMost(3)).toBe(3);
+  expect(await inFlightAtMost(1)).toBe(1);
+});
+
+it("a retryConcurrency that is no positive integer is refused when the PolicyActor is made", () => {
+  for (const retryConcurrency of [0, -1, 1.5, Number.NaN, "4"])
+    expect(() => new r1.PolicyActor({ ...expert, retryConcurrency } as r1.Policy)).toThrow(
+      /^PolicyActor takes a Policy .*: policy weather-expert's retryConcurrency is .*, not a positive integer \(the most rows of a failed batch asked again at a time; leave it out for 8\)$/,
+    );
 });
 
 it("a scriptedPolicy's callback gets act()'s signal: a service it awaits is cancelled when timeoutMs passes", async () => {

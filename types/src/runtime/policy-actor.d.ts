@@ -6,8 +6,9 @@
  * longer neighbour is summed in another float order), and a token only where a draw falls that close to a
  * boundary. Which rows meet in a batch is itself deterministic unless tools take varying time. Independence
  * holds for failures too: when a batched call throws or outlives the policy's
- * timeoutMs, each of its rows is asked again alone (all of them at once), so only the episodes whose own row fails
- * are aborted, and a batch takes at most 2 x timeoutMs, whatever its size.
+ * timeoutMs, each of its rows is asked again alone (at most the policy's retryConcurrency at a time, default 8), so
+ * only the episodes whose own row fails are aborted, and a batch of B rows takes at most
+ * (1 + ceil(B / retryConcurrency)) x timeoutMs: 2 x timeoutMs for a batch no larger than retryConcurrency.
  */
 import type { Policy, PolicyAction, PolicyRequest } from "./policy.ts";
 /** What is wrong with a value given as a Policy, or undefined for one that has its parts. */

@@ -53,13 +53,21 @@ export interface Policy {
     act(requests: readonly PolicyRequest[], options?: PolicyCallOptions): Promise<readonly PolicyAction[]>;
     /**
      * Most milliseconds one `act` call may take (an integer from 1 to 2147483647). A call that has not answered by
-     * then fails like a call that throws: its rows are asked again alone, all at once, each with this limit, and the
-     * episodes whose own row times out abort (`aborted: policy ID failed: policy ID's act() did not answer within N ms`).
-     * So a batch takes at most 2 x timeoutMs, whatever its size.
+     * then fails like a call that throws: its rows are asked again alone, `retryConcurrency` at a time, each with this
+     * limit, and the episodes whose own row times out abort (`aborted: policy ID failed: policy ID's act() did not answer
+     * within N ms`). So a batch of B rows takes at most (1 + ceil(B / retryConcurrency)) x timeoutMs: 2 x timeoutMs when
+     * B <= retryConcurrency.
      * Default: no limit, so an API request that never comes back holds its episodes, and every episode waiting
      * for the same PolicyActor, for ever.
      */
     readonly timeoutMs?: number;
+    /**
+     * Most rows of a failed call (one that threw, answered in the wrong shape or outlived `timeoutMs`) asked again at a
+     * time, each alone: a positive integer, default 8. Each row's call starts as another settles, so a rate-limited API
+     * that refused a batch (a 429) gets at most this many calls at once, not a batch's worth; a higher value shortens
+     * the wait when every row hangs (see `timeoutMs`).
+     */
+    readonly retryConcurrency?: number;
 }
 /** What `PolicyActor` gives each `act` call. */
 export interface PolicyCallOptions {
