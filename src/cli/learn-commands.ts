@@ -58,12 +58,12 @@ import {
 } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
+import { configureEnv, sameVariant, variantFromJournal } from "../runtime/variants.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import { type Progress, progress, stopAllBars } from "./progress.ts";
 import {
   builtinEnvOfCheckpoint,
   checkpointOriginEnv,
-  configureEnv,
   ENVIRONMENTS,
   fromStartFolder,
   loadEnv,
@@ -73,10 +73,8 @@ import {
   runEnvSpec,
   runStartedIn,
   sameEnvironment,
-  sameVariant,
   tokenizerVariantFix,
   tokenizerVariantOf,
-  variantFromJournal,
 } from "./registry.ts";
 import { exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 

@@ -23,8 +23,8 @@ import type { Policy } from "../runtime/policy.ts";
 import { notAPolicy, PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout, taskSeedOf } from "../runtime/rollout.ts";
 import { ToolTally, type ToolTallySummary } from "../runtime/tool-tally.ts";
+import { recordsVariant } from "../runtime/variants.ts";
 import { progress } from "./progress.ts";
-import { recordsVariant } from "./registry.ts";
 import { exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
 export interface RecordOptions {

@@ -6,8 +6,9 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { configureEnv, envById, loadEnv } from "../../src/cli/registry.ts";
+import { envById, loadEnv } from "../../src/cli/registry.ts";
 import { defineEnv } from "../../src/runtime/env.ts";
+import { configureEnv } from "../../src/runtime/variants.ts";
 import { writeCitiesEnv } from "../support/cities-env.ts";
 import { runCli, tempDir } from "../support/index.ts";
 

@@ -10,10 +10,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hopqa, LEGAL_GRAMMARS, SPLITS, WORDINGS } from "../../actors/hopqa/index.ts";
 import { main } from "../../src/cli/main.ts";
-import { configureEnv, envById, envResolver, variantFromJournal } from "../../src/cli/registry.ts";
+import { envById, envResolver } from "../../src/cli/registry.ts";
 import { readJournalFile } from "../../src/journal/jsonl.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { envSpecOf, optionsQuery, recordedOptionsOf } from "../../src/runtime/env.ts";
+import { configureEnv, variantFromJournal } from "../../src/runtime/variants.ts";
 import { writeCitiesEnv } from "../support/cities-env.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
 
