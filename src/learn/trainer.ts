@@ -51,9 +51,17 @@ import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { ABORTED } from "../runtime/derive.ts";
-import { checkEnvArgument, type EnvDefinition, isModulePath, moduleSpecOf, sameEnvSpec } from "../runtime/env.ts";
+import {
+  checkEnvArgument,
+  type EnvDefinition,
+  isModulePath,
+  moduleSpecOf,
+  sameEnvSpec,
+  unconfiguredOf,
+} from "../runtime/env.ts";
 import { DEFAULT_MAX_TURNS, type EpisodeRecord, successOfSome, successOutOfRangeNote } from "../runtime/episode.ts";
 import { describeFailure, ToolTally } from "../runtime/tool-tally.ts";
+import { sameVariantSpec } from "../runtime/variants.ts";
 import { AdamW, ZERO_GRADIENT } from "./adamw.ts";
 import { type AdvantageExtras, computeAdvantages, type Estimator, runEstimator } from "./advantages/index.ts";
 import { type Collected, collect } from "./collect.ts";
@@ -350,7 +358,7 @@ const RESUMABLE = new Set(["steps", "backend", "env", "init"]);
  * config that asks for anything else than a longer or shorter run (steps) or another backend is refused,
  * naming each field, and so are steps below the version already reached.
  */
-const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
+const resumedConfig = (out: string, config: TrainConfig, env: EnvDefinition): TrainConfig => {
   const saved = readRunConfig(out);
   if (!saved) {
     refuseForeignResume(out);
@@ -370,9 +378,11 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
     )
     .map((key) => `${key} ${JSON.stringify(config[key])} (the run has ${JSON.stringify(saved[key])})`);
   const bothPaths = isModulePath(saved.env.split("?")[0]) && isModulePath(config.env.split("?")[0]);
-  // The same options in another order are the same environment (records written before specs were sorted).
-  if (!bothPaths && !sameEnvSpec(config.env, saved.env))
-    clashes.push(`env ${JSON.stringify(config.env)} (the run has ${JSON.stringify(saved.env)})`);
+  // The same options in another order are the same environment (records written before specs were sorted), and so
+  // are a built-in environment's options spelt another way (hopqa's `?world-seed=5` is `?worlds=5-5`), as `train
+  // --resume --env` takes them.
+  const sameEnv = bothPaths || sameVariantSpec(unconfiguredOf(env), config.env, saved.env);
+  if (!sameEnv) clashes.push(`env ${JSON.stringify(config.env)} (the run has ${JSON.stringify(saved.env)})`);
   if (clashes.length > 0)
     throw new UsageError({
       detail: `resume: ${out} continues with its own config.json, so ${clashes.join(", ")} cannot apply; give the run's config (readRunConfig(out)) with only steps or backend changed, or start a new run in another folder`,
@@ -394,7 +404,9 @@ const resumedConfig = (out: string, config: TrainConfig): TrainConfig => {
     throw new UsageError({
       detail: `resume: steps ${config.steps}, but ${out} is already at policy version ${at}; steps counts all the run's updates, so give more than ${at} to continue it`,
     });
-  return { ...saved, steps: config.steps, backend: config.backend, env: config.env, init: config.init ?? saved.init };
+  // Options spelt another way keep the run's spelling, as `train --resume --env` does.
+  const envSpec = bothPaths || sameEnvSpec(config.env, saved.env) ? config.env : saved.env;
+  return { ...saved, steps: config.steps, backend: config.backend, env: envSpec, init: config.init ?? saved.init };
 };
 
 /**
@@ -842,7 +854,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   let config = decodeTrainConfig(options.config, "train config");
   await checkConfigEnv(config, env);
   if (options.resume) {
-    config = resumedConfig(out, config);
+    config = resumedConfig(out, config, env);
     refuseOtherEnvVersion(out, env, config);
   } else if (config.init && config.model.attention !== undefined)
     refuseOtherAttention(config.model.attention, config.init, "init");

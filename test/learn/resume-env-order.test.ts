@@ -6,11 +6,14 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { main } from "../../src/cli/main.ts";
+import { sameEnvironment } from "../../src/cli/registry.ts";
 import { trainConfigFor } from "../../src/learn/config.ts";
 import { sft } from "../../src/learn/sft.ts";
-import { train } from "../../src/learn/trainer.ts";
+import { readRunConfig, train } from "../../src/learn/trainer.ts";
+import { configureEnv } from "../../src/runtime/variants.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
 
 captureOutput();
@@ -37,6 +40,33 @@ describe("a resume under the same env options in another order", () => {
       `env "lookup?a=1&b=3" (the run has "lookup?b=2&a=1") cannot apply`,
     );
     expect((await train({ env: lookup, config: config("lookup?a=1&b=2", 1), out, resume: true, log })).version).toBe(1);
+  }, 60_000);
+
+  it("train from code: a built-in environment's options spelt another way go on, as train --resume --env takes them", async () => {
+    const out = join(tempDir("agent-r1-resume-spelling-"), "run");
+    const env = configureEnv(hopqa, "world-seed=5");
+    const config = (spec: string, steps: number) => ({
+      ...trainConfigFor(env, {
+        backend: "wasm",
+        steps,
+        tasksPerStep: 1,
+        groupSize: 2,
+        evalEpisodes: 0,
+        warmStart: null,
+        model,
+      }),
+      env: spec,
+    });
+    expect((await train({ env, config: config("hopqa?world-seed=5", 1), out, log })).version).toBe(1);
+    // hopqa's world-seed=5 is worlds=5-5: the CLI's sameEnvironment says so, and so does train() now.
+    expect(sameEnvironment("hopqa?worlds=5-5", "hopqa?world-seed=5")).toBe(true);
+    const resumed = await train({ env, config: config("hopqa?worlds=5-5", 2), out, resume: true, log });
+    expect(resumed.version).toBe(2);
+    // The run keeps its own spelling, as train --resume --env does.
+    expect(readRunConfig(out)?.env).toBe("hopqa?world-seed=5");
+    await expect(train({ env, config: config("hopqa?world-seed=6", 2), out, resume: true, log })).rejects.toThrow(
+      `env "hopqa?world-seed=6" (the run has "hopqa?world-seed=5") cannot apply`,
+    );
   }, 60_000);
 
   it("sft: goes on; other options are refused, naming both", async () => {
