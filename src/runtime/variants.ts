@@ -21,6 +21,18 @@ import {
 } from "./env.ts";
 
 /**
+ * configureEnv's refusal: its message names the environment and the options (`environment hopqa refused the options
+ * "?top-k=x": top-k must be ...`); `reason` is why alone (`top-k must be ...`), for a sentence that names them itself.
+ */
+class ConfigureRefusal extends UsageError {
+  readonly reason: string;
+  constructor(detail: string, reason: string) {
+    super({ detail });
+    this.reason = reason;
+  }
+}
+
+/**
  * Applies `key=value&key=value` options through the environment's `configure`. A key outside the environment's
  * `optionKeys`, when it declares them, is refused before configure runs. Else `refuseIgnored` (a module's
  * own configure, which may pass over a key it does not know): refuses a key that changed none of the options
@@ -36,20 +48,27 @@ export const configureEnv = (
 ): EnvDefinition => {
   const params = new URLSearchParams(query);
   const twice = [...new Set([...params.keys()].filter((key) => params.getAll(key).length > 1))];
-  if (twice.length > 0)
-    throw new UsageError({
-      detail: `environment option ${twice.map((k) => `"${k}"`).join(", ")} given more than once in "?${query}"; give each once`,
-    });
+  if (twice.length > 0) {
+    const keys = twice.map((k) => `"${k}"`).join(", ");
+    throw new ConfigureRefusal(
+      `environment option ${keys} given more than once in "?${query}"; give each once`,
+      `environment option ${keys} given more than once; give each once`,
+    );
+  }
   const options = Object.fromEntries(params);
   if (Object.keys(options).length === 0) return env;
-  if (!env.configure) throw new UsageError({ detail: `environment ${env.id} takes no options, got "?${query}"` });
+  if (!env.configure)
+    throw new ConfigureRefusal(`environment ${env.id} takes no options, got "?${query}"`, "it takes no options");
   // Keys declared (optionKeys): any other is refused here, and configure runs once.
   const declared = env.optionKeys;
   const undeclared = declared === undefined ? undefined : firstUnknownKey(options, declared);
-  if (undeclared)
-    throw new UsageError({
-      detail: `environment ${env.id}: unknown option "${undeclared.key}" in "?${query}"${undeclared.meant ? ` (did you mean "${undeclared.meant}"?)` : ""}; ${declared!.length > 0 ? `its options: ${declared!.join(", ")}` : "it declares no option (optionKeys: [])"}`,
-    });
+  if (undeclared) {
+    const why = `${undeclared.meant ? ` (did you mean "${undeclared.meant}"?)` : ""}; ${declared!.length > 0 ? `its options: ${declared!.join(", ")}` : "it declares no option (optionKeys: [])"}`;
+    throw new ConfigureRefusal(
+      `environment ${env.id}: unknown option "${undeclared.key}" in "?${query}"${why}`,
+      `unknown option "${undeclared.key}"${why}`,
+    );
+  }
   let variant: EnvDefinition;
   try {
     variant = env.configure(options);
@@ -57,9 +76,8 @@ export const configureEnv = (
     // A module's own configure says what it refused in its own words ("must be in [0, 1], got abc"): say whose
     // configure, and which options, once (built-in ones name themselves already: "hopqa: split must be ...").
     const said = messageOf(cause);
-    throw new UsageError({
-      detail: `environment ${env.id} refused ${given}: ${said.startsWith(`${env.id}: `) ? said.slice(env.id.length + 2) : said}`,
-    });
+    const reason = said.startsWith(`${env.id}: `) ? said.slice(env.id.length + 2) : said;
+    throw new ConfigureRefusal(`environment ${env.id} refused ${given}: ${reason}`, reason);
   }
   // A configure of one's own may pass over a key it does not know (`?too=kg`): the variant is then the
   // environment itself, under options the user never chose. Caught where it says its options in effect and
@@ -72,10 +90,13 @@ export const configureEnv = (
   ) {
     const known = Object.keys(variant.options);
     const unknown = firstUnknownKey(options, known);
-    if (unknown && !readsKey(env, options, unknown.key, variant.options))
-      throw new UsageError({
-        detail: `environment ${env.id}: option "${unknown.key}" in "?${query}" changed nothing${unknown.meant ? ` (did you mean "${unknown.meant}"?)` : ""}: its configure ignored it, and the options in effect are still ${JSON.stringify(variant.options)}; its options: ${known.join(", ")}`,
-      });
+    if (unknown && !readsKey(env, options, unknown.key, variant.options)) {
+      const why = `changed nothing${unknown.meant ? ` (did you mean "${unknown.meant}"?)` : ""}: its configure ignored it, and the options in effect are still ${JSON.stringify(variant.options)}; its options: ${known.join(", ")}`;
+      throw new ConfigureRefusal(
+        `environment ${env.id}: option "${unknown.key}" in "?${query}" ${why}`,
+        `option "${unknown.key}" ${why}`,
+      );
+    }
   }
   // A configure that gave the environment itself back: nothing configured, nothing to record. One that
   // defineEnv made remember its variants (remembersVariants) remembered this one already, by the same rule.
@@ -100,11 +121,7 @@ export const variantFromJournal = (root: EnvDefinition, options: Readonly<Record
       variant = configureEnv(root, query);
     } catch (cause) {
       // configureEnv names the environment and the options, which the sentence names already: only its reason.
-      const reason = messageOf(cause)
-        .replace(`environment ${root.id} refused the options "?${query}": `, "")
-        .replace(`environment ${root.id} takes no options, got "?${query}"`, "it takes no options")
-        .replace(`environment ${root.id}: `, "")
-        .replace(` in "?${query}"`, "");
+      const reason = cause instanceof ConfigureRefusal ? cause.reason : messageOf(cause);
       throw new RecordedOptionsRefusedError({
         detail: `the journal was recorded on ${envSpecOf(root.id, options)} (its episode.started's env.options), which this ${root.id} does not take: ${reason}`,
       });

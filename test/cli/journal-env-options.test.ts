@@ -326,6 +326,11 @@ describe("options through the journal header", () => {
       `${recorded("hopqa?foo=1&wording=possessive", "hopqa")}unknown option "foo"; its options: split, world-seed, worlds, top-k, wording, legal`,
     );
     expect(refusal("lookup", { a: "1" })).toBe(`${recorded("lookup?a=1", "lookup")}it takes no options`);
+    // The value refused is quoted as recorded, even when it reads like configureEnv's own wording: cutting that
+    // wording out of the message said hopqa refused top-k "3", a value it takes.
+    expect(refusal("hopqa", { "top-k": "environment hopqa: 3" })).toBe(
+      `${recorded("hopqa?top-k=environment%20hopqa:%203", "hopqa")}top-k must be an integer in [1, 10], got "environment hopqa: 3"`,
+    );
   });
 
   it("options hopqa does not take, in a journal: refused, naming what the journal was recorded on", () => {
