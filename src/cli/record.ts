@@ -27,6 +27,19 @@ import { recordsVariant } from "../runtime/variants.ts";
 import { progress } from "./progress.ts";
 import { exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
+/**
+ * `record --resume`'s refusal of a journal it cannot go on with: its message says it for the command line (`--resume:
+ * ...`, naming --env and the flags to change); `reason` says only what is wrong with the journal, in words that name no
+ * flag, for a caller that records through `record` from code (train's warm start).
+ */
+export class ResumeRefusal extends UsageError {
+  readonly reason: string;
+  constructor(detail: string, reason: string) {
+    super({ detail });
+    this.reason = reason;
+  }
+}
+
 export interface RecordOptions {
   readonly env: EnvDefinition;
   readonly policy: Policy;
@@ -310,20 +323,19 @@ const resumeRecording = async (
     } catch (cause) {
       // A journal that cannot be read (EACCES) is no proof of a changed one: say what is wrong; nothing is removed.
       const unreadable = unreadableWhy(cause);
-      if (unreadable)
-        throw new UsageError({
-          detail: `--resume: cannot read ${file}: ${unreadable}; nothing was removed or recorded: make it readable and run the same command again (or delete it to record the episode again)`,
-        });
+      if (unreadable) {
+        const reason = `cannot read ${file}: ${unreadable}; nothing was removed or recorded: make it readable and run the same command again`;
+        throw new ResumeRefusal(`--resume: ${reason} (or delete it to record the episode again)`, reason);
+      }
       if (!(cause instanceof JournalError) || !(cause.repairable || cause.problem === "empty")) {
-        throw new UsageError({
-          detail: `--resume: ${cause instanceof Error ? cause.message : String(cause)}; a stopped recording leaves only a cut last line, so this journal was changed since: look at it (or delete it to record the episode again)`,
-        });
+        const reason = `${cause instanceof Error ? cause.message : String(cause)}; a stopped recording leaves only a cut last line, so this journal was changed since`;
+        throw new ResumeRefusal(`--resume: ${reason}: look at it (or delete it to record the episode again)`, reason);
       }
     }
     const started = read[0];
     if (started?.type === "episode.started") {
       const taskSeed = taskSeedOf(options.seed, index, groupSize);
-      const differs =
+      const differs = (flags: boolean) =>
         started.env.id !== options.env.id || started.env.version !== options.env.version
           ? `environment ${started.env.id} v${started.env.version}, not ${options.env.id} v${options.env.version}`
           : started.seed !== splitSeed(options.seed, index)
@@ -341,12 +353,13 @@ const resumeRecording = async (
                   // environment as defined (or of a version before journals recorded options): under a variant's
                   // --env, its episodes and the new ones would be two variants in one folder.
                   !recordsVariant(options.env, started.env.options ?? {})
-                  ? `environment ${envSpecOf(started.env.id, started.env.options)} (${started.env.options === undefined ? "its episode.started records no options: the environment as defined, or a journal written before journals recorded them: go on with the --env that recorded it" : "the options it records"}), not ${envSpecOf(options.env.id, recordedOptionsOf(options.env))}`
+                  ? `environment ${envSpecOf(started.env.id, started.env.options)} (${started.env.options === undefined ? `its episode.started records no options: the environment as defined, or a journal written before journals recorded them${flags ? ": go on with the --env that recorded it" : ""}` : "the options it records"}), not ${envSpecOf(options.env.id, recordedOptionsOf(options.env))}`
                   : undefined;
-      if (differs)
-        throw new UsageError({
-          detail: `--resume: ${file} was recorded with ${differs}: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out`,
-        });
+      if (differs(true))
+        throw new ResumeRefusal(
+          `--resume: ${file} was recorded with ${differs(true)}: --resume goes on with the same recording (the same --env, --policy, --seed and --group-size); record into another --out`,
+          `${file} was recorded with ${differs(false)}`,
+        );
     }
     const ended = read.at(-1);
     // Ended by the stop itself (`record({ signal })` from code, as train's warm start is stopped): not how the
@@ -364,9 +377,10 @@ const resumeRecording = async (
         .split("\n")
         .map((line) => (line.length > 400 ? `${line.slice(0, 400)}...` : line.trim()))
         .join(" ");
-      throw new UsageError({
-        detail: `--resume: ${file} was recorded by other code than this --env ${options.env.id} v${options.env.version} runs now: ${divergence}. Its episodes would mix with episodes of the new code: give the changed environment a new version and record into another --out (or restore the code it was recorded with)`,
-      });
+      throw new ResumeRefusal(
+        `--resume: ${file} was recorded by other code than this --env ${options.env.id} v${options.env.version} runs now: ${divergence}. Its episodes would mix with episodes of the new code: give the changed environment a new version and record into another --out (or restore the code it was recorded with)`,
+        `${file} was recorded by other code than environment ${options.env.id} v${options.env.version} runs now: ${divergence}`,
+      );
     }
     kept.add(index);
     returns += ended.return;

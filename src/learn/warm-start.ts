@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { progress } from "../cli/progress.ts";
-import { policyFor, record } from "../cli/record.ts";
+import { policyFor, ResumeRefusal, record } from "../cli/record.ts";
 import { isLockFile } from "../journal/lock.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
 import { UsageError } from "../kernel/errors.ts";
@@ -151,10 +151,11 @@ export const runWarmStart = async (
         resume: goOn,
       });
     } catch (error) {
-      // record --resume's refusal (a journal changed since, or recorded by other code) names record's flags.
-      if (goOn && error instanceof UsageError && error.detail.startsWith("--resume: "))
+      // record --resume's refusal (a journal changed since, or recorded by other code) names record's flags, which
+      // neither train() from code nor train --resume was given: only its reason, in words that name none.
+      if (goOn && error instanceof ResumeRefusal)
         throw new UsageError({
-          detail: `the warm start's recording in ${demos} cannot be gone on with: ${error.detail.slice("--resume: ".length).replace(/(: look at it|: --resume goes on|\.? Its episodes would mix).*$/, "")}; remove ${warmStartDir(runDir)} to record and clone it again from the start`,
+          detail: `the warm start's recording in ${demos} cannot be gone on with: ${error.reason}; remove ${warmStartDir(runDir)} to record and clone it again from the start`,
         });
       throw error;
     } finally {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createLookupEnv, DEFAULT_REWARDS } from "../../actors/lookup/env.ts";
 import { lookup } from "../../actors/lookup/index.ts";
+import { loadEnv } from "../../src/cli/registry.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG, type TrainConfig } from "../../src/learn/config.ts";
 import { train } from "../../src/learn/trainer.ts";
@@ -351,15 +352,68 @@ describe("the warm start before RL", () => {
     const message = (refused as Error).message;
     expect(message).toMatch(
       new RegExp(
-        `^the warm start's recording in ${demos} cannot be gone on with: ${demos}/ep-0-warm-start-\\d+\\.jsonl was recorded by other code than .* replay diverged .*`,
+        `^the warm start's recording in ${demos} cannot be gone on with: ${demos}/ep-0-warm-start-\\d+\\.jsonl was recorded by other code than environment lookup v\\S+ runs now: .* replay diverged .*`,
       ),
     );
+    // train() from code was given no --env: the refusal names none (it said "this --env lookup v1").
+    expect(message).not.toContain("--env");
     // Before: "... without a new version.; remove ...".
     expect(message).toMatch(
       new RegExp(`[^.;]; remove ${join(out, "warm-start")} to record and clone it again from the start$`),
     );
     expect(journaled().sort()).toEqual(left);
   });
+
+  it("train --resume of a warm start stopped during its recording, on changed environment code: refused naming no --env (the resume was given none)", async () => {
+    const dir = tempDir();
+    const out = join(dir, "run");
+    const demos = join(out, "warm-start", "demos");
+    const module = join(dir, "my-lookup.mts");
+    const writeModule = (neededKey: number) =>
+      writeFileSync(
+        module,
+        `import { createLookupEnv, DEFAULT_REWARDS } from ${JSON.stringify(join(process.cwd(), "actors/lookup/env.ts"))};\n` +
+          `import { lookup } from ${JSON.stringify(join(process.cwd(), "actors/lookup/index.ts"))};\n` +
+          `export default { ...createLookupEnv({ ...DEFAULT_REWARDS, neededKey: ${neededKey} }), policies: lookup.policies };\n`,
+      );
+    writeModule(DEFAULT_REWARDS.neededKey);
+    const env = await loadEnv(module);
+    const controller = new AbortController();
+    const journaled = () => (existsSync(demos) ? readdirSync(demos).filter((f) => f.endsWith(".jsonl")) : []);
+    const expert = env.policies!.expert;
+    const aborting = {
+      ...env,
+      policies: {
+        ...env.policies,
+        expert: () => {
+          const inner = expert();
+          return {
+            ...inner,
+            act: async (requests: Parameters<Act>[0]) => {
+              if (journaled().length >= 2) controller.abort(new Error("deadline"));
+              return inner.act(requests);
+            },
+          };
+        },
+      },
+    };
+    const wanted = { ...config({ episodes: 8, epochs: 1 }), env: module };
+    expect(
+      (await train({ env: aborting, config: wanted, out, log: () => {}, signal: controller.signal })).stopped,
+    ).toBe(true);
+    // A reward changed without a new version, then the run resumed from the command line.
+    writeModule(0.3);
+    const run = spawnSync(process.execPath, ["bin/agent-r1.js", "train", "--out", out, "--resume"], {
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `\\nerror: the warm start's recording in ${demos} cannot be gone on with: ${demos}/ep-0-warm-start-\\d+\\.jsonl was recorded by other code than environment lookup v\\S+ runs now: .* replay diverged .*; remove ${join(out, "warm-start")} to record and clone it again from the start\n`,
+      ),
+    );
+    expect(run.stderr).not.toContain("--env");
+  }, 60_000);
 
   it("says how many demonstrations aborted and why, and clones only the others", async () => {
     // An expert that breaks in some episodes: it gives a malformed action (no tokens) on their second turn.

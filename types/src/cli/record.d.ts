@@ -1,10 +1,20 @@
 /* `agent-r1 record`: run episodes of an environment with a policy and journal them. */
 import type { Durability } from "../journal/journal.ts";
+import { UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 import { type SuccessOutOfRange } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { type ToolTallySummary } from "../runtime/tool-tally.ts";
+/**
+ * `record --resume`'s refusal of a journal it cannot go on with: its message says it for the command line (`--resume:
+ * ...`, naming --env and the flags to change); `reason` says only what is wrong with the journal, in words that name no
+ * flag, for a caller that records through `record` from code (train's warm start).
+ */
+export declare class ResumeRefusal extends UsageError {
+    readonly reason: string;
+    constructor(detail: string, reason: string);
+}
 export interface RecordOptions {
     readonly env: EnvDefinition;
     readonly policy: Policy;
