@@ -25,13 +25,12 @@ import { refuseBothForms, refuseOptionAsValue, refuseRepeatedOptions } from "../
 import { runTrain } from "../../src/cli/learn-commands.ts";
 import { progress, stopAllBars } from "../../src/cli/progress.ts";
 import { exitCodeOf, interruptedBy, onStopSignals, STOP_SIGNALS, type StopSignal } from "../../src/cli/signals.ts";
-import { canonicalJson } from "../../src/kernel/canonical.ts";
 import { DEFAULT_TRAIN_CONFIG, decodeTrainConfig, type TrainConfig } from "../../src/learn/config.ts";
 import { policyFromModel, readLatest } from "../../src/learn/trainer.ts";
 import { lineChartSvg, readRunMetrics } from "../../src/observe/plot.ts";
 import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
-import { canonicalEnvSpec, sameEnvSpec } from "../../src/runtime/env.ts";
+import { sameEnvSpec } from "../../src/runtime/env.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { EXPLORE, HASTY_STEPS, LONG, POSSESSIVE_STEPS, RL_STEP } from "./rl-recipe.ts";
 import {
@@ -42,6 +41,7 @@ import {
   readPagePlan,
   readRunRecords,
   recordsDir,
+  samePlan,
   writeBaselinesRecord,
   writeBestCheckpoint,
   writePagePlan,
@@ -551,9 +551,7 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
   const plan = pagePlanOf();
   const saved = readPagePlan(docs);
   // An env spec in another order of its options is the same plan (records written before specs were sorted).
-  const samePlan = (a: Readonly<Record<string, unknown>>) =>
-    canonicalJson(typeof a.env === "string" ? { ...a, env: canonicalEnvSpec(a.env) } : a);
-  const kept = saved !== undefined && samePlan({ demonstrator: "expert", ...saved }) === samePlan(plan);
+  const kept = saved !== undefined && samePlan({ demonstrator: "expert", ...saved }, plan);
   if (!kept) writePagePlan(docs, plan);
   // The page names the env as its plan.json does: a page kept says it as it was written.
   const envSpec = kept && typeof saved.env === "string" ? saved.env : recipeEnvSpec(PLAN.warm);

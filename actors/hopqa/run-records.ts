@@ -132,3 +132,16 @@ export const planDifferences = (saved: Readonly<Record<string, unknown>>, plan: 
 
 const samePlanValue = (key: string, saved: unknown, plan: unknown): boolean =>
   key === "env" && typeof saved === "string" && typeof plan === "string" ? sameEnvSpec(saved, plan) : saved === plan;
+
+/**
+ * Whether a page's plan.json says this plan, whole: the same keys, each the same value as planDifferences compares
+ * them (an `env` in any order of its options). planDifferences passes over keys a record lacks (records written
+ * before a key was added); a page whose plan lacks one is written again, to say it.
+ */
+export const samePlan = (saved: Readonly<Record<string, unknown>>, plan: Readonly<Record<string, unknown>>) => {
+  const keys = Object.keys(plan);
+  return (
+    keys.length === Object.keys(saved).length &&
+    keys.every((key) => Object.hasOwn(saved, key) && samePlanValue(key, saved[key], plan[key]))
+  );
+};
