@@ -927,6 +927,20 @@ const checkOptionalFields = (id: string, definition: EnvDefinition<never>): void
         `environment ${id}: \`${field}\` must be ${field === "options" ? "an object of the options in effect" : "an environment (a variant, e.g. env.configure({ ... }))"}, got ${shownValue(value)}`,
       );
   }
+  // train evaluates on it long after the module loaded: an object that is no environment (a plain
+  // { id: "heldout" }) crashed train's first evaluation with evaluate's TypeError and a stack, and another
+  // environment's variant would score the policy on tasks of another machine.
+  const evaluation = definition.evaluation as { id?: unknown; tools?: unknown; machine?: unknown } | undefined;
+  if (evaluation !== undefined) {
+    if (typeof evaluation.tools !== "object" || evaluation.tools === null || evaluation.machine === undefined)
+      throw new TypeError(
+        `environment ${id}: \`evaluation\` must be an environment (a variant, e.g. env.configure({ ... })), got an object without tools and machine`,
+      );
+    if (evaluation.id !== id)
+      throw new TypeError(
+        `environment ${id}: \`evaluation\` is environment ${typeof evaluation.id === "string" ? JSON.stringify(evaluation.id) : shownValue(evaluation.id)}, not a variant of ${id}: train evaluates the policy it trains on ${id}'s machine, on held-out tasks (a variant, e.g. env.configure({ ... }))`,
+      );
+  }
 };
 
 /** Where recent errors of guards threw, by message (the wrapped guards note them). */

@@ -272,6 +272,12 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     ["configure", { configure: 3 }, /`configure` must be a function .*, got 3$/],
     ["options", { options: "x" }, /`options` must be an object of the options in effect, got "x" \(a string\)$/],
     ["evaluation", { evaluation: "heldout" }, /`evaluation` must be an environment .*, got "heldout"/],
+    // An object that is no environment loaded, then crashed train's first evaluation with a stack trace.
+    [
+      "evaluation",
+      { evaluation: { id: "lookup" } },
+      /^environment lookup: `evaluation` must be an environment \(a variant, e\.g\. env\.configure\(\{ \.\.\. \}\)\), got an object without tools and machine$/,
+    ],
     // A list given as one string, or without the configure it names the keys of, would check nothing.
     [
       "optionKeys",
@@ -286,6 +292,13 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     ],
   ])("a wrong or missing %s: %j", (_field, change, says) => {
     expect(() => defineEnv({ ...lookupEnv, ...(change as object) } as typeof lookupEnv)).toThrow(says);
+  });
+
+  it("an evaluation of another environment is refused when defined, not when train first evaluates on it", () => {
+    expect(() => defineEnv({ ...lookupEnv, evaluation: { ...lookupEnv, id: "heldout" } })).toThrow(
+      /^environment lookup: `evaluation` is environment "heldout", not a variant of lookup: train evaluates/,
+    );
+    expect(defineEnv({ ...lookupEnv, evaluation: lookupEnv }).evaluation).toBe(lookupEnv);
   });
 
   it("ids and versions like the shipped environments' are accepted", () => {
