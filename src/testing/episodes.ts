@@ -388,6 +388,15 @@ export class EpisodeDriver<Task extends Json = Json> {
     return started.task as Task;
   }
 
+  /**
+   * The `index`-th (modulo their number) of the actions the environment's `legalActions` lists in the state
+   * reached, as a script's `{ legal: index }` is played; an empty action where it lists none, or the episode ended.
+   */
+  legalAction(index: number): string {
+    const request = this.pending?.requests[0];
+    return request === undefined ? "" : resolveAction(this.env, { legal: index }, request);
+  }
+
   /** The latest observation so far. */
   get observation(): string | undefined {
     return this.events.findLast((e) => e.type === "env.observed")?.text;

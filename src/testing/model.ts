@@ -65,6 +65,12 @@ export interface ModelCheckOptions<State, Task> extends ActionOptions, PropertyR
   readonly replayPath?: string;
   /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
   readonly repeats?: boolean;
+  /**
+   * When the environment declares `legalActions` and `actions` is not given, draw about half the actions
+   * from them, in the state each is taken in (default true), as `checkRewards` does: the task's own calls,
+   * which random arguments rarely hit, so the model's branches for them are compared at all.
+   */
+  readonly legal?: boolean;
 }
 
 /** Every option checkModel reads (the others would be ignored silently). */
@@ -79,6 +85,7 @@ const MODEL_CHECK_OPTIONS = allKeys<ModelCheckOptions<unknown, unknown>>()([
   "toolFaults",
   "replayPath",
   "repeats",
+  "legal",
 ]);
 
 interface ModelRun<State> {
@@ -215,6 +222,22 @@ class RepeatCommand<State> extends ActCommand<State> {
   }
 }
 
+/** A pick among the environment's legal actions in the state reached (the `index`-th, modulo their number). */
+class LegalCommand<State> extends ActCommand<State> {
+  constructor(
+    model: EnvModel<State, never>,
+    readonly index: number,
+    toolResult: ToolResult | undefined,
+  ) {
+    super(model, "", toolResult);
+  }
+
+  override async run(run: ModelRun<State>, driver: EpisodeDriver): Promise<void> {
+    this.text = driver.legalAction(this.index);
+    await super.run(run, driver);
+  }
+}
+
 /** Why the episode does not replay through the environment's pure transitions, or undefined when it does. */
 const replayProblem = (events: readonly EpisodeEvent[], env: EnvDefinition): string | undefined => {
   try {
@@ -257,9 +280,20 @@ export const checkModel: {
       )
     : fc.constant<ToolResult | undefined>(undefined);
   const maxCommands = options.maxCommands ?? 8;
-  const command = fc
+  const drawn = fc
     .tuple(options.actions ?? actionArbitrary(env, options), fault)
     .map(([text, toolResult]): ActCommand<State> => new ActCommand(model, text, toolResult));
+  // Random arguments seldom hit the task's own calls (a flight of the task's route, a key the prompt names),
+  // so a model wrong about what they do passed unseen: as checkRewards does, half the actions are legal picks.
+  const command =
+    env.legalActions && !options.actions && options.legal !== false
+      ? fc.oneof(
+          drawn,
+          fc
+            .tuple(fc.nat({ max: 63 }), fault)
+            .map(([index, toolResult]): ActCommand<State> => new LegalCommand(model, index, toolResult)),
+        )
+      : drawn;
   const repeat = fc
     .tuple(fc.nat({ max: maxCommands }), fault)
     .map(([index, toolResult]): ActCommand<State> => new RepeatCommand(model, index, toolResult));

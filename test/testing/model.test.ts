@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assign, setup } from "xstate";
+import weather from "../../actors/weather/env.ts";
 import * as r1 from "../../src/index.ts";
 import { parseAction } from "../../src/index.ts";
 import {
@@ -190,6 +191,30 @@ describe("model-based testing with fc.commands against a user's model", () => {
     // The action is shown as a JSON string: a drawn argument with quotes in it shows them escaped.
     expect(failure.violation.details?.[0]).toMatch(
       /^commands: act\("(<check>(?:[^"\\]|\\.)*<\/check>"(?: \(\d+ characters\))?)\),act\("\1\)/,
+    );
+  });
+
+  it("draws half its actions from the environment's legal actions, so the task's own calls are compared", async () => {
+    // weather pays 0.1 for the first ask about a city of the question. Random arguments never name one, so a
+    // model wrong about that reward passed every run; picks among legalActions (as checkRewards draws) ask them.
+    const wrong: EnvModel<{ a: string; b: string }, { a: string; b: string }> = {
+      init: (task) => task,
+      act: (task, text) => {
+        const city = r1.callOf(text, weather.tools, "weather")?.city;
+        return city === task.a || city === task.b ? { state: task, reward: 0.2 } : { state: task };
+      },
+    };
+    await checkModel(weather, { model: wrong, numRuns: 30, seed: 3, legal: false });
+    const failure = await checkModel(weather, {
+      model: wrong,
+      numRuns: 30,
+      counterexampleDir: tempDir("agent-r1-cx-"),
+    }).then(
+      () => expect.fail("a legal pick should ask about a city of the question"),
+      (cause: unknown) => cause as CounterexampleError,
+    );
+    expect(failure.violation.message).toMatch(
+      /after act\("<weather>(oslo|rome|cairo|lima|quito)<\/weather>"\):\nthe model expects reward 0\.2, the environment gave 0\.1/,
     );
   });
 

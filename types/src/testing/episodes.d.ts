@@ -155,6 +155,11 @@ export declare class EpisodeDriver<Task extends Json = Json> {
     get done(): boolean;
     /** The task the episode runs (its episode.started's, journaled before `start` returns). */
     get task(): Task;
+    /**
+     * The `index`-th (modulo their number) of the actions the environment's `legalActions` lists in the state
+     * reached, as a script's `{ legal: index }` is played; an empty action where it lists none, or the episode ended.
+     */
+    legalAction(index: number): string;
     /** The latest observation so far. */
     get observation(): string | undefined;
     private turn;

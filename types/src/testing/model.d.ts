@@ -51,6 +51,12 @@ export interface ModelCheckOptions<State, Task> extends ActionOptions, PropertyR
     readonly replayPath?: string;
     /** Make some actions exact repeats of earlier ones (default true): repeats are where rewards get farmed. */
     readonly repeats?: boolean;
+    /**
+     * When the environment declares `legalActions` and `actions` is not given, draw about half the actions
+     * from them, in the state each is taken in (default true), as `checkRewards` does: the task's own calls,
+     * which random arguments rarely hit, so the model's branches for them are compared at all.
+     */
+    readonly legal?: boolean;
 }
 /**
  * Runs random action sequences against the environment and the model; throws a CounterexampleError with
