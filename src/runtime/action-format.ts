@@ -173,10 +173,57 @@ export const parseAction = (text: string, tools: Readonly<Record<string, Tool>>)
   // Only an escape (or text that is not Unicode already) can write one: the walk is skipped otherwise.
   const notText = inner.includes("\\u") || !inner.isWellFormed() ? notUnicode(args) : undefined;
   if (notText !== undefined) return { kind: "malformed", reason: `arguments of ${name}: ${notText}` };
+  // JSON.parse keeps the last of a key written twice (`{"city":"oslo","city":"rome"}`): the model said two
+  // things, and the call silently took one (a bare-text tool's argument is no JSON: nothing to scan).
+  const twice = field === undefined ? duplicateKeyOf(inner) : undefined;
+  if (twice !== undefined)
+    return {
+      kind: "malformed",
+      reason: `arguments of ${name}: ${twice.where} has the key ${JSON.stringify(twice.key)} twice (write each field once)`,
+    };
   const decoded = decodeArgs(tool)(args);
   if (Result.isFailure(decoded))
     return { kind: "malformed", reason: `arguments of ${name}: ${String(decoded.failure.message)}` };
   return { kind: "call", tool: name, args: args as Json };
+};
+
+/**
+ * The first key that an object of `json` (text JSON.parse accepted) writes twice, and where (`.a.b`, `[2]`), or
+ * undefined. Keys compare as decoded, so `"a"` and `"\\u0061"` are one key.
+ */
+const duplicateKeyOf = (json: string): { key: string; where: string } | undefined => {
+  // Each open object or array: the keys seen (null for an array), its path, and its current member's name.
+  const open: { keys: Set<string> | null; path: string; member: string }[] = [];
+  let expectKey = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (json[j] !== '"') j += json[j] === "\\" ? 2 : 1;
+      const top = open.at(-1);
+      if (expectKey && top?.keys) {
+        const key = JSON.parse(json.slice(i, j + 1)) as string;
+        if (top.keys.has(key)) return { key, where: top.path || "the object" };
+        top.keys.add(key);
+        top.member = `.${key}`;
+      }
+      expectKey = false;
+      i = j;
+    } else if (c === "{" || c === "[") {
+      const parent = open.at(-1);
+      const path = parent ? `${parent.path}${parent.member}` : "";
+      open.push({ keys: c === "{" ? new Set() : null, path, member: c === "[" ? "[0]" : "" });
+      expectKey = c === "{";
+    } else if (c === "}" || c === "]") {
+      open.pop();
+      expectKey = false;
+    } else if (c === ",") {
+      const top = open.at(-1);
+      expectKey = top?.keys !== null && top !== undefined;
+      if (top && top.keys === null) top.member = `[${Number(top.member.slice(1, -1)) + 1}]`;
+    }
+  }
+  return undefined;
 };
 
 /** Where `value` (plain JSON) holds a string or key that is not Unicode: a lone UTF-16 surrogate. */

@@ -98,6 +98,35 @@ describe("parseAction on a tool with JSON arguments", () => {
     }
   });
 
+  it("calls a key written twice malformed, saying which and where, rather than keeping the last silently", () => {
+    // JSON.parse keeps the last: `{"a":1,...,"a":9}` called calc with a = 9, whichever the model meant.
+    const book = defineTool({
+      name: "book",
+      description: "books legs",
+      parameters: Schema.Struct({ legs: Schema.Array(Schema.Struct({ from: Schema.String, to: Schema.String })) }),
+      execute: ({ legs }) => legs.length,
+    });
+    for (const [text, reason] of [
+      ['<calc>{"a":1,"op":"+","b":2,"a":9}</calc>', 'arguments of calc: the object has the key "a" twice'],
+      ['<calc>{"a":1,"op":"+","\\u0062":2,"b":3}</calc>', 'arguments of calc: the object has the key "b" twice'],
+      [
+        '<book>{"legs":[{"from":"a","to":"b"},{"from":"b","to":"c","to":"d"}]}</book>',
+        'arguments of book: .legs[1] has the key "to" twice',
+      ],
+    ] as const) {
+      expect(parseAction(text, { calc, book })).toEqual({
+        kind: "malformed",
+        reason: `${reason} (write each field once)`,
+      });
+      expect(callOf(text, { calc, book }, text.startsWith("<calc>") ? "calc" : "book")).toBeUndefined();
+    }
+    // The same key in two objects, or a key's text inside a string, is no repeat.
+    expect(parseAction('<book>{"legs":[{"from":"a","to":"b"},{"from":"b","to":"c"}]}</book>', { book }).kind).toBe(
+      "call",
+    );
+    expect(parseAction('<book>{"legs":[{"from":"x\\",\\"from\\":1","to":"b"}]}</book>', { book }).kind).toBe("call");
+  });
+
   it("calls arguments whose JSON escapes write a lone surrogate malformed, and formatCall refuses them", () => {
     // `\ud800` is six ASCII characters a model can type; parsed, it is a string that is not Unicode, which the
     // journal cannot write: the call's tool.called aborted the episode.
