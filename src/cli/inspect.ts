@@ -6,7 +6,7 @@
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
+import { EpisodeCopies, SAME_LAST_DIGEST, sameEpisode } from "../journal/copies.ts";
 import { EnvOptionsRefusedError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -173,7 +173,7 @@ export const inspectPath = async (
     const copyOf = error ? undefined : copies.earlier(file, events.at(-1)?.digest);
     if (copyOf !== undefined)
       warn(
-        `warning: ${sameEpisode(copyOf, file, events[0]?.episode)}: one is a copy of the other (the same last digest); sft refuses them until one is removed`,
+        `warning: ${sameEpisode(copyOf, file, events[0]?.episode)}: ${SAME_LAST_DIGEST}; sft refuses them until one is removed`,
       );
     if (error) {
       damaged += 1;

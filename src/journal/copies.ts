@@ -21,3 +21,10 @@ export class EpisodeCopies {
  */
 export const sameEpisode = (earlier: string, file: string, episode: string | undefined): string =>
   `${earlier} and ${file} hold the same episode (${episode}, the same events)`;
+
+/**
+ * Why two journals hold the same episode: a hash chain ends in the same digest only for the same events, which a
+ * copied file holds, and so does a second recording of the same seed (recording is deterministic: two train runs
+ * of one --seed record the same warm-start demonstrations).
+ */
+export const SAME_LAST_DIGEST = "one is a copy of the other, or the same seed recorded twice (the same last digest)";

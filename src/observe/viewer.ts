@@ -12,7 +12,7 @@
 import { existsSync, statSync } from "node:fs";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
+import { EpisodeCopies, SAME_LAST_DIGEST, sameEpisode } from "../journal/copies.ts";
 import { streamJournalFile } from "../journal/jsonl.ts";
 import { readJsonText } from "../kernel/canonical.ts";
 import { JournalError, writingFileAsync } from "../kernel/errors.ts";
@@ -492,7 +492,7 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
     if (copyOf !== undefined) {
       copied += 1;
       warn(
-        `warning: ${sameEpisode(copyOf, file, episode.events[0]?.episode)}: one is a copy of the other (the same last digest), counted once in the page's means; sft refuses them until one is removed`,
+        `warning: ${sameEpisode(copyOf, file, episode.events[0]?.episode)}: ${SAME_LAST_DIGEST}, counted once in the page's means; sft refuses them until one is removed`,
       );
     }
     episodes.push(episode);

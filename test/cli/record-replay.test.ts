@@ -116,12 +116,36 @@ describe("agent-r1 record / replay, as a user runs them", () => {
       expect(replayed.code, replayed.stderr).toBe(0);
       // The copy sorts first: neither is named the copy.
       expect(replayed.stderr).toBe(
-        `warning: ${copy} and ${original} hold the same episode (ep-0-1, the same events): one is a copy of the other (the same last digest), counted here as two; sft refuses them until one is removed\n`,
+        `warning: ${copy} and ${original} hold the same episode (ep-0-1, the same events): one is a copy of the other, or the same seed recorded twice (the same last digest), counted here as two; sft refuses them until one is removed\n`,
       );
       expect(replayed.stdout).toContain(
         `${verify.length ? "verified" : "read"} 3 journal(s) ok (1 of them a copy of another: the same episode), 0 failed`,
       );
     }
+  });
+
+  it("names the first 5 pairs of journals of one episode and counts the rest: one seed recorded in two folders", async () => {
+    // Recording is deterministic: two folders (two train runs' warm starts) of one seed hold the same journals,
+    // and replay of their parent listed every pair, 651 warnings for a folder of a few runs.
+    const parent = tempDir();
+    for (const folder of ["a", "b"])
+      expect(
+        (await cli("record", "--env", "lookup", "--policy", "expert", "--episodes", "8", "--out", join(parent, folder)))
+          .code,
+      ).toBe(0);
+    const replayed = await cli("replay", parent, "--quiet");
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const warnings = replayed.stderr.trimEnd().split("\n");
+    expect(warnings).toHaveLength(6);
+    expect(warnings[0]).toMatch(
+      /^warning: \S+ and \S+ hold the same episode \(ep-0-\d, the same events\): one is a copy of the other, or the same seed recorded twice \(the same last digest\), counted here as two/,
+    );
+    expect(warnings[5]).toBe(
+      "warning: 3 more journals hold the same episode as another, not listed (the first 5 are above)",
+    );
+    expect(replayed.stdout).toContain(
+      "read 16 journal(s) ok (8 of them copies of another: the same episode), 0 failed",
+    );
   });
 
   it("editing one value makes replay exit 1 naming the file and line", async () => {

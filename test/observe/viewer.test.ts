@@ -170,7 +170,7 @@ describe("the episode viewer page", () => {
     const warnings: string[] = [];
     const page = await viewerHtml(dir, { warn: (line) => warnings.push(line) });
     expect(warnings).toEqual([
-      `warning: ${copy} and ${original} hold the same episode (${(await readEpisodeFile(original)).events[0].episode}, the same events): one is a copy of the other (the same last digest), counted once in the page's means; sft refuses them until one is removed`,
+      `warning: ${copy} and ${original} hold the same episode (${(await readEpisodeFile(original)).events[0].episode}, the same events): one is a copy of the other, or the same seed recorded twice (the same last digest), counted once in the page's means; sft refuses them until one is removed`,
     ]);
     // Both are on the page (they are files there); the summary's mean is the episodes', not the files'.
     expect(page.shown).toBe(before.shown + 1);

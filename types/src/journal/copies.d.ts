@@ -12,3 +12,9 @@ export declare class EpisodeCopies {
  * is the listing's order ("ep-7-0 (copy).jsonl" sorts before "ep-7-0.jsonl"), not which was there first.
  */
 export declare const sameEpisode: (earlier: string, file: string, episode: string | undefined) => string;
+/**
+ * Why two journals hold the same episode: a hash chain ends in the same digest only for the same events, which a
+ * copied file holds, and so does a second recording of the same seed (recording is deterministic: two train runs
+ * of one --seed record the same warm-start demonstrations).
+ */
+export declare const SAME_LAST_DIGEST = "one is a copy of the other, or the same seed recorded twice (the same last digest)";
