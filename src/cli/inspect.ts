@@ -282,7 +282,10 @@ export const inspectHtml = async (
       `note: the page shows the tokens of environment ${envId} as ids: ` +
         (known
           ? "its tokenizer here is not the one recorded (another version of the environment?)"
-          : "pass --env with the module that defines it to decode them"),
+          : options.given !== undefined && options.env !== undefined
+            ? // The user passed --env already: being told to pass --env said nothing of what was wrong.
+              `--env ${options.given} defines ${options.env.id}, not ${envId}: pass --env with the module that defines ${envId} to decode them`
+            : "pass --env with the module that defines it to decode them"),
     );
   }
   return page;
