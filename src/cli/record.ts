@@ -11,7 +11,7 @@ import { closestName, didYouMean, JournalError, messageOf, thrownFrom, UsageErro
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
-import { actionBudgetNote } from "../learn/config.ts";
+import { actionBudgetNote, contextNote } from "../learn/config.ts";
 import { enclosingRun } from "../observe/journals.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { MAX_ACTION_CHARS } from "../runtime/action-format.ts";
@@ -541,6 +541,8 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   const outcomes = resumed?.outcomes ?? new OutcomeTally();
   /** The most tokens one action took (its <eos> included), in the episodes recorded now. */
   let longest = 0;
+  /** The episode of the most tokens (observations and actions: what a model's context holds), of those that ended. */
+  let longestEpisode: { tokens: number; episode: string } | undefined;
   const spelled = new SpelledTally(options.env);
   // Ctrl-C (or SIGTERM, SIGHUP): say what is on disk and how to go on (the same command would refuse the
   // episodes journaled already).
@@ -570,6 +572,13 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
           for (const event of r.events)
             if (event.type === "agent.acted" && event.text.length <= MAX_ACTION_CHARS)
               longest = Math.max(longest, event.tokens.length);
+          if (!r.reason.startsWith(ABORTED)) {
+            let tokens = 0;
+            for (const event of r.events)
+              if (event.type === "agent.acted" || event.type === "env.observed") tokens += event.tokens.length;
+            if (longestEpisode === undefined || tokens > longestEpisode.tokens)
+              longestEpisode = { tokens, episode: r.episode };
+          }
           if (r.reason.startsWith(ABORTED)) {
             aborted += 1;
             // Episode i has seed `<run seed>:i`.
@@ -599,7 +608,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   // Said now rather than at sft, or at train's first cut actions: these are demonstrations a model will learn from.
   const note = actionBudgetNote(options.env, longest, "recorded");
   const spelledNote = spelled.note();
-  for (const line of [note, spelledNote])
+  for (const line of [note, contextNote(options.env, longestEpisode), spelledNote])
     if (line) (options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
   return {
     env: options.env.id,

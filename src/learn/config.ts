@@ -217,6 +217,28 @@ export const actionBudgetNote = (
   );
 };
 
+/**
+ * The note for demonstrations whose longest episode takes more tokens than the context of the model they would
+ * be cloned into (the environment's `model.contextLength`, else train's default), or undefined when it fits:
+ * sft refuses such an episode, so a recording said nothing of it until the clone (or train's warm start) failed.
+ */
+export const contextNote = (
+  env: Pick<EnvDefinition, "id" | "model">,
+  longest: { readonly tokens: number; readonly episode: string } | undefined,
+): string | undefined => {
+  const context = modelConfigFor(env).contextLength;
+  if (longest === undefined || longest.tokens <= context) return undefined;
+  const whose =
+    env.model?.contextLength === undefined ? "train's default" : `environment ${env.id}'s model.contextLength`;
+  return (
+    `note: the longest recorded episode (${longest.episode}) takes ${longest.tokens} tokens, more than the model's context ` +
+    `of ${context} (${whose}): sft, and train's warm start, refuse such demonstrations, and train trains only on the actions that fit: ` +
+    (isBuiltInEnv(env)
+      ? `pass sft and train --context-length ${longest.tokens}`
+      : `set model: { contextLength: ${longest.tokens} } in environment ${env.id}, or pass sft and train --context-length ${longest.tokens}`)
+  );
+};
+
 /** A fresh model's context when neither the user nor the environment says. */
 export const DEFAULT_CONTEXT = 192;
 

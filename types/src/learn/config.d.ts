@@ -121,6 +121,15 @@ export declare const actionBudgetOf: (env: Pick<EnvDefinition, "maxActionTokens"
  * train and eval sample per action, or undefined when it fits. One wording for record and sft.
  */
 export declare const actionBudgetNote: (env: Pick<EnvDefinition, "id" | "maxActionTokens" | "legalActions">, longest: number, demonstrations: "recorded" | "demonstrated") => string | undefined;
+/**
+ * The note for demonstrations whose longest episode takes more tokens than the context of the model they would
+ * be cloned into (the environment's `model.contextLength`, else train's default), or undefined when it fits:
+ * sft refuses such an episode, so a recording said nothing of it until the clone (or train's warm start) failed.
+ */
+export declare const contextNote: (env: Pick<EnvDefinition, "id" | "model">, longest: {
+    readonly tokens: number;
+    readonly episode: string;
+} | undefined) => string | undefined;
 /** A fresh model's context when neither the user nor the environment says. */
 export declare const DEFAULT_CONTEXT = 192;
 /** A fresh model's shape for an environment: the defaults, then the environment's `model`, then `overrides`. */
