@@ -193,6 +193,8 @@ export const loadSequences = async (
   const cutShort: string[] = [];
   const sequences: Sequence[] = [];
   const copies = new EpisodeCopies();
+  /** Demonstrations longer than the context, and the longest of them. */
+  const tooLong: { count: number; longest?: { file: string; what: string; tokens: number } } = { count: 0 };
   for (const file of files) {
     const events = await readJournalFile(file);
     const earlier = copies.earlier(file, events.at(-1)?.digest);
@@ -245,13 +247,21 @@ export const loadSequences = async (
       } else sequences.push(episodeToSequence(events, { maxTokens: contextLength }));
     } catch (error) {
       if (!(error instanceof EpisodeTooLongError)) throw error;
-      throw new UsageError({
-        detail:
-          `${file}: ${error.what} has ${error.tokens} tokens, more than the model's context of ${contextLength}; ` +
-          `clone into a new model with --context-length ${error.tokens} or more (not with --init, whose context is ` +
-          "fixed), or record shorter episodes",
-      });
+      // Every one is read first: the first found named a context that the next, longer one refused again.
+      tooLong.count += 1;
+      if (tooLong.longest === undefined || error.tokens > tooLong.longest.tokens)
+        tooLong.longest = { file, what: error.what, tokens: error.tokens };
     }
+  }
+  if (tooLong.longest !== undefined) {
+    const { file, what, tokens } = tooLong.longest;
+    throw new UsageError({
+      detail:
+        `${file}: ${what} has ${tokens} tokens, more than the model's context of ${contextLength}` +
+        (tooLong.count > 1 ? ` (the longest of ${tooLong.count} demonstrations that do not fit)` : "") +
+        `; clone into a new model with --context-length ${tokens} or more (not with --init, whose context is ` +
+        "fixed), or record shorter episodes",
+    });
   }
   if (illegal > 0) log(`sft: ${illegal} demonstrated actions are not among the legal ones; cloned unconstrained`);
   if (cutShort.length > 0)

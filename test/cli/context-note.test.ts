@@ -3,7 +3,7 @@
  * train's warm start) refuse such a demonstration, and before, a recording said nothing until the clone failed
  * (found writing a flight rebooking desk whose search results made 194-token episodes, against a context of 64).
  */
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -24,9 +24,9 @@ const module = (contextLength: number) => {
   );
   return file;
 };
-const record = async (env: string, out: string, ...more: string[]) => {
+const record = async (env: string, out: string, episodes = 3) => {
   output.clear();
-  const code = await main(["record", "--env", env, "--policy", "expert", "--episodes", "3", "--out", out, ...more]);
+  const code = await main(["record", "--env", env, "--policy", "expert", "--episodes", String(episodes), "--out", out]);
   expect(code, output.stderr).toBe(0);
   return output.stderr;
 };
@@ -63,5 +63,32 @@ describe("record's note on episodes longer than the model's context", () => {
     expect(await record(module(192), join(dir, "roomy"))).not.toContain("longest recorded episode");
     // lookup's episodes fit its model: no note.
     expect(await record("lookup", join(dir, "lookup"))).not.toContain("longest recorded episode");
+  }, 60_000);
+
+  it("sft names the longest demonstration that does not fit, not the first: the context it names fits them all", async () => {
+    // lookup's episodes take one hop or two: of other lengths. Before, sft named the first too long, and a clone
+    // into that context was refused again at a longer one.
+    const demos = join(dir, "hops");
+    await record("lookup", demos, 8);
+    const lengths = readdirSync(demos)
+      .filter((name) => name.endsWith(".jsonl"))
+      .map((name) =>
+        readFileSync(join(demos, name), "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line))
+          .filter((e) => e.type === "agent.acted" || e.type === "env.observed")
+          .reduce((sum, e) => sum + e.tokens.length, 0),
+      );
+    const shortest = Math.min(...lengths);
+    const longest = Math.max(...lengths);
+    expect(longest).toBeGreaterThan(shortest);
+    output.clear();
+    const sft = ["sft", "--env", "lookup", "--data", demos, "--out", join(dir, "hops-clone"), "--epochs", "1"];
+    expect(await main([...sft, "--context-length", String(shortest)])).toBe(2);
+    const over = lengths.filter((n) => n > shortest).length;
+    expect(output.stderr).toContain(
+      `has ${longest} tokens, more than the model's context of ${shortest}${over > 1 ? ` (the longest of ${over} demonstrations that do not fit)` : ""}; clone into a new model with --context-length ${longest} or more`,
+    );
   }, 60_000);
 });

@@ -812,7 +812,7 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const error = lines.filter((line) => line.startsWith("error: "));
     expect(error).toHaveLength(1);
     expect(error[0]).toMatch(
-      /\.jsonl: episode \S+ has \d+ tokens, more than the model's context of 16; clone into a new model with --context-length \d+ or more/,
+      /\.jsonl: episode \S+ has \d+ tokens, more than the model's context of 16 \(the longest of 2 demonstrations that do not fit\); clone into a new model with --context-length \d+ or more/,
     );
   });
 
