@@ -128,8 +128,12 @@ const checkLegalCalls = (env: EnvDefinition, legal: readonly string[], turn: num
   }
 };
 
-/** The tree of the legal actions an environment declares for a state, or null when it declares none. */
-export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | null => {
+/**
+ * The legal actions an environment declares for a state (null: no constraint there), its `legalActions`' result
+ * checked: a throw is said as legalActions' (its stack kept, for the line), and so is a result that is no list of
+ * texts. (An empty list, or a malformed text in it, is the constrained sampler's to refuse: legalTrie.)
+ */
+export const legalActionsOf = (env: EnvDefinition, view: LegalView): readonly string[] | null => {
   // Numbered as the journal numbers turns: the first action is turn 0.
   const turn = view.history.filter((t) => t.role === "action").length;
   let legal: unknown;
@@ -159,9 +163,17 @@ export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | nul
     throw new TypeError(
       `environment ${env.id}: legalActions returned ${Array.isArray(legal) ? `a list whose item ${bad} is ${shownValue(legal[bad])}` : shownValue(legal)} for turn ${turn}; it must return the action texts (strings, e.g. formatCall(tool, args) or formatAnswer(text)), or null for no constraint`,
     );
+  return legal as string[];
+};
+
+/** The tree of the legal actions an environment declares for a state, or null when it declares none. */
+export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | null => {
+  const legal = legalActionsOf(env, view);
+  if (legal === null) return null;
+  const turn = view.history.filter((t) => t.role === "action").length;
   if (legal.length === 0)
     throw new RangeError(`environment ${env.id} declared no legal action for turn ${turn} (legalActions returned [])`);
-  checkLegalCalls(env, legal as string[], turn);
+  checkLegalCalls(env, legal, turn);
   return new ActionTrie(legal.map((text) => actionTokens(env.tokenizer, text)));
 };
 

@@ -10,6 +10,7 @@ import type { Journal } from "../journal/journal.ts";
 import { MemoryJournal } from "../journal/memory.ts";
 import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
+import { legalActionsOf } from "../policy/legal.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
 import { type EpisodeRecord, runEpisode } from "../runtime/episode.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
@@ -131,7 +132,9 @@ export const actionsWithRepeatsArbitrary = <A extends ScriptAction>(
 /** The text a script's action stands for, in the state the request shows. */
 export const resolveAction = (env: EnvDefinition, action: ScriptAction, request: PolicyRequest): string => {
   if (typeof action === "string") return action;
-  const legal = env.legalActions?.({ task: request.task, history: request.history }) ?? [];
+  // Checked as constrained decoding checks it: a legalActions that throws (or returns no list of texts) is named,
+  // and the kit reports it (neverCrashes), where before a throw was the script's failure and passed.
+  const legal = legalActionsOf(env, { task: request.task, history: request.history }) ?? [];
   return legal.length === 0 ? "" : legal[action.legal % legal.length];
 };
 

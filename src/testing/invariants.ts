@@ -633,8 +633,10 @@ const mostCallsInFlight = (events: readonly EpisodeEvent[]): number => {
  * a `slice` that cut an emoji in two, or a tool input holding one), which aborts the episode just the same.
  */
 export const neverCrashes = (): RewardInvariant<EpisodeScript> =>
-  episodeInvariant("no action or tool result crashes the environment", (e) =>
-    e.record.reason.startsWith(`${ABORTED}environment error`)
+  episodeInvariant("no action or tool result crashes the environment", (e, env) =>
+    e.record.reason.startsWith(`${ABORTED}environment error`) ||
+    // A pick among the legal actions ran the environment's legalActions, which failed: its code, not the script's.
+    e.record.reason.startsWith(`${ABORTED}policy script failed: environment ${env.id}: legalActions `)
       ? `the episode ended with "${e.record.reason}"${e.record.thrownAt ? ` (thrown at ${e.record.thrownAt})` : ""}`
       : e.record.reason.startsWith(`${ABORTED}could not record `)
         ? `the episode ended with "${e.record.reason}": the environment wrote an event the journal cannot hold`

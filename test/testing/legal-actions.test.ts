@@ -195,4 +195,23 @@ describe("the kit draws actions from the environment's legal actions", () => {
       `<answer>${task.units}</answer>`,
     ]);
   });
+
+  it("reports a legalActions that throws, or returns no list of texts, as the environment's crash, naming it", async () => {
+    // Before, the kit called legalActions itself: its throw was the script's failure, which neverCrashes passes
+    // (constrained training then aborted every episode), and a forgotten return played an empty action.
+    const sound = createWarehouse(false);
+    const failing = r1.defineEnv({
+      ...sound,
+      legalActions: (view) => {
+        if (view.history.length > 1) throw new Error("legal bug");
+        return sound.legalActions!(view);
+      },
+    });
+    await expect(checkRewards(failing, { invariants: [neverCrashes()], numRuns: 30 })).rejects.toThrow(
+      /the episode ended with "aborted: policy script failed: environment \S+: legalActions threw for turn 1: legal bug" \(thrown at test\/testing\/legal-actions\.test\.ts:\d+:\d+\)/,
+    );
+    const forgetful = r1.defineEnv({ ...sound, legalActions: (() => undefined) as never });
+    const { record } = await playEpisode(forgetful, { seed: "s1", actions: [{ legal: 0 }] });
+    expect(record.reason).toMatch(/legalActions returned undefined for turn 0 \(a missing return\?\)/);
+  });
 });

@@ -33,6 +33,12 @@ export declare class ActionTrie {
 export declare const actionTokens: (tokenizer: Tokenizer, text: string) => number[];
 /** `--constrained` needs an environment that declares its legal actions; anything else is a UsageError. */
 export declare const requireLegalActions: (env: EnvDefinition) => void;
+/**
+ * The legal actions an environment declares for a state (null: no constraint there), its `legalActions`' result
+ * checked: a throw is said as legalActions' (its stack kept, for the line), and so is a result that is no list of
+ * texts. (An empty list, or a malformed text in it, is the constrained sampler's to refuse: legalTrie.)
+ */
+export declare const legalActionsOf: (env: EnvDefinition, view: LegalView) => readonly string[] | null;
 /** The tree of the legal actions an environment declares for a state, or null when it declares none. */
 export declare const legalTrie: (env: EnvDefinition, view: LegalView) => ActionTrie | null;
 /** A constraint that also says how many tokens its longest legal action takes. */
