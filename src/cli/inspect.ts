@@ -6,7 +6,7 @@
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { EpisodeCopies, SAME_LAST_DIGEST, sameEpisode } from "../journal/copies.ts";
+import { COPIES_LISTED, EpisodeCopies, moreCopies, SAME_LAST_DIGEST, sameEpisode } from "../journal/copies.ts";
 import { EnvOptionsRefusedError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -160,6 +160,8 @@ export const inspectPath = async (
   /** Damaged journals past the ones shown: read (the exit status counts them) and named, not printed. */
   const damagedUnshown: string[] = [];
   const copies = new EpisodeCopies();
+  /** Journals holding an earlier one's episode: the first few named, the rest counted (a folder of runs of one seed). */
+  let copied = 0;
   for (const [i, file] of files.entries()) {
     const shown = i < maxEpisodes;
     if (shown) {
@@ -171,10 +173,13 @@ export const inspectPath = async (
     if (shown) for (const line of timeline(events, error ? undefined : await thrownAtOf(events))) write(line);
     // Read whole: a journal whose last digest an earlier one ends with holds the same episode.
     const copyOf = error ? undefined : copies.earlier(file, events.at(-1)?.digest);
-    if (copyOf !== undefined)
-      warn(
-        `warning: ${sameEpisode(copyOf, file, events[0]?.episode)}: ${SAME_LAST_DIGEST}; sft refuses them until one is removed`,
-      );
+    if (copyOf !== undefined) {
+      copied += 1;
+      if (copied <= COPIES_LISTED)
+        warn(
+          `warning: ${sameEpisode(copyOf, file, events[0]?.episode)}: ${SAME_LAST_DIGEST}; sft refuses them until one is removed`,
+        );
+    }
     if (error) {
       damaged += 1;
       if (tornTail) torn += 1;
@@ -183,6 +188,8 @@ export const inspectPath = async (
       else damagedUnshown.push(file);
     }
   }
+  const more = moreCopies(copied);
+  if (more) warn(more);
   if (files.length > maxEpisodes)
     write(
       `\nshowed the first ${maxEpisodes} of ${files.length} journals; --max-episodes ${files.length} shows them all, --html FILE writes a page with a sample of them and the run's charts`,

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import { Command, CommanderError, Option } from "commander";
-import { SAME_LAST_DIGEST, sameEpisode } from "../journal/copies.ts";
+import { COPIES_LISTED, moreCopies, SAME_LAST_DIGEST, sameEpisode } from "../journal/copies.ts";
 import { DURABILITIES, type Durability } from "../journal/journal.ts";
 import { liveLockHolder } from "../journal/lock.ts";
 import {
@@ -40,9 +40,6 @@ import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-
 import { FILES_WORTH_A_BAR, type Progress, progress, stopAllBars } from "./progress.ts";
 import { policyFor, record, refuseRecordOut } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv, refuseOtherOptions, runConfigEnv } from "./registry.ts";
-
-/** Pairs of journals holding one episode that replay names one by one; the rest are counted. */
-const COPIES_LISTED = 5;
 
 const positiveInt = (name: string) => intArg(name, 1, true);
 
@@ -286,10 +283,8 @@ const buildProgram = (setExit: (code: number) => void): Command => {
             : "") +
           (removed ? `; removed ${removed} file(s) that held no whole event` : ""),
       );
-      if (copies > COPIES_LISTED)
-        err(
-          `warning: ${copies - COPIES_LISTED} more journals hold the same episode as another, not listed (the first ${COPIES_LISTED} are above)`,
-        );
+      const more = moreCopies(copies);
+      if (more) err(more);
       for (const { env, recorded, here, count } of unchecked.values())
         err(
           `note: ${count} journal(s) of ${env} were recorded with tokenizer ${recorded}, and ${env} here has ${here}: their events verified, their token ids were not; pass --env with the environment (and options) they were recorded under to check those too`,

@@ -28,3 +28,12 @@ export const sameEpisode = (earlier: string, file: string, episode: string | und
  * of one --seed record the same warm-start demonstrations).
  */
 export const SAME_LAST_DIGEST = "one is a copy of the other, or the same seed recorded twice (the same last digest)";
+
+/** Journals holding another's episode that replay and inspect name one by one; the rest are counted in one line. */
+export const COPIES_LISTED = 5;
+
+/** The line that counts the journals past the first COPIES_LISTED that hold another's episode, or undefined. */
+export const moreCopies = (copies: number): string | undefined =>
+  copies > COPIES_LISTED
+    ? `warning: ${copies - COPIES_LISTED} more journals hold the same episode as another, not listed (the first ${COPIES_LISTED} are above)`
+    : undefined;

@@ -12,7 +12,7 @@
 import { existsSync, statSync } from "node:fs";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { EpisodeCopies, SAME_LAST_DIGEST, sameEpisode } from "../journal/copies.ts";
+import { COPIES_LISTED, EpisodeCopies, moreCopies, SAME_LAST_DIGEST, sameEpisode } from "../journal/copies.ts";
 import { streamJournalFile } from "../journal/jsonl.ts";
 import { readJsonText } from "../kernel/canonical.ts";
 import { JournalError, writingFileAsync } from "../kernel/errors.ts";
@@ -491,13 +491,16 @@ export const viewerHtml = async (path: string, options: ViewerOptions = {}): Pro
     const copyOf = episode.error ? undefined : copies.earlier(file, episode.events.at(-1)?.digest);
     if (copyOf !== undefined) {
       copied += 1;
-      warn(
-        `warning: ${sameEpisode(copyOf, file, episode.events[0]?.episode)}: ${SAME_LAST_DIGEST}, counted once in the page's means; sft refuses them until one is removed`,
-      );
+      if (copied <= COPIES_LISTED)
+        warn(
+          `warning: ${sameEpisode(copyOf, file, episode.events[0]?.episode)}: ${SAME_LAST_DIGEST}, counted once in the page's means; sft refuses them until one is removed`,
+        );
     }
     episodes.push(episode);
   }
   bar?.stop();
+  const more = moreCopies(copied);
+  if (more) warn(more);
 
   const sections: string[] = [];
   if (run) {

@@ -146,6 +146,16 @@ describe("agent-r1 record / replay, as a user runs them", () => {
     expect(replayed.stdout).toContain(
       "read 16 journal(s) ok (8 of them copies of another: the same episode), 0 failed",
     );
+    // inspect reads every journal too, and its page the ones it shows: the same five, then the count.
+    for (const html of [[], ["--html", join(parent, "page.html")]]) {
+      const inspected = await cli("inspect", parent, ...html);
+      expect(inspected.code, inspected.stderr).toBe(0);
+      const said = inspected.stderr.split("\n").filter((line) => line.startsWith("warning: "));
+      expect(said).toHaveLength(6);
+      expect(said[5]).toBe(
+        "warning: 3 more journals hold the same episode as another, not listed (the first 5 are above)",
+      );
+    }
   });
 
   it("editing one value makes replay exit 1 naming the file and line", async () => {

@@ -18,3 +18,7 @@ export declare const sameEpisode: (earlier: string, file: string, episode: strin
  * of one --seed record the same warm-start demonstrations).
  */
 export declare const SAME_LAST_DIGEST = "one is a copy of the other, or the same seed recorded twice (the same last digest)";
+/** Journals holding another's episode that replay and inspect name one by one; the rest are counted in one line. */
+export declare const COPIES_LISTED = 5;
+/** The line that counts the journals past the first COPIES_LISTED that hold another's episode, or undefined. */
+export declare const moreCopies: (copies: number) => string | undefined;
