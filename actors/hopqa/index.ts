@@ -51,7 +51,7 @@ const policiesFor = (words: Tokenizer) => ({
   hasty: (rate?: number) => hastyPolicy(rate, words),
   /** The hasty demonstrator on half the questions (HASTE_RATE is 0.7): a warm start between hasty and expert. */
   "half-hasty": () => hastyPolicy(0.5, words),
-  /** The expert that names a wrong entity at the end of most questions (SLOPPY_RATE is 0.6). */
+  /** The expert that names a wrong entity at the end of most questions (SLOPPY_RATE is 0.8). */
   sloppy: (rate?: number) => sloppyPolicy(rate, words),
   rag: () => ragPolicy(words),
   random: () => randomPolicy(words),

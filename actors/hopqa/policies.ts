@@ -156,7 +156,7 @@ export const hastyPolicy = (rate = HASTE_RATE, words: Tokenizer = tokenizer) =>
     return formatAnswer(solveQuestion(worldOf(task.world).world, task).answer);
   });
 /** How often the sloppy demonstrator names a wrong entity at the end (where its results showed one). */
-export const SLOPPY_RATE = 0.6;
+export const SLOPPY_RATE = 0.8;
 
 /** Whether the sloppy demonstrator answers wrong on a task (a hash of the task, so the same task always does). */
 export const sloppyOn = (task: HopqaTask, rate = SLOPPY_RATE): boolean =>

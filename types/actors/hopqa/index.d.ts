@@ -45,7 +45,7 @@ export declare const hopqa: {
         hasty: (rate?: number) => import("../../src/index.ts").Policy;
         /** The hasty demonstrator on half the questions (HASTE_RATE is 0.7): a warm start between hasty and expert. */
         "half-hasty": () => import("../../src/index.ts").Policy;
-        /** The expert that names a wrong entity at the end of most questions (SLOPPY_RATE is 0.6). */
+        /** The expert that names a wrong entity at the end of most questions (SLOPPY_RATE is 0.8). */
         sloppy: (rate?: number) => import("../../src/index.ts").Policy;
         rag: () => import("../../src/index.ts").Policy;
         random: () => import("../../src/index.ts").Policy;

@@ -64,7 +64,7 @@ export declare const hastyAnswer: (task: HopqaTask, results: readonly string[]) 
  */
 export declare const hastyPolicy: (rate?: number, words?: Tokenizer) => import("../../src/index.ts").Policy;
 /** How often the sloppy demonstrator names a wrong entity at the end (where its results showed one). */
-export declare const SLOPPY_RATE = 0.6;
+export declare const SLOPPY_RATE = 0.8;
 /** Whether the sloppy demonstrator answers wrong on a task (a hash of the task, so the same task always does). */
 export declare const sloppyOn: (task: HopqaTask, rate?: number) => boolean;
 /**
