@@ -40,6 +40,7 @@
  * key they could see is masked): never read or train them.
  */
 import * as tf from "@tensorflow/tfjs-core";
+import { UsageError } from "../kernel/errors.ts";
 import { Rng } from "../kernel/prng.ts";
 import { registerGradients } from "./gradients.ts";
 
@@ -543,6 +544,13 @@ export class Gpt {
 
   constructor(config: Partial<GptConfig>, seed: string) {
     this.config = gptConfig(config);
+    // Without a backend, tfjs failed at the first weight with "No backend found in registry.", naming neither
+    // this class nor what to do: train, sft and loadPolicy start one themselves, a model built by hand does not.
+    if (tf.engine().backendNames().length === 0)
+      throw new UsageError({
+        detail:
+          'new Gpt: no TensorFlow.js backend is set up; first `await initBackend()` (from "agent-r1-ts/learn"; initBackend("wasm") or "cpu" to choose one), as train, sft and loadPolicy do themselves',
+      });
     registerGradients();
     const { vocabSize, contextLength, width, layers, initStd, tiedEmbeddings, layerNormEps } = this.config;
     this.store = new ParameterStore(seed);
