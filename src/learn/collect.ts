@@ -14,7 +14,7 @@ import { replayEpisode } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
-import { PolicyActor } from "../runtime/policy-actor.ts";
+import { notAPolicy, PolicyActor } from "../runtime/policy-actor.ts";
 import { rollout } from "../runtime/rollout.ts";
 
 /**
@@ -80,6 +80,9 @@ export const collect: {
   (options: CollectOptions): Promise<Collected[]>;
 } = async <Task extends Json>(options: CollectOptions<Task>): Promise<Collected<Task>[]> => {
   checkKnownKeys("collect", options, COLLECT_OPTIONS);
+  const notPolicy = notAPolicy(options.policy);
+  if (notPolicy)
+    throw new TypeError(`collect: policy must be a Policy ({ id, version, tokenizer, act }): ${notPolicy}`);
   const journal: Journal = options.dir
     ? new JsonlJournal(options.dir, options.durability ?? "episode")
     : new MemoryJournal();

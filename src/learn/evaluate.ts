@@ -16,6 +16,7 @@ import {
 } from "../runtime/episode.ts";
 import { describeCounts, tallyOutcomes } from "../runtime/outcome-tally.ts";
 import type { Policy } from "../runtime/policy.ts";
+import { notAPolicy } from "../runtime/policy-actor.ts";
 import { ToolTally, type ToolTallySummary } from "../runtime/tool-tally.ts";
 import { collect } from "./collect.ts";
 import { episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -206,6 +207,9 @@ export const evaluate: {
   if (typeof options !== "object" || options === null)
     throw new TypeError('evaluate: give the options, e.g. evaluate(env, policy, { episodes: 100, seed: "heldout" })');
   checkKnownKeys("evaluate", options, ["episodes", "seed", "dir", "onEpisode", "signal"]);
+  const notPolicy = notAPolicy(policy);
+  if (notPolicy)
+    throw new TypeError(`evaluate: policy must be a Policy ({ id, version, tokenizer, act }): ${notPolicy}`);
   // Any object shaped as one (another realm's, a polyfill's), as collect and train take: not only Node's own.
   if (options.signal !== undefined && !isAbortSignalShaped(options.signal))
     throw new TypeError(

@@ -24,6 +24,10 @@ export const notAPolicy = (policy: unknown): string | undefined => {
   if (typeof policy !== "object" || policy === null || isThenable(policy))
     return `got ${policy === undefined ? "nothing (undefined)" : shownValue(policy)}`;
   const { id, version, tokenizer, act } = policy as Partial<Record<keyof Policy, unknown>>;
+  // A PolicyActor where its Policy was due (evaluate, collect and PolicyActor wrap it themselves): said as such,
+  // not as "its id is undefined", which sent the reader looking for a missing field of their own policy.
+  if (policy instanceof PolicyActor)
+    return "that is a PolicyActor, which wraps a Policy; give the Policy itself (the one you passed to new PolicyActor(...), or actor.policy)";
   if (typeof id !== "string") return `its id is ${shownValue(id)}, not a string`;
   if (typeof act !== "function") return `policy ${id} has no act(requests) function`;
   if (typeof (tokenizer as { encode?: unknown } | undefined)?.encode !== "function")
