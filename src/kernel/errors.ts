@@ -345,6 +345,15 @@ export const checkKnownKeys = (fn: string, options: object, known: readonly stri
   if (typeof options !== "object" || options === null)
     throw new TypeError(`${fn}: the options must be an object, got ${options === null ? "null" : typeof options}`);
   const unknown = firstUnknownKey(options, known);
+  // An environment given where the options were due (`runEpisode(env)`, `rollout(env, ...)`): said as such, not
+  // as its first field, "unknown option `id`".
+  if (unknown && known.includes("env") && "machine" in options && "tokenizer" in options && "task" in options)
+    throw new TypeError(
+      `${fn}: that is an environment; ${fn} takes one object of options, the environment among them: ${fn}({ env, ${known
+        .filter((key) => key !== "env")
+        .slice(0, 3)
+        .join(", ")}, ... })`,
+    );
   if (unknown)
     throw new TypeError(
       `${fn}: unknown option \`${unknown.key}\`${didYouMean(unknown.meant)}; ${fn} knows ${known.join(", ")}`,

@@ -13,7 +13,7 @@ import type { Json } from "effect/Schema";
 import { defer, merge, Observable, of, repeat, Subject, Subscription, takeWhile } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, thrownFrom } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, shownValue, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { EnvDefinition } from "./env.ts";
@@ -105,12 +105,23 @@ export const rollout: {
   const groupSize = options.groupSize ?? 1;
   const start = options.start ?? 0;
   checkEpisodeParts("rollout", options);
+  // Values said as shownValue says them: "got 3" hid that the 3 was the string "3" (which made `start: "2"` run
+  // twenty episodes, "2" + 2 being "22"); `start` and the callbacks failed deep inside, or not at all.
   if (!Number.isInteger(options.episodes) || options.episodes < 0)
-    throw new RangeError(`rollout: episodes must be a natural number, got ${options.episodes}`);
+    throw new RangeError(`rollout: episodes must be a natural number, got ${shownValue(options.episodes)}`);
   if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new RangeError(`rollout: concurrency must be a positive integer, got ${concurrency}`);
+    throw new RangeError(`rollout: concurrency must be a positive integer, got ${shownValue(concurrency)}`);
   if (!Number.isInteger(groupSize) || groupSize < 1)
-    throw new RangeError(`rollout: groupSize must be a positive integer, got ${groupSize}`);
+    throw new RangeError(`rollout: groupSize must be a positive integer, got ${shownValue(groupSize)}`);
+  if (!Number.isInteger(start) || start < 0)
+    throw new RangeError(
+      `rollout: start must be a natural number (the first episode's index), got ${shownValue(start)}`,
+    );
+  for (const name of ["task", "skip"] as const)
+    if (options[name] !== undefined && typeof options[name] !== "function")
+      throw new TypeError(
+        `rollout: ${name} must be a function (${name === "task" ? "(group, seed) => task" : "(index) => boolean"}), got ${shownValue(options[name])}`,
+      );
   // Each running episode listens on the signal until it ends: more than 10 at once made Node warn of a leak
   // ("MaxListenersExceededWarning: ... 11 abort listeners added to [AbortSignal]", or "[EventTarget]" for an
   // object shaped as an AbortSignal, a polyfill's, whose listeners the rollout cannot unlimit). So the episodes

@@ -238,6 +238,36 @@ describe("rollout runner", () => {
       /concurrency must be a positive integer/,
     );
     expect(() => rollout({ ...options, episodes: -1 })).toThrow(/^rollout: episodes must be a natural number/);
+    // A number given as text is said to be text ("got 3" hid it), and `start` is checked: "2" ran twenty
+    // episodes from index 2 ("2" + 2 is "22"), -1 and 1.5 made episodes ep-x--1 and ep-x-1.5.
+    expect(() => rollout({ ...options, episodes: "3" as never })).toThrow(
+      'rollout: episodes must be a natural number, got "3" (a string)',
+    );
+    expect(() => rollout({ ...options, episodes: 2, groupSize: "2" as never })).toThrow(
+      'rollout: groupSize must be a positive integer, got "2" (a string)',
+    );
+    for (const [start, shown] of [
+      ["2", '"2" (a string)'],
+      [-1, "-1"],
+      [1.5, "1.5"],
+    ] as const)
+      expect(() => rollout({ ...options, episodes: 2, start: start as never })).toThrow(
+        `rollout: start must be a natural number (the first episode's index), got ${shown}`,
+      );
+    // task and skip that are no functions are named at once (they failed mid-run, "options.skip is not a function").
+    expect(() => rollout({ ...options, episodes: 2, skip: 1 as never })).toThrow(
+      "rollout: skip must be a function ((index) => boolean), got 1",
+    );
+    expect(() => rollout({ ...options, episodes: 2, task: { key: "k0" } as never })).toThrow(
+      "rollout: task must be a function ((group, seed) => task), got an object",
+    );
+    // An environment where the options were due is said to be one (not "unknown option `id`").
+    expect(() => rollout(lookupEnv as never)).toThrow(
+      "rollout: that is an environment; rollout takes one object of options, the environment among them: rollout({ env, policy, journal, seed, ... })",
+    );
+    await expect(runEpisode(lookupEnv as never)).rejects.toThrow(
+      /^runEpisode: that is an environment; runEpisode takes one object/,
+    );
     // A misspelt option is named, with the one meant (not met later as "episodes ... got undefined").
     expect(() => rollout({ ...options, episods: 1 } as never)).toThrow(
       /^rollout: unknown option `episods` \(did you mean `episodes`\?\)/,
