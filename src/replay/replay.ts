@@ -229,7 +229,17 @@ export const replayEpisode = (
     if (tooLong) throw new Unrecordable(`could not record ${body.type}: ${tooLong}`);
     const record = recorded[cursor];
     if (verify) {
-      if (!record) diverge(recorded.length, "(end of journal)", json);
+      if (!record) {
+        // A journal cut short (a killed run, or one still recording) is no divergence: said as `replay --verify`
+        // says it, not with the hint about impure guards, which sent the reader hunting for a bug in the machine.
+        if (recorded.at(-1)?.type !== "episode.ended")
+          refuse(
+            recorded.length,
+            "(end of journal)",
+            `${body.type}: the episode has no episode.ended (the journal stops after ${recorded.length} events: cut short, or still recording); only an ended episode verifies (replay it with { verify: false } to re-derive what it holds)`,
+          );
+        diverge(recorded.length, "(end of journal)", json);
+      }
       let actual = body;
       if (!tokensVerified && body.type === "env.observed" && record.type === "env.observed") {
         actual = { ...body, tokens: record.tokens };

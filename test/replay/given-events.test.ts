@@ -144,3 +144,23 @@ it("an event of a validated array cannot be changed in place without a cast: its
   };
   expect(typeof refusedByTheTypes).toBe("function");
 });
+
+it("says that a journal cut short has no end, as replay --verify does, rather than blaming impure code", async () => {
+  const events = await recorded();
+  // A killed run's journal, or one still recording: its first events only.
+  const cut = events.slice(0, 5);
+  const error = (() => {
+    try {
+      r1.replayEpisode(cut, weather);
+    } catch (e) {
+      return e as r1.NonDeterminismError;
+    }
+  })();
+  expect(error).toBeInstanceOf(r1.NonDeterminismError);
+  expect(error?.actual).toMatch(
+    /^env\.\w+: the episode has no episode\.ended \(the journal stops after 5 events: cut short, or still recording\); only an ended episode verifies/,
+  );
+  expect(error?.hint).toBeUndefined(); // the hint named Math.random, Date.now, timers: no bug of the machine here
+  // Without verifying, it re-derives what the journal holds.
+  expect(r1.replayEpisode(cut, weather, { verify: false }).reason).toMatch(/^aborted: /);
+});
