@@ -7,7 +7,7 @@
  * A vocabulary word that spans several pieces (a tag such as `<search>`) is matched whole, before that cut.
  */
 import { digest } from "./canonical.ts";
-import { shownValue } from "./errors.ts";
+import { checkKnownKeys, shownValue } from "./errors.ts";
 
 /** Turns text into token ids and back; policies and the environment's observations share one per environment. */
 export interface Tokenizer {
@@ -63,6 +63,13 @@ export class WordTokenizer implements Tokenizer {
     readonly words: readonly string[],
     options: WordTokenizerOptions = {},
   ) {
+    // A misspelt key (`{ space: "implicit" }`) or value (`spaces: "none"`) was taken as the default, explicit
+    // spaces: every episode silently twice as long in tokens as the option asked.
+    checkKnownKeys("WordTokenizer", options, ["spaces"]);
+    if (options.spaces !== undefined && options.spaces !== "explicit" && options.spaces !== "implicit")
+      throw new RangeError(
+        `WordTokenizer: spaces must be "explicit" (a space is a token; the default) or "implicit" (one space between two words is free), got ${shownValue(options.spaces)}`,
+      );
     this.spaces = options.spaces ?? "explicit";
     const specials: string[] = [...SPECIAL_TOKENS, ...(this.spaces === "implicit" ? [GLUE] : [])];
     for (const piece of [...specials, " ", "\n", ...words]) {

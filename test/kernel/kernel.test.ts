@@ -277,6 +277,20 @@ describe("word tokenizer with byte fallback", () => {
     );
   });
 
+  it("refuses a misspelt option or spaces value, which fell back to explicit spaces without a word", () => {
+    // Before: both made an explicit-spaces tokenizer, every episode about twice as many tokens as asked for.
+    expect(() => WordTokenizer.fromCorpus(["a b"], { space: "implicit" } as never)).toThrow(
+      "WordTokenizer: unknown option `space` (did you mean `spaces`?)",
+    );
+    expect(() => WordTokenizer.fromCorpus(["a b"], { spaces: "none" } as never)).toThrow(
+      'WordTokenizer: spaces must be "explicit" (a space is a token; the default) or "implicit" (one space between two words is free), got "none" (a string)',
+    );
+    expect(() => new WordTokenizer(["a"], { spaces: true } as never)).toThrow(
+      /^WordTokenizer: spaces must be .* got true$/,
+    );
+    expect(WordTokenizer.fromCorpus(["a b"], { spaces: "implicit" }).encode("a b")).toHaveLength(2);
+  });
+
   it("the id names the vocabulary", () => {
     expect(new WordTokenizer(["a", "b"]).id).toBe(new WordTokenizer(["a", "b"]).id);
     expect(new WordTokenizer(["a", "b"]).id).not.toBe(new WordTokenizer(["a", "c"]).id);
