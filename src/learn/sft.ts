@@ -156,11 +156,11 @@ export const withLegalMasks = (env: EnvDefinition, events: readonly EpisodeEvent
 };
 
 /** The journal files of --data, checked before anything slow starts (loading a backend takes a while). */
-const demonstrationFiles = async (data: string): Promise<string[]> => {
-  if (!existsSync(data)) throw new UsageError({ detail: `--data ${data}: no such file or folder` });
+const demonstrationFiles = async (data: string, flag = "--data"): Promise<string[]> => {
+  if (!existsSync(data)) throw new UsageError({ detail: `${flag} ${data}: no such file or folder` });
   // A folder of `record`, or a run folder of `train` (its episodes/uNNNNN/ journals; metrics.jsonl is no journal).
   const files = await findJournals(data).catch((error: unknown) => {
-    throw error instanceof UsageError ? new UsageError({ detail: `--data: ${error.detail}` }) : error;
+    throw error instanceof UsageError ? new UsageError({ detail: `${flag}: ${error.detail}` }) : error;
   });
   if (files.length === 0) {
     // A folder inside a run (its checkpoints/) or a checkpoint: record cannot write there, so the hint was wrong.
@@ -168,9 +168,9 @@ const demonstrationFiles = async (data: string): Promise<string[]> => {
     throw new UsageError({
       detail:
         run && run !== resolve(data)
-          ? `no .jsonl journals in ${data}: it is inside the train run folder ${shownPath(run)}, whose journals are its episodes/ (and warm-start/demos/): give --data ${shownPath(run)}, or ${join(shownPath(run), "episodes")} for the policy's alone`
+          ? `no .jsonl journals in ${data}: it is inside the train run folder ${shownPath(run)}, whose journals are its episodes/ (and warm-start/demos/): give ${flag} ${shownPath(run)}, or ${join(shownPath(run), "episodes")} for the policy's alone`
           : existsSync(join(data, "manifest.json"))
-            ? `--data ${data} is a checkpoint folder (weights), not journals: give a folder of recorded journals (\`npx agent-r1 record --policy expert --out DIR\`)`
+            ? `${flag} ${data} is a checkpoint folder (weights), not journals: give a folder of recorded journals (\`npx agent-r1 record --policy expert --out DIR\`)`
             : `no .jsonl journals in ${data} or its subfolders (record some with \`npx agent-r1 record --policy expert --out ${data}\`)`,
     });
   }
@@ -496,8 +496,26 @@ export const describeSftProgress = (progress: SftProgress): string => {
 
 const shown = (value: unknown) => (typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null));
 
-/** The first argument that differs from the saved ones, as a UsageError naming its flag and both values. */
-const checkSameArguments = (out: string, saved: SftArguments, now: SftArguments, keys: readonly string[]) => {
+/**
+ * The words of sft's refusals: its flags on the command line (where `command` is given), its options from code,
+ * which has no --replace (an sft without resume starts a stopped one over) and no --epochs.
+ */
+const wordsFor = (fromCode: boolean) => ({
+  resume: fromCode ? "resume" : "--resume",
+  data: fromCode ? "data" : "--data",
+  without: fromCode ? "without resume: true" : "without --resume",
+  over: fromCode ? "an sft without resume: true starts it over" : "--replace starts it over",
+  name: (key: string) => (fromCode ? (key === "env" ? "envSpec" : key) : (ARGUMENT_FLAGS[key] ?? key)),
+});
+
+/** The first argument that differs from the saved ones, as a UsageError naming its flag (option) and both values. */
+const checkSameArguments = (
+  out: string,
+  saved: SftArguments,
+  now: SftArguments,
+  keys: readonly string[],
+  words: ReturnType<typeof wordsFor>,
+) => {
   const flat = (args: SftArguments): Record<string, unknown> => {
     const { model, ...rest } = args;
     return { ...rest, ...Object.fromEntries(Object.entries(model ?? {}).map(([k, v]) => [`model.${k}`, v])) };
@@ -512,13 +530,13 @@ const checkSameArguments = (out: string, saved: SftArguments, now: SftArguments,
     if (canonicalJson(before[key] ?? null) === canonicalJson(after[key] ?? null)) continue;
     // The same options in another order are the same environment.
     if (key === "env" && sameEnvSpec(String(before[key]), String(after[key]))) continue;
-    const flag = ARGUMENT_FLAGS[key] ?? key;
+    const flag = words.name(key);
     const detail =
       key === "episodes"
-        ? `--data ${now.data}: its journals are not those the stopped sft was cloning (${saved.episodes.count} episodes then, ${now.episodes.count} now${saved.episodes.count === now.episodes.count ? ", not the same ones" : ""})`
+        ? `${words.data} ${now.data}: its journals are not those the stopped sft was cloning (${saved.episodes.count} episodes then, ${now.episodes.count} now${saved.episodes.count === now.episodes.count ? ", not the same ones" : ""})`
         : `${flag} differs from the stopped sft's: ${shown(before[key])} then, ${shown(after[key])} now`;
     throw new UsageError({
-      detail: `--resume: ${detail}; the sft in ${out} continues only with the arguments it was started with (give them again), or --replace starts it over`,
+      detail: `${words.resume}: ${detail}; the sft in ${out} continues only with the arguments it was started with (give them again), or ${words.over}`,
     });
   }
 };
@@ -570,16 +588,18 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const out = options.out;
   const progressDir = progressFolder(out);
+  // From code (no command to resume with), refusals name sft's options, not the CLI's flags.
+  const words = wordsFor(options.command === undefined);
   // Refused before the epochs, not after them.
   const target = checkpointTarget(out);
   const saved = options.resume ? sftProgressIn(out) : undefined;
   if (options.resume && !saved)
     throw new UsageError({
       detail: existsSync(progressDir)
-        ? `--resume: ${out} holds no saved point of its sft (it was stopped before its first: an sft saves one at each epoch's end${options.checkpointEvery ? ` and every ${options.checkpointEvery} steps` : ""}, and when stopped by a signal), so nothing can be resumed: start it again without --resume (with --replace)`
+        ? `${words.resume}: ${out} holds no saved point of its sft (it was stopped before its first: an sft saves one at each epoch's end${options.checkpointEvery ? ` and every ${options.checkpointEvery} steps` : ""}, and when stopped by a signal), so nothing can be resumed: start it again ${options.command === undefined ? words.without : "without --resume (with --replace)"}`
         : target === "checkpoint"
-          ? `--resume: ${out} holds a finished clone (its sft ran to its end): nothing to resume; eval it or train --init from it, or clone again with --replace (without --resume)`
-          : `--resume: ${out} holds no stopped sft to resume (no ${join(out, SFT_PROGRESS)}): start it without --resume`,
+          ? `${words.resume}: ${out} holds a finished clone (its sft ran to its end): nothing to resume; eval it or train --init from it, or clone again ${options.command === undefined ? `${words.without} (the clone replaces it)` : "with --replace (without --resume)"}`
+          : `${words.resume}: ${out} holds no stopped sft to resume (no ${join(out, SFT_PROGRESS)}): start it ${words.without}`,
     });
   if (!options.resume && existsSync(progressDir)) {
     const earlier = sftProgressIn(out);
@@ -588,7 +608,7 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     );
     await rm(progressDir, { recursive: true, force: true });
   } else if (target === "checkpoint" && !saved) log(`sft: ${out} holds a checkpoint; the clone replaces it`);
-  const files = await demonstrationFiles(options.data);
+  const files = await demonstrationFiles(options.data, words.data);
   // A run folder also holds its warm start's demonstrations (warm-start/demos): cloned too, and said so.
   const fromWarmStart = isRunFolder(options.data)
     ? files.filter((file) => relative(options.data, file).split(sep)[0] === "warm-start").length
@@ -647,7 +667,8 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     "successfulOnly",
     "model",
   ];
-  if (savedArguments) checkSameArguments(out, savedArguments, argumentsNow({ count: 0, sha256: "" }, fresh), CHEAP);
+  if (savedArguments)
+    checkSameArguments(out, savedArguments, argumentsNow({ count: 0, sha256: "" }, fresh), CHEAP, words);
   await initBackend(options.backend, { log });
   let model: Gpt;
   let optimizerState: OptimizerState | undefined;
@@ -670,7 +691,7 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
   );
   if (sequences.length === 0) throw new UsageError({ detail: `no episode to clone in ${options.data}` });
   const args = argumentsNow(episodesDigest(sequences), fresh);
-  if (savedArguments) checkSameArguments(out, savedArguments, args, ["episodes"]);
+  if (savedArguments) checkSameArguments(out, savedArguments, args, ["episodes"], words);
   // Said before cloning starts, so a run can be stopped and the budget fixed at once.
   const longest = Math.max(0, ...sequences.map(longestAction));
   const note = actionBudgetNote(options.env, longest, "demonstrated");
@@ -798,7 +819,7 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     const progress = sftProgressIn(out);
     log(
       progress
-        ? `sft stopped (${describeSftProgress(progress)}): its progress is saved in ${progressDir}; ${options.command ? `resume with: ${options.command}` : "continue it with the same arguments and --resume"}`
+        ? `sft stopped (${describeSftProgress(progress)}): its progress is saved in ${progressDir}; ${options.command ? `resume with: ${options.command}` : "continue it with the same options and resume: true"}`
         : "sft stopped before its first step: nothing was saved",
     );
     return { episodes: sequences.length, actionTokens, tokens, losses, longestAction: longest, stopped: true };

@@ -5,10 +5,11 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { lastValueFrom } from "rxjs";
 import { describe, expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
-import { PolicyActor } from "../../src/index.ts";
-import { collect, evaluate } from "../../src/learn/index.ts";
+import { JsonlJournal, PolicyActor, rollout } from "../../src/index.ts";
+import { collect, evaluate, modelConfigFor, sft } from "../../src/learn/index.ts";
 import { tempDir } from "../support/index.ts";
 
 describe("the learner from code, used as a new user would", () => {
@@ -40,4 +41,44 @@ describe("the learner from code, used as a new user would", () => {
     // The Policy itself still runs.
     expect((await evaluate(weather, actor.policy, { episodes: 1, seed: "x" })).successRate).toBe(1);
   });
+
+  it("sft from code speaks of its options (resume: true, data, lr), not of the CLI's --resume, --data and --replace", async () => {
+    const data = join(tempDir(), "demos");
+    const journal = new JsonlJournal(data, "episode");
+    await lastValueFrom(
+      rollout({ env: weather, policy: new PolicyActor(weather.policies!.expert()), journal, seed: "d", episodes: 3 })
+        .episodes,
+      { defaultValue: undefined },
+    );
+    const out = join(tempDir(), "clone");
+    const base = {
+      env: weather,
+      data,
+      out,
+      epochs: 2,
+      batchSize: 2,
+      backend: "wasm" as const,
+      model: modelConfigFor(weather, { layers: 1, heads: 2, width: 16 }),
+    };
+    await expect(sft({ ...base, data: join(data, "none"), log: () => {} })).rejects.toThrow(
+      `data ${join(data, "none")}: no such file or folder`,
+    );
+    const lines: string[] = [];
+    let epochs = 0;
+    const stopped = await sft({
+      ...base,
+      log: (line) => lines.push(line),
+      onEpoch: () => void epochs++,
+      shouldStop: () => epochs >= 1,
+    });
+    expect(stopped.stopped).toBe(true);
+    expect(lines.join("\n")).toContain("continue it with the same options and resume: true");
+    await expect(sft({ ...base, lr: 0.5, resume: true, log: () => {} })).rejects.toThrow(
+      `resume: lr differs from the stopped sft's: 0.003 then, 0.5 now; the sft in ${out} continues only with the arguments it was started with (give them again), or an sft without resume: true starts it over`,
+    );
+    await sft({ ...base, resume: true, log: () => {} });
+    await expect(sft({ ...base, resume: true, log: () => {} })).rejects.toThrow(
+      `resume: ${out} holds a finished clone (its sft ran to its end): nothing to resume; eval it or train --init from it, or clone again without resume: true (the clone replaces it)`,
+    );
+  }, 60_000);
 });

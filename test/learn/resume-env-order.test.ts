@@ -86,7 +86,7 @@ describe("a resume under the same env options in another order", () => {
     });
     expect(first.stopped).toBe(true);
     await expect(sft({ ...base, envSpec: "lookup?a=1&b=3", resume: true })).rejects.toThrow(
-      `--resume: --env differs from the stopped sft's: "lookup?b=2&a=1" then, "lookup?a=1&b=3" now`,
+      `resume: envSpec differs from the stopped sft's: "lookup?b=2&a=1" then, "lookup?a=1&b=3" now`,
     );
     const resumed = await sft({ ...base, envSpec: "lookup?a=1&b=2", resume: true });
     expect(resumed.stopped).toBeUndefined();

@@ -23,13 +23,13 @@ describe("sft --data that holds no journal", () => {
       const attempt = sft({ env: lookup, data, out, epochs: 1 });
       await expect(attempt).rejects.toThrow(UsageError);
       await expect(sft({ env: lookup, data, out, epochs: 1 })).rejects.toThrow(
-        `no .jsonl journals in ${data}: it is inside the train run folder ${run}, whose journals are its episodes/ (and warm-start/demos/): give --data ${run}, or ${join(run, "episodes")} for the policy's alone`,
+        `no .jsonl journals in ${data}: it is inside the train run folder ${run}, whose journals are its episodes/ (and warm-start/demos/): give data ${run}, or ${join(run, "episodes")} for the policy's alone`,
       );
     }
     const clone = tempDir();
     writeFileSync(join(clone, "manifest.json"), "{}");
     await expect(sft({ env: lookup, data: clone, out, epochs: 1 })).rejects.toThrow(
-      `--data ${clone} is a checkpoint folder (weights), not journals`,
+      `data ${clone} is a checkpoint folder (weights), not journals`,
     );
   });
 });

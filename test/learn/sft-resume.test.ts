@@ -125,7 +125,7 @@ describe("sft --resume", () => {
     same(kept, unbroken);
   }, 60_000);
 
-  it("refuses a changed argument, naming it and both values; a changed --data too", async () => {
+  it("refuses a changed argument, naming it and both values; a changed --data too (from code, by its option: sft() has no flags)", async () => {
     const out = join(dir, "changed");
     await sft({ ...base, out, ...stopper({ epochs: 1 }) });
     const refused = async (options: Partial<SftOptions>, said: string) => {
@@ -133,27 +133,35 @@ describe("sft --resume", () => {
       await expect(attempt).rejects.toThrow(UsageError);
       await expect(sft({ ...base, out, resume: true, ...options })).rejects.toThrow(said);
     };
-    await refused({ lr: 0.01 }, "--resume: --lr differs from the stopped sft's: 0.003 then, 0.01 now");
-    await refused({ epochs: 4 }, "--epochs differs from the stopped sft's: 3 then, 4 now");
-    await refused({ seed: "1" }, '--seed differs from the stopped sft\'s: "0" then, "1" now');
+    await refused(
+      { lr: 0.01 },
+      "resume: lr differs from the stopped sft's: 0.003 then, 0.01 now; the sft in " +
+        out +
+        " continues only with the arguments it was started with (give them again), or an sft without resume: true starts it over",
+    );
+    await refused({ epochs: 4 }, "resume: epochs differs from the stopped sft's: 3 then, 4 now");
+    await refused({ seed: "1" }, 'resume: seed differs from the stopped sft\'s: "0" then, "1" now');
     await refused(
       { curriculum: [{ actions: 1, steps: 3 }] },
-      '--curriculum differs from the stopped sft\'s: "1:2" then, "1:3" now',
+      'resume: curriculum differs from the stopped sft\'s: "1:2" then, "1:3" now',
     );
     await refused(
       { positionOffsets: "none" },
-      '--position-offsets differs from the stopped sft\'s: "mixed" then, "none" now',
+      'resume: positionOffsets differs from the stopped sft\'s: "mixed" then, "none" now',
     );
     await refused(
       { model: { ...base.model, copy: !base.model.copy } },
-      `--copy-head differs from the stopped sft's: ${!!base.model.copy} then, ${!base.model.copy} now`,
+      `resume: model.copy differs from the stopped sft's: ${!!base.model.copy} then, ${!base.model.copy} now`,
     );
-    await refused({ model: { ...base.model, width: 32 } }, "--width differs from the stopped sft's: 16 then, 32 now");
+    await refused(
+      { model: { ...base.model, width: 32 } },
+      "resume: model.width differs from the stopped sft's: 16 then, 32 now",
+    );
     // The same folder with one journal less: other episodes.
     const fewer = join(dir, "fewer");
     cpSync(data, fewer, { recursive: true });
     rmSync(join(fewer, readdirSync(fewer).filter((f) => f.endsWith(".jsonl"))[0]));
-    await refused({ data: fewer }, `--data differs from the stopped sft's`);
+    await refused({ data: fewer }, `resume: data differs from the stopped sft's`);
     // Still resumable as it was: nothing was changed by the refusals.
     await sft({ ...base, out, resume: true });
     same(out, unbroken);
