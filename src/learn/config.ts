@@ -4,7 +4,7 @@
  */
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
-import { didYouMean, firstUnknownKey, UsageError } from "../kernel/errors.ts";
+import { didYouMean, firstUnknownKey, shownValue, UsageError } from "../kernel/errors.ts";
 import { checkEnvArgument, type EnvDefinition, isBuiltInEnv, moduleSpecOf } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
 
@@ -161,7 +161,22 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   model: { layers: 2, heads: 4, width: 64, contextLength: 128 },
 };
 
-/** Decodes a config from outside; a wrong field is a UsageError naming it and what is accepted. */
+/**
+ * Effect's message names the field and what it expected, not what was there (`Expected number at ["steps"]` for
+ * a steps of "3"): each path is followed by the value it holds, as shownValue says it (`, got "3" (a string)`).
+ */
+const withGivenValues = (message: string, value: unknown): string =>
+  message.replace(/(\n\s*at )((?:\["[^"\]]*"\])+)/g, (whole, at: string, path: string) => {
+    let held: unknown = value;
+    for (const [, key] of path.matchAll(/\["([^"\]]*)"\]/g))
+      held =
+        typeof held === "object" && held !== null && Object.hasOwn(held, key)
+          ? (held as Record<string, unknown>)[key]
+          : undefined;
+    return held === undefined ? whole : `${at}${path}, got ${shownValue(held)}`;
+  });
+
+/** Decodes a config from outside; a wrong field is a UsageError naming it, what it held and what is accepted. */
 export const decodeTrainConfig = (value: unknown, where: string): TrainConfig => {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new UsageError({
@@ -178,7 +193,7 @@ export const decodeTrainConfig = (value: unknown, where: string): TrainConfig =>
       throw new UsageError({
         detail: `${where}: missing ${missing.join(", ")}; build the config with trainConfigFor(env, { ...overrides }), which fills every field from the environment and the defaults`,
       });
-    throw new UsageError({ detail: `${where}: ${message}` });
+    throw new UsageError({ detail: `${where}: ${withGivenValues(message, value)}` });
   }
   const config = decoded.success;
   if (config.groupSize < 2 && GROUP_RELATIVE.includes(config.algo))

@@ -66,7 +66,11 @@ describe("the learner from code", () => {
     // 0 as the CLI's --lr 0 is refused: an update that changes no weight.
     expect(() => trainConfigFor(lookup, { lr: 0 })).toThrow(UsageError);
     expect(() => trainConfigFor(lookup, { lr: 0 })).toThrow(
-      /^train config: lr must be a finite number > 0 \(the CLI's --lr; at 0 nothing is learnt\)\n {2}at \["lr"\]$/,
+      /^train config: lr must be a finite number > 0 \(the CLI's --lr; at 0 nothing is learnt\)\n {2}at \["lr"\], got 0$/,
+    );
+    // Each wrong field is followed by what it held (Effect's message said only what it expected).
+    expect(() => trainConfigFor(lookup, { steps: "3" as never, model: { width: 1.5 } })).toThrow(
+      'train config: Expected number\n  at ["steps"], got "3" (a string)\nExpected an integer\n  at ["model"]["width"], got 1.5',
     );
     // A CLI flag's name, or a misspelt field, names the field it meant and lists them all.
     expect(() => trainConfigFor(lookup, { tasks: 2 } as never)).toThrow(

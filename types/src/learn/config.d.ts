@@ -110,7 +110,7 @@ export declare const TrainConfig: Schema.Struct<{
 export type TrainConfig = typeof TrainConfig.Type;
 /** The defaults of every TrainConfig field (the CLI's `train` defaults). */
 export declare const DEFAULT_TRAIN_CONFIG: TrainConfig;
-/** Decodes a config from outside; a wrong field is a UsageError naming it and what is accepted. */
+/** Decodes a config from outside; a wrong field is a UsageError naming it, what it held and what is accepted. */
 export declare const decodeTrainConfig: (value: unknown, where: string) => TrainConfig;
 /** Estimators whose baseline is the other episodes of the same task: a group of one has no signal. */
 export declare const GROUP_RELATIVE: readonly string[];
