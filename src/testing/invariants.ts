@@ -110,6 +110,21 @@ export const episodeInvariant = <Task extends Json = Json>(
   options: EpisodeInvariantOptions<Task> = {},
 ): RewardInvariant<EpisodeScript<Task>, Task> => {
   checkKnownKeys("episodeInvariant", options, allKeys<EpisodeInvariantOptions>()(["appliesTo", "describe"]));
+  // Refused here, not met in every drawn episode as "the check itself threw: check is not a function", reported as
+  // a counterexample of the environment with a journal written for it.
+  if (typeof name !== "string" || name.trim() === "")
+    throw new TypeError(
+      `episodeInvariant: the name must be a non-empty string (the rule, as reports name it), got ${shownValue(name)}`,
+    );
+  if (typeof check !== "function")
+    throw new TypeError(
+      `episodeInvariant("${name}", check): check must be a function (episode, env) => message | undefined, got ${shownValue(check)}`,
+    );
+  for (const key of ["appliesTo", "describe"] as const)
+    if (options[key] !== undefined && typeof options[key] !== (key === "appliesTo" ? "function" : "string"))
+      throw new TypeError(
+        `episodeInvariant("${name}"): ${key} must be ${key === "appliesTo" ? "a function (episode, env) => boolean" : "a string (what no drawn episode did)"}, got ${shownValue(options[key])}`,
+      );
   const seen = coverage(options.describe ?? "applied (appliesTo returned false for each)");
   const { appliesTo } = options;
   return {

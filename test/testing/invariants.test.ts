@@ -435,6 +435,23 @@ describe("reward invariants, against a sound environment and broken variants of 
     await checkRewards(env, { ...failing, invariants: [episodeInvariant("null holds", () => null as never)] });
   });
 
+  it("episodeInvariant refuses a check or option that is no function at once, not as a counterexample of the environment", () => {
+    // Before: every drawn episode failed with "the check itself threw: check is not a function" (or appliesTo),
+    // reported as the environment's counterexample, with a journal written for it.
+    expect(() => episodeInvariant("x", undefined as never)).toThrow(
+      'episodeInvariant("x", check): check must be a function (episode, env) => message | undefined, got undefined',
+    );
+    expect(() => episodeInvariant("y", () => undefined, { appliesTo: "yes" as never })).toThrow(
+      'episodeInvariant("y"): appliesTo must be a function (episode, env) => boolean, got "yes" (a string)',
+    );
+    expect(() => episodeInvariant("z", () => undefined, { describe: (() => "d") as never })).toThrow(
+      /^episodeInvariant\("z"\): describe must be a string \(what no drawn episode did\), got /,
+    );
+    expect(() => episodeInvariant(undefined as never, () => undefined)).toThrow(
+      "episodeInvariant: the name must be a non-empty string (the rule, as reports name it), got undefined",
+    );
+  });
+
   it("`only`, `seed` and `path` rerun exactly the reported counterexample, without searching again", async () => {
     const farmed = createSecretEnv({ process: () => 0.1 });
     const invariants = [rewardBounds({ min: -1, max: 1 }), noRewardForRepeatedCalls()];
