@@ -19,6 +19,7 @@ export {
   EnvMismatchError,
   EnvProtocolError,
   EpisodesAbortedError,
+  isAgentR1Error,
   JournalConflictError,
   JournalError,
   JournalExistsError,

@@ -179,6 +179,21 @@ export type AgentR1Error =
   | UsageError;
 
 /**
+ * Whether a value is one of the kernel's tagged errors (AgentR1Error): what an Effect program's `tryPromise` maps a
+ * rejection with, so that `catchTag("JournalExistsError", ...)` type-checks without a cast that would also let any
+ * other rejection through as one: `catch: (e) => (isAgentR1Error(e) ? e : new Cause.UnknownError(e))`.
+ */
+export const isAgentR1Error = (value: unknown): value is AgentR1Error =>
+  value instanceof JournalError ||
+  value instanceof JournalConflictError ||
+  value instanceof JournalExistsError ||
+  value instanceof NonDeterminismError ||
+  value instanceof EnvMismatchError ||
+  value instanceof EnvProtocolError ||
+  value instanceof EpisodesAbortedError ||
+  value instanceof UsageError;
+
+/**
  * The message of a thrown value that is not an Error (`throw undefined`, `throw 3`, a plain or cyclic object): text as
  * it is, an error-like object's own `message`, anything else said to be thrown, as `inspect` shows it
  * (`threw undefined, not an Error`): `undefined` alone, or `[object Object]`, told the user nothing. Never throws.

@@ -2,7 +2,11 @@
  * The package's error surface: the tagged error classes, and `AgentR1Error`, their union, which an Effect
  * user hands to `catchTags` or a `switch` on `_tag`. Internal helpers of the errors module stay internal.
  */
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, expectTypeOf, it } from "vitest";
+import weather from "../../actors/weather/env.ts";
 import * as r1 from "../../src/index.ts";
 
 const exportedErrors = Object.entries(r1)
@@ -61,5 +65,38 @@ describe("the exported errors", () => {
   it("leave the errors module's helpers out of the public API", () => {
     for (const helper of ["messageOf", "thrownFrom", "closestName", "didYouMean", "checkKnownKeys", "shownPath"])
       expect(Object.keys(r1)).not.toContain(helper);
+  });
+
+  it("isAgentR1Error lifts a rejection into an Effect's typed error channel, where catchTag reaches it", async () => {
+    // The README's Effect.catchTag("JournalExistsError", ...) needs the error in the channel: without a guard, a
+    // user's `catch: (e) => e as AgentR1Error` also passed a TypeError off as one.
+    const journal = new r1.MemoryJournal();
+    const recordInto = (seed: string) =>
+      Effect.tryPromise({
+        try: () =>
+          lastValueFrom(
+            r1
+              .rollout({
+                env: weather,
+                policy: new r1.PolicyActor(weather.policies!.expert()),
+                journal,
+                seed,
+                episodes: 1,
+              })
+              .episodes.pipe(toArray()),
+          ),
+        catch: (e) => (r1.isAgentR1Error(e) ? e : new Cause.UnknownError(e)),
+      });
+    expect((await Effect.runPromise(recordInto("s"))).length).toBe(1);
+    const again = recordInto("s").pipe(
+      Effect.map(() => "recorded"),
+      Effect.catchTag("JournalExistsError", (e) => Effect.succeed(`exists: ${e.episode}`)),
+    );
+    expect(await Effect.runPromise(again)).toBe("exists: ep-s-0");
+    expect(r1.isAgentR1Error(new r1.UsageError({ detail: "x" }))).toBe(true);
+    expect(r1.isAgentR1Error(new TypeError("x"))).toBe(false);
+    expect(r1.isAgentR1Error({ _tag: "UsageError" })).toBe(false);
+    const value: unknown = new r1.JournalExistsError({ episode: "e", file: "f" });
+    if (r1.isAgentR1Error(value)) expectTypeOf(value).toEqualTypeOf<r1.AgentR1Error>();
   });
 });

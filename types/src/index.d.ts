@@ -6,7 +6,7 @@ export type { Durability, EpisodeWriter, Journal } from "./journal/journal.ts";
 export { JsonlJournal, journalFilesAt, type RepairReport, readJournalFile, repairJournalFile, streamJournalFile, } from "./journal/jsonl.ts";
 export { MemoryJournal } from "./journal/memory.ts";
 export { canonicalJson, hashEvent, hashValue } from "./kernel/canonical.ts";
-export { type AgentR1Error, EnvMismatchError, EnvProtocolError, EpisodesAbortedError, JournalConflictError, JournalError, JournalExistsError, type JournalPlace, type JournalProblem, NonDeterminismError, UsageError, } from "./kernel/errors.ts";
+export { type AgentR1Error, EnvMismatchError, EnvProtocolError, EpisodesAbortedError, isAgentR1Error, JournalConflictError, JournalError, JournalExistsError, type JournalPlace, type JournalProblem, NonDeterminismError, UsageError, } from "./kernel/errors.ts";
 export * from "./kernel/events.ts";
 export { Rng, splitSeed } from "./kernel/prng.ts";
 export { SPECIAL_TOKENS, type Tokenizer, WordTokenizer, type WordTokenizerOptions } from "./kernel/tokenizer.ts";
