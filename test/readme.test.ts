@@ -73,6 +73,16 @@ describe("README", () => {
     expect(Object.keys(pkg.exports).some((entry) => entry.includes("actors"))).toBe(false);
   });
 
+  it("every function it shows called from code, `name()`, is exported by one of the package's entries", async () => {
+    // It said a configured variant is "passed to `record()` or `rollout()`": record() is the CLI's, exported by none.
+    const entries = ["agent-r1-ts", "agent-r1-ts/testing", "agent-r1-ts/learn", "agent-r1-ts/hopqa"];
+    const exported = new Set((await Promise.all(entries.map((entry) => import(entry)))).flatMap((m) => Object.keys(m)));
+    // Other libraries' functions (xstate's setup, rxjs's toArray) and methods (rng.float(), driver.close()).
+    const others = new Set(["setup", "toArray", "float", "close"]);
+    const shown = [...new Set([...readme.matchAll(/`([A-Za-z_]\w*)\(\)`/g)].map((m) => m[1] ?? ""))];
+    expect(shown.filter((name) => !exported.has(name) && !others.has(name))).toEqual([]);
+  });
+
   it("'From your own project' warns that the clone's npm ci, through a symlinked node_modules, empties the linked folder", () => {
     const start = readme.indexOf("### From your own project");
     const section = readme.slice(start, readme.indexOf("\n## ", start));
