@@ -40,7 +40,7 @@
  * key they could see is masked): never read or train them.
  */
 import * as tf from "@tensorflow/tfjs-core";
-import { UsageError } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, shownValue, UsageError } from "../kernel/errors.ts";
 import { Rng } from "../kernel/prng.ts";
 import { registerGradients } from "./gradients.ts";
 
@@ -89,27 +89,47 @@ export const DEFAULT_GPT_CONFIG: GptConfig = {
   layerNormEps: 1e-5,
 };
 
+/** Every field of a GptConfig, for refusing a misspelt one. */
+const GPT_CONFIG_KEYS = allKeys<GptConfig>()([
+  "vocabSize",
+  "contextLength",
+  "layers",
+  "heads",
+  "width",
+  "mlpRatio",
+  "activation",
+  "tiedEmbeddings",
+  "initStd",
+  "layerNormEps",
+  "copy",
+  "positions",
+  "attention",
+  "turnStarts",
+]);
+
 /** A complete, checked config from overrides of the defaults. */
 export const gptConfig = (overrides: Partial<GptConfig> = {}): GptConfig => {
+  // A misspelt field (`new Gpt({ widht: 32 }, seed)`) was dropped without a word: the model took the default width.
+  checkKnownKeys("GPT config", overrides, GPT_CONFIG_KEYS);
   const config = { ...DEFAULT_GPT_CONFIG, ...overrides };
   const positiveInts = ["vocabSize", "contextLength", "layers", "heads", "width", "mlpRatio"] as const;
   for (const key of positiveInts) {
     if (!Number.isInteger(config[key]) || config[key] < 1) {
-      throw new RangeError(`GPT config: ${key} must be a positive integer, got ${config[key]}`);
+      throw new RangeError(`GPT config: ${key} must be a positive integer, got ${shownValue(config[key])}`);
     }
   }
   if (config.width % config.heads !== 0) {
     throw new RangeError(`GPT config: width ${config.width} is not a multiple of heads ${config.heads}`);
   }
   if (config.activation !== "relu" && config.activation !== "gelu") {
-    throw new RangeError(`GPT config: activation must be "relu" or "gelu", got ${config.activation}`);
+    throw new RangeError(`GPT config: activation must be "relu" or "gelu", got ${shownValue(config.activation)}`);
   }
   if (config.copy !== undefined && typeof config.copy !== "boolean")
-    throw new RangeError(`GPT config: copy must be true or false, got ${config.copy}`);
+    throw new RangeError(`GPT config: copy must be true or false, got ${shownValue(config.copy)}`);
   if (config.positions !== undefined && config.positions !== "learned" && config.positions !== "alibi")
-    throw new RangeError(`GPT config: positions must be "learned" or "alibi", got ${config.positions}`);
+    throw new RangeError(`GPT config: positions must be "learned" or "alibi", got ${shownValue(config.positions)}`);
   if (config.attention !== undefined && config.attention !== "full" && config.attention !== "turn-local")
-    throw new RangeError(`GPT config: attention must be "full" or "turn-local", got ${config.attention}`);
+    throw new RangeError(`GPT config: attention must be "full" or "turn-local", got ${shownValue(config.attention)}`);
   if (config.attention === "turn-local") {
     const starts = config.turnStarts;
     if (!Array.isArray(starts) || starts.length === 0)

@@ -329,4 +329,14 @@ describe("Gpt", () => {
       /positions must be "learned" or "alibi"/,
     );
   });
+
+  it("refuses a misspelt field, naming the one meant, and says a number given as text is text", () => {
+    // Before: { widht: 32 } built a model of the default width 64 without a word, and width "32" said "got 32".
+    expect(() => new Gpt({ ...TINY, widht: 32 } as never, "x")).toThrow(
+      "GPT config: unknown option `widht` (did you mean `width`?)",
+    );
+    expect(() => new Gpt({ ...TINY, width: "32" as never }, "x")).toThrow(
+      'GPT config: width must be a positive integer, got "32" (a string)',
+    );
+  });
 });
