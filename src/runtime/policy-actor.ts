@@ -81,7 +81,7 @@ export class PolicyActor {
     readonly maxBatch = 64,
   ) {
     if (!Number.isInteger(maxBatch) || maxBatch < 1)
-      throw new RangeError(`maxBatch must be a positive integer, got ${maxBatch}`);
+      throw new RangeError(`PolicyActor: maxBatch must be a positive integer, got ${shownValue(maxBatch)}`);
     // Anything else failed at the episode's start as "Cannot read properties of undefined (reading 'id')".
     const problem = notAPolicy(policy);
     if (problem) throw new TypeError(`PolicyActor takes a Policy ({ id, version, tokenizer, act }): ${problem}`);

@@ -38,6 +38,10 @@ describe("the learner from code, used as a new user would", () => {
     );
     // biome-ignore lint/suspicious/noExplicitAny: as above
     expect(() => new PolicyActor(actor as any)).toThrow(/^PolicyActor takes a Policy .*: that is a PolicyActor/);
+    // A batch size given as text is said to be text ("maxBatch must be a positive integer, got 8" hid it).
+    expect(() => new PolicyActor(actor.policy, "8" as never)).toThrow(
+      'PolicyActor: maxBatch must be a positive integer, got "8" (a string)',
+    );
     // The Policy itself still runs.
     expect((await evaluate(weather, actor.policy, { episodes: 1, seed: "x" })).successRate).toBe(1);
   });
