@@ -272,18 +272,26 @@ export type ToolArgs<T> =
   T extends Tool<infer P> ? (unknown extends P["Encoded"] ? Record<string, Json> : P["Encoded"]) : never;
 
 /**
+ * The tools' names that are known, without the index signature: `env.tools` of a `defineEnv` is
+ * `Readonly<Record<string, Tool>> & { weather: ... }`, whose `keyof` is `string`, so callOf took it for a record of
+ * any tools (JSON arguments, any name). A record of any tools has none: then any name, checked when called.
+ */
+export type KnownToolNames<T> = keyof { [P in keyof T as string extends P ? never : P]: T[P] } & string;
+type ToolNames<T> = [KnownToolNames<T>] extends [never] ? keyof T & string : KnownToolNames<T>;
+
+/**
  * The arguments as written (JSON that the tool's parameters decode), when the action is a well-formed call of the
  * named tool. Typed from the tool (`callOf(text, tools, "weather")?.city` is a string), or as you declare it,
  * `callOf<{ city: string }>(text, tools, "weather")`. A name that is none of `tools` throws; where the name is a
  * literal and the tools' names are known (a record of tools from `defineTool`), it is a compile error too.
  */
 export const callOf: {
-  <T extends Readonly<Record<string, Tool>>, K extends keyof T & string>(
+  <T extends Readonly<Record<string, Tool>>, K extends ToolNames<T>>(
     text: string,
     tools: T,
     tool: K,
     // A record of any tools (Record<string, Tool>) says nothing of one's arguments: JSON fields, as before.
-  ): (string extends keyof T ? Record<string, Json> : ToolArgs<T[K]>) | undefined;
+  ): (K extends KnownToolNames<T> ? ToolArgs<T[K]> : Record<string, Json>) | undefined;
   // A name known only at run time (a `string`), or arguments declared by hand (`callOf<{ city: string }>`): checked
   // when called. A literal name that none of the typed tools has matches neither overload: a compile error.
   <
@@ -293,7 +301,7 @@ export const callOf: {
   >(
     text: string,
     tools: T,
-    tool: string extends S ? S : keyof T & string,
+    tool: string extends S ? S : ToolNames<T>,
   ): A | undefined;
 } = <A = Record<string, Json>>(text: string, tools: Readonly<Record<string, Tool>>, tool: string): A | undefined => {
   checkTools("callOf", tools);

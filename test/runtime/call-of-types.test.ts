@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import weather from "../../actors/weather/env.ts";
 import * as r1 from "../../src/index.ts";
 
 // callOf types the arguments from the tool named (its parameters' Encoded type, the JSON written); before, they were Record<string, Json>
@@ -55,4 +56,18 @@ it("callOf's arguments have the tool's types; a declared type and a record of to
   // @ts-expect-error the tool's amount is a number
   const wrong: string | undefined = call?.amount;
   expect(wrong).toBe(5);
+});
+
+it("an environment's own tools (env.tools of defineEnv) type callOf's arguments and names as the record they were made from", () => {
+  // env.tools is Readonly<Record<string, Tool>> & { weather }: its keyof was string, so callOf gave JSON fields
+  // (a test's model reading `callOf(text, env.tools, "weather")?.city` did not compile as a string) and took any name.
+  const city: string | undefined = r1.callOf("<weather>oslo</weather>", weather.tools, "weather")?.city;
+  expect(city).toBe("oslo");
+  // @ts-expect-error no tool named "wether" among the environment's tools
+  expect(() => r1.callOf("<weather>oslo</weather>", weather.tools, "wether")).toThrow(/no tool named "wether"/);
+  // Declared by hand, and a name known only at run time, as for any record.
+  expect(r1.callOf<{ city: string }>("<weather>rome</weather>", weather.tools, "weather")?.city).toBe("rome");
+  const name: string = "weather";
+  const json: r1.Json | undefined = r1.callOf("<weather>lima</weather>", weather.tools, name)?.["city"];
+  expect(json).toBe("lima");
 });

@@ -48,12 +48,22 @@ export declare const answerOf: (text: string, tools: Readonly<Record<string, Too
  */
 export type ToolArgs<T> = T extends Tool<infer P> ? (unknown extends P["Encoded"] ? Record<string, Json> : P["Encoded"]) : never;
 /**
+ * The tools' names that are known, without the index signature: `env.tools` of a `defineEnv` is
+ * `Readonly<Record<string, Tool>> & { weather: ... }`, whose `keyof` is `string`, so callOf took it for a record of
+ * any tools (JSON arguments, any name). A record of any tools has none: then any name, checked when called.
+ */
+export type KnownToolNames<T> = keyof {
+    [P in keyof T as string extends P ? never : P]: T[P];
+} & string;
+type ToolNames<T> = [KnownToolNames<T>] extends [never] ? keyof T & string : KnownToolNames<T>;
+/**
  * The arguments as written (JSON that the tool's parameters decode), when the action is a well-formed call of the
  * named tool. Typed from the tool (`callOf(text, tools, "weather")?.city` is a string), or as you declare it,
  * `callOf<{ city: string }>(text, tools, "weather")`. A name that is none of `tools` throws; where the name is a
  * literal and the tools' names are known (a record of tools from `defineTool`), it is a compile error too.
  */
 export declare const callOf: {
-    <T extends Readonly<Record<string, Tool>>, K extends keyof T & string>(text: string, tools: T, tool: K): (string extends keyof T ? Record<string, Json> : ToolArgs<T[K]>) | undefined;
-    <A = Record<string, Json>, S extends string = string, T extends Readonly<Record<string, Tool>> = Record<string, Tool>>(text: string, tools: T, tool: string extends S ? S : keyof T & string): A | undefined;
+    <T extends Readonly<Record<string, Tool>>, K extends ToolNames<T>>(text: string, tools: T, tool: K): (K extends KnownToolNames<T> ? ToolArgs<T[K]> : Record<string, Json>) | undefined;
+    <A = Record<string, Json>, S extends string = string, T extends Readonly<Record<string, Tool>> = Record<string, Tool>>(text: string, tools: T, tool: string extends S ? S : ToolNames<T>): A | undefined;
 };
+export {};
