@@ -7,6 +7,7 @@
  * `version` is bumped by the learner after each update; an action carries the version current when
  * act() was called.
  */
+import { checkKnownKeys, shownValue } from "../kernel/errors.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
 import type { Gpt } from "./gpt.ts";
@@ -39,6 +40,36 @@ export interface TransformerPolicyOptions {
   readonly constrain?: (request: PolicyRequest) => Constraint | null | undefined;
 }
 
+/** What TransformerPolicy's `sampling` holds, each field checked: a wrong one is named with its value. */
+const checkSampling = (sampling: Partial<SamplingConfig>): void => {
+  checkKnownKeys("TransformerPolicy's sampling", sampling, [
+    "temperature",
+    "topP",
+    "maxNewTokens",
+    "stopTokens",
+    "greedy",
+  ]);
+  const { temperature, topP, maxNewTokens, stopTokens, greedy } = sampling;
+  const refuse = (field: string, must: string, value: unknown): never => {
+    throw new RangeError(`TransformerPolicy: sampling.${field} must be ${must}, got ${shownValue(value)}`);
+  };
+  if (
+    temperature !== undefined &&
+    !(typeof temperature === "number" && Number.isFinite(temperature) && temperature >= 0)
+  )
+    refuse("temperature", "a finite number >= 0 (0: greedy)", temperature);
+  if (topP !== undefined && !(typeof topP === "number" && topP > 0 && topP <= 1))
+    refuse("topP", "a number in (0, 1]", topP);
+  if (maxNewTokens !== undefined && !(Number.isInteger(maxNewTokens) && maxNewTokens >= 1))
+    refuse("maxNewTokens", "an integer >= 1 (the most tokens one action takes)", maxNewTokens);
+  if (
+    stopTokens !== undefined &&
+    !(Array.isArray(stopTokens) && stopTokens.every((id) => Number.isInteger(id) && id >= 0))
+  )
+    refuse("stopTokens", "an array of token ids", stopTokens);
+  if (greedy !== undefined && typeof greedy !== "boolean") refuse("greedy", "true or false", greedy);
+};
+
 /**
  * A Policy that samples from a Gpt (defaults: temperature 1, topP 1, maxNewTokens 32, stop at <eos>). Throws a
  * RangeError when the tokenizer has more ids than the model, or maxNewTokens leaves no room for a context.
@@ -54,6 +85,10 @@ export class TransformerPolicy implements Policy {
   version: number;
 
   constructor(options: TransformerPolicyOptions) {
+    // A misspelt option (`sampling: { temp: 0.5 }`) was dropped without a word, and a value out of range
+    // (temperature -1, topP 2) aborted every episode later, "row 0: temperature must be >= 0": refused here.
+    checkKnownKeys("TransformerPolicy", options, ["id", "model", "tokenizer", "version", "sampling", "constrain"]);
+    if (options.sampling !== undefined) checkSampling(options.sampling);
     const { model, tokenizer } = options;
     if (tokenizer.size > model.config.vocabSize) {
       throw new RangeError(`tokenizer has ${tokenizer.size} ids but the model only ${model.config.vocabSize}`);

@@ -76,4 +76,24 @@ describe("TransformerPolicy", () => {
     for (const token of constrained.tokens) expect(allowedIds).toContain(token);
     expect(free.allowed).toBeUndefined();
   });
+
+  it("refuses a misspelt option and a sampling value out of range when it is made, not in every episode", () => {
+    // Before: { temp: 0.5 } and { verison: 3 } were dropped without a word, and temperature -1 or topP 2 aborted
+    // every episode at its first action ("row 0: temperature must be >= 0").
+    const make = (options: object) => () => new TransformerPolicy({ id: "gpt-test", model, tokenizer, ...options });
+    expect(make({ sampling: { temp: 0.5 } })).toThrow(
+      "TransformerPolicy's sampling: unknown option `temp`; TransformerPolicy's sampling knows temperature, topP",
+    );
+    expect(make({ verison: 3 })).toThrow("TransformerPolicy: unknown option `verison` (did you mean `version`?)");
+    expect(make({ sampling: { temperature: -1 } })).toThrow(
+      "TransformerPolicy: sampling.temperature must be a finite number >= 0 (0: greedy), got -1",
+    );
+    expect(make({ sampling: { temperature: "1" } })).toThrow(/sampling\.temperature .* got "1" \(a string\)$/);
+    expect(make({ sampling: { topP: 2 } })).toThrow(
+      "TransformerPolicy: sampling.topP must be a number in (0, 1], got 2",
+    );
+    expect(make({ sampling: { maxNewTokens: 0 } })).toThrow(/sampling\.maxNewTokens must be an integer >= 1 .* got 0$/);
+    expect(make({ sampling: { greedy: "yes" } })).toThrow(/sampling\.greedy must be true or false, got "yes"/);
+    expect(make({ sampling: { temperature: 0, topP: 0.9, maxNewTokens: 3, greedy: true } })).not.toThrow();
+  });
 });

@@ -1,4 +1,4 @@
-/**
+/*
  * The GPT as a Policy: every request of a call goes into one batched sampler call, each row with its own
  * seed (so an action never depends on the batch it shared). Contexts longer than the model allows are
  * cut from the front: the last contextLength - maxNewTokens tokens are kept, so the prompt and the whole
