@@ -171,6 +171,18 @@ export const reward = <TContext extends MachineContext, TEvent extends EventObje
   value: Dynamic<number, TContext, TEvent>,
   reason: Dynamic<string, TContext, TEvent>,
 ): EnvAction<TContext, TEvent> => {
+  // Refused where the machine is defined, when the module loads (tsx runs it untypechecked), rather than in every
+  // episode that takes the transition, as an environment error: a kind misspelt, a value or reason of another type.
+  if (kind !== "process" && kind !== "outcome")
+    throw new TypeError(`reward(kind, value, reason): kind must be "process" or "outcome", got ${shownValue(kind)}`);
+  if (typeof value !== "function" && !(typeof value === "number" && Number.isFinite(value)))
+    throw new TypeError(
+      `reward("${kind}", value, reason): value must be a finite number or a function of { context, event } giving one, got ${shownValue(value)}`,
+    );
+  if (typeof reason !== "function" && typeof reason !== "string")
+    throw new TypeError(
+      `reward("${kind}", value, reason): reason must be a string or a function of { context, event } giving one, got ${shownValue(reason)}`,
+    );
   const at = definedAt();
   return emitting<TContext, TEvent>((args) => ({
     type: "env.reward",

@@ -19,10 +19,12 @@ const machine = setup({
       on: {
         "agent.act": [
           { guard: ({ event }) => event.text === "text", actions: observe(({ context }) => context.n as never) },
-          { guard: ({ event }) => event.text === "reward", actions: reward("process", Number.NaN, "a bad sum") },
+          { guard: ({ event }) => event.text === "reward", actions: reward("process", () => Number.NaN, "a bad sum") },
           { guard: ({ event }) => event.text === "metric", actions: end("done", { success: "yes" as never }) },
-          { guard: ({ event }) => event.text === "kind", actions: reward("proccess" as never, 1, "a typo") },
-          { guard: ({ event }) => event.text === "string", actions: reward("process", "0.5" as never, "as text") },
+          {
+            guard: ({ event }) => event.text === "string",
+            actions: reward("process", () => "0.5" as never, "as text"),
+          },
           { guard: ({ event }) => event.text === "metrics", actions: end("done", 5 as never) },
           {
             guard: ({ event }) => event.text === "huge",
@@ -80,40 +82,36 @@ describe("an emitted value the runtime refuses", () => {
       /end\(\) metric success is "yes" \(a string\); metrics must be finite numbers \(end\(\) at \S*emitted-errors\.test\.ts:23:\d+\)$/,
     ],
     [
-      "kind",
-      /reward "a typo" is of kind "proccess" \(a string\); a reward's kind is "process" or "outcome" \(reward\(\) at \S*emitted-errors\.test\.ts:24:\d+\)$/,
-    ],
-    [
       "string",
-      /reward "as text" has value "0\.5" \(a string\); rewards must be finite numbers \(reward\(\) at \S*emitted-errors\.test\.ts:25:\d+\)$/,
+      /reward "as text" has value "0\.5" \(a string\); rewards must be finite numbers \(reward\(\) at \S*emitted-errors\.test\.ts:26:\d+\)$/,
     ],
     [
       "metrics",
-      /end\(\)'s metrics are 5; give an object of finite numbers, e\.g\. end\("answered", \{ success: 1 \}\) \(end\(\) at \S*emitted-errors\.test\.ts:26:\d+\)$/,
+      /end\(\)'s metrics are 5; give an object of finite numbers, e\.g\. end\("answered", \{ success: 1 \}\) \(end\(\) at \S*emitted-errors\.test\.ts:28:\d+\)$/,
     ],
     [
       "huge",
-      /reward "bigger" of 1e\+308 takes the episode's return \(1e\+308 so far\) past the largest number; rewards must sum to a finite return \(reward\(\) at \S*emitted-errors\.test\.ts:29:\d+\)$/,
+      /reward "bigger" of 1e\+308 takes the episode's return \(1e\+308 so far\) past the largest number; rewards must sum to a finite return \(reward\(\) at \S*emitted-errors\.test\.ts:31:\d+\)$/,
     ],
     // A tool's undefined result is null in the journal: said as null, not as "object".
-    ["null", /observe\(\) needs a string, got null \(observe\(\) at \S*emitted-errors\.test\.ts:31:\d+\)$/],
+    ["null", /observe\(\) needs a string, got null \(observe\(\) at \S*emitted-errors\.test\.ts:33:\d+\)$/],
     // An async function's Promise: named as one (an async end() metrics function was journaled as {} silently).
     [
       "pending",
-      /observe\(\) needs a string, got a Promise \(from an async function\? this must answer at once\) \(observe\(\) at \S*emitted-errors\.test\.ts:32:\d+\)$/,
+      /observe\(\) needs a string, got a Promise \(from an async function\? this must answer at once\) \(observe\(\) at \S*emitted-errors\.test\.ts:34:\d+\)$/,
     ],
     // A reason given as a Promise was journaled as "[object Promise]".
     [
       "because",
-      /end\(\)'s reason is a Promise \(from an async function\? this must answer at once\); give it as a string \(end\(\) at \S*emitted-errors\.test\.ts:37:\d+\)$/,
+      /end\(\)'s reason is a Promise \(from an async function\? this must answer at once\); give it as a string \(end\(\) at \S*emitted-errors\.test\.ts:39:\d+\)$/,
     ],
     [
       "why",
-      /a reward's reason is a Promise \(from an async function\? this must answer at once\); give its reason as a string \(reward\(\) at \S*emitted-errors\.test\.ts:38:\d+\)$/,
+      /a reward's reason is a Promise \(from an async function\? this must answer at once\); give its reason as a string \(reward\(\) at \S*emitted-errors\.test\.ts:40:\d+\)$/,
     ],
     [
       "promised",
-      /end\(\)'s metrics are a Promise \(from an async function\? this must answer at once\); give an object of finite numbers.* \(end\(\) at \S*emitted-errors\.test\.ts:35:\d+\)$/,
+      /end\(\)'s metrics are a Promise \(from an async function\? this must answer at once\); give an object of finite numbers.* \(end\(\) at \S*emitted-errors\.test\.ts:37:\d+\)$/,
     ],
   ])("%s: the episode aborts naming the line where it was written", async (word, says) => {
     const { record, events } = await playEpisode(env, { seed: "s", actions: [word] });
@@ -239,5 +237,32 @@ describe("a machine left waiting for nothing", () => {
     expect(record.reason).toBe(
       'aborted: environment error: the machine is in state {"play":{"ask":"done","log":"done"}} waiting for nothing (no observe(), no end(), no tool call in flight): "play.ask.done", "play.log.done" are final states in the regions "play.ask", "play.log" of the parallel state "play", which has no onDone: a parallel state is done when each of its regions reaches a final state, and its onDone is what leaves it; the episode ends only at a final state of the machine\'s top level; give "play" an onDone to one, or end() the episode on the transition into it',
     );
+  });
+});
+
+describe("a reward() whose kind, value or reason is wrong as written", () => {
+  it("is refused where it is written, when the module loads, not in every episode that takes its transition", () => {
+    // Before: reward("outcom", 1, "r") and reward("process", "0.5", "r") built, and every episode through them
+    // aborted as an environment error (tsx runs an environment module without typechecking it).
+    expect(() => reward("outcom" as never, 1, "r")).toThrow(
+      'reward(kind, value, reason): kind must be "process" or "outcome", got "outcom" (a string)',
+    );
+    expect(() => reward("process", "0.5" as never, "r")).toThrow(
+      'reward("process", value, reason): value must be a finite number or a function of { context, event } giving one, got "0.5" (a string)',
+    );
+    expect(() => reward("outcome", Number.NaN, "r")).toThrow(
+      /^reward\("outcome", value, reason\): value must be .* got NaN$/,
+    );
+    expect(() => reward("process", 1, 3 as never)).toThrow(
+      'reward("process", value, reason): reason must be a string or a function of { context, event } giving one, got 3',
+    );
+    // Functions are judged when they give their value, in the episode (above).
+    expect(() =>
+      reward(
+        "process",
+        () => Number.NaN,
+        () => "r",
+      ),
+    ).not.toThrow();
   });
 });
