@@ -80,11 +80,15 @@ export const actionTokens = (tokenizer: Tokenizer, text: string): number[] => {
   return eos === undefined ? ids : [...ids, eos];
 };
 
-/** `--constrained` needs an environment that declares its legal actions; anything else is a UsageError. */
+/**
+ * `--constrained` (`constrained: true` from code: loadPolicy, sft, a train config) needs an environment that
+ * declares its legal actions; anything else is a UsageError, which names both spellings (loadPolicy from code said
+ * only "--constrained", a flag it does not take).
+ */
 export const requireLegalActions = (env: EnvDefinition): void => {
   if (!env.legalActions)
     throw new UsageError({
-      detail: `--constrained: environment ${env.id} declares no legal actions (EnvDefinition.legalActions)`,
+      detail: `--constrained (constrained: true from code): environment ${env.id} declares no legal actions (EnvDefinition.legalActions), so there is nothing to constrain decoding to; leave it out`,
     });
 };
 

@@ -214,7 +214,9 @@ describe("npm start -- --quick, then eval on any world", () => {
       join(tempDir(), "refused"),
     );
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/--constrained: environment \S+ declares no legal actions/);
+    expect(refused.stderr).toMatch(
+      /--constrained \(constrained: true from code\): environment \S+ declares no legal actions/,
+    );
   }, 120_000);
 
   it("eval without --env or --constrained follows what it knows of the checkpoint, and says so", async () => {

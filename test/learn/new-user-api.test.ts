@@ -9,7 +9,7 @@ import { lastValueFrom } from "rxjs";
 import { describe, expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
 import { JsonlJournal, PolicyActor, rollout } from "../../src/index.ts";
-import { collect, evaluate, modelConfigFor, sft } from "../../src/learn/index.ts";
+import { collect, evaluate, loadPolicy, modelConfigFor, sft } from "../../src/learn/index.ts";
 import { tempDir } from "../support/index.ts";
 
 describe("the learner from code, used as a new user would", () => {
@@ -81,6 +81,11 @@ describe("the learner from code, used as a new user would", () => {
       `resume: lr differs from the stopped sft's: 0.003 then, 0.5 now; the sft in ${out} continues only with the arguments it was started with (give them again), or an sft without resume: true starts it over`,
     );
     await sft({ ...base, resume: true, log: () => {} });
+    // loadPolicy's constrained: true on an environment without legal actions names its own option, not only the flag.
+    const { legalActions: _legal, ...unconstrained } = weather;
+    await expect(loadPolicy(unconstrained, out, { constrained: true, log: () => {} })).rejects.toThrow(
+      "--constrained (constrained: true from code): environment weather declares no legal actions",
+    );
     await expect(sft({ ...base, resume: true, log: () => {} })).rejects.toThrow(
       `resume: ${out} holds a finished clone (its sft ran to its end): nothing to resume; eval it or train --init from it, or clone again without resume: true (the clone replaces it)`,
     );

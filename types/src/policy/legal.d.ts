@@ -31,7 +31,11 @@ export declare class ActionTrie {
 }
 /** The token ids of an action text as a policy emits it: the encoded text, then `<eos>` when there is one. */
 export declare const actionTokens: (tokenizer: Tokenizer, text: string) => number[];
-/** `--constrained` needs an environment that declares its legal actions; anything else is a UsageError. */
+/**
+ * `--constrained` (`constrained: true` from code: loadPolicy, sft, a train config) needs an environment that
+ * declares its legal actions; anything else is a UsageError, which names both spellings (loadPolicy from code said
+ * only "--constrained", a flag it does not take).
+ */
 export declare const requireLegalActions: (env: EnvDefinition) => void;
 /**
  * The legal actions an environment declares for a state (null: no constraint there), its `legalActions`' result
