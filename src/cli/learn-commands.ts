@@ -208,9 +208,15 @@ const checkResumeFlags = (
   ).map(([option, flag, value]) => `${flag} ${String(opts[option])} (the run has ${String(value(saved))})`);
   // The same options in another order, or spelt another way, are the same environment (`hopqa?b=2&a=1` is
   // `hopqa?a=1&b=2`; hopqa's `?world-seed=5` is `?worlds=5`).
+  // A run that train() from code recorded by its environment's id (an environment imported, not loaded from its
+  // path) names no module: without --env nothing finds it ("unknown environment"), so --env gives the module, whose
+  // environment train then checks is the run's (it was refused here, and the refusal said to drop --env).
+  const byIdOnly =
+    !isModulePath(modulePathOf(saved.env)) && !Object.hasOwn(ENVIRONMENTS, saved.env.split("?")[0] ?? "");
   if (
     given("env") &&
     !(isModulePath(saved.env) && isModulePath(String(opts.env))) &&
+    !(byIdOnly && isModulePath(modulePathOf(String(opts.env)))) &&
     !sameEnvironment(String(opts.env), saved.env)
   )
     clashes.push(`--env ${String(opts.env)} (the run has ${saved.env})`);

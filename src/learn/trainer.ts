@@ -54,6 +54,7 @@ import { ABORTED } from "../runtime/derive.ts";
 import {
   checkEnvArgument,
   type EnvDefinition,
+  isBuiltInEnv,
   isModulePath,
   moduleSpecOf,
   sameEnvSpec,
@@ -381,7 +382,14 @@ const resumedConfig = (out: string, config: TrainConfig, env: EnvDefinition): Tr
   // The same options in another order are the same environment (records written before specs were sorted), and so
   // are a built-in environment's options spelt another way (hopqa's `?world-seed=5` is `?worlds=5-5`), as `train
   // --resume --env` takes them.
-  const sameEnv = bothPaths || sameVariantSpec(unconfiguredOf(env), config.env, saved.env);
+  // A run recorded by its environment's id alone (train() from code given an environment imported, not loaded from
+  // its path) goes on with that environment's module: the module's environment has the run's id.
+  const byIdOnly =
+    !isModulePath(saved.env.split("?")[0]) &&
+    !isBuiltInEnv(env) &&
+    saved.env === env.id &&
+    isModulePath(config.env.split("?")[0]);
+  const sameEnv = bothPaths || byIdOnly || sameVariantSpec(unconfiguredOf(env), config.env, saved.env);
   if (!sameEnv) clashes.push(`env ${JSON.stringify(config.env)} (the run has ${JSON.stringify(saved.env)})`);
   if (clashes.length > 0)
     throw new UsageError({
@@ -405,7 +413,8 @@ const resumedConfig = (out: string, config: TrainConfig, env: EnvDefinition): Tr
       detail: `resume: steps ${config.steps}, but ${out} is already at policy version ${at}; steps counts all the run's updates, so give more than ${at} to continue it`,
     });
   // Options spelt another way keep the run's spelling, as `train --resume --env` does.
-  const envSpec = bothPaths || sameEnvSpec(config.env, saved.env) ? config.env : saved.env;
+  // A run recorded by id takes the module's path from now on: the CLI (eval, --resume) finds it without --env.
+  const envSpec = bothPaths || byIdOnly || sameEnvSpec(config.env, saved.env) ? config.env : saved.env;
   return { ...saved, steps: config.steps, backend: config.backend, env: envSpec, init: config.init ?? saved.init };
 };
 
