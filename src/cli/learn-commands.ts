@@ -192,6 +192,21 @@ const RESUME_FLAGS: readonly (readonly [option: string, flag: string, saved: (c:
   ["positions", "--positions", (c) => c.model.positions ?? "learned"],
 ];
 
+/** A run's environment named by an id that is no built-in one: train() from code given an imported environment. */
+const recordedByIdOnly = (spec: string): boolean =>
+  !isModulePath(modulePathOf(spec)) && !Object.hasOwn(ENVIRONMENTS, spec.split("?")[0] ?? "");
+
+/**
+ * Without --env, a run recorded by id alone cannot be loaded: said so, with what to give, rather than as an
+ * "unknown environment" of the registry, which reads as a misspelt --env the user never gave.
+ */
+const refuseIdOnly = (file: string, spec: string, command: string): void => {
+  if (recordedByIdOnly(spec))
+    throw new UsageError({
+      detail: `${file} names the environment ${spec} by its id alone, which is no built-in one (a run train() from code recorded with an environment imported, not loaded with loadEnv(path)): ${command} needs --env with the path of the module that defines ${spec}`,
+    });
+};
+
 /**
  * A resumed run continues with its own config.json: a flag that asks for something else is refused, not
  * silently ignored. `--steps` (to extend the run) and `--backend` apply; `--env` may give the module's path
@@ -211,8 +226,7 @@ const checkResumeFlags = (
   // A run that train() from code recorded by its environment's id (an environment imported, not loaded from its
   // path) names no module: without --env nothing finds it ("unknown environment"), so --env gives the module, whose
   // environment train then checks is the run's (it was refused here, and the refusal said to drop --env).
-  const byIdOnly =
-    !isModulePath(modulePathOf(saved.env)) && !Object.hasOwn(ENVIRONMENTS, saved.env.split("?")[0] ?? "");
+  const byIdOnly = recordedByIdOnly(saved.env);
   if (
     given("env") &&
     !(isModulePath(saved.env) && isModulePath(String(opts.env))) &&
@@ -286,6 +300,7 @@ const trainedEnv = (
   whose: "run" | "clone" | "average" = "run",
 ): string | undefined => {
   if (!found) return undefined;
+  refuseIdOnly(found.file, found.env, "eval");
   const [env, query = ""] = found.env.split("?");
   if (lostRelativeModule(env))
     throw notFoundFromHere(found.file, `the environment module ${env}`, "pass --env with the module's path");
@@ -1016,6 +1031,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           init: copiedRun ? ownInit : saved.init && fromStartFolder(runDir, saved.init),
         };
         if (given("env")) checkResumeEnv(runDir, meant.env, String(opts.env));
+        else refuseIdOnly(join(runDir, "config.json"), saved.env, "train --resume");
         const envMoved = !given("env") && meant.env !== saved.env;
         const initMoved = !copiedRun && meant.init !== saved.init;
         if (copiedRun)

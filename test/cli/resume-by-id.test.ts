@@ -22,7 +22,13 @@ it("train --resume --env MODULE goes on with a run recorded by id from code, and
   const envOf = () => JSON.parse(readFileSync(join(out, "config.json"), "utf8")).env;
   expect(envOf()).toBe("weather");
   expect(await main(["train", "--out", out, "--resume", "--steps", "2"])).toBe(2);
-  expect(output.stderr).toContain('unknown environment "weather"');
+  // Said as a run recorded by id, with what to give (it was "unknown environment", as if --env were misspelt).
+  expect(output.stderr).toContain(
+    `${join(out, "config.json")} names the environment weather by its id alone, which is no built-in one (a run train() from code recorded with an environment imported, not loaded with loadEnv(path)): train --resume needs --env with the path of the module that defines weather`,
+  );
+  output.clear();
+  expect(await main(["eval", "--checkpoint", out, "--episodes", "1"])).toBe(2);
+  expect(output.stderr).toContain("eval needs --env with the path of the module that defines weather");
   output.clear();
   expect(
     await main(["train", "--out", out, "--resume", "--steps", "2", "--env", "./actors/weather/env.ts"]),
