@@ -8,7 +8,7 @@ import { lastValueFrom, tap, toArray } from "rxjs";
 import type { Durability, Journal } from "../journal/journal.ts";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { MemoryJournal } from "../journal/memory.ts";
-import { allKeys, checkKnownKeys } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -83,6 +83,17 @@ export const collect: {
   const notPolicy = notAPolicy(options.policy);
   if (notPolicy)
     throw new TypeError(`collect: policy must be a Policy ({ id, version, tokenizer, act }): ${notPolicy}`);
+  // Checked as collect's, before anything is made: they were said as rollout's ("rollout: groupSize must be ..."),
+  // and episodes left out as "PolicyActor: maxBatch must be a positive integer, got NaN".
+  for (const [name, value, least] of [
+    ["episodes", options.episodes, 0],
+    ["groupSize", options.groupSize, 1],
+    ["concurrency", options.concurrency, 1],
+  ] as const)
+    if ((name === "episodes" || value !== undefined) && !(Number.isInteger(value) && (value as number) >= least))
+      throw new RangeError(
+        `collect: ${name} must be ${least === 0 ? "a natural number" : "a positive integer"}${name === "episodes" ? "" : " (or left out)"}, got ${shownValue(value)}`,
+      );
   const journal: Journal = options.dir
     ? new JsonlJournal(options.dir, options.durability ?? "episode")
     : new MemoryJournal();

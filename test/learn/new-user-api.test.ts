@@ -42,6 +42,17 @@ describe("the learner from code, used as a new user would", () => {
     expect(() => new PolicyActor(actor.policy, "8" as never)).toThrow(
       'PolicyActor: maxBatch must be a positive integer, got "8" (a string)',
     );
+    // collect's own numbers are said as collect's (they were rollout's, and episodes left out a PolicyActor's NaN).
+    const policy = actor.policy;
+    await expect(collect({ env: weather, policy, seed: "x" } as never)).rejects.toThrow(
+      "collect: episodes must be a natural number, got undefined",
+    );
+    await expect(collect({ env: weather, policy, seed: "x", episodes: 2, groupSize: 0 })).rejects.toThrow(
+      "collect: groupSize must be a positive integer (or left out), got 0",
+    );
+    await expect(collect({ env: weather, policy, seed: "x", episodes: "2" as never })).rejects.toThrow(
+      'collect: episodes must be a natural number, got "2" (a string)',
+    );
     // The Policy itself still runs.
     expect((await evaluate(weather, actor.policy, { episodes: 1, seed: "x" })).successRate).toBe(1);
   });
