@@ -314,6 +314,11 @@ const checkToolSpec = (spec: ToolSpec<Schema.Top>): void => {
     throw new TypeError(
       `tool ${name}: unknown field \`${unknown.key}\`${didYouMean(unknown.meant)}; a tool has ${TOOL_FIELDS.join(", ")}`,
     );
+  // Required by ToolSpec's type, but taken as undefined from plain JavaScript (or tsx, which does not typecheck).
+  if (typeof spec.description !== "string")
+    throw new TypeError(
+      `tool ${name}: description must be a string (what the tool does, shown to people and in prompts), got ${spec.description === undefined ? "none" : shownValue(spec.description)}`,
+    );
   if (typeof spec.execute !== "function")
     throw new TypeError(
       `tool ${name}: execute must be a function (args, { signal }) => result, got ${spec.execute === undefined ? "none" : typeof spec.execute}`,

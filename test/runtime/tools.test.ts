@@ -200,6 +200,9 @@ describe("defineTool refuses a tool a model could never call", () => {
     [{ parameters: Schema.Array(Schema.String) }, /got a schema of no object \(Arrays\)/],
     [{ timeout: 100 }, /tool search: unknown field `timeout` \(did you mean `timeoutMs`\?\)/],
     [{ execute: undefined }, /tool search: execute must be a function .*got none/],
+    // Required by the type, but taken as undefined from plain JavaScript or tsx (which does not typecheck).
+    [{ description: undefined }, /^tool search: description must be a string \(what the tool does, .*\), got none$/],
+    [{ description: 3 }, /^tool search: description must be a string .*, got 3$/],
   ])("%o", (change, says) => {
     expect(() => defineTool({ ...spec, ...change } as never)).toThrow(says);
   });
