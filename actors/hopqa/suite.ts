@@ -29,6 +29,13 @@ export interface SuiteScore {
   readonly grounded: number;
   /** Questions evaluated in this column. */
   readonly episodes: number;
+  /**
+   * Episodes of this column that aborted (a policy, tool or environment error, or a stop), scored 0 in every
+   * metric; absent when none did.
+   */
+  readonly aborted?: number;
+  /** Why the first aborted episode aborted (with `aborted`). */
+  readonly abortReason?: string;
 }
 /** Scores per column, and `average`: the mean exact match of the three columns. */
 export type SuiteResult = Record<ColumnId, SuiteScore> & { readonly average: number };
@@ -81,6 +88,7 @@ export const evaluateSuite = async (
       f1: summary.metrics.f1 ?? 0,
       grounded: summary.metrics.grounded ?? 0,
       episodes: summary.episodes,
+      ...(summary.aborted > 0 ? { aborted: summary.aborted, abortReason: summary.abortReason } : {}),
     };
   }
   const scores = out as Record<ColumnId, SuiteScore>;
@@ -88,7 +96,17 @@ export const evaluateSuite = async (
   return { ...scores, average };
 };
 
-/** evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far): it takes a minute or more. */
+/** The columns of a result where episodes aborted, with their scores (aborted set). */
+export const abortedColumns = (result: SuiteResult): (SuiteScore & { column: ColumnId; aborted: number })[] =>
+  COLUMNS.flatMap(({ id }) => {
+    const score = result[id];
+    return score.aborted === undefined ? [] : [{ ...score, column: id, aborted: score.aborted }];
+  });
+
+/**
+ * evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far): it takes a minute or
+ * more. A column where episodes aborted is warned about on stderr, with how many and why.
+ */
 export const evaluateSuiteShown = async (
   label: string,
   policy: () => Policy,
@@ -97,8 +115,9 @@ export const evaluateSuiteShown = async (
   base: Pick<EnvDefinition, "id" | "configure"> = hopqa,
 ): Promise<SuiteResult> => {
   const bar = progress(label, episodes * COLUMNS.length);
+  let result: SuiteResult;
   try {
-    return await evaluateSuite(
+    result = await evaluateSuite(
       policy,
       episodes,
       seed,
@@ -108,4 +127,10 @@ export const evaluateSuiteShown = async (
   } finally {
     bar.stop();
   }
+  // An aborted episode scores 0: a column of them would read as a policy that failed every question.
+  for (const c of abortedColumns(result))
+    process.stderr.write(
+      `warning: ${label}: ${c.column}: ${c.aborted} of ${c.episodes} episodes aborted (scored 0): ${c.abortReason ?? "no reason recorded"}\n`,
+    );
+  return result;
 };

@@ -1593,14 +1593,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           // The suite's own seed unless --seed was given: its numbers are then the results table's.
           const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);
           const quiet = exitOnInterrupt(EVAL_STOPPED);
-          await evalSuite(() => policyFromModel(env, model, tokenizer, config, !opts.sample, version), env, {
-            ...opts,
-            constrained,
-            checkpoint,
-            seed,
-            version,
-          }).finally(quiet);
-          setExit(0);
+          const code = await evalSuite(
+            () => policyFromModel(env, model, tokenizer, config, !opts.sample, version),
+            env,
+            { ...opts, constrained, checkpoint, seed, version },
+          ).finally(quiet);
+          setExit(code);
           return;
         }
         const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
@@ -1739,7 +1737,7 @@ const evalSuite = async (
     topP?: number;
   },
 ) => {
-  const { evaluateSuiteShown } = await import("../../actors/hopqa/suite.ts");
+  const { abortedColumns, evaluateSuiteShown } = await import("../../actors/hopqa/suite.ts");
   const result = await evaluateSuiteShown("suite", policy, opts.episodes, opts.seed, env);
   // The options --env gave (wording, legal...), as their values in effect; none for plain hopqa, as before.
   const given = [...new URLSearchParams(opts.env.split("?")[1] ?? "").keys()];
@@ -1757,4 +1755,10 @@ const evalSuite = async (
       ...result,
     }),
   );
+  const failed = abortedColumns(result).filter((c) => c.aborted === c.episodes);
+  if (failed.length > 0)
+    process.stderr.write(
+      `eval --suite: every episode of ${failed.map((c) => c.column).join(", ")} aborted, so ${failed.length === 1 ? "that column was" : "those columns were"} not scored\n`,
+    );
+  return failed.length > 0 ? 1 : 0;
 };

@@ -41,6 +41,13 @@ export interface SuiteScore {
     readonly grounded: number;
     /** Questions evaluated in this column. */
     readonly episodes: number;
+    /**
+     * Episodes of this column that aborted (a policy, tool or environment error, or a stop), scored 0 in every
+     * metric; absent when none did.
+     */
+    readonly aborted?: number;
+    /** Why the first aborted episode aborted (with `aborted`). */
+    readonly abortReason?: string;
 }
 /** Scores per column, and `average`: the mean exact match of the three columns. */
 export type SuiteResult = Record<ColumnId, SuiteScore> & {
@@ -58,5 +65,13 @@ export declare const suiteTicker: (tick: (info: Record<string, string | number>)
  * RangeError when episodes is not a positive whole number, or when base cannot be configured.
  */
 export declare const evaluateSuite: (policy: () => Policy, episodes: number, seed?: string, onEpisode?: (column: ColumnId, record: EpisodeRecord) => void, base?: Pick<EnvDefinition, "id" | "configure">) => Promise<SuiteResult>;
-/** evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far): it takes a minute or more. */
+/** The columns of a result where episodes aborted, with their scores (aborted set). */
+export declare const abortedColumns: (result: SuiteResult) => (SuiteScore & {
+    column: ColumnId;
+    aborted: number;
+})[];
+/**
+ * evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far): it takes a minute or
+ * more. A column where episodes aborted is warned about on stderr, with how many and why.
+ */
 export declare const evaluateSuiteShown: (label: string, policy: () => Policy, episodes: number, seed?: string, base?: Pick<EnvDefinition, "id" | "configure">) => Promise<SuiteResult>;
