@@ -412,20 +412,24 @@ class CausalSelfAttention {
     const keys = past ? tf.concat([past.keys, k], 2) : k;
     const values = past ? tf.concat([past.values, v], 2) : v;
     const slots = keys.shape[2];
-    const scores = tf.mul(
-      tf.matMul(
-        tf.reshape(q, [batch * heads, time, headWidth]),
-        tf.reshape(keys, [batch * heads, slots, headWidth]),
-        false,
-        true,
-      ),
-      1 / Math.sqrt(headWidth),
+    // Each step's [B, heads, T, S] input is freed as soon as the next exists when no gradient will be taken
+    // (decoding): otherwise a prefill holds four of them per layer until it ends (see attentionPeakBytes).
+    const step = <T extends tf.Tensor>(inputs: tf.Tensor[], output: T): T => {
+      if (gradientFree) for (const input of inputs) input.dispose();
+      return output;
+    };
+    const raw = tf.matMul(
+      tf.reshape(q, [batch * heads, time, headWidth]),
+      tf.reshape(keys, [batch * heads, slots, headWidth]),
+      false,
+      true,
     );
-    const weights = tf.softmax(tf.add(tf.reshape(scores, [batch, heads, time, slots]), mask));
-    const mixed = tf.matMul(
-      tf.reshape(weights, [batch * heads, time, slots]),
-      tf.reshape(values, [batch * heads, slots, headWidth]),
-    );
+    const scores = step([raw], tf.mul(raw, 1 / Math.sqrt(headWidth)));
+    const shaped = tf.reshape(scores, [batch, heads, time, slots]);
+    const masked = step([scores, shaped], tf.add(shaped, mask));
+    const weights = step([masked], tf.softmax(masked));
+    const flat = tf.reshape(weights, [batch * heads, time, slots]);
+    const mixed = step([weights, flat], tf.matMul(flat, tf.reshape(values, [batch * heads, slots, headWidth])));
     const merged = tf.reshape(tf.transpose(tf.reshape(mixed, [batch, heads, time, headWidth]), [0, 2, 1, 3]), [
       batch * time,
       width,
@@ -478,6 +482,25 @@ class Block {
     return { x: tf.add(mid, this.mlp.apply(this.ln2.apply(mid))), cache: attended.cache };
   }
 }
+
+/**
+ * A block's output. When no gradient will be taken (decoding), its intermediates are freed as it returns
+ * rather than when the whole pass ends: a prefill would otherwise hold every layer's at once.
+ */
+const applyBlock = (
+  block: Block,
+  x: tf.Tensor2D,
+  batch: number,
+  mask: tf.Tensor,
+  past?: LayerCache,
+): { x: tf.Tensor2D; cache: LayerCache } => {
+  if (!gradientFree) return block.apply(x, batch, mask, past);
+  const [y, keys, values] = tf.tidy(() => {
+    const out = block.apply(x, batch, mask, past);
+    return [out.x, out.cache.keys, out.cache.values];
+  });
+  return { x: y as tf.Tensor2D, cache: { keys: keys as tf.Tensor4D, values: values as tf.Tensor4D } };
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // The model
@@ -745,7 +768,7 @@ export class Gpt {
           : padMask;
         const mask = segments ? tf.add(causal, turnMask(segments, cache.slots, 1, cache.slots + 1)) : causal;
         this.blocks.forEach((block, i) => {
-          const out = block.apply(x, batch, mask, cache.layers[i]);
+          const out = applyBlock(block, x, batch, mask, cache.layers[i]);
           x = out.x;
           layers.push({ keys: tf.keep(out.cache.keys), values: tf.keep(out.cache.values) });
         });
@@ -830,7 +853,7 @@ export class Gpt {
     const mask = segments ? tf.add(unturned, turnMask(segments, 0, time, time)) : unturned;
     const caches: LayerCache[] = [];
     for (const block of this.blocks) {
-      const out = block.apply(x, batch, mask);
+      const out = applyBlock(block, x, batch, mask);
       x = out.x;
       caches.push(out.cache);
     }

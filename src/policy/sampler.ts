@@ -20,7 +20,7 @@
  */
 import type * as tf from "@tensorflow/tfjs-core";
 import { Rng } from "../kernel/prng.ts";
-import { disposeCache, type Gpt, type KvCache } from "./gpt.ts";
+import { disposeCache, type Gpt, type GptConfig, type KvCache } from "./gpt.ts";
 
 /** Constrained decoding: the ids allowed after the tokens sampled so far in this action, or null for all. */
 export type AllowedNext = (prefix: readonly number[]) => readonly number[] | null;
@@ -131,25 +131,45 @@ const validate = (model: Gpt, rows: readonly SampleRow[]): void => {
 };
 
 /**
- * Bytes one attention-score tensor of a prefill may take ([rows, heads, T, T] float32, T the longest context of
- * the rows). A prefill keeps a few such tensors alive at once (scores, their softmax, the mask), and tfjs's wasm
- * heap is bounded: 64 rows of warehouse's 704-token contexts (about 500 MB a tensor) aborted every episode of
- * `eval --episodes 100` with wasm's `Aborted()`, while 40 rows (about 320 MB) ran; 256 MB makes groups of 32
- * there (that eval: 32 s, no abort) and keeps 64 rows of hopqa's 384 tokens (151 MB) in one batch. Batches above
- * this are sampled in consecutive groups of rows; a row samples the same tokens in any group (rows are
- * independent).
+ * How many [rows, heads, T, T] attention-score tensors a prefill holds at its peak (measured with tf.profile:
+ * about 6 for 2 and for 4 layers; gpt.ts frees each layer's scores before the next layer runs). Before it did,
+ * every layer's four stayed alive until the prefill ended: 21 at 2 layers, 41 at 4. The old budget (256 MB of
+ * one score tensor) then made groups of 113 rows of hopqa's 384-token contexts, whose prefill passed wasm's
+ * 4 GiB heap (100 rows of 370 tokens already grew it to 3.4 GiB; 1.2 GiB now) and aborted every episode of a
+ * turn-local model's `eval --episodes 300` on 4-hop questions with "memory access out of bounds".
  */
-export const PREFILL_SCORE_BYTES = 256 * 1024 * 1024;
+export const PREFILL_SCORE_COPIES = 6;
 
-/** Splits rows into consecutive groups whose prefill attention scores stay within `budget` bytes each. */
+/**
+ * Estimated peak bytes a prefill takes per row whose batch's longest context is `longest` tokens: the score
+ * tensors (PREFILL_SCORE_COPIES of heads x T x T), the KV cache of every layer (2 x layers x T x width) and a
+ * block's activations (about (mlpRatio + 8) x T x width), float32.
+ */
+export const prefillRowBytes = (
+  config: Pick<GptConfig, "heads" | "layers" | "width" | "mlpRatio">,
+  longest: number,
+): number =>
+  4 *
+  longest *
+  (PREFILL_SCORE_COPIES * config.heads * longest + (2 * config.layers + config.mlpRatio + 8) * config.width);
+
+/**
+ * Bytes a prefill's rows may take together (by prefillRowBytes). tfjs's wasm heap is bounded (4 GiB, and an
+ * allocation past it aborts every row of the batch); 2 GiB leaves room for the model and the heap's
+ * fragmentation, keeps 100 rows of hopqa's 384 tokens (16.5 MiB a row on its default model) in one batch, and
+ * makes groups of 40 of warehouse's 704. Batches above it are sampled in consecutive groups of rows; a row
+ * samples the same tokens in any group (rows are independent).
+ */
+export const PREFILL_BYTES = 2 * 1024 ** 3;
+
+/** Splits rows into consecutive groups whose prefill stays within `budget` bytes (by prefillRowBytes) each. */
 export const prefillGroups = <Row extends { readonly context: readonly number[] }>(
   rows: readonly Row[],
-  heads: number,
-  budget = PREFILL_SCORE_BYTES,
+  config: Pick<GptConfig, "heads" | "layers" | "width" | "mlpRatio">,
+  budget = PREFILL_BYTES,
 ): Row[][] => {
   const longest = Math.max(0, ...rows.map((row) => row.context.length));
-  const perRow = heads * longest * longest * 4;
-  const size = Math.max(1, Math.floor(budget / Math.max(1, perRow)));
+  const size = Math.max(1, Math.floor(budget / Math.max(1, prefillRowBytes(config, longest))));
   const groups: Row[][] = [];
   for (let start = 0; start < rows.length; start += size) groups.push(rows.slice(start, start + size));
   return groups;
@@ -157,7 +177,7 @@ export const prefillGroups = <Row extends { readonly context: readonly number[] 
 
 /**
  * Samples every row to its stop token or maxNewTokens. Rows whose prefill would pass `prefillBytes` (default
- * PREFILL_SCORE_BYTES) are sampled in consecutive groups, one after the other.
+ * PREFILL_BYTES, by prefillRowBytes) are sampled in consecutive groups, one after the other.
  */
 export const sample = async (
   model: Gpt,
@@ -165,7 +185,7 @@ export const sample = async (
   options: { readonly prefillBytes?: number } = {},
 ): Promise<SampleResult[]> => {
   validate(model, rows);
-  const groups = prefillGroups(rows, model.config.heads, options.prefillBytes);
+  const groups = prefillGroups(rows, model.config, options.prefillBytes);
   if (groups.length <= 1) return sampleGroup(model, rows);
   const results: SampleResult[] = [];
   for (const group of groups) results.push(...(await sampleGroup(model, group)));

@@ -3,8 +3,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { Rng } from "../../src/kernel/prng.ts";
 import { scoreTokens } from "../../src/learn/train-step.ts";
 import { initBackend } from "../../src/policy/backend.ts";
-import { Gpt } from "../../src/policy/gpt.ts";
-import { chooseToken, PREFILL_SCORE_BYTES, prefillGroups, type SampleRow, sample } from "../../src/policy/sampler.ts";
+import { disposeCache, Gpt } from "../../src/policy/gpt.ts";
+import {
+  chooseToken,
+  PREFILL_BYTES,
+  prefillGroups,
+  prefillRowBytes,
+  type SampleRow,
+  sample,
+} from "../../src/policy/sampler.ts";
 
 const VOCAB = 48;
 let model: Gpt;
@@ -37,9 +44,9 @@ describe("sample", () => {
   });
 
   it("samples a batch past the prefill budget in groups of rows, each row as it would alone", async () => {
-    // Budget for two rows of the longest context (8 tokens, 2 heads): 2 x 8 x 8 x 4 bytes each.
-    const budget = 2 * (2 * 8 * 8 * 4);
-    expect(prefillGroups(rows, 2, budget).map((g) => g.length)).toEqual([2, 2, 1]);
+    // Budget for two rows of the longest context (8 tokens).
+    const budget = 2 * prefillRowBytes(model.config, 8);
+    expect(prefillGroups(rows, model.config, budget).map((g) => g.length)).toEqual([2, 2, 1]);
     const grouped = await sample(model, rows, { prefillBytes: budget });
     const whole = await sample(model, rows);
     expect(grouped.map((r) => r.tokens)).toEqual(whole.map((r) => r.tokens));
@@ -49,17 +56,55 @@ describe("sample", () => {
         expect(Math.abs(whole[i].logprobs[t] - logprob)).toBeLessThan(1e-5);
       });
     });
-    // The default budget: 64 rows of 704-token contexts on 4 heads (warehouse's model; about 500 MB of scores,
-    // which aborted the wasm heap) go in groups; 64 rows of hopqa's 384 tokens go in one.
-    const long = Array.from({ length: 64 }, () => ({ context: new Array<number>(704).fill(1) }));
-    expect(prefillGroups(long, 4).length).toBeGreaterThan(1);
-    expect(prefillGroups(long, 4).every((g) => g.length * 4 * 704 * 704 * 4 <= PREFILL_SCORE_BYTES)).toBe(true);
-    expect(
-      prefillGroups(
-        long.map(() => ({ context: new Array<number>(384).fill(1) })),
-        4,
-      ),
-    ).toHaveLength(1);
+    // The default budget, on the default model (2 layers, 4 heads, width 128): 64 rows of warehouse's 704-token
+    // contexts (which aborted the wasm heap in one batch) and 300 of hopqa's 384 (which aborted in groups of 113)
+    // go in groups; 100 rows of hopqa's 384 go in one.
+    const shape = { heads: 4, layers: 2, width: 128, mlpRatio: 4 };
+    const of = (count: number, length: number) =>
+      Array.from({ length: count }, () => ({ context: new Array<number>(length).fill(1) }));
+    for (const long of [of(64, 704), of(300, 384)]) {
+      const groups = prefillGroups(long, shape);
+      expect(groups.length).toBeGreaterThan(1);
+      const length = long[0].context.length;
+      expect(groups.every((g) => g.length * prefillRowBytes(shape, length) <= PREFILL_BYTES)).toBe(true);
+    }
+    expect(prefillGroups(of(100, 384), shape)).toHaveLength(1);
+  });
+
+  it("keeps a prefill's memory within prefillRowBytes whatever the depth (turn-local, copy head)", async () => {
+    // Before, a prefill held every layer's attention scores until it ended: 300 rows of 4-hop hopqa contexts
+    // (groups of 113 x 384 tokens) passed wasm's 4 GiB heap and aborted every episode.
+    const deep = new Gpt(
+      {
+        vocabSize: VOCAB,
+        contextLength: 80,
+        width: 32,
+        heads: 4,
+        layers: 4,
+        copy: true,
+        attention: "turn-local",
+        turnStarts: [5],
+        initStd: 0.2,
+      },
+      "deep",
+    );
+    const contexts = Array.from({ length: 6 }, (_, b) =>
+      Array.from({ length: 72 - b }, (_, t) => (t % 17 === 0 ? 5 : 6 + ((t * 7 + b) % 40))),
+    );
+    const before = tf.memory().numBytes;
+    const info = await tf.profile(() => {
+      const { logits, cache } = deep.prefill(contexts);
+      logits.dispose();
+      disposeCache(cache);
+    });
+    expect(tf.memory().numBytes).toBe(before);
+    expect(info.peakBytes - before).toBeLessThanOrEqual(contexts.length * prefillRowBytes(deep.config, 72));
+    // Grouped by a budget of two rows, each row samples as in one batch.
+    const deepRows = contexts.map((context, i) => ({ context, seed: `deep${i}`, maxNewTokens: 6 }));
+    const whole = await sample(deep, deepRows);
+    const grouped = await sample(deep, deepRows, { prefillBytes: 2 * prefillRowBytes(deep.config, 72) });
+    expect(grouped.map((r) => r.tokens)).toEqual(whole.map((r) => r.tokens));
+    deep.dispose();
   });
 
   it("depends only on the row's seed", async () => {

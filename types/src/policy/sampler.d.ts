@@ -19,7 +19,7 @@
  * on-policy ratios.
  */
 import { Rng } from "../kernel/prng.ts";
-import { type Gpt } from "./gpt.ts";
+import { type Gpt, type GptConfig } from "./gpt.ts";
 /** Constrained decoding: the ids allowed after the tokens sampled so far in this action, or null for all. */
 export type AllowedNext = (prefix: readonly number[]) => readonly number[] | null;
 export interface SampleRow {
@@ -56,22 +56,35 @@ interface Choice {
 /** Picks one token from `logits` (length V) for a row. */
 export declare const chooseToken: (logits: ArrayLike<number>, row: Pick<SampleRow, "temperature" | "topP" | "greedy">, rng: Rng, allowed: number[] | null) => Choice;
 /**
- * Bytes one attention-score tensor of a prefill may take ([rows, heads, T, T] float32, T the longest context of
- * the rows). A prefill keeps a few such tensors alive at once (scores, their softmax, the mask), and tfjs's wasm
- * heap is bounded: 64 rows of warehouse's 704-token contexts (about 500 MB a tensor) aborted every episode of
- * `eval --episodes 100` with wasm's `Aborted()`, while 40 rows (about 320 MB) ran; 256 MB makes groups of 32
- * there (that eval: 32 s, no abort) and keeps 64 rows of hopqa's 384 tokens (151 MB) in one batch. Batches above
- * this are sampled in consecutive groups of rows; a row samples the same tokens in any group (rows are
- * independent).
+ * How many [rows, heads, T, T] attention-score tensors a prefill holds at its peak (measured with tf.profile:
+ * about 6 for 2 and for 4 layers; gpt.ts frees each layer's scores before the next layer runs). Before it did,
+ * every layer's four stayed alive until the prefill ended: 21 at 2 layers, 41 at 4. The old budget (256 MB of
+ * one score tensor) then made groups of 113 rows of hopqa's 384-token contexts, whose prefill passed wasm's
+ * 4 GiB heap (100 rows of 370 tokens already grew it to 3.4 GiB; 1.2 GiB now) and aborted every episode of a
+ * turn-local model's `eval --episodes 300` on 4-hop questions with "memory access out of bounds".
  */
-export declare const PREFILL_SCORE_BYTES: number;
-/** Splits rows into consecutive groups whose prefill attention scores stay within `budget` bytes each. */
+export declare const PREFILL_SCORE_COPIES = 6;
+/**
+ * Estimated peak bytes a prefill takes per row whose batch's longest context is `longest` tokens: the score
+ * tensors (PREFILL_SCORE_COPIES of heads x T x T), the KV cache of every layer (2 x layers x T x width) and a
+ * block's activations (about (mlpRatio + 8) x T x width), float32.
+ */
+export declare const prefillRowBytes: (config: Pick<GptConfig, "heads" | "layers" | "width" | "mlpRatio">, longest: number) => number;
+/**
+ * Bytes a prefill's rows may take together (by prefillRowBytes). tfjs's wasm heap is bounded (4 GiB, and an
+ * allocation past it aborts every row of the batch); 2 GiB leaves room for the model and the heap's
+ * fragmentation, keeps 100 rows of hopqa's 384 tokens (16.5 MiB a row on its default model) in one batch, and
+ * makes groups of 40 of warehouse's 704. Batches above it are sampled in consecutive groups of rows; a row
+ * samples the same tokens in any group (rows are independent).
+ */
+export declare const PREFILL_BYTES: number;
+/** Splits rows into consecutive groups whose prefill stays within `budget` bytes (by prefillRowBytes) each. */
 export declare const prefillGroups: <Row extends {
     readonly context: readonly number[];
-}>(rows: readonly Row[], heads: number, budget?: number) => Row[][];
+}>(rows: readonly Row[], config: Pick<GptConfig, "heads" | "layers" | "width" | "mlpRatio">, budget?: number) => Row[][];
 /**
  * Samples every row to its stop token or maxNewTokens. Rows whose prefill would pass `prefillBytes` (default
- * PREFILL_SCORE_BYTES) are sampled in consecutive groups, one after the other.
+ * PREFILL_BYTES, by prefillRowBytes) are sampled in consecutive groups, one after the other.
  */
 export declare const sample: (model: Gpt, rows: readonly SampleRow[], options?: {
     readonly prefillBytes?: number;
