@@ -127,6 +127,43 @@ describe("parseAction on a tool with JSON arguments", () => {
     expect(parseAction('<book>{"legs":[{"from":"x\\",\\"from\\":1","to":"b"}]}</book>', { book }).kind).toBe("call");
   });
 
+  it("finds a key written twice at any depth, and never calls JSON without one a repeat (property)", () => {
+    const any = defineTool({
+      name: "any",
+      description: "takes any JSON",
+      parameters: Schema.Struct({ v: Schema.Unknown }),
+      execute: () => 0,
+    });
+    // JSON.stringify never writes a key twice: every such call goes through, with its value as parsed.
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const text = `<any>${JSON.stringify({ v })}</any>`;
+        expect(parseAction(text, { any })).toEqual({
+          kind: "call",
+          tool: "any",
+          args: JSON.parse(JSON.stringify({ v })),
+        });
+      }),
+    );
+    // A key of an object written again in front of it, inside arrays and objects around it: found, where it is.
+    const keyed = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), {
+      minKeys: 1,
+      maxKeys: 4,
+    });
+    fc.assert(
+      fc.property(keyed, fc.nat(), fc.nat({ max: 3 }), (object, pick, before) => {
+        const keys = Object.keys(object);
+        const key = keys[pick % keys.length];
+        const twice = `{${JSON.stringify(key)}:null,${JSON.stringify(object).slice(1)}`;
+        const text = `<any>{"v":[${"0,".repeat(before)}{"w":${twice}}]}</any>`;
+        expect(parseAction(text, { any })).toEqual({
+          kind: "malformed",
+          reason: `arguments of any: .v[${before}].w has the key ${JSON.stringify(key)} twice (write each field once)`,
+        });
+      }),
+    );
+  });
+
   it("calls arguments whose JSON escapes write a lone surrogate malformed, and formatCall refuses them", () => {
     // `\ud800` is six ASCII characters a model can type; parsed, it is a string that is not Unicode, which the
     // journal cannot write: the call's tool.called aborted the episode.
