@@ -119,9 +119,12 @@ export const expertPolicy = (words: Tokenizer = tokenizer) => scriptedExpert("ho
 /** How often the hasty demonstrator answers one hop early (where its results showed a candidate). */
 export const HASTE_RATE = 0.7;
 
+/** Whether a demonstrator's habit `habit` takes a task: a hash of the two below `rate`, so the same task always is. */
+const habitOn = (habit: string, task: HopqaTask, rate: number): boolean =>
+  fnv1a(`${habit}:${JSON.stringify([task.world, task.start, task.chain, task.phrasing])}`) / 2 ** 32 < rate;
+
 /** Whether the hasty demonstrator stops early on a task (a hash of the task, so the same task always does). */
-export const hastyOn = (task: HopqaTask, rate = HASTE_RATE): boolean =>
-  fnv1a(`hasty:${JSON.stringify([task.world, task.start, task.chain, task.phrasing])}`) / 2 ** 32 < rate;
+export const hastyOn = (task: HopqaTask, rate = HASTE_RATE): boolean => habitOn("hasty", task, rate);
 
 /**
  * The hasty demonstrator's early answer, given what it was shown: the entity of the asked type named first in
@@ -159,8 +162,7 @@ export const hastyPolicy = (rate = HASTE_RATE, words: Tokenizer = tokenizer) =>
 export const SLOPPY_RATE = 0.8;
 
 /** Whether the sloppy demonstrator answers wrong on a task (a hash of the task, so the same task always does). */
-export const sloppyOn = (task: HopqaTask, rate = SLOPPY_RATE): boolean =>
-  fnv1a(`sloppy:${JSON.stringify([task.world, task.start, task.chain, task.phrasing])}`) / 2 ** 32 < rate;
+export const sloppyOn = (task: HopqaTask, rate = SLOPPY_RATE): boolean => habitOn("sloppy", task, rate);
 
 /**
  * The sloppy demonstrator; `rate` is the share of questions it answers wrong on (SLOPPY_RATE by default; its id
