@@ -10,6 +10,7 @@
  *   npm run experiment -- --hasty     # from the hasty demonstrator's clone, into runs/hopqa-hasty and docs/hasty
  *   npm run experiment -- --half-hasty  # from the half-hasty clone (test 0.26), into runs/hopqa-half-hasty and docs/half-hasty
  *   npm run experiment -- --possessive  # hopqa?wording=possessive&legal=relations from a weak turn-local clone, into runs/hopqa-possessive and docs/possessive
+ *   npm run experiment -- --sloppy      # the same variant from the sloppy demonstrator's clone (test 0.56), into runs/hopqa-sloppy and docs/sloppy
  *
  * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
  * interrupted half-way resumes from its last checkpoint. A finished run is also recorded next to the page
@@ -32,7 +33,7 @@ import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import { sameEnvSpec } from "../../src/runtime/env.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
-import { EXPLORE, HASTY_STEPS, LONG, POSSESSIVE_STEPS, RL_STEP } from "./rl-recipe.ts";
+import { EXPLORE, HASTY_STEPS, LONG, POSSESSIVE_STEPS, RL_STEP, SLOPPY_STEPS } from "./rl-recipe.ts";
 import {
   type BaselinesRecord,
   planDifferences,
@@ -62,6 +63,8 @@ import {
   SHIPPED_COPY_WARM_START,
   SHIPPED_HALF_HASTY_WARM_START,
   SHIPPED_HASTY_WARM_START,
+  SHIPPED_SLOPPY_WARM_START,
+  SLOPPY_WARM_START,
   unshipped,
   WARM_START,
   type WarmStartRecipe,
@@ -811,7 +814,8 @@ export const selectPlan = (opts: {
   hasty?: boolean;
   halfHasty?: boolean;
   possessive?: boolean;
-}): "hasty" | "half-hasty" | "possessive" | undefined => {
+  sloppy?: boolean;
+}): "hasty" | "half-hasty" | "possessive" | "sloppy" | undefined => {
   PLAN = FULL_PLAN;
   QUICK = false;
   CHILD_FLAGS.length = 0;
@@ -851,9 +855,13 @@ export const selectPlan = (opts: {
     PLAN = { ...PLAN, warm, train: { ...PLAN.train, ...EXPLORE, ...(opts.quick ? {} : HASTY_STEPS) } };
     CHILD_FLAGS.push(`--${demonstrator}`);
   }
-  if (opts.possessive) {
+  // The possessive variant's plans: each its own warm start and budget, sampled as --explore.
+  const variant = opts.possessive ? "possessive" : opts.sloppy ? "sloppy" : undefined;
+  if (variant) {
     const other = (
       [
+        ["--possessive", variant === "sloppy" && opts.possessive],
+        ["--sloppy", variant === "possessive" && opts.sloppy],
         ["--no-copy-head", opts.copyHead === false],
         ["--hasty", opts.hasty],
         ["--half-hasty", opts.halfHasty],
@@ -861,22 +869,26 @@ export const selectPlan = (opts: {
         ["--long", opts.long],
       ] as const
     ).find(([, given]) => given)?.[0];
+    const [full, steps] =
+      variant === "possessive" ? [POSSESSIVE_WARM_START, POSSESSIVE_STEPS] : [SLOPPY_WARM_START, SLOPPY_STEPS];
     if (other)
       throw new InvalidArgumentError(
-        `--possessive is a plan of its own (its warm start, ${POSSESSIVE_STEPS.steps} updates sampled as --explore): drop ${other}`,
+        `--${variant} is a plan of its own (its warm start, ${steps.steps} updates sampled as --explore): drop ${other}`,
       );
-    const full = POSSESSIVE_WARM_START;
     const warm: WarmStartRecipe = opts.quick
       ? {
           ...QUICK_PLAN.warm,
+          demonstrator: full.demonstrator,
+          ...(full.allEpisodes ? { allEpisodes: true } : {}),
+          ...(full.more ? { more: { epochs: 1, seed: full.more.seed } } : {}),
           ...(full.env ? { env: full.env } : {}),
           ...(full.attention ? { attention: full.attention } : {}),
           ...(full.positionOffsets ? { positionOffsets: full.positionOffsets } : {}),
         }
       : full;
-    PLAN = { ...PLAN, warm, train: { ...PLAN.train, ...EXPLORE, ...(opts.quick ? {} : POSSESSIVE_STEPS) } };
-    CHILD_FLAGS.push("--possessive");
-    return "possessive";
+    PLAN = { ...PLAN, warm, train: { ...PLAN.train, ...EXPLORE, ...(opts.quick ? {} : steps) } };
+    CHILD_FLAGS.push(`--${variant}`);
+    return variant;
   }
   if (opts.explore || opts.long) {
     PLAN = { ...PLAN, train: { ...PLAN.train, ...EXPLORE } };
@@ -935,6 +947,10 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
       "--possessive",
       `hopqa?wording=possessive&legal=relations, from its weak turn-local clone (${POSSESSIVE_WARM_START.demos} demonstrations from worlds ${POSSESSIVE_WARM_START.demoWorlds}: test about 0.4), ${POSSESSIVE_STEPS.steps} updates of ${FULL_PLAN.train.tasksPerStep} questions sampled as --explore; its own --out and --docs (runs/hopqa-possessive, docs/possessive) unless given`,
     )
+    .option(
+      "--sloppy",
+      `hopqa?wording=possessive&legal=relations, from the sloppy demonstrator's turn-local clone (${SHIPPED_SLOPPY_WARM_START}: it searches as the expert does and names a wrong entity at the end on most questions; test about 0.56), ${SLOPPY_STEPS.steps} updates of ${FULL_PLAN.train.tasksPerStep} questions sampled as --explore; its own --out and --docs (runs/hopqa-sloppy, docs/sloppy) unless given`,
+    )
     .option("--run <name>", "(internal) run one named run in this process")
     .exitOverride();
   // `--seeds 1 --seeds 3` or `--copy-head --no-copy-head`: refused, as agent-r1 does, not the last kept.
@@ -964,6 +980,7 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
     hasty?: boolean;
     halfHasty?: boolean;
     possessive?: boolean;
+    sloppy?: boolean;
     run?: string;
   }>();
   const start = selectPlan(opts);

@@ -10,6 +10,7 @@ import {
   HALF_HASTY_WARM_START,
   HASTY_WARM_START,
   POSSESSIVE_WARM_START,
+  SLOPPY_WARM_START,
   WARM_START,
 } from "../../actors/hopqa/warm-start.ts";
 
@@ -27,6 +28,7 @@ describe("the shipped checkpoint of each recipe", () => {
           HASTY_WARM_START,
           HALF_HASTY_WARM_START,
           POSSESSIVE_WARM_START,
+          SLOPPY_WARM_START,
         }).map(([name, recipe]) => [name, recipe.shipped]),
       ),
     ).toEqual({
@@ -35,6 +37,7 @@ describe("the shipped checkpoint of each recipe", () => {
       HASTY_WARM_START: "docs/checkpoints/hopqa-hasty-warm-start",
       HALF_HASTY_WARM_START: "docs/checkpoints/hopqa-half-hasty-12-warm-start",
       POSSESSIVE_WARM_START: "docs/checkpoints/hopqa-possessive-warm-start",
+      SLOPPY_WARM_START: "docs/checkpoints/hopqa-sloppy-warm-start",
     });
   });
 
@@ -47,6 +50,7 @@ describe("the shipped checkpoint of each recipe", () => {
       [{ hasty: true }, "docs/checkpoints/hopqa-hasty-warm-start"],
       [{ halfHasty: true }, "docs/checkpoints/hopqa-half-hasty-12-warm-start"],
       [{ possessive: true }, "docs/checkpoints/hopqa-possessive-warm-start"],
+      [{ sloppy: true }, "docs/checkpoints/hopqa-sloppy-warm-start"],
     ];
     for (const [flags, shipped] of plans) {
       selectPlan(flags);
