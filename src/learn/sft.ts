@@ -33,8 +33,9 @@ import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { allowedForAction, legalTrie, requireLegalActions } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
-import { checkEnvArgument, type EnvDefinition, sameEnvSpec } from "../runtime/env.ts";
+import { checkEnvArgument, type EnvDefinition, sameEnvSpec, unconfiguredOf } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
+import { sameVariantSpec } from "../runtime/variants.ts";
 import { AdamW } from "./adamw.ts";
 import { actionBudgetNote, LR_RULE, modelConfigFor } from "./config.ts";
 import { supervisedStep } from "./train-step.ts";
@@ -632,11 +633,23 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
       ? { turnStarts: turnStartsOf(options.env, tokenizer) }
       : {}),
   };
+  const savedArguments = saved?.arguments as SftArguments | undefined;
+  // A resume's env spec: the same options in another order are the same environment, and so are a built-in
+  // environment's options spelt another way (hopqa's `?world-seed=5` is `?worlds=5-5`), as `sft --resume --env`
+  // takes them; those keep the stopped sft's spelling, as the CLI does (the order alone keeps the one given).
+  const specGiven = options.envSpec ?? options.env.id;
+  const envSpec =
+    savedArguments !== undefined &&
+    typeof savedArguments.env === "string" &&
+    !sameEnvSpec(savedArguments.env, specGiven) &&
+    sameVariantSpec(unconfiguredOf(options.env), savedArguments.env, specGiven)
+      ? savedArguments.env
+      : options.envSpec;
   const argumentsNow = (
     episodes: SftArguments["episodes"],
     model: GptConfig | Record<string, unknown>,
   ): SftArguments => ({
-    env: options.envSpec ?? options.env.id,
+    env: envSpec ?? options.env.id,
     data: resolve(options.data),
     episodes,
     epochs: options.epochs,
@@ -651,7 +664,6 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     // Every field of a fresh model, defaults included (a flag given now that gives the default is no change).
     model: options.init ? {} : normalModel(model as GptConfig),
   });
-  const savedArguments = saved?.arguments as SftArguments | undefined;
   // What needs no journal read is checked before the backend loads (seconds), the journals after.
   const CHEAP = [
     "env",
@@ -737,9 +749,7 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
     tokenizer,
     version: 0,
     ...(options.constrained ? { constrained: true } : {}),
-    ...(options.envSpec === undefined
-      ? {}
-      : { origin: { by: "sft", env: options.envSpec, data: resolve(options.data) } as const }),
+    ...(envSpec === undefined ? {} : { origin: { by: "sft", env: envSpec, data: resolve(options.data) } as const }),
   };
   const rng = saved ? Rng.fromState(saved.rng) : Rng.fromSeed(splitSeed(options.seed, "sft"));
   const losses: number[] = saved ? saved.losses.map(fromJson) : [];

@@ -4,13 +4,14 @@
  * go on under `hopqa?legal=relations&wording=possessive` (the one spelling it writes now). Other options are
  * still refused, naming both.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hopqa } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { main } from "../../src/cli/main.ts";
 import { sameEnvironment } from "../../src/cli/registry.ts";
-import { trainConfigFor } from "../../src/learn/config.ts";
+import { modelConfigFor, trainConfigFor } from "../../src/learn/config.ts";
 import { sft } from "../../src/learn/sft.ts";
 import { readRunConfig, train } from "../../src/learn/trainer.ts";
 import { configureEnv } from "../../src/runtime/variants.ts";
@@ -90,5 +91,44 @@ describe("a resume under the same env options in another order", () => {
     );
     const resumed = await sft({ ...base, envSpec: "lookup?a=1&b=2", resume: true });
     expect(resumed.stopped).toBeUndefined();
+  }, 60_000);
+
+  it("sft from code: a built-in environment's options spelt another way go on, as sft --resume --env takes them", async () => {
+    const dir = tempDir("agent-r1-sft-spelling-");
+    const data = join(dir, "demos");
+    const record = ["record", "--env", "hopqa?world-seed=5", "--policy", "expert", "--episodes", "4", "--out", data];
+    expect(await main(record)).toBe(0);
+    const out = join(dir, "clone");
+    const env = configureEnv(hopqa, "world-seed=5");
+    const base = {
+      env,
+      data,
+      out,
+      epochs: 2,
+      batchSize: 2,
+      backend: "wasm" as const,
+      model: modelConfigFor(env, model),
+      log,
+    };
+    let epochs = 0;
+    const first = await sft({
+      ...base,
+      envSpec: "hopqa?world-seed=5",
+      shouldStop: () => epochs >= 1,
+      onEpoch: () => {
+        epochs++;
+      },
+    });
+    expect(first.stopped).toBe(true);
+    // Other options are still refused, naming both.
+    await expect(sft({ ...base, envSpec: "hopqa?world-seed=6", resume: true })).rejects.toThrow(
+      `resume: envSpec differs from the stopped sft's: "hopqa?world-seed=5" then, "hopqa?world-seed=6" now`,
+    );
+    // hopqa's world-seed=5 is worlds=5-5: the CLI's sameEnvironment says so, and so does sft() now.
+    expect(sameEnvironment("hopqa?worlds=5-5", "hopqa?world-seed=5")).toBe(true);
+    const resumed = await sft({ ...base, envSpec: "hopqa?worlds=5-5", resume: true });
+    expect(resumed.stopped).toBeUndefined();
+    // The clone keeps the stopped sft's spelling, as sft --resume --env does.
+    expect(JSON.parse(readFileSync(join(out, "sft.json"), "utf8")).env).toBe("hopqa?world-seed=5");
   }, 60_000);
 });
