@@ -78,7 +78,7 @@ import { countCutActions, describeEval, type EvalSummary, evaluate, summarizeEpi
 import { turnStartsOf } from "./sft.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { episodeToSequence, fitToContext, type Sequence } from "./trajectory.ts";
-import { runWarmStart } from "./warm-start.ts";
+import { refuseWarmStartWithoutExpert, runWarmStart } from "./warm-start.ts";
 
 /**
  * Options of train: the environment, the run's config, the run folder (`out`), and progress callbacks. `Task` is
@@ -867,6 +867,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     refuseOtherEnvVersion(out, env, config);
   } else if (config.init && config.model.attention !== undefined)
     refuseOtherAttention(config.model.attention, config.init, "init");
+  refuseWarmStartWithoutExpert(env, config, out);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);
   if (!options.resume) refuseRunFolder(out);

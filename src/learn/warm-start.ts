@@ -70,6 +70,18 @@ const savedCloning = (checkpoint: string, dir: string) => {
 };
 
 /**
+ * A warm start records the environment's `expert` policy: one without is refused by `train` when it checks its
+ * config, before the backend loads and anything is written to `runDir`. A warm start already cloned there (a
+ * resumed run's) records nothing more, and needs none.
+ */
+export const refuseWarmStartWithoutExpert = (env: EnvDefinition, config: TrainConfig, runDir: string): void => {
+  if (!config.warmStart || config.init || env.policies?.expert || finishedClone(warmStartCheckpoint(runDir))) return;
+  throw new UsageError({
+    detail: `train config: warmStart ${JSON.stringify(config.warmStart)} records the environment's "expert" policy, and ${env.id} has none: use --no-warm-start (from code: warmStart: null), or start from a checkpoint with --init DIR (from code: init)`,
+  });
+};
+
+/**
  * Records and clones into `warmStartDir(runDir)`; returns the checkpoint, or undefined when `shouldStop` stopped
  * it: during the recording at once (the next call records again), during the cloning after a step, its
  * progress saved (the next call goes on from there, to the clone an unbroken warm start writes, byte for

@@ -436,10 +436,20 @@ describe("the warm start before RL", () => {
   it("refuses, before any work, an environment without an expert policy", async () => {
     const { policies: _, ...withoutExpert } = lookup;
     const out = join(tempDir(), "run");
-    const run = train({ env: withoutExpert, config: config({ episodes: 4, epochs: 1 }), out, log: () => {} });
+    const lines: string[] = [];
+    const run = train({
+      env: withoutExpert,
+      config: config({ episodes: 4, epochs: 1 }),
+      out,
+      log: (l) => lines.push(l),
+    });
     await expect(run).rejects.toThrow(UsageError);
-    await expect(run).rejects.toThrow(/"expert" policy.*--no-warm-start/);
-    expect(existsSync(join(out, "metrics.jsonl"))).toBe(false);
+    await expect(run).rejects.toThrow(
+      `train config: warmStart {"episodes":4,"epochs":1} records the environment's "expert" policy, and lookup has none: use --no-warm-start (from code: warmStart: null), or start from a checkpoint with --init DIR (from code: init)`,
+    );
+    // Refused when the config is checked: no backend loaded, no run folder (config.json, origin.json) written.
+    expect(lines).toEqual([]);
+    expect(existsSync(out)).toBe(false);
   });
 
   it("train's command line: lookup's default warm start and copy head, each switched off by its flag; the model's shape", () => {

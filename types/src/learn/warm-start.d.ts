@@ -10,6 +10,12 @@ export declare const warmStartCheckpoint: (runDir: string) => string;
 /** `cloned`: how many of the recorded episodes were cloned, when not all of them (some aborted). */
 export declare const describeWarmStart: (w: WarmStartConfig, cloned?: number) => string;
 /**
+ * A warm start records the environment's `expert` policy: one without is refused by `train` when it checks its
+ * config, before the backend loads and anything is written to `runDir`. A warm start already cloned there (a
+ * resumed run's) records nothing more, and needs none.
+ */
+export declare const refuseWarmStartWithoutExpert: (env: EnvDefinition, config: TrainConfig, runDir: string) => void;
+/**
  * Records and clones into `warmStartDir(runDir)`; returns the checkpoint, or undefined when `shouldStop` stopped
  * it: during the recording at once (the next call records again), during the cloning after a step, its
  * progress saved (the next call goes on from there, to the clone an unbroken warm start writes, byte for
