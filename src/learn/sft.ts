@@ -375,6 +375,18 @@ const sftOptions = (options: SftOptions) => {
     throw wrong('positionOffsets must be "none", "random" or "mixed"', options.positionOffsets);
   if (options.model !== undefined && (typeof options.model !== "object" || options.model === null))
     throw wrong("model must be an object of GPT fields (layers, heads, width, contextLength, ...)", options.model);
+  // A fresh model's shape (heads dividing width, whole layers, ...) is checked here, before anything is read,
+  // removed or written: not when the model is built, after a stopped sft's progress was cleared. Its turn
+  // starts are the environment's, found later.
+  const model: Partial<GptConfig> = options.model ?? modelConfigFor(env);
+  if (!options.init) {
+    const { attention: _, turnStarts: __, ...shape } = model;
+    try {
+      gptConfig({ vocabSize: env.tokenizer.size, ...shape });
+    } catch (error) {
+      throw new UsageError({ detail: `sft: model: ${(error as Error).message.replace(/^GPT config: /, "")}` });
+    }
+  }
   return {
     ...options,
     env,
@@ -384,7 +396,7 @@ const sftOptions = (options: SftOptions) => {
     seed,
     positionOffsets,
     backend: options.backend ?? "auto",
-    model: options.model ?? modelConfigFor(env),
+    model,
   };
 };
 

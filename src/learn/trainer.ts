@@ -868,6 +868,9 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   } else if (config.init && config.model.attention !== undefined)
     refuseOtherAttention(config.model.attention, config.init, "init");
   refuseWarmStartWithoutExpert(env, config, out);
+  // A fresh model's shape (heads dividing width, its size) is checked with the config: not when the model is
+  // built, after the backend loaded, the run folder was written and a warm start recorded its episodes.
+  if (!config.init) freshModelConfig(config, env.tokenizer.size, "train config");
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);
   if (!options.resume) refuseRunFolder(out);
