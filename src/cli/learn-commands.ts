@@ -154,7 +154,8 @@ export const checkInitShape = (init: string, overrides: ModelOverrides) => {
     (key) => overrides[key] !== undefined && overrides[key] !== shape[key],
   );
   if (clashes.length === 0) return;
-  const has = `${shape.layers} layers, ${shape.heads} heads, width ${shape.width}, context ${shape.contextLength}, ${shape.copy ? "a" : "no"} copy head, ${shape.positions} positions`;
+  const counted = (n: unknown, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  const has = `${counted(shape.layers, "layer")}, ${counted(shape.heads, "head")}, width ${shape.width}, context ${shape.contextLength}, ${shape.copy ? "a" : "no"} copy head, ${shape.positions} positions`;
   throw new UsageError({
     detail:
       `${clashes.map((key) => flagOf(key, overrides[key])).join(", ")} cannot apply with --init ${init}: ` +

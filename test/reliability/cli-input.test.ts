@@ -413,6 +413,16 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(() => checkInitShape(emptyFolder, { layers: 7 })).not.toThrow(); // the loader reports that folder
   });
 
+  it("--init's clash says a checkpoint of one layer and one head in the singular", () => {
+    const small = join(dir, "one-layer");
+    mkdirSync(small, { recursive: true });
+    const model = { vocabSize: 40, layers: 1, heads: 1, width: 16, contextLength: 128 };
+    writeFileSync(join(small, "config.json"), JSON.stringify(model));
+    expect(() => checkInitShape(small, { layers: 2 })).toThrow(
+      `--layers 2 cannot apply with --init ${small}: a checkpoint keeps its own shape (1 layer, 1 head, width 16, context 128, no copy head, learned positions); drop it`,
+    );
+  });
+
   it("eval and train refuse a checkpoint written for another environment's tokenizer, naming both", async () => {
     const { code, lines } = await run(["eval", "--env", "lookup", "--checkpoint", WARM]);
     expect(code, stderr).toBe(2);
