@@ -198,6 +198,11 @@ export const end = <TContext extends MachineContext, TEvent extends EventObject>
   reason: Dynamic<string, TContext, TEvent>,
   metrics: Dynamic<Record<string, number>, TContext, TEvent> = {},
 ): EnvAction<TContext, TEvent> => {
+  // Refused where the machine is defined, as reward()'s reason is: `end(3)` ended every episode with reason "3".
+  if (typeof reason !== "function" && typeof reason !== "string")
+    throw new TypeError(
+      `end(reason, metrics): reason must be a string or a function of { context, event } giving one, got ${shownValue(reason)}`,
+    );
   const at = definedAt();
   return emitting<TContext, TEvent>((args) => ({
     type: "env.end",

@@ -266,3 +266,19 @@ describe("a reward() whose kind, value or reason is wrong as written", () => {
     ).not.toThrow();
   });
 });
+
+describe("an end() whose reason is no string as written", () => {
+  it("is refused where it is written, naming what was given, as reward()'s reason is", () => {
+    // Before: end(3) built, and every episode through it ended with the reason "3".
+    expect(() => end(3 as never)).toThrow(
+      "end(reason, metrics): reason must be a string or a function of { context, event } giving one, got 3",
+    );
+    expect(() => end({ why: "answered" } as never, { success: 1 })).toThrow(
+      /^end\(reason, metrics\): reason must be a string .* got an object$/,
+    );
+    expect(() => end(undefined as never)).toThrow(/^end\(reason, metrics\): reason must be a string .* got undefined/);
+    // A string, or a function judged when it gives its reason, in the episode.
+    expect(() => end("answered", { success: 1 })).not.toThrow();
+    expect(() => end(() => "answered")).not.toThrow();
+  });
+});
