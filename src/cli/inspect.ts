@@ -16,7 +16,7 @@ import { endsInEnvError, envErrorThrownAt } from "../replay/replay.ts";
 import { type EnvDefinition, envSpecOf } from "../runtime/env.ts";
 import { wasCut } from "../runtime/tool-tally.ts";
 import { FILES_WORTH_A_BAR, progress } from "./progress.ts";
-import { envResolver } from "./registry.ts";
+import { ENVIRONMENTS, envResolver } from "./registry.ts";
 
 /** Long text cut to a line (newlines become ⏎ with the rest of `terminalSafe`, on every line of the timeline). */
 const clip = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text);
@@ -137,6 +137,8 @@ export const inspectPath = async (
   maxEpisodes = Number.POSITIVE_INFINITY,
   warn: (line: string) => void = write,
   env?: () => Promise<EnvDefinition | undefined>,
+  /** `--env` as typed and the environment it defines: journals of another environment are said, as --html says them. */
+  given?: { readonly spec: string; readonly env: EnvDefinition },
 ): Promise<number> => {
   let finder: ((events: readonly EpisodeEvent[]) => string | undefined) | undefined;
   const thrownAtOf = async (events: readonly EpisodeEvent[]) => {
@@ -162,6 +164,8 @@ export const inspectPath = async (
   const copies = new EpisodeCopies();
   /** Journals holding an earlier one's episode: the first few named, the rest counted (a folder of runs of one seed). */
   let copied = 0;
+  /** The environments journals record that --env does not define: --env is not used for them. */
+  const otherEnvs = new Set<string>();
   for (const [i, file] of files.entries()) {
     const shown = i < maxEpisodes;
     if (shown) {
@@ -170,6 +174,8 @@ export const inspectPath = async (
     }
     // A damaged journal (a run killed mid-write) shows its readable events and its problem; the rest go on.
     const { events, error, torn: tornTail } = await readEpisodeFile(file);
+    const started = events[0];
+    if (given && started?.type === "episode.started" && started.env.id !== given.env.id) otherEnvs.add(started.env.id);
     if (shown) for (const line of timeline(events, error ? undefined : await thrownAtOf(events))) write(line);
     // Read whole: a journal whose last digest an earlier one ends with holds the same episode.
     const copyOf = error ? undefined : copies.earlier(file, events.at(-1)?.digest);
@@ -190,6 +196,14 @@ export const inspectPath = async (
   }
   const more = moreCopies(copied);
   if (more) warn(more);
+  // As --html's note says it: an --env of another environment was not silently of use.
+  for (const envId of otherEnvs)
+    warn(
+      `note: --env ${given?.spec} defines ${given?.env.id}, not ${envId}, the environment of journals here: ` +
+        (Object.hasOwn(ENVIRONMENTS, envId)
+          ? `the built-in ${envId} is used for them; leave --env out`
+          : `it is not used for them (to name the line an environment error was thrown at): pass --env with the module that defines ${envId}`),
+    );
   if (files.length > maxEpisodes)
     write(
       `\nshowed the first ${maxEpisodes} of ${files.length} journals; --max-episodes ${files.length} shows them all, --html FILE writes a page with a sample of them and the run's charts`,

@@ -355,7 +355,8 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         // Damage is shown, and the exit status says so, as replay's does. A run folder's own environment is loaded
         // only for an episode that ended in an environment error (to name the line that threw).
         const env = async () => given ?? (await runEnv(runPath(paths), false));
-        if ((await inspectPath(paths, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES, err, env)) > 0)
+        const named = given === undefined ? undefined : { spec: opts.env, env: given };
+        if ((await inspectPath(paths, out, opts.maxEpisodes ?? INSPECT_TERMINAL_EPISODES, err, env, named)) > 0)
           return setExit(1);
       }
       setExit(0);

@@ -1,4 +1,7 @@
-/** `inspect --html` of journals it cannot decode says what to pass, and what was wrong with the --env given. */
+/**
+ * `inspect --html` of journals it cannot decode says what to pass, and what was wrong with the --env given; the
+ * terminal view says an --env of another environment than the journals' too, rather than ignore it.
+ */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, tempDir } from "../support/index.ts";
@@ -23,5 +26,33 @@ describe("inspect --html of a module's journals", () => {
     );
     const right = await runCli("inspect", demos, "--env", weather, "--html", join(dir, "right.html"));
     expect(right.stderr).not.toContain("as ids");
+  });
+
+  it("in the terminal, says an --env of another environment than the journals' is not used for them", async () => {
+    const dir = tempDir();
+    const demos = join(dir, "demos");
+    const weather = "actors/weather/env.ts";
+    expect(
+      (await runCli("record", "--env", weather, "--policy", "expert", "--episodes", "1", "--out", demos)).code,
+    ).toBe(0);
+    // Before, the terminal view said nothing of it: --env names the line an environment error was thrown at.
+    const wrong = await runCli("inspect", demos, "--env", "lookup");
+    expect(wrong.code, wrong.stderr).toBe(0);
+    expect(wrong.stdout).toContain("env weather v1");
+    expect(wrong.stderr).toContain(
+      "note: --env lookup defines lookup, not weather, the environment of journals here: it is not used for them (to name the line an environment error was thrown at): pass --env with the module that defines weather",
+    );
+    const right = await runCli("inspect", demos, "--env", weather);
+    expect(right.stderr).not.toContain("note:");
+    // A built-in environment's journals are read with it, whatever --env says.
+    const lookups = join(dir, "lookups");
+    expect(
+      (await runCli("record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", lookups)).code,
+    ).toBe(0);
+    const builtIn = await runCli("inspect", lookups, "--env", weather);
+    expect(builtIn.code, builtIn.stderr).toBe(0);
+    expect(builtIn.stderr).toContain(
+      `note: --env ${weather} defines weather, not lookup, the environment of journals here: the built-in lookup is used for them; leave --env out`,
+    );
   });
 });
