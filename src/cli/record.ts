@@ -265,6 +265,57 @@ const taskDifference = (env: EnvDefinition, recorded: unknown, taskSeed: string)
   );
 };
 
+/**
+ * `record --resume`: a journal of one of this recording's episodes under another name than its own (renamed or
+ * copied, `ep-5-1.jsonl` to `kept.jsonl`), whose own name holds no journal. The resume would record that episode
+ * again beside it, two journals of one episode (which sft refuses), and count only the new one: refused, naming
+ * both names, before anything is removed or recorded. Only the first event of the folder's other journals is read.
+ */
+const refuseRenamed = async (
+  options: RecordOptions,
+  journal: JsonlJournal,
+  journaled: readonly { id: string; index: number }[],
+): Promise<void> => {
+  const ours = new Set(journaled.map(({ id }) => basename(journal.fileOf(id))));
+  const folder = dirname(journal.fileOf(episodeIdOf(`${options.seed}:`)));
+  const taken = new Set(journaled.map(({ index }) => index));
+  const prefix = `${options.seed}:`;
+  const renamed: { name: string; episode: string; own: string }[] = [];
+  for (const name of readdirSync(folder)
+    .filter((n) => n.endsWith(".jsonl") && !ours.has(n))
+    .sort()) {
+    try {
+      for await (const started of streamJournalFile(join(folder, name))) {
+        const index = started.type === "episode.started" ? started.seed.slice(prefix.length) : "";
+        if (
+          started.type === "episode.started" &&
+          started.env.id === options.env.id &&
+          started.seed.startsWith(prefix) &&
+          /^(0|[1-9]\d*)$/.test(index) &&
+          Number(index) < options.episodes &&
+          !taken.has(Number(index)) &&
+          started.episode === episodeIdOf(splitSeed(options.seed, Number(index)))
+        )
+          renamed.push({ name, episode: started.episode, own: basename(journal.fileOf(started.episode)) });
+        break;
+      }
+    } catch {
+      // unreadable or damaged: not this check's to report (replay and inspect say what is wrong with it)
+    }
+  }
+  if (renamed.length === 0) return;
+  const [first] = renamed;
+  const more =
+    renamed.length > 1 ? ` (and ${renamed.length - 1} more journal${renamed.length === 2 ? "" : "s"} so)` : "";
+  const reason =
+    `${join(folder, first.name)} holds episode ${first.episode} of this recording under another name than its own, ${first.own}${more}: ` +
+    "going on would record that episode again beside it, two journals of one episode; nothing was removed or recorded";
+  throw new ResumeRefusal(
+    `--resume: ${reason}: rename it back to ${first.own} to keep it (or delete it to record the episode again)`,
+    reason,
+  );
+};
+
 /** What a resumed recording found: the ended episodes it keeps (and counts in its summary), and what it removed. */
 interface Resumed {
   readonly kept: Set<number>;
@@ -496,6 +547,8 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
     resumeNote?.(
       `record --resume: --out ${options.out} holds no journal yet (the recording stopped before its first episode ended); recording all ${options.episodes} from the beginning`,
     );
+  // Before the refusal of a folder without this seed's journals: one whose journals were all renamed is said so.
+  if (options.resume && existed && !startsOver) await refuseRenamed(options, journal, journaled);
   if (options.resume && taken.length === 0 && !startsOver) {
     const others = existsSync(options.out) ? readdirSync(options.out).filter((n) => n.endsWith(".jsonl")).length : 0;
     if (!existed) rmSync(options.out, { recursive: true, force: true }); // the empty folder the journal made

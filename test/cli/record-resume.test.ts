@@ -102,6 +102,39 @@ describe("record --resume", () => {
     );
   });
 
+  it("refuses a journal of its episodes under another name, rather than record that episode again beside it", async () => {
+    const out = join(tempDir("agent-r1-record-resume-"), "demos");
+    const base = { episodes: 3, seed: "5", out, concurrency: 1, durability: "episode" as const, quiet: true };
+    await record({ ...base, env: createLookupEnv(), policy: expertPolicy() });
+    renameSync(join(out, "ep-5-1.jsonl"), join(out, "kept.jsonl"));
+    rmSync(join(out, "ep-5-2.jsonl")); // a stop before the last episode ended
+    const resume = () =>
+      record({ ...base, resume: true, env: createLookupEnv(), policy: expertPolicy() }).then(
+        () => undefined,
+        (cause: unknown) => cause,
+      );
+    // Before, ep-5-1 was recorded again: two journals of one episode, the renamed one left out of the summary.
+    const refused = await resume();
+    expect(refused).toBeInstanceOf(UsageError);
+    expect((refused as Error).message).toBe(
+      `--resume: ${join(out, "kept.jsonl")} holds episode ep-5-1 of this recording under another name than its own, ep-5-1.jsonl: ` +
+        "going on would record that episode again beside it, two journals of one episode; nothing was removed or recorded: " +
+        "rename it back to ep-5-1.jsonl to keep it (or delete it to record the episode again)",
+    );
+    expect(readdirSync(out).sort()).toEqual(["ep-5-0.jsonl", "kept.jsonl"]);
+    // Renamed back, it is kept and counted; only the missing episode is recorded.
+    renameSync(join(out, "kept.jsonl"), join(out, "ep-5-1.jsonl"));
+    const kept = statSync(join(out, "ep-5-1.jsonl")).mtimeMs;
+    expect((await record({ ...base, resume: true, env: createLookupEnv(), policy: expertPolicy() })).episodes).toBe(3);
+    expect(readdirSync(out).sort()).toEqual(["ep-5-0.jsonl", "ep-5-1.jsonl", "ep-5-2.jsonl"]);
+    expect(statSync(join(out, "ep-5-1.jsonl")).mtimeMs).toBe(kept);
+    // A folder whose journals were all renamed is said so too, not taken for another --seed's.
+    for (const name of readdirSync(out)) renameSync(join(out, name), join(out, `old-${name}`));
+    expect(((await resume()) as Error).message).toMatch(
+      /^--resume: .*old-ep-5-0\.jsonl holds episode ep-5-0 of this recording under another name than its own, ep-5-0\.jsonl \(and 2 more journals so\)/,
+    );
+  });
+
   it("says a journal it cannot read (a folder in its place) cannot be read, not that it changed, and removes nothing", async () => {
     const out = join(tempDir("agent-r1-record-resume-"), "demos");
     const base = { episodes: 3, seed: "5", out, concurrency: 1, durability: "episode" as const, quiet: true };
