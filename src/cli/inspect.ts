@@ -125,6 +125,16 @@ export const thrownAtFinder =
   };
 
 /**
+ * The note for journals of another environment than the one `--env` (typed `spec`) defines: a built-in's are read
+ * with the built-in, a module's need the module that defines it. Said alike in the terminal and with --html.
+ */
+const otherEnvNote = (spec: string, defined: string, envId: string): string =>
+  `note: --env ${spec} defines ${defined}, not ${envId}, the environment of journals here: ` +
+  (Object.hasOwn(ENVIRONMENTS, envId)
+    ? `the built-in ${envId} is used for them; leave --env out`
+    : `it is not used for them (to name the line an environment error was thrown at): pass --env with the module that defines ${envId}`);
+
+/**
  * Journals of a file, a folder of journals, or a run folder (the journals under its episodes folder).
  * `warn`: where journals that hold the same episode (a copied file) are said, as replay says them. `env`: loads
  * an environment that is not built in (--env's, a run's), to name the line an environment error was thrown at
@@ -197,13 +207,7 @@ export const inspectPath = async (
   const more = moreCopies(copied);
   if (more) warn(more);
   // As --html's note says it: an --env of another environment was not silently of use.
-  for (const envId of otherEnvs)
-    warn(
-      `note: --env ${given?.spec} defines ${given?.env.id}, not ${envId}, the environment of journals here: ` +
-        (Object.hasOwn(ENVIRONMENTS, envId)
-          ? `the built-in ${envId} is used for them; leave --env out`
-          : `it is not used for them (to name the line an environment error was thrown at): pass --env with the module that defines ${envId}`),
-    );
+  if (given) for (const envId of otherEnvs) warn(otherEnvNote(given.spec, given.env.id, envId));
   if (files.length > maxEpisodes)
     write(
       `\nshowed the first ${maxEpisodes} of ${files.length} journals; --max-episodes ${files.length} shows them all, --html FILE writes a page with a sample of them and the run's charts`,
@@ -279,8 +283,11 @@ export const inspectHtml = async (
   const resolve = tokenizerResolver(options.env, options.given);
   /** Environments whose tokens the page shows as ids, said once each after the page is written. */
   const undecoded = new Set<string>();
+  /** The environments of the page's episodes: a built-in's under an --env of another one is said, as the terminal says it. */
+  const shownEnvs = new Set<string>();
   const page = await writeViewer(path, file, {
     tokenizerFor: (envId, tokenizerId, envOptions) => {
+      shownEnvs.add(envId);
       const tokenizer = resolve(envId, tokenizerId, envOptions);
       if (!tokenizer) undecoded.add(envId);
       return tokenizer;
@@ -309,5 +316,10 @@ export const inspectHtml = async (
             : "pass --env with the module that defines it to decode them"),
     );
   }
+  // A module's journals under another --env are said above (their tokens are ids); a built-in's are decoded with it.
+  if (options.given !== undefined && options.env !== undefined)
+    for (const envId of shownEnvs)
+      if (envId !== options.env.id && !undecoded.has(envId) && Object.hasOwn(ENVIRONMENTS, envId))
+        options.warn?.(otherEnvNote(options.given, options.env.id, envId));
   return page;
 };

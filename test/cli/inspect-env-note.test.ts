@@ -1,6 +1,7 @@
 /**
- * `inspect --html` of journals it cannot decode says what to pass, and what was wrong with the --env given; the
- * terminal view says an --env of another environment than the journals' too, rather than ignore it.
+ * `inspect --html` of journals it cannot decode says what to pass, and what was wrong with the --env given; of a
+ * built-in's, that an --env of another environment is not used; the terminal view says an --env of another
+ * environment than the journals' too, rather than ignore it.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -26,6 +27,24 @@ describe("inspect --html of a module's journals", () => {
     );
     const right = await runCli("inspect", demos, "--env", weather, "--html", join(dir, "right.html"));
     expect(right.stderr).not.toContain("as ids");
+  });
+
+  it("of a built-in environment's journals, says an --env of another one is not used for them, as the terminal says it", async () => {
+    const dir = tempDir();
+    const lookups = join(dir, "lookups");
+    const weather = "actors/weather/env.ts";
+    expect(
+      (await runCli("record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", lookups)).code,
+    ).toBe(0);
+    // Before, the page was written (decoded with the built-in) and the --env given went unmentioned.
+    const other = await runCli("inspect", lookups, "--env", weather, "--html", join(dir, "other.html"));
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toContain(
+      `note: --env ${weather} defines weather, not lookup, the environment of journals here: the built-in lookup is used for them; leave --env out`,
+    );
+    const same = await runCli("inspect", lookups, "--env", "lookup", "--html", join(dir, "same.html"));
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).not.toContain("note:");
   });
 
   it("in the terminal, says an --env of another environment than the journals' is not used for them", async () => {
