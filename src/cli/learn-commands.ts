@@ -1613,7 +1613,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         }).finally(quiet);
         bar.stop();
         if (summary.aborted > 0 || summary.cutActions || summary.cutContext || summary.successOutOfRange)
-          process.stderr.write(`warning: ${describeEval(summary)}\n`);
+          process.stderr.write(
+            `warning: ${evaluatedWhat(env, checkpoint, version, summary.episodes, String(opts.seed))}: ${describeEval(summary)}\n`,
+          );
         // The run's own training draws (its config.json): a score on questions it trained on measures memory.
         const trained = await trainedEnvOf(run?.env);
         const overlap = trained?.id === env.id ? trainingOverlap(trained.options, env.options) : undefined;
@@ -1700,6 +1702,16 @@ const trainedEnvOf = async (spec: string | undefined): Promise<EnvDefinition | u
     return undefined;
   }
 };
+
+/**
+ * What an eval scored, for its line on stderr (a person's summary; stdout is the JSON): the checkpoint and its
+ * version, the environment with its split and worlds when it has them, and the episodes and their seed.
+ */
+const evaluatedWhat = (env: EnvDefinition, checkpoint: string, version: number, episodes: number, seed: string) =>
+  `eval of ${checkpoint} (version ${version}) on ${env.id}` +
+  (env.options?.split === undefined ? "" : `, split ${env.options.split}`) +
+  (env.options?.worlds === undefined ? "" : `, worlds ${env.options.worlds}`) +
+  `, ${episodes} episode${episodes === 1 ? "" : "s"} of seed ${JSON.stringify(seed)}`;
 
 /** `--world-seed` as its digits were read: "00042" is 42 and "007-010" is 7-10; anything else as typed. */
 const worldSeedAsRead = (seed: string): string =>

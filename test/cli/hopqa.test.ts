@@ -355,8 +355,8 @@ describe("train --constrained with legal actions longer than the context", () =>
     expect(trained.code, trained.stderr).toBe(0);
     const scored = await cli("eval", "--env", module, "--constrained", "--checkpoint", run, "--episodes", "2");
     expect(scored.code, scored.stderr).toBe(1);
-    expect(scored.stderr).toContain(
-      "warning: mean return 0.000 (no episode ended, so no success to count); 2 of 2 episodes aborted",
+    expect(scored.stderr).toMatch(
+      /warning: eval of .*roomy.* on weather, 2 episodes of seed "eval": mean return 0\.000 \(no episode ended, so no success to count\); 2 of 2 episodes aborted/,
     );
     expect(scored.stderr).toContain("eval: all 2 episodes aborted, so nothing was scored");
     expect(JSON.parse(scored.stdout.trim().split("\n").at(-1) ?? "{}")).toMatchObject({ episodes: 2, aborted: 2 });
