@@ -8,6 +8,20 @@ import { inspect } from "node:util";
 import * as Data from "effect/Data";
 import { closest, distance } from "fastest-levenshtein";
 
+/** What every kernel error class's prototype carries: isAgentR1Error reads it, so that no class is listed by hand. */
+const AGENT_R1_ERROR: unique symbol = Symbol("AgentR1Error");
+
+/**
+ * The base of the kernel's tagged errors (the members of AgentR1Error): `Data.TaggedError(tag)`, marked so that
+ * isAgentR1Error knows its instances and its subclasses' (UsageError's). A kernel error class is defined through
+ * it, not through Data.TaggedError, and added to AgentR1Error (a test checks every exported one is both).
+ */
+export const AgentR1TaggedError = <Tag extends string>(tag: Tag): ReturnType<typeof Data.TaggedError<Tag>> => {
+  const Base = Data.TaggedError(tag);
+  Object.defineProperty(Base.prototype, AGENT_R1_ERROR, { value: true });
+  return Base;
+};
+
 /** Where in a journal a problem is: the file, the line and, when known, the event's seq. */
 export interface JournalPlace {
   readonly file: string;
@@ -37,7 +51,7 @@ export type JournalProblem =
  * A journal file that cannot be read as a valid episode stream; says the problem, file, 1-based line (0 for the whole
  * file) and seq where known.
  */
-export class JournalError extends Data.TaggedError("JournalError")<{
+export class JournalError extends AgentR1TaggedError("JournalError")<{
   readonly problem: JournalProblem;
   readonly file: string;
   readonly line: number;
@@ -54,7 +68,7 @@ export class JournalError extends Data.TaggedError("JournalError")<{
 }
 
 /** Appending out of turn: another writer appended, or an event was skipped. */
-export class JournalConflictError extends Data.TaggedError("JournalConflictError")<{
+export class JournalConflictError extends AgentR1TaggedError("JournalConflictError")<{
   readonly episode: string;
   readonly expectedSeq: number;
   readonly actualSeq: number;
@@ -65,7 +79,7 @@ export class JournalConflictError extends Data.TaggedError("JournalConflictError
 }
 
 /** Creating an episode stream that already exists: the journal never overwrites an episode. */
-export class JournalExistsError extends Data.TaggedError("JournalExistsError")<{
+export class JournalExistsError extends AgentR1TaggedError("JournalExistsError")<{
   readonly episode: string;
   readonly file: string;
 }> {
@@ -75,7 +89,7 @@ export class JournalExistsError extends Data.TaggedError("JournalExistsError")<{
 }
 
 /** Replay re-derived something other than what was recorded. */
-export class NonDeterminismError extends Data.TaggedError("NonDeterminismError")<{
+export class NonDeterminismError extends AgentR1TaggedError("NonDeterminismError")<{
   readonly episode: string;
   readonly seq: number;
   readonly file?: string;
@@ -98,7 +112,7 @@ export class NonDeterminismError extends Data.TaggedError("NonDeterminismError")
  * environment. Re-rewarding (`{ verify: false }`) takes a variant of the same machine that keeps its id
  * (the same environment built with other rewards, by a factory, say).
  */
-export class EnvMismatchError extends Data.TaggedError("EnvMismatchError")<{
+export class EnvMismatchError extends AgentR1TaggedError("EnvMismatchError")<{
   readonly episode: string;
   readonly file?: string;
   /** The id in the journal's episode.started. */
@@ -121,7 +135,7 @@ export class EnvMismatchError extends Data.TaggedError("EnvMismatchError")<{
 }
 
 /** The environment machine broke the ToolEnv protocol (e.g. went idle without observing or ending). */
-export class EnvProtocolError extends Data.TaggedError("EnvProtocolError")<{
+export class EnvProtocolError extends AgentR1TaggedError("EnvProtocolError")<{
   readonly env: string;
   readonly detail: string;
 }> {
@@ -134,7 +148,7 @@ export class EnvProtocolError extends Data.TaggedError("EnvProtocolError")<{
  * Every episode of a batch was aborted (the policy, its legal actions or the environment threw): a bug to
  * fix, not bad input. The CLI prints the message and exits with code 1.
  */
-export class EpisodesAbortedError extends Data.TaggedError("EpisodesAbortedError")<{
+export class EpisodesAbortedError extends AgentR1TaggedError("EpisodesAbortedError")<{
   /** What the episodes were for, e.g. "update 1 of 40". */
   readonly batch: string;
   readonly reason: string;
@@ -149,7 +163,7 @@ export class EpisodesAbortedError extends Data.TaggedError("EpisodesAbortedError
 }
 
 /** Bad user input: unknown names, wrong values. The CLI prints the message and exits with code 2. */
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly detail: string }> {
+export class UsageError extends AgentR1TaggedError("UsageError")<{ readonly detail: string }> {
   override get message(): string {
     return this.detail;
   }
@@ -167,7 +181,7 @@ export class EnvOptionsRefusedError extends UsageError {}
  */
 export class RecordedOptionsRefusedError extends UsageError {}
 
-/** Every tagged error of the kernel, for an exhaustive `Effect.catchTags` or a `switch` on `_tag`. */
+/** Every tagged error of the kernel (each defined through AgentR1TaggedError), for an exhaustive `Effect.catchTags` or a `switch` on `_tag`. */
 export type AgentR1Error =
   | JournalError
   | JournalConflictError
@@ -181,17 +195,11 @@ export type AgentR1Error =
 /**
  * Whether a value is one of the kernel's tagged errors (AgentR1Error): what an Effect program's `tryPromise` maps a
  * rejection with, so that `catchTag("JournalExistsError", ...)` type-checks without a cast that would also let any
- * other rejection through as one: `catch: (e) => (isAgentR1Error(e) ? e : new Cause.UnknownError(e))`.
+ * other rejection through as one: `catch: (e) => (isAgentR1Error(e) ? e : new Cause.UnknownError(e))`. Any instance of
+ * a class defined through AgentR1TaggedError (or a subclass of one) is; another library's error of the same `_tag` is not.
  */
 export const isAgentR1Error = (value: unknown): value is AgentR1Error =>
-  value instanceof JournalError ||
-  value instanceof JournalConflictError ||
-  value instanceof JournalExistsError ||
-  value instanceof NonDeterminismError ||
-  value instanceof EnvMismatchError ||
-  value instanceof EnvProtocolError ||
-  value instanceof EpisodesAbortedError ||
-  value instanceof UsageError;
+  typeof value === "object" && value !== null && AGENT_R1_ERROR in value;
 
 /**
  * The message of a thrown value that is not an Error (`throw undefined`, `throw 3`, a plain or cyclic object): text as

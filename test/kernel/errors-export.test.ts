@@ -3,11 +3,24 @@
  * user hands to `catchTags` or a `switch` on `_tag`. Internal helpers of the errors module stay internal.
  */
 import * as Cause from "effect/Cause";
+import * as Data from "effect/Data";
 import * as Effect from "effect/Effect";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
 import * as r1 from "../../src/index.ts";
+import { AgentR1TaggedError } from "../../src/kernel/errors.ts";
+
+/** The error classes the public entry exports: found, not listed (a class added later is among them). */
+const errorClasses = (Object.entries(r1) as [string, unknown][]).filter(
+  (entry): entry is [string, new (args: never) => Error] =>
+    typeof entry[1] === "function" && (entry[1] as { prototype?: unknown }).prototype instanceof Error,
+);
+type Api = typeof r1;
+/** The same, by type: every export that constructs an Error. */
+type ErrorClassName = {
+  [K in keyof Api]: Api[K] extends abstract new (...args: never) => Error ? K : never;
+}[keyof Api];
 
 const exportedErrors = Object.entries(r1)
   .filter(([, value]) => typeof value === "function" && (value as { prototype?: unknown }).prototype instanceof Error)
@@ -60,6 +73,23 @@ describe("the exported errors", () => {
       }
     };
     expect(kind(new r1.UsageError({ detail: "bad flag" }))).toBe("usage");
+  });
+
+  it("are each one isAgentR1Error knows and AgentR1Error holds, with no class listed by hand", () => {
+    expect(errorClasses.length).toBeGreaterThan(0);
+    for (const [name, ErrorClass] of errorClasses)
+      expect(r1.isAgentR1Error(new ErrorClass({ detail: "x" } as never)), name).toBe(true);
+    expectTypeOf<InstanceType<Api[ErrorClassName]>>().toExtend<r1.AgentR1Error>();
+    // A class the kernel defines later, through the same base, is known without being added to a list.
+    class LaterError extends AgentR1TaggedError("LaterError")<{ readonly detail: string }> {}
+    expect(r1.isAgentR1Error(new LaterError({ detail: "x" }))).toBe(true);
+    // A subclass of one is one; another library's error of the same tag is not.
+    class Refused extends r1.UsageError {}
+    expect(r1.isAgentR1Error(new Refused({ detail: "x" }))).toBe(true);
+    class Foreign extends Data.TaggedError("UsageError")<{ readonly detail: string }> {}
+    expect(r1.isAgentR1Error(new Foreign({ detail: "x" }))).toBe(false);
+    expect(r1.isAgentR1Error(null)).toBe(false);
+    expect(r1.isAgentR1Error("UsageError")).toBe(false);
   });
 
   it("leave the errors module's helpers out of the public API", () => {

@@ -2,6 +2,13 @@
  * Typed errors. Each is a value with a `_tag` and a message a user can act on; journal errors name the
  * file, the line and the seq where the problem is.
  */
+import * as Data from "effect/Data";
+/**
+ * The base of the kernel's tagged errors (the members of AgentR1Error): `Data.TaggedError(tag)`, marked so that
+ * isAgentR1Error knows its instances and its subclasses' (UsageError's). A kernel error class is defined through
+ * it, not through Data.TaggedError, and added to AgentR1Error (a test checks every exported one is both).
+ */
+export declare const AgentR1TaggedError: <Tag extends string>(tag: Tag) => ReturnType<typeof Data.TaggedError<Tag>>;
 /** Where in a journal a problem is: the file, the line and, when known, the event's seq. */
 export interface JournalPlace {
     readonly file: string;
@@ -136,12 +143,13 @@ export declare class EnvOptionsRefusedError extends UsageError {
  */
 export declare class RecordedOptionsRefusedError extends UsageError {
 }
-/** Every tagged error of the kernel, for an exhaustive `Effect.catchTags` or a `switch` on `_tag`. */
+/** Every tagged error of the kernel (each defined through AgentR1TaggedError), for an exhaustive `Effect.catchTags` or a `switch` on `_tag`. */
 export type AgentR1Error = JournalError | JournalConflictError | JournalExistsError | NonDeterminismError | EnvMismatchError | EnvProtocolError | EpisodesAbortedError | UsageError;
 /**
  * Whether a value is one of the kernel's tagged errors (AgentR1Error): what an Effect program's `tryPromise` maps a
  * rejection with, so that `catchTag("JournalExistsError", ...)` type-checks without a cast that would also let any
- * other rejection through as one: `catch: (e) => (isAgentR1Error(e) ? e : new Cause.UnknownError(e))`.
+ * other rejection through as one: `catch: (e) => (isAgentR1Error(e) ? e : new Cause.UnknownError(e))`. Any instance of
+ * a class defined through AgentR1TaggedError (or a subclass of one) is; another library's error of the same `_tag` is not.
  */
 export declare const isAgentR1Error: (value: unknown) => value is AgentR1Error;
 /**
