@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "n
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stripVTControlCharacters } from "node:util";
+import type { Json } from "effect/Schema";
 import { DEFAULT_WORDING, hopqa, WORDINGS } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
 import { warehouse } from "../../actors/warehouse/index.ts";
@@ -201,8 +202,16 @@ const realOrSame = (file: string): string => {
   }
 };
 
-/** A built-in environment by id, or the default export (or `env` export) of a module path. */
-export const loadEnv = async (spec: string): Promise<EnvDefinition> => {
+/**
+ * A built-in environment by id, or the default export (or `env` export) of a module path. What a module exports is
+ * known only once it is loaded, so its tasks are typed as JSON; `Task`, the module's own task type, types them as
+ * that (`await loadEnv<Task>("./my-env.ts")`, with `import type { Task } from "./my-env.ts"`), unchecked, as a cast is.
+ */
+export const loadEnv = <Task extends Json = Json>(spec: string): Promise<EnvDefinition<Task>> =>
+  loadAnyEnv(spec) as Promise<EnvDefinition<Task>>;
+
+/** loadEnv, of JSON tasks. */
+const loadAnyEnv = async (spec: string): Promise<EnvDefinition> => {
   const [path, query] = spec.split("?", 2);
   if (!isModulePath(path)) {
     const guess = Object.hasOwn(ENVIRONMENTS, path) ? "" : didYouMean(`./${path}`, query, false);

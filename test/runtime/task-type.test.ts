@@ -25,7 +25,7 @@ import {
   WordTokenizer,
 } from "../../src/index.ts";
 import type { evaluate, train } from "../../src/learn/index.ts";
-import { collect } from "../../src/learn/index.ts";
+import { collect, loadEnv } from "../../src/learn/index.ts";
 
 type Task = { readonly item: string; readonly count: number };
 type Context = { task: Task };
@@ -117,5 +117,15 @@ describe("an episode record's task has its environment's task type", () => {
     expectTypeOf(run.episodes).toEqualTypeOf<Observable<EpisodeRecord>>();
     expect((await lastValueFrom(run.episodes)).task).toEqual({ other: "x:task0" });
     expect(withTask.task).toEqual(given);
+  });
+
+  it("loadEnv<Task>: a module's environment loaded from code has the module's task type, JSON without it", async () => {
+    // The weather module's own `type Task`; before, loadEnv took no type argument and its tasks were JSON only.
+    type WeatherTask = { a: string; b: string };
+    const weather = await loadEnv<WeatherTask>("actors/weather/env.ts");
+    expectTypeOf(weather).toEqualTypeOf<EnvDefinition<WeatherTask>>();
+    const task = weather.task("s");
+    expect([typeof task.a, typeof task.b]).toEqual(["string", "string"]);
+    expectTypeOf((await loadEnv("actors/weather/env.ts")).task).returns.toEqualTypeOf<Json>();
   });
 });

@@ -2,6 +2,7 @@
  * Environments the CLI knows: the built-in ones by id, and any module path a user gives
  * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
  */
+import type { Json } from "effect/Schema";
 import { EnvOptionsRefusedError } from "../kernel/errors.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 export declare const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>>;
@@ -18,8 +19,12 @@ export declare const sameEnvironment: (a: string, b: string) => boolean;
  * and a valid identifier (`./helpers.ts` helpers, `./tool-kit.mjs` toolKit, `./2d.ts` _2d, `./class.ts` _class).
  */
 export declare const namespaceNameFor: (specifier: string) => string;
-/** A built-in environment by id, or the default export (or `env` export) of a module path. */
-export declare const loadEnv: (spec: string) => Promise<EnvDefinition>;
+/**
+ * A built-in environment by id, or the default export (or `env` export) of a module path. What a module exports is
+ * known only once it is loaded, so its tasks are typed as JSON; `Task`, the module's own task type, types them as
+ * that (`await loadEnv<Task>("./my-env.ts")`, with `import type { Task } from "./my-env.ts"`), unchecked, as a cast is.
+ */
+export declare const loadEnv: <Task extends Json = Json>(spec: string) => Promise<EnvDefinition<Task>>;
 /**
  * The variant of built-in environment `id` whose tokenizer is `tokenizerId` and not the default's (`wording=possessive`
  * of hopqa, and the environment it configures); undefined when the default has that tokenizer or no variant does.
