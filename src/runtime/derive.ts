@@ -8,7 +8,7 @@ import { canonicalJson, digest, notPlainJson } from "../kernel/canonical.ts";
 import { isThenable, shownValue } from "../kernel/errors.ts";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import type { EnvEmitted } from "./env.ts";
+import { type EnvEmitted, refusedEndReason } from "./env.ts";
 import type { Turn } from "./policy.ts";
 
 /** ` (observe() at envs/shop.ts:31:9)`: where the failing action was written in the environment's code. */
@@ -183,10 +183,12 @@ export class EpisodeDerivation {
         };
       }
       case "env.end": {
-        if (isThenable(e.reason))
+        if (typeof e.reason !== "string")
           throw new TypeError(
             `${this.envId}: end()'s reason is ${shownValue(e.reason)}; give it as a string${placed(e)}`,
           );
+        const refused = refusedEndReason(e.reason);
+        if (refused) throw new TypeError(`${this.envId}: end(): ${refused}${placed(e)}`);
         if (
           e.metrics !== undefined &&
           (typeof e.metrics !== "object" || e.metrics === null || Array.isArray(e.metrics) || isThenable(e.metrics))
@@ -201,7 +203,7 @@ export class EpisodeDerivation {
             throw new TypeError(
               `${this.envId}: end() metric ${k} is ${shownValue(v)}; metrics must be finite numbers${placed(e)}`,
             );
-        this.ending ??= { reason: String(e.reason), metrics };
+        this.ending ??= { reason: e.reason, metrics };
         return undefined;
       }
       default:

@@ -193,16 +193,31 @@ export const reward = <TContext extends MachineContext, TEvent extends EventObje
   }));
 };
 
+/**
+ * Why an environment's own end() reason is refused, or undefined: "aborted: " begins the reasons of episodes the
+ * runtime cut short (a policy that failed, the turn limit, a stop), which record counts as aborted and train and
+ * sft leave out.
+ */
+export const refusedEndReason = (reason: string): string | undefined =>
+  reason.startsWith("aborted:")
+    ? `the reason ${shownValue(reason)} starts with "aborted:", which marks an episode the runtime cut short (a policy that failed, the turn limit, a stop): record would count it as aborted, and train and sft would leave it out; give the environment's own ending another reason (e.g. "refused", with its metrics)`
+    : undefined;
+
 /** Ends the episode, with the environment's own metrics (exact match, F1, ...). */
 export const end = <TContext extends MachineContext, TEvent extends EventObject>(
   reason: Dynamic<string, TContext, TEvent>,
   metrics: Dynamic<Record<string, number>, TContext, TEvent> = {},
 ): EnvAction<TContext, TEvent> => {
-  // Refused where the machine is defined, as reward()'s reason is: `end(3)` ended every episode with reason "3".
+  // Refused where it is written, as reward() refuses its own: a reason of another type, or one that says
+  // "aborted: ", which marks an episode the runtime cut short (record, train and sft would count it so).
   if (typeof reason !== "function" && typeof reason !== "string")
     throw new TypeError(
       `end(reason, metrics): reason must be a string or a function of { context, event } giving one, got ${shownValue(reason)}`,
     );
+  if (typeof reason === "string") {
+    const refused = refusedEndReason(reason);
+    if (refused) throw new TypeError(`end(reason, metrics): ${refused}`);
+  }
   const at = definedAt();
   return emitting<TContext, TEvent>((args) => ({
     type: "env.end",

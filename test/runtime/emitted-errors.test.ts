@@ -282,3 +282,55 @@ describe("an end() whose reason is no string as written", () => {
     expect(() => end(() => "answered")).not.toThrow();
   });
 });
+
+describe('an end() whose reason says "aborted:" or is no string', () => {
+  // Before: end("aborted: patient left", { success: 1 }) was journaled as the runtime's own abort, so record
+  // counted the episode as aborted ("success 1.000 of the 0 not aborted", exit 1 when all were), and train and
+  // sft left it out; end(404) and a reason function's forgotten return were journaled as "404" and "undefined".
+  it("is refused where it is written, as reward()'s reason is", () => {
+    expect(() => end("aborted: patient left", { success: 1 })).toThrow(
+      /^end\(reason, metrics\): the reason "aborted: patient left" \(a string\) starts with "aborted:", which marks an episode the runtime cut short .*give the environment's own ending another reason/,
+    );
+    expect(() => end(404 as never)).toThrow(
+      "end(reason, metrics): reason must be a string or a function of { context, event } giving one, got 404",
+    );
+    expect(() => end("refused", { success: 0 })).not.toThrow();
+  });
+
+  it("given by a function, ends that episode as an environment error naming the end() that gave it", async () => {
+    const ending = (reason: () => unknown) =>
+      defineEnv({
+        id: "ending",
+        version: "1",
+        description: "ends with the reason a function gives",
+        machine: setup({ types: { events: {} as AgentActEvent } }).createMachine({
+          entry: observe("go"),
+          initial: "w",
+          states: {
+            w: { on: { "agent.act": { target: "d", actions: end(reason as never, { success: 1 }) } } },
+            d: { type: "final" },
+          },
+        }),
+        tools: {},
+        tokenizer: new WordTokenizer(["go"]),
+        task: () => ({}),
+      });
+    const cases: [() => unknown, RegExp][] = [
+      [
+        () => "aborted: patient left",
+        /^aborted: environment error: ending: end\(\): the reason "aborted: patient left" .* starts with "aborted:"/,
+      ],
+      [() => undefined, /^aborted: environment error: ending: end\(\)'s reason is undefined; give it as a string/],
+    ];
+    for (const [reason, said] of cases) {
+      const { record } = await playEpisode(ending(reason), { seed: "s", actions: ["go"] });
+      expect(record.reason).toMatch(said);
+      expect(record.reason).toMatch(/\(end\(\) at \S*emitted-errors\.test\.ts:\d+:\d+\)$/);
+    }
+    const { record } = await playEpisode(
+      ending(() => "refused"),
+      { seed: "s", actions: ["go"] },
+    );
+    expect([record.reason, record.metrics]).toEqual(["refused", { success: 1 }]);
+  });
+});

@@ -84,6 +84,12 @@ export declare const assign: TypedAssign;
 export declare const observe: <TContext extends MachineContext, TEvent extends EventObject>(text: Dynamic<string, TContext, TEvent>) => EnvAction<TContext, TEvent>;
 /** Assigns a reward on the current turn. */
 export declare const reward: <TContext extends MachineContext, TEvent extends EventObject>(kind: RewardKind, value: Dynamic<number, TContext, TEvent>, reason: Dynamic<string, TContext, TEvent>) => EnvAction<TContext, TEvent>;
+/**
+ * Why an environment's own end() reason is refused, or undefined: "aborted: " begins the reasons of episodes the
+ * runtime cut short (a policy that failed, the turn limit, a stop), which record counts as aborted and train and
+ * sft leave out.
+ */
+export declare const refusedEndReason: (reason: string) => string | undefined;
 /** Ends the episode, with the environment's own metrics (exact match, F1, ...). */
 export declare const end: <TContext extends MachineContext, TEvent extends EventObject>(reason: Dynamic<string, TContext, TEvent>, metrics?: Dynamic<Record<string, number>, TContext, TEvent>) => EnvAction<TContext, TEvent>;
 /**
