@@ -5,7 +5,6 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { stripVTControlCharacters } from "node:util";
 import type { Json } from "effect/Schema";
 import { DEFAULT_WORDING, hopqa, WORDINGS } from "../../actors/hopqa/index.ts";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -17,6 +16,7 @@ import {
   EnvOptionsRefusedError,
   isFrameworkFile,
   isOwnFrame,
+  moduleLoadFailure,
   shownPath,
   shownValue,
   stackFrames,
@@ -231,16 +231,7 @@ const loadAnyEnv = async (spec: string): Promise<EnvDefinition> => {
   try {
     module = (await import(pathToFileURL(file).href)) as { default?: unknown; env?: unknown };
   } catch (cause) {
-    // A syntax error's first line is only "Transform failed with 1 error:", and XState's "Invalid transition
-    // definition for state node 'm.a':": the place and the error follow, so a line ending in ":" goes on.
-    const text = stripVTControlCharacters(cause instanceof Error ? cause.message : String(cause));
-    const lines = text.split("\n").filter((l) => l.trim());
-    let kept = 1;
-    while (kept < Math.min(lines.length, 4) && lines[kept - 1].trimEnd().endsWith(":")) kept += 1;
-    const reason = lines
-      .slice(0, lines[0]?.startsWith("Transform failed") ? Math.max(kept, 3) : kept)
-      .join(" ")
-      .replace(/\s+/g, " ");
+    const reason = moduleLoadFailure(cause);
     const at = thrownAt(cause, file);
     throw new UsageError({
       detail: `cannot load environment module ${path}: ${reason}${at ? ` (thrown at ${at})` : ""}${commonJsHint(file, reason)}${defaultImportHint(reason)}`,

@@ -4,7 +4,7 @@
  */
 import { dirname, isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { inspect } from "node:util";
+import { inspect, stripVTControlCharacters } from "node:util";
 import * as Data from "effect/Data";
 import { closest, distance } from "fastest-levenshtein";
 
@@ -414,4 +414,20 @@ export const writingFileAsync = async <T>(file: string, write: () => Promise<T>)
   } catch (cause) {
     throw withFile(cause, file);
   }
+};
+
+/**
+ * What an import of a module failed with, as one line: the message's first line, with those it goes on to (a
+ * syntax error's first line is only "Transform failed with 1 error:", and XState's "Invalid transition
+ * definition for state node 'm.a':": the place and the error follow, so a line ending in ":" goes on).
+ */
+export const moduleLoadFailure = (cause: unknown): string => {
+  const text = stripVTControlCharacters(cause instanceof Error ? cause.message : String(cause));
+  const lines = text.split("\n").filter((l) => l.trim());
+  let kept = 1;
+  while (kept < Math.min(lines.length, 4) && lines[kept - 1].trimEnd().endsWith(":")) kept += 1;
+  return lines
+    .slice(0, lines[0]?.startsWith("Transform failed") ? Math.max(kept, 3) : kept)
+    .join(" ")
+    .replace(/\s+/g, " ");
 };

@@ -3,6 +3,7 @@
  * written as a journal file, so `agent-r1 replay <file> --verify` re-derives it event by event; the
  * message also gives fast-check's seed and path to rerun exactly that case.
  */
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -10,7 +11,7 @@ import * as Data from "effect/Data";
 import fc from "fast-check";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { EpisodeChain } from "../journal/stamp.ts";
-import { allKeys, shownValue } from "../kernel/errors.ts";
+import { allKeys, moduleLoadFailure, shownPath, shownValue, stackFrames } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { envErrorThrownAt } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -290,13 +291,17 @@ class ViolationSignal extends Error {}
  */
 const envModuleProblem = async (module: string, env: EnvDefinition): Promise<string | undefined> => {
   let exported: Partial<EnvDefinition> | undefined;
+  // As the CLI reads `--env path?key=value`: a configured variant keeps its machine.
+  const file = resolve(module.split("?")[0]);
+  // Node's own message for a missing file names the kit's module as the importer, not the working folder.
+  if (!existsSync(file))
+    return `no such module: ${file} (envModule is a path from the working folder, ${process.cwd()})`;
   try {
-    // As the CLI reads `--env path?key=value`: a configured variant keeps its machine.
-    const file = resolve(module.split("?")[0]);
     const loaded = (await import(pathToFileURL(file).href)) as Record<string, Partial<EnvDefinition>>;
     exported = loaded.default ?? loaded.env;
   } catch (cause) {
-    return `it cannot be loaded: ${describeCause(cause).split("\n")[0]}`;
+    const at = stackFrames(cause).find((f) => f.file === file);
+    return `it cannot be loaded: ${moduleLoadFailure(cause)}${at ? ` (thrown at ${shownPath(at.file)}:${at.line}:${at.column})` : ""}`;
   }
   const same = exported?.machine === env.machine && exported.id === env.id && exported.version === env.version;
   return same ? undefined : "the environment under test is not that export, so a replay against it would diverge";

@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { basename } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lookupEnv } from "../../actors/lookup/index.ts";
 import { envResolver, loadEnv } from "../../src/cli/registry.ts";
@@ -152,8 +152,31 @@ describe("a failing property prints its counterexample and writes it as a journa
       }),
     );
     expect(missing.message).not.toContain("replay-verify it:");
-    expect(missing.message).toMatch(
-      /`--env \.\/no-such-env\.ts` replays against that module's default export, and it cannot be loaded: /,
+    // Named with its full path and the folder it is read from (before: Node's "Cannot find module
+    // 'file:///...' imported from .../src/testing/counterexample.ts", which blamed the kit's own file).
+    expect(missing.message).toContain(
+      `\`--env ./no-such-env.ts\` replays against that module's default export, and no such module: ${resolve("no-such-env.ts")} (envModule is a path from the working folder, ${process.cwd()})`,
+    );
+    expect(missing.message).not.toContain("counterexample.ts");
+
+    // A module with a syntax error: the reason names the file, line and error, as the CLI's --env does (before:
+    // only "Transform failed with 1 error:", the first line of esbuild's message).
+    const dir = tempDir("agent-r1-broken-env-");
+    const broken = join(dir, "broken-env.ts");
+    writeFileSync(broken, 'export default { id: "x",\n');
+    const syntax = await failureOf(
+      checkRewards(secretEnv, {
+        ...secretActions,
+        invariants: [returnBounds({ min: 0, max: 1 })],
+        counterexampleDir: tempDir("agent-r1-cx-"),
+        envModule: broken,
+      }),
+    );
+    expect(syntax.message).not.toContain("replay-verify it:");
+    expect(syntax.message).toMatch(
+      // (tsx's esbuild says `broken-env.ts:2:0: ERROR: Expected identifier ...`; vitest's transform, as here, a
+      // `[PARSE_ERROR] ... broken-env.ts:1:27`: the place and the error either way)
+      /and it cannot be loaded: Transform failed with 1 error: .*(ERROR|Expected).*broken-env\.ts:\d+:\d+|and it cannot be loaded: Transform failed with 1 error: \S*broken-env\.ts:\d+:\d+: ERROR: /,
     );
   });
 

@@ -240,4 +240,10 @@ export declare const withFile: (cause: unknown, file: string) => unknown;
 export declare const writingFile: <T>(file: string, write: () => T) => T;
 /** Awaits `write`, its file-system error naming `file` (`withFile`). */
 export declare const writingFileAsync: <T>(file: string, write: () => Promise<T>) => Promise<T>;
+/**
+ * What an import of a module failed with, as one line: the message's first line, with those it goes on to (a
+ * syntax error's first line is only "Transform failed with 1 error:", and XState's "Invalid transition
+ * definition for state node 'm.a':": the place and the error follow, so a line ending in ":" goes on).
+ */
+export declare const moduleLoadFailure: (cause: unknown) => string;
 export {};
