@@ -64,4 +64,4 @@ export { PolicyActor } from "./runtime/policy-actor.ts";
 export { type Rollout, type RolloutOptions, rollout } from "./runtime/rollout.ts";
 export { codeTool, runJavaScript, type SandboxOptions, type SandboxResult } from "./runtime/sandbox.ts";
 export { type ScriptedChoice, type ScriptedRequest, scriptedPolicy } from "./runtime/scripted-policy.ts";
-export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./runtime/tool.ts";
+export { defineTool, type Tool, type ToolContext, type ToolOutput, type ToolSpec } from "./runtime/tool.ts";

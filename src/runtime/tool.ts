@@ -19,6 +19,20 @@ export interface ToolContext {
   readonly signal: AbortSignal;
 }
 
+/**
+ * What a tool's `execute` may give: plain JSON, whose objects may also hold fields set to `undefined`, which the
+ * result drops as JSON does (`{ unknown: drug }` or `{ interacts: true }` from one ternary, which TypeScript types
+ * as a union of objects with each other's fields optional and `undefined`). An array's `undefined` item still
+ * fails the call (JSON would write it as null).
+ */
+export type ToolOutput =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly ToolOutput[]
+  | { readonly [key: string]: ToolOutput | undefined };
+
 /** What `defineTool` takes: a tool's name (its tag in actions), description, parameters and code. */
 export interface ToolSpec<P extends Schema.Top> {
   readonly name: string;
@@ -32,7 +46,7 @@ export interface ToolSpec<P extends Schema.Top> {
    * anything with `subscribe`) whose last value before it completes is the result (its error, a thrown one).
    * Whatever it throws becomes a failed ToolResult.
    */
-  execute(args: P["Type"], context: ToolContext): Promise<Json> | Json | Subscribable<Json>;
+  execute(args: P["Type"], context: ToolContext): Promise<ToolOutput> | ToolOutput | Subscribable<ToolOutput>;
   /** Per-call time limit in milliseconds (default 10 s). */
   readonly timeoutMs?: number;
   /** Results and error messages longer than this (in characters of JSON) are cut, with a visible marker (default 20,000). */
