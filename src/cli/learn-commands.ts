@@ -386,13 +386,26 @@ const holdOut = (out: string, holder: string, refuse: () => void): (() => void) 
   return release;
 };
 
-/** `; checkpoints there: v00010, v00020` when the folder of a missing checkpoint holds others. */
+/**
+ * `; checkpoints in runs/a/checkpoints: v00010, v00020` when the folder of a missing checkpoint holds others, and
+ * `; runs in runs: a, b` when it holds run folders, which --checkpoint also takes (each its latest checkpoint).
+ */
 const checkpointsBeside = (missing: string): string => {
   const folder = dirname(missing);
+  const listed = (names: readonly string[]) =>
+    (names.length > 8 ? [...names.slice(0, 3), "...", ...names.slice(-4)] : names).join(", ");
   const found = checkpointsIn(folder);
-  if (found.length === 0) return "";
-  const shown = found.length > 8 ? [...found.slice(0, 3), "...", ...found.slice(-4)] : found;
-  return `; checkpoints in ${folder}: ${shown.join(", ")}`;
+  const runs =
+    existsSync(folder) && statSync(folder).isDirectory()
+      ? readdirSync(folder, { withFileTypes: true })
+          .filter((d) => d.isDirectory() && existsSync(join(folder, d.name, "checkpoints", "latest.json")))
+          .map((d) => d.name)
+          .sort()
+      : [];
+  return (
+    (found.length > 0 ? `; checkpoints in ${folder}: ${listed(found)}` : "") +
+    (runs.length > 0 ? `; runs in ${folder} (each gives its latest checkpoint): ${listed(runs)}` : "")
+  );
 };
 
 /** A checkpoint outside a run folder (a shipped one): the built-in environment whose tokenizer it carries. */
