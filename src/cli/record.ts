@@ -65,6 +65,8 @@ export interface RecordOptions {
 
 export interface RecordSummary {
   readonly env: string;
+  /** The environment's options in effect, for a variant (`--env "hopqa?split=test"`), as the summary line names them. */
+  readonly options?: Readonly<Record<string, string | number>>;
   readonly policy: string;
   readonly out: string;
   readonly episodes: number;
@@ -665,6 +667,7 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
     if (line) (options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
   return {
     env: options.env.id,
+    ...(options.env.options && Object.keys(options.env.options).length > 0 ? { options: options.env.options } : {}),
     policy: options.policy.id,
     out: options.out,
     episodes: done,

@@ -39,6 +39,8 @@ export interface RecordOptions {
 }
 export interface RecordSummary {
     readonly env: string;
+    /** The environment's options in effect, for a variant (`--env "hopqa?split=test"`), as the summary line names them. */
+    readonly options?: Readonly<Record<string, string | number>>;
     readonly policy: string;
     readonly out: string;
     readonly episodes: number;
