@@ -1648,13 +1648,19 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           process.stderr.write(
             "note: held-out questions in the training worlds (1-1000, whose facts training saw); --world-seed 1000001-1000200 scores worlds training never saw, as --suite's unseen columns do\n",
           );
+        const inEffect: Record<string, string | number> = {
+          ...env.options,
+          ...Object.fromEntries(options),
+          // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
+          ...(opts.worldSeed !== undefined ? { "world-seed": worldSeedAsRead(opts.worldSeed) } : {}),
+        };
         out(
           summaryJson({
             env: env.id,
-            ...env.options,
-            ...Object.fromEntries(options),
-            // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
-            ...(opts.worldSeed !== undefined ? { "world-seed": worldSeedAsRead(opts.worldSeed) } : {}),
+            // Each option beside the summary's fields (hopqa's "split"), and all of them in `options`: an option
+            // named like a field of the summary (a `seed`, an `env`) is there, not lost to the field or over it.
+            ...Object.fromEntries(Object.entries(inEffect).filter(([key]) => key !== "env" && key !== "options")),
+            ...(Object.keys(inEffect).length > 0 ? { options: inEffect } : {}),
             constrained,
             ...sampledWith(opts),
             checkpoint,
