@@ -151,10 +151,22 @@ export const inspectPath = async (
   given?: { readonly spec: string; readonly env: EnvDefinition },
 ): Promise<number> => {
   let finder: ((events: readonly EpisodeEvent[]) => string | undefined) | undefined;
+  let extra: EnvDefinition | undefined;
+  /** Environments not known here (a module's, without --env) of episodes whose environment error is shown without its line. */
+  const unlocated = new Set<string>();
   const thrownAtOf = async (events: readonly EpisodeEvent[]) => {
     if (!endsInEnvError(events.at(-1))) return undefined;
-    finder ??= thrownAtFinder(await env?.());
-    return finder(events);
+    if (finder === undefined) {
+      extra = await env?.();
+      finder = thrownAtFinder(extra);
+    }
+    const at = finder(events);
+    const started = events[0];
+    if (at === undefined && started?.type === "episode.started") {
+      const known = knownEnv(extra)(started.env.id, started.tokenizer, started.env.options);
+      if (known === undefined) unlocated.add(started.env.id);
+    }
+    return at;
   };
   const paths = typeof path === "string" ? [path] : path;
   // A file named twice (a folder and a file in it) is shown once: twice, it was called a copy of itself.
@@ -208,6 +220,11 @@ export const inspectPath = async (
   if (more) warn(more);
   // As --html's note says it: an --env of another environment was not silently of use.
   if (given) for (const envId of otherEnvs) warn(otherEnvNote(given.spec, given.env.id, envId));
+  // The journal keeps an environment error's message, not its line: replaying it finds the line, given the module.
+  if (unlocated.size > 0)
+    warn(
+      `note: the line that threw is found by replaying the episode, which needs its environment: pass --env with the module that defines ${[...unlocated].join(", ")}`,
+    );
   if (files.length > maxEpisodes)
     write(
       `\nshowed the first ${maxEpisodes} of ${files.length} journals; --max-episodes ${files.length} shows them all, --html FILE writes a page with a sample of them and the run's charts`,

@@ -70,6 +70,10 @@ describe("where an environment error was thrown, found again from a journal", ()
     output.clear();
     expect(await main(["inspect", out])).toBe(0);
     expect(output.stdout).toContain("my guard cannot read boom; return 0, 1 turn");
+    // Without --env, a note says how to get the line (before: nothing said it could be had).
+    expect(output.stderr).toBe(
+      "note: the line that threw is found by replaying the episode, which needs its environment: pass --env with the module that defines throwing-guard\n",
+    );
   });
 
   it("inspect --html names it on the episode's end", async () => {
