@@ -184,6 +184,8 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       const said = new Set<string>();
       /** Journals verified but not their token ids, by environment and recorded tokenizer: said once each at the end. */
       const unchecked = new Map<string, { env: string; recorded: string; here: string; count: number }>();
+      /** Environments not known here of episodes read whose environment error is shown without its line. */
+      const unlocated = new Set<string>();
       // A run folder names its environment in config.json: verifying it needs no --env, as eval and inspect do.
       const given = opts.env ? await loadEnv(opts.env) : undefined;
       const resolve = envResolver(
@@ -238,6 +240,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
             unchecked.set(key, seen);
           }
           if (verdict.reason === "(not ended)") notEnded += 1;
+          if (verdict.thrownAtUnknown !== undefined) unlocated.add(verdict.thrownAtUnknown);
           // A folder of runs recorded with one seed holds hundreds of such pairs: the first few say what it is.
           if (verdict.copyOf !== undefined) {
             copies += 1;
@@ -285,6 +288,11 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       );
       const more = moreCopies(copies);
       if (more) err(more);
+      // The journal keeps an environment error's message, not its line: replaying it finds the line, given the module.
+      if (unlocated.size > 0)
+        err(
+          `note: the line that threw is found by replaying the episode, which needs its environment: pass --env with the module that defines ${[...unlocated].join(", ")}`,
+        );
       for (const { env, recorded, here, count } of unchecked.values())
         err(
           `note: ${count} journal(s) of ${env} were recorded with tokenizer ${recorded}, and ${env} here has ${here}: their events verified, their token ids were not; pass --env with the environment (and options) they were recorded under to check those too`,

@@ -34,6 +34,11 @@ export interface FileVerdict {
    * environment (verified, or, when only reading, an environment known here): the journal keeps the message only.
    */
   readonly thrownAt?: string;
+  /**
+   * Reading only: the id of the environment, not known here, of an episode that ended in an environment error,
+   * whose line was therefore not found (its module, given with --env, would find it).
+   */
+  readonly thrownAtUnknown?: string;
   readonly repaired?: RepairReport;
   /** The digest of its last event, of a journal read whole. */
   readonly lastDigest?: string;
@@ -90,16 +95,17 @@ const thrownAtIfKnown = async (
   first: EpisodeEvent,
   last: EpisodeEvent,
   options: VerifyOptions,
-): Promise<string | undefined> => {
-  if (first.type !== "episode.started" || !endsInEnvError(last)) return undefined;
+): Promise<{ readonly thrownAt?: string; readonly thrownAtUnknown?: string }> => {
+  if (first.type !== "episode.started" || !endsInEnvError(last)) return {};
   let env: EnvDefinition;
   try {
     env = options.envOf(first.env.id, first.tokenizer, first.env.options);
   } catch (cause) {
     if (cause instanceof EnvOptionsRefusedError) throw cause;
-    return undefined;
+    return { thrownAtUnknown: first.env.id };
   }
-  return envErrorThrownAt(await readJournalFile(file), env);
+  const thrownAt = envErrorThrownAt(await readJournalFile(file), env);
+  return thrownAt ? { thrownAt } : {};
 };
 
 export const checkFile = async (file: string, options: VerifyOptions): Promise<FileVerdict> => {
@@ -111,7 +117,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
     }
     if (!options.verify) {
       const { first, last, count } = await skim(file);
-      const thrownAt = await thrownAtIfKnown(file, first, last, options);
+      const thrown = await thrownAtIfKnown(file, first, last, options);
       return {
         file,
         ok: true,
@@ -120,7 +126,7 @@ export const checkFile = async (file: string, options: VerifyOptions): Promise<F
         repaired,
         lastDigest: last.digest,
         ...(last.type === "episode.ended" ? { return: last.return, reason: last.reason } : { reason: "(not ended)" }),
-        ...(thrownAt ? { thrownAt } : {}),
+        ...thrown,
       };
     }
     const events = await readJournalFile(file);

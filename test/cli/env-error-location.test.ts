@@ -53,13 +53,18 @@ describe("where an environment error was thrown, found again from a journal", ()
     );
   });
 
-  it("replay (reading only) names it when the environment is known, and says nothing of it otherwise", async () => {
+  it("replay (reading only) names it when the environment is known, and otherwise says to pass --env for it", async () => {
     expect(await main(["replay", out, "--env", ENV])).toBe(0);
     expect(output.stdout).toContain(`my guard cannot read boom (thrown at ${live})\nread 1 journal(s) ok`);
+    expect(output.stderr).toBe("");
     output.clear();
     expect(await main(["replay", out])).toBe(0);
     expect(output.stdout).toContain("my guard cannot read boom\nread 1 journal(s) ok");
     expect(output.stdout).not.toContain("thrown at");
+    // Before: nothing said that the line could be had.
+    expect(output.stderr).toBe(
+      "note: the line that threw is found by replaying the episode, which needs its environment: pass --env with the module that defines throwing-guard\n",
+    );
   });
 
   it("inspect names it on the episode's end, with --env (and without, only the message)", async () => {
