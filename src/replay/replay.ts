@@ -80,9 +80,12 @@ const KIT_VARIANT =
   '; this journal was played by the property kit (policy "script"): a counterexample of a variant under test ' +
   "(a broken reward the module does not export) diverges against the module's export by design: replay it " +
   "against that variant in code, replayEpisode(await readJournalFile(path), variant)";
-/** Said too for an environment with variants: one whose options change its machine replays as another. */
+/**
+ * Said too for an environment with variants: a journal replayed against another variant than its own (one from
+ * before journals recorded their options, or one replayed from code against the export) replays as another.
+ */
 const CONFIGURED =
-  " (a configure() option that changes the machine is such a change: a variant may change only its tasks)";
+  " (or the journal is of another variant than the one it was replayed against: a journal from before journals recorded their options, or one replayed from code against the environment as exported; a configure() option that changes the machine replays as another environment)";
 
 /**
  * Said first when the divergence follows an action the parser has read otherwise since 2026-12-03: two tags of

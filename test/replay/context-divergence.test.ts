@@ -150,7 +150,7 @@ describe("a context that diverged in replay", () => {
   it("adds the configure() rule to the hint only for an environment with variants", async () => {
     expect(await divergence("clock")).not.toContain("configure()");
     expect(await divergence("clock", true)).toContain(
-      "(a configure() option that changes the machine is such a change: a variant may change only its tasks)",
+      "a configure() option that changes the machine replays as another environment)",
     );
   });
 
