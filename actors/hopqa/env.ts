@@ -22,6 +22,7 @@ import {
   type LegalView,
   observe,
   parseAction,
+  Rng,
   reward,
   Schema,
   type ToolResult,
@@ -612,8 +613,11 @@ export const drawTask =
   (seed: string): HopqaTask => {
     const [from, to] = options.worlds;
     const span = to - from + 1;
-    // A hash of the seed picks the world.
-    const world = String(from + (fnv1a(`${seed}:world`) % span));
+    // A hash of the seed picks the world: its 32 bits for a range of up to 2^32 worlds (every default, table and
+    // journal), a draw of the seed's own stream for a wider one, which the hash alone left past its first 2^32
+    // worlds unreached (worlds=0-9007199254740991 drew only worlds below 4294967296).
+    const offset = span <= 2 ** 32 ? fnv1a(`${seed}:world`) % span : Rng.fromSeed(`${seed}:world`).int(0, span - 1);
+    const world = String(from + offset);
     const task = drawQuestion(worldOf(world).world, options.split, seed);
     // Only what differs from the defaults: the benchmark's tasks stay as they were recorded.
     const wording = options.wording ?? DEFAULT_WORDING;

@@ -12,6 +12,7 @@ import {
   exactMatch,
   expertQueries,
   f1Score,
+  fnv1a,
   generateWorld,
   grounded,
   HASTE_RATE,
@@ -719,5 +720,24 @@ describe("options", () => {
       expect(() => parseOptions({ "top-k": k }), k).toThrow(`top-k must be an integer in [1, 10], got "${k}"`);
     const task = hopqa.configure({ "world-seed": "42", split: "test" }).task("s");
     expect(task).toMatchObject({ world: "42", split: "test" });
+  });
+
+  it("a range wider than 2^32 worlds draws from all of it, not only from its first 2^32", () => {
+    // The seed's 32-bit hash alone picked the world: worlds=0-9007199254740991 drew only worlds below 2^32.
+    const wide = hopqa.configure({ worlds: `0-${Number.MAX_SAFE_INTEGER}` });
+    const worlds = Array.from({ length: 40 }, (_, i) => Number((wide.task(`s${i}`) as HopqaTask).world));
+    expect(worlds.every((w) => Number.isSafeInteger(w) && w >= 0)).toBe(true);
+    // Uniform over 2^53 worlds: each lands below 2^32 with probability 2^-21.
+    expect(worlds.filter((w) => w < 2 ** 32)).toEqual([]);
+    // A range ending at the largest world, starting past 2^32, stays inside it.
+    const high = hopqa.configure({ worlds: `${2 ** 33}-${Number.MAX_SAFE_INTEGER}` });
+    for (let i = 0; i < 20; i++) {
+      const w = Number((high.task(`t${i}`) as HopqaTask).world);
+      expect(w >= 2 ** 33 && w <= Number.MAX_SAFE_INTEGER, String(w)).toBe(true);
+    }
+    // A range of up to 2^32 worlds draws as it always did (the seed's hash modulo the range).
+    expect((hopqa.configure({ worlds: `1-${2 ** 32}` }).task("s0") as HopqaTask).world).toBe(
+      String(1 + (fnv1a("s0:world") % 2 ** 32)),
+    );
   });
 });
