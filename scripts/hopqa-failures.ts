@@ -4,7 +4,7 @@
  * the question's gold chain (actors/hopqa/failures.ts).
  *
  *   npm run hopqa:failures -- docs/checkpoints/hopqa-best [episodes per column, default 100] [--examples]
- *     [--env "hopqa?wording=possessive&legal=relations"]
+ *     [--env "hopqa?wording=possessive&legal=relations"] [--seed S: another seed's questions, as eval --suite --seed S]
  */
 
 import { existsSync } from "node:fs";
@@ -12,6 +12,7 @@ import { Command, CommanderError } from "commander";
 import { diagnose } from "../actors/hopqa/failures.ts";
 import { COLUMNS, type ColumnId, evaluateSuite, suiteTicker } from "../actors/hopqa/suite.ts";
 import type { HopqaTask } from "../actors/hopqa/world.ts";
+import { seedArg } from "../src/cli/args.ts";
 import { resolveCheckpoint } from "../src/cli/learn-commands.ts";
 import { progress } from "../src/cli/progress.ts";
 import { envById } from "../src/cli/registry.ts";
@@ -31,6 +32,12 @@ const program = new Command("hopqa:failures")
   .argument("[episodes]", "questions per column", "100")
   .option("--examples", "print up to 5 failed episodes per column")
   .option(
+    "--seed <seed>",
+    "the suite's seed, as eval --suite --seed takes it (another seed: other questions)",
+    seedArg,
+    "suite",
+  )
+  .option(
     "--env <spec>",
     'hopqa, with any of its options but split and worlds (the columns set those), e.g. "hopqa?wording=possessive&legal=relations"',
     "hopqa",
@@ -43,7 +50,7 @@ try {
   process.exit(error instanceof CommanderError && error.code.startsWith("commander.help") ? 0 : 2);
 }
 const [dir, perColumn] = program.processedArgs as [string, string];
-const { examples = false, env: spec } = program.opts<{ examples?: boolean; env: string }>();
+const { examples = false, env: spec, seed } = program.opts<{ examples?: boolean; env: string; seed: string }>();
 const episodes = Number(perColumn);
 if (!Number.isInteger(episodes) || episodes < 1) fail(`episodes must be an integer >= 1, got "${perColumn}"`);
 if (!existsSync(dir)) fail(`no checkpoint at ${dir}`);
@@ -83,7 +90,7 @@ const tick = suiteTicker((info) => bar.tick(1, info));
 const result = await evaluateSuite(
   () => policyFromModel(hopqa, model, tokenizer, config, true, version),
   episodes,
-  "suite",
+  seed,
   (column, record) => {
     tick(column, record);
     const task = record.task as unknown as HopqaTask;

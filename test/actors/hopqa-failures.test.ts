@@ -1,4 +1,5 @@
 /** hopqa's failure diagnosis: the first step of an episode that leaves the question's gold chain. */
+import { spawnSync } from "node:child_process";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diagnose } from "../../actors/hopqa/failures.ts";
@@ -64,4 +65,39 @@ describe("diagnose", () => {
       { numRuns: 50 },
     );
   });
+});
+
+describe("npm run hopqa:failures", () => {
+  const run = (file: string, ...args: string[]) =>
+    spawnSync(process.execPath, ["bin/run-ts.js", file, ...args], { encoding: "utf8" });
+
+  it("takes --seed as eval --suite does: the failures of that seed's questions, not only the table's", () => {
+    // Another seed's questions (the script could only count the table's, seed "suite": its 3 per column score
+    // 0.67 / 1.00 / 0.00 here, f7's 0.67 / 0.67 / 0.00).
+    const counted = run("scripts/hopqa-failures.ts", "docs/checkpoints/hopqa-best", "3", "--seed", "f7");
+    expect(counted.status, counted.stderr).toBe(0);
+    const scored = run(
+      "bin/agent-r1.js",
+      "eval",
+      "--checkpoint",
+      "docs/checkpoints/hopqa-best",
+      "--suite",
+      "--constrained",
+      "--episodes",
+      "3",
+      "--seed",
+      "f7",
+    );
+    expect(scored.status, scored.stderr).toBe(0);
+    const suite = JSON.parse(scored.stdout) as Record<string, { em: number }>;
+    for (const [label, id] of [
+      ["test (seen worlds)", "test-seen"],
+      ["test (new worlds)", "test-new"],
+      ["ood 4-hop (new worlds)", "ood-new"],
+    ] as const)
+      expect(counted.stdout).toContain(`${label}: exact match ${suite[id]?.em.toFixed(2)} (3 questions)`);
+    const bad = run("scripts/hopqa-failures.ts", "docs/checkpoints/hopqa-best", "3", "--seed", "a b");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--seed must be 1 to 100 ASCII letters");
+  }, 60_000);
 });
