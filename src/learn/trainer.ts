@@ -738,7 +738,8 @@ export const freshModelConfig = (
       ...(attention === "turn-local" && turnStarts ? { attention, turnStarts } : {}),
     });
   } catch (error) {
-    throw new UsageError({ detail: `${where}: model: ${(error as Error).message}` });
+    // As sft says it (`sft: model: width 16 ...`): "model:" already names what the message is of.
+    throw new UsageError({ detail: `${where}: model: ${(error as Error).message.replace(/^GPT config: /, "")}` });
   }
   if (minimumParameters(model) > MAX_PARAMETERS)
     throw new UsageError({
