@@ -135,6 +135,14 @@ const otherEnvNote = (spec: string, defined: string, envId: string): string =>
     : `it is not used for them (to name the line an environment error was thrown at): pass --env with the module that defines ${envId}`);
 
 /**
+ * The note for episodes whose environment error is shown without its line, of environments not known here (a
+ * module's, without --env): the journal keeps the message only, and replaying it with the module finds the line.
+ * Said alike by inspect and replay.
+ */
+export const unlocatedNote = (envIds: Iterable<string>): string =>
+  `note: the line that threw is found by replaying the episode, which needs its environment: pass --env with the module that defines ${[...envIds].join(", ")}`;
+
+/**
  * Journals of a file, a folder of journals, or a run folder (the journals under its episodes folder).
  * `warn`: where journals that hold the same episode (a copied file) are said, as replay says them. `env`: loads
  * an environment that is not built in (--env's, a run's), to name the line an environment error was thrown at
@@ -221,10 +229,7 @@ export const inspectPath = async (
   // As --html's note says it: an --env of another environment was not silently of use.
   if (given) for (const envId of otherEnvs) warn(otherEnvNote(given.spec, given.env.id, envId));
   // The journal keeps an environment error's message, not its line: replaying it finds the line, given the module.
-  if (unlocated.size > 0)
-    warn(
-      `note: the line that threw is found by replaying the episode, which needs its environment: pass --env with the module that defines ${[...unlocated].join(", ")}`,
-    );
+  if (unlocated.size > 0) warn(unlocatedNote(unlocated));
   if (files.length > maxEpisodes)
     write(
       `\nshowed the first ${maxEpisodes} of ${files.length} journals; --max-episodes ${files.length} shows them all, --html FILE writes a page with a sample of them and the run's charts`,

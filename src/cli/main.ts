@@ -35,7 +35,7 @@ import {
   seedArg,
   summaryJson,
 } from "./args.ts";
-import { inspectHtml, inspectPath } from "./inspect.ts";
+import { inspectHtml, inspectPath, unlocatedNote } from "./inspect.ts";
 import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
 import { FILES_WORTH_A_BAR, type Progress, progress, stopAllBars } from "./progress.ts";
 import { policyFor, record, refuseRecordOut } from "./record.ts";
@@ -289,10 +289,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       const more = moreCopies(copies);
       if (more) err(more);
       // The journal keeps an environment error's message, not its line: replaying it finds the line, given the module.
-      if (unlocated.size > 0)
-        err(
-          `note: the line that threw is found by replaying the episode, which needs its environment: pass --env with the module that defines ${[...unlocated].join(", ")}`,
-        );
+      if (unlocated.size > 0) err(unlocatedNote(unlocated));
       for (const { env, recorded, here, count } of unchecked.values())
         err(
           `note: ${count} journal(s) of ${env} were recorded with tokenizer ${recorded}, and ${env} here has ${here}: their events verified, their token ids were not; pass --env with the environment (and options) they were recorded under to check those too`,

@@ -106,10 +106,8 @@ export const runWarmStart = async (
     log(`warm start: reusing ${checkpoint}`);
     return checkpoint;
   }
-  if (!env.policies?.expert)
-    throw new UsageError({
-      detail: `the warm start records the environment's "expert" policy, and ${env.id} has none: use --no-warm-start or --init DIR`,
-    });
+  // train refused this already, when it checked its config: the same refusal, in its words, for any other caller.
+  refuseWarmStartWithoutExpert(env, config, runDir);
   // Made before anything is removed or recorded: a factory that throws or returns no Policy is named.
   const expert = policyFor(env, "expert");
   const started = performance.now();

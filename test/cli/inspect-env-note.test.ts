@@ -7,14 +7,18 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, tempDir } from "../support/index.ts";
 
+/** One expert episode of `env` recorded into `out`. */
+const recorded = async (env: string, out: string) => {
+  const { code, stderr } = await runCli("record", "--env", env, "--policy", "expert", "--episodes", "1", "--out", out);
+  expect(code, stderr).toBe(0);
+};
+
 describe("inspect --html of a module's journals", () => {
   it("names the environment an --env of another one defines, instead of asking for the --env it was given", async () => {
     const dir = tempDir();
     const demos = join(dir, "demos");
     const weather = "actors/weather/env.ts";
-    expect(
-      (await runCli("record", "--env", weather, "--policy", "expert", "--episodes", "1", "--out", demos)).code,
-    ).toBe(0);
+    await recorded(weather, demos);
     // Before, the note said "pass --env with the module that defines it" to a user who had passed one.
     const wrong = await runCli("inspect", demos, "--env", "lookup", "--html", join(dir, "wrong.html"));
     expect(wrong.code, wrong.stderr).toBe(0);
@@ -33,9 +37,7 @@ describe("inspect --html of a module's journals", () => {
     const dir = tempDir();
     const lookups = join(dir, "lookups");
     const weather = "actors/weather/env.ts";
-    expect(
-      (await runCli("record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", lookups)).code,
-    ).toBe(0);
+    await recorded("lookup", lookups);
     // Before, the page was written (decoded with the built-in) and the --env given went unmentioned.
     const other = await runCli("inspect", lookups, "--env", weather, "--html", join(dir, "other.html"));
     expect(other.code, other.stderr).toBe(0);
@@ -51,9 +53,7 @@ describe("inspect --html of a module's journals", () => {
     const dir = tempDir();
     const demos = join(dir, "demos");
     const weather = "actors/weather/env.ts";
-    expect(
-      (await runCli("record", "--env", weather, "--policy", "expert", "--episodes", "1", "--out", demos)).code,
-    ).toBe(0);
+    await recorded(weather, demos);
     // Before, the terminal view said nothing of it: --env names the line an environment error was thrown at.
     const wrong = await runCli("inspect", demos, "--env", "lookup");
     expect(wrong.code, wrong.stderr).toBe(0);
@@ -65,9 +65,7 @@ describe("inspect --html of a module's journals", () => {
     expect(right.stderr).not.toContain("note:");
     // A built-in environment's journals are read with it, whatever --env says.
     const lookups = join(dir, "lookups");
-    expect(
-      (await runCli("record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--out", lookups)).code,
-    ).toBe(0);
+    await recorded("lookup", lookups);
     const builtIn = await runCli("inspect", lookups, "--env", weather);
     expect(builtIn.code, builtIn.stderr).toBe(0);
     expect(builtIn.stderr).toContain(
