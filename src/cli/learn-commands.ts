@@ -779,9 +779,15 @@ const num =
     return n;
   };
 
-/** What eval's summary says of its decoding: `sample` and the `topP` given, or nothing when greedy. */
-const sampledWith = (opts: { sample?: boolean; topP?: number }) =>
-  opts.sample ? { sample: true, ...(opts.topP === undefined ? {} : { topP: opts.topP }) } : {};
+/** What eval's summary says of its decoding: `sample` and the `temperature` and `topP` given, or nothing when greedy. */
+const sampledWith = (opts: { sample?: boolean; temperature?: number; topP?: number }) =>
+  opts.sample
+    ? {
+        sample: true,
+        ...(opts.temperature === undefined ? {} : { temperature: opts.temperature }),
+        ...(opts.topP === undefined ? {} : { topP: opts.topP }),
+      }
+    : {};
 
 /** Nucleus sampling's mass, as the API's topP: in (0, 1] (at 0 no token could be sampled). */
 const topP = (value: string) => {
@@ -1486,7 +1492,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       seedArg,
       "eval",
     )
-    .option("--sample", "sample at temperature 1 instead of greedy decoding")
+    .option("--sample", "sample (at --temperature, default 1) instead of greedy decoding")
+    .option("--temperature <x>", "with --sample: the sampling temperature (> 0; default 1)", num("--temperature", true))
     .option("--top-p <p>", `with --sample: ${TOP_P_HELP}`, topP)
     .option(
       "--constrained",
@@ -1509,7 +1516,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--json", "accepted as record and train take it: eval always prints its summary as JSON")
     .action(async (opts, command: Command) => {
       const envGiven = opts.env !== undefined;
-      // Greedy decoding takes the likeliest token whatever the nucleus: a --top-p it would ignore is refused.
+      // Greedy decoding takes the likeliest token whatever the temperature or nucleus: a flag it would ignore is refused.
+      if (opts.temperature !== undefined && !opts.sample)
+        throw new UsageError({
+          detail: `--temperature ${opts.temperature} applies to sampling, and eval decodes greedily unless told: add --sample`,
+        });
       if (opts.topP !== undefined && !opts.sample)
         throw new UsageError({
           detail: `--top-p ${opts.topP} applies to sampling, and eval decodes greedily unless told: add --sample`,
@@ -1601,6 +1612,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           ...DEFAULT_TRAIN_CONFIG,
           constrained,
           maxNewTokens,
+          temperature: opts.temperature ?? DEFAULT_TRAIN_CONFIG.temperature,
           topP: opts.topP ?? DEFAULT_TRAIN_CONFIG.topP,
         };
         if (opts.suite) {
@@ -1766,6 +1778,7 @@ const evalSuite = async (
     constrained: boolean;
     version: number;
     sample?: boolean;
+    temperature?: number;
     topP?: number;
   },
 ) => {

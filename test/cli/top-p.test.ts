@@ -2,7 +2,8 @@
  * `--top-p P` (nucleus sampling, the API's topP) on train and eval: it reaches the sampler (at a tiny P every
  * sampled token is the likeliest, so sampling equals greedy decoding), it is saved in the run's config.json
  * so --resume samples with it, and a value the sampler cannot take is refused before any work (the API's
- * rule: in (0, 1]). Before, the CLI had no way to set it. A fresh tiny model on lookup: seconds.
+ * rule: in (0, 1]). Before, the CLI had no way to set it. eval's --temperature (with --sample) likewise reaches
+ * the sampler. A fresh tiny model on lookup: seconds.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -70,5 +71,34 @@ describe("--top-p", () => {
     expect(narrow.summary).toMatchObject({ sample: true, topP: 1e-9 });
     expect(sampled.summary.topP).toBeUndefined();
     expect(greedy.summary.sample).toBeUndefined();
+  }, 60_000);
+
+  it("eval --sample --temperature samples at it (at a tiny one, greedy decoding's actions); without --sample, or a bad value, refused", async () => {
+    const evalOf = async (name: string, ...flags: string[]) => {
+      output.clear();
+      const out = join(dir, name);
+      const args = ["eval", "--checkpoint", full, "--episodes", "3", "--seed", "e", "--out", out, ...flags];
+      expect(await main(args), output.stderr).toBe(0);
+      return { actions: actionsUnder(out), summary: JSON.parse(output.stdout.trim().split("\n").at(-1)!) };
+    };
+    const greedy = await evalOf("greedy-t");
+    const cold = await evalOf("cold", "--sample", "--temperature", "1e-4");
+    const sampled = await evalOf("sampled-t", "--sample", "--temperature", "1");
+    expect(cold.actions).toEqual(greedy.actions);
+    expect(sampled.actions).not.toEqual(greedy.actions);
+    expect(cold.summary).toMatchObject({ sample: true, temperature: 1e-4 });
+    expect(greedy.summary.temperature).toBeUndefined();
+    const refused = async (...flags: string[]) => {
+      output.clear();
+      expect(await main(["eval", "--checkpoint", full, "--episodes", "1", ...flags])).toBe(2);
+      return output.stderr;
+    };
+    expect(await refused("--temperature", "0.5")).toContain(
+      "--temperature 0.5 applies to sampling, and eval decodes greedily unless told: add --sample",
+    );
+    // Read as train reads it: > 0, decimal.
+    expect(await refused("--sample", "--temperature", "0")).toContain(
+      '--temperature must be a number > 0 (decimal, like 0.001 or 1e-3), got "0"',
+    );
   }, 60_000);
 });
