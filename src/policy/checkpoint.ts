@@ -30,6 +30,7 @@ import { canonicalJson, readJsonText } from "../kernel/canonical.ts";
 import { UsageError, writingFileAsync } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
+import { isRunFolder } from "../observe/journals.ts";
 import { Gpt, type GptConfig, gptConfig } from "./gpt.ts";
 
 const CHECKPOINT_FORMAT = "agent-r1/gpt-checkpoint" as const;
@@ -318,6 +319,15 @@ export const checkpointTarget = (folder: string): "new" | "checkpoint" => {
   if (!existsSync(folder)) return "new";
   const names = statSync(folder).isDirectory() ? readdirSync(folder) : undefined;
   const foreign = names?.find((name) => !KNOWN_FILES.has(name) && !isLockFile(name));
+  // A train run's folder holds checkpoints under checkpoints/: said so, not as a folder that "holds checkpoints".
+  if (
+    names &&
+    foreign !== undefined &&
+    (isRunFolder(folder) || existsSync(path.join(folder, "checkpoints", "latest.json")))
+  )
+    throw new UsageError({
+      detail: `${folder} is a train run's folder, not a checkpoint folder (its checkpoints are in ${path.join(folder, "checkpoints")}); choose another folder`,
+    });
   if (!names || foreign !== undefined)
     throw new UsageError({
       detail: `${folder} exists and is not a checkpoint folder (${names ? `it holds ${foreign}` : "a file"}); choose another folder`,

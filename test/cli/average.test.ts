@@ -195,6 +195,13 @@ describe("agent-r1 average", () => {
     expect(await main(["average", ckpt(1), ckpt(2), "--out", ckpt(2)])).toBe(2);
     expect(output.stderr).toContain(`--out ${ckpt(2)} is one of the checkpoints to average`);
 
+    // A run folder as --out is said to be one (before: "is not a checkpoint folder (it holds checkpoints)").
+    output.clear();
+    expect(await main(["average", run, "--out", run])).toBe(2);
+    expect(output.stderr).toContain(
+      `${run} is a train run's folder, not a checkpoint folder (its checkpoints are in ${join(run, "checkpoints")}); choose another folder`,
+    );
+
     output.clear();
     expect(await main(["average", ckpt(1), `${ckpt(1)}/`, "--out", out])).toBe(2);
     expect(output.stderr).toContain(`${ckpt(1)}/ is given twice (as a checkpoint, or as a run folder's latest)`);
