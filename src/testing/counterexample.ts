@@ -291,11 +291,11 @@ class ViolationSignal extends Error {}
  */
 const envModuleProblem = async (module: string, env: EnvDefinition): Promise<string | undefined> => {
   let exported: Partial<EnvDefinition> | undefined;
-  // As the CLI reads `--env path?key=value`: a configured variant keeps its machine.
+  // As the CLI reads `--env path?key=value`: the module's path, before the variant's options.
   const file = resolve(module.split("?")[0]);
   // Node's own message for a missing file names the kit's module as the importer, not the working folder.
   if (!existsSync(file))
-    return `no such module: ${file} (envModule is a path from the working folder, ${process.cwd()})`;
+    return `environment module not found: ${file} (envModule is a path from the working folder, ${process.cwd()})`;
   try {
     const loaded = (await import(pathToFileURL(file).href)) as Record<string, Partial<EnvDefinition>>;
     exported = loaded.default ?? loaded.env;

@@ -152,10 +152,10 @@ describe("a failing property prints its counterexample and writes it as a journa
       }),
     );
     expect(missing.message).not.toContain("replay-verify it:");
-    // Named with its full path and the folder it is read from (before: Node's "Cannot find module
+    // Said as the CLI's --env says it, with its full path and the folder it is read from (before: Node's "Cannot find module
     // 'file:///...' imported from .../src/testing/counterexample.ts", which blamed the kit's own file).
     expect(missing.message).toContain(
-      `\`--env ./no-such-env.ts\` replays against that module's default export, and no such module: ${resolve("no-such-env.ts")} (envModule is a path from the working folder, ${process.cwd()})`,
+      `\`--env ./no-such-env.ts\` replays against that module's default export, and environment module not found: ${resolve("no-such-env.ts")} (envModule is a path from the working folder, ${process.cwd()})`,
     );
     expect(missing.message).not.toContain("counterexample.ts");
 
