@@ -65,7 +65,7 @@ export interface RecordOptions {
 
 export interface RecordSummary {
   readonly env: string;
-  /** The environment's options in effect, for a variant (`--env "hopqa?split=test"`), as the summary line names them. */
+  /** The environment's options in effect, when it has options (plain hopqa's too: split train, ...), as the summary line names them. */
   readonly options?: Readonly<Record<string, string | number>>;
   readonly policy: string;
   readonly out: string;
