@@ -38,6 +38,15 @@ describe("--top-p", () => {
     expect(await main(["train", "--env", "lookup", ...tiny, ...shape, "--out", full])).toBe(0);
   }, 60_000);
 
+  /** eval of the `full` run's checkpoint into `name` with `flags`: its journals' actions and its JSON summary. */
+  const evalOf = async (name: string, ...flags: string[]) => {
+    output.clear();
+    const out = join(dir, name);
+    const args = ["eval", "--checkpoint", full, "--episodes", "3", "--seed", "e", "--out", out, ...flags];
+    expect(await main(args), output.stderr).toBe(0);
+    return { actions: actionsUnder(out), summary: JSON.parse(output.stdout.trim().split("\n").at(-1)!) };
+  };
+
   it("train samples with it: at a tiny P the group's episodes (one task) all take the likeliest actions alike", () => {
     const narrow = actionsUnder(join(nucleus, "episodes"));
     expect(narrow).toHaveLength(4);
@@ -56,13 +65,6 @@ describe("--top-p", () => {
   });
 
   it("eval --sample --top-p samples with it: at a tiny P its actions are greedy decoding's, and its summary says so", async () => {
-    const evalOf = async (name: string, ...flags: string[]) => {
-      output.clear();
-      const out = join(dir, name);
-      const args = ["eval", "--checkpoint", full, "--episodes", "3", "--seed", "e", "--out", out, ...flags];
-      expect(await main(args), output.stderr).toBe(0);
-      return { actions: actionsUnder(out), summary: JSON.parse(output.stdout.trim().split("\n").at(-1)!) };
-    };
     const greedy = await evalOf("greedy");
     const narrow = await evalOf("narrow", "--sample", "--top-p", "1e-9");
     const sampled = await evalOf("sampled", "--sample");
@@ -74,13 +76,6 @@ describe("--top-p", () => {
   }, 60_000);
 
   it("eval --sample --temperature samples at it (at a tiny one, greedy decoding's actions); without --sample, or a bad value, refused", async () => {
-    const evalOf = async (name: string, ...flags: string[]) => {
-      output.clear();
-      const out = join(dir, name);
-      const args = ["eval", "--checkpoint", full, "--episodes", "3", "--seed", "e", "--out", out, ...flags];
-      expect(await main(args), output.stderr).toBe(0);
-      return { actions: actionsUnder(out), summary: JSON.parse(output.stdout.trim().split("\n").at(-1)!) };
-    };
     const greedy = await evalOf("greedy-t");
     const cold = await evalOf("cold", "--sample", "--temperature", "1e-4");
     const sampled = await evalOf("sampled-t", "--sample", "--temperature", "1");
