@@ -21,6 +21,19 @@ captureOutput();
 const log = () => {};
 const model = { layers: 1, heads: 2, width: 16 };
 
+/** sft() stopped after its first epoch, its progress saved for a resume. */
+const stoppedAfterAnEpoch = async (options: Parameters<typeof sft>[0]) => {
+  let epochs = 0;
+  const first = await sft({
+    ...options,
+    shouldStop: () => epochs >= 1,
+    onEpoch: () => {
+      epochs++;
+    },
+  });
+  expect(first.stopped).toBe(true);
+};
+
 describe("a resume under the same env options in another order", () => {
   it("train: goes on; other options are refused, naming both", async () => {
     const out = join(tempDir("agent-r1-resume-order-"), "run");
@@ -76,16 +89,7 @@ describe("a resume under the same env options in another order", () => {
     expect(await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "4", "--out", data])).toBe(0);
     const out = join(dir, "clone");
     const base = { env: lookup, data, out, epochs: 2, batchSize: 2, backend: "wasm", model, log } as const;
-    let epochs = 0;
-    const first = await sft({
-      ...base,
-      envSpec: "lookup?b=2&a=1",
-      shouldStop: () => epochs >= 1,
-      onEpoch: () => {
-        epochs++;
-      },
-    });
-    expect(first.stopped).toBe(true);
+    await stoppedAfterAnEpoch({ ...base, envSpec: "lookup?b=2&a=1" });
     await expect(sft({ ...base, envSpec: "lookup?a=1&b=3", resume: true })).rejects.toThrow(
       `resume: envSpec differs from the stopped sft's: "lookup?b=2&a=1" then, "lookup?a=1&b=3" now`,
     );
@@ -110,16 +114,7 @@ describe("a resume under the same env options in another order", () => {
       model: modelConfigFor(env, model),
       log,
     };
-    let epochs = 0;
-    const first = await sft({
-      ...base,
-      envSpec: "hopqa?world-seed=5",
-      shouldStop: () => epochs >= 1,
-      onEpoch: () => {
-        epochs++;
-      },
-    });
-    expect(first.stopped).toBe(true);
+    await stoppedAfterAnEpoch({ ...base, envSpec: "hopqa?world-seed=5" });
     // Other options are still refused, naming both.
     await expect(sft({ ...base, envSpec: "hopqa?world-seed=6", resume: true })).rejects.toThrow(
       `resume: envSpec differs from the stopped sft's: "hopqa?world-seed=5" then, "hopqa?world-seed=6" now`,
