@@ -19,6 +19,7 @@ import { describeEval, evaluate } from "../learn/evaluate.ts";
 import { sft, sftProgressIn } from "../learn/sft.ts";
 import {
   checkpointIn,
+  checkpointsBeside,
   checkpointsIn,
   checkTokenizerOf,
   loadCheckpointFor,
@@ -384,28 +385,6 @@ const holdOut = (out: string, holder: string, refuse: () => void): (() => void) 
     throw error;
   }
   return release;
-};
-
-/**
- * `; checkpoints in runs/a/checkpoints: v00010, v00020` when the folder of a missing checkpoint holds others, and
- * `; runs in runs: a, b` when it holds run folders, which --checkpoint also takes (each its latest checkpoint).
- */
-const checkpointsBeside = (missing: string): string => {
-  const folder = dirname(missing);
-  const listed = (names: readonly string[]) =>
-    (names.length > 8 ? [...names.slice(0, 3), "...", ...names.slice(-4)] : names).join(", ");
-  const found = checkpointsIn(folder);
-  const runs =
-    existsSync(folder) && statSync(folder).isDirectory()
-      ? readdirSync(folder, { withFileTypes: true })
-          .filter((d) => d.isDirectory() && existsSync(join(folder, d.name, "checkpoints", "latest.json")))
-          .map((d) => d.name)
-          .sort()
-      : [];
-  return (
-    (found.length > 0 ? `; checkpoints in ${folder}: ${listed(found)}` : "") +
-    (runs.length > 0 ? `; runs in ${folder} (each gives its latest checkpoint): ${listed(runs)}` : "")
-  );
 };
 
 /** A checkpoint outside a run folder (a shipped one): the built-in environment whose tokenizer it carries. */

@@ -532,6 +532,31 @@ export const checkpointsIn = (folder: string): string[] =>
         .sort()
     : [];
 
+/** The names of the run folders (those with checkpoints/latest.json) directly in `folder`, sorted; [] if none or no folder. */
+export const runsIn = (folder: string): string[] =>
+  existsSync(folder) && statSync(folder).isDirectory()
+    ? readdirSync(folder, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && existsSync(join(folder, d.name, "checkpoints", "latest.json")))
+        .map((d) => d.name)
+        .sort()
+    : [];
+
+/**
+ * `; checkpoints in runs/a/checkpoints: v00010, v00020` when the folder of a missing checkpoint holds others, and
+ * `; runs in runs: a, b` when it holds run folders, which a checkpoint argument also takes (each its latest).
+ */
+export const checkpointsBeside = (missing: string): string => {
+  const folder = dirname(missing);
+  const listed = (names: readonly string[]) =>
+    (names.length > 8 ? [...names.slice(0, 3), "...", ...names.slice(-4)] : names).join(", ");
+  const found = checkpointsIn(folder);
+  const runs = runsIn(folder);
+  return (
+    (found.length > 0 ? `; checkpoints in ${folder}: ${listed(found)}` : "") +
+    (runs.length > 0 ? `; runs in ${folder} (each gives its latest checkpoint): ${listed(runs)}` : "")
+  );
+};
+
 /** Whether a config.json is a run's (it names an `env`), read leniently: a damaged one is for the loader to name. */
 const namesAnEnv = (file: string): boolean => {
   try {
@@ -607,9 +632,8 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
             .join(", ")}${inside.length > 6 ? `, ... (${inside.length} in all)` : ""}`,
         });
       // A folder of run folders (`runs/`): name the runs, rather than load tfjs to say a manifest is missing.
-      const runs = readdirSync(dir, { withFileTypes: true })
-        .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, "checkpoints", "latest.json")))
-        .map((d) => join(dir, d.name))
+      const runs = runsIn(dir)
+        .map((name) => join(dir, name))
         .sort();
       if (runs.length > 0)
         throw new UsageError({
@@ -628,7 +652,7 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
         });
     } else
       throw new UsageError({
-        detail: `${what} ${dir}: no such checkpoint folder${existsSync(dirname(resolve(dir))) ? "" : ` (not even ${dirname(resolve(dir))})`}${leftoverNote(dir)}`,
+        detail: `${what} ${dir}: no such checkpoint folder${existsSync(dirname(resolve(dir))) ? "" : ` (not even ${dirname(resolve(dir))})`}${checkpointsBeside(dir)}${leftoverNote(dir)}`,
       });
     return dir; // the loader says what is missing
   }

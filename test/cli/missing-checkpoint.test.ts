@@ -1,10 +1,10 @@
-/** eval of a --checkpoint that is not there names what its folder holds that --checkpoint takes. */
+/** eval, train --init and average of a checkpoint that is not there name what its folder holds that they take. */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { runCli, tempDir } from "../support/index.ts";
 
-it("names the checkpoints and the run folders beside a missing --checkpoint", async () => {
+it("names the checkpoints and the run folders beside a missing --checkpoint, --init or average input", async () => {
   const runs = tempDir();
   mkdirSync(join(runs, "warm"));
   writeFileSync(join(runs, "warm", "manifest.json"), "{}");
@@ -18,4 +18,12 @@ it("names the checkpoints and the run folders beside a missing --checkpoint", as
   expect(missing.stderr).toContain(
     `error: no checkpoint at ${join(runs, "grpoo")}; checkpoints in ${runs}: warm; runs in ${runs} (each gives its latest checkpoint): grpo, rloo`,
   );
+  // train --init and average name them alike (before: "no such checkpoint folder", and nothing of what is there).
+  const beside = `; checkpoints in ${runs}: warm; runs in ${runs} (each gives its latest checkpoint): grpo, rloo`;
+  const init = await runCli("train", "--env", "lookup", "--init", join(runs, "grpoo"), "--out", join(runs, "new"));
+  expect(init.code).toBe(2);
+  expect(init.stderr).toContain(`error: --init ${join(runs, "grpoo")}: no such checkpoint folder${beside}`);
+  const average = await runCli("average", join(runs, "grpoo"), "--out", join(runs, "soup"));
+  expect(average.code).toBe(2);
+  expect(average.stderr).toContain(`error: average: ${join(runs, "grpoo")}: no such checkpoint folder${beside}`);
 });

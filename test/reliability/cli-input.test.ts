@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { checkInitShape } from "../../src/cli/learn-commands.ts";
 import { main } from "../../src/cli/main.ts";
@@ -738,9 +738,12 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(held.code, stderr).toBe(2);
     expect(held.lines).toEqual([`error: ${out} already holds a run; continue it with --resume, or give another --out`]);
     stderr = "";
-    const missing = await run(["train", "--env", "lookup", "--init", join(dir, "nope"), "--out", join(dir, "fresh")]);
+    // In a folder of its own: one that holds checkpoints or runs names them too (test/cli/missing-checkpoint.test.ts).
+    const nope = join(dir, "lonely", "nope");
+    mkdirSync(dirname(nope), { recursive: true });
+    const missing = await run(["train", "--env", "lookup", "--init", nope, "--out", join(dir, "fresh")]);
     expect(missing.code, stderr).toBe(2);
-    expect(missing.lines).toEqual([`error: --init ${join(dir, "nope")}: no such checkpoint folder`]);
+    expect(missing.lines).toEqual([`error: --init ${nope}: no such checkpoint folder`]);
     // sft and average say it the same way, before any note or backend (they said "manifest.json: missing").
     stderr = "";
     const sftMissing = await run([
@@ -750,15 +753,15 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
       "--data",
       "replays/lookup",
       "--init",
-      join(dir, "nope"),
+      nope,
       "--out",
       join(dir, "clone"),
     ]);
     expect(sftMissing.code, stderr).toBe(2);
-    expect(sftMissing.lines).toEqual([`error: --init ${join(dir, "nope")}: no such checkpoint folder`]);
+    expect(sftMissing.lines).toEqual([`error: --init ${nope}: no such checkpoint folder`]);
     stderr = "";
-    const averageMissing = await run(["average", join(dir, "nope"), "--out", join(dir, "soup")]);
-    expect(averageMissing.lines).toEqual([`error: average: ${join(dir, "nope")}: no such checkpoint folder`]);
+    const averageMissing = await run(["average", nope, "--out", join(dir, "soup")]);
+    expect(averageMissing.lines).toEqual([`error: average: ${nope}: no such checkpoint folder`]);
 
     // A checkpoint folder, or a folder in a run's checkpoints/: the run's config.json would break the checkpoint.
     const ckpt = join(dir, "a-checkpoint");

@@ -183,6 +183,13 @@ export declare const loadCheckpointFor: (env: EnvDefinition, dir: string, option
 export declare const checkTokenizerOf: (env: EnvDefinition, dir: string, id?: string) => void;
 /** The names of the checkpoint folders (those with a manifest.json) directly in `folder`, sorted; [] if none or no folder. */
 export declare const checkpointsIn: (folder: string) => string[];
+/** The names of the run folders (those with checkpoints/latest.json) directly in `folder`, sorted; [] if none or no folder. */
+export declare const runsIn: (folder: string) => string[];
+/**
+ * `; checkpoints in runs/a/checkpoints: v00010, v00020` when the folder of a missing checkpoint holds others, and
+ * `; runs in runs: a, b` when it holds run folders, which a checkpoint argument also takes (each its latest).
+ */
+export declare const checkpointsBeside: (missing: string) => string;
 /**
  * The checkpoint a user means by `dir`: a checkpoint folder as it is; a run folder (`train --out`) or its
  * checkpoints/ folder: the run's latest checkpoint (said through `log`). `what` names the argument in errors.
