@@ -13,8 +13,9 @@ import { JsonlJournal } from "../journal/jsonl.ts";
 import { EpisodeChain } from "../journal/stamp.ts";
 import { allKeys, moduleLoadFailure, shownPath, shownValue, stackFrames } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
-import { envErrorThrownAt } from "../replay/replay.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { envErrorThrownAt, replayEpisode } from "../replay/replay.ts";
+import { type EnvDefinition, unconfiguredOf } from "../runtime/env.ts";
+import { sameVariant, variantFromJournal } from "../runtime/variants.ts";
 import { bodyOf } from "./arbitraries.ts";
 
 /**
@@ -29,7 +30,8 @@ export interface CounterexampleOptions {
   readonly counterexampleDir?: string;
   /**
    * Path of the module that default-exports the environment: completes the replay command (`--env`), which
-   * replays against that export, so it is printed only when the environment under test is that export.
+   * replays against that export (or the variant its configure rebuilds from a journal's options), so it is
+   * printed only when the environment under test is that export, or a variant that replays so.
    */
   readonly envModule?: string;
 }
@@ -285,11 +287,18 @@ const describeCause = (cause: unknown) => (cause instanceof Error ? cause.messag
 class ViolationSignal extends Error {}
 
 /**
- * Why `agent-r1 replay --env <module>` would not replay the environment under test, or nothing. The CLI
- * replays against the module's default export (or its `env` export), so the environment under test must be
- * that export, or share its machine; a variant (say a broken reward a factory builds) diverges.
+ * Why `agent-r1 replay --env <module> --verify` would not replay `episodes` (the counterexample's journals), or
+ * nothing. The CLI replays a journal against the module's default export (or its `env` export), or, for a journal
+ * that records options (a variant its `configure` made), against the variant it rebuilds from them: the environment
+ * under test must be that export, or share its machine, or its journals must replay against what the CLI rebuilds
+ * (tried here, as the command would). A variant the module cannot rebuild (say a broken reward a factory builds)
+ * diverges.
  */
-const envModuleProblem = async (module: string, env: EnvDefinition): Promise<string | undefined> => {
+const envModuleProblem = async (
+  module: string,
+  env: EnvDefinition,
+  episodes: readonly (readonly EpisodeEvent[])[],
+): Promise<string | undefined> => {
   let exported: Partial<EnvDefinition> | undefined;
   // As the CLI reads `--env path?key=value`: the module's path, before the variant's options.
   const file = resolve(module.split("?")[0]);
@@ -303,8 +312,28 @@ const envModuleProblem = async (module: string, env: EnvDefinition): Promise<str
     const at = stackFrames(cause).find((f) => f.file === file);
     return `it cannot be loaded: ${moduleLoadFailure(cause)}${at ? ` (thrown at ${shownPath(at.file)}:${at.line}:${at.column})` : ""}`;
   }
-  const same = exported?.machine === env.machine && exported.id === env.id && exported.version === env.version;
-  return same ? undefined : "the environment under test is not that export, so a replay against it would diverge";
+  const diverges = "the environment under test is not that export, so a replay against it would diverge";
+  if (exported?.id !== env.id || exported.version !== env.version) return diverges;
+  if (exported.machine === env.machine) return undefined;
+  // Replayed as the CLI's replay would: a journal that records options against the variant it rebuilds from them
+  // (the export itself when that is the same variant), one that records none against the export.
+  const root = exported as EnvDefinition;
+  try {
+    for (const events of episodes) {
+      const started = events[0];
+      if (started === undefined) continue;
+      const options = started.type === "episode.started" ? started.env.options : undefined;
+      let replayed = root;
+      if (options !== undefined) {
+        const variant = variantFromJournal(unconfiguredOf(root), options);
+        replayed = sameVariant(root, variant) ? root : variant;
+      }
+      replayEpisode(events, replayed);
+    }
+  } catch {
+    return `${diverges}${episodes.some((events) => events[0]?.type === "episode.started" && events[0].env.options !== undefined) ? " (nor the variant its configure rebuilds from the options the journal records)" : ""}`;
+  }
+  return undefined;
 };
 
 /**
@@ -362,7 +391,9 @@ export const checkProperty = async <T>(
   };
   const files = await writeCounterexample(spec.name, violation.episodes, options);
   const path = details.counterexamplePath ?? "";
-  const problem = options.envModule ? await envModuleProblem(options.envModule, spec.env) : undefined;
+  const problem = options.envModule
+    ? await envModuleProblem(options.envModule, spec.env, violation.episodes)
+    : undefined;
   // The journals keep an environment error's message, not its line: each such episode is replayed to find it.
   const thrownAt = violation.episodes.map((events) => envErrorThrownAt(events, spec.env));
   throw new CounterexampleError({

@@ -11,7 +11,13 @@ import { MemoryJournal } from "../journal/memory.ts";
 import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import { legalActionsOf } from "../policy/legal.ts";
-import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
+import {
+  checkEnvArgument,
+  type EnvDefinition,
+  recordedOptionsOf,
+  rememberConfigured,
+  unconfiguredOf,
+} from "../runtime/env.ts";
 import { type EpisodeRecord, runEpisode } from "../runtime/episode.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
@@ -211,10 +217,14 @@ const withTools = <Task extends Json>(
       return schedule ? schedule(`${name} call ${index}`, result) : result;
     },
   });
-  return {
+  const copy: EnvDefinition<Task> = {
     ...env,
     tools: Object.fromEntries(Object.entries(env.tools).map(([name, tool]) => [name, wrap(name, tool)])),
   };
+  // A variant its configure made records its options in its journals, as in a run: the copy is that variant too, so
+  // that a counterexample's journal says which variant to rebuild (`replay --verify --env MODULE`).
+  const root = unconfiguredOf(env);
+  return root === env ? copy : rememberConfigured(copy, root as EnvDefinition, recordedOptionsOf(env));
 };
 
 /** The action a model would emit for this text: its tokens, then <eos> when the tokenizer has one. */

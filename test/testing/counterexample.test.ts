@@ -9,17 +9,21 @@ import {
   CounterexampleError,
   checkRewards,
   describeEpisode,
+  episodeInvariant,
   noRewardForRepeatedCalls,
   playEpisode,
   returnBounds,
   rewardBounds,
 } from "../../src/testing/index.ts";
-import { tempDir } from "../support/index.ts";
+import { runCli, tempDir } from "../support/index.ts";
 import { createSecretEnv, secretActions } from "./fixtures.ts";
 import secretEnv from "./secret-env.ts";
+import turnsEnv from "./secret-turns-env.ts";
 
 /** A module whose default export is the sound `secret` environment. */
 const SECRET_MODULE = "test/testing/secret-env.ts";
+/** A module whose default export is `secret` with a `turns` option that changes its machine. */
+const TURNS_MODULE = "test/testing/secret-turns-env.ts";
 
 const failureOf = (check: Promise<void>) =>
   check.then(
@@ -178,6 +182,41 @@ describe("a failing property prints its counterexample and writes it as a journa
       // `[PARSE_ERROR] ... broken-env.ts:1:27`: the place and the error either way)
       /and it cannot be loaded: Transform failed with 1 error: .*(ERROR|Expected).*broken-env\.ts:\d+:\d+|and it cannot be loaded: Transform failed with 1 error: \S*broken-env\.ts:\d+:\d+: ERROR: /,
     );
+  });
+
+  it("with envModule, a variant its configure made (another machine) gets the command, which rebuilds it from the journal's options", async () => {
+    // turns=1 ends every episode whose first action is no answer at the turn limit; the module's export (5 turns)
+    // plays such an action otherwise, so replay against the export alone would diverge.
+    const variant = turnsEnv.configure!({ turns: "1" });
+    expect(variant.machine).not.toBe(turnsEnv.machine);
+    const failure = await failureOf(
+      checkRewards(variant, {
+        ...secretActions,
+        invariants: [
+          episodeInvariant("never stops at the turn limit", (e) =>
+            e.record.reason === "turn-limit" ? "stopped at the turn limit" : undefined,
+          ),
+        ],
+        seed: 1,
+        counterexampleDir: tempDir("agent-r1-cx-"),
+        envModule: TURNS_MODULE,
+      }),
+    );
+    const [file] = failure.files;
+    expect(failure.message).toContain(
+      `  replay-verify it: npx agent-r1 replay ${file} --verify --env ${TURNS_MODULE}\n`,
+    );
+    expect(failure.message).not.toContain("no replay-verify command");
+    // The journal says which variant it was, and the command offered verifies it (the CLI rebuilds the variant).
+    expect((await readJournalFile(file))[0]).toMatchObject({ env: { id: "secret", options: { turns: "1" } } });
+    const command = failure.message.match(/replay-verify it: npx agent-r1 (.*)\n/)![1].split(" ");
+    const run = await runCli(...command);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toContain("verified 1 journal(s) ok, 0 failed");
+    expect(run.code).toBe(0);
+    const fromCli = await loadEnv(TURNS_MODULE);
+    // Against the export itself (a journal read as if it recorded no options) it would diverge: the variant matters.
+    expect((await checkFile(file, { verify: true, repair: false, envOf: () => fromCli })).ok).toBe(false);
   });
 
   it("rewards and returns are printed rounded; the journal keeps the exact values", async () => {

@@ -36,8 +36,9 @@ export const TURN_LIMIT = 5;
 
 export const createSecretEnv = (
   rewards: Partial<SecretRewards> = {},
-  options: { crashOn?: RegExp; loops?: boolean } = {},
+  options: { crashOn?: RegExp; loops?: boolean; turnLimit?: number } = {},
 ) => {
+  const turnLimit = options.turnLimit ?? TURN_LIMIT;
   const { process, outcome } = { ...SOUND_REWARDS, ...rewards };
   const answer = (text: string) => r1.answerOf(text, tools);
   const word = (text: string) => r1.callOf<{ word: string }>(text, tools, "check")?.word;
@@ -70,7 +71,7 @@ export const createSecretEnv = (
               ],
             },
             {
-              guard: ({ context }) => !options.loops && context.turn >= TURN_LIMIT - 1,
+              guard: ({ context }) => !options.loops && context.turn >= turnLimit - 1,
               target: "done",
               actions: r1.end("turn-limit"),
             },

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import type { EpisodeEvent } from "../kernel/events.ts";
-import type { EnvDefinition } from "../runtime/env.ts";
+import { type EnvDefinition } from "../runtime/env.ts";
 /**
  * Where a failing property's counterexample journals are written, and how the printed replay command names the
  * environment.
@@ -18,7 +18,8 @@ export interface CounterexampleOptions {
     readonly counterexampleDir?: string;
     /**
      * Path of the module that default-exports the environment: completes the replay command (`--env`), which
-     * replays against that export, so it is printed only when the environment under test is that export.
+     * replays against that export (or the variant its configure rebuilds from a journal's options), so it is
+     * printed only when the environment under test is that export, or a variant that replays so.
      */
     readonly envModule?: string;
 }
