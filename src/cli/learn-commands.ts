@@ -1121,10 +1121,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           process.stderr.write(
             `note: training on ${env.id}'s split ${split}: these are questions held out for evaluation, so eval (and --suite) would no longer score unseen ones\n`,
           );
-        // Under --constrained every sampled action is legal, so a fresh model's trouble is not its format.
-        if (!init && opts.warmStart && !env.warmStart && !constrained)
+        // Said under --constrained too (every sampled action is then legal, so its reason is another): a fresh
+        // start is rarely what a user of an environment without a warm start meant, constrained or not.
+        if (!init && opts.warmStart && !env.warmStart)
           process.stderr.write(
-            `note: ${env.id} declares no default warm start and no --init was given, so RL starts from a fresh, untrained model, which rarely writes a well-formed action; ` +
+            `note: ${env.id} declares no default warm start and no --init was given, so RL starts from a fresh, untrained model, ${constrained ? "whose actions --constrained keeps legal but which has seen no demonstration of the task" : "which rarely writes a well-formed action"}; ` +
               `start from a clone with --init DIR (${SHIPPED_WARM_STARTS[env.id] ?? "from `sft`"}), or pass --no-warm-start to say you mean it\n`,
           );
       }

@@ -278,10 +278,14 @@ describe("train --env hopqa without --init", () => {
     expect(fresh.stderr).toMatch(
       /note: hopqa declares no default warm start and no --init was given, so RL starts from a fresh, untrained model.*--init DIR \(docs\/checkpoints\/hopqa-copy-warm-start/,
     );
-    // Under constrained decoding every action is well formed: the note's reason does not apply.
+    // Under constrained decoding too (README: "without --init, train says so", of a --constrained command), with
+    // the reason that applies there: every action is well formed, but the model has seen no demonstration.
     const constrained = await cli("train", "--env", "hopqa", "--constrained", ...tiny, join(tempDir(), "constrained"));
     expect(constrained.code, constrained.stderr).toBe(0);
-    expect(constrained.stderr).not.toMatch(/declares no default warm start/);
+    expect(constrained.stderr).toMatch(
+      /note: hopqa declares no default warm start and no --init was given, so RL starts from a fresh, untrained model, whose actions --constrained keeps legal but which has seen no demonstration of the task; start from a clone with --init DIR \(docs\/checkpoints\/hopqa-copy-warm-start/,
+    );
+    expect(constrained.stderr).not.toMatch(/rarely writes a well-formed action/);
     const meant = await cli("train", "--env", "hopqa", "--no-warm-start", ...tiny, join(tempDir(), "meant"));
     expect(meant.code, meant.stderr).toBe(0);
     expect(meant.stderr).not.toMatch(/declares no default warm start/);
