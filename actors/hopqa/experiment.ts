@@ -438,6 +438,9 @@ process.on("exit", () => {
  */
 const RUN_SCRIPT = process.env.AGENT_R1_EXPERIMENT_RUN_SCRIPT || "actors/hopqa/experiment.ts";
 
+/** The file in a run's folder saying a stop signal stopped it (it resumes), not an error: the page says which. */
+const STOPPED = "stopped.txt";
+
 /**
  * One run in a child process. The child has a process group of its own (detached), so a Ctrl-C at the
  * terminal reaches it once, from this process (stopOnSignals), not twice: a second signal makes train quit
@@ -446,6 +449,7 @@ const RUN_SCRIPT = process.env.AGENT_R1_EXPERIMENT_RUN_SCRIPT || "actors/hopqa/e
 const runChild = (root: string, name: string, seeds: number) =>
   new Promise<number>((resolve) => {
     mkdirSync(join(root, name), { recursive: true });
+    rmSync(join(root, name, STOPPED), { force: true });
     const log = join(root, name, "log.txt");
     const child = spawn(
       process.execPath,
@@ -610,11 +614,16 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     const runs = finished.filter((f) => f.spec.group === group);
     const label = runSpecs(1).find((s) => s.group === group)?.label ?? group;
     const minutes = runs.map((r) => r.suite.trainSeconds / 60);
-    const failed = runSpecs(seeds).filter(
+    // Begun and not finished: stopped by a signal (they resume from their checkpoint), or failed.
+    const begun = runSpecs(seeds).filter(
       (s) =>
         s.group === group && existsSync(join(root, s.name, "log.txt")) && !runs.some((r) => r.spec.name === s.name),
     );
-    const note = failed.length ? `; failed: ${failed.map((s) => s.name).join(", ")} (see their log.txt)` : "";
+    const stopped = begun.filter((s) => existsSync(join(root, s.name, STOPPED)));
+    const failed = begun.filter((s) => !stopped.includes(s));
+    const note =
+      (stopped.length ? `; stopped: ${stopped.map((s) => s.name).join(", ")} (they resume)` : "") +
+      (failed.length ? `; failed: ${failed.map((s) => s.name).join(", ")} (see their log.txt)` : "");
     const time = runs.length ? `n=${runs.length}, ${cell(minutes)} min${note}` : `n=0${note || " (not run yet)"}`;
     lines.push(
       row(
@@ -1093,10 +1102,13 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
         const code = await runChild(opts.out, spec.name, opts.seeds).finally(() => active.delete(spec.name));
         const suite = readJson<SuiteResult>(join(opts.out, spec.name, "suite.json"));
         const minutes = ((Date.now() - started) / 60000).toFixed(1);
+        const stopped = stop.stoppedBy() && !suite && STOP_SIGNALS.some((signal) => exitCodeOf(signal) === code);
+        if (stopped)
+          writeFileSync(join(opts.out, spec.name, STOPPED), `stopped by a signal (exit ${code}); it resumes\n`);
         say(
           code === 0 && suite
             ? `  ${spec.name}: avg EM ${suite.average.toFixed(3)} (${minutes} min)`
-            : stop.stoppedBy() && !suite && STOP_SIGNALS.some((signal) => exitCodeOf(signal) === code)
+            : stopped
               ? `  ${spec.name}: stopped at its last checkpoint (it resumes from there)`
               : `  ${spec.name}: FAILED (exit ${code}); see ${join(opts.out, spec.name, "log.txt")}`,
         );

@@ -51,6 +51,10 @@ describe("npm run experiment", () => {
     expect(existsSync(join(run, "checkpoints", "latest.json"))).toBe(true);
     expect(existsSync(join(run, "suite.json"))).toBe(false);
     expect(stdout).toContain("grpo-s0: stopped at its last checkpoint (it resumes from there)");
+    // The page says so too: stopped, not failed (it said "failed: grpo-s0 (see their log.txt)").
+    const page = readFileSync(join(docs, "results.md"), "utf8");
+    expect(page).toContain("n=0; stopped: grpo-s0 (they resume)");
+    expect(page).not.toContain("failed: grpo-s0");
     expect(stderr).toContain(
       `interrupted: every run stopped; finished runs are kept in ${out} (and recorded in ${join(docs, "run-records")})`,
     );
