@@ -5,6 +5,7 @@
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import { didYouMean, firstUnknownKey, shownValue, UsageError } from "../kernel/errors.ts";
+import { type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { checkEnvArgument, type EnvDefinition, isBuiltInEnv, moduleSpecOf } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
 
@@ -334,4 +335,27 @@ export const trainConfigFor = (
     },
     "train config",
   );
+};
+
+/**
+ * The GPT config of a fresh model of `shape` (its attention kept only with the turn starts it needs), or a
+ * UsageError naming `where` and the field: what train and sft check before any work, not when the model is built.
+ */
+export const checkedModelShape = (
+  shape: Partial<GptConfig>,
+  vocabSize: number,
+  where: string,
+  turnStarts?: readonly number[],
+): GptConfig => {
+  const { attention, turnStarts: _, ...rest } = shape;
+  try {
+    return gptConfig({
+      vocabSize,
+      ...rest,
+      ...(attention === "turn-local" && turnStarts ? { attention, turnStarts } : {}),
+    });
+  } catch (error) {
+    // "model:" already names what the message is of: not "model: GPT config: width 16 ...".
+    throw new UsageError({ detail: `${where}: model: ${(error as Error).message.replace(/^GPT config: /, "")}` });
+  }
 };

@@ -37,7 +37,7 @@ import { checkEnvArgument, type EnvDefinition, sameEnvSpec, unconfiguredOf } fro
 import type { Turn } from "../runtime/policy.ts";
 import { sameVariantSpec } from "../runtime/variants.ts";
 import { AdamW } from "./adamw.ts";
-import { actionBudgetNote, LR_RULE, modelConfigFor } from "./config.ts";
+import { actionBudgetNote, checkedModelShape, LR_RULE, modelConfigFor } from "./config.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -379,14 +379,7 @@ const sftOptions = (options: SftOptions) => {
   // removed or written: not when the model is built, after a stopped sft's progress was cleared. Its turn
   // starts are the environment's, found later.
   const model: Partial<GptConfig> = options.model ?? modelConfigFor(env);
-  if (!options.init) {
-    const { attention: _, turnStarts: __, ...shape } = model;
-    try {
-      gptConfig({ vocabSize: env.tokenizer.size, ...shape });
-    } catch (error) {
-      throw new UsageError({ detail: `sft: model: ${(error as Error).message.replace(/^GPT config: /, "")}` });
-    }
-  }
+  if (!options.init) checkedModelShape(model, env.tokenizer.size, "sft");
   return {
     ...options,
     env,

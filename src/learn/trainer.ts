@@ -47,7 +47,7 @@ import {
   unfinishedSft,
   writeLatestCheckpoint,
 } from "../policy/checkpoint.ts";
-import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
+import { Gpt, type GptConfig } from "../policy/gpt.ts";
 import { constrainTo, requireLegalActions } from "../policy/legal.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { ABORTED } from "../runtime/derive.ts";
@@ -68,6 +68,7 @@ import { type AdvantageExtras, computeAdvantages, type Estimator, runEstimator }
 import { type Collected, collect } from "./collect.ts";
 import {
   actionBudgetOf,
+  checkedModelShape,
   DEFAULT_TRAIN_CONFIG,
   decodeTrainConfig,
   GROUP_RELATIVE,
@@ -753,18 +754,7 @@ export const freshModelConfig = (
   where = "config",
   turnStarts?: readonly number[],
 ): GptConfig => {
-  let model: GptConfig;
-  const { attention, ...shape } = config.model;
-  try {
-    model = gptConfig({
-      vocabSize,
-      ...shape,
-      ...(attention === "turn-local" && turnStarts ? { attention, turnStarts } : {}),
-    });
-  } catch (error) {
-    // As sft says it (`sft: model: width 16 ...`): "model:" already names what the message is of.
-    throw new UsageError({ detail: `${where}: model: ${(error as Error).message.replace(/^GPT config: /, "")}` });
-  }
+  const model = checkedModelShape(config.model, vocabSize, where, turnStarts);
   if (minimumParameters(model) > MAX_PARAMETERS)
     throw new UsageError({
       detail: `${where}: model: ${JSON.stringify(config.model)} needs at least ${minimumParameters(model)} parameters, over the limit of ${MAX_PARAMETERS}`,

@@ -3,6 +3,7 @@
  * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
  */
 import * as Schema from "effect/Schema";
+import { type GptConfig } from "../policy/gpt.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 /**
  * A learning rate: > 0, as the CLI's --lr (at 0 an update changes no weight, weight decay included: only the
@@ -143,3 +144,8 @@ export declare const modelConfigFor: (env: Pick<EnvDefinition, "model">, overrid
 export declare const trainConfigFor: (env: EnvDefinition, overrides?: Partial<Omit<TrainConfig, "model">> & {
     readonly model?: Partial<TrainConfig["model"]>;
 }) => TrainConfig;
+/**
+ * The GPT config of a fresh model of `shape` (its attention kept only with the turn starts it needs), or a
+ * UsageError naming `where` and the field: what train and sft check before any work, not when the model is built.
+ */
+export declare const checkedModelShape: (shape: Partial<GptConfig>, vocabSize: number, where: string, turnStarts?: readonly number[]) => GptConfig;
