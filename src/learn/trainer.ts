@@ -633,9 +633,7 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
             .join(", ")}${inside.length > 6 ? `, ... (${inside.length} in all)` : ""}`,
         });
       // A folder of run folders (`runs/`): name the runs, rather than load tfjs to say a manifest is missing.
-      const runs = runsIn(dir)
-        .map((name) => join(dir, name))
-        .sort();
+      const runs = runsIn(dir).map((name) => join(dir, name));
       if (runs.length > 0)
         throw new UsageError({
           detail: `${what} ${dir} holds run folders but is no checkpoint: give one of them (its latest checkpoint) or a checkpoint in it: ${runs
