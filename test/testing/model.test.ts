@@ -178,6 +178,9 @@ describe("model-based testing with fc.commands against a user's model", () => {
       ...rare,
       model: model(true),
       numRuns: 40,
+      // A fixed seed as well: the search finds the repeat on every seed tried (1-60), but the shrunk case it
+      // prints differs by seed, and a test should not (it failed once, under load, on a seed not kept).
+      seed: 7,
       counterexampleDir: tempDir("agent-r1-cx-"),
     }).then(
       () => expect.fail("a repeated check should show the disagreement"),
