@@ -5,7 +5,7 @@
  * chains never seen in training) in unseen worlds, Musique's role. Greedy decoding, fixed seeds.
  */
 import { progress } from "../../src/cli/progress.ts";
-import { evaluate } from "../../src/learn/evaluate.ts";
+import { evaluateDerived } from "../../src/learn/evaluate.ts";
 import type { EnvDefinition } from "../../src/runtime/env.ts";
 import type { EpisodeRecord } from "../../src/runtime/episode.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
@@ -78,7 +78,7 @@ export const evaluateSuite = async (
   const out: Partial<Record<ColumnId, SuiteScore>> = {};
   for (const column of COLUMNS) {
     const env = base.configure(column.options);
-    const summary = await evaluate(env, policy(), {
+    const summary = await evaluateDerived(env, policy(), {
       episodes,
       seed: `${seed}:${column.id}`,
       ...(onEpisode ? { onEpisode: (r: EpisodeRecord) => onEpisode(column.id, r) } : {}),

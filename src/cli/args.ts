@@ -1,11 +1,18 @@
 import { type Command, InvalidArgumentError } from "commander";
 
-/** A seed becomes part of episode ids (file names): keep it short and plain. */
+/**
+ * Why `value` is no seed, naming it as `name` (the CLI's `--seed`, evaluate's `evaluate: seed`), or undefined when it
+ * is one. A seed becomes part of episode ids (file names): keep it short and plain.
+ */
+export const seedProblem = (value: string, name = "--seed"): string | undefined =>
+  /^[A-Za-z0-9._:-]{1,100}$/.test(value)
+    ? undefined
+    : `${name} must be 1 to 100 ASCII letters (a-z, A-Z), digits, '.', '_', '-' or ':', got ${JSON.stringify(value.slice(0, 40))}${value.length > 40 ? "..." : ""}`;
+
+/** The `--seed` option's parser: the value when it is a seed (seedProblem), a usage error otherwise. */
 export const seedArg = (value: string) => {
-  if (!/^[A-Za-z0-9._:-]{1,100}$/.test(value))
-    throw new InvalidArgumentError(
-      `--seed must be 1 to 100 ASCII letters (a-z, A-Z), digits, '.', '_', '-' or ':', got ${JSON.stringify(value.slice(0, 40))}${value.length > 40 ? "..." : ""}`,
-    );
+  const problem = seedProblem(value);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
   return value;
 };
 

@@ -3,6 +3,7 @@
  * and the mean of every metric the environment reports (exact match, F1, ...).
  */
 import type { Json } from "effect/Schema";
+import { seedProblem } from "../cli/args.ts";
 import { checkKnownKeys, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
@@ -148,7 +149,10 @@ export const describeEval = (summary: EvalSummary): string =>
 /** Options of evaluate: `Task` is the environment's task type (the records `onEpisode` gets have it). */
 export interface EvaluateOptions<Task extends Json = Json> {
   readonly episodes: number;
-  /** Episode i plays seed `SEED:i`. */
+  /**
+   * Episode i plays seed `SEED:i`. 1 to 100 ASCII letters, digits, '.', '_', '-' or ':', as `agent-r1 eval --seed`
+   * takes (it names the episodes' journals).
+   */
   readonly seed: string;
   /** Folder for the journals; in memory when absent. */
   readonly dir?: string;
@@ -190,18 +194,33 @@ const throwIfAborted = (signal: AbortSignal | undefined): void => {
 
 /**
  * Runs `episodes` episodes of `policy` on seeds `SEED:i` and summarizes them; journals go to `dir` when given (in
- * memory otherwise). Throws a TypeError or RangeError on bad options, and when a learned policy's tokenizer is not
- * the environment's; rejects with `signal`'s reason once it aborts.
+ * memory otherwise). Throws a TypeError or RangeError on bad options (a seed the CLI's `--seed` refuses, such as "",
+ * with its message), and when a learned policy's tokenizer is not the environment's; rejects with `signal`'s reason
+ * once it aborts.
  */
 export const evaluate: {
   /** `onEpisode` gets records whose `task` has the environment's task type. */
   <Task extends Json>(env: EnvDefinition<Task>, policy: Policy, options: EvaluateOptions<Task>): Promise<EvalSummary>;
   /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
   (env: EnvDefinition, policy: Policy, options: EvaluateOptions): Promise<EvalSummary>;
-} = async <Task extends Json>(
+} = <Task extends Json>(env: EnvDefinition<Task>, policy: Policy, options: EvaluateOptions<Task>) =>
+  evaluateSeeds(env, policy, options, true);
+
+/**
+ * evaluate on a seed made from one checked already (train's `eval:SEED`, the hopqa suite's `SEED:COLUMN`): any
+ * string, since the prefix or suffix may take it past the 100 characters a seed given by a user may have.
+ */
+export const evaluateDerived = <Task extends Json>(
   env: EnvDefinition<Task>,
   policy: Policy,
   options: EvaluateOptions<Task>,
+): Promise<EvalSummary> => evaluateSeeds(env, policy, options, false);
+
+const evaluateSeeds = async <Task extends Json>(
+  env: EnvDefinition<Task>,
+  policy: Policy,
+  options: EvaluateOptions<Task>,
+  userSeed: boolean,
 ): Promise<EvalSummary> => {
   checkEnvArgument("evaluate", env);
   if (typeof options !== "object" || options === null)
@@ -221,6 +240,9 @@ export const evaluate: {
     );
   if (typeof options.seed !== "string")
     throw new TypeError(`evaluate: seed must be a string (episode i plays seed SEED:i), got ${String(options.seed)}`);
+  // The CLI's rule, with its message: `eval --seed ""` is refused, and so is evaluate's.
+  const seedRefused = userSeed ? seedProblem(options.seed, "evaluate: seed") : undefined;
+  if (seedRefused !== undefined) throw new RangeError(seedRefused);
   // Another environment's checkpoint would read its observations as other words: numbers that mean nothing.
   if (policy instanceof TransformerPolicy && policy.tokenizer.id !== env.tokenizer.id)
     throw new UsageError({

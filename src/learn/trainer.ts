@@ -75,7 +75,7 @@ import {
   scheduledLr,
   type TrainConfig,
 } from "./config.ts";
-import { countCutActions, describeEval, type EvalSummary, evaluate, summarizeEpisodes } from "./evaluate.ts";
+import { countCutActions, describeEval, type EvalSummary, evaluateDerived, summarizeEpisodes } from "./evaluate.ts";
 import { turnStartsOf } from "./sft.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { episodeToSequence, fitToContext, type Sequence } from "./trajectory.ts";
@@ -1057,7 +1057,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   };
   const evaluateAs = (phase: "before" | "after") => {
     options.onEvalStart?.(phase, config.evalEpisodes);
-    return evaluate(env.evaluation ?? env, greedy, {
+    return evaluateDerived(env.evaluation ?? env, greedy, {
       episodes: config.evalEpisodes,
       seed: evalSeed,
       onEpisode: (record) => options.onEvalEpisode?.(phase, record),

@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
+import { seedArg } from "../../src/cli/args.ts";
 import { runConfigEnv } from "../../src/cli/registry.ts";
 import { UsageError } from "../../src/index.ts";
 import {
@@ -46,6 +47,9 @@ describe("the learner from code", () => {
     expect(bench.COLUMNS.map((c) => c.id)).toEqual(["test-seen", "test-new", "ood-new"]);
     const suite = await bench.evaluateSuite(() => bench.hopqa.policies.expert(), 2);
     expect(suite["test-new"].em).toBe(1); // the expert reads the world graph
+    // `eval --suite --seed` takes 100 characters, and each column plays SEED:COLUMN, past them: still evaluated.
+    const long = await bench.evaluateSuite(() => bench.hopqa.policies.expert(), 1, "s".repeat(100));
+    expect(long["ood-new"].episodes).toBe(1);
     // No questions is refused, not scored 0 in every column.
     for (const episodes of [0, -3, 2.5])
       await expect(bench.evaluateSuite(() => bench.hopqa.policies.expert(), episodes)).rejects.toThrow(
@@ -128,6 +132,26 @@ describe("the learner from code", () => {
     );
     expect(existsSync(out)).toBe(false);
   });
+
+  it("evaluates a run whose seed is as long as a seed may be (100 characters: its evaluation's eval:SEED is longer)", async () => {
+    const lookup = await loadEnv("lookup");
+    const seed = "s".repeat(100);
+    const config = trainConfigFor(lookup, {
+      backend: "wasm",
+      seed,
+      steps: 1,
+      tasksPerStep: 1,
+      groupSize: 2,
+      evalEpisodes: 1,
+      warmStart: null,
+      model: tiny,
+    });
+    const evaluated: string[] = [];
+    const out = join(tempDir(), "long-seed");
+    const onEvalEpisode = (_phase: string, record: { seed: string }) => evaluated.push(record.seed);
+    expect((await train({ env: lookup, config, out, log: () => {}, onEvalEpisode })).version).toBe(1);
+    expect(evaluated).toEqual([`eval:${seed}:0`, `eval:${seed}:0`]);
+  }, 60_000);
 
   it("trains, loads the checkpoint as a policy, evaluates and averages it; a resume keeps the run's own config", async () => {
     const lookup = await loadEnv("lookup");
@@ -230,6 +254,18 @@ describe("the learner from code", () => {
     );
     await expect(evaluate(lookup, expert, { episodes: "3", seed: "s" } as never)).rejects.toThrow('got "3"');
     await expect(evaluate(lookup, expert, { episodes: 2 } as never)).rejects.toThrow("evaluate: seed must be a string");
+    // A seed `agent-r1 eval --seed` refuses is refused here too, in the CLI's words: "" played episodes ":0", ":1".
+    for (const [seed, shown] of [
+      ["", '""'],
+      ["held out", '"held out"'],
+      ["x".repeat(101), `"${"x".repeat(40)}"...`],
+    ])
+      await expect(evaluate(lookup, expert, { episodes: 2, seed })).rejects.toThrow(
+        `evaluate: seed must be 1 to 100 ASCII letters (a-z, A-Z), digits, '.', '_', '-' or ':', got ${shown}`,
+      );
+    expect(() => seedArg("")).toThrow(
+      `--seed must be 1 to 100 ASCII letters (a-z, A-Z), digits, '.', '_', '-' or ':', got ""`,
+    );
     // sft: a misspelt option, no out, an unknown backend.
     const data = join(tempDir(), "no-demos");
     await expect(sft({ env: lookup, data, out, epoch: 1 } as never)).rejects.toThrow(

@@ -71,7 +71,10 @@ export declare const describeEval: (summary: EvalSummary) => string;
 /** Options of evaluate: `Task` is the environment's task type (the records `onEpisode` gets have it). */
 export interface EvaluateOptions<Task extends Json = Json> {
     readonly episodes: number;
-    /** Episode i plays seed `SEED:i`. */
+    /**
+     * Episode i plays seed `SEED:i`. 1 to 100 ASCII letters, digits, '.', '_', '-' or ':', as `agent-r1 eval --seed`
+     * takes (it names the episodes' journals).
+     */
     readonly seed: string;
     /** Folder for the journals; in memory when absent. */
     readonly dir?: string;
@@ -85,8 +88,9 @@ export interface EvaluateOptions<Task extends Json = Json> {
 }
 /**
  * Runs `episodes` episodes of `policy` on seeds `SEED:i` and summarizes them; journals go to `dir` when given (in
- * memory otherwise). Throws a TypeError or RangeError on bad options, and when a learned policy's tokenizer is not
- * the environment's; rejects with `signal`'s reason once it aborts.
+ * memory otherwise). Throws a TypeError or RangeError on bad options (a seed the CLI's `--seed` refuses, such as "",
+ * with its message), and when a learned policy's tokenizer is not the environment's; rejects with `signal`'s reason
+ * once it aborts.
  */
 export declare const evaluate: {
     /** `onEpisode` gets records whose `task` has the environment's task type. */
@@ -94,3 +98,8 @@ export declare const evaluate: {
     /** An environment whose parts disagree on the task's type (its `task` replaced by a spread, say): JSON tasks. */
     (env: EnvDefinition, policy: Policy, options: EvaluateOptions): Promise<EvalSummary>;
 };
+/**
+ * evaluate on a seed made from one checked already (train's `eval:SEED`, the hopqa suite's `SEED:COLUMN`): any
+ * string, since the prefix or suffix may take it past the 100 characters a seed given by a user may have.
+ */
+export declare const evaluateDerived: <Task extends Json>(env: EnvDefinition<Task>, policy: Policy, options: EvaluateOptions<Task>) => Promise<EvalSummary>;
