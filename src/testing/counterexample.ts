@@ -11,11 +11,10 @@ import * as Data from "effect/Data";
 import fc from "fast-check";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { EpisodeChain } from "../journal/stamp.ts";
-import { allKeys, moduleLoadFailure, shownPath, shownValue, stackFrames } from "../kernel/errors.ts";
+import { allKeys, moduleLoadFailure, shownPath, shownValue, stackFrames, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { envErrorThrownAt, replayEpisode } from "../replay/replay.ts";
-import { type EnvDefinition, unconfiguredOf } from "../runtime/env.ts";
-import { sameVariant, variantFromJournal } from "../runtime/variants.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
 import { bodyOf } from "./arbitraries.ts";
 
 /**
@@ -31,7 +30,8 @@ export interface CounterexampleOptions {
   /**
    * Path of the module that default-exports the environment: completes the replay command (`--env`), which
    * replays against that export (or the variant its configure rebuilds from a journal's options), so it is
-   * printed only when the environment under test is that export, or a variant that replays so.
+   * printed only when the environment under test is that export, or a variant that replays so. `?key=value` after
+   * the path is read as `--env` reads it: the variant those options configure.
    */
   readonly envModule?: string;
 }
@@ -148,7 +148,7 @@ export class CounterexampleError extends Data.TaggedError("CounterexampleError")
     }
     if (this.files.length > 0 && this.envModuleProblem)
       lines.push(
-        `  (no replay-verify command: \`--env ${this.envModule}\` replays against that module's default export, and ${this.envModuleProblem}; verify it in code: replayEpisode(await readJournalFile(journal), env))`,
+        `  (no replay-verify command: \`--env ${this.envModule}\` replays against that module's default export${this.envModule?.includes("?") ? " configured with those options" : ""}, and ${this.envModuleProblem}; verify it in code: replayEpisode(await readJournalFile(journal), env))`,
       );
     if (this.files.length > 0 && !this.envModule)
       lines.push(
@@ -288,11 +288,12 @@ class ViolationSignal extends Error {}
 
 /**
  * Why `agent-r1 replay --env <module> --verify` would not replay `episodes` (the counterexample's journals), or
- * nothing. The CLI replays a journal against the module's default export (or its `env` export), or, for a journal
- * that records options (a variant its `configure` made), against the variant it rebuilds from them: the environment
- * under test must be that export, or share its machine, or its journals must replay against what the CLI rebuilds
- * (tried here, as the command would). A variant the module cannot rebuild (say a broken reward a factory builds)
- * diverges.
+ * nothing. The CLI replays a journal against the module's default export (or its `env` export), configured with the
+ * options of `module`'s `?key=value` when it has them, or, for a journal that records options (a variant its
+ * `configure` made), against the variant it rebuilds from them, refusing one whose options are not `?key=value`'s:
+ * the environment under test must be what the command replays against, or share its machine, or its journals must
+ * replay against it (tried here, as the command would, through the CLI's own loadEnv and envResolver). A variant the
+ * module cannot rebuild (say a broken reward a factory builds) diverges.
  */
 const envModuleProblem = async (
   module: string,
@@ -300,8 +301,10 @@ const envModuleProblem = async (
   episodes: readonly (readonly EpisodeEvent[])[],
 ): Promise<string | undefined> => {
   let exported: Partial<EnvDefinition> | undefined;
+  // Loaded only here, where a property failed: the CLI's registry imports the built-in environments.
+  const { envResolver, loadEnv, modulePathOf } = await import("../cli/registry.ts");
   // As the CLI reads `--env path?key=value`: the module's path, before the variant's options.
-  const file = resolve(module.split("?")[0]);
+  const file = resolve(modulePathOf(module));
   // Node's own message for a missing file names the kit's module as the importer, not the working folder.
   if (!existsSync(file))
     return `environment module not found: ${file} (envModule is a path from the working folder, ${process.cwd()})`;
@@ -312,26 +315,35 @@ const envModuleProblem = async (
     const at = stackFrames(cause).find((f) => f.file === file);
     return `it cannot be loaded: ${moduleLoadFailure(cause)}${at ? ` (thrown at ${shownPath(at.file)}:${at.line}:${at.column})` : ""}`;
   }
-  const diverges = "the environment under test is not that export, so a replay against it would diverge";
+  const query = module.includes("?");
+  const diverges = `the environment under test is not ${query ? "that variant" : "that export"}, so a replay against it would diverge`;
   if (exported?.id !== env.id || exported.version !== env.version) return diverges;
-  if (exported.machine === env.machine) return undefined;
-  // Replayed as the CLI's replay would: a journal that records options against the variant it rebuilds from them
-  // (the export itself when that is the same variant), one that records none against the export.
-  const root = exported as EnvDefinition;
+  // `?key=value` as the CLI's --env takes it: the variant its configure makes (an unknown option refused, by name).
+  let given: EnvDefinition;
   try {
-    for (const events of episodes) {
-      const started = events[0];
-      if (started === undefined) continue;
-      const options = started.type === "episode.started" ? started.env.options : undefined;
-      let replayed = root;
-      if (options !== undefined) {
-        const variant = variantFromJournal(unconfiguredOf(root), options);
-        replayed = sameVariant(root, variant) ? root : variant;
-      }
-      replayEpisode(events, replayed);
+    given = await loadEnv(module);
+  } catch (cause) {
+    return `the command would refuse it: ${cause instanceof UsageError ? cause.detail : describeCause(cause)}`;
+  }
+  // Replayed as the CLI's replay would: a journal that records options against the variant it rebuilds from them
+  // (--env's own when that is the same variant; one of other options than --env's ?key=value is refused), one that
+  // records none against --env's environment.
+  const resolveEnv = envResolver(given, module);
+  for (const events of episodes) {
+    const started = events[0];
+    if (started?.type !== "episode.started") continue;
+    let replayed: EnvDefinition;
+    try {
+      replayed = resolveEnv(started.env.id, started.tokenizer, started.env.options);
+    } catch (cause) {
+      return `the command would refuse it: ${cause instanceof UsageError ? cause.detail : describeCause(cause)}`;
     }
-  } catch {
-    return `${diverges}${episodes.some((events) => events[0]?.type === "episode.started" && events[0].env.options !== undefined) ? " (nor the variant its configure rebuilds from the options the journal records)" : ""}`;
+    if (replayed.machine === env.machine) continue;
+    try {
+      replayEpisode(events, replayed);
+    } catch {
+      return `${diverges}${replayed !== given ? " (nor the variant its configure rebuilds from the options the journal records)" : ""}`;
+    }
   }
   return undefined;
 };

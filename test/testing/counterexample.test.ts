@@ -219,6 +219,57 @@ describe("a failing property prints its counterexample and writes it as a journa
     expect((await checkFile(file, { verify: true, repair: false, envOf: () => fromCli })).ok).toBe(false);
   });
 
+  it("with envModule MODULE?key=value, as --env takes it, the command is checked against that variant", async () => {
+    const variant = turnsEnv.configure!({ turns: "1" });
+    const failing = (env: typeof variant, envModule: string) =>
+      failureOf(
+        checkRewards(env, {
+          ...secretActions,
+          invariants: [
+            episodeInvariant("never stops at the turn limit", (e) =>
+              e.record.reason === "turn-limit" ? "stopped at the turn limit" : undefined,
+            ),
+          ],
+          seed: 1,
+          counterexampleDir: tempDir("agent-r1-cx-"),
+          envModule,
+        }),
+      );
+    const noCommand = (envModule: string, problem: string) =>
+      `  (no replay-verify command: \`--env ${envModule}\` replays against that module's default export configured with those options, and ${problem}; verify it in code: replayEpisode(await readJournalFile(journal), env))`;
+    // The variant's own options: the command is printed, and the CLI verifies the journal with it.
+    const same = `${TURNS_MODULE}?turns=1`;
+    const ok = await failing(variant, same);
+    const command = ok.message.match(/replay-verify it: npx agent-r1 (.*)\n/)![1].split(" ");
+    expect(command.slice(-2)).toEqual(["--env", same]);
+    const run = await runCli(...command);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect(run.stdout).toContain("verified 1 journal(s) ok, 0 failed");
+    // Other options than the journal's: the CLI would refuse them (before, the kit printed that command anyway).
+    const other = `${TURNS_MODULE}?turns=2`;
+    const refused = await failing(variant, other);
+    expect(refused.message).not.toContain("replay-verify it:");
+    expect(refused.message).toContain(
+      noCommand(
+        other,
+        `the command would refuse it: the journal was recorded on secret?turns=1 (the options its episode.started records), not on --env '${other}': pass --env '${same}'`,
+      ),
+    );
+    // The module's export under test, --env's variant in the command: a replay against the variant would diverge.
+    const diverged = await failing(turnsEnv, same);
+    expect(diverged.message).toContain(
+      noCommand(same, "the environment under test is not that variant, so a replay against it would diverge"),
+    );
+    // A misspelt option: refused by name, as the CLI's --env refuses it.
+    const misspelt = `${TURNS_MODULE}?trns=1`;
+    expect((await failing(variant, misspelt)).message).toContain(
+      noCommand(
+        misspelt,
+        'the command would refuse it: environment secret: unknown option "trns" in "?trns=1" (did you mean "turns"?); its options: turns',
+      ),
+    );
+  }, 60_000);
+
   it("rewards and returns are printed rounded; the journal keeps the exact values", async () => {
     const played = await playEpisode(createSecretEnv({ process: () => 0.1 }), {
       seed: "s1",

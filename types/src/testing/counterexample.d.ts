@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import type { EpisodeEvent } from "../kernel/events.ts";
-import { type EnvDefinition } from "../runtime/env.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
 /**
  * Where a failing property's counterexample journals are written, and how the printed replay command names the
  * environment.
@@ -19,7 +19,8 @@ export interface CounterexampleOptions {
     /**
      * Path of the module that default-exports the environment: completes the replay command (`--env`), which
      * replays against that export (or the variant its configure rebuilds from a journal's options), so it is
-     * printed only when the environment under test is that export, or a variant that replays so.
+     * printed only when the environment under test is that export, or a variant that replays so. `?key=value` after
+     * the path is read as `--env` reads it: the variant those options configure.
      */
     readonly envModule?: string;
 }
