@@ -4,7 +4,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { journalFilesAt, recordedEnvOf } from "../journal/jsonl.ts";
 import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
-import { UsageError } from "../kernel/errors.ts";
+import { shellWord, UsageError } from "../kernel/errors.ts";
 import { checkWritableParent, makeFolders } from "../kernel/folders.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
 import {
@@ -793,9 +793,6 @@ export const exitOnInterrupt = (say: string | (() => string)): (() => void) =>
     // Episodes running (eval's) halt, and their tool calls are ended and waited for, briefly (exitStopped).
     exitStopped(signal, `\n${interruptedBy(signal)}: ${typeof say === "string" ? say : say()}\n`);
   });
-
-/** A word as a POSIX shell reads it back. */
-const shellWord = (word: string) => (/^[\w./:@+,=-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
 
 /** The command that resumes the sft run as `argv` (what followed `agent-r1`): the same, with --resume. */
 const sftResumeCommand = (argv: readonly string[]) =>

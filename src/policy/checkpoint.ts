@@ -27,7 +27,7 @@ import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import { isLockFile, LOCK_FILE } from "../journal/lock.ts";
 import { canonicalJson, readJsonText } from "../kernel/canonical.ts";
-import { UsageError, writingFileAsync } from "../kernel/errors.ts";
+import { shellWord, UsageError, writingFileAsync } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { isRunFolder } from "../observe/journals.ts";
@@ -479,12 +479,11 @@ export const leftoversOfReplace = (folder: string): string[] => {
 export const describeLeftoversOfReplace = (folder: string): string | undefined => {
   const found = leftoversOfReplace(folder);
   if (found.length === 0) return undefined;
-  const quote = (p: string) => (/^[\w./:@+-]+$/.test(p) ? p : `'${p.replaceAll("'", "'\\''")}'`);
   const missing = !existsSync(folder);
   return (
     `found ${found.join(", ")} left by an interrupted --replace of ${folder}: ${found.length > 1 ? "they hold" : "it holds"} the checkpoint ${folder} held before` +
     (missing
-      ? ` (${folder} itself is missing): move it back with \`mv ${quote(found.at(-1) as string)} ${quote(folder)}\`, or delete it`
+      ? ` (${folder} itself is missing): move it back with \`mv ${shellWord(found.at(-1) as string)} ${shellWord(folder)}\`, or delete it`
       : `; ${folder} holds the new one: delete ${found.length > 1 ? "them" : "it"} once not needed, or move ${found.length > 1 ? "one" : "it"} back over ${folder}`)
   );
 };

@@ -11,7 +11,15 @@ import * as Data from "effect/Data";
 import fc from "fast-check";
 import { JsonlJournal } from "../journal/jsonl.ts";
 import { EpisodeChain } from "../journal/stamp.ts";
-import { allKeys, moduleLoadFailure, shownPath, shownValue, stackFrames, UsageError } from "../kernel/errors.ts";
+import {
+  allKeys,
+  moduleLoadFailure,
+  shellWord,
+  shownPath,
+  shownValue,
+  stackFrames,
+  UsageError,
+} from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { envErrorThrownAt, replayEpisode } from "../replay/replay.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -140,7 +148,8 @@ export class CounterexampleError extends Data.TaggedError("CounterexampleError")
       );
     });
     lines.push("");
-    const envFlag = this.envModule ? ` --env ${this.envModule}` : "";
+    // Quoted where a shell would read it otherwise (`?` globs, `&` of a second option ends the command).
+    const envFlag = this.envModule ? ` --env ${shellWord(this.envModule)}` : "";
     for (const file of this.files) {
       lines.push(`journal: ${file}`);
       lines.push(`  see it step by step: npx agent-r1 inspect ${file}`);

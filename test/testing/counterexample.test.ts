@@ -237,11 +237,15 @@ describe("a failing property prints its counterexample and writes it as a journa
       );
     const noCommand = (envModule: string, problem: string) =>
       `  (no replay-verify command: \`--env ${envModule}\` replays against that module's default export configured with those options, and ${problem}; verify it in code: replayEpisode(await readJournalFile(journal), env))`;
-    // The variant's own options: the command is printed, and the CLI verifies the journal with it.
+    // The variant's own options: the command is printed, quoted for the shell (`?` globs; `&`, before a second
+    // option, would end the command), and the CLI verifies the journal with it.
     const same = `${TURNS_MODULE}?turns=1`;
     const ok = await failing(variant, same);
-    const command = ok.message.match(/replay-verify it: npx agent-r1 (.*)\n/)![1].split(" ");
-    expect(command.slice(-2)).toEqual(["--env", same]);
+    expect(ok.message).toContain(`  replay-verify it: npx agent-r1 replay ${ok.files[0]} --verify --env '${same}'\n`);
+    const command = ok.message
+      .match(/replay-verify it: npx agent-r1 (.*)\n/)![1]
+      .replace(/'/g, "")
+      .split(" ");
     const run = await runCli(...command);
     expect([run.code, run.stderr]).toEqual([0, ""]);
     expect(run.stdout).toContain("verified 1 journal(s) ok, 0 failed");
