@@ -4,6 +4,7 @@
  */
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
+import { seedProblem } from "../cli/args.ts";
 import { didYouMean, firstUnknownKey, shownValue, UsageError } from "../kernel/errors.ts";
 import { type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { checkEnvArgument, type EnvDefinition, isBuiltInEnv, moduleSpecOf } from "../runtime/env.ts";
@@ -197,6 +198,9 @@ export const decodeTrainConfig = (value: unknown, where: string): TrainConfig =>
     throw new UsageError({ detail: `${where}: ${withGivenValues(message, value)}` });
   }
   const config = decoded.success;
+  // The seed names the run's episodes (file names): the rule of `train --seed`, for a config from code too.
+  const seedRefused = seedProblem(config.seed, `${where}: seed`);
+  if (seedRefused !== undefined) throw new UsageError({ detail: seedRefused });
   if (config.groupSize < 2 && GROUP_RELATIVE.includes(config.algo))
     throw new UsageError({
       detail: `${where}: ${config.algo} with groupSize (--group-size) 1 learns nothing: it compares each episode with the others of its task, so every advantage would be 0; give at least 2 (default ${DEFAULT_TRAIN_CONFIG.groupSize}), or use ppo, reinforce++ or remax, which learn from one episode per task`,

@@ -263,6 +263,13 @@ describe("the learner from code", () => {
       await expect(evaluate(lookup, expert, { episodes: 2, seed })).rejects.toThrow(
         `evaluate: seed must be 1 to 100 ASCII letters (a-z, A-Z), digits, '.', '_', '-' or ':', got ${shown}`,
       );
+    // A train config too (its seed names the run's episodes): built, or written by hand and given to train().
+    const seedRule = `train config: seed must be 1 to 100 ASCII letters (a-z, A-Z), digits, '.', '_', '-' or ':', got ""`;
+    expect(() => trainConfigFor(lookup, { seed: "" })).toThrow(seedRule);
+    const handWritten = { ...trainConfigFor(lookup, { steps: 1, warmStart: null, model: tiny }), seed: "" };
+    await expect(
+      train({ env: lookup, config: handWritten, out: join(tempDir(), "empty-seed"), log: () => {} }),
+    ).rejects.toThrow(seedRule);
     expect(() => seedArg("")).toThrow(
       `--seed must be 1 to 100 ASCII letters (a-z, A-Z), digits, '.', '_', '-' or ':', got ""`,
     );
