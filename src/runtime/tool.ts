@@ -161,9 +161,10 @@ const wellFormed = (value: Json, depth: number): Json => {
 /**
  * What the tool returned, cut to size. A value that is not plain JSON (a Map, Date, class instance, function,
  * bigint, NaN...) is refused, not normalised: JSON.stringify would journal a Map as {} and NaN as null, and
- * replay would agree with the loss, so nothing downstream could notice it.
+ * replay would agree with the loss, so nothing downstream could notice it. (checkCoverage shapes a tool's own
+ * result with it too, so that it explores what a live call gives the machine.)
  */
-const toJsonResult = (name: string, content: unknown, limit: number): ToolResult => {
+export const toJsonResult = (name: string, content: unknown, limit: number): ToolResult => {
   // A huge string is cut before it is serialised: no second copy of it.
   if (typeof content === "string")
     return { ok: true, content: content.length > limit ? cut(content, limit) : content.toWellFormed() };

@@ -25,7 +25,14 @@ import type { ToolResult } from "../kernel/events.ts";
 import { deadEndStates, nestedFinalNote } from "../runtime/derive.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage, envThrownFrom } from "../runtime/env.ts";
-import { emptyObservableError, isSubscribable, type Tool, thrownFailure, unsubscribeFrom } from "../runtime/tool.ts";
+import {
+  emptyObservableError,
+  isSubscribable,
+  type Tool,
+  thrownFailure,
+  toJsonResult,
+  unsubscribeFrom,
+} from "../runtime/tool.ts";
 import { TOOL_RESULT_SHAPE, toolResultProblem } from "./actions.ts";
 import { quote } from "./counterexample.ts";
 import type { EpisodeScript } from "./episodes.ts";
@@ -177,7 +184,7 @@ const syncObservableResult = (tool: Tool, source: Subscribable<unknown>): ToolRe
     },
     complete: () => {
       result = last
-        ? { ok: true, content: JSON.parse(JSON.stringify(last.value ?? null)) as Json }
+        ? toJsonResult(tool.name, last.value, tool.maxResultChars)
         : thrownFailure(emptyObservableError(tool.name), tool.maxResultChars);
     },
   });
@@ -197,7 +204,8 @@ const ownResult = (tool: Tool, args: Json): ToolResult => {
       return { ok: true, content: null };
     }
     if (isSubscribable(content)) return syncObservableResult(tool, content);
-    return { ok: true, content: JSON.parse(JSON.stringify(content ?? null)) as Json };
+    // As a live call shapes it: a value that is not plain JSON (a Date, a Map, NaN) fails, a long one is cut.
+    return toJsonResult(tool.name, content, tool.maxResultChars);
   } catch (cause) {
     // As the runtime journals it: the same message, and the thrown value's `_tag` (a machine may branch on it).
     return thrownFailure(cause, tool.maxResultChars);

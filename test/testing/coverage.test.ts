@@ -1,5 +1,6 @@
 import * as Data from "effect/Data";
 import fc from "fast-check";
+import { of } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { assign, setup } from "xstate";
 import * as r1 from "../../src/index.ts";
@@ -82,6 +83,36 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(own.length).toBeGreaterThan(0);
     // The tool's own result (the default's first sample) is what a live call journals, tag and all.
     expect(own).toContainEqual(live);
+  });
+
+  it("a synchronous tool's own result is shaped as a live call shapes it: not plain JSON fails, a long one is cut", async () => {
+    // A Date, NaN or a Map fails a live call; JSON.stringify would have made them a string, null and {}, so the
+    // exploration followed a success the machine never gets (and never showed the tool's bug).
+    const returning = (content: unknown, name = "check") =>
+      r1.defineTool({
+        name,
+        description: "Returns what it is given.",
+        parameters: r1.Schema.Struct({ word: r1.Schema.String }),
+        maxResultChars: 50,
+        execute: () => content as never,
+      });
+    const cases: [string, r1.Tool][] = [
+      ["a Date", returning({ when: new Date(0) })],
+      ["NaN", returning([1, Number.NaN])],
+      ["a Map", returning(new Map([["a", 1]]))],
+      ["a long string", returning("x".repeat(200))],
+      ["an Observable of a Date", returning(of(new Date(0)))],
+    ];
+    for (const [what, check] of cases) {
+      const live = await check.call({ word: "ant" });
+      const env = { ...createSecretEnv(), tools: { check } };
+      const report = exploreEnv(env, { task: { secret: "bee" }, actions: ["<check>ant</check>"] });
+      const own = report.paths.flatMap((p) => p.script.toolResults).filter((r): r is r1.ToolResult => r != null);
+      expect(own, what).toContainEqual(live);
+      // No other success: the exploration gives the machine only what a live call would.
+      const successes = new Set(own.filter((r) => r.ok).map((r) => JSON.stringify(r)));
+      expect([...successes], what).toEqual(live.ok ? [JSON.stringify(live)] : []);
+    }
   });
 
   it("a loop without a turn limit is an endless path, with the steps that reach it", () => {

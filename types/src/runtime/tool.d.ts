@@ -69,6 +69,13 @@ export declare const returnedNothingCounts: () => ReadonlyMap<string, number>;
  * synchronous tool that throws.
  */
 export declare const thrownFailure: (cause: unknown, maxResultChars: number) => ToolResult;
+/**
+ * What the tool returned, cut to size. A value that is not plain JSON (a Map, Date, class instance, function,
+ * bigint, NaN...) is refused, not normalised: JSON.stringify would journal a Map as {} and NaN as null, and
+ * replay would agree with the loss, so nothing downstream could notice it. (checkCoverage shapes a tool's own
+ * result with it too, so that it explores what a live call gives the machine.)
+ */
+export declare const toJsonResult: (name: string, content: unknown, limit: number) => ToolResult;
 /** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */
 export declare const isSubscribable: (value: unknown) => value is Subscribable<unknown>;
 /** The failure of a tool's Observable that completed with no value (the runtime's and checkCoverage's). */
