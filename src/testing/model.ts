@@ -6,7 +6,7 @@
  */
 import type { Json } from "effect/Schema";
 import fc from "fast-check";
-import { allKeys, checkKnownKeys, NonDeterminismError } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, didYouMean, firstUnknownKey, NonDeterminismError } from "../kernel/errors.ts";
 import type { EpisodeEvent, ToolResult } from "../kernel/events.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
@@ -119,6 +119,7 @@ const describeValue = (value: unknown): string => {
 };
 
 const SHAPE = "{ state, reward?, done?, observation? }";
+const PREDICTION_FIELDS = allKeys<ModelPrediction<unknown>>()(["state", "reward", "done", "observation"]);
 
 /** What is wrong with what the model's act() returned, or nothing. */
 const predictionProblem = (predicted: unknown, text: string): string | undefined => {
@@ -126,6 +127,11 @@ const predictionProblem = (predicted: unknown, text: string): string | undefined
   if (typeof predicted !== "object" || predicted === null || Array.isArray(predicted) || predicted instanceof Promise)
     return `the model's act() returned ${describeValue(predicted)} ${action}; it must return ${SHAPE}`;
   const { reward, done, observation } = predicted as Partial<ModelPrediction<unknown>>;
+  // A misspelt field (`rewad: 0.1`) would leave that comparison out, and the check pass on what it never compared;
+  // TypeScript does not catch it either: an arrow function's returned object gets no excess-property check.
+  const unknown = firstUnknownKey(predicted, PREDICTION_FIELDS);
+  if (unknown)
+    return `the model's act() returned an unknown field \`${unknown.key}\`${didYouMean(unknown.meant)} ${action}; it must return ${SHAPE}`;
   if (!("state" in predicted))
     return `the model's act() returned no \`state\` ${action}; it must return ${SHAPE} (\`state\` is what the next act() gets: write \`state: undefined\` if the model keeps none)`;
   if (reward !== undefined && (typeof reward !== "number" || !Number.isFinite(reward)))

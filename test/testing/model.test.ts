@@ -306,6 +306,14 @@ describe("a model that returns no prediction", () => {
       /^turn 0: the model's act\(\) returned done "yes" for action ".*"(?: \(\d+ characters\))?; done must be/s,
     );
   });
+
+  it("a misspelt field of a prediction is named, with the one meant, not left out of the comparison", async () => {
+    // `rewad` passed: the reward was not compared, and TypeScript takes an arrow's returned object as it is.
+    const failure = await failureOf(broken((state) => ({ state, rewad: 5, done: false })));
+    expect(failure.violation.message).toMatch(
+      /^turn 0: the model's act\(\) returned an unknown field `rewad` \(did you mean `reward`\?\) for action ".*"(?: \(\d+ characters\))?; it must return \{ state, reward\?, done\?, observation\? \}$/s,
+    );
+  });
 });
 
 describe("a model of an environment whose transitions draw from the episode's seed", () => {
