@@ -8,7 +8,7 @@ import type { Json } from "effect/Schema";
 import fc from "fast-check";
 import type { Journal } from "../journal/journal.ts";
 import { MemoryJournal } from "../journal/memory.ts";
-import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, didYouMean, firstUnknownKey, shownValue } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import { legalActionsOf } from "../policy/legal.ts";
 import {
@@ -53,6 +53,8 @@ export interface EpisodeScript<Task extends Json = Json> {
   /** Results to inject, by tool call in call order; null (or past the end) calls the real tool. */
   readonly toolResults?: readonly (ToolResult | null)[];
 }
+
+const SCRIPT_FIELDS = allKeys<EpisodeScript>()(["seed", "task", "actions", "toolResults"]);
 
 /** An episode script played live: the record, its events and its rewards (`Task`: as for EpisodeScript). */
 export interface PlayedEpisode<Task extends Json = Json> {
@@ -256,6 +258,12 @@ export const playEpisode: {
   if (typeof script?.seed !== "string" || !Array.isArray(script.actions))
     throw new TypeError(
       `playEpisode: the script must be { seed: string, actions: [...], task?, toolResults? }; ${typeof script?.seed !== "string" ? `its seed is ${script?.seed === undefined ? "missing" : typeof script.seed} (the episode's seed names its journal, and draws the task when none is given)` : "its actions are not an array"}`,
+    );
+  // A misspelt field (`toolResult: [...]`) was ignored: the real tools ran where failures were meant to be injected.
+  const unknown = firstUnknownKey(script, SCRIPT_FIELDS);
+  if (unknown)
+    throw new TypeError(
+      `playEpisode: the script has an unknown field \`${unknown.key}\`${didYouMean(unknown.meant)}; a script is { seed: string, actions: [...], task?, toolResults? }`,
     );
   // An injected result of another shape than the runtime's was journaled, or aborted the episode, as the
   // environment's doing.

@@ -189,6 +189,13 @@ describe("options that must be arbitraries", () => {
     await expect(playEpisode(lookupEnv, { actions: sample } as never)).rejects.toThrow(
       "playEpisode: the script must be { seed: string, actions: [...], task?, toolResults? }; its seed is missing",
     );
+    // A misspelt field was ignored: the real tools ran where a failure was meant to be injected.
+    const failure = { ok: false, error: { kind: "error", message: "down" } };
+    await expect(
+      playEpisode(lookupEnv, { seed: "s", actions: sample, toolResult: [failure] } as never),
+    ).rejects.toThrow(
+      "playEpisode: the script has an unknown field `toolResult` (did you mean `toolResults`?); a script is { seed: string, actions: [...], task?, toolResults? }",
+    );
     expect(() => noRewardForRepeatedCalls({ allowRetry: true } as never)).toThrow(
       "noRewardForRepeatedCalls: unknown option `allowRetry`; noRewardForRepeatedCalls knows callOf, allowRetryAfterFailure",
     );
