@@ -4,7 +4,7 @@
  */
 
 import type { Json } from "effect/Schema";
-import { shownValue } from "../kernel/errors.ts";
+import { allKeys, didYouMean, firstUnknownKey, shownValue } from "../kernel/errors.ts";
 import { Rng } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import type { Policy, PolicyCallOptions, PolicyRequest } from "./policy.ts";
@@ -15,6 +15,8 @@ export interface ScriptedChoice {
   /** Log-probability of the whole action under the script (0 for a deterministic script). */
   readonly logprob?: number;
 }
+
+const CHOICE_FIELDS = allKeys<ScriptedChoice>()(["text", "logprob"]);
 
 /** What a scripted policy's function is given: the policy's request, with the task typed as the environment's. */
 export type ScriptedRequest<Task = Json> = Omit<PolicyRequest, "task"> & { readonly task: Task };
@@ -67,6 +69,13 @@ export const scriptedPolicy = <Task = Json>(
             throw new TypeError(
               `scripted policy ${id} returned ${choice === undefined ? "nothing" : JSON.stringify(choice)} at turn ${request.turn}; ` +
                 "it must return the action's text (a string or { text, logprob }) for every turn the episode reaches",
+            );
+          // A misspelt field (`logprobs: -1.2`) was ignored, the action journaled with logprob 0; TypeScript lets it
+          // through (an arrow function's returned object gets no excess-property check).
+          const unknown = typeof choice === "string" ? undefined : firstUnknownKey(choice, CHOICE_FIELDS);
+          if (unknown)
+            throw new TypeError(
+              `scripted policy ${id} returned an unknown field \`${unknown.key}\`${didYouMean(unknown.meant)} at turn ${request.turn}; it must return the action's text (a string or { text, logprob })`,
             );
           const { text, logprob = 0 } = typeof choice === "string" ? { text: choice } : choice;
           // An action ends with <eos>, as a model's does: a model cloned from these actions learns to stop.

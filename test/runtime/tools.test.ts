@@ -510,4 +510,20 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
       /aborted: policy short failed: scripted policy short returned nothing at turn 1; it must return the action's text/,
     );
   });
+
+  it("a script's choice with a misspelt field is refused, naming the one meant, not journaled with logprob 0", async () => {
+    const script = scriptedPolicy("sampler", lookupEnv.tokenizer, () => ({
+      text: "<lookup>k1</lookup>",
+      logprobs: -1.5,
+    }));
+    const run = await runEpisode({
+      env: lookupEnv,
+      policy: new PolicyActor(script),
+      journal: new MemoryJournal(),
+      seed: "typo",
+    });
+    expect(run.reason).toBe(
+      "aborted: policy sampler failed: scripted policy sampler returned an unknown field `logprobs` (did you mean `logprob`?) at turn 0; it must return the action's text (a string or { text, logprob })",
+    );
+  });
 });
