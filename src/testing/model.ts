@@ -6,7 +6,14 @@
  */
 import type { Json } from "effect/Schema";
 import fc from "fast-check";
-import { allKeys, checkKnownKeys, didYouMean, firstUnknownKey, NonDeterminismError } from "../kernel/errors.ts";
+import {
+  allKeys,
+  checkKnownKeys,
+  closestName,
+  didYouMean,
+  firstUnknownKey,
+  NonDeterminismError,
+} from "../kernel/errors.ts";
 import type { EpisodeEvent, ToolResult } from "../kernel/events.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
@@ -270,6 +277,16 @@ export const checkModel: {
   checkRunOptions("checkModel", options);
   checkArbitraryOptions(options, env);
   const model = options.model as EnvModel<State, never>;
+  // A misspelt `openning` left the opening unchecked, without a word; other fields (a model's helpers) may stay.
+  const MODEL_FIELDS = ["init", "act", "opening"];
+  const misspelt = Object.keys(model ?? {})
+    .filter((key) => !MODEL_FIELDS.includes(key))
+    .map((key) => ({ key, meant: closestName(key, MODEL_FIELDS) }))
+    .find(({ meant }) => meant !== undefined);
+  if (misspelt)
+    throw new TypeError(
+      `checkModel: \`model\` has a field \`${misspelt.key}\`${didYouMean(misspelt.meant)}; a model is { init(task, seed), act(state, text, toolResult?), opening?(task, seed) }`,
+    );
   for (const method of ["init", "act"] as const)
     if (typeof model?.[method] !== "function")
       throw new TypeError(

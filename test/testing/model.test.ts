@@ -307,6 +307,19 @@ describe("a model that returns no prediction", () => {
     );
   });
 
+  it("a misspelt method of the model is named, with the one meant; a helper of another name is left alone", async () => {
+    // `openning` passed: the opening observation was never compared.
+    const model = broken((state) => ({ state }));
+    await expect(
+      checkModel(env, { ...secretActions, numRuns: 1, model: { ...model, openning: () => "nonsense" } as never }),
+    ).rejects.toThrow(
+      "checkModel: `model` has a field `openning` (did you mean `opening`?); a model is { init(task, seed), act(state, text, toolResult?), opening?(task, seed) }",
+    );
+    await expect(
+      checkModel(env, { ...secretActions, numRuns: 1, model: { ...model, rewardOf: () => 0 } as never }),
+    ).resolves.toBeUndefined();
+  });
+
   it("a misspelt field of a prediction is named, with the one meant, not left out of the comparison", async () => {
     // `rewad` passed: the reward was not compared, and TypeScript takes an arrow's returned object as it is.
     const failure = await failureOf(broken((state) => ({ state, rewad: 5, done: false })));
