@@ -183,6 +183,18 @@ export const toJsonResult = (name: string, content: unknown, limit: number): Too
     : { ok: true, content: { truncated: true, preview: cut(text, limit).toWellFormed() } };
 };
 
+/**
+ * The result of a call whose arguments do not decode (the runtime's and checkCoverage's). One line naming the
+ * tool: Effect's message alone ("Expected number\n  at [\"qty\"]") broke record's note in two and did not say
+ * whose arguments (the machine's invoke input: a model's call is checked before).
+ */
+export const invalidArgs = (name: string, cause: { readonly message: unknown }, limit: number): ToolResult =>
+  failure(
+    "invalid-args",
+    `${name}'s arguments do not fit its parameters: ${String(cause.message).replace(/\s*\n\s*/g, " ")}`,
+    limit,
+  );
+
 /** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */
 export const isSubscribable = (value: unknown): value is Subscribable<unknown> =>
   typeof value === "object" &&
@@ -369,14 +381,7 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
     jsonSchema: Schema.toJsonSchemaDocument(spec.parameters).schema,
     call: async (args, outer) => {
       const decoded = decode(args);
-      // One line naming the tool: Effect's message alone ("Expected number\n  at [\"qty\"]") broke record's note
-      // in two and did not say whose arguments (the machine's invoke input: a model's call is checked before).
-      if (Result.isFailure(decoded))
-        return failure(
-          "invalid-args",
-          `${spec.name}'s arguments do not fit its parameters: ${String(decoded.failure.message).replace(/\s*\n\s*/g, " ")}`,
-          maxResultChars,
-        );
+      if (Result.isFailure(decoded)) return invalidArgs(spec.name, decoded.failure, maxResultChars);
       if (outer?.aborted)
         return failure("error", `${spec.name} was cancelled before it ran: ${describe(outer.reason)}`, maxResultChars);
       const controller = new AbortController();

@@ -14,6 +14,7 @@
  */
 
 import { fileURLToPath } from "node:url";
+import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import type { Subscribable } from "rxjs";
@@ -27,6 +28,7 @@ import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage, envThrownFrom } from "../runtime/env.ts";
 import {
   emptyObservableError,
+  invalidArgs,
   isSubscribable,
   type Tool,
   thrownFailure,
@@ -194,11 +196,11 @@ const syncObservableResult = (tool: Tool, source: Subscribable<unknown>): ToolRe
 
 /** The tool's own result when it answers synchronously; null content otherwise. */
 const ownResult = (tool: Tool, args: Json): ToolResult => {
-  const decoded = Schema.decodeUnknownExit(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(args);
-  if (decoded._tag === "Failure")
-    return { ok: false, error: { kind: "invalid-args", message: "arguments do not decode" } };
+  const decoded = Schema.decodeUnknownResult(tool.parameters as unknown as Schema.Codec<unknown, unknown>)(args);
+  // As a live call says it, so that an observation of the message is the one a live episode shows.
+  if (Result.isFailure(decoded)) return invalidArgs(tool.name, decoded.failure, tool.maxResultChars);
   try {
-    const content = tool.execute(decoded.value as never, { signal: new AbortController().signal });
+    const content = tool.execute(decoded.success as never, { signal: new AbortController().signal });
     if (content instanceof Promise) {
       content.catch(() => {});
       return { ok: true, content: null };

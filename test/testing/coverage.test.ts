@@ -85,6 +85,53 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(own).toContainEqual(live);
   });
 
+  it("a call whose arguments do not fit its tool fails with the message a live call gives", async () => {
+    // The machine's invoke input gives a number where the tool takes a string: coverage said only "arguments do
+    // not decode", so an observation of the message was not the one a live episode shows.
+    const check = r1.defineTool({
+      name: "check",
+      description: "Checks a word.",
+      parameters: r1.Schema.Struct({ word: r1.Schema.String }),
+      execute: ({ word }) => word.length,
+    });
+    const machine = setup({
+      types: { events: {} as r1.AgentActEvent, input: {} as r1.EnvInput<{ n: number }> },
+      actors: r1.toolActors({ check }),
+    }).createMachine({
+      entry: r1.observe("go"),
+      initial: "waiting",
+      states: {
+        waiting: { on: { "agent.act": { target: "checking" } } },
+        checking: {
+          invoke: {
+            src: "check",
+            input: () => ({ word: 7 }),
+            onDone: {
+              target: "done",
+              actions: r1.end(({ event }) => (event.output.ok ? "ok" : `failed: ${event.output.error.message}`)),
+            },
+          },
+        },
+        done: { type: "final" },
+      },
+    });
+    const env = r1.defineEnv({
+      id: "bad-input",
+      version: "1",
+      description: "Calls its tool with arguments that do not fit.",
+      machine,
+      tools: { check },
+      tokenizer: r1.WordTokenizer.fromCorpus(["go"]),
+      task: () => ({ n: 1 }),
+    });
+    const live = await check.call({ word: 7 } as never);
+    expect(live).toMatchObject({ ok: false, error: { kind: "invalid-args" } });
+    const report = exploreEnv(env, { task: { n: 1 }, actions: ["go"] });
+    const own = report.paths.flatMap((p) => p.script.toolResults).filter((r): r is r1.ToolResult => r != null);
+    expect(own).toContainEqual(live);
+    expect(own.filter((r) => !r.ok && r.error.kind === "invalid-args")).toEqual([live]);
+  });
+
   it("a synchronous tool's own result is shaped as a live call shapes it: not plain JSON fails, a long one is cut", async () => {
     // A Date, NaN or a Map fails a live call; JSON.stringify would have made them a string, null and {}, so the
     // exploration followed a success the machine never gets (and never showed the tool's bug).

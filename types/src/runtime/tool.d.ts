@@ -76,6 +76,14 @@ export declare const thrownFailure: (cause: unknown, maxResultChars: number) => 
  * result with it too, so that it explores what a live call gives the machine.)
  */
 export declare const toJsonResult: (name: string, content: unknown, limit: number) => ToolResult;
+/**
+ * The result of a call whose arguments do not decode (the runtime's and checkCoverage's). One line naming the
+ * tool: Effect's message alone ("Expected number\n  at [\"qty\"]") broke record's note in two and did not say
+ * whose arguments (the machine's invoke input: a model's call is checked before).
+ */
+export declare const invalidArgs: (name: string, cause: {
+    readonly message: unknown;
+}, limit: number) => ToolResult;
 /** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */
 export declare const isSubscribable: (value: unknown) => value is Subscribable<unknown>;
 /** The failure of a tool's Observable that completed with no value (the runtime's and checkCoverage's). */
