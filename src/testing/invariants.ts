@@ -441,9 +441,16 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
 
 /** The agent's actions that end an episode with an answer; default: `<answer>...</answer>`. */
 export interface FinalAnswerOptions {
-  /** Candidate final answers (default: short random strings; give the task's real answers too). */
+  /**
+   * Candidate final answers (default: short random strings; give the task's real answers too), each written
+   * as `<answer>...</answer>`; with `answerOf`, whole actions as written (default: the drawn actions it
+   * recognises).
+   */
   readonly answers?: fc.Arbitrary<string>;
-  /** The answer an action gives, or undefined when it is no answer; default: the framework's format. */
+  /**
+   * The answer an action gives, or undefined when it is no answer; default: the framework's format. For an
+   * environment that ends on a tool call (a booking: `(text) => callOf(text, tools, "book")?.id`).
+   */
   readonly answerOf?: (text: string, env: EnvDefinition) => string | undefined;
 }
 
@@ -485,7 +492,14 @@ export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}
       return fc.record({
         seed: scriptOptions.seeds ?? seedArbitrary(),
         histories: fc.tuple(history, history),
-        answer: answerArbitrary(options.answers ?? scriptOptions.answers),
+        // With an answerOf of its own, the final action is one it recognises (a booking, `<book>f2</book>`), as
+        // written: formatted as `<answer>...</answer>`, it was no answer there, and the invariant checked nothing.
+        answer: options.answerOf
+          ? (options.answers ??
+            (scriptOptions.actions ?? actionArbitrary(env, scriptOptions)).filter(
+              (text) => answerOf(text, env) !== undefined,
+            ))
+          : answerArbitrary(options.answers ?? scriptOptions.answers),
       });
     },
     check: async (env, c) => {

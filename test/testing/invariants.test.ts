@@ -25,6 +25,7 @@ import {
 import { createRaceEnv, tempDir } from "../support/index.ts";
 import { createFanOutEnv } from "./fan-out-env.ts";
 import { createSecretEnv, secretActions, WORDS } from "./fixtures.ts";
+import { bookingOf, CITIES, createTravelEnv, FLIGHT_IDS } from "./travel-env.ts";
 
 const counterexampleDir = tempDir("agent-r1-cx-");
 const options = { ...secretActions, numRuns: 30, counterexampleDir };
@@ -198,6 +199,32 @@ describe("reward invariants, against a sound environment and broken variants of 
     );
     expect(failure.violation.episodes).toHaveLength(2);
     expect(failure.files).toHaveLength(2);
+  });
+
+  it("outcomeDependsOnlyOnFinalAnswer with answerOf: an environment that ends on a tool call (a booking), not an <answer>", async () => {
+    // The final actions were written as <answer>...</answer>, which a booking environment does not end on: the
+    // invariant checked nothing (NothingCheckedError) whatever answerOf said.
+    const travelOptions = {
+      args: {
+        flights: fc.record({ from: fc.constantFrom(...CITIES), to: fc.constantFrom(...CITIES) }),
+        book: fc.constantFrom(...FLIGHT_IDS, "f9").map((id) => ({ id })),
+      },
+      numRuns: 40,
+      counterexampleDir,
+    };
+    const booked = outcomeDependsOnlyOnFinalAnswer({ answerOf: bookingOf });
+    await checkRewards(createTravelEnv(), { ...travelOptions, invariants: [booked] });
+    // An outcome that also pays for a search made before the booking is caught, on the same booking.
+    const failure = await failureOf(
+      checkRewards(createTravelEnv({ outcomeNeedsSearch: true }), {
+        ...travelOptions,
+        numRuns: 200,
+        invariants: [outcomeDependsOnlyOnFinalAnswer({ answerOf: bookingOf })],
+      }),
+    );
+    expect(failure.violation.message).toMatch(
+      /^the same final answer "<book>f\d<\/book>" earned outcome [01] after one history and [01] after another/,
+    );
   });
 
   it("orderIndependentRewards catches rewards that depend on which concurrent tool returned first", async () => {

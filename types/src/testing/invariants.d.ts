@@ -70,9 +70,16 @@ export interface RepeatedCallOptions {
 export declare const noRewardForRepeatedCalls: (options?: RepeatedCallOptions) => RewardInvariant<EpisodeScript>;
 /** The agent's actions that end an episode with an answer; default: `<answer>...</answer>`. */
 export interface FinalAnswerOptions {
-    /** Candidate final answers (default: short random strings; give the task's real answers too). */
+    /**
+     * Candidate final answers (default: short random strings; give the task's real answers too), each written
+     * as `<answer>...</answer>`; with `answerOf`, whole actions as written (default: the drawn actions it
+     * recognises).
+     */
     readonly answers?: fc.Arbitrary<string>;
-    /** The answer an action gives, or undefined when it is no answer; default: the framework's format. */
+    /**
+     * The answer an action gives, or undefined when it is no answer; default: the framework's format. For an
+     * environment that ends on a tool call (a booking: `(text) => callOf(text, tools, "book")?.id`).
+     */
     readonly answerOf?: (text: string, env: EnvDefinition) => string | undefined;
 }
 interface FinalAnswerCase {
