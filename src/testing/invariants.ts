@@ -475,7 +475,7 @@ export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}
   const answerOf = options.answerOf ?? defaultAnswerOf;
   const seen = coverage(
     "gave two histories that the same answer both ended",
-    "Give answers the environment accepts after a few actions (answers, options.actions), more cases (numRuns), or leave the invariant out.",
+    "Give answers the environment accepts after a few actions (answers, options.actions), more cases (numRuns), or leave the invariant out; an environment that ends on a tool call rather than an <answer> (a booking) says which actions are final answers with answerOf.",
   );
   return {
     name: "the outcome reward depends only on the final answer",

@@ -305,6 +305,10 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(await nothing(outcomeDependsOnlyOnFinalAnswer(), {}, createSecretEnv({}, { crashOn: /<answer>/ }))).toMatch(
       /none of the 12 episodes drawn gave two histories that the same answer both ended/,
     );
+    // One that ends on a tool call (a booking) never ends on an <answer>: the way out is named.
+    expect(await nothing(outcomeDependsOnlyOnFinalAnswer(), { args: {} }, createTravelEnv())).toMatch(
+      /; an environment that ends on a tool call rather than an <answer> \(a booking\) says which actions are final answers with answerOf\.$/,
+    );
     // Your own rule says which episodes it is about.
     // (The secret environment reports no bonus, so the rule holds in every episode, and says nothing.)
     const bonus = (e: { record: { metrics: Record<string, number> } }) => e.record.metrics.bonus;
