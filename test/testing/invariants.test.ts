@@ -2,7 +2,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { setup } from "xstate";
 import weather from "../../actors/weather/env.ts";
-import { type AgentActEvent, defineEnv, type EnvInput, end, observe, WordTokenizer } from "../../src/index.ts";
+import {
+  type AgentActEvent,
+  defineEnv,
+  type EnvDefinition,
+  type EnvInput,
+  end,
+  observe,
+  WordTokenizer,
+} from "../../src/index.ts";
 import type { AnyRewardInvariant, RewardCheckOptions } from "../../src/testing/index.ts";
 import {
   CounterexampleError,
@@ -282,7 +290,11 @@ describe("reward invariants, against a sound environment and broken variants of 
   it("an invariant whose drawn episodes never did what it is about refuses to pass, and says what they missed", async () => {
     const env = createSecretEnv();
     /** The NothingCheckedError of a check of one invariant, or a failed expectation when it passes. */
-    const nothing = async (invariant: AnyRewardInvariant, extra: Partial<RewardCheckOptions> = {}, on = env) => {
+    const nothing = async (
+      invariant: AnyRewardInvariant,
+      extra: Partial<RewardCheckOptions> = {},
+      on: EnvDefinition = env,
+    ) => {
       const error = await checkRewards(on, { ...options, numRuns: 12, invariants: [invariant], ...extra }).then(
         () => undefined,
         (cause: unknown) => cause,
