@@ -325,7 +325,8 @@ const isTransposition = (a: string, b: string): boolean =>
 
 /**
  * The known name a misspelt one most likely meant (case aside, at most a third of its letters off, or two
- * neighbouring letters swapped), if any.
+ * neighbouring letters swapped), if any; else the one known name it begins, when it is 4 letters or more
+ * (`allowRetry` for `allowRetryAfterFailure`, `temp` for `temperature`: a name cut short is far from it).
  */
 export const closestName = (name: string, known: readonly string[]): string | undefined => {
   if (known.length === 0) return undefined;
@@ -333,9 +334,10 @@ export const closestName = (name: string, known: readonly string[]): string | un
   const lowers = known.map((k) => k.toLowerCase());
   const swapped = lowers.find((k) => isTransposition(lower, k));
   const best = swapped ?? closest(lower, lowers);
-  return swapped !== undefined || distance(lower, best) <= Math.max(1, Math.floor(name.length / 3))
-    ? known.find((k) => k.toLowerCase() === best)
-    : undefined;
+  if (swapped !== undefined || distance(lower, best) <= Math.max(1, Math.floor(name.length / 3)))
+    return known.find((k) => k.toLowerCase() === best);
+  const begun = lower.length >= 4 ? known.filter((k) => k.toLowerCase().startsWith(lower)) : [];
+  return begun.length === 1 ? begun[0] : undefined;
 };
 
 /** The first key of `object` that is not in `known`, and the name it most likely meant (`aliases` first). */

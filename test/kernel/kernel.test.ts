@@ -343,4 +343,14 @@ describe("did you mean: the known name a misspelt one meant", () => {
     expect(closestName(known.toUpperCase(), [known])).toBe(known);
     expect(closestName("9".repeat(known.length), [known])).toBeUndefined();
   });
+
+  it("a name cut short suggests the one known name it begins (4 letters or more), none where two or more begin so", () => {
+    // Far from it by edit distance: `allowRetry` named nothing, though it is how one recalls allowRetryAfterFailure.
+    expect(closestName("allowRetry", ["callOf", "allowRetryAfterFailure"])).toBe("allowRetryAfterFailure");
+    expect(closestName("counterexample", ["counterexampleDir", "seed"])).toBe("counterexampleDir");
+    expect(closestName("maxResult", ["maxResultChars", "timeoutMs"])).toBe("maxResultChars");
+    expect(closestName("world", ["worlds", "world-seed"])).toBe("worlds"); // by distance first, as before
+    expect(closestName("wor", ["wording"])).toBeUndefined(); // too short to say
+    expect(closestName("maxT", ["maxTurns", "maxTokens"])).toBeUndefined(); // which one?
+  });
 });

@@ -82,7 +82,7 @@ describe("TransformerPolicy", () => {
     // every episode at its first action ("row 0: temperature must be >= 0").
     const make = (options: object) => () => new TransformerPolicy({ id: "gpt-test", model, tokenizer, ...options });
     expect(make({ sampling: { temp: 0.5 } })).toThrow(
-      "TransformerPolicy's sampling: unknown option `temp`; TransformerPolicy's sampling knows temperature, topP",
+      "TransformerPolicy's sampling: unknown option `temp` (did you mean `temperature`?); TransformerPolicy's sampling knows temperature, topP",
     );
     expect(make({ verison: 3 })).toThrow("TransformerPolicy: unknown option `verison` (did you mean `version`?)");
     expect(make({ sampling: { temperature: -1 } })).toThrow(

@@ -197,7 +197,7 @@ describe("options that must be arbitraries", () => {
       "playEpisode: the script has an unknown field `toolResult` (did you mean `toolResults`?); a script is { seed: string, actions: [...], task?, toolResults? }",
     );
     expect(() => noRewardForRepeatedCalls({ allowRetry: true } as never)).toThrow(
-      "noRewardForRepeatedCalls: unknown option `allowRetry`; noRewardForRepeatedCalls knows callOf, allowRetryAfterFailure",
+      "noRewardForRepeatedCalls: unknown option `allowRetry` (did you mean `allowRetryAfterFailure`?); noRewardForRepeatedCalls knows callOf, allowRetryAfterFailure",
     );
     // Bounds that could only ever fail are refused up front.
     expect(() => rewardBounds({ min: 1, max: 0 })).toThrow("rewardBounds: min 1 is above max 0");

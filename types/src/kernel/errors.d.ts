@@ -209,7 +209,8 @@ export declare class ThrowSites {
 }
 /**
  * The known name a misspelt one most likely meant (case aside, at most a third of its letters off, or two
- * neighbouring letters swapped), if any.
+ * neighbouring letters swapped), if any; else the one known name it begins, when it is 4 letters or more
+ * (`allowRetry` for `allowRetryAfterFailure`, `temp` for `temperature`: a name cut short is far from it).
  */
 export declare const closestName: (name: string, known: readonly string[]) => string | undefined;
 /** The first key of `object` that is not in `known`, and the name it most likely meant (`aliases` first). */
