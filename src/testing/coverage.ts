@@ -219,7 +219,8 @@ const defaultToolResults =
   (name: string, args: Json): readonly ToolResult[] => [
     ownResult(env.tools[name], args),
     failure("error", `${name} failed`),
-    failure("timeout", `${name} timed out`),
+    // As a live timeout says it (an observation of the message is then the live episode's).
+    failure("timeout", `${name} timed out after ${env.tools[name]?.timeoutMs ?? 10_000} ms`),
   ];
 
 const defaultSerialize = (s: ProtocolSnapshot): string =>

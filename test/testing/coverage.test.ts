@@ -132,6 +132,62 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(own.filter((r) => !r.ok && r.error.kind === "invalid-args")).toEqual([live]);
   });
 
+  it("the timeout it explores says what a live timeout says", async () => {
+    const slow = r1.defineTool({
+      name: "check",
+      description: "Never answers in time.",
+      parameters: r1.Schema.Struct({ word: r1.Schema.String }),
+      timeoutMs: 20,
+      execute: () => new Promise(() => {}),
+    });
+    // A machine that keeps the failure's message (to observe it): each message is a state of its own.
+    const machine = setup({
+      types: {
+        context: {} as { said: string },
+        events: {} as r1.AgentActEvent,
+        input: {} as r1.EnvInput<{ n: number }>,
+      },
+      actors: r1.toolActors({ check: slow }),
+    }).createMachine({
+      context: { said: "" },
+      entry: r1.observe("go"),
+      initial: "waiting",
+      states: {
+        waiting: { on: { "agent.act": { target: "checking" } } },
+        checking: {
+          invoke: {
+            src: "check",
+            input: () => ({ word: "ant" }),
+            onDone: {
+              target: "done",
+              actions: [
+                assign({ said: ({ event }) => (event.output.ok ? "" : event.output.error.message) }),
+                r1.end("checked"),
+              ],
+            },
+          },
+        },
+        done: { type: "final" },
+      },
+    });
+    const env = r1.defineEnv({
+      id: "slow",
+      version: "1",
+      description: "Calls a tool that times out.",
+      machine,
+      tools: { check: slow },
+      tokenizer: r1.WordTokenizer.fromCorpus(["go"]),
+      task: () => ({ n: 1 }),
+    });
+    const live = await slow.call({ word: "ant" });
+    expect(live).toEqual({ ok: false, error: { kind: "timeout", message: "check timed out after 20 ms" } });
+    const report = exploreEnv(env, { task: { n: 1 }, actions: ["go"] });
+    const timeouts = report.paths
+      .flatMap((p) => p.script.toolResults)
+      .filter((r): r is r1.ToolResult => r != null && !r.ok && r.error.kind === "timeout");
+    expect(timeouts).toEqual([live]);
+  });
+
   it("a synchronous tool's own result is shaped as a live call shapes it: not plain JSON fails, a long one is cut", async () => {
     // A Date, NaN or a Map fails a live call; JSON.stringify would have made them a string, null and {}, so the
     // exploration followed a success the machine never gets (and never showed the tool's bug).
