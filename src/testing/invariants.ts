@@ -454,6 +454,9 @@ export interface FinalAnswerOptions {
   readonly answerOf?: (text: string, env: EnvDefinition) => string | undefined;
 }
 
+/** The action put in the answer's place to see whether an episode ends there anyway: malformed in any format. */
+const NOT_AN_ANSWER = "";
+
 const defaultAnswerOf = (text: string, env: EnvDefinition) => {
   const action = parseAction(text, env.tools);
   return action.kind === "answer" ? action.text : undefined;
@@ -514,16 +517,36 @@ export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}
         ),
       );
       // Compare only episodes that the answer actually ended.
-      const outcomes = played.map((p) => {
+      const endedOn = (p: (typeof played)[number], action: string) => {
         const last = p.events.findLast((e) => e.type === "agent.acted");
-        // Ended by the environment (not cut short when the script ran out), on the answer, its last action.
-        const endedByAnswer =
+        // Ended by the environment (not cut short when the script ran out), on that action, its last.
+        return (
           !p.truncated &&
           !p.record.reason.startsWith(ABORTED) &&
-          last?.text === c.answer &&
-          last.turn === p.script.actions.length - 1;
+          last?.text === action &&
+          last.turn === p.script.actions.length - 1
+        );
+      };
+      // An episode that ends there whatever the action (a turn limit guarding `agent.act`, as README's example
+      // does) never read the answer: the same history with a non-answer in its place shows it, ending alike.
+      const probes = await Promise.all(
+        c.histories.map((history, i) =>
+          endedOn(played[i]!, c.answer)
+            ? playEpisode(env, {
+                ...history,
+                seed: c.seed,
+                task: c.histories[0].task,
+                actions: [...history.actions, NOT_AN_ANSWER],
+              })
+            : undefined,
+        ),
+      );
+      const outcomes = played.map((p, i) => {
+        const probe = probes[i];
+        const answerEnded =
+          probe !== undefined && !(endedOn(probe, NOT_AN_ANSWER) && probe.record.reason === p.record.reason);
         const outcome = p.rewards.filter((r) => r.kind === "outcome").reduce((sum, r) => sum + r.value, 0);
-        return endedByAnswer ? outcome : undefined;
+        return answerEnded ? outcome : undefined;
       });
       const [a, b] = outcomes;
       seen.count(a !== undefined && b !== undefined);
