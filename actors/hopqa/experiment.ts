@@ -1051,6 +1051,8 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
       `--report: no finished run in ${opts.out} and no run record in ${recordsDir(opts.docs)}, so nothing to report; ${join(opts.docs, "results.md")} is left as it is (run the experiment first, or pass the --out and --docs that hold its runs)`,
     );
   mkdirSync(opts.out, { recursive: true });
+  // Whether this command rewrote the page after a run: its last report then finds nothing new to say.
+  let rewritten = false;
   if (!opts.report) {
     // Ctrl-C (or SIGTERM, SIGHUP) exited 130 saying nothing: say what is kept and how to go on.
     const kept = `finished runs are kept in ${opts.out} (and recorded in ${recordsDir(opts.docs)})`;
@@ -1113,7 +1115,7 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
               : `  ${spec.name}: FAILED (exit ${code}); see ${join(opts.out, spec.name, "log.txt")}`,
         );
         bar.tick(stop.stoppedBy() && !suite ? 0 : 1);
-        await writeReport(opts.out, opts.seeds, opts.docs, command);
+        if (!(await writeReport(opts.out, opts.seeds, opts.docs, command)).unchanged) rewritten = true;
       }
     };
     await Promise.all(Array.from({ length: opts.jobs }, worker)).finally(() => {
@@ -1130,7 +1132,7 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
   }
   const report = await writeReport(opts.out, opts.seeds, opts.docs, command);
   say(
-    `${report.finished}/${report.total} runs finished; ${report.unchanged ? `${join(opts.docs, "results.md")} already says this (left as it is)` : `wrote ${join(opts.docs, "results.md")}`}`,
+    `${report.finished}/${report.total} runs finished; ${report.unchanged && !rewritten ? `${join(opts.docs, "results.md")} already says this (left as it is)` : `wrote ${join(opts.docs, "results.md")}`}`,
   );
   return 0;
 };

@@ -223,6 +223,9 @@ describe("npm run experiment", () => {
       docs,
     );
     expect(run.code, run.stderr).toBe(0);
+    // The page was written after the run, so the last line says so (it said "already says this (left as it is)":
+    // its last report, after the run's, found nothing new).
+    expect(run.stdout).toContain(`runs finished; wrote ${join(docs, "results.md")}`);
     // The warm start is cloned on the variant with turn-local attention, and the run trains on the variant.
     const warm = JSON.parse(readFileSync(join(out, "warm-start", "config.json"), "utf8"));
     expect(warm.attention).toBe("turn-local");
