@@ -273,11 +273,11 @@ export const shownPath = (file: string): string => {
 /** The framework's own sources (this file is src/kernel/errors.ts). */
 const FRAMEWORK_SRC = `${dirname(dirname(fileURLToPath(import.meta.url)))}${sep}`;
 
-/** A file of the framework's own sources. */
 /** A word as a POSIX shell reads it back: as it is when plain, else in single quotes (`'hopqa?a=1&b=2'`). */
 export const shellWord = (word: string): string =>
   /^[\w./:@+,=-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 
+/** A file of the framework's own sources. */
 export const isFrameworkFile = (file: string): boolean => file.startsWith(FRAMEWORK_SRC);
 
 /**

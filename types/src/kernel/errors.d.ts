@@ -183,9 +183,9 @@ export declare const stackFrames: (cause: unknown) => {
 export declare const isOwnFrame: (file: string) => boolean;
 /** A path as a user reads it: relative to the working folder when inside it, else as given. */
 export declare const shownPath: (file: string) => string;
-/** A file of the framework's own sources. */
 /** A word as a POSIX shell reads it back: as it is when plain, else in single quotes (`'hopqa?a=1&b=2'`). */
 export declare const shellWord: (word: string) => string;
+/** A file of the framework's own sources. */
 export declare const isFrameworkFile: (file: string) => boolean;
 /**
  * Where a user's code threw: the first stack frame outside node_modules and the framework's src/
