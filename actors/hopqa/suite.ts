@@ -4,6 +4,7 @@
  * worlds": 2-3 hop questions in worlds training never saw; "ood, new worlds": 4-hop questions (relation
  * chains never seen in training) in unseen worlds, Musique's role. Greedy decoding, fixed seeds.
  */
+import { seedProblem } from "../../src/cli/args.ts";
 import { progress } from "../../src/cli/progress.ts";
 import { evaluateDerived } from "../../src/learn/evaluate.ts";
 import type { EnvDefinition } from "../../src/runtime/env.ts";
@@ -59,14 +60,30 @@ export const suiteTicker = (tick: (info: Record<string, string | number>) => voi
  * Evaluates a policy on each column, `episodes` questions per column, seeds from `seed` (`policy` is called once per
  * column). Each column is `base` (default `hopqa`) configured with the column's split and worlds: a variant's other
  * options (`hopqa.configure({ wording: "possessive", legal: "relations" })`) hold in every column. Throws a
- * RangeError when episodes is not a positive whole number, or when base cannot be configured.
+ * RangeError when episodes is not a positive whole number, when the seed is one `eval --seed` refuses, or when base
+ * cannot be configured.
  */
-export const evaluateSuite = async (
+export const evaluateSuite = (
   policy: () => Policy,
   episodes: number,
   seed = "suite",
   onEpisode?: (column: ColumnId, record: EpisodeRecord) => void,
   base: Pick<EnvDefinition, "id" | "configure"> = hopqa,
+): Promise<SuiteResult> => {
+  // The rule of `eval --suite --seed` (the seed names the episodes' journals), for a call from code too.
+  const seedRefused =
+    typeof seed === "string" ? seedProblem(seed, "evaluateSuite: seed") : "evaluateSuite: seed must be a string";
+  if (seedRefused !== undefined) return Promise.reject(new RangeError(seedRefused));
+  return scoreSuite(policy, episodes, seed, onEpisode, base);
+};
+
+/** evaluateSuite on a seed made from one checked already (`npm start`'s `start:SEED` may pass 100 characters). */
+const scoreSuite = async (
+  policy: () => Policy,
+  episodes: number,
+  seed: string,
+  onEpisode: ((column: ColumnId, record: EpisodeRecord) => void) | undefined,
+  base: Pick<EnvDefinition, "id" | "configure">,
 ): Promise<SuiteResult> => {
   // No questions would score 0 in every column, as if the policy had failed them all.
   if (!Number.isInteger(episodes) || episodes < 1)
@@ -117,7 +134,7 @@ export const evaluateSuiteShown = async (
   const bar = progress(label, episodes * COLUMNS.length);
   let result: SuiteResult;
   try {
-    result = await evaluateSuite(
+    result = await scoreSuite(
       policy,
       episodes,
       seed,

@@ -6,6 +6,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { evaluateSuiteShown } from "../../actors/hopqa/suite.ts";
 import weather from "../../actors/weather/env.ts";
 import { seedArg } from "../../src/cli/args.ts";
 import { runConfigEnv } from "../../src/cli/registry.ts";
@@ -54,6 +55,19 @@ describe("the learner from code", () => {
     for (const episodes of [0, -3, 2.5])
       await expect(bench.evaluateSuite(() => bench.hopqa.policies.expert(), episodes)).rejects.toThrow(
         `evaluateSuite: episodes (questions per column) must be a positive whole number, got ${episodes}`,
+      );
+    // npm start scores on start:SEED, past 100 characters for a long --seed: the CLI's own path takes it.
+    const started = await evaluateSuiteShown(
+      "eval",
+      () => bench.hopqa.policies.expert(),
+      1,
+      `start:${"s".repeat(100)}`,
+    );
+    expect(started["test-new"].episodes).toBe(1);
+    // A seed `eval --suite --seed` refuses is refused here, before any question is played.
+    for (const seed of ["", "two words", "s".repeat(101)])
+      await expect(bench.evaluateSuite(() => bench.hopqa.policies.expert(), 1, seed)).rejects.toThrow(
+        "evaluateSuite: seed must be 1 to 100 ASCII letters (a-z, A-Z), digits, '.', '_', '-' or ':', got",
       );
   });
 

@@ -62,7 +62,8 @@ export declare const suiteTicker: (tick: (info: Record<string, string | number>)
  * Evaluates a policy on each column, `episodes` questions per column, seeds from `seed` (`policy` is called once per
  * column). Each column is `base` (default `hopqa`) configured with the column's split and worlds: a variant's other
  * options (`hopqa.configure({ wording: "possessive", legal: "relations" })`) hold in every column. Throws a
- * RangeError when episodes is not a positive whole number, or when base cannot be configured.
+ * RangeError when episodes is not a positive whole number, when the seed is one `eval --seed` refuses, or when base
+ * cannot be configured.
  */
 export declare const evaluateSuite: (policy: () => Policy, episodes: number, seed?: string, onEpisode?: (column: ColumnId, record: EpisodeRecord) => void, base?: Pick<EnvDefinition, "id" | "configure">) => Promise<SuiteResult>;
 /** The columns of a result where episodes aborted, with their scores (aborted set). */
