@@ -1187,14 +1187,21 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     const records = batch.map((c) => c.record);
     const abortedRecords = records.filter((r) => r.reason.startsWith(ABORTED));
     const journalOf = (r: EpisodeRecord) => join(out, "episodes", `u${pad(step)}`, `${r.episode}.jsonl`);
+    const maxTurns = env.maxTurns ?? DEFAULT_MAX_TURNS;
+    // Cut at the turn limit: trained on as they are (their rewards given before the cut), so said apart from
+    // the aborted ones left out, in words that do not read as "discarded".
+    const cutRecords = abortedRecords.filter((r) => r.reason.startsWith(TURN_LIMIT));
+    if (cutRecords.length > 0)
+      log(
+        `${update}: ${cutRecords.length} of ${records.length} episodes cut at the runtime's turn limit (maxTurns ${maxTurns}; the first: ${journalOf(cutRecords[0])}): ` +
+          "the environment had not ended them, so they got no reward for an ending; trained on as they are, with the rewards given before the cut",
+      );
     // Left out: aborted, and not by the turn limit (an episode it stopped is trained on, its rewards given).
     const leftOutRecords = abortedRecords.filter((r) => !trainsAborted(r.reason));
     const noneTrainable = leftOutRecords.length === records.length && records.length > 0;
-    const leftOut = noneTrainable ? 0 : leftOutRecords.length;
-    const firstAborted = abortedRecords[0] && journalOf(abortedRecords[0]);
-    if (abortedRecords.length > 0)
+    if (leftOutRecords.length > 0)
       log(
-        `${update}: ${abortedRecords.length} of ${records.length} episodes ${abortedRecords[0].reason} (the first: ${firstAborted})${isWasmMemoryTrap(abortedRecords[0].reason) ? ` (${WASM_MEMORY_HINT})` : ""}${leftOut === 0 ? "" : leftOut === abortedRecords.length ? "; left out of training" : `; ${leftOut} of them (those not stopped at the turn limit) left out of training`}`,
+        `${update}: ${leftOutRecords.length} of ${records.length} episodes ${leftOutRecords[0].reason} (the first: ${journalOf(leftOutRecords[0])})${isWasmMemoryTrap(leftOutRecords[0].reason) ? ` (${WASM_MEMORY_HINT})` : ""}${noneTrainable ? "" : "; left out of training"}`,
       );
     if (noneTrainable)
       throw new EpisodesAbortedError({
@@ -1205,11 +1212,11 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
       });
     // Every episode stopped by the turn limit: trained on as in a mixed batch (their rewards were given), but
     // an environment that never ends its episodes is more likely a missing end() than a policy to teach.
-    if (!warnedTurnLimit && records.length > 0 && records.every((r) => r.reason.startsWith(TURN_LIMIT))) {
+    if (!warnedTurnLimit && records.length > 0 && cutRecords.length === records.length) {
       warnedTurnLimit = true;
       log(
-        `${update}: note: every episode hit the runtime's turn limit (maxTurns ${env.maxTurns ?? DEFAULT_MAX_TURNS}); they are trained on ` +
-          "with the rewards they were given, as in a batch where only some hit it. If the environment means to end its " +
+        `${update}: note: every episode hit the runtime's turn limit (maxTurns ${maxTurns}); they are trained on ` +
+          "as in a batch where only some hit it. If the environment means to end its " +
           "episodes, end them with end() on a turn limit of its own (as README's example does), or raise the " +
           "environment's maxTurns",
       );

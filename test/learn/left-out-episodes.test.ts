@@ -141,8 +141,11 @@ describe("train leaves out episodes with nothing to learn from", () => {
   it("an episode the runtime's turn limit stopped is still trained on, with the rewards it was given", async () => {
     const { given, lines } = await trainOnce(envOf("endless", ["endless", "ok"]));
     expect(given[0]).toHaveLength(4);
-    expect(lines.join("\n")).toMatch(/2 of 4 episodes aborted: turn limit 2 reached/);
-    expect(lines.join("\n")).not.toMatch(/left out of training/);
+    // Said as what happened and what is done with them: not "aborted", which reads as discarded.
+    expect(lines.join("\n")).toMatch(
+      /2 of 4 episodes cut at the runtime's turn limit \(maxTurns 2; the first: .*episodes\/u00000\/ep-0-u0-0\.jsonl\): the environment had not ended them, so they got no reward for an ending; trained on as they are, with the rewards given before the cut/,
+    );
+    expect(lines.join("\n")).not.toMatch(/aborted|left out of training/);
   });
 
   it("a batch whose every episode the turn limit stopped is trained on as in a mixed one, with a note on the limit", async () => {
@@ -150,7 +153,8 @@ describe("train leaves out episodes with nothing to learn from", () => {
     expect(run.version).toBe(1);
     expect(given[0]).toHaveLength(4);
     const said = lines.join("\n");
-    expect(said).toMatch(/4 of 4 episodes aborted: turn limit 2 reached/);
+    expect(said).toMatch(/4 of 4 episodes cut at the runtime's turn limit \(maxTurns 2; .*trained on as they are/);
+    expect(said).not.toMatch(/aborted/);
     expect(said).toMatch(/note: every episode hit the runtime's turn limit \(maxTurns 2\); they are trained on/);
     expect(said).toMatch(/raise the environment's maxTurns/);
     expect(said).not.toMatch(/left out of training/);
@@ -161,7 +165,12 @@ describe("train leaves out episodes with nothing to learn from", () => {
     const broken = await trainOnce(envOf("endless-nan", ["endless", "nan"]));
     expect(broken.run.version).toBe(1);
     expect(broken.given[0]).toHaveLength(2);
-    expect(broken.lines.join("\n")).toMatch(/2 of them \(those not stopped at the turn limit\) left out of training/);
+    // Said apart: the ones cut at the limit trained on, the ones that broke left out, each with its first journal.
+    const brokenSaid = broken.lines.join("\n");
+    expect(brokenSaid).toMatch(/2 of 4 episodes cut at the runtime's turn limit .*trained on as they are/);
+    expect(brokenSaid).toMatch(
+      /2 of 4 episodes aborted: environment error: .*\(the first: .*\.jsonl\); left out of training/,
+    );
   });
 
   it("a batch whose every episode aborted stops with the reason, not a RangeError of the update, and names the first journal", async () => {
