@@ -195,6 +195,10 @@ export const invalidArgs = (name: string, cause: { readonly message: unknown }, 
     limit,
   );
 
+/** The result of a call that ran past its tool's `timeoutMs` (the runtime's and checkCoverage's). */
+export const timedOut = (tool: Pick<Tool, "name" | "timeoutMs" | "maxResultChars">): ToolResult =>
+  failure("timeout", `${tool.name} timed out after ${tool.timeoutMs} ms`, tool.maxResultChars);
+
 /** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */
 export const isSubscribable = (value: unknown): value is Subscribable<unknown> =>
   typeof value === "object" &&
@@ -392,7 +396,7 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
         timer = setTimeout(() => {
           // A DOMException named as AbortSignal.timeout() names its reason, for code that checks err.name.
           controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
-          resolve(failure("timeout", `${spec.name} timed out after ${timeoutMs} ms`, maxResultChars));
+          resolve(timedOut({ name: spec.name, timeoutMs, maxResultChars }));
         }, timeoutMs);
         onOuterAbort = () => {
           controller.abort(outer?.reason);

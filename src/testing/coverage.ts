@@ -32,6 +32,7 @@ import {
   isSubscribable,
   type Tool,
   thrownFailure,
+  timedOut,
   toJsonResult,
   unsubscribeFrom,
 } from "../runtime/tool.ts";
@@ -168,7 +169,7 @@ export interface CoverageReport<Task extends Json = Json> {
 
 const SUSPICIOUS = /\bundefined\b|\bNaN\b|\[object Object\]/;
 
-const failure = (kind: "error" | "timeout", message: string): ToolResult => ({ ok: false, error: { kind, message } });
+const failure = (kind: "error", message: string): ToolResult => ({ ok: false, error: { kind, message } });
 
 /**
  * An Observable's result when it completes during `subscribe` (`of(x)`): its last value, or its error as the
@@ -220,7 +221,7 @@ const defaultToolResults =
     ownResult(env.tools[name], args),
     failure("error", `${name} failed`),
     // As a live timeout says it (an observation of the message is then the live episode's).
-    failure("timeout", `${name} timed out after ${env.tools[name]?.timeoutMs ?? 10_000} ms`),
+    timedOut(env.tools[name]),
   ];
 
 const defaultSerialize = (s: ProtocolSnapshot): string =>

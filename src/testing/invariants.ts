@@ -484,9 +484,8 @@ export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}
     name: "the outcome reward depends only on the final answer",
     arbitrary: (env, scriptOptions) => {
       seen.reset();
-      const notAnswers = (scriptOptions.actions ?? actionArbitrary(env, scriptOptions)).filter(
-        (text) => answerOf(text, env) === undefined,
-      );
+      const actions = scriptOptions.actions ?? actionArbitrary(env, scriptOptions);
+      const notAnswers = actions.filter((text) => answerOf(text, env) === undefined);
       const history = episodeScriptArbitrary(env, {
         ...scriptOptions,
         actions: notAnswers,
@@ -498,10 +497,7 @@ export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}
         // With an answerOf of its own, the final action is one it recognises (a booking, `<book>f2</book>`), as
         // written: formatted as `<answer>...</answer>`, it was no answer there, and the invariant checked nothing.
         answer: options.answerOf
-          ? (options.answers ??
-            (scriptOptions.actions ?? actionArbitrary(env, scriptOptions)).filter(
-              (text) => answerOf(text, env) !== undefined,
-            ))
+          ? (options.answers ?? actions.filter((text) => answerOf(text, env) !== undefined))
           : answerArbitrary(options.answers ?? scriptOptions.answers),
       });
     },

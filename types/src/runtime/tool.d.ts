@@ -84,6 +84,8 @@ export declare const toJsonResult: (name: string, content: unknown, limit: numbe
 export declare const invalidArgs: (name: string, cause: {
     readonly message: unknown;
 }, limit: number) => ToolResult;
+/** The result of a call that ran past its tool's `timeoutMs` (the runtime's and checkCoverage's). */
+export declare const timedOut: (tool: Pick<Tool, "name" | "timeoutMs" | "maxResultChars">) => ToolResult;
 /** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */
 export declare const isSubscribable: (value: unknown) => value is Subscribable<unknown>;
 /** The failure of a tool's Observable that completed with no value (the runtime's and checkCoverage's). */
