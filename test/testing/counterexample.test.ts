@@ -31,6 +31,22 @@ const failureOf = (check: Promise<void>) =>
     (cause: unknown) => cause as CounterexampleError,
   );
 
+/** A turns-env check whose property fails at the turn limit, journaled with envModule as given. */
+const turnLimitFailure = (env: typeof turnsEnv, envModule: string) =>
+  failureOf(
+    checkRewards(env, {
+      ...secretActions,
+      invariants: [
+        episodeInvariant("never stops at the turn limit", (e) =>
+          e.record.reason === "turn-limit" ? "stopped at the turn limit" : undefined,
+        ),
+      ],
+      seed: 1,
+      counterexampleDir: tempDir("agent-r1-cx-"),
+      envModule,
+    }),
+  );
+
 describe("the kit's own mistakes are named", () => {
   it("an environment that failed to import, and a path that leads to no case", async () => {
     await expect(checkRewards(undefined as never, { invariants: [rewardBounds({ min: -1, max: 1 })] })).rejects.toThrow(
@@ -189,19 +205,7 @@ describe("a failing property prints its counterexample and writes it as a journa
     // plays such an action otherwise, so replay against the export alone would diverge.
     const variant = turnsEnv.configure!({ turns: "1" });
     expect(variant.machine).not.toBe(turnsEnv.machine);
-    const failure = await failureOf(
-      checkRewards(variant, {
-        ...secretActions,
-        invariants: [
-          episodeInvariant("never stops at the turn limit", (e) =>
-            e.record.reason === "turn-limit" ? "stopped at the turn limit" : undefined,
-          ),
-        ],
-        seed: 1,
-        counterexampleDir: tempDir("agent-r1-cx-"),
-        envModule: TURNS_MODULE,
-      }),
-    );
+    const failure = await turnLimitFailure(variant, TURNS_MODULE);
     const [file] = failure.files;
     expect(failure.message).toContain(
       `  replay-verify it: npx agent-r1 replay ${file} --verify --env ${TURNS_MODULE}\n`,
@@ -221,26 +225,12 @@ describe("a failing property prints its counterexample and writes it as a journa
 
   it("with envModule MODULE?key=value, as --env takes it, the command is checked against that variant", async () => {
     const variant = turnsEnv.configure!({ turns: "1" });
-    const failing = (env: typeof variant, envModule: string) =>
-      failureOf(
-        checkRewards(env, {
-          ...secretActions,
-          invariants: [
-            episodeInvariant("never stops at the turn limit", (e) =>
-              e.record.reason === "turn-limit" ? "stopped at the turn limit" : undefined,
-            ),
-          ],
-          seed: 1,
-          counterexampleDir: tempDir("agent-r1-cx-"),
-          envModule,
-        }),
-      );
     const noCommand = (envModule: string, problem: string) =>
       `  (no replay-verify command: \`--env ${envModule}\` replays against that module's default export configured with those options, and ${problem}; verify it in code: replayEpisode(await readJournalFile(journal), env))`;
     // The variant's own options: the command is printed, quoted for the shell (`?` globs; `&`, before a second
     // option, would end the command), and the CLI verifies the journal with it.
     const same = `${TURNS_MODULE}?turns=1`;
-    const ok = await failing(variant, same);
+    const ok = await turnLimitFailure(variant, same);
     expect(ok.message).toContain(`  replay-verify it: npx agent-r1 replay ${ok.files[0]} --verify --env '${same}'\n`);
     const command = ok.message
       .match(/replay-verify it: npx agent-r1 (.*)\n/)![1]
@@ -251,7 +241,7 @@ describe("a failing property prints its counterexample and writes it as a journa
     expect(run.stdout).toContain("verified 1 journal(s) ok, 0 failed");
     // Other options than the journal's: the CLI would refuse them (before, the kit printed that command anyway).
     const other = `${TURNS_MODULE}?turns=2`;
-    const refused = await failing(variant, other);
+    const refused = await turnLimitFailure(variant, other);
     expect(refused.message).not.toContain("replay-verify it:");
     expect(refused.message).toContain(
       noCommand(
@@ -260,13 +250,13 @@ describe("a failing property prints its counterexample and writes it as a journa
       ),
     );
     // The module's export under test, --env's variant in the command: a replay against the variant would diverge.
-    const diverged = await failing(turnsEnv, same);
+    const diverged = await turnLimitFailure(turnsEnv, same);
     expect(diverged.message).toContain(
       noCommand(same, "the environment under test is not that variant, so a replay against it would diverge"),
     );
     // A misspelt option: refused by name, as the CLI's --env refuses it.
     const misspelt = `${TURNS_MODULE}?trns=1`;
-    expect((await failing(variant, misspelt)).message).toContain(
+    expect((await turnLimitFailure(variant, misspelt)).message).toContain(
       noCommand(
         misspelt,
         'the command would refuse it: environment secret: unknown option "trns" in "?trns=1" (did you mean "turns"?); its options: turns',
