@@ -16,6 +16,7 @@ import {
   type TrainConfig,
 } from "../learn/config.ts";
 import { describeEval, evaluate } from "../learn/evaluate.ts";
+import { POSITION_OFFSETS } from "../learn/position-offsets.ts";
 import { sft, sftProgressIn } from "../learn/sft.ts";
 import {
   checkpointIn,
@@ -177,6 +178,7 @@ const RESUME_FLAGS: readonly (readonly [option: string, flag: string, saved: (c:
   ["kl", "--kl", (c) => c.klCoef],
   ["klKind", "--kl-kind", (c) => c.klKind],
   ["entropy", "--entropy", (c) => c.entropyCoef],
+  ["positionOffsets", "--position-offsets", (c) => c.positionOffsets ?? "none"],
   ["epochs", "--epochs", (c) => c.epochs],
   ["minibatches", "--minibatches", (c) => c.minibatches],
   ["processRewardWeight", "--process-reward-weight", (c) => c.processRewardWeight],
@@ -968,6 +970,14 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           .default(d.klKind),
       )
       .option("--entropy <x>", "entropy bonus coefficient", num("--entropy"), d.entropyCoef)
+      .addOption(
+        new Option(
+          "--position-offsets <kind>",
+          "where each trained episode's learned positions start, as sft's: mixed (half at 0, half at a random position), random or none; the update scores the sampled tokens again there. Sampling and evaluation start at 0",
+        )
+          .choices(POSITION_OFFSETS)
+          .default("none"),
+      )
       .option("--epochs <n>", "optimisation epochs per batch", int("--epochs", 1), d.epochs)
       .option(
         "--minibatches <n>",
@@ -1082,6 +1092,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             groupSize: opts.groupSize,
             lr: opts.lr,
             ...(opts.lrSchedule === "constant" ? {} : { lrSchedule: opts.lrSchedule }),
+            ...(opts.positionOffsets === "none" ? {} : { positionOffsets: opts.positionOffsets }),
             temperature: opts.temperature,
             topP: opts.topP,
             maxNewTokens: maxNewTokensFor(env, opts.maxNewTokens),
@@ -1177,7 +1188,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           "--position-offsets <kind>",
           "where each training row's positions start: mixed, half the rows at 0 and half at a random position up to contextLength minus the row's length (so the positions of episodes longer than the demonstrations get trained); random, every row at a random position; none. Sampling and evaluation always start at 0",
         )
-          .choices(["none", "random", "mixed"])
+          .choices(POSITION_OFFSETS)
           .default("none"),
       )
       .addOption(

@@ -9,6 +9,7 @@ import { didYouMean, firstUnknownKey, shownValue, UsageError } from "../kernel/e
 import { type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { checkEnvArgument, type EnvDefinition, isBuiltInEnv, moduleSpecOf } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
+import { POSITION_OFFSETS } from "./position-offsets.ts";
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1));
 const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0));
@@ -99,6 +100,12 @@ export const TrainConfig = Schema.Struct({
    * weighs the same, however long; long failing episodes cannot drown the format of short good ones).
    */
   lossAggregation: Schema.Literals(["token-mean", "seq-mean-token-mean"]),
+  /**
+   * Where each trained episode's learned positions start (src/learn/position-offsets.ts): mixed, random or none.
+   * The update scores the sampled tokens again at those positions, so the ratio and the KL compare like with
+   * like; sampling and evaluation start at 0. Absent: none. Nothing with ALiBi (no absolute positions).
+   */
+  positionOffsets: Schema.optionalKey(Schema.Literals(POSITION_OFFSETS)),
   /** Updates between checkpoints, and evaluation episodes at the end (greedy, unseen seeds). */
   checkpointEvery: PositiveInt,
   evalEpisodes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),

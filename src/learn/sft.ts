@@ -38,6 +38,7 @@ import type { Turn } from "../runtime/policy.ts";
 import { sameVariantSpec } from "../runtime/variants.ts";
 import { AdamW } from "./adamw.ts";
 import { actionBudgetNote, checkedModelShape, LR_RULE, modelConfigFor } from "./config.ts";
+import { drawPositionOffset, type PositionOffsets } from "./position-offsets.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -86,7 +87,7 @@ export interface SftOptions {
    * Evaluation and sampling are unchanged (offset 0). "mixed": each row at offset 0 with probability 1/2,
    * else as "random" (so the positions evaluation uses keep their full share of training).
    */
-  readonly positionOffsets?: "none" | "random" | "mixed";
+  readonly positionOffsets?: PositionOffsets;
   /**
    * The `--env` spec `env` was loaded from (a module's path absolute, with its ?options), written with `data`
    * to the clone's sft.json (and each epoch's saved checkpoint), so that `agent-r1 eval` and `train --init` of
@@ -717,14 +718,12 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
   if (optimizerState) optimizer.restore(optimizerState);
   // Its own stream, so that the shuffling (and the curriculum's draws) are those of a run without offsets.
   const offsetRng = saved ? Rng.fromState(saved.offsetRng) : Rng.fromSeed(splitSeed(options.seed, "position-offsets"));
-  const offsetKind = model.config.positions === "alibi" ? "none" : options.positionOffsets;
+  const offsetKind: PositionOffsets = model.config.positions === "alibi" ? "none" : options.positionOffsets;
   const randomOffsets = offsetKind !== "none";
   if (options.positionOffsets !== "none" && !randomOffsets)
     log(`sft: --position-offsets ${options.positionOffsets} does nothing with ALiBi (it has no absolute positions)`);
-  const drawOffset = (length: number): number => {
-    if (offsetKind === "mixed" && offsetRng.float() < 0.5) return 0;
-    return offsetRng.int(0, Math.max(0, model.config.contextLength - (length - 1)));
-  };
+  const drawOffset = (length: number): number =>
+    drawPositionOffset(offsetRng, offsetKind, model.config.contextLength, length);
   /** One cross-entropy step on these rows' action tokens (under their legal-action masks when constrained). */
   const cloneStep = async (rows: readonly Sequence[]) => {
     // A turn of the event loop per step: the steps compute synchronously, so without it a Ctrl-C (SIGINT)
@@ -735,8 +734,6 @@ export const sft = async (given: SftOptions): Promise<SftResult> => {
       {
         tokens: rows.map((s) => s.tokens),
         lossMask: rows.map((s) => s.actionMask),
-        // The model reads tokens 0..length-2 (the last is only a target): they fit from any start up to
-        // contextLength - (length - 1).
         ...(randomOffsets
           ? {
               positionOffsets: rows.map((s) => drawOffset(s.tokens.length)),

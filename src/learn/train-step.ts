@@ -40,6 +40,8 @@ export interface TrainBatch {
   readonly refLogprobs?: PerToken;
   /** Constrained decoding: the ids allowed at each token, null where unconstrained. */
   readonly allowed?: AllowedLists;
+  /** Per row, the position its first token takes (`train --position-offsets`; default 0 for every row). */
+  readonly positionOffsets?: readonly number[];
 }
 
 /** The optimizer, the loss's weights and this step's overrides (e.g. the scheduled learning rate). */
@@ -347,6 +349,16 @@ export const passSlices = (
 const pickRows = <T>(values: readonly T[] | undefined, rows: readonly number[]): T[] | undefined =>
   values === undefined ? undefined : rows.map((i) => values[i]);
 
+/** A slice's forward options with its rows' position offsets, where the batch has any. */
+const withOffsets = <F extends object>(
+  forward: F,
+  batch: { readonly positionOffsets?: readonly number[] },
+  rows: readonly number[],
+): F | (F & { positionOffsets: number[] }) => {
+  const offsets = pickRows(batch.positionOffsets, rows);
+  return offsets ? { ...forward, positionOffsets: offsets } : forward;
+};
+
 const sumMask = (mask: PerToken, rows: readonly number[]): number => {
   let total = 0;
   for (const b of rows) for (let t = 0; t < mask[b].length; t++) total += mask[b][t];
@@ -423,7 +435,7 @@ export const trainStep = async (model: Gpt, batch: TrainBatch, options: TrainSte
     try {
       const field = (values: PerToken | undefined, name: string) => shifted.field(pickRows(values, rows), name);
       const returns = field(batch.returns, "returns");
-      const stats = model.tokenStats(shifted.inputs, shifted.targets, shifted.forward);
+      const stats = model.tokenStats(shifted.inputs, shifted.targets, withOffsets(shifted.forward, batch, rows));
       const out = ppoLoss(
         {
           logprobs: stats.logprobs,
@@ -487,12 +499,7 @@ export const supervisedStep = async (
     const shifted = shift(model, pickRows(batch.tokens, rows)!, pickRows(batch.allowed, rows));
     try {
       const mask = shifted.field(pickRows(batch.lossMask, rows), "lossMask")!;
-      const offsets = pickRows(batch.positionOffsets, rows);
-      const stats = model.tokenStats(
-        shifted.inputs,
-        shifted.targets,
-        offsets ? { ...shifted.forward, positionOffsets: offsets } : shifted.forward,
-      );
+      const stats = model.tokenStats(shifted.inputs, shifted.targets, withOffsets(shifted.forward, batch, rows));
       return { loss: crossEntropyLoss(stats.logprobs, mask, normalizer) };
     } finally {
       shifted.dispose();
@@ -530,6 +537,7 @@ export const scoreTokens = async (
   allowed?: AllowedLists,
   tokensPerPass?: number,
   passes?: PassGrouping,
+  positionOffsets?: readonly number[],
 ): Promise<TokenScores> => {
   const out: { logprobs: Float32Array[]; values: Float32Array[]; entropy: Float32Array[] } = {
     logprobs: new Array(tokens.length),
@@ -541,7 +549,11 @@ export const scoreTokens = async (
     const shifted = shift(model, sliceTokens, pickRows(allowed, rows));
     try {
       const [logprobs, values, entropy] = tf.tidy(() => {
-        const stats = model.tokenStats(shifted.inputs, shifted.targets, shifted.forward);
+        const stats = model.tokenStats(
+          shifted.inputs,
+          shifted.targets,
+          withOffsets(shifted.forward, { positionOffsets }, rows),
+        );
         return [stats.logprobs, stats.values, stats.entropy];
       });
       const unshift = async (tensor: tf.Tensor2D, into: Float32Array[]) => {

@@ -76,6 +76,7 @@ import {
   type TrainConfig,
 } from "./config.ts";
 import { countCutActions, describeEval, type EvalSummary, evaluateDerived, summarizeEpisodes } from "./evaluate.ts";
+import { drawPositionOffset } from "./position-offsets.ts";
 import { turnStartsOf } from "./sft.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
 import { episodeToSequence, fitToContext, type Sequence } from "./trajectory.ts";
@@ -1024,6 +1025,13 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
 
   // A frozen copy of the initial policy, for the KL penalty.
   const reference = config.klCoef > 0 ? (await initialModel(env, config)).model : undefined;
+  const offsetKind = model.config.positions === "alibi" ? "none" : (config.positionOffsets ?? "none");
+  if (
+    offsetKind !== config.positionOffsets &&
+    config.positionOffsets !== undefined &&
+    config.positionOffsets !== "none"
+  )
+    log(`note: positionOffsets ${config.positionOffsets} does nothing with ALiBi positions (they are not absolute)`);
   // The group estimators give one advantage per episode, the same on each of its tokens: spreading it over the
   // observation tokens as well changes no update while the loss still reads only the action tokens.
   if (!config.maskAdvantages && config.maskLoss && !options.estimator && EPISODE_ADVANTAGE.includes(config.algo))
@@ -1292,12 +1300,26 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     const allowed = sequences.some((s) => s.allowed.some((a) => a !== null))
       ? sequences.map((s) => s.allowed)
       : undefined;
-    const scores = config.algo === "ppo" || !config.maskLoss ? await scoreTokens(model, tokens, allowed) : undefined;
+    // Position offsets: each episode is trained as if its positions started elsewhere; its tokens are scored again
+    // there (the sampled logprobs are at 0), so the ratio starts at 1 and the KL compares the same positions.
+    const offsets =
+      offsetKind === "none"
+        ? undefined
+        : (() => {
+            const rng = Rng.fromSeed(splitSeed(stepSeed, "position-offsets"));
+            return tokens.map((row) => drawPositionOffset(rng, offsetKind, model.config.contextLength, row.length));
+          })();
+    const scores =
+      config.algo === "ppo" || !config.maskLoss || offsets
+        ? await scoreTokens(model, tokens, allowed, undefined, undefined, offsets)
+        : undefined;
     if (config.algo === "ppo") extras.values = scores!.values;
     let refLogprobs: Float32Array[] | undefined;
-    if (reference) refLogprobs = (await scoreTokens(reference, tokens, allowed)).logprobs;
-    if (config.algo === "reinforce++" && refLogprobs) {
-      extras.refLogprobs = refLogprobs;
+    if (reference)
+      refLogprobs = (await scoreTokens(reference, tokens, allowed, undefined, undefined, offsets)).logprobs;
+    if (config.algo === "reinforce++" && reference) {
+      // REINFORCE++'s KL is in the reward, against the sampled logprobs: the reference at the same (0) positions.
+      extras.refLogprobs = offsets ? (await scoreTokens(reference, tokens, allowed)).logprobs : refLogprobs;
       extras.klCoef = config.klCoef;
     }
     if (extrasGreedy) extras.greedyReward = extrasGreedy;
@@ -1328,11 +1350,14 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
           pick(sequences).map((s) => (config.maskLoss ? s.actionMask : s.responseMask)),
           config.lossAggregation,
         );
-        // Without the loss mask, non-sampled tokens have no recorded logprob: use the policy's own.
+        // Without the loss mask, non-sampled tokens have no recorded logprob: use the policy's own. With position
+        // offsets, every token's is the policy's own at its offset.
         const logprobs = pick(sequences).map((s, k) =>
-          config.maskLoss
-            ? s.logprobs
-            : s.logprobs.map((lp, t) => (s.actionMask[t] ? lp : scores!.logprobs[rows[k]][t])),
+          offsets
+            ? scores!.logprobs[rows[k]]
+            : config.maskLoss
+              ? s.logprobs
+              : s.logprobs.map((lp, t) => (s.actionMask[t] ? lp : scores!.logprobs[rows[k]][t])),
         );
         results.push(
           await trainStep(
@@ -1358,6 +1383,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
                 : {}),
               ...(refLogprobs && config.algo !== "reinforce++" ? { refLogprobs: pick(refLogprobs) } : {}),
               ...(allowed ? { allowed: pick(allowed) } : {}),
+              ...(offsets ? { positionOffsets: pick(offsets) } : {}),
             },
             {
               optimizer,

@@ -177,6 +177,30 @@ describe("the learner, end to end (rollout -> journal -> replay -> update)", () 
   });
 });
 
+describe("position offsets while training", () => {
+  it("train each episode at shifted positions, its tokens scored again there, and repeat with the seed", async () => {
+    const [plain, shifted, again] = ["plain", "shifted", "again"].map((name) => join(tempDir(), name));
+    const log = () => {};
+    await train({ env: ascii, config: config("offsets", 2), out: plain, log });
+    const offsets = { ...config("offsets", 2), positionOffsets: "random" } as const;
+    await train({ env: ascii, config: offsets, out: shifted, log });
+    await train({ env: ascii, config: offsets, out: again, log });
+    const [a, b, c] = [plain, shifted, again].map(metricsOf);
+    // The first update samples from the same weights in both runs, so the same episodes.
+    expect(b[0].meanOutcomeReward).toBe(a[0].meanOutcomeReward);
+    // One minibatch: the policy that computes the loss is the one that scored the old logprobs, at the same
+    // offsets, so the ratio is 1 (scored at position 0 instead, as sampled, it is not: see below).
+    expect(Math.abs(b[0].approxKl)).toBeLessThan(1e-6);
+    expect(b[0].clipfrac).toBe(0);
+    // The update differs from the one at position 0: its gradient is taken at other positions.
+    expect(b[0].gradNorm).not.toBe(a[0].gradNorm);
+    expect(b[0].entropy).not.toBe(a[0].entropy);
+    const learnt = (m: Record<string, number>) => [m.meanOutcomeReward, m.loss, m.entropy, m.gradNorm];
+    expect(c.map(learnt)).toEqual(b.map(learnt));
+    expect(JSON.parse(readFileSync(join(shifted, "config.json"), "utf8")).positionOffsets).toBe("random");
+  });
+});
+
 describe("scheduledLr", () => {
   it("starts at lr and decays towards 0 at the last update, never rising", () => {
     for (const schedule of ["linear", "cosine"] as const) {

@@ -79,6 +79,12 @@ export declare const TrainConfig: Schema.Struct<{
      * weighs the same, however long; long failing episodes cannot drown the format of short good ones).
      */
     readonly lossAggregation: Schema.Literals<readonly ["token-mean", "seq-mean-token-mean"]>;
+    /**
+     * Where each trained episode's learned positions start (src/learn/position-offsets.ts): mixed, random or none.
+     * The update scores the sampled tokens again at those positions, so the ratio and the KL compare like with
+     * like; sampling and evaluation start at 0. Absent: none. Nothing with ALiBi (no absolute positions).
+     */
+    readonly positionOffsets: Schema.optionalKey<Schema.Literals<readonly ["none", "random", "mixed"]>>;
     /** Updates between checkpoints, and evaluation episodes at the end (greedy, unseen seeds). */
     readonly checkpointEvery: Schema.Int;
     readonly evalEpisodes: Schema.Int;

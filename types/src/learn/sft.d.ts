@@ -7,6 +7,7 @@ import type { EpisodeEvent } from "../kernel/events.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
 import { type GptConfig } from "../policy/gpt.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
+import { type PositionOffsets } from "./position-offsets.ts";
 import { type Sequence } from "./trajectory.ts";
 /**
  * Options of sft: the environment, the recorded journals (`data`), where the checkpoint goes (`out`), and the
@@ -55,7 +56,7 @@ export interface SftOptions {
      * Evaluation and sampling are unchanged (offset 0). "mixed": each row at offset 0 with probability 1/2,
      * else as "random" (so the positions evaluation uses keep their full share of training).
      */
-    readonly positionOffsets?: "none" | "random" | "mixed";
+    readonly positionOffsets?: PositionOffsets;
     /**
      * The `--env` spec `env` was loaded from (a module's path absolute, with its ?options), written with `data`
      * to the clone's sft.json (and each epoch's saved checkpoint), so that `agent-r1 eval` and `train --init` of

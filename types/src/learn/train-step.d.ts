@@ -37,6 +37,8 @@ export interface TrainBatch {
     readonly refLogprobs?: PerToken;
     /** Constrained decoding: the ids allowed at each token, null where unconstrained. */
     readonly allowed?: AllowedLists;
+    /** Per row, the position its first token takes (`train --position-offsets`; default 0 for every row). */
+    readonly positionOffsets?: readonly number[];
 }
 /** The optimizer, the loss's weights and this step's overrides (e.g. the scheduled learning rate). */
 export interface TrainStepOptions extends Partial<PpoLossConfig>, AdamWOverrides {
@@ -157,5 +159,5 @@ export interface TokenScores {
  * Scores every token without training: the critic's values for GAE (V_old), a frozen reference's
  * logprobs for KL, or a check that training reproduces the sampler's logprobs.
  */
-export declare const scoreTokens: (model: Gpt, tokens: readonly (readonly number[])[], allowed?: AllowedLists, tokensPerPass?: number, passes?: PassGrouping) => Promise<TokenScores>;
+export declare const scoreTokens: (model: Gpt, tokens: readonly (readonly number[])[], allowed?: AllowedLists, tokensPerPass?: number, passes?: PassGrouping, positionOffsets?: readonly number[]) => Promise<TokenScores>;
 export {};
