@@ -9,6 +9,7 @@ import { rm } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
+import { seedProblem } from "../cli/args.ts";
 import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
 import { readJournalFile } from "../journal/jsonl.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
@@ -59,7 +60,7 @@ export interface SftOptions {
   readonly batchSize?: number;
   /** Learning rate (default 0.003). */
   readonly lr?: number;
-  /** Seed of the initialisation and shuffling (default "0"). */
+  /** Seed of the initialisation and shuffling (default "0"); one `sft --seed` refuses ("", a space) is refused. */
   readonly seed?: string;
   /** The tfjs backend (default "auto": the fastest available). */
   readonly backend?: "auto" | "tensorflow" | "webgpu" | "wasm" | "cpu";
@@ -341,7 +342,7 @@ const SFT_OPTIONS = allKeys<SftOptions>()([
 ]);
 
 /** The options with their defaults, each checked: a wrong one is a UsageError naming it, before any work. */
-const sftOptions = (options: SftOptions) => {
+const sftOptions = (options: SftOptions, userSeed: boolean) => {
   try {
     checkKnownKeys("sft", options, SFT_OPTIONS);
   } catch (error) {
@@ -371,6 +372,9 @@ const sftOptions = (options: SftOptions) => {
   if (typeof lr !== "number" || !Number.isFinite(lr) || lr <= 0) throw wrong(LR_RULE, options.lr);
   const seed = options.seed ?? "0";
   if (typeof seed !== "string") throw wrong("seed must be a string", options.seed);
+  // The rule of `sft --seed` (and of train's and evaluate's seeds), in its words: sft from code takes what the CLI takes.
+  const seedRefused = userSeed ? seedProblem(seed, "sft: seed") : undefined;
+  if (seedRefused !== undefined) throw new UsageError({ detail: seedRefused });
   const positionOffsets = options.positionOffsets ?? "none";
   if (positionOffsets !== "none" && positionOffsets !== "random" && positionOffsets !== "mixed")
     throw wrong('positionOffsets must be "none", "random" or "mixed"', options.positionOffsets);
@@ -586,12 +590,23 @@ const fromJson = (x: number | null) => x ?? Number.NaN;
  * every `checkpointEvery` steps), and when `shouldStop` says so after a step; `resume: true` continues from
  * the last one, to the clone an unbroken run writes, byte for byte.
  */
-export const sft = async (given: SftOptions): Promise<SftResult> => {
+export const sft = (given: SftOptions): Promise<SftResult> => sftSeeded(given, true);
+
+/**
+ * sft on a seed made from one checked already (a warm start's `SEED:warm-start`): any string, since the suffix may
+ * take it past the 100 characters a seed given by a user may have.
+ */
+export const sftDerived = (given: SftOptions): Promise<SftResult> => sftSeeded(given, false);
+
+const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResult> => {
   const { shouldStop: asked, signal, ...rest } = given;
-  const options = sftOptions({
-    ...rest,
-    ...(asked || signal ? { shouldStop: () => asked?.() === true || signal?.aborted === true } : {}),
-  });
+  const options = sftOptions(
+    {
+      ...rest,
+      ...(asked || signal ? { shouldStop: () => asked?.() === true || signal?.aborted === true } : {}),
+    },
+    userSeed,
+  );
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const out = options.out;
   const progressDir = progressFolder(out);

@@ -15,7 +15,7 @@ import { splitSeed } from "../kernel/prng.ts";
 import { finishedClone } from "../policy/checkpoint.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { TrainConfig, WarmStartConfig } from "./config.ts";
-import { describeSftProgress, sft, sftProgressIn } from "./sft.ts";
+import { describeSftProgress, sftDerived, sftProgressIn } from "./sft.ts";
 
 /** Where a run keeps its warm start: the demonstrations and the cloned checkpoint RL starts from. */
 const warmStartDir = (runDir: string) => join(runDir, "warm-start");
@@ -194,9 +194,9 @@ export const runWarmStart = async (
         (recorded.firstAbort.thrownAt ? ` (thrown at ${recorded.firstAbort.thrownAt})` : ""),
     );
   const bar = bars ? progress("warm start (cloning)", warm.epochs, process.stderr, saved?.epoch ?? 0, true) : null;
-  let cloned: Awaited<ReturnType<typeof sft>>;
+  let cloned: Awaited<ReturnType<typeof sftDerived>>;
   try {
-    cloned = await sft({
+    cloned = await sftDerived({
       env,
       data: demos,
       out: checkpoint,

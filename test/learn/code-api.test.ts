@@ -147,7 +147,7 @@ describe("the learner from code", () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it("evaluates a run whose seed is as long as a seed may be (100 characters: its evaluation's eval:SEED is longer)", async () => {
+  it("warm-starts and evaluates a run whose seed is as long as a seed may be (100 characters: its warm start's SEED:warm-start and evaluation's eval:SEED are longer)", async () => {
     const lookup = await loadEnv("lookup");
     const seed = "s".repeat(100);
     const config = trainConfigFor(lookup, {
@@ -157,7 +157,7 @@ describe("the learner from code", () => {
       tasksPerStep: 1,
       groupSize: 2,
       evalEpisodes: 1,
-      warmStart: null,
+      warmStart: { episodes: 2, epochs: 1 },
       model: tiny,
     });
     const evaluated: string[] = [];
@@ -297,6 +297,18 @@ describe("the learner from code", () => {
     );
     await expect(sft({ env: lookup, data, out, batchSize: 0 })).rejects.toThrow(
       "sft: batchSize must be a whole number >= 1, got 0",
+    );
+    // A seed `agent-r1 sft --seed` refuses is refused here too, in the CLI's words, before anything is read.
+    for (const [seed, shown] of [
+      ["", '""'],
+      ["two words", '"two words"'],
+      ["x".repeat(101), `"${"x".repeat(40)}"...`],
+    ])
+      await expect(sft({ env: lookup, data, out, seed })).rejects.toThrow(
+        `sft: seed must be 1 to 100 ASCII letters (a-z, A-Z), digits, '.', '_', '-' or ':', got ${shown}`,
+      );
+    await expect(sft({ env: lookup, data, out, seed: 7 as never })).rejects.toThrow(
+      "sft: seed must be a string, got 7",
     );
     expect(existsSync(out)).toBe(false);
   });

@@ -90,6 +90,10 @@ const CASES: [string[], RegExp][] = [
     ["record", "--env", "lookup", "--policy", "expert", "--seed", "é", "--out", out],
     /--seed must be 1 to 100 ASCII letters \(a-z, A-Z\), digits, '\.', '_', '-' or ':', got "é"/,
   ],
+  [
+    ["sft", "--env", "lookup", "--data", out, "--out", join(dir, "clone"), "--seed", "two words"],
+    /--seed must be 1 to 100 ASCII letters \(a-z, A-Z\), digits, '\.', '_', '-' or ':', got "two words"/,
+  ],
   [["record", "--env", "./no-such-env.ts", "--policy", "expert", "--out", out], /environment module not found/],
   [
     ["record", "--env", "./actors/lookup/store.ts", "--policy", "expert", "--out", out],

@@ -25,7 +25,7 @@ export interface SftOptions {
     readonly batchSize?: number;
     /** Learning rate (default 0.003). */
     readonly lr?: number;
-    /** Seed of the initialisation and shuffling (default "0"). */
+    /** Seed of the initialisation and shuffling (default "0"); one `sft --seed` refuses ("", a space) is refused. */
     readonly seed?: string;
     /** The tfjs backend (default "auto": the fastest available). */
     readonly backend?: "auto" | "tensorflow" | "webgpu" | "wasm" | "cpu";
@@ -294,4 +294,9 @@ export declare const turnStartsOf: (env: Pick<EnvDefinition, "id" | "tools">, to
  * the last one, to the clone an unbroken run writes, byte for byte.
  */
 export declare const sft: (given: SftOptions) => Promise<SftResult>;
+/**
+ * sft on a seed made from one checked already (a warm start's `SEED:warm-start`): any string, since the suffix may
+ * take it past the 100 characters a seed given by a user may have.
+ */
+export declare const sftDerived: (given: SftOptions) => Promise<SftResult>;
 export {};
