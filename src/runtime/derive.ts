@@ -111,6 +111,19 @@ export const misspelt = (tokenizer: Tokenizer, tokens: readonly number[], text: 
   return spelt === text.toWellFormed() ? undefined : spelt;
 };
 
+/**
+ * Why a reward's reason (a reason function's result) is refused, naming the reward, or undefined for a string: the
+ * live runtime and replay end the episode there, and checkCoverage reports it.
+ */
+export const rewardReasonProblem = (e: {
+  readonly kind: unknown;
+  readonly value: unknown;
+  readonly reason: unknown;
+}) =>
+  typeof e.reason === "string"
+    ? undefined
+    : `reward(${JSON.stringify(e.kind)}, ${shownValue(e.value)}, reason): its reason is ${shownValue(e.reason)}; give it as a string`;
+
 /** Episode endings imposed from outside the environment (policy failure, turn limit): replay accepts them as inputs. */
 export const ABORTED = "aborted: ";
 
@@ -156,10 +169,10 @@ export class EpisodeDerivation {
         return { type: "env.observed", turn: this.actions, text: e.text, tokens };
       }
       case "env.reward": {
-        if (isThenable(e.reason))
-          throw new TypeError(
-            `${this.envId}: a reward's reason is ${shownValue(e.reason)}; give its reason as a string${placed(e)}`,
-          );
+        // A reason function's result is judged here, as end()'s is: a number, an object or a forgotten return was
+        // journaled as "7", "[object Object]" or "undefined" (a Promise as "[object Promise]").
+        const reasonProblem = rewardReasonProblem(e);
+        if (reasonProblem) throw new TypeError(`${this.envId}: ${reasonProblem}${placed(e)}`);
         if (e.kind !== "process" && e.kind !== "outcome")
           throw new TypeError(
             `${this.envId}: reward "${e.reason}" is of kind ${shownValue(e.kind)}; a reward's kind is "process" or "outcome"${placed(e)}`,
@@ -179,7 +192,7 @@ export class EpisodeDerivation {
           kind: e.kind,
           value: e.value,
           turn: this.turn,
-          reason: String(e.reason),
+          reason: e.reason,
         };
       }
       case "env.end": {

@@ -23,7 +23,7 @@ import { getAdjacencyMap, getStateNodes } from "xstate/graph";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, messageOf, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
-import { deadEndStates, nestedFinalNote } from "../runtime/derive.ts";
+import { deadEndStates, nestedFinalNote, rewardReasonProblem } from "../runtime/derive.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage, envThrownFrom } from "../runtime/env.ts";
 import {
@@ -340,7 +340,9 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
               problems.push(`the observation ${quote(emitted.text)} shows a missing value`);
             observation = typeof emitted.text === "string" ? emitted.text : undefined;
             awaiting = true;
-          } else if (emitted.type === "env.reward" && emitted.kind !== "process" && emitted.kind !== "outcome")
+          } else if (emitted.type === "env.reward" && rewardReasonProblem(emitted) !== undefined)
+            problems.push(rewardReasonProblem(emitted)!);
+          else if (emitted.type === "env.reward" && emitted.kind !== "process" && emitted.kind !== "outcome")
             problems.push(
               `reward "${emitted.reason}" is of kind ${JSON.stringify(emitted.kind)}, not process or outcome`,
             );

@@ -5,7 +5,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { setup } from "xstate";
-import { type AgentActEvent, defineEnv, type EnvInput, end, observe, reward, WordTokenizer } from "../../src/index.ts";
+import {
+  type AgentActEvent,
+  defineEnv,
+  type EnvInput,
+  end,
+  observe,
+  replayEpisode,
+  reward,
+  WordTokenizer,
+} from "../../src/index.ts";
 import { playEpisode } from "../../src/testing/index.ts";
 
 const machine = setup({
@@ -72,46 +81,46 @@ const env = defineEnv({
 
 describe("an emitted value the runtime refuses", () => {
   it.each([
-    ["text", /observe\(\) needs a string, got number \(observe\(\) at \S*emitted-errors\.test\.ts:21:\d+\)$/],
+    ["text", /observe\(\) needs a string, got number \(observe\(\) at \S*emitted-errors\.test\.ts:30:\d+\)$/],
     [
       "reward",
-      /reward "a bad sum" has value NaN; rewards must be finite numbers \(reward\(\) at \S*emitted-errors\.test\.ts:22:\d+\)$/,
+      /reward "a bad sum" has value NaN; rewards must be finite numbers \(reward\(\) at \S*emitted-errors\.test\.ts:31:\d+\)$/,
     ],
     [
       "metric",
-      /end\(\) metric success is "yes" \(a string\); metrics must be finite numbers \(end\(\) at \S*emitted-errors\.test\.ts:23:\d+\)$/,
+      /end\(\) metric success is "yes" \(a string\); metrics must be finite numbers \(end\(\) at \S*emitted-errors\.test\.ts:32:\d+\)$/,
     ],
     [
       "string",
-      /reward "as text" has value "0\.5" \(a string\); rewards must be finite numbers \(reward\(\) at \S*emitted-errors\.test\.ts:26:\d+\)$/,
+      /reward "as text" has value "0\.5" \(a string\); rewards must be finite numbers \(reward\(\) at \S*emitted-errors\.test\.ts:35:\d+\)$/,
     ],
     [
       "metrics",
-      /end\(\)'s metrics are 5; give an object of finite numbers, e\.g\. end\("answered", \{ success: 1 \}\) \(end\(\) at \S*emitted-errors\.test\.ts:28:\d+\)$/,
+      /end\(\)'s metrics are 5; give an object of finite numbers, e\.g\. end\("answered", \{ success: 1 \}\) \(end\(\) at \S*emitted-errors\.test\.ts:37:\d+\)$/,
     ],
     [
       "huge",
-      /reward "bigger" of 1e\+308 takes the episode's return \(1e\+308 so far\) past the largest number; rewards must sum to a finite return \(reward\(\) at \S*emitted-errors\.test\.ts:31:\d+\)$/,
+      /reward "bigger" of 1e\+308 takes the episode's return \(1e\+308 so far\) past the largest number; rewards must sum to a finite return \(reward\(\) at \S*emitted-errors\.test\.ts:40:\d+\)$/,
     ],
     // A tool's undefined result is null in the journal: said as null, not as "object".
-    ["null", /observe\(\) needs a string, got null \(observe\(\) at \S*emitted-errors\.test\.ts:33:\d+\)$/],
+    ["null", /observe\(\) needs a string, got null \(observe\(\) at \S*emitted-errors\.test\.ts:42:\d+\)$/],
     // An async function's Promise: named as one (an async end() metrics function was journaled as {} silently).
     [
       "pending",
-      /observe\(\) needs a string, got a Promise \(from an async function\? this must answer at once\) \(observe\(\) at \S*emitted-errors\.test\.ts:34:\d+\)$/,
+      /observe\(\) needs a string, got a Promise \(from an async function\? this must answer at once\) \(observe\(\) at \S*emitted-errors\.test\.ts:43:\d+\)$/,
     ],
     // A reason given as a Promise was journaled as "[object Promise]".
     [
       "because",
-      /end\(\)'s reason is a Promise \(from an async function\? this must answer at once\); give it as a string \(end\(\) at \S*emitted-errors\.test\.ts:39:\d+\)$/,
+      /end\(\)'s reason is a Promise \(from an async function\? this must answer at once\); give it as a string \(end\(\) at \S*emitted-errors\.test\.ts:48:\d+\)$/,
     ],
     [
       "why",
-      /a reward's reason is a Promise \(from an async function\? this must answer at once\); give its reason as a string \(reward\(\) at \S*emitted-errors\.test\.ts:40:\d+\)$/,
+      /reward\("process", 1, reason\): its reason is a Promise \(from an async function\? this must answer at once\); give it as a string \(reward\(\) at \S*emitted-errors\.test\.ts:49:\d+\)$/,
     ],
     [
       "promised",
-      /end\(\)'s metrics are a Promise \(from an async function\? this must answer at once\); give an object of finite numbers.* \(end\(\) at \S*emitted-errors\.test\.ts:37:\d+\)$/,
+      /end\(\)'s metrics are a Promise \(from an async function\? this must answer at once\); give an object of finite numbers.* \(end\(\) at \S*emitted-errors\.test\.ts:46:\d+\)$/,
     ],
   ])("%s: the episode aborts naming the line where it was written", async (word, says) => {
     const { record, events } = await playEpisode(env, { seed: "s", actions: [word] });
@@ -330,5 +339,75 @@ describe('an end() whose reason says "aborted:" or is no string', () => {
       { seed: "s", actions: ["go"] },
     );
     expect([record.reason, record.metrics]).toEqual(["refused", { success: 1 }]);
+  });
+});
+
+describe("a reward() whose reason function gives no string", () => {
+  // Before: reward("process", 1, () => 7) was journaled with the reason "7", an object's as "[object Object]" and a
+  // forgotten return as "undefined", silently, where end()'s reason function ends the episode so (README: "a
+  // function's result is judged in the episode, which it aborts").
+  const rewarding = (reason: () => unknown) =>
+    defineEnv({
+      id: "rewarding",
+      version: "1",
+      description: "rewards with the reason a function gives",
+      machine: setup({ types: { events: {} as AgentActEvent } }).createMachine({
+        entry: observe("go"),
+        initial: "w",
+        states: {
+          w: {
+            on: {
+              "agent.act": {
+                target: "d",
+                actions: [
+                  reward("process", 0.25, "first"),
+                  reward("outcome", 1, reason as never),
+                  end("answered", { success: 1 }),
+                ],
+              },
+            },
+          },
+          d: { type: "final" },
+        },
+      }),
+      tools: {},
+      tokenizer: new WordTokenizer(["go"]),
+      task: () => ({}),
+    });
+
+  it.each([
+    [() => 7, "7"],
+    [() => ({ why: "right" }), "an object"],
+    [() => undefined, "undefined"],
+  ])(
+    "%s: ends the episode as an environment error naming the reward and what its reason was",
+    async (reason, shown) => {
+      const env = rewarding(reason);
+      const { record, events } = await playEpisode(env, { seed: "s", actions: ["go"] });
+      expect(record.reason).toMatch(
+        new RegExp(
+          `^aborted: environment error: rewarding: reward\\("outcome", 1, reason\\): its reason is ${shown.replace(/[()]/g, "\\$&")}; give it as a string \\(reward\\(\\) at \\S*emitted-errors\\.test\\.ts:\\d+:\\d+\\)$`,
+        ),
+      );
+      // What was recorded before it stays: the prompt, the action and the reward given before it, in the return.
+      expect(events.map((e) => e.type)).toEqual(
+        expect.arrayContaining(["episode.started", "env.observed", "agent.acted", "reward.assigned", "episode.ended"]),
+      );
+      expect(events.flatMap((e) => (e.type === "reward.assigned" ? [[e.kind, e.value, e.reason]] : []))).toEqual([
+        ["process", 0.25, "first"],
+      ]);
+      expect(record.return).toBe(0.25);
+      // Replay re-derives that end from the journal.
+      expect(replayEpisode(events, env, { verify: true }).reason).toBe(record.reason);
+    },
+  );
+
+  it("a reason function that gives a string is journaled as it is", async () => {
+    const { record, events } = await playEpisode(
+      rewarding(() => "right"),
+      { seed: "s", actions: ["go"] },
+    );
+    expect([record.reason, record.return]).toEqual(["answered", 1.25]);
+    expect(events.flatMap((e) => (e.type === "reward.assigned" ? [e.reason] : []))).toEqual(["first", "right"]);
   });
 });

@@ -301,6 +301,32 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(byKind("dead-end")[0].path?.[0]).toBe('act "stuck"');
   });
 
+  it("a reward whose reason function gives no string is invalid, as it ends a live episode", () => {
+    const machine = setup({ types: { events: {} as r1.AgentActEvent } }).createMachine({
+      entry: r1.observe("go"),
+      initial: "w",
+      states: {
+        w: {
+          on: { "agent.act": { target: "d", actions: [r1.reward("outcome", 1, () => 7 as never), r1.end("done")] } },
+        },
+        d: { type: "final" },
+      },
+    });
+    const env = r1.defineEnv({
+      id: "reasons",
+      version: "1",
+      description: "a reward reason of a number",
+      machine,
+      tools: {},
+      tokenizer: new r1.WordTokenizer(["go"]),
+      task: () => null,
+    });
+    const invalid = exploreEnv(env, { actions: ["go"] }).problems.filter((p) => p.kind === "invalid");
+    expect(invalid.map((p) => [p.detail, p.path])).toEqual([
+      ['"d": reward("outcome", 1, reason): its reason is 7; give it as a string', ['act "go"']],
+    ]);
+  });
+
   it("a guard that throws is a problem naming the line that threw, as a live run's record names it", () => {
     const report = exploreEnv(createSecretEnv({}, { crashOn: /boom/ }), { task: { secret: "ant" }, actions: ["boom"] });
     const threw = report.problems.filter((p) => p.detail.includes("cannot read this action"));

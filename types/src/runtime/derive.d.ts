@@ -36,6 +36,15 @@ export declare const nestedFinalNote: (snapshot: AnyMachineSnapshot) => string |
  * U+FFFD, which is what its bytes decode to.) Throws what decode throws for an id outside the vocabulary.
  */
 export declare const misspelt: (tokenizer: Tokenizer, tokens: readonly number[], text: string) => string | undefined;
+/**
+ * Why a reward's reason (a reason function's result) is refused, naming the reward, or undefined for a string: the
+ * live runtime and replay end the episode there, and checkCoverage reports it.
+ */
+export declare const rewardReasonProblem: (e: {
+    readonly kind: unknown;
+    readonly value: unknown;
+    readonly reason: unknown;
+}) => string | undefined;
 /** Episode endings imposed from outside the environment (policy failure, turn limit): replay accepts them as inputs. */
 export declare const ABORTED = "aborted: ";
 export declare class EpisodeDerivation {
