@@ -50,6 +50,7 @@ import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import {
   checkMaxActionTokens,
+  digitsAsRead,
   type EnvDefinition,
   envSpecOf,
   isBuiltInEnv,
@@ -1652,7 +1653,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           ...env.options,
           ...Object.fromEntries(options),
           // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
-          ...(opts.worldSeed !== undefined ? { "world-seed": worldSeedAsRead(opts.worldSeed) } : {}),
+          ...(opts.worldSeed !== undefined ? { "world-seed": digitsAsRead(opts.worldSeed) } : {}),
         };
         out(
           summaryJson({
@@ -1731,10 +1732,6 @@ const evaluatedWhat = (env: EnvDefinition, checkpoint: string, version: number, 
   (env.options?.split === undefined ? "" : `, split ${env.options.split}`) +
   (env.options?.worlds === undefined ? "" : `, worlds ${env.options.worlds}`) +
   `, ${episodes} episode${episodes === 1 ? "" : "s"} of seed ${JSON.stringify(seed)}`;
-
-/** `--world-seed` as its digits were read: "00042" is 42 and "007-010" is 7-10; anything else as typed. */
-const worldSeedAsRead = (seed: string): string =>
-  /^\d+(-\d+)?$/.test(seed) ? seed.replace(/\d+/g, (digits) => digits.replace(/^0+(?=\d)/, "")) : seed;
 
 /**
  * `eval --suite`: hopqa's three-column evaluation (actors/hopqa/suite.ts), the one the experiment's table

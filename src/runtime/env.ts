@@ -397,11 +397,37 @@ const rebuildsAs = (root: EnvDefinition, options: Record<string, string>, varian
 };
 
 /**
+ * An option's value as its digits are read: a whole number in decimal digits, or a range a-b of them, without
+ * leading zeros ("007" is "7", "0007-0010" is "7-10"); any other value as it is.
+ */
+export const digitsAsRead = (value: string): string =>
+  /^\d+(-\d+)?$/.test(value) ? value.replace(/\d+/g, (digits) => digits.replace(/^0+(?=\d)/, "")) : value;
+
+/**
+ * The options given, each number written as read (digitsAsRead), when that is the same variant: `world-seed=007` is
+ * recorded as `world-seed=7`, as one world should be recorded once; undefined when no number had leading zeros, or
+ * when the environment reads them otherwise (a code "007"), or says no options in effect to compare.
+ */
+const numbersAsRead = (
+  root: EnvDefinition,
+  options: Record<string, string>,
+  variant: EnvDefinition,
+): Record<string, string> | undefined => {
+  const read = Object.fromEntries(Object.entries(options).map(([key, value]) => [key, digitsAsRead(value)]));
+  return Object.entries(read).some(([key, value]) => value !== options[key]) &&
+    inEffect(variant) !== undefined &&
+    rebuildsAs(root, read, variant)
+    ? read
+    : undefined;
+};
+
+/**
  * The options the journals of `variant` (`env` configured with `given`) record: none when its options in
  * effect are the unconfigured environment's and every key given is one of them (`hopqa?split=train`: its
  * journals stay those of hopqa), else the options given (over those `env` itself records, for a variant of a
- * variant), or failing that the options in effect that differ from the unconfigured environment's: the first
- * of these that configures the unconfigured environment into the same options in effect.
+ * variant; numbers as read, numbersAsRead), or failing that the options in effect that differ from the
+ * unconfigured environment's: the first of these that configures the unconfigured environment into the same
+ * options in effect.
  */
 export const optionsToRecord = (
   env: EnvDefinition,
@@ -419,7 +445,7 @@ export const optionsToRecord = (
   )
     return recordedOptionsOf(env);
   const merged = { ...recordedOptionsOf(env), ...given };
-  if (env === root || rebuildsAs(root, merged, variant)) return merged;
+  if (env === root || rebuildsAs(root, merged, variant)) return numbersAsRead(root, merged, variant) ?? merged;
   if (now !== undefined && before !== undefined) {
     const differing = Object.fromEntries(Object.entries(now).filter(([key, value]) => before[key] !== value));
     if (rebuildsAs(root, differing, variant)) return differing;

@@ -9,8 +9,10 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hopqa, LEGAL_GRAMMARS, SPLITS, WORDINGS } from "../../actors/hopqa/index.ts";
+import weather from "../../actors/weather/env.ts";
 import { main } from "../../src/cli/main.ts";
 import { envById, envResolver } from "../../src/cli/registry.ts";
+import { defineEnv, type EnvDefinition } from "../../src/index.ts";
 import { readJournalFile } from "../../src/journal/jsonl.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { envSpecOf, optionsQuery, recordedOptionsOf } from "../../src/runtime/env.ts";
@@ -193,6 +195,22 @@ describe("journals of an environment as defined", () => {
       legal: "relations",
       worlds: "1-3",
     });
+  });
+
+  it("a number given with leading zeros is recorded as read: hopqa?world-seed=007 records world 7, as world-seed=7 does", async () => {
+    // Before: recorded as typed ("007", "03"), so two spellings of one world were recorded as two.
+    expect(recordedOptionsOf(envById("hopqa?world-seed=007&top-k=03"))).toEqual({ "top-k": "3", "world-seed": "7" });
+    expect(recordedOptionsOf(hopqa.configure({ worlds: "0007-0010" }))).toEqual({ worlds: "7-10" });
+    const padded = join(dir, "world-007");
+    const plain = join(dir, "world-7");
+    expect(await recordExpert("hopqa?world-seed=007", padded), output.stderr).toBe(0);
+    expect(await recordExpert("hopqa?world-seed=7", plain), output.stderr).toBe(0);
+    expect((await startedOf(join(padded, "ep-0-0.jsonl"))).env.options).toEqual({ "world-seed": "7" });
+    expect(readFileSync(join(padded, "ep-0-0.jsonl"), "utf8")).toBe(readFileSync(join(plain, "ep-0-0.jsonl"), "utf8"));
+    // An option whose digits are text to its environment (a code "007", not 7) is recorded as given.
+    const make = (code: string): EnvDefinition =>
+      defineEnv({ ...weather, options: { code }, configure: (o) => make(o.code ?? "x") } as EnvDefinition);
+    expect(recordedOptionsOf(make("x").configure!({ code: "007" }))).toEqual({ code: "007" });
   });
 
   it("record no options: hopqa?split=train (its defaults, given) writes the bytes plain hopqa does", async () => {

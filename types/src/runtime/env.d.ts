@@ -201,11 +201,17 @@ export declare const unconfiguredOf: (env: EnvDefinition) => EnvDefinition;
 /** Options in effect as strings (what `configure` takes), or undefined for an environment that says none. */
 export declare const inEffect: (env: EnvDefinition) => Record<string, string> | undefined;
 /**
+ * An option's value as its digits are read: a whole number in decimal digits, or a range a-b of them, without
+ * leading zeros ("007" is "7", "0007-0010" is "7-10"); any other value as it is.
+ */
+export declare const digitsAsRead: (value: string) => string;
+/**
  * The options the journals of `variant` (`env` configured with `given`) record: none when its options in
  * effect are the unconfigured environment's and every key given is one of them (`hopqa?split=train`: its
  * journals stay those of hopqa), else the options given (over those `env` itself records, for a variant of a
- * variant), or failing that the options in effect that differ from the unconfigured environment's: the first
- * of these that configures the unconfigured environment into the same options in effect.
+ * variant; numbers as read, numbersAsRead), or failing that the options in effect that differ from the
+ * unconfigured environment's: the first of these that configures the unconfigured environment into the same
+ * options in effect.
  */
 export declare const optionsToRecord: (env: EnvDefinition, variant: EnvDefinition, given: Readonly<Record<string, string>>) => Record<string, string> | undefined;
 /**
