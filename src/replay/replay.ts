@@ -25,6 +25,7 @@ import {
   envThrownFrom,
   legacyEnvErrorMessage,
 } from "../runtime/env.ts";
+import { journaledArguments } from "../runtime/tool.ts";
 
 /** This file: replay runs the machine synchronously, so frames from its own on are its callers' (envThrownFrom). */
 const THIS_FILE = fileURLToPath(import.meta.url);
@@ -317,7 +318,7 @@ export const replayEpisode = (
           call,
           actor,
           tool: params.src,
-          args: JSON.parse(JSON.stringify(params.input ?? null)) as Json,
+          args: journaledArguments(params.input),
         });
       } else if (action.type === "xstate.stopChild") {
         const ref = params.actorRef as { id?: string } | string | undefined;

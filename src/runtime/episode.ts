@@ -35,7 +35,7 @@ import {
 import { isHalted, onHalt, trackToolCall } from "./halt.ts";
 import type { PolicyAction, PolicyRequest } from "./policy.ts";
 import type { PolicyActor } from "./policy-actor.ts";
-import { executionOf, isDefinedTool } from "./tool.ts";
+import { argumentsNotJson, executionOf, isDefinedTool, journaledArguments } from "./tool.ts";
 
 /** Options of runEpisode; `Task` is the environment's task type (its record's `task` has it). */
 export interface EpisodeOptions<Task extends Json = Json> {
@@ -227,6 +227,9 @@ const recordingMachineFor = (env: EnvDefinition): AnyStateMachine => {
           const running = episodeOfSystem.get(system);
           if (!running) return tool.call(input, signal);
           const call = running.record(self, name, input, defined);
+          // Arguments JSON would change (a Date, a Map) are refused, not passed on as their JSON: the call fails.
+          const refused = argumentsNotJson(tool, input);
+          if (refused) return Promise.resolve(refused);
           const callSignal = AbortSignal.any([running.ending, signal]);
           const called = tool.call(call.args, callSignal);
           // A halted episode's calls are waited for (halt.ts): a defineTool call's own work, which may
@@ -447,7 +450,7 @@ export const runEpisode: {
       callOfChild.set(child.id, call);
       toolsRunning.add(child);
       if (!defined) undefinedToolCalled = true;
-      const args = JSON.parse(JSON.stringify(input ?? null)) as Json;
+      const args = journaledArguments(input);
       void record({ type: "tool.called", turn: derivation.turn, call, actor: child.id, tool, args });
       return { args, name: `${tool} (call ${call} of ${episode})` };
     };

@@ -195,6 +195,39 @@ export const invalidArgs = (name: string, cause: { readonly message: unknown }, 
     limit,
   );
 
+/**
+ * A call's arguments as its `tool.called` event keeps them: the JSON of the machine's invoke input (null when JSON
+ * can write none of it: a bigint, a cycle). The runtime journals them and calls the tool with them; replay and
+ * checkCoverage take a call's arguments here too.
+ */
+export const journaledArguments = (input: unknown): Json => {
+  try {
+    return JSON.parse(JSON.stringify(input ?? null) ?? "null") as Json;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The result of a call whose arguments (the machine's invoke input) are not plain JSON, or undefined when they are:
+ * JSON would change them (a Date to its text, a Map to {}, NaN to null) or cannot write them (a bigint, a cycle),
+ * so the tool would get other arguments than the machine gave, and the journal would hide it. The call does not
+ * run (the runtime's, checkCoverage's, and a defined tool's own `call`).
+ */
+export const argumentsNotJson = (
+  tool: Pick<Tool, "name" | "maxResultChars">,
+  input: unknown,
+): ToolResult | undefined => {
+  const problem = notPlainJson(input ?? null, "arguments");
+  return problem === undefined
+    ? undefined
+    : failure(
+        "invalid-args",
+        `${tool.name}'s arguments are not plain JSON: ${problem}; a call's arguments are journaled as JSON, so give plain data (e.g. date.toISOString(), Object.fromEntries(map))`,
+        tool.maxResultChars,
+      );
+};
+
 /** The result of a call that ran past its tool's `timeoutMs` (the runtime's and checkCoverage's). */
 export const timedOut = (tool: Pick<Tool, "name" | "timeoutMs" | "maxResultChars">): ToolResult =>
   failure("timeout", `${tool.name} timed out after ${tool.timeoutMs} ms`, tool.maxResultChars);
@@ -384,6 +417,9 @@ export const defineTool = <P extends Schema.Top>(spec: ToolSpec<P>): Tool<P> => 
     maxResultChars,
     jsonSchema: Schema.toJsonSchemaDocument(spec.parameters).schema,
     call: async (args, outer) => {
+      // As an episode refuses them (where the runtime passes the JSON it journals, which always is).
+      const notJson = argumentsNotJson({ name: spec.name, maxResultChars }, args);
+      if (notJson) return notJson;
       const decoded = decode(args);
       if (Result.isFailure(decoded)) return invalidArgs(spec.name, decoded.failure, maxResultChars);
       if (outer?.aborted)

@@ -27,9 +27,11 @@ import { deadEndStates, nestedFinalNote, rewardReasonProblem } from "../runtime/
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import { boundedMachineOf, checkEnvArgument, endlessEventMessage, envThrownFrom } from "../runtime/env.ts";
 import {
+  argumentsNotJson,
   emptyObservableError,
   invalidArgs,
   isSubscribable,
+  journaledArguments,
   type Tool,
   thrownFailure,
   timedOut,
@@ -54,6 +56,8 @@ interface ToolCallInFlight {
   readonly actor: string;
   readonly tool: string;
   readonly args: Json;
+  /** The failure a live call gives when the arguments are not plain JSON: its only result (the tool never runs). */
+  readonly refused?: ToolResult;
 }
 
 /** A state of the machine together with what the runtime knows about it. */
@@ -354,8 +358,13 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
             ended = true;
           }
         } else if (action.type === "xstate.spawnChild" && typeof params.src === "string" && params.src in env.tools) {
-          const args = JSON.parse(JSON.stringify(params.input ?? null)) as Json;
-          inFlight = [...inFlight, { actor: String(params.id), tool: params.src, args }];
+          // As the runtime calls it: with the arguments it journals, or refused when JSON would change them.
+          const args = journaledArguments(params.input);
+          const refused = argumentsNotJson(env.tools[params.src], params.input);
+          inFlight = [
+            ...inFlight,
+            { actor: String(params.id), tool: params.src, args, ...(refused ? { refused } : {}) },
+          ];
         } else if (action.type === "xstate.stopChild") {
           const ref = params.actorRef as { id?: string } | string | undefined;
           const id = typeof ref === "string" ? ref : ref?.id;
@@ -454,8 +463,9 @@ const toCoveragePath = <Task extends Json>(path: readonly PathStep[], seed: stri
         callIndex.delete(event.actorId);
       }
     }
+    // A refused call never reaches its tool (the runtime fails it), so it takes no index of the script's.
     for (const call of step.state.inFlight)
-      if (!callIndex.has(call.actor)) {
+      if (!callIndex.has(call.actor) && call.refused === undefined) {
         callIndex.set(call.actor, results.length);
         results.push(null);
       }
@@ -583,7 +593,7 @@ const explore = <Task extends Json>(
     if (state.status === "done") return [];
     if (state.inFlight.length > 0)
       return state.inFlight.flatMap((call) =>
-        toolResults(call.tool, call.args).map((output) => ({
+        (call.refused ? [call.refused] : toolResults(call.tool, call.args)).map((output) => ({
           type: `xstate.done.actor.${call.actor}` as const,
           output,
           actorId: call.actor,

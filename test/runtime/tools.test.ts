@@ -162,6 +162,31 @@ describe("tool faults are recorded outcomes, never crashes", () => {
     });
     expect(tool.jsonSchema).toMatchObject({ type: "object", required: ["n"] });
   });
+
+  it("arguments that are not plain JSON are refused by tool.call as an episode refuses them, before execute runs", async () => {
+    // An episode refuses a machine's invoke input holding a Date (JSON would give the tool its text); tool.call,
+    // which README says runs a call as an episode does, handed execute the Date itself.
+    const given: unknown[] = [];
+    const tool = defineTool({
+      name: "t",
+      description: "",
+      parameters: Schema.Struct({ when: Schema.Unknown }),
+      execute: ({ when }) => {
+        given.push(when);
+        return 1;
+      },
+    });
+    expect(await tool.call({ when: new Date(0) })).toEqual({
+      ok: false,
+      error: {
+        kind: "invalid-args",
+        message:
+          "t's arguments are not plain JSON: arguments.when is a Date; a call's arguments are journaled as JSON, so give plain data (e.g. date.toISOString(), Object.fromEntries(map))",
+      },
+    });
+    expect(given).toEqual([]);
+    expect(await tool.call({ when: "1970-01-01T00:00:00.000Z" })).toEqual({ ok: true, content: 1 });
+  });
 });
 
 describe("concurrent tool results", () => {

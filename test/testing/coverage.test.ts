@@ -132,6 +132,90 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(own.filter((r) => !r.ok && r.error.kind === "invalid-args")).toEqual([live]);
   });
 
+  it("a call whose arguments are not plain JSON fails as a live call does, in the exploration and the path played live", async () => {
+    // The machine's invoke input holds a Date (a Map, a bigint, a cycle): a live call and checkCoverage both
+    // passed it through JSON, so the tool got the date's text ("1970-01-01T00:00:00.000Z"), a Map got {}, and a
+    // bigint or a cycle threw (live, the episode then aborted as waiting for nothing). Now the call does not run:
+    // the machine gets an invalid-args failure naming where, journaled with the arguments JSON makes of them.
+    let ran = 0;
+    const check = r1.defineTool({
+      name: "check",
+      description: "Checks a word.",
+      parameters: r1.Schema.Struct({ word: r1.Schema.Unknown }),
+      execute: ({ word }) => {
+        ran += 1;
+        return JSON.stringify(word) ?? null;
+      },
+    });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const cases: [unknown, string, unknown][] = [
+      [new Date(0), "arguments.word is a Date", { word: "1970-01-01T00:00:00.000Z" }],
+      [new Map([["a", 1]]), "arguments.word is a Map", { word: {} }],
+      // JSON can write none of these: journaled as null.
+      [1n, "arguments.word is a bigint", null],
+      [cyclic, "arguments.word.self refers back to arguments.word (a circular reference)", null],
+    ];
+    for (const [word, where, journaled] of cases) {
+      const machine = setup({
+        types: { events: {} as r1.AgentActEvent, input: {} as r1.EnvInput<{ n: number }> },
+        actors: r1.toolActors({ check }),
+      }).createMachine({
+        entry: r1.observe("go"),
+        initial: "waiting",
+        states: {
+          waiting: { on: { "agent.act": { target: "checking" } } },
+          checking: {
+            invoke: {
+              src: "check",
+              input: () => ({ word: word as never }),
+              onDone: {
+                target: "done",
+                actions: r1.end(({ event }) => (event.output.ok ? "ok" : `failed: ${event.output.error.message}`)),
+              },
+            },
+          },
+          done: { type: "final" },
+        },
+      });
+      const env = r1.defineEnv({
+        id: "not-json-input",
+        version: "1",
+        description: "Calls its tool with arguments JSON would change.",
+        machine,
+        tools: { check },
+        tokenizer: r1.WordTokenizer.fromCorpus(["go"]),
+        task: () => ({ n: 1 }),
+      });
+      const refused = {
+        ok: false,
+        error: {
+          kind: "invalid-args",
+          message: `check's arguments are not plain JSON: ${where}; a call's arguments are journaled as JSON, so give plain data (e.g. date.toISOString(), Object.fromEntries(map))`,
+        },
+      };
+      const live = await playEpisode(env, { seed: "s", actions: ["go"] });
+      expect(live.record.reason, where).toBe(`failed: ${refused.error.message}`);
+      expect(
+        live.events.flatMap((e) => (e.type === "tool.called" ? [e.args] : [])),
+        where,
+      ).toEqual([journaled]);
+      expect(r1.replayEpisode(live.events, env, { verify: true }).reason, where).toBe(live.record.reason);
+      // The exploration gives the machine that failure only, and its path plays live to the same end.
+      const report = exploreEnv(env, { task: { n: 1 }, actions: ["go"] });
+      expect(report.problems, where).toEqual([]);
+      const ended = report.paths.filter((p) => p.state.ended);
+      expect(
+        ended.map((p) => p.steps.at(-1)),
+        where,
+      ).toEqual([`check ${JSON.stringify(journaled)} fails: invalid-args`]);
+      // The refused call never reaches its tool, so the script injects nothing for it (playEpisode counts calls that do).
+      expect(ended[0].script.toolResults, where).toEqual([]);
+      expect((await playEpisode(env, ended[0].script)).record.reason, where).toBe(live.record.reason);
+    }
+    expect(ran).toBe(0);
+  });
+
   it("the timeout it explores says what a live timeout says", async () => {
     const slow = r1.defineTool({
       name: "check",

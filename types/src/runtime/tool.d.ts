@@ -5,6 +5,7 @@
  * become `{ ok: false, error }`, never an exception. Results and error messages are plain, well-formed JSON, cut to size with a
  * visible marker, so whatever a tool does, the journal can hold and hash it.
  */
+import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import type { Subscribable } from "rxjs";
 import type { ToolResult } from "../kernel/events.ts";
@@ -84,6 +85,19 @@ export declare const toJsonResult: (name: string, content: unknown, limit: numbe
 export declare const invalidArgs: (name: string, cause: {
     readonly message: unknown;
 }, limit: number) => ToolResult;
+/**
+ * A call's arguments as its `tool.called` event keeps them: the JSON of the machine's invoke input (null when JSON
+ * can write none of it: a bigint, a cycle). The runtime journals them and calls the tool with them; replay and
+ * checkCoverage take a call's arguments here too.
+ */
+export declare const journaledArguments: (input: unknown) => Json;
+/**
+ * The result of a call whose arguments (the machine's invoke input) are not plain JSON, or undefined when they are:
+ * JSON would change them (a Date to its text, a Map to {}, NaN to null) or cannot write them (a bigint, a cycle),
+ * so the tool would get other arguments than the machine gave, and the journal would hide it. The call does not
+ * run (the runtime's, checkCoverage's, and a defined tool's own `call`).
+ */
+export declare const argumentsNotJson: (tool: Pick<Tool, "name" | "maxResultChars">, input: unknown) => ToolResult | undefined;
 /** The result of a call that ran past its tool's `timeoutMs` (the runtime's and checkCoverage's). */
 export declare const timedOut: (tool: Pick<Tool, "name" | "timeoutMs" | "maxResultChars">) => ToolResult;
 /** Whether a tool returned an Observable (anything with `subscribe`: no plain JSON value has a function). */

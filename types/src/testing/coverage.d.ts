@@ -21,6 +21,8 @@ interface ToolCallInFlight {
     readonly actor: string;
     readonly tool: string;
     readonly args: Json;
+    /** The failure a live call gives when the arguments are not plain JSON: its only result (the tool never runs). */
+    readonly refused?: ToolResult;
 }
 /** A state of the machine together with what the runtime knows about it. */
 export interface ProtocolSnapshot {
