@@ -305,7 +305,7 @@ export const toolFailureArbitrary = (options?: ArbitraryOptions): fc.Arbitrary<T
   arbitraryOf(ToolFailure, options);
 
 /** What an injected failure says it is, so an environment that shows the message shows something. */
-const INJECTED: Readonly<Record<ToolFailure["kind"], string>> = {
+export const INJECTED: Readonly<Record<ToolFailure["kind"], string>> = {
   error: "tool error (injected by the test kit)",
   timeout: "timed out (injected by the test kit)",
   "invalid-args": "invalid arguments (injected by the test kit)",

@@ -17,6 +17,7 @@ import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { checkEnvArgument } from "../runtime/env.ts";
 import { actionArbitrary, answerArbitrary } from "./actions.ts";
+import { INJECTED } from "./arbitraries.ts";
 import {
   CounterexampleError,
   checkProperty,
@@ -55,6 +56,9 @@ export interface RewardInvariant<Case = unknown, Task extends Json = Json> {
    */
   readonly vacuous?: () => string | undefined;
 }
+
+/** The failure processRewardCap gives a paid call, to see whether its retry is paid again. */
+const INJECTED_FAILURE: ToolResult = { ok: false, error: { kind: "error", message: INJECTED.error } };
 
 /** Floating-point slack when comparing sums of rewards. */
 const EPSILON = 1e-9;
@@ -303,6 +307,28 @@ export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
         });
         const message = overCap(interleaved);
         if (message) return { message, episodes: [interleaved.events] };
+      }
+      // And each paid action whose call succeeded, its call failed instead, then repeated with the real tool: a
+      // reward that does not read the result (`event.output.ok`) pays the failed call, and again the retry that
+      // succeeds; random scripts seldom fail just the paid call and then repeat it.
+      const calls = played.events.filter((e): e is EventOf<"tool.called"> => e.type === "tool.called");
+      const succeeded = new Set(
+        played.events.flatMap((e) => (e.type === "tool.returned" && e.result.ok ? [e.call] : [])),
+      );
+      for (const acted of paid.slice(0, 2)) {
+        const failing = calls.findIndex((c) => c.turn === acted.turn && succeeded.has(c.call));
+        if (failing < 0) continue;
+        const times = Math.min(8, Math.floor(Math.max(0, cap - total) / earnedOn(acted.turn)) + 1);
+        const retried = await playEpisode(env, {
+          ...script,
+          actions: [...script.actions.slice(0, acted.turn + 1), ...Array.from({ length: times }, () => acted.text)],
+          toolResults: [
+            ...Array.from({ length: failing }, (_, i) => script.toolResults?.[i] ?? null),
+            INJECTED_FAILURE,
+          ],
+        });
+        const message = overCap(retried);
+        if (message) return { message, episodes: [retried.events] };
       }
       return undefined;
     },

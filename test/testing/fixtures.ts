@@ -36,7 +36,7 @@ export const TURN_LIMIT = 5;
 
 export const createSecretEnv = (
   rewards: Partial<SecretRewards> = {},
-  options: { crashOn?: RegExp; loops?: boolean; turnLimit?: number } = {},
+  options: { crashOn?: RegExp; loops?: boolean; turnLimit?: number; forgetsFailedChecks?: boolean } = {},
 ) => {
   const turnLimit = options.turnLimit ?? TURN_LIMIT;
   const { process, outcome } = { ...SOUND_REWARDS, ...rewards };
@@ -104,7 +104,13 @@ export const createSecretEnv = (
                 ({ context }) => process({ checked: context.checked, word: context.word, secret: context.task.secret }),
                 "checked a word",
               ),
-              assign({ checked: ({ context }) => [...context.checked, context.word] }),
+              // forgetsFailedChecks: a failed check is not remembered, so its retry is a first check again.
+              assign({
+                checked: ({ context, event }) =>
+                  options.forgetsFailedChecks && !(event.output as r1.ToolResult).ok
+                    ? context.checked
+                    : [...context.checked, context.word],
+              }),
               r1.observe(({ context, event }) => {
                 const result = event.output as r1.ToolResult;
                 if (!result.ok) return `error : ${result.error.kind}`;

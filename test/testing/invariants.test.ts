@@ -133,6 +133,20 @@ describe("reward invariants, against a sound environment and broken variants of 
     }
   });
 
+  it("processRewardCap fails a paid call and retries it, so a reward paid whatever the result is found in few cases", async () => {
+    // Paid for a first check even when it failed, which is not remembered as made: a retry pays again. Random
+    // scripts must fail just the paid check and then repeat it: 10 cases of these seeds passed before (2 of 60).
+    const paysFailures = createSecretEnv({}, { forgetsFailedChecks: true });
+    for (const seed of [29, 38]) {
+      const failure = await failureOf(
+        checkRewards(paysFailures, { ...options, numRuns: 10, seed, invariants: [processRewardCap(0.1)] }),
+      );
+      expect(failure.violation.message).toMatch(/^process rewards sum to 0\.2, above the cap 0\.1: /);
+    }
+    // The sound environment remembers a failed check too: the retry earns nothing, and the check passes.
+    await checkRewards(createSecretEnv(), { ...options, numRuns: 10, invariants: [processRewardCap(0.5)] });
+  });
+
   it("both repeat checks also interleave two paid calls (A B A), which a penalty on immediate repeats lets through", async () => {
     // A "repeated call" rule that remembers only the last call: an immediate repeat earns nothing, the same check
     // after another earns 0.1 again. Repeating each paid call right away found it in 10 cases of none of these seeds

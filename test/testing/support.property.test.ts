@@ -3,8 +3,9 @@
 import * as r1 from "agent-r1-ts";
 import * as kit from "agent-r1-ts/testing";
 import fc from "fast-check";
-import { describe, it } from "vitest";
-import support, { advance, type Order, resolution, type Task, tools } from "./support-env.ts";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../support/index.ts";
+import support, { advance, createSupportEnv, type Order, resolution, type Task, tools } from "./support-env.ts";
 
 const TASKS = Array.from({ length: 12 }, (_, i) => support.task(`p${i}`));
 const generators = {
@@ -34,6 +35,24 @@ describe("the support desk's rewards", () => {
         }),
       ],
     });
+  }, 120_000);
+
+  it("a refund paid though its call failed is found: the retry is paid again", async () => {
+    // processRewardCap fails each paid call and retries it. Before, 300 cases of this seed passed (and 1,000 of
+    // all the tasks): a random script must look a lost order up, refund its exact amount, have just that call
+    // fail and repeat it; now any case with a right refund is enough.
+    const lost = TASKS.filter((t) => t.orders[t.order]!.status === "lost");
+    const check = kit.checkRewards(createSupportEnv({ payFailedRefund: true }), {
+      ...generators,
+      tasks: fc.constantFrom(...lost),
+      numRuns: 300,
+      seed: 3,
+      counterexampleDir: tempDir("agent-r1-cx-"),
+      invariants: [kit.processRewardCap(0.2)],
+    });
+    await expect(check).rejects.toThrow(
+      /process rewards sum to 0\.3, above the cap 0\.2: .*\("refund"\), process reward 0\.1 on turn \d+ \("refund"\)/,
+    );
   }, 120_000);
 });
 

@@ -46,6 +46,8 @@ export declare const toolResultArbitrary: (options?: ArbitraryOptions & {
 }) => fc.Arbitrary<ToolResult>;
 /** Tool failures: errors, timeouts and undecodable arguments, with any message. */
 export declare const toolFailureArbitrary: (options?: ArbitraryOptions) => fc.Arbitrary<ToolFailure>;
+/** What an injected failure says it is, so an environment that shows the message shows something. */
+export declare const INJECTED: Readonly<Record<ToolFailure["kind"], string>>;
 /**
  * Failed tool results only, `{ ok: false, error }`, of every kind, as the kit injects them: each message
  * says what the failure is (for any message, `toolFailureArbitrary`).
