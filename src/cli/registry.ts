@@ -194,6 +194,16 @@ const defaultImportHint = (reason: string): string => {
   return `; note: ${named} has named exports only: import them all, import * as ${as} from "${named}", or by name, import { ... } from "${named}"`;
 };
 
+/**
+ * A package the module imports that Node cannot find from the module's folder (a module kept outside the project
+ * that has its imports installed): Node names the package, not where it looked, which is not the working folder.
+ */
+const missingPackageHint = (file: string, reason: string): string => {
+  const named = /Cannot find package '([^']+)' imported from /.exec(reason)?.[1];
+  if (named === undefined) return "";
+  return `; note: a module's packages are looked for in the node_modules of its own folder and the folders above it, not of the folder the command runs in: keep ${shownPath(file)} inside a project that has ${named} installed (README: "From your own project")`;
+};
+
 const realOrSame = (file: string): string => {
   try {
     return realpathSync(file);
@@ -234,7 +244,7 @@ const loadAnyEnv = async (spec: string): Promise<EnvDefinition> => {
     const reason = moduleLoadFailure(cause);
     const at = thrownAt(cause, file);
     throw new UsageError({
-      detail: `cannot load environment module ${path}: ${reason}${at ? ` (thrown at ${at})` : ""}${commonJsHint(file, reason)}${defaultImportHint(reason)}`,
+      detail: `cannot load environment module ${path}: ${reason}${at ? ` (thrown at ${at})` : ""}${commonJsHint(file, reason)}${defaultImportHint(reason)}${missingPackageHint(file, reason)}`,
     });
   } finally {
     Error.stackTraceLimit = stackLimit;

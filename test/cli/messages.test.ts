@@ -466,6 +466,23 @@ describe("an environment module outside an ESM package", () => {
     expect(loaded.stdout).toContain("recorded 1 episode of weather");
   }, 120_000);
 
+  it("a module outside any project that has its packages says where packages are looked for", () => {
+    // Run from this project, which has xstate: Node looks from the module's folder, and said only "Cannot find
+    // package 'xstate' imported from ...", which read as if xstate were not installed at all.
+    const alone = join(dir, "alone");
+    mkdirSync(alone);
+    writeFileSync(join(alone, "env.mts"), 'import { setup } from "xstate";\nexport default setup;\n');
+    const failed = spawnSync(
+      process.execPath,
+      ["bin/agent-r1.js", "record", "--env", join(alone, "env.mts"), "--policy", "expert", "--out", join(alone, "out")],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    expect(failed.status).toBe(2);
+    expect(failed.stderr).toMatch(
+      /^error: cannot load environment module .*env\.mts: Cannot find package 'xstate' imported from .*env\.mts; note: a module's packages are looked for in the node_modules of its own folder and the folders above it, not of the folder the command runs in: keep .*env\.mts inside a project that has xstate installed \(README: "From your own project"\)$/m,
+    );
+  }, 60_000);
+
   it("a default import of a package that has named exports only says how to import it", () => {
     // `import r1 from "agent-r1-ts"` (the README writes `import * as r1`): Node says only that there is no
     // default export. A project of its own, the package linked into its node_modules as npm i links a clone.
