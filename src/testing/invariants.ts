@@ -574,7 +574,7 @@ export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}
       seen.count(a !== undefined && b !== undefined);
       if (a === undefined || b === undefined || Math.abs(a - b) <= EPSILON) return undefined;
       return {
-        message: `the same final answer ${quote(c.answer)} earned outcome ${formatBeside(a, b)} after one history and ${formatBeside(b, a)} after another (same task, seed ${quote(c.seed)}); if the outcome rightly depends on what the agent did (a transfer made, an order placed), this invariant does not apply: leave it out and state that rule with episodeInvariant`,
+        message: `the same final answer ${quote(c.answer)} earned outcome ${formatBeside(a, b)} after one history and ${formatBeside(b, a)} after another (same task, seed ${quote(c.seed)}); if the outcome rightly depends on what the agent did (a transfer made, an order placed) or on when it answered (in a world that moves on its own, the turns the histories took), this invariant does not apply: leave it out and state that rule with episodeInvariant`,
         episodes: played.map((p) => p.events),
       };
     },

@@ -217,7 +217,7 @@ describe("reward invariants, against a sound environment and broken variants of 
     );
     // An environment graded on what the agent did fails it by design (a ledger's target balances): said, with the way out.
     expect(failure.violation.message).toMatch(
-      /; if the outcome rightly depends on what the agent did \(a transfer made, an order placed\), this invariant does not apply: leave it out and state that rule with episodeInvariant$/,
+      /; if the outcome rightly depends on what the agent did \(a transfer made, an order placed\) or on when it answered \(in a world that moves on its own, the turns the histories took\), this invariant does not apply: leave it out and state that rule with episodeInvariant$/,
     );
     expect(failure.violation.episodes).toHaveLength(2);
     expect(failure.files).toHaveLength(2);
