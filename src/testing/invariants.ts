@@ -57,6 +57,9 @@ export interface RewardInvariant<Case = unknown, Task extends Json = Json> {
   readonly vacuous?: () => string | undefined;
 }
 
+/** How often checkRewards' log says how far a long check got. */
+const PROGRESS_EVERY_MS = 5000;
+
 /** The failure processRewardCap gives a paid call, to see whether its retry is paid again. */
 const INJECTED_FAILURE: ToolResult = { ok: false, error: { kind: "error", message: INJECTED.error } };
 
@@ -752,8 +755,9 @@ export interface RewardCheckOptions<Task extends Json = Json> extends EpisodeScr
   readonly only?: string | readonly string[];
   /**
    * Told as each invariant starts and ends (`checkRewards: "bounds" (1 of 3): checking 50 cases`, then
-   * `...: passed in 1.2 s`, `checked nothing` or `FAILED`), for a long check run from a script; none by default
-   * (a test runner shows its own progress).
+   * `...: passed in 1.2 s`, `checked nothing` or `FAILED`), and every 5 s how far a long one got (`...: 400 of
+   * 1000 cases, 10.2 s`, or `...: shrinking a counterexample (1012 cases played), 30.5 s`), for a long check run
+   * from a script; none by default.
    */
   readonly log?: (line: string) => void;
 }
@@ -839,16 +843,31 @@ export const checkRewards: {
     const which = `checkRewards: ${JSON.stringify(invariant.name)} (${index + 1} of ${checked.length})`;
     const started = performance.now();
     const took = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
-    options.log?.(
-      `${which}: checking ${options.path === undefined ? `${options.numRuns ?? DEFAULT_NUM_RUNS} cases` : `case ${options.path}`}`,
-    );
+    const cases = options.numRuns ?? DEFAULT_NUM_RUNS;
+    options.log?.(`${which}: checking ${options.path === undefined ? `${cases} cases` : `case ${options.path}`}`);
+    // A check of a thousand cases runs for minutes: every PROGRESS_EVERY_MS it says how far it got.
+    let played = 0;
+    let failed = false;
+    let said = started;
+    const run = async (value: unknown) => {
+      const found = await invariant.check(env, value);
+      played++;
+      failed ||= found !== undefined;
+      if (options.log && performance.now() - said >= PROGRESS_EVERY_MS) {
+        said = performance.now();
+        options.log(
+          `${which}: ${failed ? `shrinking a counterexample (${played} cases played)` : `${played} of ${cases} cases`}, ${took()}`,
+        );
+      }
+      return found;
+    };
     try {
       await checkProperty(
         {
           name: invariant.name,
           env,
           arbitrary: invariant.arbitrary(env, options),
-          run: (value) => invariant.check(env, value),
+          run,
           rerun: (seed, path) =>
             `checkRewards(env, { ...sameOptions, only: ${JSON.stringify(invariant.name)}, seed: ${seed}, path: ${JSON.stringify(path)} })`,
         },

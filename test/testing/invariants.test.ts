@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { setup } from "xstate";
 import weather from "../../actors/weather/env.ts";
 import {
@@ -95,6 +95,38 @@ describe("reward invariants, against a sound environment and broken variants of 
     await expect(
       checkRewards(createSecretEnv(), { ...options, invariants: [neverCrashes()], log: "stderr" as never }),
     ).rejects.toThrow('checkRewards: log must be a function of one line of text, got "stderr"');
+  });
+
+  it("log says how far a long check got, every 5 s of it, and when it shrinks a counterexample", async () => {
+    // Each case takes 1 s by a faked clock. Before, a check of 1,000 cases (minutes) said nothing between its start
+    // and its end.
+    vi.useFakeTimers({ toFake: ["performance"] });
+    try {
+      const slow = (check: (e: { script: EpisodeScript }) => string | undefined) =>
+        episodeInvariant("slow", (e) => {
+          vi.advanceTimersByTime(1000);
+          return check(e);
+        });
+      const lines: string[] = [];
+      const log = (line: string) => lines.push(line);
+      await checkRewards(createSecretEnv(), { ...options, numRuns: 12, invariants: [slow(() => undefined)], log });
+      expect(lines).toEqual([
+        'checkRewards: "slow" (1 of 1): checking 12 cases',
+        'checkRewards: "slow" (1 of 1): 5 of 12 cases, 5.0 s',
+        'checkRewards: "slow" (1 of 1): 10 of 12 cases, 10.0 s',
+        'checkRewards: "slow" (1 of 1): passed in 12.0 s',
+      ]);
+      lines.length = 0;
+      const long = slow((e) => (e.script.actions.length > 1 ? "too long" : undefined));
+      await expect(checkRewards(createSecretEnv(), { ...failing, seed: 1, invariants: [long], log })).rejects.toThrow(
+        /too long/,
+      );
+      expect(lines.some((line) => /: shrinking a counterexample \(\d+ cases played\), \d+\.0 s$/.test(line))).toBe(
+        true,
+      );
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("returnBounds reports the return and its terms", async () => {
