@@ -47,7 +47,8 @@ export interface EpisodeScript<Task extends Json = Json> {
   /**
    * The agent's actions, in order. When they run out first, the episode is cut short (aborted). A
    * `{ legal: i }` is resolved when played: the i-th (modulo their number) of the actions the environment's
-   * `legalActions` lists in the state reached, or an empty action where it lists none.
+   * `legalActions` lists in the state reached, or an empty action where it lists none. The same `{ legal }`
+   * object held twice (a repeat the kit draws) plays, the second time, the text it played the first.
    */
   readonly actions: readonly ScriptAction[];
   /** Results to inject, by tool call in call order; null (or past the end) calls the real tool. */
@@ -274,6 +275,9 @@ export const playEpisode: {
         `playEpisode: script.toolResults[${index}] is not a tool result (${problem}): give ${TOOL_RESULT_SHAPE}, or null for the real tool's result`,
       );
   }
+  // A repeat the kit draws holds the very `{ legal }` object it repeats: it plays the text that pick played, not the
+  // pick's index again in a state whose legal actions changed (another text, 14 of lookup's 48 such repeats).
+  const picked = new Map<object, string>();
   const policy: Policy = {
     id: SCRIPT_POLICY,
     version: 0,
@@ -282,7 +286,10 @@ export const playEpisode: {
       requests.map((request) => {
         const action = script.actions[request.turn];
         if (action === undefined) throw new Error(EXHAUSTED);
-        return actionOf(env, resolveAction(env, action, request));
+        if (typeof action === "string") return actionOf(env, action);
+        const text = picked.get(action) ?? resolveAction(env, action, request);
+        picked.set(action, text);
+        return actionOf(env, text);
       }),
   };
   const record = await runEpisode({

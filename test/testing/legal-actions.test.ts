@@ -196,6 +196,38 @@ describe("the kit draws actions from the environment's legal actions", () => {
     ]);
   });
 
+  it("a drawn repeat of a legal pick repeats the text it played, where the legal actions changed since", async () => {
+    // Legal actions without the calls already made (as hopqa's searches): the pick's index, played again, named
+    // another action, so the kit's "exact repeats" (where rewards get farmed) were none for such picks.
+    const sound = createWarehouse(false);
+    const fresh = r1.defineEnv({
+      ...sound,
+      legalActions: (view) =>
+        sound.legalActions!(view)!.filter((text) => !view.history.some((t) => t.role === "action" && t.text === text)),
+    });
+    const task = fresh.task("s1");
+    const pick = { legal: 0 };
+    const { events } = await playEpisode(fresh, { seed: "s1", actions: [pick, pick, { legal: 0 }] });
+    expect(events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []))).toEqual([
+      `<lookup>${task.bin}</lookup>`,
+      `<lookup>${task.bin}</lookup>`,
+      `<count>{"item":"${task.item}","bin":"${task.bin}"}</count>`,
+    ]);
+    let repeats = 0;
+    for (const script of fc.sample(episodeScriptArbitrary(fresh), { numRuns: 60, seed: 3 })) {
+      const acted = (await playEpisode(fresh, script)).events.flatMap((e) =>
+        e.type === "agent.acted" ? [e.text] : [],
+      );
+      script.actions.forEach((action, i) => {
+        const first = script.actions.indexOf(action);
+        if (typeof action === "string" || first === i || i >= acted.length) return;
+        repeats++;
+        expect(acted[i]).toBe(acted[first]);
+      });
+    }
+    expect(repeats).toBeGreaterThan(0);
+  });
+
   it("reports a legalActions that throws, or returns no list of texts, as the environment's crash, naming it", async () => {
     // Before, the kit called legalActions itself: its throw was the script's failure, which neverCrashes passes
     // (constrained training then aborted every episode), and a forgotten return played an empty action.

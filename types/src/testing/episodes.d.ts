@@ -28,7 +28,8 @@ export interface EpisodeScript<Task extends Json = Json> {
     /**
      * The agent's actions, in order. When they run out first, the episode is cut short (aborted). A
      * `{ legal: i }` is resolved when played: the i-th (modulo their number) of the actions the environment's
-     * `legalActions` lists in the state reached, or an empty action where it lists none.
+     * `legalActions` lists in the state reached, or an empty action where it lists none. The same `{ legal }`
+     * object held twice (a repeat the kit draws) plays, the second time, the text it played the first.
      */
     readonly actions: readonly ScriptAction[];
     /** Results to inject, by tool call in call order; null (or past the end) calls the real tool. */
