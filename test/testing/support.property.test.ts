@@ -3,6 +3,7 @@
 import * as r1 from "agent-r1-ts";
 import * as kit from "agent-r1-ts/testing";
 import fc from "fast-check";
+import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
 import support, { advance, createSupportEnv, type Order, resolution, type Task, tools } from "./support-env.ts";
@@ -109,6 +110,35 @@ const model: kit.EnvModel<State, Task> = {
     return { state: next, reward: -0.1 };
   },
 };
+
+describe("the support desk's seeded service", () => {
+  it("records the same episodes for one seed, busy and timed-out calls included, at any concurrency", async () => {
+    // lookupOrder draws ServiceBusy and timeouts from the call's attempt; a drawn timeout settles only as its signal
+    // aborts, so the runtime's limit ends it every time. README, "A tool that is random on purpose".
+    const recorded = async (concurrency: number) => {
+      const journal = new r1.MemoryJournal();
+      const run = r1.rollout({
+        env: support,
+        policy: new r1.PolicyActor(support.policies!.expert()),
+        journal,
+        seed: "d",
+        episodes: 24,
+        concurrency,
+      });
+      const episodes = await lastValueFrom(run.episodes.pipe(toArray()));
+      const events = await Promise.all(episodes.map(({ episode }) => journal.read(episode)));
+      for (const journaled of events) r1.replayEpisode(journaled, support); // throws on divergence
+      const failures = events
+        .flat()
+        .flatMap((e) => (e.type === "tool.returned" && !e.result.ok ? [e.result.error] : []));
+      return { digests: events.map((e) => e.at(-1)!.digest).sort(), failures };
+    };
+    const [alone, together] = [await recorded(1), await recorded(8)];
+    expect(together.digests).toEqual(alone.digests);
+    expect(alone.failures.some((f) => f.kind === "timeout")).toBe(true);
+    expect(alone.failures.some((f) => f.tag === "ServiceBusy")).toBe(true);
+  }, 60_000);
+});
 
 describe("the support desk behaves like its model", () => {
   it("on random action sequences, with failing tools", async () => {
