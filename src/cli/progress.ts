@@ -75,10 +75,18 @@ const terminalBar = (label: string, total: number, stream: NodeJS.WriteStream, a
     write: (chunk: unknown, ...rest: unknown[]) =>
       held || chunk === "\x1b7" || chunk === "\x1b8" ? true : raw(chunk, ...rest),
   } as unknown as NodeJS.WriteStream;
+  const line = `${label} [{bar}] {value}/{total} {percentage}% | {rate} | ETA {time_left} {info}`;
+  // The bar takes the room the rest of the line leaves (at most cli-progress's 40 characters, at least 10): a
+  // fixed 40 pushed the rate, the ETA and the info past the end of an 80-column terminal, which cuts them off.
+  const format: cliProgress.GenericFormatter = (options, params, values) => {
+    const rest = cliProgress.Format.Formatter({ ...options, format: line, barsize: 0 }, params, values).length;
+    const barsize = Math.max(10, Math.min(40, params.maxWidth - 1 - rest));
+    return cliProgress.Format.Formatter({ ...options, format: line, barsize }, params, values);
+  };
   const bar = new cliProgress.SingleBar(
     {
       stream: barStream,
-      format: `${label} [{bar}] {value}/{total} {percentage}% | {rate} | ETA {time_left} {info}`,
+      format,
       hideCursor: true,
       // Drawn again on every frame, not only when it changed: other text may have cleared its line.
       forceRedraw: true,

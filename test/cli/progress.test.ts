@@ -174,6 +174,29 @@ describe("progress on a terminal", () => {
     expect(screen[1]).toBe("");
   });
 
+  it("on an 80-column terminal the bar shrinks so that the count, rate, ETA and info stay on the line", () => {
+    vi.stubEnv("TERM", "xterm-256color");
+    vi.useFakeTimers({ now: 1_000_000 });
+    const { stream, screen } = terminal(80);
+    const bar = progress("eval before training", 100, stream);
+    vi.advanceTimersByTime(4000);
+    bar.tick(40, { return: "-0.600" });
+    vi.advanceTimersByTime(200);
+    // A 40-character bar cut this line at "| 10.": no rate, no ETA, no return.
+    expect(screen).toEqual([
+      expect.stringMatching(/^eval before training \[.+\] 40\/100 40% \| 10\.0\/s \| ETA 6s return -0\.600$/),
+    ]);
+    expect(screen[0].length).toBeLessThan(80);
+    bar.stop();
+    // On a wide terminal the bar keeps its full 40 characters.
+    const wide = terminal(200);
+    const full = progress("eval", 2, wide.stream);
+    full.tick();
+    vi.advanceTimersByTime(200);
+    expect(wide.screen[0]).toMatch(/^eval \[.{40}\] 1\/2 /);
+    full.stop();
+  });
+
   it("with TERM=dumb (an editor's shell) prints plain lines, no escape codes, as off a terminal", () => {
     vi.stubEnv("TERM", "dumb");
     vi.useFakeTimers({ now: 1_000_000 });
