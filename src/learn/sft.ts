@@ -21,6 +21,7 @@ import { enclosingRun, findJournals, isRunFolder, shownPath } from "../observe/j
 import { initBackend } from "../policy/backend.ts";
 import {
   type CheckpointContents,
+  CheckpointError,
   checkpointTarget,
   loadCheckpoint,
   type OptimizerState,
@@ -707,7 +708,13 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
   let optimizerState: OptimizerState | undefined;
   if (saved) {
     await removeUnfinishedSaves(progressDir);
-    const point = await loadCheckpoint(join(progressDir, saved.dir));
+    const point = await loadCheckpoint(join(progressDir, saved.dir)).catch((error: unknown) => {
+      // Its only saved point (each save replaces the one before): the damage alone named no way on.
+      if (!(error instanceof CheckpointError)) throw error;
+      throw new UsageError({
+        detail: `${words.resume}: the saved point of the sft stopped in ${out} is damaged (${error.message}), so it cannot be resumed; ${words.over}`,
+      });
+    });
     model = point.model;
     optimizerState = point.optimizer;
   } else

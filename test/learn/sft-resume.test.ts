@@ -4,7 +4,7 @@
  * unbroken run writes, byte for byte. Before, an interrupted sft kept nothing (the clone was written once, at
  * its end): a warm start of hopqa's lost 12-30 minutes to a Ctrl-C.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -123,6 +123,23 @@ describe("sft --resume", () => {
     expect(readdirSync(join(kept, "sft-progress")).sort()).toEqual(["progress.json", "s000004"]);
     await sft({ ...base, out: kept, checkpointEvery: 2, resume: true });
     same(kept, unbroken);
+  }, 60_000);
+
+  it("a damaged saved point is refused, naming the file and the way on (starting over), not only the damage", async () => {
+    const out = join(dir, "damaged");
+    await sft({ ...base, out, ...stopper({ epochs: 1 }) });
+    const point = readdirSync(join(out, "sft-progress")).find((f) => f !== "progress.json")!;
+    const weights = join(out, "sft-progress", point, "weights.bin");
+    truncateSync(weights, 10);
+    const attempt = sft({ ...base, out, resume: true });
+    await expect(attempt).rejects.toThrow(UsageError);
+    await expect(attempt).rejects.toThrow(
+      `resume: the saved point of the sft stopped in ${out} is damaged (checkpoint ${weights}: truncated: 10 bytes, the manifest says `,
+    );
+    await expect(attempt).rejects.toThrow(/so it cannot be resumed; an sft without resume: true starts it over$/);
+    // As it says: started over, it clones as an unbroken run does.
+    await sft({ ...base, out });
+    same(out, unbroken);
   }, 60_000);
 
   it("refuses a changed argument, naming it and both values; a changed --data too (from code, by its option: sft() has no flags)", async () => {
