@@ -13,6 +13,7 @@ import { splitSeed } from "../kernel/prng.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { actionBudgetNote, contextNote } from "../learn/config.ts";
 import { enclosingRun } from "../observe/journals.ts";
+import { unfinishedSft } from "../policy/checkpoint.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { MAX_ACTION_CHARS } from "../runtime/action-format.ts";
 import { ABORTED } from "../runtime/derive.ts";
@@ -478,6 +479,9 @@ export const refuseRecordOut = (out: string) => {
     throw new UsageError({
       detail: `--out ${out} is ${runFolder === resolve(out) ? "a train run folder" : `inside the train run folder ${runFolder}`} (its episodes are the policy's, and replay, sft and inspect read them as the run's): record into a folder of its own`,
     });
+  // A clone its sft is still making (stopped, to be resumed): journals there left that sft unable to finish.
+  const stoppedSft = unfinishedSft(out, "record into a folder of its own");
+  if (stoppedSft) throw new UsageError({ detail: `--out ${stoppedSft}` });
   if (existsSync(join(out, "manifest.json")))
     throw new UsageError({ detail: `--out ${out} is a checkpoint folder: record into a folder of its own` });
 };

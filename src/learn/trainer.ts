@@ -807,6 +807,9 @@ export const refuseRunFolder = (out: string, resume = "--resume (from code: trai
     throw new UsageError({
       detail: `${out} is in the episodes/ folder of the train run ${dirname(parent)}: that run's --resume removes the journal folders it redoes, with anything in them; train into a folder of its own`,
     });
+  // A clone its sft is still making (stopped, to be resumed): a run there left that sft unable to finish.
+  const stoppedSft = unfinishedSft(out, "train into a folder of its own");
+  if (stoppedSft) throw new UsageError({ detail: stoppedSft });
   if (existsSync(join(out, "manifest.json")) || existsSync(join(out, "weights.bin")))
     throw new UsageError({
       detail: `${out} holds a checkpoint (manifest.json, weights.bin): a run's config.json there would replace the checkpoint's and it would no longer load; train into a folder of its own (--init ${out} starts from this checkpoint)`,

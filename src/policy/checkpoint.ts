@@ -182,9 +182,9 @@ const KNOWN_FILES = new Set<string>([...Object.values(FILES), SFT_FILE, AVERAGE_
  * Why `folder` is no checkpoint when an sft writing it stopped before its end (it holds SFT_PROGRESS), with
  * where it stopped and the command that resumes it; undefined otherwise. Loading such a folder is refused
  * with this: its weights (when it still holds a clone an sft --replace began to write over) are not the clone
- * its sft is making.
+ * its sft is making. `otherwise`: what else to do, for a command that would write there (a folder of its own).
  */
-export const unfinishedSft = (folder: string): string | undefined => {
+export const unfinishedSft = (folder: string, otherwise = "give another checkpoint"): string | undefined => {
   const progress = path.join(folder, SFT_PROGRESS);
   if (!existsSync(progress)) return undefined;
   let saved: { epoch?: unknown; epochs?: unknown; command?: unknown } = {};
@@ -205,7 +205,7 @@ export const unfinishedSft = (folder: string): string | undefined => {
   const before = existsSync(path.join(folder, FILES.manifest))
     ? ` (the clone it held before that sft --replace is still there: remove ${path.join(folder, SFT_PROGRESS)} to use it)`
     : "";
-  return `${folder} is an unfinished sft clone${where}, not a checkpoint: its sft was stopped before its end and left its progress in ${path.join(folder, SFT_PROGRESS)}; finish it with ${resume}, or give another checkpoint${before}`;
+  return `${folder} is an unfinished sft clone${where}, not a checkpoint: its sft was stopped before its end and left its progress in ${path.join(folder, SFT_PROGRESS)}; finish it with ${resume}, or ${otherwise}${before}`;
 };
 
 /** Whether `folder` holds a finished clone (a checkpoint, and no sft stopped there since: see unfinishedSft). */

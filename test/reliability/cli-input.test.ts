@@ -573,6 +573,38 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     expect(checkpoint.lines).toEqual([`error: --out ${WARM} is a checkpoint folder: record into a folder of its own`]);
   });
 
+  it("record and train refuse an --out where an sft was stopped (its clone in the making), naming the command that finishes it", async () => {
+    const stopped = join(dir, "stopped-sft");
+    mkdirSync(join(stopped, "sft-progress"), { recursive: true });
+    const resume = `npx agent-r1 sft --data demos --out ${stopped} --resume`;
+    writeFileSync(
+      join(stopped, "sft-progress", "progress.json"),
+      JSON.stringify({ epoch: 1, arguments: { epochs: 3 }, command: resume }),
+    );
+    // Before, both wrote there (journals, or a run's config.json, metrics and checkpoints/), and the sft could not
+    // be finished any more: its --resume refuses a folder that holds anything but a clone.
+    const unfinished = `${stopped} is an unfinished sft clone (1 of 3 epochs done), not a checkpoint: its sft was stopped before its end and left its progress in ${join(stopped, "sft-progress")}; finish it with \`${resume}\``;
+    stderr = "";
+    const recorded = await run([
+      "record",
+      "--env",
+      "lookup",
+      "--policy",
+      "expert",
+      "--episodes",
+      "1",
+      "--out",
+      stopped,
+    ]);
+    expect(recorded.code, stderr).toBe(2);
+    expect(recorded.lines).toEqual([`error: --out ${unfinished}, or record into a folder of its own`]);
+    stderr = "";
+    const trained = await run(["train", "--env", "lookup", "--no-warm-start", "--steps", "1", "--out", stopped]);
+    expect(trained.code, stderr).toBe(2);
+    expect(trained.lines).toEqual([`error: ${unfinished}, or train into a folder of its own`]);
+    expect(readdirSync(stopped)).toEqual(["sft-progress"]);
+  });
+
   it("replay --verify of a run whose environment module path is relative to another folder says so", async () => {
     const runFolder = join(dir, "moved-run");
     mkdirSync(join(runFolder, "episodes"), { recursive: true });

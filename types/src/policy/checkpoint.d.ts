@@ -63,9 +63,9 @@ export declare const SFT_PROGRESS_FILE = "progress.json";
  * Why `folder` is no checkpoint when an sft writing it stopped before its end (it holds SFT_PROGRESS), with
  * where it stopped and the command that resumes it; undefined otherwise. Loading such a folder is refused
  * with this: its weights (when it still holds a clone an sft --replace began to write over) are not the clone
- * its sft is making.
+ * its sft is making. `otherwise`: what else to do, for a command that would write there (a folder of its own).
  */
-export declare const unfinishedSft: (folder: string) => string | undefined;
+export declare const unfinishedSft: (folder: string, otherwise?: string) => string | undefined;
 /** Whether `folder` holds a finished clone (a checkpoint, and no sft stopped there since: see unfinishedSft). */
 export declare const finishedClone: (folder: string) => boolean;
 /**
