@@ -336,6 +336,11 @@ const refuseCheckpointOut = (command: "sft" | "average", out: string, replace: b
     throw new UsageError({
       detail: `--out ${out} is in a train run's checkpoints/ folder, which only train writes (${command} there would break the run's --resume, with or without --replace): write to a folder of its own`,
     });
+  // sft's own refusal of a folder where an sft stopped is its own (it offers --resume): average's names that sft,
+  // not a checkpoint, which the folder does not hold.
+  const stopped =
+    command === "average" && !replace && unfinishedSft(out, "give another --out, or --replace to write over it");
+  if (stopped) throw new UsageError({ detail: `--out ${stopped}` });
   if (!replace && checkpointTarget(out) === "checkpoint")
     throw new UsageError({
       detail: `--out ${out} already holds a checkpoint; ${command} would replace it: give another --out, or --replace to write over it`,

@@ -2,7 +2,7 @@
  * `agent-r1 average`: the mean of checkpoints' weights (a run's last few with --last, or any list), and
  * clear refusals for checkpoints that cannot average, written nowhere.
  */
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -129,6 +129,17 @@ describe("agent-r1 average", () => {
     expect(await main(["average", ckpt(2), ckpt(3), "--out", out, "--replace"])).toBe(0);
     expect(output.stderr).toContain(`average: ${out} holds a checkpoint; the average replaces it`);
     expect(readFileSync(join(out, "weights.bin"))).not.toEqual(before);
+    // A folder where an sft stopped holds no checkpoint: the refusal names that sft and the command that finishes it.
+    const stopped = join(dir, "stopped-sft");
+    mkdirSync(join(stopped, "sft-progress"), { recursive: true });
+    const resume = `npx agent-r1 sft --data demos --out ${stopped} --resume`;
+    writeFileSync(join(stopped, "sft-progress", "progress.json"), JSON.stringify({ command: resume }));
+    output.clear();
+    expect(await main(["average", ckpt(2), ckpt(3), "--out", stopped])).toBe(2);
+    expect(output.stderr).toContain(
+      `error: --out ${stopped} is an unfinished sft clone, not a checkpoint: its sft was stopped before its end and left its progress in ${join(stopped, "sft-progress")}; finish it with \`${resume}\`, or give another --out, or --replace to write over it\n`,
+    );
+    expect(readdirSync(stopped)).toEqual(["sft-progress"]);
     // A run's own checkpoints are train's, --replace or not.
     output.clear();
     expect(await main(["average", ckpt(2), ckpt(3), "--out", join(run, "checkpoints", "v00009"), "--replace"])).toBe(2);
