@@ -1338,9 +1338,28 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         }
         const { constrained } = decoding;
         if (decoding.say) process.stderr.write(`${decoding.say}\n`);
-        // A resumed sft's bar starts at the epochs its saved point had done.
-        const done = opts.resume ? (sftProgressIn(opts.out)?.epoch ?? 0) : 0;
-        const bar = progress("sft", opts.epochs, process.stderr, Math.min(done, opts.epochs), true);
+        // A resumed sft's bars start where its saved point was: the curriculum's steps, the epochs.
+        const saved = opts.resume ? sftProgressIn(opts.out) : undefined;
+        const done = saved?.epoch ?? 0;
+        // The curriculum's steps have a bar of their own, before the epochs': its stages take minutes (hopqa's
+        // 1:300,2:200), and the epochs' bar stood at 0 all that time, saying nothing.
+        const stages: readonly { readonly steps: number }[] = opts.curriculum ?? [];
+        const curriculumSteps = stages.reduce((n, stage) => n + stage.steps, 0);
+        const curriculumDone = saved
+          ? stages.slice(0, saved.stage).reduce((n, stage) => n + stage.steps, 0) + saved.stageStep
+          : 0;
+        let curriculumBar =
+          curriculumDone < curriculumSteps
+            ? progress("sft curriculum steps", curriculumSteps, process.stderr, curriculumDone)
+            : undefined;
+        let epochBar: ReturnType<typeof progress> | undefined;
+        const epochs = () => {
+          curriculumBar?.stop();
+          curriculumBar = undefined;
+          epochBar ??= progress("sft", opts.epochs, process.stderr, Math.min(done, opts.epochs), true);
+          return epochBar;
+        };
+        if (!curriculumBar) epochs();
         const result = await sft({
           env,
           data: opts.data,
@@ -1368,9 +1387,15 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             return interrupt.shouldStop();
           },
           command: resumeWith,
-          onEpoch: (_, loss) => bar.tick(1, { loss: loss.toFixed(3) }),
+          onCurriculumStep: (stage, _, loss) =>
+            curriculumBar?.tick(1, { stage: `${stage + 1}/${stages.length}`, loss: loss.toFixed(3) }),
+          onStage: (stage) => {
+            if (stage === stages.length - 1) epochs();
+          },
+          onEpoch: (_, loss) => epochs().tick(1, { loss: loss.toFixed(3) }),
         });
-        bar.stop();
+        curriculumBar?.stop();
+        epochBar?.stop();
         // Stopped: sft said where, that its progress is saved and the command that resumes it.
         if (result.stopped) stoppedBy = interrupt.stoppedBy() ?? "SIGINT";
         else {

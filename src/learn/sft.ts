@@ -112,6 +112,12 @@ export interface SftOptions {
   readonly command?: string;
   /** Only episodes that ended with metrics.success = 1 (default true when the environment reports success). */
   readonly successfulOnly?: boolean;
+  /**
+   * After each curriculum step: its stage's index, the steps of that stage taken so far and the step's loss
+   * (NaN when it was skipped). A stage takes hundreds of steps (hopqa's 1:300,2:200: minutes), so `sft` shows
+   * its progress from here.
+   */
+  readonly onCurriculumStep?: (stage: number, step: number, loss: number) => void;
   /** After each curriculum stage (its index and last batch loss). */
   readonly onStage?: (stage: number, loss: number) => void;
   /** After each epoch; `save(dir)` writes a checkpoint of the model as it is now (e.g. to compare epochs). */
@@ -337,6 +343,7 @@ const SFT_OPTIONS = allKeys<SftOptions>()([
   "shouldStop",
   "signal",
   "command",
+  "onCurriculumStep",
   "onStage",
   "onEpoch",
   "log",
@@ -872,6 +879,7 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
         tokens += result.tokens;
       }
       at.stageStep++;
+      options.onCurriculumStep?.(at.stage, at.stageStep, result.skipped ? Number.NaN : result.loss);
     }
     if (at.stageStep >= stage.steps) {
       options.onStage?.(at.stage, at.stageLoss);

@@ -232,6 +232,19 @@ describe("sft --resume", () => {
     expect(existsSync(empty)).toBe(false);
   }, 90_000);
 
+  it("the CLI shows the curriculum's steps as they go, then the epochs (the epochs' bar stood at 0 through the curriculum)", async () => {
+    const out = join(dir, "curriculum-progress");
+    const args = ["sft", "--env", "lookup", "--data", data, "--epochs", "1", "--batch-size", "2"];
+    const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--backend", "wasm", "--out", out];
+    output.clear();
+    expect(await main([...args, ...shape, "--curriculum", "1:3,2:2"]), output.stderr).toBe(0);
+    // Off a terminal: the first step's line, then at most one every 2 s, and always the last.
+    const lines = output.stderr.split("\n").filter((line) => line.startsWith("sft"));
+    expect(lines[0]).toMatch(/^sft curriculum steps: 1\/5 \(.*\) stage 1\/2 loss \d+\.\d{3}$/);
+    expect(lines.at(-2)).toMatch(/^sft curriculum steps: 5\/5 \(.*, ETA 0s\) stage 2\/2 loss \d+\.\d{3}$/);
+    expect(lines.at(-1)).toMatch(/^sft: 1\/1 \(.*\) loss \d+\.\d{3}$/);
+  }, 60_000);
+
   it("Ctrl-C (SIGINT) finishes the step, saves a point, says the command that resumes it and exits 130", async () => {
     const out = join(dir, "signal");
     const args = ["sft", "--env", "lookup", "--data", data, "--epochs", "20", "--batch-size", "2"];
