@@ -592,6 +592,9 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   // A running summary (of the kept episodes too, when resumed): the episodes are in the journal, not in memory.
   let returns = resumed?.returns ?? 0;
   let done = resumed?.kept.size ?? 0;
+  /** What the bar shows: the episodes that ended, and their returns (not those a stop ended). */
+  let shown = done;
+  let shownReturns = returns;
   let events = resumed?.events ?? 0;
   let aborted = resumed?.aborted ?? 0;
   let firstAbort: ({ index: number } & NonNullable<RecordSummary["firstAbort"]>) | undefined = resumed?.firstAbort;
@@ -651,7 +654,12 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
               };
           }
           success.add(r);
-          bar?.tick(1, { "mean return": (returns / done).toFixed(3) });
+          // An episode a stop ended (`record({ signal })`: train's warm start) is recorded again by the resume: not
+          // counted as done, nor in the mean return (its partial return pulled it down), as the summary says.
+          if (r.reason.startsWith(STOPPED)) return;
+          shown += 1;
+          shownReturns += r.return;
+          bar?.tick(1, { "mean return": (shownReturns / shown).toFixed(3) });
         }),
       ),
       { defaultValue: undefined },
