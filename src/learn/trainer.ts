@@ -15,6 +15,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { appendFile, open, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import type * as tf from "@tensorflow/tfjs-core";
 import type { Json } from "effect/Schema";
 import { recordedEnvOf } from "../journal/jsonl.ts";
@@ -1473,7 +1474,22 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   if (readLatest(out)?.version !== finalVersion) await checkpoint(finalVersion);
   policy.version = finalVersion;
   greedy.version = finalVersion;
-  const after = !stopped && config.evalEpisodes > 0 ? await evaluateAs("after") : undefined;
+  // A resume that had nothing left to train (a finished run resumed again) evaluated the same policy on the same
+  // episodes again, minutes on hopqa, after saying "nothing to train": the evaluation eval.json holds is kept.
+  const evaluated =
+    step === startStep && existsSync(join(out, "eval.json"))
+      ? (JSON.parse(readFileSync(join(out, "eval.json"), "utf8")) as {
+          after?: EvalSummary;
+          version?: number;
+          evaluatedWith?: unknown;
+        })
+      : undefined;
+  const kept =
+    evaluated?.version === finalVersion &&
+    isDeepStrictEqual(evaluated.evaluatedWith, JSON.parse(JSON.stringify(evaluatedWith)))
+      ? evaluated.after
+      : undefined;
+  const after = !stopped && config.evalEpisodes > 0 ? (kept ?? (await evaluateAs("after"))) : undefined;
   // A resumed run evaluated its starting policy in an earlier sitting: that is its "before".
   const earlier =
     before ??
@@ -1481,7 +1497,9 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
       ? (JSON.parse(readFileSync(join(out, "eval.json"), "utf8")) as { before?: EvalSummary }).before
       : undefined);
   if (after) {
-    log(`after training: ${describeEval(after)}`);
+    log(
+      `after training${kept ? ` (evaluated before, kept in ${join(out, "eval.json")})` : ""}: ${describeEval(after)}`,
+    );
     await writeJsonAtomically(join(out, "eval.json"), { before: earlier, after, version: finalVersion, evaluatedWith });
   } else if (before) await writeJsonAtomically(join(out, "eval.json"), { before, evaluatedWith });
   reference?.dispose();

@@ -1,0 +1,60 @@
+/**
+ * A run resumed with nothing left to train (finished, and resumed again: `train --out RUN --resume` says
+ * "nothing to train") evaluated its policy again after training, on the same episodes, for the same numbers:
+ * minutes on hopqa, spent after saying there was nothing to do. The evaluation eval.json holds is kept; a
+ * resume that trains evaluates its new policy.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { lookup } from "../../actors/lookup/index.ts";
+import { trainConfigFor } from "../../src/learn/config.ts";
+import { train } from "../../src/learn/trainer.ts";
+import { tempDir } from "../support/index.ts";
+
+describe("train resumed with nothing left to train", () => {
+  it("keeps the evaluation after training that eval.json holds, and says so; a resume that trains evaluates again", async () => {
+    const out = join(tempDir("agent-r1-resume-finished-"), "run");
+    const config = (steps: number) =>
+      trainConfigFor(lookup, {
+        backend: "wasm",
+        steps,
+        tasksPerStep: 1,
+        groupSize: 2,
+        evalEpisodes: 2,
+        warmStart: null,
+        model: { layers: 1, heads: 2, width: 16 },
+      });
+    const first = await train({ env: lookup, config: config(1), out, log: () => {} });
+    const saved = readFileSync(join(out, "eval.json"), "utf8");
+    const phases: string[] = [];
+    const lines: string[] = [];
+    const again = await train({
+      env: lookup,
+      config: config(1),
+      out,
+      resume: true,
+      log: (line) => lines.push(line),
+      onEvalStart: (phase) => phases.push(phase),
+    });
+    expect(phases).toEqual([]);
+    expect(again).toMatchObject({ steps: 0, version: 1, stopped: false });
+    expect(again.after).toEqual(first.after);
+    expect(lines.filter((line) => line.startsWith("after training"))).toEqual([
+      expect.stringMatching(`^after training \\(evaluated before, kept in ${join(out, "eval.json")}\\): success `),
+    ]);
+    expect(readFileSync(join(out, "eval.json"), "utf8")).toBe(saved);
+    // One more update: its policy is evaluated.
+    const extended = await train({
+      env: lookup,
+      config: config(2),
+      out,
+      resume: true,
+      log: () => {},
+      onEvalStart: (phase) => phases.push(phase),
+    });
+    expect(phases).toEqual(["after"]);
+    expect(extended.version).toBe(2);
+    expect(JSON.parse(readFileSync(join(out, "eval.json"), "utf8")).version).toBe(2);
+  }, 60_000);
+});
