@@ -822,7 +822,7 @@ const evalOutStopped = (out: string) => () =>
 
 /** Ctrl-C (or SIGTERM, SIGHUP): finish the current update, write a checkpoint, say how to resume. */
 const stopOnInterrupt = (
-  finishing = "finishing what runs now (a step of the warm start's cloning, the evaluation before training, or an update; the warm start's recording stops at once) and saving where it is",
+  finishing = "finishing what runs now (a step of the warm start's cloning, the evaluation before or after training, or an update; the warm start's recording stops at once) and saving where it is",
   again = "without a checkpoint of the current work; --resume continues from the last checkpoint written",
   /** What to say when stopped before the work that saves anything began (then it quits at once), or undefined. */
   beforeWork?: () => string | undefined,

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
-import { captureOutput, inFolder, tempDir } from "../support/index.ts";
+import { captureOutput, inFolder, interruptedCli, tempDir } from "../support/index.ts";
 
 const output = captureOutput();
 const run = join(tempDir("agent-r1-resume-"), "run");
@@ -460,5 +460,23 @@ describe("train, Ctrl-C during its default warm start", () => {
     expect(readFileSync(join(run, "checkpoints", "v00001", "weights.bin"))).toEqual(
       readFileSync(join(unbroken, "checkpoints", "v00001", "weights.bin")),
     );
+  }, 120_000);
+});
+
+describe("train, Ctrl-C during its evaluation after training", () => {
+  it("says it finishes that evaluation (it named only the one before), then ends as a finished run: exit 0, eval.json whole", async () => {
+    const dir = join(tempDir("agent-r1-stop-after-eval-"), "run");
+    const args = ["train", "--env", "lookup", "--steps", "1", "--tasks", "1", "--group-size", "2", "--no-warm-start"];
+    const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--backend", "wasm", "--eval-episodes", "20"];
+    // The update's line comes once it is done: the evaluation after training is what runs then.
+    const { code, stderr } = await interruptedCli([...args, ...shape, "--out", dir], /train grpo: 1\/1/);
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain(
+      "interrupted: finishing what runs now (a step of the warm start's cloning, the evaluation before or after training, or an update;",
+    );
+    expect(JSON.parse(readFileSync(join(dir, "eval.json"), "utf8"))).toMatchObject({
+      version: 1,
+      after: { episodes: 20 },
+    });
   }, 120_000);
 });
