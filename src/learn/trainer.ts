@@ -1023,7 +1023,11 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   }
   if (redone.length > 0)
     log(
-      `dropped the journals of episodes/${redone.length === 1 ? redone[0] : `${redone[0]}-${redone.at(-1)}`}, written after version ${startStep}: they are recorded again`,
+      `dropped the journals of episodes/${redone.length === 1 ? redone[0] : `${redone[0]}-${redone.at(-1)}`}, written after version ${startStep}: ${
+        startStep >= config.steps
+          ? `the run ends at version ${startStep} (steps ${config.steps}), so they are not recorded again`
+          : "they are recorded again"
+      }`,
     );
   await writeConfig(out, config, !options.resume);
 

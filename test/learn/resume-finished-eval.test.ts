@@ -2,9 +2,10 @@
  * A run resumed with nothing left to train (finished, and resumed again: `train --out RUN --resume` says
  * "nothing to train") evaluated its policy again after training, on the same episodes, for the same numbers:
  * minutes on hopqa, spent after saying there was nothing to do. The evaluation eval.json holds is kept; a
- * resume that trains evaluates its new policy.
+ * resume that trains evaluates its new policy. The journals of an update begun after its last checkpoint are
+ * dropped, and said not to be recorded again (it said they were).
  */
-import { readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -27,6 +28,13 @@ describe("train resumed with nothing left to train", () => {
       });
     const first = await train({ env: lookup, config: config(1), out, log: () => {} });
     const saved = readFileSync(join(out, "eval.json"), "utf8");
+    // The journals of an update begun after the last checkpoint (a run of more steps, killed in it, resumed with
+    // --steps 1): dropped, and not recorded again, since the run ends here.
+    mkdirSync(join(out, "episodes", "u00001"));
+    copyFileSync(
+      join(out, "episodes", "u00000", "ep-0-u0-0.jsonl"),
+      join(out, "episodes", "u00001", "ep-0-u1-0.jsonl"),
+    );
     const phases: string[] = [];
     const lines: string[] = [];
     const again = await train({
@@ -40,6 +48,10 @@ describe("train resumed with nothing left to train", () => {
     expect(phases).toEqual([]);
     expect(again).toMatchObject({ steps: 0, version: 1, stopped: false });
     expect(again.after).toEqual(first.after);
+    expect(lines).toContain(
+      "dropped the journals of episodes/u00001, written after version 1: the run ends at version 1 (steps 1), so they are not recorded again",
+    );
+    expect(existsSync(join(out, "episodes", "u00001"))).toBe(false);
     expect(lines.filter((line) => line.startsWith("after training"))).toEqual([
       expect.stringMatching(`^after training \\(evaluated before, kept in ${join(out, "eval.json")}\\): success `),
     ]);
