@@ -70,18 +70,43 @@ const shortPath = (path: string): string =>
 export const notPlainJson = (value: unknown, path = ""): string | undefined => firstNotPlain(value, path);
 
 /**
+ * Where `value` (plain JSON) holds a string or key that is not Unicode: a lone UTF-16 surrogate (say from a
+ * `text.slice(0, 3)` that cuts an emoji in two), which no journal line can hold (RFC 8785 refuses it), or undefined.
+ */
+export const notUnicode = (value: unknown, path = ""): string | undefined => {
+  if (typeof value === "string")
+    return value.isWellFormed() ? undefined : `${shortPath(path)} holds a lone surrogate, which is not Unicode`;
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const problem = notUnicode(value[i], `${path}[${i}]`);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (!key.isWellFormed()) return `a key of ${shortPath(path)} holds a lone surrogate, which is not Unicode`;
+    const problem = notUnicode(item, `${path}.${key}`);
+    if (problem) return problem;
+  }
+  return undefined;
+};
+
+/**
  * A value as its journal keeps it (a task, replayed from its JSON): the value itself when it is plain JSON with no
  * undefined object field and no -0 (the common case: no copy), a copy without those fields and with 0 for -0 when it
  * has some (JSON drops them, so `"hint" in task` would be true live and false on replay, and writes -0 as 0, so
  * `(-0).toLocaleString()` would say "-0" live and "0" on replay), or the problem (as notPlainJson says it) when JSON
- * would change it rather than drop a field: an undefined array item, NaN, a Date, a cycle.
+ * would change it rather than drop a field: an undefined array item, NaN, a Date, a cycle; or text JSON cannot
+ * journal, a lone surrogate.
  */
 export const asJournaled = <T>(
   value: T,
   path = "",
 ): { readonly value: T; readonly problem?: undefined } | { readonly problem: string } => {
   const seen = { undefinedField: false };
-  const problem = firstNotPlain(value, path, seen);
+  // Text that is not Unicode cannot be journaled either: refused here, naming where, not as "could not record".
+  const problem = firstNotPlain(value, path, seen) ?? notUnicode(value, path);
   if (problem !== undefined) return { problem };
   return { value: seen.undefinedField ? (withoutUndefinedFields(value) as T) : value };
 };

@@ -8,7 +8,7 @@
 import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
-import { notPlainJson } from "../kernel/canonical.ts";
+import { notPlainJson, notUnicode } from "../kernel/canonical.ts";
 import { shownValue } from "../kernel/errors.ts";
 import type { Tool } from "./tool.ts";
 
@@ -222,27 +222,6 @@ const duplicateKeyOf = (json: string): { key: string; where: string } | undefine
       expectKey = top?.keys !== null && top !== undefined;
       if (top && top.keys === null) top.member = `[${Number(top.member.slice(1, -1)) + 1}]`;
     }
-  }
-  return undefined;
-};
-
-/** Where `value` (plain JSON) holds a string or key that is not Unicode: a lone UTF-16 surrogate. */
-const notUnicode = (value: unknown, path = ""): string | undefined => {
-  const where = (at: string) => (at.length <= 60 ? at : `${at.slice(0, 30)}…${at.slice(-20)}`) || "the value";
-  if (typeof value === "string")
-    return value.isWellFormed() ? undefined : `${where(path)} holds a lone surrogate, which is not Unicode`;
-  if (typeof value !== "object" || value === null) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const problem = notUnicode(value[i], `${path}[${i}]`);
-      if (problem) return problem;
-    }
-    return undefined;
-  }
-  for (const [key, item] of Object.entries(value)) {
-    if (!key.isWellFormed()) return `a key of ${where(path)} holds a lone surrogate, which is not Unicode`;
-    const problem = notUnicode(item, `${path}.${key}`);
-    if (problem) return problem;
   }
   return undefined;
 };

@@ -4,7 +4,7 @@
  */
 import type { Json } from "effect/Schema";
 import type { AnyMachineSnapshot } from "xstate";
-import { canonicalJson, digest, notPlainJson } from "../kernel/canonical.ts";
+import { canonicalJson, digest, notPlainJson, notUnicode } from "../kernel/canonical.ts";
 import { isThenable, shownValue } from "../kernel/errors.ts";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -124,6 +124,19 @@ export const rewardReasonProblem = (e: {
     ? undefined
     : `reward(${JSON.stringify(e.kind)}, ${shownValue(e.value)}, reason): its reason is ${shownValue(e.reason)}; give it as a string`;
 
+/**
+ * Why a machine's context cannot be journaled as its state hash, or undefined: it is not plain JSON (a Set or a Date
+ * would hash as {} or a string), or its text is not Unicode (a lone surrogate has no canonical JSON: said where, not
+ * as canonicalize's "Lone surrogate is not allowed"). The live runtime and replay end the episode there, and
+ * checkCoverage reports it.
+ */
+export const contextProblem = (context: unknown): string | undefined => {
+  const problem = notPlainJson(context ?? null, "context") ?? notUnicode(context ?? null, "context");
+  return problem === undefined
+    ? undefined
+    : `${problem}: the machine's context must be plain JSON (objects, arrays, strings of Unicode text, finite numbers, booleans, null) so that its state hash stands for it`;
+};
+
 /** Episode endings imposed from outside the environment (policy failure, turn limit): replay accepts them as inputs. */
 export const ABORTED = "aborted: ";
 
@@ -234,11 +247,8 @@ export class EpisodeDerivation {
   transitioned(snapshot: AnyMachineSnapshot): EventBody {
     const state = snapshot.value as Json;
     // The state hash stands for the context: a Set or a Date in it would hash as {} or a string.
-    const problem = notPlainJson(snapshot.context ?? null, "context");
-    if (problem)
-      throw new TypeError(
-        `${this.envId}: ${problem}: the machine's context must be plain JSON (objects, arrays, strings, finite numbers, booleans, null) so that its state hash stands for it`,
-      );
+    const problem = contextProblem(snapshot.context);
+    if (problem) throw new TypeError(`${this.envId}: ${problem}`);
     this.lastTransition = canonicalJson({ value: state, context: snapshot.context ?? null });
     return { type: "env.transitioned", state, hash: digest(this.lastTransition) };
   }

@@ -196,12 +196,21 @@ export const reward = <TContext extends MachineContext, TEvent extends EventObje
 /**
  * Why an environment's own end() reason is refused, or undefined: "aborted: " begins the reasons of episodes the
  * runtime cut short (a policy that failed, the turn limit, a stop), which record counts as aborted and train and
- * sft leave out.
+ * sft leave out; a lone surrogate cannot be journaled (the episode's end failed, and with it runEpisode).
  */
 export const refusedEndReason = (reason: string): string | undefined =>
   reason.startsWith("aborted:")
     ? `the reason ${shownValue(reason)} starts with "aborted:", which marks an episode the runtime cut short (a policy that failed, the turn limit, a stop): record would count it as aborted, and train and sft would leave it out; give the environment's own ending another reason (e.g. "refused", with its metrics)`
-    : undefined;
+    : !reason.isWellFormed()
+      ? `the reason ${shownValue(reason)} ${LONE_SURROGATE}`
+      : undefined;
+
+/**
+ * What is said of an environment's own text (an observation, a reward's or end()'s reason) that holds a lone UTF-16
+ * surrogate: no journal line can hold it.
+ */
+export const LONE_SURROGATE =
+  'holds a lone surrogate, which is not Unicode and no journal can hold; give well-formed text (e.g. text.toWellFormed(), or slice by characters: [...text].slice(0, n).join(""))';
 
 /** Ends the episode, with the environment's own metrics (exact match, F1, ...). */
 export const end = <TContext extends MachineContext, TEvent extends EventObject>(

@@ -9,7 +9,7 @@ import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import type { Subscribable, Unsubscribable } from "rxjs";
-import { notPlainJson } from "../kernel/canonical.ts";
+import { notPlainJson, notUnicode } from "../kernel/canonical.ts";
 import { allKeys, didYouMean, firstUnknownKey, notAnErrorMessage, shownValue, ThrowSites } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 
@@ -197,12 +197,14 @@ export const invalidArgs = (name: string, cause: { readonly message: unknown }, 
 
 /**
  * A call's arguments as its `tool.called` event keeps them: the JSON of the machine's invoke input (null when JSON
- * can write none of it: a bigint, a cycle). The runtime journals them and calls the tool with them; replay and
- * checkCoverage take a call's arguments here too.
+ * can write none of it: a bigint, a cycle), with U+FFFD for a lone surrogate. The runtime journals them and calls
+ * the tool with them; replay and checkCoverage take a call's arguments here too.
  */
 export const journaledArguments = (input: unknown): Json => {
   try {
-    return JSON.parse(JSON.stringify(input ?? null) ?? "null") as Json;
+    const args = JSON.parse(JSON.stringify(input ?? null) ?? "null") as Json;
+    // A lone surrogate (refused as arguments, argumentsNotJson) is journaled as U+FFFD, as UTF-8 would make it.
+    return notUnicode(args) === undefined ? args : wellFormed(args, 1);
   } catch {
     return null;
   }
@@ -211,7 +213,8 @@ export const journaledArguments = (input: unknown): Json => {
 /**
  * The result of a call whose arguments (the machine's invoke input) are not plain JSON, or undefined when they are:
  * JSON would change them (a Date to its text, a Map to {}, NaN to null) or cannot write them (a bigint, a cycle),
- * so the tool would get other arguments than the machine gave, and the journal would hide it. The call does not
+ * so the tool would get other arguments than the machine gave, and the journal would hide it; or hold a lone
+ * surrogate, which no journal can hold (the live episode aborted: "could not record tool.called"). The call does not
  * run (the runtime's, checkCoverage's, and a defined tool's own `call`).
  */
 export const argumentsNotJson = (
@@ -219,11 +222,19 @@ export const argumentsNotJson = (
   input: unknown,
 ): ToolResult | undefined => {
   const problem = notPlainJson(input ?? null, "arguments");
-  return problem === undefined
+  if (problem !== undefined)
+    return failure(
+      "invalid-args",
+      `${tool.name}'s arguments are not plain JSON: ${problem}; a call's arguments are journaled as JSON, so give plain data (e.g. date.toISOString(), Object.fromEntries(map))`,
+      tool.maxResultChars,
+    );
+  // Not Unicode (a lone surrogate, from a slice that cut an emoji in two): no journal can hold them.
+  const notText = notUnicode(input ?? null, "arguments");
+  return notText === undefined
     ? undefined
     : failure(
         "invalid-args",
-        `${tool.name}'s arguments are not plain JSON: ${problem}; a call's arguments are journaled as JSON, so give plain data (e.g. date.toISOString(), Object.fromEntries(map))`,
+        `${tool.name}'s arguments are not Unicode text: ${notText}; a call's arguments are journaled as JSON, so give well-formed text (e.g. text.toWellFormed(), or slice by characters: [...text].slice(0, n).join(""))`,
         tool.maxResultChars,
       );
 };

@@ -9,7 +9,7 @@ import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import fc from "fast-check";
-import { notPlainJson } from "../kernel/canonical.ts";
+import { notPlainJson, notUnicode } from "../kernel/canonical.ts";
 import { allKeys } from "../kernel/errors.ts";
 import { type ToolResult, ToolResult as ToolResultSchema } from "../kernel/events.ts";
 import { formatAnswer, formatCall, parseAction } from "../runtime/action-format.ts";
@@ -157,7 +157,12 @@ const isArbitrary = (value: unknown): boolean =>
 export const toolResultProblem = (result: unknown): string | undefined => {
   const decoded = Schema.decodeUnknownResult(ToolResultSchema)(result, { onExcessProperty: "error" });
   if (Result.isFailure(decoded)) return String(decoded.failure.message).replace(/\s+/g, " ");
-  return (result as ToolResult).ok ? notPlainJson((result as { content: unknown }).content, "content") : undefined;
+  const notJson = (result as ToolResult).ok
+    ? notPlainJson((result as { content: unknown }).content, "content")
+    : undefined;
+  // A lone surrogate: a live tool's text has U+FFFD in its place; an injected one aborted the episode ("could not
+  // record tool.returned"), blamed on the environment.
+  return notJson ?? notUnicode(result, "result");
 };
 
 /** How a tool result is written, for the errors that refuse another shape. */

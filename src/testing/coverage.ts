@@ -23,9 +23,15 @@ import { getAdjacencyMap, getStateNodes } from "xstate/graph";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, messageOf, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
-import { deadEndStates, nestedFinalNote, rewardReasonProblem } from "../runtime/derive.ts";
+import { contextProblem, deadEndStates, nestedFinalNote, rewardReasonProblem } from "../runtime/derive.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
-import { boundedMachineOf, checkEnvArgument, endlessEventMessage, envThrownFrom } from "../runtime/env.ts";
+import {
+  boundedMachineOf,
+  checkEnvArgument,
+  endlessEventMessage,
+  envThrownFrom,
+  refusedEndReason,
+} from "../runtime/env.ts";
 import {
   argumentsNotJson,
   emptyObservableError,
@@ -228,15 +234,23 @@ const defaultToolResults =
     timedOut(env.tools[name]),
   ];
 
-const defaultSerialize = (s: ProtocolSnapshot): string =>
-  canonicalJson({
+const defaultSerialize = (s: ProtocolSnapshot): string => {
+  const state = {
     value: s.machine.value,
     context: s.machine.context ?? null,
     awaiting: s.awaiting,
     ended: s.ended,
     inFlight: s.inFlight,
     problem: s.problem ?? null,
-  });
+  };
+  try {
+    return canonicalJson(state);
+  } catch {
+    // A context with no canonical JSON (a lone surrogate, a bigint) is a problem of that state, which ends there
+    // (contextProblem): its JSON, whose order of keys may vary, tells it apart as far as JSON can write it.
+    return jsonOf(state);
+  }
+};
 
 type Step = [AnyMachineSnapshot, { type: string; params?: unknown }[]];
 
@@ -329,6 +343,9 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
     try {
       const [next, actions] = step();
       machine = next;
+      // As the live runtime ends the episode there (an environment error): its state hash cannot be written.
+      const contextRefused = contextProblem(next.context);
+      if (contextRefused) problems.push(contextRefused);
       const rerun = purityChecks++ < PURITY_CHECKS ? differsOnRerun(step, [next, actions]) : undefined;
       if (rerun)
         problems.push(
@@ -340,6 +357,10 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
           const emitted = params.event as EnvEmitted;
           if (emitted.type === "env.observe") {
             if (typeof emitted.text !== "string") problems.push(`observe() was given ${typeof emitted.text}, not text`);
+            else if (!emitted.text.isWellFormed())
+              problems.push(
+                `the observation ${shownValue(emitted.text)} holds a lone surrogate, which is not Unicode: a live episode aborts here, "could not record env.observed" (give well-formed text: text.toWellFormed(), or slice by characters)`,
+              );
             else if (suspicious?.test(emitted.text))
               problems.push(`the observation ${quote(emitted.text)} shows a missing value`);
             observation = typeof emitted.text === "string" ? emitted.text : undefined;
@@ -352,7 +373,17 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
             );
           else if (emitted.type === "env.reward" && !Number.isFinite(emitted.value))
             problems.push(`reward "${emitted.reason}" is ${emitted.value}, not a finite number`);
+          else if (emitted.type === "env.reward" && !emitted.reason.isWellFormed())
+            problems.push(
+              `reward(${JSON.stringify(emitted.kind)}, ${emitted.value}, reason): its reason ${shownValue(emitted.reason)} holds a lone surrogate, which is not Unicode: a live episode aborts here, "could not record reward.assigned" (give well-formed text: text.toWellFormed(), or slice by characters)`,
+            );
           else if (emitted.type === "env.end") {
+            // As the live runtime ends the episode there (an environment error).
+            const refused =
+              typeof emitted.reason === "string"
+                ? refusedEndReason(emitted.reason)
+                : `its reason is ${shownValue(emitted.reason)}; give it as a string`;
+            if (refused) problems.push(`end(): ${refused}`);
             for (const [name, value] of Object.entries(emitted.metrics ?? {}))
               if (!Number.isFinite(value)) problems.push(`end() metric ${name} is ${value}, not a finite number`);
             ended = true;

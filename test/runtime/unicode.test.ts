@@ -20,13 +20,14 @@ import {
   observe,
   PolicyActor,
   replayEpisode,
+  reward,
   rollout,
   Schema,
   scriptedPolicy,
   toolActors,
   WordTokenizer,
 } from "../../src/index.ts";
-import { checkRewards, neverCrashes, playEpisode, replaysIdentically } from "../../src/testing/index.ts";
+import { checkRewards, exploreEnv, neverCrashes, playEpisode, replaysIdentically } from "../../src/testing/index.ts";
 
 /** Echoes the action into its observation, ends on "stop"; writes a lone surrogate of its own on "broken". */
 const machine = setup({
@@ -185,4 +186,170 @@ describe("text that is not Unicode", () => {
       invariants: [neverCrashes(), replaysIdentically()],
     });
   }, 30_000);
+});
+
+describe("an environment's own text that is not Unicode, wherever it is, gives a clear error and keeps what was recorded", () => {
+  // A slice that cuts an emoji in two leaves a lone surrogate; no journal line can hold one.
+  const LONE = "ab\ud83d";
+  type Where = "args" | "observation" | "reward reason" | "end reason" | "context" | "task";
+  const envWith = (where: Where) => {
+    let ran = 0;
+    const check = defineTool({
+      name: "check",
+      description: "Checks a word.",
+      parameters: Schema.Struct({ word: Schema.String }),
+      execute: ({ word }) => {
+        ran += 1;
+        return `checked ${word}`;
+      },
+    });
+    const machine = setup({
+      types: { context: {} as { note: string }, events: {} as AgentActEvent, input: {} as EnvInput<{ q: string }> },
+      actors: toolActors({ check }),
+    }).createMachine({
+      context: { note: "" },
+      entry: observe("go"),
+      initial: "waiting",
+      states: {
+        waiting: {
+          on: {
+            "agent.act": {
+              target: "checking",
+              actions: assign({ note: () => (where === "context" ? LONE : "") }),
+            },
+          },
+        },
+        checking: {
+          invoke: {
+            src: "check",
+            input: () => ({ word: where === "args" ? LONE : "ok" }),
+            onDone: {
+              target: "done",
+              actions: [
+                observe(({ event }) =>
+                  where === "observation"
+                    ? `seen ${LONE}`
+                    : event.output.ok
+                      ? String(event.output.content)
+                      : event.output.error.kind,
+                ),
+                reward("outcome", 1, () => (where === "reward reason" ? LONE : "checked")),
+                end(() => (where === "end reason" ? LONE : "finished")),
+              ],
+            },
+          },
+        },
+        done: { type: "final" },
+      },
+    });
+    const env = defineEnv({
+      id: "lone",
+      version: "1",
+      description: "writes a lone surrogate of its own somewhere",
+      machine,
+      tools: { check },
+      tokenizer: new WordTokenizer(["go", "checked", "ok", "invalid-args"]),
+      task: () => ({ q: where === "task" ? LONE : "x" }),
+    });
+    return { env, ran: () => ran };
+  };
+  const task = { q: "x" };
+
+  it("a tool call's arguments: the call fails as invalid-args naming where, live and in checkCoverage", async () => {
+    // The live episode aborted ("could not record tool.called: Lone surrogate is not allowed") and exploreEnv threw.
+    const { env, ran } = envWith("args");
+    const refused = {
+      ok: false,
+      error: {
+        kind: "invalid-args",
+        message:
+          "check's arguments are not Unicode text: arguments.word holds a lone surrogate, which is not Unicode; a call's arguments are journaled as JSON, so give well-formed text (e.g. text.toWellFormed(), or slice by characters: [...text].slice(0, n).join(\"\"))",
+      },
+    };
+    const live = await playEpisode(env, { seed: "s", actions: ["go"] });
+    expect(live.record.reason).toBe("finished");
+    // Journaled with U+FFFD in place of the surrogate, as UTF-8 would make it; the tool never ran.
+    expect(live.events.flatMap((e) => (e.type === "tool.called" ? [e.args] : []))).toEqual([{ word: "ab\ufffd" }]);
+    expect(live.events.flatMap((e) => (e.type === "tool.returned" ? [e.result] : []))).toEqual([refused]);
+    expect(ran()).toBe(0);
+    expect(replayEpisode(live.events, env, { verify: true }).events).toHaveLength(live.events.length);
+    expect(await env.tools.check.call({ word: LONE })).toEqual(refused);
+    const report = exploreEnv(env, { task, actions: ["go"] });
+    expect(report.problems).toEqual([]);
+    const ended = report.paths.filter((p) => p.state.ended);
+    expect(ended.map((p) => p.steps.at(-1))).toEqual(['check {"word":"ab\ufffd"} fails: invalid-args']);
+    const path = await playEpisode(env, ended[0].script);
+    expect(path.events.flatMap((e) => (e.type === "tool.returned" ? [e.result] : []))).toEqual([refused]);
+  });
+
+  it.each([
+    [
+      "observation",
+      /^aborted: could not record env\.observed: /,
+      /the observation "seen ab\\ud83d" .*holds a lone surrogate/,
+    ],
+    [
+      "reward reason",
+      /^aborted: could not record reward\.assigned: /,
+      /its reason "ab\\ud83d" .*holds a lone surrogate/,
+    ],
+    // The episode's end could not be journaled: runEpisode rejected ("Lone surrogate is not allowed"), uncaught.
+    [
+      "end reason",
+      /^aborted: environment error: lone: end\(\): the reason "ab\\ud83d" \(a string\) holds a lone surrogate, which is not Unicode and no journal can hold; give well-formed text/,
+      /end\(\): the reason "ab\\ud83d" .*holds a lone surrogate/,
+    ],
+    // Said as canonicalize said it ("environment error: Lone surrogate is not allowed"), and exploreEnv threw it.
+    [
+      "context",
+      /^aborted: environment error: lone: context\.note holds a lone surrogate, which is not Unicode: the machine's context must be plain JSON/,
+      /context\.note holds a lone surrogate/,
+    ],
+  ] as const)(
+    "%s: the live episode ends naming it, keeping what came before; checkCoverage reports it",
+    async (where, live, explored) => {
+      const { env } = envWith(where);
+      const played = await playEpisode(env, { seed: "s", actions: ["go"] });
+      expect(played.record.reason).toMatch(live);
+      expect(played.events.map((e) => e.type).slice(0, 4)).toEqual([
+        "episode.started",
+        "env.observed",
+        "env.transitioned",
+        "agent.acted",
+      ]);
+      expect(played.events.at(-1)?.type).toBe("episode.ended");
+      expect(replayEpisode(played.events, env, { verify: true }).events).toHaveLength(played.events.length);
+      // exploreEnv said nothing of the first three (or threw, for the context), so checkCoverage passed them.
+      const report = exploreEnv(env, { task, actions: ["go"] });
+      expect(report.problems.filter((p) => p.kind === "invalid").map((p) => p.detail)).toEqual([
+        expect.stringMatching(explored),
+      ]);
+    },
+  );
+
+  it("the task: refused before anything runs, naming the field", async () => {
+    const { env } = envWith("task");
+    // It aborted as "could not record episode.started", in a journal of an episode.ended alone.
+    await expect(playEpisode(env, { seed: "s", actions: ["go"] })).rejects.toThrow(
+      `episode "s"'s task is not plain JSON: task.q holds a lone surrogate, which is not Unicode`,
+    );
+    expect(() => exploreEnv(env, { actions: ["go"] })).toThrow(
+      "exploreEnv: the task is not plain JSON: task.q holds a lone surrogate, which is not Unicode",
+    );
+  });
+
+  it("a tool result the test injects: refused as no tool result (a live tool's text gets U+FFFD)", async () => {
+    const { env } = envWith("observation");
+    // It aborted the episode as "could not record tool.returned", which neverCrashes blamed on the environment.
+    await expect(
+      playEpisode(env, { seed: "s", actions: ["go"], toolResults: [{ ok: true, content: LONE }] }),
+    ).rejects.toThrow("script.toolResults[0] is not a tool result (result.content holds a lone surrogate");
+    await expect(
+      playEpisode(env, {
+        seed: "s",
+        actions: ["go"],
+        toolResults: [{ ok: false, error: { kind: "error", message: LONE } }],
+      }),
+    ).rejects.toThrow("(result.error.message holds a lone surrogate");
+  });
 });

@@ -21,11 +21,17 @@ export declare const hashEvent: (event: object) => string;
  */
 export declare const notPlainJson: (value: unknown, path?: string) => string | undefined;
 /**
+ * Where `value` (plain JSON) holds a string or key that is not Unicode: a lone UTF-16 surrogate (say from a
+ * `text.slice(0, 3)` that cuts an emoji in two), which no journal line can hold (RFC 8785 refuses it), or undefined.
+ */
+export declare const notUnicode: (value: unknown, path?: string) => string | undefined;
+/**
  * A value as its journal keeps it (a task, replayed from its JSON): the value itself when it is plain JSON with no
  * undefined object field and no -0 (the common case: no copy), a copy without those fields and with 0 for -0 when it
  * has some (JSON drops them, so `"hint" in task` would be true live and false on replay, and writes -0 as 0, so
  * `(-0).toLocaleString()` would say "-0" live and "0" on replay), or the problem (as notPlainJson says it) when JSON
- * would change it rather than drop a field: an undefined array item, NaN, a Date, a cycle.
+ * would change it rather than drop a field: an undefined array item, NaN, a Date, a cycle; or text JSON cannot
+ * journal, a lone surrogate.
  */
 export declare const asJournaled: <T>(value: T, path?: string) => {
     readonly value: T;

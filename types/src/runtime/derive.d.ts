@@ -45,6 +45,13 @@ export declare const rewardReasonProblem: (e: {
     readonly value: unknown;
     readonly reason: unknown;
 }) => string | undefined;
+/**
+ * Why a machine's context cannot be journaled as its state hash, or undefined: it is not plain JSON (a Set or a Date
+ * would hash as {} or a string), or its text is not Unicode (a lone surrogate has no canonical JSON: said where, not
+ * as canonicalize's "Lone surrogate is not allowed"). The live runtime and replay end the episode there, and
+ * checkCoverage reports it.
+ */
+export declare const contextProblem: (context: unknown) => string | undefined;
 /** Episode endings imposed from outside the environment (policy failure, turn limit): replay accepts them as inputs. */
 export declare const ABORTED = "aborted: ";
 export declare class EpisodeDerivation {

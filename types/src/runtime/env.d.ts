@@ -87,9 +87,14 @@ export declare const reward: <TContext extends MachineContext, TEvent extends Ev
 /**
  * Why an environment's own end() reason is refused, or undefined: "aborted: " begins the reasons of episodes the
  * runtime cut short (a policy that failed, the turn limit, a stop), which record counts as aborted and train and
- * sft leave out.
+ * sft leave out; a lone surrogate cannot be journaled (the episode's end failed, and with it runEpisode).
  */
 export declare const refusedEndReason: (reason: string) => string | undefined;
+/**
+ * What is said of an environment's own text (an observation, a reward's or end()'s reason) that holds a lone UTF-16
+ * surrogate: no journal line can hold it.
+ */
+export declare const LONE_SURROGATE = "holds a lone surrogate, which is not Unicode and no journal can hold; give well-formed text (e.g. text.toWellFormed(), or slice by characters: [...text].slice(0, n).join(\"\"))";
 /** Ends the episode, with the environment's own metrics (exact match, F1, ...). */
 export declare const end: <TContext extends MachineContext, TEvent extends EventObject>(reason: Dynamic<string, TContext, TEvent>, metrics?: Dynamic<Record<string, number>, TContext, TEvent>) => EnvAction<TContext, TEvent>;
 /**

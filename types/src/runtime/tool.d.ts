@@ -87,14 +87,15 @@ export declare const invalidArgs: (name: string, cause: {
 }, limit: number) => ToolResult;
 /**
  * A call's arguments as its `tool.called` event keeps them: the JSON of the machine's invoke input (null when JSON
- * can write none of it: a bigint, a cycle). The runtime journals them and calls the tool with them; replay and
- * checkCoverage take a call's arguments here too.
+ * can write none of it: a bigint, a cycle), with U+FFFD for a lone surrogate. The runtime journals them and calls
+ * the tool with them; replay and checkCoverage take a call's arguments here too.
  */
 export declare const journaledArguments: (input: unknown) => Json;
 /**
  * The result of a call whose arguments (the machine's invoke input) are not plain JSON, or undefined when they are:
  * JSON would change them (a Date to its text, a Map to {}, NaN to null) or cannot write them (a bigint, a cycle),
- * so the tool would get other arguments than the machine gave, and the journal would hide it. The call does not
+ * so the tool would get other arguments than the machine gave, and the journal would hide it; or hold a lone
+ * surrogate, which no journal can hold (the live episode aborted: "could not record tool.called"). The call does not
  * run (the runtime's, checkCoverage's, and a defined tool's own `call`).
  */
 export declare const argumentsNotJson: (tool: Pick<Tool, "name" | "maxResultChars">, input: unknown) => ToolResult | undefined;
