@@ -411,6 +411,59 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     ]);
   });
 
+  it("a context that is not plain JSON, and an end() reason the runtime refuses, are invalid, as they end a live episode", async () => {
+    // exploreEnv explored past both (a Date in the context hashed as its text; end() of a reason function giving
+    // "aborted: ..." or a number), where a live episode ends as an environment error.
+    const cases: [string, (r: { context: { at: unknown } }) => unknown, RegExp][] = [
+      ["context", () => "fine", /^"d": context\.at is a Date: the machine's context must be plain JSON/],
+      [
+        "aborted",
+        () => "aborted: gave up",
+        /^"d": end\(\): the reason "aborted: gave up" \(a string\) starts with "aborted:"/,
+      ],
+      ["number", () => 404, /^"d": end\(\): its reason is 404; give it as a string$/],
+    ];
+    for (const [name, reason, said] of cases) {
+      const machine = setup({
+        types: { context: {} as { at: unknown }, events: {} as r1.AgentActEvent },
+      }).createMachine({
+        context: { at: null },
+        entry: r1.observe("go"),
+        initial: "w",
+        states: {
+          w: {
+            on: {
+              "agent.act": {
+                target: "d",
+                actions: [
+                  assign({ at: () => (name === "context" ? new Date(0) : null) }),
+                  r1.end(reason as () => string),
+                ],
+              },
+            },
+          },
+          d: { type: "final" },
+        },
+      });
+      const env = r1.defineEnv({
+        id: "ends",
+        version: "1",
+        description: "ends in a way the runtime refuses",
+        machine,
+        tools: {},
+        tokenizer: new r1.WordTokenizer(["go"]),
+        task: () => null,
+      });
+      const live = await playEpisode(env, { seed: "s", actions: ["go"] });
+      expect(live.record.reason, name).toMatch(/^aborted: environment error: ends: /);
+      const invalid = exploreEnv(env, { actions: ["go"] }).problems.filter((p) => p.kind === "invalid");
+      expect(
+        invalid.map((p) => p.detail),
+        name,
+      ).toEqual([expect.stringMatching(said)]);
+    }
+  });
+
   it("a guard that throws is a problem naming the line that threw, as a live run's record names it", () => {
     const report = exploreEnv(createSecretEnv({}, { crashOn: /boom/ }), { task: { secret: "ant" }, actions: ["boom"] });
     const threw = report.problems.filter((p) => p.detail.includes("cannot read this action"));
