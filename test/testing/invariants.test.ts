@@ -321,6 +321,23 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(rerun.violation.message).toBe(failure.violation.message);
   });
 
+  it("orderIndependentRewards says a reward that changes from play to play is not deterministic, not blamed on the order", async () => {
+    // A process reward with random jitter: the two plays differ whatever the order, and the report said "in another
+    // arrival order", showing an arrival order that was call order ("a call 0, b call 1, ... (priorities by call [])").
+    const jitter = createFanOutEnv(() => 0.1 + Math.random() * 0.01);
+    const check = { ...failing, args: {}, answers: undefined, invariants: [orderIndependentRewards()] };
+    const failure = await failureOf(checkRewards(jitter, check));
+    expect(failure.violation.message).toMatch(
+      /^played twice with tool results in the same order \(call order\), the rewards differ: \[turn 0 process 0\.1\d*\], then \[turn 0 process 0\.1\d*\]; a reward, guard or action is not deterministic \(Math\.random, Date\.now/,
+    );
+    expect(failure.violation.details).toEqual([]);
+    // Both episodes shown got their results in call order.
+    for (const events of failure.violation.episodes) {
+      const returned = events.flatMap((e) => (e.type === "tool.returned" ? [e.call] : []));
+      expect(returned).toEqual(events.flatMap((e) => (e.type === "tool.called" ? [e.call] : [])));
+    }
+  });
+
   it("orderIndependentRewards varies the order of real async tools' results too, not only injected ones", async () => {
     // Real tools with real latency: a always answers first in the wall-clock world, so only a check that holds
     // real results and picks their arrival order can see the reward paid for b's arriving first.
