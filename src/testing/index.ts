@@ -76,6 +76,7 @@ export {
   noRewardForRepeatedCalls,
   orderIndependentRewards,
   outcomeDependsOnlyOnFinalAnswer,
+  outcomeRewardOnEveryEnd,
   processRewardCap,
   type RepeatedCallOptions,
   type RewardCheckOptions,

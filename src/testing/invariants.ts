@@ -728,7 +728,7 @@ const mostCallsInFlight = (events: readonly EpisodeEvent[]): number => {
 /**
  * No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort)
  * or write what the journal cannot hold (a "could not record" abort: its own text with a lone surrogate, from
- * a `slice` that cut an emoji in two, or a tool input holding one), which aborts the episode just the same.
+ * a `slice` that cut an emoji in two), which aborts the episode just the same.
  */
 export const neverCrashes = (): RewardInvariant<EpisodeScript> =>
   episodeInvariant("no action or tool result crashes the environment", (e, env) =>
@@ -740,6 +740,25 @@ export const neverCrashes = (): RewardInvariant<EpisodeScript> =>
         ? `the episode ended with "${e.record.reason}": the environment wrote an event the journal cannot hold`
         : undefined,
   );
+
+/**
+ * Every episode the environment ends itself (an answer, its own turn limit) earns an outcome reward. The return
+ * is a sum: an ending without one is graded as an outcome of 0, so where a wrong answer costs (-1), running out
+ * the turns pays more than answering, and a policy learns to stall. Episodes cut short (the script ran out, an
+ * abort) are not judged.
+ */
+export const outcomeRewardOnEveryEnd = (): RewardInvariant<EpisodeScript> => {
+  const endedByEnv = (e: PlayedEpisode) => !e.truncated && !e.record.reason.startsWith(ABORTED);
+  return episodeInvariant(
+    "every episode the environment ends earns an outcome reward",
+    (e) => {
+      if (!endedByEnv(e) || e.rewards.some((r) => r.kind === "outcome")) return undefined;
+      const process = e.rewards.reduce((sum, r) => sum + r.value, 0);
+      return `the environment ended the episode ("${e.record.reason}", after ${e.record.turns} turn(s)) with no outcome reward: its return is its process rewards alone (${formatNumber(process)}), as if its outcome were 0, whatever its other endings pay; give this ending its outcome where it ends, e.g. reward("outcome", 0, ${JSON.stringify(e.record.reason)}) beside end(${JSON.stringify(e.record.reason)})`;
+    },
+    { appliesTo: endedByEnv, describe: "was ended by the environment itself (an answer, a turn limit), not cut short" },
+  );
+};
 
 /** The recorded episode replays through the machine's pure transitions to the same events. */
 export const replaysIdentically = (): RewardInvariant<EpisodeScript> =>

@@ -36,7 +36,14 @@ export const TURN_LIMIT = 5;
 
 export const createSecretEnv = (
   rewards: Partial<SecretRewards> = {},
-  options: { crashOn?: RegExp; loops?: boolean; turnLimit?: number; forgetsFailedChecks?: boolean } = {},
+  /** turnLimitOutcome: the outcome reward of the turn limit's end (default none). */
+  options: {
+    crashOn?: RegExp;
+    loops?: boolean;
+    turnLimit?: number;
+    forgetsFailedChecks?: boolean;
+    turnLimitOutcome?: number;
+  } = {},
 ) => {
   const turnLimit = options.turnLimit ?? TURN_LIMIT;
   const { process, outcome } = { ...SOUND_REWARDS, ...rewards };
@@ -73,7 +80,10 @@ export const createSecretEnv = (
             {
               guard: ({ context }) => !options.loops && context.turn >= turnLimit - 1,
               target: "done",
-              actions: r1.end("turn-limit"),
+              actions:
+                options.turnLimitOutcome === undefined
+                  ? r1.end("turn-limit")
+                  : [r1.reward("outcome", options.turnLimitOutcome, "turn-limit"), r1.end("turn-limit")],
             },
             {
               guard: ({ event }) => word(event.text) !== undefined,

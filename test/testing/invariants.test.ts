@@ -25,6 +25,7 @@ import {
   noRewardForRepeatedCalls,
   orderIndependentRewards,
   outcomeDependsOnlyOnFinalAnswer,
+  outcomeRewardOnEveryEnd,
   processRewardCap,
   replaysIdentically,
   returnBounds,
@@ -283,6 +284,22 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(failure.violation.message).toMatch(
       /^the same final answer "<book>f\d<\/book>" earned outcome [01] after one history and [01] after another/,
     );
+  });
+
+  it("outcomeRewardOnEveryEnd catches a turn limit that ends the episode with no outcome reward", async () => {
+    // The answer pays its outcome and the turn limit none: its return is the process rewards alone, graded as an
+    // outcome of 0 (where a wrong answer costs, stalling pays more). No invariant of the kit said so.
+    const failure = await failureOf(
+      checkRewards(createSecretEnv(), { ...failing, invariants: [outcomeRewardOnEveryEnd()] }),
+    );
+    expect(failure.violation.message).toMatch(
+      /^the environment ended the episode \("turn-limit", after 5 turn\(s\)\) with no outcome reward: its return is its process rewards alone \(-?[\d.]+\), as if its outcome were 0, whatever its other endings pay; give this ending its outcome where it ends, e\.g\. reward\("outcome", 0, "turn-limit"\) beside end\("turn-limit"\)$/,
+    );
+    // Given its outcome, the same environment passes; episodes the script cut short are not judged.
+    await checkRewards(createSecretEnv({}, { turnLimitOutcome: 0 }), {
+      ...options,
+      invariants: [outcomeRewardOnEveryEnd()],
+    });
   });
 
   it("orderIndependentRewards catches rewards that depend on which concurrent tool returned first", async () => {

@@ -112,9 +112,16 @@ export declare const orderIndependentRewards: () => RewardInvariant<OrderCase>;
 /**
  * No action, however hostile, and no tool failure makes the environment throw (an "environment error" abort)
  * or write what the journal cannot hold (a "could not record" abort: its own text with a lone surrogate, from
- * a `slice` that cut an emoji in two, or a tool input holding one), which aborts the episode just the same.
+ * a `slice` that cut an emoji in two), which aborts the episode just the same.
  */
 export declare const neverCrashes: () => RewardInvariant<EpisodeScript>;
+/**
+ * Every episode the environment ends itself (an answer, its own turn limit) earns an outcome reward. The return
+ * is a sum: an ending without one is graded as an outcome of 0, so where a wrong answer costs (-1), running out
+ * the turns pays more than answering, and a policy learns to stall. Episodes cut short (the script ran out, an
+ * abort) are not judged.
+ */
+export declare const outcomeRewardOnEveryEnd: () => RewardInvariant<EpisodeScript>;
 /** The recorded episode replays through the machine's pure transitions to the same events. */
 export declare const replaysIdentically: () => RewardInvariant<EpisodeScript>;
 /** A reward invariant of any case type, as checkRewards takes a list of them (`Task`: as for RewardInvariant). */
