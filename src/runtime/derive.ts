@@ -8,7 +8,7 @@ import { canonicalJson, digest, notPlainJson, notUnicode } from "../kernel/canon
 import { isThenable, shownValue } from "../kernel/errors.ts";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import { type EnvEmitted, refusedEndReason } from "./env.ts";
+import { type EnvEmitted, LONE_SURROGATE, refusedEndReason } from "./env.ts";
 import type { Turn } from "./policy.ts";
 
 /** ` (observe() at envs/shop.ts:31:9)`: where the failing action was written in the environment's code. */
@@ -223,8 +223,11 @@ export class EpisodeDerivation {
             `${this.envId}: end()'s metrics are ${shownValue(e.metrics)}; give an object of finite numbers, e.g. end("answered", { success: 1 })${placed(e)}`,
           );
         const metrics: Record<string, number> = {};
+        // A name that is not Unicode could not be journaled: the episode's end failed, and runEpisode with it.
         for (const [k, v] of Object.entries(e.metrics ?? {}))
-          if (typeof v === "number" && Number.isFinite(v)) metrics[k] = v;
+          if (!k.isWellFormed())
+            throw new TypeError(`${this.envId}: end() metric ${JSON.stringify(k)} ${LONE_SURROGATE}${placed(e)}`);
+          else if (typeof v === "number" && Number.isFinite(v)) metrics[k] = v;
           else
             throw new TypeError(
               `${this.envId}: end() metric ${k} is ${shownValue(v)}; metrics must be finite numbers${placed(e)}`,

@@ -30,6 +30,7 @@ import {
   checkEnvArgument,
   endlessEventMessage,
   envThrownFrom,
+  LONE_SURROGATE,
   refusedEndReason,
 } from "../runtime/env.ts";
 import {
@@ -385,7 +386,8 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
                 : `its reason is ${shownValue(emitted.reason)}; give it as a string`;
             if (refused) problems.push(`end(): ${refused}`);
             for (const [name, value] of Object.entries(emitted.metrics ?? {}))
-              if (!Number.isFinite(value)) problems.push(`end() metric ${name} is ${value}, not a finite number`);
+              if (!name.isWellFormed()) problems.push(`end() metric ${JSON.stringify(name)} ${LONE_SURROGATE}`);
+              else if (!Number.isFinite(value)) problems.push(`end() metric ${name} is ${value}, not a finite number`);
             ended = true;
           }
         } else if (action.type === "xstate.spawnChild" && typeof params.src === "string" && params.src in env.tools) {

@@ -191,7 +191,7 @@ describe("text that is not Unicode", () => {
 describe("an environment's own text that is not Unicode, wherever it is, gives a clear error and keeps what was recorded", () => {
   // A slice that cuts an emoji in two leaves a lone surrogate; no journal line can hold one.
   const LONE = "ab\ud83d";
-  type Where = "args" | "observation" | "reward reason" | "end reason" | "context" | "task";
+  type Where = "args" | "observation" | "reward reason" | "end reason" | "metric name" | "context" | "task";
   const envWith = (where: Where) => {
     let ran = 0;
     const check = defineTool({
@@ -234,7 +234,10 @@ describe("an environment's own text that is not Unicode, wherever it is, gives a
                       : event.output.error.kind,
                 ),
                 reward("outcome", 1, () => (where === "reward reason" ? LONE : "checked")),
-                end(() => (where === "end reason" ? LONE : "finished")),
+                end(
+                  () => (where === "end reason" ? LONE : "finished"),
+                  (): Record<string, number> => (where === "metric name" ? { [LONE]: 1 } : {}),
+                ),
               ],
             },
           },
@@ -298,6 +301,12 @@ describe("an environment's own text that is not Unicode, wherever it is, gives a
       "end reason",
       /^aborted: environment error: lone: end\(\): the reason "ab\\ud83d" \(a string\) holds a lone surrogate, which is not Unicode and no journal can hold; give well-formed text/,
       /end\(\): the reason "ab\\ud83d" .*holds a lone surrogate/,
+    ],
+    // Likewise: runEpisode rejected, uncaught.
+    [
+      "metric name",
+      /^aborted: environment error: lone: end\(\) metric "ab\\ud83d" holds a lone surrogate, which is not Unicode and no journal can hold/,
+      /end\(\) metric "ab\\ud83d" holds a lone surrogate/,
     ],
     // Said as canonicalize said it ("environment error: Lone surrogate is not allowed"), and exploreEnv threw it.
     [
