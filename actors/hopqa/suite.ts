@@ -5,10 +5,11 @@
  * chains never seen in training) in unseen worlds, Musique's role. Greedy decoding, fixed seeds.
  */
 import { seedProblem } from "../../src/cli/args.ts";
-import { progress } from "../../src/cli/progress.ts";
+import { episodeProgress } from "../../src/cli/progress.ts";
+import type { EpisodeEvent } from "../../src/kernel/events.ts";
 import { evaluateDerived } from "../../src/learn/evaluate.ts";
 import type { EnvDefinition } from "../../src/runtime/env.ts";
-import type { EpisodeRecord } from "../../src/runtime/episode.ts";
+import { DEFAULT_MAX_TURNS, type EpisodeRecord } from "../../src/runtime/episode.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 import { hopqa } from "./index.ts";
 
@@ -84,6 +85,7 @@ const scoreSuite = async (
   seed: string,
   onEpisode: ((column: ColumnId, record: EpisodeRecord) => void) | undefined,
   base: Pick<EnvDefinition, "id" | "configure">,
+  onEvent?: (event: EpisodeEvent) => void,
 ): Promise<SuiteResult> => {
   // No questions would score 0 in every column, as if the policy had failed them all.
   if (!Number.isInteger(episodes) || episodes < 1)
@@ -99,6 +101,7 @@ const scoreSuite = async (
       episodes,
       seed: `${seed}:${column.id}`,
       ...(onEpisode ? { onEpisode: (r: EpisodeRecord) => onEpisode(column.id, r) } : {}),
+      ...(onEvent ? { onEvent } : {}),
     });
     out[column.id] = {
       em: summary.metrics.em ?? 0,
@@ -121,17 +124,18 @@ export const abortedColumns = (result: SuiteResult): (SuiteScore & { column: Col
   });
 
 /**
- * evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far): it takes a minute or
- * more. A column where episodes aborted is warned about on stderr, with how many and why.
+ * evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far, and the running episodes'
+ * turn between episode ends): it takes a minute or more. A column where episodes aborted is warned about on stderr, with how many and why.
  */
 export const evaluateSuiteShown = async (
   label: string,
   policy: () => Policy,
   episodes: number,
   seed = "suite",
-  base: Pick<EnvDefinition, "id" | "configure"> = hopqa,
+  base: Pick<EnvDefinition, "id" | "configure" | "maxTurns"> = hopqa,
 ): Promise<SuiteResult> => {
-  const bar = progress(label, episodes * COLUMNS.length);
+  // The columns are variants of base: its turn limit is theirs.
+  const bar = episodeProgress(label, episodes * COLUMNS.length, base.maxTurns ?? DEFAULT_MAX_TURNS);
   let result: SuiteResult;
   try {
     result = await scoreSuite(
@@ -140,6 +144,7 @@ export const evaluateSuiteShown = async (
       seed,
       suiteTicker((info) => bar.tick(1, info)),
       base,
+      bar.onEvent,
     );
   } finally {
     bar.stop();

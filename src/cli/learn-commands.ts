@@ -59,11 +59,11 @@ import {
   sameEnvSpec,
   unconfiguredOf,
 } from "../runtime/env.ts";
-import type { EpisodeRecord } from "../runtime/episode.ts";
+import { DEFAULT_MAX_TURNS, type EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { configureEnv, sameVariant, variantFromJournal } from "../runtime/variants.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
-import { type Progress, progress, stopAllBars } from "./progress.ts";
+import { type EpisodeProgress, episodeProgress, type Progress, progress, stopAllBars } from "./progress.ts";
 import {
   builtinEnvOfCheckpoint,
   checkpointOriginEnv,
@@ -863,7 +863,7 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
   // ETA then measures updates only); a resumed run's bar starts where its last checkpoint left off.
   const resumedAt = resume ? (readLatest(runDir)?.version ?? 0) : 0;
   let bar = null as Progress | null;
-  let evalBar = null as Progress | null;
+  let evalBar = null as EpisodeProgress | null;
   let tickEval: (record: EpisodeRecord) => void = () => {};
   const startBar = () =>
     progress(`train ${config.algo}`, config.steps, process.stderr, Math.min(resumedAt, config.steps), true);
@@ -885,13 +885,14 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
         updateStarted = Date.now();
       },
       // The greedy evaluations before and after training (config.evalEpisodes each) get bars of their own.
-      onEvalStart: (phase, episodes) => {
+      onEvalStart: (phase, episodes, maxTurns) => {
         bar?.stop();
         bar = null;
-        evalBar = progress(`eval ${phase} training`, episodes);
+        evalBar = episodeProgress(`eval ${phase} training`, episodes, maxTurns);
         tickEval = meansOn(evalBar);
       },
       onEvalEpisode: (_phase, record) => tickEval(record),
+      onEvalEvent: (_phase, event) => evalBar?.onEvent(event),
       // A long update (long episodes, a long context) shows its sampling, at most every 10 s, after 10 s, next
       // to the last update's metrics; once shown, the last episode says the update's training pass began.
       onEpisode: (_record, sampled, of) => {
@@ -1647,12 +1648,13 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           return;
         }
         const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
-        const bar = progress("eval", opts.episodes);
+        const bar = episodeProgress("eval", opts.episodes, env.maxTurns ?? DEFAULT_MAX_TURNS);
         const quiet = exitOnInterrupt(opts.out === undefined ? EVAL_STOPPED : evalOutStopped(opts.out));
         const summary = await evaluate(env, policy, {
           episodes: opts.episodes,
           seed: String(opts.seed),
           onEpisode: meansOn(bar),
+          onEvent: bar.onEvent,
           ...(opts.out === undefined ? {} : { dir: opts.out }),
         }).finally(quiet);
         bar.stop();

@@ -5,6 +5,7 @@
  * above it, and the bar is drawn again below.
  */
 import cliProgress from "cli-progress";
+import type { EpisodeEvent } from "../kernel/events.ts";
 
 export interface Progress {
   tick(by?: number, info?: Record<string, string | number>): void;
@@ -59,7 +60,13 @@ const infoText = (info: Record<string, string | number>) =>
  * first clears the bar's line, then the bar is drawn again under it once that text has ended its line.
  * (Without this, a warning written mid-bar was glued to the bar: `ETA 4s return -0.600before training: ...`.)
  */
-const terminalBar = (label: string, total: number, stream: NodeJS.WriteStream, already: number): Progress => {
+const terminalBar = (
+  label: string,
+  total: number,
+  stream: NodeJS.WriteStream,
+  already: number,
+  work?: EpisodeWork,
+): Progress => {
   const write = stream.write;
   const own = Object.getOwnPropertyDescriptor(stream, "write");
   const raw = (...args: unknown[]): boolean => (write as (...a: unknown[]) => boolean).apply(stream, args);
@@ -110,19 +117,31 @@ const terminalBar = (label: string, total: number, stream: NodeJS.WriteStream, a
   let done = already;
   const payload = (info: Record<string, string | number>) => {
     const seconds = (Date.now() - started) / 1000;
+    const running = work?.running(done, total, seconds);
     return {
-      rate: speed((done - already) / Math.max(1e-3, seconds)),
-      time_left: eta(done, total, already, seconds),
-      info: infoText(info),
+      rate: running?.rate ?? speed((done - already) / Math.max(1e-3, seconds)),
+      time_left: running?.eta ?? eta(done, total, already, seconds),
+      info: [running?.status, infoText(info)].filter(Boolean).join(" "),
     };
   };
   bar.start(total, already, payload({}));
   stream.write = intercept as NodeJS.WriteStream["write"];
   let stopped = false;
+  let lastInfo: Record<string, string | number> = {};
+  let lastWorkUpdate = 0;
+  work?.onChange((turnDone) => {
+    // An action at a time comes in bursts of a whole batch: the bar's text is worked out at most 5 times a second,
+    // and once the burst is whole (its last action, the counts the bar keeps until the next).
+    const now = Date.now();
+    if (stopped || (!turnDone && now - lastWorkUpdate < 200)) return;
+    lastWorkUpdate = now;
+    bar.update(done, payload(lastInfo));
+  });
   const handle: Progress = {
     tick: (by = 1, info = {}) => {
       if (stopped) return;
       done += by;
+      lastInfo = info;
       bar.update(done, payload(info));
     },
     stop: () => {
@@ -144,6 +163,134 @@ const terminalBar = (label: string, total: number, stream: NodeJS.WriteStream, a
 };
 
 /**
+ * What a bar over episodes knows of the episodes still running, from their events: the actions they have taken,
+ * and how long the ended ones took. Evaluations run their episodes in lockstep batches (one policy call a turn for
+ * every running episode), so episodes end in bursts near the end; counted in actions, their progress moves at
+ * every turn, and the time left is the actions still to come at the rate actions have been taken.
+ */
+interface EpisodeWork {
+  /** The running episodes, the actions rate and the time left, once told; undefined before any action. */
+  running(done: number, total: number, seconds: number): { status: string; rate: string; eta: string } | undefined;
+  /**
+   * Called after each action, with whether every running episode has now taken as many actions as the furthest
+   * (a batch's turn is complete), or this action was one behind the furthest (episodes out of step): the bar
+   * redraws, or prints a line.
+   */
+  onChange(listener: (turnDone: boolean, behind: boolean) => void): void;
+}
+
+const episodeWork = (maxTurns: number | undefined): EpisodeWork & { onEvent: (event: EpisodeEvent) => void } => {
+  /** Actions taken by each running episode. */
+  const taken = new Map<string, number>();
+  /** Ended episodes by length (actions taken). */
+  const lengths = new Map<number, number>();
+  let ended = 0;
+  let endedActions = 0;
+  let actions = 0;
+  let listener = (_turnDone: boolean, _behind: boolean) => {};
+  /** The most actions a running episode has taken, and how many running episodes have taken that many. */
+  let furthest = 0;
+  let atFurthest = 0;
+  const onEvent = (event: EpisodeEvent) => {
+    if (event.type === "episode.started") {
+      taken.set(event.episode, 0);
+      if (furthest === 0) atFurthest += 1;
+    } else if (event.type === "agent.acted") {
+      const a = (taken.get(event.episode) ?? 0) + 1;
+      taken.set(event.episode, a);
+      actions += 1;
+      if (a > furthest) {
+        furthest = a;
+        atFurthest = 0;
+      }
+      if (a === furthest) atFurthest += 1;
+      listener(atFurthest === taken.size, a < furthest);
+    } else if (event.type === "episode.ended") {
+      const length = taken.get(event.episode) ?? 0;
+      taken.delete(event.episode);
+      if (length === furthest) atFurthest -= 1;
+      if (taken.size === 0) furthest = atFurthest = 0;
+      lengths.set(length, (lengths.get(length) ?? 0) + 1);
+      ended += 1;
+      endedActions += length;
+    }
+  };
+  /**
+   * The actions an episode that has taken `a` is expected to take in all: as many as the ended episodes that took
+   * more than `a` took on average; at least one more when none did; the turn limit before any has ended.
+   */
+  const expected = (a: number): number | undefined => {
+    let n = 0;
+    let sum = 0;
+    for (const [length, count] of lengths)
+      if (length > a) {
+        n += count;
+        sum += length * count;
+      }
+    if (n > 0) return sum / n;
+    if (ended > 0) return a + 1;
+    return maxTurns === undefined ? undefined : Math.max(maxTurns, a + 1);
+  };
+  return {
+    onEvent,
+    running: (done, total, seconds) => {
+      if (actions === 0) return undefined;
+      let turn = 0;
+      const byTaken = new Map<number, number>();
+      for (const a of taken.values()) {
+        turn = Math.max(turn, a);
+        byTaken.set(a, (byTaken.get(a) ?? 0) + 1);
+      }
+      // Episodes not started yet (a suite's later columns) take as many actions as the ended ones took on average.
+      const waiting = Math.max(0, total - ended - taken.size);
+      const perEpisode = ended > 0 ? endedActions / ended : expected(0);
+      let left = waiting === 0 ? 0 : perEpisode === undefined ? undefined : waiting * perEpisode;
+      for (const [a, count] of byTaken) {
+        const all = expected(a);
+        left = left === undefined || all === undefined ? undefined : left + (all - a) * count;
+      }
+      // As for items: told once 2 s have passed and 2% of the actions expected in all have been taken.
+      const projectable = seconds >= 2 && left !== undefined && actions >= Math.max(2, 0.02 * (actions + left));
+      const told = done >= total ? "0s" : projectable ? `${Math.round(((left ?? 0) * seconds) / actions)}s` : "unknown";
+      return {
+        // The turn is the furthest running episode's count of actions taken.
+        status: taken.size === 0 ? "" : `${taken.size} running${turn > 0 ? ` at turn ${turn}` : ""}`,
+        rate: `${actions} actions, ${speed(actions / Math.max(1e-3, seconds))}`,
+        eta: told,
+      };
+    },
+    onChange: (f) => {
+      listener = f;
+    },
+  };
+};
+
+/** A bar over episodes: `onEvent` takes their events (evaluate's onEvent), so that it moves while they run. */
+export interface EpisodeProgress extends Progress {
+  readonly onEvent: (event: EpisodeEvent) => void;
+}
+
+/**
+ * Progress of `episodes` episodes (an evaluation: `eval`, train's before and after, a suite): ticked once per ended
+ * episode, as `progress`, and fed every event of the episodes through `onEvent`. Between episode ends it says how
+ * many are running and at which turn, counts their actions, and tells the time left from the actions still to come
+ * (episodes that have not ended yet are expected to take as many as ended ones that got as far took, or at most
+ * `maxTurns`, the environment's turn limit, before any has ended), at the rate actions have been taken so far.
+ */
+export const episodeProgress = (
+  label: string,
+  episodes: number,
+  maxTurns: number | undefined,
+  stream: NodeJS.WriteStream = process.stderr,
+): EpisodeProgress => {
+  const work = episodeWork(maxTurns);
+  const bar = drawsBar(stream)
+    ? terminalBar(label, episodes, stream, 0, work)
+    : plainProgress(label, episodes, stream, 0, false, work);
+  return { tick: bar.tick, stop: bar.stop, onEvent: work.onEvent };
+};
+
+/**
  * `already`: work done before this bar started (a resumed run's updates): counted in the total shown, not
  * in the rate or the ETA. `everyTick`: off a terminal, print every tick (training updates, each with its own
  * metrics) instead of at most one line per 2 seconds (episodes, which end in bursts).
@@ -154,8 +301,20 @@ export const progress = (
   stream: NodeJS.WriteStream = process.stderr,
   already = 0,
   everyTick = false,
+): Progress =>
+  drawsBar(stream)
+    ? terminalBar(label, total, stream, already)
+    : plainProgress(label, total, stream, already, everyTick);
+
+/** Plain lines, at most one per 2 s unless `everyTick` (off a terminal). */
+const plainProgress = (
+  label: string,
+  total: number,
+  stream: NodeJS.WriteStream,
+  already: number,
+  everyTick: boolean,
+  work?: EpisodeWork,
 ): Progress => {
-  if (drawsBar(stream)) return terminalBar(label, total, stream, already);
   const started = Date.now();
   let done = already;
   let lastPrint = 0;
@@ -164,12 +323,24 @@ export const progress = (
   const print = (info: Record<string, string | number>) => {
     printed = done;
     const seconds = (Date.now() - started) / 1000;
-    const rate = (done - already) / Math.max(1e-3, seconds);
+    const running = work?.running(done, total, seconds);
+    const rate = running?.rate ?? speed((done - already) / Math.max(1e-3, seconds));
     const text = Object.entries(info)
       .map(([k, v]) => ` ${k} ${v}`)
       .join("");
-    stream.write(`${label}: ${done}/${total} (${speed(rate)}, ETA ${eta(done, total, already, seconds)})${text}\n`);
+    const status = running?.status ? `, ${running.status}` : "";
+    stream.write(
+      `${label}: ${done}/${total}${status} (${rate}, ETA ${running?.eta ?? eta(done, total, already, seconds)})${text}\n`,
+    );
   };
+  // A batch's actions come in a burst: a line is printed once the burst is whole (every running episode has taken its
+  // action of the turn), not at its first action; episodes out of step, at an action behind the furthest, 4 s on.
+  work?.onChange((turnDone, behind) => {
+    const since = Date.now() - Math.max(lastPrint, started);
+    if (since < 2000 || !(turnDone || (behind && since >= 4000))) return;
+    lastPrint = Date.now();
+    print(lastInfo);
+  });
   return {
     tick: (by = 1, info = {}) => {
       done += by;

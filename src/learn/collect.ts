@@ -38,6 +38,11 @@ export interface CollectOptions<Task extends Json = Json> {
   /** Called as each episode ends (progress display). */
   readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
   /**
+   * Called with every event of every episode once the journal has appended it (progress display while episodes
+   * run: an `agent.acted` per action); an episode's events all come before its `onEpisode`.
+   */
+  readonly onEvent?: (event: EpisodeEvent) => void;
+  /**
    * Stops the batch (your own loop's Ctrl-C, a deadline): no further episode starts, the running ones end at once,
    * journaled as `aborted: stopped: REASON`, and collect returns the episodes that started (fewer than
    * `episodes`: check `signal.aborted` before training on them), each read back and verified like the others.
@@ -57,6 +62,7 @@ const COLLECT_OPTIONS = allKeys<CollectOptions>()([
   "concurrency",
   "verify",
   "onEpisode",
+  "onEvent",
   "signal",
 ]);
 
@@ -94,6 +100,10 @@ export const collect: {
       throw new RangeError(
         `collect: ${name} must be ${least === 0 ? "a natural number" : "a positive integer"}${name === "episodes" ? "" : " (or left out)"}, got ${shownValue(value)}`,
       );
+  if (options.onEvent !== undefined && typeof options.onEvent !== "function")
+    throw new TypeError(
+      `collect: onEvent must be a function of an event (or left out), got ${shownValue(options.onEvent)}`,
+    );
   const journal: Journal = options.dir
     ? new JsonlJournal(options.dir, options.durability ?? "episode")
     : new MemoryJournal();
@@ -108,13 +118,16 @@ export const collect: {
     concurrency: options.concurrency ?? options.episodes,
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  // Subscribed in the same step as the episodes below (Rollout: no event is missed); the run's error, if any, is
+  // the episodes' rejection.
+  const watching = options.onEvent ? run.events.subscribe({ next: options.onEvent, error: () => {} }) : undefined;
   const records = (
     await lastValueFrom(
       run.episodes.pipe(
         tap((r) => options.onEpisode?.(r)),
         toArray(),
       ),
-    )
+    ).finally(() => watching?.unsubscribe())
   ).sort((a, b) => indexOf(a.seed) - indexOf(b.seed));
   const out: Collected<Task>[] = [];
   for (const record of records) {

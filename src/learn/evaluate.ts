@@ -157,6 +157,8 @@ export interface EvaluateOptions<Task extends Json = Json> {
   /** Folder for the journals; in memory when absent. */
   readonly dir?: string;
   readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
+  /** Every event of every episode as it is journaled (a progress display: an `agent.acted` per action), as collect's. */
+  readonly onEvent?: (event: EpisodeEvent) => void;
   /**
    * Stops the evaluation (your program's Ctrl-C, a deadline): no further episode starts, the running ones end at
    * once (journaled as `aborted: stopped: REASON` in `dir`), and evaluate rejects with the signal's reason (an
@@ -225,7 +227,7 @@ const evaluateSeeds = async <Task extends Json>(
   checkEnvArgument("evaluate", env);
   if (typeof options !== "object" || options === null)
     throw new TypeError('evaluate: give the options, e.g. evaluate(env, policy, { episodes: 100, seed: "heldout" })');
-  checkKnownKeys("evaluate", options, ["episodes", "seed", "dir", "onEpisode", "signal"]);
+  checkKnownKeys("evaluate", options, ["episodes", "seed", "dir", "onEpisode", "onEvent", "signal"]);
   const notPolicy = notAPolicy(policy);
   if (notPolicy)
     throw new TypeError(`evaluate: policy must be a Policy ({ id, version, tokenizer, act }): ${notPolicy}`);
@@ -258,6 +260,7 @@ const evaluateSeeds = async <Task extends Json>(
     episodes: options.episodes,
     dir: options.dir,
     onEpisode: options.onEpisode,
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   // Stopped: the episodes it cut short would read as the policy's failures.

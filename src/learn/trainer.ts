@@ -22,6 +22,7 @@ import { recordedEnvOf } from "../journal/jsonl.ts";
 import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsText } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError, writingFileAsync } from "../kernel/errors.ts";
+import type { EpisodeEvent } from "../kernel/events.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer, WordTokenizer } from "../kernel/tokenizer.ts";
@@ -97,9 +98,14 @@ export interface TrainOptions<Task extends Json = Json> {
   readonly onUpdatesStart?: () => void;
   /** Called after each update with its metrics (progress display). */
   readonly onUpdate?: (metrics: UpdateMetrics) => void;
-  /** Called as the greedy evaluation before or after training starts, and after each of its episodes (progress display). */
-  readonly onEvalStart?: (phase: "before" | "after", episodes: number) => void;
+  /**
+   * Called as the greedy evaluation before or after training starts (with its episodes and their turn limit), and
+   * after each of its episodes (progress display).
+   */
+  readonly onEvalStart?: (phase: "before" | "after", episodes: number, maxTurns: number) => void;
   readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord<Task>) => void;
+  /** Every event of the evaluation's episodes as it is journaled (progress display while they run: `agent.acted`). */
+  readonly onEvalEvent?: (phase: "before" | "after", event: EpisodeEvent) => void;
   /** Called after each episode an update samples, with how many of its episodes are done (progress display). */
   readonly onEpisode?: (record: EpisodeRecord<Task>, sampled: number, of: number) => void;
   /**
@@ -835,6 +841,7 @@ const TRAIN_OPTIONS = allKeys<TrainOptions>()([
   "onUpdate",
   "onEvalStart",
   "onEvalEpisode",
+  "onEvalEvent",
   "onEpisode",
   "log",
   "shouldStop",
@@ -1072,11 +1079,14 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     ...((env.evaluation ?? env).options ? { env: (env.evaluation ?? env).options } : {}),
   };
   const evaluateAs = (phase: "before" | "after") => {
-    options.onEvalStart?.(phase, config.evalEpisodes);
-    return evaluateDerived(env.evaluation ?? env, greedy, {
+    const evaluated = env.evaluation ?? env;
+    options.onEvalStart?.(phase, config.evalEpisodes, evaluated.maxTurns ?? DEFAULT_MAX_TURNS);
+    const onEvalEvent = options.onEvalEvent;
+    return evaluateDerived(evaluated, greedy, {
       episodes: config.evalEpisodes,
       seed: evalSeed,
       onEpisode: (record) => options.onEvalEpisode?.(phase, record),
+      ...(onEvalEvent ? { onEvent: (event: EpisodeEvent) => onEvalEvent(phase, event) } : {}),
     });
   };
   // Stopped during the warm start: no evaluation now; a resume evaluates before its first update.

@@ -5,7 +5,7 @@
  * chains never seen in training) in unseen worlds, Musique's role. Greedy decoding, fixed seeds.
  */
 import type { EnvDefinition } from "../../src/runtime/env.ts";
-import type { EpisodeRecord } from "../../src/runtime/episode.ts";
+import { type EpisodeRecord } from "../../src/runtime/episode.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
 /** The three columns of the results table, each a hopqa variant's options. */
 export declare const COLUMNS: readonly [{
@@ -72,7 +72,7 @@ export declare const abortedColumns: (result: SuiteResult) => (SuiteScore & {
     aborted: number;
 })[];
 /**
- * evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far): it takes a minute or
- * more. A column where episodes aborted is warned about on stderr, with how many and why.
+ * evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far, and the running episodes'
+ * turn between episode ends): it takes a minute or more. A column where episodes aborted is warned about on stderr, with how many and why.
  */
-export declare const evaluateSuiteShown: (label: string, policy: () => Policy, episodes: number, seed?: string, base?: Pick<EnvDefinition, "id" | "configure">) => Promise<SuiteResult>;
+export declare const evaluateSuiteShown: (label: string, policy: () => Policy, episodes: number, seed?: string, base?: Pick<EnvDefinition, "id" | "configure" | "maxTurns">) => Promise<SuiteResult>;

@@ -4,6 +4,7 @@
  * While a bar is drawn, anything else written to its stream (warnings, a summary) goes on a line of its own
  * above it, and the bar is drawn again below.
  */
+import type { EpisodeEvent } from "../kernel/events.ts";
 export interface Progress {
     tick(by?: number, info?: Record<string, string | number>): void;
     stop(): void;
@@ -21,6 +22,18 @@ export declare const FILES_WORTH_A_BAR = 100;
  * the error, and its redraw timer kept the process alive after the command had failed.
  */
 export declare const stopAllBars: () => void;
+/** A bar over episodes: `onEvent` takes their events (evaluate's onEvent), so that it moves while they run. */
+export interface EpisodeProgress extends Progress {
+    readonly onEvent: (event: EpisodeEvent) => void;
+}
+/**
+ * Progress of `episodes` episodes (an evaluation: `eval`, train's before and after, a suite): ticked once per ended
+ * episode, as `progress`, and fed every event of the episodes through `onEvent`. Between episode ends it says how
+ * many are running and at which turn, counts their actions, and tells the time left from the actions still to come
+ * (episodes that have not ended yet are expected to take as many as ended ones that got as far took, or at most
+ * `maxTurns`, the environment's turn limit, before any has ended), at the rate actions have been taken so far.
+ */
+export declare const episodeProgress: (label: string, episodes: number, maxTurns: number | undefined, stream?: NodeJS.WriteStream) => EpisodeProgress;
 /**
  * `already`: work done before this bar started (a resumed run's updates): counted in the total shown, not
  * in the rate or the ETA. `everyTick`: off a terminal, print every tick (training updates, each with its own

@@ -30,6 +30,11 @@ export interface CollectOptions<Task extends Json = Json> {
     /** Called as each episode ends (progress display). */
     readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
     /**
+     * Called with every event of every episode once the journal has appended it (progress display while episodes
+     * run: an `agent.acted` per action); an episode's events all come before its `onEpisode`.
+     */
+    readonly onEvent?: (event: EpisodeEvent) => void;
+    /**
      * Stops the batch (your own loop's Ctrl-C, a deadline): no further episode starts, the running ones end at once,
      * journaled as `aborted: stopped: REASON`, and collect returns the episodes that started (fewer than
      * `episodes`: check `signal.aborted` before training on them), each read back and verified like the others.

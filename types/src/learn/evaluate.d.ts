@@ -79,6 +79,8 @@ export interface EvaluateOptions<Task extends Json = Json> {
     /** Folder for the journals; in memory when absent. */
     readonly dir?: string;
     readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
+    /** Every event of every episode as it is journaled (a progress display: an `agent.acted` per action), as collect's. */
+    readonly onEvent?: (event: EpisodeEvent) => void;
     /**
      * Stops the evaluation (your program's Ctrl-C, a deadline): no further episode starts, the running ones end at
      * once (journaled as `aborted: stopped: REASON` in `dir`), and evaluate rejects with the signal's reason (an

@@ -14,6 +14,7 @@
  */
 import type * as tf from "@tensorflow/tfjs-core";
 import type { Json } from "effect/Schema";
+import type { EpisodeEvent } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { type BackendChoice, type BackendName } from "../policy/backend.ts";
 import { type LatestCheckpoint } from "../policy/checkpoint.ts";
@@ -38,9 +39,14 @@ export interface TrainOptions<Task extends Json = Json> {
     readonly onUpdatesStart?: () => void;
     /** Called after each update with its metrics (progress display). */
     readonly onUpdate?: (metrics: UpdateMetrics) => void;
-    /** Called as the greedy evaluation before or after training starts, and after each of its episodes (progress display). */
-    readonly onEvalStart?: (phase: "before" | "after", episodes: number) => void;
+    /**
+     * Called as the greedy evaluation before or after training starts (with its episodes and their turn limit), and
+     * after each of its episodes (progress display).
+     */
+    readonly onEvalStart?: (phase: "before" | "after", episodes: number, maxTurns: number) => void;
     readonly onEvalEpisode?: (phase: "before" | "after", record: EpisodeRecord<Task>) => void;
+    /** Every event of the evaluation's episodes as it is journaled (progress display while they run: `agent.acted`). */
+    readonly onEvalEvent?: (phase: "before" | "after", event: EpisodeEvent) => void;
     /** Called after each episode an update samples, with how many of its episodes are done (progress display). */
     readonly onEpisode?: (record: EpisodeRecord<Task>, sampled: number, of: number) => void;
     /**
