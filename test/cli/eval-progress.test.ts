@@ -4,12 +4,16 @@
  * episodes run, at which turn, the actions taken, and a time left counted in actions, not in ended episodes (which
  * printed nothing until the first episode ended, then "14/100, ETA 86s" half a second before the end).
  */
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { expertPolicy, lookup } from "../../actors/lookup/index.ts";
 import { episodeProgress } from "../../src/cli/progress.ts";
 import type { EpisodeEvent } from "../../src/kernel/events.ts";
+import { trainConfigFor } from "../../src/learn/config.ts";
 import { evaluate } from "../../src/learn/evaluate.ts";
+import { train } from "../../src/learn/trainer.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
+import { tempDir } from "../support/index.ts";
 
 const pipe = () => {
   const lines: string[] = [];
@@ -111,4 +115,40 @@ describe("evaluate's onEvent", () => {
       evaluate(lookup, expertPolicy(), { episodes: 1, seed: "s", onEvent: "log" as unknown as () => void }),
     ).rejects.toThrow('collect: onEvent must be a function of an event (or left out), got "log"');
   });
+});
+
+describe("train's evaluations before and after training", () => {
+  it("hand their bar the turn limit and every event of their episodes, as they run", async () => {
+    const config = trainConfigFor(lookup, {
+      backend: "wasm",
+      steps: 1,
+      tasksPerStep: 1,
+      groupSize: 2,
+      evalEpisodes: 2,
+      warmStart: null,
+      model: { layers: 1, heads: 2, width: 16 },
+    });
+    const seen: string[] = [];
+    await train({
+      env: lookup,
+      config,
+      out: join(tempDir("agent-r1-eval-progress-"), "run"),
+      log: () => {},
+      onEvalStart: (phase, episodes, maxTurns) => seen.push(`${phase} start ${episodes} ${maxTurns}`),
+      onEvalEvent: (phase, event) => {
+        if (event.type === "agent.acted" && !seen.includes(`${phase} acted`)) seen.push(`${phase} acted`);
+      },
+      onEvalEpisode: (phase) => {
+        if (!seen.includes(`${phase} ended`)) seen.push(`${phase} ended`);
+      },
+    });
+    expect(seen).toEqual([
+      `before start 2 ${lookup.maxTurns}`,
+      "before acted",
+      "before ended",
+      `after start 2 ${lookup.maxTurns}`,
+      "after acted",
+      "after ended",
+    ]);
+  }, 60_000);
 });
