@@ -335,9 +335,10 @@ const plainProgress = (
   };
   // A batch's actions come in a burst: a line is printed once the burst is whole (every running episode has taken its
   // action of the turn), not at its first action; episodes out of step, at an action behind the furthest, 4 s on.
+  let stopped = false;
   work?.onChange((turnDone, behind) => {
     const since = Date.now() - Math.max(lastPrint, started);
-    if (since < 2000 || !(turnDone || (behind && since >= 4000))) return;
+    if (stopped || since < 2000 || !(turnDone || (behind && since >= 4000))) return;
     lastPrint = Date.now();
     print(lastInfo);
   });
@@ -353,6 +354,7 @@ const plainProgress = (
     },
     // A run that stops early (Ctrl-C, a resumed run) still ends on a line with its last count.
     stop: () => {
+      stopped = true;
       if (done !== printed) print(lastInfo);
     },
   };

@@ -87,6 +87,10 @@ describe("an evaluation's progress off a terminal", () => {
     // Up to 6 actions each (the turn limit, none ended): 4 + 5 left, at 3 actions in 4.1 s.
     expect(lines).toEqual(["eval: 0/2, 2 running at turn 2 (3 actions, 1.4 s each, ETA 12s)\n"]);
     bar.stop();
+    // Stopped (the evaluation was interrupted): an action still journaled prints nothing more.
+    vi.advanceTimersByTime(5000);
+    bar.onEvent(event("agent.acted", "b"));
+    expect(lines).toHaveLength(1);
   });
 
   it("on a terminal the bar shows the running episodes and the ETA in actions", () => {
