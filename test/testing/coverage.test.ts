@@ -542,7 +542,8 @@ describe("an episode that never ends while its context grows", () => {
   it("a count that goes up every turn: the state node, the field and the fix, found after 200 states", () => {
     const started = performance.now();
     const failure = thrown(() => checkCoverage(createCounterEnv(), { actions: ["tick", "end"] }));
-    expect(performance.now() - started).toBeLessThan(3_000);
+    // It took 14-64 s when it explored to the default limit; about 0.5 s now, 5.5 s on shared cores at load 9.
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(failure).toBeInstanceOf(RangeError);
     expect(failure.message).toBe(
       [
