@@ -40,7 +40,7 @@ import type { Turn } from "../runtime/policy.ts";
 import { sameVariantSpec } from "../runtime/variants.ts";
 import { AdamW } from "./adamw.ts";
 import { actionBudgetNote, checkedModelShape, LR_RULE, modelConfigFor } from "./config.ts";
-import { drawPositionOffset, type PositionOffsets } from "./position-offsets.ts";
+import { drawPositionOffset, POSITION_OFFSETS, type PositionOffsets } from "./position-offsets.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
 import { EpisodeTooLongError, episodeToSequence, type Sequence } from "./trajectory.ts";
@@ -384,7 +384,7 @@ const sftOptions = (options: SftOptions, userSeed: boolean) => {
   const seedRefused = userSeed ? seedProblem(seed, "sft: seed") : undefined;
   if (seedRefused !== undefined) throw new UsageError({ detail: seedRefused });
   const positionOffsets = options.positionOffsets ?? "none";
-  if (positionOffsets !== "none" && positionOffsets !== "random" && positionOffsets !== "mixed")
+  if (!POSITION_OFFSETS.includes(positionOffsets))
     throw wrong('positionOffsets must be "none", "random" or "mixed"', options.positionOffsets);
   if (options.model !== undefined && (typeof options.model !== "object" || options.model === null))
     throw wrong("model must be an object of GPT fields (layers, heads, width, contextLength, ...)", options.model);

@@ -1041,11 +1041,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   // A frozen copy of the initial policy, for the KL penalty.
   const reference = config.klCoef > 0 ? (await initialModel(env, config)).model : undefined;
   const offsetKind = model.config.positions === "alibi" ? "none" : (config.positionOffsets ?? "none");
-  if (
-    offsetKind !== config.positionOffsets &&
-    config.positionOffsets !== undefined &&
-    config.positionOffsets !== "none"
-  )
+  if (offsetKind === "none" && (config.positionOffsets ?? "none") !== "none")
     log(`note: positionOffsets ${config.positionOffsets} does nothing with ALiBi positions (they are not absolute)`);
   // The group estimators give one advantage per episode, the same on each of its tokens: spreading it over the
   // observation tokens as well changes no update while the loss still reads only the action tokens.
@@ -1332,12 +1328,14 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
         ? await scoreTokens(model, tokens, allowed, undefined, undefined, offsets)
         : undefined;
     if (config.algo === "ppo") extras.values = scores!.values;
-    let refLogprobs: Float32Array[] | undefined;
-    if (reference)
-      refLogprobs = (await scoreTokens(reference, tokens, allowed, undefined, undefined, offsets)).logprobs;
-    if (config.algo === "reinforce++" && reference) {
-      // REINFORCE++'s KL is in the reward, against the sampled logprobs: the reference at the same (0) positions.
-      extras.refLogprobs = offsets ? (await scoreTokens(reference, tokens, allowed)).logprobs : refLogprobs;
+    // The loss's KL term compares the policy at the offsets; REINFORCE++'s KL is in the reward, against the sampled
+    // logprobs: the reference at their positions (0).
+    const refOffsets = config.algo === "reinforce++" ? undefined : offsets;
+    const refLogprobs = reference
+      ? (await scoreTokens(reference, tokens, allowed, undefined, undefined, refOffsets)).logprobs
+      : undefined;
+    if (config.algo === "reinforce++" && refLogprobs) {
+      extras.refLogprobs = refLogprobs;
       extras.klCoef = config.klCoef;
     }
     if (extrasGreedy) extras.greedyReward = extrasGreedy;

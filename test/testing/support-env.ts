@@ -16,7 +16,7 @@ import { setup } from "xstate";
 export type Status = "in_transit" | "delivered" | "lost";
 export type Order = { status: Status; paid: number };
 export type Task = { ticket: string; order: string; orders: Record<string, Order> };
-type Context = {
+export type Context = {
   task: Task;
   seed: string;
   turns: number;
