@@ -6,7 +6,7 @@
  */
 import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { keepTempDir, removeTempDirs, tempDir } from "./index.ts";
+import { keepTempDir, removeTempDirs, tempDir } from "./temp.ts";
 
 const given = process.env.AGENT_R1_COUNTEREXAMPLES;
 let counterexamples: string | undefined;

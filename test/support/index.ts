@@ -1,8 +1,5 @@
 /** Shared test helpers: temp folders, scripted policies, and small environments for runtime properties. */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, vi } from "vitest";
 import { assign, setup } from "xstate";
@@ -23,7 +20,8 @@ import {
 } from "../../src/index.ts";
 import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
 import type { ActionOptions } from "../../src/testing/index.ts";
-import { taggedPrefix } from "./temp.ts";
+
+export { keepTempDir, removeTempDirs, tempDir } from "./temp.ts";
 
 /**
  * Runs the CLI (`bin/agent-r1.js ARGS`) in a child process and sends it one Ctrl-C (SIGINT) as soon as its stderr
@@ -139,8 +137,6 @@ export const withStderr = async <T>(run: () => Promise<T>): Promise<{ result: T;
   }
 };
 
-const madeDirs: string[] = [];
-
 /** A tool that says its word back (`{ word }` -> word): the smallest tool a machine can invoke. */
 export const echoTool = defineTool({
   name: "echo",
@@ -167,29 +163,6 @@ export const shapedAbortSignal = () => {
     target.dispatchEvent(new Event("abort"));
   };
   return { shaped, abort, signal: shaped as unknown as AbortSignal };
-};
-
-/**
- * A fresh folder under the OS temp dir, removed after the test file's last test (test/support/cleanup.ts,
- * vitest's setupFiles), and else after the run (global-setup.ts: a file whose tests were all skipped runs no
- * hook): a test run leaves nothing behind in /tmp. Set AGENT_R1_KEEP_TEMP=1 to keep them for a post-mortem.
- */
-export const tempDir = (prefix = "agent-r1-test-") => {
-  const dir = mkdtempSync(join(tmpdir(), taggedPrefix(prefix)));
-  madeDirs.push(dir);
-  return dir;
-};
-
-/** Leaves a folder `tempDir` made out of the removal after this test file (a failed test's counterexamples). */
-export const keepTempDir = (dir: string) => {
-  const at = madeDirs.indexOf(dir);
-  if (at >= 0) madeDirs.splice(at, 1);
-};
-
-/** Removes every folder `tempDir` made in this test file (unless AGENT_R1_KEEP_TEMP is set). */
-export const removeTempDirs = () => {
-  if (process.env.AGENT_R1_KEEP_TEMP) return;
-  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 };
 
 /** A policy that plays the given action texts in order (then answers "none"). */
