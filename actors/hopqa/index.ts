@@ -4,6 +4,7 @@ import {
   createHopqaEnv,
   DEFAULT_LEGAL,
   DEFAULT_OPTIONS,
+  type LegalGrammar,
   NEW_WORLDS,
   OPTION_KEYS,
   parseOptions,
@@ -18,7 +19,7 @@ import {
   randomPolicy,
   sloppyPolicy,
 } from "./policies.ts";
-import { DEFAULT_WORDING, type HopqaTask } from "./world.ts";
+import { DEFAULT_WORDING, type HopqaTask, type Split, type Wording } from "./world.ts";
 
 export * from "./env.ts";
 export {
@@ -57,12 +58,34 @@ const policiesFor = (words: Tokenizer) => ({
   random: () => randomPolicy(words),
 });
 
+/** hopqa's scripted policies, by name (`env.policies.expert()`). */
+export type HopqaPolicies = ReturnType<typeof policiesFor>;
+
+/**
+ * hopqa or a variant of it: its options in effect and scripted policies by name, and a `configure` that makes
+ * another such variant (named, so that `hopqa.configure({ ... }).policies.expert` is typed: the inferred type of
+ * a configure returning its own kind was cut to `any` at the first level).
+ */
+export interface HopqaEnv extends EnvDefinition<HopqaTask> {
+  readonly options: {
+    readonly split: Split;
+    readonly worlds: string;
+    readonly "top-k": number;
+    readonly wording: Wording;
+    readonly legal: LegalGrammar;
+  };
+  readonly policies: HopqaPolicies;
+  readonly configure: (options: Readonly<Record<string, string>>) => HopqaEnv;
+  readonly optionKeys: typeof OPTION_KEYS;
+  readonly evaluation: HopqaEnv;
+}
+
 /**
  * A hopqa environment drawing from the given options; `configure` makes variants (`--env
  * "hopqa?split=test&world-seed=7"`), and `evaluation` is the held-out variant training reports on:
  * test questions in worlds training never draws from.
  */
-const variant = (options = DEFAULT_OPTIONS) => {
+const variant = (options = DEFAULT_OPTIONS): HopqaEnv => {
   const env = createHopqaEnv(options);
   // A variant made in code (`hopqa.configure({ legal: "relations" })`) records its options as --env's does.
   return remembersVariants({
@@ -78,7 +101,7 @@ const variant = (options = DEFAULT_OPTIONS) => {
     configure: (more: Readonly<Record<string, string>>) => variant(parseOptions(more, options)),
     optionKeys: OPTION_KEYS,
     // A variant itself, so that it says its options (train's eval.json records them, to be evaluated again).
-    get evaluation(): EnvDefinition<HopqaTask> {
+    get evaluation(): HopqaEnv {
       return variant({ ...options, split: "test", worlds: NEW_WORLDS });
     },
   });
