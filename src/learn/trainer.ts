@@ -18,10 +18,17 @@ import { basename, dirname, join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type * as tf from "@tensorflow/tfjs-core";
 import type { Json } from "effect/Schema";
-import { recordedEnvOf } from "../journal/jsonl.ts";
+import { readJournalFile, recordedEnvOf } from "../journal/jsonl.ts";
 import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsText } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, EpisodesAbortedError, UsageError, writingFileAsync } from "../kernel/errors.ts";
+import {
+  allKeys,
+  checkKnownKeys,
+  EpisodesAbortedError,
+  JournalError,
+  UsageError,
+  writingFileAsync,
+} from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { makeFolders } from "../kernel/folders.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
@@ -579,28 +586,42 @@ const namesAnEnv = (file: string): boolean => {
 /**
  * A metrics line's mean return against its update's journals (episodes/uNNNNN, each one's episode.ended):
  * refused when they differ, naming both, as a metrics.jsonl of another run (or an edited one) would. Skipped
- * where the journals cannot say (removed, fewer than the line counts, one not ended).
+ * where the journals cannot say (removed, fewer than the line counts, one not ended). A damaged journal there (a
+ * torn last line, which replay reports) is said through `log`, naming the file, and left as it is: a resume of a
+ * finished run reads no other journal, so it went unsaid there.
  */
-const checkMetricsAgainstJournals = (out: string, metricsFile: string, lineNo: number, line: string) => {
+const checkMetricsAgainstJournals = async (
+  out: string,
+  metricsFile: string,
+  lineNo: number,
+  line: string,
+  log: (line: string) => void,
+) => {
   const { step, episodes, meanReturn } = JSON.parse(line) as Partial<UpdateMetrics>;
-  if (typeof step !== "number" || typeof meanReturn !== "number" || typeof episodes !== "number") return;
+  if (typeof step !== "number") return;
   const folder = join(out, "episodes", `u${pad(step)}`);
   if (!existsSync(folder)) return;
-  const files = readdirSync(folder).filter((f) => f.endsWith(".jsonl"));
-  if (files.length !== episodes || files.length === 0) return;
+  const files = readdirSync(folder)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort();
+  const damaged: string[] = [];
   let sum = 0;
+  let whole = true;
   for (const file of files) {
     try {
-      const last = JSON.parse(readFileSync(join(folder, file), "utf8").trimEnd().split("\n").at(-1) ?? "") as {
-        type?: unknown;
-        return?: unknown;
-      };
-      if (last.type !== "episode.ended" || typeof last.return !== "number") return;
-      sum += last.return;
-    } catch {
-      return;
+      const last = (await readJournalFile(join(folder, file))).at(-1);
+      if (last?.type === "episode.ended") sum += last.return;
+      else whole = false;
+    } catch (error) {
+      if (error instanceof JournalError) damaged.push(error.message);
+      whole = false;
     }
   }
+  if (damaged.length > 0)
+    log(
+      `warning: ${damaged.length === 1 ? "a journal" : `${damaged.length} journals`} of update ${step}, the last one kept, ${damaged.length === 1 ? "is" : "are"} damaged, and kept as ${damaged.length === 1 ? "it is" : "they are"}: ${damaged.join("; ")}`,
+    );
+  if (!whole || typeof meanReturn !== "number" || files.length !== episodes || files.length === 0) return;
   const journaled = sum / files.length;
   if (Math.abs(journaled - meanReturn) > 1e-6 * Math.max(1, Math.abs(meanReturn)))
     throw new UsageError({
@@ -993,7 +1014,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     }
     // A metrics.jsonl copied in from another run passed every check above: its last kept update is
     // compared with that update's journals here, before anything is changed.
-    if (lastKept >= 0) checkMetricsAgainstJournals(out, metricsFile, lastKept + 1, lines[lastKept]);
+    if (lastKept >= 0) await checkMetricsAgainstJournals(out, metricsFile, lastKept + 1, lines[lastKept], log);
     await writeTextAtomically(metricsFile, kept.map((l) => `${l}\n`).join(""));
     if (dropped > 0)
       log(

@@ -5,7 +5,7 @@
  * resume that trains evaluates its new policy. The journals of an update begun after its last checkpoint are
  * dropped, and said not to be recorded again (it said they were).
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -68,5 +68,32 @@ describe("train resumed with nothing left to train", () => {
     expect(phases).toEqual(["after"]);
     expect(extended.version).toBe(2);
     expect(JSON.parse(readFileSync(join(out, "eval.json"), "utf8")).version).toBe(2);
+  }, 60_000);
+
+  it("says a torn journal of its last update, naming it, as replay does, and leaves it as it is", async () => {
+    const out = join(tempDir("agent-r1-resume-finished-torn-"), "run");
+    const config = trainConfigFor(lookup, {
+      backend: "wasm",
+      steps: 1,
+      tasksPerStep: 1,
+      groupSize: 2,
+      evalEpisodes: 0,
+      warmStart: null,
+      model: { layers: 1, heads: 2, width: 16 },
+    });
+    await train({ env: lookup, config, out, log: () => {} });
+    // A write cut off: the last event's line without its end.
+    const file = join(out, "episodes", "u00000", "ep-0-u0-1.jsonl");
+    const whole = readFileSync(file, "utf8");
+    const torn = whole.slice(0, whole.length - 20);
+    writeFileSync(file, torn);
+    const lines: string[] = [];
+    const again = await train({ env: lookup, config, out, resume: true, log: (line) => lines.push(line) });
+    expect(again).toMatchObject({ steps: 0, version: 1, stopped: false });
+    const events = whole.trimEnd().split("\n").length;
+    expect(lines).toContain(
+      `warning: a journal of update 0, the last one kept, is damaged, and kept as it is: ${file}:${events}: torn-tail: the last line is incomplete (${Buffer.byteLength(whole.trimEnd().split("\n").at(-1) ?? "") - 19} bytes without a newline): a write was cut off; run \`npx agent-r1 replay --repair ${file}\` to truncate it`,
+    );
+    expect(readFileSync(file, "utf8")).toBe(torn);
   }, 60_000);
 });
