@@ -10,11 +10,10 @@
 import { existsSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { diagnose } from "../actors/hopqa/failures.ts";
-import { COLUMNS, type ColumnId, evaluateSuite, suiteTicker } from "../actors/hopqa/suite.ts";
+import { COLUMNS, type ColumnId, evaluateSuiteShown } from "../actors/hopqa/suite.ts";
 import type { HopqaTask } from "../actors/hopqa/world.ts";
 import { seedArg } from "../src/cli/args.ts";
 import { resolveCheckpoint } from "../src/cli/learn-commands.ts";
-import { progress } from "../src/cli/progress.ts";
 import { envById } from "../src/cli/registry.ts";
 import { UsageError } from "../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG } from "../src/learn/config.ts";
@@ -84,15 +83,16 @@ const { model, tokenizer, version } = loaded;
 const config = { ...DEFAULT_TRAIN_CONFIG, constrained: true };
 const counts = new Map<ColumnId, Map<string, number>>(COLUMNS.map((c) => [c.id, new Map()]));
 const shown = new Map<ColumnId, string[]>(COLUMNS.map((c) => [c.id, []]));
-// The suite itself (its seeds, its environments), so the questions are those of `eval --suite` and the table.
-const bar = progress("suite", episodes * COLUMNS.length);
-const tick = suiteTicker((info) => bar.tick(1, info));
-const result = await evaluateSuite(
+// The suite itself (its seeds, its environments), so the questions are those of `eval --suite` and the table; its
+// progress as eval --suite shows it (a line per turn of the running episodes, not only per ended episode: a long run
+// printed nothing for minutes between the bursts of ends).
+const result = await evaluateSuiteShown(
+  "suite",
   () => policyFromModel(hopqa, model, tokenizer, config, true, version),
   episodes,
   seed,
+  hopqa,
   (column, record) => {
-    tick(column, record);
     const task = record.task as unknown as HopqaTask;
     const actions = record.events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []));
     const d = diagnose(task, actions, record.metrics.em ?? 0);
@@ -103,9 +103,7 @@ const result = await evaluateSuite(
     if (examples && d.kind !== "right" && lines.length < 5)
       lines.push(`  ${key}: [${task.chain.join(", ")}] from ${task.start}: ${actions.join(" ")}`);
   },
-  hopqa,
 );
-bar.stop();
 for (const column of COLUMNS) {
   process.stdout.write(`${column.label}: exact match ${result[column.id].em.toFixed(2)} (${episodes} questions)\n`);
   for (const [key, n] of [...(counts.get(column.id) as Map<string, number>)].sort((a, b) => b[1] - a[1]))

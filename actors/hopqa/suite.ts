@@ -126,6 +126,7 @@ export const abortedColumns = (result: SuiteResult): (SuiteScore & { column: Col
 /**
  * evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far, and the running episodes'
  * turn between episode ends): it takes a minute or more. A column where episodes aborted is warned about on stderr, with how many and why.
+ * `onEpisode`, when given, sees each ended episode too (`npm run hopqa:failures` diagnoses them), after the bar's tick.
  */
 export const evaluateSuiteShown = async (
   label: string,
@@ -133,16 +134,23 @@ export const evaluateSuiteShown = async (
   episodes: number,
   seed = "suite",
   base: Pick<EnvDefinition, "id" | "configure" | "maxTurns"> = hopqa,
+  onEpisode?: (column: ColumnId, record: EpisodeRecord) => void,
 ): Promise<SuiteResult> => {
   // The columns are variants of base: its turn limit is theirs.
   const bar = episodeProgress(label, episodes * COLUMNS.length, base.maxTurns ?? DEFAULT_MAX_TURNS);
+  const tick = suiteTicker((info) => bar.tick(1, info));
   let result: SuiteResult;
   try {
     result = await scoreSuite(
       policy,
       episodes,
       seed,
-      suiteTicker((info) => bar.tick(1, info)),
+      onEpisode
+        ? (column, record) => {
+            tick(column, record);
+            onEpisode(column, record);
+          }
+        : tick,
       base,
       bar.onEvent,
     );

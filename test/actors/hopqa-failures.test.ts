@@ -76,6 +76,14 @@ describe("npm run hopqa:failures", () => {
     // 0.67 / 1.00 / 0.00 here, f7's 0.67 / 0.67 / 0.00).
     const counted = run("scripts/hopqa-failures.ts", "docs/checkpoints/hopqa-best", "3", "--seed", "f7");
     expect(counted.status, counted.stderr).toBe(0);
+    // Its progress is eval --suite's, counted in actions (a line per turn of the running episodes, at most one per
+    // 2 s; it printed only ended episodes, so a long run looked stuck between their bursts): the last line says so.
+    // Every episode diagnosed: each column's kinds count its 3 questions.
+    const counts = counted.stdout.split(/^.*exact match.*$/m).slice(1);
+    expect(counts.map((block) => [...block.matchAll(/^ +(\d+) /gm)].reduce((n, m) => n + Number(m[1]), 0))).toEqual([
+      3, 3, 3,
+    ]);
+    expect(counted.stderr).toMatch(/^suite: 9\/9 \(\d+ actions, [^,]+, ETA 0s\) column ood-new em \d\.\d{3}$/m);
     const scored = run(
       "bin/agent-r1.js",
       "eval",

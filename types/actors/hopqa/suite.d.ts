@@ -74,5 +74,6 @@ export declare const abortedColumns: (result: SuiteResult) => (SuiteScore & {
 /**
  * evaluateSuite with a progress bar on stderr (`label`, the column, its exact match so far, and the running episodes'
  * turn between episode ends): it takes a minute or more. A column where episodes aborted is warned about on stderr, with how many and why.
+ * `onEpisode`, when given, sees each ended episode too (`npm run hopqa:failures` diagnoses them), after the bar's tick.
  */
-export declare const evaluateSuiteShown: (label: string, policy: () => Policy, episodes: number, seed?: string, base?: Pick<EnvDefinition, "id" | "configure" | "maxTurns">) => Promise<SuiteResult>;
+export declare const evaluateSuiteShown: (label: string, policy: () => Policy, episodes: number, seed?: string, base?: Pick<EnvDefinition, "id" | "configure" | "maxTurns">, onEpisode?: (column: ColumnId, record: EpisodeRecord) => void) => Promise<SuiteResult>;
