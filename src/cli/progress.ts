@@ -251,7 +251,12 @@ const episodeWork = (maxTurns: number | undefined): EpisodeWork & { onEvent: (ev
       }
       // As for items: told once 2 s have passed and 2% of the actions expected in all have been taken.
       const projectable = seconds >= 2 && left !== undefined && actions >= Math.max(2, 0.02 * (actions + left));
-      const told = done >= total ? "0s" : projectable ? `${Math.round(((left ?? 0) * seconds) / actions)}s` : "unknown";
+      // Before any episode has ended, only the turn limit says how long they take: the time left is then the most it
+      // can be (every episode running to the limit, in step, at the rate so far), and said so. Told as an estimate,
+      // it was up to twice the time the evaluation then took (hopqa's questions take 3 to 5 actions of its 8).
+      const bound = ended === 0 ? "at most " : "";
+      const told =
+        done >= total ? "0s" : projectable ? `${bound}${Math.round(((left ?? 0) * seconds) / actions)}s` : "unknown";
       return {
         // The turn is the furthest running episode's count of actions taken.
         status: taken.size === 0 ? "" : `${taken.size} running${turn > 0 ? ` at turn ${turn}` : ""}`,
@@ -274,8 +279,9 @@ export interface EpisodeProgress extends Progress {
  * Progress of `episodes` episodes (an evaluation: `eval`, train's before and after, a suite): ticked once per ended
  * episode, as `progress`, and fed every event of the episodes through `onEvent`. Between episode ends it says how
  * many are running and at which turn, counts their actions, and tells the time left from the actions still to come
- * (episodes that have not ended yet are expected to take as many as ended ones that got as far took, or at most
- * `maxTurns`, the environment's turn limit, before any has ended), at the rate actions have been taken so far.
+ * (episodes that have not ended yet are expected to take as many as ended ones that got as far took), at the rate
+ * actions have been taken so far. Before any episode has ended it tells the most time left: "ETA at most 21s", every
+ * episode taking `maxTurns` actions, the environment's turn limit.
  */
 export const episodeProgress = (
   label: string,

@@ -31,11 +31,11 @@ describe("the suite's progress", () => {
     await evaluateSuiteShown("suite", slowExpert, 2, "progress");
     const lines = output.stderr.split("\n").filter((l) => l.startsWith("suite: "));
     expect(lines).toEqual([
-      // The first column's first turn, before any episode ended: up to hopqa's turn limit (8) actions each, 2 x 7
-      // more in this column and 4 x 8 in the others, at 2 actions in 3 s.
-      "suite: 0/6, 2 running at turn 1 (2 actions, 1.5 s each, ETA 69s)",
-      "suite: 0/6, 2 running at turn 2 (4 actions, 1.5 s each, ETA 66s)",
-      "suite: 0/6, 2 running at turn 3 (6 actions, 1.5 s each, ETA 63s)",
+      // The first column's first turn, before any episode ended: up to hopqa's turn limit (8) actions each, at most
+      // 2 x 7 more in this column and 4 x 8 in the others, at 2 actions in 3 s (the suite took 36 s more).
+      "suite: 0/6, 2 running at turn 1 (2 actions, 1.5 s each, ETA at most 69s)",
+      "suite: 0/6, 2 running at turn 2 (4 actions, 1.5 s each, ETA at most 66s)",
+      "suite: 0/6, 2 running at turn 3 (6 actions, 1.5 s each, ETA at most 63s)",
       // One ended after 3 actions: the other, at 4, is expected to take one more, the 4 to come 3 each (as the
       // ended one took): 13 at 7 actions in 12 s.
       "suite: 1/6, 1 running at turn 4 (7 actions, 1.7 s each, ETA 22s) column test-seen em 1.000",

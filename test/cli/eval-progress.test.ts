@@ -56,11 +56,11 @@ describe("an evaluation's progress off a terminal", () => {
     // The expert looks up once or twice, then answers: 2 or 3 actions.
     expect(turns.sort()).toEqual([2, 2, 2, 2, 3, 3, 3, 3]);
     expect(lines).toEqual([
-      // After the first turn: nothing ended yet, so each episode may take up to lookup's turn limit (8) actions:
-      // 8 x 7 left at 8 actions in 3 s.
-      "eval: 0/8, 8 running at turn 1 (8 actions, 2.7/s, ETA 21s)\n",
+      // After the first turn: nothing ended yet, so only lookup's turn limit (8 actions) says how long the episodes
+      // take: the most time left, 8 x 7 at 8 actions in 3 s, said as a bound (as an estimate, 3.5 times the 6 s left).
+      "eval: 0/8, 8 running at turn 1 (8 actions, 2.7/s, ETA at most 21s)\n",
       // The second turn: printed once all 8 have acted (not at the first action of the batch).
-      "eval: 0/8, 8 running at turn 2 (16 actions, 2.7/s, ETA 18s)\n",
+      "eval: 0/8, 8 running at turn 2 (16 actions, 2.7/s, ETA at most 18s)\n",
       // Four ended after 2 actions (their own lines held back: 2 s had not passed). The four left have taken a
       // third, which none of the ended ones did: at least one more each is expected, 4 at 20 actions per 9 s.
       "eval: 4/8, 4 running at turn 3 (20 actions, 2.2/s, ETA 2s) return 1.2\n",
@@ -84,8 +84,8 @@ describe("an evaluation's progress off a terminal", () => {
     expect(lines).toEqual([]);
     vi.advanceTimersByTime(100);
     bar.onEvent(event("agent.acted", "b")); // b, one behind, 4.1 s on
-    // Up to 6 actions each (the turn limit, none ended): 4 + 5 left, at 3 actions in 4.1 s.
-    expect(lines).toEqual(["eval: 0/2, 2 running at turn 2 (3 actions, 1.4 s each, ETA 12s)\n"]);
+    // Up to 6 actions each (the turn limit, none ended): at most 4 + 5 left, at 3 actions in 4.1 s.
+    expect(lines).toEqual(["eval: 0/2, 2 running at turn 2 (3 actions, 1.4 s each, ETA at most 12s)\n"]);
     bar.stop();
     // Stopped (the evaluation was interrupted): an action still journaled prints nothing more.
     vi.advanceTimersByTime(5000);
@@ -107,8 +107,8 @@ describe("an evaluation's progress off a terminal", () => {
     vi.advanceTimersByTime(2000);
     for (const e of ["a", "b"]) bar.onEvent(event("agent.acted", e));
     vi.advanceTimersByTime(300);
-    // 2 x 3 actions left at 2 actions in 2 s.
-    expect(written.at(-2)).toMatch(/^eval \[.*\] 0\/2 0% \| 2 actions, 1\.0\/s \| ETA 6s 2 running at turn 1$/);
+    // At most 2 x 3 actions left (none ended) at 2 actions in 2 s.
+    expect(written.at(-2)).toMatch(/^eval \[.*\] 0\/2 0% \| 2 actions, 1\.0\/s \| ETA at most 6s 2 running at turn 1$/);
     bar.stop();
   });
 });

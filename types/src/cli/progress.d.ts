@@ -30,8 +30,9 @@ export interface EpisodeProgress extends Progress {
  * Progress of `episodes` episodes (an evaluation: `eval`, train's before and after, a suite): ticked once per ended
  * episode, as `progress`, and fed every event of the episodes through `onEvent`. Between episode ends it says how
  * many are running and at which turn, counts their actions, and tells the time left from the actions still to come
- * (episodes that have not ended yet are expected to take as many as ended ones that got as far took, or at most
- * `maxTurns`, the environment's turn limit, before any has ended), at the rate actions have been taken so far.
+ * (episodes that have not ended yet are expected to take as many as ended ones that got as far took), at the rate
+ * actions have been taken so far. Before any episode has ended it tells the most time left: "ETA at most 21s", every
+ * episode taking `maxTurns` actions, the environment's turn limit.
  */
 export declare const episodeProgress: (label: string, episodes: number, maxTurns: number | undefined, stream?: NodeJS.WriteStream) => EpisodeProgress;
 /**
