@@ -728,7 +728,7 @@ const maxNewTokensFor = (env: EnvDefinition, flag: number | undefined) => {
   }
   return actionBudgetOf(env);
 };
-const MAX_NEW_TOKENS_HELP = `most tokens one sampled action may take (default: the environment's maxActionTokens, else ${DEFAULT_TRAIN_CONFIG.maxNewTokens})`;
+const MAX_NEW_TOKENS_HELP = `most tokens one sampled action may take (default: the environment's maxActionTokens, else ${DEFAULT_TRAIN_CONFIG.maxNewTokens}); under --constrained a longer legal action still runs to its end (said when one does)`;
 
 const BACKENDS = ["auto", ...BACKEND_ORDER];
 
@@ -847,6 +847,27 @@ const stopOnInterrupt = (
 };
 
 /** Ticks a bar per evaluated episode with the means so far (exact match, else the return), not the last episode's. */
+/**
+ * Under --constrained a legal action runs to its end (cut short, it would be malformed): the sampler's budget is then
+ * the longest legal action's length where that is more than --max-new-tokens (TransformerPolicy), so the flag does
+ * not cut it. Said once, at the first ended episode with an action longer than the flag, naming both numbers;
+ * nothing when the flag was not given or decoding is free.
+ */
+const legalPastBudget = (given: number | undefined, constrained: boolean): ((record: EpisodeRecord) => void) => {
+  let said = given === undefined || !constrained;
+  return (record) => {
+    if (said) return;
+    const longer = record.events.find(
+      (e) => e.type === "agent.acted" && e.allowed !== undefined && e.tokens.length > (given as number),
+    );
+    if (longer?.type !== "agent.acted") return;
+    said = true;
+    process.stderr.write(
+      `note: --max-new-tokens ${given} does not cut actions under --constrained: a legal action took ${longer.tokens.length} tokens (its <eos> included); constrained decoding lets each action run to the end of a legal one (cut short, it would be malformed), so the budget is the longest legal action's length where that is more\n`,
+    );
+  };
+};
+
 const meansOn = (bar: Progress) => {
   let done = 0;
   let total = 0;
@@ -857,8 +878,10 @@ const meansOn = (bar: Progress) => {
   };
 };
 
-export const runTrain = async (config: TrainConfig, runDir: string, resume: boolean) => {
+/** `maxNewTokensGiven`: --max-new-tokens as given on the command line, said of when --constrained goes past it. */
+export const runTrain = async (config: TrainConfig, runDir: string, resume: boolean, maxNewTokensGiven?: number) => {
   const env = await loadEnv(config.env);
+  const pastBudget = legalPastBudget(maxNewTokensGiven, config.constrained === true);
   // The bar starts with the first update, after any warm start and the evaluation before training (its
   // ETA then measures updates only); a resumed run's bar starts where its last checkpoint left off.
   const resumedAt = resume ? (readLatest(runDir)?.version ?? 0) : 0;
@@ -891,11 +914,15 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
         evalBar = episodeProgress(`eval ${phase} training`, episodes, maxTurns);
         tickEval = meansOn(evalBar);
       },
-      onEvalEpisode: (_phase, record) => tickEval(record),
+      onEvalEpisode: (_phase, record) => {
+        pastBudget(record);
+        tickEval(record);
+      },
       onEvalEvent: (_phase, event) => evalBar?.onEvent(event),
       // A long update (long episodes, a long context) shows its sampling, at most every 10 s, after 10 s, next
       // to the last update's metrics; once shown, the last episode says the update's training pass began.
-      onEpisode: (_record, sampled, of) => {
+      onEpisode: (record, sampled, of) => {
+        pastBudget(record);
         const now = Date.now();
         const last = sampled === of && sampledShown >= updateStarted;
         if (!last && (now - updateStarted < 10_000 || now - sampledShown < 10_000)) return;
@@ -1144,7 +1171,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
               `start from a clone with --init DIR (${SHIPPED_WARM_STARTS[env.id] ?? "from `sft`"}), or pass --no-warm-start to say you mean it\n`,
           );
       }
-      const result = await runTrain(config, runDir, !!opts.resume);
+      const result = await runTrain(config, runDir, !!opts.resume, opts.maxNewTokens);
       const summary = {
         out: runDir,
         algo: config.algo,
@@ -1650,10 +1677,15 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
         const bar = episodeProgress("eval", opts.episodes, env.maxTurns ?? DEFAULT_MAX_TURNS);
         const quiet = exitOnInterrupt(opts.out === undefined ? EVAL_STOPPED : evalOutStopped(opts.out));
+        const tick = meansOn(bar);
+        const pastBudget = legalPastBudget(opts.maxNewTokens, constrained);
         const summary = await evaluate(env, policy, {
           episodes: opts.episodes,
           seed: String(opts.seed),
-          onEpisode: meansOn(bar),
+          onEpisode: (record) => {
+            pastBudget(record);
+            tick(record);
+          },
           onEvent: bar.onEvent,
           ...(opts.out === undefined ? {} : { dir: opts.out }),
         }).finally(quiet);
@@ -1794,13 +1826,17 @@ const evalSuite = async (
     seed: string;
     constrained: boolean;
     version: number;
+    maxNewTokens?: number;
     sample?: boolean;
     temperature?: number;
     topP?: number;
   },
 ) => {
   const { abortedColumns, evaluateSuiteShown } = await import("../../actors/hopqa/suite.ts");
-  const result = await evaluateSuiteShown("suite", policy, opts.episodes, opts.seed, env);
+  const pastBudget = legalPastBudget(opts.maxNewTokens, opts.constrained);
+  const result = await evaluateSuiteShown("suite", policy, opts.episodes, opts.seed, env, (_column, record) =>
+    pastBudget(record),
+  );
   // The options --env gave (wording, legal...), as their values in effect; none for plain hopqa, as before.
   const given = [...new URLSearchParams(opts.env.split("?")[1] ?? "").keys()];
   out(

@@ -107,6 +107,19 @@ describe("the sampler's token budget per action", () => {
     // Constrained decoding sizes the budget from the legal actions: nothing is cut.
     const constrained = jsonLine((await run("eval", "--env", tight, "--checkpoint", clone, "--constrained")).stdout);
     expect(constrained.cutActions).toBe(0);
+    // So --max-new-tokens below a legal action's length does not cut it either: said, naming both (it was silent),
+    // by eval and by train (its episodes and its evaluations), once each.
+    const pastFlag =
+      /note: --max-new-tokens 2 does not cut actions under --constrained: a legal action took (\d+) tokens \(its <eos> included\); constrained decoding lets each action run to the end of a legal one/g;
+    const given = await run("eval", "--env", tight, "--checkpoint", clone, "--constrained", "--max-new-tokens", "2");
+    expect(jsonLine(given.stdout).cutActions).toBe(0);
+    expect([...given.stderr.matchAll(pastFlag)].map((m) => Number(m[1]) > 2)).toEqual([true]);
+    const flagged = ["--constrained", "--max-new-tokens", "2", "--out", join(dir, "constrained-run")];
+    const trainedPast = await run("train", "--env", tight, "--init", clone, ...few, ...flagged);
+    expect([...trainedPast.stderr.matchAll(pastFlag)]).toHaveLength(1);
+    // Not said where nothing went past it: the flag above every legal action, or free decoding.
+    const above = await run("eval", "--env", tight, "--checkpoint", clone, "--constrained", "--max-new-tokens", "40");
+    expect(above.stderr).not.toContain("does not cut actions under --constrained");
     // eval --out of a module's environment says the --env its journals need (replay without it was refused).
     const kept = join(dir, "kept");
     const evalOut = await run("eval", "--env", tight, "--checkpoint", clone, "--episodes", "2", "--out", kept);
