@@ -846,7 +846,6 @@ const stopOnInterrupt = (
   return { shouldStop: () => stoppedBy !== undefined, stoppedBy: () => stoppedBy, dispose };
 };
 
-/** Ticks a bar per evaluated episode with the means so far (exact match, else the return), not the last episode's. */
 /**
  * Under --constrained a legal action runs to its end (cut short, it would be malformed): the sampler's budget is then
  * the longest legal action's length where that is more than --max-new-tokens (TransformerPolicy), so the flag does
@@ -868,6 +867,7 @@ const legalPastBudget = (given: number | undefined, constrained: boolean): ((rec
   };
 };
 
+/** Ticks a bar per evaluated episode with the means so far (exact match, else the return), not the last episode's. */
 const meansOn = (bar: Progress) => {
   let done = 0;
   let total = 0;

@@ -252,8 +252,9 @@ const episodeWork = (maxTurns: number | undefined): EpisodeWork & { onEvent: (ev
       // As for items: told once 2 s have passed and 2% of the actions expected in all have been taken.
       const projectable = seconds >= 2 && left !== undefined && actions >= Math.max(2, 0.02 * (actions + left));
       // Before any episode has ended, only the turn limit says how long they take: the time left is then the most it
-      // can be (every episode running to the limit, in step, at the rate so far), and said so. Told as an estimate,
-      // it was up to twice the time the evaluation then took (hopqa's questions take 3 to 5 actions of its 8).
+      // can be (every episode running to the limit, in step, at the rate so far), and said so. Told as an estimate, it
+      // was 2 to 3.5 times the time left (hopqa's questions take 3 to 5 actions of its 8, lookup's 2 or 3 of 8). No
+      // smaller number can be told then: an episode that has not ended may end without another action.
       const bound = ended === 0 ? "at most " : "";
       const told =
         done >= total ? "0s" : projectable ? `${bound}${Math.round(((left ?? 0) * seconds) / actions)}s` : "unknown";

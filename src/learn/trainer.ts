@@ -617,9 +617,12 @@ const checkMetricsAgainstJournals = async (
       whole = false;
     }
   }
-  if (damaged.length > 0)
+  // One line each (a journal's problem holds semicolons), the first 3: replay names them all.
+  for (const problem of damaged.slice(0, 3))
+    log(`warning: a journal of update ${step}, the last one kept, is damaged, and kept as it is: ${problem}`);
+  if (damaged.length > 3)
     log(
-      `warning: ${damaged.length === 1 ? "a journal" : `${damaged.length} journals`} of update ${step}, the last one kept, ${damaged.length === 1 ? "is" : "are"} damaged, and kept as ${damaged.length === 1 ? "it is" : "they are"}: ${damaged.join("; ")}`,
+      `warning: and ${damaged.length - 3} more ${damaged.length === 4 ? "journal" : "journals"} of update ${step} ${damaged.length === 4 ? "is" : "are"} damaged: replay ${folder} names them`,
     );
   if (!whole || typeof meanReturn !== "number" || files.length !== episodes || files.length === 0) return;
   const journaled = sum / files.length;

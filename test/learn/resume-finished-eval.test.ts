@@ -5,7 +5,7 @@
  * resume that trains evaluates its new policy. The journals of an update begun after its last checkpoint are
  * dropped, and said not to be recorded again (it said they were).
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
@@ -75,7 +75,7 @@ describe("train resumed with nothing left to train", () => {
     const config = trainConfigFor(lookup, {
       backend: "wasm",
       steps: 1,
-      tasksPerStep: 1,
+      tasksPerStep: 2,
       groupSize: 2,
       evalEpisodes: 0,
       warmStart: null,
@@ -95,5 +95,25 @@ describe("train resumed with nothing left to train", () => {
       `warning: a journal of update 0, the last one kept, is damaged, and kept as it is: ${file}:${events}: torn-tail: the last line is incomplete (${Buffer.byteLength(whole.trimEnd().split("\n").at(-1) ?? "") - 19} bytes without a newline): a write was cut off; run \`npx agent-r1 replay --repair ${file}\` to truncate it`,
     );
     expect(readFileSync(file, "utf8")).toBe(torn);
+    // More than 3: the first 3 named, a line each, and where replay names them all.
+    const folder = join(out, "episodes", "u00000");
+    const names = readdirSync(folder).sort();
+    expect(names).toHaveLength(4);
+    for (const name of names.filter((name) => join(folder, name) !== file)) {
+      const text = readFileSync(join(folder, name), "utf8");
+      writeFileSync(join(folder, name), text.slice(0, text.length - 20));
+    }
+    lines.length = 0;
+    await train({ env: lookup, config, out, resume: true, log: (line) => lines.push(line) });
+    expect(lines.filter((line) => line.startsWith("warning: "))).toEqual([
+      ...names
+        .slice(0, 3)
+        .map((name) =>
+          expect.stringMatching(
+            `^warning: a journal of update 0, the last one kept, is damaged, and kept as it is: ${join(folder, name)}:\\d+: torn-tail: `,
+          ),
+        ),
+      `warning: and 1 more journal of update 0 is damaged: replay ${folder} names them`,
+    ]);
   }, 60_000);
 });
