@@ -235,7 +235,7 @@ class RepeatCommand<State> extends ActCommand<State> {
   }
 }
 
-/** A pick among the environment's legal actions in the state reached (the `index`-th, modulo their number). */
+/** A pick among the environment's legal actions in the state reached (as a script's `{ legal: index }`: a kind, then one of it). */
 class LegalCommand<State> extends ActCommand<State> {
   constructor(
     model: EnvModel<State, never>,

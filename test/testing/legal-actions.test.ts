@@ -185,6 +185,43 @@ describe("the kit draws actions from the environment's legal actions", () => {
     expect(legal / actions.length).toBeLessThan(0.7);
   }, 60_000);
 
+  it("picks a kind first, so a list of many answers and few calls still gets its calls played", async () => {
+    // Every answer from 0 to 39 is legal (an agent may guess): 2 calls in a list of 42. A pick of index % 42 drew
+    // an answer, which ends the episode, 40 times in 42: checkRewards took 1-74 cases (median 22, 12 seeds) to
+    // find the leaky two-step loophole above, past its default 50 at some seeds; picking a kind first, 1-7 (3).
+    const guessing = (leaky: boolean) => {
+      const env = createWarehouse(leaky);
+      return r1.defineEnv({
+        ...env,
+        legalActions: (view) => [
+          ...Array.from({ length: 20 }, (_, n) => r1.formatAnswer(String(n))),
+          ...env.legalActions!(view)!.filter((text) => r1.answerOf(text, tools) === undefined),
+          ...Array.from({ length: 20 }, (_, n) => r1.formatAnswer(String(n + 20))),
+        ],
+      });
+    };
+    const env = guessing(false);
+    const task = env.task("s1");
+    const kinds = { answer: 0, lookup: 0, count: 0 };
+    for (let index = 0; index < 60; index++) {
+      const { events } = await playEpisode(env, { seed: "s1", actions: [{ legal: index }] });
+      const text = events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []))[0] ?? "";
+      kinds[text.startsWith("<lookup>") ? "lookup" : text.startsWith("<count>") ? "count" : "answer"]++;
+    }
+    // The kinds in order of first appearance (answers, lookups, counts), index % 3 picking one.
+    expect(kinds).toEqual({ answer: 20, lookup: 20, count: 20 });
+    // Within a kind, the next digits of the index: picks 0, 3, 6, ... are answers 0, 1, 2, ...
+    const played = async (index: number) =>
+      (await playEpisode(env, { seed: "s1", actions: [{ legal: index }] })).events.flatMap((e) =>
+        e.type === "agent.acted" ? [e.text] : [],
+      )[0];
+    expect(await played(3)).toBe("<answer>1</answer>");
+    expect(await played(3 * 25)).toBe("<answer>25</answer>");
+    expect(await played(4)).toBe(`<lookup>${task.bin}</lookup>`);
+    const check = checkRewards(guessing(true), { invariants: [processRewardCap(0.2)] });
+    await expect(check).rejects.toThrow(/process rewards sum to 0\.4.*above the cap 0\.2/s);
+  }, 60_000);
+
   it("plays a legal pick as the action it stands for in the state reached", async () => {
     const env = createWarehouse(false);
     const { events } = await playEpisode(env, { seed: "s1", actions: [{ legal: 1 }, { legal: 2 }] });

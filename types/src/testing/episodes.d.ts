@@ -27,8 +27,9 @@ export interface EpisodeScript<Task extends Json = Json> {
     readonly task?: Task;
     /**
      * The agent's actions, in order. When they run out first, the episode is cut short (aborted). A
-     * `{ legal: i }` is resolved when played: the i-th (modulo their number) of the actions the environment's
-     * `legalActions` lists in the state reached, or an empty action where it lists none. The same `{ legal }`
+     * `{ legal: i }` is resolved when played: one of the actions the environment's `legalActions` lists in the
+     * state reached, i picking first a kind (a tool's calls, answers, ...) and then one of that kind, or an empty
+     * action where it lists none. The same `{ legal }`
      * object held twice (a repeat the kit draws) plays, the second time, the text it played the first.
      */
     readonly actions: readonly ScriptAction[];
@@ -157,8 +158,8 @@ export declare class EpisodeDriver<Task extends Json = Json> {
     /** The task the episode runs (its episode.started's, journaled before `start` returns). */
     get task(): Task;
     /**
-     * The `index`-th (modulo their number) of the actions the environment's `legalActions` lists in the state
-     * reached, as a script's `{ legal: index }` is played; an empty action where it lists none, or the episode ended.
+     * The action of the environment's `legalActions` in the state reached that a script's `{ legal: index }` plays
+     * (index picks a kind, then one of that kind); an empty action where it lists none, or the episode ended.
      */
     legalAction(index: number): string;
     /** The latest observation so far. */
