@@ -15,11 +15,14 @@ describe("README", () => {
   });
 
   it("says what of older versions' runs, checkpoints and journals is read, refused, and what to do", () => {
+    // The list lives in docs/compatibility.md; README's section sums it up and links to it.
     const start = readme.indexOf("### Compatibility with older versions");
     expect(start).toBeGreaterThan(-1);
     const section = readme.slice(start, readme.indexOf("\n## ", start));
+    expect(section).toContain("(docs/compatibility.md)");
+    const list = readFileSync("docs/compatibility.md", "utf8");
     for (const topic of ["origin.json", "manifest format 1", "`constrained`", "hopqa v2", "two tags", "--group-size 1"])
-      expect(section).toContain(topic);
+      expect(list, topic).toMatch(new RegExp(`^- \\*\\*[^\\n]*${topic.replace(/[.+-]/g, "\\$&")}`, "m"));
   });
 
   it("its environment example is the file actors/weather/env.ts, under 100 lines", () => {
