@@ -105,7 +105,7 @@ describe("train --resume", () => {
     expect(readdirSync(join(unnamed, "dropped-checkpoints")).sort()).toEqual(["v00001", "v00002"]);
   }, 60_000);
 
-  it("starts a new run in an empty folder (a run killed before it wrote anything) from the command's flags, as README says", async () => {
+  it("starts a new run in an empty folder (a run killed before it wrote anything) from the command's flags, as docs/training.md says", async () => {
     const empty = tempDir("agent-r1-resume-empty-");
     expect(
       await main(["train", "--env", "lookup", "--steps", "1", ...tiny, ...shape, "--out", empty, "--resume"]),
@@ -113,9 +113,10 @@ describe("train --resume", () => {
     const said = `no checkpoint in ${empty}/checkpoints yet: starting from the beginning`;
     expect(output.stderr).toContain(said);
     expect(JSON.parse(readFileSync(join(empty, "config.json"), "utf8"))).toMatchObject({ env: "lookup", steps: 1 });
-    // README's "Train a policy" tells this case apart from a folder that does not exist (refused, above).
-    const readme = readFileSync("README.md", "utf8").replace(/\s+/g, " ");
-    expect(readme).toContain(
+    // docs/training.md (README's "Train a policy" in full) tells this case apart from a folder that does not exist
+    // (refused, above).
+    const doc = readFileSync("docs/training.md", "utf8").replace(/\s+/g, " ");
+    expect(doc).toContain(
       "an empty folder (a run killed before it wrote anything) starts a new run there from the command's own flags, saying `no checkpoint in DIR/checkpoints yet: starting from the beginning`",
     );
   }, 60_000);
