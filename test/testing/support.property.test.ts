@@ -6,15 +6,7 @@ import fc from "fast-check";
 import { lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/index.ts";
-import support, {
-  advance,
-  type Context,
-  createSupportEnv,
-  type Order,
-  resolution,
-  type Task,
-  tools,
-} from "./support-env.ts";
+import support, { advance, type Context, createSupportEnv, resolution, type Task, tools } from "./support-env.ts";
 
 const TASKS = Array.from({ length: 12 }, (_, i) => support.task(`p${i}`));
 const generators = {
