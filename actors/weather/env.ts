@@ -39,11 +39,7 @@ const machine = setup({
             target: "done",
             actions: [r1.reward("outcome", correct, "answer"), r1.end("answered", (a) => ({ success: correct(a) }))],
           },
-          {
-            guard: ({ context }) => context.turns > 4,
-            target: "done",
-            actions: r1.end("turn-limit", { success: 0 }),
-          },
+          { guard: ({ context }) => context.turns > 4, target: "done", actions: r1.end("turn-limit", { success: 0 }) },
           {
             guard: ({ event }) => city(event.text) !== undefined,
             target: "asking",
@@ -95,5 +91,6 @@ export default r1.defineEnv({
   tokenizer,
   task: (seed): Task => ((cities) => ({ a: cities[0]!, b: cities[1]! }))(r1.Rng.fromSeed(seed).shuffle(CITIES)),
   policies: { expert },
+  model: { copy: true }, // a learned policy's copy head: its actions copy a city from the question
   legalActions: ({ task: t }) => [t.a, t.b].flatMap((c) => [r1.formatCall(weather, { city: c }), r1.formatAnswer(c)]),
 });
