@@ -176,8 +176,7 @@ const firstNotPlain = (
         return undefined;
       }
       const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null)
-        return `${shortPath(path)} is a ${(value as object).constructor?.name ?? "non-plain object"}`;
+      if (proto !== Object.prototype && proto !== null) return `${shortPath(path)} is ${classNamed(value as object)}`;
       for (const [key, item] of Object.entries(value)) {
         if (item === undefined) {
           if (seen) seen.undefinedField = true;
@@ -193,6 +192,23 @@ const firstNotPlain = (
     default:
       return `${shortPath(path)} is a ${typeof value}`;
   }
+};
+
+/**
+ * What a non-plain object is, for a message: "a Map", "an Int8Array"; an object whose constructor is no class of its
+ * own (an Effect, a prototype made by Object.create, another realm's plain object: all "Object") says so, rather
+ * than "a Object".
+ */
+const classNamed = (value: object): string => {
+  let name: unknown;
+  try {
+    name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  } catch {
+    name = undefined; // a getter that throws, a revoked proxy
+  }
+  if (typeof name !== "string" || name === "" || name === "Object")
+    return "an object of no plain prototype (a class instance, an Effect, another realm's object)";
+  return `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`;
 };
 
 /**

@@ -5,6 +5,7 @@
  * become `{ ok: false, error }`, never an exception. Results and error messages are plain, well-formed JSON, cut to size with a
  * visible marker, so whatever a tool does, the journal can hold and hash it.
  */
+import { isEffect } from "effect/Effect";
 import * as Result from "effect/Result";
 import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
@@ -170,6 +171,14 @@ export const toJsonResult = (name: string, content: unknown, limit: number): Too
     return { ok: true, content: content.length > limit ? cut(content, limit) : content.toWellFormed() };
   // A tool that returns nothing returned null (counted by its call, when the machine gets it: a forgotten `return`).
   if (content === undefined) return { ok: true, content: null };
+  // An Effect program returned unrun (`execute: (args) => program`): it is no result, and "result is a Object" said
+  // nothing of what to do. Checked here, before the Observable and JSON checks, as no Effect is either.
+  if (isEffect(content))
+    return failure(
+      "error",
+      `${name} returned an Effect program, not its result: run it in execute, \`execute: (args, { signal }) => Effect.runPromise(program, { signal })\`, so that a timeout or the episode's end interrupts it`,
+      limit,
+    );
   const problem = notPlainJson(content, "result");
   if (problem)
     return failure(

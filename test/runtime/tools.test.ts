@@ -1,3 +1,4 @@
+import * as Effect from "effect/Effect";
 import { describe, expect, it } from "vitest";
 import { fromPromise, setup } from "xstate";
 import { expertPolicy, lookupEnv } from "../../actors/lookup/index.ts";
@@ -131,6 +132,33 @@ describe("tool faults are recorded outcomes, never crashes", () => {
     const message = result?.ok ? "" : result?.error.message;
     expect(message).toContain("lookup returned a value that is not plain JSON");
     expect(message).toContain(where);
+  });
+
+  it('an Effect returned unrun, or an object of no class of its own, is named as such, not as "a Object"', async () => {
+    const program = Effect.succeed(3);
+    const unrun = await defineTool({
+      name: "count",
+      description: "",
+      parameters: Schema.Struct({ item: Schema.String }),
+      execute: () => program as never,
+    }).call({ item: "apple" });
+    expect(unrun).toEqual({
+      ok: false,
+      error: {
+        kind: "error",
+        message:
+          "count returned an Effect program, not its result: run it in execute, `execute: (args, { signal }) => Effect.runPromise(program, { signal })`, so that a timeout or the episode's end interrupts it",
+      },
+    });
+    const { result } = await returned(
+      withLookup(() => ({ a: Object.create({ inherited: 1 }), b: new Int8Array(1) }), 50, 1000),
+    );
+    const message = result?.ok ? "" : result?.error.message;
+    expect(message).toContain(
+      "result.a is an object of no plain prototype (a class instance, an Effect, another realm's object);",
+    );
+    const second = await returned(withLookup(() => ({ b: new Int8Array(1) }), 50, 1000));
+    expect(second.result?.ok ? "" : second.result?.error.message).toContain("result.b is an Int8Array;");
   });
 
   it("a tool that returns nothing returned null; plain results pass unchanged", async () => {
