@@ -10,7 +10,7 @@ import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import fc from "fast-check";
 import { notPlainJson, notUnicode } from "../kernel/canonical.ts";
-import { allKeys } from "../kernel/errors.ts";
+import { allKeys, shownValue } from "../kernel/errors.ts";
 import { type ToolResult, ToolResult as ToolResultSchema } from "../kernel/events.ts";
 import { formatAnswer, formatCall, parseAction } from "../runtime/action-format.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -38,6 +38,9 @@ export interface ActionOptions {
    */
   readonly hugeLength?: number;
 }
+
+/** The longest huge action drawn: 100 million characters (V8's longest string is about 536 million). */
+const MAX_HUGE_LENGTH = 100_000_000;
 
 /** Well-formed calls of one tool: `<name>argument</name>`, arguments from `args` or the parameter schema. */
 export const toolCallArbitrary = (tool: Tool, args?: fc.Arbitrary<Json>): fc.Arbitrary<string> => {
@@ -122,6 +125,12 @@ export const almostRightActionArbitrary = (env: WithTools, options: ActionOption
 /** Text no environment should trust: random, unicode, lone surrogates, huge, almost-right. */
 export const hostileActionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> => {
   const hugeLength = options.hugeLength ?? 20_000;
+  // Refused here, before anything runs: NaN or a negative length drew "" (s.repeat(-0)) or threw mid-run, so the huge
+  // actions asked for were never tried; a length past V8's longest string threw "Invalid string length", unsaid where.
+  if (!Number.isInteger(hugeLength) || hugeLength < 1 || hugeLength > MAX_HUGE_LENGTH)
+    throw new RangeError(
+      `hugeLength must be an integer from 1 to ${MAX_HUGE_LENGTH} (the characters of a huge action; default 20000), got ${shownValue(hugeLength)}`,
+    );
   // Huge actions cost the runtime tens of milliseconds each (tokenizing, hashing): present, but rare.
   return fc.oneof(
     { arbitrary: fc.string(), weight: 4 },

@@ -53,6 +53,18 @@ describe("action arbitraries", () => {
     expect(hostile.some((t) => t.startsWith("Sure! I will do that: <"))).toBe(true);
   });
 
+  it("a hugeLength that draws no huge action, or one past any string, is refused before anything runs", async () => {
+    const { checkRewards, neverCrashes } = await import("../../src/testing/index.ts");
+    for (const hugeLength of [-5, 0, 2.5, Number.NaN, 2e9])
+      expect(() => hostileActionArbitrary(lookupEnv, { hugeLength })).toThrow(
+        `hugeLength must be an integer from 1 to 100000000 (the characters of a huge action; default 20000), got ${hugeLength}`,
+      );
+    // checkRewards draws them: refused there too, not a run that passed without one huge action (NaN: "".repeat).
+    await expect(
+      checkRewards(lookupEnv, { invariants: [neverCrashes()], hugeLength: Number.NaN, numRuns: 1 }),
+    ).rejects.toThrow(/^hugeLength must be an integer from 1 to 100000000 .* got NaN$/);
+  });
+
   it("actionArbitrary mixes well-formed (about 2 in 3) and hostile actions", () => {
     const texts = fc.sample(actionArbitrary(lookupEnv, { hugeLength: 50 }), { numRuns: 600, seed: 5 });
     const wellFormed = texts.filter((t) => parseAction(t, lookupEnv.tools).kind !== "malformed").length;
