@@ -321,6 +321,16 @@ const differsOnRerun = (step: () => Step, first: Step): string | undefined => {
 };
 
 /** The environment machine as actor logic whose snapshots carry the runtime's protocol state. */
+/**
+ * A RegExp's test from the text's start: a `/g` or `/y` one (`suspiciousObservation: /undefined/g`) keeps its
+ * lastIndex between tests, so it skipped every second observation that shows it. (The kit's own copy: the
+ * option's object is left as it was given.)
+ */
+const testedFromStart = (pattern: RegExp, text: string): boolean => {
+  pattern.lastIndex = 0;
+  return pattern.test(text);
+};
+
 const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious: RegExp | undefined) => {
   // The machine as the runtime runs it: an event that never settles (a guarded `always` loop) is an error.
   const bounded = boundedMachineOf(env.machine);
@@ -362,7 +372,7 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
               problems.push(
                 `the observation ${shownValue(emitted.text)} holds a lone surrogate, which is not Unicode: a live episode aborts here, "could not record env.observed" (give well-formed text: text.toWellFormed(), or slice by characters)`,
               );
-            else if (suspicious?.test(emitted.text))
+            else if (suspicious !== undefined && testedFromStart(suspicious, emitted.text))
               problems.push(`the observation ${quote(emitted.text)} shows a missing value`);
             observation = typeof emitted.text === "string" ? emitted.text : undefined;
             awaiting = true;
@@ -591,7 +601,7 @@ const explore = <Task extends Json>(
     );
   const task: Task = journaled.value;
   const suspicious =
-    options.suspiciousObservation === false ? undefined : (options.suspiciousObservation ?? SUSPICIOUS);
+    options.suspiciousObservation === false ? undefined : new RegExp(options.suspiciousObservation ?? SUSPICIOUS);
   const given = options.serialize;
   // A user's serialize that throws, or returns no string, is named with the state it was given.
   const serialize = given

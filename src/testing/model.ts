@@ -106,8 +106,13 @@ interface ModelRun<State> {
 
 class ModelMismatch extends Error {}
 
+/**
+ * Whether `actual` is the observation expected. A RegExp is tested as a copy, from the text's start: a model's
+ * hoisted `/error/g` (or `/y`) keeps its lastIndex between tests, so every second matching observation failed,
+ * reported as "expects /error/g, the environment showed "error ..."".
+ */
 const matches = (expected: string | RegExp, actual: string | undefined) =>
-  actual !== undefined && (typeof expected === "string" ? expected === actual : expected.test(actual));
+  actual !== undefined && (typeof expected === "string" ? expected === actual : new RegExp(expected).test(actual));
 
 const show = (expected: string | RegExp) => (typeof expected === "string" ? quote(expected) : String(expected));
 

@@ -385,6 +385,42 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(byKind("dead-end")[0].path?.[0]).toBe('act "stuck"');
   });
 
+  it("a suspiciousObservation with the g flag reports every observation it matches, not every second one", () => {
+    const machine = setup({ types: { events: {} as r1.AgentActEvent } }).createMachine({
+      entry: r1.observe("go"),
+      initial: "asking",
+      states: {
+        asking: {
+          on: {
+            "agent.act": [
+              { guard: ({ event }) => event.text === "price", target: "price", actions: r1.observe("price undefined") },
+              { target: "qty", actions: r1.observe("qty undefined") },
+            ],
+          },
+        },
+        price: { on: { "agent.act": { target: "done", actions: r1.end("done") } } },
+        qty: { on: { "agent.act": { target: "done", actions: r1.end("done") } } },
+        done: { type: "final" },
+      },
+    });
+    const env = r1.defineEnv({
+      id: "twice",
+      version: "1",
+      description: "two missing values",
+      machine,
+      tools: {},
+      tokenizer: new r1.WordTokenizer(["go"]),
+      task: () => null,
+    });
+    const suspiciousObservation = /undefined/g;
+    const report = exploreEnv(env, { actions: ["price", "qty"], suspiciousObservation });
+    expect(report.problems.filter((p) => p.kind === "invalid").map((p) => p.detail)).toEqual([
+      '"price": the observation "price undefined" shows a missing value',
+      '"qty": the observation "qty undefined" shows a missing value',
+    ]);
+    expect(suspiciousObservation.lastIndex).toBe(0); // the option's own object is left as it was
+  });
+
   it("a reward whose reason function gives no string is invalid, as it ends a live episode", () => {
     const machine = setup({ types: { events: {} as r1.AgentActEvent } }).createMachine({
       entry: r1.observe("go"),

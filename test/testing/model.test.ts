@@ -52,6 +52,23 @@ describe("model-based testing with fc.commands against a user's model", () => {
     });
   });
 
+  it("an observation RegExp with the g or y flag, hoisted and shared by every prediction, matches every time", async () => {
+    // A /g RegExp keeps its lastIndex between tests: the second malformed action "did not match" it.
+    for (const flags of ["g", "y"]) {
+      const malformed = new RegExp("^error : use", flags);
+      const base = model();
+      const hoisted: EnvModel<State, { secret: string }> = {
+        ...base,
+        act: (state, text, toolResult) => {
+          const predicted = base.act(state, text, toolResult);
+          return predicted.observation instanceof RegExp ? { ...predicted, observation: malformed } : predicted;
+        },
+      };
+      await checkModel(env, { model: hoisted, actions: fc.constant("hello"), numRuns: 3 });
+      expect(malformed.lastIndex).toBe(0); // the model's own object is left as it was
+    }
+  });
+
   it("toolFaults fails about one action in five, so the model sees the real tools most of the time", async () => {
     // fc.option's freq is the odds of its nil (no fault): freq 4 injected a fault into 3 actions in 4, and a
     // model wrong about real results (a library desk's first lookup) passed 60 runs, nearly never shown one.
