@@ -66,9 +66,7 @@ const tryFormat = (format: () => string): string | undefined => {
 
 /** Well-formed final answers: `<answer>text</answer>`. */
 export const answerArbitrary = (answers: fc.Arbitrary<string> = fc.string({ maxLength: 12 })): fc.Arbitrary<string> =>
-  answers
-    .map((text) => tryFormat(() => formatAnswer(text)))
-    .filter((text) => text !== undefined && parseAction(text, {}).kind === "answer") as fc.Arbitrary<string>;
+  answers.map(writtenAnswer).filter((text) => text !== undefined) as fc.Arbitrary<string>;
 
 /** Actions the parser accepts: a call of one of the environment's tools, or an answer (3:1). */
 export const wellFormedActionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> => {
@@ -214,6 +212,16 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
             `option ${name} must generate text (strings), but it generated ${JSON.stringify(sample) ?? String(sample)} (${typeof sample})`,
           );
 
+  // Answers formatAnswer refuses (text holding </answer>) are left out of the draws; when every one is, the draw of
+  // an answer looked for one for ever (fast-check's filter), and the check hung without a word.
+  if (record.answers !== undefined) {
+    const samples = fc.sample(record.answers as fc.Arbitrary<string>, { numRuns: 20, seed: 1 });
+    if (samples.every((text) => writtenAnswer(text) === undefined))
+      throw new TypeError(
+        `option answers: none of the ${samples.length} answers it generated can be written as an answer (${JSON.stringify(samples[0])}: ${refusal(() => formatAnswer(samples[0] ?? ""))}), so no answer could be drawn (a check drawing one looked for ever)`,
+      );
+  }
+
   const args = record.args;
   if (args !== undefined)
     for (const [tool, value] of Object.entries(args as object)) {
@@ -224,14 +232,19 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
           `option args.${tool}: ${env.id ? `environment ${env.id}` : "the environment"} has no tool "${tool}"; its tools: ${Object.keys(env.tools).join(", ") || "none"}`,
         );
       // Arguments of the wrong shape would make meaningless calls (`<lookup>undefined</lookup>`): try a few.
-      if (env)
-        for (const sample of fc.sample(value as fc.Arbitrary<Json>, { numRuns: 5, seed: 1 }))
+      if (env) {
+        const samples = fc.sample(value as fc.Arbitrary<Json>, { numRuns: 5, seed: 1 });
+        let leftOut: { sample: Json; message: string } | undefined;
+        for (const sample of samples)
           try {
             formatCall(env.tools[tool], sample);
           } catch (error) {
             // Text that the bare form cannot carry (white space at its ends) is only left out of the calls;
             // a field it cannot carry at all would leave every call out.
-            if (!/does not fit|not plain JSON|cannot carry/.test((error as Error).message)) continue;
+            if (!/does not fit|not plain JSON|cannot carry/.test((error as Error).message)) {
+              leftOut ??= { sample, message: (error as Error).message };
+              continue;
+            }
             // formatCall's message names the arguments only where they do not fit: said "it generated" of each.
             const said = (error as Error).message.replace(/^formatCall: /, "");
             throw new TypeError(
@@ -244,7 +257,32 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
               }`,
             );
           }
+        // Every one left out: the calls of this tool were all made from its parameter schema, the option unused.
+        if (
+          leftOut !== undefined &&
+          samples.every((sample) => tryFormat(() => formatCall(env.tools[tool], sample)) === undefined)
+        )
+          throw new TypeError(
+            `option args.${tool}: none of the ${samples.length} arguments it generated can be written as a call (${JSON.stringify(leftOut.sample)}: ${leftOut.message.replace(/^formatCall: /, "")}), so every call of ${tool} would be made from its parameter schema instead`,
+          );
+      }
     }
+};
+
+/** The action formatAnswer writes for `text`, if it writes one that parses back as an answer. */
+const writtenAnswer = (text: string): string | undefined => {
+  const written = tryFormat(() => formatAnswer(text));
+  return written !== undefined && parseAction(written, {}).kind === "answer" ? written : undefined;
+};
+
+/** Why `format` refuses, or that what it wrote does not parse back as written. */
+const refusal = (format: () => string): string => {
+  try {
+    format();
+    return "it does not parse back as an answer";
+  } catch (error) {
+    return (error as Error).message;
+  }
 };
 
 /** Agent output a model could produce: well-formed (2 in 3) or hostile (1 in 3). */

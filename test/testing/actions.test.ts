@@ -73,6 +73,38 @@ describe("action arbitraries", () => {
   });
 });
 
+describe("options that no action could be written from", () => {
+  it("answers that formatAnswer refuses every time are refused at once, not a check that hangs looking for one", async () => {
+    const { checkModel, checkRewards, neverCrashes } = await import("../../src/testing/index.ts");
+    const said =
+      'option answers: none of the 20 answers it generated can be written as an answer ("x</answer>y": formatAnswer: "x</answer>y" holds the closing tag </answer>, which would end the answer early (the action would be malformed)), so no answer could be drawn';
+    expect(() => actionArbitrary(lookupEnv, { answers: fc.constant("x</answer>y") })).toThrow(said);
+    await expect(
+      checkRewards(lookupEnv, { answers: fc.constant("x</answer>y"), invariants: [neverCrashes()], numRuns: 2 }),
+    ).rejects.toThrow(said);
+    const model = { init: () => null, act: (state: null) => ({ state }) };
+    await expect(checkModel(lookupEnv, { model, answers: fc.constant("x</answer>y"), numRuns: 2 })).rejects.toThrow(
+      said,
+    );
+    // Some refused, some not: the refused ones are left out of the draws, as before.
+    const mixed = fc.oneof(fc.constant("x</answer>y"), fc.constant("lima"));
+    expect(fc.sample(actionArbitrary(lookupEnv, { answers: mixed }), { numRuns: 200, seed: 3 })).toContain(
+      "<answer>lima</answer>",
+    );
+  });
+
+  it("args that no call could carry (white space at a bare text's ends, every time) are refused, not left unused", () => {
+    const said =
+      'option args.lookup: none of the 5 arguments it generated can be written as a call ({"key":" k1 "}: lookup\'s key " k1 " starts or ends with white space, which parsing trims: the call would ask for "k1"), so every call of lookup would be made from its parameter schema instead';
+    expect(() => actionArbitrary(lookupEnv, { args: { lookup: fc.constant({ key: " k1 " }) } })).toThrow(said);
+    // Some left out, some not: the calls are made from the others.
+    const mixed = fc.oneof(fc.constant({ key: " k1 " }), fc.constant({ key: "k2" }));
+    expect(fc.sample(actionArbitrary(lookupEnv, { args: { lookup: mixed } }), { numRuns: 200, seed: 3 })).toContain(
+      "<lookup>k2</lookup>",
+    );
+  });
+});
+
 describe("options that must be arbitraries", () => {
   it("a plain array or value is refused with the option's name and how to make one", async () => {
     const { checkRewards, neverCrashes, returnBounds } = await import("../../src/testing/index.ts");
