@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { COPIES_LISTED, EpisodeCopies, moreCopies, SAME_LAST_DIGEST, sameEpisode } from "../journal/copies.ts";
 import { EnvOptionsRefusedError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
+import { escapeControls } from "../kernel/terminal.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { findJournals } from "../observe/journals.ts";
 import { isViewerPage, readEpisodeFile } from "../observe/viewer.ts";
@@ -23,12 +24,10 @@ const clip = (text: string, max = 160) => (text.length > max ? `${text.slice(0, 
 
 /**
  * What a model, a tool or an environment wrote is shown, not obeyed: terminal escapes (ESC...), other
- * control characters and the bidirectional overrides that reorder a line on screen are written as \uXXXX.
+ * control characters and the bidirectional overrides that reorder a line on screen are written as \uXXXX
+ * (escapeControls), and newlines as ⏎.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what it is for
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-export const terminalSafe = (line: string): string =>
-  line.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).replace(/\n/g, "⏎");
+export const terminalSafe = (line: string): string => escapeControls(line).replace(/\n/g, "⏎");
 
 /** `1 turn`, `3 turns`. */
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;

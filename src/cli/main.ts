@@ -17,6 +17,7 @@ import {
   NonDeterminismError,
   UsageError,
 } from "../kernel/errors.ts";
+import { escapeControls } from "../kernel/terminal.ts";
 import { checkpointsIn } from "../learn/trainer.ts";
 import { findJournals } from "../observe/journals.ts";
 import { BackendUnavailableError, isWasmMemoryTrap, WASM_MEMORY_HINT, wasmOutOfMemory } from "../policy/backend.ts";
@@ -144,7 +145,8 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         const all = summary.aborted === summary.episodes;
         err(
           `${all ? `error: all ${summary.episodes}` : `${summary.aborted} of ${summary.episodes}`} episodes aborted; ` +
-            `the first, ${firstAbort.episode}: ${firstAbort.reason}` +
+            // The reason may quote a policy's or a tool's own text (an API's error body): shown, not obeyed.
+            `the first, ${firstAbort.episode}: ${escapeControls(firstAbort.reason)}` +
             (firstAbort.thrownAt
               ? ` (thrown at ${firstAbort.thrownAt})`
               : firstAbort.thrownBeforeResume

@@ -4,6 +4,7 @@
  * to size would otherwise pass unseen while every episode "succeeds".
  */
 import type { EpisodeEvent, ToolResult } from "../kernel/events.ts";
+import { escapeControls } from "../kernel/terminal.ts";
 import { returnedNothingCounts, TRUNCATION_MARKER, toolThrownFrom } from "./tool.ts";
 
 export interface ToolFailureCount {
@@ -124,7 +125,7 @@ export class ToolTally {
  * `record --resume` kept its episodes and this process did not see it thrown, that where is not journaled).
  */
 export const describeFailure = (f: ToolFailureCount): string =>
-  `${f.count}x ${f.tool} ${f.kind}${f.tag === undefined ? "" : ` (${f.tag})`}: ${f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message}${f.thrownAt ? ` (thrown at ${f.thrownAt})` : f.thrownBeforeResume ? ` (${THROWN_BEFORE_RESUME})` : ""}`;
+  `${f.count}x ${f.tool} ${f.kind}${f.tag === undefined ? "" : ` (${escapeControls(f.tag)})`}: ${escapeControls(f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message)}${f.thrownAt ? ` (thrown at ${f.thrownAt})` : f.thrownBeforeResume ? ` (${THROWN_BEFORE_RESUME})` : ""}`;
 
 /** The summary's lines for a person (none when every call succeeded and none was cut). */
 export const describeToolTally = (tally: ToolTallySummary): string[] => {

@@ -89,6 +89,20 @@ describe("record says when episodes aborted", () => {
     });
   });
 
+  it("a tool's or a policy's own text is shown, not obeyed: its terminal escapes are written as \\uXXXX", async () => {
+    const args = ["record", "--env", "./test/reliability/fixtures/escape-env.ts", "--episodes", "1"];
+    expect(await main([...args, "--policy", "expert", "--out", join(dir, "escapes")])).toBe(0);
+    // (clear the screen, turn text red, retitle the terminal: an HTTP error body may hold any of them)
+    const shown = "\\u001b[2J\\u001b[31mbusy\\u001b]0;pwned\\u0007";
+    expect(output.stderr.split("\n").filter((line) => line.startsWith("note:"))).toEqual([
+      `note: 1 of 1 tool call failed (the machine got { ok: false, error }): 1x page error: ${shown} (thrown at test/reliability/fixtures/escape-env.ts:14:11)`,
+    ]);
+    output.clear();
+    expect(await main([...args, "--policy", "api", "--out", join(dir, "escapes-api")])).toBe(1);
+    expect(output.stderr).toContain(`the first, ep-0-0: policy escape-api failed: 429 ${shown}`);
+    expect(output.stderr.includes("\x1b") || output.stderr.includes("\x07")).toBe(false);
+  });
+
   it("tools whose code threw or whose results were cut: counted, with the line that threw (exit 0: the machine handled them)", async () => {
     const args = [
       "record",
