@@ -369,7 +369,19 @@ export const noRewardForRepeatedCalls = (options: RepeatedCallOptions = {}): Rew
     options,
     allKeys<RepeatedCallOptions>()(["callOf", "allowRetryAfterFailure"]),
   );
-  const callOf = options.callOf ?? defaultCallOf;
+  const own = options.callOf;
+  // Keys are compared as Map keys and with ===: an array or object key (`["slots", day]`) never equals another, so
+  // no repeat was ever found, and a reward paid for one passed; null made every non-call action one call.
+  const callOf =
+    own === undefined
+      ? defaultCallOf
+      : (text: string, env: EnvDefinition): string | undefined => {
+          const key: unknown = own(text, env);
+          if (key === undefined || typeof key === "string") return key;
+          throw new TypeError(
+            `noRewardForRepeatedCalls: callOf returned ${shownValue(key)} for the action ${quote(text)}; it must return a string, the same for calls that repeat each other (e.g. \`\${tool}:\${day}\`), or undefined for an action that makes no call`,
+          );
+        };
   const processOn = (e: PlayedEpisode, turn: number) =>
     e.rewards.filter((r) => r.turn === turn && r.kind === "process");
   const sum = (rewards: readonly EventOf<"reward.assigned">[]) => rewards.reduce((total, r) => total + r.value, 0);

@@ -225,6 +225,27 @@ describe("reward invariants, against a sound environment and broken variants of 
     }
   });
 
+  it("a callOf key that is no string (an array) is refused by name, not a check that could never find a repeat", async () => {
+    const farmed = createSecretEnv({ process: () => 0.1 });
+    const word = (text: string) => /^<check>(\w+)<\/check>$/.exec(text)?.[1];
+    // Compared as Map keys: ["check", word] never equals another array, so the farmed reward passed 30 cases.
+    const arrayKey = (text: string) => (word(text) === undefined ? undefined : (["check", word(text)] as never));
+    const failure = await failureOf(
+      checkRewards(farmed, { ...failing, invariants: [noRewardForRepeatedCalls({ callOf: arrayKey })] }),
+    );
+    expect(failure.violation.message).toMatch(
+      /^the property threw: noRewardForRepeatedCalls: callOf returned an array for the action "<check>\w+<\/check>"; it must return a string, the same for calls that repeat each other \(e\.g\. `\$\{tool\}:\$\{day\}`\), or undefined for an action that makes no call/,
+    );
+    // A string key of the same calls finds the repeat.
+    const stringKey = (text: string) => (word(text) === undefined ? undefined : `check:${word(text)}`);
+    const found = await failureOf(
+      checkRewards(farmed, { ...failing, invariants: [noRewardForRepeatedCalls({ callOf: stringKey })] }),
+    );
+    expect(found.violation.message).toMatch(
+      /^turn \d+ repeats the call "<check>\w+<\/check>" of turn \d+ and earns 0\.1/,
+    );
+  });
+
   it("noRewardForRepeatedCalls catches a reward paid for the same call twice", async () => {
     const farmed = createSecretEnv({ process: () => 0.1 });
     const failure = await failureOf(checkRewards(farmed, { ...failing, invariants: [noRewardForRepeatedCalls()] }));
