@@ -574,6 +574,25 @@ const explore = <Task extends Json>(
     throw new TypeError(
       `${caller}: options.actions must be the sample actions to try in each state (an array of texts, or (state) => texts), got ${options.actions === undefined ? "none" : typeof options.actions}`,
     );
+  // A list that is not texts, given or returned (a forgotten return, one text not in a list, a number), failed deep
+  // in the exploration: "texts.map is not a function", "text.matchAll is not a function".
+  const notTexts = (texts: unknown, said: string): string | undefined => {
+    if (!Array.isArray(texts)) return `${said} ${shownValue(texts)}; it must be a list of action texts`;
+    const index = texts.findIndex((text) => typeof text !== "string");
+    return index < 0
+      ? undefined
+      : `${said} a list whose item ${index} is ${shownValue(texts[index])}, not an action text`;
+  };
+  if (Array.isArray(options.actions)) {
+    const problem = notTexts(options.actions, `${caller}: options.actions is`);
+    if (problem) throw new TypeError(problem);
+  }
+  const actionTexts = (machine: ProtocolSnapshot["machine"]): readonly string[] => {
+    const texts: unknown = (options.actions as (state: typeof machine) => unknown)(machine);
+    const problem = notTexts(texts, `${caller}: options.actions(state) returned, in state ${jsonOf(machine.value)},`);
+    if (problem) throw new TypeError(problem);
+    return texts as readonly string[];
+  };
   if (Array.isArray(options.actions) && options.actions.length === 0)
     throw new RangeError(
       `${caller}: options.actions is empty: give the sample actions to try where the agent acts (a few texts), or nothing past the first state is explored`,
@@ -643,7 +662,7 @@ const explore = <Task extends Json>(
         })),
       );
     if (!state.awaiting) return [];
-    const texts = typeof options.actions === "function" ? options.actions(state.machine) : options.actions;
+    const texts = typeof options.actions === "function" ? actionTexts(state.machine) : options.actions;
     return texts.map((text) => ({ type: "agent.act", turn: 0, text, tokens: tokensOf(text) }));
   };
 

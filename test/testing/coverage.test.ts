@@ -518,6 +518,28 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(() => exploreEnv(env, { actions: "hello" } as never)).toThrow(/^exploreEnv: options\.actions .*got string$/);
   });
 
+  it("sample actions that are not a list of texts, given or returned by actions(state), are named with the state", () => {
+    // They failed deep in the exploration: "texts.map is not a function", "text.matchAll is not a function".
+    const env = createSecretEnv();
+    const task = { secret: "ant" };
+    const cases: [unknown, string][] = [
+      [["hello", 5], "exploreEnv: options.actions is a list whose item 1 is 5, not an action text"],
+      [
+        () => "<check>ant</check>",
+        'exploreEnv: options.actions(state) returned, in state "waiting", "<check>ant</check>" (a string); it must be a list of action texts',
+      ],
+      [
+        () => undefined,
+        'exploreEnv: options.actions(state) returned, in state "waiting", undefined; it must be a list',
+      ],
+      [
+        () => [null],
+        'options.actions(state) returned, in state "waiting", a list whose item 0 is null, not an action text',
+      ],
+    ];
+    for (const [actions, said] of cases) expect(() => exploreEnv(env, { task, actions } as never)).toThrow(said);
+  });
+
   it("the exploration's size is bounded and the message says how to shrink it", () => {
     const env = createSecretEnv();
     expect(() =>
