@@ -58,6 +58,7 @@ export interface EpisodeScript<Task extends Json = Json> {
 }
 
 const SCRIPT_FIELDS = allKeys<EpisodeScript>()(["seed", "task", "actions", "toolResults"]);
+const PLAY_OPTIONS = allKeys<PlayOptions>()(["journal", "episode", "schedule"]);
 
 /** An episode script played live: the record, its events and its rewards (`Task`: as for EpisodeScript). */
 export interface PlayedEpisode<Task extends Json = Json> {
@@ -280,7 +281,16 @@ export const playEpisode: {
   script: EpisodeScript<Task>,
   options: PlayOptions = {},
 ): Promise<PlayedEpisode<Task>> => {
-  // From plain JavaScript, a script without its seed or actions failed deep in the runtime.
+  // From plain JavaScript, an environment that is none ("reading 'tokenizer'"), a script without its seed or actions,
+  // or with actions that are no texts ("policy script failed: ... reading 'matchAll'"), failed deep in the runtime.
+  checkEnvArgument("playEpisode", env);
+  checkKnownKeys("playEpisode", options, PLAY_OPTIONS);
+  // A schedule that is no function threw in every tool call, and the episode ended "waiting for nothing", blamed
+  // on the environment.
+  if (options.schedule !== undefined && typeof options.schedule !== "function")
+    throw new TypeError(
+      `playEpisode: options.schedule must be a function (label, result) => a promise of the result (e.g. (label, result) => s.schedule(result, label) with a fast-check scheduler s), got ${shownValue(options.schedule)}`,
+    );
   if (typeof script?.seed !== "string" || !Array.isArray(script.actions))
     throw new TypeError(
       `playEpisode: the script must be { seed: string, actions: [...], task?, toolResults? }; ${typeof script?.seed !== "string" ? `its seed is ${script?.seed === undefined ? "missing" : typeof script.seed} (the episode's seed names its journal, and draws the task when none is given)` : "its actions are not an array"}`,
@@ -290,6 +300,24 @@ export const playEpisode: {
   if (unknown)
     throw new TypeError(
       `playEpisode: the script has an unknown field \`${unknown.key}\`${didYouMean(unknown.meant)}; a script is { seed: string, actions: [...], task?, toolResults? }`,
+    );
+  const notAction = script.actions.findIndex(
+    (action) =>
+      typeof action !== "string" &&
+      !(
+        typeof action === "object" &&
+        action !== null &&
+        Number.isInteger((action as { legal?: unknown }).legal) &&
+        (action as { legal: number }).legal >= 0
+      ),
+  );
+  if (notAction >= 0)
+    throw new TypeError(
+      `playEpisode: script.actions[${notAction}] is ${shownValue(script.actions[notAction])}, not an action: give the action's text, or { legal: i } for the i-th legal action`,
+    );
+  if (script.toolResults !== undefined && !Array.isArray(script.toolResults))
+    throw new TypeError(
+      `playEpisode: script.toolResults must be a list, the result to inject by tool call in call order (null: the real tool's), got ${shownValue(script.toolResults)}`,
     );
   // An injected result of another shape than the runtime's was journaled, or aborted the episode, as the
   // environment's doing.

@@ -240,6 +240,32 @@ describe("options that must be arbitraries", () => {
     ).rejects.toThrow(
       "playEpisode: the script has an unknown field `toolResult` (did you mean `toolResults`?); a script is { seed: string, actions: [...], task?, toolResults? }",
     );
+    // What is no environment, no action, no list of results or no schedule is named, not met deep in the runtime
+    // ("reading 'tokenizer'", "policy script failed: ... reading 'matchAll'", ".entries is not a function"), nor
+    // blamed on the environment (a schedule that is no function ended the episode "waiting for nothing").
+    const refusals: [() => Promise<unknown>, string][] = [
+      [
+        () => playEpisode(undefined as never, { seed: "s", actions: sample }),
+        "playEpisode: the first argument must be an environment (defineEnv(...)), got undefined",
+      ],
+      [
+        () => playEpisode(lookupEnv, { seed: "s", actions: ["<lookup>k1</lookup>", 5] as never }),
+        "playEpisode: script.actions[1] is 5, not an action: give the action's text, or { legal: i } for the i-th legal action",
+      ],
+      [
+        () => playEpisode(lookupEnv, { seed: "s", actions: sample, toolResults: failure as never }),
+        "playEpisode: script.toolResults must be a list, the result to inject by tool call in call order (null: the real tool's), got an object",
+      ],
+      [
+        () => playEpisode(lookupEnv, { seed: "s", actions: sample }, { schedule: 5 as never }),
+        "playEpisode: options.schedule must be a function (label, result) => a promise of the result",
+      ],
+      [
+        () => playEpisode(lookupEnv, { seed: "s", actions: sample }, { schedul: () => 1 } as never),
+        "playEpisode: unknown option `schedul` (did you mean `schedule`?)",
+      ],
+    ];
+    for (const [play, says] of refusals) await expect(play()).rejects.toThrow(says);
     expect(() => noRewardForRepeatedCalls({ allowRetry: true } as never)).toThrow(
       "noRewardForRepeatedCalls: unknown option `allowRetry` (did you mean `allowRetryAfterFailure`?); noRewardForRepeatedCalls knows callOf, allowRetryAfterFailure",
     );
