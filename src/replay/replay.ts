@@ -20,6 +20,7 @@ import { parseAction } from "../runtime/action-format.ts";
 import { ABORTED, EpisodeDerivation, misspelt, waitingForTools } from "../runtime/derive.ts";
 import {
   boundedMachineOf,
+  checkEnvArgument,
   type EnvDefinition,
   endlessEventMessage,
   envThrownFrom,
@@ -175,6 +176,8 @@ export const replayEpisode = (
 ): ReplayResult => {
   checkKnownKeys("replayEpisode", options, REPLAY_OPTIONS);
   checkGivenEvents(recorded, "replayEpisode");
+  // A failed import (undefined) read as "Cannot read properties of undefined (reading 'id')".
+  checkEnvArgument("replayEpisode", env, "the second argument");
   const verify = options.verify ?? true;
   const started = recorded[0];
   const episode = started?.episode ?? "(empty)";

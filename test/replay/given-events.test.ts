@@ -164,3 +164,13 @@ it("says that a journal cut short has no end, as replay --verify does, rather th
   // Without verifying, it re-derives what the journal holds.
   expect(r1.replayEpisode(cut, weather, { verify: false }).reason).toMatch(/^aborted: /);
 });
+
+it("an environment that is none (a failed import) is named as the second argument, not read as undefined's id", async () => {
+  const events = await recorded();
+  expect(() => r1.replayEpisode(events, undefined as never)).toThrow(
+    "replayEpisode: the second argument must be an environment (defineEnv(...)), got undefined; check its import (a module's default export, or its export named env)",
+  );
+  expect(() => r1.replayEpisode(events, "weather" as never)).toThrow(
+    'replayEpisode: the second argument must be an environment object, got the string "weather"; load it first: await loadEnv("weather")',
+  );
+});
