@@ -183,6 +183,14 @@ const checkBounds = (
       `${fn}: min and max must be numbers, got min ${shownValue(bounds.min)}, max ${shownValue(bounds.max)}`,
     );
   if (bounds.min > bounds.max) throw new RangeError(`${fn}: min ${bounds.min} is above max ${bounds.max}`);
+  // An infinite bound is one side left open (min -Infinity: no lower bound); min Infinity or max -Infinity
+  // admits no number at all (every reward a counterexample), and both open bound nothing (no case can fail).
+  if (bounds.min === Infinity || bounds.max === -Infinity)
+    throw new RangeError(
+      `${fn}: min must be finite or -Infinity (no lower bound) and max finite or Infinity (no upper bound), got min ${bounds.min}, max ${bounds.max}`,
+    );
+  if (bounds.min === -Infinity && bounds.max === Infinity)
+    throw new RangeError(`${fn}: min -Infinity and max Infinity bound nothing: give a finite min or max`);
   if (bounds.kind !== undefined && bounds.kind !== "process" && bounds.kind !== "outcome")
     throw new RangeError(`${fn}: kind must be "process" or "outcome", got ${JSON.stringify(bounds.kind)}`);
 };
@@ -230,8 +238,11 @@ export const returnBounds = (bounds: {
 
 /** Process rewards of one episode sum to at most `cap`: more tool calls cannot farm more reward. */
 export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> => {
-  if (typeof cap !== "number" || Number.isNaN(cap))
-    throw new RangeError(`processRewardCap: the cap must be a number, got ${shownValue(cap)}`);
+  // A negative cap fails every episode, one with no process reward too (0 is above it); Infinity caps nothing.
+  if (typeof cap !== "number" || !Number.isFinite(cap) || cap < 0)
+    throw new RangeError(
+      `processRewardCap: the cap must be a finite number >= 0 (the most process reward one episode may earn), got ${shownValue(cap)}`,
+    );
   const processOf = (e: PlayedEpisode) => e.rewards.filter((r) => r.kind === "process");
   const overCap = (e: PlayedEpisode) => {
     const process = processOf(e);

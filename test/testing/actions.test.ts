@@ -277,8 +277,29 @@ describe("options that must be arbitraries", () => {
       'rewardBounds: min and max must be numbers, got min "-0.1" (a string), max 1',
     );
     expect(() => processRewardCap("0.2" as never)).toThrow(
-      'processRewardCap: the cap must be a number, got "0.2" (a string)',
+      'processRewardCap: the cap must be a finite number >= 0 (the most process reward one episode may earn), got "0.2" (a string)',
     );
+    // A negative cap fails every episode (0 is above it), NaN and Infinity cap nothing; 0 is a cap.
+    for (const [cap, shown] of [
+      [-1, "-1"],
+      [Number.NaN, "NaN"],
+      [Number.POSITIVE_INFINITY, "Infinity"],
+    ] as const)
+      expect(() => processRewardCap(cap)).toThrow(
+        `processRewardCap: the cap must be a finite number >= 0 (the most process reward one episode may earn), got ${shown}`,
+      );
+    expect(() => processRewardCap(0)).not.toThrow();
+    // An infinite bound leaves one side open; one that admits no number, or bounds nothing, is refused.
+    expect(() => rewardBounds({ min: Number.POSITIVE_INFINITY, max: Number.POSITIVE_INFINITY })).toThrow(
+      "rewardBounds: min must be finite or -Infinity (no lower bound) and max finite or Infinity (no upper bound), got min Infinity, max Infinity",
+    );
+    expect(() => returnBounds({ min: Number.NEGATIVE_INFINITY, max: Number.NEGATIVE_INFINITY })).toThrow(
+      "returnBounds: min must be finite or -Infinity (no lower bound) and max finite or Infinity (no upper bound), got min -Infinity, max -Infinity",
+    );
+    expect(() => returnBounds({ min: Number.NEGATIVE_INFINITY, max: Number.POSITIVE_INFINITY })).toThrow(
+      "returnBounds: min -Infinity and max Infinity bound nothing: give a finite min or max",
+    );
+    expect(() => rewardBounds({ min: Number.NEGATIVE_INFINITY, max: 1 })).not.toThrow();
     expect(() => rewardBounds({ min: 0, max: 1, kind: "outcom" } as never)).toThrow(
       'rewardBounds: kind must be "process" or "outcome", got "outcom"',
     );
