@@ -17,7 +17,7 @@ import {
 } from "../learn/config.ts";
 import { describeEval, evaluate } from "../learn/evaluate.ts";
 import { POSITION_OFFSETS } from "../learn/position-offsets.ts";
-import { sft, sftProgressIn } from "../learn/sft.ts";
+import { curriculumOrderProblem, sft, sftProgressIn } from "../learn/sft.ts";
 import {
   checkpointIn,
   checkpointsBeside,
@@ -1238,16 +1238,20 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       )
       .option(
         "--curriculum <stages>",
-        "clone first on episodes cut after their first actions: ACTIONS:STEPS,... (e.g. 1:300,2:200)",
-        (value: string) =>
-          value.split(",").map((part) => {
+        "clone first on episodes cut after their first actions: ACTIONS:STEPS,..., each stage on more actions than the one before (e.g. 1:300,2:200)",
+        (value: string) => {
+          const stages = value.split(",").map((part) => {
             const match = /^(\d+):(\d+)$/.exec(part.trim());
             if (!match || Number(match[1]) < 1 || Number(match[2]) < 1)
               throw new InvalidArgumentError(
                 `--curriculum wants ACTIONS:STEPS pairs of positive integers like 1:300,2:200, got "${part}"`,
               );
             return { actions: Number(match[1]), steps: Number(match[2]) };
-          }),
+          });
+          const disorder = curriculumOrderProblem(stages);
+          if (disorder !== undefined) throw new InvalidArgumentError(`--curriculum ${value}: ${disorder}`);
+          return stages;
+        },
       ),
     "the model's context in tokens (default: the environment's)",
   )

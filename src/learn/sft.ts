@@ -73,7 +73,8 @@ export interface SftOptions {
    * Before the epochs, a curriculum by length: for each stage, `steps` batches of episodes cut after their
    * first `actions` actions. A model that must copy names from its context learns it far sooner on short
    * sequences, where those tokens are a large share of the loss (hopqa: 300 steps on first actions
-   * only, against no progress in 600 steps on whole episodes).
+   * only, against no progress in 600 steps on whole episodes). Stages run from short to long: each cuts after
+   * more actions than the one before (a repeated or shorter stage is refused, as `sft --curriculum` refuses it).
    */
   readonly curriculum?: readonly { readonly actions: number; readonly steps: number }[];
   /**
@@ -349,6 +350,23 @@ const SFT_OPTIONS = allKeys<SftOptions>()([
   "log",
 ]);
 
+/**
+ * Why a curriculum's stages are out of order, or undefined: it runs from short to long, each stage cutting the
+ * episodes after more actions than the one before (a stage repeated, or a shorter one after a longer, is most
+ * likely a slip: 2:10,1:10 for 1:10,2:10). What `sft --curriculum` and sft's `curriculum` both refuse.
+ */
+export const curriculumOrderProblem = (
+  stages: readonly { readonly actions: number; readonly steps: number }[],
+): string | undefined => {
+  for (let i = 1; i < stages.length; i++) {
+    const [before, stage] = [stages[i - 1], stages[i]];
+    if (stage.actions > before.actions) continue;
+    const same = stage.actions === before.actions;
+    return `stage ${i + 1} (${stage.actions}:${stage.steps}) cuts after ${same ? "as many actions as" : "fewer actions than"} stage ${i} (${before.actions}:${before.steps}): a curriculum runs from short to long, each stage on more first actions than the one before${same ? ` (one stage of ${stage.actions}: ${stage.actions}:${before.steps + stage.steps})` : ""}`;
+  }
+  return undefined;
+};
+
 /** The options with their defaults, each checked: a wrong one is a UsageError naming it, before any work. */
 const sftOptions = (options: SftOptions, userSeed: boolean) => {
   try {
@@ -393,6 +411,21 @@ const sftOptions = (options: SftOptions, userSeed: boolean) => {
   // starts are the environment's, found later.
   const model: Partial<GptConfig> = options.model ?? modelConfigFor(env);
   if (!options.init) checkedModelShape(model, env.tokenizer.size, "sft");
+  // The curriculum too, before a stopped sft's progress is cleared.
+  const stages: unknown = options.curriculum ?? [];
+  if (!Array.isArray(stages))
+    throw wrong("curriculum must be a list of stages { actions, steps }, like [{ actions: 1, steps: 300 }]", stages);
+  for (const [index, stage] of stages.entries())
+    if (
+      typeof stage !== "object" ||
+      stage === null ||
+      !(Number.isInteger(stage.actions) && stage.actions >= 1 && Number.isInteger(stage.steps) && stage.steps >= 0)
+    )
+      throw new UsageError({
+        detail: `sft: curriculum stage ${index + 1} must be { actions: an integer >= 1, steps: an integer >= 0 }, got ${JSON.stringify(stage) ?? String(stage)}`,
+      });
+  const disorder = curriculumOrderProblem(stages);
+  if (disorder !== undefined) throw new UsageError({ detail: `sft: curriculum ${disorder}` });
   return {
     ...options,
     env,
@@ -648,11 +681,6 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
       `sft: ${options.data} is a run folder: ${files.length - fromWarmStart} of its journals are the policy's episodes and ${fromWarmStart} its warm start's demonstrations (warm-start/); all are cloned (give --data ${join(options.data, "episodes")} for the policy's alone)`,
     );
   const stages = options.curriculum ?? [];
-  for (const [index, stage] of stages.entries())
-    if (!(Number.isInteger(stage.actions) && stage.actions >= 1 && Number.isInteger(stage.steps) && stage.steps >= 0))
-      throw new UsageError({
-        detail: `curriculum stage ${index + 1}: actions and steps must be integers >= 1 and >= 0`,
-      });
   const tokenizer = options.env.tokenizer as WordTokenizer;
   const shape: Partial<GptConfig> = options.model;
   const fresh: Partial<GptConfig> = {

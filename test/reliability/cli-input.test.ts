@@ -267,6 +267,14 @@ const CASES: [string[], RegExp][] = [
     /--curriculum wants ACTIONS:STEPS pairs of positive integers like 1:300,2:200, got "2:0"/,
   ],
   [
+    ["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--curriculum", "2:300,1:200"],
+    /--curriculum 2:300,1:200: stage 2 \(1:200\) cuts after fewer actions than stage 1 \(2:300\): a curriculum runs from short to long, each stage on more first actions than the one before$/,
+  ],
+  [
+    ["sft", "--env", "lookup", "--data", emptyFolder, "--out", out, "--curriculum", "1:300,2:100,2:100"],
+    /--curriculum 1:300,2:100,2:100: stage 3 \(2:100\) cuts after as many actions as stage 2 \(2:100\): .* \(one stage of 2: 2:200\)$/,
+  ],
+  [
     ["sft", "--env", "hopqa", "--data", emptyFolder, "--out", WARM],
     /--out \S+ already holds a checkpoint; sft would replace it: give another --out, or --replace to write over it/,
   ],

@@ -37,7 +37,8 @@ export interface SftOptions {
      * Before the epochs, a curriculum by length: for each stage, `steps` batches of episodes cut after their
      * first `actions` actions. A model that must copy names from its context learns it far sooner on short
      * sequences, where those tokens are a large share of the loss (hopqa: 300 steps on first actions
-     * only, against no progress in 600 steps on whole episodes).
+     * only, against no progress in 600 steps on whole episodes). Stages run from short to long: each cuts after
+     * more actions than the one before (a repeated or shorter stage is refused, as `sft --curriculum` refuses it).
      */
     readonly curriculum?: readonly {
         readonly actions: number;
@@ -253,6 +254,15 @@ export declare const withLegalMasks: (env: EnvDefinition, events: readonly Episo
 export declare const loadSequences: (env: EnvDefinition, files: readonly string[], contextLength: number, successfulOnly?: boolean, constrained?: boolean, log?: (line: string) => void) => Promise<Sequence[]>;
 /** The sequence up to the end of its n-th action (all of it when it has fewer). */
 export declare const firstActions: (sequence: Sequence, n: number) => Sequence;
+/**
+ * Why a curriculum's stages are out of order, or undefined: it runs from short to long, each stage cutting the
+ * episodes after more actions than the one before (a stage repeated, or a shorter one after a longer, is most
+ * likely a slip: 2:10,1:10 for 1:10,2:10). What `sft --curriculum` and sft's `curriculum` both refuse.
+ */
+export declare const curriculumOrderProblem: (stages: readonly {
+    readonly actions: number;
+    readonly steps: number;
+}[]) => string | undefined;
 declare const SftProgressFile: Schema.Struct<{
     readonly format: Schema.Literal<"agent-r1/sft-progress">;
     readonly formatVersion: Schema.Literal<1>;
