@@ -70,6 +70,13 @@ const shortPath = (path: string): string =>
 export const notPlainJson = (value: unknown, path = ""): string | undefined => firstNotPlain(value, path);
 
 /**
+ * notPlainJson and notUnicode in one walk: where `value` is not plain JSON, or holds text that is not Unicode (what
+ * a journal line must hold: a machine's context, a task), or undefined.
+ */
+export const notJournalable = (value: unknown, path = ""): string | undefined =>
+  firstNotPlain(value, path, { undefinedField: false, unicode: true });
+
+/**
  * Where `value` (plain JSON) holds a string or key that is not Unicode: a lone UTF-16 surrogate (say from a
  * `text.slice(0, 3)` that cuts an emoji in two), which no journal line can hold (RFC 8785 refuses it), or undefined.
  */
@@ -104,9 +111,10 @@ export const asJournaled = <T>(
   value: T,
   path = "",
 ): { readonly value: T; readonly problem?: undefined } | { readonly problem: string } => {
-  const seen = { undefinedField: false };
-  // Text that is not Unicode cannot be journaled either: refused here, naming where, not as "could not record".
-  const problem = firstNotPlain(value, path, seen) ?? notUnicode(value, path);
+  // Text that is not Unicode cannot be journaled either: refused here (in the same walk), naming where, not as
+  // "could not record".
+  const seen = { undefinedField: false, unicode: true };
+  const problem = firstNotPlain(value, path, seen);
   if (problem !== undefined) return { problem };
   return { value: seen.undefinedField ? (withoutUndefinedFields(value) as T) : value };
 };
@@ -141,8 +149,11 @@ const withoutUndefinedFields = (value: unknown): unknown => {
 const firstNotPlain = (
   value: unknown,
   path: string,
-  /** Set when an object field is undefined (JSON drops it), or a number is -0 (JSON writes 0). */
-  seen?: { undefinedField: boolean },
+  /**
+   * `undefinedField` is set when an object field is undefined (JSON drops it), or a number is -0 (JSON writes 0);
+   * with `unicode`, a string or key holding a lone surrogate is a problem too (as notUnicode says it).
+   */
+  seen?: { undefinedField: boolean; readonly unicode?: boolean },
   depth = 0,
   /** The objects and arrays that hold this value, outermost first, with their paths: a cycle is named as one. */
   holders: { readonly value: object; readonly path: string }[] = [],
@@ -155,6 +166,9 @@ const firstNotPlain = (
     return `${shortPath(path)} nests deeper than ${MAX_JSON_DEPTH} levels (or refers back to an object that holds it)`;
   switch (typeof value) {
     case "string":
+      return seen?.unicode && !value.isWellFormed()
+        ? `${shortPath(path)} holds a lone surrogate, which is not Unicode`
+        : undefined;
     case "boolean":
       return undefined;
     case "number":
@@ -178,6 +192,8 @@ const firstNotPlain = (
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) return `${shortPath(path)} is ${classNamed(value as object)}`;
       for (const [key, item] of Object.entries(value)) {
+        if (seen?.unicode && !key.isWellFormed())
+          return `a key of ${shortPath(path)} holds a lone surrogate, which is not Unicode`;
         if (item === undefined) {
           if (seen) seen.undefinedField = true;
           continue;

@@ -4,7 +4,7 @@
  */
 import type { Json } from "effect/Schema";
 import type { AnyMachineSnapshot } from "xstate";
-import { canonicalJson, digest, notPlainJson, notUnicode } from "../kernel/canonical.ts";
+import { canonicalJson, digest, notJournalable } from "../kernel/canonical.ts";
 import { isThenable, shownValue } from "../kernel/errors.ts";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -131,7 +131,8 @@ export const rewardReasonProblem = (e: {
  * checkCoverage reports it.
  */
 export const contextProblem = (context: unknown): string | undefined => {
-  const problem = notPlainJson(context ?? null, "context") ?? notUnicode(context ?? null, "context");
+  // One walk (every transition of every episode runs it), not a plain-JSON walk and then a Unicode one.
+  const problem = notJournalable(context ?? null, "context");
   return problem === undefined
     ? undefined
     : `${problem}: the machine's context must be plain JSON (objects, arrays, strings of Unicode text, finite numbers, booleans, null) so that its state hash stands for it`;

@@ -320,7 +320,6 @@ const differsOnRerun = (step: () => Step, first: Step): string | undefined => {
   return undefined;
 };
 
-/** The environment machine as actor logic whose snapshots carry the runtime's protocol state. */
 /**
  * A RegExp's test from the text's start: a `/g` or `/y` one (`suspiciousObservation: /undefined/g`) keeps its
  * lastIndex between tests, so it skipped every second observation that shows it. (The kit's own copy: the
@@ -331,6 +330,7 @@ const testedFromStart = (pattern: RegExp, text: string): boolean => {
   return pattern.test(text);
 };
 
+/** The environment machine as actor logic whose snapshots carry the runtime's protocol state. */
 const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious: RegExp | undefined) => {
   // The machine as the runtime runs it: an event that never settles (a guarded `always` loop) is an error.
   const bounded = boundedMachineOf(env.machine);

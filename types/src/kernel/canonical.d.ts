@@ -21,6 +21,11 @@ export declare const hashEvent: (event: object) => string;
  */
 export declare const notPlainJson: (value: unknown, path?: string) => string | undefined;
 /**
+ * notPlainJson and notUnicode in one walk: where `value` is not plain JSON, or holds text that is not Unicode (what
+ * a journal line must hold: a machine's context, a task), or undefined.
+ */
+export declare const notJournalable: (value: unknown, path?: string) => string | undefined;
+/**
  * Where `value` (plain JSON) holds a string or key that is not Unicode: a lone UTF-16 surrogate (say from a
  * `text.slice(0, 3)` that cuts an emoji in two), which no journal line can hold (RFC 8785 refuses it), or undefined.
  */
