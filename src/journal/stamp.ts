@@ -33,6 +33,34 @@ export const tooLongToRecord = (body: EventBody, json: string): string | undefin
   return bytes <= MAX_BODY_BYTES ? undefined : `it is ${bytes} bytes as JSON; ${BODY_LIMIT_TEXT}`;
 };
 
+/**
+ * Bytes an action's event surely takes as JSON when that is more than a body holds, found without tokenizing,
+ * decoding or serialising it (undefined otherwise, and at once for an action of usual size): its text takes at
+ * least its UTF-8 bytes and two quotes, and each of its `numbers` (token ids, log-probabilities, allowed ids) at
+ * least a digit and a comma. A runaway generation of 20 MB is refused in milliseconds, not after seconds of
+ * tokenizer work on text that could never be journaled.
+ */
+export const surelyTooLongToJournal = (text: string, numbers = 0): number | undefined => {
+  if (text.length * 3 + numbers * 24 <= MAX_BODY_BYTES) return undefined;
+  const bytes = Buffer.byteLength(text) + 2 + numbers * 2;
+  return bytes > MAX_BODY_BYTES ? bytes : undefined;
+};
+
+/**
+ * An action its policy refused to make for its length (scriptedPolicy, before encoding its text): the episode ends
+ * as for one the runtime refuses, `policy ID returned an action too long to journal: DETAIL`.
+ */
+export class ActionTooLongError extends RangeError {
+  constructor(
+    message: string,
+    /** Its size and the limit, as the episode's end says them. */
+    readonly detail: string,
+  ) {
+    super(message);
+    this.name = "ActionTooLongError";
+  }
+}
+
 /** Stamps bodies into one episode's chain: contiguous seq from 0, `prev` = hash of the previous event. */
 export class EpisodeChain {
   private seq = 0;

@@ -15,7 +15,14 @@ import {
   type InspectionEvent,
 } from "xstate";
 import type { EpisodeWriter, Journal } from "../journal/journal.ts";
-import { BODY_LIMIT_TEXT, EpisodeChain, episodeIdOf, MAX_BODY_BYTES } from "../journal/stamp.ts";
+import {
+  ActionTooLongError,
+  BODY_LIMIT_TEXT,
+  EpisodeChain,
+  episodeIdOf,
+  MAX_BODY_BYTES,
+  surelyTooLongToJournal,
+} from "../journal/stamp.ts";
 import { validatedEvents } from "../journal/validate.ts";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, shownValue, thrownFrom } from "../kernel/errors.ts";
@@ -294,10 +301,28 @@ const invalidAction = (action: PolicyAction, tokenizer: Tokenizer): string | und
     return `version ${action.version} is not a natural number`;
   if (action.allowed !== undefined && action.allowed.length !== action.tokens.length)
     return `${action.allowed.length} allowed lists for ${action.tokens.length} tokens`;
+  return undefined;
+};
+
+/** Whether an action's tokens spell its text (checked after its length: decoding 20 MB takes seconds). */
+const misspeltAction = (action: PolicyAction, tokenizer: Tokenizer): string | undefined => {
   const spelt = misspelt(tokenizer, action.tokens, action.text);
   if (spelt !== undefined)
     return `its text ${JSON.stringify(action.text.slice(0, 80))} is not what its tokens spell (${JSON.stringify(spelt.slice(0, 80))}) with its tokenizer; a policy's tokens are the truth: give text = tokenizer.decode(tokens)`;
   return undefined;
+};
+
+/**
+ * An action surely too long for a journal line, told without decoding its tokens or writing its JSON (a runaway
+ * generation of 20 MB took seconds of that before its refusal), or undefined: tooLongToJournal measures the rest.
+ */
+const surelyTooLong = (action: PolicyAction): string | undefined => {
+  const allowed = (action.allowed ?? []).reduce((n, a) => n + (a?.length ?? 0), 0);
+  const bytes = surelyTooLongToJournal(action.text, action.tokens.length + action.logprobs.length + allowed);
+  return bytes === undefined
+    ? undefined
+    : `${action.text.length} characters, ${action.tokens.length} tokens, at least ${bytes} bytes as JSON; ${BODY_LIMIT_TEXT} ` +
+        "(cap the policy's output: a learned policy samples at most maxActionTokens)";
 };
 
 /**
@@ -583,6 +608,10 @@ export const runEpisode: {
       if (finished) return;
       const problem = invalidAction(action, tokenizer);
       if (problem) return abort(`policy ${policy.policy.id} returned an invalid action: ${problem}`);
+      const surely = surelyTooLong(action);
+      if (surely) return abort(`policy ${policy.policy.id} returned an action too long to journal: ${surely}`);
+      const spelt = misspeltAction(action, tokenizer);
+      if (spelt) return abort(`policy ${policy.policy.id} returned an invalid action: ${spelt}`);
       // A lone surrogate is not Unicode and cannot be journaled: it becomes U+FFFD, as UTF-8 would make it.
       const text = action.text.toWellFormed();
       const acted: EventBody = {
@@ -609,7 +638,9 @@ export const runEpisode: {
       envActor.send({ type: "agent.act", turn: request.turn, text, tokens: action.tokens });
     };
     const agentFailed = (cause: unknown) =>
-      void finish(`policy ${policy.policy.id} failed: ${messageOf(cause)}`, thrownFrom(cause));
+      cause instanceof ActionTooLongError
+        ? abort(`policy ${policy.policy.id} returned an action too long to journal: ${cause.detail}`)
+        : void finish(`policy ${policy.policy.id} failed: ${messageOf(cause)}`, thrownFrom(cause));
 
     const onEmitted = (emitted: { type: string }) => {
       if (finished) return;

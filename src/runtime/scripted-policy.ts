@@ -4,6 +4,7 @@
  */
 
 import type { Json } from "effect/Schema";
+import { ActionTooLongError, BODY_LIMIT_TEXT, surelyTooLongToJournal } from "../journal/stamp.ts";
 import { allKeys, didYouMean, firstUnknownKey, shownValue } from "../kernel/errors.ts";
 import { Rng } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
@@ -78,6 +79,16 @@ export const scriptedPolicy = <Task = Json>(
               `scripted policy ${id} returned an unknown field \`${unknown.key}\`${didYouMean(unknown.meant)} at turn ${request.turn}; it must return the action's text (a string or { text, logprob })`,
             );
           const { text, logprob = 0 } = typeof choice === "string" ? { text: choice } : choice;
+          // Refused before encoding: a runaway script's 20 MB took seconds to tokenize, for an action the episode
+          // then refused as too long to journal (it ends only this episode, as that refusal does).
+          const bytes = surelyTooLongToJournal(text);
+          if (bytes !== undefined) {
+            const detail = `${text.length} characters, at least ${bytes} bytes as JSON; ${BODY_LIMIT_TEXT} (cap the script's output)`;
+            throw new ActionTooLongError(
+              `scripted policy ${id} returned an action too long to journal at turn ${request.turn}: ${detail}`,
+              detail,
+            );
+          }
           // An action ends with <eos>, as a model's does: a model cloned from these actions learns to stop.
           const tokens = eos === undefined ? tokenizer.encode(text) : [...tokenizer.encode(text), eos];
           // Spread the action's log-probability evenly over its tokens.

@@ -6,7 +6,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { lastValueFrom, toArray } from "rxjs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { setup } from "xstate";
 import { lookupEnv } from "../../actors/lookup/index.ts";
 import { randomPolicy } from "../../actors/lookup/policies.ts";
@@ -137,6 +137,78 @@ describe("an action too long for a journal line", () => {
     expect(events.at(-1)?.type).toBe("episode.ended");
     expect(events.some((e) => e.type === "agent.acted")).toBe(false);
     expect(replayEpisode(events, lookupEnv).reason).toBe(reasons["ep-big-1"]);
+  });
+});
+
+describe("an action far too long for a journal line (a runaway generation of 20 MB)", () => {
+  it("is refused from its length, before its tokens are decoded, and its episode's journal keeps what came before", async () => {
+    const dir = tempDir("agent-r1-bounds-");
+    const journal = new JsonlJournal(dir, "episode");
+    const inner = randomPolicy();
+    const { tokenizer } = lookupEnv;
+    const word = tokenizer.encode("value")[0]!;
+    const tokens = new Array<number>(2_000_000).fill(word);
+    // What its tokens spell (as tokenizer.decode(tokens) gives it, without the seconds that takes).
+    const text = "value".repeat(tokens.length);
+    const runaway = { tokens, text, logprobs: tokens.map(() => 0), version: 0 };
+    const policy: Policy = {
+      ...inner,
+      act: async (requests) => {
+        const actions = await inner.act(requests);
+        return actions.map((a, i) => (requests[i]!.episode === "ep-huge-1" ? runaway : a));
+      },
+    };
+    // Decoding its 2,000,000 tokens (and writing 20 MB of JSON) took seconds before the refusal.
+    const decode = vi.spyOn(tokenizer, "decode");
+    try {
+      const run = rollout({ env: lookupEnv, policy: new PolicyActor(policy), journal, seed: "huge", episodes: 3 });
+      const records = await lastValueFrom(run.episodes.pipe(toArray()));
+      expect(decode.mock.calls.some(([ids]) => ids.length === tokens.length)).toBe(false);
+      const reasons = Object.fromEntries(records.map((r) => [r.episode, r.reason]));
+      expect(reasons["ep-huge-1"]).toBe(
+        `aborted: policy ${inner.id} returned an action too long to journal: ${text.length} characters, 2000000 tokens, at least ${text.length + 2 + 4 * tokens.length} bytes as JSON; an event's body holds at most ${MAX_LINE_BYTES - 4096} (a journal line ${MAX_LINE_BYTES}, its envelope and digest included) (cap the policy's output: a learned policy samples at most maxActionTokens)`,
+      );
+      expect(records.filter((r) => !r.reason.startsWith("aborted"))).toHaveLength(2);
+      const events = await journal.read("ep-huge-1");
+      expect(events.map((e) => e.type)).toEqual([
+        "episode.started",
+        "env.observed",
+        "env.transitioned",
+        "episode.ended",
+      ]);
+      expect(replayEpisode(events, lookupEnv).reason).toBe(reasons["ep-huge-1"]);
+    } finally {
+      decode.mockRestore();
+    }
+  });
+
+  it("from a scripted policy, is refused before its text is tokenized, ending only its episode as above", async () => {
+    const { tokenizer } = lookupEnv;
+    const policy = scriptedPolicy("runaway", tokenizer, ({ episode }) =>
+      episode.endsWith("-1") ? "value ".repeat(3_500_000) : "value",
+    );
+    // Encoding 21 MB of text took seconds, for an action the episode then refused (here: fails at once).
+    const encodeText = tokenizer.encode.bind(tokenizer);
+    const encode = vi.spyOn(tokenizer, "encode").mockImplementation((text) => {
+      if (text.length > 1_000_000) throw new Error("tokenized the runaway text");
+      return encodeText(text);
+    });
+    try {
+      const detail = `21000000 characters, at least 21000002 bytes as JSON; an event's body holds at most ${MAX_LINE_BYTES - 4096} (a journal line ${MAX_LINE_BYTES}, its envelope and digest included) (cap the script's output)`;
+      const request = { episode: "ep-r-1", turn: 0, seed: "s", task: null, history: [], context: [] };
+      await expect(policy.act([request])).rejects.toThrow(
+        `scripted policy runaway returned an action too long to journal at turn 0: ${detail}`,
+      );
+      const journal = new MemoryJournal();
+      const run = rollout({ env: lookupEnv, policy: new PolicyActor(policy), journal, seed: "r", episodes: 3 });
+      const records = await lastValueFrom(run.episodes.pipe(toArray()));
+      const reasons = Object.fromEntries(records.map((r) => [r.episode, r.reason]));
+      expect(reasons["ep-r-1"]).toBe(`aborted: policy runaway returned an action too long to journal: ${detail}`);
+      expect(records.filter((r) => !r.reason.startsWith("aborted"))).toHaveLength(2);
+      expect((await journal.read("ep-r-1")).at(-1)?.type).toBe("episode.ended");
+    } finally {
+      encode.mockRestore();
+    }
   });
 });
 

@@ -16,6 +16,25 @@ export declare const BODY_LIMIT_TEXT = "an event's body holds at most 16773120 (
  * unless the text is long: its bytes are counted only when 3 per character could pass the limit.
  */
 export declare const tooLongToRecord: (body: EventBody, json: string) => string | undefined;
+/**
+ * Bytes an action's event surely takes as JSON when that is more than a body holds, found without tokenizing,
+ * decoding or serialising it (undefined otherwise, and at once for an action of usual size): its text takes at
+ * least its UTF-8 bytes and two quotes, and each of its `numbers` (token ids, log-probabilities, allowed ids) at
+ * least a digit and a comma. A runaway generation of 20 MB is refused in milliseconds, not after seconds of
+ * tokenizer work on text that could never be journaled.
+ */
+export declare const surelyTooLongToJournal: (text: string, numbers?: number) => number | undefined;
+/**
+ * An action its policy refused to make for its length (scriptedPolicy, before encoding its text): the episode ends
+ * as for one the runtime refuses, `policy ID returned an action too long to journal: DETAIL`.
+ */
+export declare class ActionTooLongError extends RangeError {
+    /** Its size and the limit, as the episode's end says them. */
+    readonly detail: string;
+    constructor(message: string, 
+    /** Its size and the limit, as the episode's end says them. */
+    detail: string);
+}
 /** Stamps bodies into one episode's chain: contiguous seq from 0, `prev` = hash of the previous event. */
 export declare class EpisodeChain {
     readonly episode: string;
