@@ -1,9 +1,9 @@
 /** `agent-r1 train`, `sft`, `average` and `eval`: the learner's commands. */
-import { existsSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
+import { existsSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { journalFilesAt, recordedEnvOf } from "../journal/jsonl.ts";
-import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../journal/lock.ts";
+import { heldBesidesLock, holdsNothingButLock, lockFolder, unlockFolder } from "../journal/lock.ts";
 import { shellWord, UsageError } from "../kernel/errors.ts";
 import { checkWritableParent, makeFolders } from "../kernel/folders.ts";
 import { ALGORITHMS } from "../learn/advantages/types.ts";
@@ -699,9 +699,10 @@ const SHIPPED_WARM_STARTS: Readonly<Record<string, string>> = {
 const holdEvalOut = (out: string): (() => void) => {
   const refuseFull = () => {
     // The lock's own files (a lock left by an eval that was killed) are not episodes: such a folder is empty.
-    if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).some((name) => !isLockFile(name))))
+    const held = heldBesidesLock(out);
+    if (held !== undefined)
       throw new UsageError({
-        detail: `--out ${out} is not an empty folder: eval keeps its episodes in a new or empty one (inspect and replay read a folder as one set)`,
+        detail: `--out ${out} is not an empty folder: eval keeps its episodes in a new or empty one (inspect and replay read a folder as one set); ${held}`,
       });
   };
   refuseFull();

@@ -349,6 +349,29 @@ const removeDeadLockSideFiles = (folder: string): void => {
 export const holdsNothingButLock = (folder: string): boolean =>
   readdirSync(folder).every((name) => name === LOCK_FILE || deadLockSideFile(folder, name));
 
+/**
+ * What `folder` holds besides a lock's files, said for a message (`it holds 2 journals (ep-7-0.jsonl, ...)`), or
+ * undefined when it does not exist or holds nothing else: `eval --out` and `evaluate({ dir })` keep their
+ * episodes in a new or empty folder (inspect and replay read a folder as one set).
+ */
+export const heldBesidesLock = (folder: string): string | undefined => {
+  if (!existsSync(folder)) return undefined;
+  if (!statSync(folder).isDirectory()) return "it is a file, not a folder";
+  const names = readdirSync(folder)
+    .filter((name) => !isLockFile(name))
+    .sort();
+  if (names.length === 0) return undefined;
+  const journals = names.filter((name) => name.endsWith(".jsonl"));
+  const others = names.filter((name) => !name.endsWith(".jsonl"));
+  const listed = (some: string[]) => `${some.slice(0, 3).join(", ")}${some.length > 3 ? ", …" : ""}`;
+  return `it holds ${[
+    journals.length > 0 && `${journals.length} journal${journals.length === 1 ? "" : "s"} (${listed(journals)})`,
+    others.length > 0 && `${others.length} other entr${others.length === 1 ? "y" : "ies"} (${listed(others)})`,
+  ]
+    .filter(Boolean)
+    .join(" and ")}`;
+};
+
 /** Releases a lock this process holds (nothing when it holds none there). */
 export const unlockFolder = (folder: string): void => {
   const path = resolve(folder);

@@ -4,6 +4,7 @@
  */
 import type { Json } from "effect/Schema";
 import { seedProblem } from "../cli/args.ts";
+import { heldBesidesLock } from "../journal/lock.ts";
 import { checkKnownKeys, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
@@ -154,7 +155,10 @@ export interface EvaluateOptions<Task extends Json = Json> {
    * takes (it names the episodes' journals).
    */
   readonly seed: string;
-  /** Folder for the journals; in memory when absent. */
+  /**
+   * Folder for the journals, new or empty (as `eval --out`: one that holds other journals or files is refused with
+   * a UsageError naming it and what it holds); in memory when absent.
+   */
   readonly dir?: string;
   readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
   /** Every event of every episode as it is journaled (a progress display: an `agent.acted` per action), as collect's. */
@@ -249,6 +253,12 @@ const evaluateSeeds = async <Task extends Json>(
   if (policy instanceof TransformerPolicy && policy.tokenizer.id !== env.tokenizer.id)
     throw new UsageError({
       detail: `evaluate: the policy was made for another tokenizer (${policy.tokenizer.id}) than environment ${env.id}'s (${env.tokenizer.id}); load it with loadPolicy(${env.id}'s environment, ...) from a checkpoint trained on it`,
+    });
+  // As `eval --out` refuses it: journals of other episodes there would be read with these as one set.
+  const held = typeof options.dir === "string" && options.dir !== "" ? heldBesidesLock(options.dir) : undefined;
+  if (held !== undefined)
+    throw new UsageError({
+      detail: `evaluate: dir ${options.dir} is not a new or empty folder: ${held}; evaluate keeps its episodes' journals in one, as eval --out does (inspect and replay read a folder as one set): give a new folder, or empty this one`,
     });
   throwIfAborted(options.signal);
   if (options.episodes === 0) return summarizeEpisodes([]);

@@ -583,7 +583,7 @@ describe("eval --out keeps the evaluated episodes", () => {
     output.clear();
     expect(await main([...args, "--split", "test", "--out", out])).toBe(2);
     expect(output.stderr).toContain(
-      `error: --out ${out} is not an empty folder: eval keeps its episodes in a new or empty one`,
+      `error: --out ${out} is not an empty folder: eval keeps its episodes in a new or empty one (inspect and replay read a folder as one set); it holds 2 journals (ep-eval-0.jsonl, ep-eval-1.jsonl)`,
     );
     output.clear();
     expect(await main([...args, "--suite", "--out", join(dir, "eval-suite-out")])).toBe(2);

@@ -56,5 +56,11 @@ export declare const lockFolder: (folder: string, command: string) => void;
  * it does not count.
  */
 export declare const holdsNothingButLock: (folder: string) => boolean;
+/**
+ * What `folder` holds besides a lock's files, said for a message (`it holds 2 journals (ep-7-0.jsonl, ...)`), or
+ * undefined when it does not exist or holds nothing else: `eval --out` and `evaluate({ dir })` keep their
+ * episodes in a new or empty folder (inspect and replay read a folder as one set).
+ */
+export declare const heldBesidesLock: (folder: string) => string | undefined;
 /** Releases a lock this process holds (nothing when it holds none there). */
 export declare const unlockFolder: (folder: string) => void;

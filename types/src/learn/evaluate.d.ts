@@ -76,7 +76,10 @@ export interface EvaluateOptions<Task extends Json = Json> {
      * takes (it names the episodes' journals).
      */
     readonly seed: string;
-    /** Folder for the journals; in memory when absent. */
+    /**
+     * Folder for the journals, new or empty (as `eval --out`: one that holds other journals or files is refused with
+     * a UsageError naming it and what it holds); in memory when absent.
+     */
     readonly dir?: string;
     readonly onEpisode?: (record: EpisodeRecord<Task>) => void;
     /** Every event of every episode as it is journaled (a progress display: an `agent.acted` per action), as collect's. */
