@@ -295,6 +295,30 @@ export const thrownFrom = (cause: unknown, calledFrom?: string): string | undefi
   return frame && `${shownPath(frame.file)}:${frame.line}:${frame.column}`;
 };
 
+/** Effect's own sources (its fiber runtime) in a stack: `node_modules/effect/`, wherever installed. */
+const isEffectRuntimeFile = (file: string): boolean => /[/\\]node_modules[/\\]effect[/\\]/.test(file);
+
+/**
+ * Where an Effect program failed, for an error made while one ran (its stack goes on into Effect's fiber runtime,
+ * which ran the program): `at`, the user's line the runtime was running (the frame just above Effect's), and
+ * `madeAt`, where the error was constructed, when that is elsewhere (a helper: `notFound(key)`). An `Effect.fail`
+ * throws nothing: "thrown at" the first user frame named the helper that made its error, not the failing program.
+ * Undefined for an error made outside a running program, or when the stack does not reach Effect's runtime.
+ */
+export const effectFailedFrom = (cause: unknown): { readonly at: string; readonly madeAt?: string } | undefined => {
+  const frames = stackFrames(cause);
+  const runtime = frames.findIndex((f) => isEffectRuntimeFile(f.file));
+  const above = frames.slice(0, Math.max(0, runtime));
+  // Through the framework's code (a tool called from a program of the user's): not a program's own failure.
+  if (above.some((f) => isFrameworkFile(f.file))) return undefined;
+  const own = above.filter((f) => isOwnFrame(f.file));
+  if (own.length === 0) return undefined;
+  const shown = (f: (typeof own)[number]) => `${shownPath(f.file)}:${f.line}:${f.column}`;
+  const at = shown(own.at(-1)!);
+  const madeAt = shown(own[0]!);
+  return madeAt === at ? { at } : { at, madeAt };
+};
+
 /**
  * Where recent errors were thrown, by a key (their message), for errors that reach the user without their
  * stack: XState rethrows a guard's error as text, a tool's error is journaled as text. Bounded, most recent
@@ -315,6 +339,11 @@ export class ThrowSites {
   where(key: string, calledFrom?: string): string | undefined {
     const cause = this.causes.get(key);
     return cause === undefined ? undefined : thrownFrom(cause, calledFrom);
+  }
+
+  /** The error noted under `key`, if any (still held). */
+  causeOf(key: string): Error | undefined {
+    return this.causes.get(key);
   }
 }
 

@@ -17,8 +17,15 @@ export interface ToolFailureCount {
    */
   readonly tag?: string;
   readonly count: number;
-  /** Where the tool's code threw it (file:line:column), when this process saw it thrown. */
+  /**
+   * Where the tool's code threw it (file:line:column), when this process saw it thrown; for an Effect program's
+   * failure (failedInEffect), the program's line that failed.
+   */
   readonly thrownAt?: string;
+  /** Its error is one the tool's Effect program failed with (an `Effect.fail`: nothing was thrown). */
+  readonly failedInEffect?: true;
+  /** With failedInEffect: where its error was constructed, when not at thrownAt (a helper, `notFound(key)`). */
+  readonly madeAt?: string;
   /**
    * Thrown by the tool's code in an episode that `record --resume` kept, and not seen thrown by this process:
    * the journal keeps the message, not where it was thrown (so no thrownAt).
@@ -99,7 +106,7 @@ export class ToolTally {
       .slice(0, limit)
       .map(({ kept, ...f }): ToolFailureCount => {
         const at = toolThrownFrom(f.tool, f.message);
-        if (at) return { ...f, thrownAt: at };
+        if (at) return { ...f, ...at };
         // Thrown by the tool's code (not a timeout, bad arguments or a cancellation) in a kept episode.
         return kept && f.kind === "error" && !f.message.startsWith(`${f.tool} was cancelled: `)
           ? { ...f, thrownBeforeResume: true }
@@ -125,7 +132,15 @@ export class ToolTally {
  * `record --resume` kept its episodes and this process did not see it thrown, that where is not journaled).
  */
 export const describeFailure = (f: ToolFailureCount): string =>
-  `${f.count}x ${f.tool} ${f.kind}${f.tag === undefined ? "" : ` (${escapeControls(f.tag)})`}: ${escapeControls(f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message)}${f.thrownAt ? ` (thrown at ${f.thrownAt})` : f.thrownBeforeResume ? ` (${THROWN_BEFORE_RESUME})` : ""}`;
+  `${f.count}x ${f.tool} ${f.kind}${f.tag === undefined ? "" : ` (${escapeControls(f.tag)})`}: ${escapeControls(f.message.length > 200 ? `${f.message.slice(0, 200)}…` : f.message)}${whereFailed(f)}`;
+
+/** Where a failure came from, as describeFailure says it (nothing when this process did not see it). */
+const whereFailed = (f: ToolFailureCount): string => {
+  if (f.thrownAt && f.failedInEffect)
+    return ` (${f.tool}'s Effect program failed at ${f.thrownAt}${f.madeAt ? `, with an error made at ${f.madeAt}` : ""})`;
+  if (f.thrownAt) return ` (thrown at ${f.thrownAt})`;
+  return f.thrownBeforeResume ? ` (${THROWN_BEFORE_RESUME})` : "";
+};
 
 /** The summary's lines for a person (none when every call succeeded and none was cut). */
 export const describeToolTally = (tally: ToolTallySummary): string[] => {

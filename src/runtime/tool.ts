@@ -11,7 +11,16 @@ import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import type { Subscribable, Unsubscribable } from "rxjs";
 import { notPlainJson, notUnicode } from "../kernel/canonical.ts";
-import { allKeys, didYouMean, firstUnknownKey, notAnErrorMessage, shownValue, ThrowSites } from "../kernel/errors.ts";
+import {
+  allKeys,
+  didYouMean,
+  effectFailedFrom,
+  firstUnknownKey,
+  notAnErrorMessage,
+  shownValue,
+  ThrowSites,
+  thrownFrom,
+} from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 
 /** What a tool's `execute` is given besides its arguments. */
@@ -95,9 +104,21 @@ export const TRUNCATION_MARKER = "…[truncated]";
 const toolThrows = new ThrowSites(64);
 const throwKey = (tool: string, message: string) => `${tool}\u0000${message}`;
 
-/** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
-export const toolThrownFrom = (tool: string, message: string): string | undefined =>
-  toolThrows.where(throwKey(tool, message));
+/**
+ * Where a tool's code threw the error journaled with this message, if this process saw it thrown: `thrownAt`; for
+ * an error an Effect program failed with (`Effect.fail`, nothing thrown), the program's line that failed, with
+ * `failedInEffect` and, when elsewhere, `madeAt`, where the error was constructed (effectFailedFrom).
+ */
+export const toolThrownFrom = (
+  tool: string,
+  message: string,
+): { readonly thrownAt: string; readonly failedInEffect?: true; readonly madeAt?: string } | undefined => {
+  const cause = toolThrows.causeOf(throwKey(tool, message));
+  const failed = effectFailedFrom(cause);
+  if (failed) return { thrownAt: failed.at, failedInEffect: true, ...(failed.madeAt ? { madeAt: failed.madeAt } : {}) };
+  const at = thrownFrom(cause);
+  return at === undefined ? undefined : { thrownAt: at };
+};
 /**
  * How many calls of each tool returned nothing (undefined, which the machine gets as null), in this process: not
  * journaled (the journal keeps null), so a summary compares counts taken before and after its episodes.

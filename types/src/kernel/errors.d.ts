@@ -195,6 +195,17 @@ export declare const isFrameworkFile: (file: string) => boolean;
  */
 export declare const thrownFrom: (cause: unknown, calledFrom?: string) => string | undefined;
 /**
+ * Where an Effect program failed, for an error made while one ran (its stack goes on into Effect's fiber runtime,
+ * which ran the program): `at`, the user's line the runtime was running (the frame just above Effect's), and
+ * `madeAt`, where the error was constructed, when that is elsewhere (a helper: `notFound(key)`). An `Effect.fail`
+ * throws nothing: "thrown at" the first user frame named the helper that made its error, not the failing program.
+ * Undefined for an error made outside a running program, or when the stack does not reach Effect's runtime.
+ */
+export declare const effectFailedFrom: (cause: unknown) => {
+    readonly at: string;
+    readonly madeAt?: string;
+} | undefined;
+/**
  * Where recent errors were thrown, by a key (their message), for errors that reach the user without their
  * stack: XState rethrows a guard's error as text, a tool's error is journaled as text. Bounded, most recent
  * kept; the stack is read only when asked (a tool that fails on every call costs no stack parsing per call).
@@ -206,6 +217,8 @@ export declare class ThrowSites {
     note(key: string, cause: unknown): void;
     /** file:line:column of the user's code that threw the error noted under `key`, if any (`calledFrom`: as thrownFrom's). */
     where(key: string, calledFrom?: string): string | undefined;
+    /** The error noted under `key`, if any (still held). */
+    causeOf(key: string): Error | undefined;
 }
 /**
  * The known name a misspelt one most likely meant (case aside, at most a third of its letters off, or two

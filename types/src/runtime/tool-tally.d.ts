@@ -14,8 +14,15 @@ export interface ToolFailureCount {
      */
     readonly tag?: string;
     readonly count: number;
-    /** Where the tool's code threw it (file:line:column), when this process saw it thrown. */
+    /**
+     * Where the tool's code threw it (file:line:column), when this process saw it thrown; for an Effect program's
+     * failure (failedInEffect), the program's line that failed.
+     */
     readonly thrownAt?: string;
+    /** Its error is one the tool's Effect program failed with (an `Effect.fail`: nothing was thrown). */
+    readonly failedInEffect?: true;
+    /** With failedInEffect: where its error was constructed, when not at thrownAt (a helper, `notFound(key)`). */
+    readonly madeAt?: string;
     /**
      * Thrown by the tool's code in an episode that `record --resume` kept, and not seen thrown by this process:
      * the journal keeps the message, not where it was thrown (so no thrownAt).

@@ -61,8 +61,16 @@ export declare const isDefinedTool: (tool: unknown) => boolean;
 export declare const executionOf: (signal: AbortSignal) => Promise<unknown> | undefined;
 /** Appended where a result or error message was cut to `maxResultChars`. */
 export declare const TRUNCATION_MARKER = "\u2026[truncated]";
-/** Where a tool's code threw the error journaled with this message, if this process saw it thrown. */
-export declare const toolThrownFrom: (tool: string, message: string) => string | undefined;
+/**
+ * Where a tool's code threw the error journaled with this message, if this process saw it thrown: `thrownAt`; for
+ * an error an Effect program failed with (`Effect.fail`, nothing thrown), the program's line that failed, with
+ * `failedInEffect` and, when elsewhere, `madeAt`, where the error was constructed (effectFailedFrom).
+ */
+export declare const toolThrownFrom: (tool: string, message: string) => {
+    readonly thrownAt: string;
+    readonly failedInEffect?: true;
+    readonly madeAt?: string;
+} | undefined;
 export declare const returnedNothingCounts: () => ReadonlyMap<string, number>;
 /**
  * What a call whose `execute` threw `cause` returns (and the journal keeps): an error failure with the thrown
