@@ -32,7 +32,7 @@ import {
   writeFileAtomically,
 } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
-import { allowedForAction, legalTrie, requireLegalActions } from "../policy/legal.ts";
+import { allowedForAction, legalActionsOf, legalTrie, requireLegalActions } from "../policy/legal.ts";
 import { replayEpisode } from "../replay/replay.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import { checkEnvArgument, type EnvDefinition, sameEnvSpec, unconfiguredOf } from "../runtime/env.ts";
@@ -151,20 +151,28 @@ export const withLegalMasks = (env: EnvDefinition, events: readonly EpisodeEvent
   const started = events.find((e) => e.type === "episode.started");
   const history: Turn[] = [];
   let illegal = 0;
+  /** The first action that is not legal, with what legalActions listed then: what a user needs to find the bug. */
+  let firstIllegal: { turn: number; text: string; legal: readonly string[] } | undefined;
   const annotated = events.map((event): EpisodeEvent => {
     if (event.type === "env.observed") history.push({ role: "observation", text: event.text, tokens: event.tokens });
     if (event.type !== "agent.acted" || started?.type !== "episode.started") return event;
-    const trie = legalTrie(env, { task: started.task, history: [...history] });
+    const view = { task: started.task, history: [...history] };
+    const trie = legalTrie(env, view);
     history.push({ role: "action", text: event.text, tokens: event.tokens });
     const allowed = allowedForAction(trie, event.tokens);
     if (allowed === undefined) {
-      if (trie !== null) illegal++;
+      if (trie !== null) {
+        illegal++;
+        firstIllegal ??= { turn: event.turn, text: event.text, legal: legalActionsOf(env, view) ?? [] };
+      }
       return event;
     }
     return { ...event, allowed };
   });
-  return { events: annotated, illegal };
+  return { events: annotated, illegal, ...(firstIllegal ? { firstIllegal } : {}) };
 };
+
+const quoted = (text: string) => JSON.stringify(text);
 
 /** The journal files of --data, checked before anything slow starts (loading a backend takes a while). */
 const demonstrationFiles = async (data: string, flag = "--data"): Promise<string[]> => {
@@ -198,6 +206,7 @@ export const loadSequences = async (
 ) => {
   if (constrained) requireLegalActions(env);
   let illegal = 0;
+  let firstIllegal: (NonNullable<ReturnType<typeof withLegalMasks>["firstIllegal"]> & { file: string }) | undefined;
   let unsuccessful = 0;
   /** Episodes that ended in an error (the environment's or the policy's): no demonstration to clone. */
   const aborted: { file: string; reason: string }[] = [];
@@ -254,6 +263,7 @@ export const loadSequences = async (
       if (constrained) {
         const masked = withLegalMasks(env, events);
         illegal += masked.illegal;
+        if (masked.firstIllegal) firstIllegal ??= { ...masked.firstIllegal, file };
         sequences.push(episodeToSequence(masked.events, { maxTokens: contextLength }));
       } else sequences.push(episodeToSequence(events, { maxTokens: contextLength }));
     } catch (error) {
@@ -274,7 +284,16 @@ export const loadSequences = async (
         "fixed), or record shorter episodes",
     });
   }
-  if (illegal > 0) log(`sft: ${illegal} demonstrated actions are not among the legal ones; cloned unconstrained`);
+  if (illegal > 0 && firstIllegal !== undefined) {
+    const { file, turn, text, legal } = firstIllegal;
+    const listed =
+      legal.length > 6
+        ? `${legal.slice(0, 6).map(quoted).join(", ")}, ... (${legal.length})`
+        : legal.map(quoted).join(", ");
+    log(
+      `sft: ${illegal} demonstrated actions are not among the legal ones, so they are cloned without masks (a constrained sampler can never write them); the first, ${file} turn ${turn}: ${quoted(text)}, where legalActions listed ${listed}: fix legalActions (or the demonstrator) so that it lists every action worth taking`,
+    );
+  }
   if (cutShort.length > 0)
     log(
       `sft: ${cutShort.length} of ${files.length} journals were cut short (no episode.ended: their record was stopped mid-episode) and are not cloned; the first, ${cutShort[0]}`,

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expertPolicy, lookupEnv } from "../../actors/lookup/index.ts";
 import { record } from "../../src/cli/record.ts";
+import { defineEnv, formatAnswer } from "../../src/index.ts";
 import { loadSequences, sft } from "../../src/learn/sft.ts";
 import { tempDir } from "../support/index.ts";
 
@@ -44,6 +45,29 @@ describe("sft --constrained and --init", () => {
     expect(resumed.losses[0]).toBeLessThan(free.losses[0]);
     expect(resumed.losses[0]).toBeLessThan(free.losses[1] * 1.5);
   }, 120_000);
+
+  it("names the first demonstrated action that legalActions does not list, and what it listed", async () => {
+    const data = join(tempDir(), "demos");
+    await recordDemos(data, 2, "sft-illegal");
+    // A legalActions that misses the expert's actions (a user's bug): the clone cannot be constrained there.
+    const narrow = defineEnv({ ...lookupEnv, legalActions: () => [formatAnswer("nothing")] });
+    const lines: string[] = [];
+    const files = readdirSync(data)
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort()
+      .map((f) => join(data, f));
+    await loadSequences(narrow, files, 96, true, true, (l) => lines.push(l));
+    const said = lines.filter((l) => l.includes("not among the legal ones"));
+    expect(said).toHaveLength(1);
+    const events = readFileSync(files[0], "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const action = events.find((e: { type: string }) => e.type === "agent.acted");
+    expect(said[0]).toContain(
+      `the first, ${files[0]} turn 0: ${JSON.stringify(action.text)}, where legalActions listed "<answer>nothing</answer>": fix legalActions`,
+    );
+  });
 
   it("skips journals a stopped record cut short, saying how many, and checks --out before cloning", async () => {
     const dir = tempDir();

@@ -250,6 +250,11 @@ export declare const withLegalMasks: (env: EnvDefinition, events: readonly Episo
         };
     })[];
     illegal: number;
+    firstIllegal?: {
+        turn: number;
+        text: string;
+        legal: readonly string[];
+    } | undefined;
 };
 export declare const loadSequences: (env: EnvDefinition, files: readonly string[], contextLength: number, successfulOnly?: boolean, constrained?: boolean, log?: (line: string) => void) => Promise<Sequence[]>;
 /** The sequence up to the end of its n-th action (all of it when it has fewer). */
