@@ -178,7 +178,9 @@ export interface CoverageReport<Task extends Json = Json> {
   readonly problems: readonly CoverageProblem[];
 }
 
-const SUSPICIOUS = /\bundefined\b|\bNaN\b|\[object Object\]/;
+// A missing value glued to a word (`${item}${suffix}` gives "keyundefined", `${n}${unit}` "12NaN") shows one too:
+// a word that begins or ends with the token, not only the token alone.
+const SUSPICIOUS = /undefined\b|\bundefined|NaN\b|\bNaN|\[object Object\]/;
 
 const failure = (kind: "error", message: string): ToolResult => ({ ok: false, error: { kind, message } });
 

@@ -385,6 +385,47 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(byKind("dead-end")[0].path?.[0]).toBe('act "stuck"');
   });
 
+  it("an observation showing a missing value glued to a word is reported, as one set apart is", () => {
+    const machine = setup({ types: { events: {} as r1.AgentActEvent } }).createMachine({
+      entry: r1.observe("go"),
+      initial: "asking",
+      states: {
+        asking: {
+          on: {
+            "agent.act": [
+              // `you hold ${item}${suffix}` with suffix undefined, `${n}${unit}` with n NaN
+              {
+                guard: ({ event }) => event.text === "take",
+                target: "took",
+                actions: r1.observe("you hold keyundefined"),
+              },
+              { guard: ({ event }) => event.text === "price", target: "priced", actions: r1.observe("costs NaNkg") },
+              { target: "fine", actions: r1.observe("a Canaanite banana") }, // no missing value in these words
+            ],
+          },
+        },
+        took: { on: { "agent.act": { target: "done", actions: r1.end("done") } } },
+        priced: { on: { "agent.act": { target: "done", actions: r1.end("done") } } },
+        fine: { on: { "agent.act": { target: "done", actions: r1.end("done") } } },
+        done: { type: "final" },
+      },
+    });
+    const env = r1.defineEnv({
+      id: "glued",
+      version: "1",
+      description: "missing values glued to words",
+      machine,
+      tools: {},
+      tokenizer: new r1.WordTokenizer(["go"]),
+      task: () => null,
+    });
+    const report = exploreEnv(env, { actions: ["take", "price", "other"] });
+    expect(report.problems.filter((p) => p.kind === "invalid").map((p) => p.detail)).toEqual([
+      '"took": the observation "you hold keyundefined" shows a missing value',
+      '"priced": the observation "costs NaNkg" shows a missing value',
+    ]);
+  });
+
   it("a suspiciousObservation with the g flag reports every observation it matches, not every second one", () => {
     const machine = setup({ types: { events: {} as r1.AgentActEvent } }).createMachine({
       entry: r1.observe("go"),
