@@ -291,15 +291,16 @@ export const playEpisode: {
     throw new TypeError(
       `playEpisode: options.schedule must be a function (label, result) => a promise of the result (e.g. (label, result) => s.schedule(result, label) with a fast-check scheduler s), got ${shownValue(options.schedule)}`,
     );
-  if (typeof script?.seed !== "string" || !Array.isArray(script.actions))
-    throw new TypeError(
-      `playEpisode: the script must be { seed: string, actions: [...], task?, toolResults? }; ${typeof script?.seed !== "string" ? `its seed is ${script?.seed === undefined ? "missing" : typeof script.seed} (the episode's seed names its journal, and draws the task when none is given)` : "its actions are not an array"}`,
-    );
   // A misspelt field (`toolResult: [...]`) was ignored: the real tools ran where failures were meant to be injected.
-  const unknown = firstUnknownKey(script, SCRIPT_FIELDS);
+  // Named before the fields it leaves missing (`action: [...]` said only "its actions are not an array").
+  const unknown = typeof script === "object" && script !== null ? firstUnknownKey(script, SCRIPT_FIELDS) : undefined;
   if (unknown)
     throw new TypeError(
       `playEpisode: the script has an unknown field \`${unknown.key}\`${didYouMean(unknown.meant)}; a script is { seed: string, actions: [...], task?, toolResults? }`,
+    );
+  if (typeof script?.seed !== "string" || !Array.isArray(script.actions))
+    throw new TypeError(
+      `playEpisode: the script must be { seed: string, actions: [...], task?, toolResults? }; ${typeof script?.seed !== "string" ? `its seed is ${script?.seed === undefined ? "missing" : typeof script.seed} (the episode's seed names its journal, and draws the task when none is given)` : "its actions are not an array"}`,
     );
   const notAction = script.actions.findIndex(
     (action) =>

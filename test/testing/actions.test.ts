@@ -240,6 +240,10 @@ describe("options that must be arbitraries", () => {
     ).rejects.toThrow(
       "playEpisode: the script has an unknown field `toolResult` (did you mean `toolResults`?); a script is { seed: string, actions: [...], task?, toolResults? }",
     );
+    // A misspelt `actions` is named as such, not said as actions that are not an array.
+    await expect(playEpisode(lookupEnv, { seed: "s", action: sample } as never)).rejects.toThrow(
+      "playEpisode: the script has an unknown field `action` (did you mean `actions`?)",
+    );
     // What is no environment, no action, no list of results or no schedule is named, not met deep in the runtime
     // ("reading 'tokenizer'", "policy script failed: ... reading 'matchAll'", ".entries is not a function"), nor
     // blamed on the environment (a schedule that is no function ended the episode "waiting for nothing").
