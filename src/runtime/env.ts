@@ -227,6 +227,19 @@ export const end = <TContext extends MachineContext, TEvent extends EventObject>
     const refused = refusedEndReason(reason);
     if (refused) throw new TypeError(`end(reason, metrics): ${refused}`);
   }
+  // Metrics written as values are refused here too (`{ success: NaN }`, `{ success: "yes" }`), not in every episode
+  // that reaches this end; those a function gives are judged in the episode, as a reward's are.
+  if (typeof metrics !== "function") {
+    if (typeof metrics !== "object" || metrics === null || Array.isArray(metrics))
+      throw new TypeError(
+        `end(reason, metrics): metrics must be an object of finite numbers (e.g. { success: 1 }) or a function of { context, event } giving one, got ${shownValue(metrics)}`,
+      );
+    for (const [name, value] of Object.entries(metrics))
+      if (typeof value !== "number" || !Number.isFinite(value))
+        throw new TypeError(
+          `end(reason, metrics): metric ${name} is ${shownValue(value)}; metrics must be finite numbers (or a function of { context, event } giving them)`,
+        );
+  }
   const at = definedAt();
   return emitting<TContext, TEvent>((args) => ({
     type: "env.end",

@@ -29,12 +29,12 @@ const machine = setup({
         "agent.act": [
           { guard: ({ event }) => event.text === "text", actions: observe(({ context }) => context.n as never) },
           { guard: ({ event }) => event.text === "reward", actions: reward("process", () => Number.NaN, "a bad sum") },
-          { guard: ({ event }) => event.text === "metric", actions: end("done", { success: "yes" as never }) },
+          { guard: ({ event }) => event.text === "metric", actions: end("done", () => ({ success: "yes" as never })) },
           {
             guard: ({ event }) => event.text === "string",
             actions: reward("process", () => "0.5" as never, "as text"),
           },
-          { guard: ({ event }) => event.text === "metrics", actions: end("done", 5 as never) },
+          { guard: ({ event }) => event.text === "metrics", actions: end("done", () => 5 as never) },
           {
             guard: ({ event }) => event.text === "huge",
             actions: [reward("process", 1e308, "big"), reward("process", 1e308, "bigger")],
@@ -289,6 +289,21 @@ describe("an end() whose reason is no string as written", () => {
     // A string, or a function judged when it gives its reason, in the episode.
     expect(() => end("answered", { success: 1 })).not.toThrow();
     expect(() => end(() => "answered")).not.toThrow();
+  });
+
+  it("refuses metrics written as values that are not finite numbers, where they are written", () => {
+    // Before: end("answered", { success: NaN }) built, and every episode that reached it aborted.
+    expect(() => end("answered", { success: Number.NaN })).toThrow(
+      "end(reason, metrics): metric success is NaN; metrics must be finite numbers (or a function of { context, event } giving them)",
+    );
+    expect(() => end("answered", { success: "yes" as never })).toThrow(
+      /^end\(reason, metrics\): metric success is "yes" \(a string\)/,
+    );
+    expect(() => end("answered", 5 as never)).toThrow(
+      /^end\(reason, metrics\): metrics must be an object of finite numbers .* got 5$/,
+    );
+    // A function's metrics are judged in the episode (above).
+    expect(() => end("answered", () => ({ success: Number.NaN }))).not.toThrow();
   });
 });
 
