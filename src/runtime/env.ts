@@ -161,6 +161,11 @@ export const assign: TypedAssign = xstateAssign as TypedAssign;
 export const observe = <TContext extends MachineContext, TEvent extends EventObject>(
   text: Dynamic<string, TContext, TEvent>,
 ): EnvAction<TContext, TEvent> => {
+  // Refused where it is written, as reward()'s value is: observe() with its text forgotten, or a number.
+  if (typeof text !== "function" && typeof text !== "string")
+    throw new TypeError(
+      `observe(text): text must be a string or a function of { context, event } giving one, got ${shownValue(text)}`,
+    );
   const at = definedAt();
   return emitting<TContext, TEvent>((args) => ({ type: "env.observe", text: resolve(text, args), at }));
 };

@@ -291,6 +291,15 @@ describe("an end() whose reason is no string as written", () => {
     expect(() => end(() => "answered")).not.toThrow();
   });
 
+  it("refuses an observe() whose text, as written, is no string (forgotten, a number)", () => {
+    // Before: observe() and observe(5) built, and every episode that took their transition aborted.
+    expect(() => observe(undefined as never)).toThrow(
+      "observe(text): text must be a string or a function of { context, event } giving one, got undefined",
+    );
+    expect(() => observe(5 as never)).toThrow(/^observe\(text\): text must be a string .* got 5$/);
+    expect(() => observe(() => 5 as never)).not.toThrow(); // judged in the episode (above)
+  });
+
   it("refuses metrics written as values that are not finite numbers, where they are written", () => {
     // Before: end("answered", { success: NaN }) built, and every episode that reached it aborted.
     expect(() => end("answered", { success: Number.NaN })).toThrow(
