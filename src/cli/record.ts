@@ -102,7 +102,10 @@ export const policyFor = (env: EnvDefinition, name: string): Policy => {
   const make = Object.hasOwn(policies, name) ? policies[name] : undefined;
   if (!make)
     throw new UsageError({
-      detail: `environment ${env.id} has no policy "${name}"${didYouMean(closestName(name, Object.keys(policies)))}; its policies: ${Object.keys(policies).join(", ") || "(none)"}`,
+      detail:
+        Object.keys(policies).length === 0
+          ? `environment ${env.id} has no policy "${name}": it declares no policies; register a scripted one in its definition, defineEnv({ ..., policies: { ${/^[A-Za-z_$][\w$]*$/.test(name) ? name : "expert"}: () => scriptedPolicy(...) } })`
+          : `environment ${env.id} has no policy "${name}"${didYouMean(closestName(name, Object.keys(policies)))}; its policies: ${Object.keys(policies).join(", ")}`,
     });
   // A factory that throws (an API key missing) or returns something else printed a stack trace of the
   // framework's, "Cannot read properties of undefined (reading 'id')" for the second.

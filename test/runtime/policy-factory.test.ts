@@ -24,6 +24,14 @@ describe("a policy factory that does not make a Policy", () => {
     expect(() => policyFor(env, "none")).toThrow("got nothing (undefined)");
   });
 
+  it("record's policyFor says how to register a policy in an environment that declares none", () => {
+    const { policies: _, ...rest } = lookupEnv;
+    const env = defineEnv(rest);
+    expect(() => policyFor(env, "expert")).toThrow(
+      'environment lookup has no policy "expert": it declares no policies; register a scripted one in its definition, defineEnv({ ..., policies: { expert: () => scriptedPolicy(...) } })',
+    );
+  });
+
   it("record's policyFor names a factory that throws, and the line that threw", () => {
     const env = withPolicies({
       llm: () => {
