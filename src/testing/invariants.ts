@@ -16,6 +16,7 @@ import { parseAction } from "../runtime/action-format.ts";
 import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { checkEnvArgument } from "../runtime/env.ts";
+import { DEFAULT_MAX_TURNS } from "../runtime/episode.ts";
 import { actionArbitrary, answerArbitrary } from "./actions.ts";
 import { INJECTED } from "./arbitraries.ts";
 import {
@@ -772,15 +773,37 @@ export const neverCrashes = (): RewardInvariant<EpisodeScript> =>
  */
 export const outcomeRewardOnEveryEnd = (): RewardInvariant<EpisodeScript> => {
   const endedByEnv = (e: PlayedEpisode) => !e.truncated && !e.record.reason.startsWith(ABORTED);
-  return episodeInvariant(
+  // The episode the base check just played, to see whether the script ran out before the environment ended it.
+  let last: PlayedEpisode | undefined;
+  const base = episodeInvariant(
     "every episode the environment ends earns an outcome reward",
     (e) => {
+      last = e;
       if (!endedByEnv(e) || e.rewards.some((r) => r.kind === "outcome")) return undefined;
       const process = e.rewards.reduce((sum, r) => sum + r.value, 0);
       return `the environment ended the episode ("${e.record.reason}", after ${e.record.turns} turn(s)) with no outcome reward: its return is its process rewards alone (${formatNumber(process)}), as if its outcome were 0, whatever its other endings pay; give this ending its outcome where it ends, e.g. reward("outcome", 0, ${JSON.stringify(e.record.reason)}) beside end(${JSON.stringify(e.record.reason)})`;
     },
     { appliesTo: endedByEnv, describe: "was ended by the environment itself (an answer, a turn limit), not cut short" },
   );
+  return {
+    ...base,
+    check: async (env, script) => {
+      last = undefined;
+      const found = await base.check(env, script);
+      const played = last as PlayedEpisode | undefined;
+      if (found || !played?.truncated) return found;
+      // A script that ran out before the environment ended it is played again with its last action repeated up to
+      // the runtime's turn limit: a turn limit above the drawn scripts' length (maxActions, 6) ends no drawn
+      // episode, and the rule passed with that ending never played.
+      const limit = env.maxTurns ?? DEFAULT_MAX_TURNS;
+      if (script.actions.length >= limit) return undefined;
+      const pad = script.actions.at(-1) ?? "";
+      return base.check(env, {
+        ...script,
+        actions: [...script.actions, ...Array.from({ length: limit - script.actions.length }, () => pad)],
+      });
+    },
+  };
 };
 
 /** The recorded episode replays through the machine's pure transitions to the same events. */

@@ -316,6 +316,12 @@ describe("reward invariants, against a sound environment and broken variants of 
     expect(failure.violation.message).toMatch(
       /^the environment ended the episode \("turn-limit", after 5 turn\(s\)\) with no outcome reward: its return is its process rewards alone \(-?[\d.]+\), as if its outcome were 0, whatever its other endings pay; give this ending its outcome where it ends, e\.g\. reward\("outcome", 0, "turn-limit"\) beside end\("turn-limit"\)$/,
     );
+    // A turn limit longer than the drawn scripts (maxActions, 6) is reached too: a script that ran out is played
+    // on, its last action repeated, until the environment ends it.
+    const late = await failureOf(
+      checkRewards(createSecretEnv({}, { turnLimit: 9 }), { ...failing, invariants: [outcomeRewardOnEveryEnd()] }),
+    );
+    expect(late.violation.message).toMatch(/^the environment ended the episode \("turn-limit", after 9 turn\(s\)\)/);
     // Given its outcome, the same environment passes; episodes the script cut short are not judged.
     await checkRewards(createSecretEnv({}, { turnLimitOutcome: 0 }), {
       ...options,
