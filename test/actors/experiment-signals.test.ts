@@ -78,7 +78,7 @@ const start = (mode: string, seeds: number) => {
   const said = () =>
     `; the experiment ${exitCode === undefined ? "is still running" : `exited ${exitCode}`}; its stdout: ${JSON.stringify(stdout.slice(-2000))}; its stderr: ${JSON.stringify(stderr.slice(-2000))}`;
   const running = (run: string) => until(() => existsSync(join(out, run, "pid")), `${run}'s pid file`, said);
-  return { child, out, exited, pidOf, running, output: () => ({ stdout, stderr }) };
+  return { child, out, exited, pidOf, running, said, output: () => ({ stdout, stderr }) };
 };
 
 describe("npm run experiment, its runs' processes", () => {
@@ -86,10 +86,16 @@ describe("npm run experiment, its runs' processes", () => {
     const experiment = start("stuck", 1);
     await experiment.running("grpo-s0");
     const run = experiment.pidOf("grpo-s0");
-    for (let i = 0; i < 3; i++) {
-      experiment.child.kill("SIGINT");
-      await new Promise((r) => setTimeout(r, 300));
-    }
+    // Each Ctrl-C once the one before is answered. Sent at fixed intervals (300 ms), two could reach the
+    // experiment as one: signals sent while a process waits for a core (niced, on busy cores) merge, and the
+    // test waited for a kill that never came (99 s, under load).
+    const answered = (what: RegExp) =>
+      until(() => what.test(experiment.output().stderr), `stderr to match ${what}`, experiment.said);
+    experiment.child.kill("SIGINT");
+    await answered(/interrupted: the run in progress finishes its update and writes a checkpoint/);
+    experiment.child.kill("SIGINT");
+    await answered(/interrupted again: the run quits now/);
+    experiment.child.kill("SIGINT");
     expect(await experiment.exited, experiment.output().stderr).toBe(130);
     expect(experiment.output().stderr).toContain("interrupted a third time: the runs in progress are killed");
     await until(() => !alive(run));
