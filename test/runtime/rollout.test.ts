@@ -482,10 +482,14 @@ describe("rollout: cancelling with a signal", () => {
   it("stops running episodes at once (journaled as aborted, tool signals aborted) and starts no more", async () => {
     const { createRaceEnv, playing } = await import("../support/index.ts");
     const aborted: string[] = [];
-    // Tool a takes 5 s unless its call is cancelled; tool b answers at once.
+    const controller = new AbortController();
+    let calls = 0;
+    // Tool a takes 30 s unless its call is cancelled; tool b answers at once. The caller gives up once the three
+    // episodes run (each in its call of a), not after a fixed 200 ms: on a busy machine some might not have begun.
     const slow = (_args: unknown, { signal }: { signal: AbortSignal }) =>
       new Promise<string>((resolve) => {
-        const timer = setTimeout(() => resolve("A"), 5_000);
+        if (++calls === 3) setTimeout(() => controller.abort(new Error("the caller gave up")), 0);
+        const timer = setTimeout(() => resolve("A"), 30_000);
         signal.addEventListener("abort", () => {
           clearTimeout(timer);
           aborted.push(`${(signal.reason as DOMException).name}: ${(signal.reason as DOMException).message}`);
@@ -494,7 +498,6 @@ describe("rollout: cancelling with a signal", () => {
       });
     const env = createRaceEnv({ a: slow as unknown as () => Promise<string>, b: () => "B" });
     const journal = new MemoryJournal();
-    const controller = new AbortController();
     const run = rollout({
       env,
       policy: new PolicyActor(playing(["<a>x</a>", "<a>x</a>", "<answer>x</answer>"], env.tokenizer)),
@@ -505,10 +508,13 @@ describe("rollout: cancelling with a signal", () => {
       signal: controller.signal,
     });
     const records = lastValueFrom(run.episodes.pipe(toArray()));
-    setTimeout(() => controller.abort(new Error("the caller gave up")), 200);
-    const started = performance.now();
-    const ended = await within(records, 3_000);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    let started = 0;
+    controller.signal.addEventListener("abort", () => {
+      started = performance.now();
+    });
+    const ended = await within(records, 40_000);
+    // At once: well before a call of a would have answered by itself.
+    expect(performance.now() - started).toBeLessThan(10_000);
     // The three running episodes, stopped; none of the other seven started.
     expect(ended).toHaveLength(3);
     for (const record of ended) expect(record.reason).toBe("aborted: stopped: the caller gave up");
