@@ -1,20 +1,20 @@
 import { assign, setup } from "xstate";
 import * as r1 from "../../src/index.ts";
 
-// The world: a table the tool reads. A tool returns raw outcomes; the machine decides what they mean.
-const TEMPERATURES: Record<string, number> = { oslo: 4, rome: 21, cairo: 30, lima: 18, quito: 14 };
-const CITIES = Object.keys(TEMPERATURES);
-const temperature = (city: string) => (Object.hasOwn(TEMPERATURES, city) ? (TEMPERATURES[city] ?? null) : null);
+const CITIES = ["oslo", "rome", "cairo", "lima", "quito"]; // the world: each day deals them five temperatures anew
+const temperature = (city: string, day: number) =>
+  CITIES.includes(city) ? r1.Rng.fromSeed(`day ${day}`).shuffle([4, 14, 18, 21, 30])[CITIES.indexOf(city)]! : null;
+// A tool returns raw outcomes (a temperature, or null); the machine decides what they mean.
 const weather = r1.defineTool({
   name: "weather",
   description: "Current temperature of a city, in degrees.",
-  parameters: r1.Schema.Struct({ city: r1.Schema.String }),
-  execute: ({ city }) => temperature(city), // own keys only: "constructor" is no city
+  parameters: r1.Schema.Struct({ city: r1.Schema.String, day: r1.Schema.optional(r1.Schema.Number) }),
+  execute: ({ city, day = 0 }) => temperature(city, day), // a model names the city; the machine adds the day
 });
 const tools = { weather };
-type Task = { a: string; b: string };
+type Task = { a: string; b: string; day: number }; // the day is hidden: the prompt names the cities only
 type Context = { task: Task; turns: number; seen: string[]; city: string };
-const warmer = (t: Task) => ((temperature(t.a) ?? 0) > (temperature(t.b) ?? 0) ? t.a : t.b);
+const warmer = (t: Task) => ((temperature(t.a, t.day) ?? 0) > (temperature(t.b, t.day) ?? 0) ? t.a : t.b);
 const answer = (text: string) => r1.answerOf(text, tools);
 const city = (text: string) => r1.callOf<{ city: string }>(text, tools, "weather")?.city;
 const correct = (a: { context: Context; event: r1.AgentActEvent }) =>
@@ -56,7 +56,7 @@ const machine = setup({
     asking: {
       invoke: {
         src: "weather",
-        input: ({ context }: { context: Context }) => ({ city: context.city }),
+        input: ({ context }: { context: Context }) => ({ city: context.city, day: context.task.day }),
         onDone: {
           target: "waiting",
           actions: [
@@ -78,18 +78,21 @@ const tokenizer = r1.WordTokenizer.fromCorpus([...CITIES, "which is warmer : or 
 // A scripted expert, (request, rng) => action (rng: a seeded Rng): asks both cities, then answers.
 const expert = () =>
   r1.scriptedPolicy<Task>("weather-expert", tokenizer, ({ task, history }) => {
-    const { a, b } = task;
     const asked = history.filter((turn) => turn.role === "action").length;
-    return asked < 2 ? r1.formatCall(weather, { city: asked ? b : a }) : r1.formatAnswer(warmer({ a, b }));
+    return asked < 2 ? r1.formatCall(weather, { city: asked ? task.b : task.a }) : r1.formatAnswer(warmer(task));
   });
 export default r1.defineEnv({
   id: "weather",
-  version: "1",
+  version: "2",
   description: "Which of two cities is warmer? Ask a weather tool, then answer.",
   machine,
   tools,
   tokenizer,
-  task: (seed): Task => ((cities) => ({ a: cities[0]!, b: cities[1]! }))(r1.Rng.fromSeed(seed).shuffle(CITIES)),
+  task: (seed): Task => {
+    const rng = r1.Rng.fromSeed(seed);
+    const [a, b] = rng.shuffle(CITIES);
+    return { a: a!, b: b!, day: rng.int(1, 365) };
+  },
   policies: { expert },
   model: { copy: true }, // a learned policy's copy head: its actions copy a city from the question
   legalActions: ({ task: t }) => [t.a, t.b].flatMap((c) => [r1.formatCall(weather, { city: c }), r1.formatAnswer(c)]),

@@ -19,11 +19,13 @@ import {
   rewardBounds,
 } from "../../src/testing/index.ts";
 
-type Task = { a: string; b: string };
-const CITIES = [...new Set(Array.from({ length: 40 }, (_, i) => Object.values(weather.task(`c${i}`))).flat())].sort();
-const temperature = (city: string) =>
-  weather.tools.weather.execute({ city }, { signal: new AbortController().signal }) as number | null;
-const warmer = ({ a, b }: Task) => ((temperature(a) ?? 0) > (temperature(b) ?? 0) ? a : b);
+type Task = { a: string; b: string; day: number };
+const CITIES = [
+  ...new Set(Array.from({ length: 40 }, (_, i) => weather.task(`c${i}`) as Task).flatMap((t) => [t.a, t.b])),
+].sort();
+const temperature = (city: string, day: number) =>
+  weather.tools.weather.execute({ city, day }, { signal: new AbortController().signal }) as number | null;
+const warmer = ({ a, b, day }: Task) => ((temperature(a, day) ?? 0) > (temperature(b, day) ?? 0) ? a : b);
 const generators = {
   args: { weather: fc.constantFrom(...CITIES, "atlantis").map((city) => ({ city })) },
   answers: fc.constantFrom(...CITIES),
@@ -70,7 +72,9 @@ const weatherModel: EnvModel<State, Task> = {
     const city = String((action.args as { city: string }).city);
     const fresh = [state.task.a, state.task.b].includes(city) && !state.seen.includes(city);
     const observation =
-      toolResult && !toolResult.ok ? `error : ${toolResult.error.message}` : `${city} : ${temperature(city)}`;
+      toolResult && !toolResult.ok
+        ? `error : ${toolResult.error.message}`
+        : `${city} : ${temperature(city, state.task.day)}`;
     return { state: { ...state, turns, seen: [...state.seen, city] }, reward: fresh ? 0.1 : 0, observation };
   },
 };

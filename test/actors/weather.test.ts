@@ -41,4 +41,44 @@ describe("the README's weather environment", () => {
     expect(run.reason).toBe("turn-limit");
     expect(() => replayEpisode(run.events, weather)).not.toThrow();
   });
+
+  it("the world changes with the task's hidden day: one pair of cities has either answer, and only the tool tells", async () => {
+    const answers = new Set<string>();
+    for (const day of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const task = { a: "oslo", b: "rome", day };
+      const run = await runEpisode({
+        env: weather,
+        policy: new PolicyActor(weather.policies!.expert()),
+        journal: new MemoryJournal(),
+        seed: "w",
+        task,
+      });
+      expect(run.metrics.success).toBe(1);
+      const said = run.events.flatMap((e) => (e.type === "env.observed" ? [e.text] : []));
+      expect(said[0]).toBe("which is warmer : oslo or rome ?"); // the prompt does not give the day away
+      const asked = run.events.flatMap((e) => (e.type === "tool.called" ? [e.args] : []));
+      expect(asked).toEqual([
+        { city: "oslo", day },
+        { city: "rome", day },
+      ]);
+      answers.add(run.events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : [])).at(-1)!);
+    }
+    expect([...answers].sort()).toEqual(["<answer>oslo</answer>", "<answer>rome</answer>"]);
+    const days = Array.from({ length: 20 }, (_, i) => (weather.task(`d${i}`) as { day: number }).day);
+    expect(new Set(days).size).toBeGreaterThan(10);
+  });
+
+  it("a model cannot set the day: its call is the city's bare text, and the machine passes the task's day", async () => {
+    const task = { a: "oslo", b: "rome", day: 3 };
+    const texts = ['<weather>{"city":"oslo","day":1}</weather>', "<answer>oslo</answer>"];
+    const run = await runEpisode({
+      env: weather,
+      policy: new PolicyActor(playing(texts, weather.tokenizer)),
+      journal: new MemoryJournal(),
+      seed: "t",
+      task,
+    });
+    const asked = run.events.flatMap((e) => (e.type === "tool.called" ? [e.args] : []));
+    expect(asked).toEqual([{ city: '{"city":"oslo","day":1}', day: 3 }]);
+  });
 });

@@ -57,7 +57,7 @@ describe("inspect --html of a module's journals", () => {
     // Before, the terminal view said nothing of it: --env names the line an environment error was thrown at.
     const wrong = await runCli("inspect", demos, "--env", "lookup");
     expect(wrong.code, wrong.stderr).toBe(0);
-    expect(wrong.stdout).toContain("env weather v1");
+    expect(wrong.stdout).toContain("env weather v2");
     expect(wrong.stderr).toContain(
       "note: --env lookup defines lookup, not weather, the environment of journals here: it is not used for them (to name the line an environment error was thrown at): pass --env with the module that defines weather",
     );
