@@ -62,8 +62,17 @@ it("README's recipe for training the weather example runs end to end at a tiny s
     expect(await main(tiny(args, dir)), `${args.join(" ")}\n${output.stderr}`).toBe(0);
     last = output.stdout;
   }
+  // The copied example's world changes per task: every recorded call carries its task's hidden day, which the
+  // machine passes to the tool (version 1's fixed table had 20 tasks, which trained policies answered from memory).
+  const journal = readFileSync(join(dir, "runs/demos/ep-demo-0.jsonl"), "utf8").split("\n").filter(Boolean);
+  const events = journal.map((line) => JSON.parse(line) as { type: string; task?: { day?: unknown }; args?: unknown });
+  const day = events.find((e) => e.type === "episode.started")?.task?.day;
+  expect(day).toEqual(expect.any(Number));
+  const calls = events.filter((e) => e.type === "tool.called");
+  expect(calls.length).toBe(2);
+  for (const call of calls) expect(call.args).toEqual({ city: expect.any(String), day });
   // The clone has the example's copy head (model: { copy: true }): without it, 400 demonstrations for 5 epochs
-  // cloned to 0.64 unconstrained, the clone asking about cities the question does not name.
+  // cloned version 1 to 0.64 unconstrained, the clone asking about cities the question does not name.
   const config = JSON.parse(readFileSync(join(dir, "runs/warm/config.json"), "utf8")) as Record<string, unknown>;
   expect(config.copy).toBe(true);
   // The clone was made under the masks that train samples with (sft --constrained), as README says.
