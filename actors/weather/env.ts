@@ -62,10 +62,9 @@ const machine = setup({
           actions: [
             r1.reward("process", fresh, "asked about a city of the question"),
             assign({ seen: ({ context }) => [...context.seen, context.city] }),
-            r1.observe(({ context, event }) => {
-              const result = event.output; // a ToolResult
-              return result.ok ? `${context.city} : ${result.content}` : `error : ${result.error.message}`;
-            }),
+            r1.observe(({ context, event }) =>
+              event.output.ok ? `${context.city} : ${event.output.content}` : `error : ${event.output.error.message}`,
+            ),
           ],
         },
       },
@@ -73,14 +72,14 @@ const machine = setup({
     done: { type: "final" },
   },
 });
+// The calls still worth making, one per city of the question not asked about yet (legalActions' gate, the expert's plan).
+const asks = ({ task: { a, b }, history }: r1.LegalView<Task>) =>
+  [a, b].filter((c) => !history.some((turn) => city(turn.text) === c)).map((c) => r1.formatCall(weather, { city: c }));
 // Every word of the prompts, observations and actions (`<answer>` is <, answer, >); others cost a token per byte.
 const tokenizer = r1.WordTokenizer.fromCorpus([...CITIES, "which is warmer : or ? weather answer error use city"]);
 // A scripted expert, (request, rng) => action (rng: a seeded Rng): asks both cities, then answers.
 const expert = () =>
-  r1.scriptedPolicy<Task>("weather-expert", tokenizer, ({ task, history }) => {
-    const asked = history.filter((turn) => turn.role === "action").length;
-    return asked < 2 ? r1.formatCall(weather, { city: asked ? task.b : task.a }) : r1.formatAnswer(warmer(task));
-  });
+  r1.scriptedPolicy<Task>("weather-expert", tokenizer, (req) => asks(req)[0] ?? r1.formatAnswer(warmer(req.task)));
 export default r1.defineEnv({
   id: "weather",
   version: "2",
@@ -95,5 +94,6 @@ export default r1.defineEnv({
   },
   policies: { expert },
   model: { copy: true }, // a learned policy's copy head: its actions copy a city from the question
-  legalActions: ({ task: t }) => [t.a, t.b].flatMap((c) => [r1.formatCall(weather, { city: c }), r1.formatAnswer(c)]),
+  // Constrained decoding's gate: ask about each city of the question once, then answer with one of them.
+  legalActions: (view) => (asks(view).length ? asks(view) : [view.task.a, view.task.b].map(r1.formatAnswer)),
 });

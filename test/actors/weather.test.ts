@@ -25,6 +25,23 @@ describe("the README's weather environment", () => {
     }
   });
 
+  it("its legal actions gate an episode: each city of the question asked about once, then only the two answers", () => {
+    const task = { a: "oslo", b: "rome", day: 3 };
+    const turn = (role: "observation" | "action", text: string) => ({ role, text, tokens: [] });
+    const legal = (...history: ReturnType<typeof turn>[]) =>
+      weather.legalActions!({ task, history: [turn("observation", "which is warmer : oslo or rome ?"), ...history] });
+    const asks = ["<weather>oslo</weather>", "<weather>rome</weather>"];
+    expect(legal()).toEqual(asks);
+    const rome = [turn("action", asks[1]!), turn("observation", "rome : 14")];
+    expect(legal(...rome)).toEqual([asks[0]]);
+    // A malformed action, or a question about a city the question does not name, asks about neither.
+    const astray = [turn("action", "hi"), turn("observation", "error : use <weather>city</weather>")];
+    expect(legal(...astray, turn("action", "<weather>lima</weather>"), turn("observation", "lima : 4"))).toEqual(asks);
+    const both = [...rome, turn("action", asks[0]!), turn("observation", "oslo : 30")];
+    expect(legal(...both)).toEqual(["<answer>oslo</answer>", "<answer>rome</answer>"]);
+    expect(legal(...both, ...astray)).toEqual(["<answer>oslo</answer>", "<answer>rome</answer>"]);
+  });
+
   it("a malformed action is penalised, a repeated question earns nothing, the turn limit ends it", async () => {
     const journal = new MemoryJournal();
     const task = weather.task("t");

@@ -3,7 +3,7 @@
  * user who copied the example to envs/my-env.ts would (record, sft, train, eval), at a tiny size: its commands
  * and flags must keep working, from the first to the last.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { expect, it } from "vitest";
@@ -78,6 +78,27 @@ it("README's recipe for training the weather example runs end to end at a tiny s
   // The clone was made under the masks that train samples with (sft --constrained), as README says.
   const manifest = JSON.parse(readFileSync(join(dir, "runs/warm/manifest.json"), "utf8")) as Record<string, unknown>;
   expect(manifest.constrained).toBe(true);
+  // The example's legal actions gate a constrained episode: both cities of the question asked about, once each,
+  // then an answer. So every episode train samples (4 here) does that, and RL is left the one decision that
+  // differs by day, which city is warmer (without the gate, 20 GRPO updates of step 4 lifted nothing: their
+  // policies asked about one city and guessed, or asked until the turn limit).
+  const sampled = join(dir, "runs/grpo/episodes/u00000");
+  const episodes = readdirSync(sampled).map((name) =>
+    readFileSync(join(sampled, name), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; text?: string; task?: { a: string; b: string } }),
+  );
+  expect(episodes.length).toBe(4);
+  for (const events of episodes) {
+    const { a, b } = events[0]!.task!;
+    const acted = events.flatMap((e) => (e.type === "agent.acted" ? [e.text] : []));
+    expect([acted.slice(0, 2).sort(), acted.length]).toEqual([
+      [`<weather>${a}</weather>`, `<weather>${b}</weather>`].sort(),
+      3,
+    ]);
+    expect([`<answer>${a}</answer>`, `<answer>${b}</answer>`]).toContain(acted[2]);
+  }
   const summary = JSON.parse(last.trim().split("\n").at(-1)!) as Record<string, unknown>;
   // The last eval scores the trained run (its latest checkpoint), under the masks it was trained with.
   expect(summary).toMatchObject({ env: "weather", episodes: 2, constrained: true, version: 1, aborted: 0 });
