@@ -237,6 +237,44 @@ export const returnBounds = (bounds: {
   });
 };
 
+/**
+ * An episodeInvariant that, when the drawn episode passes, tries more episodes made from it: `followUp` gets the
+ * episode the base check just played (processRewardCap repeats its paid actions, outcomeRewardOnEveryEnd plays a
+ * script that ran out on to the turn limit), for what random scripts seldom draw.
+ */
+const episodeInvariantThen = (
+  name: string,
+  check: (episode: PlayedEpisode) => string | undefined,
+  options: EpisodeInvariantOptions,
+  followUp: (
+    env: EnvDefinition,
+    script: EpisodeScript,
+    played: PlayedEpisode,
+    /** The base check, for a script made from the played one (its episodes count for `appliesTo` too). */
+    again: RewardInvariant<EpisodeScript>["check"],
+  ) => Promise<Violation | undefined>,
+): RewardInvariant<EpisodeScript> => {
+  // The episode the base check just played, so that the follow-up need not play it again.
+  let last: PlayedEpisode | undefined;
+  const base = episodeInvariant(
+    name,
+    (e) => {
+      last = e;
+      return check(e);
+    },
+    options,
+  );
+  return {
+    ...base,
+    check: async (env, script) => {
+      last = undefined;
+      const found = await base.check(env, script);
+      const played = last as PlayedEpisode | undefined;
+      return found || !played ? found : followUp(env, script, played, base.check);
+    },
+  };
+};
+
 /** Process rewards of one episode sum to at most `cap`: more tool calls cannot farm more reward. */
 export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> => {
   // A negative cap fails every episode, one with no process reward too (0 is above it); Infinity caps nothing.
@@ -253,26 +291,14 @@ export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
       .map((r) => describeReward(r))
       .join(", ")}`;
   };
-  // The episode the base check just played, so that its paid actions can be repeated without playing it again.
-  let last: PlayedEpisode | undefined;
-  const base = episodeInvariant(
+  return episodeInvariantThen(
     `process rewards sum to at most ${cap}`,
-    (e) => {
-      last = e;
-      return overCap(e);
-    },
+    overCap,
     {
       appliesTo: (e) => e.rewards.some((r) => r.kind === "process" && r.value > EPSILON),
       describe: "earned a positive process reward",
     },
-  );
-  return {
-    ...base,
-    check: async (env, script) => {
-      last = undefined;
-      const found = await base.check(env, script);
-      const played = last as PlayedEpisode | undefined;
-      if (found || !played) return found;
+    async (env, script, played) => {
       // Then repeat, right away, each action that earned a process reward, as often as it takes to pass the cap
       // if every repeat earns it again: farming is a repeat, which random scripts seldom draw twice.
       const total = processOf(played).reduce((sum, r) => sum + r.value, 0);
@@ -347,7 +373,7 @@ export const processRewardCap = (cap: number): RewardInvariant<EpisodeScript> =>
       }
       return undefined;
     },
-  };
+  );
 };
 
 /** The text of the first action in a played episode that makes a call (`callOf`) other than `text`'s, if any. */
@@ -773,37 +799,29 @@ export const neverCrashes = (): RewardInvariant<EpisodeScript> =>
  */
 export const outcomeRewardOnEveryEnd = (): RewardInvariant<EpisodeScript> => {
   const endedByEnv = (e: PlayedEpisode) => !e.truncated && !e.record.reason.startsWith(ABORTED);
-  // The episode the base check just played, to see whether the script ran out before the environment ended it.
-  let last: PlayedEpisode | undefined;
-  const base = episodeInvariant(
-    "every episode the environment ends earns an outcome reward",
-    (e) => {
-      last = e;
-      if (!endedByEnv(e) || e.rewards.some((r) => r.kind === "outcome")) return undefined;
-      const process = e.rewards.reduce((sum, r) => sum + r.value, 0);
-      return `the environment ended the episode ("${e.record.reason}", after ${e.record.turns} turn(s)) with no outcome reward: its return is its process rewards alone (${formatNumber(process)}), as if its outcome were 0, whatever its other endings pay; give this ending its outcome where it ends, e.g. reward("outcome", 0, ${JSON.stringify(e.record.reason)}) beside end(${JSON.stringify(e.record.reason)})`;
-    },
-    { appliesTo: endedByEnv, describe: "was ended by the environment itself (an answer, a turn limit), not cut short" },
-  );
-  return {
-    ...base,
-    check: async (env, script) => {
-      last = undefined;
-      const found = await base.check(env, script);
-      const played = last as PlayedEpisode | undefined;
-      if (found || !played?.truncated) return found;
-      // A script that ran out before the environment ended it is played again with its last action repeated up to
-      // the runtime's turn limit: a turn limit above the drawn scripts' length (maxActions, 6) ends no drawn
-      // episode, and the rule passed with that ending never played.
-      const limit = env.maxTurns ?? DEFAULT_MAX_TURNS;
-      if (script.actions.length >= limit) return undefined;
-      const pad = script.actions.at(-1) ?? "";
-      return base.check(env, {
-        ...script,
-        actions: [...script.actions, ...Array.from({ length: limit - script.actions.length }, () => pad)],
-      });
-    },
+  const outcomeAtEnd = (e: PlayedEpisode) => {
+    if (!endedByEnv(e) || e.rewards.some((r) => r.kind === "outcome")) return undefined;
+    const process = e.rewards.reduce((sum, r) => sum + r.value, 0);
+    return `the environment ended the episode ("${e.record.reason}", after ${e.record.turns} turn(s)) with no outcome reward: its return is its process rewards alone (${formatNumber(process)}), as if its outcome were 0, whatever its other endings pay; give this ending its outcome where it ends, e.g. reward("outcome", 0, ${JSON.stringify(e.record.reason)}) beside end(${JSON.stringify(e.record.reason)})`;
   };
+  const name = "every episode the environment ends earns an outcome reward";
+  const options = {
+    appliesTo: endedByEnv,
+    describe: "was ended by the environment itself (an answer, a turn limit), not cut short",
+  };
+  return episodeInvariantThen(name, outcomeAtEnd, options, async (env, script, played, again) => {
+    if (!played.truncated) return undefined;
+    // A script that ran out before the environment ended it is played again with its last action repeated up to
+    // the runtime's turn limit: a turn limit above the drawn scripts' length (maxActions, 6) ends no drawn
+    // episode, and the rule passed with that ending never played.
+    const limit = env.maxTurns ?? DEFAULT_MAX_TURNS;
+    if (script.actions.length >= limit) return undefined;
+    const pad = script.actions.at(-1) ?? "";
+    return again(env, {
+      ...script,
+      actions: [...script.actions, ...Array.from({ length: limit - script.actions.length }, () => pad)],
+    });
+  });
 };
 
 /** The recorded episode replays through the machine's pure transitions to the same events. */
