@@ -399,6 +399,10 @@ const sftOptions = (options: SftOptions, userSeed: boolean) => {
     });
   checkEnvArgument("sft", options.env, "env");
   const { env } = options;
+  // From plain JavaScript, `constrained: "no"` is truthy: it would clone under the masks, not refuse.
+  for (const key of ["constrained", "successfulOnly", "resume"] as const)
+    if (options[key] !== undefined && typeof options[key] !== "boolean")
+      throw wrong(`${key} must be true or false`, options[key]);
   if (options.envSpec !== undefined && (typeof options.envSpec !== "string" || options.envSpec.trim() === ""))
     throw wrong("envSpec must be the --env spec the environment was loaded from", options.envSpec);
   for (const key of ["data", "out"] as const)

@@ -26,6 +26,7 @@ import {
   checkKnownKeys,
   EpisodesAbortedError,
   JournalError,
+  shownValue,
   UsageError,
   writingFileAsync,
 } from "../kernel/errors.ts";
@@ -739,6 +740,10 @@ export const loadPolicy = async (env: EnvDefinition, dir: string, options: LoadP
   checkKnownKeys("loadPolicy", options, ["greedy", "constrained", "backend", "log"]);
   if (options.log !== undefined && typeof options.log !== "function")
     throw new TypeError(`loadPolicy: log must be a function of a line, got ${typeof options.log}`);
+  // From plain JavaScript, `constrained: "no"` is truthy: it would decode under the masks, not refuse.
+  for (const key of ["constrained", "greedy"] as const)
+    if (options[key] !== undefined && typeof options[key] !== "boolean")
+      throw new TypeError(`loadPolicy: ${key} must be true or false, got ${shownValue(options[key])}`);
   if (options.constrained) requireLegalActions(env);
   // From code, a missing checkpoint is a CheckpointError (README), as loadCheckpoint's is.
   if (!existsSync(dir))

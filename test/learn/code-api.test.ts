@@ -313,6 +313,21 @@ describe("the learner from code", () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('from plain JavaScript, a switch given as text (constrained: "no", truthy) is refused, not taken as true', async () => {
+    const lookup = await loadEnv("lookup");
+    const out = join(tempDir(), "switches");
+    const data = join(tempDir(), "no-demos");
+    for (const key of ["constrained", "successfulOnly", "resume"])
+      await expect(sft({ env: lookup, data, out, [key]: "no" } as never)).rejects.toThrow(
+        `sft: ${key} must be true or false, got "no"`,
+      );
+    for (const key of ["constrained", "greedy"])
+      await expect(loadPolicy(lookup, out, { [key]: "false" } as never)).rejects.toThrow(
+        `loadPolicy: ${key} must be true or false, got "false" (a string)`,
+      );
+    expect(existsSync(out)).toBe(false);
+  });
+
   it("train() refuses a config whose environment module defines another environment", async () => {
     const lookup = await loadEnv("lookup");
     const config = trainConfigFor(await loadEnv("./actors/weather/env.ts"), { steps: 1, warmStart: null, model: tiny });
