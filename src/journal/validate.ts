@@ -99,7 +99,14 @@ const stillValidated = (events: readonly unknown[]): boolean => {
  * divergence with a hint of impure code, or summed into a return as text ("NaN01"). Names the event by its index.
  */
 export const checkGivenEvents = (events: readonly unknown[], fn: string): void => {
-  if (!Array.isArray(events)) throw new TypeError(`${fn}: the events must be an array, got ${shownValue(events)}`);
+  if (!Array.isArray(events)) {
+    // rollout's records carry their events: `replayEpisode(episodes[0], env)` is an easy slip for `(episodes[0].events, env)`.
+    const record =
+      typeof events === "object" && events !== null && Array.isArray((events as { events?: unknown }).events);
+    throw new TypeError(
+      `${fn}: the events must be an array, got ${record ? "an episode's record: give its events (record.events), or read its journal (await journal.read(record.episode))" : shownValue(events)}`,
+    );
+  }
   if (stillValidated(events)) return;
   /** The stream so far, as a reader keeps it: the episode of its first event, and whether it has ended. */
   let episode: string | undefined;

@@ -13,7 +13,14 @@ import { type AnyMachineSnapshot, type EventObject, initialTransition, transitio
 import { tooLongToRecord } from "../journal/stamp.ts";
 import { checkGivenEvents } from "../journal/validate.ts";
 import { canonicalJson, hashValue } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, EnvMismatchError, messageOf, NonDeterminismError } from "../kernel/errors.ts";
+import {
+  allKeys,
+  checkKnownKeys,
+  EnvMismatchError,
+  messageOf,
+  NonDeterminismError,
+  shownValue,
+} from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { parseAction } from "../runtime/action-format.ts";
@@ -175,6 +182,9 @@ export const replayEpisode = (
   options: ReplayOptions = {},
 ): ReplayResult => {
   checkKnownKeys("replayEpisode", options, REPLAY_OPTIONS);
+  // From plain JavaScript, `verify: "false"` is truthy: it verified, and a re-rewarding variant diverged.
+  if (options.verify !== undefined && typeof options.verify !== "boolean")
+    throw new TypeError(`replayEpisode: verify must be true or false, got ${shownValue(options.verify)}`);
   checkGivenEvents(recorded, "replayEpisode");
   // A failed import (undefined) read as "Cannot read properties of undefined (reading 'id')".
   checkEnvArgument("replayEpisode", env, "the second argument");

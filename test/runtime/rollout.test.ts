@@ -276,6 +276,14 @@ describe("rollout runner", () => {
     expect(() => replayEpisode([], lookupEnv, { verfy: false } as never)).toThrow(
       /^replayEpisode: unknown option `verfy` \(did you mean `verify`\?\)/,
     );
+    // From plain JavaScript, verify: "false" is truthy: it verified (a re-rewarding variant then diverged).
+    expect(() => replayEpisode([], lookupEnv, { verify: "false" } as never)).toThrow(
+      'replayEpisode: verify must be true or false, got "false" (a string)',
+    );
+    // An episode's record given for its events: said as such, with the two ways to its events.
+    expect(() => replayEpisode({ episode: "ep-0", events: [] } as never, lookupEnv)).toThrow(
+      "replayEpisode: the events must be an array, got an episode's record: give its events (record.events), or read its journal (await journal.read(record.episode))",
+    );
     expect(() => new JsonlJournal(join(tmpdir(), "never-made"), "fsync" as never)).toThrow(
       'JsonlJournal: durability "fsync" is not one of "event", "episode", "none"',
     );
