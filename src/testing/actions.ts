@@ -193,6 +193,10 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
     );
   for (const name of ["actions", "answers", "seeds", "tasks", "toolResults", "toolFaults"])
     if (record[name] !== undefined && !isArbitrary(record[name])) throw wrong(name, record[name]);
+  // From plain JavaScript, `legal: "false"` is truthy: the legal picks it meant to turn off were drawn.
+  for (const name of ["legal", "repeats"])
+    if (record[name] !== undefined && typeof record[name] !== "boolean")
+      throw new TypeError(`option ${name} must be true or false, got ${shownValue(record[name])}`);
   // Injected results of the wrong shape would be blamed on the environment: try a few (null: the real tool).
   for (const name of ["toolResults", "toolFaults"])
     if (record[name] !== undefined)

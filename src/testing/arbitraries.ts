@@ -8,11 +8,12 @@
  * themselves, so what comes out always decodes. A change to an event schema changes these arbitraries.
  */
 
-import type * as Schema from "effect/Schema";
 import type { Json } from "effect/Schema";
+import * as Schema from "effect/Schema";
 import * as SchemaAST from "effect/SchemaAST";
 import fc from "fast-check";
 import { EpisodeChain } from "../journal/stamp.ts";
+import { shownValue } from "../kernel/errors.ts";
 import {
   AgentActed,
   EnvObserved,
@@ -239,11 +240,20 @@ const buildNode = (ast: SchemaAST.AST, b: Builder): fc.Arbitrary<unknown> => {
 };
 
 /** A fast-check arbitrary of a schema's type, derived from its AST. */
-export const arbitraryOf = <S extends Schema.Top>(schema: S, options: ArbitraryOptions = {}): fc.Arbitrary<S["Type"]> =>
-  build(SchemaAST.toType(schema.ast), {
+export const arbitraryOf = <S extends Schema.Top>(
+  schema: S,
+  options: ArbitraryOptions = {},
+): fc.Arbitrary<S["Type"]> => {
+  // A plain object ({ city: "string" }) read as "Cannot read properties of undefined (reading 'encoding')".
+  if (!Schema.isSchema(schema))
+    throw new TypeError(
+      `arbitraryOf: the first argument must be an Effect Schema (e.g. r1.Schema.Struct({ city: r1.Schema.String })), got ${shownValue(schema)}`,
+    );
+  return build(SchemaAST.toType(schema.ast), {
     options: { maxLength: options.maxLength ?? 12, maxDepth: options.maxDepth ?? 3, ...options },
     depth: 0,
   }) as fc.Arbitrary<S["Type"]>;
+};
 
 // ---------------------------------------------------------------------------------------------------
 // The framework's own data.
@@ -269,7 +279,14 @@ export function eventArbitrary(
   typeOrOptions?: EventType | ArbitraryOptions,
   options?: ArbitraryOptions,
 ): fc.Arbitrary<EpisodeEvent> {
-  if (typeof typeOrOptions === "string") return arbitraryOf(EVENT_SCHEMAS[typeOrOptions], options);
+  if (typeof typeOrOptions === "string") {
+    // An unknown type ("reward") read as "Cannot read properties of undefined (reading 'ast')".
+    if (!Object.hasOwn(EVENT_SCHEMAS, typeOrOptions))
+      throw new TypeError(
+        `eventArbitrary: no event type ${JSON.stringify(typeOrOptions)}; the types: ${Object.keys(EVENT_SCHEMAS).join(", ")}`,
+      );
+    return arbitraryOf(EVENT_SCHEMAS[typeOrOptions], options);
+  }
   return arbitraryOf(EpisodeEventSchema, typeOrOptions);
 }
 

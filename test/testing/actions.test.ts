@@ -121,6 +121,11 @@ describe("options that must be arbitraries", () => {
     await expect(
       checkRewards(lookupEnv, { invariants: bounds, args: { lookups: fc.constant({ key: "k1" }) }, numRuns: 2 }),
     ).rejects.toThrow('option args.lookups: environment lookup has no tool "lookups"; its tools: lookup');
+    // A switch given as text from plain JavaScript (legal: "false" is truthy: the legal picks were drawn).
+    for (const name of ["legal", "repeats"])
+      await expect(
+        checkRewards(lookupEnv, { invariants: bounds, [name]: "false", numRuns: 2 } as never),
+      ).rejects.toThrow(`option ${name} must be true or false, got "false" (a string)`);
     expect(() => actionArbitrary(lookupEnv, { args: { lookups: fc.constant({ key: "k1" }) } })).toThrow(
       'has no tool "lookups"',
     );

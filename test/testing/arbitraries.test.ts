@@ -113,6 +113,15 @@ describe("arbitraryOf interprets any schema's AST", () => {
     expect(() => arbitraryOf(Schema.instanceOf(URL))).toThrow(/options\.declarations/);
   });
 
+  it("what is no schema, or no event type, is refused by name (it failed reading 'encoding' or 'ast' of undefined)", () => {
+    expect(() => arbitraryOf({ city: "string" } as never)).toThrow(
+      "arbitraryOf: the first argument must be an Effect Schema (e.g. r1.Schema.Struct({ city: r1.Schema.String })), got an object",
+    );
+    expect(() => eventArbitrary("reward" as never)).toThrow(
+      'eventArbitrary: no event type "reward"; the types: episode.started, agent.acted, tool.called, tool.returned, env.observed, reward.assigned, env.transitioned, episode.ended',
+    );
+  });
+
   it("a schema change changes the arbitrary: an added field is generated", () => {
     const Before = Schema.Struct({ a: Schema.String });
     const After = Schema.Struct({ ...Before.fields, b: Schema.Literal(42) });

@@ -7,8 +7,8 @@
  * finite, minimum, maxLength, pattern...), and every generated value is also passed through the checks
  * themselves, so what comes out always decodes. A change to an event schema changes these arbitraries.
  */
-import type * as Schema from "effect/Schema";
 import type { Json } from "effect/Schema";
+import * as Schema from "effect/Schema";
 import fc from "fast-check";
 import { type EpisodeEvent, type EventBody, type EventOf, type EventType, ToolFailure, ToolResult } from "../kernel/events.ts";
 /** Options of arbitraryOf: bounds on what is drawn where the schema sets none. */
