@@ -53,6 +53,7 @@ import {
   removeUnfinishedSaves,
   saveCheckpoint,
   savedAttention,
+  savedConstrained,
   savedTokenizerId,
   unfinishedSft,
   writeLatestCheckpoint,
@@ -717,7 +718,10 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
 export interface LoadPolicyOptions {
   /** Sample greedily (default true). */
   readonly greedy?: boolean;
-  /** Decode only the environment's legal actions (it must declare `legalActions`). */
+  /**
+   * Decode only the environment's legal actions (it must declare `legalActions`). Default: as the checkpoint was
+   * trained or cloned (its manifest says so), as `agent-r1 eval` decodes it; else freely.
+   */
   readonly constrained?: boolean;
   readonly backend?: BackendChoice;
   /**
@@ -750,12 +754,21 @@ export const loadPolicy = async (env: EnvDefinition, dir: string, options: LoadP
     throw new CheckpointError({ problem: "missing", file: dir, detail: "no such checkpoint folder or run folder" });
   // Without a log the backend's line goes to stderr, as before; the run folder's note is said only to a log.
   await initBackend(options.backend ?? "auto", options.log ? { log: options.log } : {});
-  const { model, tokenizer, version } = await loadCheckpointFor(env, checkpointIn(dir, "loadPolicy:", options.log), {
-    optimizer: false,
-  });
+  const checkpoint = checkpointIn(dir, "loadPolicy:", options.log);
+  const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint, { optimizer: false });
+  // Unless told, decoded as it was trained or cloned, as `agent-r1 eval` does: a checkpoint trained under the legal
+  // actions, decoded freely, scored 0 on the weather example (every episode to its turn limit), without a word.
+  let constrained = options.constrained;
+  if (constrained === undefined && env.legalActions && savedConstrained(checkpoint) === true) {
+    constrained = true;
+    const say = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    say(
+      `loadPolicy: constrained decoding, as ${checkpoint} was trained or cloned (its manifest.json); { constrained: false } decodes freely`,
+    );
+  }
   const config = {
     ...DEFAULT_TRAIN_CONFIG,
-    constrained: !!options.constrained,
+    constrained: !!constrained,
     maxNewTokens: actionBudgetOf(env),
   };
   return policyFromModel(env, model, tokenizer, config, options.greedy ?? true, version);

@@ -97,6 +97,21 @@ describe("the learner from code, used as a new user would", () => {
     await expect(loadPolicy(unconstrained, out, { constrained: true, log: () => {} })).rejects.toThrow(
       "--constrained (constrained: true from code): environment weather declares no legal actions",
     );
+    // A clone made under the legal actions loads decoding under them, as `agent-r1 eval` decodes it, and says so:
+    // decoded freely without a word, a policy trained so on weather scored 0 (every episode to its turn limit).
+    const constrainedOut = join(tempDir(), "constrained-clone");
+    await sft({ ...base, out: constrainedOut, epochs: 1, constrained: true, log: () => {} });
+    const said: string[] = [];
+    const followed = await loadPolicy(weather, constrainedOut, { log: (line) => said.push(line) });
+    expect(said).toContain(
+      `loadPolicy: constrained decoding, as ${constrainedOut} was trained or cloned (its manifest.json); { constrained: false } decodes freely`,
+    );
+    // Under the gate every episode asks about both cities, then answers.
+    const scored = await evaluate(weather, followed, { episodes: 4, seed: "gate" });
+    expect([scored.endReasons, scored.meanTurns]).toEqual([{ answered: 4 }, 3]);
+    const told: string[] = [];
+    await loadPolicy(weather, constrainedOut, { constrained: false, log: (line) => told.push(line) });
+    expect(told.join("\n")).not.toContain("constrained decoding");
     await expect(sft({ ...base, resume: true, log: () => {} })).rejects.toThrow(
       `resume: ${out} holds a finished clone (its sft ran to its end): nothing to resume; eval it or train --init from it, or clone again without resume: true (the clone replaces it)`,
     );

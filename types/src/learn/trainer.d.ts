@@ -205,7 +205,10 @@ export declare const checkpointIn: (dir: string, what: string, log?: (line: stri
 export interface LoadPolicyOptions {
     /** Sample greedily (default true). */
     readonly greedy?: boolean;
-    /** Decode only the environment's legal actions (it must declare `legalActions`). */
+    /**
+     * Decode only the environment's legal actions (it must declare `legalActions`). Default: as the checkpoint was
+     * trained or cloned (its manifest says so), as `agent-r1 eval` decodes it; else freely.
+     */
     readonly constrained?: boolean;
     readonly backend?: BackendChoice;
     /**
