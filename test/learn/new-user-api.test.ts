@@ -9,7 +9,7 @@ import { lastValueFrom } from "rxjs";
 import { describe, expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
 import { JsonlJournal, PolicyActor, rollout } from "../../src/index.ts";
-import { collect, evaluate, loadPolicy, modelConfigFor, sft } from "../../src/learn/index.ts";
+import { collect, evaluate, loadPolicy, modelConfigFor, sft, trainConfigFor } from "../../src/learn/index.ts";
 import { tempDir } from "../support/index.ts";
 
 describe("the learner from code, used as a new user would", () => {
@@ -112,6 +112,10 @@ describe("the learner from code, used as a new user would", () => {
     const told: string[] = [];
     await loadPolicy(weather, constrainedOut, { constrained: false, log: (line) => told.push(line) });
     expect(told.join("\n")).not.toContain("constrained decoding");
+    // So does a train config from it, as `train --init` samples (from code it sampled freely: every episode cut).
+    expect(trainConfigFor(weather, { init: constrainedOut }).constrained).toBe(true);
+    expect(trainConfigFor(weather, { init: constrainedOut, constrained: false }).constrained).toBe(false);
+    expect(trainConfigFor(weather, { init: out }).constrained).toBe(false);
     await expect(sft({ ...base, resume: true, log: () => {} })).rejects.toThrow(
       `resume: ${out} holds a finished clone (its sft ran to its end): nothing to resume; eval it or train --init from it, or clone again without resume: true (the clone replaces it)`,
     );

@@ -1,4 +1,4 @@
-/*
+/**
  * The training configuration: one Effect Schema, with a default and a one-line help for every field
  * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
  */
@@ -146,6 +146,8 @@ export declare const modelConfigFor: (env: Pick<EnvDefinition, "model">, overrid
  * one `loadEnv` loaded from a module, that module's path, as `--env` gave it), its model
  * shape (`modelConfigFor`), its action budget (`maxActionTokens`) and, from a fresh model, its default warm
  * start; then `overrides`, any field (`model` merged field by field). Decoded: a wrong field is a UsageError.
+ * With `init` and no `constrained`, it samples as `train --init` does: under the legal actions when the checkpoint
+ * was trained or cloned under them (its manifest says so).
  */
 export declare const trainConfigFor: (env: EnvDefinition, overrides?: Partial<Omit<TrainConfig, "model">> & {
     readonly model?: Partial<TrainConfig["model"]>;
