@@ -21,6 +21,9 @@ interface Pending {
 
 /** What is wrong with a value given as a Policy, or undefined for one that has its parts. */
 export const notAPolicy = (policy: unknown): string | undefined => {
+  // A factory of env.policies where the policy it makes was due: its source code was printed as the value.
+  if (typeof policy === "function")
+    return `got a function${policy.name ? ` (${policy.name})` : ""}, not a Policy: a factory of env.policies makes one when called, env.policies.${policy.name || "expert"}()`;
   if (typeof policy !== "object" || policy === null || isThenable(policy))
     return `got ${policy === undefined ? "nothing (undefined)" : shownValue(policy)}`;
   const { id, version, tokenizer, act } = policy as Partial<Record<keyof Policy, unknown>>;

@@ -38,6 +38,13 @@ describe("the learner from code, used as a new user would", () => {
     );
     // biome-ignore lint/suspicious/noExplicitAny: as above
     expect(() => new PolicyActor(actor as any)).toThrow(/^PolicyActor takes a Policy .*: that is a PolicyActor/);
+    // A factory of env.policies, not called: said as such (its source code was printed as the value).
+    const factory =
+      "got a function (expert), not a Policy: a factory of env.policies makes one when called, env.policies.expert()";
+    await expect(evaluate(weather, weather.policies!.expert as never, { episodes: 1, seed: "x" })).rejects.toThrow(
+      `evaluate: policy must be a Policy ({ id, version, tokenizer, act }): ${factory}`,
+    );
+    expect(() => new PolicyActor(weather.policies!.expert as never)).toThrow(factory);
     // A batch size given as text is said to be text ("maxBatch must be a positive integer, got 8" hid it).
     expect(() => new PolicyActor(actor.policy, "8" as never)).toThrow(
       'PolicyActor: maxBatch must be a positive integer, got "8" (a string)',
