@@ -343,9 +343,15 @@ export const checkEpisodeParts = (
   // Any object shaped as an AbortSignal is followed (a polyfill's, another realm's); another value failed deep
   // inside as "caller.addEventListener is not a function", naming neither the option nor what it was.
   const signal = options.signal as { aborted?: unknown; addEventListener?: unknown; removeEventListener?: unknown };
+  const env = options.env as { task?: unknown; default?: { task?: unknown } } | undefined;
   const missing = [
-    typeof (options.env as { task?: unknown } | undefined)?.task !== "function" &&
-      "env (an environment from defineEnv)",
+    typeof env?.task !== "function" &&
+      // `import * as env from "./my-env.ts"` (or `await import(...)`): the module, its environment one step in.
+      (typeof env?.default?.task === "function"
+        ? 'env: that is the environment\'s module; give its default export (import env from "./my-env.ts", or (await import(path)).default)'
+        : typeof options.env === "string"
+          ? `env: ${JSON.stringify(options.env)} is a name; give the environment itself (imported from its module, or await loadEnv(${JSON.stringify(options.env)}) of agent-r1-ts/learn)`
+          : "env (an environment from defineEnv)"),
     typeof policy?.request !== "function" &&
       (typeof policy?.act === "function"
         ? "policy: that is a Policy; an episode takes it wrapped: new PolicyActor(policy)"

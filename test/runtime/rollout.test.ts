@@ -276,6 +276,13 @@ describe("rollout runner", () => {
     expect(() => replayEpisode([], lookupEnv, { verfy: false } as never)).toThrow(
       /^replayEpisode: unknown option `verfy` \(did you mean `verify`\?\)/,
     );
+    // The environment's module, or its name, where the environment was due: said as such.
+    expect(() => rollout({ ...options, env: { default: lookupEnv }, episodes: 1 } as never)).toThrow(
+      `rollout: missing or wrong option: env: that is the environment's module; give its default export (import env from "./my-env.ts", or (await import(path)).default)`,
+    );
+    expect(() => rollout({ ...options, env: "lookup", episodes: 1 } as never)).toThrow(
+      'rollout: missing or wrong option: env: "lookup" is a name; give the environment itself (imported from its module, or await loadEnv("lookup") of agent-r1-ts/learn)',
+    );
     // From plain JavaScript, verify: "false" is truthy: it verified (a re-rewarding variant then diverged).
     expect(() => replayEpisode([], lookupEnv, { verify: "false" } as never)).toThrow(
       'replayEpisode: verify must be true or false, got "false" (a string)',
