@@ -325,7 +325,7 @@ const checkFieldNames = (config: object, where: string) => {
 };
 
 /** What an `init` checkpoint (or a run folder's latest) records of its decoding; undefined when nothing says. */
-const initConstrained = (init: string): boolean | undefined => {
+export const initConstrained = (init: string): boolean | undefined => {
   const own = savedConstrained(init);
   if (own !== undefined) return own;
   try {

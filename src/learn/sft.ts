@@ -39,7 +39,7 @@ import { checkEnvArgument, type EnvDefinition, sameEnvSpec, unconfiguredOf } fro
 import type { Turn } from "../runtime/policy.ts";
 import { sameVariantSpec } from "../runtime/variants.ts";
 import { AdamW } from "./adamw.ts";
-import { actionBudgetNote, checkedModelShape, LR_RULE, modelConfigFor } from "./config.ts";
+import { actionBudgetNote, checkedModelShape, initConstrained, LR_RULE, modelConfigFor } from "./config.ts";
 import { drawPositionOffset, POSITION_OFFSETS, type PositionOffsets } from "./position-offsets.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
@@ -449,8 +449,13 @@ const sftOptions = (options: SftOptions, userSeed: boolean) => {
       });
   const disorder = curriculumOrderProblem(stages);
   if (disorder !== undefined) throw new UsageError({ detail: `sft: curriculum ${disorder}` });
+  // With init and no constrained, cloned as `sft --init` clones: under the masks when the checkpoint was trained so.
+  const constrained =
+    options.constrained ??
+    (typeof options.init === "string" && env.legalActions !== undefined && initConstrained(options.init) === true);
   return {
     ...options,
+    constrained,
     env,
     epochs: whole("epochs", 40),
     batchSize: whole("batchSize", 16),

@@ -123,6 +123,12 @@ describe("the learner from code, used as a new user would", () => {
     expect(trainConfigFor(weather, { init: constrainedOut }).constrained).toBe(true);
     expect(trainConfigFor(weather, { init: constrainedOut, constrained: false }).constrained).toBe(false);
     expect(trainConfigFor(weather, { init: out }).constrained).toBe(false);
+    // And sft from it, as `sft --init` clones: under the masks, so its clone says so in turn.
+    const further = join(tempDir(), "further-clone");
+    await sft({ ...base, out: further, init: constrainedOut, epochs: 1, log: () => {} });
+    const furtherSaid: string[] = [];
+    await loadPolicy(weather, further, { log: (line) => furtherSaid.push(line) });
+    expect(furtherSaid.join("\n")).toContain(`loadPolicy: constrained decoding, as ${further} was trained or cloned`);
     await expect(sft({ ...base, resume: true, log: () => {} })).rejects.toThrow(
       `resume: ${out} holds a finished clone (its sft ran to its end): nothing to resume; eval it or train --init from it, or clone again without resume: true (the clone replaces it)`,
     );
