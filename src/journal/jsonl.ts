@@ -27,6 +27,7 @@ import {
   JournalConflictError,
   JournalError,
   JournalExistsError,
+  shownValue,
   writingFile,
   writingFileAsync,
 } from "../kernel/errors.ts";
@@ -185,6 +186,11 @@ export class JsonlJournal implements Journal {
     readonly location: string,
     readonly durability: Durability = "episode",
   ) {
+    // Node's own words named neither the journal nor the folder: 'The "paths[0]" argument must be of type string'.
+    if (typeof location !== "string" || location === "")
+      throw new TypeError(
+        `JsonlJournal: the first argument must be the folder its journals go to (a path), got ${location === "" ? '""' : shownValue(location)}`,
+      );
     if (!DURABILITIES.includes(durability))
       throw new TypeError(
         `JsonlJournal: durability ${JSON.stringify(durability)} is not one of ${DURABILITIES.map((d) => `"${d}"`).join(", ")}`,

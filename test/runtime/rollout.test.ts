@@ -295,6 +295,9 @@ describe("rollout runner", () => {
       'JsonlJournal: durability "fsync" is not one of "event", "episode", "none"',
     );
     expect(existsSync(join(tmpdir(), "never-made"))).toBe(false);
+    expect(() => new JsonlJournal(5 as never)).toThrow(
+      "JsonlJournal: the first argument must be the folder its journals go to (a path), got 5",
+    );
     // From plain JavaScript, a part left out is named, not met later as "reading 'create' of undefined".
     const { journal: _journal, ...withoutJournal } = options;
     expect(() => rollout({ ...withoutJournal, episodes: 1 } as never)).toThrow(
