@@ -25,10 +25,10 @@ describe("README", () => {
       expect(list, topic).toMatch(new RegExp(`^- \\*\\*[^\\n]*${topic.replace(/[.+-]/g, "\\$&")}`, "m"));
   });
 
-  it("its environment example is the file actors/weather/env.ts, under 100 lines", () => {
+  it("its environment example is the file actors/weather/env.ts, under 110 lines", () => {
     const marker = "<!-- example: actors/weather/env.ts -->\n```ts\n";
     expect(readme.indexOf(marker)).toBeGreaterThan(-1);
-    expect(readFileSync("actors/weather/env.ts", "utf8").trimEnd().split("\n").length).toBeLessThan(100);
+    expect(readFileSync("actors/weather/env.ts", "utf8").trimEnd().split("\n").length).toBeLessThan(110);
   });
 
   it("The journal's sample lines are those of ep-7-0 that Quick start's `record --env lookup --seed 7` writes", async () => {

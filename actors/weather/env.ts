@@ -12,7 +12,7 @@ const weather = r1.defineTool({
   execute: ({ city, day = 0 }) => temperature(city, day), // a model names the city; the machine adds the day
 });
 const tools = { weather };
-type Task = { a: string; b: string; day: number }; // the day is hidden: the prompt names the cities only
+export type Task = { a: string; b: string; day: number }; // the day is hidden: the prompt names the cities only
 type Context = { task: Task; turns: number; seen: string[]; city: string };
 const warmer = (t: Task) => ((temperature(t.a, t.day) ?? 0) > (temperature(t.b, t.day) ?? 0) ? t.a : t.b);
 const answer = (text: string) => r1.answerOf(text, tools);
@@ -39,7 +39,11 @@ const machine = setup({
             target: "done",
             actions: [r1.reward("outcome", correct, "answer"), r1.end("answered", (a) => ({ success: correct(a) }))],
           },
-          { guard: ({ context }) => context.turns > 4, target: "done", actions: r1.end("turn-limit", { success: 0 }) },
+          {
+            guard: ({ context }) => context.turns > 4,
+            target: "done", // the turn limit pays outcome 0, as a wrong answer does (not its process rewards alone)
+            actions: [r1.reward("outcome", 0, "turn limit"), r1.end("turn-limit", { success: 0 })],
+          },
           {
             guard: ({ event }) => city(event.text) !== undefined,
             target: "asking",

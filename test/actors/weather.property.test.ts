@@ -13,6 +13,7 @@ import {
   noRewardForRepeatedCalls,
   orderIndependentRewards,
   outcomeDependsOnlyOnFinalAnswer,
+  outcomeRewardOnEveryEnd,
   processRewardCap,
   replaysIdentically,
   returnBounds,
@@ -43,6 +44,8 @@ describe("weather's rewards", () => {
         processRewardCap(0.2),
         noRewardForRepeatedCalls(),
         outcomeDependsOnlyOnFinalAnswer(),
+        // The turn limit pays outcome 0 too: a copy whose wrong answers cost would not reward stalling.
+        outcomeRewardOnEveryEnd(),
         neverCrashes(),
         replaysIdentically(),
       ],

@@ -53,8 +53,9 @@ describe("the README's weather environment", () => {
       seed: "t",
       task,
     });
-    const rewards = run.events.flatMap((e) => (e.type === "reward.assigned" ? [e.value] : []));
-    expect(rewards).toEqual([-0.1, 0.1, 0, -0.1]);
+    const rewards = run.events.flatMap((e) => (e.type === "reward.assigned" ? [`${e.kind} ${e.value}`] : []));
+    // The turn limit pays outcome 0, as a wrong answer does (an ending with none would pay its process rewards alone).
+    expect(rewards).toEqual(["process -0.1", "process 0.1", "process 0", "process -0.1", "outcome 0"]);
     expect(run.reason).toBe("turn-limit");
     expect(() => replayEpisode(run.events, weather)).not.toThrow();
   });
