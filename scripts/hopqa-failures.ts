@@ -12,14 +12,14 @@ import { Command, CommanderError } from "commander";
 import { diagnose } from "../actors/hopqa/failures.ts";
 import { COLUMNS, type ColumnId, evaluateSuiteShown } from "../actors/hopqa/suite.ts";
 import type { HopqaTask } from "../actors/hopqa/world.ts";
-import { seedArg } from "../src/cli/args.ts";
+import { intArg, refuseOptionAsValue, refuseRepeatedOptions, seedArg } from "../src/cli/args.ts";
 import { resolveCheckpoint } from "../src/cli/learn-commands.ts";
-import { envById } from "../src/cli/registry.ts";
+import { envById, tokenizerVariantFix } from "../src/cli/registry.ts";
 import { UsageError } from "../src/kernel/errors.ts";
 import { DEFAULT_TRAIN_CONFIG } from "../src/learn/config.ts";
 import { loadCheckpointFor, policyFromModel } from "../src/learn/trainer.ts";
 import { initBackend } from "../src/policy/backend.ts";
-import { CheckpointError } from "../src/policy/checkpoint.ts";
+import { CheckpointError, savedTokenizerId } from "../src/policy/checkpoint.ts";
 
 const fail = (message: string): never => {
   process.stderr.write(`error: ${message}\n`);
@@ -28,7 +28,7 @@ const fail = (message: string): never => {
 const program = new Command("hopqa:failures")
   .description("a hopqa checkpoint's failures on the suite, each named by the first step that left the gold chain")
   .argument("<checkpoint>", "a checkpoint folder, or a run folder (its latest checkpoint)")
-  .argument("[episodes]", "questions per column", "100")
+  .argument("[episodes]", "questions per column", intArg("episodes", 1, true), 100)
   .option("--examples", "print up to 5 failed episodes per column")
   .option(
     "--seed <seed>",
@@ -42,16 +42,17 @@ const program = new Command("hopqa:failures")
     "hopqa",
   )
   .exitOverride();
+// As agent-r1's options: `--seed 1 --seed 2` and `--seed --examples` (a value forgotten) are refused, not run.
+refuseRepeatedOptions(program);
+refuseOptionAsValue(program);
 try {
   program.parse();
 } catch (error) {
   // commander printed the problem (an unknown flag, say) or the help.
   process.exit(error instanceof CommanderError && error.code.startsWith("commander.help") ? 0 : 2);
 }
-const [dir, perColumn] = program.processedArgs as [string, string];
+const [dir, episodes] = program.processedArgs as [string, number];
 const { examples = false, env: spec, seed } = program.opts<{ examples?: boolean; env: string; seed: string }>();
-const episodes = Number(perColumn);
-if (!Number.isInteger(episodes) || episodes < 1) fail(`episodes must be an integer >= 1, got "${perColumn}"`);
 if (!existsSync(dir)) fail(`no checkpoint at ${dir}`);
 const [id, query = ""] = spec.split("?");
 if (id !== "hopqa") fail(`--env must be hopqa, with options or not (the suite is hopqa's), got "${spec}"`);
@@ -67,12 +68,28 @@ const hopqa = (() => {
     return fail(error instanceof UsageError ? error.detail : (error as Error).message);
   }
 })();
-await initBackend("auto");
 // A checkpoint or a run folder (its latest checkpoint), as `agent-r1 eval --checkpoint` takes; a bad one is
 // one line, as there.
+const checkpoint = (() => {
+  try {
+    return resolveCheckpoint(dir, "checkpoint");
+  } catch (error) {
+    return fail(error instanceof UsageError ? error.message : (error as Error).message);
+  }
+})();
+// A checkpoint of the other wording (hopqa-sloppy-grpo-60 under plain hopqa): the --env to pass, as eval names it,
+// before the backend loads.
+const found = savedTokenizerId(checkpoint);
+const variantFix = found === undefined ? undefined : tokenizerVariantFix(spec, hopqa, found);
+if (variantFix)
+  fail(
+    `checkpoint ${checkpoint} was made for another tokenizer (${found}) than environment hopqa's (${hopqa.tokenizer.id}): ${variantFix}`,
+  );
+await initBackend("auto");
 const loaded = await (async () => {
   try {
-    return await loadCheckpointFor(hopqa, resolveCheckpoint(dir, "checkpoint"));
+    // Scoring needs no optimizer state (as eval loads it): a checkpoint shipped without its optimizer.bin loads.
+    return await loadCheckpointFor(hopqa, checkpoint, { optimizer: false });
   } catch (error) {
     if (error instanceof UsageError || error instanceof CheckpointError) return fail(error.message);
     throw error;

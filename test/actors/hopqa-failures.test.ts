@@ -108,4 +108,35 @@ describe("npm run hopqa:failures", () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("--seed must be 1 to 100 ASCII letters");
   }, 60_000);
+
+  it("scores the shipped possessive GRPO checkpoint, and names the --env it needs when not given it", () => {
+    // docs/checkpoints/hopqa-sloppy-grpo-60's manifest lists optimizer state that is not shipped: scoring needs none
+    // (eval loads it without), and the script failed on the missing optimizer.bin.
+    const ckpt = "docs/checkpoints/hopqa-sloppy-grpo-60";
+    const counted = run("scripts/hopqa-failures.ts", ckpt, "1", "--env", "hopqa?wording=possessive&legal=relations");
+    expect(counted.status, counted.stderr).toBe(0);
+    expect(counted.stdout).toMatch(/^ood 4-hop \(new worlds\): exact match \d\.\d\d \(1 questions\)$/m);
+    // Under the default wording: the --env to pass, as eval says it, not only "another tokenizer".
+    const plain = run("scripts/hopqa-failures.ts", ckpt, "1");
+    expect(plain.status).toBe(2);
+    expect(plain.stderr).toContain(
+      "this checkpoint's tokenizer is hopqa's wording=possessive one: pass --env 'hopqa?wording=possessive'",
+    );
+  }, 60_000);
+
+  it("refuses a count that is not decimal digits and an option given twice, as agent-r1 does (exit 2)", () => {
+    // Number() read 0x1 as 1 and 1e1 as 10, and a count past 2^53 crashed with a stack trace.
+    for (const [count, why] of [
+      ["0x1", 'episodes must be a positive integer, got "0x1" (write it in decimal digits)'],
+      ["99999999999999999999", 'episodes must be a positive integer below 2^53, got "99999999999999999999"'],
+    ]) {
+      const bad = run("scripts/hopqa-failures.ts", "docs/checkpoints/hopqa-best", count as string);
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain(why);
+    }
+    // commander kept the last --seed, silently.
+    const twice = run("scripts/hopqa-failures.ts", "docs/checkpoints/hopqa-best", "1", "--seed", "1", "--seed", "2");
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toContain("error: --seed given twice (1, 2): give it once");
+  }, 60_000);
 });
