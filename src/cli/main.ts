@@ -650,6 +650,13 @@ const refuseUnexpandedHome = (argv: readonly string[]) => {
   }
 };
 
+/** The repository's npm scripts that a user may take for agent-r1 commands, and how to run each. */
+const NPM_SCRIPTS: Readonly<Record<string, string>> = {
+  experiment: "npm run experiment -- --help (hopqa's comparison tables; docs/cli.md#npm-run-experiment)",
+  "hopqa:failures":
+    "npm run hopqa:failures -- CHECKPOINT [EPISODES] [--examples] (a checkpoint's failures on the suite, by kind)",
+};
+
 export const main = async (argv: readonly string[]): Promise<number> => {
   endQuietlyOnClosedPipe();
   let code = 0;
@@ -665,11 +672,20 @@ export const main = async (argv: readonly string[]): Promise<number> => {
     // `help recrod`: commander shows the whole help (exit 1) without saying the command is unknown; parsed as
     // `recrod`, it says so and suggests the nearest command.
     const [first, asked] = argv;
-    const unknownHelp =
-      first === "help" &&
-      asked !== undefined &&
-      !program.commands.some((c) => c.name() === asked || c.aliases().includes(asked));
-    await program.parseAsync(unknownHelp ? [asked] : [...argv], { from: "user" });
+    const unknown = (name: string | undefined): name is string =>
+      name !== undefined &&
+      !name.startsWith("-") &&
+      !program.commands.some((c) => c.name() === name || c.aliases().includes(name));
+    // The repository's npm scripts are not agent-r1's commands: `agent-r1 experiment` names the script to run.
+    const script = first === "help" ? asked : first;
+    if (script !== undefined && unknown(script) && Object.hasOwn(NPM_SCRIPTS, script))
+      throw new UsageError({
+        detail: `unknown command '${script}': ${script} is an npm script of the agent-r1-ts repository (run in its clone), not an agent-r1 command: ${NPM_SCRIPTS[script]}`,
+      });
+    const unknownHelp = first === "help" && unknown(asked);
+    // `experimnet --help` likewise: commander showed the whole help, exit 0, as if the command existed.
+    const helpOfUnknown = unknown(first) && first !== "help" && argv.some((a) => a === "--help" || a === "-h");
+    await program.parseAsync(unknownHelp ? [asked] : helpOfUnknown ? [first] : [...argv], { from: "user" });
     return code;
   } catch (cause) {
     // A command that failed mid-bar: the bar goes before the error is said (else it is drawn under it).

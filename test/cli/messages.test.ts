@@ -941,6 +941,25 @@ describe("usage without a command, and a flag the chosen view does not use", () 
     expect(await main(["help", "recrod"])).toBe(2);
     expect(output.stderr).toContain("error: unknown command 'recrod'");
     expect(output.stderr).toContain("(Did you mean record?)");
+    // With --help after it, commander showed the whole help, exit 0, as if the command existed.
+    output.clear();
+    expect(await main(["recrod", "--help"])).toBe(2);
+    expect(output.stdout).toBe("");
+    expect(output.stderr).toContain("error: unknown command 'recrod'");
+    expect(output.stderr).toContain("(Did you mean record?)");
+    expect(await main(["record", "--help"])).toBe(0);
+  });
+
+  it("an npm script of the repository given as a command names the npm run to use (exit 2)", async () => {
+    // `agent-r1 experiment --help` showed agent-r1's help, exit 0, which lists no experiment.
+    for (const argv of [["experiment", "--help"], ["experiment"], ["help", "experiment"]]) {
+      output.clear();
+      expect(await main(argv)).toBe(2);
+      expect(output.stdout).toBe("");
+      expect(output.stderr).toContain(
+        "error: unknown command 'experiment': experiment is an npm script of the agent-r1-ts repository (run in its clone), not an agent-r1 command: npm run experiment -- --help",
+      );
+    }
   });
 
   it("an option of one value given twice is refused, naming both values (exit 2, nothing written); a bare flag may repeat", async () => {
