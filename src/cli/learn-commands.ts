@@ -1554,7 +1554,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .option("--no-constrained", "decode freely, whatever the run was trained with")
     .option("--max-new-tokens <n>", MAX_NEW_TOKENS_HELP, int("--max-new-tokens", 1))
     .option("--split <name>", "the environment's split to draw tasks from (e.g. hopqa: train, test, ood)")
-    .option("--world-seed <s>", "the world to draw tasks from (hopqa: an integer, or a range a-b)")
+    .option(
+      "--world-seed <world|a-b>",
+      "the world to draw tasks from (hopqa: a world number, 0 to 2^53 - 1, or a range a-b of them)",
+    )
     .option(
       "--suite",
       "hopqa only: the benchmark's three columns (test seen worlds, test new worlds, ood new worlds), --episodes each, as docs/results.md scores them",

@@ -306,6 +306,11 @@ const CASES: [string[], RegExp][] = [
     ["eval", "--env", "hopqa?split=ood&split=test", "--checkpoint", WARM],
     /environment option "split" given more than once in "\?split=ood&split=test"; give each once/,
   ],
+  // An empty world (an unset $WORLD) names what to give, not commander's bare placeholder ("give <s>").
+  [
+    ["eval", "--env", "hopqa", "--checkpoint", WARM, "--world-seed", ""],
+    /--world-seed is empty \(""\): give <world\|a-b>$/m,
+  ],
   [
     ["eval", "--env", "hopqa?worlds=5-9", "--checkpoint", WARM, "--world-seed", "3"],
     /--world-seed and --env hopqa\?worlds=5-9 both choose the world-seed: give it once/,
