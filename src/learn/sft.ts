@@ -782,7 +782,7 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
     optimizerState = point.optimizer;
   } else
     model = options.init
-      ? (await loadCheckpointFor(options.env, options.init)).model
+      ? (await loadCheckpointFor(options.env, options.init, { optimizer: false })).model
       : new Gpt(fresh, splitSeed(options.seed, "init"));
   const sequences = await loadSequences(
     options.env,

@@ -779,7 +779,9 @@ const EPISODE_ADVANTAGE: readonly string[] = ["grpo", "rloo", "remax"];
 
 /** The model to start from: a checkpoint (`init`), or a fresh one from the seed. */
 const initialModel = async (env: EnvDefinition, config: TrainConfig) => {
-  if (config.init) return loadCheckpointFor(env, config.init);
+  // Its weights only: a run from --init starts its optimizer afresh, so a checkpoint shipped without the
+  // optimizer.bin its manifest lists (docs/checkpoints/hopqa-sloppy-grpo-60) starts one.
+  if (config.init) return loadCheckpointFor(env, config.init, { optimizer: false });
   const tokenizer = env.tokenizer as WordTokenizer;
   if (!Array.isArray((tokenizer as { words?: unknown }).words))
     throw new UsageError({
