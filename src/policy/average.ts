@@ -41,7 +41,8 @@ export const averageCheckpoints = async (given: readonly string[]): Promise<Aver
     const latest = readLatestCheckpoint(join(folder, "checkpoints"));
     return latest ? join(folder, "checkpoints", latest.dir) : folder;
   });
-  const first = await loadCheckpoint(folders[0]);
+  // Weights only: the average has no optimizer state, so one shipped without its optimizer.bin averages too.
+  const first = await loadCheckpoint(folders[0], { optimizer: false });
   const shape = canonicalJson(first.model.config);
   const sums = new Map<string, Float64Array>();
   const versions: number[] = [];
@@ -74,7 +75,7 @@ export const averageCheckpoints = async (given: readonly string[]): Promise<Aver
   try {
     await add(first);
     for (const folder of folders.slice(1)) {
-      const next = await loadCheckpoint(folder);
+      const next = await loadCheckpoint(folder, { optimizer: false });
       try {
         if (canonicalJson(next.model.config) !== shape) {
           // Only the fields that differ: two whole configs side by side hide the one that matters.

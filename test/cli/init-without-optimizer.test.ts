@@ -1,5 +1,5 @@
 /**
- * train --init and sft --init start their optimizer afresh, so they take a checkpoint whose manifest lists an
+ * train --init and sft --init start their optimizer afresh, and average writes none, so they take a checkpoint whose manifest lists an
  * optimizer.bin that is not there: docs/checkpoints/hopqa-sloppy-grpo-60, shipped without it, failed both with
  * "optimizer.bin: missing" (and a hint about docs/checkpoints/latest.json, as if it were a run).
  */
@@ -11,7 +11,7 @@ import { runCli, tempDir } from "../support/index.ts";
 const SHIPPED = "docs/checkpoints/hopqa-sloppy-grpo-60";
 const ENV = "hopqa?wording=possessive&legal=relations";
 
-it("train --init and sft --init start from a shipped checkpoint without its optimizer state", async () => {
+it("train --init, sft --init and average take a shipped checkpoint without its optimizer state", async () => {
   // The case itself: the manifest lists optimizer state, and the file is not shipped.
   expect(JSON.parse(readFileSync(join(SHIPPED, "manifest.json"), "utf8")).optimizer).not.toBeNull();
   expect(existsSync(join(SHIPPED, "optimizer.bin"))).toBe(false);
@@ -56,4 +56,9 @@ it("train --init and sft --init start from a shipped checkpoint without its opti
   );
   expect(cloned.code, cloned.stderr).toBe(0);
   expect(existsSync(join(dir, "sft", "weights.bin"))).toBe(true);
+  // average writes no optimizer state either: it reads none.
+  const soup = join(dir, "soup");
+  const averaged = await runCli("average", SHIPPED, "docs/checkpoints/hopqa-sloppy-warm-start", "--out", soup);
+  expect(averaged.code, averaged.stderr).toBe(0);
+  expect(existsSync(join(soup, "weights.bin"))).toBe(true);
 }, 60_000);
