@@ -527,6 +527,10 @@ const otherCheckpoints = (file: string, detail: string): string => {
   if (detail.includes("the checkpoints there:"))
     return `; or give one of them, e.g. ${join(folder, others.at(-1)!)}, as --checkpoint or --init`;
   const shown = others.length > 4 ? [...others.slice(0, 1), "...", ...others.slice(-3)] : others;
+  // A folder of checkpoints that is no run's (docs/checkpoints: no latest.json, no run config.json beside it) has no
+  // resume to point at.
+  if (!existsSync(join(folder, "latest.json")) && !existsSync(join(dirname(folder), "config.json")))
+    return `; other checkpoints in ${folder}: ${shown.join(", ")} (give one, e.g. ${join(folder, others.at(-1)!)}, as --checkpoint or --init)`;
   return (
     `; the run's ${checkpoint === file ? "" : "other "}checkpoints: ${shown.join(", ")} (give one, e.g. ${join(folder, others.at(-1)!)}, as --checkpoint or --init; ` +
     `train --resume goes on from ${join(folder, "latest.json")}: set its "dir" and "version" to one of them to resume from there)`
