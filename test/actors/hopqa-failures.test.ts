@@ -12,6 +12,7 @@ import {
   solveQuestion,
   worldOf,
 } from "../../actors/hopqa/index.ts";
+import { withoutItsOptimizer } from "../support/no-optimizer.ts";
 
 const search = (q: string) => `<search>${q}</search>`;
 const answer = (a: string) => `<answer>${a}</answer>`;
@@ -110,9 +111,9 @@ describe("npm run hopqa:failures", () => {
   }, 60_000);
 
   it("scores the shipped possessive GRPO checkpoint, and names the --env it needs when not given it", () => {
-    // docs/checkpoints/hopqa-sloppy-grpo-60's manifest lists optimizer state that is not shipped: scoring needs none
-    // (eval loads it without), and the script failed on the missing optimizer.bin.
-    const ckpt = "docs/checkpoints/hopqa-sloppy-grpo-60";
+    // A copy whose manifest lists optimizer state that is not there (as docs/checkpoints/hopqa-sloppy-grpo-60 once
+    // shipped): scoring needs none (eval loads it without), and the script failed on the missing optimizer.bin.
+    const ckpt = withoutItsOptimizer("docs/checkpoints/hopqa-sloppy-grpo-60");
     const counted = run("scripts/hopqa-failures.ts", ckpt, "1", "--env", "hopqa?wording=possessive&legal=relations");
     expect(counted.status, counted.stderr).toBe(0);
     expect(counted.stdout).toMatch(/^ood 4-hop \(new worlds\): exact match \d\.\d\d \(1 questions\)$/m);

@@ -7,12 +7,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { runCli, tempDir } from "../support/index.ts";
+import { withoutItsOptimizer } from "../support/no-optimizer.ts";
 
-const SHIPPED = "docs/checkpoints/hopqa-sloppy-grpo-60";
+const SHIPPED_FROM = "docs/checkpoints/hopqa-sloppy-grpo-60";
 const ENV = "hopqa?wording=possessive&legal=relations";
 
 it("train --init, sft --init and average take a shipped checkpoint without its optimizer state", async () => {
-  // The case itself: the manifest lists optimizer state, and the file is not shipped.
+  // The case itself: the manifest lists optimizer state, and the file is not there.
+  const SHIPPED = withoutItsOptimizer(SHIPPED_FROM);
   expect(JSON.parse(readFileSync(join(SHIPPED, "manifest.json"), "utf8")).optimizer).not.toBeNull();
   expect(existsSync(join(SHIPPED, "optimizer.bin"))).toBe(false);
   const dir = tempDir();
