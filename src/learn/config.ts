@@ -2,13 +2,11 @@
  * The training configuration: one Effect Schema, with a default and a one-line help for every field
  * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
  */
-
-import { join } from "node:path";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import { seedProblem } from "../cli/args.ts";
 import { didYouMean, firstUnknownKey, shownValue, UsageError } from "../kernel/errors.ts";
-import { readLatestCheckpoint, savedConstrained } from "../policy/checkpoint.ts";
+import { savedConstrained } from "../policy/checkpoint.ts";
 import { type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { checkEnvArgument, type EnvDefinition, isBuiltInEnv, moduleSpecOf } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
@@ -324,18 +322,6 @@ const checkFieldNames = (config: object, where: string) => {
     });
 };
 
-/** What an `init` checkpoint (or a run folder's latest) records of its decoding; undefined when nothing says. */
-export const initConstrained = (init: string): boolean | undefined => {
-  const own = savedConstrained(init);
-  if (own !== undefined) return own;
-  try {
-    const latest = readLatestCheckpoint(join(init, "checkpoints"));
-    return latest && savedConstrained(join(init, "checkpoints", latest.dir));
-  } catch {
-    return undefined; // train() says what is wrong with it when it loads it
-  }
-};
-
 /**
  * A train config for an environment, as `agent-r1 train --env ID` builds it: the environment's id (or, for
  * one `loadEnv` loaded from a module, that module's path, as `--env` gave it), its model
@@ -360,7 +346,7 @@ export const trainConfigFor = (
       maxNewTokens: actionBudgetOf(env),
       ...(env.warmStart && !overrides.init ? { warmStart: env.warmStart } : {}),
       // A clone made under the gate, sampled freely, wrote few legal actions: every episode ran to its turn limit.
-      ...(overrides.init && overrides.constrained === undefined && env.legalActions && initConstrained(overrides.init)
+      ...(overrides.init && overrides.constrained === undefined && env.legalActions && savedConstrained(overrides.init)
         ? { constrained: true }
         : {}),
       ...rest,

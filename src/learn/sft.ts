@@ -29,6 +29,7 @@ import {
   SFT_PROGRESS,
   SFT_PROGRESS_FILE,
   saveCheckpoint,
+  savedConstrained,
   writeFileAtomically,
 } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
@@ -39,7 +40,7 @@ import { checkEnvArgument, type EnvDefinition, sameEnvSpec, unconfiguredOf } fro
 import type { Turn } from "../runtime/policy.ts";
 import { sameVariantSpec } from "../runtime/variants.ts";
 import { AdamW } from "./adamw.ts";
-import { actionBudgetNote, checkedModelShape, initConstrained, LR_RULE, modelConfigFor } from "./config.ts";
+import { actionBudgetNote, checkedModelShape, LR_RULE, modelConfigFor } from "./config.ts";
 import { drawPositionOffset, POSITION_OFFSETS, type PositionOffsets } from "./position-offsets.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
@@ -452,7 +453,7 @@ const sftOptions = (options: SftOptions, userSeed: boolean) => {
   // With init and no constrained, cloned as `sft --init` clones: under the masks when the checkpoint was trained so.
   const constrained =
     options.constrained ??
-    (typeof options.init === "string" && env.legalActions !== undefined && initConstrained(options.init) === true);
+    (typeof options.init === "string" && env.legalActions !== undefined && savedConstrained(options.init) === true);
   return {
     ...options,
     constrained,

@@ -810,15 +810,21 @@ export const savedTokenizerId = (folder: string): string | undefined => {
 };
 
 /**
- * What a checkpoint's manifest says of its decoding (`constrained`), without loading or verifying it:
- * undefined when it says nothing or cannot be read (loading says what is wrong with it).
+ * What a checkpoint's manifest says of its decoding (`constrained`), without loading or verifying it; for a run
+ * folder (no manifest of its own), its latest checkpoint's: undefined when it says nothing or cannot be read
+ * (loading says what is wrong with it).
  */
 export const savedConstrained = (folder: string): boolean | undefined => {
   try {
     const manifest = JSON.parse(readJsonText(path.join(folder, FILES.manifest))) as { constrained?: unknown };
     return typeof manifest.constrained === "boolean" ? manifest.constrained : undefined;
   } catch {
-    return undefined;
+    try {
+      const latest = readLatestCheckpoint(path.join(folder, "checkpoints"));
+      return latest && savedConstrained(path.join(folder, "checkpoints", latest.dir));
+    } catch {
+      return undefined;
+    }
   }
 };
 

@@ -1,4 +1,4 @@
-/**
+/*
  * The training configuration: one Effect Schema, with a default and a one-line help for every field
  * (CleanRL style). Decoded wherever a config enters from outside: CLI flags, config.json on --resume.
  */
@@ -141,8 +141,6 @@ export declare const contextNote: (env: Pick<EnvDefinition, "id" | "model">, lon
 export declare const DEFAULT_CONTEXT = 192;
 /** A fresh model's shape for an environment: the defaults, then the environment's `model`, then `overrides`. */
 export declare const modelConfigFor: (env: Pick<EnvDefinition, "model">, overrides?: Partial<TrainConfig["model"]>) => TrainConfig["model"];
-/** What an `init` checkpoint (or a run folder's latest) records of its decoding; undefined when nothing says. */
-export declare const initConstrained: (init: string) => boolean | undefined;
 /**
  * A train config for an environment, as `agent-r1 train --env ID` builds it: the environment's id (or, for
  * one `loadEnv` loaded from a module, that module's path, as `--env` gave it), its model

@@ -154,8 +154,9 @@ export declare const savedAttention: (folder: string) => "full" | "turn-local" |
 /** The tokenizer id a checkpoint's tokenizer.json states, without loading it: undefined when it cannot be read. */
 export declare const savedTokenizerId: (folder: string) => string | undefined;
 /**
- * What a checkpoint's manifest says of its decoding (`constrained`), without loading or verifying it:
- * undefined when it says nothing or cannot be read (loading says what is wrong with it).
+ * What a checkpoint's manifest says of its decoding (`constrained`), without loading or verifying it; for a run
+ * folder (no manifest of its own), its latest checkpoint's: undefined when it says nothing or cannot be read
+ * (loading says what is wrong with it).
  */
 export declare const savedConstrained: (folder: string) => boolean | undefined;
 /** Reads `checkpoints/latest.json` of a run (undefined when there is none); a damaged one is a CheckpointError. */
