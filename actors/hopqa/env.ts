@@ -38,6 +38,7 @@ import {
   type EntityType,
   fnv1a,
   type HopqaTask,
+  PHRASES_OF,
   questionText,
   RELATION_NAMES,
   RELATIONS,
@@ -50,6 +51,7 @@ import {
   WORDINGS,
   type Wording,
   type World,
+  wordingOf,
 } from "./world.ts";
 
 /** Turns per episode: enough for 4 searches and an answer, plus one slip. */
@@ -291,11 +293,13 @@ export const legalActions = (
 };
 
 /** "entity|relation" for each search: the first entity of the world the query names, the relation whose word it has. */
-const pairsOf = (task: HopqaTask, actions: readonly string[]): string[] => {
+const pairsOf = (task: HopqaTask, actions: readonly string[]): string[] => pairsOfQueries(task, actions.map(queryText));
+
+/** pairsOf from the queries themselves (the machine keeps its queries, not the actions). */
+const pairsOfQueries = (task: HopqaTask, queries: readonly string[]): string[] => {
   const world = worldOf(task.world).world;
   const pairs: string[] = [];
-  for (const action of actions) {
-    const query = queryText(action);
+  for (const query of queries) {
     const words = new Set(query.split(/\s+/));
     const entity = entitiesIn(world, query)[0];
     if (entity === undefined) continue;
@@ -320,6 +324,41 @@ const relationsLeft = (task: HopqaTask, pairs: readonly string[]): Relation[] =>
     if (at >= 0) remaining.splice(at, 1);
   }
   return remaining.sort();
+};
+
+/**
+ * The question's hops (indexes into its chain) not yet searched, in the question's order: each distinct (entity,
+ * relation) pair of the queries uses the first unused hop of that relation, as unusedRelations counts them.
+ */
+const hopsLeft = (task: HopqaTask, queries: readonly string[]): number[] => {
+  const left = task.chain.map((_, i) => i);
+  for (const pair of new Set(pairsOfQueries(task, queries))) {
+    const relation = pair.split("|")[1];
+    const at = left.findIndex((i) => task.chain[i] === relation);
+    if (at >= 0) left.splice(at, 1);
+  }
+  return left;
+};
+
+/** Which progress note a search's observation ends with (the `left` option): none, or the question's unsearched phrases. */
+export const LEFT_NOTES = ["none", "phrases"] as const;
+/** One of LEFT_NOTES. */
+export type LeftNote = (typeof LEFT_NOTES)[number];
+/** The benchmark's observations: results only. */
+export const DEFAULT_LEFT: LeftNote = "none";
+
+/**
+ * The note `left=phrases` adds after a search's results: the question's phrases of the hops not yet searched
+ * (hopsLeft), in the question's order, as its wording writes them (`search for : 's employer 's birthplace .`, or
+ * `search for : none .` once every hop is searched). What the question says, less what was searched: the next
+ * hop is always the first phrase, at every chain length.
+ */
+export const leftNote = (task: HopqaTask, queries: readonly string[]): string => {
+  const phrases = PHRASES_OF[wordingOf(task)];
+  const left = hopsLeft(task, queries).map((i) =>
+    phrases[task.chain[i] as Relation][task.phrasing[i] ?? 0].replace("{x}", "").replace(/\s+/g, " ").trim(),
+  );
+  return `search for : ${left.length === 0 ? "none" : left.join(" , ")} .`;
 };
 
 const goldOf = (task: HopqaTask) => solveQuestion(worldOf(task.world).world, task);
@@ -457,12 +496,14 @@ const createMachine = (rewards: HopqaRewards) =>
               // One pass over the result: its reward is judged against what was seen before it.
               assign(({ context, event }) => {
                 const result = event.output as ToolResult;
-                const feedback = describeResult(result);
+                const queries = [...context.queries, normalize(context.pending)];
+                const note = context.task.left === "phrases" ? ` ${leftNote(context.task, queries)}` : "";
+                const feedback = `${describeResult(result)}${note}`;
                 return {
                   process: searchReward(context, result, rewards),
                   // Kept as normalised, not as queryKey: the context's hash is journaled, and journals recorded
                   // before reordered queries counted as repeats still verify up to such a query.
-                  queries: [...context.queries, normalize(context.pending)],
+                  queries,
                   seen: [...context.seen, ...idsOf(result).filter((id) => !context.seen.includes(id))],
                   observed: `${context.observed} ${feedback}`,
                   feedback,
@@ -535,6 +576,8 @@ export interface HopqaOptions {
   readonly wording?: Wording;
   /** Which searches constrained decoding allows (default DEFAULT_LEGAL, "types"; see LEGAL_GRAMMARS). */
   readonly legal?: LegalGrammar;
+  /** What a search's observation adds after its results (default DEFAULT_LEFT, "none"; see LEFT_NOTES, leftNote). */
+  readonly left?: LeftNote;
 }
 /** Training draws from worlds 1-1000; evaluation on new worlds uses seeds from 1,000,001 up. */
 export const TRAIN_WORLDS: readonly [number, number] = [1, 1000];
@@ -548,6 +591,7 @@ export const DEFAULT_OPTIONS: HopqaOptions = {
   rewards: DEFAULT_REWARDS,
   wording: DEFAULT_WORDING,
   legal: DEFAULT_LEGAL,
+  left: DEFAULT_LEFT,
 };
 
 const machines = new Map<string, ReturnType<typeof createMachine>>();
@@ -571,14 +615,14 @@ const oneOf = <T extends string>(key: string, value: string, choices: readonly T
 };
 
 /** The keys parseOptions reads (hopqa's `optionKeys`). */
-export const OPTION_KEYS = ["split", "world-seed", "worlds", "top-k", "wording", "legal"] as const;
+export const OPTION_KEYS = ["split", "world-seed", "worlds", "top-k", "wording", "legal", "left"] as const;
 
 /**
- * Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K`, `wording=outer|possessive`, `legal=types|relations`
- * (the CLI's `--env hopqa?split=test&...`).
+ * Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K`, `wording=outer|possessive`, `legal=types|relations`,
+ * `left=none|phrases` (the CLI's `--env hopqa?split=test&...`).
  */
 export const parseOptions = (options: Readonly<Record<string, string>>, base = DEFAULT_OPTIONS): HopqaOptions => {
-  let { split, worlds, topK, wording = DEFAULT_WORDING, legal = DEFAULT_LEGAL } = base;
+  let { split, worlds, topK, wording = DEFAULT_WORDING, legal = DEFAULT_LEGAL, left = DEFAULT_LEFT } = base;
   if ("world-seed" in options && "worlds" in options)
     throw new RangeError(
       `hopqa: world-seed and worlds both choose the worlds (got "${options["world-seed"]}" and "${options.worlds}"); give one`,
@@ -602,9 +646,10 @@ export const parseOptions = (options: Readonly<Record<string, string>>, base = D
       topK = k;
     } else if (key === "wording") wording = oneOf(key, value, WORDINGS);
     else if (key === "legal") legal = oneOf(key, value, LEGAL_GRAMMARS);
+    else if (key === "left") left = oneOf(key, value, LEFT_NOTES);
     else throw new RangeError(`hopqa: unknown option "${key}"; known: ${OPTION_KEYS.join(", ")}`);
   }
-  return { ...base, split, worlds, topK, wording, legal };
+  return { ...base, split, worlds, topK, wording, legal, left };
 };
 
 /** Draws the task of a seed: a world from the range, then a question of the split. */
@@ -625,6 +670,7 @@ export const drawTask =
       ...task,
       ...(options.topK === DEFAULT_TOP_K ? {} : { topK: options.topK }),
       ...(wording === DEFAULT_WORDING ? {} : { wording }),
+      ...((options.left ?? DEFAULT_LEFT) === DEFAULT_LEFT ? {} : { left: options.left as LeftNote }),
     };
   };
 
@@ -635,7 +681,8 @@ export const drawTask =
 export const createHopqaEnv = (options: HopqaOptions = DEFAULT_OPTIONS): EnvDefinition<HopqaTask> => {
   const wording = options.wording ?? DEFAULT_WORDING;
   const legal = options.legal ?? DEFAULT_LEGAL;
-  const more = `${wording === DEFAULT_WORDING ? "" : `, ${wording} wording`}${legal === DEFAULT_LEGAL ? "" : `, legal ${legal}`}`;
+  const left = options.left ?? DEFAULT_LEFT;
+  const more = `${wording === DEFAULT_WORDING ? "" : `, ${wording} wording`}${legal === DEFAULT_LEGAL ? "" : `, legal ${legal}`}${left === DEFAULT_LEFT ? "" : `, left ${left}`}`;
   return defineEnv<HopqaTask>({
     id: "hopqa",
     version: "3",

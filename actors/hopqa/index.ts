@@ -2,8 +2,10 @@ import type { EnvDefinition, Tokenizer } from "../../src/index.ts";
 import { remembersVariants } from "../../src/runtime/env.ts";
 import {
   createHopqaEnv,
+  DEFAULT_LEFT,
   DEFAULT_LEGAL,
   DEFAULT_OPTIONS,
+  type LeftNote,
   type LegalGrammar,
   NEW_WORLDS,
   OPTION_KEYS,
@@ -73,6 +75,7 @@ export interface HopqaEnv extends EnvDefinition<HopqaTask> {
     readonly "top-k": number;
     readonly wording: Wording;
     readonly legal: LegalGrammar;
+    readonly left: LeftNote;
   };
   readonly policies: HopqaPolicies;
   readonly configure: (options: Readonly<Record<string, string>>) => HopqaEnv;
@@ -96,6 +99,7 @@ const variant = (options = DEFAULT_OPTIONS): HopqaEnv => {
       "top-k": options.topK,
       wording: options.wording ?? DEFAULT_WORDING,
       legal: options.legal ?? DEFAULT_LEGAL,
+      left: options.left ?? DEFAULT_LEFT,
     },
     policies: policiesFor(tokenizerOf(options.wording ?? DEFAULT_WORDING)),
     configure: (more: Readonly<Record<string, string>>) => variant(parseOptions(more, options)),

@@ -52,7 +52,7 @@ describe("environment options of a module's own configure", () => {
     expect(calls("declaredConfigured")).toBe(before + 1);
     // The shipped hopqa declares its keys.
     expect(() => envById("hopqa?wolds=5")).toThrow(
-      'environment hopqa: unknown option "wolds" in "?wolds=5" (did you mean "worlds"?); its options: split, world-seed, worlds, top-k, wording, legal',
+      'environment hopqa: unknown option "wolds" in "?wolds=5" (did you mean "worlds"?); its options: split, world-seed, worlds, top-k, wording, legal, left',
     );
   });
 

@@ -341,7 +341,7 @@ describe("options through the journal header", () => {
       `${recorded("hopqa?top-k=x", "hopqa")}top-k must be an integer in [1, 10], got "x"`,
     );
     expect(refusal("hopqa", { foo: "1", wording: "possessive" })).toBe(
-      `${recorded("hopqa?foo=1&wording=possessive", "hopqa")}unknown option "foo"; its options: split, world-seed, worlds, top-k, wording, legal`,
+      `${recorded("hopqa?foo=1&wording=possessive", "hopqa")}unknown option "foo"; its options: split, world-seed, worlds, top-k, wording, legal, left`,
     );
     expect(refusal("lookup", { a: "1" })).toBe(`${recorded("lookup?a=1", "lookup")}it takes no options`);
     // The value refused is quoted as recorded, even when it reads like configureEnv's own wording: cutting that

@@ -99,6 +99,19 @@ export declare const legalActions: ({ task, history }: LegalView<HopqaTask>, gra
  * retry of a pair uses none. What the `relations` grammar lets the agent search next.
  */
 export declare const unusedRelations: (task: HopqaTask, actions: readonly string[]) => Relation[];
+/** Which progress note a search's observation ends with (the `left` option): none, or the question's unsearched phrases. */
+export declare const LEFT_NOTES: readonly ["none", "phrases"];
+/** One of LEFT_NOTES. */
+export type LeftNote = (typeof LEFT_NOTES)[number];
+/** The benchmark's observations: results only. */
+export declare const DEFAULT_LEFT: LeftNote;
+/**
+ * The note `left=phrases` adds after a search's results: the question's phrases of the hops not yet searched
+ * (hopsLeft), in the question's order, as its wording writes them (`search for : 's employer 's birthplace .`, or
+ * `search for : none .` once every hop is searched). What the question says, less what was searched: the next
+ * hop is always the first phrase, at every chain length.
+ */
+export declare const leftNote: (task: HopqaTask, queries: readonly string[]) => string;
 /**
  * The hopqa tokenizer: VOCABULARY as words, with implicit spaces. Every world and every hopqa checkpoint of the
  * default wording share it.
@@ -126,6 +139,8 @@ export interface HopqaOptions {
     readonly wording?: Wording;
     /** Which searches constrained decoding allows (default DEFAULT_LEGAL, "types"; see LEGAL_GRAMMARS). */
     readonly legal?: LegalGrammar;
+    /** What a search's observation adds after its results (default DEFAULT_LEFT, "none"; see LEFT_NOTES, leftNote). */
+    readonly left?: LeftNote;
 }
 /** Training draws from worlds 1-1000; evaluation on new worlds uses seeds from 1,000,001 up. */
 export declare const TRAIN_WORLDS: readonly [number, number];
@@ -134,10 +149,10 @@ export declare const NEW_WORLDS: readonly [number, number];
 /** The train split of worlds 1-1000, top-2 search, DEFAULT_REWARDS, the outer wording, the types grammar. */
 export declare const DEFAULT_OPTIONS: HopqaOptions;
 /** The keys parseOptions reads (hopqa's `optionKeys`). */
-export declare const OPTION_KEYS: readonly ["split", "world-seed", "worlds", "top-k", "wording", "legal"];
+export declare const OPTION_KEYS: readonly ["split", "world-seed", "worlds", "top-k", "wording", "legal", "left"];
 /**
- * Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K`, `wording=outer|possessive`, `legal=types|relations`
- * (the CLI's `--env hopqa?split=test&...`).
+ * Parses `worlds=a-b` / `world-seed=S`, `split=...`, `top-k=K`, `wording=outer|possessive`, `legal=types|relations`,
+ * `left=none|phrases` (the CLI's `--env hopqa?split=test&...`).
  */
 export declare const parseOptions: (options: Readonly<Record<string, string>>, base?: HopqaOptions) => HopqaOptions;
 /** Draws the task of a seed: a world from the range, then a question of the split. */

@@ -1,5 +1,5 @@
 import type { EnvDefinition, Tokenizer } from "../../src/index.ts";
-import { type LegalGrammar, OPTION_KEYS } from "./env.ts";
+import { type LeftNote, type LegalGrammar, OPTION_KEYS } from "./env.ts";
 import { type HopqaTask, type Split, type Wording } from "./world.ts";
 export * from "./env.ts";
 export { CONFUSED, carelessPolicy, carelessQueries, expertPolicy, expertQueries, HASTE_RATE, hastyAnswer, hastyOn, hastyPolicy, lazyPolicy, lazyQueries, ragPolicy, randomPolicy, SLIP_RATE, SLOPPY_RATE, sloppyOn, sloppyPolicy, } from "./policies.ts";
@@ -32,6 +32,7 @@ export interface HopqaEnv extends EnvDefinition<HopqaTask> {
         readonly "top-k": number;
         readonly wording: Wording;
         readonly legal: LegalGrammar;
+        readonly left: LeftNote;
     };
     readonly policies: HopqaPolicies;
     readonly configure: (options: Readonly<Record<string, string>>) => HopqaEnv;
