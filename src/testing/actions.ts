@@ -10,7 +10,7 @@ import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import fc from "fast-check";
 import { notPlainJson, notUnicode } from "../kernel/canonical.ts";
-import { allKeys, shownValue } from "../kernel/errors.ts";
+import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
 import { type ToolResult, ToolResult as ToolResultSchema } from "../kernel/events.ts";
 import { formatAnswer, formatCall, parseAction } from "../runtime/action-format.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -70,6 +70,7 @@ export const answerArbitrary = (answers: fc.Arbitrary<string> = fc.string({ maxL
 
 /** Actions the parser accepts: a call of one of the environment's tools, or an answer (3:1). */
 export const wellFormedActionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> => {
+  checkKnownKeys("wellFormedActionArbitrary", options, ACTION_OPTIONS);
   const calls = Object.values(env.tools).map((tool) => toolCallArbitrary(tool, options.args?.[tool.name]));
   const answer = answerArbitrary(options.answers);
   if (calls.length === 0) return answer;
@@ -115,13 +116,16 @@ const NEAR_MISSES: readonly [string, (text: string, name: string) => string][] =
 ];
 
 /** Near misses of well-formed actions: an unclosed tag, a misspelled tool, prose around a call, ... */
-export const almostRightActionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> =>
-  fc
+export const almostRightActionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> => {
+  checkKnownKeys("almostRightActionArbitrary", options, ACTION_OPTIONS);
+  return fc
     .tuple(wellFormedActionArbitrary(env, options), fc.constantFrom(...NEAR_MISSES))
     .map(([text, [, miss]]) => miss(text, /^<(\w+)>/.exec(text)?.[1] ?? "answer"));
+};
 
 /** Text no environment should trust: random, unicode, lone surrogates, huge, almost-right. */
 export const hostileActionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> => {
+  checkKnownKeys("hostileActionArbitrary", options, ACTION_OPTIONS);
   const hugeLength = options.hugeLength ?? 20_000;
   // Refused here, before anything runs: NaN or a negative length drew "" (s.repeat(-0)) or threw mid-run, so the huge
   // actions asked for were never tried; a length past V8's longest string threw "Invalid string length", unsaid where.
@@ -289,8 +293,12 @@ const refusal = (format: () => string): string => {
   }
 };
 
-/** Agent output a model could produce: well-formed (2 in 3) or hostile (1 in 3). */
+/**
+ * Agent output a model could produce: well-formed (2 in 3) or hostile (1 in 3). An option it does not know
+ * (`answer` for `answers`, or an episode script's `maxActions`) is refused, naming it: it was ignored.
+ */
 export const actionArbitrary = (env: WithTools, options: ActionOptions = {}): fc.Arbitrary<string> => {
+  checkKnownKeys("actionArbitrary", options, ACTION_OPTIONS);
   checkArbitraryOptions(options, env);
   return fc.oneof(
     { arbitrary: wellFormedActionArbitrary(env, options), weight: 2 },

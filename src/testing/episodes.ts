@@ -5,6 +5,7 @@
  * `EpisodeDriver` plays one action at a time, for model-based tests.
  */
 import type { Json } from "effect/Schema";
+import * as Struct from "effect/Struct";
 import fc from "fast-check";
 import type { Journal } from "../journal/journal.ts";
 import { MemoryJournal } from "../journal/memory.ts";
@@ -186,6 +187,8 @@ export const episodeScriptArbitrary: {
   env: EnvDefinition<Task>,
   options: EpisodeScriptOptions<Task> = {},
 ): fc.Arbitrary<EpisodeScript<Task>> => {
+  // A misspelt option (`maxAction: 3`) was ignored: scripts of the default length were drawn.
+  checkKnownKeys("episodeScriptArbitrary", options, EPISODE_SCRIPT_OPTIONS);
   checkArbitraryOptions(options, env);
   const maxActions = options.maxActions ?? 6;
   const minActions = options.minActions ?? 0;
@@ -196,7 +199,8 @@ export const episodeScriptArbitrary: {
   const toolResult =
     options.toolResults ??
     fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: failedToolResultArbitrary(), weight: 1 });
-  const drawn: fc.Arbitrary<ScriptAction> = options.actions ?? actionArbitrary(env, options);
+  const drawn: fc.Arbitrary<ScriptAction> =
+    options.actions ?? actionArbitrary(env, Struct.pick(options, ACTION_OPTIONS));
   const actions: fc.Arbitrary<ScriptAction> =
     env.legalActions && !options.actions && options.legal !== false
       ? fc.oneof(

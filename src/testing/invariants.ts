@@ -7,6 +7,7 @@
  */
 
 import type { Json } from "effect/Schema";
+import * as Struct from "effect/Struct";
 import fc from "fast-check";
 import { canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, messageOf, shownValue, thrownFrom } from "../kernel/errors.ts";
@@ -17,7 +18,7 @@ import { ABORTED } from "../runtime/derive.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { checkEnvArgument } from "../runtime/env.ts";
 import { DEFAULT_MAX_TURNS } from "../runtime/episode.ts";
-import { actionArbitrary, answerArbitrary } from "./actions.ts";
+import { ACTION_OPTIONS, actionArbitrary, answerArbitrary } from "./actions.ts";
 import { INJECTED } from "./arbitraries.ts";
 import {
   CounterexampleError,
@@ -563,7 +564,7 @@ export const outcomeDependsOnlyOnFinalAnswer = (options: FinalAnswerOptions = {}
     name: "the outcome reward depends only on the final answer",
     arbitrary: (env, scriptOptions) => {
       seen.reset();
-      const actions = scriptOptions.actions ?? actionArbitrary(env, scriptOptions);
+      const actions = scriptOptions.actions ?? actionArbitrary(env, Struct.pick(scriptOptions, ACTION_OPTIONS));
       const notAnswers = actions.filter((text) => answerOf(text, env) === undefined);
       const history = episodeScriptArbitrary(env, {
         ...scriptOptions,
@@ -970,7 +971,9 @@ export const checkRewards: {
         {
           name: invariant.name,
           env,
-          arbitrary: invariant.arbitrary(env, options),
+          // Only the episode scripts' options: an invariant's own arbitrary (episodeScriptArbitrary(env, options))
+          // would refuse checkRewards' others (invariants, numRuns) as unknown.
+          arbitrary: invariant.arbitrary(env, Struct.pick(options, EPISODE_SCRIPT_OPTIONS)),
           run,
           rerun: (seed, path) =>
             `checkRewards(env, { ...sameOptions, only: ${JSON.stringify(invariant.name)}, seed: ${seed}, path: ${JSON.stringify(path)} })`,

@@ -5,6 +5,7 @@
  * both, one action at a time, through the live runtime. A mismatch shrinks to the shortest sequence.
  */
 import type { Json } from "effect/Schema";
+import * as Struct from "effect/Struct";
 import fc from "fast-check";
 import {
   allKeys,
@@ -309,7 +310,7 @@ export const checkModel: {
     : fc.constant<ToolResult | undefined>(undefined);
   const maxCommands = options.maxCommands ?? 8;
   const drawn = fc
-    .tuple(options.actions ?? actionArbitrary(env, options), fault)
+    .tuple(options.actions ?? actionArbitrary(env, Struct.pick(options, ACTION_OPTIONS)), fault)
     .map(([text, toolResult]): ActCommand<State> => new ActCommand(model, text, toolResult));
   // Random arguments seldom hit the task's own calls (a flight of the task's route, a key the prompt names),
   // so a model wrong about what they do passed unseen: as checkRewards does, half the actions are legal picks.

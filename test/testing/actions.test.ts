@@ -333,3 +333,52 @@ describe("minActions", () => {
       );
   });
 });
+
+describe("options the arbitraries do not know", () => {
+  it("are refused, naming the one meant, not ignored (maxAction: 3 drew scripts of the default length)", () => {
+    expect(() => episodeScriptArbitrary(lookupEnv, { maxAction: 3 } as never)).toThrow(
+      "episodeScriptArbitrary: unknown option `maxAction` (did you mean `maxActions`?); episodeScriptArbitrary knows args, answers, hugeLength, actions, maxActions,",
+    );
+    expect(() => actionArbitrary(lookupEnv, { answer: fc.constant("k1") } as never)).toThrow(
+      "actionArbitrary: unknown option `answer` (did you mean `answers`?); actionArbitrary knows args, answers, hugeLength",
+    );
+    // An episode script's option is none of the actions'.
+    expect(() => actionArbitrary(lookupEnv, { maxActions: 3 } as never)).toThrow(
+      "actionArbitrary: unknown option `maxActions`; actionArbitrary knows args, answers, hugeLength",
+    );
+    expect(() => hostileActionArbitrary(lookupEnv, { hugeLenght: 50 } as never)).toThrow(
+      "hostileActionArbitrary: unknown option `hugeLenght` (did you mean `hugeLength`?)",
+    );
+    expect(() => wellFormedActionArbitrary(lookupEnv, { arg: {} } as never)).toThrow(
+      "wellFormedActionArbitrary: unknown option `arg` (did you mean `args`?)",
+    );
+    expect(() => almostRightActionArbitrary(lookupEnv, { answer: fc.constant("k1") } as never)).toThrow(
+      "almostRightActionArbitrary: unknown option `answer` (did you mean `answers`?)",
+    );
+    expect(() => episodeScriptArbitrary(lookupEnv, null as never)).toThrow(
+      "episodeScriptArbitrary: the options must be an object, got null",
+    );
+  });
+
+  it("an invariant's own arbitrary is given the script options only, so episodeScriptArbitrary(env, options) takes them", async () => {
+    const { checkRewards, neverCrashes } = await import("../../src/testing/index.ts");
+    const given: string[][] = [];
+    const mine = {
+      name: "scripts of at most 2 actions",
+      arbitrary: (env: typeof lookupEnv, options: object) => {
+        given.push(Object.keys(options));
+        return episodeScriptArbitrary(env, options);
+      },
+      check: async (_env: typeof lookupEnv, script: { actions: readonly unknown[] }) =>
+        script.actions.length <= 2 ? undefined : { message: `${script.actions.length} actions`, episodes: [] },
+    };
+    await checkRewards(lookupEnv, {
+      invariants: [mine, neverCrashes()],
+      maxActions: 2,
+      numRuns: 3,
+      log: () => {},
+      legal: false,
+    });
+    expect(given).toEqual([["maxActions", "legal"]]);
+  });
+});

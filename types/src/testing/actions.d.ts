@@ -53,5 +53,8 @@ export declare const TOOL_RESULT_SHAPE = "{ ok: true, content } with content pla
 export declare const checkArbitraryOptions: (options: object, env?: WithTools & {
     readonly id?: string;
 }) => void;
-/** Agent output a model could produce: well-formed (2 in 3) or hostile (1 in 3). */
+/**
+ * Agent output a model could produce: well-formed (2 in 3) or hostile (1 in 3). An option it does not know
+ * (`answer` for `answers`, or an episode script's `maxActions`) is refused, naming it: it was ignored.
+ */
 export declare const actionArbitrary: (env: WithTools, options?: ActionOptions) => fc.Arbitrary<string>;
