@@ -5,7 +5,7 @@
 import type { Json } from "effect/Schema";
 import { seedProblem } from "../cli/args.ts";
 import { heldBesidesLock } from "../journal/lock.ts";
-import { checkKnownKeys, UsageError } from "../kernel/errors.ts";
+import { checkKnownKeys, shownValue, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
@@ -240,12 +240,23 @@ const evaluateSeeds = async <Task extends Json>(
     throw new TypeError(
       `evaluate: signal must be an AbortSignal (new AbortController().signal, or an object with a boolean 'aborted', 'reason' and addEventListener/removeEventListener methods), got ${describeSignal(options.signal)}`,
     );
+  // Left out, each is said as missing, with what to give: "got undefined" named no fix (the CLI's eval has defaults,
+  // evaluate none).
+  const example = 'evaluate(env, policy, { episodes: 100, seed: "eval" })';
+  if (options.episodes === undefined)
+    throw new TypeError(`evaluate: episodes is missing: give how many episodes to run (0 or more), e.g. ${example}`);
   if (!Number.isInteger(options.episodes) || options.episodes < 0)
     throw new RangeError(
       `evaluate: episodes must be a whole number (0 or more), got ${typeof options.episodes === "string" ? JSON.stringify(options.episodes) : options.episodes}`,
     );
+  if (options.seed === undefined)
+    throw new TypeError(
+      `evaluate: seed is missing: give the evaluation's seed, a string (episode i plays seed SEED:i; as agent-r1 eval --seed, whose default is "eval": keep it apart from training seeds), e.g. ${example}`,
+    );
   if (typeof options.seed !== "string")
-    throw new TypeError(`evaluate: seed must be a string (episode i plays seed SEED:i), got ${String(options.seed)}`);
+    throw new TypeError(
+      `evaluate: seed must be a string (episode i plays seed SEED:i), got ${shownValue(options.seed)}`,
+    );
   // The CLI's rule, with its message: `eval --seed ""` is refused, and so is evaluate's.
   const seedRefused = userSeed ? seedProblem(options.seed, "evaluate: seed") : undefined;
   if (seedRefused !== undefined) throw new RangeError(seedRefused);

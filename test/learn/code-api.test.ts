@@ -267,7 +267,16 @@ describe("the learner from code", () => {
       "evaluate: unknown option `episode` (did you mean `episodes`?)",
     );
     await expect(evaluate(lookup, expert, { episodes: "3", seed: "s" } as never)).rejects.toThrow('got "3"');
-    await expect(evaluate(lookup, expert, { episodes: 2 } as never)).rejects.toThrow("evaluate: seed must be a string");
+    // Left out, the seed (or episodes) is said as missing, with what to give, not "got undefined".
+    await expect(evaluate(lookup, expert, { episodes: 2 } as never)).rejects.toThrow(
+      'evaluate: seed is missing: give the evaluation\'s seed, a string (episode i plays seed SEED:i; as agent-r1 eval --seed, whose default is "eval": keep it apart from training seeds), e.g. evaluate(env, policy, { episodes: 100, seed: "eval" })',
+    );
+    await expect(evaluate(lookup, expert, { seed: "s" } as never)).rejects.toThrow(
+      'evaluate: episodes is missing: give how many episodes to run (0 or more), e.g. evaluate(env, policy, { episodes: 100, seed: "eval" })',
+    );
+    await expect(evaluate(lookup, expert, { episodes: 2, seed: 7 } as never)).rejects.toThrow(
+      "evaluate: seed must be a string (episode i plays seed SEED:i), got 7",
+    );
     // A seed `agent-r1 eval --seed` refuses is refused here too, in the CLI's words: "" played episodes ":0", ":1".
     for (const [seed, shown] of [
       ["", '""'],
