@@ -1611,16 +1611,17 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
         // An environment without options is told so by the flag given, not by the query it would become.
         const inEnv = new URLSearchParams(opts.env.split("?")[1] ?? "");
-        for (const [flag, value, keys] of [
-          ["--split", opts.split, ["split"]],
-          ["--world-seed", opts.worldSeed, ["world-seed", "worlds"]],
+        // Said as hopqa says its own world-seed and worlds given together: what both choose, and to give one.
+        for (const [flag, value, keys, chosen] of [
+          ["--split", opts.split, ["split"], "the split: give it once"],
+          ["--world-seed", opts.worldSeed, ["world-seed", "worlds"], "the worlds: give one"],
         ] as const) {
           if (value === undefined) continue;
           if (!base.configure)
             throw new UsageError({ detail: `${flag}: environment ${base.id} takes no options (no splits, no worlds)` });
           // The run's own options (--env not given) are replaced by the flag; options typed in --env are not.
           if (envGiven && keys.some((k) => inEnv.has(k)))
-            throw new UsageError({ detail: `${flag} and --env ${opts.env} both choose the ${keys[0]}: give it once` });
+            throw new UsageError({ detail: `${flag} and --env ${opts.env} both choose ${chosen}` });
         }
         const options = new URLSearchParams();
         if (opts.split !== undefined) options.set("split", opts.split);

@@ -313,7 +313,11 @@ const CASES: [string[], RegExp][] = [
   ],
   [
     ["eval", "--env", "hopqa?worlds=5-9", "--checkpoint", WARM, "--world-seed", "3"],
-    /--world-seed and --env hopqa\?worlds=5-9 both choose the world-seed: give it once/,
+    /--world-seed and --env hopqa\?worlds=5-9 both choose the worlds: give one$/m,
+  ],
+  [
+    ["eval", "--env", "hopqa?world-seed=2", "--checkpoint", WARM, "--world-seed", "3"],
+    /--world-seed and --env hopqa\?world-seed=2 both choose the worlds: give one$/m,
   ],
   [
     ["eval", "--env", "hopqa?split=test", "--checkpoint", WARM, "--suite"],
