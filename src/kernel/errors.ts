@@ -419,6 +419,23 @@ export const checkKnownKeys = (fn: string, options: object, known: readonly stri
 };
 
 /**
+ * Throws `refuse("KEY must be true or false", value)` for the first of `keys` that `options` gives as anything but a
+ * boolean: from plain JavaScript, `constrained: "no"` or `verify: "false"` is truthy, and turned on what it meant to
+ * turn off. The caller words the error: its type and its prefix (`(rule, value) => new TypeError(\`fn: ${rule}, got
+ * ${shownValue(value)}\`)`).
+ */
+export const checkBooleans = <T extends object>(
+  options: T,
+  keys: readonly (keyof T & string)[],
+  refuse: (rule: string, value: unknown) => Error,
+): void => {
+  for (const key of keys) {
+    const value: unknown = options[key];
+    if (value !== undefined && typeof value !== "boolean") throw refuse(`${key} must be true or false`, value);
+  }
+};
+
+/**
  * Node's write errors name no file (`ENOSPC: no space left on device, write`: writeSync, writeFile and
  * appendFile alike), so a full disk was said without saying where. Names `file` in the error as Node does
  * for a call given a path (`..., write '/runs/x/metrics.jsonl'`) and returns it, for `throw withFile(e, f)`;

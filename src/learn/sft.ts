@@ -13,7 +13,7 @@ import { seedProblem } from "../cli/args.ts";
 import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
 import { readJournalFile } from "../journal/jsonl.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, NonDeterminismError, UsageError } from "../kernel/errors.ts";
+import { allKeys, checkBooleans, checkKnownKeys, NonDeterminismError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
@@ -401,9 +401,7 @@ const sftOptions = (options: SftOptions, userSeed: boolean) => {
   checkEnvArgument("sft", options.env, "env");
   const { env } = options;
   // From plain JavaScript, `constrained: "no"` is truthy: it would clone under the masks, not refuse.
-  for (const key of ["constrained", "successfulOnly", "resume"] as const)
-    if (options[key] !== undefined && typeof options[key] !== "boolean")
-      throw wrong(`${key} must be true or false`, options[key]);
+  checkBooleans(options, ["constrained", "successfulOnly", "resume"], wrong);
   if (options.envSpec !== undefined && (typeof options.envSpec !== "string" || options.envSpec.trim() === ""))
     throw wrong("envSpec must be the --env spec the environment was loaded from", options.envSpec);
   for (const key of ["data", "out"] as const)

@@ -23,6 +23,7 @@ import { holdsNothingButLock, isLockFile, lockFolder, unlockFolder } from "../jo
 import { canonicalJson, hashValue, jsonSyntaxError, readJsonText, readMetricsText } from "../kernel/canonical.ts";
 import {
   allKeys,
+  checkBooleans,
   checkKnownKeys,
   EpisodesAbortedError,
   JournalError,
@@ -745,9 +746,11 @@ export const loadPolicy = async (env: EnvDefinition, dir: string, options: LoadP
   if (options.log !== undefined && typeof options.log !== "function")
     throw new TypeError(`loadPolicy: log must be a function of a line, got ${typeof options.log}`);
   // From plain JavaScript, `constrained: "no"` is truthy: it would decode under the masks, not refuse.
-  for (const key of ["constrained", "greedy"] as const)
-    if (options[key] !== undefined && typeof options[key] !== "boolean")
-      throw new TypeError(`loadPolicy: ${key} must be true or false, got ${shownValue(options[key])}`);
+  checkBooleans(
+    options,
+    ["constrained", "greedy"],
+    (rule, value) => new TypeError(`loadPolicy: ${rule}, got ${shownValue(value)}`),
+  );
   if (options.constrained) requireLegalActions(env);
   // From code, a missing checkpoint is a CheckpointError (README), as loadCheckpoint's is.
   if (!existsSync(dir))

@@ -40,7 +40,7 @@
  * key they could see is masked): never read or train them.
  */
 import * as tf from "@tensorflow/tfjs-core";
-import { allKeys, checkKnownKeys, shownValue, UsageError } from "../kernel/errors.ts";
+import { allKeys, checkBooleans, checkKnownKeys, shownValue, UsageError } from "../kernel/errors.ts";
 import { Rng } from "../kernel/prng.ts";
 import { registerGradients } from "./gradients.ts";
 
@@ -124,8 +124,7 @@ export const gptConfig = (overrides: Partial<GptConfig> = {}): GptConfig => {
   if (config.activation !== "relu" && config.activation !== "gelu") {
     throw new RangeError(`GPT config: activation must be "relu" or "gelu", got ${shownValue(config.activation)}`);
   }
-  if (config.copy !== undefined && typeof config.copy !== "boolean")
-    throw new RangeError(`GPT config: copy must be true or false, got ${shownValue(config.copy)}`);
+  checkBooleans(config, ["copy"], (rule, value) => new RangeError(`GPT config: ${rule}, got ${shownValue(value)}`));
   if (config.positions !== undefined && config.positions !== "learned" && config.positions !== "alibi")
     throw new RangeError(`GPT config: positions must be "learned" or "alibi", got ${shownValue(config.positions)}`);
   if (config.attention !== undefined && config.attention !== "full" && config.attention !== "turn-local")

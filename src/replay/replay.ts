@@ -15,6 +15,7 @@ import { checkGivenEvents } from "../journal/validate.ts";
 import { canonicalJson, hashValue } from "../kernel/canonical.ts";
 import {
   allKeys,
+  checkBooleans,
   checkKnownKeys,
   EnvMismatchError,
   messageOf,
@@ -183,8 +184,11 @@ export const replayEpisode = (
 ): ReplayResult => {
   checkKnownKeys("replayEpisode", options, REPLAY_OPTIONS);
   // From plain JavaScript, `verify: "false"` is truthy: it verified, and a re-rewarding variant diverged.
-  if (options.verify !== undefined && typeof options.verify !== "boolean")
-    throw new TypeError(`replayEpisode: verify must be true or false, got ${shownValue(options.verify)}`);
+  checkBooleans(
+    options,
+    ["verify"],
+    (rule, value) => new TypeError(`replayEpisode: ${rule}, got ${shownValue(value)}`),
+  );
   checkGivenEvents(recorded, "replayEpisode");
   // A failed import (undefined) read as "Cannot read properties of undefined (reading 'id')".
   checkEnvArgument("replayEpisode", env, "the second argument");

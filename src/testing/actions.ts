@@ -10,7 +10,7 @@ import type { Json } from "effect/Schema";
 import * as Schema from "effect/Schema";
 import fc from "fast-check";
 import { notPlainJson, notUnicode } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, shownValue } from "../kernel/errors.ts";
+import { allKeys, checkBooleans, checkKnownKeys, shownValue } from "../kernel/errors.ts";
 import { type ToolResult, ToolResult as ToolResultSchema } from "../kernel/events.ts";
 import { formatAnswer, formatCall, parseAction } from "../runtime/action-format.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
@@ -198,9 +198,11 @@ export const checkArbitraryOptions = (options: object, env?: WithTools & { reado
   for (const name of ["actions", "answers", "seeds", "tasks", "toolResults", "toolFaults"])
     if (record[name] !== undefined && !isArbitrary(record[name])) throw wrong(name, record[name]);
   // From plain JavaScript, `legal: "false"` is truthy: the legal picks it meant to turn off were drawn.
-  for (const name of ["legal", "repeats"])
-    if (record[name] !== undefined && typeof record[name] !== "boolean")
-      throw new TypeError(`option ${name} must be true or false, got ${shownValue(record[name])}`);
+  checkBooleans(
+    record,
+    ["legal", "repeats"],
+    (rule, value) => new TypeError(`option ${rule}, got ${shownValue(value)}`),
+  );
   // Injected results of the wrong shape would be blamed on the environment: try a few (null: the real tool).
   for (const name of ["toolResults", "toolFaults"])
     if (record[name] !== undefined)

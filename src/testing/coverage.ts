@@ -21,7 +21,7 @@ import type { Subscribable } from "rxjs";
 import { type AnyMachineSnapshot, getInitialMicrosteps, getMicrosteps, initialTransition, transition } from "xstate";
 import { getAdjacencyMap, getStateNodes } from "xstate/graph";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, messageOf, shownValue } from "../kernel/errors.ts";
+import { allKeys, checkBooleans, checkKnownKeys, messageOf, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
 import { contextProblem, deadEndStates, nestedFinalNote, rewardReasonProblem } from "../runtime/derive.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
@@ -611,8 +611,11 @@ const explore = <Task extends Json>(
     throw new RangeError(
       `${caller}: options.limit must be an integer >= 1 (distinct states to explore at most), got ${shownValue(options.limit)}`,
     );
-  if (options.allowCycles !== undefined && typeof options.allowCycles !== "boolean")
-    throw new TypeError(`${caller}: options.allowCycles must be true or false, got ${shownValue(options.allowCycles)}`);
+  checkBooleans(
+    options,
+    ["allowCycles"],
+    (rule, value) => new TypeError(`${caller}: options.${rule}, got ${shownValue(value)}`),
+  );
   const seed = options.seed ?? "coverage";
   // Explored as an episode runs it: from the task as its journal keeps it (JSON drops undefined fields).
   const journaled = asJournaled(options.task ?? env.task(seed), "task");

@@ -4,7 +4,7 @@ import canonicalize from "canonicalize";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, hashEvent, hashValue, Rng, splitSeed, WordTokenizer } from "../../src/index.ts";
-import { closestName } from "../../src/kernel/errors.ts";
+import { checkBooleans, closestName, shownValue } from "../../src/kernel/errors.ts";
 
 describe("canonical JSON and hashes", () => {
   fcTest.prop([fc.dictionary(fc.string(), fc.jsonValue())])("key order never changes the hash", (object) => {
@@ -352,5 +352,20 @@ describe("did you mean: the known name a misspelt one meant", () => {
     expect(closestName("world", ["worlds", "world-seed"])).toBe("worlds"); // by distance first, as before
     expect(closestName("wor", ["wording"])).toBeUndefined(); // too short to say
     expect(closestName("maxT", ["maxTurns", "maxTokens"])).toBeUndefined(); // which one?
+  });
+});
+
+describe("checkBooleans: a switch given as anything but true or false", () => {
+  const refuse = (rule: string, value: unknown) => new RangeError(`fn: ${rule}, got ${shownValue(value)}`);
+
+  it("is refused with the caller's own error, the first such key named; true, false and left out pass", () => {
+    // From plain JavaScript, "false" is truthy: it turned on what it meant to turn off.
+    expect(() => checkBooleans({ a: true, b: "false", c: 1 }, ["a", "b", "c"], refuse)).toThrow(
+      new RangeError('fn: b must be true or false, got "false" (a string)'),
+    );
+    expect(() => checkBooleans({ a: null }, ["a"], refuse)).toThrow("fn: a must be true or false, got null");
+    expect(() => checkBooleans({ a: false, b: undefined }, ["a", "b", "c" as never], refuse)).not.toThrow();
+    // Only the keys asked about: another option's text is another check's business.
+    expect(() => checkBooleans({ a: true, name: "x" }, ["a"], refuse)).not.toThrow();
   });
 });

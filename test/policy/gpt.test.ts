@@ -338,5 +338,9 @@ describe("Gpt", () => {
     expect(() => new Gpt({ ...TINY, width: "32" as never }, "x")).toThrow(
       'GPT config: width must be a positive integer, got "32" (a string)',
     );
+    // A switch as text ("false" is truthy) is refused, not taken as on.
+    expect(() => new Gpt({ ...TINY, copy: "false" as never }, "x")).toThrow(
+      new RangeError('GPT config: copy must be true or false, got "false" (a string)'),
+    );
   });
 });

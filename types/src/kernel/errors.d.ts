@@ -246,6 +246,13 @@ export declare const allKeys: <T>() => <const K extends readonly (keyof T & stri
  */
 export declare const checkKnownKeys: (fn: string, options: object, known: readonly string[]) => void;
 /**
+ * Throws `refuse("KEY must be true or false", value)` for the first of `keys` that `options` gives as anything but a
+ * boolean: from plain JavaScript, `constrained: "no"` or `verify: "false"` is truthy, and turned on what it meant to
+ * turn off. The caller words the error: its type and its prefix (`(rule, value) => new TypeError(\`fn: ${rule}, got
+ * ${shownValue(value)}\`)`).
+ */
+export declare const checkBooleans: <T extends object>(options: T, keys: readonly (keyof T & string)[], refuse: (rule: string, value: unknown) => Error) => void;
+/**
  * Node's write errors name no file (`ENOSPC: no space left on device, write`: writeSync, writeFile and
  * appendFile alike), so a full disk was said without saying where. Names `file` in the error as Node does
  * for a call given a path (`..., write '/runs/x/metrics.jsonl'`) and returns it, for `throw withFile(e, f)`;
