@@ -265,7 +265,7 @@ describe("record --env hopqa?split=test", () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
-      /^recorded 2 episodes of hopqa \(split test, worlds 1-1000, top-k 2, wording outer, legal types\) with hopqa-expert into /,
+      /^recorded 2 episodes of hopqa \(split test, worlds 1-1000, top-k 2, wording outer, legal types, left none\) with hopqa-expert into /,
     );
   }, 60_000);
 });
