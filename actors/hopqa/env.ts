@@ -317,22 +317,19 @@ export const unusedRelations = (task: HopqaTask, actions: readonly string[]): Re
   relationsLeft(task, pairsOf(task, actions));
 
 /** unusedRelations from the pairs already read (pairsOf). */
-const relationsLeft = (task: HopqaTask, pairs: readonly string[]): Relation[] => {
-  const remaining = [...(task.chain as Relation[])];
-  for (const pair of new Set(pairs)) {
-    const at = remaining.indexOf(pair.split("|")[1] as Relation);
-    if (at >= 0) remaining.splice(at, 1);
-  }
-  return remaining.sort();
-};
+const relationsLeft = (task: HopqaTask, pairs: readonly string[]): Relation[] =>
+  hopsLeft(task, pairs)
+    .map((i) => task.chain[i] as Relation)
+    .sort();
 
 /**
  * The question's hops (indexes into its chain) not yet searched, in the question's order: each distinct (entity,
- * relation) pair of the queries uses the first unused hop of that relation, as unusedRelations counts them.
+ * relation) pair searched (pairsOf) uses the first unused hop of that relation. What the `relations` grammar and
+ * the `left` note both read.
  */
-const hopsLeft = (task: HopqaTask, queries: readonly string[]): number[] => {
+const hopsLeft = (task: HopqaTask, pairs: readonly string[]): number[] => {
   const left = task.chain.map((_, i) => i);
-  for (const pair of new Set(pairsOfQueries(task, queries))) {
+  for (const pair of new Set(pairs)) {
     const relation = pair.split("|")[1];
     const at = left.findIndex((i) => task.chain[i] === relation);
     if (at >= 0) left.splice(at, 1);
@@ -355,7 +352,7 @@ export const DEFAULT_LEFT: LeftNote = "none";
  */
 export const leftNote = (task: HopqaTask, queries: readonly string[]): string => {
   const phrases = PHRASES_OF[wordingOf(task)];
-  const left = hopsLeft(task, queries).map((i) =>
+  const left = hopsLeft(task, pairsOfQueries(task, queries)).map((i) =>
     phrases[task.chain[i] as Relation][task.phrasing[i] ?? 0].replace("{x}", "").replace(/\s+/g, " ").trim(),
   );
   return `search for : ${left.length === 0 ? "none" : left.join(" , ")} .`;
