@@ -11,6 +11,7 @@
  *   npm run experiment -- --half-hasty  # from the half-hasty clone (test 0.26), into runs/hopqa-half-hasty and docs/half-hasty
  *   npm run experiment -- --possessive  # hopqa?wording=possessive&legal=relations from a weak turn-local clone, into runs/hopqa-possessive and docs/possessive
  *   npm run experiment -- --sloppy      # the same variant from the sloppy demonstrator's clone (test 0.56), into runs/hopqa-sloppy and docs/sloppy
+ *   npm run experiment -- --left        # the sloppy recipe on hopqa?...&left=phrases (clone test 0.58), into runs/hopqa-left and docs/left
  *
  * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
  * interrupted half-way resumes from its last checkpoint. A finished run is also recorded next to the page
@@ -33,7 +34,7 @@ import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import { sameEnvSpec } from "../../src/runtime/env.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
-import { EXPLORE, HASTY_STEPS, LONG, POSSESSIVE_STEPS, RL_STEP, SLOPPY_STEPS } from "./rl-recipe.ts";
+import { EXPLORE, HASTY_STEPS, LEFT_STEPS, LONG, POSSESSIVE_STEPS, RL_STEP, SLOPPY_STEPS } from "./rl-recipe.ts";
 import {
   type BaselinesRecord,
   planDifferences,
@@ -56,6 +57,7 @@ import {
   describeRecipe,
   HALF_HASTY_WARM_START,
   HASTY_WARM_START,
+  LEFT_WARM_START,
   POSSESSIVE_WARM_START,
   recipeEnv,
   recipeEnvSpec,
@@ -63,6 +65,7 @@ import {
   SHIPPED_COPY_WARM_START,
   SHIPPED_HALF_HASTY_WARM_START,
   SHIPPED_HASTY_WARM_START,
+  SHIPPED_LEFT_WARM_START,
   SHIPPED_SLOPPY_WARM_START,
   SLOPPY_WARM_START,
   unshipped,
@@ -824,7 +827,8 @@ export const selectPlan = (opts: {
   halfHasty?: boolean;
   possessive?: boolean;
   sloppy?: boolean;
-}): "hasty" | "half-hasty" | "possessive" | "sloppy" | undefined => {
+  left?: boolean;
+}): "hasty" | "half-hasty" | "possessive" | "sloppy" | "left" | undefined => {
   PLAN = FULL_PLAN;
   QUICK = false;
   CHILD_FLAGS.length = 0;
@@ -865,12 +869,13 @@ export const selectPlan = (opts: {
     CHILD_FLAGS.push(`--${demonstrator}`);
   }
   // The possessive variant's plans: each its own warm start and budget, sampled as --explore.
-  const variant = opts.possessive ? "possessive" : opts.sloppy ? "sloppy" : undefined;
+  const variant = opts.possessive ? "possessive" : opts.sloppy ? "sloppy" : opts.left ? "left" : undefined;
   if (variant) {
     const other = (
       [
-        ["--possessive", variant === "sloppy" && opts.possessive],
-        ["--sloppy", variant === "possessive" && opts.sloppy],
+        ["--possessive", variant !== "possessive" && opts.possessive],
+        ["--sloppy", variant !== "sloppy" && opts.sloppy],
+        ["--left", variant !== "left" && opts.left],
         ["--no-copy-head", opts.copyHead === false],
         ["--hasty", opts.hasty],
         ["--half-hasty", opts.halfHasty],
@@ -878,8 +883,12 @@ export const selectPlan = (opts: {
         ["--long", opts.long],
       ] as const
     ).find(([, given]) => given)?.[0];
-    const [full, steps] =
-      variant === "possessive" ? [POSSESSIVE_WARM_START, POSSESSIVE_STEPS] : [SLOPPY_WARM_START, SLOPPY_STEPS];
+    const plans: Record<typeof variant, readonly [WarmStartRecipe, { readonly steps: number }]> = {
+      possessive: [POSSESSIVE_WARM_START, POSSESSIVE_STEPS],
+      sloppy: [SLOPPY_WARM_START, SLOPPY_STEPS],
+      left: [LEFT_WARM_START, LEFT_STEPS],
+    };
+    const [full, steps] = plans[variant];
     if (other)
       throw new InvalidArgumentError(
         `--${variant} is a plan of its own (its warm start, ${steps.steps} updates sampled as --explore): drop ${other}`,
@@ -960,6 +969,10 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
       "--sloppy",
       `hopqa?wording=possessive&legal=relations, from the sloppy demonstrator's turn-local clone (${SHIPPED_SLOPPY_WARM_START}: it searches as the expert does and names a wrong entity at the end on most questions; test about 0.56), ${SLOPPY_STEPS.steps} updates of ${FULL_PLAN.train.tasksPerStep} questions sampled as --explore; its own --out and --docs (runs/hopqa-sloppy, docs/sloppy) unless given`,
     )
+    .option(
+      "--left",
+      `hopqa?wording=possessive&legal=relations&left=phrases (each search's observation ends with the question's phrases not yet searched), from the sloppy recipe's clone on it (${SHIPPED_LEFT_WARM_START}: test about 0.58), ${LEFT_STEPS.steps} updates of ${FULL_PLAN.train.tasksPerStep} questions sampled as --explore; its own --out and --docs (runs/hopqa-left, docs/left) unless given`,
+    )
     .option("--run <name>", "(internal) run one named run in this process")
     .exitOverride();
   // `--seeds 1 --seeds 3` or `--copy-head --no-copy-head`: refused, as agent-r1 does, not the last kept.
@@ -990,6 +1003,7 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
     halfHasty?: boolean;
     possessive?: boolean;
     sloppy?: boolean;
+    left?: boolean;
     run?: string;
   }>();
   const start = selectPlan(opts);

@@ -43,3 +43,10 @@ export const POSSESSIVE_STEPS = { steps: 30 } as const;
  * 0.882-0.925 and ood to 0.477-0.647 on fresh questions, 7-12 minutes a run two at a time (docs/hopqa.md).
  */
 export const SLOPPY_STEPS = { steps: 30 } as const;
+
+/**
+ * The budget of `npm run experiment -- --left` (with EXPLORE's sampling): 30 updates of 8 questions x 8 episodes,
+ * as the sloppy plan's, at which GRPO from the left=phrases clone reached ood 0.72-0.78 on fresh questions
+ * (docs/hopqa.md).
+ */
+export const LEFT_STEPS = { steps: 30 } as const;

@@ -167,6 +167,23 @@ export const SLOPPY_WARM_START: WarmStartRecipe = {
   shipped: SHIPPED_SLOPPY_WARM_START,
 };
 
+/**
+ * The sloppy recipe on the variant whose search observations end with the question's phrases not yet searched
+ * (`hopqa?wording=possessive&legal=relations&left=phrases`), cloned at seed s: of five cloning seeds (r, s, t,
+ * u, v) it was one of the two whose clone scored highest on ood itself (0.46 on 300 fresh questions; test 0.583),
+ * and GRPO from it reached ood 0.72-0.78 in 30 updates at three RL seeds (docs/hopqa.md, "The question's phrases
+ * left"). It was picked after its first GRPO run scored highest. Shipped in docs/checkpoints/hopqa-left-warm-start;
+ * `npm run experiment -- --left` starts from it.
+ */
+export const SHIPPED_LEFT_WARM_START = "docs/checkpoints/hopqa-left-warm-start";
+export const LEFT_WARM_START: WarmStartRecipe = {
+  ...SLOPPY_WARM_START,
+  env: { wording: "possessive", legal: "relations", left: "phrases" },
+  sftSeed: "s",
+  more: { epochs: 2, seed: "s" },
+  shipped: SHIPPED_LEFT_WARM_START,
+};
+
 /** The hopqa a recipe's demonstrations, clone and runs use: the benchmark, or the variant of its `env` options. */
 export const recipeEnv = (w: WarmStartRecipe) => (w.env ? hopqa.configure(w.env) : hopqa);
 /**
