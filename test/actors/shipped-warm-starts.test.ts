@@ -9,6 +9,7 @@ import {
   COPY_WARM_START,
   HALF_HASTY_WARM_START,
   HASTY_WARM_START,
+  LEFT_WARM_START,
   POSSESSIVE_WARM_START,
   SLOPPY_WARM_START,
   WARM_START,
@@ -29,6 +30,7 @@ describe("the shipped checkpoint of each recipe", () => {
           HALF_HASTY_WARM_START,
           POSSESSIVE_WARM_START,
           SLOPPY_WARM_START,
+          LEFT_WARM_START,
         }).map(([name, recipe]) => [name, recipe.shipped]),
       ),
     ).toEqual({
@@ -38,6 +40,7 @@ describe("the shipped checkpoint of each recipe", () => {
       HALF_HASTY_WARM_START: "docs/checkpoints/hopqa-half-hasty-12-warm-start",
       POSSESSIVE_WARM_START: "docs/checkpoints/hopqa-possessive-warm-start",
       SLOPPY_WARM_START: "docs/checkpoints/hopqa-sloppy-warm-start",
+      LEFT_WARM_START: "docs/checkpoints/hopqa-left-warm-start",
     });
   });
 
@@ -51,6 +54,7 @@ describe("the shipped checkpoint of each recipe", () => {
       [{ halfHasty: true }, "docs/checkpoints/hopqa-half-hasty-12-warm-start"],
       [{ possessive: true }, "docs/checkpoints/hopqa-possessive-warm-start"],
       [{ sloppy: true }, "docs/checkpoints/hopqa-sloppy-warm-start"],
+      [{ left: true }, "docs/checkpoints/hopqa-left-warm-start"],
     ];
     for (const [flags, shipped] of plans) {
       selectPlan(flags);
