@@ -6,7 +6,7 @@ import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import { seedProblem } from "../cli/args.ts";
 import { didYouMean, firstUnknownKey, shownValue, UsageError } from "../kernel/errors.ts";
-import { savedConstrained } from "../policy/checkpoint.ts";
+import { constrainedByDefault } from "../policy/checkpoint.ts";
 import { type GptConfig, gptConfig } from "../policy/gpt.ts";
 import { checkEnvArgument, type EnvDefinition, isBuiltInEnv, moduleSpecOf } from "../runtime/env.ts";
 import { ALGORITHMS } from "./advantages/types.ts";
@@ -346,7 +346,7 @@ export const trainConfigFor = (
       maxNewTokens: actionBudgetOf(env),
       ...(env.warmStart && !overrides.init ? { warmStart: env.warmStart } : {}),
       // A clone made under the gate, sampled freely, wrote few legal actions: every episode ran to its turn limit.
-      ...(overrides.init && overrides.constrained === undefined && env.legalActions && savedConstrained(overrides.init)
+      ...(overrides.init && overrides.constrained === undefined && constrainedByDefault(env, overrides.init)
         ? { constrained: true }
         : {}),
       ...rest,

@@ -23,13 +23,13 @@ import {
   type CheckpointContents,
   CheckpointError,
   checkpointTarget,
+  constrainedByDefault,
   loadCheckpoint,
   type OptimizerState,
   removeUnfinishedSaves,
   SFT_PROGRESS,
   SFT_PROGRESS_FILE,
   saveCheckpoint,
-  savedConstrained,
   writeFileAtomically,
 } from "../policy/checkpoint.ts";
 import { Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
@@ -450,8 +450,7 @@ const sftOptions = (options: SftOptions, userSeed: boolean) => {
   if (disorder !== undefined) throw new UsageError({ detail: `sft: curriculum ${disorder}` });
   // With init and no constrained, cloned as `sft --init` clones: under the masks when the checkpoint was trained so.
   const constrained =
-    options.constrained ??
-    (typeof options.init === "string" && env.legalActions !== undefined && savedConstrained(options.init) === true);
+    options.constrained ?? (typeof options.init === "string" && constrainedByDefault(env, options.init));
   return {
     ...options,
     constrained,

@@ -44,6 +44,7 @@ import {
 } from "../policy/backend.ts";
 import {
   CheckpointError,
+  constrainedByDefault,
   type LatestCheckpoint,
   leftoverNote,
   loadCheckpoint,
@@ -54,7 +55,6 @@ import {
   removeUnfinishedSaves,
   saveCheckpoint,
   savedAttention,
-  savedConstrained,
   savedTokenizerId,
   unfinishedSft,
   writeLatestCheckpoint,
@@ -762,7 +762,7 @@ export const loadPolicy = async (env: EnvDefinition, dir: string, options: LoadP
   // Unless told, decoded as it was trained or cloned, as `agent-r1 eval` does: a checkpoint trained under the legal
   // actions, decoded freely, scored 0 on the weather example (every episode to its turn limit), without a word.
   let constrained = options.constrained;
-  if (constrained === undefined && env.legalActions && savedConstrained(checkpoint) === true) {
+  if (constrained === undefined && constrainedByDefault(env, checkpoint)) {
     constrained = true;
     const say = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     say(

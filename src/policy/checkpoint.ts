@@ -828,6 +828,14 @@ export const savedConstrained = (folder: string): boolean | undefined => {
   }
 };
 
+/**
+ * Whether a checkpoint decodes under the legal actions when nobody says: only for an environment that declares
+ * them, and only when the checkpoint (or its run's latest) was trained or cloned so. Train, sft and loadPolicy
+ * decide their default by it.
+ */
+export const constrainedByDefault = (env: { readonly legalActions?: unknown }, folder: string): boolean =>
+  env.legalActions !== undefined && savedConstrained(folder) === true;
+
 /** The manifest's tensors are exactly the model's parameters, with their shapes. */
 const checkTensors = (model: Gpt, layout: Layout, file: string): void => {
   const fail = (detail: string) => new CheckpointError({ problem: "mismatch", file, detail });

@@ -159,6 +159,14 @@ export declare const savedTokenizerId: (folder: string) => string | undefined;
  * (loading says what is wrong with it).
  */
 export declare const savedConstrained: (folder: string) => boolean | undefined;
+/**
+ * Whether a checkpoint decodes under the legal actions when nobody says: only for an environment that declares
+ * them, and only when the checkpoint (or its run's latest) was trained or cloned so. Train, sft and loadPolicy
+ * decide their default by it.
+ */
+export declare const constrainedByDefault: (env: {
+    readonly legalActions?: unknown;
+}, folder: string) => boolean;
 /** Reads `checkpoints/latest.json` of a run (undefined when there is none); a damaged one is a CheckpointError. */
 export declare const readLatestCheckpoint: (checkpoints: string) => LatestCheckpoint | undefined;
 /** Points `checkpoints/latest.json` at a checkpoint folder, atomically (written, fsynced, renamed). */
