@@ -11,7 +11,7 @@
  *   npm run experiment -- --half-hasty  # from the half-hasty clone (test 0.26), into runs/hopqa-half-hasty and docs/half-hasty
  *   npm run experiment -- --possessive  # hopqa?wording=possessive&legal=relations from a weak turn-local clone, into runs/hopqa-possessive and docs/possessive
  *   npm run experiment -- --sloppy      # the same variant from the sloppy demonstrator's clone (test 0.56), into runs/hopqa-sloppy and docs/sloppy
- *   npm run experiment -- --left        # the sloppy recipe on hopqa?...&left=phrases (clone test 0.58), into runs/hopqa-left and docs/left
+ *   npm run experiment -- --left        # the sloppy recipe on hopqa?...&left=phrases (clone test 0.56-0.58), into runs/hopqa-left and docs/left
  *
  * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
  * interrupted half-way resumes from its last checkpoint. A finished run is also recorded next to the page
@@ -971,7 +971,7 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
     )
     .option(
       "--left",
-      `hopqa?wording=possessive&legal=relations&left=phrases (each search's observation ends with the question's phrases not yet searched), from the sloppy recipe's clone on it (${SHIPPED_LEFT_WARM_START}: test about 0.58), ${LEFT_STEPS.steps} updates of ${FULL_PLAN.train.tasksPerStep} questions sampled as --explore; its own --out and --docs (runs/hopqa-left, docs/left) unless given`,
+      `hopqa?wording=possessive&legal=relations&left=phrases (each search's observation ends with the question's phrases not yet searched), from the sloppy recipe's clone on it (${SHIPPED_LEFT_WARM_START}: test 0.56-0.58), ${LEFT_STEPS.steps} updates of ${FULL_PLAN.train.tasksPerStep} questions sampled as --explore; its own --out and --docs (runs/hopqa-left, docs/left) unless given`,
     )
     .option("--run <name>", "(internal) run one named run in this process")
     .exitOverride();

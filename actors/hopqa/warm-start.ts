@@ -181,6 +181,8 @@ export const LEFT_WARM_START: WarmStartRecipe = {
   env: { wording: "possessive", legal: "relations", left: "phrases" },
   sftSeed: "s",
   more: { epochs: 2, seed: "s" },
+  // 6.4-7.4 + 3.2-4.6 minutes here, two clones side by side.
+  buildMinutes: 12,
   shipped: SHIPPED_LEFT_WARM_START,
 };
 
