@@ -814,6 +814,15 @@ const writeCurves = async (finished: readonly Finished[], docs: string): Promise
   return files;
 };
 
+/** The plans of hopqa's variants (`--possessive`, `--sloppy`, `--left`): each its warm start and RL budget. */
+const VARIANT_PLANS = {
+  possessive: [POSSESSIVE_WARM_START, POSSESSIVE_STEPS],
+  sloppy: [SLOPPY_WARM_START, SLOPPY_STEPS],
+  left: [LEFT_WARM_START, LEFT_STEPS],
+} as const satisfies Record<string, readonly [WarmStartRecipe, { readonly steps: number }]>;
+type Variant = keyof typeof VARIANT_PLANS;
+const VARIANTS = Object.keys(VARIANT_PLANS) as Variant[];
+
 /**
  * Sets the plan from the command's switches (and the switches its runs' child processes get); returns the
  * demonstrator of a plan that starts from another clone than the expert's, which names its folders.
@@ -828,7 +837,7 @@ export const selectPlan = (opts: {
   possessive?: boolean;
   sloppy?: boolean;
   left?: boolean;
-}): "hasty" | "half-hasty" | "possessive" | "sloppy" | "left" | undefined => {
+}): "hasty" | "half-hasty" | Variant | undefined => {
   PLAN = FULL_PLAN;
   QUICK = false;
   CHILD_FLAGS.length = 0;
@@ -869,13 +878,11 @@ export const selectPlan = (opts: {
     CHILD_FLAGS.push(`--${demonstrator}`);
   }
   // The possessive variant's plans: each its own warm start and budget, sampled as --explore.
-  const variant = opts.possessive ? "possessive" : opts.sloppy ? "sloppy" : opts.left ? "left" : undefined;
+  const variant = VARIANTS.find((v) => opts[v]);
   if (variant) {
     const other = (
       [
-        ["--possessive", variant !== "possessive" && opts.possessive],
-        ["--sloppy", variant !== "sloppy" && opts.sloppy],
-        ["--left", variant !== "left" && opts.left],
+        ...VARIANTS.filter((v) => v !== variant).map((v) => [`--${v}`, opts[v]] as const),
         ["--no-copy-head", opts.copyHead === false],
         ["--hasty", opts.hasty],
         ["--half-hasty", opts.halfHasty],
@@ -883,12 +890,7 @@ export const selectPlan = (opts: {
         ["--long", opts.long],
       ] as const
     ).find(([, given]) => given)?.[0];
-    const plans: Record<typeof variant, readonly [WarmStartRecipe, { readonly steps: number }]> = {
-      possessive: [POSSESSIVE_WARM_START, POSSESSIVE_STEPS],
-      sloppy: [SLOPPY_WARM_START, SLOPPY_STEPS],
-      left: [LEFT_WARM_START, LEFT_STEPS],
-    };
-    const [full, steps] = plans[variant];
+    const [full, steps] = VARIANT_PLANS[variant];
     if (other)
       throw new InvalidArgumentError(
         `--${variant} is a plan of its own (its warm start, ${steps.steps} updates sampled as --explore): drop ${other}`,

@@ -49,4 +49,4 @@ export const SLOPPY_STEPS = { steps: 30 } as const;
  * as the sloppy plan's, at which GRPO from the left=phrases clone reached ood 0.72-0.78 on fresh questions
  * (docs/hopqa.md).
  */
-export const LEFT_STEPS = { steps: 30 } as const;
+export const LEFT_STEPS = SLOPPY_STEPS;
