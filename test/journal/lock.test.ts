@@ -97,7 +97,8 @@ describe("one writer per folder", () => {
       writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid, command: "train", since: "then", started }));
       expect(() => lockFolder(dir, "train --resume")).toThrow(/is being written by another agent-r1 process/);
       process.kill(pid, "SIGKILL");
-      for (let i = 0; i < 100 && !processDead(pid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Up to 10 s: on loaded cores a killed process can wait a while to be scheduled and become a zombie.
+      for (let i = 0; i < 500 && !processDead(pid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(processDead(pid)).toBe(true);
       lockFolder(dir, "train --resume");
       expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), "utf8")).command).toBe("train --resume");

@@ -10,7 +10,10 @@ import { join } from "node:path";
 import { keptFolder, RUN_TAG_VARIABLE, tagged } from "./temp.ts";
 
 export default function setup() {
-  const tag = `r${process.pid}${Date.now().toString(36)}`;
+  // Each project of vitest.config.ts runs this: the first one's tag is the run's (a tag made by this process).
+  const mine = `r${process.pid}x`;
+  const given = process.env[RUN_TAG_VARIABLE];
+  const tag = given?.startsWith(mine) ? given : `${mine}${Date.now().toString(36)}`;
   process.env[RUN_TAG_VARIABLE] = tag;
   return () => {
     if (process.env.AGENT_R1_KEEP_TEMP) return;
