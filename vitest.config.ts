@@ -7,7 +7,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  * which saves importing TensorFlow.js, XState and Effect for each of them again; a file added here when it
  * starts to need it (its tests pass alone and fail in the whole suite).
  */
-export const isolated = [
+const isolated = [
   "test/actors/experiment-warm-stop.test.ts",
   "test/cli/eval-progress.test.ts",
   "test/cli/progress.test.ts",
