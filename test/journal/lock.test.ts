@@ -88,11 +88,18 @@ describe("one writer per folder", () => {
   it("takes over a lock whose process was killed and not yet reaped (a zombie)", async () => {
     if (processStart(process.pid) === undefined) return; // no /proc: a zombie cannot be told apart here
     const dir = tempDir("agent-r1-lock-");
-    // The background sleep's parent becomes `sleep 30` (exec), which never waits for it: killed, it stays a
+    // The background sleep's parent becomes `sleep 120` (exec), which never waits for it: killed, it stays a
     // zombie until its parent ends.
-    const parent = spawn("sh", ["-c", "sleep 60 & echo $!; exec sleep 30"]);
+    const parent = spawn("sh", ["-c", "sleep 60 & echo $!; exec sleep 120"]);
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (d) => resolve(String(d)))));
+      // `echo` runs before the exec: killed while its parent is still the shell, the sleep is reaped at once
+      // (about 1 time in 20 under load). Kill it only once the shell has become `sleep`.
+      const comm = () =>
+        existsSync(`/proc/${parent.pid}/comm`) ? readFileSync(`/proc/${parent.pid}/comm`, "utf8") : "";
+      for (let i = 0; i < 500 && comm().trim() !== "sleep"; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(comm().trim()).toBe("sleep");
       const started = processStart(pid)!;
       writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid, command: "train", since: "then", started }));
       expect(() => lockFolder(dir, "train --resume")).toThrow(/is being written by another agent-r1 process/);
