@@ -13,7 +13,16 @@ import { seedProblem } from "../cli/args.ts";
 import { EpisodeCopies, sameEpisode } from "../journal/copies.ts";
 import { readJournalFile } from "../journal/jsonl.ts";
 import { canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkBooleans, checkKnownKeys, NonDeterminismError, UsageError } from "../kernel/errors.ts";
+import {
+  allKeys,
+  checkBooleans,
+  checkKnownKeys,
+  EnvProtocolError,
+  messageOf,
+  NonDeterminismError,
+  thrownFrom,
+  UsageError,
+} from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { Rng, splitSeed } from "../kernel/prng.ts";
 import type { WordTokenizer } from "../kernel/tokenizer.ts";
@@ -175,6 +184,24 @@ export const withLegalMasks = (env: EnvDefinition, events: readonly EpisodeEvent
 
 const quoted = (text: string) => JSON.stringify(text);
 
+/**
+ * withLegalMasks for a demonstration file: a legalActions that throws, returns [] or a malformed call on one of its
+ * histories is the environment's bug, said in one line naming the file (and the line that threw), not a stack.
+ */
+const legalMasksOf = (env: EnvDefinition, events: readonly EpisodeEvent[], file: string) => {
+  try {
+    return withLegalMasks(env, events);
+  } catch (cause) {
+    const said = messageOf(cause).replace(`environment ${env.id}: `, "").replace(`environment ${env.id} `, "");
+    // Only a throw of legalActions' own has a line to name (its cause); the rest the framework refused.
+    const at = cause instanceof Error && cause.cause !== undefined ? thrownFrom(cause.cause) : undefined;
+    throw new EnvProtocolError({
+      env: env.id,
+      detail: `${said}${at ? ` (thrown at ${at})` : ""}, on the history of ${file} (sft --constrained asks legalActions for every demonstrated turn)`,
+    });
+  }
+};
+
 /** The journal files of --data, checked before anything slow starts (loading a backend takes a while). */
 const demonstrationFiles = async (data: string, flag = "--data"): Promise<string[]> => {
   if (!existsSync(data)) throw new UsageError({ detail: `${flag} ${data}: no such file or folder` });
@@ -262,7 +289,7 @@ export const loadSequences = async (
     }
     try {
       if (constrained) {
-        const masked = withLegalMasks(env, events);
+        const masked = legalMasksOf(env, events, file);
         illegal += masked.illegal;
         if (masked.firstIllegal) firstIllegal ??= { ...masked.firstIllegal, file };
         sequences.push(episodeToSequence(masked.events, { maxTokens: contextLength }));

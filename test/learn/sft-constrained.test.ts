@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expertPolicy, lookupEnv } from "../../actors/lookup/index.ts";
 import { record } from "../../src/cli/record.ts";
-import { defineEnv, formatAnswer } from "../../src/index.ts";
+import { defineEnv, EnvProtocolError, formatAnswer } from "../../src/index.ts";
 import { loadSequences, sft } from "../../src/learn/sft.ts";
 import { tempDir } from "../support/index.ts";
 
@@ -66,6 +66,30 @@ describe("sft --constrained and --init", () => {
     const action = events.find((e: { type: string }) => e.type === "agent.acted");
     expect(said[0]).toContain(
       `the first, ${files[0]} turn 0: ${JSON.stringify(action.text)}, where legalActions listed "<answer>nothing</answer>": fix legalActions`,
+    );
+  });
+
+  it("a legalActions that returns [] or throws on a demonstration is said in one line, naming the file", async () => {
+    const data = join(tempDir(), "demos");
+    await recordDemos(data, 1, "sft-empty");
+    const files = readdirSync(data)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => join(data, f));
+    // Was a bare RangeError from the sampler's trie: `sft --constrained` printed its stack, naming no journal.
+    const empty = defineEnv({ ...lookupEnv, legalActions: () => [] });
+    const refused = loadSequences(empty, files, 96, true, true);
+    await expect(refused).rejects.toBeInstanceOf(EnvProtocolError);
+    await expect(refused).rejects.toThrow(
+      `environment lookup: declared no legal action for turn 0 (legalActions returned []), on the history of ${files[0]} (sft`,
+    );
+    const throwing = defineEnv({
+      ...lookupEnv,
+      legalActions: () => {
+        throw new Error("legal bug");
+      },
+    });
+    await expect(loadSequences(throwing, files, 96, true, true)).rejects.toThrow(
+      /^environment lookup: legalActions threw for turn 0: legal bug \(thrown at test\/learn\/sft-constrained\.test\.ts:\d+:\d+\), on the history of /,
     );
   });
 
