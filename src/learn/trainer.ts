@@ -85,7 +85,7 @@ import {
   decodeTrainConfig,
   GROUP_RELATIVE,
   scheduledLr,
-  type TrainConfig,
+  TrainConfig,
 } from "./config.ts";
 import { countCutActions, describeEval, type EvalSummary, evaluateDerived, summarizeEpisodes } from "./evaluate.ts";
 import { drawPositionOffset } from "./position-offsets.ts";
@@ -915,6 +915,18 @@ export const train: {
 
 /** train, holding its --out's lock (lockFolder) from the moment it writes there. */
 const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Promise<TrainResult> => {
+  // A field of the config given to train itself (`train({ env, config, out, init })`, as `train --init` reads): said
+  // as the config's, with where it goes, not as a misspelling of train's options.
+  const configField =
+    typeof options === "object" && options !== null
+      ? Object.keys(options).find(
+          (key) => !TRAIN_OPTIONS.includes(key as never) && Object.hasOwn(TrainConfig.fields, key),
+        )
+      : undefined;
+  if (configField !== undefined)
+    throw new TypeError(
+      `train: \`${configField}\` is a field of the config, not an option of train: trainConfigFor(env, { ${configField}: ... }), then train({ env, config, out })`,
+    );
   checkKnownKeys("train", options, TRAIN_OPTIONS);
   const shouldStop = () => options.shouldStop?.() === true || options.signal?.aborted === true;
   if (

@@ -241,6 +241,10 @@ describe("the learner from code", () => {
     await expect(train({ env: lookup, config, out, resum: true } as never)).rejects.toThrow(
       "train: unknown option `resum` (did you mean `resume`?)",
     );
+    // A config field given to train itself (`train --init`'s init, say) is said as the config's.
+    await expect(train({ env: lookup, config, out, init: "runs/warm" } as never)).rejects.toThrow(
+      "train: `init` is a field of the config, not an option of train: trainConfigFor(env, { init: ... }), then train({ env, config, out })",
+    );
     await expect(train({ env: lookup, config } as never)).rejects.toThrow(
       "train: out must be the run's folder (a path), got undefined",
     );

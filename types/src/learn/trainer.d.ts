@@ -23,7 +23,7 @@ import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 import { type EpisodeRecord } from "../runtime/episode.ts";
 import { type Estimator } from "./advantages/index.ts";
-import { type TrainConfig } from "./config.ts";
+import { TrainConfig } from "./config.ts";
 import { type EvalSummary } from "./evaluate.ts";
 /**
  * Options of train: the environment, the run's config, the run folder (`out`), and progress callbacks. `Task` is
