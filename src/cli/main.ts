@@ -119,7 +119,11 @@ const buildProgram = (setExit: (code: number) => void): Command => {
           `recorded ${summary.episodes} episode${summary.episodes === 1 ? "" : "s"} of ${summary.env}${optionsText(env)} with ${summary.policy} into ${summary.out}: ` +
             `${summary.events} events, mean return ${summary.meanReturn.toFixed(3)}` +
             (summary.aborted ? ` over all ${summary.episodes}` : "") +
-            (summary.successRate === null ? "" : `, success ${summary.successRate.toFixed(3)}`) +
+            (summary.successRate !== null
+              ? `, success ${summary.successRate.toFixed(3)}`
+              : ended > 0
+                ? " (no success metric: the environment's end(reason, { success }) reports one)"
+                : "") +
             // Success is of the episodes whose end reported it; the mean return is over all, aborted included.
             (partialSuccess !== undefined
               ? ` (${partialSuccess})`

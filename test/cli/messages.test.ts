@@ -324,6 +324,26 @@ describe("an environment that reports success on some endings only", () => {
     expect(summary.rewardCounts).toEqual({ even: Number(ending[3]) });
   });
 
+  it("record of an environment that reports no success says so, and how a metric is reported", async () => {
+    const module = join(dir, "no-success.ts");
+    const fixture = pathToFileURL(resolve("test/reliability/fixtures/partial-success-env.ts")).href;
+    writeFileSync(
+      module,
+      `import { evenOddEnv } from ${JSON.stringify(fixture)};\n\nexport default evenOddEnv({ id: "no-success", description: "never reports success", even: {}, oddReason: "gave up" });\n`,
+    );
+    output.clear();
+    const args = ["record", "--env", module, "--seed", "p", "--episodes", "4", "--policy", "say"];
+    expect(await main([...args, "--out", join(dir, "no-success")])).toBe(0);
+    const line = output.stdout.split("\n").find((l) => l.startsWith("recorded "))!;
+    expect(line).toMatch(
+      /mean return \d\.\d{3} \(no success metric: the environment's end\(reason, \{ success \}\) reports one\) \(/,
+    );
+    // The partial fixture reports one: no such note there.
+    output.clear();
+    expect(await main(["record", ...common, "--policy", "say", "--out", join(dir, "partial-again")])).toBe(0);
+    expect(output.stdout).not.toContain("no success metric");
+  });
+
   it("eval says it in its summary line", async () => {
     const { describeEval, summarizeEpisodes } = await import("../../src/learn/evaluate.ts");
     const ended = (metrics: Record<string, number>) =>
