@@ -12,7 +12,7 @@ import { type EnvEmitted, LONE_SURROGATE, refusedEndReason } from "./env.ts";
 import type { Turn } from "./policy.ts";
 
 /** ` (observe() at envs/shop.ts:31:9)`: where the failing action was written in the environment's code. */
-const placed = (e: EnvEmitted): string => {
+export const placed = (e: EnvEmitted): string => {
   const at = typeof e.at === "function" ? e.at() : undefined;
   return at ? ` (${e.type.slice(4)}() at ${at})` : "";
 };

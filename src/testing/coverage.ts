@@ -23,7 +23,7 @@ import { getAdjacencyMap, getStateNodes } from "xstate/graph";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkBooleans, checkKnownKeys, messageOf, shownValue } from "../kernel/errors.ts";
 import type { ToolResult } from "../kernel/events.ts";
-import { contextProblem, deadEndStates, nestedFinalNote, rewardReasonProblem } from "../runtime/derive.ts";
+import { contextProblem, deadEndStates, nestedFinalNote, placed, rewardReasonProblem } from "../runtime/derive.ts";
 import type { EnvDefinition, EnvEmitted } from "../runtime/env.ts";
 import {
   boundedMachineOf,
@@ -382,10 +382,10 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
             problems.push(rewardReasonProblem(emitted)!);
           else if (emitted.type === "env.reward" && emitted.kind !== "process" && emitted.kind !== "outcome")
             problems.push(
-              `reward "${emitted.reason}" is of kind ${JSON.stringify(emitted.kind)}, not process or outcome`,
+              `reward "${emitted.reason}" is of kind ${JSON.stringify(emitted.kind)}, not process or outcome${placed(emitted)}`,
             );
           else if (emitted.type === "env.reward" && !Number.isFinite(emitted.value))
-            problems.push(`reward "${emitted.reason}" is ${emitted.value}, not a finite number`);
+            problems.push(`reward "${emitted.reason}" is ${emitted.value}, not a finite number${placed(emitted)}`);
           else if (emitted.type === "env.reward" && !emitted.reason.isWellFormed())
             problems.push(
               `reward(${JSON.stringify(emitted.kind)}, ${emitted.value}, reason): its reason ${shownValue(emitted.reason)} holds a lone surrogate, which is not Unicode: a live episode aborts here, "could not record reward.assigned" (give well-formed text: text.toWellFormed(), or slice by characters)`,
@@ -399,7 +399,8 @@ const protocolLogic = (env: EnvDefinition, task: Json, seed: string, suspicious:
             if (refused) problems.push(`end(): ${refused}`);
             for (const [name, value] of Object.entries(emitted.metrics ?? {}))
               if (!name.isWellFormed()) problems.push(`end() metric ${JSON.stringify(name)} ${LONE_SURROGATE}`);
-              else if (!Number.isFinite(value)) problems.push(`end() metric ${name} is ${value}, not a finite number`);
+              else if (!Number.isFinite(value))
+                problems.push(`end() metric ${name} is ${value}, not a finite number${placed(emitted)}`);
             ended = true;
           }
         } else if (action.type === "xstate.spawnChild" && typeof params.src === "string" && params.src in env.tools) {
@@ -824,7 +825,9 @@ const explore = <Task extends Json>(
       transitions += 1;
       incoming.get(keyOf(next.state))?.push(key);
     }
-  const canEnd = new Set(keys.filter((key) => adjacency[key].state.ended));
+  // A state with a problem is where exploration stopped: whether it could end is unknown, so the states that lead
+  // only to it are not called dead ends too (a NaN reward was also reported as a dead end of the state before).
+  const canEnd = new Set(keys.filter((key) => adjacency[key].state.ended || adjacency[key].state.problem));
   const queue = [...canEnd];
   while (queue.length > 0)
     for (const from of incoming.get(queue.pop()!) ?? [])

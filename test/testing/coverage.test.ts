@@ -462,6 +462,44 @@ describe("path coverage of an environment machine with xstate/graph", () => {
     expect(suspiciousObservation.lastIndex).toBe(0); // the option's own object is left as it was
   });
 
+  it("a reward that is not a finite number names the line of its reward(), and the state before is no dead end", () => {
+    const machine = setup({ types: { events: {} as r1.AgentActEvent } }).createMachine({
+      entry: r1.observe("go"),
+      initial: "w",
+      states: {
+        w: { on: { "agent.act": { target: "checking", actions: r1.observe("checking") } } },
+        // The NaN comes with the step out of "checking"; exploration stops there, so "checking" cannot be shown to
+        // end: it is not reported as a dead end on top of the reward.
+        checking: {
+          on: {
+            "agent.act": {
+              target: "d",
+              actions: [r1.reward("process", () => Number.NaN, "checked"), r1.observe("checked")],
+            },
+          },
+        },
+        d: { on: { "agent.act": { target: "e", actions: r1.end("done") } } },
+        e: { type: "final" },
+      },
+    });
+    const env = r1.defineEnv({
+      id: "nan",
+      version: "1",
+      description: "a NaN process reward",
+      machine,
+      tools: {},
+      tokenizer: new r1.WordTokenizer(["go"]),
+      task: () => null,
+    });
+    const { problems } = exploreEnv(env, { actions: ["go"] });
+    // "e" is unreached as exploration stops at the NaN (the report says so); no dead end is added.
+    expect(problems.map((p) => p.kind)).toEqual(["invalid", "unreachable"]);
+    expect(problems[0].detail).toMatch(
+      /^"d": reward "checked" is NaN, not a finite number \(reward\(\) at .*test\/testing\/coverage\.test\.ts:\d+:\d+\)$/,
+    );
+    expect(problems[0].path).toEqual(['act "go"', 'act "go"']);
+  });
+
   it("a reward whose reason function gives no string is invalid, as it ends a live episode", () => {
     const machine = setup({ types: { events: {} as r1.AgentActEvent } }).createMachine({
       entry: r1.observe("go"),

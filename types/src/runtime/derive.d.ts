@@ -5,7 +5,10 @@
 import type { AnyMachineSnapshot } from "xstate";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
+import { type EnvEmitted } from "./env.ts";
 import type { Turn } from "./policy.ts";
+/** ` (observe() at envs/shop.ts:31:9)`: where the failing action was written in the environment's code. */
+export declare const placed: (e: EnvEmitted) => string;
 /**
  * Whether the machine is waiting for a tool: one of its children is a tool invocation whose result the
  * machine has not yet taken. XState keeps an invoked child in `snapshot.children` until the invoking state
