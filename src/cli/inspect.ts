@@ -13,7 +13,7 @@ import { escapeControls } from "../kernel/terminal.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { findJournals } from "../observe/journals.ts";
 import { isViewerPage, readEpisodeFile } from "../observe/viewer.ts";
-import { endsInEnvError, envErrorThrownAt } from "../replay/replay.ts";
+import { endsInEnvError, envErrorPlaced, envErrorThrownAt } from "../replay/replay.ts";
 import { type EnvDefinition, envSpecOf } from "../runtime/env.ts";
 import { wasCut } from "../runtime/tool-tally.ts";
 import { FILES_WORTH_A_BAR, progress } from "./progress.ts";
@@ -169,7 +169,8 @@ export const inspectPath = async (
     }
     const at = finder(events);
     const started = events[0];
-    if (at === undefined && started?.type === "episode.started") {
+    // An error whose message names its line already needs no note asking for --env to find it.
+    if (at === undefined && !envErrorPlaced(events.at(-1)) && started?.type === "episode.started") {
       const known = knownEnv(extra)(started.env.id, started.tokenizer, started.env.options);
       if (known === undefined) unlocated.add(started.env.id);
     }

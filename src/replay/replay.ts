@@ -523,6 +523,13 @@ export const endsInEnvError = (event: EpisodeEvent | undefined): boolean =>
   event?.type === "episode.ended" && event.reason.startsWith(`${ABORTED}environment error: `);
 
 /**
+ * An environment error whose message names its line already: an observe(), reward() or end() given a bad value is
+ * placed where it was written ("(reward() at envs/shop.ts:31:9)"), so replaying the episode would find no more.
+ */
+export const envErrorPlaced = (event: EpisodeEvent | undefined): boolean =>
+  endsInEnvError(event) && /\(\w+\(\) at [^()]*:\d+:\d+\)/.test((event as { reason: string }).reason);
+
+/**
  * Where the environment's code threw ("file:line:column"), for a journal that ends in an environment error: the
  * journal keeps the message, not the line, so the episode is replayed (verifying) against `env` to throw it again.
  * Undefined for any other end, for an error the framework raised itself (its message says what), and for a journal

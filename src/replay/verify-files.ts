@@ -20,7 +20,7 @@ import {
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { findJournals } from "../observe/journals.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { endsInEnvError, envErrorThrownAt, replayEpisode } from "./replay.ts";
+import { endsInEnvError, envErrorPlaced, envErrorThrownAt, replayEpisode } from "./replay.ts";
 
 export interface FileVerdict {
   readonly file: string;
@@ -102,7 +102,8 @@ const thrownAtIfKnown = async (
     env = options.envOf(first.env.id, first.tokenizer, first.env.options);
   } catch (cause) {
     if (cause instanceof EnvOptionsRefusedError) throw cause;
-    return { thrownAtUnknown: first.env.id };
+    // Its message names the line already: nothing for --env to find.
+    return envErrorPlaced(last) ? {} : { thrownAtUnknown: first.env.id };
   }
   const thrownAt = envErrorThrownAt(await readJournalFile(file), env);
   return thrownAt ? { thrownAt } : {};

@@ -4,8 +4,8 @@
  * message: they find the line by replaying the episode with its environment, so journals stay free of paths
  * (the same bytes on every machine). Run in process through `main`, as test/cli/messages.test.ts does.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
@@ -85,5 +85,42 @@ describe("where an environment error was thrown, found again from a journal", ()
     const page = join(dir, "boom.html");
     expect(await main(["inspect", out, "--env", ENV, "--html", page])).toBe(0);
     expect(readFileSync(page, "utf8")).toContain(`(thrown at <code>${live}</code>)`);
+  });
+});
+
+describe("an error whose message names its line already", () => {
+  it("a reward of NaN: inspect and replay without --env show its reward() line and ask for no --env", async () => {
+    const module = join(dir, "nan-env.ts");
+    writeFileSync(
+      module,
+      `import { setup } from "xstate";
+import * as r1 from ${JSON.stringify(resolve("src/index.ts"))};
+const machine = setup({ types: { events: {} as r1.AgentActEvent } }).createMachine({
+  entry: r1.observe("say something"),
+  initial: "waiting",
+  states: {
+    waiting: { on: { "agent.act": { target: "done", actions: [r1.reward("process", () => Number.NaN, "bad sum"), r1.end("answered")] } } },
+    done: { type: "final" },
+  },
+});
+const tokenizer = r1.WordTokenizer.fromCorpus(["say something boom"]);
+export default r1.defineEnv({
+  id: "nan-reward", version: "1", description: "a NaN reward", machine, tools: {}, tokenizer, task: () => ({}),
+  policies: { boom: () => r1.scriptedPolicy("nan-boom", tokenizer, () => "boom") },
+});
+`,
+    );
+    const journals = join(dir, "nan");
+    mkdirSync(dir, { recursive: true });
+    expect(await main(["record", "--env", module, "--policy", "boom", "--episodes", "1", "--out", journals])).toBe(1);
+    output.clear();
+    expect(await main(["inspect", journals])).toBe(0);
+    expect(output.stdout).toMatch(/rewards must be finite numbers \(reward\(\) at \S*nan-env\.ts:\d+:\d+\); return 0/);
+    // Before: a note asked for --env to find the line the end reason already showed.
+    expect(output.stderr).toBe("");
+    output.clear();
+    expect(await main(["replay", journals])).toBe(0);
+    expect(output.stdout).toContain("(reward() at ");
+    expect(output.stderr).toBe("");
   });
 });

@@ -49,6 +49,11 @@ export declare const replayEpisode: (recorded: readonly EpisodeEvent[], env: Env
 /** Whether an event is the end of an episode the environment aborted (its code threw, or it broke the protocol). */
 export declare const endsInEnvError: (event: EpisodeEvent | undefined) => boolean;
 /**
+ * An environment error whose message names its line already: an observe(), reward() or end() given a bad value is
+ * placed where it was written ("(reward() at envs/shop.ts:31:9)"), so replaying the episode would find no more.
+ */
+export declare const envErrorPlaced: (event: EpisodeEvent | undefined) => boolean;
+/**
  * Where the environment's code threw ("file:line:column"), for a journal that ends in an environment error: the
  * journal keeps the message, not the line, so the episode is replayed (verifying) against `env` to throw it again.
  * Undefined for any other end, for an error the framework raised itself (its message says what), and for a journal
