@@ -86,6 +86,28 @@ describe("README", () => {
     expect(shown.filter((name) => !exported.has(name) && !others.has(name))).toEqual([]);
   });
 
+  it("Observability names the entry that exports plotRuns and lineChartSvg, and that both return Promises", async () => {
+    // It said only "From code: `plotRuns(runDirs, outDir)`": no entry named, and a caller that did not await
+    // lineChartSvg got a Promise where it expected the SVG's text.
+    const start = readme.indexOf("## Observability");
+    const section = readme.slice(start, readme.indexOf("\n## ", start));
+    expect(section).toMatch(/From code \(`agent-r1-ts\/learn`\): `await plotRuns\(/);
+    expect(section).toMatch(/`await lineChartSvg\(\{ title, rows, x, y, series \}\)`/);
+    const learn = await import("agent-r1-ts/learn");
+    const svg = learn.lineChartSvg({ title: "t", rows: [{ x: 1, y: 2, s: "a" }], x: "x", y: "y", series: "s" });
+    expect(svg).toBeInstanceOf(Promise);
+    expect(await svg).toMatch(/^<svg/);
+    expect(typeof learn.plotRuns).toBe("function");
+  });
+
+  it("Stopping names the command to signal in this clone, where node_modules/.bin holds no agent-r1", () => {
+    // `node_modules/.bin/agent-r1` exists in a project that installed the package, not in the clone itself.
+    const start = readme.indexOf("- **Stopping.**");
+    const item = readme.slice(start, readme.indexOf("\n- **", start + 1));
+    expect(item).toMatch(/`node_modules\/\.bin\/agent-r1` \(in this\s+clone, `node bin\/agent-r1\.js`\)/);
+    expect(existsSync("bin/agent-r1.js")).toBe(true);
+  });
+
   it("'From your own project' warns that the clone's npm ci, through a symlinked node_modules, empties the linked folder", () => {
     const start = readme.indexOf("### From your own project");
     const section = readme.slice(start, readme.indexOf("\n## ", start));
