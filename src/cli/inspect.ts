@@ -11,7 +11,7 @@ import { EnvOptionsRefusedError, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { escapeControls } from "../kernel/terminal.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import { findJournals } from "../observe/journals.ts";
+import { findJournals, isRunFolder } from "../observe/journals.ts";
 import { isViewerPage, readEpisodeFile } from "../observe/viewer.ts";
 import { endsInEnvError, envErrorPlaced, envErrorThrownAt } from "../replay/replay.ts";
 import { type EnvDefinition, envSpecOf } from "../runtime/env.ts";
@@ -230,10 +230,13 @@ export const inspectPath = async (
   if (given) for (const envId of otherEnvs) warn(otherEnvNote(given.spec, given.env.id, envId));
   // The journal keeps an environment error's message, not its line: replaying it finds the line, given the module.
   if (unlocated.size > 0) warn(unlocatedNote(unlocated));
-  if (files.length > maxEpisodes)
+  if (files.length > maxEpisodes) {
+    // The charts are a run folder's (its metrics.jsonl); --html takes one path, so several get no page hint of charts.
+    const charts = paths.length === 1 && paths[0] !== undefined && isRunFolder(paths[0]) ? " and the run's charts" : "";
     write(
-      `\nshowed the first ${maxEpisodes} of ${files.length} journals; --max-episodes ${files.length} shows them all, --html FILE writes a page with a sample of them and the run's charts`,
+      `\nshowed the first ${maxEpisodes} of ${files.length} journals; --max-episodes ${files.length} shows them all, --html FILE writes a page with a sample of them${charts}`,
     );
+  }
   if (damagedUnshown.length > 0)
     write(
       `damaged among those not shown: ${damagedUnshown.slice(0, 5).join(", ")}${damagedUnshown.length > 5 ? ` and ${damagedUnshown.length - 5} more` : ""}`,

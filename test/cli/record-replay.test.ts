@@ -449,6 +449,13 @@ describe("agent-r1 inspect", () => {
     expect(many.stdout).toContain(
       "showed the first 20 of 23 journals; --max-episodes 23 shows them all, --html FILE writes a page",
     );
+    // A folder of journals has no charts to put on the page: only a run folder (train --out) has.
+    expect(many.stdout).toContain("writes a page with a sample of them\n");
+    expect(many.stdout).not.toContain("the run's charts");
+    const run = tempDir();
+    mkdirSync(join(run, "episodes"));
+    for (let i = 0; i < 21; i++) writeFileSync(join(run, "episodes", `ep-${String(i).padStart(2, "0")}.jsonl`), golden);
+    expect((await cli("inspect", run)).stdout).toContain("writes a page with a sample of them and the run's charts");
     writeFileSync(join(dir, "ep-22.jsonl"), golden.slice(0, golden.length - 40));
     const one = await cli("inspect", dir, "--max-episodes", "1");
     expect(one.code).toBe(1);
