@@ -192,7 +192,10 @@ const legalMasksOf = (env: EnvDefinition, events: readonly EpisodeEvent[], file:
   try {
     return withLegalMasks(env, events);
   } catch (cause) {
-    const said = messageOf(cause).replace(`environment ${env.id}: `, "").replace(`environment ${env.id} `, "");
+    // legal.ts's messages open with "environment ID" (then ": " or " "): EnvProtocolError says that itself.
+    const message = messageOf(cause);
+    const prefix = `environment ${env.id}`;
+    const said = message.startsWith(prefix) ? message.slice(prefix.length).replace(/^:? /, "") : message;
     // Only a throw of legalActions' own has a line to name (its cause); the rest the framework refused.
     const at = cause instanceof Error && cause.cause !== undefined ? thrownFrom(cause.cause) : undefined;
     throw new EnvProtocolError({

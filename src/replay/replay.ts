@@ -25,7 +25,7 @@ import {
 import type { EpisodeEvent, EventBody, RewardBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { parseAction } from "../runtime/action-format.ts";
-import { ABORTED, EpisodeDerivation, misspelt, waitingForTools } from "../runtime/derive.ts";
+import { ABORTED, EpisodeDerivation, isPlaced, misspelt, waitingForTools } from "../runtime/derive.ts";
 import {
   boundedMachineOf,
   checkEnvArgument,
@@ -527,7 +527,7 @@ export const endsInEnvError = (event: EpisodeEvent | undefined): boolean =>
  * placed where it was written ("(reward() at envs/shop.ts:31:9)"), so replaying the episode would find no more.
  */
 export const envErrorPlaced = (event: EpisodeEvent | undefined): boolean =>
-  endsInEnvError(event) && /\(\w+\(\) at [^()]*:\d+:\d+\)/.test((event as { reason: string }).reason);
+  endsInEnvError(event) && isPlaced((event as { reason: string }).reason);
 
 /**
  * Where the environment's code threw ("file:line:column"), for a journal that ends in an environment error: the

@@ -17,6 +17,9 @@ export const placed = (e: EnvEmitted): string => {
   return at ? ` (${e.type.slice(4)}() at ${at})` : "";
 };
 
+/** Whether a message carries what `placed` adds: the line an observe(), reward() or end() was written at. */
+export const isPlaced = (message: string): boolean => /\(\w+\(\) at [^()]*:\d+:\d+\)/.test(message);
+
 /**
  * Whether the machine is waiting for a tool: one of its children is a tool invocation whose result the
  * machine has not yet taken. XState keeps an invoked child in `snapshot.children` until the invoking state

@@ -9,6 +9,8 @@ import { type EnvEmitted } from "./env.ts";
 import type { Turn } from "./policy.ts";
 /** ` (observe() at envs/shop.ts:31:9)`: where the failing action was written in the environment's code. */
 export declare const placed: (e: EnvEmitted) => string;
+/** Whether a message carries what `placed` adds: the line an observe(), reward() or end() was written at. */
+export declare const isPlaced: (message: string) => boolean;
 /**
  * Whether the machine is waiting for a tool: one of its children is a tool invocation whose result the
  * machine has not yet taken. XState keeps an invoked child in `snapshot.children` until the invoking state
