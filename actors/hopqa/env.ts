@@ -694,5 +694,7 @@ export const createHopqaEnv = (options: HopqaOptions = DEFAULT_OPTIONS): EnvDefi
     // from 0.253 to 0.403 average exact match on hopqa v2 (docs/hopqa.md); the experiment's recipe pins its own model.
     model: { width: 128, contextLength: 384, copy: true },
     legalActions: legal === DEFAULT_LEGAL ? legalActions : (view) => legalActions(view, legal),
+    // eval's `groups`: exact match by chain length, where 2-3 hop test and 4-hop ood questions differ most.
+    taskGroup: (task) => `${task.chain.length} hops`,
   });
 };

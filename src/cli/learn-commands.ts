@@ -1699,7 +1699,13 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           ...(opts.out === undefined ? {} : { dir: opts.out }),
         }).finally(quiet);
         bar.stop();
-        if (summary.aborted > 0 || summary.cutActions || summary.cutContext || summary.successOutOfRange)
+        if (
+          summary.aborted > 0 ||
+          summary.cutActions ||
+          summary.cutContext ||
+          summary.successOutOfRange ||
+          summary.groupsProblem
+        )
           process.stderr.write(
             `warning: ${evaluatedWhat(env, checkpoint, version, summary.episodes, String(opts.seed))}: ${describeEval(summary)}\n`,
           );

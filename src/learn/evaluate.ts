@@ -5,7 +5,7 @@
 import type { Json } from "effect/Schema";
 import { seedProblem } from "../cli/args.ts";
 import { heldBesidesLock } from "../journal/lock.ts";
-import { checkKnownKeys, shownValue, UsageError } from "../kernel/errors.ts";
+import { checkKnownKeys, messageOf, shownValue, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
 import { checkEnvArgument, type EnvDefinition } from "../runtime/env.ts";
@@ -59,7 +59,74 @@ export interface EvalSummary {
    * nothing (older summaries: calls and failed only; absent in older still).
    */
   readonly tools?: ToolTallySummary | { readonly calls: number; readonly failed: number };
+  /**
+   * The scores of each kind of task, by the name the environment's `taskGroup` gives it (hopqa: "2 hops"), in
+   * the order first met; absent when the environment names no kinds.
+   */
+  readonly groups?: Readonly<Record<string, GroupSummary>>;
+  /** Why there are no `groups` although the environment names kinds: its taskGroup threw or named none. */
+  readonly groupsProblem?: string;
 }
+
+/** One kind of task's scores: as the summary's own, over its episodes only. */
+export interface GroupSummary {
+  readonly episodes: number;
+  readonly successRate: number | null;
+  readonly meanReturn: number;
+  readonly metrics: Readonly<Record<string, number>>;
+  readonly aborted: number;
+}
+
+const meanMetrics = (records: readonly EpisodeRecord[]): Record<string, number> => {
+  const sums: Record<string, { total: number; count: number }> = {};
+  for (const r of records)
+    for (const [k, v] of Object.entries(r.metrics)) {
+      sums[k] ??= { total: 0, count: 0 };
+      sums[k].total += v;
+      sums[k].count += 1;
+    }
+  return Object.fromEntries(Object.entries(sums).map(([k, { total, count }]) => [k, total / count]));
+};
+
+/**
+ * The records by the kind `taskGroup` names for each task. A taskGroup that throws, or names a kind with no
+ * string, gives no groups but the problem: the episodes' scores are kept whatever it does.
+ */
+const groupRecords = (
+  records: readonly EpisodeRecord[],
+  env: Pick<EnvDefinition, "id" | "taskGroup">,
+): Pick<EvalSummary, "groups" | "groupsProblem"> => {
+  const taskGroup = env.taskGroup;
+  if (taskGroup === undefined) return {};
+  const byName = new Map<string, EpisodeRecord[]>();
+  for (const r of records) {
+    let name: unknown;
+    try {
+      name = taskGroup(r.task);
+    } catch (cause) {
+      return {
+        groupsProblem: `environment ${env.id}: taskGroup threw for the task of ${r.episode}: ${messageOf(cause)}`,
+      };
+    }
+    if (typeof name !== "string" || name === "")
+      return {
+        groupsProblem: `environment ${env.id}: taskGroup gave ${name === "" ? "an empty name" : shownValue(name)} for the task of ${r.episode}; it must give the name of the task's kind, a non-empty string`,
+      };
+    byName.set(name, [...(byName.get(name) ?? []), r]);
+  }
+  const groups: Record<string, GroupSummary> = {};
+  for (const [name, members] of byName) {
+    const metrics = meanMetrics(members);
+    groups[name] = {
+      episodes: members.length,
+      successRate: "success" in metrics ? metrics.success : null,
+      meanReturn: members.reduce((sum, r) => sum + r.return, 0) / members.length,
+      metrics,
+      aborted: members.filter((r) => r.reason.startsWith("aborted")).length,
+    };
+  }
+  return { groups };
+};
 
 /**
  * Actions of these episodes that the sampler cut at its budget of `budget` tokens before they ended (no
@@ -89,21 +156,19 @@ export const outgrewContext = (events: readonly EpisodeEvent[], contextLength: n
  * The summary of `records`; `tools`: a tally begun before they ran (it counts the tools that returned nothing
  * since, which their events do not say), a new one otherwise.
  */
-export const summarizeEpisodes = (records: readonly EpisodeRecord[], tools = new ToolTally()): EvalSummary => {
+export const summarizeEpisodes = (
+  records: readonly EpisodeRecord[],
+  tools = new ToolTally(),
+  env?: Pick<EnvDefinition, "id" | "taskGroup">,
+): EvalSummary => {
   const n = Math.max(1, records.length);
-  const sums: Record<string, { total: number; count: number }> = {};
-  for (const r of records)
-    for (const [k, v] of Object.entries(r.metrics)) {
-      sums[k] ??= { total: 0, count: 0 };
-      sums[k].total += v;
-      sums[k].count += 1;
-    }
-  const metrics = Object.fromEntries(Object.entries(sums).map(([k, { total, count }]) => [k, total / count]));
+  const metrics = meanMetrics(records);
+  const successReported = records.filter((r) => "success" in r.metrics).length;
   for (const r of records) tools.add(r.events);
   return {
     episodes: records.length,
     successRate: "success" in metrics ? metrics.success : null,
-    successReported: sums.success?.count ?? 0,
+    successReported,
     ...((out) => (out ? { successOutOfRange: out } : {}))(
       records.reduce<SuccessOutOfRange | undefined>(countSuccessOutOfRange, undefined),
     ),
@@ -116,6 +181,7 @@ export const summarizeEpisodes = (records: readonly EpisodeRecord[], tools = new
     ),
     ...tallyOutcomes(records),
     tools: tools.summary(),
+    ...(env ? groupRecords(records, env) : {}),
   };
 };
 
@@ -143,6 +209,7 @@ export const describeEval = (summary: EvalSummary): string =>
       ? `${summary.cutContext} episode${summary.cutContext === 1 ? "" : "s"} outgrew the model's context: later actions were sampled without the episode's start (shorter observations or fewer turns fit)`
       : "",
     summary.endReasons && summary.episodes > 0 ? `ended: ${describeCounts(summary.endReasons)}` : "",
+    summary.groupsProblem ? `no scores by kind of task: ${summary.groupsProblem}` : "",
   ]
     .filter(Boolean)
     .join("; ");
@@ -289,6 +356,7 @@ const evaluateSeeds = async <Task extends Json>(
   const summary = summarizeEpisodes(
     collected.map((c) => c.record),
     tools,
+    env,
   );
   if (!(policy instanceof TransformerPolicy)) return summary;
   const { maxNewTokens, stopTokens } = policy.sampling;

@@ -52,7 +52,7 @@ export {
   trainConfigFor,
   type WarmStartConfig,
 } from "./config.ts";
-export { describeEval, type EvalSummary, type EvaluateOptions, evaluate } from "./evaluate.ts";
+export { describeEval, type EvalSummary, type EvaluateOptions, evaluate, type GroupSummary } from "./evaluate.ts";
 export { type KlKind, type PpoLossConfig, ppoLoss } from "./losses.ts";
 export { type SftOptions, type SftResult, sft } from "./sft.ts";
 export {

@@ -348,6 +348,11 @@ export interface EnvDefinition<Task extends Json = Json> {
   legalActions?(view: LegalView<Task>): readonly string[] | null;
   /** The variant training evaluates on (held-out tasks); default: this environment, on unseen seeds. */
   readonly evaluation?: EnvDefinition<Task>;
+  /**
+   * The kind of a task, as a short name (hopqa: "2 hops", "3 hops"): evaluate, `eval` and train's evaluations
+   * then report the scores of each kind beside the totals (the summary's `groups`). Must be pure.
+   */
+  taskGroup?(task: Task): string;
 }
 
 /**
@@ -612,6 +617,7 @@ const KNOWN_FIELDS: readonly string[] = allKeys<EnvDefinition>()([
   "warmStart",
   "legalActions",
   "evaluation",
+  "taskGroup",
 ]);
 
 /** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and by the CLI before sampling). */
@@ -986,11 +992,16 @@ const checkOptionalFields = (id: string, definition: EnvDefinition<never>): void
         `environment ${id}: \`model\` has no field \`${unknown.key}\`${didYouMean(unknown.meant)}; it takes ${MODEL_FIELDS.join(", ")}`,
       );
   }
-  for (const field of ["legalActions", "configure"] as const) {
+  const shapes = {
+    legalActions: "({ task, history }) => string[] | null",
+    configure: "(options) => a variant of the environment",
+    taskGroup: '(task) => the name of its kind, e.g. "2 hops"',
+  } as const;
+  for (const field of ["legalActions", "configure", "taskGroup"] as const) {
     const value: unknown = definition[field];
     if (value !== undefined && typeof value !== "function")
       throw new TypeError(
-        `environment ${id}: \`${field}\` must be a function (${field === "legalActions" ? "({ task, history }) => string[] | null" : "(options) => a variant of the environment"}), got ${shownValue(value)}`,
+        `environment ${id}: \`${field}\` must be a function (${shapes[field]}), got ${shownValue(value)}`,
       );
   }
   const optionKeys: unknown = definition.optionKeys;

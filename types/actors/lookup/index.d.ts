@@ -29,6 +29,7 @@ export declare const lookup: {
     };
     legalActions?(view: import("../../src/index.ts").LegalView<import("./store.ts").LookupTask>): readonly string[] | null;
     evaluation?: import("../../src/index.ts").EnvDefinition<import("./store.ts").LookupTask> | undefined;
+    taskGroup?(task: import("./store.ts").LookupTask): string;
     policies: {
         expert: typeof expertPolicy;
         random: typeof randomPolicy;

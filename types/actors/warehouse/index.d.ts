@@ -29,6 +29,7 @@ export declare const warehouse: {
     };
     legalActions?(view: import("../../src/index.ts").LegalView<import("./world.ts").WarehouseTask>): readonly string[] | null;
     evaluation?: import("../../src/index.ts").EnvDefinition<import("./world.ts").WarehouseTask> | undefined;
+    taskGroup?(task: import("./world.ts").WarehouseTask): string;
     policies: {
         expert: typeof expertPolicy;
         sloppy: () => import("../../src/index.ts").Policy;

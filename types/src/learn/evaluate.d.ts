@@ -47,6 +47,21 @@ export interface EvalSummary {
         readonly calls: number;
         readonly failed: number;
     };
+    /**
+     * The scores of each kind of task, by the name the environment's `taskGroup` gives it (hopqa: "2 hops"), in
+     * the order first met; absent when the environment names no kinds.
+     */
+    readonly groups?: Readonly<Record<string, GroupSummary>>;
+    /** Why there are no `groups` although the environment names kinds: its taskGroup threw or named none. */
+    readonly groupsProblem?: string;
+}
+/** One kind of task's scores: as the summary's own, over its episodes only. */
+export interface GroupSummary {
+    readonly episodes: number;
+    readonly successRate: number | null;
+    readonly meanReturn: number;
+    readonly metrics: Readonly<Record<string, number>>;
+    readonly aborted: number;
 }
 /**
  * Actions of these episodes that the sampler cut at its budget of `budget` tokens before they ended (no
@@ -62,7 +77,7 @@ export declare const outgrewContext: (events: readonly EpisodeEvent[], contextLe
  * The summary of `records`; `tools`: a tally begun before they ran (it counts the tools that returned nothing
  * since, which their events do not say), a new one otherwise.
  */
-export declare const summarizeEpisodes: (records: readonly EpisodeRecord[], tools?: ToolTally) => EvalSummary;
+export declare const summarizeEpisodes: (records: readonly EpisodeRecord[], tools?: ToolTally, env?: Pick<EnvDefinition, "id" | "taskGroup">) => EvalSummary;
 /**
  * One line for a log: success (when the environment reports it), exact match and F1 (when it reports
  * them, as hopqa does), mean return, and anything that went wrong. Over `episodes` greedy episodes.

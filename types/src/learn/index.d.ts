@@ -20,7 +20,7 @@ export { type AdvantageExtras, type AdvantageOptions, type AdvantageResult, comp
 export { ALGORITHMS, type Algorithm } from "./advantages/types.ts";
 export { type Collected, type CollectOptions, collect } from "./collect.ts";
 export { DEFAULT_CONTEXT, DEFAULT_TRAIN_CONFIG, decodeTrainConfig, LR_SCHEDULES, type LrSchedule, modelConfigFor, scheduledLr, type TrainConfig, trainConfigFor, type WarmStartConfig, } from "./config.ts";
-export { describeEval, type EvalSummary, type EvaluateOptions, evaluate } from "./evaluate.ts";
+export { describeEval, type EvalSummary, type EvaluateOptions, evaluate, type GroupSummary } from "./evaluate.ts";
 export { type KlKind, type PpoLossConfig, ppoLoss } from "./losses.ts";
 export { type SftOptions, type SftResult, sft } from "./sft.ts";
 export { scoreTokens, type TokenScores, type TrainBatch, type TrainStepOptions, type TrainStepResult, trainStep, } from "./train-step.ts";

@@ -185,6 +185,11 @@ export interface EnvDefinition<Task extends Json = Json> {
     legalActions?(view: LegalView<Task>): readonly string[] | null;
     /** The variant training evaluates on (held-out tasks); default: this environment, on unseen seeds. */
     readonly evaluation?: EnvDefinition<Task>;
+    /**
+     * The kind of a task, as a short name (hopqa: "2 hops", "3 hops"): evaluate, `eval` and train's evaluations
+     * then report the scores of each kind beside the totals (the summary's `groups`). Must be pure.
+     */
+    taskGroup?(task: Task): string;
 }
 /** `--env` and a train config's `env`: a module path (a separator or a module extension), else an id. */
 export declare const isModulePath: (spec: string) => boolean;
