@@ -112,19 +112,26 @@ const groupRecords = (
       return {
         groupsProblem: `environment ${env.id}: taskGroup gave ${name === "" ? "an empty name" : shownValue(name)} for the task of ${r.episode}; it must give the name of the task's kind, a non-empty string`,
       };
-    byName.set(name, [...(byName.get(name) ?? []), r]);
+    const members = byName.get(name);
+    if (members) members.push(r);
+    else byName.set(name, [r]);
   }
-  const groups: Record<string, GroupSummary> = {};
-  for (const [name, members] of byName) {
-    const metrics = meanMetrics(members);
-    groups[name] = {
-      episodes: members.length,
-      successRate: "success" in metrics ? metrics.success : null,
-      meanReturn: members.reduce((sum, r) => sum + r.return, 0) / members.length,
-      metrics,
-      aborted: members.filter((r) => r.reason.startsWith("aborted")).length,
-    };
-  }
+  // Entries, not assignments: a kind named "__proto__" is a kind like any other.
+  const groups = Object.fromEntries(
+    [...byName].map(([name, members]): [string, GroupSummary] => {
+      const metrics = meanMetrics(members);
+      return [
+        name,
+        {
+          episodes: members.length,
+          successRate: "success" in metrics ? metrics.success : null,
+          meanReturn: members.reduce((sum, r) => sum + r.return, 0) / members.length,
+          metrics,
+          aborted: members.filter((r) => r.reason.startsWith("aborted")).length,
+        },
+      ];
+    }),
+  );
   return { groups };
 };
 

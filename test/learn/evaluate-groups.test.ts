@@ -82,6 +82,19 @@ describe("evaluate's scores by kind of task (an environment's taskGroup)", () =>
     expect(ood.groups?.["4 hops"].metrics.em).toBe(ood.metrics.em);
   });
 
+  it("a kind may have any name, __proto__ and constructor included", () => {
+    const records = [record(0, 0, 1, true), record(1, 1, 0, false), record(2, 0, 0, true)];
+    const names = ["__proto__", "constructor"];
+    const summary = summarizeEpisodes(records, undefined, {
+      id: "toy",
+      taskGroup: (task: unknown) => names[(task as { kind: number }).kind],
+    });
+    expect(Object.keys(summary.groups ?? {})).toEqual(["__proto__", "constructor"]);
+    const own = (groups: unknown) => Object.getOwnPropertyDescriptor(groups, "__proto__")?.value;
+    expect(own(summary.groups).episodes).toBe(2);
+    expect(own(JSON.parse(JSON.stringify(summary)).groups).metrics.em).toBe(0.5);
+  });
+
   test.prop([
     fc.array(
       fc.record({
