@@ -117,22 +117,19 @@ const groupRecords = (
     else byName.set(name, [r]);
   }
   // Entries, not assignments: a kind named "__proto__" is a kind like any other.
-  const groups = Object.fromEntries(
-    [...byName].map(([name, members]): [string, GroupSummary] => {
-      const metrics = meanMetrics(members);
-      return [
-        name,
-        {
-          episodes: members.length,
-          successRate: "success" in metrics ? metrics.success : null,
-          meanReturn: members.reduce((sum, r) => sum + r.return, 0) / members.length,
-          metrics,
-          aborted: members.filter((r) => r.reason.startsWith("aborted")).length,
-        },
-      ];
-    }),
-  );
-  return { groups };
+  return { groups: Object.fromEntries([...byName].map(([name, members]) => [name, scoresOf(members)])) };
+};
+
+/** The scores the summary and each of its groups give: over these records alone. */
+const scoresOf = (records: readonly EpisodeRecord[]): GroupSummary => {
+  const metrics = meanMetrics(records);
+  return {
+    episodes: records.length,
+    successRate: "success" in metrics ? metrics.success : null,
+    meanReturn: records.reduce((s, r) => s + r.return, 0) / Math.max(1, records.length),
+    metrics,
+    aborted: records.filter((r) => r.reason.startsWith("aborted")).length,
+  };
 };
 
 /**
@@ -168,21 +165,20 @@ export const summarizeEpisodes = (
   tools = new ToolTally(),
   env?: Pick<EnvDefinition, "id" | "taskGroup">,
 ): EvalSummary => {
-  const n = Math.max(1, records.length);
-  const metrics = meanMetrics(records);
-  const successReported = records.filter((r) => "success" in r.metrics).length;
+  const { episodes, successRate, meanReturn, metrics, aborted } = scoresOf(records);
   for (const r of records) tools.add(r.events);
+  // The fields in the order eval's JSON has always had them.
   return {
-    episodes: records.length,
-    successRate: "success" in metrics ? metrics.success : null,
-    successReported,
+    episodes,
+    successRate,
+    successReported: records.filter((r) => "success" in r.metrics).length,
     ...((out) => (out ? { successOutOfRange: out } : {}))(
       records.reduce<SuccessOutOfRange | undefined>(countSuccessOutOfRange, undefined),
     ),
-    meanReturn: records.reduce((s, r) => s + r.return, 0) / n,
-    meanTurns: records.reduce((s, r) => s + r.turns, 0) / n,
+    meanReturn,
+    meanTurns: records.reduce((s, r) => s + r.turns, 0) / Math.max(1, records.length),
     metrics,
-    aborted: records.filter((r) => r.reason.startsWith("aborted")).length,
+    aborted,
     ...((reason) => (reason ? { abortReason: reason } : {}))(
       records.find((r) => r.reason.startsWith("aborted"))?.reason,
     ),

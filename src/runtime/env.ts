@@ -997,7 +997,7 @@ const checkOptionalFields = (id: string, definition: EnvDefinition<never>): void
     configure: "(options) => a variant of the environment",
     taskGroup: '(task) => the name of its kind, e.g. "2 hops"',
   } as const;
-  for (const field of ["legalActions", "configure", "taskGroup"] as const) {
+  for (const field of Object.keys(shapes) as (keyof typeof shapes)[]) {
     const value: unknown = definition[field];
     if (value !== undefined && typeof value !== "function")
       throw new TypeError(
