@@ -138,6 +138,8 @@ export class EnvMismatchError extends AgentR1TaggedError("EnvMismatchError")<{
 export class EnvProtocolError extends AgentR1TaggedError("EnvProtocolError")<{
   readonly env: string;
   readonly detail: string;
+  /** What the environment's own code threw, when the error is that throw said (legalActions'). */
+  readonly cause?: unknown;
 }> {
   override get message(): string {
     return `environment ${this.env}: ${this.detail}`;

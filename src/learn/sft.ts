@@ -192,12 +192,9 @@ const legalMasksOf = (env: EnvDefinition, events: readonly EpisodeEvent[], file:
   try {
     return withLegalMasks(env, events);
   } catch (cause) {
-    // legal.ts's messages open with "environment ID" (then ": " or " "): EnvProtocolError says that itself.
-    const message = messageOf(cause);
-    const prefix = `environment ${env.id}`;
-    const said = message.startsWith(prefix) ? message.slice(prefix.length).replace(/^:? /, "") : message;
-    // Only a throw of legalActions' own has a line to name (its cause); the rest the framework refused.
-    const at = cause instanceof Error && cause.cause !== undefined ? thrownFrom(cause.cause) : undefined;
+    // legal.ts says each of these as an EnvProtocolError; only a throw of legalActions' own has a line to name.
+    const said = cause instanceof EnvProtocolError ? cause.detail : messageOf(cause);
+    const at = cause instanceof EnvProtocolError && cause.cause !== undefined ? thrownFrom(cause.cause) : undefined;
     throw new EnvProtocolError({
       env: env.id,
       detail: `${said}${at ? ` (thrown at ${at})` : ""}, on the history of ${file} (sft --constrained asks legalActions for every demonstrated turn)`,

@@ -11,7 +11,7 @@
  * `allowedForAction` walks a recorded action (e.g. an expert's demonstration) through the same tree, so
  * behaviour cloning can learn under the mask the sampler will later use.
  */
-import { closestName, messageOf, shownValue, UsageError } from "../kernel/errors.ts";
+import { closestName, EnvProtocolError, messageOf, shownValue, UsageError } from "../kernel/errors.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { parseAction } from "../runtime/action-format.ts";
 import type { EnvDefinition, LegalView } from "../runtime/env.ts";
@@ -124,9 +124,10 @@ const checkLegalCalls = (env: EnvDefinition, legal: readonly string[], turn: num
     if (known.has(text)) continue;
     const parsed = parseAction(text, env.tools);
     if (parsed.kind === "malformed" && text.trim().startsWith("<") && !ownTag(env, text))
-      throw new RangeError(
-        `environment ${env.id}: legalActions returned ${JSON.stringify(text)} (item ${index}) for turn ${turn}, which is malformed: ${parsed.reason}; a legal action is a call of one of its tools or an answer (write it with formatCall(tool, args) or formatAnswer(text))`,
-      );
+      throw new EnvProtocolError({
+        env: env.id,
+        detail: `legalActions returned ${JSON.stringify(text)} (item ${index}) for turn ${turn}, which is malformed: ${parsed.reason}; a legal action is a call of one of its tools or an answer (write it with formatCall(tool, args) or formatAnswer(text))`,
+      });
     if (known.size >= WELL_FORMED_KEPT) known.clear();
     known.add(text);
   }
@@ -146,11 +147,13 @@ export const legalActionsOf = (env: EnvDefinition, view: LegalView): readonly st
   } catch (cause) {
     // Said as the policy's failure ("policy X failed: legal bug"), it blamed the policy: name legalActions,
     // and keep the stack of the throw, so the line of the environment's code that threw is still found.
-    const said = new Error(`environment ${env.id}: legalActions threw for turn ${turn}: ${messageOf(cause)}`, {
+    const said = new EnvProtocolError({
+      env: env.id,
+      detail: `legalActions threw for turn ${turn}: ${messageOf(cause)}`,
       cause,
     });
     if (cause instanceof Error && cause.stack)
-      said.stack = `Error: ${said.message}\n${cause.stack
+      said.stack = `${said.name}: ${said.message}\n${cause.stack
         .split("\n")
         .filter((line) => /^\s+at /.test(line))
         .join("\n")}`;
@@ -159,14 +162,16 @@ export const legalActionsOf = (env: EnvDefinition, view: LegalView): readonly st
   if (legal === null || env.legalActions === undefined) return null;
   // undefined is no answer: a JavaScript legalActions that forgot its `return` ran every episode unconstrained.
   if (legal === undefined)
-    throw new TypeError(
-      `environment ${env.id}: legalActions returned undefined for turn ${turn} (a missing return?); it must return the action texts, or null for no constraint`,
-    );
+    throw new EnvProtocolError({
+      env: env.id,
+      detail: `legalActions returned undefined for turn ${turn} (a missing return?); it must return the action texts, or null for no constraint`,
+    });
   const bad = Array.isArray(legal) ? legal.findIndex((text) => typeof text !== "string") : -1;
   if (!Array.isArray(legal) || bad >= 0)
-    throw new TypeError(
-      `environment ${env.id}: legalActions returned ${Array.isArray(legal) ? `a list whose item ${bad} is ${shownValue(legal[bad])}` : shownValue(legal)} for turn ${turn}; it must return the action texts (strings, e.g. formatCall(tool, args) or formatAnswer(text)), or null for no constraint`,
-    );
+    throw new EnvProtocolError({
+      env: env.id,
+      detail: `legalActions returned ${Array.isArray(legal) ? `a list whose item ${bad} is ${shownValue(legal[bad])}` : shownValue(legal)} for turn ${turn}; it must return the action texts (strings, e.g. formatCall(tool, args) or formatAnswer(text)), or null for no constraint`,
+    });
   return legal as string[];
 };
 
@@ -176,7 +181,10 @@ export const legalTrie = (env: EnvDefinition, view: LegalView): ActionTrie | nul
   if (legal === null) return null;
   const turn = view.history.filter((t) => t.role === "action").length;
   if (legal.length === 0)
-    throw new RangeError(`environment ${env.id} declared no legal action for turn ${turn} (legalActions returned [])`);
+    throw new EnvProtocolError({
+      env: env.id,
+      detail: `declared no legal action for turn ${turn} (legalActions returned [])`,
+    });
   checkLegalCalls(env, legal, turn);
   return new ActionTrie(legal.map((text) => actionTokens(env.tokenizer, text)));
 };

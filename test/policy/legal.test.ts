@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import weather from "../../actors/weather/env.ts";
-import { thrownFrom } from "../../src/kernel/errors.ts";
+import { EnvProtocolError, thrownFrom } from "../../src/kernel/errors.ts";
 import { WordTokenizer } from "../../src/kernel/tokenizer.ts";
 import { withLegalMasks } from "../../src/learn/sft.ts";
 import { scoreTokens } from "../../src/learn/train-step.ts";
@@ -156,8 +156,10 @@ describe("constrained decoding", () => {
   it("an environment that declares no legal action for a state, or not texts, is an error naming it", () => {
     const none = { ...toyEnv, legalActions: () => [] } as unknown as EnvDefinition;
     expect(() => legalTrie(none, request("x", "paris"))).toThrow(
-      /toy declared no legal action for turn 0 \(legalActions returned \[\]\)/,
+      /^environment toy: declared no legal action for turn 0 \(legalActions returned \[\]\)$/,
     );
+    // A typed error of the environment's, as every other broken-environment error: callers can tell it by its tag.
+    expect(() => legalTrie(none, request("x", "paris"))).toThrow(EnvProtocolError);
     for (const [legal, says] of [
       [[1, 2], /toy: legalActions returned a list whose item 0 is 1 for turn 0; it must return the action texts/],
       [["search paris", { text: "x" }], /a list whose item 1 is an object for turn 0/],
@@ -175,6 +177,7 @@ describe("constrained decoding", () => {
     ] as const) {
       const wrong = { ...toyEnv, legalActions: () => legal } as unknown as EnvDefinition;
       expect(() => legalTrie(wrong, request("x", "paris"))).toThrow(says);
+      expect(() => legalTrie(wrong, request("x", "paris"))).toThrow(EnvProtocolError);
     }
     const unconstrained = { ...toyEnv, legalActions: () => null } as unknown as EnvDefinition;
     expect(constrainTo(unconstrained)(request("x", "paris"))).toBeNull();
@@ -220,6 +223,8 @@ describe("constrained decoding", () => {
       error = cause;
     }
     expect((error as Error).message).toBe("environment toy: legalActions threw for turn 0: legal bug");
+    expect(error).toBeInstanceOf(EnvProtocolError);
+    expect((error as EnvProtocolError).cause).toBe(thrown);
     expect(thrownFrom(error)).toMatch(/^test\/policy\/legal\.test\.ts:\d+:\d+$/);
     // The line in legalActions that threw, not the line here that called legalTrie.
     expect(thrownFrom(error)).toBe(thrownFrom(thrown));

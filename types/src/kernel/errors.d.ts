@@ -101,6 +101,8 @@ declare const EnvProtocolError_base: new <A extends Record<string, any> = {}>(ar
 export declare class EnvProtocolError extends EnvProtocolError_base<{
     readonly env: string;
     readonly detail: string;
+    /** What the environment's own code threw, when the error is that throw said (legalActions'). */
+    readonly cause?: unknown;
 }> {
     get message(): string;
 }
