@@ -16,6 +16,7 @@ import {
   EnvOptionsRefusedError,
   isFrameworkFile,
   isOwnFrame,
+  messageOf,
   moduleLoadFailure,
   shownPath,
   shownValue,
@@ -25,6 +26,7 @@ import {
 import { ORIGIN_FILE } from "../learn/trainer.ts";
 import { AVERAGE_FILE, SFT_FILE, savedTokenizerId } from "../policy/checkpoint.ts";
 import {
+  checkDefinitionOnce,
   type EnvDefinition,
   envSpecOf,
   isModulePath,
@@ -267,6 +269,12 @@ const loadAnyEnv = async (spec: string): Promise<EnvDefinition> => {
     throw new UsageError({
       detail: `${path} does not export an environment: make its default export \`defineEnv({ id, version, machine, tools, tokenizer, task })\``,
     });
+  }
+  // An environment not made by defineEnv (a copy, `{ ...env, maxTurns: 0 }`) is checked as defineEnv checks one.
+  try {
+    checkDefinitionOnce(env);
+  } catch (cause) {
+    throw new UsageError({ detail: `${path}: its environment is not one defineEnv would accept: ${messageOf(cause)}` });
   }
   // A train config made from this environment (trainConfigFor) names the module, so the CLI can resume it.
   return rememberModuleSpec(query === undefined ? env : configureEnv(env, query, true), spec);

@@ -650,6 +650,29 @@ export const defineEnv = <
 >(
   definition: EnvDefinition<Task> & { readonly policies?: Policies; readonly tools: Tools },
 ): EnvDefinition<Task> & { readonly policies?: Policies; readonly tools: Tools } => {
+  checkDefinition(definition as unknown as EnvDefinition);
+  const env = remembersVariants(definition);
+  checkedDefinitions.add(env);
+  return env;
+};
+
+/** Environments whose definition passed defineEnv's checks: defineEnv's results, and others once checked in use. */
+const checkedDefinitions = new WeakSet<object>();
+
+/**
+ * defineEnv's checks, for an environment that was not made by it (a copy, `{ ...env, maxTurns: 0 }`, or an object
+ * written by hand), run once per object by the functions that take one (runEpisode, rollout, replay, train, the
+ * testing kit) and by the CLI's `--env` loader: such a copy went unchecked in `record` and the kit while `train`
+ * and `eval` refused it, and a string `maxTurns` turned the turn limit off, a tool under another key ended every
+ * episode "waiting for nothing". Throws defineEnv's TypeError.
+ */
+export const checkDefinitionOnce = (env: EnvDefinition): void => {
+  if (checkedDefinitions.has(env)) return;
+  checkDefinition(env);
+  checkedDefinitions.add(env);
+};
+
+const checkDefinition = (definition: EnvDefinition): void => {
   if (typeof definition !== "object" || definition === null)
     throw new TypeError("defineEnv takes one object: { id, version, description, machine, tools, tokenizer, task }");
   const name =
@@ -663,8 +686,14 @@ export const defineEnv = <
   for (const [field, what, ok] of REQUIRED_FIELDS) {
     const value = (definition as unknown as Record<string, unknown>)[field];
     if (ok(value)) continue;
-    // A wrong string is quoted: "Bad Id!" or "" is easier to find in the code than a description of it.
-    const given = typeof value === "string" ? ` ${JSON.stringify(value)}` : "";
+    // A wrong string is quoted: "Bad Id!" or "" is easier to find in the code than a description of it; another
+    // value is named (the number 42), as the optional fields' messages name theirs.
+    const given =
+      typeof value === "string"
+        ? ` ${JSON.stringify(value)}`
+        : field in definition && value !== undefined
+          ? ` (${shownValue(value)})`
+          : "";
     throw new TypeError(
       `${name}: \`${field}\`${given} ${field in definition ? "is not" : "is missing; it must be"} ${what}`,
     );
@@ -699,7 +728,6 @@ export const defineEnv = <
   checkPolicies(definition.id, definition.policies);
   checkWarmStart(definition.id, definition.warmStart);
   checkOptionalFields(definition.id, definition as unknown as EnvDefinition<never>);
-  return remembersVariants(definition);
 };
 
 /** The parts of XState's state nodes that hold invocations as written (not in its public types). */
@@ -1313,7 +1341,10 @@ export const endlessEventMessage = (
  */
 export const checkEnvArgument = (fn: string, env: unknown, what = "the first argument"): void => {
   const e = env as { tools?: unknown; machine?: unknown } | null | undefined;
-  if (typeof e === "object" && e !== null && typeof e.tools === "object" && e.machine !== undefined) return;
+  if (typeof e === "object" && e !== null && typeof e.tools === "object" && e.machine !== undefined) {
+    checkDefinitionOnce(e as EnvDefinition);
+    return;
+  }
   throw new TypeError(
     typeof e === "string"
       ? `${fn}: ${what} must be an environment object, got the string ${JSON.stringify(e)}; load it first: await loadEnv(${JSON.stringify(e)})`

@@ -33,6 +33,7 @@ import { createAgent } from "./agent.ts";
 import { deadEndStates, EpisodeDerivation, misspelt, nestedFinalNote, waitingForTools } from "./derive.ts";
 import {
   boundMicrosteps,
+  checkDefinitionOnce,
   type EnvDefinition,
   endlessEventMessage,
   envThrownFrom,
@@ -369,6 +370,8 @@ export const checkEpisodeParts = (
       `signal (an AbortSignal, or an object shaped as one: aborted, addEventListener, removeEventListener; got ${shownValue(signal)})`,
   ].filter(Boolean);
   if (missing.length > 0) throw new TypeError(`${caller}: missing or wrong option: ${missing.join("; ")}`);
+  // A copy of an environment (`{ ...env, maxTurns: 0 }`) is checked as defineEnv checks one, once.
+  checkDefinitionOnce(options.env as EnvDefinition);
 };
 
 /** The runtime's turn limit of an environment without `maxTurns`: an episode that takes more actions is aborted. */

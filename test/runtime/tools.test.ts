@@ -295,7 +295,7 @@ describe("defineTool refuses a tool a model could never call", () => {
 describe("defineEnv and scriptedPolicy name what a user left out", () => {
   it.each([
     ["machine", { machine: undefined }, /environment lookup: `machine` is not an XState machine/],
-    ["tokenizer", { tokenizer: {} }, /environment lookup: `tokenizer` is not a tokenizer/],
+    ["tokenizer", { tokenizer: {} }, /environment lookup: `tokenizer` \(an object\) is not a tokenizer/],
     ["task", { task: "t" }, /`task` "t" is not a function from a seed to a task/],
     [
       "id",
@@ -305,7 +305,7 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     ["id", { id: "Bad Id!" }, /^defineEnv: `id` "Bad Id!" is not an id/],
     ["id", { id: "./lookup" }, /^defineEnv: `id` "\.\/lookup" is not an id/],
     ["id", { id: "lookup?x=1" }, /^defineEnv: `id` "lookup\?x=1" is not an id/],
-    ["id", { id: 7 }, /^defineEnv: `id` is not an id/],
+    ["id", { id: 7 }, /^defineEnv: `id` \(7\) is not an id/],
     ["version", { version: "" }, /^environment lookup: `version` "" is not a version: 1 to 64 letters, digits/],
     ["version", { version: "1 beta" }, /^environment lookup: `version` "1 beta" is not a version/],
     [

@@ -269,6 +269,14 @@ export declare const defineEnv: <Task extends Json, Policies extends Readonly<Re
     readonly tools: Tools;
 };
 /**
+ * defineEnv's checks, for an environment that was not made by it (a copy, `{ ...env, maxTurns: 0 }`, or an object
+ * written by hand), run once per object by the functions that take one (runEpisode, rollout, replay, train, the
+ * testing kit) and by the CLI's `--env` loader: such a copy went unchecked in `record` and the kit while `train`
+ * and `eval` refused it, and a string `maxTurns` turned the turn limit off, a tool under another key ended every
+ * episode "waiting for nothing". Throws defineEnv's TypeError.
+ */
+export declare const checkDefinitionOnce: (env: EnvDefinition) => void;
+/**
  * Where an environment error was thrown: its own stack's first user frame, or, for XState's rethrow of a
  * guard's error ("Unable to evaluate guard ... :\n<message>", without the original's stack), the place the
  * wrapped guard noted for that message. `calledFrom`: the framework file that ran the machine synchronously
