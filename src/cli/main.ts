@@ -292,6 +292,9 @@ const buildProgram = (setExit: (code: number) => void): Command => {
             : "") +
           (removed ? `; removed ${removed} file(s) that held no whole event` : ""),
       );
+      // The reason was said before the skip lines, one a journal: past a screenful of them it is said again, last.
+      if (unverified > 3 && !opts.quiet)
+        err(`note: the ${unverified} journals skipped above were not verified: ${[...said].join("; ")}`);
       const more = moreCopies(copies);
       if (more) err(more);
       // The journal keeps an environment error's message, not its line: replaying it finds the line, given the module.

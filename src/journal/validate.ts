@@ -197,7 +197,21 @@ export class StreamValidator {
   private accept(raw: unknown): EpisodeEvent {
     const seq = seqOf(raw);
     if (nestsDeeperThan(raw, MAX_EVENT_DEPTH)) this.fail("schema", TOO_DEEP, seq);
-    const version = typeof raw === "object" && raw !== null ? (raw as { v?: unknown }).v : undefined;
+    // JSON that is no event at all (null, a list, a number) or an object without a format version: said as such,
+    // not as "event format version undefined", which sent a reader looking for a journal of another build.
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+      this.fail(
+        "schema",
+        `the line is ${shownValue(raw)}, not an event (a JSON object with v, seq, type, episode, ...)`,
+        seq,
+      );
+    if (!Object.hasOwn(raw, "v"))
+      this.fail(
+        "schema",
+        `the line is an object without an event format version (field v), not an event of a journal; its fields: ${Object.keys(raw).slice(0, 8).join(", ") || "none"}`,
+        seq,
+      );
+    const version = (raw as { v?: unknown }).v;
     if (version !== EVENT_FORMAT_VERSION)
       this.fail(
         "version",

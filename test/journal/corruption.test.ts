@@ -120,6 +120,19 @@ describe("a journal file detects every kind of damage, naming file and line", ()
       return Buffer.from(`${ls.join("\n")}\n`);
     };
     expect((await readError(edit(0, (e) => (e.v = 2))))?.problem).toBe("version");
+    // JSON that is no event, or an object without a format version: named as that, not "format version undefined".
+    for (const [text, says] of [
+      ["null", "the line is null, not an event (a JSON object with v, seq, type, episode, ...)"],
+      ["[1,2,3]", "the line is an array, not an event"],
+      [
+        '{"a":1}',
+        "the line is an object without an event format version (field v), not an event of a journal; its fields: a",
+      ],
+    ] as const) {
+      const error = await readError(Buffer.from(`${text}\n`));
+      expect(error?.problem).toBe("schema");
+      expect(error?.message).toContain(says);
+    }
     expect((await readError(edit(1, (e) => (e.turn = "zero"))))?.problem).toBe("schema");
     expect((await readError(edit(1, (e) => (e.extra = 1))))?.problem).toBe("schema");
     expect((await readError(Buffer.from("")))?.problem).toBe("empty");
