@@ -49,7 +49,6 @@ import {
 import { gptConfig } from "../policy/gpt.ts";
 import { requireLegalActions } from "../policy/legal.ts";
 import {
-  checkMaxActionTokens,
   digitsAsRead,
   type EnvDefinition,
   envSpecOf,
@@ -719,16 +718,11 @@ const checkRoomForContext = (maxNewTokens: number, contextLength: number, flagGi
   });
 };
 
-/** A learned policy's token budget per action: --max-new-tokens, else the environment's, else the default. */
-const maxNewTokensFor = (env: EnvDefinition, flag: number | undefined) => {
-  if (flag !== undefined) return flag;
-  try {
-    checkMaxActionTokens(env);
-  } catch (error) {
-    throw new UsageError({ detail: (error as Error).message });
-  }
-  return actionBudgetOf(env);
-};
+/**
+ * A learned policy's token budget per action: --max-new-tokens, else the environment's, else the default (its
+ * maxActionTokens checked with the rest of its definition when --env loaded it).
+ */
+const maxNewTokensFor = (env: EnvDefinition, flag: number | undefined) => flag ?? actionBudgetOf(env);
 const MAX_NEW_TOKENS_HELP = `most tokens one sampled action may take (default: the environment's maxActionTokens, else ${DEFAULT_TRAIN_CONFIG.maxNewTokens}); under --constrained a longer legal action still runs to its end (said when one does)`;
 
 const BACKENDS = ["auto", ...BACKEND_ORDER];

@@ -270,14 +270,20 @@ const loadAnyEnv = async (spec: string): Promise<EnvDefinition> => {
       detail: `${path} does not export an environment: make its default export \`defineEnv({ id, version, machine, tools, tokenizer, task })\``,
     });
   }
-  // An environment not made by defineEnv (a copy, `{ ...env, maxTurns: 0 }`) is checked as defineEnv checks one.
-  try {
-    checkDefinitionOnce(env);
-  } catch (cause) {
-    throw new UsageError({ detail: `${path}: its environment is not one defineEnv would accept: ${messageOf(cause)}` });
-  }
+  // An environment not made by defineEnv (a copy, `{ ...env, maxTurns: 0 }`) is checked as defineEnv checks one,
+  // and so is the variant its configure gives: every command that loads one gets it checked here, once.
+  const accepted = (checked: EnvDefinition, whose: string): EnvDefinition => {
+    try {
+      checkDefinitionOnce(checked);
+    } catch (cause) {
+      throw new UsageError({ detail: `${path}: ${whose} is not one defineEnv would accept: ${messageOf(cause)}` });
+    }
+    return checked;
+  };
+  accepted(env, "its environment");
+  const loaded = query === undefined ? env : accepted(configureEnv(env, query, true), `the variant "?${query}"`);
   // A train config made from this environment (trainConfigFor) names the module, so the CLI can resume it.
-  return rememberModuleSpec(query === undefined ? env : configureEnv(env, query, true), spec);
+  return rememberModuleSpec(loaded, spec);
 };
 
 /**

@@ -620,8 +620,8 @@ const KNOWN_FIELDS: readonly string[] = allKeys<EnvDefinition>()([
   "taskGroup",
 ]);
 
-/** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and by the CLI before sampling). */
-export const checkMaxActionTokens = (env: Pick<EnvDefinition, "id" | "maxActionTokens">): void => {
+/** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and checkDefinitionOnce). */
+const checkMaxActionTokens = (env: Pick<EnvDefinition, "id" | "maxActionTokens">): void => {
   const n = env.maxActionTokens;
   if (n !== undefined && !(Number.isInteger(n) && n >= 1))
     throw new TypeError(`environment ${env.id}: \`maxActionTokens\` must be an integer >= 1, got ${JSON.stringify(n)}`);

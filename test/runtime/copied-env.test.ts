@@ -81,4 +81,23 @@ describe("a copy of an environment is checked as defineEnv checks one", () => {
       `error: ${module}: its environment is not one defineEnv would accept: environment lookup: \`maxTurns\` must be an integer >= 1, got "abc" (a string)`,
     );
   });
+
+  it("`--env MODULE?options` whose configure gives such a copy: exit 2, naming the variant", async () => {
+    const module = join(dir, "configured.ts");
+    writeFileSync(
+      module,
+      [
+        `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};`,
+        `import { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};`,
+        "export default defineEnv({ ...lookupEnv, configure: () => ({ ...lookupEnv, maxActionTokens: 0 }) });",
+        "",
+      ].join("\n"),
+    );
+    output.clear();
+    const code = await main(["record", "--env", `${module}?x=1`, "--policy", "expert", "--out", join(dir, "out2")]);
+    expect(code, output.stderr).toBe(2);
+    expect(output.stderr).toContain(
+      `error: ${module}: the variant "?x=1" is not one defineEnv would accept: environment lookup: \`maxActionTokens\` must be an integer >= 1, got 0`,
+    );
+  });
 });

@@ -253,8 +253,6 @@ export declare const sameEnvSpec: (a: string, b: string) => boolean;
 export declare const rememberBuiltIn: <E extends object>(env: E) => E;
 /** Whether this environment is a built-in one (its source is the package's, not the user's to edit). */
 export declare const isBuiltInEnv: (env: object) => boolean;
-/** `maxActionTokens`, when given, is a positive integer (checked by defineEnv, and by the CLI before sampling). */
-export declare const checkMaxActionTokens: (env: Pick<EnvDefinition, "id" | "maxActionTokens">) => void;
 /**
  * Checks an environment's definition and returns it. Write `defineEnv({ ... task: (seed): Task => ... })` and
  * every type parameter is inferred: the policies and the tools keep their names (`env.policies!.expert()`,
