@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { namespaceNameFor } from "../../src/cli/registry.ts";
 import { readJournalFile } from "../../src/journal/jsonl.ts";
-import { captureOutput, inFolder, tempDir } from "../support/index.ts";
+import { captureOutput, inFolder, tempDir, writeLookupModule } from "../support/index.ts";
 
 const FICKLE = "./test/reliability/fixtures/fickle-env.ts";
 const dir = tempDir("agent-r1-cli-messages-");
@@ -430,22 +430,15 @@ describe("training on an impure environment", () => {
 
 describe("training where every episode aborts", () => {
   it("legal actions that throw: exit 1 (a bug, not bad usage), with the reason and the environment's line", async () => {
-    const env = join(dir, "throwing-legal.ts");
-    writeFileSync(
-      env,
-      [
-        `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};`,
-        `import { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};`,
-        "",
-        "export default defineEnv({",
-        "  ...lookupEnv,",
-        "  legalActions: (view) => {",
-        '    if (view.history.some((t) => t.role === "action")) throw new Error("my legalActions bug");',
-        "    return lookupEnv.legalActions!(view);",
-        "  },",
-        "});",
-        "",
-      ].join("\n"),
+    const env = writeLookupModule(
+      join(dir, "throwing-legal.ts"),
+      "export default defineEnv({",
+      "  ...lookupEnv,",
+      "  legalActions: (view) => {",
+      '    if (view.history.some((t) => t.role === "action")) throw new Error("my legalActions bug");',
+      "    return lookupEnv.legalActions!(view);",
+      "  },",
+      "});",
     );
     const args = ["--steps", "1", "--tasks", "2", "--group-size", "2", "--eval-episodes", "0", "--no-warm-start"];
     const code = await main(["train", "--env", env, ...args, "--constrained", "--out", join(dir, "aborting-run")]);

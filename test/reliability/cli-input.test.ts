@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { checkInitShape } from "../../src/cli/learn-commands.ts";
 import { main } from "../../src/cli/main.ts";
 import { replaceRunFolder, START_MARKER } from "../../src/cli/start.ts";
-import { tempDir } from "../support/index.ts";
+import { tempDir, writeLookupModule } from "../support/index.ts";
 
 const dir = tempDir("agent-r1-cli-input-");
 const aFile = join(dir, "a-file");
@@ -44,22 +44,14 @@ writeFileSync(
   badTarget,
   'import { setup } from "xstate";\n\nexport default setup({}).createMachine({ id: "m", initial: "a", states: { a: { on: { go: "nope" } } } });\n',
 );
-const badId = join(dir, "bad-id.ts");
-writeFileSync(
-  badId,
-  `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};\nimport { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};\n\nexport default defineEnv({ ...lookupEnv, id: "Bad Id!" });\n`,
-);
+const badId = writeLookupModule(join(dir, "bad-id.ts"), 'export default defineEnv({ ...lookupEnv, id: "Bad Id!" });');
 
-const shadowed = join(dir, "shadowed.ts");
-writeFileSync(
-  shadowed,
-  `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};\n\nexport const env = lookupEnv;\nexport default {};\n`,
-);
+const shadowed = writeLookupModule(join(dir, "shadowed.ts"), "export const env = lookupEnv;", "export default {};");
 
-const impureTask = join(dir, "impure-task.ts");
-writeFileSync(
-  impureTask,
-  `import { lookup } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};\nimport { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};\n\nlet draws = 0;\nexport default defineEnv({ ...lookup, id: "impure", task: (seed) => ({ ...(lookup.task(seed) as object), draw: draws++ }) });\n`,
+const impureTask = writeLookupModule(
+  join(dir, "impure-task.ts"),
+  "let draws = 0;",
+  'export default defineEnv({ ...lookup, id: "impure", task: (seed) => ({ ...(lookup.task(seed) as object), draw: draws++ }) });',
 );
 
 let stderr = "";

@@ -4,15 +4,14 @@
  * and the CLI's `--env` loader. Such a copy ran unchecked in `record` and the kit while `train` and `eval` refused
  * it: a string maxTurns turned the turn limit off, a tool under another key ended every episode "waiting for nothing".
  */
-import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lookupEnv } from "../../actors/lookup/index.ts";
 import { main } from "../../src/cli/main.ts";
 import { type EnvDefinition, MemoryJournal, PolicyActor, rollout, runEpisode } from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 import { checkRewards, neverCrashes, playEpisode } from "../../src/testing/index.ts";
-import { captureOutput, playing, tempDir } from "../support/index.ts";
+import { captureOutput, playing, tempDir, writeLookupModule } from "../support/index.ts";
 
 const dir = tempDir("agent-r1-copied-env-");
 const output = captureOutput();
@@ -56,15 +55,7 @@ describe("a copy of an environment is checked as defineEnv checks one", () => {
   });
 
   it("`record --env` of a module whose default export is such a copy: exit 2, naming the module and the field", async () => {
-    const module = join(dir, "copied.ts");
-    writeFileSync(
-      module,
-      [
-        `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};`,
-        'export default { ...lookupEnv, maxTurns: "abc" };',
-        "",
-      ].join("\n"),
-    );
+    const module = writeLookupModule(join(dir, "copied.ts"), 'export default { ...lookupEnv, maxTurns: "abc" };');
     const code = await main([
       "record",
       "--env",
@@ -83,15 +74,9 @@ describe("a copy of an environment is checked as defineEnv checks one", () => {
   });
 
   it("`--env MODULE?options` whose configure gives such a copy: exit 2, naming the variant", async () => {
-    const module = join(dir, "configured.ts");
-    writeFileSync(
-      module,
-      [
-        `import { lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};`,
-        `import { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};`,
-        "export default defineEnv({ ...lookupEnv, configure: () => ({ ...lookupEnv, maxActionTokens: 0 }) });",
-        "",
-      ].join("\n"),
+    const module = writeLookupModule(
+      join(dir, "configured.ts"),
+      "export default defineEnv({ ...lookupEnv, configure: () => ({ ...lookupEnv, maxActionTokens: 0 }) });",
     );
     output.clear();
     const code = await main(["record", "--env", `${module}?x=1`, "--policy", "expert", "--out", join(dir, "out2")]);

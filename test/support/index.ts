@@ -1,5 +1,7 @@
 /** Shared test helpers: temp folders, scripted policies, and small environments for runtime properties. */
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, vi } from "vitest";
 import { assign, setup } from "xstate";
@@ -22,6 +24,24 @@ import { scriptedPolicy } from "../../src/runtime/scripted-policy.ts";
 import type { ActionOptions } from "../../src/testing/index.ts";
 
 export { keepTempDir, removeTempDirs, tempDir } from "./temp.ts";
+
+/**
+ * Writes an environment module at `path` for `--env PATH` tests: `lookup`, `lookupEnv` and `defineEnv` imported
+ * (by absolute path), then `body`'s lines. Returns `path`.
+ */
+export const writeLookupModule = (path: string, ...body: string[]): string => {
+  writeFileSync(
+    path,
+    [
+      `import { lookup, lookupEnv } from ${JSON.stringify(resolve("actors/lookup/index.ts"))};`,
+      `import { defineEnv } from ${JSON.stringify(resolve("src/index.ts"))};`,
+      "",
+      ...body,
+      "",
+    ].join("\n"),
+  );
+  return path;
+};
 
 /**
  * Runs the CLI (`bin/agent-r1.js ARGS`) in a child process and sends it one Ctrl-C (SIGINT) as soon as its stderr
