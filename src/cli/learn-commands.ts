@@ -302,16 +302,17 @@ const trainedEnv = (
   found: { readonly file: string; readonly env: string } | undefined,
   suite: boolean,
   whose: "run" | "clone" | "average" = "run",
+  who: "eval" | "select" = "eval",
 ): string | undefined => {
   if (!found) return undefined;
-  refuseIdOnly(found.file, found.env, "eval");
+  refuseIdOnly(found.file, found.env, who);
   const [env, query = ""] = found.env.split("?");
   if (lostRelativeModule(env))
     throw notFoundFromHere(found.file, `the environment module ${env}`, "pass --env with the module's path");
   const { fixed, others } = suite ? suiteSplit(query) : { fixed: "", others: query };
   const spec = others ? `${env}?${others}` : env;
   process.stderr.write(
-    `eval: --env not given: ${spec}, from ${found.file}` +
+    `${who}: --env not given: ${spec}, from ${found.file}` +
       // Only where they have one to replace: of a module's own options (`?fail=0.5`), hopqa's flags said nothing true.
       (!suite && [...new URLSearchParams(others).keys()].some((key) => SUITE_COLUMN_KEYS.includes(key))
         ? ` (the ${whose}'s options: --split and --world-seed replace theirs)`
@@ -328,7 +329,7 @@ const trainedEnv = (
  * An --out that already holds a checkpoint is written over only with --replace: one slip of --out would
  * otherwise replace a shipped or trained checkpoint, and that cannot be undone.
  */
-const refuseCheckpointOut = (command: "sft" | "average", out: string, replace: boolean) => {
+const refuseCheckpointOut = (command: "sft" | "average" | "select", out: string, replace: boolean) => {
   // A run's own checkpoints are train's: one replaced by a clone breaks the run's resume and its version count.
   const folder = dirname(resolve(out));
   if (basename(folder) === "checkpoints" && existsSync(join(folder, "latest.json")))
@@ -338,7 +339,7 @@ const refuseCheckpointOut = (command: "sft" | "average", out: string, replace: b
   // sft's own refusal of a folder where an sft stopped is its own (it offers --resume): average's names that sft,
   // not a checkpoint, which the folder does not hold.
   const stopped =
-    command === "average" && !replace && unfinishedSft(out, "give another --out, or --replace to write over it");
+    command !== "sft" && !replace && unfinishedSft(out, "give another --out, or --replace to write over it");
   if (stopped) throw new UsageError({ detail: `--out ${stopped}` });
   if (!replace && checkpointTarget(out) === "checkpoint")
     throw new UsageError({
@@ -353,7 +354,12 @@ const refuseCheckpointOut = (command: "sft" | "average", out: string, replace: b
  * made again under the lock (a checkpoint written meanwhile is refused without --replace). A folder made
  * here that holds nothing at the end (a failure, Ctrl-C) is removed. Returns the release.
  */
-const holdCheckpointOut = (command: "sft" | "average", out: string, replace: boolean, resume = false): (() => void) => {
+export const holdCheckpointOut = (
+  command: "sft" | "average" | "select",
+  out: string,
+  replace: boolean,
+  resume = false,
+): (() => void) => {
   // A --resume continues what --out holds: sft itself says when that is a finished clone, or nothing.
   refuseCheckpointOut(command, out, replace || resume);
   // A kill between a --replace's two renames left the previous checkpoint beside --out: said, never removed.
@@ -394,10 +400,225 @@ const holdOut = (out: string, holder: string, refuse: () => void): (() => void) 
   return release;
 };
 
+/**
+ * What eval and select settle before any checkpoint loads: the environment (--env, else the one the checkpoint
+ * was trained or cloned under, else the built-in one whose tokenizer it carries, else the default), configured
+ * with --split and --world-seed; an option given both in --env and as a flag is refused. `run` and `clone` are
+ * the records that named it (a run's config.json, a clone's or average's file), when there are.
+ */
+export const resolveEvalEnv = async (
+  who: "eval" | "select",
+  opts: { readonly env?: string; readonly split?: string; readonly worldSeed?: string; readonly suite?: boolean },
+  checkpointArg: string,
+): Promise<{
+  readonly env: EnvDefinition;
+  readonly base: EnvDefinition;
+  readonly options: URLSearchParams;
+  readonly run: ReturnType<typeof runConfigEnv>;
+  readonly clone: ReturnType<typeof checkpointOriginEnv>;
+  readonly spec: string;
+}> => {
+  const envGiven = opts.env !== undefined;
+  // A damaged config.json is an error only when it is what would name the environment.
+  let run: ReturnType<typeof runConfigEnv>;
+  try {
+    run = runConfigEnv(checkpointArg);
+  } catch (cause) {
+    if (!envGiven) throw cause;
+  }
+  // A clone of sft (outside a run): the --env it was cloned under, from its sft.json.
+  let clone: ReturnType<typeof checkpointOriginEnv>;
+  try {
+    clone = run ? undefined : checkpointOriginEnv(checkpointArg);
+  } catch (cause) {
+    if (!envGiven) throw cause;
+  }
+  const spec =
+    opts.env ??
+    trainedEnv(run, !!opts.suite, "run", who) ??
+    trainedEnv(clone, !!opts.suite, clone?.whose, who) ??
+    tokenizerEnv(checkpointArg, who) ??
+    DEFAULT_TRAIN_CONFIG.env;
+  if (opts.suite) checkSuiteOptions({ ...opts, env: spec });
+  const base = await loadEnv(spec);
+  // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
+  // An environment without options is told so by the flag given, not by the query it would become.
+  const inEnv = new URLSearchParams(spec.split("?")[1] ?? "");
+  // Said as hopqa says its own world-seed and worlds given together: what both choose, and to give one.
+  for (const [flag, value, keys, chosen] of [
+    ["--split", opts.split, ["split"], "the split: give it once"],
+    ["--world-seed", opts.worldSeed, ["world-seed", "worlds"], "the worlds: give one"],
+  ] as const) {
+    if (value === undefined) continue;
+    if (!base.configure)
+      throw new UsageError({ detail: `${flag}: environment ${base.id} takes no options (no splits, no worlds)` });
+    // The run's own options (--env not given) are replaced by the flag; options typed in --env are not.
+    if (envGiven && keys.some((k) => inEnv.has(k)))
+      throw new UsageError({ detail: `${flag} and --env ${spec} both choose ${chosen}` });
+  }
+  const options = new URLSearchParams();
+  if (opts.split !== undefined) options.set("split", opts.split);
+  if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
+  // A refusal names the flags given (`--split tset`), not a query the user never typed.
+  const flags = [
+    ...(opts.split === undefined ? [] : [`--split ${opts.split}`]),
+    ...(opts.worldSeed === undefined ? [] : [`--world-seed ${opts.worldSeed}`]),
+  ].join(" ");
+  const env = configureEnv(base, options.toString(), false, flags);
+  return { env, base, options, run, clone, spec };
+};
+
+/**
+ * eval's and select's checks of one checkpoint before the backend loads, each said with what to do: that it
+ * exists (a run folder means its latest checkpoint), that its context has room for an action, that its
+ * tokenizer is the environment's variant's; a run trained on another version of the environment is noted.
+ * Returns the checkpoint folder.
+ */
+export const checkEvalCheckpoint = (
+  who: "eval" | "select",
+  env: EnvDefinition,
+  spec: string,
+  given: string,
+  run: ReturnType<typeof runConfigEnv>,
+  maxNewTokensGiven: number | undefined,
+): string => {
+  // A policy trained on an older version of the environment may be scored on this one; said, not refused.
+  const runDir = run && dirname(run.file);
+  const trainedOn = runDir && recordedEnvOfRun(runDir, env);
+  if (trainedOn && trainedOn.id === env.id && trainedOn.version !== env.version)
+    process.stderr.write(
+      `note: ${runDir} was trained on ${env.id} version ${trainedOn.version} (its journals), and is scored here on version ${env.version}\n`,
+    );
+  if (!existsSync(given))
+    throw new UsageError({
+      detail: `no checkpoint at ${given}${checkpointsBeside(given)}${leftoverNote(given)}`,
+    });
+  const checkpoint = resolveCheckpoint(given, who === "eval" ? "--checkpoint" : "select:");
+  // Said before the backend loads, from the checkpoint's config.json (a folder without one fails to load).
+  const maxNewTokens = maxNewTokensFor(env, maxNewTokensGiven);
+  const savedContext = savedContextLength(checkpoint);
+  if (savedContext !== undefined) checkRoomForContext(maxNewTokens, savedContext, maxNewTokensGiven !== undefined);
+  refuseOtherVariant(spec, env, checkpoint);
+  return checkpoint;
+};
+
+/**
+ * Loads a checkpoint checked by checkEvalCheckpoint (weights only: a damaged optimizer.bin does not stop an
+ * evaluation) and settles its decoding (--constrained as given, else as it was trained), with the config its
+ * policy samples under. The caller disposes the model.
+ */
+export const loadEvalCheckpoint = async (
+  who: "eval" | "select",
+  env: EnvDefinition,
+  spec: string,
+  checkpoint: string,
+  run: ReturnType<typeof runConfigEnv>,
+  envGiven: boolean,
+  opts: {
+    readonly constrained?: boolean;
+    readonly maxNewTokens?: number;
+    readonly temperature?: number;
+    readonly topP?: number;
+  },
+) => {
+  const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint, { optimizer: false }).catch(
+    (cause) => {
+      throw envGiven || !(cause instanceof UsageError)
+        ? cause
+        : new UsageError({
+            detail: `${cause.detail} (--env not given, so ${spec}: pass the environment the checkpoint was trained on)`,
+          });
+    },
+  );
+  try {
+    return { model, tokenizer, version, ...evalDecoding(who, env, spec, checkpoint, run, opts) };
+  } catch (error) {
+    model.dispose();
+    throw error;
+  }
+};
+
+/**
+ * The decoding of an evaluation: --constrained as given, else as the checkpoint was trained (said), with the
+ * config its policy samples under; refused when constrained and the environment has no legal actions.
+ */
+export const evalDecoding = (
+  who: "eval" | "select",
+  env: EnvDefinition,
+  spec: string,
+  checkpoint: string,
+  run: ReturnType<typeof runConfigEnv>,
+  opts: {
+    readonly constrained?: boolean;
+    readonly maxNewTokens?: number;
+    readonly temperature?: number;
+    readonly topP?: number;
+  },
+) => {
+  const constrained = evalConstrained(opts.constrained, run, checkpoint, env, who);
+  if (constrained) requireLegalActions(env);
+  noteInertLegal(spec, constrained, `${who} decodes`);
+  const config = {
+    ...DEFAULT_TRAIN_CONFIG,
+    constrained,
+    maxNewTokens: maxNewTokensFor(env, opts.maxNewTokens),
+    temperature: opts.temperature ?? DEFAULT_TRAIN_CONFIG.temperature,
+    topP: opts.topP ?? DEFAULT_TRAIN_CONFIG.topP,
+  };
+  return { constrained, config };
+};
+
+/**
+ * Whether the questions scored are held out from the checkpoint's training, said on stderr: a warning when they
+ * are drawn from what its run trained on (a score of memory), a note when they are its training split, or, for
+ * hopqa, held-out questions of the training worlds. Returns the overlap with the run's worlds, when known.
+ */
+export const noteHeldOut = async (
+  who: "eval" | "select",
+  env: EnvDefinition,
+  spec: string,
+  options: URLSearchParams,
+  run: ReturnType<typeof runConfigEnv>,
+  clone: ReturnType<typeof checkpointOriginEnv>,
+) => {
+  // The run's own training draws (its config.json): a score on questions it trained on measures memory.
+  const trained = await trainedEnvOf(run?.env);
+  const overlap = trained?.id === env.id ? trainingOverlap(trained.options, env.options) : undefined;
+  const trainedSplit = new URLSearchParams((run ?? clone)?.env.split("?")[1] ?? "").get("split") ?? "train";
+  if (overlap?.overlaps) {
+    const [from, to] = overlap.worlds;
+    process.stderr.write(
+      `warning: ${who} draws split ${env.options?.split} questions from ${from === to ? `world ${from}` : `worlds ${from}-${to}`}, which training drew from too (${run?.env}, ${run?.file}): the score then measures memory of the training questions, not search; --split test or ood, or a --world-seed outside ${trained?.options?.worlds}, scores unseen ones\n`,
+    );
+  } else if (overlap === undefined && env.options?.split === trainedSplit)
+    process.stderr.write(
+      trainedSplit === "train"
+        ? `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`
+        : `note: the ${run ? "run trained" : "clone was cloned"} on split ${trainedSplit} (${(run ?? clone)?.file}), so these questions are not held out\n`,
+    );
+  else if (env.id === "hopqa" && !options.has("world-seed") && !/\bworld-seed=|\bworlds=/.test(spec))
+    process.stderr.write(
+      "note: held-out questions in the training worlds (1-1000, whose facts training saw); --world-seed 1000001-1000200 scores worlds training never saw, as --suite's unseen columns do\n",
+    );
+  return overlap;
+};
+
+/** The environment's options in effect, as eval's and select's summaries give them (the world seed as read). */
+export const optionsInEffect = (
+  env: EnvDefinition,
+  options: URLSearchParams,
+  worldSeed: string | undefined,
+): Record<string, string | number> => ({
+  ...env.options,
+  ...Object.fromEntries(options),
+  // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
+  ...(worldSeed !== undefined ? { "world-seed": digitsAsRead(worldSeed) } : {}),
+});
+
 /** A checkpoint outside a run folder (a shipped one): the built-in environment whose tokenizer it carries. */
-const tokenizerEnv = (checkpoint: string): string | undefined => {
+const tokenizerEnv = (checkpoint: string, who: "eval" | "select" = "eval"): string | undefined => {
   const env = builtinEnvOfCheckpoint(checkpoint);
-  if (env) process.stderr.write(`eval: --env not given: ${env}, whose tokenizer ${checkpoint} carries\n`);
+  if (env) process.stderr.write(`${who}: --env not given: ${env}, whose tokenizer ${checkpoint} carries\n`);
   return env;
 };
 
@@ -405,7 +626,7 @@ const tokenizerEnv = (checkpoint: string): string | undefined => {
  * How a checkpoint was trained or cloned, as recorded: its run's config.json, else its own manifest (sft
  * and average write it there). Undefined when neither says.
  */
-const recordedDecoding = (
+export const recordedDecoding = (
   run: ReturnType<typeof runConfigEnv>,
   checkpoint: string,
 ): { readonly constrained: boolean; readonly where: string; readonly fromRun: boolean } | undefined => {
@@ -426,12 +647,13 @@ const evalConstrained = (
   run: ReturnType<typeof runConfigEnv>,
   checkpoint: string,
   env: EnvDefinition,
+  who: "eval" | "select" = "eval",
 ): boolean => {
   if (given !== undefined) return given;
   const recorded = recordedDecoding(run, checkpoint);
   if (recorded?.constrained) {
     process.stderr.write(
-      `eval: --constrained, as the ${recorded.fromRun ? "run was trained" : "checkpoint was trained or cloned"} (${recorded.where}; --no-constrained decodes freely)\n`,
+      `${who}: --constrained, as the ${recorded.fromRun ? "run was trained" : "checkpoint was trained or cloned"} (${recorded.where}; --no-constrained decodes freely)\n`,
     );
     return true;
   }
@@ -486,7 +708,7 @@ const initConstrained = (
  * average.json), for the average's average.json, so eval of the average needs no --env. Undefined, and said,
  * when they differ or one is not known (a damaged record counts as not known: the average is still made).
  */
-const averagedEnv = (folders: readonly string[]): string | undefined => {
+export const averagedEnv = (folders: readonly string[]): string | undefined => {
   const envs = folders.map((folder) => {
     try {
       const found = runConfigEnv(folder) ?? checkpointOriginEnv(folder);
@@ -723,9 +945,9 @@ const checkRoomForContext = (maxNewTokens: number, contextLength: number, flagGi
  * maxActionTokens checked with the rest of its definition when --env loaded it).
  */
 const maxNewTokensFor = (env: EnvDefinition, flag: number | undefined) => flag ?? actionBudgetOf(env);
-const MAX_NEW_TOKENS_HELP = `most tokens one sampled action may take (default: the environment's maxActionTokens, else ${DEFAULT_TRAIN_CONFIG.maxNewTokens}); under --constrained a longer legal action still runs to its end (said when one does)`;
+export const MAX_NEW_TOKENS_HELP = `most tokens one sampled action may take (default: the environment's maxActionTokens, else ${DEFAULT_TRAIN_CONFIG.maxNewTokens}); under --constrained a longer legal action still runs to its end (said when one does)`;
 
-const BACKENDS = ["auto", ...BACKEND_ORDER];
+export const BACKENDS = ["auto", ...BACKEND_ORDER];
 
 const int = intArg;
 /** The options that shape a fresh model (with --init, refused if they contradict the checkpoint's shape). */
@@ -847,7 +1069,7 @@ const stopOnInterrupt = (
  * not cut it. Said once, at the first ended episode with an action longer than the flag, naming both numbers;
  * nothing when the flag was not given or decoding is free.
  */
-const legalPastBudget = (given: number | undefined, constrained: boolean): ((record: EpisodeRecord) => void) => {
+export const legalPastBudget = (given: number | undefined, constrained: boolean): ((record: EpisodeRecord) => void) => {
   let said = given === undefined || !constrained;
   return (record) => {
     if (said) return;
@@ -863,7 +1085,7 @@ const legalPastBudget = (given: number | undefined, constrained: boolean): ((rec
 };
 
 /** Ticks a bar per evaluated episode with the means so far (exact match, else the return), not the last episode's. */
-const meansOn = (bar: Progress) => {
+export const meansOn = (bar: Progress) => {
   let done = 0;
   let total = 0;
   return (r: EpisodeRecord) => {
@@ -1580,91 +1802,19 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         throw new UsageError({ detail: "--out keeps one evaluation's episodes; --suite runs three: leave one out" });
       const release = opts.out === undefined ? () => {} : holdEvalOut(opts.out);
       try {
-        // A damaged config.json is an error only when it is what would name the environment.
-        let run: ReturnType<typeof runConfigEnv>;
-        try {
-          run = runConfigEnv(opts.checkpoint);
-        } catch (cause) {
-          if (!envGiven) throw cause;
-        }
-        // A clone of sft (outside a run): the --env it was cloned under, from its sft.json.
-        let clone: ReturnType<typeof checkpointOriginEnv>;
-        try {
-          clone = run ? undefined : checkpointOriginEnv(opts.checkpoint);
-        } catch (cause) {
-          if (!envGiven) throw cause;
-        }
-        if (!envGiven)
-          opts.env =
-            trainedEnv(run, !!opts.suite) ??
-            trainedEnv(clone, !!opts.suite, clone?.whose) ??
-            tokenizerEnv(opts.checkpoint) ??
-            d.env;
-        if (opts.suite) checkSuiteOptions(opts);
-        const base = await loadEnv(opts.env);
-        // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
-        // An environment without options is told so by the flag given, not by the query it would become.
-        const inEnv = new URLSearchParams(opts.env.split("?")[1] ?? "");
-        // Said as hopqa says its own world-seed and worlds given together: what both choose, and to give one.
-        for (const [flag, value, keys, chosen] of [
-          ["--split", opts.split, ["split"], "the split: give it once"],
-          ["--world-seed", opts.worldSeed, ["world-seed", "worlds"], "the worlds: give one"],
-        ] as const) {
-          if (value === undefined) continue;
-          if (!base.configure)
-            throw new UsageError({ detail: `${flag}: environment ${base.id} takes no options (no splits, no worlds)` });
-          // The run's own options (--env not given) are replaced by the flag; options typed in --env are not.
-          if (envGiven && keys.some((k) => inEnv.has(k)))
-            throw new UsageError({ detail: `${flag} and --env ${opts.env} both choose ${chosen}` });
-        }
-        const options = new URLSearchParams();
-        if (opts.split !== undefined) options.set("split", opts.split);
-        if (opts.worldSeed !== undefined) options.set("world-seed", opts.worldSeed);
-        // A refusal names the flags given (`--split tset`), not a query the user never typed.
-        const flags = [
-          ...(opts.split === undefined ? [] : [`--split ${opts.split}`]),
-          ...(opts.worldSeed === undefined ? [] : [`--world-seed ${opts.worldSeed}`]),
-        ].join(" ");
-        const env = configureEnv(base, options.toString(), false, flags);
-        // A policy trained on an older version of the environment may be scored on this one; said, not refused.
-        const runDir = run && dirname(run.file);
-        const trainedOn = runDir && recordedEnvOfRun(runDir, env);
-        if (trainedOn && trainedOn.id === env.id && trainedOn.version !== env.version)
-          process.stderr.write(
-            `note: ${runDir} was trained on ${env.id} version ${trainedOn.version} (its journals), and is scored here on version ${env.version}\n`,
-          );
-        if (!existsSync(opts.checkpoint))
-          throw new UsageError({
-            detail: `no checkpoint at ${opts.checkpoint}${checkpointsBeside(opts.checkpoint)}${leftoverNote(opts.checkpoint)}`,
-          });
-        const checkpoint = resolveCheckpoint(opts.checkpoint, "--checkpoint");
-        // Said before the backend loads, from the checkpoint's config.json (a folder without one fails to load).
-        const maxNewTokens = maxNewTokensFor(env, opts.maxNewTokens);
-        const savedContext = savedContextLength(checkpoint);
-        if (savedContext !== undefined)
-          checkRoomForContext(maxNewTokens, savedContext, opts.maxNewTokens !== undefined);
-        refuseOtherVariant(opts.env, env, checkpoint);
+        const { env, base, options, run, clone, spec } = await resolveEvalEnv("eval", opts, opts.checkpoint);
+        opts.env = spec;
+        const checkpoint = checkEvalCheckpoint("eval", env, opts.env, opts.checkpoint, run, opts.maxNewTokens);
         await initBackend(opts.backend);
-        // Evaluating needs no optimizer state: a damaged optimizer.bin does not stop it.
-        const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint, { optimizer: false }).catch(
-          (cause) => {
-            throw envGiven || !(cause instanceof UsageError)
-              ? cause
-              : new UsageError({
-                  detail: `${cause.detail} (--env not given, so ${d.env}: pass the environment the checkpoint was trained on)`,
-                });
-          },
+        const { model, tokenizer, version, constrained, config } = await loadEvalCheckpoint(
+          "eval",
+          env,
+          opts.env,
+          checkpoint,
+          run,
+          envGiven,
+          opts,
         );
-        const constrained = evalConstrained(opts.constrained, run, checkpoint, env);
-        if (constrained) requireLegalActions(env);
-        noteInertLegal(opts.env, constrained, "eval decodes");
-        const config = {
-          ...DEFAULT_TRAIN_CONFIG,
-          constrained,
-          maxNewTokens,
-          temperature: opts.temperature ?? DEFAULT_TRAIN_CONFIG.temperature,
-          topP: opts.topP ?? DEFAULT_TRAIN_CONFIG.topP,
-        };
         if (opts.suite) {
           // The suite's own seed unless --seed was given: its numbers are then the results table's.
           const seed = command.getOptionValueSource("seed") === "default" ? "suite" : String(opts.seed);
@@ -1703,31 +1853,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           process.stderr.write(
             `warning: ${evaluatedWhat(env, checkpoint, version, summary.episodes, String(opts.seed))}: ${describeEval(summary)}\n`,
           );
-        // The run's own training draws (its config.json): a score on questions it trained on measures memory.
-        const trained = await trainedEnvOf(run?.env);
-        const overlap = trained?.id === env.id ? trainingOverlap(trained.options, env.options) : undefined;
-        const trainedSplit = new URLSearchParams((run ?? clone)?.env.split("?")[1] ?? "").get("split") ?? "train";
-        if (overlap?.overlaps) {
-          const [from, to] = overlap.worlds;
-          process.stderr.write(
-            `warning: eval draws split ${env.options?.split} questions from ${from === to ? `world ${from}` : `worlds ${from}-${to}`}, which training drew from too (${run?.env}, ${run?.file}): the score then measures memory of the training questions, not search; --split test or ood, or a --world-seed outside ${trained?.options?.worlds}, scores unseen ones\n`,
-          );
-        } else if (overlap === undefined && env.options?.split === trainedSplit)
-          process.stderr.write(
-            trainedSplit === "train"
-              ? `note: these are ${env.id}'s training questions (split train); --split test or ood scores held-out ones\n`
-              : `note: the ${run ? "run trained" : "clone was cloned"} on split ${trainedSplit} (${(run ?? clone)?.file}), so these questions are not held out\n`,
-          );
-        else if (env.id === "hopqa" && !options.has("world-seed") && !/\bworld-seed=|\bworlds=/.test(opts.env ?? ""))
-          process.stderr.write(
-            "note: held-out questions in the training worlds (1-1000, whose facts training saw); --world-seed 1000001-1000200 scores worlds training never saw, as --suite's unseen columns do\n",
-          );
-        const inEffect: Record<string, string | number> = {
-          ...env.options,
-          ...Object.fromEntries(options),
-          // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
-          ...(opts.worldSeed !== undefined ? { "world-seed": digitsAsRead(opts.worldSeed) } : {}),
-        };
+        const overlap = await noteHeldOut("eval", env, opts.env, options, run, clone);
+        const inEffect = optionsInEffect(env, options, opts.worldSeed);
         out(
           summaryJson({
             env: env.id,
@@ -1761,7 +1888,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
 };
 
 /** An inclusive range of world seeds, "a-b" or "a", as an environment's `worlds` option says it. */
-const rangeOf = (value: string | number | undefined): readonly [number, number] | undefined => {
+export const rangeOf = (value: string | number | undefined): readonly [number, number] | undefined => {
   const match = /^(\d+)(?:-(\d+))?$/.exec(String(value ?? ""));
   return match ? [Number(match[1]), Number(match[2] ?? match[1])] : undefined;
 };

@@ -41,6 +41,7 @@ import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-
 import { FILES_WORTH_A_BAR, type Progress, progress, stopAllBars } from "./progress.ts";
 import { policyFor, record, refuseRecordOut } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv, refuseOtherOptions, runConfigEnv } from "./registry.ts";
+import { addSelectCommand } from "./select.ts";
 
 const positiveInt = (name: string) => intArg(name, 1, true);
 
@@ -440,6 +441,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
     });
 
   addLearnCommands(program, setExit);
+  addSelectCommand(program, setExit);
   for (const command of program.commands) {
     preferUnknownOption(command);
     refuseRepeatedOptions(command);

@@ -7,7 +7,7 @@ const output = captureOutput();
 /** What a user reads: README, and the reference pages it links for every command's options. */
 const PAGES = ["README.md", "docs/cli.md", "docs/training.md"];
 const docs = PAGES.map((page) => readFileSync(page, "utf8")).join("\n");
-const COMMANDS = ["record", "replay", "inspect", "plot", "start", "train", "sft", "average", "eval"];
+const COMMANDS = ["record", "replay", "inspect", "plot", "start", "train", "sft", "average", "eval", "select"];
 
 describe("the CLI's options and the docs (README, docs/cli.md, docs/training.md)", () => {
   it("every option a command's --help lists is named in README or the reference pages it links (a user reads them, not only --help)", async () => {
