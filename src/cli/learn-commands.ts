@@ -1327,7 +1327,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           );
       } else {
         // Said before anything loads (the backend, the environment): these need no work to find.
-        refuseRunFolder(runDir, "--resume");
+        refuseRunFolder(runDir, "cli");
         const { init, env, decoding } = await initAndEnv("train", opts, command.getOptionValueSource("env") === "cli");
         const { constrained } = decoding;
         config = decodeTrainConfig(

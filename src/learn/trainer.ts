@@ -845,10 +845,18 @@ const refuseForeignInRedone = (out: string, startStep: number, steps: number): v
   }
 };
 
-/** A fresh run into a folder that holds a run is refused: `resume` is how it continues. */
-export const refuseRunFolder = (out: string, resume = "--resume (from code: train({ ..., resume: true }))"): void => {
+/**
+ * A fresh run into a folder that holds a run is refused, said in the words of who asked: the CLI's (`--resume`,
+ * another `--out`) or code's (`train({ ..., resume: true })`, another `out`).
+ */
+export const refuseRunFolder = (out: string, from: "cli" | "code" = "code"): void => {
   if (existsSync(join(out, "metrics.jsonl")))
-    throw new UsageError({ detail: `${out} already holds a run; continue it with ${resume}, or give another --out` });
+    throw new UsageError({
+      detail:
+        from === "cli"
+          ? `${out} already holds a run; continue it with --resume, or give another --out`
+          : `${out} already holds a run; continue it with train({ ..., resume: true }), or give train() another out`,
+    });
   // A checkpoint folder (or one in a run's checkpoints/): the run's config.json would replace the
   // checkpoint's model config.json, and the checkpoint would no longer load.
   const parent = dirname(resolve(out));

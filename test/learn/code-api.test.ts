@@ -216,6 +216,11 @@ describe("the learner from code", () => {
       train({ env: lookup, config: { ...config, steps: 0 }, out, resume: true, log: () => {} }),
     ).rejects.toThrow(/train config: [\s\S]*"steps"/);
     expect(readFileSync(join(out, "config.json"), "utf8")).toBe(savedText);
+    // A fresh train() into the run's folder is refused in code's words, not the CLI's flags.
+    await expect(train({ env: lookup, config, out, log: () => {} })).rejects.toThrow(
+      `${out} already holds a run; continue it with train({ ..., resume: true }), or give train() another out`,
+    );
+    expect(readFileSync(join(out, "config.json"), "utf8")).toBe(savedText);
     // Evaluating reads no optimizer state: a truncated optimizer.bin stops a resume, not loadPolicy.
     const damaged = join(tempDir(), "damaged-optimizer");
     cpSync(out, damaged, { recursive: true });

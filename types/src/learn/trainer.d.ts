@@ -228,8 +228,11 @@ export declare const loadPolicy: (env: EnvDefinition, dir: string, options?: Loa
  * before its environment is known, the rest of the shape is checked).
  */
 export declare const freshModelConfig: (config: TrainConfig, vocabSize: number, where?: string, turnStarts?: readonly number[]) => GptConfig;
-/** A fresh run into a folder that holds a run is refused: `resume` is how it continues. */
-export declare const refuseRunFolder: (out: string, resume?: string) => void;
+/**
+ * A fresh run into a folder that holds a run is refused, said in the words of who asked: the CLI's (`--resume`,
+ * another `--out`) or code's (`train({ ..., resume: true })`, another `out`).
+ */
+export declare const refuseRunFolder: (out: string, from?: "cli" | "code") => void;
 /**
  * A whole RL run, as `agent-r1 train` runs it: evaluate, update `config.steps` times (checkpoints and metrics in
  * `out`), evaluate again. The run folder is locked while it runs.
