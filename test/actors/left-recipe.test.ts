@@ -1,0 +1,82 @@
+/**
+ * `npm run recipe:left`: every step of the left variant's ood recipe at toy size (clones, their development scores,
+ * RL from the best, select, fresh scores), a summary whose numbers are the commands' own, a second sitting that keeps
+ * every finished step, and the full recipe's commands being the ones its measured runs used (docs/hopqa.md).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { commandsOf, FULL_RECIPE, recipeMain } from "../../actors/hopqa/left-recipe.ts";
+import { main } from "../../src/cli/main.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+const output = captureOutput();
+
+describe("npm run recipe:left", () => {
+  it("runs every step, keeps the clone best on the development set, and a second sitting redoes nothing", async () => {
+    const out = join(tempDir("agent-r1-recipe-"), "recipe");
+    expect(await recipeMain(["--quick", "--clones", "q1,q2", "--keep", "1", "--out", out])).toBe(0);
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(summary.clones.map((c: { seed: string }) => c.seed)).toEqual(["q1", "q2"]);
+    // The clone trained is the better on the development set (the first given on a tie).
+    const [q1, q2] = summary.clones.map((c: { dev: number }) => c.dev);
+    expect(summary.trained).toEqual([q2 > q1 ? "q2" : "q1"]);
+    const run = summary.trained[0];
+    expect(summary.pick.run).toBe(run);
+    expect(existsSync(join(summary.pick.checkpoint, "manifest.json"))).toBe(true);
+    // The development score is select's, and the fresh scores are eval's of the pick on the same questions.
+    const selected = JSON.parse(readFileSync(join(out, `rl-${run}`, "select.json"), "utf8"));
+    expect(summary.pick.dev).toBe(selected.pick.score);
+    output.clear();
+    const fresh = ["--split", "ood", "--world-seed", "1000001-1000200", "--seed", "fresh-ood", "--episodes", "2"];
+    expect(await main(["eval", "--checkpoint", summary.pick.checkpoint, ...fresh])).toBe(0);
+    expect(JSON.parse(output.stdout).exactMatch).toBe(summary.fresh.ood);
+    for (const step of [
+      "record",
+      "clone-q1-1",
+      "clone-q1-2",
+      "dev-clone-q2",
+      `train-${run}`,
+      `select-${run}`,
+      "fresh-test",
+    ])
+      expect(summary.minutes[step], step).toBeGreaterThan(0);
+    // Again: every step is there, so none runs, and the summary says the same.
+    const lines: string[] = [];
+    const { runRecipe, QUICK_RECIPE } = await import("../../actors/hopqa/left-recipe.ts");
+    const plan = { ...QUICK_RECIPE, clones: ["q1", "q2"], keep: 1 };
+    expect(await runRecipe(plan, out, 2, (line) => lines.push(line))).toBe(0);
+    expect(lines.filter((line) => line.endsWith(".log)"))).toEqual([]);
+    expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).pick).toEqual(summary.pick);
+  }, 240_000);
+
+  it("refuses a --keep above the clones and a cloning seed given twice", async () => {
+    output.clear();
+    expect(await recipeMain(["--clones", "a,b", "--keep", "3"])).toBe(2);
+    expect(output.stderr).toContain("error: --keep 3 is more than the 2 clones of --clones");
+    output.clear();
+    expect(await recipeMain(["--clones", "a,a"])).toBe(2);
+    expect(output.stderr).toContain("a comma-separated list of distinct cloning seeds");
+  });
+
+  it("the full recipe runs the commands of the measured runs (docs/hopqa.md: the left runs' clones and 60 updates)", () => {
+    const c = commandsOf({ ...FULL_RECIPE, clones: ["k"], keep: 1 }, "O");
+    const flags = (args: readonly string[]) => args.join(" ");
+    expect(flags(c.record)).toBe(
+      "record --env hopqa?left=phrases&legal=relations&wording=possessive&worlds=1-200 --policy sloppy --episodes 800 --seed 0 --out O/demos",
+    );
+    const [first, second] = c.clone("k").steps.map(flags);
+    for (const flag of ["--copy-head", "--curriculum 1:300,2:200", "--epochs 2", "--lr 0.003", "--batch-size 16"])
+      expect(first).toContain(flag);
+    for (const flag of ["--all-episodes", "--seed k", "--position-offsets mixed", "--attention turn-local"])
+      expect(first).toContain(flag);
+    expect(second).toContain("--init O/clone-k/first --epochs 2 --seed k");
+    expect(second).not.toContain("--curriculum");
+    expect(flags(c.train("k"))).toBe(
+      "train --env hopqa?left=phrases&legal=relations&wording=possessive --init O/clone-k/clone --constrained --algo reinforce++-baseline --steps 60 --tasks 8 --group-size 8 --temperature 2 --minibatches 4 --lr 0.0003 --kl 0.05 --seed 0 --checkpoint-every 10 --eval-episodes 0 --out O/rl-k",
+    );
+    expect(flags(c.select("k"))).toBe(
+      "select O/rl-k --soup 3 --split ood --world-seed 2000001-2000200 --seed val-ood --constrained --episodes 300 --out O/pick-k",
+    );
+  });
+});
