@@ -35,7 +35,7 @@ import {
   resolveEvalEnv,
 } from "./learn-commands.ts";
 import { episodeProgress } from "./progress.ts";
-import { runConfigEnv } from "./registry.ts";
+import { checkpointOriginEnv, runConfigEnv } from "./registry.ts";
 
 /** One thing select scores: a checkpoint, or the soup (weight average) of a run's last few. */
 export interface Candidate {
@@ -235,7 +235,14 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
         const key = run?.file ?? given;
         if (said.has(key)) continue;
         said.add(key);
-        await noteHeldOut("select", env, spec, options, run, undefined);
+        // A clone outside a run (sft's, average's): the --env it was made under, from its own record.
+        let clone: ReturnType<typeof checkpointOriginEnv>;
+        try {
+          clone = run ? undefined : checkpointOriginEnv(given);
+        } catch {
+          clone = undefined;
+        }
+        await noteHeldOut("select", env, spec, options, run, clone);
       }
       await noteSuiteWorlds(env);
       const release = opts.out === undefined ? () => {} : holdCheckpointOut("select", opts.out, !!opts.replace);
