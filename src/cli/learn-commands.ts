@@ -246,7 +246,7 @@ const checkResumeFlags = (
 };
 
 /** A module `--env` spec with its path made absolute (its ?options kept); an id as it is. */
-const absoluteModuleSpec = (spec: string): string => {
+export const absoluteModuleSpec = (spec: string): string => {
   const path = modulePathOf(spec);
   return isModulePath(path) ? `${resolve(path)}${spec.includes("?") ? spec.slice(spec.indexOf("?")) : ""}` : spec;
 };
@@ -519,6 +519,7 @@ export const loadEvalCheckpoint = async (
     readonly maxNewTokens?: number;
     readonly temperature?: number;
     readonly topP?: number;
+    readonly notes?: boolean;
   },
 ) => {
   const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint, { optimizer: false }).catch(
@@ -553,11 +554,13 @@ export const evalDecoding = (
     readonly maxNewTokens?: number;
     readonly temperature?: number;
     readonly topP?: number;
+    readonly notes?: boolean;
   },
 ) => {
   const constrained = evalConstrained(opts.constrained, run, checkpoint, env, who);
   if (constrained) requireLegalActions(env);
-  noteInertLegal(spec, constrained, `${who} decodes`);
+  // select decodes each candidate the same way: the note is said once, at the first.
+  if (opts.notes !== false) noteInertLegal(spec, constrained, `${who} decodes`);
   const config = {
     ...DEFAULT_TRAIN_CONFIG,
     constrained,

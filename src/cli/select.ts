@@ -5,7 +5,7 @@
  * evaluation does not use, and keeping the best, takes out the worst of that noise without touching the
  * evaluation's tasks (docs/hopqa.md: "Choosing the checkpoint on a development set of other worlds").
  */
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
@@ -13,11 +13,12 @@ import { type EvalSummary, evaluate } from "../learn/evaluate.ts";
 import { checkpointsIn, checkTokenizerOf, policyFromModel } from "../learn/trainer.ts";
 import { averageCheckpoints } from "../policy/average.ts";
 import { initBackend } from "../policy/backend.ts";
-import { saveCheckpoint } from "../policy/checkpoint.ts";
+import { saveCheckpoint, unfinishedSft } from "../policy/checkpoint.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { DEFAULT_MAX_TURNS } from "../runtime/episode.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import {
+  absoluteModuleSpec,
   averagedEnv,
   BACKENDS,
   checkEvalCheckpoint,
@@ -45,6 +46,8 @@ export interface Candidate {
   readonly folders: readonly string[];
   /** The run folder (or checkpoint) it was given as, whose config.json names how it was trained. */
   readonly given: string;
+  /** The path typed that gave it: a checkpoint folder, or a run folder (then one of its checkpoints, or its soup). */
+  readonly typed: string;
 }
 
 /** The metric a summary is ranked by: one the environment reports (em, f1...), `success`, or `return`. */
@@ -75,19 +78,20 @@ export const candidatesOf = (
     if (existsSync(join(path, "manifest.json"))) {
       if (opts.soup !== undefined)
         say(`select: ${path} is a checkpoint, not a run folder: --soup makes soups of run folders' checkpoints only`);
-      candidates.push({ name: path, folders: [path], given: path });
+      candidates.push({ name: path, folders: [path], given: path, typed: path });
       continue;
     }
     const folder = basename(resolve(path)) === "checkpoints" ? path : join(path, "checkpoints");
     const names = checkpointsIn(folder);
     // Neither: the check of the checkpoint says what is there (other checkpoints beside, a leftover of a save).
     if (names.length === 0) {
-      candidates.push({ name: path, folders: [path], given: path });
+      candidates.push({ name: path, folders: [path], given: path, typed: path });
       continue;
     }
     const run = basename(resolve(path)) === "checkpoints" ? join(path, "..") : path;
     const kept = opts.last === undefined ? names : names.slice(-opts.last);
-    for (const name of kept) candidates.push({ name: join(folder, name), folders: [join(folder, name)], given: run });
+    for (const name of kept)
+      candidates.push({ name: join(folder, name), folders: [join(folder, name)], given: run, typed: path });
     if (opts.soup === undefined) continue;
     if (names.length < 2) {
       say(`select: ${path} has one checkpoint, so no soup of it (it would be that checkpoint)`);
@@ -102,19 +106,42 @@ export const candidatesOf = (
       name: `${path} soup of the last ${soup.length} (${soup.join(", ")})`,
       folders: soup.map((name) => join(folder, name)),
       given: run,
+      typed: path,
     });
   }
-  const seen = new Map<string, string>();
+  // The same folders twice, by any path to them (a link, a run folder and one of its checkpoints): named by both.
+  const seen = new Map<string, Candidate>();
+  const real = (folder: string) => (existsSync(folder) ? realpathSync(folder) : resolve(folder));
+  const how = (c: Candidate) => (c.typed === c.name ? c.name : `${c.name}, from ${c.typed}`);
   for (const candidate of candidates) {
-    const key = candidate.folders.map((f) => resolve(f)).join("\n");
+    const key = candidate.folders.map(real).join("\n");
     const before = seen.get(key);
     if (before !== undefined)
       throw new UsageError({
-        detail: `${candidate.name} is given twice (also as ${before}): each candidate is scored once; give it once`,
+        detail: `one candidate is given twice: as ${how(before)}, and as ${how(candidate)}; each is scored once: give it once`,
       });
-    seen.set(key, candidate.name);
+    seen.set(key, candidate);
   }
   return candidates;
+};
+
+/**
+ * A candidate folder that could not load is said before any is scored: neither a checkpoint nor a run folder
+ * (a run's episodes/, say), a clone whose sft stopped half-way, or a checkpoint without one of its files.
+ */
+const refuseUnloadable = (folder: string, candidate: Candidate) => {
+  const from = candidate.typed === folder ? "" : ` (from ${candidate.typed})`;
+  const stopped = unfinishedSft(folder, "finish it, or leave it out");
+  if (stopped) throw new UsageError({ detail: `select${from}: ${stopped}` });
+  if (!existsSync(join(folder, "manifest.json")))
+    throw new UsageError({
+      detail: `${folder}${from} is neither a checkpoint folder (no manifest.json in it) nor a run folder (no checkpoints in ${join(folder, "checkpoints")}): give checkpoint folders or train --out folders`,
+    });
+  const missing = ["config.json", "weights.bin", "tokenizer.json"].filter((file) => !existsSync(join(folder, file)));
+  if (missing.length > 0)
+    throw new UsageError({
+      detail: `checkpoint ${folder}${from} lacks ${missing.join(", ")} (a checkpoint holds manifest.json, config.json, weights.bin and tokenizer.json): it cannot load; leave it out, or restore it`,
+    });
 };
 
 /**
@@ -210,8 +237,18 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
           runOf.set(candidate.given, run);
         }
         const run = runOf.get(candidate.given);
-        for (const folder of candidate.folders)
-          checkEvalCheckpoint("select", env, spec, folder, run, opts.maxNewTokens);
+        for (const folder of candidate.folders) {
+          const checkpoint = checkEvalCheckpoint("select", env, spec, folder, run, opts.maxNewTokens);
+          refuseUnloadable(checkpoint, candidate);
+          try {
+            checkTokenizerOf(env, checkpoint);
+          } catch (cause) {
+            if (!(cause instanceof UsageError)) throw cause;
+            throw new UsageError({
+              detail: `${cause.detail}; select scores every candidate on one environment (${spec}${envGiven ? "" : `, found from ${paths[0]}`}): give candidates of that environment${envGiven ? "" : ", or --env"}`,
+            });
+          }
+        }
       }
       // One decoding for every candidate: as given, else as they were trained, which must then agree.
       if (opts.constrained === undefined) {
@@ -266,7 +303,7 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
         let constrainedAll: boolean | undefined;
         for (const [i, candidate] of candidates.entries()) {
           const run = runOf.get(candidate.given);
-          const decoding = { ...opts, constrained: opts.constrained ?? constrainedAll };
+          const decoding = { ...opts, constrained: opts.constrained ?? constrainedAll, notes: i === 0 };
           const loaded =
             candidate.folders.length === 1
               ? await loadEvalCheckpoint("select", env, spec, candidate.folders[0], run, envGiven, decoding)
@@ -315,9 +352,9 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
           setExit(1);
           return;
         }
-        if (opts.out !== undefined) await writePick(opts.out, pick.candidate, constrainedAll);
+        if (opts.out !== undefined) await writePick(opts.out, pick.candidate, constrainedAll, spec);
         say(
-          `select: the pick is ${pick.candidate.name}: ${metric} ${pick.score?.toFixed(3)} on ${opts.episodes} development episodes, of ${scored.length} candidates` +
+          `select: the pick is ${pick.candidate.name}: ${metric} ${pick.score?.toFixed(3)} on ${opts.episodes} development episodes, of ${scored.length} candidate${scored.length === 1 ? "" : "s"}` +
             (opts.out !== undefined
               ? `; written to ${opts.out}`
               : pick.candidate.folders.length > 1
@@ -382,16 +419,19 @@ const soupFor = async (
 };
 
 /** The pick written as a checkpoint: the soup's average, or the checkpoint's weights (an average of one), with the decoding it was scored under. */
-const writePick = async (out: string, candidate: Candidate, constrained: boolean | undefined) => {
-  const env = averagedEnv(candidate.folders);
+const writePick = async (out: string, candidate: Candidate, constrained: boolean | undefined, spec: string) => {
+  // The environment its checkpoints were made under, else (a shipped checkpoint, which records none) the one select
+  // scored it on, without the development set's split and worlds: eval of --out then needs no --env.
+  const query = new URLSearchParams(spec.split("?")[1] ?? "");
+  for (const key of ["split", "world-seed", "worlds"]) query.delete(key);
+  const scoredOn = absoluteModuleSpec(`${spec.split("?")[0]}${query.size > 0 ? `?${query}` : ""}`);
+  const env = averagedEnv(candidate.folders) ?? scoredOn;
   const averaged = await averageCheckpoints(candidate.folders);
   try {
     await saveCheckpoint(out, {
       ...averaged,
       ...(constrained === undefined ? {} : { constrained }),
-      ...(env === undefined
-        ? {}
-        : { origin: { by: "average", env, checkpoints: candidate.folders.map((folder) => resolve(folder)) } }),
+      origin: { by: "average", env, checkpoints: candidate.folders.map((folder) => resolve(folder)) },
     });
   } finally {
     averaged.model.dispose();

@@ -3,7 +3,7 @@
  * set exactly as eval scores it, the best kept (ties to the later), written to --out as a checkpoint that eval
  * scores the same; bad input refused before any work, naming what was wrong.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fc, test as fcTest } from "@fast-check/vitest";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -108,7 +108,38 @@ describe("agent-r1 select", () => {
     expect(output.stderr).not.toContain("select: [1/");
     output.clear();
     expect(await main(["select", run, ckpt(3), ...DEV])).toBe(2);
-    expect(output.stderr).toContain(`${ckpt(3)} is given twice (also as ${ckpt(3)})`);
+    expect(output.stderr).toContain(
+      `one candidate is given twice: as ${ckpt(3)}, from ${run}, and as ${ckpt(3)}; each is scored once: give it once`,
+    );
+    // By another path to the same folder, too.
+    const link = join(dir, "link-to-run");
+    symlinkSync(run, link);
+    output.clear();
+    expect(await main(["select", run, link, ...DEV])).toBe(2);
+    expect(output.stderr).toContain(
+      `one candidate is given twice: as ${ckpt(1)}, from ${run}, and as ${join(link, "checkpoints", "v00001")}, from ${link}`,
+    );
+    // A folder that is neither a checkpoint nor a run, a checkpoint without its weights, a checkpoint of another
+    // environment: each refused before the first candidate is scored.
+    const broken = join(dir, "broken");
+    cpSync(ckpt(2), broken, { recursive: true });
+    rmSync(join(broken, "weights.bin"));
+    for (const [path, said] of [
+      [
+        join(run, "episodes"),
+        `${join(run, "episodes")} is neither a checkpoint folder (no manifest.json in it) nor a run folder`,
+      ],
+      [broken, `checkpoint ${broken} lacks weights.bin`],
+      [
+        "docs/checkpoints/hopqa-left-warm-start",
+        "select scores every candidate on one environment (lookup, found from",
+      ],
+    ]) {
+      output.clear();
+      expect(await main(["select", run, path, ...DEV])).toBe(2);
+      expect(output.stderr).toContain(said);
+      expect(output.stderr).not.toContain("select: [1/");
+    }
     output.clear();
     // A metric's name is known once an episode reports it: the refusal names what the environment reports and keeps
     // the score already measured.
@@ -155,7 +186,6 @@ describe("agent-r1 select", () => {
     expect(summary.pick.checkpoints).toEqual([trained]);
     for (const [checkpoint, scored] of [
       [trained, a],
-      [out, a],
       [clone, b],
     ]) {
       output.clear();
@@ -163,6 +193,12 @@ describe("agent-r1 select", () => {
       expect(await main(args)).toBe(0);
       expect(JSON.parse(output.stdout).exactMatch).toBeCloseTo(scored.exactMatch, 4);
     }
+    // The shipped checkpoints record no environment: the pick records the one it was scored on (without the
+    // development set's split and worlds), so eval of it needs no --env, and decodes as it was scored.
+    output.clear();
+    expect(await main(["eval", "--checkpoint", out, ...dev])).toBe(0);
+    expect(output.stderr).toContain(`eval: --env not given: ${spec}, from ${join(out, "average.json")}`);
+    expect(JSON.parse(output.stdout).exactMatch).toBeCloseTo(a.exactMatch, 4);
   }, 120_000);
 });
 
