@@ -22,8 +22,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
-import { Command, CommanderError, InvalidArgumentError } from "commander";
-import { refuseBothForms, refuseOptionAsValue, refuseRepeatedOptions } from "../../src/cli/args.ts";
+import { Command, InvalidArgumentError } from "commander";
+import { parseScriptArgs } from "../../src/cli/args.ts";
 import { runTrain } from "../../src/cli/learn-commands.ts";
 import { progress, stopAllBars } from "../../src/cli/progress.ts";
 import { exitCodeOf, interruptedBy, onStopSignals, STOP_SIGNALS, type StopSignal } from "../../src/cli/signals.ts";
@@ -977,18 +977,10 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
     )
     .option("--run <name>", "(internal) run one named run in this process")
     .exitOverride();
-  // `--seeds 1 --seeds 3` or `--copy-head --no-copy-head`: refused, as agent-r1 does, not the last kept.
-  refuseRepeatedOptions(program);
-  refuseBothForms(program);
-  // `--out --quick`: a value forgotten, the next flag taken as it (a folder named --quick, and the full plan run).
-  refuseOptionAsValue(program);
-  try {
-    program.parse([...argv], { from: "user" });
-  } catch (error) {
-    // commander has printed the problem (or the help); a wrong flag is bad usage, exit 2 as agent-r1 does.
-    if (!(error instanceof CommanderError)) throw error;
-    return error.code === "commander.helpDisplayed" || error.code === "commander.help" ? 0 : 2;
-  }
+  // `--seeds 1 --seeds 3`, `--copy-head --no-copy-head` or `--out --quick` (a value forgotten: a folder named
+  // --quick, and the full plan run): refused, as agent-r1 does.
+  const ended = parseScriptArgs(program, argv);
+  if (ended !== undefined) return ended;
   const opts = program.opts<{
     out: string;
     seeds: number;

@@ -19,8 +19,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
-import { Command, CommanderError, InvalidArgumentError } from "commander";
-import { refuseOptionAsValue, refuseRepeatedOptions } from "../../src/cli/args.ts";
+import { Command, InvalidArgumentError } from "commander";
+import { parseScriptArgs } from "../../src/cli/args.ts";
 import { stopAllBars } from "../../src/cli/progress.ts";
 import { exitCodeOf, interruptedBy, onStopSignals, type StopSignal } from "../../src/cli/signals.ts";
 import { EXPLORE, RL_STEP } from "./rl-recipe.ts";
@@ -449,15 +449,8 @@ export const recipeMain = async (argv: readonly string[]): Promise<number> => {
     .option("--jobs <n>", "processes at a time", positive("--jobs"), 2)
     .option("--quick", "a toy run of every step (24 demonstrations, 2 updates, 2 episodes per score), about a minute")
     .exitOverride();
-  refuseRepeatedOptions(program);
-  refuseOptionAsValue(program);
-  try {
-    program.parse([...argv], { from: "user" });
-  } catch (error) {
-    // commander has printed the problem (or the help); a wrong flag is bad usage, exit 2 as agent-r1 does.
-    if (!(error instanceof CommanderError)) throw error;
-    return error.code === "commander.helpDisplayed" || error.code === "commander.help" ? 0 : 2;
-  }
+  const ended = parseScriptArgs(program, argv);
+  if (ended !== undefined) return ended;
   const opts = program.opts<{ out: string; clones: string[]; keep: number; jobs: number; quick?: boolean }>();
   if (opts.keep > opts.clones.length) {
     process.stderr.write(`error: --keep ${opts.keep} is more than the ${opts.clones.length} clones of --clones\n`);

@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, CommanderError, InvalidArgumentError } from "commander";
 
 /**
  * Why `value` is no seed, naming it as `name` (the CLI's `--seed`, evaluate's `evaluate: seed`), or undefined when it
@@ -148,4 +148,23 @@ export const refuseBothForms = (command: Command): void => {
         given.push(flag);
       });
   }
+};
+
+/**
+ * Parses a script's arguments (`npm run experiment`, `npm run recipe:left`) as agent-r1 parses its own: an option
+ * given twice, a flag with its negation, or a flag taken as a value is refused. Returns the exit code when the
+ * parse ended the command (0 after --help, 2 for bad usage, which commander has printed), else undefined. The
+ * program must call exitOverride().
+ */
+export const parseScriptArgs = (program: Command, argv: readonly string[]): number | undefined => {
+  refuseRepeatedOptions(program);
+  refuseBothForms(program);
+  refuseOptionAsValue(program);
+  try {
+    program.parse([...argv], { from: "user" });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    return error.code === "commander.helpDisplayed" || error.code === "commander.help" ? 0 : 2;
+  }
+  return undefined;
 };

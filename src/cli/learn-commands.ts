@@ -502,6 +502,15 @@ export const checkEvalCheckpoint = (
   return checkpoint;
 };
 
+/** How an evaluation decodes, as its flags say (`notes: false` keeps a repeated note unsaid). */
+export interface EvalDecodingOptions {
+  readonly constrained?: boolean;
+  readonly maxNewTokens?: number;
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly notes?: boolean;
+}
+
 /**
  * Loads a checkpoint checked by checkEvalCheckpoint (weights only: a damaged optimizer.bin does not stop an
  * evaluation) and settles its decoding (--constrained as given, else as it was trained), with the config its
@@ -514,13 +523,7 @@ export const loadEvalCheckpoint = async (
   checkpoint: string,
   run: ReturnType<typeof runConfigEnv>,
   envGiven: boolean,
-  opts: {
-    readonly constrained?: boolean;
-    readonly maxNewTokens?: number;
-    readonly temperature?: number;
-    readonly topP?: number;
-    readonly notes?: boolean;
-  },
+  opts: EvalDecodingOptions,
 ) => {
   const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint, { optimizer: false }).catch(
     (cause) => {
@@ -549,13 +552,7 @@ export const evalDecoding = (
   spec: string,
   checkpoint: string,
   run: ReturnType<typeof runConfigEnv>,
-  opts: {
-    readonly constrained?: boolean;
-    readonly maxNewTokens?: number;
-    readonly temperature?: number;
-    readonly topP?: number;
-    readonly notes?: boolean;
-  },
+  opts: EvalDecodingOptions,
 ) => {
   const constrained = evalConstrained(opts.constrained, run, checkpoint, env, who);
   if (constrained) requireLegalActions(env);
@@ -1072,7 +1069,7 @@ const stopOnInterrupt = (
  * not cut it. Said once, at the first ended episode with an action longer than the flag, naming both numbers;
  * nothing when the flag was not given or decoding is free.
  */
-export const legalPastBudget = (given: number | undefined, constrained: boolean): ((record: EpisodeRecord) => void) => {
+const legalPastBudget = (given: number | undefined, constrained: boolean): ((record: EpisodeRecord) => void) => {
   let said = given === undefined || !constrained;
   return (record) => {
     if (said) return;
@@ -1088,7 +1085,7 @@ export const legalPastBudget = (given: number | undefined, constrained: boolean)
 };
 
 /** Ticks a bar per evaluated episode with the means so far (exact match, else the return), not the last episode's. */
-export const meansOn = (bar: Progress) => {
+const meansOn = (bar: Progress) => {
   let done = 0;
   let total = 0;
   return (r: EpisodeRecord) => {
@@ -1096,6 +1093,41 @@ export const meansOn = (bar: Progress) => {
     total += "em" in r.metrics ? r.metrics.em : r.return;
     bar.tick(1, { ["em" in r.metrics ? "em" : "return"]: (total / done).toFixed(3) });
   };
+};
+
+/**
+ * evaluate with eval's progress: a bar of the episodes (the means so far), and the note of a legal action longer
+ * than --max-new-tokens. `label` heads the bar.
+ */
+export const evaluateShown = async (
+  label: string,
+  env: EnvDefinition,
+  policy: Policy,
+  opts: {
+    readonly episodes: number;
+    readonly seed: string;
+    readonly maxNewTokens: number | undefined;
+    readonly constrained: boolean;
+    readonly dir?: string;
+  },
+) => {
+  const bar = episodeProgress(label, opts.episodes, env.maxTurns ?? DEFAULT_MAX_TURNS);
+  const tick = meansOn(bar);
+  const pastBudget = legalPastBudget(opts.maxNewTokens, opts.constrained);
+  try {
+    return await evaluate(env, policy, {
+      episodes: opts.episodes,
+      seed: opts.seed,
+      onEpisode: (record) => {
+        pastBudget(record);
+        tick(record);
+      },
+      onEvent: bar.onEvent,
+      ...(opts.dir === undefined ? {} : { dir: opts.dir }),
+    });
+  } finally {
+    bar.stop();
+  }
 };
 
 /** `maxNewTokensGiven`: --max-new-tokens as given on the command line, said of when --constrained goes past it. */
@@ -1831,21 +1863,14 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           return;
         }
         const policy = policyFromModel(env, model, tokenizer, config, !opts.sample, version);
-        const bar = episodeProgress("eval", opts.episodes, env.maxTurns ?? DEFAULT_MAX_TURNS);
         const quiet = exitOnInterrupt(opts.out === undefined ? EVAL_STOPPED : evalOutStopped(opts.out));
-        const tick = meansOn(bar);
-        const pastBudget = legalPastBudget(opts.maxNewTokens, constrained);
-        const summary = await evaluate(env, policy, {
+        const summary = await evaluateShown("eval", env, policy, {
           episodes: opts.episodes,
           seed: String(opts.seed),
-          onEpisode: (record) => {
-            pastBudget(record);
-            tick(record);
-          },
-          onEvent: bar.onEvent,
+          maxNewTokens: opts.maxNewTokens,
+          constrained,
           ...(opts.out === undefined ? {} : { dir: opts.out }),
         }).finally(quiet);
-        bar.stop();
         if (
           summary.aborted > 0 ||
           summary.cutActions ||

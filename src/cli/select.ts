@@ -9,33 +9,31 @@ import { existsSync, realpathSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { UsageError } from "../kernel/errors.ts";
-import { type EvalSummary, evaluate } from "../learn/evaluate.ts";
+import type { EvalSummary } from "../learn/evaluate.ts";
 import { checkpointsIn, checkTokenizerOf, policyFromModel } from "../learn/trainer.ts";
 import { averageCheckpoints } from "../policy/average.ts";
 import { initBackend } from "../policy/backend.ts";
 import { saveCheckpoint, unfinishedSft } from "../policy/checkpoint.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
-import { DEFAULT_MAX_TURNS } from "../runtime/episode.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import {
   absoluteModuleSpec,
   averagedEnv,
   BACKENDS,
   checkEvalCheckpoint,
+  type EvalDecodingOptions,
   evalDecoding,
+  evaluateShown,
   exitOnInterrupt,
   holdCheckpointOut,
-  legalPastBudget,
   loadEvalCheckpoint,
   MAX_NEW_TOKENS_HELP,
-  meansOn,
   noteHeldOut,
   optionsInEffect,
   rangeOf,
   recordedDecoding,
   resolveEvalEnv,
 } from "./learn-commands.ts";
-import { episodeProgress } from "./progress.ts";
 import { checkpointOriginEnv, runConfigEnv } from "./registry.ts";
 
 /** One thing select scores: a checkpoint, or the soup (weight average) of a run's last few. */
@@ -312,23 +310,12 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
           let summary: EvalSummary;
           try {
             const policy = policyFromModel(env, loaded.model, loaded.tokenizer, loaded.config, true, loaded.version);
-            const bar = episodeProgress(
-              `select ${i + 1}/${candidates.length}`,
-              opts.episodes,
-              env.maxTurns ?? DEFAULT_MAX_TURNS,
-            );
-            const tick = meansOn(bar);
-            const pastBudget = legalPastBudget(opts.maxNewTokens, loaded.constrained);
-            summary = await evaluate(env, policy, {
+            summary = await evaluateShown(`select ${i + 1}/${candidates.length}`, env, policy, {
               episodes: opts.episodes,
               seed: String(opts.seed),
-              onEpisode: (record) => {
-                pastBudget(record);
-                tick(record);
-              },
-              onEvent: bar.onEvent,
+              maxNewTokens: opts.maxNewTokens,
+              constrained: loaded.constrained,
             });
-            bar.stop();
           } finally {
             loaded.model.dispose();
           }
@@ -405,7 +392,7 @@ const soupFor = async (
   env: EnvDefinition,
   spec: string,
   run: ReturnType<typeof runConfigEnv>,
-  opts: Parameters<typeof evalDecoding>[5],
+  opts: EvalDecodingOptions,
 ) => {
   const averaged = await averageCheckpoints(candidate.folders);
   try {

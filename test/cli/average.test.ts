@@ -8,9 +8,9 @@ import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { WordTokenizer } from "../../src/kernel/tokenizer.ts";
-import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import { Gpt } from "../../src/policy/gpt.ts";
+import { runOfApartCheckpoints } from "../support/apart-run.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
 
 const output = captureOutput();
@@ -30,17 +30,7 @@ describe("agent-r1 average", () => {
   beforeAll(async () => {
     // A real run's folder, for a model shape and tokenizer that `eval --env lookup` takes; its checkpoints
     // are then replaced by three differently initialised models, so that they surely differ.
-    const train = ["train", "--env", "lookup", "--steps", "1", "--no-warm-start", "--tasks", "2", "--group-size", "2"];
-    const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--eval-episodes", "0"];
-    expect(await main([...train, ...shape, "--out", run])).toBe(0);
-    await initBackend("wasm", { log: () => {} });
-    const { model, tokenizer } = await loadCheckpoint(ckpt(1));
-    for (const v of [1, 2, 3]) {
-      const fresh = new Gpt(model.config, `average-${v}`);
-      await saveCheckpoint(ckpt(v), { model: fresh, tokenizer, version: v });
-      fresh.dispose();
-    }
-    model.dispose();
+    await runOfApartCheckpoints(run, 3, "average");
   }, 60_000);
 
   it("--last N averages a run's last N checkpoints, parameter by parameter", async () => {

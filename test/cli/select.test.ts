@@ -9,9 +9,7 @@ import { fc, test as fcTest } from "@fast-check/vitest";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { candidatesOf, pickOf } from "../../src/cli/select.ts";
-import { initBackend } from "../../src/policy/backend.ts";
-import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
-import { Gpt } from "../../src/policy/gpt.ts";
+import { runOfApartCheckpoints } from "../support/apart-run.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
 
 const output = captureOutput();
@@ -31,17 +29,7 @@ describe("agent-r1 select", () => {
   beforeAll(async () => {
     // A real run's folder (its config.json names lookup), whose checkpoints are then replaced by four models
     // initialised apart, so that they score differently.
-    const train = ["train", "--env", "lookup", "--steps", "1", "--no-warm-start", "--tasks", "2", "--group-size", "2"];
-    const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--eval-episodes", "0"];
-    expect(await main([...train, ...shape, "--out", run])).toBe(0);
-    await initBackend("wasm", { log: () => {} });
-    const { model, tokenizer } = await loadCheckpoint(ckpt(1));
-    for (const v of [1, 2, 3, 4]) {
-      const fresh = new Gpt(model.config, `select-${v}`);
-      await saveCheckpoint(ckpt(v), { model: fresh, tokenizer, version: v });
-      fresh.dispose();
-    }
-    model.dispose();
+    await runOfApartCheckpoints(run, 4, "select");
   }, 60_000);
 
   it("scores each of a run's checkpoints and its soup as eval does, keeps the best, and writes it to --out", async () => {
