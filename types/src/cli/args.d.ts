@@ -42,3 +42,10 @@ export declare const refuseOptionAsValue: (command: Command) => void;
  * keeps the last and says nothing, as for a repeated value. A flag repeated in one form (`--quick --quick`) may be.
  */
 export declare const refuseBothForms: (command: Command) => void;
+/**
+ * Parses a script's arguments (`npm run experiment`, `npm run recipe:left`) as agent-r1 parses its own: an option
+ * given twice, a flag with its negation, or a flag taken as a value is refused. Returns the exit code when the
+ * parse ended the command (0 after --help, 2 for bad usage, which commander has printed), else undefined. The
+ * program must call exitOverride().
+ */
+export declare const parseScriptArgs: (program: Command, argv: readonly string[]) => number | undefined;
