@@ -8,7 +8,7 @@
  *
  *   npm run recipe:left                          # clones 1,2,3,4, the best 2 trained; into runs/hopqa-left-recipe
  *   npm run recipe:left -- --clones a,b --keep 1 --out runs/other
- *   npm run recipe:left -- --quick               # a toy run of every step, about a minute
+ *   npm run recipe:left -- --quick               # a toy run of every step, about a minute (runs/hopqa-left-recipe-quick)
  *
  * Every step is an `agent-r1` command in a child process (its output in OUT/logs/), two at a time; a step whose
  * result is there is kept and skipped, and one stopped half-way goes on (`record --resume`, `sft --resume`,
@@ -441,8 +441,7 @@ export const recipeMain = async (argv: readonly string[]): Promise<number> => {
     )
     .option(
       "--out <dir>",
-      "where everything goes (kept and skipped when there, so the same command resumes)",
-      "runs/hopqa-left-recipe",
+      "where everything goes (kept and skipped when there, so the same command resumes; default runs/hopqa-left-recipe, with --quick runs/hopqa-left-recipe-quick)",
     )
     .option("--clones <seeds>", "cloning seeds, comma-separated", listOf, ["1", "2", "3", "4"])
     .option("--keep <n>", "how many of the clones (the best on the development set) are trained", positive("--keep"), 2)
@@ -451,7 +450,9 @@ export const recipeMain = async (argv: readonly string[]): Promise<number> => {
     .exitOverride();
   const ended = parseScriptArgs(program, argv);
   if (ended !== undefined) return ended;
-  const opts = program.opts<{ out: string; clones: string[]; keep: number; jobs: number; quick?: boolean }>();
+  const opts = program.opts<{ out?: string; clones: string[]; keep: number; jobs: number; quick?: boolean }>();
+  // A toy run has a folder of its own: in the full run's, its demonstrations would be refused as another recipe's.
+  const out = opts.out ?? (opts.quick ? "runs/hopqa-left-recipe-quick" : "runs/hopqa-left-recipe");
   if (opts.keep > opts.clones.length) {
     process.stderr.write(`error: --keep ${opts.keep} is more than the ${opts.clones.length} clones of --clones\n`);
     return 2;
@@ -470,7 +471,7 @@ export const recipeMain = async (argv: readonly string[]): Promise<number> => {
     for (const child of children) child.kill(signal);
   });
   try {
-    return await runRecipe(plan, opts.out, opts.jobs, (line) => process.stderr.write(`${line}\n`));
+    return await runRecipe(plan, out, opts.jobs, (line) => process.stderr.write(`${line}\n`));
   } catch (error) {
     if (error instanceof InvalidArgumentError) {
       process.stderr.write(`error: ${error.message}\n`);
