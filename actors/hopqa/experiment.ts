@@ -1,26 +1,4 @@
-/**
- * The paper's experiment on hopqa: every algorithm trained from the same warm start with the same budget,
- * over several seeds, plus the mask and process-reward ablations and the baselines; results in
- * docs/results.md (a table shaped like the paper's) with curves as SVG.
- *
- *   npm run experiment                          # everything; resumable: finished runs are kept and skipped
- *   npm run experiment -- --only grpo,ppo --seeds 1
- *   npm run experiment -- --report              # rewrite docs/results.md from what has finished
- *   npm run experiment -- --long      # 45 updates of 16 x 8 per run, into runs/hopqa-long and docs/long
- *   npm run experiment -- --hasty     # from the hasty demonstrator's clone, into runs/hopqa-hasty and docs/hasty
- *   npm run experiment -- --half-hasty  # from the half-hasty clone (test 0.26), into runs/hopqa-half-hasty and docs/half-hasty
- *   npm run experiment -- --possessive  # hopqa?wording=possessive&legal=relations from a weak turn-local clone, into runs/hopqa-possessive and docs/possessive
- *   npm run experiment -- --sloppy      # the same variant from the sloppy demonstrator's clone (test 0.56), into runs/hopqa-sloppy and docs/sloppy
- *   npm run experiment -- --left        # the sloppy recipe on hopqa?...&left=phrases (clone test 0.56-0.58), into runs/hopqa-left and docs/left
- *
- * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
- * interrupted half-way resumes from its last checkpoint. A finished run is also recorded next to the page
- * (docs/run-records/NAME.json: plan, scores, train time, curve), so the table outlives the run folders: a later
- * sitting, even on a fresh clone, skips recorded runs, and `--report` rewrites the page from the records.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { constants } from "node:os";
 import { join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { parseScriptArgs } from "../../src/cli/args.ts";
@@ -34,6 +12,7 @@ import { initBackend } from "../../src/policy/backend.ts";
 import { loadCheckpoint, saveCheckpoint } from "../../src/policy/checkpoint.ts";
 import { sameEnvSpec } from "../../src/runtime/env.ts";
 import type { Policy } from "../../src/runtime/policy.ts";
+import { children, runLogged } from "./child-runs.ts";
 import { EXPLORE, HASTY_STEPS, LEFT_STEPS, LONG, POSSESSIVE_STEPS, RL_STEP, SLOPPY_STEPS } from "./rl-recipe.ts";
 import {
   type BaselinesRecord,
@@ -425,16 +404,6 @@ const stopOnSignals = (kept: string, again: string) => {
   };
 };
 
-/** The runs in progress, each a child process, to pass a stop signal on to. */
-const children = new Set<ChildProcess>();
-/**
- * In their own process group, runs outlive this process: if it ends any other way than by waiting for them
- * (an error, process.exit), each is told to stop (it checkpoints and exits), not left training unseen.
- */
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGTERM");
-});
-
 /**
  * The script a run's child process runs: this one, with --run NAME. A test seam: AGENT_R1_EXPERIMENT_RUN_SCRIPT
  * names another (test/actors/experiment-signals.test.ts's stand-in runs, which are given the same arguments).
@@ -449,27 +418,12 @@ const STOPPED = "stopped.txt";
  * terminal reaches it once, from this process (stopOnSignals), not twice: a second signal makes train quit
  * without its checkpoint.
  */
-const runChild = (root: string, name: string, seeds: number) =>
-  new Promise<number>((resolve) => {
-    mkdirSync(join(root, name), { recursive: true });
-    rmSync(join(root, name, STOPPED), { force: true });
-    const log = join(root, name, "log.txt");
-    const child = spawn(
-      process.execPath,
-      ["bin/run-ts.js", RUN_SCRIPT, "--out", root, "--seeds", String(seeds), "--run", name, ...CHILD_FLAGS],
-      { stdio: ["ignore", "pipe", "pipe"], detached: true },
-    );
-    children.add(child);
-    const chunks: Buffer[] = [];
-    child.stdout.on("data", (c: Buffer) => chunks.push(c));
-    child.stderr.on("data", (c: Buffer) => chunks.push(c));
-    child.on("close", (code, signal) => {
-      children.delete(child);
-      writeFileSync(log, Buffer.concat(chunks));
-      // Ended by a signal it does not handle (while scoring, say): 128 + its number, as a shell says.
-      resolve(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
-    });
-  });
+const runChild = async (root: string, name: string, seeds: number) => {
+  mkdirSync(join(root, name), { recursive: true });
+  rmSync(join(root, name, STOPPED), { force: true });
+  const args = ["bin/run-ts.js", RUN_SCRIPT, "--out", root, "--seeds", String(seeds), "--run", name, ...CHILD_FLAGS];
+  return (await runLogged(args, join(root, name, "log.txt"))).code;
+};
 
 /** The scores the report reads; a record imported from an earlier page may lack F1 and the rest. */
 type Scores = Record<ColumnId, { readonly em: number }> & { readonly average: number };

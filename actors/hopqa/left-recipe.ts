@@ -1,28 +1,10 @@
-/**
- * The left variant's recipe for ood, end to end (`npm run recipe:left`): clone the sloppy demonstrations at
- * several cloning seeds, score each clone on a development set (held-out 4-hop questions of worlds that neither
- * training nor the evaluation draws), train the best few with REINFORCE++-baseline side by side, choose the run
- * and checkpoint (or soup of the last three) best on the development set with `agent-r1 select`, and score that
- * pick on fresh questions of new worlds. Over the 14 runs measured before it was written, "clone 4, train the best
- * 2" kept a run at ood 0.743 on average, 0.7 or more in 87% of the draws (docs/hopqa.md).
- *
- *   npm run recipe:left                          # clones 1,2,3,4, the best 2 trained; into runs/hopqa-left-recipe
- *   npm run recipe:left -- --clones a,b --keep 1 --out runs/other
- *   npm run recipe:left -- --quick               # a toy run of every step, about a minute (runs/hopqa-left-recipe-quick)
- *
- * Every step is an `agent-r1` command in a child process (its output in OUT/logs/), two at a time; a step whose
- * result is there is kept and skipped, and one stopped half-way goes on (`record --resume`, `sft --resume`,
- * `train --resume`), so the same command again completes a recipe that was stopped or killed. The summary is
- * printed and written to OUT/summary.json.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { constants } from "node:os";
 import { join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { parseScriptArgs } from "../../src/cli/args.ts";
+import { intArg, parseScriptArgs } from "../../src/cli/args.ts";
 import { stopAllBars } from "../../src/cli/progress.ts";
 import { exitCodeOf, interruptedBy, onStopSignals, type StopSignal } from "../../src/cli/signals.ts";
+import { children, runLogged } from "./child-runs.ts";
 import { EXPLORE, RL_STEP } from "./rl-recipe.ts";
 import { LEFT_WARM_START, recipeEnvSpec, type WarmStartRecipe } from "./warm-start.ts";
 
@@ -212,36 +194,14 @@ export const commandsOf = (plan: RecipePlan, out: string) => {
   };
 };
 
-/** The child processes running, told to stop (they save and exit) when this process is. */
-const children = new Set<ChildProcess>();
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGTERM");
-});
 let stoppedBy: StopSignal | undefined;
 
-/** Runs `agent-r1 ARGS` in a child process of its own group; its stdout to `stdout` (a JSON summary), all of it to the log. */
-const agent = (args: readonly string[], log: string, stdout?: string) =>
-  new Promise<number>((resolve) => {
-    const child = spawn(process.execPath, ["bin/agent-r1.js", ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    children.add(child);
-    const out: Buffer[] = [];
-    const all: Buffer[] = [Buffer.from(`$ npx agent-r1 ${args.join(" ")}\n`)];
-    child.stdout.on("data", (c: Buffer) => {
-      out.push(c);
-      all.push(c);
-    });
-    child.stderr.on("data", (c: Buffer) => all.push(c));
-    child.on("close", (code, signal) => {
-      children.delete(child);
-      writeFileSync(log, Buffer.concat(all));
-      const status = code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1);
-      if (status === 0 && stdout) writeFileSync(stdout, Buffer.concat(out));
-      resolve(status);
-    });
-  });
+/** Runs `agent-r1 ARGS` in a child process; its stdout to `stdout` (a JSON summary) when it succeeds, all of it to the log. */
+const agent = async (args: readonly string[], log: string, stdout?: string) => {
+  const ran = await runLogged(["bin/agent-r1.js", ...args], log, `$ npx agent-r1 ${args.join(" ")}\n`);
+  if (ran.code === 0 && stdout) writeFileSync(stdout, ran.stdout);
+  return ran.code;
+};
 
 /** Runs the jobs `jobs` at a time; each returns whether it succeeded. Stops starting new ones once one fails or a stop came. */
 const inLanes = async (tasks: readonly (() => Promise<boolean>)[], jobs: number): Promise<boolean> => {
@@ -427,12 +387,6 @@ const listOf = (value: string) => {
     );
   return seeds;
 };
-const positive = (flag: string) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError(`${flag} takes a whole number of 1 or more, got ${value}`);
-  return n;
-};
 
 export const recipeMain = async (argv: readonly string[]): Promise<number> => {
   const program = new Command("recipe:left")
@@ -444,8 +398,13 @@ export const recipeMain = async (argv: readonly string[]): Promise<number> => {
       "where everything goes (kept and skipped when there, so the same command resumes; default runs/hopqa-left-recipe, with --quick runs/hopqa-left-recipe-quick)",
     )
     .option("--clones <seeds>", "cloning seeds, comma-separated", listOf, ["1", "2", "3", "4"])
-    .option("--keep <n>", "how many of the clones (the best on the development set) are trained", positive("--keep"), 2)
-    .option("--jobs <n>", "processes at a time", positive("--jobs"), 2)
+    .option(
+      "--keep <n>",
+      "how many of the clones (the best on the development set) are trained",
+      intArg("--keep", 1),
+      2,
+    )
+    .option("--jobs <n>", "processes at a time", intArg("--jobs", 1), 2)
     .option("--quick", "a toy run of every step (24 demonstrations, 2 updates, 2 episodes per score), about a minute")
     .exitOverride();
   const ended = parseScriptArgs(program, argv);

@@ -401,6 +401,17 @@ const holdOut = (out: string, holder: string, refuse: () => void): (() => void) 
 };
 
 /**
+ * What eval's and select's helpers below share: which command speaks, the environment scored on and its spec
+ * as given or found, and whether --env was given (a load failure then says to pass it).
+ */
+export interface EvalScope {
+  readonly who: "eval" | "select";
+  readonly env: EnvDefinition;
+  readonly spec: string;
+  readonly envGiven: boolean;
+}
+
+/**
  * What eval and select settle before any checkpoint loads: the environment (--env, else the one the checkpoint
  * was trained or cloned under, else the built-in one whose tokenizer it carries, else the default), configured
  * with --split and --world-seed; an option given both in --env and as a flag is refused. `run` and `clone` are
@@ -411,12 +422,11 @@ export const resolveEvalEnv = async (
   opts: { readonly env?: string; readonly split?: string; readonly worldSeed?: string; readonly suite?: boolean },
   checkpointArg: string,
 ): Promise<{
-  readonly env: EnvDefinition;
+  readonly scope: EvalScope;
   readonly base: EnvDefinition;
   readonly options: URLSearchParams;
   readonly run: ReturnType<typeof runConfigEnv>;
   readonly clone: ReturnType<typeof checkpointOriginEnv>;
-  readonly spec: string;
 }> => {
   const envGiven = opts.env !== undefined;
   // A damaged config.json is an error only when it is what would name the environment.
@@ -465,7 +475,7 @@ export const resolveEvalEnv = async (
     ...(opts.worldSeed === undefined ? [] : [`--world-seed ${opts.worldSeed}`]),
   ].join(" ");
   const env = configureEnv(base, options.toString(), false, flags);
-  return { env, base, options, run, clone, spec };
+  return { scope: { who, env, spec, envGiven }, base, options, run, clone };
 };
 
 /**
@@ -475,9 +485,7 @@ export const resolveEvalEnv = async (
  * Returns the checkpoint folder.
  */
 export const checkEvalCheckpoint = (
-  who: "eval" | "select",
-  env: EnvDefinition,
-  spec: string,
+  { who, env, spec }: EvalScope,
   given: string,
   run: ReturnType<typeof runConfigEnv>,
   maxNewTokensGiven: number | undefined,
@@ -517,25 +525,22 @@ export interface EvalDecodingOptions {
  * policy samples under. The caller disposes the model.
  */
 export const loadEvalCheckpoint = async (
-  who: "eval" | "select",
-  env: EnvDefinition,
-  spec: string,
+  scope: EvalScope,
   checkpoint: string,
   run: ReturnType<typeof runConfigEnv>,
-  envGiven: boolean,
   opts: EvalDecodingOptions,
 ) => {
-  const { model, tokenizer, version } = await loadCheckpointFor(env, checkpoint, { optimizer: false }).catch(
+  const { model, tokenizer, version } = await loadCheckpointFor(scope.env, checkpoint, { optimizer: false }).catch(
     (cause) => {
-      throw envGiven || !(cause instanceof UsageError)
+      throw scope.envGiven || !(cause instanceof UsageError)
         ? cause
         : new UsageError({
-            detail: `${cause.detail} (--env not given, so ${spec}: pass the environment the checkpoint was trained on)`,
+            detail: `${cause.detail} (--env not given, so ${scope.spec}: pass the environment the checkpoint was trained on)`,
           });
     },
   );
   try {
-    return { model, tokenizer, version, ...evalDecoding(who, env, spec, checkpoint, run, opts) };
+    return { model, tokenizer, version, ...evalDecoding(scope, checkpoint, run, opts) };
   } catch (error) {
     model.dispose();
     throw error;
@@ -547,9 +552,7 @@ export const loadEvalCheckpoint = async (
  * config its policy samples under; refused when constrained and the environment has no legal actions.
  */
 export const evalDecoding = (
-  who: "eval" | "select",
-  env: EnvDefinition,
-  spec: string,
+  { who, env, spec }: EvalScope,
   checkpoint: string,
   run: ReturnType<typeof runConfigEnv>,
   opts: EvalDecodingOptions,
@@ -574,9 +577,7 @@ export const evalDecoding = (
  * hopqa, held-out questions of the training worlds. Returns the overlap with the run's worlds, when known.
  */
 export const noteHeldOut = async (
-  who: "eval" | "select",
-  env: EnvDefinition,
-  spec: string,
+  { who, env, spec }: EvalScope,
   options: URLSearchParams,
   run: ReturnType<typeof runConfigEnv>,
   clone: ReturnType<typeof checkpointOriginEnv>,
@@ -1821,7 +1822,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     // record and train take --json; eval's summary is JSON already, so the flag is taken and changes nothing.
     .option("--json", "accepted as record and train take it: eval always prints its summary as JSON")
     .action(async (opts, command: Command) => {
-      const envGiven = opts.env !== undefined;
+      const _envGiven = opts.env !== undefined;
       // Greedy decoding takes the likeliest token whatever the temperature or nucleus: a flag it would ignore is refused.
       if (opts.temperature !== undefined && !opts.sample)
         throw new UsageError({
@@ -1837,17 +1838,15 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         throw new UsageError({ detail: "--out keeps one evaluation's episodes; --suite runs three: leave one out" });
       const release = opts.out === undefined ? () => {} : holdEvalOut(opts.out);
       try {
-        const { env, base, options, run, clone, spec } = await resolveEvalEnv("eval", opts, opts.checkpoint);
-        opts.env = spec;
-        const checkpoint = checkEvalCheckpoint("eval", env, opts.env, opts.checkpoint, run, opts.maxNewTokens);
+        const { scope, base, options, run, clone } = await resolveEvalEnv("eval", opts, opts.checkpoint);
+        const { env } = scope;
+        opts.env = scope.spec;
+        const checkpoint = checkEvalCheckpoint(scope, opts.checkpoint, run, opts.maxNewTokens);
         await initBackend(opts.backend);
         const { model, tokenizer, version, constrained, config } = await loadEvalCheckpoint(
-          "eval",
-          env,
-          opts.env,
+          scope,
           checkpoint,
           run,
-          envGiven,
           opts,
         );
         if (opts.suite) {
@@ -1881,7 +1880,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           process.stderr.write(
             `warning: ${evaluatedWhat(env, checkpoint, version, summary.episodes, String(opts.seed))}: ${describeEval(summary)}\n`,
           );
-        const overlap = await noteHeldOut("eval", env, opts.env, options, run, clone);
+        const overlap = await noteHeldOut(scope, options, run, clone);
         const inEffect = optionsInEffect(env, options, opts.worldSeed);
         out(
           summaryJson({

@@ -22,6 +22,7 @@ import {
   BACKENDS,
   checkEvalCheckpoint,
   type EvalDecodingOptions,
+  type EvalScope,
   evalDecoding,
   evaluateShown,
   exitOnInterrupt,
@@ -221,7 +222,8 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
       const envGiven = opts.env !== undefined;
       const say = (line: string) => process.stderr.write(`${line}\n`);
       const candidates = candidatesOf(paths, opts, say);
-      const { env, options, spec } = await resolveEvalEnv("select", opts, paths[0]);
+      const { scope, options } = await resolveEvalEnv("select", opts, paths[0]);
+      const { env, spec } = scope;
       // Every candidate checked before any is scored: a missing or unfit one is said now, not after the others' work.
       const runOf = new Map<string, ReturnType<typeof runConfigEnv>>();
       for (const candidate of candidates) {
@@ -236,7 +238,7 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
         }
         const run = runOf.get(candidate.given);
         for (const folder of candidate.folders) {
-          const checkpoint = checkEvalCheckpoint("select", env, spec, folder, run, opts.maxNewTokens);
+          const checkpoint = checkEvalCheckpoint(scope, folder, run, opts.maxNewTokens);
           refuseUnloadable(checkpoint, candidate);
           try {
             checkTokenizerOf(env, checkpoint);
@@ -277,7 +279,7 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
         } catch {
           clone = undefined;
         }
-        await noteHeldOut("select", env, spec, options, run, clone);
+        await noteHeldOut(scope, options, run, clone);
       }
       await noteSuiteWorlds(env);
       const release = opts.out === undefined ? () => {} : holdCheckpointOut("select", opts.out, !!opts.replace);
@@ -304,8 +306,8 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
           const decoding = { ...opts, constrained: opts.constrained ?? constrainedAll, notes: i === 0 };
           const loaded =
             candidate.folders.length === 1
-              ? await loadEvalCheckpoint("select", env, spec, candidate.folders[0], run, envGiven, decoding)
-              : await soupFor(candidate, env, spec, run, decoding);
+              ? await loadEvalCheckpoint(scope, candidate.folders[0], run, decoding)
+              : await soupFor(scope, candidate, run, decoding);
           constrainedAll = loaded.constrained;
           let summary: EvalSummary;
           try {
@@ -386,19 +388,19 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
     });
 };
 
-/** A soup candidate, averaged in memory, decoded as eval decodes a checkpoint of its run. */
+/**
+ * A soup candidate, averaged in memory, decoded as eval decodes a checkpoint of its run (its folders' tokenizers
+ * were checked against the environment before any scoring).
+ */
 const soupFor = async (
+  scope: EvalScope,
   candidate: Candidate,
-  env: EnvDefinition,
-  spec: string,
   run: ReturnType<typeof runConfigEnv>,
   opts: EvalDecodingOptions,
 ) => {
   const averaged = await averageCheckpoints(candidate.folders);
   try {
-    checkTokenizerOf(env, candidate.folders[0], averaged.tokenizer.id);
-    const last = candidate.folders[candidate.folders.length - 1];
-    return { ...averaged, ...evalDecoding("select", env, spec, last, run, opts) };
+    return { ...averaged, ...evalDecoding(scope, candidate.folders[candidate.folders.length - 1], run, opts) };
   } catch (error) {
     averaged.model.dispose();
     throw error;
