@@ -4,7 +4,7 @@
  * second signal makes train quit without its checkpoint).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { constants } from "node:os";
 
 /** The children running, for the parent to pass a stop signal on to. */
@@ -18,24 +18,25 @@ process.on("exit", () => {
 });
 
 /**
- * Runs `node ARGS` as a child; its output (stdout and stderr as they came, after `header` if given) goes to `log`
- * when it ends. Resolves with its exit code (ended by a signal it does not handle: 128 + its number, as a shell
- * says) and its stdout alone.
+ * Runs `node ARGS` as a child; its output (stdout and stderr as they come, after `header` if given) is written to
+ * `log` while it runs, so `tail -f LOG` follows it. Resolves with its exit code (ended by a signal it does not
+ * handle: 128 + its number, as a shell says) and its stdout alone.
  */
 export const runLogged = (args: readonly string[], log: string, header = "") =>
   new Promise<{ readonly code: number; readonly stdout: Buffer }>((resolve) => {
+    const fd = openSync(log, "w");
+    if (header) writeSync(fd, header);
     const child = spawn(process.execPath, [...args], { stdio: ["ignore", "pipe", "pipe"], detached: true });
     children.add(child);
     const out: Buffer[] = [];
-    const all: Buffer[] = header ? [Buffer.from(header)] : [];
     child.stdout.on("data", (c: Buffer) => {
       out.push(c);
-      all.push(c);
+      writeSync(fd, c);
     });
-    child.stderr.on("data", (c: Buffer) => all.push(c));
+    child.stderr.on("data", (c: Buffer) => writeSync(fd, c));
     child.on("close", (code, signal) => {
       children.delete(child);
-      writeFileSync(log, Buffer.concat(all));
+      closeSync(fd);
       resolve({ code: code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1), stdout: Buffer.concat(out) });
     });
   });

@@ -506,8 +506,17 @@ const cell = (xs: readonly number[]) => {
   return xs.length > 1 ? `${m.toFixed(3)} ± ${s.toFixed(3)}` : m.toFixed(3);
 };
 
-/** Writes docs/results.md (and curves) from the finished runs. */
-export const writeReport = async (root: string, seeds: number, docs: string, command: string) => {
+/**
+ * Writes docs/results.md (and curves) from the finished runs. `running`: the runs whose child still works (its
+ * log.txt is written as it goes), named as running, not as failed.
+ */
+export const writeReport = async (
+  root: string,
+  seeds: number,
+  docs: string,
+  command: string,
+  running: ReadonlySet<string> = new Set(),
+) => {
   const finished = finishedRuns(root, docs, seeds);
   recordRuns(root, docs, finished);
   // Rewritten only when it says something new: a page written before the demonstrator was recorded is the
@@ -571,14 +580,17 @@ export const writeReport = async (root: string, seeds: number, docs: string, com
     const runs = finished.filter((f) => f.spec.group === group);
     const label = runSpecs(1).find((s) => s.group === group)?.label ?? group;
     const minutes = runs.map((r) => r.suite.trainSeconds / 60);
-    // Begun and not finished: stopped by a signal (they resume from their checkpoint), or failed.
+    // Begun and not finished: still running beside the one that just ended, stopped by a signal (they resume from
+    // their checkpoint), or failed.
     const begun = runSpecs(seeds).filter(
       (s) =>
         s.group === group && existsSync(join(root, s.name, "log.txt")) && !runs.some((r) => r.spec.name === s.name),
     );
-    const stopped = begun.filter((s) => existsSync(join(root, s.name, STOPPED)));
-    const failed = begun.filter((s) => !stopped.includes(s));
+    const now = begun.filter((s) => running.has(s.name));
+    const stopped = begun.filter((s) => !now.includes(s) && existsSync(join(root, s.name, STOPPED)));
+    const failed = begun.filter((s) => !now.includes(s) && !stopped.includes(s));
     const note =
+      (now.length ? `; running: ${now.map((s) => s.name).join(", ")}` : "") +
       (stopped.length ? `; stopped: ${stopped.map((s) => s.name).join(", ")} (they resume)` : "") +
       (failed.length ? `; failed: ${failed.map((s) => s.name).join(", ")} (see their log.txt)` : "");
     const time = runs.length ? `n=${runs.length}, ${cell(minutes)} min${note}` : `n=0${note || " (not run yet)"}`;
@@ -1077,7 +1089,7 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
               : `  ${spec.name}: FAILED (exit ${code}); see ${join(opts.out, spec.name, "log.txt")}`,
         );
         bar.tick(stop.stoppedBy() && !suite ? 0 : 1);
-        if (!(await writeReport(opts.out, opts.seeds, opts.docs, command)).unchanged) rewritten = true;
+        if (!(await writeReport(opts.out, opts.seeds, opts.docs, command, active)).unchanged) rewritten = true;
       }
     };
     await Promise.all(Array.from({ length: opts.jobs }, worker)).finally(() => {

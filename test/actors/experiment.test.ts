@@ -44,7 +44,7 @@ describe("npm run experiment", () => {
     child.kill("SIGINT");
     expect(await exited, stderr).toBe(130);
     expect(stderr).toContain("interrupted: the run in progress finishes its update");
-    // It waited for its run: the run's log is written (when the run's process ends), its checkpoint too, and
+    // It waited for its run: the run's log holds the run's own stop message, its checkpoint is written, and
     // it is not scored (a suite.json would mark it finished, and the next sitting would skip it).
     expect(existsSync(join(run, "log.txt"))).toBe(true);
     expect(readFileSync(join(run, "log.txt"), "utf8")).toContain("interrupted: finishing what runs now");
@@ -102,6 +102,23 @@ describe("npm run experiment", () => {
     expect(existsSync(join(out, "baselines.json"))).toBe(false);
     expect(existsSync(join(out, "grpo-s0"))).toBe(false);
   }, 120_000);
+
+  it("the page written when one run ends names its sibling still running as running, not failed (logs grow as runs go)", async () => {
+    const { writeReport } = await import("../../actors/hopqa/experiment.ts");
+    const root = tempDir("agent-r1-experiment-running-");
+    for (const [name, log] of [
+      ["grpo-s0", "train grpo: 3/15\n"],
+      ["ppo-s0", "Error: out of memory\n"],
+    ]) {
+      mkdirSync(join(root, "runs", name), { recursive: true });
+      writeFileSync(join(root, "runs", name, "log.txt"), log);
+    }
+    const docs = join(root, "docs");
+    await writeReport(join(root, "runs"), 1, docs, "npm run experiment", new Set(["grpo-s0"]));
+    const page = readFileSync(join(docs, "results.md"), "utf8");
+    expect(page).toMatch(/\| GRPO \|.*n=0; running: grpo-s0 \|/);
+    expect(page).toMatch(/\| PPO \|.*n=0; failed: ppo-s0 \(see their log.txt\) \|/);
+  });
 
   it("refuses a folder whose runs were trained with another plan, before building anything", async () => {
     // A run of the 15-update table, as its config.json records it; --long would skip it and report it.
