@@ -187,6 +187,8 @@ export const inspectPath = async (
   });
   if (files.length === 0) write(`no journals (.jsonl) in ${paths.join(", ")}`);
   let damaged = 0;
+  /** Journals readable to the end that hold no episode.ended. */
+  let unended = 0;
   let torn = 0;
   let nothing = 0;
   /** Damaged journals past the ones shown: read (the exit status counts them) and named, not printed. */
@@ -207,6 +209,14 @@ export const inspectPath = async (
     const started = events[0];
     if (given && started?.type === "episode.started" && started.env.id !== given.env.id) otherEnvs.add(started.env.id);
     if (shown) for (const line of timeline(events, error ? undefined : await thrownAtOf(events))) write(line);
+    // Readable to its last line and no end: a recording still going, or one stopped between two whole writes.
+    if (!error && events.length > 0 && events.at(-1)?.type !== "episode.ended") {
+      unended += 1;
+      if (shown)
+        write(
+          `  … not ended: the journal stops after its ${count(events.length, "event")} (an episode still being recorded, or a recording stopped between two writes)`,
+        );
+    }
     // Read whole: a journal whose last digest an earlier one ends with holds the same episode.
     const copyOf = error ? undefined : copies.earlier(file, events.at(-1)?.digest);
     if (copyOf !== undefined) {
@@ -240,6 +250,10 @@ export const inspectPath = async (
   if (damagedUnshown.length > 0)
     write(
       `damaged among those not shown: ${damagedUnshown.slice(0, 5).join(", ")}${damagedUnshown.length > 5 ? ` and ${damagedUnshown.length - 5} more` : ""}`,
+    );
+  if (unended > 0)
+    write(
+      `\n${unended} of ${count(files.length, "journal")} not ended (no episode.ended event): still being recorded, or stopped between two writes; \`npx agent-r1 replay ${paths.join(" ")}\` checks each; \`record --resume\` records a stopped recording's unended episodes again`,
     );
   if (damaged > 0) {
     // --repair cuts only a torn last line; damage inside a file is left for a person to look at.

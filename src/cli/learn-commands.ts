@@ -1688,6 +1688,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             process.stderr.write(
               `warning: every step of the last epoch was skipped (its loss was not finite), so the clone in ${opts.out} is not a trained one; a learning rate too high (--lr ${opts.lr}) is the usual cause\n`,
             );
+          else if (result.losses.at(-1) === 0 && opts.constrained)
+            process.stderr.write(
+              `warning: the loss is 0: under --constrained every demonstrated action token was the only one the environment's legalActions allowed, so there was nothing to clone (the clone in ${opts.out} is its initial policy) and RL from it has no choice to learn; list every action worth taking in a state, not only the demonstrator's\n`,
+            );
           out(
             `cloned ${result.episodes} episodes (${result.actionTokens} action tokens) for ${opts.epochs} epoch${opts.epochs === 1 ? "" : "s"} (${result.tokens} action tokens trained on in all), final loss ${result.losses.at(-1)?.toFixed(3)} -> ${opts.out}`,
           );

@@ -352,6 +352,9 @@ const signalsHandled = () => new Promise<void>((resolve) => setImmediate(() => s
  * again (recording is deterministic: the same seed gives the same episode). A journal damaged before its
  * end is refused: no stop leaves that.
  */
+/** How many journals damaged before their end `record --resume` names (the rest are counted). */
+const CHANGED_LISTED = 10;
+
 const resumeRecording = async (
   options: RecordOptions,
   journal: JsonlJournal,
@@ -361,6 +364,8 @@ const resumeRecording = async (
   const policyId = options.policy.id;
   const kept = new Set<number>();
   const cut: string[] = [];
+  /** Journals damaged before their end (the reader's message, which names the file and line). */
+  const changed: string[] = [];
   let returns = 0;
   let events = 0;
   let aborted = 0;
@@ -384,9 +389,10 @@ const resumeRecording = async (
         const reason = `cannot read ${file}: ${unreadable}; nothing was removed or recorded: make it readable and run the same command again`;
         throw new ResumeRefusal(`--resume: ${reason} (or delete it to record the episode again)`, reason);
       }
+      // Damage no stop leaves: every such journal is named at the end, not one per try.
       if (!(cause instanceof JournalError) || !(cause.repairable || cause.problem === "empty")) {
-        const reason = `${cause instanceof Error ? cause.message : String(cause)}; a stopped recording leaves only a cut last line, so this journal was changed since`;
-        throw new ResumeRefusal(`--resume: ${reason}: look at it (or delete it to record the episode again)`, reason);
+        changed.push(cause instanceof Error ? cause.message : String(cause));
+        continue;
       }
     }
     const started = read[0];
@@ -454,6 +460,15 @@ const resumeRecording = async (
       }
     }
     success.add(ended);
+  }
+  if (changed.length > 0) {
+    const listed = changed.slice(0, CHANGED_LISTED).join("; ");
+    const more = changed.length > CHANGED_LISTED ? `; and ${changed.length - CHANGED_LISTED} more` : "";
+    const reason = `${changed.length === 1 ? listed : `${changed.length} journals are damaged: ${listed}${more}`}; a stopped recording leaves only a cut last line, so ${changed.length === 1 ? "this journal was" : "these were"} changed since; nothing was removed or recorded`;
+    throw new ResumeRefusal(
+      `--resume: ${reason}: look at ${changed.length === 1 ? "it" : "them"} (or delete ${changed.length === 1 ? "it" : "them"} to record ${changed.length === 1 ? "the episode" : "their episodes"} again)`,
+      reason,
+    );
   }
   // A signal during the last journal's check: handled before anything is removed.
   await signalsHandled();

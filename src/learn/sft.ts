@@ -48,7 +48,7 @@ import { ABORTED } from "../runtime/derive.ts";
 import { checkEnvArgument, type EnvDefinition, sameEnvSpec, unconfiguredOf } from "../runtime/env.ts";
 import type { Turn } from "../runtime/policy.ts";
 import { sameVariantSpec } from "../runtime/variants.ts";
-import { AdamW } from "./adamw.ts";
+import { AdamW, ZERO_GRADIENT } from "./adamw.ts";
 import { actionBudgetNote, checkedModelShape, LR_RULE, modelConfigFor } from "./config.ts";
 import { drawPositionOffset, POSITION_OFFSETS, type PositionOffsets } from "./position-offsets.ts";
 import { supervisedStep } from "./train-step.ts";
@@ -839,7 +839,7 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
     // A turn of the event loop per step: the steps compute synchronously, so without it a Ctrl-C (SIGINT)
     // waited for the whole cloning to end.
     await new Promise((resolve) => setImmediate(resolve));
-    return supervisedStep(
+    const result = await supervisedStep(
       model,
       {
         tokens: rows.map((s) => s.tokens),
@@ -853,6 +853,9 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
       },
       { optimizer },
     );
+    // A gradient 0 everywhere is a loss of 0 (under --constrained, every token of the batch the only legal one):
+    // a step with nothing to change, counted with its loss, not a failed one.
+    return result.skipped && result.reason === ZERO_GRADIENT ? { ...result, skipped: false } : result;
   };
   // A clone under the masks is decoded under them (train --init and eval follow the manifest); a free clone
   // records nothing, since it may be decoded either way.

@@ -46,6 +46,13 @@ export const configureEnv = (
   refuseIgnored = false,
   given = `the options "?${query}"`,
 ): EnvDefinition => {
+  // A key without "=" (`?bonus`) read as the empty string: an option the user meant to switch on was set to "".
+  const bare = query.split("&").find((part) => part !== "" && !part.includes("="));
+  if (bare !== undefined)
+    throw new ConfigureRefusal(
+      `environment option "${bare}" in "?${query}" has no value; write ${bare}=VALUE (${bare}= for an empty one)`,
+      `option "${bare}" has no value; write ${bare}=VALUE`,
+    );
   const params = new URLSearchParams(query);
   const twice = [...new Set([...params.keys()].filter((key) => params.getAll(key).length > 1))];
   if (twice.length > 0) {

@@ -384,6 +384,22 @@ describe("agent-r1 inspect", () => {
     );
   });
 
+  it("says a journal that stops between two whole lines is not ended (it read as a finished episode)", async () => {
+    const dir = tempDir();
+    const lines = readFileSync("replays/lookup/expert/ep-golden-1.jsonl", "utf8").trimEnd().split("\n");
+    writeFileSync(join(dir, "ep-golden-1.jsonl"), `${lines.slice(0, -2).join("\n")}\n`);
+    writeFileSync(join(dir, "ep-golden-2.jsonl"), readFileSync("replays/lookup/expert/ep-golden-2.jsonl"));
+    const run = await cli("inspect", dir);
+    // Nothing in it is damaged: a recording still going looks the same.
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      `  … not ended: the journal stops after its ${lines.length - 2} events (an episode still being recorded, or a recording stopped between two writes)`,
+    );
+    expect(run.stdout.match(/not ended: the journal/g)).toHaveLength(1);
+    expect(run.stdout).toContain(`1 of 2 journals not ended (no episode.ended event)`);
+    expect(run.stdout).toContain(`\`npx agent-r1 replay ${dir}\` checks each`);
+  });
+
   it("shows a torn journal up to the damage and goes on with the others (a run killed mid-write)", async () => {
     const dir = tempDir();
     for (const name of ["ep-golden-1", "ep-golden-2"])

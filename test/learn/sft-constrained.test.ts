@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expertPolicy, lookupEnv } from "../../actors/lookup/index.ts";
 import { record } from "../../src/cli/record.ts";
-import { defineEnv, EnvProtocolError, formatAnswer } from "../../src/index.ts";
+import { canonicalJson, defineEnv, EnvProtocolError, formatAnswer } from "../../src/index.ts";
 import { loadSequences, sft } from "../../src/learn/sft.ts";
 import { tempDir } from "../support/index.ts";
 
@@ -164,4 +164,45 @@ describe("sft --constrained and --init", () => {
     const distinct = files.filter((file) => !file.includes("(copy)"));
     expect(await loadSequences(lookupEnv, distinct, 96)).toHaveLength(2);
   });
+  it("a legalActions that lists only the demonstrated action: loss 0 and every step counted, none said to be skipped", async () => {
+    const data = join(tempDir(), "demos");
+    await recordDemos(data, 8, "sft-forced");
+    // legalActions lists the one action the demonstrator took in each state (a user's first legalActions is
+    // often its expert's plan): every token is forced, so the gradient is 0 everywhere.
+    const took = new Map<string, string>();
+    for (const file of readdirSync(data).filter((f) => f.endsWith(".jsonl"))) {
+      const events = readFileSync(join(data, file), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      const task = canonicalJson(events.find((e: { type: string }) => e.type === "episode.started").task);
+      let turns = 0;
+      for (const e of events)
+        if (e.type === "env.observed" || e.type === "agent.acted") {
+          if (e.type === "agent.acted") took.set(`${task} ${turns}`, e.text);
+          turns++;
+        }
+    }
+    const forced = defineEnv({
+      ...lookupEnv,
+      legalActions: (view) => {
+        const action = took.get(`${canonicalJson(view.task)} ${view.history.length}`);
+        return action === undefined ? null : [action];
+      },
+    });
+    const lines: string[] = [];
+    const clone = await sft({
+      ...sftOptions(data),
+      env: forced,
+      epochs: 2,
+      batchSize: 4,
+      constrained: true,
+      out: join(tempDir(), "clone"),
+      log: (l) => lines.push(l),
+    });
+    // Was: every step "skipped (the gradient is 0 everywhere)", each epoch's loss NaN, and sft blamed --lr.
+    expect(clone.losses).toEqual([0, 0]);
+    expect(clone.tokens).toBe(2 * clone.actionTokens);
+    expect(lines.filter((l) => l.includes("skipped"))).toEqual([]);
+  }, 60_000);
 });

@@ -298,6 +298,11 @@ const CASES: [string[], RegExp][] = [
     ["eval", "--env", "hopqa?split=ood&split=test", "--checkpoint", WARM],
     /environment option "split" given more than once in "\?split=ood&split=test"; give each once/,
   ],
+  // A bare key read as the empty string: `?left` set left to "".
+  [
+    ["record", "--env", "hopqa?left&wording=possessive", "--policy", "expert", "--episodes", "1", "--out", out],
+    /environment option "left" in "\?left&wording=possessive" has no value; write left=VALUE \(left= for an empty one\)/,
+  ],
   // An empty world (an unset $WORLD) names what to give, not commander's bare placeholder ("give <s>").
   [
     ["eval", "--env", "hopqa", "--checkpoint", WARM, "--world-seed", ""],
@@ -708,6 +713,16 @@ describe("bad CLI input: one line saying what is wrong and what is accepted, exi
     const damaged = await run(args(stopped, "--resume"));
     expect(damaged.code).toBe(2);
     expect(damaged.lines[0]).toMatch(/ep-r-3\.jsonl:2: parse: .*a stopped recording leaves only a cut last line/);
+    // Two damaged: both named in one refusal (it named one per try), and nothing removed.
+    writeFileSync(join(stopped, file(1)), [...lines.slice(0, 2), "{}", ...lines.slice(2)].join("\n"));
+    const before = readdirSync(stopped).sort();
+    stderr = "";
+    const both = await run(args(stopped, "--resume"));
+    expect(both.code).toBe(2);
+    expect(both.lines[0]).toMatch(
+      /--resume: 2 journals are damaged: \S+ep-r-1\.jsonl:3: .*; \S+ep-r-3\.jsonl:2: parse: .*; a stopped recording leaves only a cut last line, so these were changed since; nothing was removed or recorded: look at them/,
+    );
+    expect(readdirSync(stopped).sort()).toEqual(before);
   });
 
   it("seeds that give the same journal names (a:b and a-b): the clash names the seed the journals were recorded with", async () => {
