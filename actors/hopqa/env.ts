@@ -630,9 +630,11 @@ export const parseOptions = (options: Readonly<Record<string, string>>, base = D
       const match = /^(\d+)(?:-(\d+))?$/.exec(value);
       const from = Number(match?.[1]);
       const to = Number(match?.[2] ?? match?.[1]);
-      if (!match || !Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from)
+      if (match && Number.isSafeInteger(from) && Number.isSafeInteger(to) && to < from)
+        throw new RangeError(`hopqa: ${key} "${value}" is a range backwards (${from} > ${to}): give ${to}-${from}`);
+      if (!match || !Number.isSafeInteger(from) || !Number.isSafeInteger(to))
         throw new RangeError(
-          `hopqa: ${key} must be a world number in decimal digits (0 to ${Number.MAX_SAFE_INTEGER}; no sign, point or exponent) or a range a-b of them (a <= b), got "${value}"`,
+          `hopqa: ${key} must be a world number in decimal digits (0 to ${Number.MAX_SAFE_INTEGER}; no sign, point or exponent) or a range a-b of them, got "${value}"`,
         );
       worlds = [from, to];
     } else if (key === "top-k") {

@@ -1024,10 +1024,11 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
     throw new InvalidArgumentError(
       `--report: no finished run in ${opts.out} and no run record in ${recordsDir(opts.docs)}, so nothing to report; ${join(opts.docs, "results.md")} is left as it is (run the experiment first, or pass the --out and --docs that hold its runs)`,
     );
-  mkdirSync(opts.out, { recursive: true });
   // Whether this command rewrote the page after a run: its last report then finds nothing new to say.
   let rewritten = false;
   if (!opts.report) {
+    // --report reads the runs there, if any, and leaves no empty folder behind.
+    mkdirSync(opts.out, { recursive: true });
     // Ctrl-C (or SIGTERM, SIGHUP) exited 130 saying nothing: say what is kept and how to go on.
     const kept = `finished runs are kept in ${opts.out} (and recorded in ${recordsDir(opts.docs)})`;
     const again = `run \`${command}\` again to go on`;

@@ -485,10 +485,12 @@ export const resolveEvalEnv = async (
  * Returns the checkpoint folder.
  */
 export const checkEvalCheckpoint = (
-  { who, env, spec }: EvalScope,
+  { who, env, spec, envGiven }: EvalScope,
   given: string,
   run: ReturnType<typeof runConfigEnv>,
   maxNewTokensGiven: number | undefined,
+  /** What was said already (select checks many checkpoints of one run): each difference once. */
+  said = new Set<string>(),
 ): string => {
   // A policy trained on an older version of the environment may be scored on this one; said, not refused.
   const runDir = run && dirname(run.file);
@@ -507,6 +509,19 @@ export const checkEvalCheckpoint = (
   const savedContext = savedContextLength(checkpoint);
   if (savedContext !== undefined) checkRoomForContext(maxNewTokens, savedContext, maxNewTokensGiven !== undefined);
   refuseOtherVariant(spec, env, checkpoint);
+  // Made under another variant than the one it is scored under: a score of another task. From --env (said, as
+  // it may be meant), or, for select without --env, from its first candidate (refused: one development set).
+  const other = otherThanRecorded(spec, checkpoint);
+  if (other !== undefined && !said.has(other)) {
+    said.add(other);
+    if (!envGiven)
+      throw new UsageError({
+        detail: `${other}, the environment ${who} found from its first candidate: ${who} scores every candidate on one environment; give candidates of one environment, or --env`,
+      });
+    process.stderr.write(
+      `warning: ${other}: it is scored under the --env given; leave --env out to score it under its own\n`,
+    );
+  }
   return checkpoint;
 };
 
@@ -798,11 +813,69 @@ const runModuleOf = (data: string): { readonly env: string; readonly file: strin
  */
 const refuseOtherVariant = (spec: string, env: EnvDefinition, checkpoint: string): void => {
   const found = savedTokenizerId(checkpoint);
-  const fix = found === undefined ? undefined : tokenizerVariantFix(spec, env, found);
+  if (found === undefined) return;
+  // The options the checkpoint records (its run's, its clone's or its average's) go into the --env to pass, under
+  // those typed: the tokenizer's variant alone (`hopqa?wording=possessive`) left out what it was trained under.
+  const recorded = recordedEnvOfCheckpoint(checkpoint);
+  const base = recorded && recorded.env.split("?")[0] === spec.split("?")[0] ? overlaidSpec(recorded.env, spec) : spec;
+  const fix = tokenizerVariantFix(base, env, found);
   if (fix)
     throw new UsageError({
-      detail: `checkpoint ${checkpoint} was made for another tokenizer (${found}) than environment ${env.id}'s (${env.tokenizer.id}): ${fix}`,
+      detail: `checkpoint ${checkpoint} was made for another tokenizer (${found}) than environment ${env.id}'s (${env.tokenizer.id}): ${fix}${base === spec ? "" : ` (with the options ${recorded?.file} records)`}`,
     });
+};
+
+/**
+ * The environment a checkpoint records, when it records one: its run's config.json, else its clone's sft.json or
+ * its average's average.json. Undefined when none does or the record cannot be read (said where it is needed).
+ */
+const recordedEnvOfCheckpoint = (checkpoint: string): { readonly file: string; readonly env: string } | undefined => {
+  try {
+    return runConfigEnv(checkpoint) ?? checkpointOriginEnv(checkpoint);
+  } catch {
+    return undefined;
+  }
+};
+
+/** A spec's id and options without the questions' (split, worlds, world-seed). */
+const withoutQuestions = (spec: string): { readonly id: string; readonly params: URLSearchParams } => {
+  const [id, query = ""] = spec.split("?", 2);
+  const params = new URLSearchParams(query);
+  for (const key of SUITE_COLUMN_KEYS) params.delete(key);
+  return { id, params };
+};
+
+const specOf = (id: string, params: URLSearchParams): string => {
+  const options = [...params].map(([key, value]) => `${key}=${value}`).join("&");
+  return options === "" ? id : `${id}?${options}`;
+};
+
+/** An env spec's id (a module's path resolved) and its options other than the questions', sorted. */
+const variantKey = (spec: string): string => {
+  const { id, params } = withoutQuestions(spec);
+  params.sort();
+  return `${/[/\\]|\.[cm]?[jt]s$/.test(id) ? resolve(id) : id}?${params}`;
+};
+
+/** `recorded`'s options (the questions' aside) with `given`'s over them. */
+const overlaidSpec = (recorded: string, given: string): string => {
+  const { id, params } = withoutQuestions(recorded);
+  for (const [key, value] of new URLSearchParams(given.split("?", 2)[1] ?? "")) params.set(key, value);
+  return specOf(id, params);
+};
+
+/**
+ * When a checkpoint records the environment it was made under and `spec` (the --env given) is another variant
+ * of it or another environment (the questions' options aside): what to say, naming both and the record.
+ */
+export const otherThanRecorded = (spec: string, checkpoint: string): string | undefined => {
+  const recorded = recordedEnvOfCheckpoint(checkpoint);
+  if (recorded === undefined || variantKey(recorded.env) === variantKey(spec)) return undefined;
+  const shown = (each: string) => {
+    const { id, params } = withoutQuestions(each);
+    return specOf(id, params);
+  };
+  return `${checkpoint} was made under --env '${shown(recorded.env)}' (${recorded.file}), not --env '${shown(spec)}'`;
 };
 
 /**
@@ -1085,14 +1158,18 @@ const legalPastBudget = (given: number | undefined, constrained: boolean): ((rec
   };
 };
 
-/** Ticks a bar per evaluated episode with the means so far (exact match, else the return), not the last episode's. */
+/**
+ * Ticks a bar per evaluated episode with the means so far (exact match, else the return), not the last episode's:
+ * `em so far`, since the episodes that end first are the short ones, often the right answers found early, so the
+ * mean on the way runs above the final one.
+ */
 const meansOn = (bar: Progress) => {
   let done = 0;
   let total = 0;
   return (r: EpisodeRecord) => {
     done += 1;
     total += "em" in r.metrics ? r.metrics.em : r.return;
-    bar.tick(1, { ["em" in r.metrics ? "em" : "return"]: (total / done).toFixed(3) });
+    bar.tick(1, { [`${"em" in r.metrics ? "em" : "return"} so far`]: (total / done).toFixed(3) });
   };
 };
 

@@ -226,6 +226,7 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
       const { env, spec } = scope;
       // Every candidate checked before any is scored: a missing or unfit one is said now, not after the others' work.
       const runOf = new Map<string, ReturnType<typeof runConfigEnv>>();
+      const differences = new Set<string>();
       for (const candidate of candidates) {
         if (!runOf.has(candidate.given)) {
           let run: ReturnType<typeof runConfigEnv>;
@@ -238,7 +239,7 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
         }
         const run = runOf.get(candidate.given);
         for (const folder of candidate.folders) {
-          const checkpoint = checkEvalCheckpoint(scope, folder, run, opts.maxNewTokens);
+          const checkpoint = checkEvalCheckpoint(scope, folder, run, opts.maxNewTokens, differences);
           refuseUnloadable(checkpoint, candidate);
           try {
             checkTokenizerOf(env, checkpoint);

@@ -660,20 +660,22 @@ export const checkpointIn = (dir: string, what: string, log: (line: string) => v
     if (existsSync(dir)) {
       // A folder that holds checkpoints (docs/checkpoints) or journals, given where one checkpoint belongs.
       const inside = checkpointsIn(dir);
+      const runs = runsIn(dir).map((name) => join(dir, name));
+      const listed = (paths: readonly string[]) =>
+        `${paths.slice(0, 6).join(", ")}${paths.length > 6 ? `, ... (${paths.length} in all)` : ""}`;
+      // Both (npm start's runs/start: its warm start beside its GRPO run): every one named.
+      if (inside.length > 0 && runs.length > 0)
+        throw new UsageError({
+          detail: `${what} ${dir} holds checkpoints and run folders but is no checkpoint (no manifest.json): give a checkpoint, ${listed(inside.map((name) => join(dir, name)))}, or a run (its latest checkpoint), ${listed(runs)}`,
+        });
       if (inside.length > 0)
         throw new UsageError({
-          detail: `${what} ${dir} holds checkpoints but is none (no manifest.json): give one of them: ${inside
-            .slice(0, 6)
-            .map((name) => join(dir, name))
-            .join(", ")}${inside.length > 6 ? `, ... (${inside.length} in all)` : ""}`,
+          detail: `${what} ${dir} holds checkpoints but is none (no manifest.json): give one of them: ${listed(inside.map((name) => join(dir, name)))}`,
         });
       // A folder of run folders (`runs/`): name the runs, rather than load tfjs to say a manifest is missing.
-      const runs = runsIn(dir).map((name) => join(dir, name));
       if (runs.length > 0)
         throw new UsageError({
-          detail: `${what} ${dir} holds run folders but is no checkpoint: give one of them (its latest checkpoint) or a checkpoint in it: ${runs
-            .slice(0, 6)
-            .join(", ")}${runs.length > 6 ? `, ... (${runs.length} in all)` : ""}`,
+          detail: `${what} ${dir} holds run folders but is no checkpoint: give one of them (its latest checkpoint) or a checkpoint in it: ${listed(runs)}`,
         });
       if (readdirSync(dir).some((name) => name.endsWith(".jsonl")))
         throw new UsageError({

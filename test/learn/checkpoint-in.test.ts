@@ -52,4 +52,13 @@ describe("checkpointIn: where a checkpoint belongs", () => {
       `--checkpoint ${runs} holds run folders but is no checkpoint: give one of them (its latest checkpoint) or a checkpoint in it: ${join(runs, "grpo")}, ${join(runs, "grpo2")}`,
     );
   });
+  it("a folder of a checkpoint beside a run (npm start's runs/start) names both (it named the checkpoint alone)", () => {
+    const start = tempDir();
+    fakeRun(join(start, "grpo"), 2);
+    mkdirSync(join(start, "warm-start"));
+    writeFileSync(join(start, "warm-start", "manifest.json"), JSON.stringify({ version: 0 }));
+    expect(() => checkpointIn(start, "--checkpoint")).toThrow(
+      `--checkpoint ${start} holds checkpoints and run folders but is no checkpoint (no manifest.json): give a checkpoint, ${join(start, "warm-start")}, or a run (its latest checkpoint), ${join(start, "grpo")}`,
+    );
+  });
 });
