@@ -374,10 +374,14 @@ export const runRecipe = async (plan: RecipePlan, out: string, jobs: number, say
   };
   writeFileSync(join(out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
   say(
-    `recipe: kept ${best.name} (development ${best.score.toFixed(3)}): ood ${fresh.ood.toFixed(3)}, test ${fresh.test.toFixed(3)} on ${plan.evalEpisodes} fresh questions each of worlds ${FRESH.worlds} -> ${join(out, "summary.json")} (this sitting ${minutes(Date.now() - started)})`,
+    `recipe: kept ${best.name} (development ${best.score.toFixed(3)}): ood ${shownWithError(fresh.ood, plan.evalEpisodes)}, test ${shownWithError(fresh.test, plan.evalEpisodes)} on ${plan.evalEpisodes} fresh questions each of worlds ${FRESH.worlds} (± one standard error) -> ${join(out, "summary.json")} (this sitting ${minutes(Date.now() - started)})`,
   );
   return 0;
 };
+
+/** A rate measured on `n` questions with its standard error, `0.663 ± 0.027`. */
+export const shownWithError = (rate: number, n: number): string =>
+  `${rate.toFixed(3)} ± ${Math.sqrt((rate * (1 - rate)) / Math.max(1, n)).toFixed(3)}`;
 
 const listOf = (value: string) => {
   const seeds = value.split(",").map((s) => s.trim());

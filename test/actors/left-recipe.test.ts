@@ -48,6 +48,13 @@ describe("npm run recipe:left", () => {
     expect(await runRecipe(plan, out, 2, (line) => lines.push(line))).toBe(0);
     expect(lines.filter((line) => line.endsWith(".log)"))).toEqual([]);
     expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).pick).toEqual(summary.pick);
+    // The last line gives each fresh score with its standard error (300 questions: about 0.026 near 0.7).
+    const { shownWithError } = await import("../../actors/hopqa/left-recipe.ts");
+    expect(lines.at(-1)).toContain(
+      `ood ${shownWithError(summary.fresh.ood, 2)}, test ${shownWithError(summary.fresh.test, 2)} on 2 fresh questions each of worlds 1000001-1000200 (± one standard error)`,
+    );
+    expect(shownWithError(0.7, 300)).toBe("0.700 ± 0.026");
+    expect(shownWithError(1, 300)).toBe("1.000 ± 0.000");
   }, 240_000);
 
   it("refuses a --keep above the clones and a cloning seed given twice", async () => {
