@@ -1,3 +1,23 @@
+/**
+ * The paper's experiment on hopqa: every algorithm trained from the same warm start with the same budget,
+ * over several seeds, plus the mask and process-reward ablations and the baselines; results in
+ * docs/results.md (a table shaped like the paper's) with curves as SVG.
+ *
+ *   npm run experiment                          # everything; resumable: finished runs are kept and skipped
+ *   npm run experiment -- --only grpo,ppo --seeds 1
+ *   npm run experiment -- --report              # rewrite docs/results.md from what has finished
+ *   npm run experiment -- --long      # 45 updates of 16 x 8 per run, into runs/hopqa-long and docs/long
+ *   npm run experiment -- --hasty     # from the hasty demonstrator's clone, into runs/hopqa-hasty and docs/hasty
+ *   npm run experiment -- --half-hasty  # from the half-hasty clone (test 0.26), into runs/hopqa-half-hasty and docs/half-hasty
+ *   npm run experiment -- --possessive  # hopqa?wording=possessive&legal=relations from a weak turn-local clone, into runs/hopqa-possessive and docs/possessive
+ *   npm run experiment -- --sloppy      # the same variant from the sloppy demonstrator's clone (test 0.56), into runs/hopqa-sloppy and docs/sloppy
+ *   npm run experiment -- --left        # the sloppy recipe on hopqa?...&left=phrases (clone test 0.56-0.58), into runs/hopqa-left and docs/left
+ *
+ * Runs go two at a time (one per core), each in its own process, into runs/hopqa-experiment/NAME; a run
+ * interrupted half-way resumes from its last checkpoint. A finished run is also recorded next to the page
+ * (docs/run-records/NAME.json: plan, scores, train time, curve), so the table outlives the run folders: a later
+ * sitting, even on a fresh clone, skips recorded runs, and `--report` rewrites the page from the records.
+ */
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";

@@ -60,7 +60,7 @@ import {
 } from "../runtime/env.ts";
 import { DEFAULT_MAX_TURNS, type EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
-import { configureEnv, sameVariant, variantFromJournal } from "../runtime/variants.ts";
+import { configureEnv, sameVariant, sameVariantSpec, variantFromJournal } from "../runtime/variants.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import { type EpisodeProgress, episodeProgress, type Progress, progress, stopAllBars } from "./progress.ts";
 import {
@@ -511,7 +511,7 @@ export const checkEvalCheckpoint = (
   refuseOtherVariant(spec, env, checkpoint);
   // Made under another variant than the one it is scored under: a score of another task. From --env (said, as
   // it may be meant), or, for select without --env, from its first candidate (refused: one development set).
-  const other = otherThanRecorded(spec, checkpoint);
+  const other = otherThanRecorded(env, spec, checkpoint);
   if (other !== undefined && !said.has(other)) {
     said.add(other);
     if (!envGiven)
@@ -837,45 +837,39 @@ const recordedEnvOfCheckpoint = (checkpoint: string): { readonly file: string; r
   }
 };
 
-/** A spec's id and options without the questions' (split, worlds, world-seed). */
+/** A spec's id and its options other than the questions' (split, worlds, world-seed: suiteSplit's `fixed`). */
 const withoutQuestions = (spec: string): { readonly id: string; readonly params: URLSearchParams } => {
   const [id, query = ""] = spec.split("?", 2);
-  const params = new URLSearchParams(query);
-  for (const key of SUITE_COLUMN_KEYS) params.delete(key);
-  return { id, params };
+  return { id, params: new URLSearchParams(suiteSplit(query).others) };
 };
 
-const specOf = (id: string, params: URLSearchParams): string => {
+/** A spec as typed: options unescaped, as tokenizerVariantFix writes them (the command line reads them back). */
+const specOf = ({ id, params }: { readonly id: string; readonly params: URLSearchParams }): string => {
   const options = [...params].map(([key, value]) => `${key}=${value}`).join("&");
   return options === "" ? id : `${id}?${options}`;
 };
 
-/** An env spec's id (a module's path resolved) and its options other than the questions', sorted. */
-const variantKey = (spec: string): string => {
-  const { id, params } = withoutQuestions(spec);
-  params.sort();
-  return `${/[/\\]|\.[cm]?[jt]s$/.test(id) ? resolve(id) : id}?${params}`;
-};
-
 /** `recorded`'s options (the questions' aside) with `given`'s over them. */
 const overlaidSpec = (recorded: string, given: string): string => {
-  const { id, params } = withoutQuestions(recorded);
-  for (const [key, value] of new URLSearchParams(given.split("?", 2)[1] ?? "")) params.set(key, value);
-  return specOf(id, params);
+  const aside = withoutQuestions(recorded);
+  for (const [key, value] of new URLSearchParams(given.split("?", 2)[1] ?? "")) aside.params.set(key, value);
+  return specOf(aside);
 };
 
 /**
- * When a checkpoint records the environment it was made under and `spec` (the --env given) is another variant
- * of it or another environment (the questions' options aside): what to say, naming both and the record.
+ * When a checkpoint records the environment it was made under and `spec` (the --env given, of environment `env`)
+ * is another variant of it or another environment, the questions' options aside: what to say, naming both and the
+ * record. Variants compare by their options in effect (sameVariantSpec: `hopqa?legal=types` is `hopqa`); a module's
+ * path by the file it names.
  */
-export const otherThanRecorded = (spec: string, checkpoint: string): string | undefined => {
+const otherThanRecorded = (env: EnvDefinition, spec: string, checkpoint: string): string | undefined => {
   const recorded = recordedEnvOfCheckpoint(checkpoint);
-  if (recorded === undefined || variantKey(recorded.env) === variantKey(spec)) return undefined;
-  const shown = (each: string) => {
-    const { id, params } = withoutQuestions(each);
-    return specOf(id, params);
-  };
-  return `${checkpoint} was made under --env '${shown(recorded.env)}' (${recorded.file}), not --env '${shown(spec)}'`;
+  if (recorded === undefined) return undefined;
+  const [mine, theirs] = [spec, recorded.env].map(withoutQuestions);
+  const keyOf = (aside: typeof mine) =>
+    specOf({ id: /[/\\]|\.[cm]?[jt]s$/.test(aside.id) ? resolve(aside.id) : aside.id, params: aside.params });
+  if (sameVariantSpec(unconfiguredOf(env), keyOf(theirs), keyOf(mine))) return undefined;
+  return `${checkpoint} was made under --env '${specOf(theirs)}' (${recorded.file}), not --env '${specOf(mine)}'`;
 };
 
 /**

@@ -462,11 +462,13 @@ const resumeRecording = async (
     success.add(ended);
   }
   if (changed.length > 0) {
-    const listed = changed.slice(0, CHANGED_LISTED).join("; ");
+    const one = changed.length === 1;
     const more = changed.length > CHANGED_LISTED ? `; and ${changed.length - CHANGED_LISTED} more` : "";
-    const reason = `${changed.length === 1 ? listed : `${changed.length} journals are damaged: ${listed}${more}`}; a stopped recording leaves only a cut last line, so ${changed.length === 1 ? "this journal was" : "these were"} changed since; nothing was removed or recorded`;
+    const listed = `${changed.slice(0, CHANGED_LISTED).join("; ")}${more}`;
+    const reason = `${one ? listed : `${changed.length} journals are damaged: ${listed}`}; a stopped recording leaves only a cut last line, so ${one ? "this journal was" : "these were"} changed since; nothing was removed or recorded`;
+    const them = one ? "it" : "them";
     throw new ResumeRefusal(
-      `--resume: ${reason}: look at ${changed.length === 1 ? "it" : "them"} (or delete ${changed.length === 1 ? "it" : "them"} to record ${changed.length === 1 ? "the episode" : "their episodes"} again)`,
+      `--resume: ${reason}: look at ${them} (or delete ${them} to record ${one ? "the episode" : "their episodes"} again)`,
       reason,
     );
   }

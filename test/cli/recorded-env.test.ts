@@ -51,6 +51,11 @@ describe("a checkpoint's recorded environment", () => {
     const same = "hopqa?wording=possessive&legal=relations&left=phrases&split=ood";
     expect(await main(["eval", "--env", same, "--checkpoint", PICK, "--episodes", "1"]), output.stderr).toBe(0);
     expect(output.stderr).not.toContain("was made under");
+    // Nor with an option at its default value spelt out (the options in effect are the same).
+    output.clear();
+    const spelt = `${same}&top-k=2`;
+    expect(await main(["eval", "--env", spelt, "--checkpoint", PICK, "--episodes", "1"]), output.stderr).toBe(0);
+    expect(output.stderr).not.toContain("was made under");
   }, 60_000);
 
   it("select refuses a candidate made under another environment than the one found from its first", async () => {
