@@ -724,7 +724,7 @@ const initConstrained = (
  * average.json), for the average's average.json, so eval of the average needs no --env. Undefined, and said,
  * when they differ or one is not known (a damaged record counts as not known: the average is still made).
  */
-export const averagedEnv = (folders: readonly string[]): string | undefined => {
+export const averagedEnv = (folders: readonly string[], given?: string): string | undefined => {
   const envs = folders.map((folder) => {
     try {
       const found = runConfigEnv(folder) ?? checkpointOriginEnv(folder);
@@ -734,12 +734,25 @@ export const averagedEnv = (folders: readonly string[]): string | undefined => {
     }
   });
   const known = envs.filter((found) => found !== undefined);
+  if (given !== undefined) {
+    // average --env: recorded as given; a checkpoint that records another is said, since eval will take --env's.
+    const recorded = absoluteModuleSpec(given);
+    const other = folders.flatMap((folder, i) => {
+      const found = envs[i];
+      return found && !sameEnvSpec(found.env, recorded)
+        ? [`${folder} was made under ${found.env} (${found.file})`]
+        : [];
+    });
+    if (other.length > 0)
+      process.stderr.write(`note: the average records --env ${given}, though ${other.join("; ")}\n`);
+    return recorded;
+  }
   // One environment whatever the order of its ?options (`hopqa?split=test&top-k=3` is `hopqa?top-k=3&split=test`).
   if (known.length === folders.length && known.every((found) => sameEnvSpec(found.env, known[0].env)))
     return known[0].env;
   if (known.length > 0)
     process.stderr.write(
-      `note: the average records no environment (eval it with --env): ${folders
+      `note: the average records no environment (eval it with --env, or average again with --env to record one): ${folders
         .map(
           (folder, i) =>
             `${folder} ${envs[i] ? `was made under ${envs[i].env} (${envs[i].file})` : "has no readable record of its environment"}`,
@@ -1783,6 +1796,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     .argument("<checkpoints...>", "checkpoint folders; with --last, run folders")
     .requiredOption("--out <dir>", "checkpoint folder to write")
     .option("--last <n>", "from each run folder given, its last N checkpoints", int("--last", 1))
+    .option(
+      "--env <id|path>",
+      "the environment the average records (average.json), so eval of it needs no --env (without it: the one every checkpoint records)",
+    )
     .option("--replace", "write over the checkpoint --out holds (refused without it)")
     .option("--json", "print the result as JSON")
     .addOption(new Option("--backend <name>", "tfjs backend").choices(BACKENDS).default("auto"))
@@ -1800,6 +1817,14 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         throw new UsageError({
           detail: `--out ${opts.out} is one of the checkpoints to average; write the average to another folder`,
         });
+      if (opts.env !== undefined) {
+        // Checked before any work: an --env whose tokenizer is not the checkpoints' would be recorded for nothing.
+        const given = await loadEnv(opts.env);
+        for (const folder of folders) {
+          refuseOtherVariant(opts.env, given, folder);
+          checkTokenizerOf(given, folder);
+        }
+      }
       // Before the lock is taken, as sft's: a signal without a handler ended average without the exit that
       // releases the lock (the next one into --out had to take it over) and removes the folder it made.
       const quiet = exitOnInterrupt(
@@ -1815,7 +1840,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           process.stderr.write(
             `note: only one checkpoint (${folders[0]}), so the average is a copy of it: give several checkpoints, or run folders with --last N\n`,
           );
-        const env = averagedEnv(folders);
+        const env = averagedEnv(folders, opts.env);
         await initBackend(opts.backend);
         const averaged = await averageCheckpoints(folders);
         try {

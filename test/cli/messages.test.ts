@@ -838,8 +838,23 @@ describe("a clone of sft keeps the --env it was cloned under (its sft.json)", ()
     expect(await main(["average", clone, next, "--out", join(dir, "partial-soup-unknown")]), output.stderr).toBe(0);
     expect(existsSync(join(dir, "partial-soup-unknown", "average.json"))).toBe(false);
     expect(errors()).toContain(
-      `note: the average records no environment (eval it with --env): ${clone} was made under ${resolve(PARTIAL)} (${join(clone, "sft.json")}); ${next} has no readable record of its environment`,
+      `note: the average records no environment (eval it with --env, or average again with --env to record one): ${clone} was made under ${resolve(PARTIAL)} (${join(clone, "sft.json")}); ${next} has no readable record of its environment`,
     );
+    // average --env records the environment for them, and eval of the average takes it.
+    const named = join(dir, "partial-soup-named");
+    output.clear();
+    expect(await main(["average", clone, next, "--env", PARTIAL, "--out", named]), output.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(named, "average.json"), "utf8")).env).toBe(resolve(PARTIAL));
+    expect(errors().join("\n")).not.toMatch(/records no environment/);
+    output.clear();
+    expect(await main(["eval", "--checkpoint", named, "--episodes", "1"]), output.stderr).toBe(0);
+    expect(errors()).toContain(`eval: --env not given: ${resolve(PARTIAL)}, from ${join(named, "average.json")}`);
+    // An --env of another tokenizer is refused before anything is written, naming the checkpoint.
+    const wrong = join(dir, "partial-soup-wrong");
+    output.clear();
+    expect(await main(["average", clone, next, "--env", "hopqa", "--out", wrong])).toBe(2);
+    expect(output.stderr).toMatch(new RegExp(`checkpoint ${clone} .*tokenizer`));
+    expect(existsSync(wrong)).toBe(false);
     // One environment with its options in another order is the same environment; other options are not.
     for (const [first, second, recorded] of [
       ["?a=1&b=2", "?b=2&a=1", true],
