@@ -649,7 +649,13 @@ export const runEpisode: {
     const agentFailed = (cause: unknown) =>
       cause instanceof ActionTooLongError
         ? abort(`policy ${policy.policy.id} returned an action too long to journal: ${cause.detail}`)
-        : void finish(`policy ${policy.policy.id} failed: ${messageOf(cause)}`, thrownFrom(cause));
+        : cause instanceof EnvProtocolError
+          ? // The environment's legalActions, asked by constrained decoding, failed: its code, not the policy's.
+            void finish(
+              `environment error: ${cause.detail} (asked by policy ${policy.policy.id}'s constrained decoding)`,
+              thrownFrom(cause),
+            )
+          : void finish(`policy ${policy.policy.id} failed: ${messageOf(cause)}`, thrownFrom(cause));
 
     const onEmitted = (emitted: { type: string }) => {
       if (finished) return;

@@ -446,7 +446,7 @@ describe("training where every episode aborts", () => {
     const last = errors().filter((line) => line.startsWith("error: "));
     expect(last).toHaveLength(1);
     expect(last[0]).toBe(
-      `error: every episode of update 1 of 1 was aborted: policy lookup-gpt failed: environment lookup: legalActions threw for turn 1: my legalActions bug (thrown at ${env}:7:62); the first: ${join(dir, "aborting-run", "episodes", "u00000", "ep-0-u0-0.jsonl")}; nothing to learn from`,
+      `error: every episode of update 1 of 1 was aborted: environment error: legalActions threw for turn 1: my legalActions bug (asked by policy lookup-gpt's constrained decoding) (thrown at ${env}:7:62); the first: ${join(dir, "aborting-run", "episodes", "u00000", "ep-0-u0-0.jsonl")}; nothing to learn from`,
     );
   });
 });

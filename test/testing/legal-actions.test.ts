@@ -277,7 +277,7 @@ describe("the kit draws actions from the environment's legal actions", () => {
       },
     });
     await expect(checkRewards(failing, { invariants: [neverCrashes()], numRuns: 30 })).rejects.toThrow(
-      /the episode ended with "aborted: policy script failed: environment \S+: legalActions threw for turn 1: legal bug" \(thrown at test\/testing\/legal-actions\.test\.ts:\d+:\d+\)/,
+      /the episode ended with "aborted: environment error: legalActions threw for turn 1: legal bug \(asked by policy script's constrained decoding\)" \(thrown at test\/testing\/legal-actions\.test\.ts:\d+:\d+\)/,
     );
     const forgetful = r1.defineEnv({ ...sound, legalActions: (() => undefined) as never });
     const { record } = await playEpisode(forgetful, { seed: "s1", actions: [{ legal: 0 }] });
