@@ -62,7 +62,14 @@ import { DEFAULT_MAX_TURNS, type EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { configureEnv, sameVariant, sameVariantSpec, variantFromJournal } from "../runtime/variants.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
-import { type EpisodeProgress, episodeProgress, type Progress, progress, stopAllBars } from "./progress.ts";
+import {
+  type EpisodeProgress,
+  episodeProgress,
+  epochStepsProgress,
+  type Progress,
+  progress,
+  stopAllBars,
+} from "./progress.ts";
 import {
   builtinEnvOfCheckpoint,
   checkpointOriginEnv,
@@ -1709,7 +1716,6 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         if (decoding.say) process.stderr.write(`${decoding.say}\n`);
         // A resumed sft's bars start where its saved point was: the curriculum's steps, the epochs.
         const saved = opts.resume ? sftProgressIn(opts.out) : undefined;
-        const done = saved?.epoch ?? 0;
         // The curriculum's steps have a bar of their own, before the epochs': its stages take minutes (hopqa's
         // 1:300,2:200), and the epochs' bar stood at 0 all that time, saying nothing.
         const stages: readonly { readonly steps: number }[] = opts.curriculum ?? [];
@@ -1721,14 +1727,11 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           curriculumDone < curriculumSteps
             ? progress("sft curriculum steps", curriculumSteps, process.stderr, curriculumDone)
             : undefined;
-        let epochBar: ReturnType<typeof progress> | undefined;
-        const epochs = () => {
+        const epochBar = epochStepsProgress("sft steps", opts.epochs);
+        const endCurriculum = () => {
           curriculumBar?.stop();
           curriculumBar = undefined;
-          epochBar ??= progress("sft", opts.epochs, process.stderr, Math.min(done, opts.epochs), true);
-          return epochBar;
         };
-        if (!curriculumBar) epochs();
         const result = await sft({
           env,
           data: opts.data,
@@ -1759,12 +1762,16 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           onCurriculumStep: (stage, _, loss) =>
             curriculumBar?.tick(1, { stage: `${stage + 1}/${stages.length}`, loss: loss.toFixed(3) }),
           onStage: (stage) => {
-            if (stage === stages.length - 1) epochs();
+            if (stage === stages.length - 1) endCurriculum();
           },
-          onEpoch: (_, loss) => epochs().tick(1, { loss: loss.toFixed(3) }),
+          onEpochsStart: (epoch, step, steps) => {
+            endCurriculum();
+            epochBar.start(epoch, step, steps);
+          },
+          onEpochStep: epochBar.step,
         });
         curriculumBar?.stop();
-        epochBar?.stop();
+        epochBar.stop();
         // Stopped: sft said where, that its progress is saved and the command that resumes it.
         if (result.stopped) stoppedBy = interrupt.stoppedBy() ?? "SIGINT";
         else {

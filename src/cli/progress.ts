@@ -366,3 +366,24 @@ const plainProgress = (
     },
   };
 };
+
+/**
+ * The progress of cloning's epochs, counted in their steps (an epoch of hopqa's 800 demonstrations is 50 steps,
+ * minutes: a bar of epochs stood still that long, its ETA unknown until the second), for sft's `onEpochsStart` and
+ * `onEpochStep`. The bar is made when the epochs start, their number of steps known; a resumed clone's starts at
+ * the step it goes on from.
+ */
+export const epochStepsProgress = (label: string, epochs: number, stream: NodeJS.WriteStream = process.stderr) => {
+  let bar: Progress | undefined;
+  const start = (epoch: number, step: number, steps: number) => {
+    bar ??= progress(label, epochs * steps, stream, epoch * steps + step);
+  };
+  return {
+    start,
+    step: (epoch: number, step: number, steps: number, loss: number) => {
+      start(epoch, step - 1, steps);
+      bar?.tick(1, { epoch: `${epoch + 1}/${epochs}`, loss: loss.toFixed(3) });
+    },
+    stop: () => bar?.stop(),
+  };
+};

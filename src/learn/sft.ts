@@ -131,6 +131,14 @@ export interface SftOptions {
   readonly onCurriculumStep?: (stage: number, step: number, loss: number) => void;
   /** After each curriculum stage (its index and last batch loss). */
   readonly onStage?: (stage: number, loss: number) => void;
+  /**
+   * After each step of an epoch: the epoch's index, the steps of it taken so far, its steps in all and the mean
+   * loss of its steps so far (NaN while every one was skipped). An epoch of hopqa's 800 demonstrations takes
+   * minutes, so `sft` shows its progress from here.
+   */
+  readonly onEpochStep?: (epoch: number, step: number, steps: number, loss: number) => void;
+  /** Once, before this call's first step of an epoch: where the epochs stand (a resumed clone's), as onEpochStep. */
+  readonly onEpochsStart?: (epoch: number, step: number, steps: number) => void;
   /** After each epoch; `save(dir)` writes a checkpoint of the model as it is now (e.g. to compare epochs). */
   readonly onEpoch?: (epoch: number, loss: number, save: (dir: string) => Promise<void>) => void | Promise<void>;
   readonly log?: (line: string) => void;
@@ -393,6 +401,8 @@ const SFT_OPTIONS = allKeys<SftOptions>()([
   "command",
   "onCurriculumStep",
   "onStage",
+  "onEpochStep",
+  "onEpochsStart",
   "onEpoch",
   "log",
 ]);
@@ -972,9 +982,18 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
     // A stage of 0 steps takes none.
     if (stage.steps > 0 && (await afterStep())) return stopped();
   }
+  let started = false;
   while (at.epoch < options.epochs) {
     if (at.order === null) at.order = rng.shuffle(sequences.map((_, i) => i));
     const order = at.order;
+    if (!started) {
+      started = true;
+      options.onEpochsStart?.(
+        at.epoch,
+        Math.ceil(at.batch / options.batchSize),
+        Math.ceil(order.length / options.batchSize),
+      );
+    }
     const result = await cloneStep(order.slice(at.batch, at.batch + options.batchSize).map((i) => sequences[i]));
     if (result.skipped) log(`sft epoch ${at.epoch}: a step was skipped (${result.reason})`);
     else {
@@ -982,6 +1001,12 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
       at.count += result.tokens;
     }
     at.batch += options.batchSize;
+    options.onEpochStep?.(
+      at.epoch,
+      Math.ceil(Math.min(at.batch, order.length) / options.batchSize),
+      Math.ceil(order.length / options.batchSize),
+      at.count > 0 ? at.total / at.count : Number.NaN,
+    );
     if (at.batch >= order.length) {
       tokens += at.count;
       // An epoch whose every step was skipped (a NaN loss) has no loss: NaN, not a 0 that reads as a perfect fit.

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { progress } from "../cli/progress.ts";
+import { epochStepsProgress } from "../cli/progress.ts";
 import { policyFor, ResumeRefusal, record } from "../cli/record.ts";
 import { isLockFile } from "../journal/lock.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
@@ -193,7 +193,7 @@ export const runWarmStart = async (
       `warm start: ${recorded.aborted} of ${warm.episodes} expert episodes aborted; the first, ${recorded.firstAbort.episode}: ${recorded.firstAbort.reason}` +
         (recorded.firstAbort.thrownAt ? ` (thrown at ${recorded.firstAbort.thrownAt})` : ""),
     );
-  const bar = bars ? progress("warm start (cloning)", warm.epochs, process.stderr, saved?.epoch ?? 0, true) : null;
+  const bar = bars ? epochStepsProgress("warm start (cloning) steps", warm.epochs) : null;
   let cloned: Awaited<ReturnType<typeof sftDerived>>;
   try {
     cloned = await sftDerived({
@@ -210,7 +210,7 @@ export const runWarmStart = async (
       resume: saved !== undefined,
       ...(shouldStop ? { shouldStop } : {}),
       command: `npx agent-r1 train --out ${runDir} --resume`,
-      onEpoch: (_, loss) => bar?.tick(1, { loss: loss.toFixed(3) }),
+      ...(bar ? { onEpochsStart: bar.start, onEpochStep: bar.step } : {}),
       log,
     });
   } catch (error) {

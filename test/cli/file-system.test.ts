@@ -69,7 +69,7 @@ describe("file-system trouble, in one line", () => {
       join(file, "clone"),
     );
     expect(sft.code, sft.stderr).toBe(2);
-    expect(sft.stderr).not.toMatch(/sft: \d/);
+    expect(sft.stderr).not.toMatch(/sft steps: \d/);
     expect(sft.stderr.trim()).toMatch(
       /^error: EEXIST: file already exists, mkdir '.*afile': a file stands where this path needs a folder$/,
     );

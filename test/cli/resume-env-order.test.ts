@@ -81,7 +81,7 @@ describe("train --resume --env with the run's options in another order", () => {
     const out = join(dir, "clone");
     const args = ["--data", data, "--epochs", "20", "--batch-size", "2", ...shape, "--backend", "wasm", "--out", out];
     // Ctrl-C after the first epoch's tick: mid-run.
-    const { code, stderr } = await interruptedCli(["sft", "--env", "hopqa?world-seed=5", ...args], /sft: [1-9]/);
+    const { code, stderr } = await interruptedCli(["sft", "--env", "hopqa?world-seed=5", ...args], /sft steps: [1-9]/);
     expect(code, stderr).toBe(130);
     output.clear();
     expect(await main(["sft", "--env", "hopqa?worlds=5", ...args, "--resume"]), output.stderr).toBe(0);

@@ -232,7 +232,7 @@ describe("sft --resume", () => {
     expect(existsSync(empty)).toBe(false);
   }, 90_000);
 
-  it("the CLI shows the curriculum's steps as they go, then the epochs (the epochs' bar stood at 0 through the curriculum)", async () => {
+  it("the CLI shows the curriculum's steps as they go, then the epochs' steps (the epochs' bar stood at 0 through the curriculum, and through each epoch)", async () => {
     const out = join(dir, "curriculum-progress");
     const args = ["sft", "--env", "lookup", "--data", data, "--epochs", "1", "--batch-size", "2"];
     const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--backend", "wasm", "--out", out];
@@ -241,8 +241,11 @@ describe("sft --resume", () => {
     // Off a terminal: the first step's line, then at most one every 2 s, and always the last.
     const lines = output.stderr.split("\n").filter((line) => line.startsWith("sft"));
     expect(lines[0]).toMatch(/^sft curriculum steps: 1\/5 \(.*\) stage 1\/2 loss \d+\.\d{3}$/);
-    expect(lines.at(-2)).toMatch(/^sft curriculum steps: 5\/5 \(.*, ETA 0s\) stage 2\/2 loss \d+\.\d{3}$/);
-    expect(lines.at(-1)).toMatch(/^sft: 1\/1 \(.*\) loss \d+\.\d{3}$/);
+    const epochs = lines.findIndex((line) => line.startsWith("sft steps"));
+    expect(lines[epochs - 1]).toMatch(/^sft curriculum steps: 5\/5 \(.*, ETA 0s\) stage 2\/2 loss \d+\.\d{3}$/);
+    // Then the epoch's steps (6 demonstrations, batches of 2: 3 steps): its first, and the last at its end.
+    expect(lines[epochs]).toMatch(/^sft steps: 1\/3 \(.*\) epoch 1\/1 loss \d+\.\d{3}$/);
+    expect(lines.at(-1)).toMatch(/^sft steps: 3\/3 \(.*, ETA 0s\) epoch 1\/1 loss \d+\.\d{3}$/);
   }, 60_000);
 
   it("Ctrl-C (SIGINT) finishes the step, saves a point, says the command that resumes it and exits 130", async () => {
@@ -250,15 +253,20 @@ describe("sft --resume", () => {
     const args = ["sft", "--env", "lookup", "--data", data, "--epochs", "20", "--batch-size", "2"];
     const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--backend", "wasm", "--out", out];
     // Ctrl-C after the first epoch's tick: mid-run.
-    const { code, stderr } = await interruptedCli([...args, ...shape], /sft: [1-9]/);
+    const { code, stderr } = await interruptedCli([...args, ...shape], /sft steps: [1-9]/);
     expect(code, stderr).toBe(130);
     expect(stderr).toContain(`interrupted: finishing the current step and saving sft's progress in ${out}`);
     expect(stderr).toMatch(
-      /sft stopped \(\d+ of 20 epochs done(, \d steps into the next)?\): its progress is saved in/,
+      /sft stopped \(\d+ of 20 epochs done(, \d+ steps into the next)?\): its progress is saved in/,
     );
     expect(stderr).toContain(`resume with: npx agent-r1 ${[...args, ...shape].join(" ")} --resume`);
     expect(readdirSync(out)).toEqual(["sft-progress"]);
+    const [, epochs, steps] = /(\d+) of 20 epochs done(?:, (\d+) steps into the next)?/.exec(stderr) ?? [];
+    output.clear();
     expect(await main([...args, ...shape, "--resume"])).toBe(0);
+    // Its bar goes on from the step it stopped after (3 steps an epoch), not from 0.
+    const first = output.stderr.split("\n").find((line) => line.startsWith("sft steps: "));
+    expect(first).toMatch(new RegExp(`^sft steps: ${Number(epochs) * 3 + Number(steps ?? 0) + 1}/60 `));
     const whole = join(dir, "signal-unbroken");
     expect(await main([...args, ...shape.slice(0, -1), whole])).toBe(0);
     same(out, whole);

@@ -41,3 +41,14 @@ export declare const episodeProgress: (label: string, episodes: number, maxTurns
  * metrics) instead of at most one line per 2 seconds (episodes, which end in bursts).
  */
 export declare const progress: (label: string, total: number, stream?: NodeJS.WriteStream, already?: number, everyTick?: boolean) => Progress;
+/**
+ * The progress of cloning's epochs, counted in their steps (an epoch of hopqa's 800 demonstrations is 50 steps,
+ * minutes: a bar of epochs stood still that long, its ETA unknown until the second), for sft's `onEpochsStart` and
+ * `onEpochStep`. The bar is made when the epochs start, their number of steps known; a resumed clone's starts at
+ * the step it goes on from.
+ */
+export declare const epochStepsProgress: (label: string, epochs: number, stream?: NodeJS.WriteStream) => {
+    start: (epoch: number, step: number, steps: number) => void;
+    step: (epoch: number, step: number, steps: number, loss: number) => void;
+    stop: () => void | undefined;
+};

@@ -88,6 +88,14 @@ export interface SftOptions {
     readonly onCurriculumStep?: (stage: number, step: number, loss: number) => void;
     /** After each curriculum stage (its index and last batch loss). */
     readonly onStage?: (stage: number, loss: number) => void;
+    /**
+     * After each step of an epoch: the epoch's index, the steps of it taken so far, its steps in all and the mean
+     * loss of its steps so far (NaN while every one was skipped). An epoch of hopqa's 800 demonstrations takes
+     * minutes, so `sft` shows its progress from here.
+     */
+    readonly onEpochStep?: (epoch: number, step: number, steps: number, loss: number) => void;
+    /** Once, before this call's first step of an epoch: where the epochs stand (a resumed clone's), as onEpochStep. */
+    readonly onEpochsStart?: (epoch: number, step: number, steps: number) => void;
     /** After each epoch; `save(dir)` writes a checkpoint of the model as it is now (e.g. to compare epochs). */
     readonly onEpoch?: (epoch: number, loss: number, save: (dir: string) => Promise<void>) => void | Promise<void>;
     readonly log?: (line: string) => void;
