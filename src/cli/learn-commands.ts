@@ -1237,6 +1237,9 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
   let updateStarted = Date.now();
   let sampledShown = 0;
   let lastMetrics: Record<string, string | number> = {};
+  // Episodes sampled and left out of training (aborted) over this sitting's updates: each update says its own
+  // (with its first journal), the summary the sum.
+  const sampled = { episodes: 0, leftOut: 0 };
   const interrupt = stopOnInterrupt();
   try {
     const result = await train({
@@ -1275,9 +1278,13 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
       },
       onUpdate: (m) => {
         updateStarted = Date.now();
+        sampled.episodes += m.episodes;
+        sampled.leftOut += m.leftOut;
         lastMetrics = {
           return: m.meanReturn.toFixed(3),
+          // Success is of the episodes that report it, which aborted ones do not: their count is shown beside it.
           ...(m.successRate === null ? {} : { success: m.successRate.toFixed(3) }),
+          ...(m.leftOut > 0 ? { aborted: `${m.leftOut}/${m.episodes}` } : {}),
           "tok/s": m.tokensPerSecond.toFixed(0),
           ...(m.cutActions ? { "cut actions": m.cutActions } : {}),
         };
@@ -1291,7 +1298,7 @@ export const runTrain = async (config: TrainConfig, runDir: string, resume: bool
         `stopped at policy version ${result.version}; resume with: npx agent-r1 train --out ${runDir} --resume\n`,
       );
     // The signal that stopped it, for the exit code (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
-    return { ...result, stoppedBy: interrupt.stoppedBy() };
+    return { ...result, stoppedBy: interrupt.stoppedBy(), sampled };
   } finally {
     interrupt.dispose();
   }
@@ -1527,6 +1534,8 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         stopped: !!result.stopped,
         before: result.before,
         after: result.after,
+        // This sitting's sampled episodes, and those aborted and left out of training (each update's first said).
+        sampled: result.sampled,
       };
       if (opts.json) out(summaryJson(summary));
       else
@@ -1536,7 +1545,10 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
             (result.before
               ? `\n  before: ${describeEval(result.before)}${config.warmStart ? ` (after the warm start on ${config.warmStart.episodes} recorded expert episodes)` : ""}`
               : "") +
-            (result.after ? `\n  after:  ${describeEval(result.after)}` : ""),
+            (result.after ? `\n  after:  ${describeEval(result.after)}` : "") +
+            (result.sampled.leftOut > 0
+              ? `\n  warning: ${result.sampled.leftOut} of the ${result.sampled.episodes} episodes sampled aborted and were left out of training (each update's first is said above, with its journal)`
+              : ""),
         );
       // Interrupted: the checkpoint is written and the resume line printed; the exit code says it stopped early.
       setExit(result.stopped ? exitCodeOf(result.stoppedBy ?? "SIGINT") : 0);

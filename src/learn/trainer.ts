@@ -153,6 +153,8 @@ export interface UpdateMetrics {
   readonly successRate: number | null;
   readonly meanTurns: number;
   readonly aborted: number;
+  /** Of the aborted episodes, those left out of training: all but those the runtime's turn limit cut. */
+  readonly leftOut: number;
   /** Episodes by the reason they ended ("answered", "turn-limit"; every aborted one as "aborted"). */
   readonly endReasons?: Readonly<Record<string, number>>;
   /** Rewards given, by their reason ("malformed", ...): how often each was given this update. */
@@ -1516,6 +1518,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
       successRate: successes.length ? mean(successes) : null,
       meanTurns: mean(records.map((r) => r.turns)),
       aborted: abortedRecords.length,
+      leftOut: leftOutRecords.length,
       endReasons: ended.endReasons,
       rewardCounts: ended.rewardCounts,
       endMetrics: ended.metrics,

@@ -434,8 +434,8 @@ describe("train, Ctrl-C during its default warm start", () => {
     let sent = false;
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
-      // Once its cloning has ended an epoch.
-      if (!sent && /warm start \(cloning\): [1-9]/.test(stderr)) {
+      // Once its cloning has taken a step.
+      if (!sent && /warm start \(cloning\) steps: [1-9]/.test(stderr)) {
         sent = true;
         child.kill("SIGINT");
       }

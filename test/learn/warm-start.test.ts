@@ -59,7 +59,7 @@ describe("the warm start before RL", () => {
   });
 
   it("from code with a log of the caller's, writes nothing to stderr: the warm start's progress is left out too", async () => {
-    // It drew its recording's and its cloning's progress ("record lookup: 6/6 ...", "warm start (cloning):
+    // It drew its recording's and its cloning's progress ("record lookup: 6/6 ...", "warm start (cloning) steps:
     // 1/1 ...") on process.stderr, past the log given for every other line of the run, and so the recording's
     // note on demonstrations longer than the action budget (here 3 tokens, which every expert action passes).
     const env = { ...lookup, maxActionTokens: 3 };
