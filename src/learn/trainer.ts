@@ -1247,7 +1247,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
       warnedCut = true;
       log(
         `${update}: ${cutActions === 1 ? "1 sampled action was" : `${cutActions} sampled actions were`} cut at ${policy.sampling.maxNewTokens} tokens before they ended ` +
-          "(they come out malformed): if the environment's actions are longer, raise --max-new-tokens or its " +
+          "(they come out malformed): if the environment's actions are longer, raise --max-new-tokens (maxNewTokens from code) or its " +
           "maxActionTokens; a policy that has not learned to end its actions runs past any budget (a fresh model; a clone sampled " +
           "at temperature 1 or above now and then misses the end of an action it writes whole when greedy) " +
           "(counted per update in metrics.jsonl as cutActions)",
@@ -1358,7 +1358,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
       ].filter(Boolean);
       log(
         `${update}: ${longer} of ${batch.length} episodes ${longer === 1 ? "is" : "are"} longer than the model's context ` +
-          `(${model.config.contextLength} tokens; ${keptActions} of their ${longerActions} actions were trained on); ${parts.join(", ")}. A longer --context-length (for a new model) or shorter episodes (fewer turns, shorter observations) train on all of them`,
+          `(${model.config.contextLength} tokens; ${keptActions} of their ${longerActions} actions were trained on); ${parts.join(", ")}. A longer --context-length (model.contextLength from code; for a new model) or shorter episodes (fewer turns, shorter observations) train on all of them`,
       );
     }
     if (withoutActions > 0 && !warnedWithoutActions) {

@@ -508,6 +508,24 @@ export const removeUnfinishedSaves = async (folder: string): Promise<string[]> =
 
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ");
 
+/**
+ * Why a folder without a manifest is no checkpoint, naming the checkpoint it leads to when it is a train run's
+ * folder or its checkpoints/ (loadCheckpoint takes one checkpoint; loadPolicy and the CLI take a run's latest).
+ */
+const notACheckpoint = (folder: string): string => {
+  for (const checkpoints of [path.join(folder, "checkpoints"), folder]) {
+    let latest: LatestCheckpoint | undefined;
+    try {
+      latest = readLatestCheckpoint(checkpoints);
+    } catch {
+      continue;
+    }
+    if (latest)
+      return `this folder holds a train run's checkpoints, not one checkpoint: its latest is ${path.join(checkpoints, latest.dir)} (load that, or a run with loadPolicy, which takes its latest)`;
+  }
+  return "this folder is not a checkpoint, or one whose save never finished";
+};
+
 const readBytes = async (file: string): Promise<Uint8Array> => {
   try {
     return new Uint8Array(await readFile(file));
@@ -518,7 +536,7 @@ const readBytes = async (file: string): Promise<Uint8Array> => {
       file,
       detail:
         missing && path.basename(file) === FILES.manifest
-          ? "the file is not there: this folder is not a checkpoint, or one whose save never finished"
+          ? `the file is not there: ${notACheckpoint(path.dirname(file))}`
           : (error as Error).message,
     });
   }

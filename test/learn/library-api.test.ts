@@ -5,6 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 
+import { join } from "node:path";
+import * as Cause from "effect/Cause";
 import * as Data from "effect/Data";
 import * as Effect from "effect/Effect";
 import type { Json } from "effect/Schema";
@@ -15,15 +17,17 @@ import {
   defineEnv,
   defineTool,
   end,
+  isAgentR1Error,
   observe,
   Schema,
   toolActors,
   type UsageError,
+  UsageError as UsageErrorClass,
   WordTokenizer,
 } from "../../src/index.ts";
 import {
   AdamW,
-  type BackendUnavailableError,
+  BackendUnavailableError,
   CheckpointError,
   collect,
   computeAdvantages,
@@ -35,7 +39,9 @@ import {
   fitToContext,
   Gpt,
   initBackend,
+  isLearnError,
   type LearnError,
+  loadCheckpoint,
   modelConfigFor,
   policyFromModel,
   train,
@@ -378,5 +384,29 @@ describe("the learner's pieces, from agent-r1-ts/learn", () => {
     expectTypeOf<UsageError>().toExtend<LearnError>();
     const error: LearnError = new CheckpointError({ problem: "missing", file: "x", detail: "no such folder" });
     expect(error._tag === "CheckpointError" && error.problem).toBe("missing");
+  });
+
+  it("isLearnError lifts a learner's rejection into an Effect's error channel, where catchTag reaches it", async () => {
+    // Mapped with the kernel's isAgentR1Error, a CheckpointError became an UnknownError and catchTag never matched.
+    const load = (dir: string) =>
+      Effect.tryPromise({
+        try: () => loadCheckpoint(dir),
+        catch: (e) => (isLearnError(e) ? e : new Cause.UnknownError(e)),
+      });
+    const missing = join(tempDir(), "nothing-here");
+    const said = load(missing).pipe(
+      Effect.map(() => "loaded"),
+      Effect.catchTag("CheckpointError", (e) => Effect.succeed(`${e.problem}: ${e.file}`)),
+    );
+    expect(await Effect.runPromise(said)).toMatch(/^missing: .*nothing-here/);
+    expect(isAgentR1Error(new CheckpointError({ problem: "missing", file: "x", detail: "d" }))).toBe(false);
+    for (const error of [
+      new CheckpointError({ problem: "missing", file: "x", detail: "d" }),
+      new BackendUnavailableError({ requested: "webgpu", reason: "d", available: ["wasm"] }),
+      new UsageErrorClass({ detail: "d" }),
+    ])
+      expect(isLearnError(error), error._tag).toBe(true);
+    for (const other of [new TypeError("x"), { _tag: "CheckpointError" }, null, "CheckpointError"])
+      expect(isLearnError(other)).toBe(false);
   });
 });

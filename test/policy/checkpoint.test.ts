@@ -253,7 +253,25 @@ describe("checkpoints", () => {
 
   it("refuses a folder without its manifest", async () => {
     const dir = await damaged("no-manifest", (d) => rm(path.join(d, "manifest.json")));
-    expect((await refusal(dir)).problem).toBe("missing");
+    const error = await refusal(dir);
+    expect(error.problem).toBe("missing");
+    expect(error.detail).toBe(
+      "the file is not there: this folder is not a checkpoint, or one whose save never finished",
+    );
+  });
+
+  it("refuses a train run's folder, or its checkpoints/, naming the latest checkpoint in it", async () => {
+    // loadPolicy and the CLI take a run folder (its latest); loadCheckpoint takes one checkpoint, and said only
+    // "not a checkpoint" of a run folder.
+    const run = await damaged("a-run", async (d) => {
+      await mkdir(path.join(d, "checkpoints", "v00003"), { recursive: true });
+      await writeFile(path.join(d, "checkpoints", "latest.json"), JSON.stringify({ version: 3, dir: "v00003" }));
+      await rm(path.join(d, "manifest.json"));
+    });
+    for (const folder of [run, path.join(run, "checkpoints")])
+      expect((await refusal(folder)).detail).toBe(
+        `the file is not there: this folder holds a train run's checkpoints, not one checkpoint: its latest is ${path.join(run, "checkpoints", "v00003")} (load that, or a run with loadPolicy, which takes its latest)`,
+      );
   });
 
   it("refuses a manifest that is not a checkpoint manifest", async () => {

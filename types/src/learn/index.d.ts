@@ -2,12 +2,19 @@
  * The learner from code (`agent-r1-ts/learn`): train, clone and evaluate GPT policies, as the CLI's `train`,
  * `sft` and `eval` do. Kept apart from the main entry because it loads TensorFlow.js.
  */
-import type { AgentR1Error } from "../kernel/errors.ts";
-import type { BackendUnavailableError } from "../policy/backend.ts";
-import type { CheckpointError } from "../policy/checkpoint.ts";
-import type { EpisodeTooLongError } from "./trajectory.ts";
+import { type AgentR1Error } from "../kernel/errors.ts";
+import { BackendUnavailableError } from "../policy/backend.ts";
+import { CheckpointError } from "../policy/checkpoint.ts";
+import { EpisodeTooLongError } from "./trajectory.ts";
 /** Every tagged error the learner adds to the kernel's (AgentR1Error), for one exhaustive catchTags or switch. */
 export type LearnError = AgentR1Error | CheckpointError | BackendUnavailableError | EpisodeTooLongError;
+/**
+ * Whether a value is one of the learner's tagged errors or the kernel's (LearnError): what an Effect program's
+ * `tryPromise` maps a rejection of `train`, `evaluate`, `loadPolicy` or `loadCheckpoint` with, so that
+ * `catchTag("CheckpointError", ...)` narrows: `catch: (e) => (isLearnError(e) ? e : new Cause.UnknownError(e))`.
+ * (`isAgentR1Error` is the kernel's alone: a CheckpointError is not one, and mapped by it became an UnknownError.)
+ */
+export declare const isLearnError: (value: unknown) => value is LearnError;
 export { loadEnv } from "../cli/registry.ts";
 export { type LineChartOptions, lineChartSvg, plotRuns } from "../observe/plot.ts";
 export { type AveragedCheckpoint, averageCheckpoints } from "../policy/average.ts";
