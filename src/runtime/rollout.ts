@@ -13,7 +13,15 @@ import type { Json } from "effect/Schema";
 import { defer, merge, Observable, of, repeat, Subject, Subscription, takeWhile } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
-import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, shownValue, thrownFrom } from "../kernel/errors.ts";
+import {
+  allKeys,
+  checkKnownKeys,
+  EnvProtocolError,
+  messageOf,
+  shownValue,
+  thrownFrom,
+  UsageError,
+} from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { EnvDefinition } from "./env.ts";
@@ -259,9 +267,22 @@ export const rollout: {
     complete();
     running.unsubscribe();
   };
-  /** A stream of the shared run: subscribes to its subject, then starts the run if nobody has. */
-  const shared = <T>(subject: Subject<T>) =>
+  /**
+   * A stream of the shared run: subscribes to its subject, then starts the run if nobody has. Once the run has
+   * completed, a new subscriber is told so, as an error: it would get no value and complete at once, silently
+   * (`events` collected after `await`ing `episodes` came out empty; a failed run's error still reaches it).
+   */
+  const shared = <T>(subject: Subject<T>, name: "episodes" | "events") =>
     new Observable<T>((subscriber) => {
+      if (state === "over" && !subject.hasError) {
+        const other = name === "events" ? "episodes" : "events";
+        subscriber.error(
+          new UsageError({
+            detail: `rollout: ${name} was subscribed after the run had ended, so it would carry nothing: the run is shared by episodes and events and runs once; subscribe to both in the same step, before any await (merge them, or subscribe to ${name} before collecting ${other})`,
+          }),
+        );
+        return;
+      }
       subscribers += 1;
       const subscription = subject.subscribe(subscriber);
       begin();
@@ -271,5 +292,5 @@ export const rollout: {
         if (subscribers === 0) abandon();
       };
     });
-  return { episodes: shared(episodes), events: shared(events) };
+  return { episodes: shared(episodes, "episodes"), events: shared(events, "events") };
 };

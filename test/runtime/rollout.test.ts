@@ -16,6 +16,7 @@ import {
   type Policy,
   PolicyActor,
   runEpisode,
+  UsageError,
 } from "../../src/index.ts";
 import { replayEpisode } from "../../src/replay/replay.ts";
 import { rollout } from "../../src/runtime/rollout.ts";
@@ -192,9 +193,15 @@ describe("rollout runner", () => {
     expect(a).toHaveLength(5);
     expect(b).toEqual(a);
     expect(e).toHaveLength(a.reduce((n, x) => n + x.events.length, 0));
-    // After the run: no second run into the same journal (that was a JournalExistsError), just the end.
-    expect(await within(lastValueFrom(r.episodes.pipe(toArray())))).toEqual([]);
-    expect(await within(lastValueFrom(r.events.pipe(toArray())))).toEqual([]);
+    // After the run: no second run into the same journal (that was a JournalExistsError), and a subscriber is told
+    // the run has ended (it completed at once with nothing: `events` collected after awaiting `episodes` read as a
+    // run without events).
+    const late = await settled(lastValueFrom(r.events.pipe(toArray())));
+    expect(late).toEqual({ error: expect.any(UsageError) });
+    expect((late as { error: UsageError }).error.message).toBe(
+      "rollout: events was subscribed after the run had ended, so it would carry nothing: the run is shared by episodes and events and runs once; subscribe to both in the same step, before any await (merge them, or subscribe to events before collecting episodes)",
+    );
+    expect(await settled(lastValueFrom(r.episodes.pipe(toArray())))).toEqual({ error: expect.any(UsageError) });
     expect(await journal.episodes()).toHaveLength(5);
   });
 
@@ -224,7 +231,8 @@ describe("rollout runner", () => {
     expect(await within(events)).toEqual({ value: expect.any(Array) });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await journal.episodes()).length).toBeLessThan(40);
-    expect(await within(lastValueFrom(r.episodes.pipe(toArray())))).toEqual([]);
+    // The run ended when its subscribers left: a later one is told so, and starts nothing.
+    expect(await settled(lastValueFrom(r.episodes.pipe(toArray())))).toEqual({ error: expect.any(UsageError) });
   });
 
   it("refuses nonsense options with a clear message", async () => {
