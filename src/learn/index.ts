@@ -24,6 +24,7 @@ export const isLearnError = (value: unknown): value is LearnError =>
   value instanceof EpisodeTooLongError;
 
 export { loadEnv } from "../cli/registry.ts";
+export { type FileVerdict, verifyJournals } from "../replay/verify-journals.ts";
 export { type LineChartOptions, lineChartSvg, plotRuns } from "../observe/plot.ts";
 export { type AveragedCheckpoint, averageCheckpoints } from "../policy/average.ts";
 export { type BackendChoice, BackendUnavailableError, initBackend } from "../policy/backend.ts";

@@ -16,6 +16,7 @@ export type LearnError = AgentR1Error | CheckpointError | BackendUnavailableErro
  */
 export declare const isLearnError: (value: unknown) => value is LearnError;
 export { loadEnv } from "../cli/registry.ts";
+export { type FileVerdict, verifyJournals } from "../replay/verify-journals.ts";
 export { type LineChartOptions, lineChartSvg, plotRuns } from "../observe/plot.ts";
 export { type AveragedCheckpoint, averageCheckpoints } from "../policy/average.ts";
 export { type BackendChoice, BackendUnavailableError, initBackend } from "../policy/backend.ts";

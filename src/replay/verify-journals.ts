@@ -1,0 +1,43 @@
+/**
+ * `agent-r1 replay --verify` from code: the verdict on each journal at a path, replayed with the environment
+ * given (or the built-in one it names), as the CLI replays it, without its printing.
+ */
+import { envResolver } from "../cli/registry.ts";
+import { UsageError } from "../kernel/errors.ts";
+import type { EnvDefinition } from "../runtime/env.ts";
+import { checkPath, type FileVerdict } from "./verify-files.ts";
+
+export type { FileVerdict } from "./verify-files.ts";
+
+/**
+ * Each journal at `path` (a journal, a folder of them, a run folder, or a list of paths) checked as `replay
+ * --verify` checks it: read whole (schema, `seq`, digests, hash chain), then replayed through `env`'s machine
+ * (a journal of a built-in environment through that one), every re-derived event compared. One verdict per
+ * journal, in the order found: `ok`, or `problem` naming the file and line (a divergence, a damaged line);
+ * `unverified` when its environment is neither `env` nor built in. A path that does not exist or holds no
+ * journal is a UsageError, as the CLI's.
+ */
+export const verifyJournals = async (
+  path: string | readonly string[],
+  env?: EnvDefinition,
+): Promise<readonly FileVerdict[]> => {
+  const resolve = envResolver(env);
+  // An environment neither given nor built in is said in this function's words, not the CLI's (--env).
+  const envOf: typeof resolve = (id, tokenizerId, options) => {
+    try {
+      return resolve(id, tokenizerId, options);
+    } catch (cause) {
+      if (
+        !(cause instanceof UsageError) ||
+        !cause.detail.startsWith(`environment ${JSON.stringify(id)} is not built in`)
+      )
+        throw cause;
+      throw new UsageError({
+        detail: `environment ${JSON.stringify(id)} is neither built in nor ${env ? `the one given (${JSON.stringify(env.id)})` : "given"}: to verify its journals, give verifyJournals the environment that defines it, verifyJournals(path, await loadEnv("./path/to/env.ts"))`,
+      });
+    }
+  };
+  const verdicts: FileVerdict[] = [];
+  for await (const verdict of checkPath(path, { verify: true, repair: false, envOf })) verdicts.push(verdict);
+  return verdicts;
+};

@@ -1,0 +1,57 @@
+/**
+ * verifyJournals (agent-r1-ts/learn): `replay --verify` from code, one verdict per journal, so a user's program
+ * checks a folder without a loop of its own over journalFilesAt, readJournalFile and replayEpisode.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
+import { loadEnv, verifyJournals } from "../../src/learn/index.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+captureOutput();
+const dir = tempDir("agent-r1-verify-journals-");
+
+describe("verifyJournals", () => {
+  it("verifies a folder of a built-in environment's journals, and names a damaged line and a divergence", async () => {
+    const demos = join(dir, "lookup");
+    expect(await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "3", "--out", demos])).toBe(0);
+    const verdicts = await verifyJournals(demos);
+    expect(verdicts.map((v) => [v.ok, v.episode, v.reason])).toEqual([
+      [true, "ep-0-0", "answered"],
+      [true, "ep-0-1", "answered"],
+      [true, "ep-0-2", "answered"],
+    ]);
+    // A line changed by hand: its digest no longer matches, said with the file and line.
+    const file = join(demos, "ep-0-1.jsonl");
+    const lines = readFileSync(file, "utf8").split("\n");
+    lines[1] = lines[1].replace(/"turn":0/, '"turn":5');
+    writeFileSync(file, lines.join("\n"));
+    const [, damaged] = await verifyJournals(demos);
+    expect(damaged.ok).toBe(false);
+    expect(damaged.problem).toMatch(new RegExp(`^${file}:2 \\(seq 1\\): digest: .*the line was edited$`));
+  });
+
+  it("replays a module's journals with the environment given; an impure guard diverges, said as replay says it", async () => {
+    const fickle = "./test/reliability/fixtures/fickle-env.ts";
+    const out = join(dir, "fickle");
+    expect(await main(["record", "--env", fickle, "--policy", "answer", "--episodes", "2", "--out", out])).toBe(0);
+    // Without the environment, its journals cannot be replayed: unverified, not failed.
+    const unknown = await verifyJournals(out);
+    expect(unknown.map((v) => v.ok)).toEqual([false, false]);
+    expect(unknown[0].unverified).toBe(
+      'environment "fickle" is neither built in nor given: to verify its journals, give verifyJournals the environment that defines it, verifyJournals(path, await loadEnv("./path/to/env.ts"))',
+    );
+    // Its guard reads a set outside the machine that recording changed: replayed in this process, it diverges.
+    const verdicts = await verifyJournals(out, await loadEnv(fickle));
+    expect(verdicts.every((v) => !v.ok && v.unverified === undefined)).toBe(true);
+    // The recorded reward, the replayed one, and the usual cause.
+    expect(verdicts[0].problem).toMatch(
+      /replayed: \{.*"reason":"again".*\}\n\s+hint: the usual cause is a guard, action/,
+    );
+  });
+
+  it("refuses a path that holds no journal, as replay does", async () => {
+    await expect(verifyJournals(join(dir, "nothing"))).rejects.toThrow(/^no such file or folder: /);
+  });
+});

@@ -1,0 +1,16 @@
+/*
+ * `agent-r1 replay --verify` from code: the verdict on each journal at a path, replayed with the environment
+ * given (or the built-in one it names), as the CLI replays it, without its printing.
+ */
+import type { EnvDefinition } from "../runtime/env.ts";
+import { type FileVerdict } from "./verify-files.ts";
+export type { FileVerdict } from "./verify-files.ts";
+/**
+ * Each journal at `path` (a journal, a folder of them, a run folder, or a list of paths) checked as `replay
+ * --verify` checks it: read whole (schema, `seq`, digests, hash chain), then replayed through `env`'s machine
+ * (a journal of a built-in environment through that one), every re-derived event compared. One verdict per
+ * journal, in the order found: `ok`, or `problem` naming the file and line (a divergence, a damaged line);
+ * `unverified` when its environment is neither `env` nor built in. A path that does not exist or holds no
+ * journal is a UsageError, as the CLI's.
+ */
+export declare const verifyJournals: (path: string | readonly string[], env?: EnvDefinition) => Promise<readonly FileVerdict[]>;
