@@ -24,7 +24,6 @@ export const isLearnError = (value: unknown): value is LearnError =>
   value instanceof EpisodeTooLongError;
 
 export { loadEnv } from "../cli/registry.ts";
-export { type FileVerdict, verifyJournals } from "../replay/verify-journals.ts";
 export { type LineChartOptions, lineChartSvg, plotRuns } from "../observe/plot.ts";
 export { type AveragedCheckpoint, averageCheckpoints } from "../policy/average.ts";
 export { type BackendChoice, BackendUnavailableError, initBackend } from "../policy/backend.ts";
@@ -39,6 +38,7 @@ export {
 // episodeToSequence + fitToContext, scoreTokens where needed, computeAdvantages, trainStep).
 export { DEFAULT_GPT_CONFIG, Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 export { type SamplingConfig, TransformerPolicy } from "../policy/transformer-policy.ts";
+export { type FileVerdict, verifyJournals } from "../replay/verify-journals.ts";
 export { AdamW, type AdamWOverrides, ZERO_GRADIENT } from "./adamw.ts";
 export {
   type AdvantageExtras,

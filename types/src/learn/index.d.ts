@@ -16,13 +16,13 @@ export type LearnError = AgentR1Error | CheckpointError | BackendUnavailableErro
  */
 export declare const isLearnError: (value: unknown) => value is LearnError;
 export { loadEnv } from "../cli/registry.ts";
-export { type FileVerdict, verifyJournals } from "../replay/verify-journals.ts";
 export { type LineChartOptions, lineChartSvg, plotRuns } from "../observe/plot.ts";
 export { type AveragedCheckpoint, averageCheckpoints } from "../policy/average.ts";
 export { type BackendChoice, BackendUnavailableError, initBackend } from "../policy/backend.ts";
 export { type CheckpointContents, CheckpointError, type CheckpointProblem, loadCheckpoint, saveCheckpoint, } from "../policy/checkpoint.ts";
 export { DEFAULT_GPT_CONFIG, Gpt, type GptConfig, gptConfig } from "../policy/gpt.ts";
 export { type SamplingConfig, TransformerPolicy } from "../policy/transformer-policy.ts";
+export { type FileVerdict, verifyJournals } from "../replay/verify-journals.ts";
 export { AdamW, type AdamWOverrides, ZERO_GRADIENT } from "./adamw.ts";
 export { type AdvantageExtras, type AdvantageOptions, type AdvantageResult, computeAdvantages, DEFAULT_ADVANTAGE_OPTIONS, ESTIMATORS, type Estimator, runEstimator, type ScoredSequence, } from "./advantages/index.ts";
 export { ALGORITHMS, type Algorithm } from "./advantages/types.ts";
