@@ -639,22 +639,37 @@ const checkMaxTurns = (env: Pick<EnvDefinition, "id" | "maxTurns">): void => {
 
 /**
  * Checks an environment's definition and returns it. Write `defineEnv({ ... task: (seed): Task => ... })` and
- * every type parameter is inferred: the policies and the tools keep their names (`env.policies!.expert()`,
- * `env.tools.weather`, with its own arguments' type, under noPropertyAccessFromIndexSignature).
- * `defineEnv<Task>({ ... })` also works; its policies and tools are records by name.
+ * every type parameter is inferred: the policies and the tools keep their names (`env.policies.expert()`,
+ * `env.tools.weather`, with its own arguments' type, under noPropertyAccessFromIndexSignature); an environment
+ * given policies has them (no `undefined` to rule out under strict). `defineEnv<Task>({ ... })` also works; its
+ * policies and tools are records by name.
  */
-export const defineEnv = <
+export function defineEnv<
+  Task extends Json,
+  Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>,
+  Tools extends Readonly<Record<string, Tool>> = Readonly<Record<string, Tool>>,
+>(
+  definition: EnvDefinition<Task> & { readonly policies: Policies; readonly tools: Tools },
+): EnvDefinition<Task> & { readonly policies: Policies; readonly tools: Tools };
+export function defineEnv<
   Task extends Json,
   Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>,
   Tools extends Readonly<Record<string, Tool>> = Readonly<Record<string, Tool>>,
 >(
   definition: EnvDefinition<Task> & { readonly policies?: Policies; readonly tools: Tools },
-): EnvDefinition<Task> & { readonly policies?: Policies; readonly tools: Tools } => {
+): EnvDefinition<Task> & { readonly policies?: Policies; readonly tools: Tools };
+export function defineEnv<
+  Task extends Json,
+  Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>,
+  Tools extends Readonly<Record<string, Tool>> = Readonly<Record<string, Tool>>,
+>(
+  definition: EnvDefinition<Task> & { readonly policies?: Policies; readonly tools: Tools },
+): EnvDefinition<Task> & { readonly policies?: Policies; readonly tools: Tools } {
   checkDefinition(definition as unknown as EnvDefinition);
   const env = remembersVariants(definition);
   checkedDefinitions.add(env);
   return env;
-};
+}
 
 /** Environments whose definition passed defineEnv's checks: defineEnv's results, and others once checked in use. */
 const checkedDefinitions = new WeakSet<object>();

@@ -255,14 +255,22 @@ export declare const rememberBuiltIn: <E extends object>(env: E) => E;
 export declare const isBuiltInEnv: (env: object) => boolean;
 /**
  * Checks an environment's definition and returns it. Write `defineEnv({ ... task: (seed): Task => ... })` and
- * every type parameter is inferred: the policies and the tools keep their names (`env.policies!.expert()`,
- * `env.tools.weather`, with its own arguments' type, under noPropertyAccessFromIndexSignature).
- * `defineEnv<Task>({ ... })` also works; its policies and tools are records by name.
+ * every type parameter is inferred: the policies and the tools keep their names (`env.policies.expert()`,
+ * `env.tools.weather`, with its own arguments' type, under noPropertyAccessFromIndexSignature); an environment
+ * given policies has them (no `undefined` to rule out under strict). `defineEnv<Task>({ ... })` also works; its
+ * policies and tools are records by name.
  */
-export declare const defineEnv: <Task extends Json, Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>, Tools extends Readonly<Record<string, Tool>> = Readonly<Record<string, Tool>>>(definition: EnvDefinition<Task> & {
+export declare function defineEnv<Task extends Json, Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>, Tools extends Readonly<Record<string, Tool>> = Readonly<Record<string, Tool>>>(definition: EnvDefinition<Task> & {
+    readonly policies: Policies;
+    readonly tools: Tools;
+}): EnvDefinition<Task> & {
+    readonly policies: Policies;
+    readonly tools: Tools;
+};
+export declare function defineEnv<Task extends Json, Policies extends Readonly<Record<string, () => Policy>> = Readonly<Record<string, () => Policy>>, Tools extends Readonly<Record<string, Tool>> = Readonly<Record<string, Tool>>>(definition: EnvDefinition<Task> & {
     readonly policies?: Policies;
     readonly tools: Tools;
-}) => EnvDefinition<Task> & {
+}): EnvDefinition<Task> & {
     readonly policies?: Policies;
     readonly tools: Tools;
 };
