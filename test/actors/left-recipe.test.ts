@@ -57,6 +57,28 @@ describe("npm run recipe:left", () => {
     expect(shownWithError(1, 300)).toBe("1.000 ± 0.000");
   }, 240_000);
 
+  it("--soup-clones scores and trains each clone's soup with itself cloned longer; a folder of the other kind is refused", async () => {
+    const out = join(tempDir("agent-r1-recipe-soups-"), "recipe");
+    expect(await recipeMain(["--quick", "--soup-clones", "--clones", "q1", "--keep", "1", "--out", out])).toBe(0);
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(summary.soupClones).toBe(true);
+    const soup = join(out, "clone-q1", "soup");
+    // The soup averages the clone and its longer self, and is what the development set scored and RL started from.
+    expect(JSON.parse(readFileSync(join(soup, "average.json"), "utf8")).checkpoints).toEqual([
+      join(out, "clone-q1", "clone"),
+      join(out, "clone-q1", "longer"),
+    ]);
+    expect(readFileSync(join(out, "logs", "dev-clone-q1.log"), "utf8")).toContain(`--checkpoint ${soup} `);
+    expect(JSON.parse(readFileSync(join(out, "rl-q1", "config.json"), "utf8")).init).toBe(soup);
+    for (const step of ["clone-q1-3", "clone-q1-4"]) expect(summary.minutes[step], step).toBeGreaterThan(0);
+    // The same folder without the option: its clones' scores and runs are of soups, so it is refused.
+    output.clear();
+    expect(await recipeMain(["--quick", "--clones", "q1", "--keep", "1", "--out", out])).toBe(2);
+    expect(output.stderr).toContain(
+      `error: ${out} holds a recipe run with --soup-clones: give another --out, or the same options as before`,
+    );
+  }, 240_000);
+
   it("refuses a --keep above the clones and a cloning seed given twice", async () => {
     output.clear();
     expect(await recipeMain(["--clones", "a,b", "--keep", "3"])).toBe(2);
