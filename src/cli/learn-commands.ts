@@ -845,6 +845,12 @@ const refuseOtherVariant = (spec: string, env: EnvDefinition, checkpoint: string
     });
 };
 
+/** A checkpoint made for `spec`'s tokenizer, else refused: naming the --env to pass for a variant's, else another's. */
+const checkTokenizerFor = (spec: string, env: EnvDefinition, checkpoint: string): void => {
+  refuseOtherVariant(spec, env, checkpoint);
+  checkTokenizerOf(env, checkpoint);
+};
+
 /**
  * The environment a checkpoint records, when it records one: its run's config.json, else its clone's sft.json or
  * its average's average.json. Undefined when none does or the record cannot be read (said where it is needed).
@@ -911,8 +917,7 @@ const initAndEnv = async (
   if (init) checkInitShape(init, modelOverrides(opts));
   if (init && !envGiven) noteCloneEnv(command, init, opts.env);
   const env = await loadEnv(opts.env);
-  if (init) refuseOtherVariant(opts.env, env, init);
-  if (init) checkTokenizerOf(env, init);
+  if (init) checkTokenizerFor(opts.env, env, init);
   const decoding = initConstrained(command, opts.constrained, init, env);
   if (decoding.constrained) requireLegalActions(env);
   noteInertLegal(opts.env, decoding.constrained, command === "train" ? "train samples" : "sft clones");
@@ -1839,10 +1844,7 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       if (opts.env !== undefined) {
         // Checked before any work: an --env whose tokenizer is not the checkpoints' would be recorded for nothing.
         const given = await loadEnv(opts.env);
-        for (const folder of folders) {
-          refuseOtherVariant(opts.env, given, folder);
-          checkTokenizerOf(given, folder);
-        }
+        for (const folder of folders) checkTokenizerFor(opts.env, given, folder);
       }
       // Before the lock is taken, as sft's: a signal without a handler ended average without the exit that
       // releases the lock (the next one into --out had to take it over) and removes the folder it made.

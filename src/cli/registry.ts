@@ -360,12 +360,13 @@ export const tokenizerVariantFix = (
  * built-in environment recorded under a variant with its own tokenizer (`hopqa?wording=possessive`) is that
  * variant, unless `extra` is the environment with that tokenizer (and an `extra` of another variant gives way to
  * the default built-in one, when that has the journal's tokenizer). An unknown id is a UsageError whose text
- * depends only on the id and `extra`, so a folder of such journals can say it once.
+ * depends only on the id and `extra`, so a folder of such journals can say it once; `how` words it for the caller
+ * (the CLI's `--env`, by default; verifyJournals' argument from code).
  */
 export const envResolver =
-  (extra?: EnvDefinition, givenSpec?: string) =>
+  (extra?: EnvDefinition, givenSpec?: string, how: UnknownEnvWords = CLI_ENV_WORDS) =>
   (id: string, tokenizerId?: string, options?: Readonly<Record<string, string>>): EnvDefinition => {
-    if (options !== undefined) return recordedVariant(id, options, extra, givenSpec);
+    if (options !== undefined) return recordedVariant(id, options, extra, givenSpec, how);
     if (extra && extra.id === id && (tokenizerId === undefined || extra.tokenizer.id === tokenizerId)) return extra;
     const builtIn = id.split("?")[0];
     // --env of another variant (a run folder's possessive config.json, its demos of the default wording): the
@@ -381,16 +382,29 @@ export const envResolver =
     if (variant) return variant.env;
     if (extra && extra.id === id) return extra;
     if (Object.hasOwn(ENVIRONMENTS, builtIn)) return envById(builtIn);
-    throw unknownEnv(id, extra);
+    throw unknownEnv(id, extra, how);
   };
 
-/** An environment id neither built in nor `extra`'s: the text depends only on the id and `extra`. */
-const unknownEnv = (id: string, extra: EnvDefinition | undefined): UsageError => {
-  const defined = extra ? `, and --env defines ${JSON.stringify(extra.id)}` : "";
+/** How an unknown environment's refusal names the environment given and says how to give the right one. */
+export interface UnknownEnvWords {
+  /** Names the environment given, before its id. */
+  readonly given: string;
+  /** What to do, after "to verify its journals, ". */
+  readonly give: string;
+}
+
+const CLI_ENV_WORDS: UnknownEnvWords = {
+  given: "--env defines",
+  give: "pass the module that defines it: --env ./path/to/env.ts",
+};
+
+/** An environment id neither built in nor `extra`'s: the text depends only on the id, `extra` and `how`. */
+const unknownEnv = (id: string, extra: EnvDefinition | undefined, how: UnknownEnvWords): UsageError => {
+  const defined = extra ? `, and ${how.given} ${JSON.stringify(extra.id)}` : "";
   return new UsageError({
     detail:
       `environment ${JSON.stringify(id)} is not built in (built in: ${Object.keys(ENVIRONMENTS).join(", ")})${defined}; ` +
-      "to verify its journals, pass the module that defines it: --env ./path/to/env.ts",
+      `to verify its journals, ${how.give}`,
   });
 };
 
@@ -405,10 +419,11 @@ const recordedVariant = (
   options: Readonly<Record<string, string>>,
   extra: EnvDefinition | undefined,
   givenSpec: string | undefined,
+  how: UnknownEnvWords,
 ): EnvDefinition => {
   const ours = extra !== undefined && extra.id === id;
   const root = ours ? unconfiguredOf(extra) : Object.hasOwn(ENVIRONMENTS, id) ? ENVIRONMENTS[id] : undefined;
-  if (root === undefined) throw unknownEnv(id, extra);
+  if (root === undefined) throw unknownEnv(id, extra, how);
   const variant = variantFromJournal(root, options);
   if (!ours) return variant;
   if (sameVariant(extra, variant)) return extra;

@@ -3,7 +3,6 @@
  * given (or the built-in one it names), as the CLI replays it, without its printing.
  */
 import { envResolver } from "../cli/registry.ts";
-import { UsageError } from "../kernel/errors.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { checkPath, type FileVerdict } from "./verify-files.ts";
 
@@ -21,22 +20,11 @@ export const verifyJournals = async (
   path: string | readonly string[],
   env?: EnvDefinition,
 ): Promise<readonly FileVerdict[]> => {
-  const resolve = envResolver(env);
   // An environment neither given nor built in is said in this function's words, not the CLI's (--env).
-  const envOf: typeof resolve = (id, tokenizerId, options) => {
-    try {
-      return resolve(id, tokenizerId, options);
-    } catch (cause) {
-      if (
-        !(cause instanceof UsageError) ||
-        !cause.detail.startsWith(`environment ${JSON.stringify(id)} is not built in`)
-      )
-        throw cause;
-      throw new UsageError({
-        detail: `environment ${JSON.stringify(id)} is neither built in nor ${env ? `the one given (${JSON.stringify(env.id)})` : "given"}: to verify its journals, give verifyJournals the environment that defines it, verifyJournals(path, await loadEnv("./path/to/env.ts"))`,
-      });
-    }
-  };
+  const envOf = envResolver(env, undefined, {
+    given: "the environment given is",
+    give: 'give verifyJournals the environment that defines it, verifyJournals(path, await loadEnv("./path/to/env.ts"))',
+  });
   const verdicts: FileVerdict[] = [];
   for await (const verdict of checkPath(path, { verify: true, repair: false, envOf })) verdicts.push(verdict);
   return verdicts;

@@ -40,7 +40,12 @@ describe("verifyJournals", () => {
     const unknown = await verifyJournals(out);
     expect(unknown.map((v) => v.ok)).toEqual([false, false]);
     expect(unknown[0].unverified).toBe(
-      'environment "fickle" is neither built in nor given: to verify its journals, give verifyJournals the environment that defines it, verifyJournals(path, await loadEnv("./path/to/env.ts"))',
+      'environment "fickle" is not built in (built in: lookup, hopqa, warehouse); to verify its journals, give verifyJournals the environment that defines it, verifyJournals(path, await loadEnv("./path/to/env.ts"))',
+    );
+    // Another environment given: named, in the same words.
+    const other = await verifyJournals(out, await loadEnv("lookup"));
+    expect(other[0].unverified).toContain(
+      ', and the environment given is "lookup"; to verify its journals, give verifyJournals',
     );
     // Its guard reads a set outside the machine that recording changed: replayed in this process, it diverges.
     const verdicts = await verifyJournals(out, await loadEnv(fickle));

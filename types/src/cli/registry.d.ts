@@ -47,9 +47,17 @@ export declare const tokenizerVariantFix: (spec: string, env: EnvDefinition, fou
  * built-in environment recorded under a variant with its own tokenizer (`hopqa?wording=possessive`) is that
  * variant, unless `extra` is the environment with that tokenizer (and an `extra` of another variant gives way to
  * the default built-in one, when that has the journal's tokenizer). An unknown id is a UsageError whose text
- * depends only on the id and `extra`, so a folder of such journals can say it once.
+ * depends only on the id and `extra`, so a folder of such journals can say it once; `how` words it for the caller
+ * (the CLI's `--env`, by default; verifyJournals' argument from code).
  */
-export declare const envResolver: (extra?: EnvDefinition, givenSpec?: string) => (id: string, tokenizerId?: string, options?: Readonly<Record<string, string>>) => EnvDefinition;
+export declare const envResolver: (extra?: EnvDefinition, givenSpec?: string, how?: UnknownEnvWords) => (id: string, tokenizerId?: string, options?: Readonly<Record<string, string>>) => EnvDefinition;
+/** How an unknown environment's refusal names the environment given and says how to give the right one. */
+export interface UnknownEnvWords {
+    /** Names the environment given, before its id. */
+    readonly given: string;
+    /** What to do, after "to verify its journals, ". */
+    readonly give: string;
+}
 /** Whether an `--env` text gives options (`hopqa?legal=types`, even the default ones), not the environment alone. */
 export declare const givesOptions: (spec: string) => boolean;
 /**
