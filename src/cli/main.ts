@@ -17,7 +17,7 @@ import {
   NonDeterminismError,
   UsageError,
 } from "../kernel/errors.ts";
-import { escapeControls } from "../kernel/terminal.ts";
+import { oneLine } from "../kernel/terminal.ts";
 import { checkpointsIn } from "../learn/trainer.ts";
 import { findJournals } from "../observe/journals.ts";
 import { BackendUnavailableError, isWasmMemoryTrap, WASM_MEMORY_HINT, wasmOutOfMemory } from "../policy/backend.ts";
@@ -151,7 +151,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         err(
           `${all ? `error: all ${summary.episodes}` : `${summary.aborted} of ${summary.episodes}`} episodes aborted; ` +
             // The reason may quote a policy's or a tool's own text (an API's error body): shown, not obeyed.
-            `the first, ${firstAbort.episode}: ${escapeControls(firstAbort.reason)}` +
+            `the first, ${firstAbort.episode}: ${oneLine(firstAbort.reason)}` +
             (firstAbort.thrownAt
               ? ` (thrown at ${firstAbort.thrownAt})`
               : firstAbort.thrownBeforeResume
@@ -261,7 +261,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
               `ok ${verdict.file}: ${verdict.events} events` +
                 (verdict.return === undefined ? "" : `, return ${verdict.return.toFixed(3)}`) +
                 // One line per journal: a reason's own line breaks (XState's guard errors hold one) are spaces here.
-                `, ${verdict.reason?.replace(/\s*\n\s*/g, " ")}` +
+                `, ${oneLine(String(verdict.reason))}` +
                 (verdict.thrownAt ? ` (thrown at ${verdict.thrownAt})` : ""),
             );
         } else if (verdict.unverified) {

@@ -8,3 +8,9 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202
 
 export const escapeControls = (text: string): string =>
   text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/**
+ * escapeControls for a message shown inside one line of a summary: its line breaks (XState's rethrow of a guard's
+ * error has one, "...in state node '(machine).waiting':\n<message>") become spaces.
+ */
+export const oneLine = (text: string): string => escapeControls(text.replace(/\s*\n\s*/g, " "));

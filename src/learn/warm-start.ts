@@ -12,6 +12,7 @@ import { isLockFile } from "../journal/lock.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { splitSeed } from "../kernel/prng.ts";
+import { oneLine } from "../kernel/terminal.ts";
 import { finishedClone } from "../policy/checkpoint.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import type { TrainConfig, WarmStartConfig } from "./config.ts";
@@ -190,7 +191,7 @@ export const runWarmStart = async (
   }
   if (recorded.firstAbort)
     log(
-      `warm start: ${recorded.aborted} of ${warm.episodes} expert episodes aborted; the first, ${recorded.firstAbort.episode}: ${recorded.firstAbort.reason}` +
+      `warm start: ${recorded.aborted} of ${warm.episodes} expert episodes aborted; the first, ${recorded.firstAbort.episode}: ${oneLine(recorded.firstAbort.reason)}` +
         (recorded.firstAbort.thrownAt ? ` (thrown at ${recorded.firstAbort.thrownAt})` : ""),
     );
   const bar = bars ? epochStepsProgress("warm start (cloning) steps", warm.epochs) : null;

@@ -42,7 +42,7 @@ export interface ToolTallySummary {
   readonly failed: number;
   /** Results cut to the tool's maxResultChars (a string ending in the marker, or { truncated, preview }). */
   readonly cut: number;
-  /** The most frequent failures, most frequent first (at most the summary's limit, 5 by default). */
+  /** The failures (at most the summary's limit, 5 by default): likely bugs (untagged errors) first, then most frequent first. */
   readonly failures: readonly ToolFailureCount[];
   /** Calls whose tool returned nothing (undefined; the machine got null), by tool: absent when none did. */
   readonly returnedNothing?: readonly { readonly tool: string; readonly count: number }[];
@@ -99,10 +99,13 @@ export class ToolTally {
     }
   }
 
-  /** The counts, with the `limit` most frequent failures (all of them with Infinity). */
+  /**
+   * The counts, with `limit` failures (all of them with Infinity): the likely bugs first (an Error the tool's code
+   * threw without a tag), then the rest, each most frequent first.
+   */
   summary(limit = 5): ToolTallySummary {
     const failures = [...this.failures.values()]
-      .sort((a, b) => b.count - a.count)
+      .sort((a, b) => Number(likelyBug(b)) - Number(likelyBug(a)) || b.count - a.count)
       .slice(0, limit)
       .map(({ kept, ...f }): ToolFailureCount => {
         const at = toolThrownFrom(f.tool, f.message);
@@ -127,6 +130,13 @@ export class ToolTally {
 }
 
 /**
+ * A failure that looks like a bug in the tool's code: an error without a tag, not a cancellation (a timeout and
+ * bad arguments have kinds of their own; a tagged error is one the tool reports on purpose).
+ */
+const likelyBug = (f: { tool: string; kind: string; message: string; tag?: string }): boolean =>
+  f.kind === "error" && f.tag === undefined && !f.message.startsWith(`${f.tool} was cancelled: `);
+
+/**
  * One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)`, with the
  * error's tag when it had one (`3x search error (NotFound): <message>`) (or, when
  * `record --resume` kept its episodes and this process did not see it thrown, that where is not journaled).
@@ -146,12 +156,11 @@ const whereFailed = (f: ToolFailureCount): string => {
 export const describeToolTally = (tally: ToolTallySummary): string[] => {
   const lines: string[] = [];
   if (tally.failed > 0) {
-    const shown = tally.failures.slice(0, 3).map(describeFailure);
+    const shown = tally.failures.slice(0, 3);
+    const others = tally.failed - shown.reduce((n, f) => n + f.count, 0);
     lines.push(
-      `note: ${tally.failed} of ${tally.calls} tool call${tally.calls === 1 ? "" : "s"} failed (the machine got { ok: false, error }): ${shown.join("; ")}` +
-        (tally.failures.length > 3 || tally.failures.reduce((n, f) => n + f.count, 0) < tally.failed
-          ? "; and others"
-          : ""),
+      `note: ${tally.failed} of ${tally.calls} tool call${tally.calls === 1 ? "" : "s"} failed (the machine got { ok: false, error }): ${shown.map(describeFailure).join("; ")}` +
+        (others > 0 ? `; and ${others} other failed call${others === 1 ? "" : "s"}` : ""),
     );
   }
   if (tally.returnedNothing)

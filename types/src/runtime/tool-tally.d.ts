@@ -36,7 +36,7 @@ export interface ToolTallySummary {
     readonly failed: number;
     /** Results cut to the tool's maxResultChars (a string ending in the marker, or { truncated, preview }). */
     readonly cut: number;
-    /** The most frequent failures, most frequent first (at most the summary's limit, 5 by default). */
+    /** The failures (at most the summary's limit, 5 by default): likely bugs (untagged errors) first, then most frequent first. */
     readonly failures: readonly ToolFailureCount[];
     /** Calls whose tool returned nothing (undefined; the machine got null), by tool: absent when none did. */
     readonly returnedNothing?: readonly {
@@ -57,7 +57,10 @@ export declare class ToolTally {
      * whose tools' throws this process did not see.
      */
     add(events: readonly EpisodeEvent[], kept?: boolean): void;
-    /** The counts, with the `limit` most frequent failures (all of them with Infinity). */
+    /**
+     * The counts, with `limit` failures (all of them with Infinity): the likely bugs first (an Error the tool's code
+     * threw without a tag), then the rest, each most frequent first.
+     */
     summary(limit?: number): ToolTallySummary;
 }
 /**
