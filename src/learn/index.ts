@@ -68,6 +68,7 @@ export {
 export { describeEval, type EvalSummary, type EvaluateOptions, evaluate, type GroupSummary } from "./evaluate.ts";
 export { type KlKind, type PpoLossConfig, ppoLoss } from "./losses.ts";
 export { type SftOptions, type SftResult, sft } from "./sft.ts";
+export { type TrainEvent, trainEvents } from "./train-events.ts";
 export {
   scoreTokens,
   type TokenScores,

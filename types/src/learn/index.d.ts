@@ -31,6 +31,7 @@ export { DEFAULT_CONTEXT, DEFAULT_TRAIN_CONFIG, decodeTrainConfig, LR_SCHEDULES,
 export { describeEval, type EvalSummary, type EvaluateOptions, evaluate, type GroupSummary } from "./evaluate.ts";
 export { type KlKind, type PpoLossConfig, ppoLoss } from "./losses.ts";
 export { type SftOptions, type SftResult, sft } from "./sft.ts";
+export { type TrainEvent, trainEvents } from "./train-events.ts";
 export { scoreTokens, type TokenScores, type TrainBatch, type TrainStepOptions, type TrainStepResult, trainStep, } from "./train-step.ts";
 export { type LoadPolicyOptions, loadCheckpointFor, loadPolicy, policyFromModel, readLatest, readRunConfig, type TrainOptions, type TrainResult, train, type UpdateMetrics, } from "./trainer.ts";
 export { type ActionSpan, EpisodeTooLongError, episodeToSequence, fitToContext, type Sequence, type TrajectoryOptions, } from "./trajectory.ts";

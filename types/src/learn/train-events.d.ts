@@ -1,0 +1,57 @@
+/**
+ * train() as an RxJS Observable: the run's progress as typed events (the greedy evaluations, each sampled episode,
+ * each update), then `done` with the result. Each subscription starts a run; unsubscribing stops it as its
+ * `signal` would (the update under way finishes, its checkpoint is written, the folder is unlocked).
+ */
+import type { Json } from "effect/Schema";
+import { Observable } from "rxjs";
+import type { EpisodeRecord } from "../runtime/episode.ts";
+import { type TrainOptions, type TrainResult, type UpdateMetrics } from "./trainer.ts";
+/** One step of a run, as trainEvents emits it; `Task` is the environment's task type. */
+export type TrainEvent<Task extends Json = Json> = 
+/** A greedy evaluation begins (`before` the first update, `after` the last), with its episodes and turn limit. */
+{
+    readonly type: "eval.started";
+    readonly phase: "before" | "after";
+    readonly episodes: number;
+    readonly maxTurns: number;
+}
+/** An episode of a greedy evaluation ended. */
+ | {
+    readonly type: "eval.episode";
+    readonly phase: "before" | "after";
+    readonly record: EpisodeRecord<Task>;
+}
+/** The updates begin (after any warm start and the evaluation before). */
+ | {
+    readonly type: "updates.started";
+}
+/** An episode an update samples ended: `sampled` of the update's `of`. */
+ | {
+    readonly type: "episode";
+    readonly record: EpisodeRecord<Task>;
+    readonly sampled: number;
+    readonly of: number;
+}
+/** An update was applied (its checkpoint written when the run's `checkpointEvery` says so). */
+ | {
+    readonly type: "update";
+    readonly metrics: UpdateMetrics;
+}
+/** The run ended (run to `config.steps`, or stopped: `result.stopped`); the Observable completes after it. */
+ | {
+    readonly type: "done";
+    readonly result: TrainResult;
+};
+/**
+ * A run of `train(options)` as an Observable of its events, `done` last; a failure (a refused config, a folder
+ * that holds a run) is the Observable's error, as train's rejection. Cold: each subscription starts a run of its
+ * own. Unsubscribing stops the run cleanly, like aborting `options.signal`, but does not wait for it: to know
+ * when its last checkpoint is written, abort a signal of your own and await `done` instead.
+ */
+export declare const trainEvents: {
+    /** The records' `task` has the environment's task type. */
+    <Task extends Json>(options: TrainOptions<Task>): Observable<TrainEvent<Task>>;
+    /** An environment whose parts disagree on the task's type: JSON tasks. */
+    (options: TrainOptions): Observable<TrainEvent>;
+};
