@@ -22,7 +22,7 @@ import {
   writeSync,
 } from "node:fs";
 import { lstat, open, readdir, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import {
   JournalConflictError,
   JournalError,
@@ -413,7 +413,15 @@ export const readJournalFile = async (file: string): Promise<EpisodeEvent[]> => 
   return validatedEvents(events);
 };
 
-/** Journal files under a path: the file itself, or every *.jsonl in a folder (and its subfolders with recursive: true), sorted. */
+/** Files that end in .jsonl but are no journals (a run's per-update metrics), and folders that hold none. */
+export const NOT_JOURNAL_FILES: ReadonlySet<string> = new Set(["metrics.jsonl"]);
+export const NOT_JOURNAL_FOLDERS: ReadonlySet<string> = new Set(["checkpoints", "plots", "node_modules"]);
+
+/**
+ * Journal files under a path: the file itself, or every *.jsonl in a folder (and its subfolders with recursive:
+ * true), sorted; a run's metrics.jsonl and the files of checkpoints/, plots/ and hidden folders are left out.
+ */
+
 export const journalFilesAt = async (
   path: string,
   options: { readonly recursive?: boolean } = {},
@@ -422,9 +430,17 @@ export const journalFilesAt = async (
     throw new JournalError({ problem: "unreadable", file: path, line: 0, detail: cause.message });
   });
   if (!info.isDirectory()) return [path];
-  // recursive: a run folder's episodes/ holds one folder per update (u00000, u00001, ...).
+  // recursive: a run folder's episodes/ holds one folder per update (u00000, u00001, ...). A run's metrics.jsonl
+  // and what lies in its checkpoints/ are no journals (listed, reading them threw a schema error).
   const names = (await readdir(path, { recursive: options.recursive === true }))
-    .filter((name) => name.endsWith(JOURNAL_SUFFIX))
+    .filter((name) => {
+      const parts = name.split(sep);
+      return (
+        name.endsWith(JOURNAL_SUFFIX) &&
+        !NOT_JOURNAL_FILES.has(parts.at(-1) ?? "") &&
+        !parts.slice(0, -1).some((folder) => NOT_JOURNAL_FOLDERS.has(folder) || folder.startsWith("."))
+      );
+    })
     .sort();
   return names.map((name) => join(path, name));
 };

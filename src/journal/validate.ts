@@ -107,6 +107,15 @@ export const checkGivenEvents = (events: readonly unknown[], fn: string): void =
       `${fn}: the events must be an array, got ${record ? "an episode's record: give its events (record.events), or read its journal (await journal.read(record.episode))" : shownValue(events)}`,
     );
   }
+  // Replayed, none read as a divergence: "recorded: episode.started / replayed: no episode.started first".
+  if (events.length === 0)
+    throw new JournalError({
+      problem: "order",
+      file: `${fn}'s events`,
+      line: 0,
+      detail:
+        "none given: an episode's events begin with episode.started (an empty journal, or a filter that kept none?)",
+    });
   if (stillValidated(events)) return;
   /** The stream so far, as a reader keeps it: the episode of its first event, and whether it has ended. */
   let episode: string | undefined;

@@ -84,7 +84,8 @@ export class JournalExistsError extends AgentR1TaggedError("JournalExistsError")
   readonly file: string;
 }> {
   override get message(): string {
-    return `episode ${this.episode} already has a journal at ${this.file}; record into a new folder or use another seed`;
+    // Seeds name episodes lossily (episodeIdOf: "a:1", "a-1" and "a 1" are all ep-a-1): another seed may not be another id.
+    return `episode ${this.episode} already has a journal at ${this.file}; record into a new folder or use another seed (episode ids are seeds with every character but letters, digits, '.', '_' and '-' made '-': seeds "a:1", "a 1" and "a-1" name one episode)`;
   }
 }
 

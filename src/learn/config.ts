@@ -337,7 +337,7 @@ export const trainConfigFor = (
   checkEnvArgument("trainConfigFor", env);
   checkFieldNames(overrides, "train config");
   const { model, ...rest } = overrides;
-  return decodeTrainConfig(
+  const config = decodeTrainConfig(
     {
       ...DEFAULT_TRAIN_CONFIG,
       // The module path for an environment loadEnv loaded from one: what `train --resume` and eval load.
@@ -353,6 +353,10 @@ export const trainConfigFor = (
     },
     "train config",
   );
+  // A shape no model can have (width 15 with 2 heads), refused here as train() would refuse it: a fresh model's
+  // (a run from a checkpoint, init, has the checkpoint's shape).
+  if (!config.init) checkedModelShape(config.model, env.tokenizer.size, "trainConfigFor");
+  return config;
 };
 
 /**

@@ -1210,7 +1210,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     warnedFlat = true;
     const collapsed =
       bestSuccess !== undefined && m.successRate === 0
-        ? `; sampled success was ${bestSuccess.rate.toFixed(3)} at update ${bestSuccess.update} and is 0 now: the policy has likely collapsed (look at its actions with \`agent-r1 inspect ${out}\`). A lower --lr (this run: ${config.lr}) or a KL pull to the starting policy (--kl 0.05; this run: ${config.klCoef}) guards against that`
+        ? `; sampled success was ${bestSuccess.rate.toFixed(3)} at update ${bestSuccess.update} and is 0 now: the policy has likely collapsed (look at its actions with \`agent-r1 inspect ${out}\`). A lower learning rate (--lr, from code the config's lr; this run: ${config.lr}) or a KL pull to the starting policy (--kl 0.05, klCoef; this run: ${config.klCoef}) guards against that`
         : "";
     log(
       `${update}: every one of its ${returns.length} episodes returned ${Number(returns[0].toPrecision(12))}, so no episode was better than another${learned}${collapsed}`,

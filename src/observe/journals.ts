@@ -5,12 +5,12 @@
 import { existsSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { JOURNAL_SUFFIX } from "../journal/jsonl.ts";
+import {
+  JOURNAL_SUFFIX,
+  NOT_JOURNAL_FILES as NOT_JOURNALS,
+  NOT_JOURNAL_FOLDERS as SKIPPED_FOLDERS,
+} from "../journal/jsonl.ts";
 import { UsageError } from "../kernel/errors.ts";
-
-/** Files in a run folder that end in .jsonl but are not journals, and folders that hold none. */
-const NOT_JOURNALS = new Set(["metrics.jsonl"]);
-const SKIPPED_FOLDERS = new Set(["checkpoints", "plots", "node_modules"]);
 
 /** A run folder: written by `agent-r1 train` (metrics.jsonl, episodes/). */
 export const isRunFolder = (dir: string): boolean =>

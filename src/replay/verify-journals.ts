@@ -2,7 +2,8 @@
  * `agent-r1 replay --verify` from code: the verdict on each journal at a path, replayed with the environment
  * given (or the built-in one it names), as the CLI replays it, without its printing.
  */
-import { envResolver } from "../cli/registry.ts";
+import { ENVIRONMENTS, envResolver, loadEnv, runConfigEnv } from "../cli/registry.ts";
+import { messageOf, UsageError } from "../kernel/errors.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { checkPath, type FileVerdict } from "./verify-files.ts";
 
@@ -21,11 +22,28 @@ export const verifyJournals = async (
   env?: EnvDefinition,
 ): Promise<readonly FileVerdict[]> => {
   // An environment neither given nor built in is said in this function's words, not the CLI's (--env).
-  const envOf = envResolver(env, undefined, {
+  const envOf = envResolver(env ?? (await runModule(path)), undefined, {
     given: "the environment given is",
     give: 'give verifyJournals the environment that defines it, verifyJournals(path, await loadEnv("./path/to/env.ts"))',
   });
   const verdicts: FileVerdict[] = [];
   for await (const verdict of checkPath(path, { verify: true, repair: false, envOf })) verdicts.push(verdict);
   return verdicts;
+};
+
+/**
+ * The environment module a train run was trained on, when `path` is the run or lies in it (its config.json names
+ * the module, as `replay --verify` of a run reads it), loaded; undefined for a built-in environment or no run.
+ */
+const runModule = async (path: string | readonly string[]): Promise<EnvDefinition | undefined> => {
+  const paths = typeof path === "string" ? [path] : path;
+  const found = paths.map(runConfigEnv).find((each) => each !== undefined);
+  if (found === undefined || Object.hasOwn(ENVIRONMENTS, found.env.split("?")[0] ?? "")) return undefined;
+  try {
+    return await loadEnv(found.env);
+  } catch (cause) {
+    throw new UsageError({
+      detail: `${found.file} names environment ${found.env}, which did not load (${messageOf(cause)}): give verifyJournals the environment, verifyJournals(path, await loadEnv("./path/to/env.ts"))`,
+    });
+  }
 };

@@ -328,4 +328,21 @@ describe("journalFilesAt", () => {
     ]);
     expect(await journalFilesAt(join(dir, "a.jsonl"))).toEqual([join(dir, "a.jsonl")]);
   });
+
+  it("leaves out what a run folder holds that is no journal: metrics.jsonl, checkpoints/, plots/, hidden folders", async () => {
+    const dir = tempDir("agent-r1-files-at-run-");
+    const files = [
+      "metrics.jsonl",
+      "checkpoints/v00001/x.jsonl",
+      "plots/p.jsonl",
+      ".cache/c.jsonl",
+      "episodes/u00000/ep-0-0.jsonl",
+    ];
+    for (const file of files) {
+      mkdirSync(join(dir, file, ".."), { recursive: true });
+      writeFileSync(join(dir, file), "");
+    }
+    expect(await journalFilesAt(dir)).toEqual([]);
+    expect(await journalFilesAt(dir, { recursive: true })).toEqual([join(dir, "episodes", "u00000", "ep-0-0.jsonl")]);
+  });
 });

@@ -102,6 +102,10 @@ describe("the learner from code", () => {
       "train config: `model` has no field `widht` (did you mean `width`?); its fields: layers, heads, width, contextLength,",
     );
     expect(() => trainConfigFor(lookup, { model: 3 } as never)).toThrow("train config: `model` must be an object");
+    // A shape no model has: refused here, not first by train().
+    expect(() => trainConfigFor(lookup, { model: { width: 15, heads: 2 } })).toThrow(
+      "trainConfigFor: model: width 15 is not a multiple of heads 2",
+    );
   });
 
   it("trainConfigFor names the module of an environment loadEnv loaded from one, so the CLI can resume and eval the run", async () => {

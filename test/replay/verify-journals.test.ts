@@ -2,11 +2,11 @@
  * verifyJournals (agent-r1-ts/learn): `replay --verify` from code, one verdict per journal, so a user's program
  * checks a folder without a loop of its own over journalFilesAt, readJournalFile and replayEpisode.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
-import { loadEnv, verifyJournals } from "../../src/learn/index.ts";
+import { loadEnv, train, trainConfigFor, verifyJournals } from "../../src/learn/index.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
 
 captureOutput();
@@ -55,6 +55,35 @@ describe("verifyJournals", () => {
       /replayed: \{.*"reason":"again".*\}\n\s+hint: the usual cause is a guard, action/,
     );
   });
+
+  it("verifies a train run of a module's environment without it, as replay --verify does: its config.json names it", async () => {
+    const weather = await loadEnv("./actors/weather/env.ts");
+    const out = join(dir, "weather-run");
+    const config = trainConfigFor(weather, {
+      backend: "wasm",
+      steps: 1,
+      tasksPerStep: 1,
+      groupSize: 2,
+      evalEpisodes: 0,
+      warmStart: null,
+      model: { layers: 1, heads: 2, width: 16 },
+    });
+    await train({ env: weather, config, out, log: () => {} });
+    const verdicts = await verifyJournals(out);
+    expect(verdicts).toHaveLength(2);
+    expect(verdicts.every((v) => v.ok)).toBe(true);
+    // A run whose module is gone from where it named it: said, with what to give instead.
+    const moved = join(dir, "moved-run");
+    cpSync(out, moved, { recursive: true });
+    const configFile = join(moved, "config.json");
+    writeFileSync(
+      configFile,
+      readFileSync(configFile, "utf8").replace('"./actors/weather/env.ts"', '"./actors/weather/gone.ts"'),
+    );
+    await expect(verifyJournals(moved)).rejects.toThrow(
+      `${configFile} names environment ./actors/weather/gone.ts, which did not load (`,
+    );
+  }, 60_000);
 
   it("refuses a path that holds no journal, as replay does", async () => {
     await expect(verifyJournals(join(dir, "nothing"))).rejects.toThrow(/^no such file or folder: /);

@@ -216,6 +216,20 @@ describe("rollout runner", () => {
     expect(await settled(lastValueFrom(r.events))).toEqual({ error: expect.any(JournalExistsError) });
   });
 
+  it("another seed that names the same episodes is refused with why: seeds map to episode ids lossily", async () => {
+    const journal = new MemoryJournal();
+    const run = (seed: string) =>
+      lastValueFrom(
+        rollout({ env: lookupEnv, policy: new PolicyActor(expertPolicy()), journal, seed, episodes: 1 }).episodes,
+      );
+    await run("a b");
+    const again = await settled(run("a-b"));
+    expect(again).toEqual({ error: expect.any(JournalExistsError) });
+    expect((again as { error: Error }).error.message).toBe(
+      `episode ep-a-b-0 already has a journal at memory:ep-a-b-0; record into a new folder or use another seed (episode ids are seeds with every character but letters, digits, '.', '_' and '-' made '-': seeds "a:1", "a 1" and "a-1" name one episode)`,
+    );
+  });
+
   it("when every subscriber leaves, no further episode starts", async () => {
     const journal = new MemoryJournal();
     const r = rollout({
@@ -298,6 +312,10 @@ describe("rollout runner", () => {
     // An episode's record given for its events: said as such, with the two ways to its events.
     expect(() => replayEpisode({ episode: "ep-0", events: [] } as never, lookupEnv)).toThrow(
       "replayEpisode: the events must be an array, got an episode's record: give its events (record.events), or read its journal (await journal.read(record.episode))",
+    );
+    // No events: said as such (it read as a divergence, "recorded: episode.started / replayed: no episode.started first").
+    expect(() => replayEpisode([], lookupEnv)).toThrow(
+      "replayEpisode's events: order: none given: an episode's events begin with episode.started (an empty journal, or a filter that kept none?)",
     );
     expect(() => new JsonlJournal(join(tmpdir(), "never-made"), "fsync" as never)).toThrow(
       'JsonlJournal: durability "fsync" is not one of "event", "episode", "none"',

@@ -81,7 +81,13 @@ export declare function streamJournalFile(file: string): AsyncGenerator<EpisodeE
  * problem.
  */
 export declare const readJournalFile: (file: string) => Promise<EpisodeEvent[]>;
-/** Journal files under a path: the file itself, or every *.jsonl in a folder (and its subfolders with recursive: true), sorted. */
+/** Files that end in .jsonl but are no journals (a run's per-update metrics), and folders that hold none. */
+export declare const NOT_JOURNAL_FILES: ReadonlySet<string>;
+export declare const NOT_JOURNAL_FOLDERS: ReadonlySet<string>;
+/**
+ * Journal files under a path: the file itself, or every *.jsonl in a folder (and its subfolders with recursive:
+ * true), sorted; a run's metrics.jsonl and the files of checkpoints/, plots/ and hidden folders are left out.
+ */
 export declare const journalFilesAt: (path: string, options?: {
     readonly recursive?: boolean;
 }) => Promise<string[]>;
