@@ -99,6 +99,22 @@ const TASK_PURITY_CHECKS = 8;
 const clip = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}...` : text);
 
 /**
+ * `env.task(seed)` drawn `draws` more times must give `task` (as journaled) each time: an EnvProtocolError says
+ * so when it does not (a task drawn with Math.random or the clock), since the same seed must give the same
+ * episodes. What a draw throws is thrown (the caller says whose draw failed).
+ */
+export const checkTaskDrawnAgain = (env: EnvDefinition, seed: string, task: Json, draws: number): void => {
+  const drawn = canonicalJson(task);
+  let again = drawn;
+  for (let draw = 0; draw < draws && again === drawn; draw++) again = canonicalJson(env.task(seed));
+  if (again !== drawn)
+    throw new EnvProtocolError({
+      env: env.id,
+      detail: `task(${JSON.stringify(seed)}) gave two different tasks for one seed (${clip(drawn)}, then ${clip(again)}): a task must be a pure function of its seed (draw from an Rng seeded with it, not Math.random or the clock), or the same seed will not give the same episodes`,
+    });
+};
+
+/**
  * Runs `episodes` episodes of `env` into `journal` (see Rollout for when it starts and how to stop it). Throws a
  * RangeError when episodes is not a whole number >= 0, or concurrency or groupSize not a positive integer.
  */
@@ -182,18 +198,9 @@ export const rollout: {
     const task = journaled.value;
     // The same seed must give the same task, or a run cannot be redone from its seed: the first few groups'
     // tasks are drawn twice and compared (a task drawn with Math.random or the clock differs).
-    if (!options.task && index % groupSize === 0 && index - start < TASK_PURITY_CHECKS * groupSize) {
-      // The first task is drawn three more times, so a short run (one episode) is checked too.
-      const drawn = canonicalJson(task);
-      let again = drawn;
-      for (let draw = 0; draw < (index === start ? 3 : 1) && again === drawn; draw++)
-        again = canonicalJson(options.env.task(taskSeed));
-      if (again !== drawn)
-        throw new EnvProtocolError({
-          env: options.env.id,
-          detail: `task(${JSON.stringify(taskSeed)}) gave two different tasks for one seed (${clip(drawn)}, then ${clip(again)}): a task must be a pure function of its seed (draw from an Rng seeded with it, not Math.random or the clock), or the same seed will not give the same episodes`,
-        });
-    }
+    // The first task is drawn three more times, so a short run (one episode) is checked too.
+    if (!options.task && index % groupSize === 0 && index - start < TASK_PURITY_CHECKS * groupSize)
+      checkTaskDrawnAgain(options.env, taskSeed, task, index === start ? 3 : 1);
     return defer(() => {
       unsettled += 1;
       const settled = () => {

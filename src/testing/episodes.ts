@@ -9,6 +9,7 @@ import * as Struct from "effect/Struct";
 import fc from "fast-check";
 import type { Journal } from "../journal/journal.ts";
 import { MemoryJournal } from "../journal/memory.ts";
+import { asJournaled } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, didYouMean, firstUnknownKey, shownValue } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventOf, ToolResult } from "../kernel/events.ts";
 import { legalActionsOf } from "../policy/legal.ts";
@@ -23,6 +24,7 @@ import {
 import { type EpisodeRecord, runEpisode } from "../runtime/episode.ts";
 import type { Policy, PolicyAction, PolicyRequest } from "../runtime/policy.ts";
 import { PolicyActor } from "../runtime/policy-actor.ts";
+import { checkTaskDrawnAgain } from "../runtime/rollout.ts";
 import type { Tool } from "../runtime/tool.ts";
 import {
   ACTION_OPTIONS,
@@ -333,6 +335,7 @@ export const playEpisode: {
         `playEpisode: script.toolResults[${index}] is not a tool result (${problem}): give ${TOOL_RESULT_SHAPE}, or null for the real tool's result`,
       );
   }
+  if (script.task === undefined) checkTaskOfSeed(env, script.seed);
   // A repeat the kit draws holds the very `{ legal }` object it repeats: it plays the text that pick played, not the
   // pick's index again in a state whose legal actions changed (another text, 14 of lookup's 48 such repeats).
   const picked = new Map<object, string>();
@@ -365,6 +368,30 @@ export const playEpisode: {
     rewards: rewardsOf(record.events),
     truncated: record.reason.endsWith(EXHAUSTED),
   };
+};
+
+/** How many seeds' tasks playEpisode has drawn twice, by environment: the first few of each are checked. */
+const tasksChecked = new WeakMap<EnvDefinition, number>();
+const TASKS_CHECKED = 8;
+
+/**
+ * A task the environment draws from the seed must be the same drawn again, as rollout checks (a kit that played
+ * only journaled tasks passed an environment whose `task` drew from Math.random). A draw that throws or gives what
+ * no journal holds is left to the episode, which says so.
+ */
+const checkTaskOfSeed = (env: EnvDefinition, seed: string): void => {
+  const checked = tasksChecked.get(env) ?? 0;
+  if (checked >= TASKS_CHECKED) return;
+  tasksChecked.set(env, checked + 1);
+  let task: Json;
+  try {
+    const journaled = asJournaled(env.task(seed), "task");
+    if (journaled.problem !== undefined) return;
+    task = journaled.value;
+  } catch {
+    return;
+  }
+  checkTaskDrawnAgain(env, seed, task, checked === 0 ? 3 : 1);
 };
 
 /** What one action led to, up to the environment's next observation or the end. */

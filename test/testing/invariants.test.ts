@@ -708,3 +708,15 @@ describe("noRewardForRepeatedCalls and retries", () => {
     );
   });
 });
+
+describe("a task that is not a function of its seed", () => {
+  it("fails the kit's episodes as it fails a rollout (they replayed the journaled task, and passed)", async () => {
+    const secret = createSecretEnv();
+    let draws = 0;
+    const env = { ...secret, task: (seed: string) => ({ ...(secret.task(seed) as object), draw: draws++ }) };
+    const failure = await failureOf(checkRewards(env, { ...failing, invariants: [neverCrashes()] }));
+    expect(failure.message).toMatch(
+      /the property threw: environment secret: task\("s\d+"\) gave two different tasks for one seed \(\{"draw":\d+,.*\}, then \{"draw":\d+,.*\}\): a task must be a pure function of its seed/,
+    );
+  });
+});

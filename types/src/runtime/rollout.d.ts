@@ -62,6 +62,12 @@ export interface Rollout<Task extends Json = Json> {
 /** The seed episode `index`'s task is drawn from: its group's (groups of `groupSize` consecutive episodes share a task). */
 export declare const taskSeedOf: (seed: string, index: number, groupSize: number) => string;
 /**
+ * `env.task(seed)` drawn `draws` more times must give `task` (as journaled) each time: an EnvProtocolError says
+ * so when it does not (a task drawn with Math.random or the clock), since the same seed must give the same
+ * episodes. What a draw throws is thrown (the caller says whose draw failed).
+ */
+export declare const checkTaskDrawnAgain: (env: EnvDefinition, seed: string, task: Json, draws: number) => void;
+/**
  * Runs `episodes` episodes of `env` into `journal` (see Rollout for when it starts and how to stop it). Throws a
  * RangeError when episodes is not a whole number >= 0, or concurrency or groupSize not a positive integer.
  */
