@@ -5,12 +5,13 @@
  * and checkpoint (or soup of the last three) best on the development set with `agent-r1 select`, and score that
  * pick on fresh questions of new worlds. Over the 14 runs measured before it was written, "clone 4, train the best
  * 2" would have kept a run at ood 0.743 on average (in sample); its three draws kept 0.697, 0.697 and 0.627 over
- * 1,200 fresh 4-hop questions each (docs/hopqa.md).
+ * 1,200 fresh 4-hop questions each. Each clone is souped with itself cloned two epochs longer (the default since
+ * 2026-12-07): the picks of three draws so, 0.719, 0.698 and 0.752 over 1,200 (docs/hopqa.md).
  *
- *   npm run recipe:left                          # clones 1,2,3,4, the best 2 trained; into runs/hopqa-left-recipe
+ *   npm run recipe:left                          # clones 1,2,3,4, souped, the best 2 trained; into runs/hopqa-left-recipe
  *   npm run recipe:left -- --clones a,b --keep 1 --out runs/other
  *   npm run recipe:left -- --quick               # a toy run of every step, about a minute; runs/hopqa-left-recipe-quick
- *   npm run recipe:left -- --soup-clones --out runs/soups   # each clone souped with itself cloned longer (a probe)
+ *   npm run recipe:left -- --no-soup-clones --out runs/plain   # the clones as cloned, not souped (the recipe before)
  *
  * Every step is an `agent-r1` command in a child process (its output in OUT/logs/, written as it runs), two at a
  * time; a step whose result is there is kept and skipped, and one stopped half-way goes on (`record --resume`,
@@ -46,8 +47,8 @@ export interface RecipePlan {
   readonly soup: number;
   /**
    * Each clone cloned `warm.more.epochs` epochs longer and averaged with itself (`agent-r1 average`): the soup is
-   * the clone scored and trained (docs/hopqa.md: it lifted one draw's pick 0.627 -> 0.719 and left another's at
-   * 0.698, over 1,200 ood questions; two draws, so off by default).
+   * the clone scored and trained (docs/hopqa.md: it lifted one draw's pick 0.627 -> 0.719, left another's at 0.698,
+   * and a fresh draw so kept 0.752, over 1,200 ood questions each). The CLI's default; false when absent here.
    */
   readonly soupClones?: boolean;
 }
@@ -325,7 +326,9 @@ export const runRecipe = async (plan: RecipePlan, out: string, jobs: number, say
       : undefined;
   if (cloned !== undefined && cloned !== cloning)
     throw new InvalidArgumentError(
-      `${out} holds a recipe run ${plan.soupClones ? "without" : "with"} --soup-clones: give another --out, or the same options as before`,
+      plan.soupClones
+        ? `${out} holds a recipe run whose clones are not souped (run with --no-soup-clones, or before souping was the default): go on with --no-soup-clones, or give another --out`
+        : `${out} holds a recipe run whose clones are souped (the default): go on without --no-soup-clones, or give another --out`,
     );
   writeFileSync(cloningFile, cloning);
   const recordArgs = () => (existsSync(demos) ? [...c.record, "--resume"] : c.record);
@@ -472,8 +475,8 @@ export const recipeMain = async (argv: readonly string[]): Promise<number> => {
     .option("--jobs <n>", "processes at a time", intArg("--jobs", 1), 2)
     .option("--quick", "a toy run of every step (24 demonstrations, 2 updates, 2 episodes per score), about a minute")
     .option(
-      "--soup-clones",
-      "clone each clone two epochs longer and score and train the average of the two (a probe: docs/hopqa.md)",
+      "--no-soup-clones",
+      "score and train the clones as cloned, not each souped with itself cloned two epochs longer (the recipe before 2026-12-07; docs/hopqa.md)",
     )
     .exitOverride();
   const ended = parseScriptArgs(program, argv);
@@ -496,7 +499,7 @@ export const recipeMain = async (argv: readonly string[]): Promise<number> => {
     ...(opts.quick ? QUICK_RECIPE : FULL_RECIPE),
     clones: opts.clones,
     keep: opts.keep,
-    ...(opts.soupClones ? { soupClones: true } : {}),
+    soupClones: opts.soupClones !== false,
   };
   const dispose = onStopSignals((signal) => {
     if (stoppedBy) {

@@ -3,7 +3,7 @@
  * RL from the best, select, fresh scores), a summary whose numbers are the commands' own, a second sitting that keeps
  * every finished step, and the full recipe's commands being the ones its measured runs used (docs/hopqa.md).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandsOf, FULL_RECIPE, recipeMain } from "../../actors/hopqa/left-recipe.ts";
@@ -15,7 +15,9 @@ const output = captureOutput();
 describe("npm run recipe:left", () => {
   it("runs every step, keeps the clone best on the development set, and a second sitting redoes nothing", async () => {
     const out = join(tempDir("agent-r1-recipe-"), "recipe");
-    expect(await recipeMain(["--quick", "--clones", "q1,q2", "--keep", "1", "--out", out])).toBe(0);
+    // The clones as cloned (--no-soup-clones): the steps of the recipe before its clones were souped.
+    expect(await recipeMain(["--quick", "--no-soup-clones", "--clones", "q1,q2", "--keep", "1", "--out", out])).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).soupClones).toBe(false);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
     expect(summary.clones.map((c: { seed: string }) => c.seed)).toEqual(["q1", "q2"]);
     // The clone trained is the better on the development set (the first given on a tie).
@@ -57,9 +59,9 @@ describe("npm run recipe:left", () => {
     expect(shownWithError(1, 300)).toBe("1.000 ± 0.000");
   }, 240_000);
 
-  it("--soup-clones scores and trains each clone's soup with itself cloned longer; a folder of the other kind is refused", async () => {
+  it("by default scores and trains each clone's soup with itself cloned longer; a folder of the other kind is refused", async () => {
     const out = join(tempDir("agent-r1-recipe-soups-"), "recipe");
-    expect(await recipeMain(["--quick", "--soup-clones", "--clones", "q1", "--keep", "1", "--out", out])).toBe(0);
+    expect(await recipeMain(["--quick", "--clones", "q1", "--keep", "1", "--out", out])).toBe(0);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
     expect(summary.soupClones).toBe(true);
     const soup = join(out, "clone-q1", "soup");
@@ -71,11 +73,20 @@ describe("npm run recipe:left", () => {
     expect(readFileSync(join(out, "logs", "dev-clone-q1.log"), "utf8")).toContain(`--checkpoint ${soup} `);
     expect(JSON.parse(readFileSync(join(out, "rl-q1", "config.json"), "utf8")).init).toBe(soup);
     for (const step of ["clone-q1-3", "clone-q1-4"]) expect(summary.minutes[step], step).toBeGreaterThan(0);
-    // The same folder without the option: its clones' scores and runs are of soups, so it is refused.
+    // The same folder with --no-soup-clones: its clones' scores and runs are of soups, so it is refused; and a folder
+    // of plain clones (the recipe before soups were its default) goes on only with --no-soup-clones.
     output.clear();
-    expect(await recipeMain(["--quick", "--clones", "q1", "--keep", "1", "--out", out])).toBe(2);
+    expect(await recipeMain(["--quick", "--no-soup-clones", "--clones", "q1", "--keep", "1", "--out", out])).toBe(2);
     expect(output.stderr).toContain(
-      `error: ${out} holds a recipe run with --soup-clones: give another --out, or the same options as before`,
+      `error: ${out} holds a recipe run whose clones are souped (the default): go on without --no-soup-clones, or give another --out`,
+    );
+    const plain = join(tempDir("agent-r1-recipe-plain-"), "recipe");
+    mkdirSync(plain, { recursive: true });
+    writeFileSync(join(plain, "cloning.json"), JSON.stringify({ soupClones: false }));
+    output.clear();
+    expect(await recipeMain(["--quick", "--clones", "q1", "--keep", "1", "--out", plain])).toBe(2);
+    expect(output.stderr).toContain(
+      `error: ${plain} holds a recipe run whose clones are not souped (run with --no-soup-clones, or before souping was the default): go on with --no-soup-clones, or give another --out`,
     );
   }, 240_000);
 
