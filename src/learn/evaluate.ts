@@ -242,12 +242,23 @@ export interface EvaluateOptions<Task extends Json = Json> {
 }
 
 /** Whether `signal` has an AbortSignal's shape: what the episodes use of it (Node's own has it, and so do others). */
-const isAbortSignalShaped = (signal: unknown): signal is AbortSignal =>
+export const isAbortSignalShaped = (signal: unknown): signal is AbortSignal =>
   typeof signal === "object" &&
   signal !== null &&
   typeof (signal as { aborted?: unknown }).aborted === "boolean" &&
   typeof (signal as { addEventListener?: unknown }).addEventListener === "function" &&
   typeof (signal as { removeEventListener?: unknown }).removeEventListener === "function";
+
+/**
+ * A `signal` option that is no AbortSignal, refused naming `fn` (from plain JavaScript, a string or an
+ * AbortController was taken as never aborting). Any object shaped as one (another realm's, a polyfill's) is taken.
+ */
+export const checkSignalOption = (fn: string, signal: unknown): void => {
+  if (signal !== undefined && !isAbortSignalShaped(signal))
+    throw new TypeError(
+      `${fn}: signal must be an AbortSignal (new AbortController().signal, or an object with a boolean 'aborted', 'reason' and addEventListener/removeEventListener methods), got ${describeSignal(signal)}`,
+    );
+};
 
 /** What a refused signal was: its type, or which of an AbortSignal's parts an object lacks. */
 const describeSignal = (signal: unknown): string => {
@@ -305,11 +316,7 @@ const evaluateSeeds = async <Task extends Json>(
   const notPolicy = notAPolicy(policy);
   if (notPolicy)
     throw new TypeError(`evaluate: policy must be a Policy ({ id, version, tokenizer, act }): ${notPolicy}`);
-  // Any object shaped as one (another realm's, a polyfill's), as collect and train take: not only Node's own.
-  if (options.signal !== undefined && !isAbortSignalShaped(options.signal))
-    throw new TypeError(
-      `evaluate: signal must be an AbortSignal (new AbortController().signal, or an object with a boolean 'aborted', 'reason' and addEventListener/removeEventListener methods), got ${describeSignal(options.signal)}`,
-    );
+  checkSignalOption("evaluate", options.signal);
   // Left out, each is said as missing, with what to give: "got undefined" named no fix (the CLI's eval has defaults,
   // evaluate none).
   const example = 'evaluate(env, policy, { episodes: 100, seed: "eval" })';

@@ -20,6 +20,7 @@ import {
   EnvProtocolError,
   messageOf,
   NonDeterminismError,
+  shownValue,
   thrownFrom,
   UsageError,
 } from "../kernel/errors.ts";
@@ -50,6 +51,7 @@ import type { Turn } from "../runtime/policy.ts";
 import { sameVariantSpec } from "../runtime/variants.ts";
 import { AdamW, ZERO_GRADIENT } from "./adamw.ts";
 import { actionBudgetNote, checkedModelShape, LR_RULE, modelConfigFor } from "./config.ts";
+import { checkSignalOption } from "./evaluate.ts";
 import { drawPositionOffset, POSITION_OFFSETS, type PositionOffsets } from "./position-offsets.ts";
 import { supervisedStep } from "./train-step.ts";
 import { loadCheckpointFor } from "./trainer.ts";
@@ -703,6 +705,16 @@ export const sft = (given: SftOptions): Promise<SftResult> => sftSeeded(given, t
 export const sftDerived = (given: SftOptions): Promise<SftResult> => sftSeeded(given, false);
 
 const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResult> => {
+  // From plain JavaScript: sft() without options failed as "Cannot destructure property 'shouldStop'".
+  if (typeof given !== "object" || given === null)
+    throw new UsageError({
+      detail: `sft: the options must be an object, e.g. sft({ env, data: "runs/demos", out: "runs/clone" }), got ${shownValue(given)}`,
+    });
+  try {
+    checkSignalOption("sft", given.signal);
+  } catch (error) {
+    throw new UsageError({ detail: (error as Error).message });
+  }
   const { shouldStop: asked, signal, ...rest } = given;
   const options = sftOptions(
     {

@@ -7,6 +7,7 @@
 import type { Json } from "effect/Schema";
 import { Observable } from "rxjs";
 import type { EpisodeRecord } from "../runtime/episode.ts";
+import { isAbortSignalShaped } from "./evaluate.ts";
 import { type TrainOptions, type TrainResult, train, type UpdateMetrics } from "./trainer.ts";
 
 /** One step of a run, as trainEvents emits it; `Task` is the environment's task type. */
@@ -46,8 +47,19 @@ export const trainEvents: {
 } = <Task extends Json>(options: TrainOptions<Task>): Observable<TrainEvent<Task>> =>
   new Observable<TrainEvent<Task>>((subscriber) => {
     const unsubscribed = new AbortController();
-    const signal =
-      options?.signal === undefined ? unsubscribed.signal : AbortSignal.any([options.signal, unsubscribed.signal]);
+    // The run hears one signal: its own, aborted on unsubscribing or when the caller's aborts (any object shaped as
+    // an AbortSignal is followed); a signal that is none (from plain JavaScript) goes to train, whose refusal names it.
+    const caller = options?.signal;
+    const follow = () => unsubscribed.abort(caller?.reason);
+    const followed = isAbortSignalShaped(caller);
+    if (followed) {
+      if (caller.aborted) follow();
+      else caller.addEventListener("abort", follow, { once: true });
+    }
+    const signal = caller === undefined || followed ? unsubscribed.signal : caller;
+    const stopFollowing = () => {
+      if (followed) caller.removeEventListener("abort", follow);
+    };
     const emit = (event: TrainEvent<Task>) => {
       if (!subscriber.closed) subscriber.next(event);
     };
@@ -77,10 +89,17 @@ export const trainEvents: {
       },
     }).then(
       (result) => {
+        stopFollowing();
         emit({ type: "done", result });
         subscriber.complete();
       },
-      (cause: unknown) => subscriber.error(cause),
+      (cause: unknown) => {
+        stopFollowing();
+        subscriber.error(cause);
+      },
     );
-    return () => unsubscribed.abort(new Error("trainEvents: unsubscribed"));
+    return () => {
+      stopFollowing();
+      unsubscribed.abort(new Error("trainEvents: unsubscribed"));
+    };
   });

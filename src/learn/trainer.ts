@@ -87,7 +87,14 @@ import {
   scheduledLr,
   TrainConfig,
 } from "./config.ts";
-import { countCutActions, describeEval, type EvalSummary, evaluateDerived, summarizeEpisodes } from "./evaluate.ts";
+import {
+  checkSignalOption,
+  countCutActions,
+  describeEval,
+  type EvalSummary,
+  evaluateDerived,
+  summarizeEpisodes,
+} from "./evaluate.ts";
 import { drawPositionOffset } from "./position-offsets.ts";
 import { turnStartsOf } from "./sft.ts";
 import { scoreTokens, type TrainStepResult, trainStep } from "./train-step.ts";
@@ -940,6 +947,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
       `train: \`${configField}\` is a field of the config, not an option of train: trainConfigFor(env, { ${configField}: ... }), then train({ env, config, out })`,
     );
   checkKnownKeys("train", options, TRAIN_OPTIONS);
+  checkSignalOption("train", options.signal);
   const shouldStop = () => options.shouldStop?.() === true || options.signal?.aborted === true;
   if (
     options.estimator !== undefined &&

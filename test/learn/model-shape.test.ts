@@ -21,7 +21,7 @@ describe("a fresh model's bad shape is refused with the options", () => {
   it("train(): before the backend loads, the warm start records and the run folder is written", async () => {
     const out = join(tempDir("agent-r1-shape-train-"), "run");
     const lines: string[] = [];
-    const config = trainConfigFor(lookup, {
+    const overrides = {
       backend: "wasm",
       steps: 1,
       tasksPerStep: 2,
@@ -29,7 +29,13 @@ describe("a fresh model's bad shape is refused with the options", () => {
       evalEpisodes: 0,
       warmStart: { episodes: 4, epochs: 1 },
       model: { layers: 1, heads: 3, width: 16 },
-    });
+    } as const;
+    // trainConfigFor refuses it at once; a config made otherwise (a spread, JSON) reaches train, which refuses it too.
+    expect(() => trainConfigFor(lookup, overrides)).toThrow(
+      "trainConfigFor: model: width 16 is not a multiple of heads 3",
+    );
+    const fine = trainConfigFor(lookup, { ...overrides, model: { layers: 1, heads: 2, width: 16 } });
+    const config = { ...fine, model: { ...fine.model, heads: 3 } };
     const run = train({ env: lookup, config, out, log: (line) => lines.push(line) });
     await expect(run).rejects.toThrow(UsageError);
     // Said as sft says it, without the model builder's own "GPT config: " after "model:".

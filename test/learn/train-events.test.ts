@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { filter, firstValueFrom, lastValueFrom, take, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { LOCK_FILE } from "../../src/journal/lock.ts";
-import { loadEnv, type TrainEvent, trainConfigFor, trainEvents } from "../../src/learn/index.ts";
+import { loadEnv, sft, type TrainEvent, train, trainConfigFor, trainEvents } from "../../src/learn/index.ts";
 import { tempDir } from "../support/index.ts";
 
 const tiny = { layers: 1, heads: 2, width: 16 };
@@ -51,6 +51,35 @@ describe("trainEvents", () => {
     // A second subscription is a second run: into a folder that holds one, refused as train() refuses it.
     await expect(lastValueFrom(trainEvents({ env: lookup, config, out, log: () => {} }))).rejects.toThrow("resume");
   }, 120_000);
+
+  it("follows the caller's signal (an aborted one stops the run before its first update); a signal that is none is refused", async () => {
+    const lookup = await loadEnv("lookup");
+    const config = trainConfigFor(lookup, { ...small, steps: 5, evalEpisodes: 0 });
+    const controller = new AbortController();
+    controller.abort();
+    const signal = controller.signal;
+    const events = await lastValueFrom(
+      trainEvents({ env: lookup, config, out: join(tempDir(), "aborted"), signal, log: () => {} }).pipe(toArray()),
+    );
+    expect(events.map((e) => e.type)).toEqual(["updates.started", "done"]);
+    const done = events.at(-1);
+    expect(done?.type === "done" && done.result).toMatchObject({ stopped: true, version: 0 });
+    // From plain JavaScript, a string or the controller itself was taken as a signal that never aborts.
+    const refusal = "train: signal must be an AbortSignal (new AbortController().signal, or an object with";
+    for (const wrong of ["stop", controller]) {
+      const options = { env: lookup, config, out: join(tempDir(), "wrong"), signal: wrong as never, log: () => {} };
+      await expect(lastValueFrom(trainEvents(options))).rejects.toThrow(refusal);
+      await expect(train(options)).rejects.toThrow(refusal);
+    }
+    await expect(
+      sft({ env: lookup, data: join(tempDir(), "none"), out: join(tempDir(), "sft"), signal: controller as never }),
+    ).rejects.toThrow(
+      "sft: signal must be an AbortSignal (new AbortController().signal, or an object with a boolean 'aborted', 'reason' and addEventListener/removeEventListener methods), got an object without a boolean 'aborted', addEventListener, removeEventListener (an AbortController? give its .signal)",
+    );
+    await expect(sft(undefined as never)).rejects.toThrow(
+      'sft: the options must be an object, e.g. sft({ env, data: "runs/demos", out: "runs/clone" }), got undefined',
+    );
+  }, 60_000);
 
   it("unsubscribing stops the run after the update under way: its checkpoint written, the folder unlocked", async () => {
     const lookup = await loadEnv("lookup");

@@ -106,6 +106,13 @@ export interface EvaluateOptions<Task extends Json = Json> {
      */
     readonly signal?: AbortSignal;
 }
+/** Whether `signal` has an AbortSignal's shape: what the episodes use of it (Node's own has it, and so do others). */
+export declare const isAbortSignalShaped: (signal: unknown) => signal is AbortSignal;
+/**
+ * A `signal` option that is no AbortSignal, refused naming `fn` (from plain JavaScript, a string or an
+ * AbortController was taken as never aborting). Any object shaped as one (another realm's, a polyfill's) is taken.
+ */
+export declare const checkSignalOption: (fn: string, signal: unknown) => void;
 /**
  * Runs `episodes` episodes of `policy` on seeds `SEED:i` and summarizes them; journals go to `dir` when given (in
  * memory otherwise). Throws a TypeError or RangeError on bad options (a seed the CLI's `--seed` refuses, such as "",
