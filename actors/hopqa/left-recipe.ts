@@ -6,7 +6,7 @@
  * pick on fresh questions of new worlds. Over the 14 runs measured before it was written, "clone 4, train the best
  * 2" would have kept a run at ood 0.743 on average (in sample); its three draws kept 0.697, 0.697 and 0.627 over
  * 1,200 fresh 4-hop questions each. Each clone is souped with itself cloned two epochs longer (the default since
- * 2026-12-07): the picks of three draws so, 0.719, 0.698 and 0.752 over 1,200 (docs/hopqa.md).
+ * 2026-12-07): the picks of four draws so, 0.719, 0.698, 0.752 and 0.668 over 1,200 (docs/hopqa.md).
  *
  *   npm run recipe:left                          # clones 1,2,3,4, souped, the best 2 trained; into runs/hopqa-left-recipe
  *   npm run recipe:left -- --clones a,b --keep 1 --out runs/other
