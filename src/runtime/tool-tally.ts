@@ -111,9 +111,7 @@ export class ToolTally {
         const at = toolThrownFrom(f.tool, f.message);
         if (at) return { ...f, ...at };
         // Thrown by the tool's code (not a timeout, bad arguments or a cancellation) in a kept episode.
-        return kept && f.kind === "error" && !f.message.startsWith(`${f.tool} was cancelled: `)
-          ? { ...f, thrownBeforeResume: true }
-          : f;
+        return kept && thrownByToolCode(f) ? { ...f, thrownBeforeResume: true } : f;
       });
     const returnedNothing = [...returnedNothingCounts()]
       .map(([tool, count]) => ({ tool, count: count - (this.nothingBefore.get(tool) ?? 0) }))
@@ -134,7 +132,11 @@ export class ToolTally {
  * bad arguments have kinds of their own; a tagged error is one the tool reports on purpose).
  */
 const likelyBug = (f: { tool: string; kind: string; message: string; tag?: string }): boolean =>
-  f.kind === "error" && f.tag === undefined && !f.message.startsWith(`${f.tool} was cancelled: `);
+  thrownByToolCode(f) && f.tag === undefined;
+
+/** An error the tool's own code raised: not a timeout, bad arguments or a cancellation by the episode's end. */
+const thrownByToolCode = (f: { tool: string; kind: string; message: string }): boolean =>
+  f.kind === "error" && !f.message.startsWith(`${f.tool} was cancelled: `);
 
 /**
  * One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)`, with the
