@@ -102,6 +102,15 @@ import { episodeToSequence, fitToContext, type Sequence } from "./trajectory.ts"
 import { refuseWarmStartWithoutExpert, runWarmStart } from "./warm-start.ts";
 
 /**
+ * Whether a batch of `episodes` without one success says the policy collapsed, when its best batch before succeeded
+ * at `bestRate`: only if a policy still that good would give such a batch less than 1% of the time ((1 - rate)^n).
+ * A tiny run's batches (4 episodes, one success among them once) often have none by chance, and said "collapsed"
+ * after one update.
+ */
+export const collapseLikely = (bestRate: number, episodes: number): boolean =>
+  bestRate > 0 && episodes > 0 && (1 - Math.min(bestRate, 1)) ** episodes < 0.01;
+
+/**
  * Options of train: the environment, the run's config, the run folder (`out`), and progress callbacks. `Task` is
  * the environment's task type (the callbacks' records' `task` has it).
  */
@@ -1217,7 +1226,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     }
     warnedFlat = true;
     const collapsed =
-      bestSuccess !== undefined && m.successRate === 0
+      bestSuccess !== undefined && m.successRate === 0 && collapseLikely(bestSuccess.rate, returns.length)
         ? `; sampled success was ${bestSuccess.rate.toFixed(3)} at update ${bestSuccess.update} and is 0 now: the policy has likely collapsed (look at its actions with \`agent-r1 inspect ${out}\`). A lower learning rate (--lr, from code the config's lr; this run: ${config.lr}) or a KL pull to the starting policy (--kl 0.05, klCoef; this run: ${config.klCoef}) guards against that`
         : "";
     log(

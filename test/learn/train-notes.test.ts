@@ -6,11 +6,25 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadEnv, train, trainConfigFor } from "../../src/learn/index.ts";
+import { collapseLikely } from "../../src/learn/trainer.ts";
 import { tempDir } from "../support/index.ts";
 
 const dir = tempDir("agent-r1-kl-fresh-");
 const tiny = { steps: 1, tasksPerStep: 2, groupSize: 2, evalEpisodes: 0, warmStart: null } as const;
 const model = { layers: 1, heads: 2, width: 16 } as const;
+
+describe("the collapse note is kept for batches that chance does not explain", () => {
+  it("one success in a batch of 4, then none, is no collapse; 10% of 64 episodes, then none, is", () => {
+    // A tiny run said "likely collapsed" after one update: (1 - 0.25)^4 = 0.32 of such batches have no success.
+    expect(collapseLikely(0.25, 4)).toBe(false);
+    expect(collapseLikely(0.1, 64)).toBe(true); // 0.9^64 = 0.0012
+    expect(collapseLikely(0.5, 8)).toBe(true); // 0.5^8 = 0.004
+    expect(collapseLikely(0.5, 6)).toBe(false); // 0.5^6 = 0.016
+    expect(collapseLikely(1, 2)).toBe(true);
+    expect(collapseLikely(0, 1000)).toBe(false);
+    expect(collapseLikely(0.9, 0)).toBe(false);
+  });
+});
 
 describe("train notes a setting that does not do what it is given for", () => {
   it("says that the KL reference is the fresh model when there is no init and no warm start", async () => {

@@ -26,6 +26,13 @@ import { type Estimator } from "./advantages/index.ts";
 import { TrainConfig } from "./config.ts";
 import { type EvalSummary } from "./evaluate.ts";
 /**
+ * Whether a batch of `episodes` without one success says the policy collapsed, when its best batch before succeeded
+ * at `bestRate`: only if a policy still that good would give such a batch less than 1% of the time ((1 - rate)^n).
+ * A tiny run's batches (4 episodes, one success among them once) often have none by chance, and said "collapsed"
+ * after one update.
+ */
+export declare const collapseLikely: (bestRate: number, episodes: number) => boolean;
+/**
  * Options of train: the environment, the run's config, the run folder (`out`), and progress callbacks. `Task` is
  * the environment's task type (the callbacks' records' `task` has it).
  */
