@@ -14,7 +14,7 @@
 import { closestName, EnvProtocolError, messageOf, shownValue, UsageError } from "../kernel/errors.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { parseAction } from "../runtime/action-format.ts";
-import type { EnvDefinition, LegalView } from "../runtime/env.ts";
+import { type EnvDefinition, envDefinedAt, type LegalView } from "../runtime/env.ts";
 import type { PolicyRequest } from "../runtime/policy.ts";
 import type { AllowedNext } from "./sampler.ts";
 
@@ -160,17 +160,20 @@ export const legalActionsOf = (env: EnvDefinition, view: LegalView): readonly st
     throw said;
   }
   if (legal === null || env.legalActions === undefined) return null;
+  // A result that is no list leaves no stack: say where the environment is defined, to find its legalActions.
+  const where = envDefinedAt(env);
+  const definedHere = where === undefined ? "" : ` (the environment is defined at ${where})`;
   // undefined is no answer: a JavaScript legalActions that forgot its `return` ran every episode unconstrained.
   if (legal === undefined)
     throw new EnvProtocolError({
       env: env.id,
-      detail: `legalActions returned undefined for turn ${turn} (a missing return?); it must return the action texts, or null for no constraint`,
+      detail: `legalActions returned undefined for turn ${turn} (a missing return?); it must return the action texts, or null for no constraint${definedHere}`,
     });
   const bad = Array.isArray(legal) ? legal.findIndex((text) => typeof text !== "string") : -1;
   if (!Array.isArray(legal) || bad >= 0)
     throw new EnvProtocolError({
       env: env.id,
-      detail: `legalActions returned ${Array.isArray(legal) ? `a list whose item ${bad} is ${shownValue(legal[bad])}` : shownValue(legal)} for turn ${turn}; it must return the action texts (strings, e.g. formatCall(tool, args) or formatAnswer(text)), or null for no constraint`,
+      detail: `legalActions returned ${Array.isArray(legal) ? `a list whose item ${bad} is ${shownValue(legal[bad])}` : shownValue(legal)} for turn ${turn}; it must return the action texts (strings, e.g. formatCall(tool, args) or formatAnswer(text)), or null for no constraint${definedHere}`,
     });
   return legal as string[];
 };

@@ -668,8 +668,19 @@ export function defineEnv<
   checkDefinition(definition as unknown as EnvDefinition);
   const env = remembersVariants(definition);
   checkedDefinitions.add(env);
+  definitionSites.set(env, definedAt());
   return env;
 }
+
+/** Where each defineEnv result was defined, found only when a message needs it (definedAt). */
+const definitionSites = new WeakMap<object, () => string | undefined>();
+
+/**
+ * Where `env` was made by defineEnv in the environment's code (`envs/shop.ts:12:20`), or undefined (a copy, an
+ * object written by hand, a built-in's line within the framework): for messages about a part that leaves no stack
+ * of its own, such as a legalActions that returns nothing.
+ */
+export const envDefinedAt = (env: object): string | undefined => definitionSites.get(env)?.();
 
 /** Environments whose definition passed defineEnv's checks: defineEnv's results, and others once checked in use. */
 const checkedDefinitions = new WeakSet<object>();

@@ -282,5 +282,12 @@ describe("the kit draws actions from the environment's legal actions", () => {
     const forgetful = r1.defineEnv({ ...sound, legalActions: (() => undefined) as never });
     const { record } = await playEpisode(forgetful, { seed: "s1", actions: [{ legal: 0 }] });
     expect(record.reason).toMatch(/legalActions returned undefined for turn 0 \(a missing return\?\)/);
+    // Nothing threw, so there is no stack to point at: the message names where the environment is defined.
+    expect(record.reason).toMatch(/\(the environment is defined at test\/testing\/legal-actions\.test\.ts:\d+:\d+\)/);
+    const listless = r1.defineEnv({ ...sound, legalActions: (() => "answer x") as never });
+    const other = await playEpisode(listless, { seed: "s1", actions: [{ legal: 0 }] });
+    expect(other.record.reason).toMatch(
+      /returned "answer x" \(a string\) for turn 0.*\(the environment is defined at test\/testing\/legal-actions\.test\.ts:\d+/,
+    );
   });
 });

@@ -12,7 +12,7 @@
  * behaviour cloning can learn under the mask the sampler will later use.
  */
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import type { EnvDefinition, LegalView } from "../runtime/env.ts";
+import { type EnvDefinition, type LegalView } from "../runtime/env.ts";
 import type { PolicyRequest } from "../runtime/policy.ts";
 import type { AllowedNext } from "./sampler.ts";
 /** A prefix tree over token sequences. */

@@ -275,6 +275,12 @@ export declare function defineEnv<Task extends Json, Policies extends Readonly<R
     readonly tools: Tools;
 };
 /**
+ * Where `env` was made by defineEnv in the environment's code (`envs/shop.ts:12:20`), or undefined (a copy, an
+ * object written by hand, a built-in's line within the framework): for messages about a part that leaves no stack
+ * of its own, such as a legalActions that returns nothing.
+ */
+export declare const envDefinedAt: (env: object) => string | undefined;
+/**
  * defineEnv's checks, for an environment that was not made by it (a copy, `{ ...env, maxTurns: 0 }`, or an object
  * written by hand), run once per object by the functions that take one (runEpisode, rollout, replay, train, the
  * testing kit) and by the CLI's `--env` loader: such a copy went unchecked in `record` and the kit while `train`
