@@ -76,7 +76,9 @@ import {
   ENVIRONMENTS,
   fromStartFolder,
   loadEnv,
+  lostRelativeModule,
   modulePathOf,
+  notFoundFromHere,
   refusedOptions,
   runConfigEnv,
   runEnvSpec,
@@ -957,20 +959,6 @@ const checkResumePaths = (runDir: string, config: TrainConfig) => {
       `the starting checkpoint ${init} (--init, or the warm start)`,
       "run the resume from that folder",
     );
-};
-
-/** An environment module named by a path relative to another working folder, which is not found from this one. */
-export const lostRelativeModule = (spec: string) => {
-  const env = modulePathOf(spec);
-  return isModulePath(env) && !isAbsolute(env) && !existsSync(env) && !existsSync(`${env}.ts`);
-};
-
-/** A run's config.json names `what` by a path relative to the folder train ran in, and it is not found from here. */
-export const notFoundFromHere = (file: string, what: string, remedy: string) => {
-  const origin = runStartedIn(dirname(file));
-  return new UsageError({
-    detail: `${file} names ${what}, a path relative to the folder train was started in${origin ? ` (${origin}), and it is found neither there nor` : ", and it is not found"} from here (${process.cwd()}): ${remedy}`,
-  });
 };
 
 /**

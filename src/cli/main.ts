@@ -37,10 +37,10 @@ import {
   summaryJson,
 } from "./args.ts";
 import { inspectHtml, inspectPath, unlocatedNote } from "./inspect.ts";
-import { addLearnCommands, lostRelativeModule, notFoundFromHere } from "./learn-commands.ts";
+import { addLearnCommands } from "./learn-commands.ts";
 import { FILES_WORTH_A_BAR, type Progress, progress, stopAllBars } from "./progress.ts";
 import { policyFor, record, refuseRecordOut } from "./record.ts";
-import { ENVIRONMENTS, envResolver, loadEnv, refuseOtherOptions, runConfigEnv } from "./registry.ts";
+import { ENVIRONMENTS, envResolver, loadEnv, refuseOtherOptions, runConfigEnv, runModuleEnv } from "./registry.ts";
 import { addSelectCommand } from "./select.ts";
 
 const positiveInt = (name: string) => intArg(name, 1, true);
@@ -498,27 +498,12 @@ const runPath = (paths: readonly string[]): string =>
  * whose module has moved since is inspected without it (tokens show as ids), with a line saying so.
  */
 const runEnv = async (path: string, required: boolean) => {
-  const found = runConfigEnv(path);
-  if (!found || Object.hasOwn(ENVIRONMENTS, found.env.split("?")[0])) return undefined;
-  // Train ran in another folder: its module path is relative to that one (eval and train --resume say the same).
-  if (lostRelativeModule(found.env)) {
-    const lost = notFoundFromHere(
-      found.file,
-      `the environment module ${found.env}`,
-      "pass --env with the module's path",
-    );
-    if (required) throw lost;
-    err(`note: ${lost.detail}`);
-    return undefined;
-  }
-  try {
-    return await loadEnv(found.env);
-  } catch (error) {
-    err(
-      `note: ${found.file} names environment ${found.env}, which did not load (${(error as Error).message}); pass --env`,
-    );
-    return undefined;
-  }
+  const found = await runModuleEnv(path, "pass --env with the module's path");
+  if (found === undefined || "env" in found) return found?.env;
+  // A module not found from here ends `replay --verify`; one that did not load, and `inspect`, go on without it.
+  if (required && found.lost) throw found.problem;
+  err(`note: ${found.problem.detail}`);
+  return undefined;
 };
 
 /**

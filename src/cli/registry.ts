@@ -597,6 +597,47 @@ export const runConfigEnv = (
   return undefined;
 };
 
+/** An environment module named by a path relative to another working folder, which is not found from this one. */
+export const lostRelativeModule = (spec: string) => {
+  const env = modulePathOf(spec);
+  return isModulePath(env) && !isAbsolute(env) && !existsSync(env) && !existsSync(`${env}.ts`);
+};
+
+/** A run's config.json names `what` by a path relative to the folder train ran in, and it is not found from here. */
+export const notFoundFromHere = (file: string, what: string, remedy: string) => {
+  const origin = runStartedIn(dirname(file));
+  return new UsageError({
+    detail: `${file} names ${what}, a path relative to the folder train was started in${origin ? ` (${origin}), and it is found neither there nor` : ", and it is not found"} from here (${process.cwd()}): ${remedy}`,
+  });
+};
+
+/**
+ * The environment module a train run was trained on, when `path` is the run or lies in it (its config.json names
+ * the module), loaded: `{ env }`; undefined for a built-in environment or no run. A module that is not found from
+ * here (train ran in another folder) or does not load is `{ problem, lost }`, a UsageError ending in `remedy` (the
+ * CLI's "pass --env", verifyJournals' own words). `inspect`, `replay --verify` and verifyJournals find a run's
+ * environment so.
+ */
+export const runModuleEnv = async (
+  path: string,
+  remedy: string,
+): Promise<{ readonly env: EnvDefinition } | { readonly problem: UsageError; readonly lost: boolean } | undefined> => {
+  const found = runConfigEnv(path);
+  if (!found || Object.hasOwn(ENVIRONMENTS, found.env.split("?")[0] ?? "")) return undefined;
+  if (lostRelativeModule(found.env))
+    return { problem: notFoundFromHere(found.file, `the environment module ${found.env}`, remedy), lost: true };
+  try {
+    return { env: await loadEnv(found.env) };
+  } catch (cause) {
+    return {
+      problem: new UsageError({
+        detail: `${found.file} names environment ${found.env}, which did not load (${messageOf(cause)}): ${remedy}`,
+      }),
+      lost: false,
+    };
+  }
+};
+
 /**
  * The environment a checkpoint outside a run was made under: a clone's sft.json `env` (the --env of `agent-r1
  * sft`), else an average's average.json `env` (that of the checkpoints averaged); module paths are written

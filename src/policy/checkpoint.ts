@@ -29,6 +29,7 @@ import { isLockFile, LOCK_FILE } from "../journal/lock.ts";
 import { canonicalJson, readJsonText } from "../kernel/canonical.ts";
 import { shellWord, UsageError, writingFileAsync } from "../kernel/errors.ts";
 import { makeFolders } from "../kernel/folders.ts";
+import { oneLine } from "../kernel/terminal.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
 import { isRunFolder } from "../observe/journals.ts";
 import { Gpt, type GptConfig, gptConfig } from "./gpt.ts";
@@ -505,8 +506,6 @@ export const removeUnfinishedSaves = async (folder: string): Promise<string[]> =
   }
   return removed;
 };
-
-const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ");
 
 /**
  * Why a folder without a manifest is no checkpoint, naming the checkpoint it leads to when it is a train run's

@@ -2,8 +2,7 @@
  * `agent-r1 replay --verify` from code: the verdict on each journal at a path, replayed with the environment
  * given (or the built-in one it names), as the CLI replays it, without its printing.
  */
-import { ENVIRONMENTS, envResolver, loadEnv, runConfigEnv } from "../cli/registry.ts";
-import { messageOf, UsageError } from "../kernel/errors.ts";
+import { envResolver, runConfigEnv, runModuleEnv } from "../cli/registry.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { checkPath, type FileVerdict } from "./verify-files.ts";
 
@@ -31,19 +30,15 @@ export const verifyJournals = async (
   return verdicts;
 };
 
-/**
- * The environment module a train run was trained on, when `path` is the run or lies in it (its config.json names
- * the module, as `replay --verify` of a run reads it), loaded; undefined for a built-in environment or no run.
- */
+/** The environment module of the train run `path` is or lies in (the first path in one), loaded (runModuleEnv). */
 const runModule = async (path: string | readonly string[]): Promise<EnvDefinition | undefined> => {
   const paths = typeof path === "string" ? [path] : path;
-  const found = paths.map(runConfigEnv).find((each) => each !== undefined);
-  if (found === undefined || Object.hasOwn(ENVIRONMENTS, found.env.split("?")[0] ?? "")) return undefined;
-  try {
-    return await loadEnv(found.env);
-  } catch (cause) {
-    throw new UsageError({
-      detail: `${found.file} names environment ${found.env}, which did not load (${messageOf(cause)}): give verifyJournals the environment, verifyJournals(path, await loadEnv("./path/to/env.ts"))`,
-    });
-  }
+  const run = paths.find((each) => runConfigEnv(each) !== undefined);
+  if (run === undefined) return undefined;
+  const found = await runModuleEnv(
+    run,
+    'give verifyJournals the environment, verifyJournals(path, await loadEnv("./path/to/env.ts"))',
+  );
+  if (found !== undefined && "problem" in found) throw found.problem;
+  return found?.env;
 };

@@ -80,9 +80,24 @@ describe("verifyJournals", () => {
       configFile,
       readFileSync(configFile, "utf8").replace('"./actors/weather/env.ts"', '"./actors/weather/gone.ts"'),
     );
+    // A relative path not found from here: train ran in another folder, or the module moved (said as the CLI says it).
     await expect(verifyJournals(moved)).rejects.toThrow(
-      `${configFile} names environment ./actors/weather/gone.ts, which did not load (`,
+      `${configFile} names the environment module ./actors/weather/gone.ts, a path relative to the folder train was started in`,
     );
+    await expect(verifyJournals(moved)).rejects.toThrow(
+      /: give verifyJournals the environment, verifyJournals\(path, await loadEnv\("\.\/path\/to\/env\.ts"\)\)$/,
+    );
+    // A module that is there and does not load: its error, and the same remedy.
+    const broken = join(dir, "broken-env.ts");
+    writeFileSync(broken, 'throw new Error("broken on purpose");\n');
+    writeFileSync(
+      configFile,
+      readFileSync(configFile, "utf8").replace('"./actors/weather/gone.ts"', JSON.stringify(broken)),
+    );
+    await expect(verifyJournals(moved)).rejects.toThrow(
+      `${configFile} names environment ${broken}, which did not load (`,
+    );
+    await expect(verifyJournals(moved)).rejects.toThrow(/broken on purpose/);
   }, 60_000);
 
   it("refuses a path that holds no journal, as replay does", async () => {

@@ -3,7 +3,7 @@
  * (`--env ./my-env.ts`, whose default export is `defineEnv(...)`). The only place src/ imports actors/.
  */
 import type { Json } from "effect/Schema";
-import { EnvOptionsRefusedError } from "../kernel/errors.ts";
+import { EnvOptionsRefusedError, UsageError } from "../kernel/errors.ts";
 import { type EnvDefinition } from "../runtime/env.ts";
 export declare const ENVIRONMENTS: Readonly<Record<string, EnvDefinition<any>>>;
 /** A built-in environment by id, with options: `hopqa?split=test&world-seed=7`. */
@@ -101,6 +101,23 @@ export declare const runConfigEnv: (path: string) => {
     readonly env: string;
     readonly constrained?: boolean;
 } | undefined;
+/** An environment module named by a path relative to another working folder, which is not found from this one. */
+export declare const lostRelativeModule: (spec: string) => boolean;
+/** A run's config.json names `what` by a path relative to the folder train ran in, and it is not found from here. */
+export declare const notFoundFromHere: (file: string, what: string, remedy: string) => UsageError;
+/**
+ * The environment module a train run was trained on, when `path` is the run or lies in it (its config.json names
+ * the module), loaded: `{ env }`; undefined for a built-in environment or no run. A module that is not found from
+ * here (train ran in another folder) or does not load is `{ problem, lost }`, a UsageError ending in `remedy` (the
+ * CLI's "pass --env", verifyJournals' own words). `inspect`, `replay --verify` and verifyJournals find a run's
+ * environment so.
+ */
+export declare const runModuleEnv: (path: string, remedy: string) => Promise<{
+    readonly env: EnvDefinition;
+} | {
+    readonly problem: UsageError;
+    readonly lost: boolean;
+} | undefined>;
 /**
  * The environment a checkpoint outside a run was made under: a clone's sft.json `env` (the --env of `agent-r1
  * sft`), else an average's average.json `env` (that of the checkpoints averaged); module paths are written
