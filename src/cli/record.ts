@@ -693,10 +693,16 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   }
   bar?.stop();
   // Said now rather than at sft, or at train's first cut actions: these are demonstrations a model will learn from.
-  const note = actionBudgetNote(options.env, longest, "recorded");
-  const spelledNote = spelled.note();
-  for (const line of [note, contextNote(options.env, longestEpisode), spelledNote])
-    if (line) (options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
+  // A policy with a tokenizer of its own (an LLM's) journals its own token ids: the notes below read them with the
+  // environment's tokenizer, and said words of the environment's own vocabulary were missing from it.
+  const policyTokenizer = options.policy.tokenizer.id;
+  const notes =
+    policyTokenizer === options.env.tokenizer.id
+      ? [actionBudgetNote(options.env, longest, "recorded"), contextNote(options.env, longestEpisode), spelled.note()]
+      : [
+          `note: policy ${options.policy.id} tokenizes with its own tokenizer (${policyTokenizer}), not environment ${options.env.id}'s (${options.env.tokenizer.id}), so the journals keep its token ids: they replay, but sft and train of ${options.env.id}'s model refuse them (there they spell other words); to clone demonstrations, give the policy the environment's tokenizer (env.tokenizer)`,
+        ];
+  for (const line of notes) if (line) (options.log ?? ((text: string) => process.stderr.write(`${text}\n`)))(line);
   return {
     env: options.env.id,
     ...(options.env.options && Object.keys(options.env.options).length > 0 ? { options: options.env.options } : {}),

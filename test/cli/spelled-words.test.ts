@@ -83,6 +83,25 @@ describe("words a tokenizer spells byte by byte", () => {
     expect(covered).not.toContain("tokenizer vocabulary");
   }, 60_000);
 
+  it("a policy with a tokenizer of its own is said so, not read with the environment's (words it has were named missing)", async () => {
+    // The environment keeps weather's tokenizer; only the policy's is another (an LLM's, a user's mistake).
+    const file = join(dir, "own-tokenizer.ts");
+    writeFileSync(
+      file,
+      `import * as r1 from ${src};\nimport weather from ${weather};\n` +
+        'const own = r1.WordTokenizer.fromCorpus(["oslo answer"]);\n' +
+        "const expert = () => r1.scriptedPolicy('own-words', own, ({ task, turn }) =>\n" +
+        "  turn === 0 ? r1.formatCall(weather.tools.weather, { city: task.a }) : r1.formatAnswer(task.a));\n" +
+        "export default r1.defineEnv({ ...weather, policies: { expert } });\n",
+    );
+    const said = await record(file, join(dir, "own"));
+    expect(said).toMatch(
+      /note: policy own-words tokenizes with its own tokenizer \(words-v1:[0-9a-f]+\), not environment weather's \(words-v1:[0-9a-f]+\), so the journals keep its token ids: they replay, but sft and train of weather's model refuse them/,
+    );
+    expect(said).not.toContain("tokenizer vocabulary");
+    expect(said).not.toMatch(/maxActionTokens/);
+  }, 60_000);
+
   it("a built-in environment's words are not the user's to add: none named for hopqa, by --env or configured in code", async () => {
     // hopqa's prompt spells "question" by bytes; its tokenizer is fixed by the shipped checkpoints.
     const hopqa = JSON.stringify(pathToFileURL(resolve("actors/hopqa/index.ts")).href);
