@@ -28,6 +28,7 @@ import {
   JournalError,
   JournalExistsError,
   shownValue,
+  UsageError,
   writingFile,
   writingFileAsync,
 } from "../kernel/errors.ts";
@@ -195,7 +196,16 @@ export class JsonlJournal implements Journal {
       throw new TypeError(
         `JsonlJournal: durability ${JSON.stringify(durability)} is not one of ${DURABILITIES.map((d) => `"${d}"`).join(", ")}`,
       );
-    makeFolders(location);
+    try {
+      makeFolders(location);
+    } catch (cause) {
+      // Node's words ("EEXIST: file already exists, mkdir ...") named no journal, and a file there reads as a folder.
+      const code = (cause as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST" && code !== "ENOTDIR") throw cause;
+      throw new UsageError({
+        detail: `JsonlJournal: ${location} ${code === "EEXIST" ? "is a file, not a folder" : "goes through a file (a part of the path is a file, not a folder)"}; give the folder its journals go to (a new one, or one of journals)`,
+      });
+    }
     // Make the folder entry itself durable once.
     if (durability !== "none") syncDir(location);
   }

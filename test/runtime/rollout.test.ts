@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom, lastValueFrom, take, toArray } from "rxjs";
@@ -324,6 +324,14 @@ describe("rollout runner", () => {
     expect(() => new JsonlJournal(5 as never)).toThrow(
       "JsonlJournal: the first argument must be the folder its journals go to (a path), got 5",
     );
+    // A file where the folder goes: said in the journal's words (Node's were "EEXIST: file already exists, mkdir").
+    const file = join(mkdtempSync(join(tmpdir(), "agent-r1-journal-file-")), "notes.txt");
+    writeFileSync(file, "mine\n");
+    expect(() => new JsonlJournal(file)).toThrow(`JsonlJournal: ${file} is a file, not a folder; give the folder`);
+    expect(() => new JsonlJournal(join(file, "runs"))).toThrow(
+      `JsonlJournal: ${join(file, "runs")} goes through a file (a part of the path is a file, not a folder)`,
+    );
+    expect(readFileSync(file, "utf8")).toBe("mine\n");
     // From plain JavaScript, a part left out is named, not met later as "reading 'create' of undefined".
     const { journal: _journal, ...withoutJournal } = options;
     expect(() => rollout({ ...withoutJournal, episodes: 1 } as never)).toThrow(
