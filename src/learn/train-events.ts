@@ -27,11 +27,17 @@ export type TrainEvent<Task extends Json = Json> =
   | { readonly type: "episode"; readonly record: EpisodeRecord<Task>; readonly sampled: number; readonly of: number }
   /** An update was applied (its checkpoint written when the run's `checkpointEvery` says so). */
   | { readonly type: "update"; readonly metrics: UpdateMetrics }
+  /**
+   * A line the run says (its warm start's stages, the backend, notes and warnings), in order among the events; also
+   * given to `options.log`, or written to stderr when there is none. The warm start, before the first evaluation,
+   * is heard so (no progress bars are drawn).
+   */
+  | { readonly type: "log"; readonly line: string }
   /** The run ended (run to `config.steps`, or stopped: `result.stopped`); the Observable completes after it. */
   | { readonly type: "done"; readonly result: TrainResult };
 
 /** The callbacks trainEvents turns into events (given anyway, each is called before its event is emitted). */
-type EventCallbacks = "onEvalStart" | "onEvalEpisode" | "onUpdatesStart" | "onEpisode" | "onUpdate";
+type EventCallbacks = "onEvalStart" | "onEvalEpisode" | "onUpdatesStart" | "onEpisode" | "onUpdate" | "log";
 
 /**
  * A run of `train(options)` as an Observable of its events, `done` last; a failure (a refused config, a folder
@@ -67,6 +73,16 @@ export const trainEvents: {
     train<Task>({
       ...options,
       signal,
+      // A log that is no function (from plain JavaScript) goes to train as it is, whose refusal names it.
+      ...(given.log !== undefined && typeof given.log !== "function"
+        ? {}
+        : {
+            log: (line: string) => {
+              if (given.log) given.log(line);
+              else process.stderr.write(`${line}\n`);
+              emit({ type: "log", line });
+            },
+          }),
       onEvalStart: (phase, episodes, maxTurns) => {
         given.onEvalStart?.(phase, episodes, maxTurns);
         emit({ type: "eval.started", phase, episodes, maxTurns });

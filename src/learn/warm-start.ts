@@ -146,6 +146,11 @@ export const runWarmStart = async (
     const follow = () => stopping.abort(signal?.reason);
     if (signal?.aborted) follow();
     else signal?.addEventListener("abort", follow, { once: true });
+    // Without bars (a caller's own log: train from code, trainEvents) the recording and cloning are heard of first.
+    if (!bars && !goOn)
+      log(
+        `warm start: recording ${warm.episodes} expert episodes into ${demos}, then cloning them (${warm.epochs} epoch${warm.epochs === 1 ? "" : "s"})`,
+      );
     let summary: Awaited<ReturnType<typeof record>>;
     try {
       summary = await record({

@@ -17,6 +17,7 @@ const small = { backend: "wasm", tasksPerStep: 1, groupSize: 2, warmStart: null,
 /** The events' types, runs of episodes folded into one "episode xN". */
 const shape = (events: readonly TrainEvent[]) =>
   events
+    .filter((e) => e.type !== "log")
     .map((e) => (e.type === "eval.started" || e.type === "eval.episode" ? `${e.type}:${e.phase}` : e.type))
     .reduce<string[]>((folded, type) => {
       const last = folded.at(-1);
@@ -50,6 +51,31 @@ describe("trainEvents", () => {
     expect(done?.type === "done" && done.result.stopped).toBe(false);
     // A second subscription is a second run: into a folder that holds one, refused as train() refuses it.
     await expect(lastValueFrom(trainEvents({ env: lookup, config, out, log: () => {} }))).rejects.toThrow("resume");
+  }, 120_000);
+
+  it("says the run's lines as log events, a warm start's first, given to the caller's log too", async () => {
+    const lookup = await loadEnv("lookup");
+    const out = join(tempDir(), "warm");
+    const config = trainConfigFor(lookup, {
+      ...small,
+      steps: 1,
+      evalEpisodes: 0,
+      warmStart: { episodes: 8, epochs: 1 },
+    });
+    const heard: string[] = [];
+    const events = await lastValueFrom(
+      trainEvents({ env: lookup, config, out, log: (line) => heard.push(line) }).pipe(toArray()),
+    );
+    const lines = events.flatMap((e) => (e.type === "log" ? [e.line] : []));
+    expect(lines).toEqual(heard);
+    // Before anything else the run does: the warm start's recording and cloning, heard as they begin and end.
+    const first = events.findIndex((e) => e.type !== "log");
+    const before = lines.slice(0, first);
+    expect(before.join("\n")).toMatch(
+      /warm start: recording 8 expert episodes into .*demos, then cloning them \(1 epoch\)/,
+    );
+    expect(before.join("\n")).toMatch(/warm start: .* -> .*warm-start/);
+    expect(shape(events)).toEqual(["updates.started", "episode x2", "update", "done"]);
   }, 120_000);
 
   it("follows the caller's signal (an aborted one stops the run before its first update); a signal that is none is refused", async () => {

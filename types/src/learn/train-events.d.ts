@@ -38,6 +38,15 @@ export type TrainEvent<Task extends Json = Json> =
     readonly type: "update";
     readonly metrics: UpdateMetrics;
 }
+/**
+ * A line the run says (its warm start's stages, the backend, notes and warnings), in order among the events; also
+ * given to `options.log`, or written to stderr when there is none. The warm start, before the first evaluation,
+ * is heard so (no progress bars are drawn).
+ */
+ | {
+    readonly type: "log";
+    readonly line: string;
+}
 /** The run ended (run to `config.steps`, or stopped: `result.stopped`); the Observable completes after it. */
  | {
     readonly type: "done";
