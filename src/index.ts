@@ -13,6 +13,7 @@ export {
   streamJournalFile,
 } from "./journal/jsonl.ts";
 export { MemoryJournal } from "./journal/memory.ts";
+export { episodeIdOf } from "./journal/stamp.ts";
 export { canonicalJson, hashEvent, hashValue } from "./kernel/canonical.ts";
 export {
   type AgentR1Error,

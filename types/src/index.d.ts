@@ -5,6 +5,7 @@ export * as Schema from "effect/Schema";
 export type { Durability, EpisodeWriter, Journal } from "./journal/journal.ts";
 export { JsonlJournal, journalFilesAt, type RepairReport, readJournalFile, repairJournalFile, streamJournalFile, } from "./journal/jsonl.ts";
 export { MemoryJournal } from "./journal/memory.ts";
+export { episodeIdOf } from "./journal/stamp.ts";
 export { canonicalJson, hashEvent, hashValue } from "./kernel/canonical.ts";
 export { type AgentR1Error, EnvMismatchError, EnvProtocolError, EpisodesAbortedError, isAgentR1Error, JournalConflictError, JournalError, JournalExistsError, type JournalPlace, type JournalProblem, NonDeterminismError, UsageError, } from "./kernel/errors.ts";
 export * from "./kernel/events.ts";
