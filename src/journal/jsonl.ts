@@ -203,7 +203,7 @@ export class JsonlJournal implements Journal {
       const code = (cause as NodeJS.ErrnoException).code;
       if (code !== "EEXIST" && code !== "ENOTDIR") throw cause;
       throw new UsageError({
-        detail: `JsonlJournal: ${location} ${code === "EEXIST" ? "is a file, not a folder" : "goes through a file (a part of the path is a file, not a folder)"}; give the folder its journals go to (a new one, or one of journals)`,
+        detail: `the journal folder ${location} ${code === "EEXIST" ? "is a file, not a folder" : "goes through a file (a part of the path is a file, not a folder)"}; give a folder for the journals (a new one, or one of journals)`,
       });
     }
     // Make the folder entry itself durable once.

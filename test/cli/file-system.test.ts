@@ -91,7 +91,7 @@ describe("file-system trouble, in one line", () => {
     );
     expect(inFile.code, inFile.stderr).toBe(2);
     expect(inFile.stderr.trim()).toBe(
-      `error: ENOTDIR: not a directory, mkdir '${join(file, "sub")}': a part of this path is a file, not a folder`,
+      `error: the journal folder ${join(file, "sub")} goes through a file (a part of the path is a file, not a folder); give a folder for the journals (a new one, or one of journals)`,
     );
     // `replay ... | head -1`: the reader closes the pipe; no EPIPE stack trace, exit 0.
     const piped = cli("set -o pipefail; node bin/agent-r1.js replay replays/lookup | head -1");

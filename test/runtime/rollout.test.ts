@@ -327,9 +327,9 @@ describe("rollout runner", () => {
     // A file where the folder goes: said in the journal's words (Node's were "EEXIST: file already exists, mkdir").
     const file = join(mkdtempSync(join(tmpdir(), "agent-r1-journal-file-")), "notes.txt");
     writeFileSync(file, "mine\n");
-    expect(() => new JsonlJournal(file)).toThrow(`JsonlJournal: ${file} is a file, not a folder; give the folder`);
+    expect(() => new JsonlJournal(file)).toThrow(`the journal folder ${file} is a file, not a folder; give a folder`);
     expect(() => new JsonlJournal(join(file, "runs"))).toThrow(
-      `JsonlJournal: ${join(file, "runs")} goes through a file (a part of the path is a file, not a folder)`,
+      `the journal folder ${join(file, "runs")} goes through a file (a part of the path is a file, not a folder)`,
     );
     expect(readFileSync(file, "utf8")).toBe("mine\n");
     // From plain JavaScript, a part left out is named, not met later as "reading 'create' of undefined".
