@@ -11,7 +11,7 @@ import { closestName, didYouMean, JournalError, messageOf, thrownFrom, UsageErro
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { WordTokenizer } from "../kernel/tokenizer.ts";
-import { actionBudgetNote, contextNote } from "../learn/config.ts";
+import { actionBudgetNote, actionBudgetOf, contextNote, eosNote } from "../learn/config.ts";
 import { enclosingRun } from "../observe/journals.ts";
 import { unfinishedSft } from "../policy/checkpoint.ts";
 import { replayEpisode } from "../replay/replay.ts";
@@ -623,6 +623,11 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   const outcomes = resumed?.outcomes ?? new OutcomeTally();
   /** The most tokens one action took (its <eos> included), in the episodes recorded now. */
   let longest = 0;
+  /** The actions recorded now, and those of them that end without <eos> though shorter than the action budget. */
+  let acted = 0;
+  let unended = 0;
+  const eos = options.env.tokenizer.idOf("<eos>");
+  const budget = actionBudgetOf(options.env);
   /** The episode of the most tokens (observations and actions: what a model's context holds), of those that ended. */
   let longestEpisode: { tokens: number; episode: string } | undefined;
   const spelled = new SpelledTally(options.env);
@@ -652,8 +657,12 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
           spelled.add(r.events);
           // An action past MAX_ACTION_CHARS is malformed unread, whatever the budget: it sizes nothing.
           for (const event of r.events)
-            if (event.type === "agent.acted" && event.text.length <= MAX_ACTION_CHARS)
+            if (event.type === "agent.acted" && event.text.length <= MAX_ACTION_CHARS) {
               longest = Math.max(longest, event.tokens.length);
+              acted += 1;
+              // Shorter than the budget and no <eos> last: the policy leaves it out (a cut action has none by right).
+              if (eos !== undefined && event.tokens.at(-1) !== eos && event.tokens.length < budget) unended += 1;
+            }
           if (!r.reason.startsWith(ABORTED)) {
             let tokens = 0;
             for (const event of r.events)
@@ -698,7 +707,12 @@ const recordLocked = async (options: RecordOptions, onStop: OnStop): Promise<Rec
   const policyTokenizer = options.policy.tokenizer.id;
   const notes =
     policyTokenizer === options.env.tokenizer.id
-      ? [actionBudgetNote(options.env, longest, "recorded"), contextNote(options.env, longestEpisode), spelled.note()]
+      ? [
+          actionBudgetNote(options.env, longest, "recorded"),
+          contextNote(options.env, longestEpisode),
+          spelled.note(),
+          eosNote(unended, acted, "recorded"),
+        ]
       : [
           `note: policy ${options.policy.id} tokenizes with its own tokenizer (${policyTokenizer}), not environment ${options.env.id}'s (${options.env.tokenizer.id}), so the journals keep its token ids: they replay, but sft and train of ${options.env.id}'s model refuse them (there they spell other words); to clone demonstrations, give the policy the environment's tokenizer (env.tokenizer)`,
         ];

@@ -246,6 +246,21 @@ export const actionBudgetNote = (
 };
 
 /**
+ * The note for demonstrations whose actions end without the tokenizer's `<eos>` though shorter than the action budget
+ * (a Policy of one's own that leaves it out; a learned policy's action cut at the budget has none by right), or
+ * undefined when every action ends with it: a model cloned from them never learns where an action ends. One wording
+ * for record and sft.
+ */
+export const eosNote = (
+  missing: number,
+  actions: number,
+  demonstrations: "recorded" | "demonstrated",
+): string | undefined =>
+  missing === 0
+    ? undefined
+    : `note: ${missing} of the ${actions} ${demonstrations} actions end without <eos>: a model cloned from them does not learn where an action ends (it writes on to the action budget, and its actions come out malformed); a Policy of your own ends each action's tokens with tokenizer.idOf("<eos>"), as scriptedPolicy does`;
+
+/**
  * The note for demonstrations whose longest episode takes more tokens than the context of the model they would
  * be cloned into (the environment's `model.contextLength`, else train's default), or undefined when it fits:
  * sft refuses such an episode, so a recording said nothing of it until the clone (or train's warm start) failed.

@@ -50,7 +50,7 @@ import { checkEnvArgument, type EnvDefinition, sameEnvSpec, unconfiguredOf } fro
 import type { Turn } from "../runtime/policy.ts";
 import { sameVariantSpec } from "../runtime/variants.ts";
 import { AdamW, ZERO_GRADIENT } from "./adamw.ts";
-import { actionBudgetNote, checkedModelShape, LR_RULE, modelConfigFor } from "./config.ts";
+import { actionBudgetNote, actionBudgetOf, checkedModelShape, eosNote, LR_RULE, modelConfigFor } from "./config.ts";
 import { checkSignalOption } from "./evaluate.ts";
 import { drawPositionOffset, POSITION_OFFSETS, type PositionOffsets } from "./position-offsets.ts";
 import { supervisedStep } from "./train-step.ts";
@@ -846,6 +846,9 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
   const longest = Math.max(0, ...sequences.map(longestAction));
   const note = actionBudgetNote(options.env, longest, "demonstrated");
   if (note) log(note);
+  const unended = actionsWithoutEos(sequences, options.env);
+  const eosSaid = eosNote(unended.missing, unended.actions, "demonstrated");
+  if (eosSaid) log(eosSaid);
   const optimizer = new AdamW(model.parameters, { lr: options.lr, weightDecay: 0 });
   if (optimizerState) optimizer.restore(optimizerState);
   // Its own stream, so that the shuffling (and the curriculum's draws) are those of a run without offsets.
@@ -1033,6 +1036,33 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
   optimizer.dispose();
   model.dispose();
   return { episodes: sequences.length, actionTokens, tokens, losses, longestAction: longest };
+};
+
+/**
+ * The actions of the sequences (runs of action tokens), and how many of them end without the tokenizer's `<eos>`
+ * though shorter than the environment's action budget (one cut at the budget has none by right).
+ */
+const actionsWithoutEos = (
+  sequences: readonly Sequence[],
+  env: Pick<EnvDefinition, "tokenizer" | "maxActionTokens">,
+): { actions: number; missing: number } => {
+  const eos = env.tokenizer.idOf("<eos>");
+  const budget = actionBudgetOf(env);
+  let actions = 0;
+  let missing = 0;
+  for (const sequence of sequences) {
+    let run = 0;
+    sequence.actionMask.forEach((bit, i) => {
+      if (bit === 1) run += 1;
+      // A run of action tokens ends here: the last of the sequence, or one followed by another kind.
+      if (bit === 1 && (i + 1 === sequence.actionMask.length || sequence.actionMask[i + 1] !== 1)) {
+        actions += 1;
+        if (eos !== undefined && sequence.tokens[i] !== eos && run < budget) missing += 1;
+        run = 0;
+      }
+    });
+  }
+  return { actions, missing };
 };
 
 /** The most tokens one action of the sequence takes (its longest run of action tokens). */

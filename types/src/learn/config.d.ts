@@ -129,6 +129,13 @@ export declare const actionBudgetOf: (env: Pick<EnvDefinition, "maxActionTokens"
  */
 export declare const actionBudgetNote: (env: Pick<EnvDefinition, "id" | "maxActionTokens" | "legalActions">, longest: number, demonstrations: "recorded" | "demonstrated") => string | undefined;
 /**
+ * The note for demonstrations whose actions end without the tokenizer's `<eos>` though shorter than the action budget
+ * (a Policy of one's own that leaves it out; a learned policy's action cut at the budget has none by right), or
+ * undefined when every action ends with it: a model cloned from them never learns where an action ends. One wording
+ * for record and sft.
+ */
+export declare const eosNote: (missing: number, actions: number, demonstrations: "recorded" | "demonstrated") => string | undefined;
+/**
  * The note for demonstrations whose longest episode takes more tokens than the context of the model they would
  * be cloned into (the environment's `model.contextLength`, else train's default), or undefined when it fits:
  * sft refuses such an episode, so a recording said nothing of it until the clone (or train's warm start) failed.
