@@ -975,6 +975,10 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   // From code as from the CLI: a wrong field is refused before any work, naming it.
   let config = decodeTrainConfig(options.config, "train config");
   await checkConfigEnv(config, env);
+  // A resume in a folder that holds no run yet (empty, or a run killed before it wrote its config) starts one there
+  // with this config, written at once as a new run's is: a stop during its warm start left no config.json, and the
+  // resume it suggested ran on the defaults.
+  const startsHere = !options.resume || !existsSync(join(out, "config.json"));
   if (options.resume) {
     config = resumedConfig(out, config, env);
     refuseOtherEnvVersion(out, env, config);
@@ -987,6 +991,8 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.constrained) requireLegalActions(env);
   if (!options.resume) refuseRunFolder(out);
+  if (options.resume && startsHere)
+    log(`no run in ${out} yet (no config.json): starting one there from the beginning, with the config given`);
   const backend = await initBackend(config.backend, { log });
   const created = !existsSync(out);
   makeFolders(out);
@@ -996,7 +1002,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     // Saved first, so that a run killed or stopped during its warm start resumes with its own settings (its
     // recording, once ended, is kept, and its cloning goes on from its last saved point: it is deterministic,
     // so the clone is an unbroken run's), not with the defaults of a bare --resume.
-    if (!options.resume) await writeConfig(out, config, true);
+    if (startsHere) await writeConfig(out, config, true);
     // A caller's own log hears of the warm start as of everything else: no progress of its own on stderr.
     const init = await runWarmStart(
       env,
@@ -1024,10 +1030,12 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   let savedOptimizer: OptimizerState | undefined;
   await removeUnfinishedSaves(join(out, "checkpoints"));
   const latest = options.resume ? readLatest(out) : undefined;
-  if (options.resume && !latest) {
+  const unnamed =
+    options.resume && !latest ? checkpointsIn(join(out, "checkpoints")).filter((name) => /^v\d+$/.test(name)) : [];
+  // (A folder that held no run yet was said so above.)
+  if (options.resume && !latest && !(startsHere && unnamed.length === 0)) {
     // A checkpoint that latest.json does not name (a kill right after the first save, or latest.json removed
     // by hand) is not trusted: it is moved aside below, and said so here rather than "no checkpoint".
-    const unnamed = checkpointsIn(join(out, "checkpoints")).filter((name) => /^v\d+$/.test(name));
     log(
       unnamed.length === 0
         ? `no checkpoint in ${out}/checkpoints yet: starting from the beginning`
@@ -1124,7 +1132,7 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
           : "they are recorded again"
       }`,
     );
-  await writeConfig(out, config, !options.resume);
+  await writeConfig(out, config, startsHere);
 
   // A frozen copy of the initial policy, for the KL penalty.
   const reference = config.klCoef > 0 ? (await initialModel(env, config)).model : undefined;

@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
+import { loadEnv, readRunConfig, train, trainConfigFor } from "../../src/learn/index.ts";
 import { captureOutput, inFolder, interruptedCli, tempDir } from "../support/index.ts";
 
 const output = captureOutput();
@@ -110,16 +111,46 @@ describe("train --resume", () => {
     expect(
       await main(["train", "--env", "lookup", "--steps", "1", ...tiny, ...shape, "--out", empty, "--resume"]),
     ).toBe(0);
-    const said = `no checkpoint in ${empty}/checkpoints yet: starting from the beginning`;
+    const said = `no run in ${empty} yet (no config.json): starting one there from the beginning, with the config given`;
     expect(output.stderr).toContain(said);
+    expect(output.stderr).not.toContain("no checkpoint in");
     expect(JSON.parse(readFileSync(join(empty, "config.json"), "utf8"))).toMatchObject({ env: "lookup", steps: 1 });
     // docs/training.md (README's "Train a policy" in full) tells this case apart from a folder that does not exist
     // (refused, above).
     const doc = readFileSync("docs/training.md", "utf8").replace(/\s+/g, " ");
     expect(doc).toContain(
-      "an empty folder (a run killed before it wrote anything) starts a new run there from the command's own flags, saying `no checkpoint in DIR/checkpoints yet: starting from the beginning`",
+      "an empty folder (a run killed before it wrote anything) starts a new run there from the command's own flags, saying `no run in DIR yet (no config.json): starting one there from the beginning, with the config given`",
     );
   }, 60_000);
+
+  it("a run so started and stopped during its warm start resumes with the config it was started with, not the defaults", async () => {
+    // Its config.json was written only after the warm start: the resume it suggested ran 40 updates of 8 x 8.
+    const empty = tempDir("agent-r1-resume-empty-warm-");
+    const lookup = await loadEnv("lookup");
+    const config = trainConfigFor(lookup, {
+      steps: 2,
+      tasksPerStep: 2,
+      groupSize: 2,
+      evalEpisodes: 0,
+      warmStart: { episodes: 8, epochs: 1 },
+      model: { layers: 1, heads: 2, width: 16 },
+    });
+    const stopping = new AbortController();
+    const lines: string[] = [];
+    const log = (line: string) => {
+      lines.push(line);
+      if (line.startsWith("warm start: recording")) stopping.abort(new Error("stopped by the test"));
+    };
+    const stopped = await train({ env: lookup, config, out: empty, resume: true, signal: stopping.signal, log });
+    expect(stopped.stopped).toBe(true);
+    expect(lines.join("\n")).toContain(
+      `no run in ${empty} yet (no config.json): starting one there from the beginning`,
+    );
+    expect(readRunConfig(empty)).toMatchObject({ steps: 2, tasksPerStep: 2, groupSize: 2, evalEpisodes: 0 });
+    // The CLI's bare resume goes on with it.
+    expect(await main(["train", "--out", empty, "--resume", "--json"])).toBe(0);
+    expect(JSON.parse(output.stdout)).toMatchObject({ version: 2, steps: 2 });
+  }, 120_000);
 
   it("refuses a folder that holds other files and no run", async () => {
     const other = tempDir("agent-r1-resume-other-");
