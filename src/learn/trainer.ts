@@ -245,7 +245,10 @@ export interface TrainResult {
   readonly before?: EvalSummary;
   /** The greedy evaluation after the last update; absent when stopped early or evalEpisodes is 0. */
   readonly after?: EvalSummary;
-  /** Stopped early (shouldStop or signal) rather than run to `config.steps`. */
+  /**
+   * Stopped early (shouldStop or signal) rather than run to `config.steps`, or stopped during the last update, before
+   * the evaluation after training (a resume then evaluates it).
+   */
   readonly stopped: boolean;
 }
 
@@ -1598,6 +1601,14 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
     isDeepStrictEqual(evaluated.evaluatedWith, JSON.parse(JSON.stringify(evaluatedWith)))
       ? evaluated.after
       : undefined;
+  // A stop that came during the last update: every update is done and saved, and the evaluation after training,
+  // which had not begun, is left to a resume (it ran on after Ctrl-C, minutes on hopqa).
+  if (!stopped && config.evalEpisodes > 0 && kept === undefined && shouldStop()) {
+    stopped = true;
+    log(
+      `stopped after the last update, before the evaluation after training: a resume (train --out ${out} --resume) evaluates policy version ${finalVersion}`,
+    );
+  }
   const after = !stopped && config.evalEpisodes > 0 ? (kept ?? (await evaluateAs("after"))) : undefined;
   // A resumed run evaluated its starting policy in an earlier sitting: that is its "before".
   const earlier =

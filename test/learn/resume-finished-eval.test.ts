@@ -70,6 +70,52 @@ describe("train resumed with nothing left to train", () => {
     expect(JSON.parse(readFileSync(join(out, "eval.json"), "utf8")).version).toBe(2);
   }, 60_000);
 
+  it("a stop during the last update leaves the evaluation after training, which had not begun, to the resume", async () => {
+    // After Ctrl-C in its last update the run went on to evaluate, minutes on hopqa, then exited as if not stopped.
+    const out = join(tempDir("agent-r1-stop-last-"), "run");
+    const config = trainConfigFor(lookup, {
+      backend: "wasm",
+      steps: 1,
+      tasksPerStep: 1,
+      groupSize: 2,
+      evalEpisodes: 2,
+      warmStart: null,
+      model: { layers: 1, heads: 2, width: 16 },
+    });
+    const phases: string[] = [];
+    const lines: string[] = [];
+    let stop = false;
+    const stopped = await train({
+      env: lookup,
+      config,
+      out,
+      shouldStop: () => stop,
+      onEpisode: () => {
+        stop = true;
+      },
+      onEvalStart: (phase) => phases.push(phase),
+      log: (line) => lines.push(line),
+    });
+    expect(phases).toEqual(["before"]);
+    expect(stopped).toMatchObject({ steps: 1, version: 1, stopped: true });
+    expect(stopped.after).toBeUndefined();
+    expect(lines).toContain(
+      `stopped after the last update, before the evaluation after training: a resume (train --out ${out} --resume) evaluates policy version 1`,
+    );
+    const resumed = await train({
+      env: lookup,
+      config,
+      out,
+      resume: true,
+      log: () => {},
+      onEvalStart: (phase) => phases.push(phase),
+    });
+    expect(phases).toEqual(["before", "after"]);
+    expect(resumed).toMatchObject({ steps: 0, version: 1, stopped: false });
+    expect(resumed.after?.episodes).toBe(2);
+    expect(JSON.parse(readFileSync(join(out, "eval.json"), "utf8")).version).toBe(1);
+  }, 60_000);
+
   it("says a torn journal of its last update, naming it, as replay does, and leaves it as it is", async () => {
     const out = join(tempDir("agent-r1-resume-finished-torn-"), "run");
     const config = trainConfigFor(lookup, {

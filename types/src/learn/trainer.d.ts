@@ -154,7 +154,10 @@ export interface TrainResult {
     readonly before?: EvalSummary;
     /** The greedy evaluation after the last update; absent when stopped early or evalEpisodes is 0. */
     readonly after?: EvalSummary;
-    /** Stopped early (shouldStop or signal) rather than run to `config.steps`. */
+    /**
+     * Stopped early (shouldStop or signal) rather than run to `config.steps`, or stopped during the last update, before
+     * the evaluation after training (a resume then evaluates it).
+     */
     readonly stopped: boolean;
 }
 /** The run's newest checkpoint (checkpoints/latest.json); a damaged latest.json is a CheckpointError. */
