@@ -311,7 +311,7 @@ const trainedEnv = (
   found: { readonly file: string; readonly env: string } | undefined,
   suite: boolean,
   whose: "run" | "clone" | "average" = "run",
-  who: "eval" | "select" = "eval",
+  who: "eval" | "select" | "train" = "eval",
 ): string | undefined => {
   if (!found) return undefined;
   refuseIdOnly(found.file, found.env, who);
@@ -323,7 +323,9 @@ const trainedEnv = (
   process.stderr.write(
     `${who}: --env not given: ${spec}, from ${found.file}` +
       // Only where they have one to replace: of a module's own options (`?fail=0.5`), hopqa's flags said nothing true.
-      (!suite && [...new URLSearchParams(others).keys()].some((key) => SUITE_COLUMN_KEYS.includes(key))
+      (!suite &&
+      who !== "train" &&
+      [...new URLSearchParams(others).keys()].some((key) => SUITE_COLUMN_KEYS.includes(key))
         ? ` (the ${whose}'s options: --split and --world-seed replace theirs)`
         : "") +
       (fixed
@@ -641,7 +643,7 @@ export const optionsInEffect = (
 });
 
 /** A checkpoint outside a run folder (a shipped one): the built-in environment whose tokenizer it carries. */
-const tokenizerEnv = (checkpoint: string, who: "eval" | "select" = "eval"): string | undefined => {
+const tokenizerEnv = (checkpoint: string, who: "eval" | "select" | "train" = "eval"): string | undefined => {
   const env = builtinEnvOfCheckpoint(checkpoint);
   if (env) process.stderr.write(`${who}: --env not given: ${env}, whose tokenizer ${checkpoint} carries\n`);
   return env;
@@ -912,18 +914,30 @@ const initAndEnv = async (
 ): Promise<{
   readonly init: string | null;
   readonly env: EnvDefinition;
+  /** The environment's spec: --env's, or (train without it) the one --init was made under. */
+  readonly spec: string;
   readonly decoding: ReturnType<typeof initConstrained>;
 }> => {
   const init = opts.init ? resolveCheckpoint(opts.init, "--init") : null;
   if (init && !existsSync(init)) throw new UsageError({ detail: `--init ${init}: no such checkpoint folder` });
   if (init) checkInitShape(init, modelOverrides(opts));
-  if (init && !envGiven) noteCloneEnv(command, init, opts.env);
-  const env = await loadEnv(opts.env);
-  if (init) checkTokenizerFor(opts.env, env, init);
+  // train without --env takes the environment --init was made under, as eval finds a checkpoint's: its run's
+  // config.json, a clone's sft.json or an average's average.json, else the built-in one whose tokenizer it carries
+  // (it trained under the default, lookup, and failed on the tokenizer). sft's --env comes from its --data.
+  const spec =
+    init && !envGiven && command === "train"
+      ? (trainedEnv(runConfigEnv(init), false, "run", "train") ??
+        trainedEnv(checkpointOriginEnv(init), false, checkpointOriginEnv(init)?.whose, "train") ??
+        tokenizerEnv(init, "train") ??
+        opts.env)
+      : opts.env;
+  if (init && !envGiven && command === "sft") noteCloneEnv(command, init, opts.env);
+  const env = await loadEnv(spec);
+  if (init) checkTokenizerFor(spec, env, init);
   const decoding = initConstrained(command, opts.constrained, init, env);
   if (decoding.constrained) requireLegalActions(env);
-  noteInertLegal(opts.env, decoding.constrained, command === "train" ? "train samples" : "sft clones");
-  return { init, env, decoding };
+  noteInertLegal(spec, decoding.constrained, command === "train" ? "train samples" : "sft clones");
+  return { init, env, spec, decoding };
 };
 
 /**
@@ -1455,12 +1469,16 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       } else {
         // Said before anything loads (the backend, the environment): these need no work to find.
         refuseRunFolder(runDir, "cli");
-        const { init, env, decoding } = await initAndEnv("train", opts, command.getOptionValueSource("env") === "cli");
+        const { init, env, spec, decoding } = await initAndEnv(
+          "train",
+          opts,
+          command.getOptionValueSource("env") === "cli",
+        );
         const { constrained } = decoding;
         config = decodeTrainConfig(
           {
             ...d,
-            env: opts.env,
+            env: spec,
             algo: opts.algo,
             steps: opts.steps,
             seed: String(opts.seed),
