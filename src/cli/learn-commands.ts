@@ -1317,7 +1317,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     program
       .command("train")
       .description("train a GPT policy with RL: rollout -> journal -> replay -> update, as one stream")
-      .option("--env <id|path>", "environment", d.env)
+      .addOption(
+        new Option("--env <id|path>", "environment").default(d.env, `the one --init was made under, else ${d.env}`),
+      )
       .addOption(new Option("--algo <name>", "advantage estimator / algorithm").choices(ALGORITHMS).default(d.algo))
       .option("--steps <n>", "policy updates", int("--steps", 1), d.steps)
       .option("--seed <seed>", "run seed", seedArg, d.seed)
@@ -1569,7 +1571,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
     program
       .command("sft")
       .description("behaviour cloning from recorded journals: cross-entropy on action tokens only")
-      .option("--env <id|path>", "environment (without it: the built-in one --data's journals were recorded in)", d.env)
+      .addOption(
+        new Option("--env <id|path>", "environment").default(
+          d.env,
+          `the built-in one --data's journals were recorded in, else ${d.env}`,
+        ),
+      )
       .requiredOption(
         "--data <dir>",
         "recorded journals: a folder of them (e.g. from `record --policy expert`, subfolders included) or a run folder (train --out)",

@@ -13,6 +13,7 @@ import { recordedEnvOf } from "../journal/jsonl.ts";
 import { jsonSyntaxError, readJsonText } from "../kernel/canonical.ts";
 import {
   closestName,
+  didYouMean as didYouMeanName,
   EnvOptionsRefusedError,
   isFrameworkFile,
   isOwnFrame,
@@ -59,7 +60,7 @@ export const envById = (spec: string): EnvDefinition => {
   const env = Object.hasOwn(ENVIRONMENTS, id) ? ENVIRONMENTS[id] : undefined;
   if (!env)
     throw new UsageError({
-      detail: `unknown environment "${id}"; known: ${Object.keys(ENVIRONMENTS).join(", ")} (or give a module path, e.g. --env ./my-env.ts)`,
+      detail: `unknown environment "${id}"${didYouMeanName(closestName(id, Object.keys(ENVIRONMENTS)))}; known: ${Object.keys(ENVIRONMENTS).join(", ")} (or give a module path, e.g. --env ./my-env.ts)`,
     });
   // A variant is built in through what it was configured from (isBuiltInEnv), as configureEnv remembers it.
   return query === undefined ? env : configureEnv(env, query);

@@ -79,6 +79,10 @@ const record = (...args: string[]) => ["record", "--env", "lookup", "--policy", 
 const CASES: [string[], RegExp][] = [
   [["record", "--env", "nope", "--policy", "expert", "--out", out], /unknown environment "nope"; known: lookup/],
   [
+    ["record", "--env", "lokup", "--policy", "expert", "--out", out],
+    /unknown environment "lokup" \(did you mean `lookup`\?\); known: lookup, hopqa, warehouse/,
+  ],
+  [
     ["record", "--env", "lookup", "--policy", "expert", "--seed", "é", "--out", out],
     /--seed must be 1 to 100 ASCII letters \(a-z, A-Z\), digits, '\.', '_', '-' or ':', got "é"/,
   ],
