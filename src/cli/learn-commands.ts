@@ -725,7 +725,7 @@ const initConstrained = (
   if (recorded === undefined && env.legalActions)
     return {
       constrained: false,
-      say: `note: ${command === "train" ? "sampling" : "cloning"} freely: ${env.id} declares legal actions, and a checkpoint trained or cloned with --constrained writes few well-formed actions without them; add --constrained to ${command === "train" ? "sample" : "clone"} under them (as npm start does), --no-constrained to silence this`,
+      say: `note: ${command === "train" ? "sampling" : "cloning"} freely: ${env.id} declares legal actions, and --init ${init} records no decoding (cloned without --constrained, or made by an older version); add --constrained to ${command === "train" ? "sample" : "clone"} under them (as npm start does; a checkpoint made under them writes few well-formed actions without them), --no-constrained to silence this`,
     };
   return { constrained: false };
 };
