@@ -443,6 +443,7 @@ const buildProgram = (setExit: (code: number) => void): Command => {
   addLearnCommands(program, setExit);
   addSelectCommand(program, setExit);
   for (const command of program.commands) {
+    addExampleHelp(command);
     preferUnknownOption(command);
     refuseRepeatedOptions(command);
     refuseBothForms(command);
@@ -486,6 +487,38 @@ const preferUnknownOption = (command: Command): void => {
     if (unknown !== undefined) reports.unknownOption(unknown.split("=")[0]);
     missing(option);
   };
+};
+
+/**
+ * One runnable line per command, after its options in `--help`, with the options it cannot do without: a user
+ * learnt them from "required option '--policy <name>' not specified". They chain: demos, a clone, a run, its scores
+ * (run in that order on 2 cores: record 3 s, sft 69 s, train 64 s, the others seconds each; the clone and the run
+ * succeed on every held-out episode).
+ */
+export const HELP_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  record: ["npx agent-r1 record --env lookup --policy expert --episodes 100 --seed demo --out runs/demos"],
+  replay: ["npx agent-r1 replay runs/demos --verify"],
+  inspect: [
+    "npx agent-r1 inspect runs/demos/ep-demo-0.jsonl",
+    "npx agent-r1 inspect runs/demos --html runs/demos.html",
+  ],
+  sft: ["npx agent-r1 sft --env lookup --data runs/demos --out runs/warm --constrained"],
+  train: ["npx agent-r1 train --env lookup --init runs/warm --algo grpo --steps 20 --out runs/grpo"],
+  eval: ["npx agent-r1 eval --checkpoint runs/grpo --episodes 100 --seed heldout"],
+  plot: ["npx agent-r1 plot runs/grpo"],
+  average: ["npx agent-r1 average runs/grpo --last 3 --out runs/grpo-soup"],
+  select: ["npx agent-r1 select runs/grpo --soup 3 --episodes 100 --out runs/pick"],
+  start: ["npm start", "npm start -- --quick"],
+};
+
+const addExampleHelp = (command: Command): void => {
+  const required = command.options.filter((option) => option.mandatory).map((option) => option.long);
+  const examples = HELP_EXAMPLES[command.name()] ?? [];
+  const lines = [
+    ...(required.length > 0 ? [`Required: ${required.join(", ")}`] : []),
+    ...(examples.length > 0 ? [`Example${examples.length > 1 ? "s" : ""}:`, ...examples.map((e) => `  ${e}`)] : []),
+  ];
+  if (lines.length > 0) command.addHelpText("after", `\n${lines.join("\n")}`);
 };
 
 /** The first of several paths inside a train run (a journal, a folder, the run), else the first. */
