@@ -2004,16 +2004,17 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
           constrained,
           ...(opts.out === undefined ? {} : { dir: opts.out }),
         }).finally(quiet);
-        if (
+        // A person's line on stderr whatever the scores (a clean eval printed only the JSON), a warning when
+        // episodes aborted or were cut.
+        const problems =
           summary.aborted > 0 ||
           summary.cutActions ||
           summary.cutContext ||
           summary.successOutOfRange ||
-          summary.groupsProblem
-        )
-          process.stderr.write(
-            `warning: ${evaluatedWhat(env, checkpoint, version, summary.episodes, String(opts.seed))}: ${describeEval(summary)}\n`,
-          );
+          summary.groupsProblem;
+        process.stderr.write(
+          `${problems ? "warning: " : ""}${evaluatedWhat(env, checkpoint, version, summary.episodes, String(opts.seed))}: ${describeEval(summary)}\n`,
+        );
         const overlap = await noteHeldOut(scope, options, run, clone);
         const inEffect = optionsInEffect(env, options, opts.worldSeed);
         out(

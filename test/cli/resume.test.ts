@@ -500,8 +500,9 @@ describe("train, Ctrl-C during its evaluation after training", () => {
     const dir = join(tempDir("agent-r1-stop-after-eval-"), "run");
     const args = ["train", "--env", "lookup", "--steps", "1", "--tasks", "1", "--group-size", "2", "--no-warm-start"];
     const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--backend", "wasm", "--eval-episodes", "20"];
-    // The update's line comes once it is done: the evaluation after training is what runs then.
-    const { code, stderr } = await interruptedCli([...args, ...shape, "--out", dir], /train grpo: 1\/1/);
+    // Its progress line says the evaluation after training runs (a stop during the last update skips it instead:
+    // test/learn/resume-finished-eval.test.ts).
+    const { code, stderr } = await interruptedCli([...args, ...shape, "--out", dir], /eval after training: /);
     expect(code, stderr).toBe(0);
     expect(stderr).toContain(
       "interrupted: finishing what runs now (a step of the warm start's cloning, the evaluation before or after training, or an update;",
