@@ -343,6 +343,12 @@ export const addSelectCommand = (program: Command, setExit: (code: number) => vo
           return;
         }
         if (opts.out !== undefined) await writePick(opts.out, pick.candidate, constrainedAll, spec);
+        // Every candidate on one score: the development set told them apart in nothing, and the pick is the last.
+        const tied = scored.filter((c) => c.score !== null && c.score === pick.score).length;
+        if (scored.length > 1 && tied === scored.length)
+          say(
+            `select: note: all ${scored.length} candidates scored ${metric} ${pick.score?.toFixed(3)}, so the pick is only the last of them (ties go to the later); more --episodes, or another development set, may tell them apart`,
+          );
         say(
           `select: the pick is ${pick.candidate.name}: ${metric} ${pick.score?.toFixed(3)} on ${opts.episodes} development episodes, of ${scored.length} candidate${scored.length === 1 ? "" : "s"}` +
             (opts.out !== undefined

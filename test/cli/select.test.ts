@@ -66,6 +66,9 @@ describe("agent-r1 select", () => {
     });
     expect(stderr).toContain(`select: [5/5] ${run} soup of the last 2 (v00003, v00004) (version 4): return `);
     expect(stderr).toContain(`select: the pick is ${expected.name}: return ${best.toFixed(3)} on 6 development`);
+    // All on one score: said, since the pick then says nothing of the candidates (untrained models may tie).
+    const allTied = scores.every((score) => score === best);
+    expect(stderr.includes("select: note: all 5 candidates scored return")).toBe(allTied);
     // --out holds the pick as a checkpoint that eval takes without --env and scores as the pick scored.
     expect(existsSync(join(out, "manifest.json"))).toBe(true);
     expect(JSON.parse(readFileSync(join(out, "average.json"), "utf8")).env).toBe("lookup");
@@ -140,6 +143,16 @@ describe("agent-r1 select", () => {
     output.clear();
     expect(await main(["select", ckpt(1), ...DEV, "--metric", "e m"])).toBe(2);
     expect(output.stderr).toContain('--metric "e m": a metric\'s name');
+  });
+
+  it("says when every candidate scored the same, so that the pick tells nothing apart", async () => {
+    const twin = join(dir, "twin");
+    cpSync(ckpt(2), twin, { recursive: true });
+    output.clear();
+    expect(await main(["select", ckpt(2), twin, "--metric", "return", ...DEV])).toBe(0);
+    expect(output.stderr).toMatch(
+      /select: note: all 2 candidates scored return -?\d\.\d{3}, so the pick is only the last of them \(ties go to the later\)/,
+    );
   });
 
   it("candidates: --soup on a checkpoint is said and skipped; a soup of fewer checkpoints than asked is said", () => {
