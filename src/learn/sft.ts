@@ -262,7 +262,7 @@ export const loadSequences = async (
       });
     if (events[0]?.type === "episode.started" && events[0].env.id !== env.id)
       throw new UsageError({
-        detail: `${file} is an episode of ${events[0].env.id}, not ${env.id}: clone it under the environment it was recorded in (agent-r1 sft --env with its id, or its module's path)`,
+        detail: `${file} is an episode of ${events[0].env.id}, not ${env.id}: clone it under the environment it was recorded in (agent-r1 sft --env ${events[0].env.id} where that is built in, else --env with the path of the module that defines ${events[0].env.id})`,
       });
     // Token ids are what is cloned: ids of another vocabulary would teach the model other words (replay, which
     // re-judges the texts, passes them: it checks tokens only under the tokenizer they were recorded with).

@@ -6,9 +6,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lookup } from "../../actors/lookup/index.ts";
+import { main } from "../../src/cli/main.ts";
 import { UsageError } from "../../src/kernel/errors.ts";
 import { sft } from "../../src/learn/sft.ts";
-import { tempDir } from "../support/index.ts";
+import { captureOutput, tempDir } from "../support/index.ts";
+
+captureOutput();
 
 describe("sft --data that holds no journal", () => {
   it("inside a run: names the run and its episodes/; a checkpoint: says it is one", async () => {
@@ -30,6 +33,17 @@ describe("sft --data that holds no journal", () => {
     writeFileSync(join(clone, "manifest.json"), "{}");
     await expect(sft({ env: lookup, data: clone, out, epochs: 1 })).rejects.toThrow(
       `data ${clone} is a checkpoint folder (weights), not journals`,
+    );
+  });
+
+  it("journals of another environment: names the one they were recorded in, as the --env to give", async () => {
+    const data = tempDir();
+    expect(
+      await main(["record", "--env", "lookup", "--policy", "expert", "--episodes", "1", "--seed", "o", "--out", data]),
+    ).toBe(0);
+    const { hopqa } = await import("../../actors/hopqa/index.ts");
+    await expect(sft({ env: hopqa, data, out: join(tempDir(), "clone"), epochs: 1 })).rejects.toThrow(
+      "is an episode of lookup, not hopqa: clone it under the environment it was recorded in (agent-r1 sft --env lookup where that is built in, else --env with the path of the module that defines lookup)",
     );
   });
 });
