@@ -38,66 +38,24 @@ const run = async (args: string[]) => {
   return output.stderr;
 };
 
+/** Records 4 episodes of the module's own policy, then clones them (all of them, 1 epoch): what each says. */
+const recordAndClone = async (env: string, name: string) => {
+  const data = join(dir, name);
+  const recorded = await run(`record --env ${env} --policy own --episodes 4 --seed 1 --out ${data}`.split(" "));
+  const cloned = await run(`sft --env ${env} --data ${data} --out ${data}-clone --epochs 1 --all-episodes`.split(" "));
+  return { recorded, cloned };
+};
+
 describe("actions that end without <eos>", () => {
   it("record and sft say how many, and what a clone of them does; with <eos>, neither says a word", async () => {
-    const without = envModule("without", false);
-    const recorded = await run([
-      "record",
-      "--env",
-      without,
-      "--policy",
-      "own",
-      "--episodes",
-      "4",
-      "--seed",
-      "1",
-      "--out",
-      join(dir, "a"),
-    ]);
+    const { recorded, cloned } = await recordAndClone(envModule("without", false), "a");
     expect(recorded).toContain(
       "note: 8 of the 8 recorded actions end without <eos>: a model cloned from them does not learn where an action ends",
     );
     expect(recorded).toContain('ends each action\'s tokens with tokenizer.idOf("<eos>")');
-    const cloned = await run([
-      "sft",
-      "--env",
-      without,
-      "--data",
-      join(dir, "a"),
-      "--out",
-      join(dir, "clone-a"),
-      "--epochs",
-      "1",
-      "--all-episodes",
-    ]);
     expect(cloned).toContain("note: 8 of the 8 demonstrated actions end without <eos>");
-
-    const withEos = envModule("with", true);
-    const fine = await run([
-      "record",
-      "--env",
-      withEos,
-      "--policy",
-      "own",
-      "--episodes",
-      "4",
-      "--seed",
-      "1",
-      "--out",
-      join(dir, "b"),
-    ]);
-    expect(fine).not.toContain("<eos>");
-    const fineClone = await run([
-      "sft",
-      "--env",
-      withEos,
-      "--data",
-      join(dir, "b"),
-      "--out",
-      join(dir, "clone-b"),
-      "--epochs",
-      "1",
-    ]);
-    expect(fineClone).not.toContain("without <eos>");
+    const fine = await recordAndClone(envModule("with", true), "b");
+    expect(fine.recorded).not.toContain("<eos>");
+    expect(fine.cloned).not.toContain("without <eos>");
   }, 120_000);
 });
