@@ -33,11 +33,15 @@ describe("npm run recipe:left", () => {
     const fresh = ["--split", "ood", "--world-seed", "1000001-1000200", "--seed", "fresh-ood", "--episodes", "2"];
     expect(await main(["eval", "--checkpoint", summary.pick.checkpoint, ...fresh])).toBe(0);
     expect(JSON.parse(output.stdout).exactMatch).toBe(summary.fresh.ood);
+    // Each clone's test against the cap (a toy clone's is far under it), in the summary beside its development score.
+    expect(summary.testCap).toBe(0.75);
+    for (const clone of summary.clones) expect(clone.test).toBeLessThanOrEqual(0.75);
     for (const step of [
       "record",
       "clone-q1-1",
       "clone-q1-2",
       "dev-clone-q2",
+      "test-clone-q1",
       `train-${run}`,
       `select-${run}`,
       "fresh-test",
@@ -55,6 +59,13 @@ describe("npm run recipe:left", () => {
     expect(lines.at(-1)).toContain(
       `ood ${shownWithError(summary.fresh.ood, 2)}, test ${shownWithError(summary.fresh.test, 2)} on 2 fresh questions each of worlds 1000001-1000200 (± one standard error)`,
     );
+    // A clone over the test cap is not trained, whatever its development score; with none under it, nothing is.
+    const capped: string[] = [];
+    expect(await runRecipe({ ...plan, testCap: -1 }, out, 2, (line) => capped.push(line))).toBe(1);
+    expect(capped.join("\n")).toContain(
+      "over the test cap -1 (a warm start must leave the gap): q1, q2, not trained; training none",
+    );
+    expect(capped.at(-1)).toBe("recipe: every clone scored above the test cap -1: clone at other seeds (--clones)");
     expect(shownWithError(0.7, 300)).toBe("0.700 ± 0.026");
     expect(shownWithError(1, 300)).toBe("1.000 ± 0.000");
   }, 240_000);
