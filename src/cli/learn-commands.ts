@@ -512,7 +512,8 @@ export const checkEvalCheckpoint = (
     );
   if (!existsSync(given))
     throw new UsageError({
-      detail: `no checkpoint at ${given}${checkpointsBeside(given)}${leftoverNote(given)}`,
+      // eval's is its --checkpoint (named, as --init's refusal names its flag); select's, one of its paths.
+      detail: `${who === "eval" ? "--checkpoint: " : ""}no checkpoint at ${given}${checkpointsBeside(given)}${leftoverNote(given)}`,
     });
   const checkpoint = resolveCheckpoint(given, who === "eval" ? "--checkpoint" : "select:");
   // Said before the backend loads, from the checkpoint's config.json (a folder without one fails to load).

@@ -16,7 +16,7 @@ it("names the checkpoints and the run folders beside a missing --checkpoint, --i
   expect(missing.code).toBe(2);
   // Before: "checkpoints in RUNS: warm", as if the two runs, which --checkpoint takes as well, were not there.
   expect(missing.stderr).toContain(
-    `error: no checkpoint at ${join(runs, "grpoo")}; checkpoints in ${runs}: warm; runs in ${runs} (each gives its latest checkpoint): grpo, rloo`,
+    `error: --checkpoint: no checkpoint at ${join(runs, "grpoo")}; checkpoints in ${runs}: warm; runs in ${runs} (each gives its latest checkpoint): grpo, rloo`,
   );
   // train --init and average name them alike (before: "no such checkpoint folder", and nothing of what is there).
   const beside = `; checkpoints in ${runs}: warm; runs in ${runs} (each gives its latest checkpoint): grpo, rloo`;
