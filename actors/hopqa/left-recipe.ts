@@ -381,30 +381,24 @@ export const runRecipe = async (plan: RecipePlan, out: string, jobs: number, say
   if (!(await inLanes(cloneTasks, jobs))) return stoppedBy ? exitCodeOf(stoppedBy) : 1;
 
   // 2. Each clone on the development set; the best `keep` go on (ties to the earlier seed given).
-  const devFile = (seed: string) => join(out, `clone-${seed}`, "dev.json");
-  const devTasks = plan.clones.map((seed) =>
-    step(
-      `dev-clone-${seed}`,
-      () => existsSync(devFile(seed)),
-      () => c.devOfClone(seed),
-      devFile(seed),
-    ),
-  );
-  if (!(await inLanes(devTasks, jobs))) return stoppedBy ? exitCodeOf(stoppedBy) : 1;
   // With a cap, each clone's test too: one above it is no warm start of the benchmark's gap, and is not trained.
   const cap = plan.testCap;
+  const devFile = (seed: string) => join(out, `clone-${seed}`, "dev.json");
   const testFile = (seed: string) => join(out, `clone-${seed}`, "test.json");
-  if (cap !== undefined) {
-    const testTasks = plan.clones.map((seed) =>
+  const scoreTasks = (kind: "dev" | "test", file: (seed: string) => string, args: (seed: string) => string[]) =>
+    plan.clones.map((seed) =>
       step(
-        `test-clone-${seed}`,
-        () => existsSync(testFile(seed)),
-        () => c.testOfClone(seed),
-        testFile(seed),
+        `${kind}-clone-${seed}`,
+        () => existsSync(file(seed)),
+        () => args(seed),
+        file(seed),
       ),
     );
-    if (!(await inLanes(testTasks, jobs))) return stoppedBy ? exitCodeOf(stoppedBy) : 1;
-  }
+  const scorings = [
+    ...scoreTasks("dev", devFile, c.devOfClone),
+    ...(cap === undefined ? [] : scoreTasks("test", testFile, c.testOfClone)),
+  ];
+  if (!(await inLanes(scorings, jobs))) return stoppedBy ? exitCodeOf(stoppedBy) : 1;
   const exactMatchIn = (file: string) => (readJson<{ exactMatch: number }>(file) as { exactMatch: number }).exactMatch;
   const cloneDev = plan.clones.map((seed) => ({
     seed,

@@ -454,12 +454,7 @@ export const resolveEvalEnv = async (
   } catch (cause) {
     if (!envGiven) throw cause;
   }
-  const spec =
-    opts.env ??
-    trainedEnv(run, !!opts.suite, "run", who) ??
-    trainedEnv(clone, !!opts.suite, clone?.whose, who) ??
-    tokenizerEnv(checkpointArg, who) ??
-    DEFAULT_TRAIN_CONFIG.env;
+  const spec = opts.env ?? checkpointEnvSpec(run, clone, checkpointArg, !!opts.suite, who) ?? DEFAULT_TRAIN_CONFIG.env;
   if (opts.suite) checkSuiteOptions({ ...opts, env: spec });
   const base = await loadEnv(spec);
   // An option given twice (in --env "id?split=..." and as --split) is refused, not silently overridden.
@@ -642,6 +637,20 @@ export const optionsInEffect = (
   // The world seed as it was read (00042 is world 42, beside "worlds":"42-42"), not as it was typed.
   ...(worldSeed !== undefined ? { "world-seed": digitsAsRead(worldSeed) } : {}),
 });
+
+/**
+ * The environment a checkpoint was made under, said on stderr by `who` (eval, select, train without --env): its run's
+ * config.json (`run`), else its clone's or average's record (`clone`), else the built-in environment whose tokenizer
+ * it carries; undefined when none names one.
+ */
+const checkpointEnvSpec = (
+  run: ReturnType<typeof runConfigEnv>,
+  clone: ReturnType<typeof checkpointOriginEnv>,
+  checkpoint: string,
+  suite: boolean,
+  who: "eval" | "select" | "train",
+): string | undefined =>
+  trainedEnv(run, suite, "run", who) ?? trainedEnv(clone, suite, clone?.whose, who) ?? tokenizerEnv(checkpoint, who);
 
 /** A checkpoint outside a run folder (a shipped one): the built-in environment whose tokenizer it carries. */
 const tokenizerEnv = (checkpoint: string, who: "eval" | "select" | "train" = "eval"): string | undefined => {
@@ -925,12 +934,10 @@ const initAndEnv = async (
   // train without --env takes the environment --init was made under, as eval finds a checkpoint's: its run's
   // config.json, a clone's sft.json or an average's average.json, else the built-in one whose tokenizer it carries
   // (it trained under the default, lookup, and failed on the tokenizer). sft's --env comes from its --data.
+  const run = init && !envGiven && command === "train" ? runConfigEnv(init) : undefined;
   const spec =
     init && !envGiven && command === "train"
-      ? (trainedEnv(runConfigEnv(init), false, "run", "train") ??
-        trainedEnv(checkpointOriginEnv(init), false, checkpointOriginEnv(init)?.whose, "train") ??
-        tokenizerEnv(init, "train") ??
-        opts.env)
+      ? (checkpointEnvSpec(run, run ? undefined : checkpointOriginEnv(init), init, false, "train") ?? opts.env)
       : opts.env;
   if (init && !envGiven && command === "sft") noteCloneEnv(command, init, opts.env);
   const env = await loadEnv(spec);

@@ -843,11 +843,10 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
   const args = argumentsNow(episodesDigest(sequences), fresh);
   if (savedArguments) checkSameArguments(out, savedArguments, args, ["episodes"], words);
   // Said before cloning starts, so a run can be stopped and the budget fixed at once.
-  const longest = Math.max(0, ...sequences.map(longestAction));
+  const { longest, actions, withoutEos } = actionRuns(sequences, options.env);
   const note = actionBudgetNote(options.env, longest, "demonstrated");
   if (note) log(note);
-  const unended = actionsWithoutEos(sequences, options.env);
-  const eosSaid = eosNote(unended.missing, unended.actions, "demonstrated");
+  const eosSaid = eosNote(withoutEos, actions, "demonstrated");
   if (eosSaid) log(eosSaid);
   const optimizer = new AdamW(model.parameters, { lr: options.lr, weightDecay: 0 });
   if (optimizerState) optimizer.restore(optimizerState);
@@ -1039,39 +1038,31 @@ const sftSeeded = async (given: SftOptions, userSeed: boolean): Promise<SftResul
 };
 
 /**
- * The actions of the sequences (runs of action tokens), and how many of them end without the tokenizer's `<eos>`
- * though shorter than the environment's action budget (one cut at the budget has none by right).
+ * The demonstrations' actions (runs of action tokens), read in one pass: the most tokens one takes (its <eos>
+ * included), how many there are, and how many end without the tokenizer's `<eos>` though shorter than the
+ * environment's action budget (one cut at the budget has none by right).
  */
-const actionsWithoutEos = (
+const actionRuns = (
   sequences: readonly Sequence[],
   env: Pick<EnvDefinition, "tokenizer" | "maxActionTokens">,
-): { actions: number; missing: number } => {
+): { longest: number; actions: number; withoutEos: number } => {
   const eos = env.tokenizer.idOf("<eos>");
   const budget = actionBudgetOf(env);
-  let actions = 0;
-  let missing = 0;
-  for (const sequence of sequences) {
-    let run = 0;
-    sequence.actionMask.forEach((bit, i) => {
-      if (bit === 1) run += 1;
-      // A run of action tokens ends here: the last of the sequence, or one followed by another kind.
-      if (bit === 1 && (i + 1 === sequence.actionMask.length || sequence.actionMask[i + 1] !== 1)) {
-        actions += 1;
-        if (eos !== undefined && sequence.tokens[i] !== eos && run < budget) missing += 1;
-        run = 0;
-      }
-    });
-  }
-  return { actions, missing };
-};
-
-/** The most tokens one action of the sequence takes (its longest run of action tokens). */
-const longestAction = (sequence: Sequence): number => {
   let longest = 0;
-  let run = 0;
-  for (const bit of sequence.actionMask) {
-    run = bit === 1 ? run + 1 : 0;
-    longest = Math.max(longest, run);
+  let actions = 0;
+  let withoutEos = 0;
+  for (const { actionMask, tokens } of sequences) {
+    let run = 0;
+    for (let i = 0; i < actionMask.length; i++) {
+      if (actionMask[i] !== 1) continue;
+      run += 1;
+      // A run of action tokens ends here: the last of the sequence, or one followed by another kind.
+      if (i + 1 < actionMask.length && actionMask[i + 1] === 1) continue;
+      actions += 1;
+      longest = Math.max(longest, run);
+      if (eos !== undefined && tokens[i] !== eos && run < budget) withoutEos += 1;
+      run = 0;
+    }
   }
-  return longest;
+  return { longest, actions, withoutEos };
 };

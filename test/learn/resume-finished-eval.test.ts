@@ -13,19 +13,23 @@ import { trainConfigFor } from "../../src/learn/config.ts";
 import { train } from "../../src/learn/trainer.ts";
 import { tempDir } from "../support/index.ts";
 
+/** The tiny run of these tests: `steps` updates of one task x 2 episodes, evaluated on 2 before and after. */
+const tinyConfig = (steps: number, more: { tasksPerStep?: number; evalEpisodes?: number } = {}) =>
+  trainConfigFor(lookup, {
+    backend: "wasm",
+    steps,
+    tasksPerStep: 1,
+    groupSize: 2,
+    evalEpisodes: 2,
+    warmStart: null,
+    model: { layers: 1, heads: 2, width: 16 },
+    ...more,
+  });
+
 describe("train resumed with nothing left to train", () => {
   it("keeps the evaluation after training that eval.json holds, and says so; a resume that trains evaluates again", async () => {
     const out = join(tempDir("agent-r1-resume-finished-"), "run");
-    const config = (steps: number) =>
-      trainConfigFor(lookup, {
-        backend: "wasm",
-        steps,
-        tasksPerStep: 1,
-        groupSize: 2,
-        evalEpisodes: 2,
-        warmStart: null,
-        model: { layers: 1, heads: 2, width: 16 },
-      });
+    const config = (steps: number) => tinyConfig(steps);
     const first = await train({ env: lookup, config: config(1), out, log: () => {} });
     const saved = readFileSync(join(out, "eval.json"), "utf8");
     // The journals of an update begun after the last checkpoint (a run of more steps, killed in it, resumed with
@@ -73,15 +77,7 @@ describe("train resumed with nothing left to train", () => {
   it("a stop during the last update leaves the evaluation after training, which had not begun, to the resume", async () => {
     // After Ctrl-C in its last update the run went on to evaluate, minutes on hopqa, then exited as if not stopped.
     const out = join(tempDir("agent-r1-stop-last-"), "run");
-    const config = trainConfigFor(lookup, {
-      backend: "wasm",
-      steps: 1,
-      tasksPerStep: 1,
-      groupSize: 2,
-      evalEpisodes: 2,
-      warmStart: null,
-      model: { layers: 1, heads: 2, width: 16 },
-    });
+    const config = tinyConfig(1);
     const phases: string[] = [];
     const lines: string[] = [];
     let stop = false;
@@ -118,15 +114,7 @@ describe("train resumed with nothing left to train", () => {
 
   it("says a torn journal of its last update, naming it, as replay does, and leaves it as it is", async () => {
     const out = join(tempDir("agent-r1-resume-finished-torn-"), "run");
-    const config = trainConfigFor(lookup, {
-      backend: "wasm",
-      steps: 1,
-      tasksPerStep: 2,
-      groupSize: 2,
-      evalEpisodes: 0,
-      warmStart: null,
-      model: { layers: 1, heads: 2, width: 16 },
-    });
+    const config = tinyConfig(1, { tasksPerStep: 2, evalEpisodes: 0 });
     await train({ env: lookup, config, out, log: () => {} });
     // A write cut off: the last event's line without its end.
     const file = join(out, "episodes", "u00000", "ep-0-u0-1.jsonl");
