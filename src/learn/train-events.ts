@@ -6,6 +6,7 @@
 
 import type { Json } from "effect/Schema";
 import { Observable } from "rxjs";
+import { followAbort } from "../kernel/abort.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
 import { isAbortSignalShaped } from "./evaluate.ts";
 import { type TrainOptions, type TrainResult, train, type UpdateMetrics } from "./trainer.ts";
@@ -56,16 +57,9 @@ export const trainEvents: {
     // The run hears one signal: its own, aborted on unsubscribing or when the caller's aborts (any object shaped as
     // an AbortSignal is followed); a signal that is none (from plain JavaScript) goes to train, whose refusal names it.
     const caller = options?.signal;
-    const follow = () => unsubscribed.abort(caller?.reason);
     const followed = isAbortSignalShaped(caller);
-    if (followed) {
-      if (caller.aborted) follow();
-      else caller.addEventListener("abort", follow, { once: true });
-    }
     const signal = caller === undefined || followed ? unsubscribed.signal : caller;
-    const stopFollowing = () => {
-      if (followed) caller.removeEventListener("abort", follow);
-    };
+    const stopFollowing = followAbort(followed ? caller : undefined, unsubscribed);
     const emit = (event: TrainEvent<Task>) => {
       if (!subscriber.closed) subscriber.next(event);
     };

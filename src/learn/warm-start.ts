@@ -10,6 +10,7 @@ import { epochStepsProgress } from "../cli/progress.ts";
 import { policyFor, ResumeRefusal, record } from "../cli/record.ts";
 import { isLockFile } from "../journal/lock.ts";
 import { episodeIdOf } from "../journal/stamp.ts";
+import { followAbort } from "../kernel/abort.ts";
 import { UsageError } from "../kernel/errors.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import { oneLine } from "../kernel/terminal.ts";
@@ -143,9 +144,7 @@ export const runWarmStart = async (
       : undefined;
     // train's signal, followed by a listener of its own: AbortSignal.any never hears an object shaped as an
     // AbortSignal (a polyfill's), which train takes (the recording then stopped only at shouldStop's next poll).
-    const follow = () => stopping.abort(signal?.reason);
-    if (signal?.aborted) follow();
-    else signal?.addEventListener("abort", follow, { once: true });
+    const stopFollowing = followAbort(signal, stopping);
     // Without bars (a caller's own log: train from code, trainEvents) the recording and cloning are heard of first.
     if (!bars && !goOn)
       log(
@@ -176,7 +175,7 @@ export const runWarmStart = async (
       throw error;
     } finally {
       clearInterval(asking);
-      signal?.removeEventListener("abort", follow);
+      stopFollowing();
     }
     // Stopped (perhaps after its last episode ended: then the resume only checks them).
     if (stopping.signal.aborted || signal?.aborted) {

@@ -12,6 +12,7 @@ import { setMaxListeners } from "node:events";
 import type { Json } from "effect/Schema";
 import { defer, merge, Observable, of, repeat, Subject, Subscription, takeWhile } from "rxjs";
 import type { Journal } from "../journal/journal.ts";
+import { followAbort } from "../kernel/abort.ts";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import {
   allKeys,
@@ -155,20 +156,17 @@ export const rollout: {
   const owned = caller ? new AbortController() : undefined;
   const signal = owned?.signal;
   if (signal) setMaxListeners(0, signal);
-  const follow = () => owned?.abort(caller?.reason);
-  let following = false;
+  /** Removes the listener on the caller's signal, while the rollout follows it. */
+  let stopFollowing: (() => void) | undefined;
   const startFollowing = () => {
-    if (!caller || !owned) return;
-    if (caller.aborted) return follow();
-    caller.addEventListener("abort", follow, { once: true });
-    following = true;
+    if (owned) stopFollowing = followAbort(caller, owned);
   };
   /** Episodes started and not yet settled: an abandoned run's keep running, and still hear the caller's signal. */
   let unsettled = 0;
   const stopFollowingIfOver = () => {
-    if (!following || state !== "over" || unsettled > 0) return;
-    following = false;
-    caller?.removeEventListener("abort", follow);
+    if (!stopFollowing || state !== "over" || unsettled > 0) return;
+    stopFollowing();
+    stopFollowing = undefined;
   };
   const events = new Subject<EpisodeEvent>();
   const episodes = new Subject<EpisodeRecord<Task>>();
