@@ -35,7 +35,7 @@ interface Profile {
 const program = new Command("bench/cpuprofile-summary.ts")
   .description("the functions with the most self and inclusive time in a V8 .cpuprofile")
   .argument("<file>", "a .cpuprofile (from bench/profile.ts or node --cpu-prof)")
-  .argument("[top]", "rows per table", intArg("top", 1, true), 25)
+  .argument("[top]", "rows per table", intArg("top", 1), 25)
   .argument("[filter]", "only the inclusive time of frames whose 'function file' contains this");
 parseOrExit(program);
 const [file, top, filter] = program.processedArgs as [string, number, string | undefined];

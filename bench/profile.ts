@@ -26,7 +26,7 @@ const WORKLOADS = ["runtime", "bare", "journal", "replay", "fold", "read"] as co
 const program = new Command("bench/profile.ts")
   .description("one benchmark workload alone, CPU-profiled")
   .addArgument(new Argument("[workload]", "what to time").choices(WORKLOADS).default("runtime"))
-  .argument("[episodes]", "lookup episodes to record and run", intArg("episodes", 1, true), 2000)
+  .argument("[episodes]", "lookup episodes to record and run", intArg("episodes", 1), 2000)
   .argument("[out]", "where the .cpuprofile goes (default: <tmpdir>/bench-<workload>.cpuprofile)");
 // commander prints the problem (a workload it does not know, say) or the help.
 parseOrExit(program);

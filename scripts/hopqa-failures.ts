@@ -28,7 +28,7 @@ const fail = (message: string): never => {
 const program = new Command("hopqa:failures")
   .description("a hopqa checkpoint's failures on the suite, each named by the first step that left the gold chain")
   .argument("<checkpoint>", "a checkpoint folder, or a run folder (its latest checkpoint)")
-  .argument("[episodes]", "questions per column", intArg("episodes", 1, true), 100)
+  .argument("[episodes]", "questions per column", intArg("episodes", 1), 100)
   .option("--examples", "print up to 5 failed episodes per column")
   .option(
     "--seed <seed>",

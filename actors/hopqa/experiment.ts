@@ -21,7 +21,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { parseScriptArgs } from "../../src/cli/args.ts";
+import { intArg, parseScriptArgs } from "../../src/cli/args.ts";
 import { runTrain } from "../../src/cli/learn-commands.ts";
 import { progress, stopAllBars } from "../../src/cli/progress.ts";
 import { exitCodeOf, interruptedBy, onStopSignals, STOP_SIGNALS, type StopSignal } from "../../src/cli/signals.ts";
@@ -909,17 +909,11 @@ export const selectPlan = (opts: {
 
 /** The experiment, given its arguments: the exit code (0 done, 2 bad usage, a stop signal's code). */
 const experiment = async (argv: readonly string[]): Promise<number> => {
-  const positive = (name: string) => (value: string) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1)
-      throw new InvalidArgumentError(`${name} must be an integer >= 1, got "${value}"`);
-    return n;
-  };
   const program = new Command("experiment")
     .description("hopqa: every algorithm from one warm start, several seeds, ablations -> docs/results.md")
     .option("--out <dir>", "experiment folder (runs are kept and skipped when finished)", "runs/hopqa-experiment")
-    .option("--seeds <n>", "seeds per algorithm", positive("--seeds"), 3)
-    .option("--jobs <n>", "runs at a time", positive("--jobs"), 2)
+    .option("--seeds <n>", "seeds per algorithm", intArg("--seeds", 1), 3)
+    .option("--jobs <n>", "runs at a time", intArg("--jobs", 1), 2)
     .option("--only <names>", "comma-separated groups to run (e.g. grpo,ppo,grpo-no-loss-mask)")
     .option("--docs <dir>", "where results.md and the curves go", "docs")
     .option("--report", "only rewrite the report from finished runs")

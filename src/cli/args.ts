@@ -18,15 +18,16 @@ export const seedArg = (value: string) => {
 
 /**
  * A whole-number option: decimal digits only (not 1e3, 0x10, +5 or 2.5), at least `min` and at most 2^53 - 1,
- * so a value too large to count exactly is refused rather than run.
+ * so a value too large to count exactly is refused rather than run. With `min` 1 the refusal says "a positive
+ * integer", as every command's does.
  */
 export const intArg =
-  (name: string, min: number, positive = false) =>
+  (name: string, min: number) =>
   (value: string): number => {
     const n = Number(value);
     if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min)
       throw new InvalidArgumentError(
-        `${name} must be ${positive ? "a positive integer" : `an integer >= ${min}`}${/^\d+$/.test(value.trim()) && !Number.isSafeInteger(n) ? " below 2^53" : ""}, got "${value}"${!/^\d+$/.test(value.trim()) && Number.isSafeInteger(n) && n >= min ? " (write it in decimal digits)" : ""}`,
+        `${name} must be ${min === 1 ? "a positive integer" : `an integer >= ${min}`}${/^\d+$/.test(value.trim()) && !Number.isSafeInteger(n) ? " below 2^53" : ""}, got "${value}"${!/^\d+$/.test(value.trim()) && Number.isSafeInteger(n) && n >= min ? " (write it in decimal digits)" : ""}`,
       );
     return n;
   };

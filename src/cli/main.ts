@@ -43,7 +43,7 @@ import { policyFor, record, refuseRecordOut } from "./record.ts";
 import { ENVIRONMENTS, envResolver, loadEnv, refuseOtherOptions, runConfigEnv, runModuleEnv } from "./registry.ts";
 import { addSelectCommand } from "./select.ts";
 
-const positiveInt = (name: string) => intArg(name, 1, true);
+const positiveInt = (name: string) => intArg(name, 1);
 
 /** Episodes `inspect` shows unless told: the first ones in the terminal, an even sample on an --html page. */
 const INSPECT_TERMINAL_EPISODES = 20;

@@ -5,6 +5,7 @@
 import type { Json } from "effect/Schema";
 import { seedProblem } from "../cli/args.ts";
 import { heldBesidesLock } from "../journal/lock.ts";
+import { isAbortSignalShaped } from "../kernel/abort.ts";
 import { checkKnownKeys, messageOf, shownValue, UsageError } from "../kernel/errors.ts";
 import type { EpisodeEvent } from "../kernel/events.ts";
 import { TransformerPolicy } from "../policy/transformer-policy.ts";
@@ -240,14 +241,6 @@ export interface EvaluateOptions<Task extends Json = Json> {
    */
   readonly signal?: AbortSignal;
 }
-
-/** Whether `signal` has an AbortSignal's shape: what the episodes use of it (Node's own has it, and so do others). */
-export const isAbortSignalShaped = (signal: unknown): signal is AbortSignal =>
-  typeof signal === "object" &&
-  signal !== null &&
-  typeof (signal as { aborted?: unknown }).aborted === "boolean" &&
-  typeof (signal as { addEventListener?: unknown }).addEventListener === "function" &&
-  typeof (signal as { removeEventListener?: unknown }).removeEventListener === "function";
 
 /**
  * A `signal` option that is no AbortSignal, refused naming `fn` (from plain JavaScript, a string or an

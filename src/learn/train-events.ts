@@ -6,9 +6,8 @@
 
 import type { Json } from "effect/Schema";
 import { Observable } from "rxjs";
-import { followAbort } from "../kernel/abort.ts";
+import { followAbort, isAbortSignalShaped } from "../kernel/abort.ts";
 import type { EpisodeRecord } from "../runtime/episode.ts";
-import { isAbortSignalShaped } from "./evaluate.ts";
 import { type TrainOptions, type TrainResult, train, type UpdateMetrics } from "./trainer.ts";
 
 /** One step of a run, as trainEvents emits it; `Task` is the environment's task type. */

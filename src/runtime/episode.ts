@@ -24,6 +24,7 @@ import {
   surelyTooLongToJournal,
 } from "../journal/stamp.ts";
 import { validatedEvents } from "../journal/validate.ts";
+import { isAbortSignalShaped } from "../kernel/abort.ts";
 import { asJournaled, canonicalJson } from "../kernel/canonical.ts";
 import { allKeys, checkKnownKeys, EnvProtocolError, messageOf, shownValue, thrownFrom } from "../kernel/errors.ts";
 import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
@@ -343,7 +344,6 @@ export const checkEpisodeParts = (
   const policy = options.policy as { request?: unknown; act?: unknown } | undefined;
   // Any object shaped as an AbortSignal is followed (a polyfill's, another realm's); another value failed deep
   // inside as "caller.addEventListener is not a function", naming neither the option nor what it was.
-  const signal = options.signal as { aborted?: unknown; addEventListener?: unknown; removeEventListener?: unknown };
   const env = options.env as { task?: unknown; default?: { task?: unknown } } | undefined;
   const missing = [
     typeof env?.task !== "function" &&
@@ -361,13 +361,9 @@ export const checkEpisodeParts = (
       "journal (e.g. new MemoryJournal() or new JsonlJournal(dir))",
     typeof options.seed !== "string" &&
       `seed (a string: it names the episode's journal and draws its task; got ${options.seed === undefined ? "none" : typeof options.seed})`,
-    signal !== undefined &&
-      (typeof signal !== "object" ||
-        signal === null ||
-        typeof signal.aborted !== "boolean" ||
-        typeof signal.addEventListener !== "function" ||
-        typeof signal.removeEventListener !== "function") &&
-      `signal (an AbortSignal, or an object shaped as one: aborted, addEventListener, removeEventListener; got ${shownValue(signal)})`,
+    options.signal !== undefined &&
+      !isAbortSignalShaped(options.signal) &&
+      `signal (an AbortSignal, or an object shaped as one: aborted, addEventListener, removeEventListener; got ${shownValue(options.signal)})`,
   ].filter(Boolean);
   if (missing.length > 0) throw new TypeError(`${caller}: missing or wrong option: ${missing.join("; ")}`);
   // A copy of an environment (`{ ...env, maxTurns: 0 }`) is checked as defineEnv checks one, once.

@@ -27,21 +27,21 @@ describe("intArg", () => {
   it("takes its minimum and the largest safe integer, and refuses one below the minimum", () => {
     expect(intArg("--steps", 0)("0")).toBe(0);
     expect(intArg("--steps", 1)(String(Number.MAX_SAFE_INTEGER))).toBe(Number.MAX_SAFE_INTEGER);
-    expect(refusal(() => intArg("--steps", 1)("0"))).toBe('--steps must be an integer >= 1, got "0"');
-    expect(refusal(() => intArg("--episodes", 1, true)("0"))).toBe('--episodes must be a positive integer, got "0"');
+    expect(refusal(() => intArg("--steps", 1)("0"))).toBe('--steps must be a positive integer, got "0"');
+    expect(refusal(() => intArg("--soup", 2)("1"))).toBe('--soup must be an integer >= 2, got "1"');
   });
 
   it("says to write in decimal digits a number it would take written so, and below 2^53 one too large", () => {
     for (const value of ["1e3", "0x10", "+5"])
-      expect(refusal(() => intArg("--episodes", 1, true)(value))).toBe(
+      expect(refusal(() => intArg("--episodes", 1)(value))).toBe(
         `--episodes must be a positive integer, got "${value}" (write it in decimal digits)`,
       );
     // Not a number it would take however written: no hint.
     for (const value of ["2.5", "-3", "+0"])
-      expect(refusal(() => intArg("--episodes", 1, true)(value))).toBe(
+      expect(refusal(() => intArg("--episodes", 1)(value))).toBe(
         `--episodes must be a positive integer, got "${value}"`,
       );
-    expect(refusal(() => intArg("--episodes", 1, true)(String(2 ** 53)))).toBe(
+    expect(refusal(() => intArg("--episodes", 1)(String(2 ** 53)))).toBe(
       `--episodes must be a positive integer below 2^53, got "${2 ** 53}"`,
     );
   });

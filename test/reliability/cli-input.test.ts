@@ -237,7 +237,7 @@ const CASES: [string[], RegExp][] = [
   [record("--episodes", "-3"), /--episodes/],
   [record("--episodes", "1e3"), /--episodes must be a positive integer, got "1e3"/],
   [record("--episodes", "99999999999999999999"), /--episodes must be a positive integer below 2\^53/],
-  [["train", "--env", "lookup", "--out", out, "--minibatches", "0x10"], /--minibatches must be an integer >= 1/],
+  [["train", "--env", "lookup", "--out", out, "--minibatches", "0x10"], /--minibatches must be a positive integer/],
   [record("--concurrency", "0"), /--concurrency must be a positive integer/],
   [record("--group-size", "x"), /--group-size must be a positive integer/],
   [
@@ -280,8 +280,11 @@ const CASES: [string[], RegExp][] = [
   [["replay", emptyFolder, "--env", "nope"], /unknown environment "nope"/],
   [["replay", emptyFolder, "--env", "./missing.ts"], /environment module not found/],
   [["frobnicate"], /unknown command 'frobnicate'/],
-  [["train", "--env", "lookup", "--out", out, "--minibatches", "0"], /--minibatches must be an integer >= 1, got "0"/],
-  [["train", "--env", "lookup", "--out", out, "--layers", "0"], /--layers must be an integer >= 1, got "0"/],
+  [
+    ["train", "--env", "lookup", "--out", out, "--minibatches", "0"],
+    /--minibatches must be a positive integer, got "0"/,
+  ],
+  [["train", "--env", "lookup", "--out", out, "--layers", "0"], /--layers must be a positive integer, got "0"/],
   [
     ["train", "--env", "lookup", "--out", out, "--heads", "3"],
     /a fresh model: width 64 is not a multiple of heads 3 \(heads from --heads 3, width from the defaults\)/,

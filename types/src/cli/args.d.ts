@@ -8,9 +8,10 @@ export declare const seedProblem: (value: string, name?: string) => string | und
 export declare const seedArg: (value: string) => string;
 /**
  * A whole-number option: decimal digits only (not 1e3, 0x10, +5 or 2.5), at least `min` and at most 2^53 - 1,
- * so a value too large to count exactly is refused rather than run.
+ * so a value too large to count exactly is refused rather than run. With `min` 1 the refusal says "a positive
+ * integer", as every command's does.
  */
-export declare const intArg: (name: string, min: number, positive?: boolean) => (value: string) => number;
+export declare const intArg: (name: string, min: number) => (value: string) => number;
 /**
  * A summary as one JSON line, its fractions rounded to 12 significant digits: a mean of rewards prints as
  * 0.9, not 0.8999999999999997 (float sums' noise). Integers and non-numbers are written as they are.

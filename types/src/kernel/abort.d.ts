@@ -1,3 +1,5 @@
+/** Whether `signal` has an AbortSignal's shape: what the episodes use of it (Node's own has it, and so do others). */
+export declare const isAbortSignalShaped: (signal: unknown) => signal is AbortSignal;
 /**
  * Following a caller's AbortSignal with a controller of one's own: the caller's reason passes on, with one listener
  * (added only while it has not aborted), which the returned function removes. Any object shaped as an AbortSignal

@@ -106,8 +106,6 @@ export interface EvaluateOptions<Task extends Json = Json> {
      */
     readonly signal?: AbortSignal;
 }
-/** Whether `signal` has an AbortSignal's shape: what the episodes use of it (Node's own has it, and so do others). */
-export declare const isAbortSignalShaped: (signal: unknown) => signal is AbortSignal;
 /**
  * A `signal` option that is no AbortSignal, refused naming `fn` (from plain JavaScript, a string or an
  * AbortController was taken as never aborting). Any object shaped as one (another realm's, a polyfill's) is taken.
