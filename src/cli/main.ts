@@ -26,7 +26,7 @@ import { checkPath } from "../replay/verify-files.ts";
 import type { EnvDefinition } from "../runtime/env.ts";
 import { successOfSome, successOutOfRangeNote } from "../runtime/episode.ts";
 import { describeCounts } from "../runtime/outcome-tally.ts";
-import { describeToolTally, THROWN_BEFORE_RESUME } from "../runtime/tool-tally.ts";
+import { describeFailure, describeToolTally, likelyBug, THROWN_BEFORE_RESUME } from "../runtime/tool-tally.ts";
 import {
   intArg,
   refuseBothForms,
@@ -91,7 +91,10 @@ const buildProgram = (setExit: (code: number) => void): Command => {
       "--resume",
       "go on with a stopped recording into the same --out: keep the episodes that ended, record the rest",
     )
-    .option("--strict", "exit 1 when any episode aborted (default: only when all did)")
+    .option(
+      "--strict",
+      "exit 1 when any episode aborted or a tool's code threw (default: only when every episode aborted)",
+    )
     .option("--json", "print the summary as JSON")
     .action(async (opts) => {
       if (opts.episodes % opts.groupSize !== 0)
@@ -138,12 +141,21 @@ const buildProgram = (setExit: (code: number) => void): Command => {
         out(
           `  ended: ${describeCounts(summary.endReasons)}` +
             (Object.keys(summary.rewardCounts).length
-              ? `; rewards given: ${describeCounts(summary.rewardCounts)}`
+              ? `; non-zero rewards: ${describeCounts(summary.rewardCounts)}`
               : ""),
         );
       if (summary.successOutOfRange)
         err(`warning: ${successOutOfRangeNote(summary.successOutOfRange, summary.episodes)}`);
       for (const line of describeToolTally(summary.tools)) err(line);
+      // A tool whose code threw (a bug, not a failure it reports with a tag) fails a strict run: the machine got
+      // { ok: false } and may well have ended every episode normally.
+      const bugs = summary.tools.failures.filter(likelyBug);
+      if (opts.strict && bugs.length > 0) {
+        err(
+          `error: --strict: tool calls failed with errors their code threw (likely bugs; a failure meant for the machine has a tag, e.g. Data.TaggedError): ${bugs.map(describeFailure).join("; ")}`,
+        );
+        setExit(1);
+      }
       // Journals of aborted episodes are written all the same; a run of nothing else is a failed run.
       const { firstAbort } = summary;
       if (firstAbort) {

@@ -774,7 +774,8 @@ export class SpelledTally {
       .slice(0, 5)
       .map(
         ([word, w]) =>
-          `${JSON.stringify(word)} (${w.tokens} tokens; ${w.count}x, in ${[...w.where].sort().join(" and ")})`,
+          // A runaway word (a model's junk, thousands of characters) is named by its start and its length.
+          `${word.length > 40 ? `${JSON.stringify(word.slice(0, 40))}... (${word.length} characters, ` : `${JSON.stringify(word)} (`}${w.tokens} tokens; ${w.count}x, in ${[...w.where].sort().join(" and ")})`,
       )
       .join(", ");
     const more = shown.length > 5 ? `, and ${shown.length - 5} more` : "";

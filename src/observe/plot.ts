@@ -169,7 +169,7 @@ const TITLES: Readonly<Record<string, string>> = {
 /** Titles of the fields of the per-update counts and the environment's own metrics. */
 const PREFIX_TITLES: readonly (readonly [string, string])[] = [
   ["endReasons.", "episodes that ended"],
-  ["rewardCounts.", "rewards given"],
+  ["rewardCounts.", "non-zero rewards"],
   ["endMetrics.", "the environment's metric"],
 ];
 const titleOf = (field: string): string => {

@@ -8,7 +8,7 @@ import { canonicalJson, digest, notJournalable } from "../kernel/canonical.ts";
 import { isThenable, shownValue } from "../kernel/errors.ts";
 import type { EventBody } from "../kernel/events.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
-import { type EnvEmitted, LONE_SURROGATE, refusedEndReason } from "./env.ts";
+import { type EnvEmitted, hearsAgentAct, LONE_SURROGATE, refusedEndReason } from "./env.ts";
 import type { Turn } from "./policy.ts";
 
 /** ` (observe() at envs/shop.ts:31:9)`: where the failing action was written in the environment's code. */
@@ -76,6 +76,25 @@ export const deadEndStates = (snapshot: AnyMachineSnapshot): string[] => {
   const nodes = ((snapshot as { _nodes?: readonly ExitNode[] })._nodes ?? []).filter((n) => n.type === "atomic");
   if (nodes.length === 0 || nodes.some(hasWayOut)) return [];
   return nodes.map((n) => (n.path ?? []).join("."));
+};
+
+const hearsAction = (node: ExitNode | undefined): boolean =>
+  node !== undefined && ([...(node.transitions?.keys() ?? [])].some(hearsAgentAct) || hearsAction(node.parent));
+
+/**
+ * When no active state (nor any state above one) has a transition on `agent.act`: why the agent's action went
+ * unheard, naming the states and the events they do handle; undefined otherwise. A state that waits for the
+ * agent with its `on` forgotten, or written under another name, left the episode "waiting for nothing" with advice
+ * about fallbacks that did not apply.
+ */
+export const deafToActionNote = (snapshot: AnyMachineSnapshot): string | undefined => {
+  const nodes = ((snapshot as { _nodes?: readonly ExitNode[] })._nodes ?? []).filter((n) => n.type === "atomic");
+  if (nodes.length === 0 || nodes.some(hearsAction)) return undefined;
+  const handled = new Set<string>();
+  for (let node: ExitNode | undefined = nodes[0]; node !== undefined; node = node.parent)
+    for (const key of node.transitions?.keys() ?? []) if (!key.startsWith("xstate.")) handled.add(key);
+  const names = nodes.map((n) => `"${(n.path ?? []).join(".")}"`).join(", ");
+  return `${names} ${nodes.length === 1 ? "has" : "have"} no transition on agent.act (nor any state above ${nodes.length === 1 ? "it" : "them"}), so the agent's action goes unheard${handled.size > 0 ? ` (${nodes.length === 1 ? "it handles" : "the first handles"} ${[...handled].map((k) => JSON.stringify(k)).join(", ")})` : ""}: the agent's actions arrive as the event agent.act; give the state that waits for the agent on: { "agent.act": [...] }`;
 };
 
 /**

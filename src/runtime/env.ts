@@ -748,12 +748,15 @@ const checkDefinition = (definition: EnvDefinition): void => {
         `environment ${definition.id}: tool ${name} is not among the machine's actors; add \`actors: toolActors(tools)\` to its setup()`,
       );
   checkInvokedActors(definition.id, definition.machine, actors, definition.tools);
+  checkEventNames(definition.id, definition.machine);
   checkNamedImplementations(definition.id, definition.machine);
   checkInitialStates(definition.id, definition.machine);
   checkEventlessCycles(definition.id, definition.machine);
   checkPolicies(definition.id, definition.policies);
   checkWarmStart(definition.id, definition.warmStart);
   checkOptionalFields(definition.id, definition as unknown as EnvDefinition<never>);
+  // Last: a machine that fails another check (a test's fixture, a half-written one) is told of that first.
+  checkActionsHeard(definition.id, definition.machine);
 };
 
 /** The parts of XState's state nodes that hold invocations as written (not in its public types). */
@@ -813,6 +816,59 @@ const checkInvokedActors = (
     for (const [key, child] of Object.entries(node.states ?? {})) visit(child, path ? `${path}.${key}` : key);
   };
   visit(machine.root as unknown as InvokingNode, "");
+};
+
+/** Whether an event descriptor of a machine's `on` hears the agent's action: `agent.act`, or a wildcard over it. */
+export const hearsAgentAct = (descriptor: string): boolean =>
+  descriptor === "agent.act" || descriptor === "*" || descriptor === "agent.*";
+
+/** The parts of XState's state nodes that hold their transitions as written (not in its public types). */
+interface HandlingNode {
+  readonly config?: { readonly on?: unknown };
+  readonly states?: Record<string, HandlingNode>;
+}
+
+/** Each event a machine's states have a transition on, with the state's path ("" for the root). */
+const handledEvents = (machine: AnyStateMachine): { readonly type: string; readonly path: string }[] => {
+  const found: { type: string; path: string }[] = [];
+  const visit = (node: HandlingNode | undefined, path: string): void => {
+    if (!node) return;
+    const on = node.config?.on;
+    for (const type of typeof on === "object" && on !== null ? Object.keys(on) : []) found.push({ type, path });
+    for (const [key, child] of Object.entries(node.states ?? {})) visit(child, path ? `${path}.${key}` : key);
+  };
+  visit(machine.root as unknown as HandlingNode, "");
+  return found;
+};
+
+/**
+ * The agent's action is the one event the runtime sends a machine, `agent.act` (a tool's result comes through its
+ * invoke's onDone). A misspelt one (`agent.akt`, `agent_act`, `Agent.Act`) was heard by nothing: the episode ended
+ * "waiting for nothing", with advice about fallbacks that did not apply. Refused here, naming the state. Events a
+ * machine raises or sends itself are its own, and left alone unless they are in the agent's namespace or a letter
+ * or two from agent.act.
+ */
+const checkEventNames = (id: string, machine: AnyStateMachine): void => {
+  for (const { type, path } of handledEvents(machine))
+    if (
+      !hearsAgentAct(type) &&
+      !type.startsWith("xstate.") &&
+      (type.startsWith("agent.") || closestName(type, ["agent.act"]))
+    )
+      throw new TypeError(
+        `environment ${id}: ${path ? `state "${path}"` : "the machine's root"} has a transition on "${type}", ` +
+          "an event the runtime never sends (did you mean `agent.act`?): the agent's actions arrive as agent.act, " +
+          "and a tool's result on its invoke's onDone",
+      );
+};
+
+/** A machine with no transition on agent.act anywhere could never hear the agent. */
+const checkActionsHeard = (id: string, machine: AnyStateMachine): void => {
+  if (!handledEvents(machine).some(({ type }) => hearsAgentAct(type)))
+    throw new TypeError(
+      `environment ${id}: no state of its machine has a transition on agent.act, the event the agent's actions ` +
+        'arrive as, so no action would be heard: give the state that waits for the agent on: { "agent.act": [...] }',
+    );
 };
 
 /** The parts of XState's state nodes that say where a compound state starts (not in its public types). */

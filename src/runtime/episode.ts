@@ -31,7 +31,14 @@ import type { EpisodeEvent, EventBody, ToolResult } from "../kernel/events.ts";
 import { splitSeed } from "../kernel/prng.ts";
 import type { Tokenizer } from "../kernel/tokenizer.ts";
 import { createAgent } from "./agent.ts";
-import { deadEndStates, EpisodeDerivation, misspelt, nestedFinalNote, waitingForTools } from "./derive.ts";
+import {
+  deadEndStates,
+  deafToActionNote,
+  EpisodeDerivation,
+  misspelt,
+  nestedFinalNote,
+  waitingForTools,
+} from "./derive.ts";
 import {
   boundMicrosteps,
   checkDefinitionOnce,
@@ -574,6 +581,7 @@ export const runEpisode: {
     /** The event the machine is taking, and the state it took the last one to (for endlessEventMessage). */
     const taking = eventWatch();
     let settled: AnyMachineSnapshot | undefined;
+    let unheard: string | undefined;
     const envError = (cause: unknown) =>
       void finish(
         `environment error: ${
@@ -640,6 +648,9 @@ export const runEpisode: {
       }
       if (finished) return;
       derivation.acted(text, action.tokens);
+      // The state that asked for the action, when neither it nor a state above it hears agent.act: the action will
+      // take no transition, and the episode's end says why (a forgotten or misspelt `on`).
+      unheard = settled === undefined ? undefined : deafToActionNote(settled);
       envActor.send({ type: "agent.act", turn: request.turn, text, tokens: action.tokens });
     };
     const agentFailed = (cause: unknown) =>
@@ -685,7 +696,9 @@ export const runEpisode: {
                 ? `${deadEnd.map((s) => `"${s}"`).join(", ")} has no transition (no on, always or invoke, nor any state above it) and is not final: make it a final state (type: "final"), or end() the episode on the transition into it`
                 : nestedFinal !== undefined
                   ? nestedFinal
-                  : "the last input (an action, or a tool's result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent; a state that runs several tools at once needs a way out once every result is in (an always transition whose guard then holds)"
+                  : unheard !== undefined
+                    ? unheard
+                    : "the last input (an action, or a tool's result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent; a state that runs several tools at once needs a way out once every result is in (an always transition whose guard then holds)"
           }`,
         );
     };

@@ -129,9 +129,10 @@ export class ToolTally {
 
 /**
  * A failure that looks like a bug in the tool's code: an error without a tag, not a cancellation (a timeout and
- * bad arguments have kinds of their own; a tagged error is one the tool reports on purpose).
+ * bad arguments have kinds of their own; a tagged error is one the tool reports on purpose). A summary lists these
+ * first, so any there is among its failures.
  */
-const likelyBug = (f: { tool: string; kind: string; message: string; tag?: string }): boolean =>
+export const likelyBug = (f: { tool: string; kind: string; message: string; tag?: string }): boolean =>
   thrownByToolCode(f) && f.tag === undefined;
 
 /** An error the tool's own code raised: not a timeout, bad arguments or a cancellation by the episode's end. */

@@ -103,7 +103,7 @@ describe("record says when episodes aborted", () => {
     expect(output.stderr.includes("\x1b") || output.stderr.includes("\x07")).toBe(false);
   });
 
-  it("tools whose code threw or whose results were cut: counted, with the line that threw (exit 0: the machine handled them)", async () => {
+  it("tools whose code threw or whose results were cut: counted, with the line that threw (exit 0: the machine handled them; 1 with --strict)", async () => {
     const args = [
       "record",
       "--env",
@@ -120,6 +120,18 @@ describe("record says when episodes aborted", () => {
       "note: 3 of 6 tool calls failed (the machine got { ok: false, error }): 3x shout error: Cannot read properties of undefined (reading 'toUpperCase') (thrown at test/reliability/fixtures/buggy-tool-env.ts:14:41)",
       "note: 3 of 6 tool results were cut to the tool's maxResultChars: the machine saw a string ending in …[truncated] or { truncated: true, preview }, not the value; return less, or raise maxResultChars in defineTool",
     ]);
+    // --strict (for CI) fails the run, naming the failure; a tool's tagged failure (one meant for the machine) not.
+    output.clear();
+    expect(await main([...args, "--strict", "--out", join(dir, "buggy-strict")])).toBe(1);
+    expect(output.stderr).toContain(
+      "error: --strict: tool calls failed with errors their code threw (likely bugs; a failure meant for the machine has a tag, e.g. Data.TaggedError): 3x shout error: Cannot read properties of undefined (reading 'toUpperCase') (thrown at test/reliability/fixtures/buggy-tool-env.ts:14:41)",
+    );
+    const tagged = ["record", "--env", "./test/reliability/fixtures/tagged-failure-env.ts", "--policy", "expert"];
+    output.clear();
+    expect(await main([...tagged, "--episodes", "3", "--strict", "--out", join(dir, "tagged-strict")])).toBe(0);
+    expect(output.stderr).toContain(
+      "note: 3 of 3 tool calls failed (the machine got { ok: false, error }): 3x fetch error (StoreBusy): the store is busy",
+    );
     expect(await main([...args, "--out", join(dir, "buggy-json"), "--json"])).toBe(0);
     expect(JSON.parse(output.stdout.trim().split("\n").at(-1) as string).tools).toEqual({
       calls: 6,
@@ -305,7 +317,7 @@ describe("an environment that reports success on some endings only", () => {
     const lines = output.stdout.trim().split("\n");
     const line = lines.find((l) => l.startsWith("recorded "))!;
     // How the episodes ended, and the rewards given, on the line after (the fixture's reasons and reward).
-    const ending = /^ {2}ended: answered (\d+), gave up (\d+); rewards given: even (\d+)$/.exec(lines.at(-1)!) ?? [];
+    const ending = /^ {2}ended: answered (\d+), gave up (\d+); non-zero rewards: even (\d+)$/.exec(lines.at(-1)!) ?? [];
     expect(Number(ending[1]) + Number(ending[2]), lines.at(-1)).toBe(12);
     const [, reported, without] =
       /success 1\.000 \(success is of the (\d+) episodes that report it; (\d+) ended without a success metric \(end\(reason, \{ success: 0 \}\) counts a failure\)\)/.exec(

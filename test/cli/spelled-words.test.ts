@@ -8,7 +8,8 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
-import { WordTokenizer } from "../../src/index.ts";
+import { SpelledTally } from "../../src/cli/record.ts";
+import { type EpisodeEvent, WordTokenizer } from "../../src/index.ts";
 import { captureOutput, tempDir } from "../support/index.ts";
 
 const dir = tempDir("agent-r1-spelled-");
@@ -61,6 +62,16 @@ describe("words a tokenizer spells byte by byte", () => {
     expect(tokenizer.spelledOut(tokenizer.encode("lima < / >"))).toEqual([]);
     // Byte tokens that spell no UTF-8 (a sampling policy's junk) are no word to add to a corpus: not "\uFFFD".
     expect(tokenizer.spelledOut([0xff, 0xfe, ...tokenizer.encode("lima"), 0xc3, 0x41, 0x42])).toEqual(["AB"]);
+  });
+
+  it("a runaway word (a model's junk) is named by its first 40 characters and its length, not in full", () => {
+    const tokenizer = WordTokenizer.fromCorpus(["lima"]);
+    const tally = new SpelledTally({ id: "junk", tokenizer });
+    const text = `${"x".repeat(5000)} lima`;
+    tally.add([{ type: "agent.acted", turn: 0, text, tokens: tokenizer.encode(text) } as unknown as EpisodeEvent]);
+    const note = tally.note() ?? "";
+    expect(note).toContain(`${JSON.stringify("x".repeat(40))}... (5000 characters, 5000 tokens; 1x, in actions)`);
+    expect(note.length).toBeLessThan(600);
   });
 
   it("record names them, most frequent first, with their cost and where they were seen; none when the corpus covers them", async () => {

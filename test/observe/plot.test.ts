@@ -228,7 +228,7 @@ describe("plotRuns", () => {
     expect(run.rows.map((r) => r["rewardCounts.malformed"])).toEqual([0, 3, undefined]);
     const titles = Object.fromEntries(chartedFields([run]).map((f) => [f.field, f.title]));
     expect(titles["endReasons.turn-limit"]).toBe("episodes that ended: turn-limit");
-    expect(titles["rewardCounts.malformed"]).toBe("rewards given: malformed");
+    expect(titles["rewardCounts.malformed"]).toBe("non-zero rewards: malformed");
   });
 
   it("refuses a missing folder and a folder without metrics.jsonl with a usage error", async () => {

@@ -178,6 +178,7 @@ describe("an always transition whose guard keeps holding", () => {
       }).createMachine({
         context: { n: 0 },
         initial: "first",
+        on: { "agent.act": ".first" },
         states: {
           first: { always: "round" },
           round: {

@@ -153,13 +153,68 @@ describe("a machine left waiting for nothing", () => {
       tokenizer: new WordTokenizer(["say", "yes", "no"]),
       task: () => ({}),
     });
-    const silent = defineEnv({ ...env, machine: setup({}).createMachine({ initial: "a", states: { a: {} } }) });
+    const silent = defineEnv({
+      ...env,
+      machine: setup({}).createMachine({ initial: "a", states: { a: { on: { "agent.act": {} } } } }),
+    });
     expect((await playEpisode(silent, { seed: "s", actions: [] })).record.reason).toBe(
       'aborted: environment error: the machine is in state "a" waiting for nothing (no observe(), no end(), no tool call in flight): it started without observing: give its entry (or its first state\'s) an observe() with the task, or a tool call',
     );
     const { record } = await playEpisode(env, { seed: "s", actions: ["no"] });
     expect(record.reason).toBe(
       'aborted: environment error: the machine is in state "awaiting" waiting for nothing (no observe(), no end(), no tool call in flight): the last input (an action, or a tool\'s result) took no transition that observes, ends or calls a tool; end each agent.act list with an unguarded fallback (a format penalty and observe()), and observe() on entering a state that waits for the agent; a state that runs several tools at once needs a way out once every result is in (an always transition whose guard then holds)',
+    );
+  });
+
+  it("names the event a machine's transitions are on when it is no agent.act: at definition if misspelt, else when an action goes unheard", () => {
+    const base = {
+      id: "deaf",
+      version: "1",
+      description: "hears no action",
+      tools: {},
+      tokenizer: new WordTokenizer(["say", "yes"]),
+      task: () => ({}),
+    };
+    const machineOn = (event: string) =>
+      setup({}).createMachine({
+        initial: "awaiting",
+        entry: observe("say yes"),
+        states: { awaiting: { on: { [event]: { actions: end("done") } } } },
+      });
+    for (const typo of ["agent.akt", "agent_act", "Agent.Act", "agent.action"])
+      expect(() => defineEnv({ ...base, machine: machineOn(typo) })).toThrow(
+        `environment deaf: state "awaiting" has a transition on "${typo}", an event the runtime never sends (did you mean \`agent.act\`?): the agent's actions arrive as agent.act, and a tool's result on its invoke's onDone`,
+      );
+    // An event of the machine's own (raised or sent to itself) is its business; with no agent.act anywhere, the
+    // machine could never hear the agent.
+    expect(() => defineEnv({ ...base, machine: machineOn("tick") })).toThrow(
+      'environment deaf: no state of its machine has a transition on agent.act, the event the agent\'s actions arrive as, so no action would be heard: give the state that waits for the agent on: { "agent.act": [...] }',
+    );
+    for (const heard of ["agent.act", "agent.*", "*"])
+      expect(() => defineEnv({ ...base, machine: machineOn(heard) })).not.toThrow();
+  });
+
+  it("an action asked for by a state that does not hear agent.act ends the episode naming that state and what it handles", async () => {
+    // "asking" observes and waits for the agent, but only "answered" has the agent.act transition.
+    const machine = setup({ types: { events: {} as AgentActEvent | { type: "tick" } } }).createMachine({
+      initial: "asking",
+      states: {
+        asking: { entry: observe("say yes"), on: { tick: "answered" } },
+        answered: { on: { "agent.act": { actions: end("done") } } },
+      },
+    });
+    const env = defineEnv({
+      id: "deaf",
+      version: "1",
+      description: "asks in a state that does not listen",
+      machine,
+      tools: {},
+      tokenizer: new WordTokenizer(["say", "yes"]),
+      task: () => ({}),
+    });
+    const { record } = await playEpisode(env, { seed: "s", actions: ["yes"] });
+    expect(record.reason).toBe(
+      'aborted: environment error: the machine is in state "asking" waiting for nothing (no observe(), no end(), no tool call in flight): "asking" has no transition on agent.act (nor any state above it), so the agent\'s action goes unheard (it handles "tick"): the agent\'s actions arrive as the event agent.act; give the state that waits for the agent on: { "agent.act": [...] }',
     );
   });
 

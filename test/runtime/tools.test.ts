@@ -402,7 +402,7 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
   it("an invoke whose src names no actor is refused when the environment is defined, naming the state", () => {
     const machine = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
       initial: "waiting",
-      states: { waiting: { on: { go: "calling" } }, calling: { invoke: { src: "lokup" as never } } },
+      states: { waiting: { on: { "agent.act": "calling" } }, calling: { invoke: { src: "lokup" as never } } },
     });
     expect(() => defineEnv({ ...lookupEnv, machine })).toThrow(
       'environment lookup: state "calling" invokes src "lokup", which is not among the machine\'s actors (did you mean `lookup`?); it has lookup',
@@ -430,7 +430,7 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     const machine = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
       initial: "waiting",
       states: {
-        waiting: { on: { go: "calling" } },
+        waiting: { on: { "agent.act": "calling" } },
         calling: { invoke: { src: "lookup", input: { key: "k0" }, onError: { target: "done" } } },
         done: { type: "final" },
       },
@@ -441,7 +441,10 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     // An actor of the machine's own that is no tool may fail as XState's actors do: its onError is kept.
     const own = setup({ actors: { ...toolActors(lookupEnv.tools), clock: fromPromise(async () => 1) } }).createMachine({
       initial: "a",
-      states: { a: { invoke: { src: "clock", onDone: "b", onError: "b" } }, b: { type: "final" } },
+      states: {
+        a: { invoke: { src: "clock", onDone: "b", onError: "b" }, on: { "agent.act": "b" } },
+        b: { type: "final" },
+      },
     });
     expect(() => defineEnv({ ...lookupEnv, machine: own })).not.toThrow();
   });
@@ -452,7 +455,7 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     const looping = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
       initial: "waiting",
       states: {
-        waiting: { on: { go: "moving" } },
+        waiting: { on: { "agent.act": "moving" } },
         moving: { always: [{ guard: () => false, target: "waiting" }, { target: "spin" }] },
         spin: { always: { target: "spin2" } },
         spin2: { always: "spin" },
@@ -465,7 +468,7 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     const guarded = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
       initial: "waiting",
       states: {
-        waiting: { on: { go: "spin" } },
+        waiting: { on: { "agent.act": "spin" } },
         spin: { always: { target: "spin2" } },
         spin2: { always: [{ guard: () => true, target: "waiting" }, { target: "spin" }] },
       },
@@ -473,7 +476,7 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     expect(() => defineEnv({ ...lookupEnv, machine: guarded })).not.toThrow();
     const chain = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
       initial: "a",
-      states: { a: { always: "b" }, b: { always: "c" }, c: { on: { go: "a" } } },
+      states: { a: { always: "b" }, b: { always: "c" }, c: { on: { "agent.act": "a" } } },
     });
     expect(() => defineEnv({ ...lookupEnv, machine: chain })).not.toThrow();
   });
@@ -483,7 +486,7 @@ describe("defineEnv and scriptedPolicy name what a user left out", () => {
     // no `after`; replay folds without timers.
     const delayed = setup({ actors: toolActors(lookupEnv.tools) }).createMachine({
       initial: "waiting",
-      states: { waiting: { on: { go: "napping" } }, napping: { after: { 100: { target: "waiting" } } } },
+      states: { waiting: { on: { "agent.act": "napping" } }, napping: { after: { 100: { target: "waiting" } } } },
     });
     expect(() => defineEnv({ ...lookupEnv, machine: delayed })).toThrow(
       'environment lookup: state "napping" has `after` (a delayed transition, 100): an episode moves only on',

@@ -29,6 +29,13 @@ export declare const waitingForTools: (snapshot: AnyMachineSnapshot, tools: Read
  */
 export declare const deadEndStates: (snapshot: AnyMachineSnapshot) => string[];
 /**
+ * When no active state (nor any state above one) has a transition on `agent.act`: why the agent's action went
+ * unheard, naming the states and the events they do handle; undefined otherwise. A state that waits for the
+ * agent with its `on` forgotten, or written under another name, left the episode "waiting for nothing" with advice
+ * about fallbacks that did not apply.
+ */
+export declare const deafToActionNote: (snapshot: AnyMachineSnapshot) => string | undefined;
+/**
  * When every active state is a final one inside a state that has no `onDone` (nor any transition of a state
  * above it): how to leave it, in words. The episode ends at a final state of the machine's top level only, so a
  * `type: "final"` one level down waits for nothing; undefined otherwise.

@@ -288,6 +288,8 @@ export declare const envDefinedAt: (env: object) => string | undefined;
  * episode "waiting for nothing". Throws defineEnv's TypeError.
  */
 export declare const checkDefinitionOnce: (env: EnvDefinition) => void;
+/** Whether an event descriptor of a machine's `on` hears the agent's action: `agent.act`, or a wildcard over it. */
+export declare const hearsAgentAct: (descriptor: string) => boolean;
 /**
  * Where an environment error was thrown: its own stack's first user frame, or, for XState's rethrow of a
  * guard's error ("Unable to evaluate guard ... :\n<message>", without the original's stack), the place the

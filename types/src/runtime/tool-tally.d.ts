@@ -64,6 +64,17 @@ export declare class ToolTally {
     summary(limit?: number): ToolTallySummary;
 }
 /**
+ * A failure that looks like a bug in the tool's code: an error without a tag, not a cancellation (a timeout and
+ * bad arguments have kinds of their own; a tagged error is one the tool reports on purpose). A summary lists these
+ * first, so any there is among its failures.
+ */
+export declare const likelyBug: (f: {
+    tool: string;
+    kind: string;
+    message: string;
+    tag?: string;
+}) => boolean;
+/**
  * One failure as the summaries show it: `3x search error: <message> (thrown at file:line:col)`, with the
  * error's tag when it had one (`3x search error (NotFound): <message>`) (or, when
  * `record --resume` kept its episodes and this process did not see it thrown, that where is not journaled).
