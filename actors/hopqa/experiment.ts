@@ -8,7 +8,7 @@
  *   npm run experiment -- --report              # rewrite docs/results.md from what has finished
  *   npm run experiment -- --long      # 45 updates of 16 x 8 per run, into runs/hopqa-long and docs/long
  *   npm run experiment -- --hasty     # from the hasty demonstrator's clone, into runs/hopqa-hasty and docs/hasty
- *   npm run experiment -- --half-hasty  # from the half-hasty clone (test 0.26), into runs/hopqa-half-hasty and docs/half-hasty
+ *   npm run experiment -- --half-hasty  # from the half-hasty clone (test 0.28), into runs/hopqa-half-hasty and docs/half-hasty
  *   npm run experiment -- --possessive  # hopqa?wording=possessive&legal=relations from a weak turn-local clone, into runs/hopqa-possessive and docs/possessive
  *   npm run experiment -- --sloppy      # the same variant from the sloppy demonstrator's clone (test 0.56), into runs/hopqa-sloppy and docs/sloppy
  *   npm run experiment -- --left        # the sloppy recipe on hopqa?...&left=phrases (clone test 0.56-0.58), into runs/hopqa-left and docs/left
@@ -941,7 +941,7 @@ const experiment = async (argv: readonly string[]): Promise<number> => {
     )
     .option(
       "--half-hasty",
-      `start from the half-hasty clone (${SHIPPED_HALF_HASTY_WARM_START}: test 0.26, it answers one hop early on many questions but reads well), the budget and sampling of --hasty; its own --out and --docs (runs/hopqa-half-hasty, docs/half-hasty) unless given`,
+      `start from the half-hasty clone (${SHIPPED_HALF_HASTY_WARM_START}: test 0.28, it answers one hop early on many questions but reads well), the budget and sampling of --hasty; its own --out and --docs (runs/hopqa-half-hasty, docs/half-hasty) unless given`,
     )
     .option(
       "--possessive",

@@ -11,7 +11,7 @@
  *
  *   npm run recipe:left                          # clones 1,2,3,4, souped, the best 2 trained; into runs/hopqa-left-recipe
  *   npm run recipe:left -- --clones a,b --keep 1 --out runs/other
- *   npm run recipe:left -- --quick               # a toy run of every step, about a minute; runs/hopqa-left-recipe-quick
+ *   npm run recipe:left -- --quick               # a toy run of every step, 1 to 4 minutes; runs/hopqa-left-recipe-quick
  *   npm run recipe:left -- --no-soup-clones --out runs/plain   # the clones as cloned, not souped (the recipe before)
  *
  * Every step is an `agent-r1` command in a child process (its output in OUT/logs/, written as it runs), two at a
@@ -522,7 +522,7 @@ export const recipeMain = async (argv: readonly string[]): Promise<number> => {
       2,
     )
     .option("--jobs <n>", "processes at a time", intArg("--jobs", 1), 2)
-    .option("--quick", "a toy run of every step (24 demonstrations, 2 updates, 2 episodes per score), about a minute")
+    .option("--quick", "a toy run of every step (24 demonstrations, 2 updates, 2 episodes per score), 1 to 4 minutes")
     .option(
       "--no-soup-clones",
       "score and train the clones as cloned, not each souped with itself cloned two epochs longer (the recipe before 2026-12-07; docs/hopqa.md)",

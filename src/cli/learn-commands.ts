@@ -60,7 +60,7 @@ import {
 } from "../runtime/env.ts";
 import { DEFAULT_MAX_TURNS, type EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
-import { configureEnv, sameVariant, sameVariantSpec, variantFromJournal } from "../runtime/variants.ts";
+import { configureEnv, recordsVariant, sameVariant, sameVariantSpec, variantFromJournal } from "../runtime/variants.ts";
 import { intArg, seedArg, summaryJson } from "./args.ts";
 import {
   type EpisodeProgress,
@@ -75,6 +75,7 @@ import {
   checkpointOriginEnv,
   ENVIRONMENTS,
   fromStartFolder,
+  givesOptions,
   loadEnv,
   lostRelativeModule,
   modulePathOf,
@@ -655,7 +656,13 @@ const checkpointEnvSpec = (
 /** A checkpoint outside a run folder (a shipped one): the built-in environment whose tokenizer it carries. */
 const tokenizerEnv = (checkpoint: string, who: "eval" | "select" | "train" = "eval"): string | undefined => {
   const env = builtinEnvOfCheckpoint(checkpoint);
-  if (env) process.stderr.write(`${who}: --env not given: ${env}, whose tokenizer ${checkpoint} carries\n`);
+  // Its tokenizer tells the wording, not the options that keep it (hopqa's legal, left): a run's checkpoint copied
+  // out of its run folder records none, and was scored under the plain variant without a word.
+  if (env)
+    process.stderr.write(
+      `${who}: --env not given: ${env}, whose tokenizer ${checkpoint} carries (it records no other options: ` +
+        "give --env if it was made on a variant)\n",
+    );
   return env;
 };
 
@@ -1722,6 +1729,22 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
                 `note: --env not given; the journals in ${opts.data} are episodes of ${recorded}, so sft clones under it\n`,
               );
               opts.env = recorded;
+            }
+          }
+        }
+        // An --env that names the environment alone (`--env hopqa`, a module's path) over journals that record
+        // options (`record --env "hopqa?worlds=1-100"`): their options apply, as replay and eval take them; the
+        // pipeline README shows was refused here.
+        if (envGiven && !givesOptions(opts.env)) {
+          const started = await envOfData(opts.data);
+          if (started?.options !== undefined && Object.keys(started.options).length > 0) {
+            const named = await loadEnv(opts.env);
+            if (started.id === named.id && !recordsVariant(named, started.options)) {
+              const spec = envSpecOf(modulePathOf(opts.env), started.options);
+              process.stderr.write(
+                `note: --env ${opts.env} gives no options; the journals in ${opts.data} are episodes of ${spec} (the options they record), so sft clones under it\n`,
+              );
+              opts.env = spec;
             }
           }
         }

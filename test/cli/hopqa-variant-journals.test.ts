@@ -133,7 +133,7 @@ describe("journals of hopqa?wording=possessive", () => {
     );
   }, 60_000);
 
-  it("a possessive checkpoint under another wording: eval, train --init and sft --init name the --env to pass", async () => {
+  it("a possessive checkpoint under another wording: eval and train --init name the --env to pass (sft takes its journals' options)", async () => {
     // The clone under plain hopqa (another wording's tokenizer): refused, naming the --env to pass.
     output.clear();
     const evaluate = ["eval", "--checkpoint", clone, "--episodes", "1", "--no-constrained"];
@@ -148,15 +148,31 @@ describe("journals of hopqa?wording=possessive", () => {
     output.clear();
     expect(await main(["eval", "--checkpoint", bare, "--episodes", "1", "--no-constrained"]), output.stderr).toBe(0);
     expect(output.stderr).toContain(`eval: --env not given: hopqa?wording=possessive, whose tokenizer ${bare} carries`);
-    for (const command of ["train", "sft"]) {
-      output.clear();
-      const more = command === "sft" ? ["--data", first] : ["--steps", "1"];
-      const args = [command, "--env", "hopqa", "--init", clone, ...more, "--out", join(dir, `${command}-out`)];
-      expect(await main(args)).toBe(2);
-      expect(output.stderr).toContain(
-        "this checkpoint's tokenizer is hopqa's wording=possessive one: pass --env 'hopqa?wording=possessive'",
-      );
-    }
+    output.clear();
+    const train = ["train", "--env", "hopqa", "--init", clone, "--steps", "1", "--out", join(dir, "train-out")];
+    expect(await main(train)).toBe(2);
+    expect(output.stderr).toContain(
+      "this checkpoint's tokenizer is hopqa's wording=possessive one: pass --env 'hopqa?wording=possessive'",
+    );
+    // sft's --env hopqa names the environment alone: the journals' options (the possessive wording) apply.
+    output.clear();
+    const sft = [
+      "sft",
+      "--env",
+      "hopqa",
+      "--init",
+      clone,
+      "--data",
+      first,
+      "--epochs",
+      "1",
+      "--out",
+      join(dir, "sft-out"),
+    ];
+    expect(await main(sft), output.stderr).toBe(0);
+    expect(output.stderr).toContain(
+      `note: --env hopqa gives no options; the journals in ${first} are episodes of hopqa?`,
+    );
     // And the other way: a clone of the default wording under the possessive one.
     const outer = join(dir, "outer");
     await recordExpert("hopqa", outer);

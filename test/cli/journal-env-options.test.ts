@@ -98,7 +98,7 @@ describe("journals of hopqa?worlds=1-3&wording=possessive&legal=relations", () =
     }
   });
 
-  it("sft --data clones under them without --env, and refuses an --env of other options", async () => {
+  it("sft --data clones under them without --env or with one that names the environment alone, and refuses an --env of other options", async () => {
     const shape = ["--layers", "1", "--heads", "2", "--width", "16", "--epochs", "1"];
     output.clear();
     const clone = join(dir, "clone");
@@ -107,6 +107,14 @@ describe("journals of hopqa?worlds=1-3&wording=possessive&legal=relations", () =
       `note: --env not given; the journals in ${data} are episodes of ${recordedOn} (the options they record), so sft clones under it`,
     );
     expect(JSON.parse(readFileSync(join(clone, "sft.json"), "utf8")).env).toBe(recordedOn);
+    // An --env that names the environment alone: their options apply, as replay takes them (README's pipeline).
+    output.clear();
+    const named = join(dir, "named");
+    expect(await main(["sft", "--env", "hopqa", "--data", data, ...shape, "--out", named]), output.stderr).toBe(0);
+    expect(output.stderr).toContain(
+      `note: --env hopqa gives no options; the journals in ${data} are episodes of ${recordedOn} (the options they record), so sft clones under it`,
+    );
+    expect(JSON.parse(readFileSync(join(named, "sft.json"), "utf8")).env).toBe(recordedOn);
     output.clear();
     const other = ["sft", "--env", "hopqa?wording=possessive", "--data", data, ...shape, "--out", join(dir, "other")];
     expect(await main(other)).toBe(2);
