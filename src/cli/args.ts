@@ -1,4 +1,5 @@
 import { type Command, CommanderError, InvalidArgumentError } from "commander";
+import { closestName } from "../kernel/errors.ts";
 
 /**
  * Why `value` is no seed, naming it as `name` (the CLI's `--seed`, evaluate's `evaluate: seed`), or undefined when it
@@ -30,6 +31,20 @@ export const intArg =
         `${name} must be ${min === 1 ? "a positive integer" : `an integer >= ${min}`}${/^\d+$/.test(value.trim()) && !Number.isSafeInteger(n) ? " below 2^53" : ""}, got "${value}"${!/^\d+$/.test(value.trim()) && Number.isSafeInteger(n) && n >= min ? " (write it in decimal digits)" : ""}`,
       );
     return n;
+  };
+
+/**
+ * An option of a few named values, parsed after commander's `.choices()` (whose list the help keeps): a value not
+ * among them is refused with the list, and the one it most likely meant (`--algo grop`, `--algo GRPO`: grpo).
+ */
+export const choiceArg =
+  (choices: readonly string[]) =>
+  (value: string): string => {
+    if (choices.includes(value)) return value;
+    const meant = closestName(value, choices);
+    throw new InvalidArgumentError(
+      `Allowed choices are ${choices.join(", ")}.${meant === undefined ? "" : ` Did you mean ${meant}?`}`,
+    );
   };
 
 /**

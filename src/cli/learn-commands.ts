@@ -61,7 +61,7 @@ import {
 import { DEFAULT_MAX_TURNS, type EpisodeRecord } from "../runtime/episode.ts";
 import type { Policy } from "../runtime/policy.ts";
 import { configureEnv, recordsVariant, sameVariant, sameVariantSpec, variantFromJournal } from "../runtime/variants.ts";
-import { intArg, seedArg, summaryJson } from "./args.ts";
+import { choiceArg, intArg, seedArg, summaryJson } from "./args.ts";
 import {
   type EpisodeProgress,
   episodeProgress,
@@ -88,7 +88,7 @@ import {
   tokenizerVariantFix,
   tokenizerVariantOf,
 } from "./registry.ts";
-import { exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
+import { againToQuit, exitCodeOf, exitStopped, interruptedBy, onStopSignals, type StopSignal } from "./signals.ts";
 
 /** What the user may say about a fresh model's shape on the command line. */
 export interface ModelOverrides {
@@ -1168,7 +1168,7 @@ const stopOnInterrupt = (
       process.exit(exitCodeOf(signal));
     }
     stoppedBy = signal;
-    process.stderr.write(`\n${interruptedBy(signal)}: ${finishing} (Ctrl-C again to quit now)\n`);
+    process.stderr.write(`\n${interruptedBy(signal)}: ${finishing} (${againToQuit(signal)})\n`);
   });
   return { shouldStop: () => stoppedBy !== undefined, stoppedBy: () => stoppedBy, dispose };
 };
@@ -1335,7 +1335,12 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       .addOption(
         new Option("--env <id|path>", "environment").default(d.env, `the one --init was made under, else ${d.env}`),
       )
-      .addOption(new Option("--algo <name>", "advantage estimator / algorithm").choices(ALGORITHMS).default(d.algo))
+      .addOption(
+        new Option("--algo <name>", "advantage estimator / algorithm")
+          .choices(ALGORITHMS)
+          .argParser(choiceArg(ALGORITHMS))
+          .default(d.algo),
+      )
       .option("--steps <n>", "policy updates", int("--steps", 1), d.steps)
       .option("--seed <seed>", "run seed", seedArg, d.seed)
       .requiredOption("--out <dir>", "run folder (config.json, metrics.jsonl, checkpoints/, episodes/)")

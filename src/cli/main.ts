@@ -565,7 +565,7 @@ const otherCheckpoints = (file: string, detail: string): string => {
   // latest.json naming a folder that is gone: its error lists them already, and how to point it at one.
   if (detail.includes("the checkpoints there:"))
     return `; or give one of them, e.g. ${join(folder, others.at(-1)!)}, as --checkpoint or --init`;
-  const shown = others.length > 4 ? [...others.slice(0, 1), "...", ...others.slice(-3)] : others;
+  const shown = others.length > 5 ? [...others.slice(0, 1), "...", ...others.slice(-3)] : others;
   // A folder of checkpoints that is no run's (docs/checkpoints: no latest.json, no run config.json beside it) has no
   // resume to point at.
   if (!existsSync(join(folder, "latest.json")) && !existsSync(join(dirname(folder), "config.json")))

@@ -18,6 +18,10 @@ export const exitCodeOf = (signal: StopSignal): number => 128 + constants.signal
 export const interruptedBy = (signal: StopSignal): string =>
   signal === "SIGINT" ? "interrupted" : `interrupted by ${signal}`;
 
+/** How to quit at once after `signal` began a graceful stop: the same signal again (a SIGTERM's sender is no key). */
+export const againToQuit = (signal: StopSignal): string =>
+  signal === "SIGINT" ? "Ctrl-C again to quit now" : `${signal} again, or Ctrl-C, to quit now`;
+
 /** Calls `handler` on each stop signal (every time one comes) until the returned removal is called. */
 export const onStopSignals = (handler: (signal: StopSignal) => void): (() => void) => {
   const listeners = STOP_SIGNALS.map(
@@ -73,7 +77,7 @@ export const exitStopped = (signal: StopSignal, message: string): void => {
   const seconds = `${TOOL_SETTLE_MS / 1000} s`;
   const said = setTimeout(() => {
     process.stderr.write(
-      `waiting up to ${seconds} for the tool calls in flight to end (their signals are aborted; their finalizers run); Ctrl-C again to quit now\n`,
+      `waiting up to ${seconds} for the tool calls in flight to end (their signals are aborted; their finalizers run); ${againToQuit(signal)}\n`,
     );
   }, WAIT_SAID_AFTER_MS);
   void toolCallsSettled(TOOL_SETTLE_MS).then((unsettled) => {

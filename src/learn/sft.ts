@@ -342,7 +342,7 @@ export const loadSequences = async (
     );
   if (unsuccessful > 0 && sequences.length > 0)
     log(
-      `sft: ${unsuccessful} of ${files.length} episodes did not succeed and are not cloned (--all-episodes, or successfulOnly: false from code, clones them too)`,
+      `sft: ${unsuccessful} of ${files.length} episodes did not succeed and are not cloned (sft --all-episodes, or successfulOnly: false from code, clones them too; train's warm start clones the successful ones only)`,
     );
   if (sequences.length === 0 && files.length > 0) {
     const why = [

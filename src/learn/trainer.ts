@@ -1065,8 +1065,12 @@ const trainLocked = async <Task extends Json>(options: TrainOptions<Task>): Prom
   if (existsSync(metricsFile)) {
     const text = readMetricsText(metricsFile);
     const lines = text.split("\n");
-    // A line without its newline is an append cut by a crash: dropped with the rest of the redone work.
-    lines.pop();
+    // A line without its newline is an append cut by a crash: dropped with the rest of the redone work, and said.
+    const torn = lines.pop() ?? "";
+    if (torn.trim() !== "")
+      log(
+        `${metricsFile}: its last line was cut by a crash (no newline at its end, ${torn.length} characters): dropped`,
+      );
     const kept: string[] = [];
     let lastKept = -1;
     let dropped = 0;

@@ -378,7 +378,7 @@ describe("sft --all-episodes (cloning a demonstrator that is often wrong)", () =
     const some = await cli(...words(`sft --env hopqa --data ${demos} --out ${join(dir, "some")} ${tiny}`));
     expect(some.code, some.stderr).toBe(0);
     const skipped = Number(
-      /sft: (\d+) of 12 episodes did not succeed and are not cloned \(--all-episodes/.exec(some.stderr)?.[1],
+      /sft: (\d+) of 12 episodes did not succeed and are not cloned \(sft --all-episodes/.exec(some.stderr)?.[1],
     );
     expect(skipped).toBeGreaterThan(0); // the hasty demonstrator stops early on most questions
     expect(some.stdout).toContain(`cloned ${12 - skipped} episodes`);

@@ -286,6 +286,11 @@ const CASES: [string[], RegExp][] = [
   ],
   [["train", "--env", "lookup", "--out", out, "--layers", "0"], /--layers must be a positive integer, got "0"/],
   [
+    ["train", "--env", "lookup", "--out", out, "--algo", "grop"],
+    /Allowed choices are ppo, grpo, .*\. Did you mean grpo\?/,
+  ],
+  [["train", "--env", "lookup", "--out", out, "--algo", "RLOO"], /Did you mean rloo\?/],
+  [
     ["train", "--env", "lookup", "--out", out, "--heads", "3"],
     /a fresh model: width 64 is not a multiple of heads 3 \(heads from --heads 3, width from the defaults\)/,
   ],

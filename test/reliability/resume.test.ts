@@ -128,6 +128,17 @@ describe("resume: optimizer state in checkpoints", () => {
     expect(readFileSync(file, "utf8").startsWith("{")).toBe(true);
   });
 
+  it("says so when it drops a last metrics line cut by a crash (no newline), and redoes its update", async () => {
+    const { env, config, out, file } = await twoUpdateRunStoppedAfterOne("agent-r1-resume-torn-");
+    writeFileSync(file, `${readFileSync(file, "utf8")}{"step":1,"vers`);
+    const lines: string[] = [];
+    await train({ env, config, out, resume: true, log: (line) => lines.push(line) });
+    expect(lines).toContain(
+      `${file}: its last line was cut by a crash (no newline at its end, 15 characters): dropped`,
+    );
+    expect(metricsOf(out).map((m) => m.step)).toEqual([0, 1]);
+  });
+
   it("refuses a run whose metrics.jsonl is a folder, naming it (Node's EISDIR names no path)", async () => {
     const { env, config, out, file } = await twoUpdateRunStoppedAfterOne("agent-r1-resume-folder-");
     rmSync(file);

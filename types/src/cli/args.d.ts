@@ -13,6 +13,11 @@ export declare const seedArg: (value: string) => string;
  */
 export declare const intArg: (name: string, min: number) => (value: string) => number;
 /**
+ * An option of a few named values, parsed after commander's `.choices()` (whose list the help keeps): a value not
+ * among them is refused with the list, and the one it most likely meant (`--algo grop`, `--algo GRPO`: grpo).
+ */
+export declare const choiceArg: (choices: readonly string[]) => (value: string) => string;
+/**
  * A summary as one JSON line, its fractions rounded to 12 significant digits: a mean of rewards prints as
  * 0.9, not 0.8999999999999997 (float sums' noise). Integers and non-numbers are written as they are.
  */

@@ -11,6 +11,8 @@ export type StopSignal = (typeof STOP_SIGNALS)[number];
 export declare const exitCodeOf: (signal: StopSignal) => number;
 /** `interrupted` for Ctrl-C, `interrupted by SIGTERM` for the others: the start of the line said. */
 export declare const interruptedBy: (signal: StopSignal) => string;
+/** How to quit at once after `signal` began a graceful stop: the same signal again (a SIGTERM's sender is no key). */
+export declare const againToQuit: (signal: StopSignal) => string;
 /** Calls `handler` on each stop signal (every time one comes) until the returned removal is called. */
 export declare const onStopSignals: (handler: (signal: StopSignal) => void) => (() => void);
 /** How long a stopped command waits for the tool calls it ended to settle (their finalizers to run) before it exits. */
