@@ -841,7 +841,9 @@ export const freshModelConfig = (
 /** A run's out is a folder; a file there would fail in mkdir with a stack trace. */
 const refuseFileAsOut = (out: string): void => {
   if (existsSync(out) && !statSync(out).isDirectory())
-    throw new UsageError({ detail: `${out} is a file; a run's --out is a folder (config.json, checkpoints/, ...)` });
+    throw new UsageError({
+      detail: `${out} is a file; a run's out (--out) is a folder (config.json, checkpoints/, ...)`,
+    });
 };
 
 /**

@@ -166,7 +166,7 @@ describe("train --resume", () => {
   it("refuses a file, and a checkpoint folder, as the run to resume: what it is, not a stack trace or a missing field", async () => {
     const file = join(run, "config.json");
     expect(await main(["train", "--out", file, "--resume", "--steps", "3"])).toBe(2);
-    expect(output.stderr).toContain(`error: ${file} is a file; a run's --out is a folder`);
+    expect(output.stderr).toContain(`error: ${file} is a file; a run's out (--out) is a folder`);
     const checkpoint = join(run, "checkpoints", "v00001");
     expect(await main(["train", "--out", checkpoint, "--resume", "--steps", "3"])).toBe(2);
     expect(output.stderr).toContain(

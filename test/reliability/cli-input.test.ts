@@ -388,7 +388,10 @@ const CASES: [string[], RegExp][] = [
     /damaged-run\/config\.json: not valid JSON \(.*\), so the run's environment is unknown; mend the file, or give --env$/,
   ],
   // train --out: a file (it was EEXIST from mkdirSync, with its stack), or a folder of recorded journals.
-  [["train", "--env", "lookup", "--no-warm-start", "--out", aFile], /a-file is a file; a run's --out is a folder/],
+  [
+    ["train", "--env", "lookup", "--no-warm-start", "--out", aFile],
+    /a-file is a file; a run's out \(--out\) is a folder/,
+  ],
   [
     ["train", "--env", "lookup", "--no-warm-start", "--out", journalsFolder],
     /journals holds recorded journals \(ep-0\.jsonl\); a run writes its own episodes there, and they would mix: give a new or empty --out/,
