@@ -1699,8 +1699,9 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
       try {
         release = holdCheckpointOut("sft", opts.out, !!opts.replace, !!opts.resume);
         const envGiven = command.getOptionValueSource("env") === "cli";
+        // What the journals record of their environment (the first one's episode.started), read once.
+        const started = await envOfData(opts.data);
         if (!envGiven) {
-          const started = await envOfData(opts.data);
           const recorded = started?.id;
           const fromRun = recorded !== undefined && !Object.hasOwn(ENVIRONMENTS, recorded) && runModuleOf(opts.data);
           if (fromRun) {
@@ -1740,22 +1741,19 @@ export const addLearnCommands = (program: Command, setExit: (code: number) => vo
         // An --env that names the environment alone (`--env hopqa`, a module's path) over journals that record
         // options (`record --env "hopqa?worlds=1-100"`): their options apply, as replay and eval take them; the
         // pipeline README shows was refused here.
-        if (envGiven && !givesOptions(opts.env)) {
-          const started = await envOfData(opts.data);
-          if (started?.options !== undefined && Object.keys(started.options).length > 0) {
-            const named = await loadEnv(opts.env);
-            if (started.id === named.id && !recordsVariant(named, started.options)) {
-              const spec = envSpecOf(modulePathOf(opts.env), started.options);
-              process.stderr.write(
-                `note: --env ${opts.env} gives no options; the journals in ${opts.data} are episodes of ${spec} (the options they record), so sft clones under it\n`,
-              );
-              opts.env = spec;
-            }
+        if (envGiven && !givesOptions(opts.env) && started?.options !== undefined) {
+          const named = await loadEnv(opts.env);
+          if (started.id === named.id && !recordsVariant(named, started.options)) {
+            const spec = envSpecOf(modulePathOf(opts.env), started.options);
+            process.stderr.write(
+              `note: --env ${opts.env} gives no options; the journals in ${opts.data} are episodes of ${spec} (the options they record), so sft clones under it\n`,
+            );
+            opts.env = spec;
           }
         }
         const { init, env, decoding } = await initAndEnv("sft", opts, envGiven);
         // Journals of another variant of the built-in environment (another tokenizer): the --env to pass.
-        const recordedIn = envGiven ? await envOfData(opts.data) : undefined;
+        const recordedIn = envGiven ? started : undefined;
         // Journals that record their options, of others than --env's: the clone would be made for another variant.
         if (
           recordedIn?.options !== undefined &&

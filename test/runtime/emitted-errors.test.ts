@@ -4,7 +4,7 @@
  * end() was written, as a throw in the environment's own code names its line.
  */
 import { describe, expect, it } from "vitest";
-import { setup } from "xstate";
+import { type AnyStateMachine, setup } from "xstate";
 import {
   type AgentActEvent,
   defineEnv,
@@ -135,6 +135,18 @@ describe("an emitted value the runtime refuses", () => {
 });
 
 describe("a machine left waiting for nothing", () => {
+  /** An environment around `machine` that asks "say yes", as each test here writes it. */
+  const sayYes = (id: string, description: string, machine: AnyStateMachine) =>
+    defineEnv({
+      id,
+      version: "1",
+      description,
+      machine,
+      tools: {},
+      tokenizer: new WordTokenizer(["say", "yes"]),
+      task: () => ({}),
+    });
+
   it("aborts saying the last input took no transition that observes, ends or calls a tool, and what to add", async () => {
     // Only "yes" is handled: any other action matches no transition, and nothing asks the agent again.
     const strict = setup({ types: { events: {} as AgentActEvent } }).createMachine({
@@ -167,14 +179,6 @@ describe("a machine left waiting for nothing", () => {
   });
 
   it("names the event a machine's transitions are on when it is no agent.act: at definition if misspelt, else when an action goes unheard", () => {
-    const base = {
-      id: "deaf",
-      version: "1",
-      description: "hears no action",
-      tools: {},
-      tokenizer: new WordTokenizer(["say", "yes"]),
-      task: () => ({}),
-    };
     const machineOn = (event: string) =>
       setup({}).createMachine({
         initial: "awaiting",
@@ -182,16 +186,16 @@ describe("a machine left waiting for nothing", () => {
         states: { awaiting: { on: { [event]: { actions: end("done") } } } },
       });
     for (const typo of ["agent.akt", "agent_act", "Agent.Act", "agent.action"])
-      expect(() => defineEnv({ ...base, machine: machineOn(typo) })).toThrow(
+      expect(() => sayYes("deaf", "hears no action", machineOn(typo))).toThrow(
         `environment deaf: state "awaiting" has a transition on "${typo}", an event the runtime never sends (did you mean \`agent.act\`?): the agent's actions arrive as agent.act, and a tool's result on its invoke's onDone`,
       );
     // An event of the machine's own (raised or sent to itself) is its business; with no agent.act anywhere, the
     // machine could never hear the agent.
-    expect(() => defineEnv({ ...base, machine: machineOn("tick") })).toThrow(
+    expect(() => sayYes("deaf", "hears no action", machineOn("tick"))).toThrow(
       'environment deaf: no state of its machine has a transition on agent.act, the event the agent\'s actions arrive as, so no action would be heard: give the state that waits for the agent on: { "agent.act": [...] }',
     );
     for (const heard of ["agent.act", "agent.*", "*"])
-      expect(() => defineEnv({ ...base, machine: machineOn(heard) })).not.toThrow();
+      expect(() => sayYes("deaf", "hears no action", machineOn(heard))).not.toThrow();
   });
 
   it("an action asked for by a state that does not hear agent.act ends the episode naming that state and what it handles", async () => {
@@ -203,15 +207,7 @@ describe("a machine left waiting for nothing", () => {
         answered: { on: { "agent.act": { actions: end("done") } } },
       },
     });
-    const env = defineEnv({
-      id: "deaf",
-      version: "1",
-      description: "asks in a state that does not listen",
-      machine,
-      tools: {},
-      tokenizer: new WordTokenizer(["say", "yes"]),
-      task: () => ({}),
-    });
+    const env = sayYes("deaf", "asks in a state that does not listen", machine);
     const { record } = await playEpisode(env, { seed: "s", actions: ["yes"] });
     expect(record.reason).toBe(
       'aborted: environment error: the machine is in state "asking" waiting for nothing (no observe(), no end(), no tool call in flight): "asking" has no transition on agent.act (nor any state above it), so the agent\'s action goes unheard (it handles "tick"): the agent\'s actions arrive as the event agent.act; give the state that waits for the agent on: { "agent.act": [...] }',
@@ -226,15 +222,7 @@ describe("a machine left waiting for nothing", () => {
       entry: observe("say yes"),
       states: { awaiting: { on: { "agent.act": { target: "done" } } }, done: {} },
     });
-    const env = defineEnv({
-      id: "unfinished",
-      version: "1",
-      description: "forgets its final state",
-      machine: unfinished,
-      tools: {},
-      tokenizer: new WordTokenizer(["say", "yes"]),
-      task: () => ({}),
-    });
+    const env = sayYes("unfinished", "forgets its final state", unfinished);
     const { record } = await playEpisode(env, { seed: "s", actions: ["yes"] });
     expect(record.reason).toBe(
       'aborted: environment error: the machine is in state "done" waiting for nothing (no observe(), no end(), no tool call in flight): "done" has no transition (no on, always or invoke, nor any state above it) and is not final: make it a final state (type: "final"), or end() the episode on the transition into it',
@@ -254,15 +242,7 @@ describe("a machine left waiting for nothing", () => {
         },
       },
     });
-    const env = defineEnv({
-      id: "nested-final",
-      version: "1",
-      description: "a final state inside a compound with no onDone",
-      machine: nested,
-      tools: {},
-      tokenizer: new WordTokenizer(["say", "yes"]),
-      task: () => ({}),
-    });
+    const env = sayYes("nested-final", "a final state inside a compound with no onDone", nested);
     const { record } = await playEpisode(env, { seed: "s", actions: ["yes"] });
     expect(record.reason).toBe(
       'aborted: environment error: the machine is in state {"play":"done"} waiting for nothing (no observe(), no end(), no tool call in flight): "play.done" is a final state inside "play", which has no onDone: the episode ends only at a final state of the machine\'s top level; give "play" an onDone to one, or end() the episode on the transition into it',
@@ -288,15 +268,7 @@ describe("a machine left waiting for nothing", () => {
         },
       },
     });
-    const env = defineEnv({
-      id: "parallel-final",
-      version: "1",
-      description: "final states in the regions of a parallel state with no onDone",
-      machine: parallel,
-      tools: {},
-      tokenizer: new WordTokenizer(["say", "yes"]),
-      task: () => ({}),
-    });
+    const env = sayYes("parallel-final", "final states in the regions of a parallel state with no onDone", parallel);
     const { record } = await playEpisode(env, { seed: "s", actions: ["yes"] });
     expect(record.reason).toBe(
       'aborted: environment error: the machine is in state {"play":{"ask":"done","log":"done"}} waiting for nothing (no observe(), no end(), no tool call in flight): "play.ask.done", "play.log.done" are final states in the regions "play.ask", "play.log" of the parallel state "play", which has no onDone: a parallel state is done when each of its regions reaches a final state, and its onDone is what leaves it; the episode ends only at a final state of the machine\'s top level; give "play" an onDone to one, or end() the episode on the transition into it',
