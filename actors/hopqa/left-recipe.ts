@@ -111,6 +111,17 @@ export const commandsOf = (plan: RecipePlan, out: string) => {
   const devFlags = ["--split", DEV.split, "--world-seed", DEV.worlds, "--seed", DEV.seed, "--constrained"];
   /** The checkpoint of a clone that is scored and trained: the clone, or, with soupClones, its soup. */
   const cloneDir = (seed: string) => join(out, `clone-${seed}`, plan.soupClones ? "soup" : "clone");
+  /** A clone scored on `plan.devEpisodes` questions chosen by `flags`. */
+  const scoreOfClone = (seed: string, flags: readonly string[]) => [
+    "eval",
+    "--env",
+    env,
+    "--checkpoint",
+    cloneDir(seed),
+    ...flags,
+    "--episodes",
+    String(plan.devEpisodes),
+  ];
   return {
     env,
     record: [
@@ -178,33 +189,10 @@ export const commandsOf = (plan: RecipePlan, out: string) => {
         : [];
       return { dir: cloneDir(seed), steps: [first, ...(second ? [second] : []), ...souped] };
     },
-    devOfClone: (seed: string) => [
-      "eval",
-      "--env",
-      env,
-      "--checkpoint",
-      cloneDir(seed),
-      ...devFlags,
-      "--episodes",
-      String(plan.devEpisodes),
-    ],
+    devOfClone: (seed: string) => scoreOfClone(seed, devFlags),
     /** A clone on held-out 2-3 hop questions of the development set's worlds: its test, against the cap. */
-    testOfClone: (seed: string) => [
-      "eval",
-      "--env",
-      env,
-      "--checkpoint",
-      cloneDir(seed),
-      "--split",
-      "test",
-      "--world-seed",
-      DEV.worlds,
-      "--seed",
-      "val-test",
-      "--constrained",
-      "--episodes",
-      String(plan.devEpisodes),
-    ],
+    testOfClone: (seed: string) =>
+      scoreOfClone(seed, ["--split", "test", "--world-seed", DEV.worlds, "--seed", "val-test", "--constrained"]),
     train: (seed: string) => [
       "train",
       "--env",
